@@ -1,0 +1,137 @@
+"""`GleaningLoop`: the first extraction of a chunk, then rounds of "were entities missed?" while the model
+says YES, up to ``max_gleanings``.
+
+The YES/NO question is one token (``max_tokens=1``) with ``logit_bias`` +100 on the ids of YES and NO in the
+*endpoint's* tokenizer: tiktoken's ids for OpenAI models, the server's own ``/tokenize`` for local servers, or
+ids from the configuration. Without known ids, or when an endpoint rejects ``logit_bias``, it asks without bias
+and reads the answer leniently; ids from the wrong tokenizer make a local model answer garbage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import trio
+
+from ..errors import LLMRequestError
+from ..llm.records import Usage
+from ..scheduler import PassLLM
+from ..tokens import Tokenizer
+from .parser import strip_reasoning
+from .prompts import GraphPrompts
+
+
+def is_openai_endpoint(provider: str, base_url: str) -> bool:
+    return provider == "azure" or not base_url or "api.openai.com" in base_url
+
+
+class LoopCheck:
+    """Asks the YES/NO continuation question, with the right logit bias for the endpoint (found once)."""
+
+    def __init__(self, llm: PassLLM, provider: str, base_url: str, configured_ids: dict[str, Any]) -> None:
+        self.llm = llm
+        self._provider, self._base_url = provider, base_url
+        self._configured = configured_ids
+        self._bias: dict[str, float] | None = None
+        self._resolved = False
+        self._lock = trio.Lock()
+        self.unclear_answers = 0
+
+    async def bias(self) -> dict[str, float] | None:
+        async with self._lock:
+            if not self._resolved:
+                ids = await self._find_ids()
+                self._bias = {str(i): 100.0 for i in ids} if ids else None
+                self._resolved = True
+        return self._bias
+
+    async def _find_ids(self) -> list[int] | None:
+        if self._configured:
+            return [int(self._configured[k]) for k in ("YES", "NO") if k in self._configured] or None
+        if is_openai_endpoint(self._provider, self._base_url):
+            tok = Tokenizer(self.llm.model)
+            ids = [tok.single_token_id(w) for w in ("YES", "NO")]
+            return ids if tok.exact and None not in ids else None
+        return await self._server_ids()
+
+    async def _server_ids(self) -> list[int] | None:
+        base = self._base_url.rstrip("/")
+        root = base[:-3] if base.endswith("/v1") else base
+        for url, key in ((f"{root}/tokenize", "prompt"), (f"{root}/extras/tokenize", "input"),
+                         (f"{base}/extras/tokenize", "input")):
+            ids = []
+            for word in ("YES", "NO"):
+                answer = await self.llm.client.post_json(url, {key: word, "content": word, "model": self.llm.model,
+                                                               "add_special_tokens": False, "with_pieces": False})
+                tokens = answer.get("tokens") if isinstance(answer, dict) else None
+                if not isinstance(tokens, list) or len(tokens) != 1 or not isinstance(tokens[0], int):
+                    break
+                ids.append(tokens[0])
+            if len(ids) == 2:
+                return ids
+        return None
+
+    async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, Usage]:
+        bias = await self.bias()
+        req = self.llm.request(messages, max_tokens=1, logit_bias=bias)
+        try:
+            result = await self.llm.chat(req)
+        except LLMRequestError:
+            if bias is None:
+                raise
+            self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
+            result = await self.llm.chat(self.llm.request(messages, max_tokens=1))
+        answer = strip_reasoning(result.text).strip().strip(".!\"'").lower()
+        if not answer.startswith(("y", "n")):
+            self.unclear_answers += 1
+        return answer.startswith("y"), result.usage
+
+
+@attrs.frozen
+class ChunkExtraction:
+    """What the model said about one chunk, in call order. Parsing is done from these, so they are what a
+    run stores: a resumed run re-parses them instead of paying for them again."""
+
+    chunk_id: str
+    responses: list[str]
+    rounds: int  # gleaning rounds that asked for more (0 = the first extraction only)
+    checks: int  # YES/NO questions asked
+    prompt_tokens: int
+    completion_tokens: int
+    truncated: int = 0  # responses cut by the completion token cap
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ChunkExtraction":
+        return cls(**data)
+
+
+class GleaningLoop:
+    def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck,
+                 max_tokens: int | None = None) -> None:
+        self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
+        self.max_tokens = max_tokens
+
+    async def run(self, chunk_id: str, text: str) -> ChunkExtraction:
+        messages = [{"role": "user", "content": self.prompts.extraction(text)}]
+        first = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens))
+        responses, usage, truncated = [first.text], first.usage, int(first.truncated)
+        rounds = checks = 0
+        for _ in range(self.max_gleanings):
+            messages.append({"role": "assistant", "content": responses[-1]})
+            checks += 1
+            more, check_usage = await self.check.ask([*messages, {"role": "user", "content": self.prompts.loop_prompt}])
+            usage += check_usage
+            if not more:
+                break
+            messages.append({"role": "user", "content": self.prompts.continue_prompt})
+            result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens))
+            responses.append(result.text)
+            usage += result.usage
+            truncated += int(result.truncated)
+            rounds += 1
+        return ChunkExtraction(chunk_id, responses, rounds, checks, usage.prompt_tokens, usage.completion_tokens,
+                               truncated)

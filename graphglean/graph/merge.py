@@ -1,0 +1,178 @@
+"""`merge_records`: entity and relationship records into one NetworkX graph.
+
+Merging is associative and order-independent: every choice (display name, type, description order) is made
+from counts and from the records' provenance, never from the order records arrived in. So the graphs of
+shards merged together equal the graph of one run over everything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+import attrs
+import networkx as nx
+
+from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
+
+Key = tuple[str, int, str, int]
+_NOWHERE: Key = ("", -1, "", -1)
+_QUOTES = "\"'\u201c\u201d\u2018\u2019`*<>"
+
+
+def normalize_name(name: str) -> str:
+    """The node key: quotes and surrounding whitespace stripped, inner whitespace collapsed, case-folded."""
+    return " ".join(name.strip().strip(_QUOTES).split()).casefold()
+
+
+def clean_name(name: str) -> str:
+    return " ".join(name.strip().strip(_QUOTES).split())
+
+
+def _key(src: Provenance | None) -> Key:
+    return src.key if src is not None else _NOWHERE
+
+
+def _first_seen(into: dict[str, Key], value: str, key: Key) -> None:
+    if value and (value not in into or key < into[value]):
+        into[value] = key
+
+
+def _ranked(counts: Counter[str], first: dict[str, Key]) -> list[str]:
+    """Most frequent first; ties go to the earliest seen, then to the name itself."""
+    return sorted(counts, key=lambda v: (-counts[v], first.get(v, _NOWHERE), v))
+
+
+def _in_order(first: dict[str, Key]) -> list[str]:
+    return sorted(first, key=lambda v: (first[v], v))
+
+
+@attrs.define
+class _Node:
+    names: Counter[str] = attrs.field(factory=Counter)
+    mentions: Counter[str] = attrs.field(factory=Counter)  # surface forms seen only as relationship endpoints
+    types: Counter[str] = attrs.field(factory=Counter)
+    first: dict[str, Key] = attrs.field(factory=dict)  # first appearance of each name and type
+    descriptions: dict[str, Key] = attrs.field(factory=dict)
+    sources: dict[str, Key] = attrs.field(factory=dict)
+    frequency: int = 0
+
+    def merge(self, other: "_Node") -> None:
+        self.names.update(other.names)
+        self.mentions.update(other.mentions)
+        self.types.update(other.types)
+        for mine, theirs in ((self.first, other.first), (self.descriptions, other.descriptions),
+                             (self.sources, other.sources)):
+            for value, key in theirs.items():
+                _first_seen(mine, value, key)
+        self.frequency += other.frequency
+
+
+@attrs.define
+class _Edge:
+    weight: float = 0.0
+    descriptions: dict[str, Key] = attrs.field(factory=dict)
+    keywords: dict[str, Key] = attrs.field(factory=dict)
+    sources: dict[str, Key] = attrs.field(factory=dict)
+    frequency: int = 0
+
+    def merge(self, other: "_Edge") -> None:
+        self.weight += other.weight
+        for mine, theirs in ((self.descriptions, other.descriptions), (self.keywords, other.keywords),
+                             (self.sources, other.sources)):
+            for value, key in theirs.items():
+                _first_seen(mine, value, key)
+        self.frequency += other.frequency
+
+
+@attrs.define
+class GraphAccumulator:
+    """Merged records, not yet a graph. ``a.merge(b)`` is associative and commutative."""
+
+    directed: bool = False
+    nodes: dict[str, _Node] = attrs.field(factory=dict)
+    edges: dict[tuple[str, str], _Edge] = attrs.field(factory=dict)
+
+    def add_entity(self, rec: EntityRecord) -> None:
+        name = clean_name(rec.name)
+        key = normalize_name(rec.name)
+        if not key:
+            return
+        node = self.nodes.setdefault(key, _Node())
+        where = _key(rec.source)
+        node.names[name] += 1
+        _first_seen(node.first, name, where)
+        kind = clean_name(rec.type).lower()
+        if kind:
+            node.types[kind] += 1
+            _first_seen(node.first, "type:" + kind, where)
+        _first_seen(node.descriptions, rec.description.strip(), where)
+        if rec.source is not None:
+            _first_seen(node.sources, rec.source.chunk_id, where)
+        node.frequency += 1
+
+    def add_relationship(self, rec: RelationshipRecord) -> None:
+        a, b = normalize_name(rec.source_name), normalize_name(rec.target_name)
+        if not a or not b:
+            return
+        where = _key(rec.source)
+        for key, name in ((a, rec.source_name), (b, rec.target_name)):
+            node = self.nodes.setdefault(key, _Node())
+            node.mentions[clean_name(name)] += 1
+            _first_seen(node.first, clean_name(name), where)
+        pair = (a, b) if self.directed or a <= b else (b, a)
+        edge = self.edges.setdefault(pair, _Edge())
+        edge.weight += rec.weight
+        _first_seen(edge.descriptions, rec.description.strip(), where)
+        for kw in rec.keywords:
+            _first_seen(edge.keywords, kw, where)
+        if rec.source is not None:
+            _first_seen(edge.sources, rec.source.chunk_id, where)
+        edge.frequency += 1
+
+    def add(self, result: ParseResult) -> "GraphAccumulator":
+        for e in result.entities:
+            self.add_entity(e)
+        for r in result.relationships:
+            self.add_relationship(r)
+        return self
+
+    def merge(self, other: "GraphAccumulator") -> "GraphAccumulator":
+        """A new accumulator holding both (neither input changes)."""
+        out = GraphAccumulator(self.directed)
+        for part in (self, other):
+            for key, node in part.nodes.items():
+                out.nodes.setdefault(key, _Node()).merge(node)
+            for pair, edge in part.edges.items():
+                out.edges.setdefault(pair, _Edge()).merge(edge)
+        return out
+
+    def to_graph(self) -> nx.Graph:
+        graph: nx.Graph = nx.DiGraph() if self.directed else nx.Graph()
+        for key in sorted(self.nodes):
+            graph.add_node(key, **_node_attrs(self.nodes[key]))
+        for (a, b) in sorted(self.edges):
+            edge = self.edges[(a, b)]
+            graph.add_edge(a, b, weight=edge.weight, descriptions=_in_order(edge.descriptions),
+                           description="\n".join(_in_order(edge.descriptions)),
+                           keywords=_in_order(edge.keywords), source_ids=_in_order(edge.sources),
+                           frequency=edge.frequency)
+        return graph
+
+
+def _node_attrs(node: _Node) -> dict[str, Any]:
+    declared = bool(node.names)
+    names = _ranked(node.names if declared else node.mentions, node.first)
+    types = _ranked(node.types, {k[5:]: v for k, v in node.first.items() if k.startswith("type:")})
+    descriptions = _in_order(node.descriptions)
+    return {"name": names[0] if names else "", "type": types[0] if types else "unknown", "types": types,
+            "type_conflict": len(types) > 1, "declared": declared, "descriptions": descriptions,
+            "description": "\n".join(descriptions), "source_ids": _in_order(node.sources),
+            "frequency": node.frequency}
+
+
+def merge_records(results: Iterable[ParseResult], directed: bool = False) -> GraphAccumulator:
+    acc = GraphAccumulator(directed)
+    for result in results:
+        acc.add(result)
+    return acc

@@ -1,0 +1,57 @@
+"""Entity and relationship records, each carrying where it came from."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Provenance:
+    """Orders records by where they appear, so merging in any order gives the same result."""
+
+    doc_id: str
+    chunk_index: int
+    chunk_id: str
+    position: int  # the record's place in its chunk's responses
+
+    @property
+    def key(self) -> tuple[str, int, str, int]:
+        return (self.doc_id, self.chunk_index, self.chunk_id, self.position)
+
+
+@attrs.frozen
+class EntityRecord:
+    name: str
+    type: str
+    description: str
+    source: Provenance | None = None
+
+
+@attrs.frozen
+class RelationshipRecord:
+    source_name: str
+    target_name: str
+    description: str
+    weight: float = 1.0
+    keywords: tuple[str, ...] = ()
+    source: Provenance | None = None
+
+
+@attrs.define
+class ParseResult:
+    entities: list[EntityRecord] = attrs.field(factory=list)
+    relationships: list[RelationshipRecord] = attrs.field(factory=list)
+    malformed: list[str] = attrs.field(factory=list)  # records that could not be parsed, kept as text
+    default_strengths: int = 0  # relationships whose strength was not a number
+    keywords: list[str] = attrs.field(factory=list)  # chunk-level content keywords, when a model writes them
+
+    @property
+    def records(self) -> int:
+        return len(self.entities) + len(self.relationships)
+
+    def extend(self, other: "ParseResult") -> None:
+        self.entities += other.entities
+        self.relationships += other.relationships
+        self.malformed += other.malformed
+        self.default_strengths += other.default_strengths
+        self.keywords += other.keywords

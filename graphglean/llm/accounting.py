@@ -1,0 +1,41 @@
+"""What a group of LLM calls cost: counts, tokens and latencies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.define
+class CallAccount:
+    """Counters for one pass (or one client). Mutated only from the trio thread."""
+
+    calls: int = 0            # answers received over the network
+    requests: int = 0         # HTTP requests sent, retries included
+    retries: int = 0
+    cache_hits: int = 0
+    rate_limited: int = 0     # 429 answers
+    failures: int = 0         # calls that failed for good
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latencies: list[float] = attrs.field(factory=list, repr=False)
+
+    def percentile(self, p: float) -> float:
+        if not self.latencies:
+            return 0.0
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+    def add(self, other: "CallAccount") -> None:
+        for f in attrs.fields(CallAccount):
+            if f.name == "latencies":
+                self.latencies.extend(other.latencies)
+            else:
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def snapshot(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in attrs.fields(CallAccount) if f.name != "latencies"}
+        out.update(latency_p50_s=round(self.percentile(50), 4), latency_p95_s=round(self.percentile(95), 4),
+                   latency_p99_s=round(self.percentile(99), 4))
+        return out

@@ -1,0 +1,287 @@
+"""`ChatClient`: chat completions and embeddings of any OpenAI-compatible endpoint (and Azure OpenAI) over
+one shared ``httpx.AsyncClient`` under trio, with rate limits, retries and the response cache."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable
+
+import attrs
+import httpx
+import trio
+
+from ..config import LLMConfig
+from ..errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
+from .accounting import CallAccount
+from .cache import ResponseCache
+from .limits import AdaptiveConcurrency, RateLimiter
+from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
+from .retry import RetryPolicy, is_retryable_status, parse_retry_after
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_COMPLETION_ESTIMATE = 512
+
+
+@attrs.frozen
+class _Failure:
+    reason: str
+    status: int | None = None
+    body: str = ""
+    retry_after: float | None = None
+    connection: bool = False
+
+
+class ChatClient:
+    """Use as ``async with ChatClient(cfg) as client: await client.chat(request)``."""
+
+    def __init__(self, cfg: LLMConfig, *, cache: ResponseCache | None = None, limiter: RateLimiter | None = None,
+                 retry: RetryPolicy | None = None, count_tokens: Callable[[str], int] | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.cfg = cfg
+        self.cache = cache
+        self.limiter = limiter or RateLimiter(cfg.requests_per_minute, cfg.tokens_per_minute)
+        self.retry = retry or RetryPolicy(max_retries=cfg.max_retries)
+        self.concurrency = AdaptiveConcurrency(cfg.max_concurrency)
+        self.account = CallAccount()  # everything this client did, whichever pass asked
+        self._count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None
+
+    @classmethod
+    def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
+        cache = ResponseCache(cfg.cache.path, cfg.cache.mode) if cfg.cache.mode != "off" else None
+        return cls(cfg, cache=cache, **kw)
+
+    async def __aenter__(self) -> "ChatClient":
+        n = self.cfg.max_concurrency
+        self._http = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+            timeout=httpx.Timeout(self.cfg.timeout_s, connect=self.cfg.connect_timeout_s),
+            transport=self._transport)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            with trio.CancelScope(shield=True):
+                await self._http.aclose()
+            self._http = None
+        if self.cache is not None:
+            self.cache.close()
+
+    # -- endpoint shape -------------------------------------------------------------------------------
+
+    def url(self, path: str, model: str | None = None) -> str:
+        base = self.cfg.base_url.rstrip("/")
+        if self.cfg.provider == "azure":
+            deployment = self.cfg.azure.deployment or model or self.cfg.model
+            return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
+        return f"{base or OPENAI_BASE_URL}/{path}"
+
+    def _headers(self) -> dict[str, str]:
+        if not self.cfg.api_key:
+            return {}
+        if self.cfg.provider == "azure":
+            return {"api-key": self.cfg.api_key}
+        return {"Authorization": f"Bearer {self.cfg.api_key}"}
+
+    def redact(self, text: str) -> str:
+        key = self.cfg.api_key
+        return text.replace(key, "[redacted]") if key else text
+
+    # -- public calls ---------------------------------------------------------------------------------
+
+    def request(self, messages: list[dict[str, str]], **params: Any) -> ChatRequest:
+        """A `ChatRequest` with the configured model, temperature, seed and extra body filled in."""
+        params.setdefault("model", self.cfg.model)
+        params.setdefault("temperature", self.cfg.temperature)
+        params.setdefault("seed", self.cfg.seed)
+        extra = {**self.cfg.extra_body, **params.pop("extra", {})}
+        return ChatRequest(messages=tuple(messages), extra=extra, **params)
+
+    async def chat(self, req: ChatRequest, account: CallAccount | None = None) -> ChatResult:
+        """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good."""
+        accounts = _Accounts(self.account, account)
+        key = req.cache_key()
+        if self.cache is not None and self.cache.reads:
+            hit = await self.cache.get(key)
+            if hit is not None:
+                accounts.bump(cache_hits=1)
+                return attrs.evolve(parse_chat_body(hit), cached=True)
+        estimate = self._estimate(req) if self.limiter.limits_tokens else 0
+        body, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
+                                                   parse_chat_body)
+        result = attrs.evolve(parse_chat_body(body), latency_s=latency, attempts=attempts)
+        accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
+        self.limiter.settle(estimate, result.usage.total or estimate)
+        # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
+        if self.cache is not None and (not result.truncated or req.max_tokens == 1):
+            await self.cache.put(key, body)
+        return result
+
+    async def embed(self, texts: list[str], model: str | None = None,
+                    account: CallAccount | None = None) -> EmbeddingResult:
+        """Embed ``texts`` in one request; vectors already in the cache are not asked for again."""
+        model = model or self.cfg.embedding_model
+        accounts = _Accounts(self.account, account)
+        keys = [hashlib.sha256(json.dumps([model, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+                .hexdigest() for t in texts]
+        vectors: list[list[float] | None] = [None] * len(texts)
+        if self.cache is not None and self.cache.reads:
+            for i, key in enumerate(keys):
+                vectors[i] = await self.cache.get(key)
+        missing = [i for i, v in enumerate(vectors) if v is None]
+        accounts.bump(cache_hits=len(texts) - len(missing))
+        usage = Usage()
+        if missing:
+            payload = {"model": model, "input": [texts[i] for i in missing], **self.cfg.extra_body}
+            estimate = sum(self._count_tokens(texts[i]) for i in missing) if self.limiter.limits_tokens else 0
+            body, _, _ = await self._send("embeddings", payload, model, estimate, accounts, _check_embeddings)
+            data = sorted(body["data"], key=lambda d: d.get("index", 0))
+            usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
+            accounts.bump(prompt_tokens=usage.prompt_tokens)
+            for i, item in zip(missing, data):
+                vectors[i] = item["embedding"]
+                if self.cache is not None:
+                    await self.cache.put(keys[i], item["embedding"], kind="embedding")
+        return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
+
+    async def post_json(self, url: str, body: dict[str, Any]) -> Any:
+        """One plain POST (no retries), e.g. to a server's ``/tokenize``. Returns None on any failure."""
+        assert self._http is not None, "use the client inside 'async with'"
+        try:
+            resp = await self._http.post(url, json=body, headers=self._headers())
+            return resp.json() if resp.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+
+    # -- the retry loop -------------------------------------------------------------------------------
+
+    def _estimate(self, req: ChatRequest) -> int:
+        prompt = sum(self._count_tokens(m.get("content") or "") + 4 for m in req.messages)
+        return prompt + (req.max_tokens or DEFAULT_COMPLETION_ESTIMATE)
+
+    async def _send(self, path: str, payload: dict[str, Any], model: str, estimate: int, accounts: "_Accounts",
+                    check: Callable[[Any], Any]) -> tuple[Any, float, int]:
+        assert self._http is not None, "use the client inside 'async with'"
+        url, headers = self.url(path, model), self._headers()
+        started = trio.current_time()
+        failures: list[_Failure] = []
+        while True:
+            await self.limiter.acquire(estimate)
+            async with self.concurrency.limiter:
+                t0 = trio.current_time()
+                accounts.bump(requests=1)
+                outcome = await self._attempt(url, payload, headers)
+                latency = trio.current_time() - t0
+            if not isinstance(outcome, _Failure):
+                resp = outcome
+                self.limiter.observe_headers(resp.headers)
+                body, failure = self._judge(resp, check)
+                if failure is None:
+                    self.concurrency.on_success()
+                    accounts.bump(calls=1)
+                    accounts.latency(latency)
+                    return body, latency, len(failures) + 1
+            else:
+                failure = outcome
+            failures.append(failure)
+            if failure.status == 429:
+                accounts.bump(rate_limited=1)
+                self.concurrency.on_rate_limited()
+                self.limiter.pause(failure.retry_after if failure.retry_after is not None
+                                   else self.retry.backoff(len(failures) - 1))
+            wait = self.retry.backoff(len(failures) - 1, failure.retry_after)
+            out_of_time = (self.retry.deadline_s is not None
+                           and trio.current_time() + wait - started > self.retry.deadline_s)
+            if len(failures) > self.retry.max_retries or out_of_time:
+                accounts.bump(failures=1)
+                raise self._give_up(failures, url)
+            accounts.bump(retries=1)
+            await trio.sleep(wait)
+
+    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response | _Failure:
+        assert self._http is not None
+        try:
+            with trio.fail_after(self.cfg.timeout_s):
+                return await self._http.post(url, json=payload, headers=headers)
+        except trio.TooSlowError:
+            return _Failure(f"no complete answer within {self.cfg.timeout_s:g} s")
+        except httpx.TimeoutException as e:
+            return _Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
+        except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
+            return _Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True)
+        except httpx.TransportError as e:
+            return _Failure(f"connection broken ({type(e).__name__})")
+
+    def _judge(self, resp: httpx.Response, check: Callable[[Any], Any]) -> tuple[Any, _Failure | None]:
+        """The parsed body of a good answer, or why the answer is not good (raising when it is final)."""
+        status = resp.status_code
+        if status == 200:
+            try:
+                body = resp.json()
+                check(body)
+                return body, None
+            except ValueError as e:  # json.JSONDecodeError is a ValueError too
+                return None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
+        text = self.redact(resp.text[:500])
+        if status in (401, 403):
+            raise LLMAuthError(f"the endpoint refused the API key (HTTP {status}); check llm.api_key",
+                               status, text)
+        if status in (400, 404, 422):
+            raise LLMRequestError(f"the endpoint rejected the request (HTTP {status}): {_error_message(text)}",
+                                  status, text)
+        if is_retryable_status(status):
+            return None, _Failure(f"HTTP {status}", status, text, parse_retry_after(resp.headers))
+        raise LLMError(f"unexpected HTTP {status} from the endpoint: {_error_message(text)}", status, text)
+
+    def _give_up(self, failures: list[_Failure], url: str) -> LLMError:
+        last = failures[-1]
+        where = self.redact(url.split("?", 1)[0])
+        message = f"{where}: gave up after {len(failures)} attempts; last: {last.reason}"
+        if last.body:
+            message += f": {_error_message(last.body)}"
+        if all(f.connection for f in failures):
+            return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
+                                       None, "")
+        return LLMError(message, last.status, last.body)
+
+
+def _error_message(body: str) -> str:
+    try:
+        err = json.loads(body).get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])[:300]
+        if isinstance(err, str):
+            return err[:300]
+    except (ValueError, AttributeError):
+        pass
+    return body[:300].replace("\n", " ")
+
+
+def _check_embeddings(body: Any) -> Any:
+    try:
+        if not all(isinstance(d["embedding"], list) for d in body["data"]):
+            raise ValueError("an embedding is not a list")
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"not an embeddings answer ({type(e).__name__})") from None
+    return body
+
+
+class _Accounts:
+    """Bumps the client's own account and the caller's (a pass's) together."""
+
+    def __init__(self, *accounts: CallAccount | None) -> None:
+        self._accounts = [a for a in accounts if a is not None]
+
+    def bump(self, **counts: int) -> None:
+        for a in self._accounts:
+            for name, n in counts.items():
+                setattr(a, name, getattr(a, name) + n)
+
+    def latency(self, seconds: float) -> None:
+        for a in self._accounts:
+            a.latencies.append(seconds)

@@ -1,0 +1,96 @@
+"""Requests and results of LLM calls, as plain attrs records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class ChatRequest:
+    """One chat-completion request. Every field that can change the output is part of the cache key."""
+
+    messages: tuple[dict[str, str], ...] = attrs.field(converter=tuple)
+    model: str = ""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    stop: tuple[str, ...] | None = None
+    logit_bias: dict[str, float] | None = attrs.field(default=None, hash=False)
+    response_format: dict[str, Any] | None = attrs.field(default=None, hash=False)
+    extra: dict[str, Any] = attrs.field(factory=dict, hash=False)
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body sent to ``/chat/completions``."""
+        body: dict[str, Any] = {"model": self.model, "messages": list(self.messages)}
+        for name in ("temperature", "max_tokens", "seed", "logit_bias", "response_format"):
+            value = getattr(self, name)
+            if value is not None:
+                body[name] = value
+        if self.stop:
+            body["stop"] = list(self.stop)
+        body.update(self.extra)
+        return body
+
+    def cache_key(self) -> str:
+        canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def with_messages(self, *more: dict[str, str]) -> "ChatRequest":
+        return attrs.evolve(self, messages=(*self.messages, *more))
+
+
+@attrs.frozen
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@attrs.frozen
+class ChatResult:
+    text: str
+    finish_reason: str | None
+    usage: Usage
+    latency_s: float = 0.0
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    cached: bool = False
+    attempts: int = 1
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+@attrs.frozen
+class EmbeddingResult:
+    vectors: list[list[float]]
+    usage: Usage
+    cached: bool = False
+
+
+def parse_chat_body(body: Any) -> ChatResult:
+    """The parts of an OpenAI chat-completion body graphglean uses; ValueError when it is not one."""
+    try:
+        choice = body["choices"][0]
+        message = choice.get("message") or {}
+        text = message.get("content")
+        if text is None:
+            text = message.get("reasoning_content") or ""
+        if not isinstance(text, str):
+            raise ValueError("message content is not text")
+        usage = body.get("usage") or {}
+        return ChatResult(text, choice.get("finish_reason"),
+                          Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+                          raw=body)
+    except (KeyError, IndexError, TypeError, AttributeError) as e:
+        raise ValueError(f"not a chat completion ({type(e).__name__}: {e})") from None

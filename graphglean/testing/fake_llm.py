@@ -1,0 +1,392 @@
+"""A scriptable OpenAI-compatible server on a real HTTP socket, for tests, benchmarks and users' own tests.
+
+    async with FakeLLMServer(responder=my_fn, latency=0.05, rpm=600).running() as server:
+        cfg.base_url = server.base_url
+
+Answers come from a callable (``RecordedRequest -> Reply | str``) or a table of prompt substrings. It
+enforces RPM/TPM limits with 429 + Retry-After, injects faults by rate or by schedule (500, 503, timeouts,
+dropped connections, truncated and malformed bodies) and records every request for assertions.
+Run it standalone with ``python -m graphglean.testing.fake_llm --help``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import math
+import random
+import re
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+
+import attrs
+import h11
+import trio
+
+from ..llm.limits import TokenBucket
+
+FAULT_KINDS = ("500", "503", "timeout", "drop", "truncated", "malformed")
+
+
+@attrs.define
+class RecordedRequest:
+    number: int
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        return list((self.body or {}).get("messages") or [])
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(str(m.get("content") or "") for m in self.messages)
+
+    @property
+    def last_user(self) -> str:
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return str(users[-1].get("content") or "") if users else ""
+
+    @property
+    def assistant_turns(self) -> int:
+        return sum(1 for m in self.messages if m.get("role") == "assistant")
+
+    @property
+    def max_tokens(self) -> int | None:
+        return (self.body or {}).get("max_tokens")
+
+    @property
+    def logit_bias(self) -> dict[str, float] | None:
+        return (self.body or {}).get("logit_bias")
+
+
+@attrs.define
+class Reply:
+    text: str = ""
+    finish_reason: str = "stop"
+    status: int = 200
+    headers: dict[str, str] = attrs.field(factory=dict)
+    body: Any = None  # a full JSON body, overriding the chat-completion shape
+    delay: float = 0.0
+
+
+Responder = Callable[[RecordedRequest], "Reply | str | Awaitable[Reply | str]"]
+
+
+@attrs.define
+class FaultPlan:
+    """Faults by rate (seeded) and/or by schedule ``{request number: kind}``."""
+
+    rate: float = 0.0
+    kinds: tuple[str, ...] = FAULT_KINDS
+    schedule: dict[int, str] = attrs.field(factory=dict)
+    seed: int = 0
+    _rng: random.Random = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        unknown = set(self.kinds) | set(self.schedule.values())
+        if unknown - set(FAULT_KINDS):
+            raise ValueError(f"unknown fault kinds {sorted(unknown - set(FAULT_KINDS))}; known: {FAULT_KINDS}")
+
+    def pick(self, number: int) -> str | None:
+        if number in self.schedule:
+            return self.schedule[number]
+        if self.rate and self._rng.random() < self.rate:
+            return self._rng.choice(self.kinds)
+        return None
+
+
+def table_responder(table: Mapping[str, str], default: str = "") -> Responder:
+    """Answer with the value of the first key that occurs in the prompt."""
+    def respond(req: RecordedRequest) -> str:
+        prompt = req.prompt
+        for key, answer in table.items():
+            if key in prompt:
+                return answer
+        return default
+    return respond
+
+
+_WORD = re.compile(r"\w+")
+
+
+def hashed_embedding(text: str, dim: int = 64) -> list[float]:
+    """A bag-of-words vector: texts sharing words point the same way, so similarity search means something."""
+    vec = [0.0] * dim
+    for word in _WORD.findall(text.lower()):
+        h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+def rough_tokens(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+class FakeLLMServer:
+    def __init__(self, responder: Responder | None = None, *, table: Mapping[str, str] | None = None,
+                 latency: float = 0.0, rpm: int = 0, tpm: int = 0, faults: FaultPlan | None = None,
+                 hang_s: float = 3600.0, embedding_dim: int = 64, reject_logit_bias: bool = False,
+                 tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        if responder is None:
+            responder = table_responder(table or {})
+        self.responder = responder
+        self.latency = latency
+        self.faults = faults or FaultPlan()
+        self.hang_s = hang_s
+        self.embedding_dim = embedding_dim
+        self.reject_logit_bias = reject_logit_bias
+        self.tokenizer = tokenizer
+        self.tokenize_path = tokenize_path
+        self.host, self.port = host, port
+        self.rpm, self.tpm = rpm, tpm
+        self._rpm: TokenBucket | None = None
+        self._tpm: TokenBucket | None = None
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.status_counts: dict[int, int] = {}
+        self.faults_injected: dict[str, int] = {}
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator["FakeLLMServer"]:
+        async with trio.open_nursery() as nursery:
+            await self.start(nursery)
+            try:
+                yield self
+            finally:
+                nursery.cancel_scope.cancel()
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        clock = trio.current_time
+        self._rpm = TokenBucket(self.rpm, clock) if self.rpm else None
+        self._tpm = TokenBucket(self.tpm, clock) if self.tpm else None
+        listeners = await nursery.start(trio.serve_tcp, self._connection, self.port)
+        self.port = listeners[0].socket.getsockname()[1]
+
+    # -- HTTP/1.1 with h11 ----------------------------------------------------------------------------
+
+    async def _connection(self, stream: trio.SocketStream) -> None:
+        conn = h11.Connection(h11.SERVER)
+        try:
+            while True:
+                request = await self._read_request(conn, stream)
+                if request is None:
+                    return
+                keep = await self._serve(conn, stream, *request)
+                if not keep or conn.our_state is h11.MUST_CLOSE:
+                    return
+                conn.start_next_cycle()
+        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.RemoteProtocolError):
+            pass
+        finally:
+            with trio.move_on_after(0.5) as scope:
+                scope.shield = True
+                await stream.aclose()
+
+    async def _read_request(self, conn: h11.Connection, stream: trio.SocketStream) -> tuple[Any, bytes] | None:
+        head, body = None, bytearray()
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                data = await stream.receive_some(65536)
+                conn.receive_data(data)  # b"" tells h11 the peer closed
+                continue
+            if isinstance(event, h11.Request):
+                head = event
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage):
+                return head, bytes(body)
+            elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
+                return None
+
+    async def _send(self, conn: h11.Connection, stream: trio.SocketStream, status: int, payload: bytes,
+                    headers: Mapping[str, str] | None = None, truncate: bool = False) -> None:
+        hdrs = [("content-type", "application/json"), ("content-length", str(len(payload)))]
+        hdrs += [(k, v) for k, v in (headers or {}).items()]
+        self.status_counts[status] = self.status_counts.get(status, 0) + 1
+        await stream.send_all(conn.send(h11.Response(status_code=status, headers=hdrs)))
+        if truncate:
+            await stream.send_all(conn.send(h11.Data(data=payload[: len(payload) // 2])))
+            return
+        await stream.send_all(conn.send(h11.Data(data=payload)) + conn.send(h11.EndOfMessage()))
+
+    async def _serve(self, conn: h11.Connection, stream: trio.SocketStream, head: Any, raw: bytes) -> bool:
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.decode().lower(): v.decode() for k, v in head.headers}
+        req = RecordedRequest(len(self.requests), head.method.decode(), head.target.decode().split("?")[0],
+                              headers, body)
+        self.requests.append(req)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(conn, stream, req)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, conn: h11.Connection, stream: trio.SocketStream, req: RecordedRequest) -> bool:
+        if req.path.endswith(("/tokenize", "/extras/tokenize")) and req.method == "POST":
+            if self.tokenizer is None or not req.path.endswith(self.tokenize_path):
+                await self._send(conn, stream, 404, b'{"error": "not found"}')
+                return True
+            text = next((req.body.get(k) for k in ("prompt", "content", "input") if k in (req.body or {})), "")
+            await self._send(conn, stream, 200, json.dumps({"tokens": self.tokenizer(str(text))}).encode())
+            return True
+        if req.path.endswith("/stats"):
+            await self._send(conn, stream, 200, json.dumps(self.stats()).encode())
+            return True
+        limited = self._rate_limited(req)
+        if limited is not None:
+            await self._send(conn, stream, 429, b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
+                             {"retry-after-ms": str(int(limited * 1000) + 1), "retry-after": str(math.ceil(limited))})
+            return True
+        fault = self.faults.pick(req.number)
+        if fault is not None:
+            self.faults_injected[fault] = self.faults_injected.get(fault, 0) + 1
+            return await self._fault(conn, stream, fault)
+        if self.latency:
+            await trio.sleep(self.latency)
+        if req.path.endswith("/embeddings"):
+            await self._send(conn, stream, 200, self._embeddings(req))
+            return True
+        if not req.path.endswith("/chat/completions") or not isinstance(req.body, dict):
+            await self._send(conn, stream, 404, b'{"error": {"message": "unknown path or body"}}')
+            return True
+        if self.reject_logit_bias and req.logit_bias:
+            await self._send(conn, stream, 400, b'{"error": {"message": "logit_bias is not supported"}}')
+            return True
+        reply = self.responder(req)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if isinstance(reply, str):
+            reply = Reply(reply)
+        if reply.delay:
+            await trio.sleep(reply.delay)
+        payload = reply.body if reply.body is not None else self._completion(req, reply)
+        await self._send(conn, stream, reply.status, json.dumps(payload).encode(), reply.headers)
+        return True
+
+    async def _fault(self, conn: h11.Connection, stream: trio.SocketStream, kind: str) -> bool:
+        if kind in ("500", "503"):
+            await self._send(conn, stream, int(kind), b'{"error": {"message": "injected server error"}}')
+            return True
+        if kind == "timeout":
+            await trio.sleep(self.hang_s)
+            return False
+        if kind == "drop":
+            return False
+        if kind == "truncated":
+            await self._send(conn, stream, 200, json.dumps(self._completion(None, Reply("x" * 200))).encode(),
+                             truncate=True)
+            return False
+        await self._send(conn, stream, 200, b'{"id": "chatcmpl-broken", "choices": [{"mess')  # malformed
+        return True
+
+    def _rate_limited(self, req: RecordedRequest) -> float | None:
+        """Seconds until the request would fit, or None when it fits now (and is taken from the buckets)."""
+        cost = rough_tokens(req.prompt) + (req.max_tokens or 0)
+        waits = [b.wait_time(n) for b, n in ((self._rpm, 1), (self._tpm, cost)) if b is not None]
+        if any(w > 0 for w in waits):
+            return max(waits)
+        for b, n in ((self._rpm, 1), (self._tpm, cost)):
+            if b is not None:
+                b.take(n)
+        return None
+
+    def _completion(self, req: RecordedRequest | None, reply: Reply) -> dict[str, Any]:
+        prompt_tokens = rough_tokens(req.prompt) if req is not None else 1
+        return {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
+                "model": (req.body or {}).get("model", "fake") if req is not None else "fake",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
+                             "finish_reason": reply.finish_reason}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": rough_tokens(reply.text),
+                          "total_tokens": prompt_tokens + rough_tokens(reply.text)}}
+
+    def _embeddings(self, req: RecordedRequest) -> bytes:
+        inputs = (req.body or {}).get("input") or []
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, self.embedding_dim)}
+                for i, t in enumerate(inputs)]
+        used = sum(rough_tokens(t) for t in inputs)
+        return json.dumps({"object": "list", "data": data, "model": (req.body or {}).get("model"),
+                           "usage": {"prompt_tokens": used, "total_tokens": used}}).encode()
+
+    def stats(self) -> dict[str, Any]:
+        return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()),
+                "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
+                "faults_injected": self.faults_injected}
+
+
+def _load_responder(spec: str) -> Responder:
+    import importlib
+
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name or "respond")
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(prog="python -m graphglean.testing.fake_llm",
+                                description="A scriptable OpenAI-compatible server for tests and benchmarks.")
+    p.add_argument("--port", type=int, default=0, help="0 = any free port")
+    p.add_argument("--port-file", help="write the chosen port here once listening")
+    p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    p.add_argument("--rpm", type=int, default=0)
+    p.add_argument("--tpm", type=int, default=0)
+    p.add_argument("--fault-rate", type=float, default=0.0)
+    p.add_argument("--fault-kinds", default=",".join(FAULT_KINDS))
+    p.add_argument("--hang-s", type=float, default=3600.0, help="how long a 'timeout' fault holds the request")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--responder", default="graphglean.testing.responders:synthetic",
+                   help="module:function taking a RecordedRequest")
+    p.add_argument("--replay", help="a replay.jsonl of recorded responses (overrides --responder)")
+    args = p.parse_args(argv)
+    if args.replay:
+        from .responders import ReplayResponder
+
+        responder: Responder = ReplayResponder.from_file(args.replay)
+    else:
+        responder = _load_responder(args.responder)
+    server = FakeLLMServer(responder, latency=args.latency, rpm=args.rpm, tpm=args.tpm, hang_s=args.hang_s,
+                           faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
+                                            seed=args.seed), port=args.port)
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery)
+            if args.port_file:
+                from pathlib import Path
+
+                tmp = Path(args.port_file + ".tmp")
+                tmp.write_text(str(server.port))
+                tmp.replace(args.port_file)
+            print(f"fake LLM listening on {server.base_url}", flush=True)
+
+    try:
+        trio.run(serve)
+    except KeyboardInterrupt:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

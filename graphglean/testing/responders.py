@@ -1,0 +1,114 @@
+"""Deterministic responders for the fake server.
+
+`synthetic` plays a compliant model for every prompt graphglean sends (graph records from the passage's
+proper nouns, one gleaning round, gists and facts as JSON, summaries, intents, entities), so runs,
+benchmarks and the README's example work with no real model. `ReplayResponder` replays responses that a real
+model gave, recorded in ``replay.jsonl`` files (see ``../shared/README.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..graph.nlp import noun_phrases
+from .fake_llm import RecordedRequest, Reply
+
+MARK_LOOP = "Answer with one word, YES or NO"
+MARK_CONTINUE = "The last extraction missed"
+MARK_DESCRIBE = "Below are several descriptions of the same"
+MARK_SUMMARY = "Rewrite this text in summarized form."
+MARK_PROGRESSIVE = "Current summary:"
+MARK_GISTS = '"gists"'
+MARK_FACTS = '"facts"'
+MARK_INTENT = "intent of the message"
+MARK_ENTITIES = "named entities"
+
+
+def passage_of(prompt: str) -> str:
+    """The text after the last ``Passage:`` (or ``Text:``/``Message:``) heading of a prompt."""
+    for heading in ("Passage:\n", "Message:\n", "Text to summarize next:\n\n", "Text:\n"):
+        if heading in prompt:
+            body = prompt.rpartition(heading)[2]
+            return body.split("\n\nRecords:")[0].strip()
+    return prompt
+
+
+def _records(passage: str, part: int) -> str:
+    names = list(dict.fromkeys(p for p, _, _ in noun_phrases(passage)))
+    cut = (len(names) * 2 + 2) // 3
+    chosen = names[:cut] if part == 0 else names[cut:]
+    lines = [f'("entity"<|>{n}<|>person<|>{n} appears in the passage.)' for n in chosen]
+    lines += [f'("relationship"<|>{a}<|>{b}<|>{a} is mentioned near {b}.<|>{(len(a) + len(b)) % 9 + 1})'
+              for a, b in zip(chosen, chosen[1:])]
+    return "##\n".join(lines) + "\n<|COMPLETE|>"
+
+
+def _sentences(text: str, n: int) -> list[str]:
+    parts = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 3]
+    return parts[:n] or [text.strip()[:200]]
+
+
+def synthetic(req: RecordedRequest) -> Reply | str:
+    last = req.last_user
+    prompt = req.prompt
+    if req.max_tokens == 1 or MARK_LOOP in last:
+        return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+    if MARK_CONTINUE in last:
+        return _records(passage_of(req.messages[0]["content"]), 1)
+    if "Records:" in last:
+        return _records(passage_of(last), 0)
+    if MARK_DESCRIBE in last:
+        lines = [line[2:] for line in last.splitlines() if line.startswith("- ")]
+        return " ".join(lines)[:400]
+    if MARK_FACTS in prompt:
+        body = passage_of(last)
+        return json.dumps({"facts": [{"subject": s.split()[0], "predicate": "said", "object": s,
+                                      "qualifiers": {}} for s in _sentences(body, 3)]})
+    if MARK_GISTS in prompt:
+        return json.dumps({"gists": _sentences(passage_of(last), 2)})
+    if MARK_INTENT in prompt:
+        return "The speaker wants to share news."
+    if MARK_ENTITIES in prompt:
+        body = passage_of(last)
+        return json.dumps({"entities": [{"label": "PERSON", "name": p} for p, _, _ in noun_phrases(body)[:5]]})
+    if MARK_SUMMARY in prompt or MARK_PROGRESSIVE in prompt:
+        return " ".join(_sentences(passage_of(last), 2))
+    return "OK"
+
+
+class ReplayResponder:
+    """Answers a chunk's prompts with the responses a real model gave for that chunk, in call order: the
+    chunk is found by its text in the prompt, the call by the number of assistant turns already there."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.entries = entries
+        self.misses = 0
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "ReplayResponder":
+        with open(path, encoding="utf-8") as f:
+            return cls([json.loads(line) for line in f if line.strip()])
+
+    def _entry(self, prompt: str) -> dict[str, Any] | None:
+        key_text = passage_of(prompt)
+        for entry in self.entries:
+            content = entry["content"].strip()
+            if content[:2000] in key_text or key_text[:2000] in content:
+                return entry
+        return None
+
+    def __call__(self, req: RecordedRequest) -> Reply | str:
+        entry = self._entry(req.messages[0]["content"] if req.messages else "")
+        if entry is None:  # not a recorded chunk (a description summary, say): play the synthetic model
+            self.misses += 1
+            return synthetic(req)
+        calls = entry["calls"]
+        k = req.assistant_turns
+        if req.max_tokens == 1 or MARK_LOOP in req.last_user:
+            return Reply("YES" if k < len(calls) else "NO", finish_reason="length")
+        if k >= len(calls):
+            return "<|COMPLETE|>"
+        return calls[k]["response"]
