@@ -33,7 +33,8 @@ class TokenBucket:
     def wait_time(self, amount: float) -> float:
         self._refill()
         need = min(amount, self.capacity)
-        return 0.0 if self.level >= need else (need - self.level) / self.rate
+        shortfall = need - self.level
+        return 0.0 if shortfall <= 1e-9 else shortfall / self.rate  # float dust must not spin forever
 
     def take(self, amount: float) -> None:
         self._refill()

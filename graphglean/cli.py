@@ -1,0 +1,95 @@
+"""The ``graphglean`` command. Errors become one line on stderr and an exit code; a traceback means a bug.
+
+Exit codes: 0 success; 1 some items failed after retries (listed; the rest of the output is written);
+2 a usage, configuration or input error (or an endpoint that refuses the key or the model); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from typing import Any
+
+import trio
+
+from . import __version__
+from .config import load_config
+from .errors import GraphgleanError
+
+EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's own exit code is 2 as well; keep its one-line form
+        self.print_usage(sys.stderr)
+        print(f"graphglean: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="graphglean", description="Turn text into graphs, facts, summaries and enriched "
+                     "chat memory with an LLM.")
+    parser.add_argument("--version", action="version", version=f"graphglean {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    run = sub.add_parser("run", help="run the passes a YAML configuration enables",
+                         description="Run the passes CONFIG enables over its inputs, all on one scheduler. "
+                         "Started again after an interruption, it continues where it stopped.")
+    run.add_argument("config", metavar="CONFIG", help="YAML configuration (see config.example.yaml)")
+    run.add_argument("--input", metavar="PATH", help="read this instead of input.path (- for stdin)")
+    run.add_argument("--output", metavar="DIR", help="write here instead of output.dir")
+    run.add_argument("--dry-run", action="store_true", help="print chunk counts and estimated calls, tokens "
+                     "and cost; call no LLM")
+    run.add_argument("--fresh", action="store_true", help="ignore stored results and start over")
+    return parser
+
+
+def _warning_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    print(f"graphglean: warning: {message}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command != "run":
+        build_parser().print_help(sys.stderr)
+        return EXIT_USAGE
+    warnings.showwarning = _warning_line
+    try:
+        return _run(args)
+    except GraphgleanError as e:
+        print(f"graphglean: error: {e}", file=sys.stderr, flush=True)
+        return e.exit_code if e.exit_code != 1 else EXIT_USAGE
+    except KeyboardInterrupt:
+        print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
+              "run the same command again to continue", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .pipeline import run
+    from .progress import ConsoleProgress
+
+    cfg = load_config(args.config)
+    if args.input:
+        cfg.input.path = args.input
+    if args.output:
+        cfg.output.dir = args.output
+    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress()))
+    if result.failed:
+        print(f"graphglean: {result.failed} item(s) failed after retries (the rest of the output is written):",
+              file=sys.stderr)
+        for p in result.passes:
+            for f in p.failed[:20]:
+                print(f"  {p.name} {f['item']}: {f['error']}", file=sys.stderr)
+        return EXIT_FAILED_ITEMS
+    if not args.dry_run:
+        print(f"outputs in {cfg.output.dir}/", file=sys.stderr)
+    return EXIT_OK
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,64 @@
+"""Each pass as a run step: resume from the run store, submit work to the scheduler, write its outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .chunking import Chunk
+from .graph.export import write_graph, write_jsonl
+from .graph.extract import GraphStats, build_graph, extract_chunks
+from .graph.gleaning import ChunkExtraction
+from .pipeline import PassOutcome, RunContext
+
+
+def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, str]]:
+    return [{"item": item_id(o.item), "error": str(o.error) or type(o.error).__name__} for o in outcomes]
+
+
+def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, str]]) -> PassOutcome:
+    files = [str(p) for p in write_graph(graph, ctx.out_dir)]
+    extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
+    if stats.malformed_records:
+        path = ctx.out_dir / "malformed_records.jsonl"
+        write_jsonl(stats.malformed_records, path)
+        files.append(str(path))
+    return PassOutcome("graph", failed=failed, extra=extra, files=files)
+
+
+async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
+    stats = GraphStats(chunks=len(ctx.chunks))
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats)
+    return _graph_outcome(ctx, stats, graph, [])
+
+
+async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
+    cfg = ctx.cfg
+    assert ctx.scheduler is not None and ctx.store is not None
+    stored = ctx.resume("graph", cfg.graph.entity_types, cfg.graph.language, cfg.graph.examples,
+                        cfg.graph.max_gleanings)
+    done = {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}
+    store = ctx.store
+
+    async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
+        await store.save("graph", chunk.id, extraction.to_json())
+
+    extractions, failed = await extract_chunks(ctx.chunks, cfg, ctx.scheduler, done=done, save=save)
+    stats = GraphStats(chunks=len(ctx.chunks), failed_chunks=len(failed))
+    graph = await build_graph(ctx.chunks, extractions, cfg, ctx.scheduler, ctx.tokenizer, stats)
+    outcome = _graph_outcome(ctx, stats, graph, _failures(failed, lambda c: c.id))
+    outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
+    return outcome
+
+
+async def summary_pass(ctx: RunContext) -> PassOutcome:
+    from .summarize import run_summary_pass
+
+    return await run_summary_pass(ctx)
+
+
+async def episodic_pass(ctx: RunContext) -> PassOutcome:
+    from .episodic import run_episodic_pass
+
+    return await run_episodic_pass(ctx)

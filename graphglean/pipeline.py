@@ -1,0 +1,216 @@
+"""One run: inputs -> chunks -> the enabled passes, concurrently on one scheduler -> outputs and a report.
+
+Every finished item x pass goes to the `RunStore` as it finishes, so a run that is interrupted and started
+again continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Awaitable, Callable, TextIO
+
+import attrs
+import trio
+
+from .atomic import write_text
+from .chunking import Chunk, token_chunks
+from .config import Config
+from .inputs import Inputs, read_inputs
+from .llm.client import ChatClient
+from .report import DEFAULT_PRICES, format_table, pass_row, price_of
+from .runstore import RunStore
+from .scheduler import Progress, Scheduler
+from .tokens import Tokenizer
+
+
+@attrs.define
+class PassOutcome:
+    name: str
+    wall_s: float = 0.0
+    failed: list[dict[str, str]] = attrs.field(factory=list)  # {"item", "error"}
+    extra: dict[str, Any] = attrs.field(factory=dict)
+    files: list[str] = attrs.field(factory=list)
+
+
+@attrs.define
+class RunContext:
+    cfg: Config
+    inputs: Inputs
+    chunks: list[Chunk]
+    tokenizer: Tokenizer
+    out_dir: Path
+    store: RunStore | None = None
+    scheduler: Scheduler | None = None
+    notice: Callable[[str], None] = print
+
+    def fingerprint(self, *parts: Any) -> str:
+        llm = self.cfg.llm
+        basis = [llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
+        return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def resume(self, name: str, *fingerprint_parts: Any) -> dict[str, Any]:
+        """Stored results of pass ``name`` (none when the settings that shape its answers changed)."""
+        assert self.store is not None
+        if self.store.open_pass(name, self.fingerprint(*fingerprint_parts)):
+            self.notice(f"{name}: settings changed since the stored results; that pass starts over")
+        return self.store.load(name)
+
+
+@attrs.define
+class RunResult:
+    report: dict[str, Any]
+    passes: list[PassOutcome]
+
+    @property
+    def failed(self) -> int:
+        return sum(len(p.failed) for p in self.passes)
+
+
+PassFn = Callable[[RunContext], Awaitable[PassOutcome]]
+
+
+def _stderr(message: str) -> None:
+    print(f"graphglean: {message}", file=sys.stderr, flush=True)
+
+
+def chunk_inputs(inputs: Inputs, cfg: Config, tokenizer: Tokenizer) -> list[Chunk]:
+    chunks = list(inputs.chunks)
+    for doc in inputs.documents:
+        chunks += token_chunks(doc.id, doc.text, tokenizer, cfg.chunking.size, cfg.chunking.overlap, doc.metadata)
+    return chunks
+
+
+def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
+    """The passes this configuration enables, with the choice of graph method explained."""
+    from .passes import episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
+
+    passes: list[tuple[str, PassFn]] = []
+    endpoint = cfg.llm.has_endpoint
+    how = ("set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server, "
+           "to use the LLM")
+    if cfg.graph.enabled:
+        method = cfg.graph.method
+        if method == "auto":
+            method = "llm" if endpoint else "nlp"
+            notice(f"graph.method auto: using the {'LLM' if endpoint else 'offline NLP'} method"
+                   + ("" if endpoint else f"; {how}"))
+        passes.append(("graph", graph_llm_pass if method == "llm" else graph_nlp_pass))
+    for name, enabled, fn in (("summary", cfg.summary.enabled, summary_pass),
+                              ("episodic", cfg.episodic.enabled, episodic_pass)):
+        if enabled and not endpoint:
+            notice(f"{name}: needs an LLM endpoint; skipped ({how})")
+        elif enabled:
+            passes.append((name, fn))
+    if cfg.enrich.enabled:
+        notice("enrich: not part of YAML runs yet; skipped")
+    return passes
+
+
+def dry_run(cfg: Config, chunks: list[Chunk], passes: list[tuple[str, PassFn]], tokenizer: Tokenizer,
+            out: TextIO) -> dict[str, Any]:
+    """Chunk counts and the calls, tokens and cost a run would need, without calling any LLM."""
+    rows = []
+    chunk_tokens = sum(c.tokens for c in chunks)
+    for name, fn in passes:
+        if name == "graph" and fn.__name__ == "graph_llm_pass":
+            from .graph.prompts import GraphPrompts
+
+            overhead = tokenizer.count(GraphPrompts.from_config(cfg.graph).extraction(""))
+            rounds = cfg.graph.max_gleanings
+            calls = len(chunks) * (1 + 2 * rounds)
+            # each gleaning round resends the conversation so far: prompt and answers grow per round
+            tokens_in = (chunk_tokens + overhead * len(chunks)) * (1 + 2 * rounds)
+            tokens_out = len(chunks) * 400 * (1 + rounds)
+        elif name == "graph":
+            calls, tokens_in, tokens_out = 0, 0, 0
+        else:
+            calls = len(chunks) * (2 if name == "episodic" else 1)
+            tokens_in, tokens_out = chunk_tokens * (2 if name == "episodic" else 1), calls * 300
+        price = price_of(cfg.llm.model, cfg.prices)
+        est = None if price is None else round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 4)
+        rows.append({"pass": name, "chunks": len(chunks), "calls_max": calls, "tokens_in_est": tokens_in,
+                     "tokens_out_est": tokens_out, "cost_usd_est": est})
+    print(f"dry run: {len(chunks)} chunks, {chunk_tokens} tokens of input; no LLM is called", file=out)
+    for r in rows:
+        cost = "unknown price" if r["cost_usd_est"] is None else f"~${r['cost_usd_est']}"
+        print(f"  {r['pass']}: up to {r['calls_max']} calls, ~{r['tokens_in_est']} tokens in, "
+              f"~{r['tokens_out_est']} out, {cost}", file=out)
+    return {"dry_run": True, "passes": rows}
+
+
+async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
+              notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
+    """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``."""
+    out = out or sys.stdout
+    tokenizer = Tokenizer(cfg.llm.model)
+    inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
+    chunks = chunk_inputs(inputs, cfg, tokenizer)
+    passes = plan_passes(cfg, notice)
+    out_dir = Path(cfg.output.dir)
+    if dry:
+        return RunResult(dry_run(cfg, chunks, passes, tokenizer, out), [])
+    store = RunStore(out_dir, fresh=fresh)
+    ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice)
+    started = time.monotonic()
+    outcomes: list[PassOutcome] = []
+    try:
+        needs_llm = any(fn.__name__ != "graph_nlp_pass" for _, fn in passes)
+        if needs_llm:
+            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count) as client:
+                ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
+                outcomes = await _run_passes(ctx, passes)
+        else:
+            outcomes = await _run_passes(ctx, passes)
+    finally:
+        store.close()
+    report = _report(ctx, outcomes, time.monotonic() - started)
+    write_text(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    print(format_table(report["passes"]), file=out)
+    return RunResult(report, outcomes)
+
+
+async def _run_passes(ctx: RunContext, passes: list[tuple[str, PassFn]]) -> list[PassOutcome]:
+    results: dict[str, PassOutcome] = {}
+
+    async def one(name: str, fn: PassFn) -> None:
+        t0 = time.monotonic()
+        outcome = await fn(ctx)
+        outcome.wall_s = time.monotonic() - t0
+        results[name] = outcome
+
+    async with trio.open_nursery() as nursery:  # independent passes run concurrently on the one scheduler
+        for name, fn in passes:
+            nursery.start_soon(one, name, fn)
+    return [results[name] for name, _ in passes]
+
+
+def _report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> dict[str, Any]:
+    from .llm.accounting import CallAccount
+
+    rows = []
+    accounts = ctx.scheduler.accounts if ctx.scheduler else {}
+    for o in outcomes:
+        account = CallAccount()
+        for name, acc in accounts.items():
+            if name == o.name or name.startswith(o.name + "."):
+                account.add(acc)
+        model = ctx.cfg.llm.embedding_model if o.name == "enrich.embed" else ctx.cfg.llm.model
+        rows.append(pass_row(o.name, account, model, ctx.cfg.prices, o.wall_s, len(o.failed), o.extra))
+    return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": len(ctx.chunks),
+            "documents": len(ctx.inputs.documents), "model": ctx.cfg.llm.model,
+            "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
+            "outputs": [f for o in outcomes for f in o.files],
+            "prices_known": ctx.cfg.llm.model in ctx.cfg.prices or price_of(ctx.cfg.llm.model, {}) is not None,
+            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()}}
+
+
+def run_sync(cfg: Config, **kw: Any) -> RunResult:
+    from .sync import run_sync as _run_sync
+
+    with warnings.catch_warnings():
+        return _run_sync(run, cfg, **kw)

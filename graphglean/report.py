@@ -1,0 +1,51 @@
+"""The end-of-run report: per pass calls, cache hits, retries, 429s, tokens, estimated cost, time, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .llm.accounting import CallAccount
+
+#: USD per 1M tokens (input, output). Override or extend with ``prices:`` in the configuration.
+DEFAULT_PRICES = {
+    "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.0), "gpt-4.1": (2.0, 8.0), "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40), "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40), "gpt-4-turbo": (10.0, 30.0),
+    "gpt-3.5-turbo": (0.50, 1.50), "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0),
+}
+
+
+def price_of(model: str, prices: dict[str, Any]) -> tuple[float, float] | None:
+    if model in prices:
+        p = prices[model]
+        return (p.input, p.output)
+    for name in sorted(DEFAULT_PRICES, key=len, reverse=True):  # dated variants: gpt-4o-mini-2024-07-18
+        if model == name or model.startswith(name + "-"):
+            return DEFAULT_PRICES[name]
+    return None
+
+
+def cost(account: CallAccount, model: str, prices: dict[str, Any]) -> float | None:
+    price = price_of(model, prices)
+    if price is None:
+        return None
+    return round((account.prompt_tokens * price[0] + account.completion_tokens * price[1]) / 1e6, 6)
+
+
+def pass_row(name: str, account: CallAccount, model: str, prices: dict[str, Any], wall_s: float,
+             errors: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    row = {"pass": name, **account.snapshot(), "cost_usd": cost(account, model, prices),
+           "wall_s": round(wall_s, 3), "errors": errors}
+    row.update(extra or {})
+    return row
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    cols = [("pass", "pass"), ("calls", "calls"), ("cache_hits", "cached"), ("retries", "retries"),
+            ("rate_limited", "429s"), ("prompt_tokens", "tokens in"), ("completion_tokens", "tokens out"),
+            ("cost_usd", "cost $"), ("wall_s", "wall s"), ("errors", "errors")]
+    cells = [[h for _, h in cols]] + [["-" if r.get(k) is None else str(r.get(k, "")) for k, _ in cols] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+             for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

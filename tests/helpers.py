@@ -1,0 +1,20 @@
+"""Shared test helpers: a client config pointed at an in-process fake server."""
+
+from __future__ import annotations
+
+from graphglean.config import Config, LLMConfig
+
+
+def llm_config(server, tmp_path=None, **kw) -> LLMConfig:
+    cfg = LLMConfig(base_url=server.base_url, api_key=kw.pop("api_key", "sk-test"), model=kw.pop("model", "gpt-4"),
+                    max_retries=kw.pop("max_retries", 4), timeout_s=kw.pop("timeout_s", 5.0), **kw)
+    cfg.cache.mode = "off" if tmp_path is None else "readwrite"
+    if tmp_path is not None:
+        cfg.cache.path = str(tmp_path / "cache.sqlite")
+    return cfg
+
+
+def config(server, tmp_path=None, **llm) -> Config:
+    cfg = Config()
+    cfg.llm = llm_config(server, tmp_path, **llm)
+    return cfg

@@ -1,0 +1,165 @@
+import random
+
+import pytest
+import trio
+
+from graphglean.errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
+from graphglean.llm import ChatClient, RateLimiter, RetryPolicy
+from graphglean.llm.limits import TokenBucket
+from graphglean.llm.retry import parse_duration, parse_retry_after
+from graphglean.testing import FakeLLMServer, FaultPlan, Reply
+
+from .helpers import llm_config
+
+FAST = RetryPolicy(max_retries=4, base_s=0.01, cap_s=0.05)
+
+
+def msg(text):
+    return [{"role": "user", "content": text}]
+
+
+async def test_chat_parameters_and_result():
+    async with FakeLLMServer(lambda r: "pong").running() as s:
+        async with ChatClient(llm_config(s, seed=7)) as c:
+            req = c.request(msg("ping"), max_tokens=5, stop=("x",), logit_bias={"1": 100},
+                            response_format={"type": "json_object"}, extra={"top_p": 0.5})
+            r = await c.chat(req)
+    assert r.text == "pong" and r.finish_reason == "stop" and r.usage.completion_tokens > 0
+    body = s.requests[0].body
+    assert body["max_tokens"] == 5 and body["seed"] == 7 and body["stop"] == ["x"] and body["top_p"] == 0.5
+    assert body["logit_bias"] == {"1": 100} and body["response_format"] == {"type": "json_object"}
+    assert s.requests[0].headers["authorization"] == "Bearer sk-test"
+
+
+async def test_retries_every_fault_kind_then_succeeds():
+    schedule = {0: "500", 1: "503", 2: "drop", 3: "truncated", 4: "malformed", 5: "timeout"}
+    async with FakeLLMServer(lambda r: "ok", faults=FaultPlan(schedule=schedule), hang_s=5).running() as s:
+        cfg = llm_config(s, timeout_s=0.5, max_retries=6)
+        async with ChatClient(cfg, retry=RetryPolicy(max_retries=6, base_s=0.01, cap_s=0.02)) as c:
+            r = await c.chat(c.request(msg("hi")))
+    assert r.text == "ok" and r.attempts == 7
+    assert c.account.retries == 6 and c.account.calls == 1
+
+
+async def test_gives_up_with_status_and_truncated_body():
+    async with FakeLLMServer(lambda r: "ok", faults=FaultPlan(rate=1.0, kinds=("503",))).running() as s:
+        async with ChatClient(llm_config(s), retry=FAST) as c:
+            with pytest.raises(LLMError) as e:
+                await c.chat(c.request(msg("hi")))
+    assert e.value.status == 503 and "gave up after 5 attempts" in str(e.value) and len(e.value.body) <= 500
+
+
+@pytest.mark.parametrize("status,kind", [(401, LLMAuthError), (403, LLMAuthError), (400, LLMRequestError),
+                                         (404, LLMRequestError)])
+async def test_client_errors_fail_fast(status, kind):
+    key = "sk-SECRET-MARKER-123"
+    body = {"error": {"message": f"Incorrect API key provided: {key}"}}
+    async with FakeLLMServer(lambda r: Reply(status=status, body=body)).running() as s:
+        async with ChatClient(llm_config(s, api_key=key), retry=FAST) as c:
+            with pytest.raises(kind) as e:
+                await c.chat(c.request(msg("hi")))
+    assert len(s.requests) == 1
+    assert key not in str(e.value) and key not in e.value.body
+    if status == 401:
+        assert "refused the API key" in str(e.value)
+
+
+async def test_unreachable_endpoint():
+    with trio.socket.socket() as sock:
+        await sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    from graphglean.config import LLMConfig
+
+    cfg = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
+    cfg.cache.mode = "off"
+    async with ChatClient(cfg, retry=RetryPolicy(max_retries=2, base_s=0.01, cap_s=0.01)) as c:
+        with pytest.raises(LLMUnreachableError, match="unreachable after 3 attempts"):
+            await c.chat(c.request(msg("hi")))
+
+
+async def test_retry_after_is_honoured_and_429_pauses_everyone():
+    hits = []
+
+    def respond(req):
+        hits.append(trio.current_time())
+        if len(hits) == 1:
+            return Reply(status=429, headers={"retry-after-ms": "300"}, body={"error": {"message": "slow down"}})
+        return "ok"
+
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=1), retry=FAST) as c:
+            t0 = trio.current_time()
+            await c.chat(c.request(msg("a")))
+            assert trio.current_time() - t0 >= 0.3
+    assert c.account.rate_limited == 1
+
+
+async def test_cache_makes_rerun_free_and_skips_truncated(tmp_path):
+    answers = {"a": Reply("full"), "b": Reply("cut", finish_reason="length"), "c": Reply("Y", finish_reason="length")}
+    async with FakeLLMServer(lambda r: answers[r.last_user]).running() as s:
+        cfg = llm_config(s, tmp_path)
+        for _ in range(2):
+            async with ChatClient.from_config(cfg) as c:
+                await c.chat(c.request(msg("a")))
+                await c.chat(c.request(msg("b")))
+                await c.chat(c.request(msg("c"), max_tokens=1))  # a one-token check is complete
+    # second round: a and c from the cache, b (truncated) asked again
+    assert [r.last_user for r in s.requests] == ["a", "b", "c", "b"]
+    assert b"sk-test" not in (tmp_path / "cache.sqlite").read_bytes()
+
+
+async def test_cache_key_covers_max_tokens(tmp_path):
+    async with FakeLLMServer(lambda r: "x").running() as s:
+        async with ChatClient.from_config(llm_config(s, tmp_path)) as c:
+            await c.chat(c.request(msg("a"), max_tokens=5))
+            await c.chat(c.request(msg("a"), max_tokens=6))
+            await c.chat(c.request(msg("a"), max_tokens=6))
+    assert len(s.requests) == 2 and c.account.cache_hits == 1
+
+
+async def test_embeddings_batched_and_cached(tmp_path):
+    async with FakeLLMServer().running() as s:
+        async with ChatClient.from_config(llm_config(s, tmp_path)) as c:
+            first = await c.embed(["apples and pears", "trains"])
+            second = await c.embed(["trains", "boats"])
+    assert len(first.vectors) == 2 and first.vectors[1] == second.vectors[0]
+    assert s.requests[1].body["input"] == ["boats"]
+
+
+async def test_many_concurrent_requests_reach_the_server():
+    async with FakeLLMServer(lambda r: "ok", latency=1.0).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=300)) as c:
+            async with trio.open_nursery() as n:
+                for i in range(300):
+                    n.start_soon(c.chat, c.request(msg(f"q{i}")))
+    assert s.max_in_flight >= 250
+
+
+def test_token_bucket_and_limiter_pacing():
+    now = [0.0]
+    bucket = TokenBucket(60, lambda: now[0])
+    assert bucket.wait_time(1) == 0
+    bucket.take(1)
+    assert bucket.wait_time(1) == pytest.approx(1.0)
+    bucket.take(100)  # larger than the bucket: allowed as debt
+    now[0] += 1
+    assert bucket.wait_time(1) > 90
+
+
+async def test_rate_limiter_holds_rpm(autojump_clock):
+    limiter = RateLimiter(requests_per_minute=600)
+    t0 = trio.current_time()
+    for _ in range(60):
+        await limiter.acquire()
+    assert 5.0 <= trio.current_time() - t0 <= 6.1
+
+
+def test_retry_after_parsing_and_backoff():
+    assert parse_retry_after({"retry-after-ms": "250"}) == 0.25
+    assert parse_retry_after({"retry-after": "3"}) == 3.0
+    assert parse_retry_after({}) is None
+    assert parse_duration("6m0s") == 360 and parse_duration("120ms") == 0.12
+    policy = RetryPolicy(base_s=1, cap_s=8)
+    rng = random.Random(1)
+    assert all(0 <= policy.backoff(k, rng=rng) <= min(8, 2 ** k) for k in range(10))
+    assert policy.backoff(0, retry_after=2.0, rng=rng) >= 2.0
