@@ -26,6 +26,10 @@ def is_openai_endpoint(provider: str, base_url: str) -> bool:
     return provider == "azure" or not base_url or "api.openai.com" in base_url
 
 
+def is_openai_model(model: str) -> bool:
+    return model.lower().startswith(("gpt-", "o1", "o3", "o4", "chatgpt"))
+
+
 class LoopCheck:
     """Asks the YES/NO continuation question, with the right logit bias for the endpoint (found once)."""
 
@@ -49,11 +53,14 @@ class LoopCheck:
     async def _find_ids(self) -> list[int] | None:
         if self._configured:
             return [int(self._configured[k]) for k in ("YES", "NO") if k in self._configured] or None
-        if is_openai_endpoint(self._provider, self._base_url):
-            tok = Tokenizer(self.llm.model)
-            ids = [tok.single_token_id(w) for w in ("YES", "NO")]
-            return ids if tok.exact and None not in ids else None
-        return await self._server_ids()
+        if not is_openai_endpoint(self._provider, self._base_url):
+            ids = await self._server_ids()
+            if ids or not is_openai_model(self.llm.model):
+                return ids
+        # OpenAI's endpoint, or an OpenAI model behind a proxy that has no tokenizer of its own
+        tok = Tokenizer(self.llm.model)
+        ids = [tok.single_token_id(w) for w in ("YES", "NO")]
+        return ids if tok.exact and None not in ids else None
 
     async def _server_ids(self) -> list[int] | None:
         base = self._base_url.rstrip("/")

@@ -1,0 +1,73 @@
+import pytest
+import trio
+
+from graphglean.errors import LLMAuthError
+from graphglean.llm import ChatClient
+from graphglean.scheduler import Scheduler
+from graphglean.testing import FakeLLMServer
+
+from .helpers import llm_config
+
+
+async def test_map_keeps_order_isolates_errors_and_reports_them():
+    seen = []
+    async with FakeLLMServer(lambda r: r.last_user.upper(), latency=0.01).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            sched = Scheduler(c)
+            llm = sched.llm("p")
+
+            async def fn(x):
+                if x == "bad":
+                    raise ValueError("broken item")
+                await trio.sleep(0.05 if x == "a" else 0)  # the first item finishes last
+                return (await llm.chat(llm.request([{"role": "user", "content": x}]))).text
+
+            out = await sched.map(fn, ["a", "bad", "c"], pass_name="p", on_error=seen.append)
+    assert [o.value for o in out] == ["A", None, "C"]
+    assert isinstance(out[1].error, ValueError) and seen[0].item == "bad"
+    assert sched.accounts["p"].calls == 2 and sched.errors["p"][0].index == 1
+
+
+async def test_step_two_of_an_item_starts_before_step_one_of_the_last_item_ends():
+    events = []
+    async with FakeLLMServer(lambda r: "ok", latency=0.05).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=2)) as c:
+            sched = Scheduler(c, max_active_items=2)
+            llm = sched.llm("p")
+
+            async def two_steps(i):
+                await llm.chat(llm.request([{"role": "user", "content": f"s1 {i}"}]))
+                events.append(("s1 done", i))
+                await llm.chat(llm.request([{"role": "user", "content": f"s2 {i}"}]))
+                events.append(("s2 done", i))
+
+            await sched.map(two_steps, range(6), pass_name="p")
+    assert events.index(("s2 done", 0)) < events.index(("s1 done", 5))
+
+
+async def test_fatal_error_stops_the_map():
+    from graphglean.testing import Reply
+
+    async with FakeLLMServer(lambda r: Reply(status=401, body={"error": "no"})).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            sched = Scheduler(c)
+            llm = sched.llm("p")
+            with pytest.raises(LLMAuthError):
+                await sched.map(lambda i: llm.chat(llm.request([{"role": "user", "content": str(i)}])),
+                                range(50), pass_name="p")
+    assert len(s.requests) < 50
+
+
+async def test_cancellation_keeps_finished_results():
+    stored = []
+    async with FakeLLMServer(lambda r: "ok", latency=0.02).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=1)) as c:
+            sched = Scheduler(c)
+            llm = sched.llm("p")
+
+            async def fn(i):
+                return (await llm.chat(llm.request([{"role": "user", "content": str(i)}]))).text
+
+            with trio.move_on_after(0.2):
+                await sched.map(fn, range(100), pass_name="p", on_result=lambda o: stored.append(o.index))
+    assert 0 < len(stored) < 100 and stored == sorted(stored)
