@@ -9,7 +9,7 @@ from .llm.accounting import CallAccount
 #: USD per 1M tokens (input, output). Override or extend with ``prices:`` in the configuration.
 DEFAULT_PRICES = {
     "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.0), "gpt-4.1": (2.0, 8.0), "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40), "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40), "gpt-4-turbo": (10.0, 30.0),
+    "gpt-4.1-nano": (0.10, 0.40), "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40), "gpt-4-turbo": (10.0, 30.0), "gpt-4": (30.0, 60.0),
     "gpt-3.5-turbo": (0.50, 1.50), "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0),
 }
 

@@ -1,0 +1,109 @@
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from graphglean.testing import FakeLLMServer
+from graphglean.testing.responders import synthetic
+
+from .conftest import ROOT
+
+STAVE = ROOT / "examples" / "a_christmas_carol_stave1.txt"
+
+
+def write_config(tmp_path: Path, base_url: str = "", **sections) -> Path:
+    llm = {"base_url": base_url, "api_key": "sk-cli-test", "model": "gpt-4", "max_concurrency": 4,
+           "max_retries": 2, "timeout_s": 10, "cache": {"mode": "readwrite", "path": str(tmp_path / "cache.sqlite")}}
+    llm.update(sections.pop("llm", {}))
+    cfg = {"llm": llm, "input": {"path": str(STAVE)}, "chunking": {"size": 300, "overlap": 30},
+           "output": {"dir": str(tmp_path / "out")}, **sections}
+    path = tmp_path / "config.yaml"
+    path.write_text(json.dumps(cfg))  # JSON is YAML
+    return path
+
+
+def env():
+    e = dict(os.environ)
+    e.pop("OPENAI_API_KEY", None)
+    e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
+    return e
+
+
+async def cli(*args, check=False):
+    return await trio.run_process([sys.executable, "-m", "graphglean", *map(str, args)], capture_stdout=True,
+                                  capture_stderr=True, check=check, env=env())
+
+
+async def test_full_run_writes_every_output_and_rerun_is_free(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = write_config(tmp_path, s.base_url)
+        first = await cli("run", cfg)
+        assert first.returncode == 0, first.stderr.decode()
+        calls = len(s.chat_requests())
+        out = tmp_path / "out"
+        report = json.loads((out / "report.json").read_text())
+        again = await cli("run", cfg)
+        assert again.returncode == 0 and len(s.chat_requests()) == calls  # run store + cache: no new call
+    for name in ("graph.graphml", "graph.json", "entities.jsonl", "relationships.jsonl", "report.json"):
+        assert (out / name).stat().st_size > 0
+    graph_row = report["passes"][0]
+    assert graph_row["pass"] == "graph" and graph_row["calls"] == calls and graph_row["cost_usd"] > 0
+    assert "sk-cli-test" not in "".join(p.read_text(errors="ignore") for p in out.iterdir() if p.is_file())
+
+
+async def test_dry_run_calls_nothing(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        r = await cli("run", write_config(tmp_path, s.base_url), "--dry-run")
+    assert r.returncode == 0 and len(s.requests) == 0
+    assert b"dry run:" in r.stdout and b"calls" in r.stdout
+
+
+async def test_kill_9_then_resume_repeats_no_finished_call(tmp_path):
+    async with FakeLLMServer(synthetic, latency=0.05).running() as s:
+        (tmp_path / "ref").mkdir()
+        ref_cfg = write_config(tmp_path / "ref", s.base_url)
+        cfg = write_config(tmp_path, s.base_url)
+        # the uninterrupted reference run, with a cache of its own
+        ref = await cli("run", ref_cfg)
+        assert ref.returncode == 0
+        reference = len(s.chat_requests())
+        s.requests.clear()
+        proc = await trio.lowlevel.open_process([sys.executable, "-m", "graphglean", "run", str(cfg)], env=env(),
+                                                stdout=trio.lowlevel.subprocess.DEVNULL if False else None,
+                                                stderr=None)
+        while len(s.chat_requests()) < reference // 2:
+            await trio.sleep(0.01)
+        in_flight = s.in_flight
+        proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+        resumed = await cli("run", cfg)
+        assert resumed.returncode == 0, resumed.stderr.decode()
+    assert reference <= len(s.chat_requests()) <= reference + max(in_flight, 4) + 2
+    ref_graph = json.loads((tmp_path / "ref" / "out" / "graph.json").read_text())
+    new_graph = json.loads((tmp_path / "out" / "graph.json").read_text())
+    assert ref_graph["nodes"] == new_graph["nodes"]
+
+
+@pytest.mark.parametrize("content,message", [
+    ("llm:\n  max_concurrency: -3\n", "config.yaml:2: llm.max_concurrency: expected a positive integer, got -3"),
+    ("graph: {metod: llm}\n", "config.yaml:1: graph.metod: unknown key"),
+    ("llm: {model: [\n", "config.yaml:2: YAML syntax error"),
+    ("input: {path: /nonexistent/x.txt}\n", "/nonexistent/x.txt: input not found"),
+])
+async def test_bad_config_or_input_exits_2_with_one_line(tmp_path, content, message):
+    path = tmp_path / "config.yaml"
+    path.write_text(content)
+    r = await cli("run", path)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if "error" in line]) == 1
+
+
+async def test_version_and_help():
+    assert (await cli("--version")).stdout.startswith(b"graphglean ")
+    assert b"--dry-run" in (await cli("run", "--help")).stdout
+    assert (await cli("run")).returncode == 2
