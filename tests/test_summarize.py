@@ -1,0 +1,56 @@
+import json
+
+import pytest
+
+from graphglean.errors import ConfigError
+from graphglean.llm import ChatClient
+from graphglean.scheduler import Scheduler
+from graphglean.summarize import HistoryMessage, ProgressiveSummarizer, summarize
+from graphglean.testing import FakeLLMServer
+from graphglean.testing.responders import synthetic
+
+from .conftest import shared_path
+from .helpers import llm_config
+
+
+@pytest.mark.parametrize("detail,calls", [(0, 1), (0.25, 9), (0.5, 17), (1, 31)])
+async def test_detail_gives_the_recipe_call_counts(detail, calls):
+    text = shared_path("corpora", "artificial_intelligence_wikipedia.txt").read_text()
+    async with FakeLLMServer(synthetic).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            result = await summarize(text, Scheduler(c), detail=detail, additional_instructions="Be brief.")
+    assert len(s.chat_requests()) == calls == result.calls == result.chunks
+    first = s.chat_requests()[0].messages
+    assert first[0] == {"role": "system", "content": "Rewrite this text in summarized form.\n\nBe brief."}
+    assert result.summary.count("\n\n") >= calls - 1 and result.prompt_tokens > 0
+
+
+async def test_recursive_mode_sends_previous_summaries():
+    text = "First part. " * 300 + "Second part. " * 300
+    async with FakeLLMServer(synthetic).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            await summarize(text, Scheduler(c), detail=1, summarize_recursively=True)
+    second = s.chat_requests()[1].messages[1]["content"]
+    assert second.startswith("Previous summaries:\n\n") and "\n\nText to summarize next:\n\n" in second
+
+
+async def test_detail_out_of_range_is_a_clear_error():
+    async with FakeLLMServer(synthetic).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            with pytest.raises(ConfigError, match="between 0 and 1"):
+                await summarize("text.", Scheduler(c), detail=1.5)
+
+
+async def test_progressive_summaries_leave_no_gap():
+    async with FakeLLMServer(synthetic).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            ps = ProgressiveSummarizer(Scheduler(c).llm("enrich.summary"), window=4, token_budget=40)
+            for i in range(11):
+                ps.add(HistoryMessage(f"m{i}", "user", "" if i == 3 else f"Message number {i} about boats."))
+            point = await ps.maybe_summarize()
+    # 10 non-empty unsummarized; all but the newest 2 are folded; small budget = several calls
+    assert point.message_id == "m8" and len(s.chat_requests()) == len(ps.summaries) > 1
+    summary, recent = ps.get_memory()
+    assert [m.id for m in recent] == ["m9", "m10"]
+    folded = "\n".join(r.last_user for r in s.chat_requests())
+    assert all(f"Message number {i} " in folded for i in range(9) if i != 3)
