@@ -1,0 +1,166 @@
+"""Episodic memory: per chunk, the gist (stage 1) and then the facts, told the gists (stage 2).
+
+Both stages of a chunk run as one item on the shared scheduler, so chunk i's facts start as soon as its gists
+are done, not after every chunk's gists. Bad JSON is repaired, then asked again once; a chunk that still fails
+is kept with empty lists and the error in its metadata.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .config import Config
+from .errors import LLMRequestError
+from .jsonout import parse_json_output, replace_nulls
+from .llm.records import ChatResult
+from .locomo import turn_passage
+from .prompts import load_template, render
+from .scheduler import FATAL, PassLLM, Scheduler
+from .sync import run_sync
+
+PASS = "episodic"
+WIKIPEDIA_DATASETS = ("menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")
+
+
+@attrs.frozen
+class ChunkInfo:
+    content: str
+    num_tokens: int = 0
+    chunk_order: list[Any] = attrs.field(factory=list)
+    full_doc_ids: list[str] = attrs.field(factory=list)
+    metadata: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.define
+class EpisodeRawOutput:
+    chunk_id: str
+    verbatim: str
+    facts: list[Any]
+    gists: list[str]
+    response: dict[str, str]  # raw LLM text of each stage
+    metadata: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def template_family(dataset: str) -> str:
+    name = dataset.lower()
+    if name.startswith(WIKIPEDIA_DATASETS):
+        return "wikipedia"
+    return "locomo"
+
+
+def build_passage(info: ChunkInfo) -> str:
+    meta = info.metadata
+    if meta.get("speaker"):
+        return turn_passage(meta.get("date", ""), meta["speaker"], info.content)
+    if meta.get("date"):
+        return f"Date: {meta['date']}\n{info.content}"
+    return info.content
+
+
+class EpisodicGistExtraction:
+    """``await batch_openie(chunks)`` under trio, ``batch_openie_sync(chunks)`` elsewhere."""
+
+    def __init__(self, llm: Scheduler, config: Config) -> None:
+        self.scheduler = llm
+        self.llm: PassLLM = llm.llm(PASS)
+        self.cfg = config
+        family = template_family(config.episodic.dataset)
+        override = config.episodic.templates or None
+        self.gist_template = load_template(f"episodic_gist_extraction_{family}", override)
+        self.fact_template = load_template(f"episodic_fact_extraction_{family}", override)
+        self.json_mode = config.llm.json_mode
+
+    async def _ask_json(self, prompt: str, key: str, meta: dict[str, Any]) -> tuple[list[Any], str]:
+        messages = [{"role": "user", "content": prompt}]
+        texts = []
+        for attempt in range(2):
+            result = await self._chat(messages)
+            texts.append(result.text)
+            meta["prompt_tokens"] += result.usage.prompt_tokens
+            meta["completion_tokens"] += result.usage.completion_tokens
+            meta["cache_hits"] += int(result.cached)
+            meta["finish_reasons"].append(result.finish_reason)
+            try:
+                value = parse_json_output(result.text)
+                items = value.get(key) if isinstance(value, dict) else value
+                if not isinstance(items, list):
+                    raise ValueError(f"expected a list under {key!r}")
+                return [i for i in replace_nulls(items) if i not in ("", {}, [])], result.text
+            except ValueError as e:
+                error = f"{key}: {e}"
+                messages += [{"role": "assistant", "content": result.text},
+                             {"role": "user", "content": f"That answer was not the JSON asked for ({e}). "
+                              f'Answer again with only a JSON object of the form {{"{key}": [...]}}.'}]
+        meta["errors"].append(error)
+        return [], "\n".join(texts)
+
+    async def _chat(self, messages: list[dict[str, str]]) -> ChatResult:
+        fmt = {"type": "json_object"} if self.json_mode else None
+        try:
+            return await self.llm.chat(self.llm.request(messages, response_format=fmt))
+        except LLMRequestError:
+            if fmt is None:
+                raise
+            self.json_mode = False  # the endpoint does not take response_format: remember, ask plainly
+            return await self.llm.chat(self.llm.request(messages))
+
+    async def extract(self, chunk_id: str, info: ChunkInfo) -> EpisodeRawOutput:
+        passage = build_passage(info)
+        meta: dict[str, Any] = {"prompt_tokens": 0, "completion_tokens": 0, "cache_hits": 0, "finish_reasons": [],
+                                "errors": [], **{k: v for k, v in info.metadata.items() if k in ("date", "session_id")}}
+        out = EpisodeRawOutput(chunk_id, passage, [], [], {"gists": "", "facts": ""}, meta)
+        try:
+            gists, out.response["gists"] = await self._ask_json(render(self.gist_template, passage=passage),
+                                                               "gists", meta)
+            out.gists = [g if isinstance(g, str) else str(g) for g in gists]
+            lines = "\n".join(f"- {g}" for g in out.gists) or "(none)"
+            out.facts, out.response["facts"] = await self._ask_json(
+                render(self.fact_template, passage=passage, gists=lines), "facts", meta)
+        except FATAL:
+            raise
+        except Exception as e:  # the chunk is kept, with the error, whatever went wrong
+            meta["errors"].append(f"{type(e).__name__}: {e}")
+        return out
+
+    async def batch_openie(self, chunks: dict[str, ChunkInfo]) -> dict[str, EpisodeRawOutput]:
+        """Gists then facts for every chunk; results in input order."""
+        items = list(chunks.items())
+        outcomes = await self.scheduler.map(lambda kv: self.extract(*kv), items, pass_name=PASS)
+        return {o.item[0]: o.value for o in outcomes if o.ok}
+
+    def batch_openie_sync(self, chunks: dict[str, ChunkInfo]) -> dict[str, EpisodeRawOutput]:
+        return run_sync(self.batch_openie, chunks)
+
+
+async def run_episodic_pass(ctx: Any) -> Any:
+    """The YAML run's episodic pass: every chunk, one line each in episodes.jsonl."""
+    from .graph.export import write_jsonl
+    from .pipeline import PassOutcome
+
+    extractor = EpisodicGistExtraction(ctx.scheduler, ctx.cfg)
+    stored = ctx.resume(PASS, ctx.cfg.episodic.dataset, extractor.gist_template, extractor.fact_template)
+    todo = [c for c in ctx.chunks if c.id not in stored]
+
+    async def one(chunk: Any) -> EpisodeRawOutput:
+        info = ChunkInfo(chunk.text, chunk.tokens, [chunk.index], [chunk.doc_id], dict(chunk.metadata))
+        return await extractor.extract(chunk.id, info)
+
+    async def save(outcome: Any) -> None:
+        if outcome.ok:
+            results[outcome.item.id] = outcome.value.to_json()
+            if not outcome.value.metadata["errors"]:  # a chunk that failed is asked again on the next run
+                await ctx.store.save(PASS, outcome.item.id, results[outcome.item.id])
+
+    results = dict(stored)
+    await ctx.scheduler.map(one, todo, pass_name=PASS, on_result=save)
+    rows = [results[c.id] for c in ctx.chunks if c.id in results]
+    path = ctx.out_dir / "episodes.jsonl"
+    write_jsonl(rows, path)
+    failed = [{"item": r["chunk_id"], "error": "; ".join(r["metadata"]["errors"])} for r in rows
+              if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
+    return PassOutcome(PASS, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

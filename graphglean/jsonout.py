@@ -1,0 +1,87 @@
+"""Reading JSON that models write: fences, preambles, truncation, nulls."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import json_repair
+
+from .graph.parser import strip_reasoning
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|\Z)", re.S | re.I)
+
+
+def _candidate(text: str) -> str:
+    text = strip_reasoning(text).strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    return text[min(starts):] if starts else text
+
+
+def close_truncated(text: str) -> str | None:
+    """Cut truncated JSON back to its last complete array element and close what is open. Strings are
+    scanned properly, so a comma inside a cut-off string is not mistaken for an element boundary."""
+    stack: list[str] = []
+    in_string = escaped = False
+    cut: tuple[int, tuple[str, ...]] | None = None
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            stack.append(ch)
+            if ch == "[":
+                cut = (i + 1, tuple(stack))  # an empty list is complete too
+        elif ch in "]}":
+            if stack:
+                stack.pop()
+            if not stack or stack[-1] == "[":
+                cut = (i + 1, tuple(stack))
+        elif ch == "," and stack and stack[-1] == "[":
+            cut = (i, tuple(stack))
+    if cut is None or not cut[1]:
+        return None
+    pos, open_ = cut
+    return text[:pos].rstrip().rstrip(",") + "".join("]" if c == "[" else "}" for c in reversed(open_))
+
+
+def parse_json_output(text: str) -> Any:
+    """The JSON value in a model's answer. Truncated JSON is cut back to its complete leading items (a
+    half-written item is dropped, not kept half). Raises ValueError when there is no JSON at all."""
+    body = _candidate(text)
+    try:
+        return json.loads(body)
+    except ValueError:
+        pass
+    closed = close_truncated(body)
+    if closed is not None:
+        try:
+            return json.loads(closed)
+        except ValueError:
+            pass
+    repaired = json_repair.loads(body)
+    if repaired in ("", None, [], {}) and body.strip() not in ("[]", "{}"):
+        raise ValueError(f"no JSON in the answer: {text[:80]!r}")
+    return repaired
+
+
+def replace_nulls(value: Any, with_: Any = "") -> Any:
+    """Nulls replaced after parsing, never by text substitution (so "annulled" stays a word)."""
+    if value is None:
+        return with_
+    if isinstance(value, list):
+        return [replace_nulls(v, with_) for v in value]
+    if isinstance(value, dict):
+        return {k: replace_nulls(v, with_) for k, v in value.items()}
+    return value

@@ -1,0 +1,84 @@
+import json
+
+import trio
+
+from graphglean.config import Config
+from graphglean.episodic import ChunkInfo, EpisodicGistExtraction, template_family
+from graphglean.jsonout import parse_json_output
+from graphglean.llm import ChatClient
+from graphglean.scheduler import Scheduler
+from graphglean.testing import FakeLLMServer, Reply
+
+from .helpers import llm_config
+
+
+def chunks(n):
+    return {f"c{i}": ChunkInfo(f"Caroline went to group {i}.", metadata={"date": f"{i} May 2023",
+                                                                          "speaker": "Caroline"})
+            for i in range(n)}
+
+
+def test_template_family_by_dataset_name():
+    assert template_family("musique") == "wikipedia" and template_family("2wikimultihopqa") == "wikipedia"
+    assert template_family("locomo_3") == "locomo" and template_family("anything") == "locomo"
+
+
+def test_json_repair_cases():
+    assert parse_json_output('Here:\n```json\n{"gists": ["a", "b, c", "cut') == {"gists": ["a", "b, c"]}
+    assert parse_json_output('{"facts": ["the marriage was annulled", null]}')["facts"][0].endswith("annulled")
+    assert parse_json_output('{"gists": ["x, \\"y", "z", "tail, with') == {"gists": ['x, "y', "z"]}
+
+
+async def test_stages_pipelined_in_order_with_gists_in_stage_two():
+    log = []
+
+    async def respond(req):
+        passage = req.last_user.rpartition("Passage:\n")[2].strip()
+        stage = "facts" if '"facts"' in req.last_user else "gists"
+        log.append((stage, passage))
+        await trio.sleep(0.01 if stage == "gists" and "group 0" not in passage else 0)
+        if stage == "gists":
+            return json.dumps({"gists": [f"gist of {passage.splitlines()[-1]}"]})
+        return json.dumps({"facts": [{"subject": "Caroline", "predicate": "went", "object": "group",
+                                      "qualifiers": {"date": None}}]})
+
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=2)) as c:
+            out = await EpisodicGistExtraction(Scheduler(c, max_active_items=2), Config()).batch_openie(chunks(8))
+    assert list(out) == [f"c{i}" for i in range(8)]
+    first = out["c0"]
+    assert first.verbatim == "Date: 0 May 2023\nCaroline: Caroline went to group 0."
+    assert first.gists == ["gist of Caroline: Caroline went to group 0."]
+    assert first.facts[0]["qualifiers"] == {"date": ""}
+    facts_prompts = [r.last_user for r in s.requests if '"facts"' in r.last_user]
+    assert "Previously extracted gists for this session:\n- gist of Caroline: Caroline went to group 0." in facts_prompts[0]
+    assert log.index(("facts", first.verbatim)) < log.index(("gists", out["c7"].verbatim))
+    assert s.requests[0].body["response_format"] == {"type": "json_object"}
+
+
+async def test_bad_json_retried_once_then_kept_with_error():
+    def respond(req):
+        if "group 1" in req.prompt:
+            return "I cannot do JSON today."
+        if "group 2" in req.prompt and req.assistant_turns == 0:
+            return "oops"
+        return json.dumps({"gists": ["g"]} if '"gists"' in req.prompt and '"facts"' not in req.prompt
+                          else {"facts": ["f"]})
+
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            out = await EpisodicGistExtraction(Scheduler(c), Config()).batch_openie(chunks(3))
+    assert out["c0"].gists == ["g"] and out["c0"].facts == ["f"]
+    assert out["c1"].gists == [] and out["c1"].metadata["errors"]
+    assert out["c2"].gists == ["g"] and not out["c2"].metadata["errors"]
+
+
+async def test_failure_isolated_to_its_chunk():
+    def respond(req):
+        return Reply(status=500, body={"error": "down"}) if "group 1" in req.prompt else json.dumps({"gists": ["g"], "facts": ["f"]})
+
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s, max_retries=1)) as c:
+            out = await EpisodicGistExtraction(Scheduler(c), Config()).batch_openie(chunks(3))
+    assert list(out) == ["c0", "c1", "c2"] and out["c1"].gists == [] and "HTTP 500" in out["c1"].metadata["errors"][0]
+    assert out["c2"].facts == ["f"]
