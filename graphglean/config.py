@@ -80,6 +80,8 @@ class LLMConfig:
     logit_bias_ids: dict = setting(
         {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server")
     extra_body: dict = setting({}, "extra fields passed through in every request body")
+    http_transport: Literal["pooled", "httpx"] = setting(
+        "pooled", "pooled = graphglean's O(1) keep-alive pool; httpx = httpx's own (proxies, HTTP/2)")
     cache: CacheConfig = section(CacheConfig, "persistent response cache")
     azure: AzureConfig = section(AzureConfig, "used when provider is azure")
 

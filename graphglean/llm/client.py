@@ -17,6 +17,7 @@ from .accounting import CallAccount
 from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
+from .transport import PooledTransport
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -55,10 +56,13 @@ class ChatClient:
 
     async def __aenter__(self) -> "ChatClient":
         n = self.cfg.max_concurrency
+        transport = self._transport
+        if transport is None and self.cfg.http_transport == "pooled":
+            transport = PooledTransport(n, self.cfg.connect_timeout_s)
         self._http = httpx.AsyncClient(
             limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
             timeout=httpx.Timeout(self.cfg.timeout_s, connect=self.cfg.connect_timeout_s),
-            transport=self._transport)
+            transport=transport)
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -1,0 +1,46 @@
+"""Start the fake LLM server in its own process for a benchmark, so it does not share the client's CPU."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def fake_server(*args: str) -> Iterator[str]:
+    """Yields the base URL of a `python -m graphglean.testing.fake_llm` started with ``args``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        port_file = Path(tmp) / "port"
+        proc = subprocess.Popen([sys.executable, "-m", "graphglean.testing.fake_llm", "--port-file", str(port_file),
+                                 *args], stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 20
+            while not port_file.exists():
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the fake server did not start")
+                time.sleep(0.05)
+            yield f"http://127.0.0.1:{port_file.read_text()}/v1"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def server_stats(base_url: str) -> dict:
+    req = urllib.request.Request(base_url + "/stats", data=b"{}", method="POST")
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def table(rows: list[dict], columns: list[str]) -> str:
+    cells = [columns] + [[str(r.get(c, "")) for c in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    out = ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(out)
