@@ -62,3 +62,34 @@ async def episodic_pass(ctx: RunContext) -> PassOutcome:
     from .episodic import run_episodic_pass
 
     return await run_episodic_pass(ctx)
+
+
+async def enrich_pass(ctx: RunContext) -> PassOutcome:
+    """Chat messages of the input into a MemoryStore in the output folder, enriched; one line per message in
+    enrichment.jsonl and one per summary in session_summaries.jsonl."""
+    from .enrich import Enricher, MemoryStore
+    from .errors import InputError
+
+    if not ctx.inputs.messages:
+        raise InputError(f"{ctx.cfg.input.path}: enrich needs chat messages (input.format locomo, or messages "
+                         "for JSONL of {session_id, role, content})")
+    assert ctx.scheduler is not None
+    store = MemoryStore(ctx.out_dir / "memory.sqlite")
+    try:
+        async with Enricher(store, ctx.scheduler, ctx.cfg.enrich) as enricher:
+            by_session: dict[str, list[Any]] = {}
+            for m in ctx.inputs.messages:
+                by_session.setdefault(m.session_id, []).append(m)
+            for session_id, messages in by_session.items():
+                await enricher.add_messages(session_id, messages)
+            stats = await enricher.drain()
+        rows = [m.to_json() for m in store.messages()]
+        summaries = [s.to_json() for s in store.summaries()]
+        failures = store.failures()
+    finally:
+        store.close()
+    paths = [ctx.out_dir / "enrichment.jsonl", ctx.out_dir / "session_summaries.jsonl"]
+    write_jsonl(rows, paths[0])
+    write_jsonl(summaries, paths[1])
+    failed = [{"item": f"{uuid} {step}", "error": error} for uuid, step, error in failures]
+    return PassOutcome("enrich", failed=failed, extra=attrs.asdict(stats), files=[str(p) for p in paths])

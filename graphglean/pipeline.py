@@ -22,7 +22,7 @@ from .chunking import Chunk, token_chunks
 from .config import Config
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
-from .report import DEFAULT_PRICES, format_table, pass_row, price_of
+from .report import DEFAULT_PRICES, cost, format_table, pass_row, price_of
 from .runstore import RunStore
 from .scheduler import Progress, Scheduler
 from .tokens import Tokenizer
@@ -87,7 +87,7 @@ def chunk_inputs(inputs: Inputs, cfg: Config, tokenizer: Tokenizer) -> list[Chun
 
 def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
     """The passes this configuration enables, with the choice of graph method explained."""
-    from .passes import episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
+    from .passes import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
     passes: list[tuple[str, PassFn]] = []
     endpoint = cfg.llm.has_endpoint
@@ -101,23 +101,26 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
                    + ("" if endpoint else f"; {how}"))
         passes.append(("graph", graph_llm_pass if method == "llm" else graph_nlp_pass))
     for name, enabled, fn in (("summary", cfg.summary.enabled, summary_pass),
-                              ("episodic", cfg.episodic.enabled, episodic_pass)):
+                              ("episodic", cfg.episodic.enabled, episodic_pass),
+                              ("enrich", cfg.enrich.enabled, enrich_pass)):
         if enabled and not endpoint:
             notice(f"{name}: needs an LLM endpoint; skipped ({how})")
         elif enabled:
             passes.append((name, fn))
-    if cfg.enrich.enabled:
-        notice("enrich: not part of YAML runs yet; skipped")
     return passes
 
 
 def dry_run(cfg: Config, chunks: list[Chunk], passes: list[tuple[str, PassFn]], tokenizer: Tokenizer,
-            out: TextIO) -> dict[str, Any]:
+            out: TextIO, messages: list[Any] = ()) -> dict[str, Any]:  # type: ignore[assignment]
     """Chunk counts and the calls, tokens and cost a run would need, without calling any LLM."""
     rows = []
     chunk_tokens = sum(c.tokens for c in chunks)
     for name, fn in passes:
-        if name == "graph" and fn.__name__ == "graph_llm_pass":
+        if name == "enrich":
+            n = len(messages)
+            calls = 2 * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
+            tokens_in, tokens_out = 400 * 2 * n, 60 * 2 * n
+        elif name == "graph" and fn.__name__ == "graph_llm_pass":
             from .graph.prompts import GraphPrompts
 
             overhead = tokenizer.count(GraphPrompts.from_config(cfg.graph).extraction(""))
@@ -153,7 +156,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     passes = plan_passes(cfg, notice)
     out_dir = Path(cfg.output.dir)
     if dry:
-        return RunResult(dry_run(cfg, chunks, passes, tokenizer, out), [])
+        return RunResult(dry_run(cfg, chunks, passes, tokenizer, out, inputs.messages), [])
     store = RunStore(out_dir, fresh=fresh)
     ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice)
     started = time.monotonic()
@@ -195,12 +198,14 @@ def _report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> dict
     rows = []
     accounts = ctx.scheduler.accounts if ctx.scheduler else {}
     for o in outcomes:
-        account = CallAccount()
+        account, costs = CallAccount(), []
         for name, acc in accounts.items():
             if name == o.name or name.startswith(o.name + "."):
                 account.add(acc)
-        model = ctx.cfg.llm.embedding_model if o.name == "enrich.embed" else ctx.cfg.llm.model
-        rows.append(pass_row(o.name, account, model, ctx.cfg.prices, o.wall_s, len(o.failed), o.extra))
+                model = ctx.cfg.llm.embedding_model if name.endswith(".embed") else ctx.cfg.llm.model
+                costs.append(cost(acc, model, ctx.cfg.prices))
+        total = None if None in costs else round(sum(costs), 6)  # type: ignore[arg-type]
+        rows.append(pass_row(o.name, account, total, o.wall_s, len(o.failed), o.extra))
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": len(ctx.chunks),
             "documents": len(ctx.inputs.documents), "model": ctx.cfg.llm.model,
             "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],

@@ -31,9 +31,9 @@ def cost(account: CallAccount, model: str, prices: dict[str, Any]) -> float | No
     return round((account.prompt_tokens * price[0] + account.completion_tokens * price[1]) / 1e6, 6)
 
 
-def pass_row(name: str, account: CallAccount, model: str, prices: dict[str, Any], wall_s: float,
-             errors: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    row = {"pass": name, **account.snapshot(), "cost_usd": cost(account, model, prices),
+def pass_row(name: str, account: CallAccount, cost_usd: float | None, wall_s: float, errors: int,
+             extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    row = {"pass": name, **account.snapshot(), "cost_usd": cost_usd,
            "wall_s": round(wall_s, 3), "errors": errors}
     row.update(extra or {})
     return row

@@ -158,6 +158,16 @@ class ProgressiveSummarizer:
         return (self.summaries[-1] if self.summaries else None), self.messages[start:]
 
 
+def documents_of_chunks(chunks: Sequence[Any]) -> list[Any]:
+    """Inputs given as chunks (pre-chunked JSONL, LoCoMo sessions): each document is its chunks, in order."""
+    from .inputs import Document
+
+    texts: dict[str, list[str]] = {}
+    for c in chunks:
+        texts.setdefault(c.doc_id, []).append(c.text)
+    return [Document(doc_id, "\n".join(parts), doc_id) for doc_id, parts in texts.items()]
+
+
 async def run_summary_pass(ctx: Any) -> Any:
     """The YAML run's summary pass: each input document summarized whole, one line each in summaries.jsonl."""
     from .graph.export import write_jsonl
@@ -166,7 +176,8 @@ async def run_summary_pass(ctx: Any) -> Any:
     cfg = ctx.cfg.summary
     stored = ctx.resume(PASS, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
                         cfg.additional_instructions, cfg.recursive)
-    docs = [d for d in ctx.inputs.documents if d.id not in stored]
+    documents = ctx.inputs.documents or documents_of_chunks(ctx.chunks)
+    docs = [d for d in documents if d.id not in stored]
     tokenizer = Tokenizer.cl100k()
 
     async def one(doc: Any) -> SummaryResult:
@@ -180,8 +191,7 @@ async def run_summary_pass(ctx: Any) -> Any:
             await ctx.store.save(PASS, outcome.item.id, stored[outcome.item.id])
 
     outcomes = await ctx.scheduler.map(one, docs, pass_name=PASS, on_result=save)
-    rows = [{"doc_id": d.id, **{k: v for k, v in stored[d.id].items()}} for d in ctx.inputs.documents
-            if d.id in stored]
+    rows = [{"doc_id": d.id, **stored[d.id]} for d in documents if d.id in stored]
     path = ctx.out_dir / "summaries.jsonl"
     write_jsonl([{"doc_id": r["doc_id"], "detail": r["detail"], "summary": r["summary"], "chunks": r["chunks"],
                   "calls": r["calls"], "prompt_tokens": r["prompt_tokens"],

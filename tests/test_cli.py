@@ -107,3 +107,36 @@ async def test_version_and_help():
     assert (await cli("--version")).stdout.startswith(b"graphglean ")
     assert b"--dry-run" in (await cli("run", "--help")).stdout
     assert (await cli("run")).returncode == 2
+
+
+def small_locomo(tmp_path: Path) -> Path:
+    from .conftest import shared_path
+
+    data = json.loads(shared_path("corpora", "locomo", "locomo10.json").read_text())[0]
+    keep = ("speaker_a", "speaker_b", "session_1", "session_1_date_time", "session_2", "session_2_date_time")
+    conv = {k: v for k, v in data["conversation"].items() if k in keep}
+    conv = {k: (v[:8] if isinstance(v, list) else v) for k, v in conv.items()}
+    path = tmp_path / "locomo_small.json"
+    path.write_text(json.dumps([{"sample_id": data["sample_id"], "conversation": conv}]))
+    return path
+
+
+async def test_every_pass_in_one_run_shares_one_scheduler(tmp_path):
+    locomo = small_locomo(tmp_path)
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = write_config(tmp_path, s.base_url, summary={"enabled": True, "detail": 0.5},
+                           episodic={"enabled": True}, enrich={"enabled": True, "message_window": 4})
+        r = await cli("run", cfg, "--input", locomo)
+        assert r.returncode == 0, r.stderr.decode()
+    out = tmp_path / "out"
+    report = {row["pass"]: row for row in json.loads((out / "report.json").read_text())["passes"]}
+    assert set(report) == {"graph", "summary", "episodic", "enrich"}
+    assert all(row["calls"] > 0 for row in report.values())
+    summaries = [json.loads(line) for line in (out / "summaries.jsonl").read_text().splitlines()]
+    assert [r["doc_id"] for r in summaries] == ["conv-26:session_1", "conv-26:session_2"]
+    episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert len(episodes) == 2 and episodes[0]["gists"] and episodes[0]["verbatim"].startswith("Date: ")
+    enriched = [json.loads(line) for line in (out / "enrichment.jsonl").read_text().splitlines()]
+    assert len(enriched) == 16 and all(m["token_count"] for m in enriched)
+    assert set(enriched[0]["metadata"]["system"]) >= {"token_count", "intent", "entities"}
+    assert (out / "session_summaries.jsonl").read_text().strip()

@@ -1,0 +1,273 @@
+"""`Enricher`: background enrichment of stored chat messages on the shared scheduler.
+
+    async with Enricher(store, scheduler, config.enrich) as enricher:
+        await enricher.add_messages("session-1", messages)   # stored at once, enriched in the background
+        await enricher.drain()                               # wait for it (and retry what failed)
+
+Results go under ``metadata.system`` as in Zep: ``token_count``, ``intent``, ``entities``
+(``[{"Label", "Name", "Matches": [{"Start", "End", "Text"}]}]``), plus a stored embedding, and progressive
+session summaries with their own embeddings and entities. Each step of each message is recorded done or
+failed as it ends, so a restart picks up exactly what was unfinished.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid as uuidlib
+from contextlib import AsyncExitStack
+from typing import Any, Awaitable, Callable, Sequence
+
+import attrs
+import trio
+
+from ..config import EnrichConfig
+from ..errors import ConfigError
+from ..inputs import Message
+from ..jsonout import parse_json_output
+from ..prompts import load_template, render
+from ..scheduler import FATAL, Scheduler
+from ..summarize import HistoryMessage, ProgressiveSummarizer, SummaryPoint
+from ..tokens import Tokenizer
+from .store import NAMESPACE, MemoryStore, StoredMessage, StoredSummary, message_uuid
+
+NO_INTENT = ("no_intent", "no intent", "none", "n/a")
+
+
+@attrs.define
+class EnrichStats:
+    messages: int = 0
+    intents: int = 0
+    entities: int = 0
+    entities_unlocated: int = 0
+    embeddings: int = 0
+    summaries: int = 0
+    failures: int = 0
+
+
+def locate(name: str, text: str) -> list[dict[str, Any]]:
+    """Every place ``name`` occurs in ``text`` (exact case first, else any case), as Zep Matches."""
+    name = name.strip()
+    if not name:
+        return []
+    for flags in (0, re.I):
+        found = [{"Start": m.start(), "End": m.end(), "Text": m.group(0)}
+                 for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text, flags)]
+        if found:
+            return found
+    return []
+
+
+class Enricher:
+    def __init__(self, store: MemoryStore, scheduler: Scheduler, cfg: EnrichConfig | None = None,
+                 tokenizer: Tokenizer | None = None, embedding_batch: int = 64) -> None:
+        self.store, self.scheduler = store, scheduler
+        self.cfg = cfg or EnrichConfig()
+        self.tokenizer = tokenizer or Tokenizer(scheduler.client.cfg.model)
+        self.embedding_batch = embedding_batch
+        self.stats = EnrichStats()
+        self.intent_template = load_template("enrich_intent")
+        self.entity_template = load_template("enrich_entities")
+        self._stack = AsyncExitStack()
+        self._nursery: trio.Nursery | None = None
+        self._dirty = False
+        self._running = False
+        self._idle = trio.Event()
+        self._idle.set()
+        self._spacy: Any = None
+        if self.cfg.entity_backend == "spacy":
+            self._spacy = _load_spacy()
+
+    async def __aenter__(self) -> "Enricher":
+        self._nursery = await self._stack.enter_async_context(trio.open_nursery())
+        self._kick()  # whatever a previous run left unfinished
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if exc[0] is None:
+            await self._idle.wait()
+        await self._stack.__aexit__(*exc)
+
+    async def add_messages(self, session_id: str, messages: Sequence[Message | StoredMessage]) -> list[str]:
+        """Store ``messages`` (durably, before returning) and start enriching them in the background."""
+        existing = len(await trio.to_thread.run_sync(self.store.messages, session_id))
+        stored = [m if isinstance(m, StoredMessage) else StoredMessage(
+            m.id or message_uuid(session_id, existing + i, m.role, m.content), session_id, m.role, m.content,
+            m.created_at, dict(m.metadata)) for i, m in enumerate(messages)]
+        uuids = await trio.to_thread.run_sync(self.store.add_messages, stored)
+        self._kick()
+        return uuids
+
+    async def drain(self) -> EnrichStats:
+        """Wait until every message is enriched; steps that failed before are tried once more first."""
+        await trio.to_thread.run_sync(self.store.retry_failed)
+        self._kick()
+        await self._idle.wait()
+        return self.stats
+
+    # -- the background loop ------------------------------------------------------------------------------
+
+    def _kick(self) -> None:
+        self._dirty = True
+        if not self._running and self._nursery is not None:
+            self._running = True
+            self._idle = trio.Event()
+            self._nursery.start_soon(self._loop)
+
+    async def _loop(self) -> None:
+        try:
+            while self._dirty:
+                self._dirty = False
+                await self._round()
+        finally:
+            self._running = False
+            self._idle.set()
+
+    async def _round(self) -> None:
+        await self._token_counts()
+        async with trio.open_nursery() as nursery:
+            if self.cfg.intent or self.cfg.entities:
+                nursery.start_soon(self._per_message_llm_steps)
+            if self.cfg.embeddings:
+                nursery.start_soon(self._embeddings)
+            if self.cfg.summaries:
+                nursery.start_soon(self._summaries)
+
+    async def _token_counts(self) -> None:
+        def work() -> int:
+            pending = self.store.pending("token_count")
+            for m in pending:
+                count = self.tokenizer.count(f"{m.role}: {m.content}")
+                self.store.set_token_count(m.uuid, count)
+                self.store.set_system(m.uuid, "token_count", count)
+                self.store.mark(m.uuid, "token_count", "done")
+            return len(pending)
+
+        self.stats.messages += await trio.to_thread.run_sync(work)
+
+    async def _step(self, uuid: str, step: str, fn: Callable[[], Awaitable[None]]) -> None:
+        """Run one step of one message; record it done or failed, never lose the error."""
+        try:
+            await fn()
+        except Exception as e:
+            if isinstance(e, FATAL):
+                raise
+            self.stats.failures += 1
+            await trio.to_thread.run_sync(self.store.mark, uuid, step, "failed", f"{type(e).__name__}: {e}")
+            return
+        await trio.to_thread.run_sync(self.store.mark, uuid, step, "done")
+
+    async def _per_message_llm_steps(self) -> None:
+        steps = [s for s, on in (("intent", self.cfg.intent), ("entities", self.cfg.entities)) if on]
+        work: dict[str, tuple[StoredMessage, list[str]]] = {}
+        for step in steps:
+            for m in await trio.to_thread.run_sync(self.store.pending, step):
+                work.setdefault(m.uuid, (m, []))[1].append(step)
+        llm = self.scheduler.llm("enrich")
+
+        async def one(item: tuple[StoredMessage, list[str]]) -> None:
+            m, todo = item
+            if not m.content.strip():
+                for step in todo:
+                    await trio.to_thread.run_sync(self.store.mark, m.uuid, step, "done")
+                return
+            if "intent" in todo:
+                await self._step(m.uuid, "intent", lambda: self._intent(llm, m))
+            if "entities" in todo:
+                await self._step(m.uuid, "entities", lambda: self._entities(llm, m.uuid, m.content, "messages"))
+
+        await self.scheduler.map(one, list(work.values()), pass_name="enrich")
+
+    async def _intent(self, llm: Any, m: StoredMessage) -> None:
+        prompt = render(self.intent_template, message=f"{m.role}: {m.content}")
+        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=100))
+        answer = result.text.strip()
+        if answer and not answer.lower().strip(" .").startswith(NO_INTENT):
+            await trio.to_thread.run_sync(self.store.set_system, m.uuid, "intent", answer)
+            self.stats.intents += 1
+
+    async def _entities(self, llm: Any, uuid: str, text: str, table: str) -> None:
+        if self._spacy is not None:
+            doc = await trio.to_thread.run_sync(self._spacy, text)
+            found = [(e.label_, e.text) for e in doc.ents]
+        else:
+            prompt = render(self.entity_template, message=text)
+            fmt = {"type": "json_object"} if self.scheduler.client.cfg.json_mode else None
+            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt))
+            value = parse_json_output(result.text)
+            items = value.get("entities", []) if isinstance(value, dict) else value
+            found = [(str(e.get("label") or e.get("Label") or "").upper(), str(e.get("name") or e.get("Name") or ""))
+                     for e in items if isinstance(e, dict)]
+        entities = []
+        for label, name in dict.fromkeys(found):
+            matches = locate(name, text)
+            if not matches:
+                self.stats.entities_unlocated += 1  # a name the text does not contain: not an entity of it
+                continue
+            entities.append({"Label": label, "Name": name, "Matches": matches})
+        await trio.to_thread.run_sync(self.store.set_system, uuid, "entities", entities, table)
+        self.stats.entities += len(entities)
+
+    async def _embeddings(self) -> None:
+        pending = [m for m in await trio.to_thread.run_sync(self.store.pending, "embedding")]
+        batches = [pending[i:i + self.embedding_batch] for i in range(0, len(pending), self.embedding_batch)]
+        llm = self.scheduler.llm("enrich.embed")
+
+        async def one(batch: list[StoredMessage]) -> None:
+            try:
+                result = await llm.embed([f"{m.role}: {m.content}" for m in batch])
+            except Exception as e:
+                if isinstance(e, FATAL):
+                    raise
+                self.stats.failures += len(batch)
+                for m in batch:
+                    await trio.to_thread.run_sync(self.store.mark, m.uuid, "embedding", "failed", str(e))
+                return
+            for m, vector in zip(batch, result.vectors):
+                await trio.to_thread.run_sync(self.store.set_embedding, m.uuid, vector)
+                await trio.to_thread.run_sync(self.store.mark, m.uuid, "embedding", "done")
+            self.stats.embeddings += len(batch)
+
+        await self.scheduler.map(one, batches, pass_name="enrich.embed")
+
+    async def _summaries(self) -> None:
+        sessions = await trio.to_thread.run_sync(self.store.sessions)
+        llm = self.scheduler.llm("enrich.summary")
+
+        async def one(session_id: str) -> None:
+            messages = await trio.to_thread.run_sync(self.store.messages, session_id)
+            previous = await trio.to_thread.run_sync(self.store.summaries, session_id)
+            summarizer = ProgressiveSummarizer(llm, self.cfg.message_window, tokenizer=self.tokenizer)
+            summarizer.messages = [HistoryMessage(m.uuid, m.role, m.content) for m in messages]
+            summarizer.summaries = [SummaryPoint(s.content, s.message_uuid, s.token_count) for s in previous]
+            before = len(summarizer.summaries)
+            await summarizer.maybe_summarize()
+            for point in summarizer.summaries[before:]:
+                summary = StoredSummary(str(uuidlib.uuid5(NAMESPACE, f"summary\n{session_id}\n{point.message_id}")),
+                                        session_id, point.content, point.message_id, {}, point.token_count)
+                await trio.to_thread.run_sync(self.store.add_summary, summary)
+                self.stats.summaries += 1
+                await self._enrich_summary(summary)
+
+        await self.scheduler.map(one, sessions, pass_name="enrich.summary")
+
+    async def _enrich_summary(self, summary: StoredSummary) -> None:
+        if self.cfg.embeddings:
+            result = await self.scheduler.llm("enrich.embed").embed([summary.content])
+            await trio.to_thread.run_sync(self.store.set_embedding, summary.uuid, result.vectors[0], "summaries")
+        if self.cfg.entities:
+            await self._entities(self.scheduler.llm("enrich"), summary.uuid, summary.content, "summaries")
+
+
+def _load_spacy() -> Any:
+    try:
+        import spacy
+    except ImportError:
+        raise ConfigError("enrich.entity_backend: spacy needs the [spacy] extra (pip install 'graphglean[spacy]')"
+                          " and a model such as en_core_web_sm") from None
+    for model in ("en_core_web_sm", "en_core_web_md", "en_core_web_lg", "en_core_web_trf"):
+        try:
+            return spacy.load(model)
+        except OSError:
+            continue
+    raise ConfigError("enrich.entity_backend: spacy is installed but has no English model "
+                      "(python -m spacy download en_core_web_sm)")
