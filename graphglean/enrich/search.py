@@ -84,22 +84,19 @@ async def search(store: MemoryStore, embed: Embed, session_id: str, text: str,
     query = np.asarray((await embed([text])).vectors[0], dtype=np.float32)
     query /= np.linalg.norm(query) or 1.0
     rows = await trio.to_thread.run_sync(store.get, ids, table) if metadata_filter else None
-    keep = np.arange(len(ids))
     if metadata_filter:
         keep = np.array([i for i, u in enumerate(ids) if u in rows and _matches(rows[u].metadata, metadata_filter)],
                         dtype=int)
         if not len(keep):
             return []
-    scores = matrix[keep] @ query
+        ids, matrix = [ids[i] for i in keep], matrix[keep]
+    scores = matrix @ query  # no copy of the matrix on the unfiltered path: it is the whole cost
+    k = min(limit if mmr_lambda is None else limit * 5, len(ids))
+    part = np.argpartition(-scores, k - 1)[:k]
+    order = list(part[np.argsort(-scores[part])])
     if mmr_lambda is not None:
-        top = min(len(keep), max(limit * 5, limit))
-        pool = np.argsort(-scores)[:top]
-        order = [pool[i] for i in mmr(query, matrix[keep][pool], limit, mmr_lambda)]
-    else:
-        k = min(limit, len(keep))
-        part = np.argpartition(-scores, k - 1)[:k]
-        order = list(part[np.argsort(-scores[part])])
-    picked = [ids[keep[i]] for i in order]
+        order = [order[i] for i in mmr(query, matrix[order], limit, mmr_lambda)]
+    picked = [ids[i] for i in order]
     found = rows if rows is not None else await trio.to_thread.run_sync(store.get, picked, table)
     out = []
     for i, uuid in zip(order, picked):
