@@ -158,6 +158,8 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     if dry:
         return RunResult(dry_run(cfg, chunks, passes, tokenizer, out, inputs.messages), [])
     store = RunStore(out_dir, fresh=fresh)
+    for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
+        stale.unlink(missing_ok=True)
     ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice)
     started = time.monotonic()
     outcomes: list[PassOutcome] = []

@@ -15,8 +15,14 @@ she so that the their them then there these they this those to up was we what wh
 your yes oh ah well now here said mr mrs ms dr st""".split())
 _TITLES = frozenset("mr mrs ms dr st sir lady lord miss".split())
 _PHRASE = re.compile(r"\b[A-Z][a-zA-Z'’\-]+(?:\s+(?:of\s+the\s+|of\s+|the\s+|de\s+|van\s+)?[A-Z][a-zA-Z'’\-]+)*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)$")
 MAX_NEIGHBOURS = 12  # co-occurrence only between phrases this close in the chunk, or the graph is a clique
+
+
+def _opens_sentence(text: str, i: int) -> bool:
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] in ".!?\n\"'“‘("
 
 
 def noun_phrases(text: str) -> list[tuple[str, int, int]]:
@@ -34,7 +40,7 @@ def noun_phrases(text: str) -> list[tuple[str, int, int]]:
         if len(words) == 1:
             if phrase.lower() in _STOP or len(phrase) < 3 or phrase.isupper() and len(phrase) > 4:
                 continue
-            if _SENTENCE_START.search(text[: m.start()]) and phrase.lower() in _COMMON_OPENERS:
+            if _opens_sentence(text, m.start()) and phrase.lower() in _COMMON_OPENERS:
                 continue
         start = m.end() - len(phrase) if m.group(0).endswith(phrase) else m.start()
         found.append((phrase, start, start + len(phrase)))
@@ -51,7 +57,7 @@ def extract_chunk(chunk: Chunk) -> ParseResult:
     result = ParseResult()
     phrases = noun_phrases(chunk.text)
     counts = Counter(p for p, _, _ in phrases)
-    for position, name in enumerate(sorted(counts, key=lambda n: min(s for p, s, _ in phrases if p == n))):
+    for position, name in enumerate(counts):  # a Counter keeps first-seen order
         src = Provenance(chunk.doc_id, chunk.index, chunk.id, position)
         result.entities.append(EntityRecord(name, "noun_phrase", f"{name} is mentioned {counts[name]} time(s).", src))
     pairs: Counter[tuple[str, str]] = Counter()

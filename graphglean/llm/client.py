@@ -187,6 +187,7 @@ class ChatClient:
                 body, failure = self._judge(resp, check)
                 if failure is None:
                     self.concurrency.on_success()
+                    self.limiter.on_success()
                     accounts.bump(calls=1)
                     accounts.latency(latency)
                     return body, latency, len(failures) + 1
@@ -196,6 +197,7 @@ class ChatClient:
             if failure.status == 429:
                 accounts.bump(rate_limited=1)
                 self.concurrency.on_rate_limited()
+                self.limiter.on_rate_limited()
                 self.limiter.pause(failure.retry_after if failure.retry_after is not None
                                    else self.retry.backoff(len(failures) - 1))
             wait = self.retry.backoff(len(failures) - 1, failure.retry_after)

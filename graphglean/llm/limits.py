@@ -7,6 +7,7 @@ whole client down instead of turning into a retry storm.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable, Mapping
 
 import trio
@@ -50,13 +51,22 @@ class TokenBucket:
 
 
 class RateLimiter:
-    """Requests-per-minute and tokens-per-minute limits shared by every request of one client."""
+    """Requests-per-minute and tokens-per-minute limits shared by every request of one client.
+
+    Beside the configured limits it learns one from the server: the first 429 sets a request rate a little
+    under what was just getting through, which grows back slowly (+2% a second) while answers keep coming
+    and is cut again (x0.7) by further 429s. So an endpoint whose limit nobody configured is still met at
+    close to its rate instead of being hammered.
+    """
 
     def __init__(self, requests_per_minute: int = 0, tokens_per_minute: int = 0,
                  clock: Callable[[], float] | None = None) -> None:
         self._clock = clock or trio.current_time
         self.requests = TokenBucket(requests_per_minute, self._clock) if requests_per_minute else None
         self.tokens = TokenBucket(tokens_per_minute, self._clock) if tokens_per_minute else None
+        self.learned: TokenBucket | None = None
+        self._successes: deque[float] = deque()
+        self._last_cut = -1e9
         self._resume_at = 0.0
         self._lock = trio.Lock()  # FIFO: waiters are served in the order they arrived
 
@@ -68,16 +78,41 @@ class RateLimiter:
         async with self._lock:
             while True:
                 wait = self._resume_at - self._clock()
-                for bucket, amount in ((self.requests, 1), (self.tokens, estimated_tokens)):
+                for bucket, amount in ((self.requests, 1), (self.learned, 1), (self.tokens, estimated_tokens)):
                     if bucket is not None:
                         wait = max(wait, bucket.wait_time(amount))
                 if wait <= 0:
                     break
                 await trio.sleep(wait)
-            if self.requests is not None:
-                self.requests.take(1)
-            if self.tokens is not None:
-                self.tokens.take(estimated_tokens)
+            for bucket, amount in ((self.requests, 1), (self.learned, 1), (self.tokens, estimated_tokens)):
+                if bucket is not None:
+                    bucket.take(amount)
+
+    def on_success(self) -> None:
+        now = self._clock()
+        self._successes.append(now)
+        while self._successes and self._successes[0] < now - 2.0:
+            self._successes.popleft()
+        if self.learned is not None:
+            rate = self.learned.rate
+            self.learned.rate = rate + 0.02 + 0.5 / max(rate, 1.0)  # +2% of the rate (and a little) per second
+
+    def on_rate_limited(self) -> None:
+        """A 429: learn (or lower) the request rate the server will take."""
+        now = self._clock()
+        if now - self._last_cut < 0.5:  # one burst of 429s is one signal
+            return
+        self._last_cut = now
+        got_through = sum(1 for t in self._successes if t >= now - 2.0) / 2.0
+        if self.learned is None:
+            if got_through < 1.0:  # nothing to learn from yet: the pause and the backoff will do
+                return
+            self.learned = TokenBucket(60.0, self._clock)
+            self.learned.rate = 0.9 * got_through
+        else:
+            self.learned.rate = max(0.5, 0.7 * self.learned.rate)
+        self.learned.capacity = max(1.0, self.learned.rate * 0.2)
+        self.learned.drain()
 
     def settle(self, estimated_tokens: int, actual_tokens: int) -> None:
         """Correct the token bucket once ``usage`` says what a request really cost."""

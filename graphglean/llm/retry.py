@@ -29,10 +29,10 @@ class RetryPolicy:
     def backoff(self, retry: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""
         rng = rng or random
-        if retry_after is not None:
-            # the server said when; a little jitter keeps waiters from all returning at the same instant
-            return retry_after + rng.uniform(0, min(1.0, retry_after * 0.1 + 0.05))
-        return rng.uniform(0, min(self.cap_s, self.base_s * (2 ** retry)))
+        jitter = rng.uniform(0, min(self.cap_s, self.base_s * (2 ** retry)))
+        # Retry-After is a lower bound, not the whole wait: a server that says "in 10 ms" to every one of a
+        # burst of 429s would otherwise get the whole burst back 10 ms later, and again, and again.
+        return jitter if retry_after is None else retry_after + jitter
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
