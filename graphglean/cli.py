@@ -15,7 +15,7 @@ import trio
 
 from . import __version__
 from .config import load_config
-from .errors import GraphgleanError
+from .errors import GraphgleanError, primary
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -56,13 +56,16 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _warning_line
     try:
         return _run(args)
-    except GraphgleanError as e:
-        print(f"graphglean: error: {e}", file=sys.stderr, flush=True)
-        return e.exit_code if e.exit_code != 1 else EXIT_USAGE
-    except KeyboardInterrupt:
-        print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
-              "run the same command again to continue", file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
+    except BaseException as raised:
+        error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
+        if isinstance(error, KeyboardInterrupt):
+            print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
+                  "run the same command again to continue", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        if isinstance(error, GraphgleanError):
+            print(f"graphglean: error: {error}", file=sys.stderr, flush=True)
+            return error.exit_code if error.exit_code != 1 else EXIT_USAGE
+        raise
 
 
 def _run(args: argparse.Namespace) -> int:

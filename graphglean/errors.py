@@ -46,3 +46,21 @@ class LLMUnreachableError(LLMError):
     """No connection could be made to the endpoint at all."""
 
     exit_code = 2
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, in order; a plain exception is its own leaf."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
+
+
+def primary(error: BaseException) -> BaseException:
+    """The one error a person should hear about from a group that trio's nurseries gathered: an interrupt
+    first, then graphglean's own errors (fatal ones first), else the first leaf."""
+    found = leaves(error)
+    for wanted in (KeyboardInterrupt, LLMAuthError, LLMRequestError, LLMUnreachableError, GraphgleanError):
+        for leaf in found:
+            if isinstance(leaf, wanted):
+                return leaf
+    return found[0]

@@ -1,0 +1,210 @@
+"""The `graphglean run` process under kill -9, SIGINT, bad input and a secret to keep."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from graphglean.testing import FakeLLMServer, FaultPlan, Reply
+from graphglean.testing.responders import synthetic
+
+from ..conftest import ROOT
+from ..test_cli import cli, env, write_config
+
+
+def outputs(out: Path) -> dict[str, str]:
+    keep = ("graph.graphml", "graph.json", "entities.jsonl", "relationships.jsonl")
+    return {name: (out / name).read_text() for name in keep}
+
+
+async def test_five_kills_then_resume_equal_an_uninterrupted_run(tmp_path):
+    rng = random.Random(5)
+    async with FakeLLMServer(synthetic, latency=0.03).running() as s:
+        (tmp_path / "ref").mkdir()
+        assert (await cli("run", write_config(tmp_path / "ref", s.base_url))).returncode == 0
+        reference = len(s.chat_requests())
+        s.requests.clear()
+        cfg = write_config(tmp_path, s.base_url)
+        in_flight_at_kills = 0
+        for _ in range(5):
+            proc = await trio.lowlevel.open_process([sys.executable, "-m", "graphglean", "run", str(cfg)], env=env(),
+                                                    stderr=subprocess.DEVNULL)
+            start = len(s.chat_requests())
+            target = start + rng.randint(3, max(4, reference // 6))
+            with trio.move_on_after(30):
+                while len(s.chat_requests()) < target and proc.poll() is None:
+                    await trio.sleep(0.005)
+            in_flight_at_kills += s.in_flight
+            proc.kill()
+            await proc.wait()
+        final = await cli("run", cfg)
+        assert final.returncode == 0, final.stderr.decode()
+    total = len(s.chat_requests())
+    assert reference <= total <= reference + in_flight_at_kills + 5 * 4  # at most what was in flight per kill
+    assert outputs(tmp_path / "out") == outputs(tmp_path / "ref" / "out")
+    leftovers = [p.name for p in (tmp_path / "out").iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+async def test_sigint_stops_within_two_seconds_and_keeps_work(tmp_path):
+    async with FakeLLMServer(synthetic, latency=0.2).running() as s:
+        cfg = write_config(tmp_path, s.base_url)
+        proc = await trio.lowlevel.open_process([sys.executable, "-m", "graphglean", "run", str(cfg)], env=env(),
+                                                stderr=subprocess.PIPE)
+        while len(s.chat_requests()) < 40:
+            await trio.sleep(0.01)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        await proc.wait()
+        elapsed = time.monotonic() - t0
+        err = (await proc.stderr.receive_some(65536)).decode()
+    assert elapsed < 2.0 and proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    import sqlite3
+
+    kept = sqlite3.connect(tmp_path / "out" / "run.sqlite").execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    assert kept > 0
+
+
+async def test_secret_appears_nowhere(tmp_path):
+    marker = "sk-MARKER-7f3a9c1e5b"
+    faults = FaultPlan(rate=0.15, kinds=("500", "503", "drop", "malformed"), seed=3)
+
+    def leaky(req):  # an endpoint that echoes the key in an error body now and then
+        if req.number % 7 == 3:
+            return Reply(status=503, body={"error": {"message": f"overloaded for key {marker}"}})
+        return synthetic(req)
+
+    async with FakeLLMServer(leaky, faults=faults).running() as s:
+        cfg = write_config(tmp_path, s.base_url, llm={"api_key": marker, "max_retries": 8},
+                           summary={"enabled": True}, episodic={"enabled": True})
+        r = await cli("run", cfg)
+    (tmp_path / "x").mkdir()
+    async with FakeLLMServer(lambda req: Reply(status=401, body={"error": {"message": f"bad key {marker}"}})
+                             ).running() as s401:
+        refused = await cli("run", write_config(tmp_path / "x", s401.base_url, llm={"api_key": marker}))
+    assert refused.returncode == 2 and b"refused the API key" in refused.stderr
+    places = [r.stdout, r.stderr, refused.stdout, refused.stderr]
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path.name != "config.yaml":
+            places.append(path.read_bytes())
+    assert r.returncode in (0, 1) and len(places) > 10
+    assert sum(marker.encode() in p for p in places) == 0
+
+
+BIG_LINE_MB = 50
+
+
+def bad_inputs(tmp: Path) -> list[tuple[str, dict, str, bytes | None]]:
+    """(case, config sections, expected message, input file bytes or None)."""
+    return [
+        ("invalid utf-8", {}, "invalid UTF-8 at byte offset 6", b"hello \xff\xfe world"),
+        ("nul bytes", {}, "looks binary (NUL byte at offset 2)", b"ab\x00cd"),
+        ("empty file", {}, "empty input", b""),
+        ("whitespace only", {}, "empty input", b"  \n\n\t"),
+        ("binary file", {}, "looks binary", bytes(range(256)) * 4),
+        ("jsonl bad line", {"input": {"format": "jsonl"}}, ":2: invalid JSON", b'{"text": "a"}\n{nope\n'),
+        ("jsonl not object", {"input": {"format": "jsonl"}}, ":1: expected a JSON object, got list", b"[1, 2]\n"),
+        ("jsonl no text", {"input": {"format": "jsonl"}}, ":1: missing field 'text'", b'{"body": "a"}\n'),
+        ("jsonl dup id", {"input": {"format": "jsonl"}}, "duplicate document id 'a'",
+         b'{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n'),
+        ("chunks no id", {"input": {"format": "chunks"}}, ":1: missing field 'id'", b'{"text": "a"}\n'),
+        ("locomo not json", {"input": {"format": "locomo"}}, "invalid JSON", b"{oops"),
+        ("locomo wrong shape", {"input": {"format": "locomo"}}, "missing 'conversation' object", b'[{"x": 1}]'),
+        ("messages no role", {"input": {"format": "messages"}, "graph": {"enabled": False},
+                              "enrich": {"enabled": True}}, ":1: missing field 'role'",
+         b'{"session_id": "s", "content": "hi"}\n'),
+        ("enrich without messages", {"graph": {"enabled": False}, "enrich": {"enabled": True}},
+         "enrich needs chat messages", b"Some text."),
+    ]
+
+
+def bad_configs() -> list[tuple[str, str, str]]:
+    return [
+        ("malformed yaml", "llm: {model: [\n", "config.yaml:2: YAML syntax error"),
+        ("tab indentation", "llm:\n\tmodel: x\n", "YAML syntax error"),
+        ("unknown top key", "lmm: {}\n", "config.yaml:1: lmm: unknown key"),
+        ("unknown nested key", "graph:\n  max_gleaning: 2\n", "config.yaml:2: graph.max_gleaning: unknown key"),
+        ("wrong type bool", "graph: {enabled: maybe}\n", "graph.enabled: expected true or false, got 'maybe'"),
+        ("wrong type int", "llm: {max_retries: lots}\n", "llm.max_retries: expected an integer, got 'lots'"),
+        ("wrong type list", "graph: {entity_types: person}\n", "graph.entity_types: expected a list"),
+        ("negative size", "chunking: {size: -5}\n", "chunking.size: expected a positive integer, got -5"),
+        ("zero concurrency", "llm: {max_concurrency: 0}\n", "llm.max_concurrency: expected a positive integer"),
+        ("overlap >= size", "chunking: {size: 100, overlap: 100}\n", "chunking.overlap: must be less than"),
+        ("unset variable", "llm: {api_key: '${GG_NEVER_SET_VAR}'}\n", "environment variable GG_NEVER_SET_VAR is not set"),
+        ("bad enum", "llm: {cache: {mode: sometimes}}\n", "llm.cache.mode: expected one of off, read, write"),
+        ("bad format", "input: {format: pdf}\n", "input.format: expected one of auto, text"),
+        ("detail out of range", "summary: {detail: 2}\n", "summary.detail: expected a number in [0, 1]"),
+        ("not a mapping", "- a\n- b\n", "(top level): expected a mapping"),
+        ("section not a mapping", "graph: true\n", "config.yaml:1: graph: expected a mapping"),
+        ("bad price", "prices: {m: {input: free}}\n", "prices.m.input: expected a number"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(bad_inputs(Path(".")))))
+async def test_bad_input_exits_2_with_one_line(tmp_path, case):
+    name, sections, message, data = bad_inputs(tmp_path)[case]
+    target = tmp_path / "input.txt"
+    target.write_bytes(data)
+    sections = {**sections, "input": {"path": str(target), **sections.get("input", {})}}
+    async with FakeLLMServer(synthetic).running() as s:
+        r = await cli("run", write_config(tmp_path, s.base_url, **sections))
+    err = r.stderr.decode()
+    assert r.returncode == 2 and message in err, (name, err)
+    assert "Traceback" not in err and len([l for l in err.splitlines() if "error:" in l]) == 1
+
+
+@pytest.mark.parametrize("case", range(len(bad_configs())))
+async def test_bad_config_exits_2_with_one_line(tmp_path, case):
+    name, text, message = bad_configs()[case]
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    r = await cli("run", path)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and message in err, (name, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+async def test_folder_without_readable_files_and_missing_config(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.bin").write_bytes(b"\x00\x01")
+    r = await cli("run", write_config(tmp_path, "", input={"path": str(tmp_path / "docs")}))
+    assert r.returncode == 2 and b"no readable text files" in r.stderr
+    r = await cli("run", tmp_path / "missing.yaml")
+    assert r.returncode == 2 and b"configuration file not found" in r.stderr
+
+
+@pytest.mark.parametrize("endpoint,message", [
+    ("unreachable", "endpoint unreachable"),
+    ("401", "refused the API key (HTTP 401)"),
+    ("404", "rejected the request (HTTP 404): The model `gpt-9` does not exist"),
+])
+async def test_endpoint_errors_exit_2_with_one_line(tmp_path, endpoint, message):
+    if endpoint == "unreachable":
+        with trio.socket.socket() as sock:
+            await sock.bind(("127.0.0.1", 0))
+            url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        r = await cli("run", write_config(tmp_path, url, llm={"max_retries": 1}))
+    else:
+        body = {"error": {"message": "The model `gpt-9` does not exist" if endpoint == "404" else "bad key"}}
+        async with FakeLLMServer(lambda req: Reply(status=int(endpoint), body=body)).running() as s:
+            r = await cli("run", write_config(tmp_path, s.base_url))
+    err = r.stderr.decode()
+    assert r.returncode == 2 and message in err and "Traceback" not in err, err
+
+
+async def test_a_50_mb_single_line_is_read_and_chunked(tmp_path):
+    line = ("Scrooge met Marley in London and they talked for hours about money. " * 15000).encode()
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as f:
+        while f.tell() < BIG_LINE_MB * 1_000_000:
+            f.write(line)
+    r = await cli("run", write_config(tmp_path, "", input={"path": str(big)}), "--dry-run")
+    assert r.returncode == 0 and b"chunks" in r.stdout and b"Traceback" not in r.stderr
