@@ -182,3 +182,20 @@ def test_sync_wrapper_inside_a_running_asyncio_loop():
         return extract_graph_sync("Ada Lovelace met Charles Babbage.", Config())
 
     assert "ada lovelace" in asyncio.run(notebook_cell()).output
+
+
+def test_recovers_graphrag_gpt4o_tables_from_its_cached_responses():
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder = shared_path("realdata", "graphrag-gpt4o-dickens")
+    from graphglean.llm.records import parse_chat_body
+
+    results = []
+    for path in sorted((folder / "cache" / "extract_graph").iterdir()):
+        body = json.loads(path.read_text())["result"]["response"]
+        results.append(P.parse(parse_chat_body(body).text, Provenance("book", len(results), path.name, 0)))
+    assert sum(len(r.malformed) for r in results) == 0
+    ours = merge_records(results).to_graph()
+    entities = pq.read_table(folder / "output" / "entities.parquet").column("title").to_pylist()
+    rels = pq.read_table(folder / "output" / "relationships.parquet").select(["source", "target"]).to_pylist()
+    assert {normalize_name(t) for t in entities} <= set(ours.nodes)
+    assert all(ours.has_edge(normalize_name(r["source"]), normalize_name(r["target"])) for r in rels)

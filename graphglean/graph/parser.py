@@ -28,13 +28,22 @@ def strip_reasoning(text: str) -> str:
 
 class RecordParser:
     def __init__(self, tuple_delimiter: str = "<|>", record_delimiter: str = "##",
-                 completion_delimiter: str = "<|COMPLETE|>") -> None:
+                 completion_delimiter: str = "<|COMPLETE|>",
+                 entity_types: tuple[str, ...] = ("organization", "person", "geo", "event")) -> None:
         tuples = [tuple_delimiter, "<|#|>", "<||>", "<|#>", "<#|>", "<|>", "|>"]
         alternatives = sorted({re.escape(t) for t in tuples}, key=len, reverse=True)
         self._tuple = re.compile("|".join(alternatives))
+        self._types = {t.lower() for t in entity_types}
+        q, tup = "[" + re.escape(_QUOTES) + "]", "(?:" + "|".join(alternatives) + ")"
+        kinds = "|".join(sorted(_KINDS, key=len, reverse=True))
+        typed = "|".join(re.escape(t) for t in sorted(self._types, key=len, reverse=True)) or "(?!)"
+        # A record starts where a quoted, parenthesized kind stands anywhere ("(\"entity\"<|>"), or where a bare
+        # kind opens a line or follows a delimiter ("entity<|#|>"). A bare "relationship<|>" inside a
+        # description ("a caring relationship<|>10") is not a record.
         self._start = re.compile(
-            r"(?<![\w])[(\[]?[ \t]*[" + re.escape(_QUOTES) + r"]?(" + "|".join(_KINDS) + r")["
-            + re.escape(_QUOTES) + r"]?[ \t]*(?:" + "|".join(alternatives) + ")", re.I)
+            rf"\([ \t]*{q}(?P<quoted>{kinds}|{typed}){q}[ \t]*{tup}"
+            rf"|(?:^|(?<=#)|(?<=\)))[ \t]*(?:(?:[-*\u2022]|\d+[.)])[ \t]*)?[(\[]?[ \t]*{q}?(?P<bare>{kinds}){q}?[ \t]*{tup}",
+            re.I | re.M)
         self.record_delimiter = record_delimiter
         self._completion = re.compile(re.escape(completion_delimiter) + r"|<\|?complete\|?>", re.I)
 
@@ -53,7 +62,8 @@ class RecordParser:
             position = first_position + i
             src = None if source is None else Provenance(source.doc_id, source.chunk_index, source.chunk_id,
                                                            position)
-            self._record(_KINDS[m.group(1).lower()], body, src, result)
+            kind = (m.group("quoted") or m.group("bare")).lower()
+            self._record(_KINDS.get(kind, "typed:" + kind), body, src, result)
         return result
 
     def _cut(self, raw: str) -> tuple[str, str]:
@@ -87,11 +97,17 @@ class RecordParser:
         if kind == "keywords":
             result.keywords += [k.strip() for k in ",".join(rest).split(",") if k.strip()]
             return
+        if kind.startswith("typed:") and len(rest) >= 2 and rest[0]:
+            # ("event"<|>NAME<|>EVENT<|>DESCRIPTION): a model that wrote the type where the kind goes
+            kind, rest = "entity", rest if rest[1].lower() in self._types else [rest[0], kind[6:], *rest[1:]]
         if kind == "entity":
             if len(rest) < 2 or not rest[0]:
                 result.malformed.append(body.strip())
                 return
             result.entities.append(EntityRecord(rest[0], rest[1], " ".join(r for r in rest[2:] if r), src))
+            return
+        if kind.startswith("typed:"):
+            result.malformed.append(body.strip())
             return
         if len(rest) < 3 or not rest[0] or not rest[1]:
             result.malformed.append(body.strip())
