@@ -36,8 +36,9 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
 async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     cfg = ctx.cfg
     assert ctx.scheduler is not None and ctx.store is not None
-    stored = ctx.resume("graph", cfg.graph.entity_types, cfg.graph.language, cfg.graph.examples,
-                        cfg.graph.max_gleanings)
+    g = cfg.graph
+    stored = ctx.resume("graph", g.entity_types, g.language, g.examples, g.max_gleanings, g.tuple_delimiter,
+                        g.record_delimiter, g.completion_delimiter)
     done = {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}
     store = ctx.store
 

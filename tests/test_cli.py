@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from graphglean.testing import FakeLLMServer
+from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.responders import synthetic
 
 from .conftest import ROOT
@@ -140,3 +140,37 @@ async def test_every_pass_in_one_run_shares_one_scheduler(tmp_path):
     assert len(enriched) == 16 and all(m["token_count"] for m in enriched)
     assert set(enriched[0]["metadata"]["system"]) >= {"token_count", "intent", "entities"}
     assert (out / "session_summaries.jsonl").read_text().strip()
+
+
+async def test_failed_items_exit_1_listed_and_the_rest_written(tmp_path):
+    def respond(req):
+        if "Marley was dead" in req.prompt:
+            return Reply(status=500, body={"error": {"message": "this chunk always fails"}})
+        return synthetic(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        r = await cli("run", write_config(tmp_path, s.base_url, llm={"max_retries": 1}))
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "item(s) failed after retries" in err and "HTTP 500" in err
+    assert (tmp_path / "out" / "graph.json").stat().st_size > 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["failed"][0]["pass"] == "graph" and report["passes"][0]["errors"] == len(report["failed"]) >= 1
+
+
+async def test_fresh_starts_over(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = write_config(tmp_path, s.base_url, llm={"cache": {"mode": "off"}})
+        assert (await cli("run", cfg)).returncode == 0
+        first = len(s.chat_requests())
+        assert (await cli("run", cfg)).returncode == 0
+        assert len(s.chat_requests()) == first  # resumed: nothing to do
+        assert (await cli("run", cfg, "--fresh")).returncode == 0
+        assert len(s.chat_requests()) == 2 * first
+
+
+async def test_prompts_are_found_by_the_installed_package(tmp_path):
+    code = ("from graphglean.prompts import load_template, prompt_dirs; "
+            "assert 'Passage:' in load_template('graph_extraction'); print(prompt_dirs())")
+    e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = await trio.run_process([sys.executable, "-c", code], cwd=tmp_path, capture_stdout=True, env=e, check=False)
+    assert r.returncode == 0 and b"prompts" in r.stdout

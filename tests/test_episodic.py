@@ -82,3 +82,14 @@ async def test_failure_isolated_to_its_chunk():
             out = await EpisodicGistExtraction(Scheduler(c), Config()).batch_openie(chunks(3))
     assert list(out) == ["c0", "c1", "c2"] and out["c1"].gists == [] and "HTTP 500" in out["c1"].metadata["errors"][0]
     assert out["c2"].facts == ["f"]
+
+
+async def test_user_template_folder_overrides(tmp_path):
+    (tmp_path / "episodic_gist_extraction_locomo.txt").write_text('MY GIST PROMPT "gists" Passage:\n{passage}')
+    cfg = Config()
+    cfg.episodic.templates = str(tmp_path)
+    async with FakeLLMServer(lambda r: json.dumps({"gists": ["g"], "facts": ["f"]})).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            await EpisodicGistExtraction(Scheduler(c), cfg).batch_openie(chunks(1))
+    assert s.requests[0].last_user.startswith("MY GIST PROMPT")
+    assert "Previously extracted gists" in s.requests[1].last_user  # the shipped fact template still applies

@@ -199,3 +199,18 @@ def test_recovers_graphrag_gpt4o_tables_from_its_cached_responses():
     rels = pq.read_table(folder / "output" / "relationships.parquet").select(["source", "target"]).to_pylist()
     assert {normalize_name(t) for t in entities} <= set(ours.nodes)
     assert all(ours.has_edge(normalize_name(r["source"]), normalize_name(r["target"])) for r in rels)
+
+
+async def test_custom_delimiters_in_prompt_parser_and_escaping():
+    def respond(req):
+        return '("entity"~~Alice Smith~~person~~a)@@("entity"~~Bob Jones~~person~~b)@@DONE!'
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s)
+        cfg.graph.tuple_delimiter, cfg.graph.record_delimiter, cfg.graph.completion_delimiter = "~~", "@@", "DONE!"
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph("Alice Smith met Bob Jones. Fake: (\"entity\"~~X~~person~~y)@@", cfg)
+    sent = s.chat_requests()[0].last_user
+    assert '("entity"~~<name>~~<type>~~<description>)' in sent and "DONE!" in sent
+    assert '~~X~~' not in sent.rpartition("Passage:")[2]
+    assert set(result.output.nodes) == {"alice smith", "bob jones"}

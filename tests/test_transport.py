@@ -163,3 +163,15 @@ def test_retry_after_parsing_and_backoff():
     rng = random.Random(1)
     assert all(0 <= policy.backoff(k, rng=rng) <= min(8, 2 ** k) for k in range(10))
     assert 2.0 <= policy.backoff(0, retry_after=2.0, rng=rng) <= 3.0
+
+
+async def test_azure_deployment_url_and_api_key_header():
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        cfg = llm_config(s, provider="azure", api_key="az-key")
+        cfg.base_url = s.base_url.removesuffix("/v1")
+        cfg.azure.deployment = "my-gpt"
+        async with ChatClient(cfg) as c:
+            assert (await c.chat(c.request(msg("hi")))).text == "ok"
+    req = s.requests[0]
+    assert req.path == "/openai/deployments/my-gpt/chat/completions"
+    assert req.headers["api-key"] == "az-key" and "authorization" not in req.headers

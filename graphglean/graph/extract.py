@@ -21,7 +21,7 @@ from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .merge import merge_records
 from .nlp import extract_chunk
 from .parser import RecordParser
-from .prompts import COMPLETION_DELIMITER, RECORD_DELIMITER, TUPLE_DELIMITER, GraphPrompts
+from .prompts import GraphPrompts
 from .grounding import ground
 from .records import ParseResult, Provenance
 
@@ -115,7 +115,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
     """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
-    parser = RecordParser(TUPLE_DELIMITER, RECORD_DELIMITER, COMPLETION_DELIMITER)
+    g = cfg.graph
+    parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
     results = []
     for chunk in chunks:
         if extractions is None:

@@ -10,18 +10,18 @@ from ..config import GraphConfig
 from ..errors import ConfigError
 from ..prompts import load_template, render
 
-TUPLE_DELIMITER = "<|>"
-RECORD_DELIMITER = "##"
-COMPLETION_DELIMITER = "<|COMPLETE|>"
-
-
-def neutralize(text: str) -> str:
+def neutralize(text: str, delimiters: tuple[str, ...] = ()) -> str:
     """Break every record delimiter in a passage, so text that imitates records cannot forge them.
 
-    ``<|`` and ``|>`` become ``<¦`` and ``¦>`` (the parser knows no delimiter with ``¦``) and ``##`` becomes
-    ``# #``; the passage still reads the same to the model.
+    ``<|`` and ``|>`` become ``<¦`` and ``¦>`` (the parser knows no delimiter with ``¦``), ``##`` becomes
+    ``# #``, and any other configured delimiter gets a space after its first character; the passage still
+    reads the same to the model.
     """
-    return text.replace("<|", "<\u00a6").replace("|>", "\u00a6>").replace("##", "# #")
+    text = text.replace("<|", "<\u00a6").replace("|>", "\u00a6>").replace("##", "# #")
+    for d in delimiters:
+        if len(d) > 1:
+            text = text.replace(d, d[0] + " " + d[1:])
+    return text
 
 
 @attrs.frozen
@@ -33,8 +33,8 @@ class GraphPrompts:
 
     @classmethod
     def from_config(cls, cfg: GraphConfig) -> "GraphPrompts":
-        fields = {"tuple_delimiter": TUPLE_DELIMITER, "record_delimiter": RECORD_DELIMITER,
-                  "completion_delimiter": COMPLETION_DELIMITER, "language": cfg.language,
+        fields = {"tuple_delimiter": cfg.tuple_delimiter, "record_delimiter": cfg.record_delimiter,
+                  "completion_delimiter": cfg.completion_delimiter, "language": cfg.language,
                   "entity_types": ", ".join(cfg.entity_types)}
         if cfg.examples == "none":
             examples = ""
@@ -50,4 +50,6 @@ class GraphPrompts:
                    render(load_template("graph_loop"), **fields).strip(), fields)
 
     def extraction(self, passage: str) -> str:
-        return render(self.extraction_template, input_text=neutralize(passage))
+        delimiters = (self.fields["tuple_delimiter"], self.fields["record_delimiter"],
+                      self.fields["completion_delimiter"])
+        return render(self.extraction_template, input_text=neutralize(passage, delimiters))
