@@ -87,8 +87,10 @@ class Scheduler:
         self.accounts: dict[str, CallAccount] = {}
         self.errors: dict[str, list[Outcome[Any, Any]]] = {}
         # Items past this many are not started yet: memory stays flat for a million items, and the earliest
-        # items finish first. Twice the request concurrency keeps every request slot busy.
-        self.max_active_items = max_active_items or 2 * client.cfg.max_concurrency + 8
+        # items finish (and are stored) first instead of every item being half done. A quarter more items
+        # than request slots keeps every slot busy while some items are between steps.
+        c = client.cfg.max_concurrency
+        self.max_active_items = max_active_items or c + max(8, c // 4)
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import attrs
 import httpx
@@ -116,14 +116,17 @@ class ChatClient:
                 accounts.bump(cache_hits=1)
                 return attrs.evolve(parse_chat_body(hit), cached=True)
         estimate = self._estimate(req) if self.limiter.limits_tokens else 0
+
+        async def keep(body: Any) -> None:
+            # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
+            if self.cache is not None and (parse_chat_body(body).finish_reason != "length" or req.max_tokens == 1):
+                await self.cache.put(key, body)
+
         body, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
-                                                   parse_chat_body)
+                                                   parse_chat_body, keep)
         result = attrs.evolve(parse_chat_body(body), latency_s=latency, attempts=attempts)
         accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
-        # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
-        if self.cache is not None and (not result.truncated or req.max_tokens == 1):
-            await self.cache.put(key, body)
         return result
 
     async def embed(self, texts: list[str], model: str | None = None,
@@ -143,14 +146,18 @@ class ChatClient:
         if missing:
             payload = {"model": model, "input": [texts[i] for i in missing], **self.cfg.extra_body}
             estimate = sum(self._count_tokens(texts[i]) for i in missing) if self.limiter.limits_tokens else 0
-            body, _, _ = await self._send("embeddings", payload, model, estimate, accounts, _check_embeddings)
+
+            async def keep(body: Any) -> None:
+                if self.cache is not None:
+                    for i, item in zip(missing, sorted(body["data"], key=lambda d: d.get("index", 0))):
+                        await self.cache.put(keys[i], item["embedding"], kind="embedding")
+
+            body, _, _ = await self._send("embeddings", payload, model, estimate, accounts, _check_embeddings, keep)
             data = sorted(body["data"], key=lambda d: d.get("index", 0))
             usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
             accounts.bump(prompt_tokens=usage.prompt_tokens)
             for i, item in zip(missing, data):
                 vectors[i] = item["embedding"]
-                if self.cache is not None:
-                    await self.cache.put(keys[i], item["embedding"], kind="embedding")
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
@@ -169,7 +176,11 @@ class ChatClient:
         return prompt + (req.max_tokens or DEFAULT_COMPLETION_ESTIMATE)
 
     async def _send(self, path: str, payload: dict[str, Any], model: str, estimate: int, accounts: "_Accounts",
-                    check: Callable[[Any], Any]) -> tuple[Any, float, int]:
+                    check: Callable[[Any], Any], keep: Callable[[Any], Awaitable[None]] | None = None
+                    ) -> tuple[Any, float, int]:
+        """POST with retries. ``keep`` persists a good body before the request's slot is given back, shielded
+        from cancellation: an answer that was paid for is stored even when the run is being stopped, and the
+        calls a killed run can lose are at most the ones holding a slot."""
         assert self._http is not None, "use the client inside 'async with'"
         url, headers = self.url(path, model), self._headers()
         started = trio.current_time()
@@ -181,18 +192,20 @@ class ChatClient:
                 accounts.bump(requests=1)
                 outcome = await self._attempt(url, payload, headers)
                 latency = trio.current_time() - t0
-            if not isinstance(outcome, _Failure):
-                resp = outcome
-                self.limiter.observe_headers(resp.headers)
-                body, failure = self._judge(resp, check)
-                if failure is None:
-                    self.concurrency.on_success()
-                    self.limiter.on_success()
-                    accounts.bump(calls=1)
-                    accounts.latency(latency)
-                    return body, latency, len(failures) + 1
-            else:
-                failure = outcome
+                if not isinstance(outcome, _Failure):
+                    self.limiter.observe_headers(outcome.headers)
+                    body, failure = self._judge(outcome, check)
+                    if failure is None:
+                        if keep is not None:
+                            with trio.CancelScope(shield=True):
+                                await keep(body)
+                        self.concurrency.on_success()
+                        self.limiter.on_success()
+                        accounts.bump(calls=1)
+                        accounts.latency(latency)
+                        return body, latency, len(failures) + 1
+                else:
+                    failure = outcome
             failures.append(failure)
             if failure.status == 429:
                 accounts.bump(rate_limited=1)

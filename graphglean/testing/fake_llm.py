@@ -330,7 +330,7 @@ class FakeLLMServer:
                            "usage": {"prompt_tokens": used, "total_tokens": used}}).encode()
 
     def stats(self) -> dict[str, Any]:
-        return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()),
+        return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
                 "faults_injected": self.faults_injected}
 
