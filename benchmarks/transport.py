@@ -52,14 +52,16 @@ def main() -> None:
     p.add_argument("--rpm-seconds", type=float, default=20.0)
     args = p.parse_args()
     rows = []
-    for concurrency, latency in ((64, 0.1), (256, 0.1), (256, 0.5)):
-        calls = args.calls if latency < 0.5 else args.calls // 2
+    for concurrency, latency in ((64, 0.1), (256, 0.1), (256, 0.5), (1000, 2.0)):
+        calls = {0.1: args.calls, 0.5: args.calls // 2}.get(latency, 4000)
         with fake_server("--latency", str(latency)) as url:
             wall, cpu = trio.run(drive, url, calls, concurrency)
+            held = server_stats(url)["max_in_flight"]
         ideal = concurrency / latency
         rows.append({"C": concurrency, "L ms": int(latency * 1000), "calls": calls, "wall s": f"{wall:.2f}",
                      "calls/s": f"{calls / wall:.0f}", "ideal/s": f"{ideal:.0f}",
-                     "% of ideal": f"{100 * calls / wall / ideal:.1f}", "client CPU ms/call": f"{1000 * cpu / calls:.3f}"})
+                     "% of ideal": f"{100 * calls / wall / ideal:.1f}", "client CPU ms/call": f"{1000 * cpu / calls:.3f}",
+                     "server max in flight": held})
     print(table(rows, list(rows[0])))
     calls = int(args.rpm / 60 * args.rpm_seconds)
     with fake_server("--latency", "0.05", "--rpm", str(args.rpm)) as url:
