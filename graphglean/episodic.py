@@ -11,9 +11,9 @@ from typing import Any
 
 import attrs
 
+from .answers import parse_json_output, replace_nulls
 from .config import Config
 from .errors import LLMRequestError
-from .jsonout import parse_json_output, replace_nulls
 from .llm.records import ChatResult
 from .locomo import turn_passage
 from .prompts import load_template, render
@@ -135,32 +135,3 @@ class EpisodicGistExtraction:
 
     def batch_openie_sync(self, chunks: dict[str, ChunkInfo]) -> dict[str, EpisodeRawOutput]:
         return run_sync(self.batch_openie, chunks)
-
-
-async def run_episodic_pass(ctx: Any) -> Any:
-    """The YAML run's episodic pass: every chunk, one line each in episodes.jsonl."""
-    from .graph.export import write_jsonl
-    from .pipeline import PassOutcome
-
-    extractor = EpisodicGistExtraction(ctx.scheduler, ctx.cfg)
-    stored = ctx.resume(PASS, ctx.cfg.episodic.dataset, extractor.gist_template, extractor.fact_template)
-    todo = [c for c in ctx.chunks if c.id not in stored]
-
-    async def one(chunk: Any) -> EpisodeRawOutput:
-        info = ChunkInfo(chunk.text, chunk.tokens, [chunk.index], [chunk.doc_id], dict(chunk.metadata))
-        return await extractor.extract(chunk.id, info)
-
-    async def save(outcome: Any) -> None:
-        if outcome.ok:
-            results[outcome.item.id] = outcome.value.to_json()
-            if not outcome.value.metadata["errors"]:  # a chunk that failed is asked again on the next run
-                await ctx.store.save(PASS, outcome.item.id, results[outcome.item.id])
-
-    results = dict(stored)
-    await ctx.scheduler.map(one, todo, pass_name=PASS, on_result=save)
-    rows = [results[c.id] for c in ctx.chunks if c.id in results]
-    path = ctx.out_dir / "episodes.jsonl"
-    write_jsonl(rows, path)
-    failed = [{"item": r["chunk_id"], "error": "; ".join(r["metadata"]["errors"])} for r in rows
-              if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
-    return PassOutcome(PASS, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

@@ -1,16 +1,63 @@
-"""Each pass as a run step: resume from the run store, submit work to the scheduler, write its outputs."""
+"""Each pass as a step of a run: resume from the run store, submit work to the scheduler, write outputs."""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
 
 from .chunking import Chunk
+from .config import Config
+from .episodic import PASS as EPISODIC
+from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from .graph.export import write_graph, write_jsonl
 from .graph.extract import GraphStats, build_graph, extract_chunks
 from .graph.gleaning import ChunkExtraction
-from .pipeline import PassOutcome, RunContext
+from .inputs import Document, Inputs
+from .runstore import RunStore
+from .scheduler import Scheduler
+from .summarize import PASS as SUMMARY
+from .summarize import SummaryResult, summarize
+from .tokens import Tokenizer
+
+
+@attrs.define
+class PassOutcome:
+    name: str
+    wall_s: float = 0.0
+    failed: list[dict[str, str]] = attrs.field(factory=list)  # {"item", "error"}
+    extra: dict[str, Any] = attrs.field(factory=dict)
+    files: list[str] = attrs.field(factory=list)
+
+
+@attrs.define
+class RunContext:
+    cfg: Config
+    inputs: Inputs
+    chunks: list[Chunk]
+    tokenizer: Tokenizer
+    out_dir: Path
+    store: RunStore | None = None
+    scheduler: Scheduler | None = None
+    notice: Callable[[str], None] = print
+
+    def fingerprint(self, *parts: Any) -> str:
+        llm = self.cfg.llm
+        basis = [llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
+        return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def resume(self, name: str, *fingerprint_parts: Any) -> dict[str, Any]:
+        """Stored results of pass ``name`` (none when the settings that shape its answers changed)."""
+        assert self.store is not None
+        if self.store.open_pass(name, self.fingerprint(*fingerprint_parts)):
+            self.notice(f"{name}: settings changed since the stored results; that pass starts over")
+        return self.store.load(name)
+
+
+PassFn = Callable[[RunContext], Awaitable[PassOutcome]]
 
 
 def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, str]]:
@@ -53,18 +100,6 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     return outcome
 
 
-async def summary_pass(ctx: RunContext) -> PassOutcome:
-    from .summarize import run_summary_pass
-
-    return await run_summary_pass(ctx)
-
-
-async def episodic_pass(ctx: RunContext) -> PassOutcome:
-    from .episodic import run_episodic_pass
-
-    return await run_episodic_pass(ctx)
-
-
 async def enrich_pass(ctx: RunContext) -> PassOutcome:
     """Chat messages of the input into a MemoryStore in the output folder, enriched; one line per message in
     enrichment.jsonl and one per summary in session_summaries.jsonl."""
@@ -94,3 +129,66 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
     write_jsonl(summaries, paths[1])
     failed = [{"item": f"{uuid} {step}", "error": error} for uuid, step, error in failures]
     return PassOutcome("enrich", failed=failed, extra=attrs.asdict(stats), files=[str(p) for p in paths])
+
+
+def documents_of_chunks(chunks: Sequence[Any]) -> list[Any]:
+    """Inputs given as chunks (pre-chunked JSONL, LoCoMo sessions): each document is its chunks, in order."""
+    texts: dict[str, list[str]] = {}
+    for c in chunks:
+        texts.setdefault(c.doc_id, []).append(c.text)
+    return [Document(doc_id, "\n".join(parts), doc_id) for doc_id, parts in texts.items()]
+
+
+async def summary_pass(ctx: RunContext) -> PassOutcome:
+    """The YAML run's summary pass: each input document summarized whole, one line each in summaries.jsonl."""
+    cfg = ctx.cfg.summary
+    stored = ctx.resume(SUMMARY, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
+                        cfg.additional_instructions, cfg.recursive)
+    documents = ctx.inputs.documents or documents_of_chunks(ctx.chunks)
+    docs = [d for d in documents if d.id not in stored]
+    tokenizer = Tokenizer.cl100k()
+
+    async def one(doc: Any) -> SummaryResult:
+        return await summarize(doc.text, ctx.scheduler, cfg.detail, cfg.additional_instructions or None,
+                               cfg.minimum_chunk_size, cfg.chunk_delimiter, cfg.recursive, tokenizer,
+                               pass_name=SUMMARY + ".chunks")
+
+    async def save(outcome: Any) -> None:
+        if outcome.ok:
+            stored[outcome.item.id] = outcome.value.to_json()
+            await ctx.store.save(SUMMARY, outcome.item.id, stored[outcome.item.id])
+
+    outcomes = await ctx.scheduler.map(one, docs, pass_name=SUMMARY, on_result=save)
+    rows = [{"doc_id": d.id, **stored[d.id]} for d in documents if d.id in stored]
+    path = ctx.out_dir / "summaries.jsonl"
+    write_jsonl([{"doc_id": r["doc_id"], "detail": r["detail"], "summary": r["summary"], "chunks": r["chunks"],
+                  "calls": r["calls"], "prompt_tokens": r["prompt_tokens"],
+                  "completion_tokens": r["completion_tokens"]} for r in rows], path)
+    failed = [{"item": o.item.id, "error": str(o.error)} for o in outcomes if not o.ok]
+    return PassOutcome(SUMMARY, failed=failed, extra={"documents": len(rows)}, files=[str(path)])
+
+
+async def episodic_pass(ctx: RunContext) -> PassOutcome:
+    """The YAML run's episodic pass: every chunk, one line each in episodes.jsonl."""
+    extractor = EpisodicGistExtraction(ctx.scheduler, ctx.cfg)
+    stored = ctx.resume(EPISODIC, ctx.cfg.episodic.dataset, extractor.gist_template, extractor.fact_template)
+    todo = [c for c in ctx.chunks if c.id not in stored]
+
+    async def one(chunk: Any) -> EpisodeRawOutput:
+        info = ChunkInfo(chunk.text, chunk.tokens, [chunk.index], [chunk.doc_id], dict(chunk.metadata))
+        return await extractor.extract(chunk.id, info)
+
+    async def save(outcome: Any) -> None:
+        if outcome.ok:
+            results[outcome.item.id] = outcome.value.to_json()
+            if not outcome.value.metadata["errors"]:  # a chunk that failed is asked again on the next run
+                await ctx.store.save(EPISODIC, outcome.item.id, results[outcome.item.id])
+
+    results = dict(stored)
+    await ctx.scheduler.map(one, todo, pass_name=EPISODIC, on_result=save)
+    rows = [results[c.id] for c in ctx.chunks if c.id in results]
+    path = ctx.out_dir / "episodes.jsonl"
+    write_jsonl(rows, path)
+    failed = [{"item": r["chunk_id"], "error": "; ".join(r["metadata"]["errors"])} for r in rows
+              if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
+    return PassOutcome(EPISODIC, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

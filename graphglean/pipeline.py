@@ -6,13 +6,12 @@ again continues where it stopped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Awaitable, Callable, TextIO
+from typing import Any, Callable, TextIO
 
 import attrs
 import trio
@@ -22,43 +21,20 @@ from .chunking import Chunk, token_chunks
 from .config import Config
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
+from .passes import (
+    PassFn,
+    PassOutcome,
+    RunContext,
+    enrich_pass,
+    episodic_pass,
+    graph_llm_pass,
+    graph_nlp_pass,
+    summary_pass,
+)
 from .report import DEFAULT_PRICES, cost, format_table, pass_row, price_of
 from .runstore import RunStore
 from .scheduler import Progress, Scheduler
 from .tokens import Tokenizer
-
-
-@attrs.define
-class PassOutcome:
-    name: str
-    wall_s: float = 0.0
-    failed: list[dict[str, str]] = attrs.field(factory=list)  # {"item", "error"}
-    extra: dict[str, Any] = attrs.field(factory=dict)
-    files: list[str] = attrs.field(factory=list)
-
-
-@attrs.define
-class RunContext:
-    cfg: Config
-    inputs: Inputs
-    chunks: list[Chunk]
-    tokenizer: Tokenizer
-    out_dir: Path
-    store: RunStore | None = None
-    scheduler: Scheduler | None = None
-    notice: Callable[[str], None] = print
-
-    def fingerprint(self, *parts: Any) -> str:
-        llm = self.cfg.llm
-        basis = [llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
-        return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-    def resume(self, name: str, *fingerprint_parts: Any) -> dict[str, Any]:
-        """Stored results of pass ``name`` (none when the settings that shape its answers changed)."""
-        assert self.store is not None
-        if self.store.open_pass(name, self.fingerprint(*fingerprint_parts)):
-            self.notice(f"{name}: settings changed since the stored results; that pass starts over")
-        return self.store.load(name)
 
 
 @attrs.define
@@ -69,9 +45,6 @@ class RunResult:
     @property
     def failed(self) -> int:
         return sum(len(p.failed) for p in self.passes)
-
-
-PassFn = Callable[[RunContext], Awaitable[PassOutcome]]
 
 
 def _stderr(message: str) -> None:
@@ -87,8 +60,6 @@ def chunk_inputs(inputs: Inputs, cfg: Config, tokenizer: Tokenizer) -> list[Chun
 
 def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
     """The passes this configuration enables, with the choice of graph method explained."""
-    from .passes import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
-
     passes: list[tuple[str, PassFn]] = []
     endpoint = cfg.llm.has_endpoint
     how = ("set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server, "

@@ -1,4 +1,4 @@
-"""Progress per pass: one redrawn line per pass on a terminal, plain log lines otherwise."""
+"""Progress per pass: a line per pass redrawn in place on a terminal, plain log lines otherwise."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ class ConsoleProgress:
         self.totals: dict[str, int] = {}
         self.done: dict[str, int] = {}
         self.failed: dict[str, int] = {}
+        self.lines: dict[str, str] = {}
+        self._drawn = 0
         self._last = 0.0
 
     def start(self, pass_name: str, total: int) -> None:
@@ -25,25 +27,35 @@ class ConsoleProgress:
         self.failed.setdefault(pass_name, 0)
 
     def _line(self, name: str, account: CallAccount) -> str:
-        return (f"{name}: {self.done[name]}/{self.totals[name]} items, {account.calls} calls, "
+        total = self.totals[name]
+        bar = ""
+        if self.tty and total:
+            filled = int(20 * self.done[name] / total)
+            bar = "[" + "#" * filled + "." * (20 - filled) + "] "
+        return (f"{name:<15} {bar}{self.done[name]}/{total} items, {account.calls} calls, "
                 f"{account.cache_hits} cached, {account.prompt_tokens + account.completion_tokens} tokens, "
                 f"{self.failed[name]} errors")
 
     def advance(self, pass_name: str, account: CallAccount, failed: bool) -> None:
         self.done[pass_name] += 1
         self.failed[pass_name] += int(failed)
+        self.lines[pass_name] = self._line(pass_name, account)
         now = time.monotonic()
         final = self.done[pass_name] == self.totals[pass_name]
         if self.tty:
             if final or now - self._last >= 0.1:
                 self._last = now
-                self.stream.write("\r\x1b[K" + self._line(pass_name, account))
-                self.stream.flush()
+                self._redraw()
         elif final or now - self._last >= self.interval_s:
             self._last = now
-            print(self._line(pass_name, account), file=self.stream, flush=True)
+            print(self.lines[pass_name], file=self.stream, flush=True)
+
+    def _redraw(self) -> None:
+        up = f"\x1b[{self._drawn}F" if self._drawn else ""
+        self.stream.write(up + "".join(f"\x1b[K{line}\n" for line in self.lines.values()))
+        self.stream.flush()
+        self._drawn = len(self.lines)
 
     def finish(self, pass_name: str) -> None:
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self.tty and pass_name in self.lines:
+            self._redraw()

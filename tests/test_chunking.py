@@ -1,4 +1,5 @@
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphglean.chunking import chunk_on_delimiter, token_chunks
 from graphglean.tokens import Tokenizer

@@ -2,9 +2,9 @@ import json
 
 import trio
 
+from graphglean.answers import parse_json_output
 from graphglean.config import Config
 from graphglean.episodic import ChunkInfo, EpisodicGistExtraction, template_family
-from graphglean.jsonout import parse_json_output
 from graphglean.llm import ChatClient
 from graphglean.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, Reply

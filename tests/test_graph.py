@@ -2,7 +2,8 @@ import json
 
 import networkx as nx
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphglean.chunking import Chunk
 from graphglean.config import Config

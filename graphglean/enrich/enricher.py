@@ -20,10 +20,10 @@ from typing import Any, Awaitable, Callable, Sequence
 import attrs
 import trio
 
+from ..answers import parse_json_output
 from ..config import EnrichConfig
 from ..errors import ConfigError
 from ..inputs import Message
-from ..jsonout import parse_json_output
 from ..prompts import load_template, render
 from ..scheduler import FATAL, Scheduler
 from ..summarize import HistoryMessage, ProgressiveSummarizer, SummaryPoint

@@ -18,11 +18,11 @@ from ..scheduler import Outcome, Scheduler
 from ..tokens import Tokenizer
 from .describe import summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
+from .grounding import ground
 from .merge import merge_records
 from .nlp import extract_chunk
 from .parser import RecordParser
 from .prompts import GraphPrompts
-from .grounding import ground
 from .records import ParseResult, Provenance
 
 PASS = "graph"

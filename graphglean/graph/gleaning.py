@@ -14,11 +14,11 @@ from typing import Any
 import attrs
 import trio
 
+from ..answers import strip_reasoning
 from ..errors import LLMRequestError
 from ..llm.records import Usage
 from ..scheduler import PassLLM
 from ..tokens import Tokenizer
-from .parser import strip_reasoning
 from .prompts import GraphPrompts
 
 

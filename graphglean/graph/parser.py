@@ -11,19 +11,14 @@ from __future__ import annotations
 
 import re
 
+from ..answers import strip_reasoning
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
 _FENCE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.M)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 _QUOTES = "\"'\u201c\u201d\u2018\u2019`*"
 _KINDS = {"entity": "entity", "relationship": "relationship", "relation": "relation",
           "content_keywords": "keywords", "high_level_keywords": "keywords"}
-
-
-def strip_reasoning(text: str) -> str:
-    """Remove ``<think>...</think>`` blocks (an unclosed one runs to the end)."""
-    return _THINK.sub("", text)
 
 
 class RecordParser:

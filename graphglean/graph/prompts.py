@@ -10,6 +10,7 @@ from ..config import GraphConfig
 from ..errors import ConfigError
 from ..prompts import load_template, render
 
+
 def neutralize(text: str, delimiters: tuple[str, ...] = ()) -> str:
     """Break every record delimiter in a passage, so text that imitates records cannot forge them.
 

@@ -17,8 +17,8 @@ from .accounting import CallAccount
 from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
-from .transport import PooledTransport
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
+from .transport import PooledTransport
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_COMPLETION_ESTIMATE = 512

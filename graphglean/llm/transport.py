@@ -10,6 +10,7 @@ selects httpx's own transport (proxies, HTTP/2) instead.
 from __future__ import annotations
 
 import ssl
+
 import h11
 import httpx
 import trio

@@ -1,14 +1,12 @@
 """Faults, hostile documents, secrets and load, in-process against the fake server."""
 
-import json
 import os
-from pathlib import Path
 
 import networkx as nx
 import trio
 
-from graphglean.graph.extract import extract_graph
 from graphglean.graph.export import write_graph
+from graphglean.graph.extract import extract_graph
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
 from graphglean.testing.responders import synthetic
 

@@ -1,7 +1,5 @@
 """The `graphglean run` process under kill -9, SIGINT, bad input and a secret to keep."""
 
-import json
-import os
 import random
 import signal
 import subprocess
@@ -15,7 +13,6 @@ import trio
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
 from graphglean.testing.responders import synthetic
 
-from ..conftest import ROOT
 from ..test_cli import cli, env, write_config
 
 

@@ -1,4 +1,4 @@
-"""Reading JSON that models write: fences, preambles, truncation, nulls."""
+"""Reading what models answer: reasoning blocks, fences, preambles, truncated JSON, nulls."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ from typing import Any
 
 import json_repair
 
-from .graph.parser import strip_reasoning
-
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|\Z)", re.S | re.I)
+
+
+def strip_reasoning(text: str) -> str:
+    """Remove ``<think>...</think>`` blocks (an unclosed one runs to the end)."""
+    return _THINK.sub("", text)
 
 
 def _candidate(text: str) -> str:
