@@ -139,53 +139,58 @@ def documents_of_chunks(chunks: Sequence[Any]) -> list[Any]:
     return [Document(doc_id, "\n".join(parts), doc_id) for doc_id, parts in texts.items()]
 
 
+async def _map_and_store(ctx: RunContext, name: str, items: list[Any], item_id: Callable[[Any], str],
+                         fn: Callable[[Any], Awaitable[Any]], stored: dict[str, Any],
+                         durable: Callable[[Any], bool] = lambda value: True) -> tuple[dict[str, Any], list[Any]]:
+    """Run ``fn`` over the items not yet ``stored``; each result goes to the run store as it finishes
+    (unless ``durable`` says it should be asked again next run). Returns every result, stored ones included."""
+    assert ctx.scheduler is not None and ctx.store is not None
+    results, store = dict(stored), ctx.store
+
+    async def save(outcome: Any) -> None:
+        if outcome.ok:
+            key = item_id(outcome.item)
+            results[key] = outcome.value.to_json()
+            if durable(outcome.value):
+                await store.save(name, key, results[key])
+
+    todo = [i for i in items if item_id(i) not in stored]
+    return results, await ctx.scheduler.map(fn, todo, pass_name=name, on_result=save)
+
+
 async def summary_pass(ctx: RunContext) -> PassOutcome:
-    """The YAML run's summary pass: each input document summarized whole, one line each in summaries.jsonl."""
+    """Each input document summarized whole, one line each in summaries.jsonl."""
     cfg = ctx.cfg.summary
     stored = ctx.resume(SUMMARY, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
                         cfg.additional_instructions, cfg.recursive)
     documents = ctx.inputs.documents or documents_of_chunks(ctx.chunks)
-    docs = [d for d in documents if d.id not in stored]
     tokenizer = Tokenizer.cl100k()
 
-    async def one(doc: Any) -> SummaryResult:
+    async def one(doc: Document) -> SummaryResult:
         return await summarize(doc.text, ctx.scheduler, cfg.detail, cfg.additional_instructions or None,
                                cfg.minimum_chunk_size, cfg.chunk_delimiter, cfg.recursive, tokenizer,
                                pass_name=SUMMARY + ".chunks")
 
-    async def save(outcome: Any) -> None:
-        if outcome.ok:
-            stored[outcome.item.id] = outcome.value.to_json()
-            await ctx.store.save(SUMMARY, outcome.item.id, stored[outcome.item.id])
-
-    outcomes = await ctx.scheduler.map(one, docs, pass_name=SUMMARY, on_result=save)
-    rows = [{"doc_id": d.id, **stored[d.id]} for d in documents if d.id in stored]
+    results, outcomes = await _map_and_store(ctx, SUMMARY, documents, lambda d: d.id, one, stored)
+    rows = [{"doc_id": d.id, **results[d.id]} for d in documents if d.id in results]
     path = ctx.out_dir / "summaries.jsonl"
-    write_jsonl([{"doc_id": r["doc_id"], "detail": r["detail"], "summary": r["summary"], "chunks": r["chunks"],
-                  "calls": r["calls"], "prompt_tokens": r["prompt_tokens"],
-                  "completion_tokens": r["completion_tokens"]} for r in rows], path)
-    failed = [{"item": o.item.id, "error": str(o.error)} for o in outcomes if not o.ok]
+    write_jsonl(rows, path)
+    failed = _failures([o for o in outcomes if not o.ok], lambda d: d.id)
     return PassOutcome(SUMMARY, failed=failed, extra={"documents": len(rows)}, files=[str(path)])
 
 
 async def episodic_pass(ctx: RunContext) -> PassOutcome:
-    """The YAML run's episodic pass: every chunk, one line each in episodes.jsonl."""
+    """Gists and facts of every chunk, one line each in episodes.jsonl."""
     extractor = EpisodicGistExtraction(ctx.scheduler, ctx.cfg)
     stored = ctx.resume(EPISODIC, ctx.cfg.episodic.dataset, extractor.gist_template, extractor.fact_template)
-    todo = [c for c in ctx.chunks if c.id not in stored]
 
-    async def one(chunk: Any) -> EpisodeRawOutput:
+    async def one(chunk: Chunk) -> EpisodeRawOutput:
         info = ChunkInfo(chunk.text, chunk.tokens, [chunk.index], [chunk.doc_id], dict(chunk.metadata))
         return await extractor.extract(chunk.id, info)
 
-    async def save(outcome: Any) -> None:
-        if outcome.ok:
-            results[outcome.item.id] = outcome.value.to_json()
-            if not outcome.value.metadata["errors"]:  # a chunk that failed is asked again on the next run
-                await ctx.store.save(EPISODIC, outcome.item.id, results[outcome.item.id])
-
-    results = dict(stored)
-    await ctx.scheduler.map(one, todo, pass_name=EPISODIC, on_result=save)
+    # a chunk that ended with an error is kept in the output but asked again on the next run
+    results, _ = await _map_and_store(ctx, EPISODIC, ctx.chunks, lambda c: c.id, one, stored,
+                                      durable=lambda episode: not episode.metadata["errors"])
     rows = [results[c.id] for c in ctx.chunks if c.id in results]
     path = ctx.out_dir / "episodes.jsonl"
     write_jsonl(rows, path)

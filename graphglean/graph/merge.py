@@ -38,6 +38,12 @@ def _first_seen(into: dict[str, Key], value: str, key: Key) -> None:
         into[value] = key
 
 
+def _merge_first_seen(*pairs: tuple[dict[str, Key], dict[str, Key]]) -> None:
+    for mine, theirs in pairs:
+        for value, key in theirs.items():
+            _first_seen(mine, value, key)
+
+
 def _ranked(counts: Counter[str], first: dict[str, Key]) -> list[str]:
     """Most frequent first; ties go to the earliest seen, then to the name itself."""
     return sorted(counts, key=lambda v: (-counts[v], first.get(v, _NOWHERE), v))
@@ -61,10 +67,8 @@ class _Node:
         self.names.update(other.names)
         self.mentions.update(other.mentions)
         self.types.update(other.types)
-        for mine, theirs in ((self.first, other.first), (self.descriptions, other.descriptions),
-                             (self.sources, other.sources)):
-            for value, key in theirs.items():
-                _first_seen(mine, value, key)
+        _merge_first_seen((self.first, other.first), (self.descriptions, other.descriptions),
+                          (self.sources, other.sources))
         self.frequency += other.frequency
 
 
@@ -78,10 +82,8 @@ class _Edge:
 
     def merge(self, other: "_Edge") -> None:
         self.weight += other.weight
-        for mine, theirs in ((self.descriptions, other.descriptions), (self.keywords, other.keywords),
-                             (self.sources, other.sources)):
-            for value, key in theirs.items():
-                _first_seen(mine, value, key)
+        _merge_first_seen((self.descriptions, other.descriptions), (self.keywords, other.keywords),
+                          (self.sources, other.sources))
         self.frequency += other.frequency
 
 
