@@ -63,11 +63,14 @@ def build_passage(info: ChunkInfo) -> str:
 
 
 class EpisodicGistExtraction:
-    """``await batch_openie(chunks)`` under trio, ``batch_openie_sync(chunks)`` elsewhere."""
+    """``await batch_openie(chunks)`` under trio, ``batch_openie_sync(chunks)`` elsewhere.
 
-    def __init__(self, llm: Scheduler, config: Config) -> None:
+    ``llm`` is the run's shared `Scheduler`; with None, each batch opens a client from ``config.llm`` for
+    itself (which is what synchronous callers want)."""
+
+    def __init__(self, llm: Scheduler | None, config: Config) -> None:
         self.scheduler = llm
-        self.llm: PassLLM = llm.llm(PASS)
+        self.llm: PassLLM | None = llm.llm(PASS) if llm is not None else None
         self.cfg = config
         family = template_family(config.episodic.dataset)
         override = config.episodic.templates or None
@@ -102,6 +105,7 @@ class EpisodicGistExtraction:
     async def _chat(self, messages: list[dict[str, str]]) -> ChatResult:
         fmt = {"type": "json_object"} if self.json_mode else None
         try:
+            assert self.llm is not None
             return await self.llm.chat(self.llm.request(messages, response_format=fmt))
         except LLMRequestError:
             if fmt is None:
@@ -129,6 +133,16 @@ class EpisodicGistExtraction:
 
     async def batch_openie(self, chunks: dict[str, ChunkInfo]) -> dict[str, EpisodeRawOutput]:
         """Gists then facts for every chunk; results in input order."""
+        if self.scheduler is None:
+            from .llm.client import ChatClient
+
+            async with ChatClient.from_config(self.cfg.llm) as client:
+                self.scheduler = Scheduler(client, fail_fast=self.cfg.fail_fast)
+                self.llm = self.scheduler.llm(PASS)
+                try:
+                    return await self.batch_openie(chunks)
+                finally:
+                    self.scheduler = self.llm = None
         items = list(chunks.items())
         outcomes = await self.scheduler.map(lambda kv: self.extract(*kv), items, pass_name=PASS)
         return {o.item[0]: o.value for o in outcomes if o.ok}

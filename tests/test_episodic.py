@@ -93,3 +93,29 @@ async def test_user_template_folder_overrides(tmp_path):
             await EpisodicGistExtraction(Scheduler(c), cfg).batch_openie(chunks(1))
     assert s.requests[0].last_user.startswith("MY GIST PROMPT")
     assert "Previously extracted gists" in s.requests[1].last_user  # the shipped fact template still applies
+
+
+def test_sync_wrapper_from_plain_code():
+    import threading
+
+    ready, stop = threading.Event(), threading.Event()
+    box = {}
+
+    async def serve():  # the fake server in a thread of its own: the code under test is synchronous
+        async with FakeLLMServer(lambda r: json.dumps({"gists": ["g"], "facts": ["f"]})).running() as s:
+            box["url"] = s.base_url
+            ready.set()
+            while not stop.is_set():
+                await trio.sleep(0.01)
+
+    thread = threading.Thread(target=trio.run, args=(serve,))
+    thread.start()
+    try:
+        ready.wait(10)
+        cfg = Config()
+        cfg.llm = llm_config(type("S", (), {"base_url": box["url"]})())
+        out = EpisodicGistExtraction(None, cfg).batch_openie_sync(chunks(2))
+    finally:
+        stop.set()
+        thread.join()
+    assert [o.gists for o in out.values()] == [["g"], ["g"]]

@@ -175,3 +175,27 @@ async def test_azure_deployment_url_and_api_key_header():
     req = s.requests[0]
     assert req.path == "/openai/deployments/my-gpt/chat/completions"
     assert req.headers["api-key"] == "az-key" and "authorization" not in req.headers
+
+
+async def test_exhausted_ratelimit_headers_hold_the_next_request():
+    def respond(req):
+        return Reply("ok", headers={"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "300ms"})
+
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            await c.chat(c.request(msg("a")))
+            t0 = trio.current_time()
+            await c.chat(c.request(msg("b")))
+            assert trio.current_time() - t0 >= 0.29
+
+
+async def test_tokens_per_minute_paced_and_corrected_from_usage(autojump_clock):
+    limiter = RateLimiter(tokens_per_minute=6000)  # 100 tokens a second, 100 banked
+    t0 = trio.current_time()
+    await limiter.acquire(100)
+    await limiter.acquire(100)  # waits for the bucket to refill
+    assert trio.current_time() - t0 == pytest.approx(1.0, abs=0.01)
+    limiter.settle(estimated_tokens=100, actual_tokens=10)  # the answer was cheaper: 90 tokens come back
+    t1 = trio.current_time()
+    await limiter.acquire(90)
+    assert trio.current_time() - t1 < 0.01
