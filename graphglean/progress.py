@@ -19,7 +19,7 @@ class ConsoleProgress:
         self.failed: dict[str, int] = {}
         self.lines: dict[str, str] = {}
         self._drawn = 0
-        self._last = 0.0
+        self._last = float("-inf")  # the first update shows at once
 
     def start(self, pass_name: str, total: int) -> None:
         self.totals[pass_name] = self.totals.get(pass_name, 0) + total
