@@ -139,7 +139,7 @@ def secrets(tmp: Path) -> str:
 
 
 def load(tmp: Path) -> str:
-    text = corpus(tmp / "load.txt", 2150)
+    text = corpus(tmp / "load.txt", 2450)
     with fake_server("--latency", "0.2") as url:
         cfg = config(tmp, url, text, "load", max_concurrency=256)
         r = run(cfg)
