@@ -71,6 +71,8 @@ class LLMConfig:
     requests_per_minute: int = setting(0, "client-side request rate limit; 0 = no limit", non_negative)
     tokens_per_minute: int = setting(0, "client-side token rate limit; 0 = no limit", non_negative)
     max_retries: int = setting(6, "retries of one request after the first attempt", non_negative)
+    retry_deadline_s: float = setting(0.0, "give up retrying a request after this long; 0 = no deadline",
+                                      non_negative)
     timeout_s: float = setting(120.0, "total time one attempt may take, in seconds", positive)
     connect_timeout_s: float = setting(10.0, "time to open a connection, in seconds", positive)
     temperature: float = setting(0.0, "sampling temperature", non_negative)

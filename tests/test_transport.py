@@ -199,3 +199,13 @@ async def test_tokens_per_minute_paced_and_corrected_from_usage(autojump_clock):
     t1 = trio.current_time()
     await limiter.acquire(90)
     assert trio.current_time() - t1 < 0.01
+
+
+async def test_retry_deadline_gives_up_in_time():
+    async with FakeLLMServer(lambda r: "ok", faults=FaultPlan(rate=1.0, kinds=("500",))).running() as s:
+        cfg = llm_config(s, max_retries=100, retry_deadline_s=0.5)
+        async with ChatClient(cfg) as c:
+            t0 = trio.current_time()
+            with pytest.raises(LLMError, match="gave up"):
+                await c.chat(c.request(msg("hi")))
+            assert trio.current_time() - t0 < 1.0 and len(s.requests) < 100

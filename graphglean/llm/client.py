@@ -43,7 +43,7 @@ class ChatClient:
         self.cfg = cfg
         self.cache = cache
         self.limiter = limiter or RateLimiter(cfg.requests_per_minute, cfg.tokens_per_minute)
-        self.retry = retry or RetryPolicy(max_retries=cfg.max_retries)
+        self.retry = retry or RetryPolicy(max_retries=cfg.max_retries, deadline_s=cfg.retry_deadline_s or None)
         self.concurrency = AdaptiveConcurrency(cfg.max_concurrency)
         self.account = CallAccount()  # everything this client did, whichever pass asked
         self._count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
