@@ -15,6 +15,7 @@ she so that the their them then there these they this those to up was we what wh
 your yes oh ah well now here said mr mrs ms dr st""".split())
 _TITLES = frozenset("mr mrs ms dr st sir lady lord miss".split())
 _PHRASE = re.compile(r"\b[A-Z][a-zA-Z'’\-]+(?:\s+(?:of\s+the\s+|of\s+|the\s+|de\s+|van\s+)?[A-Z][a-zA-Z'’\-]+)*")
+_POSSESSIVE = re.compile(r"['’]s$")
 MAX_NEIGHBOURS = 12  # co-occurrence only between phrases this close in the chunk, or the graph is a clique
 
 
@@ -26,23 +27,26 @@ def _opens_sentence(text: str, i: int) -> bool:
 
 
 def noun_phrases(text: str) -> list[tuple[str, int, int]]:
-    """(phrase, start, end) of proper-noun phrases; a lone capitalized word that only ever opens a sentence
-    or is a function word is skipped."""
+    """(phrase, start, end) of proper-noun phrases. Possessives are cut ("Scrooge's" is Scrooge); a lone
+    word that is a contraction, a function word, a bracketed note or a common sentence opener is skipped."""
     found = []
     for m in _PHRASE.finditer(text):
-        phrase = m.group(0).rstrip("'’-")
-        words = phrase.split()
+        if m.start() > 0 and text[m.start() - 1] == "[":  # [Illustration], [Footnote]
+            continue
+        words = _POSSESSIVE.sub("", m.group(0).rstrip("'’-")).split()
         while words and words[0].lower().strip("'’") in _STOP - _TITLES:
             words = words[1:]
         if not words:
             continue
         phrase = " ".join(words)
         if len(words) == 1:
-            if phrase.lower() in _STOP or len(phrase) < 3 or phrase.isupper() and len(phrase) > 4:
+            if phrase.lower() in _STOP or len(phrase) < 3 or "'" in phrase or "’" in phrase:
+                continue
+            if phrase.isupper() and len(phrase) > 4:
                 continue
             if _opens_sentence(text, m.start()) and phrase.lower() in _COMMON_OPENERS:
                 continue
-        start = m.end() - len(phrase) if m.group(0).endswith(phrase) else m.start()
+        start = text.find(phrase, m.start(), m.end())
         found.append((phrase, start, start + len(phrase)))
     return found
 
