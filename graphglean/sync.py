@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import functools
+import sys
 from typing import Any, Awaitable, Callable, TypeVar
 
 import trio
@@ -13,6 +13,9 @@ T = TypeVar("T")
 
 
 def _asyncio_loop_running() -> bool:
+    asyncio = sys.modules.get("asyncio")  # not imported by anyone: then no asyncio loop can be running
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:

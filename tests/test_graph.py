@@ -215,3 +215,14 @@ async def test_custom_delimiters_in_prompt_parser_and_escaping():
     assert '("entity"~~<name>~~<type>~~<description>)' in sent and "DONE!" in sent
     assert '~~X~~' not in sent.rpartition("Passage:")[2]
     assert set(result.output.nodes) == {"alice smith", "bob jones"}
+
+
+async def test_garbage_check_answers_are_counted_and_read_as_no():
+    def respond(req):  # a local model given the wrong bias ids answers garbage
+        return Reply(" module", finish_reason="length") if req.max_tokens == 1 else synthetic(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s, model="llama3")
+        cfg.graph.max_gleanings = 3
+        result = await extract_graph("Alice Smith met Bob Jones.", cfg)
+    assert result.stats.unclear_checks == 1 and result.stats.gleaning_rounds == 0 and len(s.chat_requests()) == 2

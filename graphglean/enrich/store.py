@@ -166,10 +166,6 @@ class MemoryStore:
                           f"{where} ORDER BY seq", args)
         return [StoredSummary(r[0], r[1], r[2], r[3], json.loads(r[4] or "{}"), r[5]) for r in rows]
 
-    def summaries_without_embedding(self) -> list[StoredSummary]:
-        return [s for s in self.summaries() if not self._exec(
-            "SELECT 1 FROM summaries WHERE uuid = ? AND embedding IS NOT NULL", (s.uuid,))]
-
     # -- vectors ------------------------------------------------------------------------------------------
 
     def vectors(self, session_id: str, table: str = "messages") -> tuple[list[str], np.ndarray]:

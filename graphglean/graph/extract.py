@@ -127,6 +127,7 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
+            stats.unclear_checks += ex.unclear
             stats.prompt_tokens += ex.prompt_tokens
             stats.completion_tokens += ex.completion_tokens
         else:

@@ -40,7 +40,6 @@ class LoopCheck:
         self._bias: dict[str, float] | None = None
         self._resolved = False
         self._lock = trio.Lock()
-        self.unclear_answers = 0
 
     async def bias(self) -> dict[str, float] | None:
         async with self._lock:
@@ -79,7 +78,8 @@ class LoopCheck:
                 return ids
         return None
 
-    async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, Usage]:
+    async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, bool, Usage]:
+        """(more?, was the answer a clear yes or no?, usage). An unclear answer counts as NO."""
         bias = await self.bias()
         req = self.llm.request(messages, max_tokens=1, logit_bias=bias)
         try:
@@ -90,9 +90,7 @@ class LoopCheck:
             self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
             result = await self.llm.chat(self.llm.request(messages, max_tokens=1))
         answer = strip_reasoning(result.text).strip().strip(".!\"'").lower()
-        if not answer.startswith(("y", "n")):
-            self.unclear_answers += 1
-        return answer.startswith("y"), result.usage
+        return answer.startswith("y"), answer.startswith(("y", "n")), result.usage
 
 
 @attrs.frozen
@@ -107,6 +105,7 @@ class ChunkExtraction:
     prompt_tokens: int
     completion_tokens: int
     truncated: int = 0  # responses cut by the completion token cap
+    unclear: int = 0  # YES/NO checks answered with neither (read as NO)
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -126,12 +125,14 @@ class GleaningLoop:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
         first = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens))
         responses, usage, truncated = [first.text], first.usage, int(first.truncated)
-        rounds = checks = 0
+        rounds = checks = unclear = 0
         for _ in range(self.max_gleanings):
             messages.append({"role": "assistant", "content": responses[-1]})
             checks += 1
-            more, check_usage = await self.check.ask([*messages, {"role": "user", "content": self.prompts.loop_prompt}])
+            more, clear, check_usage = await self.check.ask(
+                [*messages, {"role": "user", "content": self.prompts.loop_prompt}])
             usage += check_usage
+            unclear += int(not clear)
             if not more:
                 break
             messages.append({"role": "user", "content": self.prompts.continue_prompt})
@@ -141,4 +142,4 @@ class GleaningLoop:
             truncated += int(result.truncated)
             rounds += 1
         return ChunkExtraction(chunk_id, responses, rounds, checks, usage.prompt_tokens, usage.completion_tokens,
-                               truncated)
+                               truncated, unclear)

@@ -39,8 +39,6 @@ class ChatRequest:
         canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def with_messages(self, *more: dict[str, str]) -> "ChatRequest":
-        return attrs.evolve(self, messages=(*self.messages, *more))
 
 
 @attrs.frozen
