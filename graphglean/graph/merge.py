@@ -95,12 +95,18 @@ class GraphAccumulator:
     nodes: dict[str, _Node] = attrs.field(factory=dict)
     edges: dict[tuple[str, str], _Edge] = attrs.field(factory=dict)
 
+    def _node(self, key: str) -> _Node:
+        node = self.nodes.get(key)  # not setdefault: building a spare _Node per record is most of the cost
+        if node is None:
+            node = self.nodes[key] = _Node()
+        return node
+
     def add_entity(self, rec: EntityRecord) -> None:
         name = clean_name(rec.name)
         key = normalize_name(rec.name)
         if not key:
             return
-        node = self.nodes.setdefault(key, _Node())
+        node = self._node(key)
         where = _key(rec.source)
         node.names[name] += 1
         _first_seen(node.first, name, where)
@@ -119,11 +125,14 @@ class GraphAccumulator:
             return
         where = _key(rec.source)
         for key, name in ((a, rec.source_name), (b, rec.target_name)):
-            node = self.nodes.setdefault(key, _Node())
-            node.mentions[clean_name(name)] += 1
-            _first_seen(node.first, clean_name(name), where)
+            node = self._node(key)
+            surface = clean_name(name)
+            node.mentions[surface] += 1
+            _first_seen(node.first, surface, where)
         pair = (a, b) if self.directed or a <= b else (b, a)
-        edge = self.edges.setdefault(pair, _Edge())
+        edge = self.edges.get(pair)
+        if edge is None:
+            edge = self.edges[pair] = _Edge()
         edge.weight += rec.weight
         _first_seen(edge.descriptions, rec.description.strip(), where)
         for kw in rec.keywords:
