@@ -43,7 +43,7 @@ def gleaning_rows(latency: float) -> list[dict]:
         s = result.stats
         calls = s.checks + s.gleaning_rounds + s.chunks
         rows.append({"max_gleanings": gleanings, "chunks": s.chunks, "calls": calls,
-                     "calls/chunk": f"{calls / s.chunks:.2f}", "wall s": f"{wall:.2f}",
+                     "calls/chunk": f"{calls / s.chunks:.2f}",
                      "wall s, all chunks": f"{wall:.2f}",
                      "calls in a row x latency": f"{calls / s.chunks * latency:.2f}",
                      "records": s.records, "nodes": s.nodes, "edges": s.edges})
