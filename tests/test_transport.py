@@ -209,3 +209,12 @@ async def test_retry_deadline_gives_up_in_time():
             with pytest.raises(LLMError, match="gave up"):
                 await c.chat(c.request(msg("hi")))
             assert trio.current_time() - t0 < 1.0 and len(s.requests) < 100
+
+
+async def test_cache_is_per_endpoint(tmp_path):
+    async with FakeLLMServer(lambda r: "from one").running() as one, FakeLLMServer(lambda r: "from two").running() as two:
+        for server, expected in ((one, "from one"), (two, "from two"), (one, "from one")):
+            cfg = llm_config(server, tmp_path)
+            async with ChatClient.from_config(cfg) as c:
+                assert (await c.chat(c.request(msg("same question")))).text == expected
+    assert len(one.requests) == 1 and len(two.requests) == 1

@@ -114,7 +114,7 @@ class ChatClient:
     async def chat(self, req: ChatRequest, account: CallAccount | None = None) -> ChatResult:
         """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good."""
         accounts = _Accounts(self.account, account)
-        key = req.cache_key()
+        key = req.cache_key(self.url("chat/completions", req.model))
         if self.cache is not None and self.cache.reads:
             hit = await self.cache.get(key)
             if hit is not None:
@@ -139,7 +139,8 @@ class ChatClient:
         """Embed ``texts`` in one request; vectors already in the cache are not asked for again."""
         model = model or self.cfg.embedding_model
         accounts = _Accounts(self.account, account)
-        keys = [hashlib.sha256(json.dumps([model, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        endpoint = self.url("embeddings", model)
+        keys = [hashlib.sha256(json.dumps([endpoint, model, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
                 .hexdigest() for t in texts]
         vectors: list[list[float] | None] = [None] * len(texts)
         if self.cache is not None and self.cache.reads:

@@ -35,8 +35,9 @@ class ChatRequest:
         body.update(self.extra)
         return body
 
-    def cache_key(self) -> str:
-        canonical = json.dumps(self.body(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    def cache_key(self, endpoint: str = "") -> str:
+        """sha256 of the canonical body, and of the endpoint: one model name on two servers is two models."""
+        canonical = json.dumps([endpoint, self.body()], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
