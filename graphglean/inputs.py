@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from .chunking import Chunk
+from .chunking import Chunk, token_chunks
 from .config import InputConfig
 from .errors import InputError
 from .tokens import Tokenizer
@@ -54,6 +54,13 @@ class Inputs:
     documents: list[Document] = attrs.field(factory=list)
     chunks: list[Chunk] = attrs.field(factory=list)
     messages: list[Message] = attrs.field(factory=list)
+
+    def all_chunks(self, tokenizer: Tokenizer, size: int, overlap: int) -> list[Chunk]:
+        """The chunks given as they are, then every document's token chunks."""
+        chunks = list(self.chunks)
+        for doc in self.documents:
+            chunks += token_chunks(doc.id, doc.text, tokenizer, size, overlap, doc.metadata)
+        return chunks
 
 
 def decode(data: bytes, name: str, errors: str = "strict") -> str:

@@ -17,7 +17,7 @@ import attrs
 import trio
 
 from .atomic import write_text
-from .chunking import Chunk, token_chunks
+from .chunking import Chunk
 from .config import Config
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
@@ -51,13 +51,6 @@ def _stderr(message: str) -> None:
     print(f"graphglean: {message}", file=sys.stderr, flush=True)
 
 
-def chunk_inputs(inputs: Inputs, cfg: Config, tokenizer: Tokenizer) -> list[Chunk]:
-    chunks = list(inputs.chunks)
-    for doc in inputs.documents:
-        chunks += token_chunks(doc.id, doc.text, tokenizer, cfg.chunking.size, cfg.chunking.overlap, doc.metadata)
-    return chunks
-
-
 def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
     """The passes this configuration enables, with the choice of graph method explained."""
     passes: list[tuple[str, PassFn]] = []
@@ -81,14 +74,14 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
     return passes
 
 
-def dry_run(cfg: Config, chunks: list[Chunk], passes: list[tuple[str, PassFn]], tokenizer: Tokenizer,
-            out: TextIO, messages: list[Any] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple[str, PassFn]],
+            tokenizer: Tokenizer, out: TextIO) -> dict[str, Any]:
     """Chunk counts and the calls, tokens and cost a run would need, without calling any LLM."""
     rows = []
     chunk_tokens = sum(c.tokens for c in chunks)
     for name, fn in passes:
         if name == "enrich":
-            n = len(messages)
+            n = len(inputs.messages)
             calls = 2 * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
             tokens_in, tokens_out = 400 * 2 * n, 60 * 2 * n
         elif name == "graph" and fn.__name__ == "graph_llm_pass":
@@ -102,9 +95,11 @@ def dry_run(cfg: Config, chunks: list[Chunk], passes: list[tuple[str, PassFn]], 
             tokens_out = len(chunks) * 400 * (1 + rounds)
         elif name == "graph":
             calls, tokens_in, tokens_out = 0, 0, 0
+        elif name == "summary":  # the summary's own chunking is known without a call: the count is exact
+            calls, tokens_in, tokens_out = _summary_estimate(cfg, inputs, chunks)
         else:
-            calls = len(chunks) * (2 if name == "episodic" else 1)
-            tokens_in, tokens_out = chunk_tokens * (2 if name == "episodic" else 1), calls * 300
+            calls = len(chunks) * 2
+            tokens_in, tokens_out = chunk_tokens * 2, calls * 300
         price = price_of(cfg.llm.model, cfg.prices)
         est = None if price is None else round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 4)
         rows.append({"pass": name, "chunks": len(chunks), "calls_max": calls, "tokens_in_est": tokens_in,
@@ -117,17 +112,30 @@ def dry_run(cfg: Config, chunks: list[Chunk], passes: list[tuple[str, PassFn]], 
     return {"dry_run": True, "passes": rows}
 
 
+def _summary_estimate(cfg: Config, inputs: Inputs, chunks: list[Chunk]) -> tuple[int, int, int]:
+    from .passes import documents_of_chunks
+    from .summarize import plan_chunks
+
+    s, cl100k = cfg.summary, Tokenizer.cl100k()
+    calls = tokens_in = 0
+    for doc in inputs.documents or documents_of_chunks(chunks):
+        planned, _ = plan_chunks(doc.text, s.detail, s.minimum_chunk_size, s.chunk_delimiter, cl100k)
+        calls += len(planned)
+        tokens_in += sum(cl100k.count(c) + 20 for c in planned)
+    return calls, tokens_in, calls * 300
+
+
 async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
               notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
     """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``."""
     out = out or sys.stdout
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
-    chunks = chunk_inputs(inputs, cfg, tokenizer)
+    chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
     out_dir = Path(cfg.output.dir)
     if dry:
-        return RunResult(dry_run(cfg, chunks, passes, tokenizer, out, inputs.messages), [])
+        return RunResult(dry_run(cfg, inputs, chunks, passes, tokenizer, out), [])
     store = RunStore(out_dir, fresh=fresh)
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
         stale.unlink(missing_ok=True)

@@ -174,3 +174,13 @@ async def test_prompts_are_found_by_the_installed_package(tmp_path):
     e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = await trio.run_process([sys.executable, "-c", code], cwd=tmp_path, capture_stdout=True, env=e, check=False)
     assert r.returncode == 0 and b"prompts" in r.stdout
+
+
+async def test_dry_run_counts_summary_calls_exactly(tmp_path):
+    from .conftest import shared_path
+
+    text = shared_path("corpora", "artificial_intelligence_wikipedia.txt")
+    r = await cli("run", write_config(tmp_path, "http://127.0.0.1:9/v1", input={"path": str(text)},
+                                      graph={"enabled": False}, summary={"enabled": True, "detail": 0.25}),
+                  "--dry-run")
+    assert r.returncode == 0 and b"summary: up to 9 calls" in r.stdout, r.stdout

@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 import attrs
 import networkx as nx
 
-from ..chunking import Chunk, token_chunks
+from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
 from ..scheduler import Outcome, Scheduler
@@ -68,19 +68,19 @@ def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordPa
     return result
 
 
-def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chunk], dict[str, str]]:
+def _as_inputs(inputs: Any) -> Inputs:
     if isinstance(inputs, Inputs):
-        docs, chunks = inputs.documents, list(inputs.chunks)
-    elif isinstance(inputs, str):
-        docs, chunks = [Document(content_id(inputs), inputs, "<text>")], []
-    else:
-        items = list(inputs)
-        docs = [d if isinstance(d, Document) else Document(content_id(d), d, "<text>")
-                for d in items if not isinstance(d, Chunk)]
-        chunks = [c for c in items if isinstance(c, Chunk)]
-    for d in docs:
-        chunks += token_chunks(d.id, d.text, tokenizer, cfg.chunking.size, cfg.chunking.overlap, d.metadata)
-    sources = {d.id: d.text for d in docs}
+        return inputs
+    items = [inputs] if isinstance(inputs, str) else list(inputs)
+    return Inputs(documents=[d if isinstance(d, Document) else Document(content_id(d), d, "<text>")
+                             for d in items if not isinstance(d, Chunk)],
+                  chunks=[c for c in items if isinstance(c, Chunk)])
+
+
+def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chunk], dict[str, str]]:
+    given = _as_inputs(inputs)
+    chunks = given.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
+    sources = {d.id: d.text for d in given.documents}
     for c in chunks:
         sources.setdefault(c.doc_id, c.text)
     return chunks, sources
