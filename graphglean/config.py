@@ -80,7 +80,9 @@ class LLMConfig:
     max_tokens: int = setting(4096, "completion token cap for extraction calls", positive)
     json_mode: bool = setting(True, "send response_format json_object where a pass wants JSON")
     logit_bias_ids: dict = setting(
-        {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server")
+        {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server",
+        lambda v: None if set(v) <= {"YES", "NO"} and all(type(i) is int for i in v.values())
+        else "a {YES: id, NO: id}")
     extra_body: dict = setting({}, "extra fields passed through in every request body")
     http_transport: Literal["pooled", "httpx"] = setting(
         "pooled", "pooled = graphglean's O(1) keep-alive pool; httpx = httpx's own (proxies, HTTP/2)")
@@ -310,7 +312,7 @@ def _build(cls: type, data: Any, path: tuple[str, ...], src: _Source) -> Any:
 
 
 def _kind(tp: Any) -> str:
-    return {int: "integer", float: "number"}.get(tp, "value")
+    return {int: "integer", float: "number", dict: "mapping of integer token ids"}.get(tp, "value")
 
 
 def _interpolated(value: str, path: tuple[str, ...], src: _Source) -> Any:

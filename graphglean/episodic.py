@@ -7,13 +7,14 @@ is kept with empty lists and the error in its metadata.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from .answers import parse_json_output, replace_nulls
 from .config import Config
-from .errors import LLMRequestError
+from .errors import ConfigError, LLMRequestError
 from .llm.records import ChatResult
 from .locomo import turn_passage
 from .prompts import load_template, render
@@ -74,6 +75,8 @@ class EpisodicGistExtraction:
         self.cfg = config
         family = template_family(config.episodic.dataset)
         override = config.episodic.templates or None
+        if override and not Path(override).is_dir():
+            raise ConfigError(f"episodic.templates: {override} is not a folder")
         self.gist_template = load_template(f"episodic_gist_extraction_{family}", override)
         self.fact_template = load_template(f"episodic_fact_extraction_{family}", override)
         self.json_mode = config.llm.json_mode

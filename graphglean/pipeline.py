@@ -19,6 +19,7 @@ import trio
 from .atomic import write_text
 from .chunking import Chunk
 from .config import Config
+from .errors import ConfigError
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
 from .passes import (
@@ -112,6 +113,17 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
     return {"dry_run": True, "passes": rows}
 
 
+def _writable_dir(path: Path, key: str) -> None:
+    """Fail before any LLM call, with the key to fix, when results could not be written."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".graphglean-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(f"{key}: cannot write to {path} ({e.strerror or type(e).__name__})") from None
+
+
 def _summary_estimate(cfg: Config, inputs: Inputs, chunks: list[Chunk]) -> tuple[int, int, int]:
     from .passes import documents_of_chunks
     from .summarize import plan_chunks
@@ -136,6 +148,9 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     out_dir = Path(cfg.output.dir)
     if dry:
         return RunResult(dry_run(cfg, inputs, chunks, passes, tokenizer, out), [])
+    _writable_dir(out_dir, "output.dir")
+    if cfg.llm.cache.mode != "off" and any(fn is not graph_nlp_pass for _, fn in passes):
+        _writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
         stale.unlink(missing_ok=True)

@@ -39,6 +39,7 @@ def test_negative_value_names_file_line_and_key():
     ("llm:\n  model: [unclosed\n", "c.yaml:3: YAML syntax error"),
     ("llm:\n  api_key: ${GG_SURELY_UNSET_VAR}\n", "c.yaml:2: llm.api_key: environment variable GG_SURELY_UNSET_VAR"),
     ("prices:\n  m: {input: -1}\n", "c.yaml:2: prices.m.input: expected a non-negative number"),
+    ("llm:\n  logit_bias_ids: {YES: x}\n", "c.yaml:2: llm.logit_bias_ids: expected a {YES: id, NO: id} mapping"),
 ])
 def test_bad_configs(text, expected):
     assert err(text).startswith(expected)

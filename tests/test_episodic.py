@@ -119,3 +119,14 @@ def test_sync_wrapper_from_plain_code():
         stop.set()
         thread.join()
     assert [o.gists for o in out.values()] == [["g"], ["g"]]
+
+
+def test_missing_template_folder_is_a_config_error(tmp_path):
+    import pytest
+
+    from graphglean.errors import ConfigError
+
+    cfg = Config()
+    cfg.episodic.templates = str(tmp_path / "nope")
+    with pytest.raises(ConfigError, match="episodic.templates: .* is not a folder"):
+        EpisodicGistExtraction(None, cfg)

@@ -169,6 +169,15 @@ async def test_bad_config_exits_2_with_one_line(tmp_path, case):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+async def test_unwritable_output_or_cache_folder(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    r = await cli("run", write_config(tmp_path, "", output={"dir": str(tmp_path / "afile")}))
+    assert r.returncode == 2 and b"output.dir: cannot write to" in r.stderr and b"Traceback" not in r.stderr
+    async with FakeLLMServer(synthetic).running() as s:
+        r = await cli("run", write_config(tmp_path, s.base_url, llm={"cache": {"path": str(tmp_path / "afile" / "c.db")}}))
+    assert r.returncode == 2 and b"llm.cache.path: cannot write to" in r.stderr and len(s.requests) == 0
+
+
 async def test_folder_without_readable_files_and_missing_config(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.bin").write_bytes(b"\x00\x01")
