@@ -130,3 +130,36 @@ def test_missing_template_folder_is_a_config_error(tmp_path):
     cfg.episodic.templates = str(tmp_path / "nope")
     with pytest.raises(ConfigError, match="episodic.templates: .* is not a folder"):
         EpisodicGistExtraction(None, cfg)
+
+
+def test_json_reader_fails_only_with_value_error():
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(st.text(max_size=200), st.text(alphabet='{}[]",: \\ab1n', max_size=60)))
+    def check(text):
+        try:
+            parse_json_output(text)
+        except ValueError:
+            pass
+
+    check()
+
+
+def test_truncation_keeps_exactly_the_complete_items():
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.text(max_size=15), min_size=1, max_size=6), st.integers(0, 10**6))
+    def check(items, cut_seed):
+        full = json.dumps({"gists": items})
+        cut = cut_seed % len(full)
+        try:
+            value = parse_json_output(full[:cut])
+        except ValueError:  # nothing usable left: the caller retries or records the error
+            return
+        if isinstance(value, dict) and isinstance(value.get("gists"), list):
+            got = value["gists"]
+            assert got == items[: len(got)]  # a prefix of the real items, nothing half-written
+
+    check()

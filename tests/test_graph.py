@@ -226,3 +226,25 @@ async def test_garbage_check_answers_are_counted_and_read_as_no():
         cfg.graph.max_gleanings = 3
         result = await extract_graph("Alice Smith met Bob Jones.", cfg)
     assert result.stats.unclear_checks == 1 and result.stats.gleaning_rounds == 0 and len(s.chat_requests()) == 2
+
+
+_field_text = st.text(alphabet=st.characters(blacklist_characters="<>|#()\n\"'`*\u201c\u201d\u2018\u2019",
+                                             blacklist_categories=("Cs",)), min_size=1, max_size=20).filter(str.strip)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_parser_never_raises_on_any_text(text):
+    result = P.parse(text)
+    assert result.records + len(result.malformed) >= 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_field_text, _field_text, _field_text), min_size=1, max_size=8),
+       st.sampled_from(["##\n", "\n", "##", "\n\n"]), st.sampled_from(["", "<|COMPLETE|>", "##<|COMPLETE|>"]),
+       st.sampled_from(["", "Here you go:\n", "```\n"]))
+def test_well_formed_records_survive_any_layout(fields, separator, completion, preamble):
+    records = [f'("entity"<|>{name}<|>{kind}<|>{desc})' for name, kind, desc in fields]
+    result = P.parse(preamble + separator.join(records) + completion)
+    assert [e.name for e in result.entities] == [n.strip() for n, _, _ in fields]
+    assert result.malformed == []
