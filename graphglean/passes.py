@@ -14,7 +14,7 @@ from .config import Config
 from .episodic import PASS as EPISODIC
 from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from .graph.export import write_graph, write_jsonl
-from .graph.extract import GraphStats, build_graph, extract_chunks
+from .graph.extract import GraphStats, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
 from .inputs import Document, Inputs
 from .runstore import RunStore
@@ -92,10 +92,8 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
         await store.save("graph", chunk.id, extraction.to_json())
 
-    extractions, failed = await extract_chunks(ctx.chunks, cfg, ctx.scheduler, done=done, save=save)
-    stats = GraphStats(chunks=len(ctx.chunks), failed_chunks=len(failed))
-    graph = await build_graph(ctx.chunks, extractions, cfg, ctx.scheduler, ctx.tokenizer, stats)
-    outcome = _graph_outcome(ctx, stats, graph, _failures(failed, lambda c: c.id))
+    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
+    outcome = _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome
 

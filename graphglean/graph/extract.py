@@ -161,23 +161,24 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
     chosen = method or cfg.graph.method
     if chosen == "auto":
         chosen = "llm" if cfg.llm.has_endpoint else "nlp"
-    stats = GraphStats(chunks=len(chunks))
     if chosen == "nlp":
+        stats = GraphStats(chunks=len(chunks))
         graph = await build_graph(chunks, None, cfg, None, tokenizer, stats)
         return GraphExtractionResult(graph, sources, stats)
     if scheduler is None:
         from ..llm.client import ChatClient
 
         async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count) as client:
-            return await _extract_llm(chunks, sources, cfg, Scheduler(client, fail_fast=cfg.fail_fast), tokenizer,
-                                      stats)
-    return await _extract_llm(chunks, sources, cfg, scheduler, tokenizer, stats)
+            return await extract_with_llm(chunks, sources, cfg, Scheduler(client, fail_fast=cfg.fail_fast), tokenizer)
+    return await extract_with_llm(chunks, sources, cfg, scheduler, tokenizer)
 
 
-async def _extract_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
-                       tokenizer: Tokenizer, stats: GraphStats) -> GraphExtractionResult:
-    extractions, failed = await extract_chunks(chunks, cfg, scheduler)
-    stats.failed_chunks = len(failed)
+async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
+                           tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
+                           save: SaveFn | None = None) -> GraphExtractionResult:
+    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph."""
+    extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save)
+    stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
     graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 

@@ -40,22 +40,37 @@ class ResponseCache:
     async def _run(self, fn: Any, *args: Any) -> Any:
         return await trio.to_thread.run_sync(fn, *args, limiter=self._one_at_a_time)
 
-    def _get(self, key: str) -> Any:
-        row = self._connect().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+    def _get_many(self, keys: list[str]) -> list[Any]:
+        found: dict[str, Any] = {}
+        for start in range(0, len(keys), 500):  # SQLite caps the parameters of one statement
+            part = keys[start:start + 500]
+            rows = self._connect().execute(
+                f"SELECT key, value FROM responses WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
+            found.update((k, json.loads(v)) for k, v in rows)
+        return [found.get(k) for k in keys]
 
-    def _put(self, key: str, kind: str, value: str) -> None:
-        self._connect().execute("INSERT OR REPLACE INTO responses (key, kind, value) VALUES (?, ?, ?)",
-                                (key, kind, value))
+    def _put_many(self, rows: list[tuple[str, str, str]]) -> None:
+        db = self._connect()
+        db.execute("BEGIN")
+        db.executemany("INSERT OR REPLACE INTO responses (key, kind, value) VALUES (?, ?, ?)", rows)
+        db.execute("COMMIT")
 
     async def get(self, key: str) -> Any:
-        if not self.reads:
-            return None
-        return await self._run(self._get, key)
+        return (await self.get_many([key]))[0]
+
+    async def get_many(self, keys: list[str]) -> list[Any]:
+        """Values for ``keys`` in order (None where absent), in one trip to the database thread."""
+        if not self.reads or not keys:
+            return [None] * len(keys)
+        return await self._run(self._get_many, keys)
 
     async def put(self, key: str, value: Any, kind: str = "chat") -> None:
-        if self.writes:
-            await self._run(self._put, key, kind, json.dumps(value, ensure_ascii=False))
+        await self.put_many([(key, value)], kind)
+
+    async def put_many(self, items: list[tuple[str, Any]], kind: str = "chat") -> None:
+        if self.writes and items:
+            rows = [(k, kind, json.dumps(v, ensure_ascii=False)) for k, v in items]
+            await self._run(self._put_many, rows)
 
     def count(self) -> int:
         return self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, TypeVar
 
 import attrs
 import httpx
@@ -20,6 +20,7 @@ from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 from .transport import PooledTransport
 
+T = TypeVar("T")
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_COMPLETION_ESTIMATE = 512
 USER_AGENT = "graphglean"
@@ -122,14 +123,14 @@ class ChatClient:
                 return attrs.evolve(parse_chat_body(hit), cached=True)
         estimate = self._estimate(req) if self.limiter.limits_tokens else 0
 
-        async def keep(body: Any) -> None:
+        async def keep(body: Any, parsed: ChatResult) -> None:
             # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
-            if self.cache is not None and (parse_chat_body(body).finish_reason != "length" or req.max_tokens == 1):
+            if self.cache is not None and (not parsed.truncated or req.max_tokens == 1):
                 await self.cache.put(key, body)
 
-        body, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
-                                                   parse_chat_body, keep)
-        result = attrs.evolve(parse_chat_body(body), latency_s=latency, attempts=attempts)
+        parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
+                                                     parse_chat_body, keep)
+        result = attrs.evolve(parsed, latency_s=latency, attempts=attempts)
         accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
         return result
@@ -144,8 +145,7 @@ class ChatClient:
                 .hexdigest() for t in texts]
         vectors: list[list[float] | None] = [None] * len(texts)
         if self.cache is not None and self.cache.reads:
-            for i, key in enumerate(keys):
-                vectors[i] = await self.cache.get(key)
+            vectors = await self.cache.get_many(keys)
         missing = [i for i, v in enumerate(vectors) if v is None]
         accounts.bump(cache_hits=len(texts) - len(missing))
         usage = Usage()
@@ -153,17 +153,15 @@ class ChatClient:
             payload = {"model": model, "input": [texts[i] for i in missing], **self.cfg.extra_body}
             estimate = sum(self._count_tokens(texts[i]) for i in missing) if self.limiter.limits_tokens else 0
 
-            async def keep(body: Any) -> None:
+            async def keep(body: Any, parsed: tuple[list[list[float]], Usage]) -> None:
                 if self.cache is not None:
-                    for i, item in zip(missing, sorted(body["data"], key=lambda d: d.get("index", 0))):
-                        await self.cache.put(keys[i], item["embedding"], kind="embedding")
+                    await self.cache.put_many([(keys[i], v) for i, v in zip(missing, parsed[0])], kind="embedding")
 
-            body, _, _ = await self._send("embeddings", payload, model, estimate, accounts, _check_embeddings, keep)
-            data = sorted(body["data"], key=lambda d: d.get("index", 0))
-            usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
+            (fresh, usage), _, _ = await self._send("embeddings", payload, model, estimate, accounts,
+                                                    _parse_embeddings, keep)
             accounts.bump(prompt_tokens=usage.prompt_tokens)
-            for i, item in zip(missing, data):
-                vectors[i] = item["embedding"]
+            for i, vector in zip(missing, fresh):
+                vectors[i] = vector
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
@@ -182,11 +180,12 @@ class ChatClient:
         return prompt + (req.max_tokens or DEFAULT_COMPLETION_ESTIMATE)
 
     async def _send(self, path: str, payload: dict[str, Any], model: str, estimate: int, accounts: "_Accounts",
-                    check: Callable[[Any], Any], keep: Callable[[Any], Awaitable[None]] | None = None
-                    ) -> tuple[Any, float, int]:
-        """POST with retries. ``keep`` persists a good body before the request's slot is given back, shielded
-        from cancellation: an answer that was paid for is stored even when the run is being stopped, and the
-        calls a killed run can lose are at most the ones holding a slot."""
+                    parse: Callable[[Any], T], keep: Callable[[Any, T], Awaitable[None]] | None = None
+                    ) -> tuple[T, float, int]:
+        """POST with retries; returns what ``parse`` made of the good body (a ValueError from it means a broken
+        answer, retried). ``keep`` persists the body before the request's slot is given back, shielded from
+        cancellation: an answer that was paid for is stored even when the run is being stopped, and the calls
+        a killed run can lose are at most the ones holding a slot."""
         assert self._http is not None, "use the client inside 'async with'"
         url, headers = self.url(path, model), self._headers()
         started = trio.current_time()
@@ -200,16 +199,16 @@ class ChatClient:
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, _Failure):
                     self.limiter.observe_headers(outcome.headers)
-                    body, failure = self._judge(outcome, check)
+                    body, parsed, failure = self._judge(outcome, parse)
                     if failure is None:
                         if keep is not None:
                             with trio.CancelScope(shield=True):
-                                await keep(body)
+                                await keep(body, parsed)
                         self.concurrency.on_success()
                         self.limiter.on_success()
                         accounts.bump(calls=1)
                         accounts.latency(latency)
-                        return body, latency, len(failures) + 1
+                        return parsed, latency, len(failures) + 1
                 else:
                     failure = outcome
             failures.append(failure)
@@ -249,16 +248,15 @@ class ChatClient:
         except httpx.TransportError as e:
             return _Failure(f"connection broken ({type(e).__name__})")
 
-    def _judge(self, resp: httpx.Response, check: Callable[[Any], Any]) -> tuple[Any, _Failure | None]:
-        """The parsed body of a good answer, or why the answer is not good (raising when it is final)."""
+    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any]) -> tuple[Any, Any, _Failure | None]:
+        """(body, parsed, None) for a good answer, or why it is not good (raising when that is final)."""
         status = resp.status_code
         if status == 200:
             try:
                 body = resp.json()
-                check(body)
-                return body, None
+                return body, parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
-                return None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
+                return None, None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
         text = self.redact(resp.text[:500])
         if status in (401, 403):
             raise LLMAuthError(f"the endpoint refused the API key (HTTP {status}); check llm.api_key",
@@ -267,7 +265,7 @@ class ChatClient:
             raise LLMRequestError(f"the endpoint rejected the request (HTTP {status}): {_error_message(text)}",
                                   status, text)
         if is_retryable_status(status):
-            return None, _Failure(f"HTTP {status}", status, text, parse_retry_after(resp.headers))
+            return None, None, _Failure(f"HTTP {status}", status, text, parse_retry_after(resp.headers))
         raise LLMError(f"unexpected HTTP {status} from the endpoint: {_error_message(text)}", status, text)
 
     def _give_up(self, failures: list[_Failure], url: str) -> LLMError:
@@ -294,13 +292,15 @@ def _error_message(body: str) -> str:
     return body[:300].replace("\n", " ")
 
 
-def _check_embeddings(body: Any) -> Any:
+def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:
     try:
-        if not all(isinstance(d["embedding"], list) for d in body["data"]):
+        data = sorted(body["data"], key=lambda d: d.get("index", 0))
+        if not all(isinstance(d["embedding"], list) for d in data):
             raise ValueError("an embedding is not a list")
-    except (KeyError, TypeError) as e:
+        usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
+    except (KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"not an embeddings answer ({type(e).__name__})") from None
-    return body
+    return [d["embedding"] for d in data], usage
 
 
 class _Accounts:
