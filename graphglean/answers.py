@@ -89,3 +89,28 @@ def replace_nulls(value: Any, with_: Any = "") -> Any:
     if isinstance(value, dict):
         return {k: replace_nulls(v, with_) for k, v in value.items()}
     return value
+
+
+_REFUSAL = re.compile(r"(?:i['\u2019]?m|i am)\s+(?:so\s+|very\s+)?sorry|sorry\b|i\s+apologi[sz]e|i\s+(?:can['\u2019]?t|cannot|"
+                      r"won['\u2019]?t|will not)\b|i['\u2019]?m\s+(?:not able|unable)|i am\s+(?:not able|unable)|as an ai\b",
+                      re.I)
+
+
+def looks_like_refusal(text: str) -> bool:
+    """A short answer that declines instead of answering ("I'm sorry, but I can't help with that.")."""
+    body = strip_reasoning(text).strip().lstrip("\"'*_ ")
+    return len(body) < 400 and _REFUSAL.match(body) is not None
+
+
+def prose_answer(result: Any) -> bool:
+    """Validity of a free-text answer (a summary, an intent): anything but a refusal. For ``ChatRequest.valid``."""
+    return not looks_like_refusal(result.text)
+
+
+def json_answer(result: Any) -> bool:
+    """Validity of an answer that was asked for JSON: it holds some. For ``ChatRequest.valid``."""
+    try:
+        parse_json_output(result.text)
+    except ValueError:
+        return False
+    return True

@@ -29,3 +29,9 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO]:
 def write_text(path: str | Path, text: str) -> None:
     with atomic_open(path) as f:
         f.write(text)
+
+
+def remove_database(path: str | Path) -> None:
+    """Delete a SQLite database with its WAL and shared-memory files (a start from scratch)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)

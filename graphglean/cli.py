@@ -40,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", metavar="DIR", help="write here instead of output.dir")
     run.add_argument("--dry-run", action="store_true", help="print chunk counts and estimated calls, tokens "
                      "and cost; call no LLM")
-    run.add_argument("--fresh", action="store_true", help="ignore stored results and start over")
+    run.add_argument("--fresh", action="store_true", help="start over: empty the output folder's run store "
+                     "(results and journal) and memory store; the response cache is kept")
     return parser
 
 

@@ -8,7 +8,7 @@ is kept with empty lists and the error in its metadata.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -54,6 +54,26 @@ def template_family(dataset: str) -> str:
     return "locomo"
 
 
+def _items(text: str, key: str) -> list[Any]:
+    """The list under ``key`` in a JSON answer (or the answer's own list); ValueError when there is none."""
+    value = parse_json_output(text)
+    items = value.get(key) if isinstance(value, dict) else value
+    if not isinstance(items, list):
+        raise ValueError(f"expected a list under {key!r}")
+    return items
+
+
+def _answers_with(key: str) -> Callable[[ChatResult], bool]:
+    """Validity (``ChatRequest.valid``) of an answer that must hold a JSON list under ``key``."""
+    def valid(result: ChatResult) -> bool:
+        try:
+            _items(result.text, key)
+        except ValueError:
+            return False
+        return True
+    return valid
+
+
 def build_passage(info: ChunkInfo) -> str:
     meta = info.metadata
     if meta.get("speaker"):
@@ -85,18 +105,14 @@ class EpisodicGistExtraction:
         messages = [{"role": "user", "content": prompt}]
         texts = []
         for attempt in range(2):
-            result = await self._chat(messages)
+            result = await self._chat(messages, valid=_answers_with(key))
             texts.append(result.text)
             meta["prompt_tokens"] += result.usage.prompt_tokens
             meta["completion_tokens"] += result.usage.completion_tokens
             meta["cache_hits"] += int(result.cached)
             meta["finish_reasons"].append(result.finish_reason)
             try:
-                value = parse_json_output(result.text)
-                items = value.get(key) if isinstance(value, dict) else value
-                if not isinstance(items, list):
-                    raise ValueError(f"expected a list under {key!r}")
-                return [i for i in replace_nulls(items) if i not in ("", {}, [])], result.text
+                return [i for i in replace_nulls(_items(result.text, key)) if i not in ("", {}, [])], result.text
             except ValueError as e:
                 error = f"{key}: {e}"
                 messages += [{"role": "assistant", "content": result.text},
@@ -105,16 +121,16 @@ class EpisodicGistExtraction:
         meta["errors"].append(error)
         return [], "\n".join(texts)
 
-    async def _chat(self, messages: list[dict[str, str]]) -> ChatResult:
+    async def _chat(self, messages: list[dict[str, str]], valid: Callable[[ChatResult], bool]) -> ChatResult:
         fmt = {"type": "json_object"} if self.json_mode else None
         try:
             assert self.llm is not None
-            return await self.llm.chat(self.llm.request(messages, response_format=fmt))
+            return await self.llm.chat(self.llm.request(messages, response_format=fmt, valid=valid))
         except LLMRequestError:
             if fmt is None:
                 raise
             self.json_mode = False  # the endpoint does not take response_format: remember, ask plainly
-            return await self.llm.chat(self.llm.request(messages))
+            return await self.llm.chat(self.llm.request(messages, valid=valid))
 
     async def extract(self, chunk_id: str, info: ChunkInfo) -> EpisodeRawOutput:
         passage = build_passage(info)

@@ -9,17 +9,19 @@ from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
 
-from .chunking import Chunk
+from .chunking import Chunk, chunk_id
 from .config import Config
 from .episodic import PASS as EPISODIC
 from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from .graph.export import write_graph, write_jsonl
 from .graph.extract import GraphStats, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
+from .graph.prompts import GraphPrompts
 from .inputs import Document, Inputs
 from .runstore import RunStore
 from .scheduler import Scheduler
 from .summarize import PASS as SUMMARY
+from .summarize import SYSTEM as SUMMARY_SYSTEM
 from .summarize import SummaryResult, summarize
 from .tokens import Tokenizer
 
@@ -44,9 +46,17 @@ class RunContext:
     scheduler: Scheduler | None = None
     notice: Callable[[str], None] = print
 
+    fresh: bool = False  # the run starts over: stores of earlier runs are emptied
+
     def fingerprint(self, *parts: Any) -> str:
+        """What shapes a pass's answers: the endpoint (one model name on two servers is two models), the
+        sampling settings, and the pass's own ``parts`` (prompt texts, not the paths they were read from)."""
         llm = self.cfg.llm
-        basis = [llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
+        endpoint = [llm.provider, llm.base_url.rstrip("/")]
+        if llm.provider == "azure":
+            endpoint += [llm.azure.deployment, llm.azure.api_version]
+        basis = [endpoint, llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body,
+                 llm.logit_bias_ids, *parts]
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def resume(self, name: str, *fingerprint_parts: Any) -> dict[str, Any]:
@@ -84,8 +94,9 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     cfg = ctx.cfg
     assert ctx.scheduler is not None and ctx.store is not None
     g = cfg.graph
-    stored = ctx.resume("graph", g.entity_types, g.language, g.examples, g.max_gleanings, g.tuple_delimiter,
-                        g.record_delimiter, g.completion_delimiter)
+    prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
+    stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
+                        g.max_gleanings)
     done = {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}
     store = ctx.store
 
@@ -108,14 +119,14 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
         raise InputError(f"{ctx.cfg.input.path}: enrich needs chat messages (input.format locomo, or messages "
                          "for JSONL of {session_id, role, content})")
     assert ctx.scheduler is not None
-    store = MemoryStore(ctx.out_dir / "memory.sqlite")
+    store = MemoryStore(ctx.out_dir / "memory.sqlite", fresh=ctx.fresh)
     try:
         async with Enricher(store, ctx.scheduler, ctx.cfg.enrich) as enricher:
             by_session: dict[str, list[Any]] = {}
             for m in ctx.inputs.messages:
                 by_session.setdefault(m.session_id, []).append(m)
-            for session_id, messages in by_session.items():
-                await enricher.add_messages(session_id, messages)
+            for session_id, messages in by_session.items():  # whole sessions: a re-run stores nothing twice
+                await enricher.add_messages(session_id, messages, position=0)
             stats = await enricher.drain()
         rows = [m.to_json() for m in store.messages()]
         summaries = [s.to_json() for s in store.summaries()]
@@ -159,7 +170,7 @@ async def _map_and_store(ctx: RunContext, name: str, items: list[Any], item_id: 
 async def summary_pass(ctx: RunContext) -> PassOutcome:
     """Each input document summarized whole, one line each in summaries.jsonl."""
     cfg = ctx.cfg.summary
-    stored = ctx.resume(SUMMARY, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
+    stored = ctx.resume(SUMMARY, SUMMARY_SYSTEM, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
                         cfg.additional_instructions, cfg.recursive)
     documents = ctx.inputs.documents or documents_of_chunks(ctx.chunks)
     tokenizer = Tokenizer.cl100k()
@@ -169,8 +180,11 @@ async def summary_pass(ctx: RunContext) -> PassOutcome:
                                cfg.minimum_chunk_size, cfg.chunk_delimiter, cfg.recursive, tokenizer,
                                pass_name=SUMMARY + ".chunks")
 
-    results, outcomes = await _map_and_store(ctx, SUMMARY, documents, lambda d: d.id, one, stored)
-    rows = [{"doc_id": d.id, **results[d.id]} for d in documents if d.id in results]
+    def key(doc: Document) -> str:  # by content: an edited document is summarized again
+        return chunk_id(doc.id, doc.text)
+
+    results, outcomes = await _map_and_store(ctx, SUMMARY, documents, key, one, stored)
+    rows = [{"doc_id": d.id, **results[key(d)]} for d in documents if key(d) in results]
     path = ctx.out_dir / "summaries.jsonl"
     write_jsonl(rows, path)
     failed = _failures([o for o in outcomes if not o.ok], lambda d: d.id)

@@ -154,17 +154,20 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     store = RunStore(out_dir, fresh=fresh)
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
         stale.unlink(missing_ok=True)
-    ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice)
+    ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice, fresh=fresh)
     started = time.monotonic()
     outcomes: list[PassOutcome] = []
     try:
         needs_llm = any(fn.__name__ != "graph_nlp_pass" for _, fn in passes)
         if needs_llm:
-            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count) as client:
+            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count,
+                                              journal=store.journal()) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
                 outcomes = await _run_passes(ctx, passes)
         else:
             outcomes = await _run_passes(ctx, passes)
+        if not any(o.failed for o in outcomes):  # nothing left to resume: the journal has served
+            store.clear_journal()
     finally:
         store.close()
     report = _report(ctx, outcomes, time.monotonic() - started)

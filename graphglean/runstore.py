@@ -1,5 +1,9 @@
 """`RunStore`: every finished item x pass of a run, in SQLite in the output folder, written the moment it
-finishes. A run started again with the same command reads it and repeats no finished LLM work."""
+finishes. A run started again with the same command reads it and repeats no finished LLM work.
+
+It also holds the run's *journal*: every paid answer, kept (by the client, before the request's slot is
+released) whatever the response cache's mode, so the finished steps of items that were half done when the
+run was killed are replayed, not paid for again. A run that ends with nothing failed clears it."""
 
 from __future__ import annotations
 
@@ -10,6 +14,9 @@ from typing import Any
 
 import trio
 
+from .atomic import remove_database
+from .llm.cache import ResponseCache
+
 FILENAME = "run.sqlite"
 
 
@@ -18,14 +25,23 @@ class RunStore:
         self.path = Path(out_dir) / FILENAME
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if fresh:
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            remove_database(self.path)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS results (pass TEXT, item TEXT, value TEXT, PRIMARY KEY (pass, item))")
         self._db.execute("CREATE TABLE IF NOT EXISTS passes (pass TEXT PRIMARY KEY, fingerprint TEXT)")
         self._one_at_a_time = trio.CapacityLimiter(1)
+        self._journal: ResponseCache | None = None
+
+    def journal(self) -> ResponseCache:
+        """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
+        if self._journal is None:
+            self._journal = ResponseCache(self.path, "readwrite", table="journal")
+        return self._journal
+
+    def clear_journal(self) -> None:
+        self.journal().clear()
 
     def open_pass(self, name: str, fingerprint: str) -> bool:
         """Start (or continue) pass ``name``. Stored results made under another fingerprint (another model,
@@ -49,4 +65,6 @@ class RunStore:
                                       limiter=self._one_at_a_time)
 
     def close(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
         self._db.close()

@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, Sequence
 import attrs
 import trio
 
-from ..answers import parse_json_output
+from ..answers import json_answer, parse_json_output, prose_answer
 from ..config import EnrichConfig
 from ..errors import ConfigError
 from ..inputs import Message
@@ -87,11 +87,17 @@ class Enricher:
             await self._idle.wait()
         await self._stack.__aexit__(*exc)
 
-    async def add_messages(self, session_id: str, messages: Sequence[Message | StoredMessage]) -> list[str]:
-        """Store ``messages`` (durably, before returning) and start enriching them in the background."""
-        existing = len(await trio.to_thread.run_sync(self.store.messages, session_id))
+    async def add_messages(self, session_id: str, messages: Sequence[Message | StoredMessage],
+                           position: int | None = None) -> list[str]:
+        """Store ``messages`` (durably, before returning) and start enriching them in the background.
+
+        A message without an id is identified by its session, position and content. ``position`` is where
+        the first one stands in the session (0 when giving a whole session): then adding the same messages
+        again stores nothing twice. Without it they are appended after the messages already stored."""
+        if position is None:
+            position = len(await trio.to_thread.run_sync(self.store.messages, session_id))
         stored = [m if isinstance(m, StoredMessage) else StoredMessage(
-            m.id or message_uuid(session_id, existing + i, m.role, m.content), session_id, m.role, m.content,
+            m.id or message_uuid(session_id, position + i, m.role, m.content), session_id, m.role, m.content,
             m.created_at, dict(m.metadata)) for i, m in enumerate(messages)]
         uuids = await trio.to_thread.run_sync(self.store.add_messages, stored)
         self._kick()
@@ -179,7 +185,8 @@ class Enricher:
 
     async def _intent(self, llm: Any, m: StoredMessage) -> None:
         prompt = render(self.intent_template, message=f"{m.role}: {m.content}")
-        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=100))
+        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=100,
+                                            valid=prose_answer))
         answer = result.text.strip()
         if answer and not answer.lower().strip(" .").startswith(NO_INTENT):
             await trio.to_thread.run_sync(self.store.set_system, m.uuid, "intent", answer)
@@ -192,7 +199,8 @@ class Enricher:
         else:
             prompt = render(self.entity_template, message=text)
             fmt = {"type": "json_object"} if self.scheduler.client.cfg.json_mode else None
-            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt))
+            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt,
+                                                valid=json_answer))
             value = parse_json_output(result.text)
             items = value.get("entities", []) if isinstance(value, dict) else value
             found = [(str(e.get("label") or e.get("Label") or "").upper(), str(e.get("name") or e.get("Name") or ""))

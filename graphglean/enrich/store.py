@@ -18,6 +18,8 @@ from typing import Any, Iterable
 import attrs
 import numpy as np
 
+from ..atomic import remove_database
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT UNIQUE NOT NULL, session_id TEXT NOT NULL,
@@ -62,7 +64,8 @@ class StoredSummary:
 
 
 def message_uuid(session_id: str, ordinal: int, role: str, content: str) -> str:
-    """Stable across runs, so adding the same input again stores nothing twice."""
+    """The identity of the message at position ``ordinal`` of a session, from that position and its content:
+    stable across runs, so adding the same input again stores nothing twice."""
     return str(uuidlib.uuid5(NAMESPACE, f"{session_id}\n{ordinal}\n{role}\n{content}"))
 
 
@@ -71,9 +74,12 @@ def _vector_blob(vector: Iterable[float]) -> bytes:
 
 
 class MemoryStore:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, fresh: bool = False) -> None:
+        """Open (or create) the store at ``path``; ``fresh`` deletes what it held first."""
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if fresh:
+            remove_database(self.path)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.executescript(SCHEMA)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -91,14 +97,20 @@ class MemoryStore:
     # -- messages -----------------------------------------------------------------------------------------
 
     def add_messages(self, messages: list[StoredMessage]) -> list[str]:
+        """Store ``messages`` in one transaction; a uuid already stored is not stored again."""
         with self._lock:
-            self._db.execute("BEGIN")
-            for m in messages:
-                self._db.execute("INSERT OR IGNORE INTO messages (uuid, session_id, created_at, role, content, "
-                                 "metadata, token_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 (m.uuid, m.session_id, m.created_at, m.role, m.content,
-                                  json.dumps(m.metadata, ensure_ascii=False), m.token_count))
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("BEGIN")
+                for m in messages:
+                    self._db.execute("INSERT OR IGNORE INTO messages (uuid, session_id, created_at, role, content, "
+                                     "metadata, token_count) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                     (m.uuid, m.session_id, m.created_at, m.role, m.content,
+                                      json.dumps(m.metadata, ensure_ascii=False), m.token_count))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
         return [m.uuid for m in messages]
 
     def _message(self, row: tuple[Any, ...]) -> StoredMessage:

@@ -11,6 +11,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 import attrs
 import networkx as nx
 
+from ..answers import looks_like_refusal
 from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
@@ -59,6 +60,17 @@ class GraphExtractionResult:
     failed: list[Outcome[Chunk, Any]] = attrs.field(factory=list)
 
 
+def extraction_answer(parser: RecordParser) -> Callable[[Any], bool]:
+    """Validity of an extraction answer (for ``ChatRequest.valid``): records, or a statement that it is
+    complete; a refusal or chatter without records is not kept for a later run."""
+    def valid(result: Any) -> bool:
+        if looks_like_refusal(result.text):
+            return False
+        parsed = parser.parse(result.text)
+        return bool(parsed.records or parsed.malformed) or "complete" in result.text.lower()
+    return valid
+
+
 def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser) -> ParseResult:
     """All records of one chunk's responses, stamped with the chunk's provenance."""
     result = ParseResult()
@@ -95,9 +107,11 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes."""
     done = dict(done or {})
     llm = scheduler.llm(PASS)
-    loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
+    g = cfg.graph
+    parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+    loop = GleaningLoop(llm, GraphPrompts.from_config(g), g.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
-                        cfg.llm.max_tokens)
+                        cfg.llm.max_tokens, valid=extraction_answer(parser))
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)

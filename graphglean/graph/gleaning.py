@@ -9,7 +9,7 @@ and reads the answer leniently; ids from the wrong tokenizer make a local model 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 import trio
@@ -81,16 +81,26 @@ class LoopCheck:
     async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, bool, Usage]:
         """(more?, was the answer a clear yes or no?, usage). An unclear answer counts as NO."""
         bias = await self.bias()
-        req = self.llm.request(messages, max_tokens=1, logit_bias=bias)
+        req = self.llm.request(messages, max_tokens=1, logit_bias=bias, valid=_clear)
         try:
             result = await self.llm.chat(req)
         except LLMRequestError:
             if bias is None:
                 raise
             self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
-            result = await self.llm.chat(self.llm.request(messages, max_tokens=1))
-        answer = strip_reasoning(result.text).strip().strip(".!\"'").lower()
-        return answer.startswith("y"), answer.startswith(("y", "n")), result.usage
+            result = await self.llm.chat(self.llm.request(messages, max_tokens=1, valid=_clear))
+        answer = _yes_no(result.text)
+        return answer == "y", answer != "", result.usage
+
+
+def _yes_no(text: str) -> str:
+    """"y" or "n" for a clear answer, "" for an unclear one."""
+    answer = strip_reasoning(text).strip().strip(".!\"'").lower()
+    return answer[:1] if answer.startswith(("y", "n")) else ""
+
+
+def _clear(result: Any) -> bool:  # an unclear YES/NO is not kept: a later run asks again
+    return _yes_no(result.text) != ""
 
 
 @attrs.frozen
@@ -117,13 +127,14 @@ class ChunkExtraction:
 
 class GleaningLoop:
     def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck,
-                 max_tokens: int | None = None) -> None:
+                 max_tokens: int | None = None, valid: Callable[[Any], bool] | None = None) -> None:
         self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
         self.max_tokens = max_tokens
+        self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
 
     async def run(self, chunk_id: str, text: str) -> ChunkExtraction:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
-        first = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens))
+        first = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
         responses, usage, truncated = [first.text], first.usage, int(first.truncated)
         rounds = checks = unclear = 0
         for _ in range(self.max_gleanings):
@@ -136,7 +147,7 @@ class GleaningLoop:
             if not more:
                 break
             messages.append({"role": "user", "content": self.prompts.continue_prompt})
-            result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens))
+            result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
             responses.append(result.text)
             usage += result.usage
             truncated += int(result.truncated)

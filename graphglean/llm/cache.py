@@ -1,13 +1,18 @@
 """A persistent response cache on SQLite: a re-run of the same work makes no HTTP call.
 
 One connection, WAL journal, every statement off the trio thread and one at a time. Only complete
-answers are stored; the caller decides what is complete.
+answers are stored; the caller decides what is complete. The same class, on a table of the run store, is
+the run's journal of paid answers (see `graphglean.runstore`).
+
+A failed write (disk full, read-only file, a lock held too long) is rolled back, so the connection is never
+left inside an open transaction, and reported once as a warning: the answer itself still reaches the caller.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +21,22 @@ import trio
 MODES = ("off", "read", "write", "readwrite")
 
 
+class CacheWriteWarning(UserWarning):
+    """An answer could not be stored; it is used for this run but will be asked again next time."""
+
+
 class ResponseCache:
-    def __init__(self, path: str | Path, mode: str = "readwrite") -> None:
+    def __init__(self, path: str | Path, mode: str = "readwrite", table: str = "responses") -> None:
         if mode not in MODES:
             raise ValueError(f"cache mode must be one of {MODES}, got {mode!r}")
+        if not table.isidentifier():
+            raise ValueError(f"not a table name: {table!r}")
         self.path = Path(path)
         self.mode = mode
+        self.table = table
         self.reads = mode in ("read", "readwrite")
         self.writes = mode in ("write", "readwrite")
+        self.write_errors = 0
         self._db: sqlite3.Connection | None = None
         self._one_at_a_time = trio.CapacityLimiter(1)
 
@@ -33,7 +46,7 @@ class ResponseCache:
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, kind TEXT, value TEXT)")
+            db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, kind TEXT, value TEXT)")
             self._db = db
         return self._db
 
@@ -45,15 +58,20 @@ class ResponseCache:
         for start in range(0, len(keys), 500):  # SQLite caps the parameters of one statement
             part = keys[start:start + 500]
             rows = self._connect().execute(
-                f"SELECT key, value FROM responses WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
+                f"SELECT key, value FROM {self.table} WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
             found.update((k, json.loads(v)) for k, v in rows)
         return [found.get(k) for k in keys]
 
     def _put_many(self, rows: list[tuple[str, str, str]]) -> None:
         db = self._connect()
-        db.execute("BEGIN")
-        db.executemany("INSERT OR REPLACE INTO responses (key, kind, value) VALUES (?, ?, ?)", rows)
-        db.execute("COMMIT")
+        try:
+            db.execute("BEGIN")
+            db.executemany(f"INSERT OR REPLACE INTO {self.table} (key, kind, value) VALUES (?, ?, ?)", rows)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     async def get(self, key: str) -> Any:
         return (await self.get_many([key]))[0]
@@ -64,16 +82,29 @@ class ResponseCache:
             return [None] * len(keys)
         return await self._run(self._get_many, keys)
 
-    async def put(self, key: str, value: Any, kind: str = "chat") -> None:
-        await self.put_many([(key, value)], kind)
+    async def put(self, key: str, value: Any, kind: str = "chat") -> bool:
+        return await self.put_many([(key, value)], kind)
 
-    async def put_many(self, items: list[tuple[str, Any]], kind: str = "chat") -> None:
-        if self.writes and items:
-            rows = [(k, kind, json.dumps(v, ensure_ascii=False)) for k, v in items]
+    async def put_many(self, items: list[tuple[str, Any]], kind: str = "chat") -> bool:
+        """Store ``items``; False when the database refused the write (warned once per cache)."""
+        if not (self.writes and items):
+            return False
+        rows = [(k, kind, json.dumps(v, ensure_ascii=False)) for k, v in items]
+        try:
             await self._run(self._put_many, rows)
+        except sqlite3.Error as e:
+            self.write_errors += 1
+            if self.write_errors == 1:
+                warnings.warn(f"{self.path}: cannot store answers ({e}); they are used but not kept",
+                              CacheWriteWarning, stacklevel=2)
+            return False
+        return True
 
     def count(self) -> int:
-        return self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        return self._connect().execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+
+    def clear(self) -> None:
+        self._connect().execute(f"DELETE FROM {self.table}")
 
     def close(self) -> None:
         if self._db is not None:

@@ -40,9 +40,12 @@ class ChatClient:
 
     def __init__(self, cfg: LLMConfig, *, cache: ResponseCache | None = None, limiter: RateLimiter | None = None,
                  retry: RetryPolicy | None = None, count_tokens: Callable[[str], int] | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, journal: ResponseCache | None = None) -> None:
         self.cfg = cfg
         self.cache = cache
+        # The run's journal of paid answers (owned by the run store): it keeps them where the cache does not
+        # both keep and replay them, so a resumed run replays the finished steps of half-done items.
+        self.journal = None if cache is not None and cache.reads and cache.writes else journal
         self.limiter = limiter or RateLimiter(cfg.requests_per_minute, cfg.tokens_per_minute)
         self.retry = retry or RetryPolicy(max_retries=cfg.max_retries, deadline_s=cfg.retry_deadline_s or None)
         self.concurrency = AdaptiveConcurrency(cfg.max_concurrency)
@@ -116,17 +119,15 @@ class ChatClient:
         """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good."""
         accounts = _Accounts(self.account, account)
         key = req.cache_key(self.url("chat/completions", req.model))
-        if self.cache is not None and self.cache.reads:
-            hit = await self.cache.get(key)
-            if hit is not None:
-                accounts.bump(cache_hits=1)
-                return attrs.evolve(parse_chat_body(hit), cached=True)
+        hit = await self._stored(key)
+        if hit is not None:
+            accounts.bump(cache_hits=1)
+            return attrs.evolve(parse_chat_body(hit), cached=True)
         estimate = self._estimate(req) if self.limiter.limits_tokens else 0
 
         async def keep(body: Any, parsed: ChatResult) -> None:
-            # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
-            if self.cache is not None and (not parsed.truncated or req.max_tokens == 1):
-                await self.cache.put(key, body)
+            if replayable(req, parsed):
+                await self._store([(key, body)], "chat")
 
         parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
                                                      parse_chat_body, keep)
@@ -144,8 +145,9 @@ class ChatClient:
         keys = [hashlib.sha256(json.dumps([endpoint, model, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
                 .hexdigest() for t in texts]
         vectors: list[list[float] | None] = [None] * len(texts)
-        if self.cache is not None and self.cache.reads:
-            vectors = await self.cache.get_many(keys)
+        for store in self._readers():
+            found = await store.get_many(keys)
+            vectors = [v if v is not None else f for v, f in zip(vectors, found)]
         missing = [i for i, v in enumerate(vectors) if v is None]
         accounts.bump(cache_hits=len(texts) - len(missing))
         usage = Usage()
@@ -154,8 +156,7 @@ class ChatClient:
             estimate = sum(self._count_tokens(texts[i]) for i in missing) if self.limiter.limits_tokens else 0
 
             async def keep(body: Any, parsed: tuple[list[list[float]], Usage]) -> None:
-                if self.cache is not None:
-                    await self.cache.put_many([(keys[i], v) for i, v in zip(missing, parsed[0])], kind="embedding")
+                await self._store([(keys[i], v) for i, v in zip(missing, parsed[0])], "embedding")
 
             (fresh, usage), _, _ = await self._send("embeddings", payload, model, estimate, accounts,
                                                     _parse_embeddings, keep)
@@ -163,6 +164,23 @@ class ChatClient:
             for i, vector in zip(missing, fresh):
                 vectors[i] = vector
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
+
+    # -- stored answers -------------------------------------------------------------------------------
+
+    def _readers(self) -> list[ResponseCache]:
+        return [s for s in (self.cache, self.journal) if s is not None and s.reads]
+
+    async def _stored(self, key: str) -> Any:
+        for store in self._readers():
+            hit = await store.get(key)
+            if hit is not None:
+                return hit
+        return None
+
+    async def _store(self, items: list[tuple[str, Any]], kind: str) -> None:
+        for store in (self.cache, self.journal):
+            if store is not None and store.writes:
+                await store.put_many(items, kind)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """One plain POST (no retries), e.g. to a server's ``/tokenize``. Returns None on any failure."""
@@ -278,6 +296,18 @@ class ChatClient:
             return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
                                        None, "")
         return LLMError(message, last.status, last.body)
+
+
+def replayable(req: ChatRequest, result: ChatResult) -> bool:
+    """Whether an answer may be stored and replayed on a later run: complete, neither filtered, refused nor
+    empty, and valid for what its pass asked (``req.valid``). Anything else is asked again next time."""
+    # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
+    if (result.truncated and req.max_tokens != 1) or result.filtered or result.refusal or not result.text.strip():
+        return False
+    try:
+        return req.valid is None or bool(req.valid(result))
+    except Exception:  # a predicate that cannot read the answer does not vouch for it
+        return False
 
 
 def _error_message(body: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -22,6 +22,9 @@ class ChatRequest:
     logit_bias: dict[str, float] | None = attrs.field(default=None, hash=False)
     response_format: dict[str, Any] | None = attrs.field(default=None, hash=False)
     extra: dict[str, Any] = attrs.field(factory=dict, hash=False)
+    #: whether an answer is a real answer to this request (e.g. the JSON that was asked for); one that is not
+    #: is still returned, but never cached or journaled, so a later run asks again. Not sent, not in the key.
+    valid: Callable[["ChatResult"], bool] | None = attrs.field(default=None, eq=False, hash=False, repr=False)
 
     def body(self) -> dict[str, Any]:
         """The JSON body sent to ``/chat/completions``."""
@@ -64,10 +67,16 @@ class ChatResult:
     raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     cached: bool = False
     attempts: int = 1
+    refusal: str = ""  # the endpoint's own refusal field (OpenAI ``message.refusal``), when it declined
 
     @property
     def truncated(self) -> bool:
         return self.finish_reason == "length"
+
+    @property
+    def filtered(self) -> bool:
+        """The endpoint's content filter stopped the answer."""
+        return self.finish_reason == "content_filter"
 
 
 @attrs.frozen
@@ -88,8 +97,9 @@ def parse_chat_body(body: Any) -> ChatResult:
         if not isinstance(text, str):
             raise ValueError("message content is not text")
         usage = body.get("usage") or {}
+        refusal = message.get("refusal")
         return ChatResult(text, choice.get("finish_reason"),
                           Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
-                          raw=body)
+                          raw=body, refusal=refusal if isinstance(refusal, str) else "")
     except (KeyError, IndexError, TypeError, AttributeError) as e:
         raise ValueError(f"not a chat completion ({type(e).__name__}: {e})") from None
