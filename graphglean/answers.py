@@ -102,15 +102,15 @@ def looks_like_refusal(text: str) -> bool:
     return len(body) < 400 and _REFUSAL.match(body) is not None
 
 
-def prose_answer(result: Any) -> bool:
-    """Validity of a free-text answer (a summary, an intent): anything but a refusal. For ``ChatRequest.valid``."""
-    return not looks_like_refusal(result.text)
+def answered(text: str) -> bool:
+    """Validity of an answer in free text or records: anything but a refusal. For ``ChatRequest.valid``."""
+    return not looks_like_refusal(text)
 
 
-def json_answer(result: Any) -> bool:
+def json_answer(text: str) -> bool:
     """Validity of an answer that was asked for JSON: it holds some. For ``ChatRequest.valid``."""
     try:
-        parse_json_output(result.text)
+        parse_json_output(text)
     except ValueError:
         return False
     return True

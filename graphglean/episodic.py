@@ -63,11 +63,11 @@ def _items(text: str, key: str) -> list[Any]:
     return items
 
 
-def _answers_with(key: str) -> Callable[[ChatResult], bool]:
+def _answers_with(key: str) -> Callable[[str], bool]:
     """Validity (``ChatRequest.valid``) of an answer that must hold a JSON list under ``key``."""
-    def valid(result: ChatResult) -> bool:
+    def valid(text: str) -> bool:
         try:
-            _items(result.text, key)
+            _items(text, key)
         except ValueError:
             return False
         return True
@@ -121,7 +121,7 @@ class EpisodicGistExtraction:
         meta["errors"].append(error)
         return [], "\n".join(texts)
 
-    async def _chat(self, messages: list[dict[str, str]], valid: Callable[[ChatResult], bool]) -> ChatResult:
+    async def _chat(self, messages: list[dict[str, str]], valid: Callable[[str], bool]) -> ChatResult:
         fmt = {"type": "json_object"} if self.json_mode else None
         try:
             assert self.llm is not None

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import attrs
 
-from .answers import prose_answer
+from .answers import answered
 from .chunking import chunk_on_delimiter
 from .errors import ConfigError
 from .llm.records import Usage
@@ -59,7 +59,7 @@ async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additi
     async def one(content: str) -> str:
         nonlocal usage
         result = await llm.chat(llm.request([{"role": "system", "content": system},
-                                             {"role": "user", "content": content}], valid=prose_answer))
+                                             {"role": "user", "content": content}], valid=answered))
         usage += result.usage
         return result.text.strip()
 
@@ -135,7 +135,7 @@ class ProgressiveSummarizer:
         for batch in self._batches(fold):
             lines = "\n".join(f"{m.role}: {m.content}" for m in batch)
             prompt = render(self.template, current_summary=current or "(none yet)", new_lines=lines)
-            result = await self.llm.chat(self.llm.request([{"role": "user", "content": prompt}], valid=prose_answer))
+            result = await self.llm.chat(self.llm.request([{"role": "user", "content": prompt}], valid=answered))
             current = result.text.strip()
             self.summaries.append(SummaryPoint(current, batch[-1].id, self.tokenizer.count(current)))
         return self.summaries[-1]

@@ -4,7 +4,6 @@ import json
 import sqlite3
 
 import pytest
-import trio
 
 from graphglean.config import Config
 from graphglean.enrich import MemoryStore
@@ -176,27 +175,31 @@ async def test_non_answers_are_not_replayed_from_the_cache(tmp_path, bad):
         assert asked_again == 2 * bad_asked
 
 
-async def test_graph_refusal_and_unclear_check_are_not_cached(tmp_path):
+async def test_graph_refusals_and_unclear_checks_are_asked_again_next_run(tmp_path):
     from graphglean.testing.responders import MARK_LOOP
 
+    from .test_cli import STAVE
+
+    refusing = {"on": True}
+
     def respond(req):
-        if req.max_tokens == 1 or MARK_LOOP in req.last_user:
+        if refusing["on"] and (req.max_tokens == 1 or MARK_LOOP in req.last_user):
             return Reply("Maybe", finish_reason="length")
-        if req.assistant_turns == 0:
-            return "I'm sorry, I cannot extract entities from this text."
+        if refusing["on"] and req.assistant_turns == 0:
+            return "I'm sorry, but I cannot extract entities from this text."
         return synthetic(req)
 
     async with FakeLLMServer(respond).running() as s:
-        cfg = base_config(s, tmp_path, graph={"method": "llm"})
-        async with ChatClient.from_config(cfg.llm) as client:
-            from graphglean.graph.extract import extract_chunks
-            from graphglean.scheduler import Scheduler
-            from graphglean.chunking import token_chunks
-            from graphglean.tokens import Tokenizer
-
-            chunks = token_chunks("d", "Ada Lovelace met Charles Babbage in London.", Tokenizer.cl100k(), 300, 0)
-            await extract_chunks(chunks, cfg, Scheduler(client))
+        cfg = base_config(s, tmp_path, input={"path": str(STAVE)}, graph={"method": "llm"})
+        await quiet_run(cfg)
+        assert (tmp_path / "out" / "entities.jsonl").read_text() == ""
         assert ResponseCache(cfg.llm.cache.path).count() == 0
+        store = RunStore(tmp_path / "out")
+        assert store.load("graph") == {}  # nor kept as finished items
+        store.close()
+        refusing["on"] = False
+        await quiet_run(cfg)
+    assert (tmp_path / "out" / "entities.jsonl").read_text().count("\n") > 5
 
 
 # -- 5. the journal: every paid answer of the run, whatever the cache's mode ---------------------------------
@@ -262,3 +265,58 @@ def test_memory_store_rolls_back_a_failed_batch(tmp_path):
     store.add_messages([StoredMessage("u2", "s", "user", "hello")])
     assert [m.uuid for m in store.messages()] == ["u2"]
     store.close()
+
+
+async def test_journal_is_kept_until_a_run_finishes_everything(tmp_path):
+    from graphglean.testing.responders import MARK_CONTINUE
+
+    from .test_cli import STAVE
+
+    failing = {"on": True}
+
+    def respond(req):  # the continuation round of one chunk fails while "on"
+        if failing["on"] and "Marley" in req.prompt and MARK_CONTINUE in req.last_user:
+            return Reply(status=500)
+        return synthetic(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = base_config(s, tmp_path, input={"path": str(STAVE)}, graph={"method": "llm"})
+        cfg.llm.cache.mode, cfg.llm.max_retries = "off", 0
+        result = await quiet_run(cfg)
+        failed = result.failed
+        assert failed
+        store = RunStore(tmp_path / "out")
+        assert store.journal().count() > 0  # the failed item's first steps wait there for the next run
+        store.close()
+        calls = len(s.chat_requests())
+        failing["on"] = False
+        result = await quiet_run(cfg)
+        assert not result.failed
+        # only the failed steps were asked again: each failed item's continuation (first extraction and
+        # check replayed from the journal)
+        assert len(s.chat_requests()) - calls == failed
+        store = RunStore(tmp_path / "out")
+        assert store.journal().count() == 0
+        store.close()
+
+
+async def test_a_refused_intent_is_a_failed_step_not_the_intent(tmp_path):
+    from graphglean.config import EnrichConfig
+    from graphglean.enrich import Enricher
+    from graphglean.inputs import Message
+    from graphglean.scheduler import Scheduler
+    from graphglean.testing.responders import MARK_INTENT
+
+    def respond(req):
+        return "I'm sorry, I can't help with that." if MARK_INTENT in req.prompt else synthetic(req)
+
+    store = MemoryStore(tmp_path / "memory.sqlite")
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient.from_config(llm_config(s, tmp_path)) as c:
+            async with Enricher(store, Scheduler(c), EnrichConfig(summaries=False)) as enricher:
+                await enricher.add_messages("s1", [Message("s1", "user", "I adopted a puppy named Biscuit.")])
+                await enricher.drain()
+        message = store.messages()[0]
+        assert "intent" not in message.metadata["system"] and "entities" in message.metadata["system"]
+        assert [step for _, step, _ in store.failures()] == ["intent"]
+        store.close()

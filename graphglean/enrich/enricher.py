@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, Sequence
 import attrs
 import trio
 
-from ..answers import json_answer, parse_json_output, prose_answer
+from ..answers import json_answer, parse_json_output, answered
 from ..config import EnrichConfig
 from ..errors import ConfigError
 from ..inputs import Message
@@ -186,8 +186,10 @@ class Enricher:
     async def _intent(self, llm: Any, m: StoredMessage) -> None:
         prompt = render(self.intent_template, message=f"{m.role}: {m.content}")
         result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=100,
-                                            valid=prose_answer))
+                                            valid=answered))
         answer = result.text.strip()
+        if not answered(answer):  # a refusal is not the message's intent: the step fails and is asked again
+            raise ValueError(f"the model declined: {answer[:120]}")
         if answer and not answer.lower().strip(" .").startswith(NO_INTENT):
             await trio.to_thread.run_sync(self.store.set_system, m.uuid, "intent", answer)
             self.stats.intents += 1

@@ -8,7 +8,7 @@ from typing import Any
 
 import networkx as nx
 
-from ..answers import prose_answer
+from ..answers import answered
 from ..prompts import load_template, render
 from ..scheduler import PassLLM, Scheduler
 from ..tokens import Tokenizer
@@ -39,7 +39,7 @@ async def _summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str]
             prompt = render(template, name=name, kind=kind, language=language,
                             descriptions="\n".join(f"- {d}" for d in group))
             result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=budget,
-                                                 valid=prose_answer))
+                                                 valid=answered))
             outs.append(result.text.strip())
         if len(outs) == 1:
             return outs[0]

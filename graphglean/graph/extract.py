@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 import attrs
 import networkx as nx
 
-from ..answers import looks_like_refusal
+from ..answers import answered
 from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
@@ -60,17 +60,6 @@ class GraphExtractionResult:
     failed: list[Outcome[Chunk, Any]] = attrs.field(factory=list)
 
 
-def extraction_answer(parser: RecordParser) -> Callable[[Any], bool]:
-    """Validity of an extraction answer (for ``ChatRequest.valid``): records, or a statement that it is
-    complete; a refusal or chatter without records is not kept for a later run."""
-    def valid(result: Any) -> bool:
-        if looks_like_refusal(result.text):
-            return False
-        parsed = parser.parse(result.text)
-        return bool(parsed.records or parsed.malformed) or "complete" in result.text.lower()
-    return valid
-
-
 def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser) -> ParseResult:
     """All records of one chunk's responses, stamped with the chunk's provenance."""
     result = ParseResult()
@@ -104,20 +93,20 @@ SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
                          done: Mapping[str, ChunkExtraction] | None = None,
                          save: SaveFn | None = None) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
-    """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes."""
+    """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
+    an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
+    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions."""
     done = dict(done or {})
     llm = scheduler.llm(PASS)
-    g = cfg.graph
-    parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
-    loop = GleaningLoop(llm, GraphPrompts.from_config(g), g.max_gleanings,
+    loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
-                        cfg.llm.max_tokens, valid=extraction_answer(parser))
+                        cfg.llm.max_tokens, valid=answered)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
 
     async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
-        if outcome.ok and save is not None:
+        if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
     todo = [c for c in chunks if c.id not in done]

@@ -99,8 +99,8 @@ def _yes_no(text: str) -> str:
     return answer[:1] if answer.startswith(("y", "n")) else ""
 
 
-def _clear(result: Any) -> bool:  # an unclear YES/NO is not kept: a later run asks again
-    return _yes_no(result.text) != ""
+def _clear(text: str) -> bool:  # an unclear YES/NO is not kept: a later run asks again
+    return _yes_no(text) != ""
 
 
 @attrs.frozen
@@ -127,7 +127,7 @@ class ChunkExtraction:
 
 class GleaningLoop:
     def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck,
-                 max_tokens: int | None = None, valid: Callable[[Any], bool] | None = None) -> None:
+                 max_tokens: int | None = None, valid: Callable[[str], bool] | None = None) -> None:
         self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
         self.max_tokens = max_tokens
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)

@@ -305,7 +305,7 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
     if (result.truncated and req.max_tokens != 1) or result.filtered or result.refusal or not result.text.strip():
         return False
     try:
-        return req.valid is None or bool(req.valid(result))
+        return req.valid is None or bool(req.valid(result.text))
     except Exception:  # a predicate that cannot read the answer does not vouch for it
         return False
 

@@ -22,9 +22,9 @@ class ChatRequest:
     logit_bias: dict[str, float] | None = attrs.field(default=None, hash=False)
     response_format: dict[str, Any] | None = attrs.field(default=None, hash=False)
     extra: dict[str, Any] = attrs.field(factory=dict, hash=False)
-    #: whether an answer is a real answer to this request (e.g. the JSON that was asked for); one that is not
-    #: is still returned, but never cached or journaled, so a later run asks again. Not sent, not in the key.
-    valid: Callable[["ChatResult"], bool] | None = attrs.field(default=None, eq=False, hash=False, repr=False)
+    #: whether an answer's text is a real answer to this request (e.g. the JSON that was asked for); one that
+    #: is not is still returned, but never cached or journaled, so a later run asks again. Not sent, not keyed.
+    valid: Callable[[str], bool] | None = attrs.field(default=None, eq=False, hash=False, repr=False)
 
     def body(self) -> dict[str, Any]:
         """The JSON body sent to ``/chat/completions``."""
