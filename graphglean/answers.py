@@ -103,8 +103,9 @@ def looks_like_refusal(text: str) -> bool:
 
 
 def answered(text: str) -> bool:
-    """Validity of an answer in free text or records: anything but a refusal. For ``ChatRequest.valid``."""
-    return not looks_like_refusal(text)
+    """Validity of an answer in free text or records: anything but a refusal or nothing at all (reasoning
+    counts as something: records can stand inside an unclosed block). For ``ChatRequest.valid``."""
+    return bool(text.strip()) and not looks_like_refusal(text)
 
 
 def json_answer(text: str) -> bool:

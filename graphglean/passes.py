@@ -55,8 +55,7 @@ class RunContext:
         endpoint = [llm.provider, llm.base_url.rstrip("/")]
         if llm.provider == "azure":
             endpoint += [llm.azure.deployment, llm.azure.api_version]
-        basis = [endpoint, llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body,
-                 llm.logit_bias_ids, *parts]
+        basis = [endpoint, llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
     def resume(self, name: str, *fingerprint_parts: Any) -> dict[str, Any]:
@@ -96,7 +95,7 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     g = cfg.graph
     prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
     stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
-                        g.max_gleanings)
+                        g.max_gleanings, cfg.llm.logit_bias_ids)
     done = {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}
     store = ctx.store
 

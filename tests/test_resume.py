@@ -95,7 +95,7 @@ def fingerprint_of(cfg: Config, *parts) -> str:
     return RunContext(cfg, None, [], None, None).fingerprint(*parts)  # type: ignore[arg-type]
 
 
-def test_fingerprint_includes_endpoint_and_logit_bias_ids():
+def test_fingerprint_includes_the_endpoint():
     cfg = Config()
     cfg.llm.base_url = "http://127.0.0.1:8000/v1"
     same = fingerprint_of(cfg)
@@ -106,12 +106,12 @@ def test_fingerprint_includes_endpoint_and_logit_bias_ids():
     azure = Config()
     azure.llm.base_url, azure.llm.provider = cfg.llm.base_url, "azure"
     assert fingerprint_of(azure) != same
-    biased = Config()
-    biased.llm.base_url, biased.llm.logit_bias_ids = cfg.llm.base_url, {"YES": 9642, "NO": 2360}
-    assert fingerprint_of(biased) != same
+    deployed = Config()
+    deployed.llm.base_url, deployed.llm.provider, deployed.llm.azure.deployment = cfg.llm.base_url, "azure", "gpt4o-eu"
+    assert fingerprint_of(deployed) != fingerprint_of(azure)
 
 
-async def test_graph_pass_redoes_extraction_when_the_examples_file_changes(tmp_path):
+async def test_graph_pass_redoes_extraction_when_examples_contents_or_logit_bias_ids_change(tmp_path):
     examples = tmp_path / "examples.txt"
     examples.write_text("Example: ...records about a ship...")
     async with FakeLLMServer(synthetic).running() as s:
@@ -127,6 +127,9 @@ async def test_graph_pass_redoes_extraction_when_the_examples_file_changes(tmp_p
         examples.write_text("Example: ...records about a train...")  # same path, other contents
         await quiet_run(cfg)
         assert len(s.chat_requests()) == 2 * calls
+        cfg.llm.logit_bias_ids = {"YES": 9642, "NO": 2360}  # other loop-check answers
+        await quiet_run(cfg)
+        assert len(s.chat_requests()) == 3 * calls
 
 
 # -- 4. non-answers are never cached -------------------------------------------------------------------------

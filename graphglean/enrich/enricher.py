@@ -189,8 +189,8 @@ class Enricher:
                                             valid=answered))
         answer = result.text.strip()
         if not answered(answer):  # a refusal is not the message's intent: the step fails and is asked again
-            raise ValueError(f"the model declined: {answer[:120]}")
-        if answer and not answer.lower().strip(" .").startswith(NO_INTENT):
+            raise ValueError(f"no intent in the answer: {answer[:120]!r}")
+        if not answer.lower().strip(" .").startswith(NO_INTENT):
             await trio.to_thread.run_sync(self.store.set_system, m.uuid, "intent", answer)
             self.stats.intents += 1
 
