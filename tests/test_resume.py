@@ -67,6 +67,27 @@ async def test_enrich_rerun_over_messages_without_ids_stores_nothing_twice(tmp_p
         assert len(rows) == 4 and "stale" not in [r["content"] for r in rows]
 
 
+async def test_enricher_position_makes_adding_idempotent_and_appending_stays_the_default(tmp_path):
+    from graphglean.config import EnrichConfig
+    from graphglean.enrich import Enricher
+    from graphglean.inputs import Message
+    from graphglean.scheduler import Scheduler
+
+    turns = [Message("s1", "user", "hi"), Message("s1", "assistant", "hello"), Message("s1", "user", "hi")]
+    store = MemoryStore(tmp_path / "memory.sqlite")
+    async with FakeLLMServer(synthetic).running() as s:
+        async with ChatClient.from_config(llm_config(s)) as c:
+            async with Enricher(store, Scheduler(c), EnrichConfig(summaries=False)) as enricher:
+                first = await enricher.add_messages("s1", turns, position=0)
+                again = await enricher.add_messages("s1", turns, position=0)
+                assert first == again and len(set(first)) == 3  # the repeated "hi" is another message
+                assert len(store.messages("s1")) == 3
+                await enricher.add_messages("s1", turns[:1])  # no position: a new turn after the stored ones
+                assert [m.content for m in store.messages("s1")] == ["hi", "hello", "hi", "hi"]
+                await enricher.drain()
+    store.close()
+
+
 # -- 2. summary pass: resumed by content ---------------------------------------------------------------------
 
 async def test_edited_document_gets_a_new_summary(tmp_path):
