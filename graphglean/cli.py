@@ -79,7 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         cfg.output.dir = args.output
     result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress()))
     if result.failed:
-        print(f"graphglean: {result.failed} item(s) failed after retries (the rest of the output is written):",
+        print(f"graphglean: {result.failed} item(s) failed (the rest of the output is written; report.json lists them):",
               file=sys.stderr)
         for p in result.passes:
             for f in p.failed[:20]:

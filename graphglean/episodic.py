@@ -110,8 +110,8 @@ class EpisodicGistExtraction:
         try:
             assert self.llm is not None
             return await self.llm.chat(self.llm.request(messages, response_format=fmt))
-        except LLMRequestError:
-            if fmt is None:
+        except LLMRequestError as e:
+            if fmt is None or not e.is_about("response_format"):
                 raise
             self.json_mode = False  # the endpoint does not take response_format: remember, ask plainly
             return await self.llm.chat(self.llm.request(messages))

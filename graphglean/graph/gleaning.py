@@ -84,8 +84,8 @@ class LoopCheck:
         req = self.llm.request(messages, max_tokens=1, logit_bias=bias)
         try:
             result = await self.llm.chat(req)
-        except LLMRequestError:
-            if bias is None:
+        except LLMRequestError as e:
+            if bias is None or not e.is_about("logit_bias"):
                 raise
             self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
             result = await self.llm.chat(self.llm.request(messages, max_tokens=1))

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 import attrs
 import httpx
 import trio
 
 from ..config import LLMConfig
-from ..errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
+from ..errors import LLMError, LLMUnreachableError
 from .accounting import CallAccount
 from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
+from .refusals import read_error_body, refusal
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 from .transport import PooledTransport
 
@@ -199,7 +200,7 @@ class ChatClient:
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, _Failure):
                     self.limiter.observe_headers(outcome.headers)
-                    body, parsed, failure = self._judge(outcome, parse)
+                    body, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
                         if keep is not None:
                             with trio.CancelScope(shield=True):
@@ -248,8 +249,10 @@ class ChatClient:
         except httpx.TransportError as e:
             return _Failure(f"connection broken ({type(e).__name__})")
 
-    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any]) -> tuple[Any, Any, _Failure | None]:
-        """(body, parsed, None) for a good answer, or why it is not good (raising when that is final)."""
+    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
+               model: str = "") -> tuple[Any, Any, _Failure | None]:
+        """(body, parsed, None) for a good answer, or why it is not good (raising the `refusal` when that is
+        final); ``url``, the body keys ``sent`` and ``model`` make the refusal's message precise."""
         status = resp.status_code
         if status == 200:
             try:
@@ -257,39 +260,21 @@ class ChatClient:
                 return body, parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
                 return None, None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
-        text = self.redact(resp.text[:500])
-        if status in (401, 403):
-            raise LLMAuthError(f"the endpoint refused the API key (HTTP {status}); check llm.api_key",
-                               status, text)
-        if status in (400, 404, 422):
-            raise LLMRequestError(f"the endpoint rejected the request (HTTP {status}): {_error_message(text)}",
-                                  status, text)
+        text = self.redact(resp.text[:2000])
         if is_retryable_status(status):
-            return None, None, _Failure(f"HTTP {status}", status, text, parse_retry_after(resp.headers))
-        raise LLMError(f"unexpected HTTP {status} from the endpoint: {_error_message(text)}", status, text)
+            return None, None, _Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
+        raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
 
     def _give_up(self, failures: list[_Failure], url: str) -> LLMError:
         last = failures[-1]
         where = self.redact(url.split("?", 1)[0])
         message = f"{where}: gave up after {len(failures)} attempts; last: {last.reason}"
         if last.body:
-            message += f": {_error_message(last.body)}"
+            message += f": {read_error_body(last.body).message}"
         if all(f.connection for f in failures):
             return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
                                        None, "")
         return LLMError(message, last.status, last.body)
-
-
-def _error_message(body: str) -> str:
-    try:
-        err = json.loads(body).get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-        if isinstance(err, str):
-            return err[:300]
-    except (ValueError, AttributeError):
-        pass
-    return body[:300].replace("\n", " ")
 
 
 def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:
