@@ -19,7 +19,7 @@ from .llm.records import ChatResult
 from .locomo import turn_passage
 from .prompts import load_template, render
 from .scheduler import FATAL, PassLLM, Scheduler
-from .sync import run_sync
+from .sync import entry_point, run_sync
 
 PASS = "episodic"
 WIKIPEDIA_DATASETS = ("menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")
@@ -134,6 +134,7 @@ class EpisodicGistExtraction:
             meta["errors"].append(f"{type(e).__name__}: {e}")
         return out
 
+    @entry_point
     async def batch_openie(self, chunks: dict[str, ChunkInfo]) -> dict[str, EpisodeRawOutput]:
         """Gists then facts for every chunk; results in input order."""
         if self.scheduler is None:
