@@ -128,7 +128,7 @@ async def test_an_unrelated_400_does_not_switch_off_logit_bias():
 
 
 async def test_logit_bias_refusal_still_falls_back():
-    async with FakeLLMServer(synthetic, reject_logit_bias=True, tokenizer=lambda t: {"YES": [5], "NO": [6]}[t]
+    async with FakeLLMServer(synthetic, reject_logit_bias=True, tokenizer=lambda t: {"YES": [5], "NO": [6]}.get(t, [])
                              ).running() as s:
         async with ChatClient(llm_config(s, model="llama3.1")) as c:
             check = LoopCheck(Scheduler(c).llm("graph"), "openai", s.base_url, {})

@@ -88,7 +88,11 @@ class ChatClient:
     def url(self, path: str, model: str | None = None) -> str:
         base = self.cfg.base_url.rstrip("/")
         if self.cfg.provider == "azure":
-            deployment = self.cfg.azure.deployment or model or self.cfg.model
+            azure = self.cfg.azure
+            if path == "embeddings":
+                deployment = azure.embedding_deployment or model or self.cfg.embedding_model
+            else:
+                deployment = azure.deployment or model or self.cfg.model
             return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
         return f"{base or OPENAI_BASE_URL}/{path}"
 
@@ -166,13 +170,16 @@ class ChatClient:
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
-        """One plain POST (no retries), e.g. to a server's ``/tokenize``. Returns None on any failure."""
+        """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
+        Returns the JSON answer of a 200, or None on any failure."""
         assert self._http is not None, "use the client inside 'async with'"
-        try:
-            resp = await self._http.post(url, json=body, headers=self._headers())
-            return resp.json() if resp.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
-            return None
+        with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
+            try:
+                resp = await self._http.post(url, json=body, headers=self._headers())
+                return resp.json() if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                return None
+        return None
 
     # -- the retry loop -------------------------------------------------------------------------------
 
