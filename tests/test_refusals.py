@@ -151,3 +151,21 @@ async def test_json_mode_is_switched_off_only_for_a_response_format_refusal():
             out = await extractor.batch_openie({"c1": ChunkInfo("Alice met Bob in Paris.", 8, [0], ["d"], {})})
     assert extractor.json_mode is True and len(s.chat_requests()) == 1
     assert "context length" in out["c1"].metadata["errors"][0]
+
+
+async def test_standalone_server_refuses_chosen_items():
+    from graphglean.testing.fake_llm import _refusing_rule
+
+    class Parser:
+        def error(self, message):
+            raise SystemExit(message)
+
+    respond = _refusing_rule(lambda r: "fine", "item 3=content_filter/azure", Parser())
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            assert (await c.chat(c.request(msg("item 2")))).text == "fine"
+            with pytest.raises(LLMRequestError) as e:
+                await c.chat(c.request(msg("item 3")))
+    assert e.value.kind == "content_filter"
+    with pytest.raises(SystemExit, match="no recorded refusal"):
+        _refusing_rule(lambda r: "", "x=nope", Parser())

@@ -42,6 +42,12 @@ async def test_a_word_of_two_real_tokens_gets_no_bias():
     assert ids is None
 
 
+async def test_multi_token_words_of_an_honest_server_are_not_cut_down():
+    """YES and NO share a first piece in this vocabulary: dropping it would bias the wrong ids."""
+    ids, _ = await probe(ServerTokenizer({"YES": [56, 57], "NO": [56, 58]}, "llama.cpp"))
+    assert ids is None
+
+
 async def test_ids_the_detokenizer_disowns_are_not_used():
     class Disowning(ServerTokenizer):
         def text(self, ids):
@@ -54,8 +60,9 @@ async def test_ids_the_detokenizer_disowns_are_not_used():
 def test_without_special():
     assert without_special([2], [[2, 5], [2, 6]]) == [[5], [6]]
     assert without_special([101, 102], [[101, 5, 102], [101, 6, 102]]) == [[5], [6]]
-    assert without_special([], [[2, 5], [2, 6]]) == [[2, 5], [2, 6]]  # the server says it adds nothing
+    assert without_special([], [[2, 5], [2, 6]]) == [[5], [6]]  # an empty text without BOS: from the probes
     assert without_special(None, [[2, 5], [2, 6]]) == [[5], [6]]
+    assert without_special([9], [[2, 5], [2, 6]]) == [[5], [6]]
     assert without_special(None, [[7, 5], [7, 5]]) == [[5], [5]]
     assert without_special(None, [[5], [6]]) == [[5], [6]]
 

@@ -4,8 +4,8 @@
 
 Servers may add special tokens to every text whatever they are asked: llama-cpp-python answers ``[2, 26915]``
 for "YES" with gemma (BOS first) and ignores ``add_special_tokens``. Those ids are recognized as what the empty
-text tokenizes to, or, when the empty text is refused, as the ids every probe starts or ends with; ids found by
-dropping them are confirmed with the server's detokenize route when it has one.
+text tokenizes to, or else as the ids every probe starts or ends with; ids found by dropping them are confirmed
+with the server's detokenize route when it has one.
 """
 
 from __future__ import annotations
@@ -41,15 +41,14 @@ async def single_token_ids(client: ChatClient, words: Sequence[str]) -> list[int
 
 
 def without_special(empty: list[int] | None, probes: list[list[int]]) -> list[list[int]]:
-    """``probes`` without the special ids the server adds to every text. ``empty`` is what it answered for the
-    empty text ([] = it adds none; None = it would not say): those ids, split between the start and the end of
-    every probe. Without it, the ids that every probe starts or ends with, as long as each keeps one."""
-    if empty is not None:
+    """``probes`` without the special ids the server adds to every text: the ids it gave for the empty text
+    (``empty``), split between the start and the end of every probe; else the ids that every probe starts or
+    ends with, as long as each keeps one (the caller confirms those with the detokenize route)."""
+    if empty:
         for k in range(len(empty), -1, -1):
             head, tail = empty[:k], empty[k:]
             if all(len(p) > len(empty) and p[:k] == head and p[len(p) - len(tail):] == tail for p in probes):
                 return [p[k:len(p) - len(tail)] for p in probes]
-        return probes
     start = 0
     while all(len(p) - start > 1 for p in probes) and len({p[start] for p in probes}) == 1:
         start += 1

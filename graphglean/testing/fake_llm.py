@@ -496,6 +496,18 @@ def _load_responder(spec: str) -> Responder:
     return getattr(importlib.import_module(module), name or "respond")
 
 
+def _refusing_rule(responder: Responder, rule: str, parser: Any) -> Responder:
+    text, sep, spec = rule.rpartition("=")
+    kind, _, server = spec.partition("/")
+    try:
+        reply = refusal(kind, server or "openai")
+    except ValueError as e:
+        parser.error(f"--refuse {rule!r}: {e}")
+    if not sep or not text:
+        parser.error(f"--refuse {rule!r}: expected TEXT=KIND[/SERVER]")
+    return refusing(responder, lambda req: text in req.prompt, reply)
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
     import sys
@@ -514,6 +526,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--responder", default="graphglean.testing.responders:synthetic",
                    help="module:function taking a RecordedRequest")
     p.add_argument("--replay", help="a replay.jsonl of recorded responses (overrides --responder)")
+    p.add_argument("--refuse", action="append", default=[], metavar="TEXT=KIND[/SERVER]",
+                   help="refuse chat requests whose prompt contains TEXT, as SERVER words a KIND refusal "
+                   f"(kinds: {', '.join(REFUSAL_KINDS)}), e.g. 'Marley was dead=context_length/openai'")
     args = p.parse_args(argv)
     if args.replay:
         from .responders import ReplayResponder
@@ -521,6 +536,8 @@ def main(argv: list[str] | None = None) -> None:
         responder: Responder = ReplayResponder.from_file(args.replay)
     else:
         responder = _load_responder(args.responder)
+    for rule in args.refuse:
+        responder = _refusing_rule(responder, rule, p)
     server = FakeLLMServer(responder, latency=args.latency, rpm=args.rpm, tpm=args.tpm, hang_s=args.hang_s,
                            faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
                                             seed=args.seed), port=args.port)
