@@ -62,7 +62,7 @@ class LLMParameterError(LLMRequestError):
     exit_code = 2
 
 
-class LLMModelError(LLMError):
+class LLMModelError(LLMRequestError):
     """The endpoint does not serve the configured model or deployment at the configured URL (an unknown
     model, a missing Azure deployment, a base_url whose path does not exist). Fatal for the whole run."""
 

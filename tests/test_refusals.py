@@ -64,7 +64,7 @@ async def test_refusals_every_request_would_get_are_fatal(kind, server, expected
 def test_error_body_shapes():
     assert read_error_body('[{"error": {"code": 400, "message": "Bad x", "status": "INVALID_ARGUMENT"}}]').codes == (
         "400", "invalid_argument")
-    assert read_error_body('{"detail": "Not Found"}').api is False
+    assert read_error_body('{"detail": "Not Found"}').message == "Not Found"
     assert read_error_body("<html><body><h1>404 Not Found</h1></body></html>").message == "404 Not Found"
     assert read_error_body('{"error": "boom"}').message == "boom"
 
@@ -169,3 +169,13 @@ async def test_standalone_server_refuses_chosen_items():
     assert e.value.kind == "content_filter"
     with pytest.raises(SystemExit, match="no recorded refusal"):
         _refusing_rule(lambda r: "", "x=nope", Parser())
+
+
+def test_any_404_without_an_item_reason_is_fatal():
+    """Every request goes to one URL with one model: Azure's 'Resource not found' (wrong api_version or
+    resource) would fail every item the same way."""
+    azure = json.dumps({"error": {"code": "404", "message": "Resource not found"}})
+    assert isinstance(classify(404, azure, sent=["messages"]), LLMModelError)
+    assert isinstance(classify(404, '{"detail": "Not Found"}'), FATAL)
+    filtered = json.dumps({"error": {"code": "content_filter", "message": "blocked"}})
+    assert type(classify(404, filtered)) is LLMRequestError

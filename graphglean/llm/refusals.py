@@ -1,8 +1,9 @@
 """Why an endpoint refused a request, read from the HTTP status and the error body, in one place.
 
-A refusal is fatal for the run when every request would get it (a refused key, an unknown model or
-deployment, a URL path that does not exist, a parameter the endpoint does not take) and a failure of one item
-otherwise (a prompt too long for the model's context, a content-filter block, any other rejected request).
+A refusal is a failure of one item when it is about the item's content (a prompt too long for the model's
+context, a content-filter block) or is any other 400/413/422 that names no setting. It is fatal for the run
+when every request would get it: a refused key (401/402/403), an unknown model or deployment, any other 404
+(every request goes to the same URL), a parameter the endpoint does not take.
 
 Error bodies differ by server; all of these are read:
 OpenAI/Azure ``{"error": {"message", "type", "param", "code", "innererror"?}}``; vLLM ``{"object": "error",
@@ -38,7 +39,6 @@ _MODEL_CODES = frozenset({"model_not_found", "deploymentnotfound", "modelnotfoun
 _MODEL_TEXT = re.compile(r"\b(model|deployment)\b[^.]{0,120}?\b(does not exist|doesn't exist|not found|no such"
                          r"|is not available|unknown)|\b(unknown|invalid|no such) (model|deployment)\b"
                          r"|\bmodel_not_found\b", re.I)
-_NOT_AN_API_ERROR = {"not found", "method not allowed", "404 page not found", "file not found"}
 
 
 @attrs.frozen
@@ -48,7 +48,6 @@ class ErrorBody:
     message: str = ""
     codes: tuple[str, ...] = ()  # error.code, error.type, error.status, innererror.code: lower case
     param: str = ""
-    api: bool = False  # an API's own error object, not a web server's page for a path it does not have
 
 
 def read_error_body(text: str) -> ErrorBody:
@@ -62,21 +61,21 @@ def read_error_body(text: str) -> ErrorBody:
         return ErrorBody(_one_line(str(data)))
     err = data.get("error")
     if isinstance(err, str):
-        return ErrorBody(_one_line(err), api=_one_line(err).lower() not in _NOT_AN_API_ERROR)
+        return ErrorBody(_one_line(err))
     if isinstance(err, dict):
         return _from_error_object(err)
     if data.get("object") == "error" or "message" in data:
         return _from_error_object(data)
     detail = data.get("detail")
     if isinstance(detail, str):
-        return ErrorBody(_one_line(detail), api=detail.strip().lower() not in _NOT_AN_API_ERROR)
+        return ErrorBody(_one_line(detail))
     if isinstance(detail, list):  # pydantic validation errors (FastAPI servers, llama-cpp-python)
         problems = [d for d in detail if isinstance(d, dict)]
         locs = [[str(p) for p in d.get("loc") or []] for d in problems]
         message = "; ".join(f"{'.'.join(loc[1:] if loc[:1] == ['body'] else loc)}: {d.get('msg', '')}"
                             for loc, d in zip(locs, problems))
         param = next((loc[1] for loc in locs if len(loc) > 1 and loc[0] == "body"), "")
-        return ErrorBody(_one_line(message), ("validation_error",), param, api=True)
+        return ErrorBody(_one_line(message), ("validation_error",), param)
     return ErrorBody(_one_line(text))
 
 
@@ -85,7 +84,7 @@ def _from_error_object(err: dict[str, Any]) -> ErrorBody:
     codes = tuple(str(c).lower() for c in (err.get("code"), err.get("type"), err.get("status"), inner.get("code"))
                   if c not in (None, ""))
     message = err.get("message") or err.get("msg") or ""
-    return ErrorBody(_one_line(str(message)), codes, str(err.get("param") or ""), api=True)
+    return ErrorBody(_one_line(str(message)), codes, str(err.get("param") or ""))
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -107,10 +106,10 @@ def refusal(status: int, text: str, *, sent: Iterable[str] = (), model: str = ""
         return LLMRequestError(f"the endpoint refused this request ({where}): {said}", status, text, kind=kind)
     if set(body.codes) & _MODEL_CODES or _MODEL_TEXT.search(body.message):
         return LLMModelError(f"the endpoint does not serve model {model!r} ({where}): {said}; check llm.model "
-                             "(llm.azure.deployment on Azure) and llm.base_url", status, text)
-    if status == 404 and not body.api:
-        return LLMModelError(f"{url or 'the endpoint URL'} does not exist ({where}: {said}); check llm.base_url",
-                             status, text)
+                             "(llm.azure.deployment on Azure) and llm.base_url", status, text, kind="model")
+    if status == 404:  # every request goes to this URL with this model: not about one item
+        return LLMModelError(f"{url or 'the endpoint URL'} was not found ({where}: {said}); check llm.base_url, "
+                             "llm.model (llm.azure.deployment and api_version on Azure)", status, text, kind="model")
     params = _params_named(body, sent)
     if params:
         return LLMParameterError(f"the endpoint does not accept {', '.join(params)} ({where}): {said}", status,
