@@ -113,8 +113,10 @@ def table_responder(table: Mapping[str, str], default: str = "") -> Responder:
 
 # -- refusals as real servers word them ---------------------------------------------------------------
 
-_AZURE_FILTER = {"hate": {"filtered": False, "severity": "safe"}, "self_harm": {"filtered": False, "severity": "safe"},
-                 "sexual": {"filtered": False, "severity": "safe"}, "violence": {"filtered": True, "severity": "medium"}}
+_AZURE_FILTER = {"hate": {"filtered": False, "severity": "safe"},
+                 "self_harm": {"filtered": False, "severity": "safe"},
+                 "sexual": {"filtered": False, "severity": "safe"},
+                 "violence": {"filtered": True, "severity": "medium"}}
 _CONTEXT = ("This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (1024 in the "
             "messages, 4096 in the completion). Please reduce the length of the messages or completion.")
 _REFUSALS: dict[tuple[str, str], tuple[int, Any]] = {
