@@ -1,7 +1,8 @@
 """The ``graphglean`` command. Errors become one line on stderr and an exit code; a traceback means a bug.
 
-Exit codes: 0 success; 1 some items failed after retries (listed; the rest of the output is written);
-2 a usage, configuration or input error (or an endpoint that refuses the key or the model); 130 interrupted.
+Exit codes: 0 success; 1 some items failed after retries or were refused for themselves (too long, filtered;
+listed; the rest of the output is written); 2 a usage, configuration or input error (or an endpoint that
+refuses the key, the model or a parameter, or cannot be reached); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ def _run(args: argparse.Namespace) -> int:
         cfg.output.dir = args.output
     result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress()))
     if result.failed:
-        print(f"graphglean: {result.failed} item(s) failed after retries (the rest of the output is written):",
-              file=sys.stderr)
+        print(f"graphglean: {result.failed} item(s) failed (the rest of the output is written; report.json "
+              "lists them):", file=sys.stderr)
         for p in result.passes:
             for f in p.failed[:20]:
                 print(f"  {p.name} {f['item']}: {f['error']}", file=sys.stderr)

@@ -56,6 +56,8 @@ class CacheConfig:
 @attrs.define
 class AzureConfig:
     deployment: str = setting("", "Azure deployment name (defaults to llm.model)")
+    embedding_deployment: str = setting("", "Azure deployment of the embedding model (defaults to "
+                                        "llm.embedding_model)")
     api_version: str = setting("2024-06-01", "Azure OpenAI api-version query parameter")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -30,7 +31,7 @@ from .tokens import Tokenizer
 class PassOutcome:
     name: str
     wall_s: float = 0.0
-    failed: list[dict[str, str]] = attrs.field(factory=list)  # {"item", "error"}
+    failed: list[dict[str, Any]] = attrs.field(factory=list)  # failure_row: {"item", "status", "error"}
     extra: dict[str, Any] = attrs.field(factory=dict)
     files: list[str] = attrs.field(factory=list)
 
@@ -69,11 +70,23 @@ class RunContext:
 PassFn = Callable[[RunContext], Awaitable[PassOutcome]]
 
 
-def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, str]]:
-    return [{"item": item_id(o.item), "error": str(o.error) or type(o.error).__name__} for o in outcomes]
+_HTTP_STATUS = re.compile(r"\bHTTP (\d{3})\b")
 
 
-def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, str]]) -> PassOutcome:
+def failure_row(item: str, error: BaseException | str) -> dict[str, Any]:
+    """One failed item as report.json lists it: its id, the HTTP status when there was one, one line why."""
+    text = (str(error) or type(error).__name__) if isinstance(error, BaseException) else error
+    status = getattr(error, "status", None)
+    if status is None and (found := _HTTP_STATUS.search(text)):
+        status = int(found.group(1))
+    return {"item": item, "status": status, "error": " ".join(text.split())[:500]}
+
+
+def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, Any]]:
+    return [failure_row(item_id(o.item), o.error) for o in outcomes]
+
+
+def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
     files = [str(p) for p in write_graph(graph, ctx.out_dir)]
     extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
     if stats.malformed_records:
@@ -135,7 +148,7 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
     paths = [ctx.out_dir / "enrichment.jsonl", ctx.out_dir / "session_summaries.jsonl"]
     write_jsonl(rows, paths[0])
     write_jsonl(summaries, paths[1])
-    failed = [{"item": f"{uuid} {step}", "error": error} for uuid, step, error in failures]
+    failed = [failure_row(f"{uuid} {step}", error) for uuid, step, error in failures]
     return PassOutcome("enrich", failed=failed, extra=attrs.asdict(stats), files=[str(p) for p in paths])
 
 
@@ -205,6 +218,6 @@ async def episodic_pass(ctx: RunContext) -> PassOutcome:
     rows = [results[c.id] for c in ctx.chunks if c.id in results]
     path = ctx.out_dir / "episodes.jsonl"
     write_jsonl(rows, path)
-    failed = [{"item": r["chunk_id"], "error": "; ".join(r["metadata"]["errors"])} for r in rows
+    failed = [failure_row(r["chunk_id"], "; ".join(r["metadata"]["errors"])) for r in rows
               if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
     return PassOutcome(EPISODIC, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

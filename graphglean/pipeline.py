@@ -35,6 +35,8 @@ from .passes import (
 from .report import DEFAULT_PRICES, cost, format_table, pass_row, price_of
 from .runstore import RunStore
 from .scheduler import Progress, Scheduler
+from .sync import entry_point
+from .sync import run_sync as _run_sync
 from .tokens import Tokenizer
 
 
@@ -137,6 +139,7 @@ def _summary_estimate(cfg: Config, inputs: Inputs, chunks: list[Chunk]) -> tuple
     return calls, tokens_in, calls * 300
 
 
+@entry_point
 async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
               notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
     """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``."""
@@ -214,7 +217,5 @@ def _report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> dict
 
 
 def run_sync(cfg: Config, **kw: Any) -> RunResult:
-    from .sync import run_sync as _run_sync
-
     with warnings.catch_warnings():
         return _run_sync(run, cfg, **kw)

@@ -13,16 +13,13 @@ from typing import Any, Awaitable, Callable, Generic, Iterable, Protocol, TypeVa
 import attrs
 import trio
 
-from .errors import LLMAuthError, LLMRequestError, LLMUnreachableError
+from .errors import FATAL
 from .llm.accounting import CallAccount
 from .llm.client import ChatClient
 from .llm.records import ChatRequest, ChatResult, EmbeddingResult
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-#: errors that will fail every other item the same way: stop the whole map instead of repeating them
-FATAL = (LLMAuthError, LLMRequestError, LLMUnreachableError)
 
 
 @attrs.define
@@ -103,7 +100,8 @@ class Scheduler:
                   on_error: Callable[[Outcome[T, R]], None] | None = None) -> list[Outcome[T, R]]:
         """Run ``fn`` over ``items``; per-item errors are kept in their `Outcome` (and reported to
         ``on_error``), never lost, and do not stop the others unless ``fail_fast`` is set or the error
-        is fatal for every item (a refused key, a rejected model, an unreachable endpoint)."""
+        is fatal for every item (a refused key, an unknown model, a parameter the endpoint does not take, an
+        unreachable endpoint): a refusal of one item's request (too long, filtered) fails that item only."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
         account = self.account(pass_name)

@@ -13,6 +13,7 @@ from .errors import ConfigError
 from .llm.records import Usage
 from .prompts import load_template, render
 from .scheduler import PassLLM, Scheduler
+from .sync import entry_point
 from .tokens import Tokenizer
 
 SYSTEM = "Rewrite this text in summarized form."
@@ -45,6 +46,7 @@ def plan_chunks(text: str, detail: float, minimum_chunk_size: int, delimiter: st
     return planned.chunks, planned.dropped
 
 
+@entry_point
 async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additional_instructions: str | None = None,
                     minimum_chunk_size: int = 500, chunk_delimiter: str = ".", summarize_recursively: bool = False,
                     tokenizer: Tokenizer | None = None, pass_name: str = PASS) -> SummaryResult:

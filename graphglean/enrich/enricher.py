@@ -22,7 +22,7 @@ import trio
 
 from ..answers import json_answer, parse_json_output, answered
 from ..config import EnrichConfig
-from ..errors import ConfigError
+from ..errors import ConfigError, single
 from ..inputs import Message
 from ..prompts import load_template, render
 from ..scheduler import FATAL, Scheduler
@@ -82,10 +82,20 @@ class Enricher:
         self._kick()  # whatever a previous run left unfinished
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
-        if exc[0] is None:
-            await self._idle.wait()
-        await self._stack.__aexit__(*exc)
+    async def __aexit__(self, *exc: Any) -> bool:
+        waiting: BaseException | None = None
+        try:
+            if exc[0] is None:
+                await self._idle.wait()
+        except BaseException as e:  # cancelled because a background step failed: the nursery must still close
+            waiting, exc = e, (type(e), e, e.__traceback__)
+        try:
+            suppressed = await self._stack.__aexit__(*exc)
+        except BaseExceptionGroup as group:  # the background nursery's: the one error that matters
+            raise single(group) from None
+        if waiting is not None and not suppressed:
+            raise waiting
+        return bool(suppressed) and waiting is None
 
     async def add_messages(self, session_id: str, messages: Sequence[Message | StoredMessage],
                            position: int | None = None) -> list[str]:

@@ -16,6 +16,7 @@ from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
 from ..scheduler import Outcome, Scheduler
+from ..sync import entry_point, run_sync
 from ..tokens import Tokenizer
 from .describe import summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
@@ -151,6 +152,7 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
     return graph
 
 
+@entry_point
 async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs, config: Config | None = None, *,
                         scheduler: Scheduler | None = None, method: str | None = None) -> GraphExtractionResult:
     """Extract one merged graph from texts, documents or chunks. Under trio.
@@ -188,6 +190,4 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
 
 def extract_graph_sync(inputs: Any, config: Config | None = None, **kw: Any) -> GraphExtractionResult:
     """`extract_graph` from synchronous code, including a Jupyter cell where an asyncio loop is running."""
-    from ..sync import run_sync
-
     return run_sync(extract_graph, inputs, config, **kw)

@@ -2,9 +2,10 @@
 says YES, up to ``max_gleanings``.
 
 The YES/NO question is one token (``max_tokens=1``) with ``logit_bias`` +100 on the ids of YES and NO in the
-*endpoint's* tokenizer: tiktoken's ids for OpenAI models, the server's own ``/tokenize`` for local servers, or
-ids from the configuration. Without known ids, or when an endpoint rejects ``logit_bias``, it asks without bias
-and reads the answer leniently; ids from the wrong tokenizer make a local model answer garbage.
+*endpoint's* tokenizer: tiktoken's ids for OpenAI models, the server's own tokenize route for local servers
+(`llm.server_tokens`), or ids from the configuration. Without known ids, or when an endpoint refuses
+``logit_bias``, it asks without bias and reads the answer leniently; ids from the wrong tokenizer make a local
+model answer garbage.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import trio
 from ..answers import strip_reasoning
 from ..errors import LLMRequestError
 from ..llm.records import Usage
+from ..llm.server_tokens import single_token_ids
 from ..scheduler import PassLLM
 from ..tokens import Tokenizer
 from .prompts import GraphPrompts
@@ -53,7 +55,7 @@ class LoopCheck:
         if self._configured:
             return [int(self._configured[k]) for k in ("YES", "NO") if k in self._configured] or None
         if not is_openai_endpoint(self._provider, self._base_url):
-            ids = await self._server_ids()
+            ids = await single_token_ids(self.llm.client, ("YES", "NO"))
             if ids or not is_openai_model(self.llm.model):
                 return ids
         # OpenAI's endpoint, or an OpenAI model behind a proxy that has no tokenizer of its own
@@ -61,31 +63,14 @@ class LoopCheck:
         ids = [tok.single_token_id(w) for w in ("YES", "NO")]
         return ids if tok.exact and None not in ids else None
 
-    async def _server_ids(self) -> list[int] | None:
-        base = self._base_url.rstrip("/")
-        root = base[:-3] if base.endswith("/v1") else base
-        for url, key in ((f"{root}/tokenize", "prompt"), (f"{root}/extras/tokenize", "input"),
-                         (f"{base}/extras/tokenize", "input")):
-            ids = []
-            for word in ("YES", "NO"):
-                answer = await self.llm.client.post_json(url, {key: word, "content": word, "model": self.llm.model,
-                                                               "add_special_tokens": False, "with_pieces": False})
-                tokens = answer.get("tokens") if isinstance(answer, dict) else None
-                if not isinstance(tokens, list) or len(tokens) != 1 or not isinstance(tokens[0], int):
-                    break
-                ids.append(tokens[0])
-            if len(ids) == 2:
-                return ids
-        return None
-
     async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, bool, Usage]:
         """(more?, was the answer a clear yes or no?, usage). An unclear answer counts as NO."""
         bias = await self.bias()
         req = self.llm.request(messages, max_tokens=1, logit_bias=bias, valid=_clear)
         try:
             result = await self.llm.chat(req)
-        except LLMRequestError:
-            if bias is None:
+        except LLMRequestError as e:
+            if bias is None or not e.is_about("logit_bias"):
                 raise
             self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
             result = await self.llm.chat(self.llm.request(messages, max_tokens=1, valid=_clear))

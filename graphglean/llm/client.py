@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 import attrs
 import httpx
 import trio
 
 from ..config import LLMConfig
-from ..errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
+from ..errors import LLMError, LLMUnreachableError
 from .accounting import CallAccount
 from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
+from .refusals import read_error_body, refusal
 from .retry import RetryPolicy, is_retryable_status, parse_retry_after
 from .transport import PooledTransport
 
@@ -90,7 +91,11 @@ class ChatClient:
     def url(self, path: str, model: str | None = None) -> str:
         base = self.cfg.base_url.rstrip("/")
         if self.cfg.provider == "azure":
-            deployment = self.cfg.azure.deployment or model or self.cfg.model
+            azure = self.cfg.azure
+            if path == "embeddings":
+                deployment = azure.embedding_deployment or model or self.cfg.embedding_model
+            else:
+                deployment = azure.deployment or model or self.cfg.model
             return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
         return f"{base or OPENAI_BASE_URL}/{path}"
 
@@ -183,13 +188,16 @@ class ChatClient:
                 await store.put_many(items, kind)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
-        """One plain POST (no retries), e.g. to a server's ``/tokenize``. Returns None on any failure."""
+        """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
+        Returns the JSON answer of a 200, or None on any failure."""
         assert self._http is not None, "use the client inside 'async with'"
-        try:
-            resp = await self._http.post(url, json=body, headers=self._headers())
-            return resp.json() if resp.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
-            return None
+        with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
+            try:
+                resp = await self._http.post(url, json=body, headers=self._headers())
+                return resp.json() if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                return None
+        return None
 
     # -- the retry loop -------------------------------------------------------------------------------
 
@@ -217,7 +225,7 @@ class ChatClient:
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, _Failure):
                     self.limiter.observe_headers(outcome.headers)
-                    body, parsed, failure = self._judge(outcome, parse)
+                    body, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
                         if keep is not None:
                             with trio.CancelScope(shield=True):
@@ -266,8 +274,10 @@ class ChatClient:
         except httpx.TransportError as e:
             return _Failure(f"connection broken ({type(e).__name__})")
 
-    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any]) -> tuple[Any, Any, _Failure | None]:
-        """(body, parsed, None) for a good answer, or why it is not good (raising when that is final)."""
+    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
+               model: str = "") -> tuple[Any, Any, _Failure | None]:
+        """(body, parsed, None) for a good answer, or why it is not good (raising the `refusal` when that is
+        final); ``url``, the body keys ``sent`` and ``model`` make the refusal's message precise."""
         status = resp.status_code
         if status == 200:
             try:
@@ -275,23 +285,17 @@ class ChatClient:
                 return body, parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
                 return None, None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
-        text = self.redact(resp.text[:500])
-        if status in (401, 403):
-            raise LLMAuthError(f"the endpoint refused the API key (HTTP {status}); check llm.api_key",
-                               status, text)
-        if status in (400, 404, 422):
-            raise LLMRequestError(f"the endpoint rejected the request (HTTP {status}): {_error_message(text)}",
-                                  status, text)
+        text = self.redact(resp.text[:2000])
         if is_retryable_status(status):
-            return None, None, _Failure(f"HTTP {status}", status, text, parse_retry_after(resp.headers))
-        raise LLMError(f"unexpected HTTP {status} from the endpoint: {_error_message(text)}", status, text)
+            return None, None, _Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
+        raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
 
     def _give_up(self, failures: list[_Failure], url: str) -> LLMError:
         last = failures[-1]
         where = self.redact(url.split("?", 1)[0])
         message = f"{where}: gave up after {len(failures)} attempts; last: {last.reason}"
         if last.body:
-            message += f": {_error_message(last.body)}"
+            message += f": {read_error_body(last.body).message}"
         if all(f.connection for f in failures):
             return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
                                        None, "")
@@ -308,18 +312,6 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
         return req.valid is None or bool(req.valid(result.text))
     except Exception:  # a predicate that cannot read the answer does not vouch for it
         return False
-
-
-def _error_message(body: str) -> str:
-    try:
-        err = json.loads(body).get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-        if isinstance(err, str):
-            return err[:300]
-    except (ValueError, AttributeError):
-        pass
-    return body[:300].replace("\n", " ")
 
 
 def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:
