@@ -183,7 +183,8 @@ class Config:
     summary: SummaryConfig = section(SummaryConfig, "long-document summary pass")
     enrich: EnrichConfig = section(EnrichConfig, "chat-message enrichment pass")
     output: OutputConfig = section(OutputConfig, "where results go")
-    prices: dict[str, PriceConfig] = setting({}, "USD per 1M tokens by model, e.g. {my-model: {input: 0.2, output: 0.8}}")
+    prices: dict[str, PriceConfig] = setting(
+        {}, "USD per 1M tokens by model, e.g. {my-model: {input: 0.2, output: 0.8}}")
     fail_fast: bool = setting(False, "stop the run at the first item that fails after retries")
 
 
