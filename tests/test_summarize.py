@@ -9,10 +9,9 @@ from graphglean.scheduler import Scheduler
 from graphglean.summarize import HistoryMessage, ProgressiveSummarizer, summarize
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
-from graphglean.tokens import Tokenizer
 
 from .conftest import shared_path
-from .helpers import llm_config
+from .helpers import ThreadRecordingTokenizer, llm_config
 
 
 @pytest.mark.parametrize("detail,calls", [(0, 1), (0.25, 9), (0.5, 17), (1, 31)])
@@ -56,16 +55,6 @@ async def test_progressive_summaries_leave_no_gap():
     assert [m.id for m in recent] == ["m9", "m10"]
     folded = "\n".join(r.last_user for r in s.chat_requests())
     assert all(f"Message number {i} " in folded for i in range(9) if i != 3)
-
-
-class ThreadRecordingTokenizer(Tokenizer):
-    def __init__(self):
-        super().__init__(encoding="cl100k_base")
-        self.threads = set()
-
-    def encode(self, text):
-        self.threads.add(threading.get_ident())
-        return super().encode(text)
 
 
 async def test_chunk_planning_runs_off_the_event_loop():
