@@ -3,6 +3,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from graphglean.config import Config, field_docs, load_config, load_config_text
 from graphglean.errors import ConfigError
@@ -207,3 +209,54 @@ def test_cli_overrides_stay_relative_to_the_current_folder(tmp_path, monkeypatch
     assert report["documents"] == 1 and report["chunks"] > 5
     assert main(["run", "project/c.yaml", "--input", "here.txt", "--output", "mine"]) == 0
     assert json.loads((tmp_path / "mine" / "report.json").read_text())["chunks"] == 1
+
+
+def test_every_setting_that_names_a_file_or_folder_is_resolved_as_a_path():
+    import re
+
+    import attrs
+
+    def leaves(cls, prefix=""):
+        for f in attrs.fields(cls):
+            if attrs.has(f.type):
+                yield from leaves(f.type, f"{prefix}{f.name}.")
+            else:
+                yield f"{prefix}{f.name}", f
+
+    unmarked = [key for key, f in leaves(Config) if f.type is str and f.metadata.get("path") is None
+                and re.search(r"\b(file|folder|path|directory)\b", f.metadata["doc"], re.I)]
+    assert unmarked == [], "give these setting(..., path=(...)) so they resolve against the config's folder"
+
+
+YAML_BITS = st.sampled_from(["llm", "graph", "model", "seed", "extra_body", "cache", "mode", "prices", "m", "input",
+                             ":", ": ", "\n", "\n  ", "\n    ", "- ", "[", "]", "{", "}", ", ", "#", "##", "'", '"',
+                             "&a ", "*a", "<<: ", "!!str ", "!!int ", "!x ", "? ", "|", ">", "~", "no", "0613",
+                             "2024-06-01", "${GG_UNSET:-}", "${GG_UNSET}", "${GG_UNSET:-x}", "1.5", "-3", "\t", "é"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(YAML_BITS, max_size=40).map("".join))
+def test_any_text_loads_or_is_a_one_line_config_error(monkeypatch, text):
+    monkeypatch.delenv("GG_UNSET", raising=False)
+    try:
+        load_config_text(text, "c.yaml")
+    except ConfigError as e:
+        assert str(e).startswith("c.yaml") and "\n" not in str(e)
+
+
+TRICKY = ["no", "off", "0613", "2024-06-01", "1_000", "0x1F", "1e3", ".inf", "~", "", "##", "'quoted'", "[a, 1]",
+          "{a: 1}", "${GG_UNSET:-}", "${GG_UNSET:-0.5}", "'${GG_UNSET:-7}'", "!!str 5", "-1", "true", "é", "- x"]
+
+
+def test_every_key_with_any_tricky_value_loads_or_is_a_one_line_error(monkeypatch):
+    monkeypatch.delenv("GG_UNSET", raising=False)
+    for key, _default, _doc in field_docs():
+        *sections, name = key.split(".")
+        indent = "  " * len(sections)
+        head = "".join(f"{'  ' * i}{s}:\n" for i, s in enumerate(sections))
+        for value in TRICKY:
+            text = f"{head}{indent}{name}: {value}\n"
+            try:
+                load_config_text(text, "c.yaml")
+            except ConfigError as e:
+                assert str(e).startswith("c.yaml:") and "\n" not in str(e), (text, str(e))
