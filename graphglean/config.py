@@ -310,8 +310,9 @@ class _Source:
         rest = self.text[node.start_mark.index:].split("\n", 1)[0].strip()
         if rest.startswith("#") and (len(rest) == 1 or not rest[1].isspace()):
             word = rest.split()[0]
+            where = "- " if path[-1].isdigit() else f"{path[-1]}: "  # a list item or a key
             raise self.error(path, f"the value is empty because {word} starts a YAML comment; to mean the text "
-                             f"{word}, quote it: {path[-1]}: \"{word}\"")
+                             f"{word}, quote it: {where}\"{word}\"")
 
     def pairs(self, node: yaml.MappingNode, path: tuple[str, ...]) -> list[tuple[str, yaml.Node]]:
         """The mapping's (key text, value node) pairs, ``<<`` merges applied; a repeated key is an error."""

@@ -127,6 +127,7 @@ def test_unset_variable_inside_a_mapping_names_its_line_and_key(monkeypatch):
     ("graph:\n  record_delimiter: ##\n", 2, "graph.record_delimiter"),
     ("graph:\n  language: English\n  tuple_delimiter: #|#   # the field separator\n", 3, "graph.tuple_delimiter"),
     ("summary:\n  chunk_delimiter: #\n", 2, "summary.chunk_delimiter"),
+    ("graph:\n  entity_types:\n    - person\n    - #x\n", 4, "graph.entity_types.1"),
 ])
 def test_a_comment_where_a_value_was_meant_is_a_one_line_error(text, line, key):
     message = err(text)
