@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import networkx as nx
+import trio
 
 from ..answers import answered
 from ..prompts import load_template, render
@@ -46,11 +47,7 @@ async def _summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str]
         descriptions = outs
 
 
-async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenizer: Tokenizer, budget: int,
-                                 language: str = "English") -> int:
-    """Replace ``description`` of every node and edge whose descriptions exceed ``budget`` tokens.
-    Returns how many were summarized; failures keep the joined descriptions and are in the scheduler's errors."""
-    llm = scheduler.llm(PASS)
+def _over_budget(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> list[tuple[str, Any, dict[str, Any]]]:
     items: list[tuple[str, Any, dict[str, Any]]] = []
     for n, d in graph.nodes(data=True):
         if len(d.get("descriptions", [])) > 1 and tokenizer.count(d["description"]) > budget:
@@ -58,6 +55,16 @@ async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenize
     for a, b, d in graph.edges(data=True):
         if len(d.get("descriptions", [])) > 1 and tokenizer.count(d["description"]) > budget:
             items.append(("relationship", f"{graph.nodes[a].get('name', a)} and {graph.nodes[b].get('name', b)}", d))
+    return items
+
+
+async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenizer: Tokenizer, budget: int,
+                                 language: str = "English") -> int:
+    """Replace ``description`` of every node and edge whose descriptions exceed ``budget`` tokens.
+    Returns how many were summarized; failures keep the joined descriptions and are in the scheduler's errors."""
+    llm = scheduler.llm(PASS)
+    # counting every joined description of a large graph takes a second: in a worker thread
+    items = await trio.to_thread.run_sync(_over_budget, graph, tokenizer, budget, abandon_on_cancel=True)
 
     async def one(item: tuple[str, Any, dict[str, Any]]) -> str:
         kind, name, data = item

@@ -10,6 +10,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import attrs
 import networkx as nx
+import trio
 
 from ..answers import answered
 from ..chunking import Chunk
@@ -118,7 +119,22 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
 
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
+    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method.
+    Parsing, merging and grounding take seconds for a large run: they run in a worker thread, so that the
+    requests of other passes keep flowing meanwhile."""
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, abandon_on_cancel=True)
+    if extractions is not None and scheduler is not None:
+        stats.summarized_descriptions = await summarize_descriptions(
+            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
+    stats.ungrounded = await trio.to_thread.run_sync(ground, graph, {c.id: c for c in chunks},
+                                                     cfg.graph.drop_ungrounded, abandon_on_cancel=True)
+    stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
+    return graph
+
+
+def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+                    stats: GraphStats) -> nx.Graph:
+    """The merged graph of every chunk's records (the offline method's when ``extractions`` is None)."""
     g = cfg.graph
     parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
     results = []
@@ -143,13 +159,7 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
         stats.default_strengths += parsed.default_strengths
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         results.append(parsed)
-    graph = merge_records(results, cfg.graph.directed).to_graph()
-    if extractions is not None and scheduler is not None:
-        stats.summarized_descriptions = await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
-    stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
-    stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
-    return graph
+    return merge_records(results, cfg.graph.directed).to_graph()
 
 
 @entry_point
