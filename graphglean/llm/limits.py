@@ -62,22 +62,25 @@ class TokenBucket:
 class LearnedRate:
     """The request rate an endpoint takes, learned from its 429s.
 
-    A 429 sets the ceiling to what was being sent (or what the server's hints allow, when lower) and cuts the
-    rate to 80% of it; over the next few seconds (``recovery_s``: longer at rates so low that a few seconds
-    hold no request) the rate climbs back to the ceiling, holds there, then probes above it by 10% per period,
-    so a limit that was raised is found again. A probe that meets a 429 leaves the ceiling where it was; one
-    that held a whole period raises it. Floor: one request a minute.
+    A 429 lowers the ceiling to what was being sent (or what the server's hints allow) and cuts the rate to
+    80% of it; over the next few seconds (``recovery_s``: longer at rates so low that a few seconds hold no
+    request) the rate climbs back to the ceiling, holds there, then probes 10% above it. A probe that held a
+    whole period becomes the ceiling, so a limit that was raised, or guessed low, is found again. A probe that
+    meets a 429 returns to the ceiling with no cut, and the hold before the next probe doubles (up to 32
+    periods), so an endpoint with no slack above its limit sees a probe's 429 rarely. Floor: 1 request a minute.
     """
 
     FLOOR = 1 / 60
     CUT = 0.8
     HOLD = 2.0  # periods at the ceiling before probing above it
+    MAX_HOLD = 32.0
     PROBE = 0.1
 
     def __init__(self, ceiling: float, clock: Callable[[], float]) -> None:
         self._clock = clock
         self.ceiling = max(self.FLOOR, ceiling)
         self._cut_at = clock()
+        self._hold = self.HOLD
         self.bucket = TokenBucket(60 * self.CUT * self.ceiling, clock)
         self.bucket.level = 1.0  # one request may go as soon as the server's pause is over
         self.refresh()
@@ -86,26 +89,39 @@ class LearnedRate:
     def recovery_s(self) -> float:
         return max(2.0, 3.0 / self.ceiling)
 
+    def _periods(self, now: float) -> float:
+        return (now - self._cut_at) / self.recovery_s
+
     def rate(self, now: float | None = None) -> float:
         """Requests per second allowed at ``now``."""
-        x = ((self._clock() if now is None else now) - self._cut_at) / self.recovery_s
+        x = self._periods(self._clock() if now is None else now)
         if x < 1.0:
             return self.ceiling * (self.CUT + (1.0 - self.CUT) * x)
-        return self.ceiling * (1.0 + self.PROBE * max(0.0, x - self.HOLD))
+        return self.ceiling * (1.0 + self.PROBE * min(1.0, max(0.0, x - self._hold)))
 
-    def cut(self, estimate: float | None) -> None:
-        """A 429: the ceiling becomes the rate that held for a whole period (or less: what was being sent, or
-        ``estimate``), the rate 80% of it. The rejected request's token comes back: the server did not count it."""
+    def cut(self, estimate: float, got_through: float = 0.0, retry_after: float | None = None) -> None:
+        """A 429. The rejected request's token comes back: the server did not count it."""
         now = self._clock()
-        period_ago = now - self.recovery_s
-        held = max(self.ceiling, self.rate(period_ago)) if period_ago > self._cut_at else self.ceiling
-        self.ceiling = max(self.FLOOR, min(held, self.rate(now), math.inf if estimate is None else estimate))
-        self._cut_at = now
+        rate = self.rate(now)
+        if self._periods(now) > self._hold and estimate >= self.ceiling:  # a probe too far: back to the ceiling
+            self._hold = min(self.MAX_HOLD, 2 * self._hold)
+            self._cut_at = now - self.recovery_s
+        else:  # the ceiling is too high: down to what is allowed now or estimated, never below what got through
+            # requests spaced further apart by the wait the server asked for (at most 5% lower: with slack in
+            # the server's bucket, the wait is for one token, not for the whole spacing)
+            spaced = max(0.95 * rate, 1.0 / (1.0 / rate + retry_after)) if retry_after else rate
+            self.ceiling = max(self.FLOOR, got_through, min(self.ceiling, spaced, estimate))
+            self._cut_at = now
         self.refresh()
         self.bucket.give_back(1.0)
 
     def refresh(self) -> None:
-        rate = self.rate()
+        """Bring the bucket to the rate of the moment; a probe that held a whole period is the new ceiling."""
+        now = self._clock()
+        if self._periods(now) >= self._hold + 1.0:
+            self.ceiling *= 1.0 + self.PROBE
+            self._cut_at = now - self._hold * self.recovery_s
+        rate = self.rate(now)
         self.bucket.set_rate(rate, max(1.0, 0.2 * rate))
 
 
@@ -132,6 +148,7 @@ class RateLimiter:
         self._last_cut = -math.inf
         self._resume_at = 0.0
         self._lock = trio.Lock()  # FIFO: waiters are served in the order they arrived
+        self._changed = trio.Event()  # wakes the waiter at the head early when a 429 gives a token back
 
     @property
     def limits_tokens(self) -> bool:
@@ -150,7 +167,8 @@ class RateLimiter:
                            [bucket.wait_time(amount) for bucket, amount in self._buckets(estimated_tokens)])
                 if wait <= 0:
                     break
-                await trio.sleep(wait)
+                with trio.move_on_after(wait):
+                    await self._changed.wait()
             for bucket, amount in self._buckets(estimated_tokens):
                 bucket.take(amount)
             now = self._clock()
@@ -177,23 +195,25 @@ class RateLimiter:
         if sent_at < self._last_cut or not self._answered:
             return
         self._last_cut = now
-        estimate = self._estimate(now, retry_after)
+        got_through = len(self._answered) / self.ANSWERED_WINDOW_S
+        estimate = max(self._estimate(now, retry_after, got_through), got_through)
         if self.learned is None:
             self.learned = LearnedRate(estimate, self._clock)
         else:
-            self.learned.cut(estimate)
+            self.learned.cut(estimate, got_through, retry_after)
+        self._changed.set()
+        self._changed = trio.Event()
 
-    def _estimate(self, now: float, retry_after: float | None) -> float:
+    def _estimate(self, now: float, retry_after: float | None, fallback: float) -> float:
         """Requests per second the server seems to take: no more than was being sent, nor than one per
-        Retry-After (a token bucket's wait for its next token), and no less than got through last minute."""
+        Retry-After (a token bucket's wait for its next token)."""
         _forget_before(self._sent, now - self.SENT_WINDOW_S)
         bounds = []
         if len(self._sent) >= 3 and now > self._sent[0]:
             bounds.append(len(self._sent) / (now - self._sent[0]))
         if retry_after:
             bounds.append(1.0 / retry_after)
-        got_through = len(self._answered) / self.ANSWERED_WINDOW_S
-        return max(min(bounds, default=got_through), got_through)
+        return min(bounds, default=fallback)
 
     def settle(self, estimated_tokens: int, actual_tokens: int) -> None:
         """Correct the token bucket once ``usage`` says what a request really cost."""
