@@ -93,10 +93,15 @@ async def test_one_429_under_a_configured_rpm_costs_seconds_not_half_the_run(aut
 
 def test_a_rate_guessed_low_grows_back_and_a_failed_probe_costs_no_cut():
     now = [0.0]
+    idle = LearnedRate(1.0, lambda: now[0])
     learned = LearnedRate(1.0, lambda: now[0])  # one a second, when the endpoint takes far more
-    for _ in range(600):  # a minute of requests, no 429
-        now[0] += 0.1
+    for _ in range(6000):  # a minute of sending as fast as allowed, no 429
+        now[0] += 0.01
+        idle.refresh()
         learned.refresh()
+        if learned.bucket.wait_time(1) == 0:
+            learned.take()
+    assert idle.ceiling == 1.0  # a rate nobody used teaches nothing
     assert learned.ceiling > 3.0 and learned.rate() > learned.ceiling
     ceiling = learned.ceiling
     learned.cut(estimate=100.0)  # the probe above the ceiling met a 429
@@ -191,3 +196,15 @@ async def test_an_endpoint_that_only_answers_429_still_ends():
         async with ChatClient(llm_config(s, max_retries=3)) as client:
             with pytest.raises(LLMError, match="gave up after 4 attempts"):
                 await client.chat(client.request(msg("hi")))
+
+
+async def test_a_server_reporting_zero_limits_is_not_waited_on():
+    """Proxies with no limit configured report limit 0 and remaining 0 on every answer."""
+    zeros = {"x-ratelimit-limit-requests": "0", "x-ratelimit-remaining-requests": "0",
+             "x-ratelimit-reset-requests": "60s"}
+    async with FakeLLMServer(lambda r: Reply("ok", headers=zeros)).running() as s:
+        async with ChatClient(llm_config(s)) as client:
+            with trio.fail_after(30):  # each answer would hold the next request for a minute
+                for i in range(3):
+                    await client.chat(client.request(msg(f"q{i}")))
+    assert s.status_counts[200] == 3

@@ -8,10 +8,9 @@ and one stray 429 costs seconds, not the rest of the run.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Callable, Mapping
-
-import math
 
 import trio
 
@@ -81,6 +80,7 @@ class LearnedRate:
         self.ceiling = max(self.FLOOR, ceiling)
         self._cut_at = clock()
         self._hold = self.HOLD
+        self._probe_sends = 0
         self.bucket = TokenBucket(60 * self.CUT * self.ceiling, clock)
         self.bucket.level = 1.0  # one request may go as soon as the server's pause is over
         self.refresh()
@@ -112,17 +112,26 @@ class LearnedRate:
             spaced = max(0.95 * rate, 1.0 / (1.0 / rate + retry_after)) if retry_after else rate
             self.ceiling = max(self.FLOOR, got_through, min(self.ceiling, spaced, estimate))
             self._cut_at = now
+        self._probe_sends = 0
         self.refresh()
         self.bucket.give_back(1.0)
 
     def refresh(self) -> None:
-        """Bring the bucket to the rate of the moment; a probe that held a whole period is the new ceiling."""
+        """Bring the bucket to the rate of the moment. A probe that held a whole period, with requests sent at
+        (about) its pace, is the new ceiling; one the client did not use teaches nothing and starts again."""
         now = self._clock()
         if self._periods(now) >= self._hold + 1.0:
-            self.ceiling *= 1.0 + self.PROBE
+            if self._probe_sends >= 0.8 * self.ceiling * self.recovery_s:
+                self.ceiling *= 1.0 + self.PROBE
             self._cut_at = now - self._hold * self.recovery_s
+            self._probe_sends = 0
         rate = self.rate(now)
         self.bucket.set_rate(rate, max(1.0, 0.2 * rate))
+
+    def take(self) -> None:
+        self.bucket.take(1.0)
+        if self._periods(self._clock()) >= self._hold:
+            self._probe_sends += 1
 
 
 class RateLimiter:
@@ -155,22 +164,25 @@ class RateLimiter:
         return self.tokens is not None
 
     def _buckets(self, estimated_tokens: int) -> list[tuple[TokenBucket, float]]:
-        if self.learned is not None:
-            self.learned.refresh()
-        pairs = ((self.requests, 1), (self.learned and self.learned.bucket, 1), (self.tokens, estimated_tokens))
+        pairs = ((self.requests, 1), (self.tokens, estimated_tokens))
         return [(bucket, amount) for bucket, amount in pairs if bucket is not None]
 
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
             while True:
-                wait = max([self._resume_at - self._clock()] +
-                           [bucket.wait_time(amount) for bucket, amount in self._buckets(estimated_tokens)])
-                if wait <= 0:
+                waits = [self._resume_at - self._clock()]
+                waits += [bucket.wait_time(amount) for bucket, amount in self._buckets(estimated_tokens)]
+                if self.learned is not None:
+                    self.learned.refresh()
+                    waits.append(self.learned.bucket.wait_time(1))
+                if max(waits) <= 0:
                     break
-                with trio.move_on_after(wait):
+                with trio.move_on_after(max(waits)):
                     await self._changed.wait()
             for bucket, amount in self._buckets(estimated_tokens):
                 bucket.take(amount)
+            if self.learned is not None:
+                self.learned.take()
             now = self._clock()
             self._sent.append(now)
             _forget_before(self._sent, now - self.SENT_WINDOW_S)
