@@ -6,7 +6,7 @@ from trio.testing import MockClock
 
 from graphglean.errors import LLMError
 from graphglean.llm import ChatClient, RateLimiter
-from graphglean.llm.limits import AdaptiveConcurrency, LearnedRate
+from graphglean.llm.limits import AdaptiveConcurrency, LearnedRate, TokenBucket
 from graphglean.testing import FakeLLMServer, Reply
 
 from .helpers import llm_config
@@ -55,8 +55,6 @@ async def test_a_10_rpm_endpoint_nobody_configured_loses_no_item(fast_clock):
 @pytest.mark.parametrize("rpm", [1, 3, 10, 45])
 async def test_any_enforced_rate_down_to_1_rpm_is_learned(autojump_clock, rpm):
     """A token-bucket endpoint at ``rpm`` simulated on the limiter alone: what gets through is what is learned."""
-    from graphglean.llm.limits import TokenBucket
-
     server = TokenBucket(rpm, trio.current_time)
     limiter = RateLimiter()
     accepted = 0
@@ -176,15 +174,17 @@ async def test_429s_while_others_get_through_do_not_use_up_the_retry_budget():
 
     async with FakeLLMServer(respond).running() as s:
         async with ChatClient(llm_config(s, max_retries=2, max_concurrency=4)) as client:
-            async def others():
-                for i in range(40):
-                    await client.chat(client.request(msg(f"other {i}")))
+            async def others(done):
+                while not done.is_set():
+                    await client.chat(client.request(msg("other")))
                     await trio.sleep(0.01)
 
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(others)
+                done = trio.Event()
+                nursery.start_soon(others, done)
                 await trio.sleep(0.05)
                 result = await client.chat(client.request(msg("patient")))
+                done.set()
     assert result.text == "ok" and served.count("patient") == 6
 
 
