@@ -4,6 +4,7 @@ record's description quotes the sentence it comes from."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from typing import Any
@@ -109,10 +110,10 @@ class _Parsed:
     mentions: list[Mention] = attrs.field(factory=list)
 
 
-def _speaker_split(tokens: list[Any]) -> list[list[Any]]:
+def _speaker_split(tokens: list[Any], text: str) -> list[list[Any]]:
     """A span that runs over a chat line's speaker label ("James: Congrats") is the speaker and the rest."""
+    line_start = tokens[0].idx == 0 or text[tokens[0].idx - 1] == "\n"
     for i, t in enumerate(tokens[1:], 1):
-        line_start = tokens[0].idx == 0 or tokens[0].doc.text[tokens[0].idx - 1] == "\n"
         if t.text == ":" and line_start:
             return [tokens[:i], tokens[i + 1:]]
     return [tokens]
@@ -143,16 +144,17 @@ def _trim(tokens: list[Any], evidence: CaseEvidence) -> list[Any]:
     return tokens
 
 
-def entity_names(span: Any, evidence: CaseEvidence) -> list[str]:
+def entity_names(span: Any, evidence: CaseEvidence, text: str | None = None) -> list[str]:
     """The names a named-entity span stands for, cleaned: "the City of London" is City of London, "Marley's"
     is Marley, "Scrooge Scrooge" is Scrooge, "James: Congrats Sam" is James and Sam. Numbers, single letters
     and common words capitalized by position are none."""
+    text = span.doc.text if text is None else text  # the doc's text, which spaCy rebuilds on every access
     names = []
-    for part in _speaker_split(list(span)):
+    for part in _speaker_split(list(span), text):
         tokens = _trim(part, evidence)
         if not tokens or all(t.like_num for t in tokens):
             continue
-        name = span.doc.text[tokens[0].idx:tokens[-1].idx + len(tokens[-1])].rstrip("-–—\"'’")
+        name = text[tokens[0].idx:tokens[-1].idx + len(tokens[-1])].rstrip("-–—\"'’")
         words = name.split()
         if len(words) > 1 and len({w.casefold() for w in words}) == 1:
             name = words[0]
@@ -188,16 +190,18 @@ class SpacyGraphExtractor:
 
     def _read(self, doc: Any, offset: int, evidence: CaseEvidence, into: _Parsed) -> None:
         first = len(into.sentences)
-        index = {}
-        for n, sent in enumerate(doc.sents):
-            index[sent.start] = first + n
+        starts = []  # first token of each sentence (Span.sent walks the whole doc on every call)
+        for sent in doc.sents:
+            starts.append(sent.start)
             into.sentences.append((offset + sent.start_char, offset + sent.end_char))
+        text = doc.text
         for ent in doc.ents:
             if ent.label_ in self.dropped:
                 continue
             kind = self.types.get(ent.label_, ent.label_.lower())
-            for name in entity_names(ent, evidence):
-                into.mentions.append(Mention(name, kind, index[ent.sent.start]))
+            sentence = first + bisect.bisect_right(starts, ent.start) - 1
+            for name in entity_names(ent, evidence, text):
+                into.mentions.append(Mention(name, kind, sentence))
 
     def records(self, chunk: Chunk, text: str, sentences: list[tuple[int, int]],
                 mentions: list[Mention]) -> ParseResult:
