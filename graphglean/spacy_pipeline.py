@@ -3,6 +3,7 @@ components a caller needs (named entities, optionally sentence boundaries), the 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
@@ -37,6 +38,17 @@ def load_pipeline(model: str, key: str, *, sentences: bool) -> Any | None:
             continue
         return _keep_only(nlp, key, sentences)
     return None
+
+
+def installed(model: str) -> bool:
+    """Whether `load_pipeline` would find spaCy and ``model`` (empty = a default model), without loading it."""
+    from importlib.util import find_spec
+
+    if find_spec("spacy") is None:
+        return False
+    if model:
+        return Path(model).is_dir() or find_spec(model) is not None
+    return any(find_spec(name) is not None for name in DEFAULT_MODELS)
 
 
 def model_name(nlp: Any) -> str:

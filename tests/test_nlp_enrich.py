@@ -65,3 +65,23 @@ async def test_spacy_backend_without_a_model_is_a_config_error_and_auto_falls_ba
         await spacy_entities.SpacyEntities.load("", required=True)
     enricher, _, prompts = await enrich(tmp_path, EnrichConfig(summaries=False))
     assert enricher.entity_backend == "llm" and [p for p in prompts if "named entities" in p]
+
+
+def test_dry_run_counts_no_entity_call_when_spacy_finds_them(tmp_path):
+    import io
+
+    from graphglean.config import Config
+    from graphglean.inputs import Inputs
+    from graphglean.pipeline import dry_run, enrich_pass
+    from graphglean.spacy_pipeline import installed
+    from graphglean.tokens import Tokenizer
+
+    assert installed("") and not installed("xx_no_such_model")
+    inputs = Inputs(messages=[Message("s1", "user", t) for t in TEXTS * 25])
+    calls = {}
+    for backend in ("auto", "llm"):
+        cfg = Config()
+        cfg.enrich.entity_backend = backend
+        report = dry_run(cfg, inputs, [], [("enrich", enrich_pass)], Tokenizer(), io.StringIO())
+        calls[backend] = report["passes"][0]["calls_max"]
+    assert calls["llm"] - calls["auto"] == len(inputs.messages)
