@@ -12,7 +12,7 @@ from graphglean.config import Config, load_config
 from graphglean.errors import ConfigError
 from graphglean.graph import nlp as nlp_method
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.nlp_spacy import CaseEvidence, blank_markers, entity_names
+from graphglean.graph.names import CaseEvidence, blank_markers, entity_names
 from graphglean.spacy_pipeline import load_pipeline, pieces
 
 from .conftest import ROOT, shared_path

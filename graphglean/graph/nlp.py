@@ -16,7 +16,8 @@ from ..config import GraphConfig
 from ..spacy_pipeline import INSTALL_HINT, load_pipeline, model_name
 from ..tokens import Tokenizer
 from .nlp_heuristic import extract_chunk
-from .nlp_spacy import SpacyGraphExtractor, case_evidence
+from .names import case_evidence
+from .nlp_spacy import SpacyGraphExtractor
 from .records import ParseResult
 
 FALLBACK_NOTICE = ("graph.method nlp: spaCy or its English model is not installed, so entities are capitalized "
