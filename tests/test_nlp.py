@@ -12,7 +12,7 @@ from graphglean.config import Config, load_config
 from graphglean.errors import ConfigError
 from graphglean.graph import nlp as nlp_method
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.names import CaseEvidence, blank_markers, entity_names
+from graphglean.graph.names import CaseEvidence, blank_markers, entity_names, speaker_labels
 from graphglean.spacy_pipeline import load_pipeline, pieces
 
 from .conftest import ROOT, shared_path
@@ -164,6 +164,13 @@ def test_case_evidence_tells_common_words_from_names():
     assert not CaseEvidence().add("all lower case text with humbug").common("Humbug")  # case tells nothing
 
 
+def test_speaker_labels_are_names_that_open_several_lines():
+    text = "Caroline: Hi Mel!\nMelanie: Hey!\nNote: a note.\nCaroline: Bye.\nMelanie: Bye!\nNote: again\nAl: once\n"
+    evidence = CaseEvidence().add(text + " a note, another note")
+    assert [(text[a:b], name) for a, b, name in speaker_labels(text, evidence)] == [
+        ("Caroline", "Caroline"), ("Melanie", "Melanie"), ("Caroline", "Caroline"), ("Melanie", "Melanie")]
+
+
 def test_wiki_reference_markers_are_blanked_in_place():
     text = "known as AI winter.[9][10] Funding rose[citation needed] and Lighthill[261] wrote."
     blank = blank_markers(text)
@@ -191,5 +198,9 @@ async def test_locomo_conversation_has_speakers_not_speaker_label_artefacts(tmp_
     graph = (await extract_graph(inputs, cfg, method="nlp")).output
     top = sorted(graph.nodes(data=True), key=lambda nd: -nd[1]["frequency"])[:10]
     assert {"caroline", "melanie"} <= {n for n, _ in top}
+    turns = [t["speaker"] for k, v in data[0]["conversation"].items() if k.startswith("session_")
+             and isinstance(v, list) for t in v]
+    for speaker in ("Caroline", "Melanie"):  # every speaker label is a mention, whatever the model made of it
+        assert graph.nodes[speaker.lower()]["frequency"] >= turns.count(speaker)
     names = [d["name"] for _, d in graph.nodes(data=True)]
     assert not [n for n in names if ":" in n or n.lower().startswith(("hey ", "congrats", "ya,"))]

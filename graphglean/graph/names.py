@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, Sequence
 
 import attrs
 
@@ -122,13 +122,16 @@ def _trim(tokens: list[Any], evidence: CaseEvidence) -> list[Any]:
     return tokens
 
 
-def entity_names(span: Any, evidence: CaseEvidence, text: str | None = None) -> list[str]:
-    """The names a named-entity span stands for, cleaned: "the City of London" is City of London, "Marley's"
-    is Marley, "Scrooge Scrooge" is Scrooge, "James: Congrats Sam" is James and Sam. Numbers, single letters
-    and common words capitalized by position are none."""
-    text = span.doc.text if text is None else text  # the doc's text, which spaCy rebuilds on every access
+def entity_names(span: Sequence[Any], evidence: CaseEvidence, text: str | None = None) -> list[str]:
+    """The names a named-entity span (or its tokens) stands for, cleaned: "the City of London" is City of
+    London, "Marley's" is Marley, "Scrooge Scrooge" is Scrooge, "James: Congrats Sam" is James and Sam.
+    Numbers, single letters and common words capitalized by position are none. ``text`` is the doc's text."""
+    tokens = list(span)
+    if not tokens:
+        return []
+    text = tokens[0].doc.text if text is None else text  # spaCy rebuilds a doc's text on every access
     names = []
-    for part in _speaker_split(list(span), text):
+    for part in _speaker_split(tokens, text):
         tokens = _trim(part, evidence)
         if not tokens or all(t.like_num for t in tokens):
             continue
@@ -139,3 +142,16 @@ def entity_names(span: Any, evidence: CaseEvidence, text: str | None = None) -> 
         if sum(c.isalpha() for c in name) >= 2 and not evidence.names_nothing(name):
             names.append(name)
     return names
+
+
+# a line that opens with a capitalized name of up to four words and a colon: a chat transcript's speaker label
+_LABEL = re.compile(r"^([A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}):[ \t]", re.M)
+
+
+def speaker_labels(text: str, evidence: CaseEvidence) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each speaker label of a chat transcript ("Caroline: ..."): a label that opens at
+    least two lines of ``text`` and is a name, not a common word ("Note:", "Date:")."""
+    found = [(m.start(1), m.end(1), m.group(1)) for m in _LABEL.finditer(text)]
+    counts = Counter(name for _, _, name in found)
+    return [f for f in found if counts[f[2]] >= 2 and sum(c.isalpha() for c in f[2]) >= 2
+            and not evidence.names_nothing(f[2])]

@@ -14,7 +14,7 @@ from ..chunking import Chunk
 from ..config import GraphConfig
 from ..spacy_pipeline import pieces
 from .merge import normalize_name
-from .names import CaseEvidence, blank_markers, case_evidence, entity_names
+from .names import CaseEvidence, blank_markers, case_evidence, entity_names, speaker_labels
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 QUOTES_PER_CHUNK = 3  # sentences quoted per entity per chunk; the description budget trims the rest later
@@ -26,6 +26,7 @@ class Mention:
     name: str
     type: str
     sentence: int  # index into the chunk's sentences
+    start: int  # in the chunk's text
 
 
 @attrs.define
@@ -57,24 +58,37 @@ class SpacyGraphExtractor:
         parsed = [_Parsed() for _ in chunks]
         jobs = [(i, offset, piece) for i, text in enumerate(texts) for offset, piece in pieces(text)]
         docs = self.nlp.pipe((piece for _, _, piece in jobs), batch_size=BATCH_SIZE)
+        labels = [speaker_labels(text, evidence) for text in texts]
         for (i, offset, _), doc in zip(jobs, docs):
-            self._read(doc, offset, evidence, parsed[i])
+            self._read(doc, offset, evidence, labels[i], parsed[i])
         return [self.records(c, text, p.sentences, p.mentions) for c, text, p in zip(chunks, texts, parsed)]
 
-    def _read(self, doc: Any, offset: int, evidence: CaseEvidence, into: _Parsed) -> None:
+    def _read(self, doc: Any, offset: int, evidence: CaseEvidence, labels: list[tuple[int, int, str]],
+              into: _Parsed) -> None:
+        """Sentences and mentions of one parsed piece of a chunk (at ``offset``); ``labels`` are the chunk's
+        speaker labels, each a mention of its speaker, whatever the model made of it."""
         first = len(into.sentences)
-        starts = []  # first token of each sentence (Span.sent walks the whole doc on every call)
+        starts, char_starts = [], []  # of each sentence (Span.sent walks the whole doc on every call)
         for sent in doc.sents:
             starts.append(sent.start)
+            char_starts.append(sent.start_char)
             into.sentences.append((offset + sent.start_char, offset + sent.end_char))
         text = doc.text
+        here = [(a - offset, b - offset, name) for a, b, name in labels if offset <= a and b <= offset + len(text)]
+        speaker = self.types.get("PERSON", "person")
+        for a, _, name in here:
+            into.mentions.append(Mention(name, speaker, first + bisect.bisect_right(char_starts, a) - 1, offset + a))
         for ent in doc.ents:
             if ent.label_ in self.dropped:
                 continue
+            tokens = list(ent)
+            for a, b, _ in here:  # a label is its speaker's mention; keep what follows it ("James: Congrats Sam")
+                if ent.start_char < b and ent.end_char > a:
+                    tokens = [t for t in tokens if t.idx > b]
             kind = self.types.get(ent.label_, ent.label_.lower())
             sentence = first + bisect.bisect_right(starts, ent.start) - 1
-            for name in entity_names(ent, evidence, text):
-                into.mentions.append(Mention(name, kind, sentence))
+            for name in entity_names(tokens, evidence, text):
+                into.mentions.append(Mention(name, kind, sentence, offset + ent.start_char))
 
     def records(self, chunk: Chunk, text: str, sentences: list[tuple[int, int]],
                 mentions: list[Mention]) -> ParseResult:
@@ -85,7 +99,7 @@ class SpacyGraphExtractor:
         seen: set[tuple[str, int]] = set()
         names: dict[str, str] = {}
         in_sentence: dict[int, set[str]] = {}
-        for position, m in enumerate(mentions):
+        for position, m in enumerate(sorted(mentions, key=lambda m: m.start)):
             key = normalize_name(m.name)
             names.setdefault(key, m.name)
             in_sentence.setdefault(m.sentence, set()).add(key)
