@@ -39,7 +39,7 @@ async def enrich(tmp_path, cfg):
 async def test_default_backend_is_spacy_where_installed_zep_shape_exact_offsets_and_no_llm_call(tmp_path):
     assert EnrichConfig().entity_backend == "auto"
     enricher, store, prompts = await enrich(tmp_path, EnrichConfig(summaries=False))
-    assert enricher.entity_backend == "spacy"
+    assert enricher.entity_backend == enricher.stats.entity_backend == "spacy"
     assert not [p for p in prompts if "named entities" in p]  # intents only: one call per message fewer
     by_text = {m.content: m.metadata.get("system", {}) for m in store.messages("s1")}
     first = {(e["Label"], e["Name"]) for e in by_text[TEXTS[0]]["entities"]}

@@ -42,6 +42,7 @@ class EnrichStats:
     embeddings: int = 0
     summaries: int = 0
     failures: int = 0
+    entity_backend: str = "llm"  # the one auto chose: spacy where installed
 
 
 def locate(name: str, text: str) -> list[dict[str, Any]]:
@@ -79,7 +80,7 @@ class Enricher:
     async def __aenter__(self) -> "Enricher":
         if self.cfg.entities and self.cfg.entity_backend != "llm":
             self._spacy = await SpacyEntities.load(self.cfg.nlp_model, required=self.cfg.entity_backend == "spacy")
-            self.entity_backend = "spacy" if self._spacy else "llm"
+            self.entity_backend = self.stats.entity_backend = "spacy" if self._spacy else "llm"
         self._nursery = await self._stack.enter_async_context(trio.open_nursery())
         self._kick()  # whatever a previous run left unfinished
         return self
