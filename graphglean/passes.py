@@ -100,7 +100,7 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
 
 async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     stats = GraphStats(chunks=len(ctx.chunks))
-    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats)
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats, notice=ctx.notice)
     return await _graph_outcome(ctx, stats, graph, [])
 
 

@@ -23,7 +23,7 @@ from .describe import summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import merge_records
-from .nlp import extract_chunk
+from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
@@ -48,6 +48,7 @@ class GraphStats:
     completion_tokens: int = 0
     ungrounded: int = 0
     summarized_descriptions: int = 0
+    offline_backend: str = ""  # the nlp method's: "spacy <model> <version>" or "rules"
     nodes: int = 0
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
@@ -117,13 +118,27 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     return done, [o for o in outcomes if not o.ok]
 
 
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, stacklevel=2)
+
+
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method.
-    Parsing, merging and grounding take seconds for a large run: they run in a worker thread, so that the
-    requests of other passes keep flowing meanwhile."""
-    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, abandon_on_cancel=True)
-    if extractions is not None and scheduler is not None:
+                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                      notice: Callable[[str], None] = _warn) -> nx.Graph:
+    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method
+    (``notice`` tells when it falls back to rules). Parsing, merging and grounding take seconds for a large
+    run: they run in a worker thread, so that the requests of other passes keep flowing meanwhile."""
+    offline = None
+    if extractions is None:
+        extraction = await extract_offline(chunks, cfg.graph, notice)
+        offline, stats.offline_backend = extraction.results, extraction.backend
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline,
+                                          abandon_on_cancel=True)
+    if offline is not None:
+        await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
+    elif scheduler is not None:
         stats.summarized_descriptions = await summarize_descriptions(
             graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
     stats.ungrounded = await trio.to_thread.run_sync(ground, graph, {c.id: c for c in chunks},
@@ -133,15 +148,17 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
 
 
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                    stats: GraphStats) -> nx.Graph:
-    """The merged graph of every chunk's records (the offline method's when ``extractions`` is None)."""
+                    stats: GraphStats, offline: list[ParseResult] | None = None) -> nx.Graph:
+    """The merged graph of every chunk's records: parsed from ``extractions`` (LLM method), or the offline
+    method's ``offline`` results, one per chunk."""
     g = cfg.graph
     parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+    given = iter(offline) if offline is not None else None
     results = []
     for chunk in chunks:
-        if extractions is None:
-            parsed = extract_chunk(chunk)
-        elif chunk.id in extractions:
+        if given is not None:
+            parsed = next(given)
+        elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
             parsed = parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..graph.nlp import noun_phrases
+from ..graph.nlp_heuristic import noun_phrases
 from .fake_llm import RecordedRequest, Reply
 
 MARK_LOOP = "Answer with one word, YES or NO"
