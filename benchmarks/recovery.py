@@ -47,7 +47,7 @@ def theirs(folder: Path) -> tuple[set[str], set[frozenset[str]]]:
 
 def main() -> None:
     rows = []
-    for folder in sorted(p for p in REALDATA.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in REALDATA.iterdir() if (p / "replay.jsonl").exists() or (p / "cache").is_dir()):
         parser = RecordParser()
         results = []
         for i, calls in enumerate(responses(folder)):
