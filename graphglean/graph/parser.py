@@ -50,12 +50,12 @@ class RecordParser:
         typed = "|".join(re.escape(t) for t in sorted(self._types | _TYPED, key=len, reverse=True))
         after = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE})"
         # A record starts where a parenthesized kind stands anywhere ("(\"entity\"<|>"), where a bare kind opens
-        # a line, follows a record delimiter or a closing parenthesis ("entity<|#|>"), or follows a delimiter
+        # a line or follows a record delimiter, a closing parenthesis or a lead-in ("Next, entity<|#|>"), or a delimiter
         # that ended a full record (records glued with the field delimiter). A bare "relationship<|>" inside a
         # description ("a caring relationship<|>10") is not a record.
         self._start = re.compile(
             rf"{_OPEN}[ \t]*{_Q}*[ \t]*(?P<quoted>{kinds}|{typed}){after}"
-            rf"|(?:^|(?<=#)|(?<=[{re.escape(CLOSERS)}]))[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]*)?(?:{_OPEN}[ \t]*)?"
+            rf"|(?:^|(?<=#)|(?<=[{re.escape(CLOSERS)}])|(?<=[,:\uff0c\uff1a] ))[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]*)?(?:{_OPEN}[ \t]*)?"
             rf"{_Q}*[ \t]*(?P<bare>{kinds}){after}"
             rf"|{delimiter}[ \t]*(?P<glued>entity|relation|relationship)[ \t]*{delimiter}",
             re.I | re.M)
@@ -75,7 +75,10 @@ class RecordParser:
             text = self._cut_tail(text, result)
         read = _Reader(self, result, source, first_position)
         text = self._tables(text, read)
-        starts = [m for m in self._start.finditer(text) if self._is_start(text, m)]
+        starts: list[re.Match[str]] = []
+        for m in self._start.finditer(text):
+            if self._is_start(text, m, starts[-1].start() if starts else 0):
+                starts.append(m)
         self._loose(text[: starts[0].start()] if starts else text, read)
         for i, m in enumerate(starts):
             end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
@@ -115,22 +118,23 @@ class RecordParser:
         record = body[cut_at:].strip()
         if self.record_delimiter and record.endswith(self.record_delimiter):
             return text
-        if starts and record[:1] in OPENERS and record[-1:] in CLOSERS and strip_closers(record) != record:
+        if starts and record[:1] in OPENERS and record[-1:] in CLOSERS and strip_closers(record[1:]) != record[1:]:
             return text
         if record:
             result.cut.append(record)
         return body[:cut_at]
 
-    def _is_start(self, text: str, m: re.Match[str]) -> bool:
+    def _is_start(self, text: str, m: re.Match[str], previous: int) -> bool:
         if not m.group("glued"):
             return True
-        # records glued with the field delimiter: only when the text before, on that line, is a full record
-        line = text[text.rfind("\n", 0, m.start()) + 1: m.start()]
-        return len(self._tuple.findall(line)) >= 3
+        # records glued with the field delimiter: only when the text since the last record start, on that line,
+        # is a full record
+        before = text[max(previous, text.rfind("\n", 0, m.start()) + 1): m.start()]
+        return before[:1] not in OPENERS and len(self._tuple.findall(before)) >= 3
 
     def _cut(self, raw: str) -> tuple[str, str]:
         """The record's own text (over several lines when it wrapped), and what follows it."""
-        head, sep, tail = raw.partition(self.record_delimiter) if self.record_delimiter else (raw, "", "")
+        head, sep, tail = self._split_record(raw)
         lines = head.rstrip().split("\n")
         body, rest = lines[0].rstrip(), lines[1:]
         taken = 0
@@ -139,6 +143,15 @@ class RecordParser:
                 break
             body, taken = body + " " + line.strip(), taken + 1
         return body, "\n".join(rest[taken:]) + ("\n" + tail if sep else "")
+
+    def _split_record(self, raw: str) -> tuple[str, str, str]:
+        """``raw`` at its first record delimiter that is not part of a field delimiter (``<|##|>``)."""
+        d = self.record_delimiter
+        at = raw.find(d) if d else -1
+        while at >= 0 and any(m.start() < at + len(d) and at < m.end() for m in self._tuple.finditer(raw, max(0, at - 8),
+                                                                                                    at + len(d) + 8)):
+            at = raw.find(d, at + 1)
+        return (raw, "", "") if at < 0 else (raw[:at], d, raw[at + len(d):])
 
     def _open(self, body: str) -> bool:
         """Whether a record line is unfinished: an unclosed parenthesis, a trailing delimiter, too few fields,

@@ -1,0 +1,208 @@
+"""What real models write instead of the asked record format, class by class."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphglean.answers import parse_json_output, strip_reasoning
+from graphglean.graph.fields import COMMON_TYPES, is_placeholder
+from graphglean.graph.parser import RecordParser
+
+P = RecordParser()
+LINE = RecordParser("<|#|>", "##", "<|COMPLETE|>")
+
+
+def names(result):
+    return [e.name for e in result.entities]
+
+
+def pairs(result):
+    return [(r.source_name, r.target_name) for r in result.relationships]
+
+
+def test_unclosed_reasoning_block_keeps_its_records_and_counts_them():
+    text = ('<think>Okay, the passage names Scrooge and Marley.\n("entity"<|>Scrooge<|>person<|>A miser)##\n'
+            '("entity"<|>Marley<|>person<|>His dead partner)##\n("relationship"<|>Scrooge<|>Marley<|>partners<|>9)')
+    r = P.parse(text)
+    assert names(r) == ["Scrooge", "Marley"] and pairs(r) == [("Scrooge", "Marley")]
+    assert r.reasoning_records == 3 and r.malformed == []
+    # a closing tag whose opening tag the server swallowed, and the records after it
+    r = LINE.parse("thinking about it\n</think>\nentity<|#|>Belle<|#|>person<|#|>Scrooge's former fiancée")
+    assert names(r) == ["Belle"] and r.reasoning_records == 0
+    assert strip_reasoning("<think>draft then answer") == "draft then answer"
+    assert parse_json_output('<think>maybe [this] or {"gists": ["a"]}') == {"gists": ["a"]}
+
+
+def test_records_after_the_completion_marker_and_its_variants():
+    text = ('("entity"<|>Scrooge<|>person<|>A miser)<|COMPLETE|>\nNext, ("entity"<|>Fred<|>person<|>His nephew)##'
+            '("entity"<|>Belle<|>person<|>A former fiancée)<| COMPLETE |>')
+    assert names(P.parse(text)) == ["Scrooge", "Fred", "Belle"]
+    text = ('entity<|#|>A<|#|>person<|#|>d\n<|complete|>\nentity<|#|>B<|#|>person<|#|>e\n**<|COMPLETE|>**'
+            '\n<|COMPLETE|>Next, entity<|#|>C<|#|>person<|#|>f\n<|COMPLETE|>')
+    r = LINE.parse(text)
+    assert names(r) == ["A", "B", "C"] and r.malformed == []
+
+
+@pytest.mark.parametrize("text", [
+    'entity<|#|>Organization<|#|>U.S. Navy<|#|>The naval branch.',
+    '("entity"<|>organization<|>U.S. Navy<|>The naval branch.)',
+    'entity<|#|>"Organization"<|#|>"U.S. Navy"<|#|>"The naval branch."',
+])
+def test_type_first_records(text):
+    r = LINE.parse(text)
+    assert [(e.name, e.type) for e in r.entities] == [("U.S. Navy", "Organization" if "O" in text else "organization")]
+
+
+def test_yaml_like_blocks_and_markdown_tables():
+    yaml_like = ("Here are the entities:\n\nentity_type: Location\nname: Paris\ndescription: Capital of France.\n\n"
+                 "- name: Ada Lovelace\n  type: person\n  description: A mathematician.\n"
+                 "- source_entity: Ada Lovelace\n  target_entity: Paris\n  relationship_description: visited\n"
+                 "  relationship_strength: 6\n")
+    r = P.parse(yaml_like)
+    assert [(e.name, e.type) for e in r.entities] == [("Paris", "Location"), ("Ada Lovelace", "person")]
+    assert pairs(r) == [("Ada Lovelace", "Paris")] and r.relationships[0].weight == 6.0
+    table = ("| Entity | Type | Description |\n|---|---|---|\n| Scrooge | person | A miser |\n"
+             "| **London** | geo | A city |\n\n| Source | Target | Relationship | Strength |\n"
+             "|:--|:--|:--|--:|\n| Scrooge | London | lives in | 7 |\n")
+    r = P.parse(table)
+    assert [(e.name, e.type, e.description) for e in r.entities] == [("Scrooge", "person", "A miser"),
+                                                                    ("London", "geo", "A city")]
+    assert pairs(r) == [("Scrooge", "London")] and r.relationships[0].weight == 7.0 and r.placeholders == 0
+    r = P.parse("| Foo | Bar |\n|---|---|\n| x | y |\n")  # a table naming no role is counted, not dropped
+    assert r.records == 0 and r.malformed == ["| x | y |"]
+
+
+def test_pipe_rows_and_json_lines():
+    r = P.parse("entity | Scrooge | person | A miser\nrelationship | Scrooge | Marley | partners | 8\n"
+                "(entity｜Fred｜person｜A nephew)")
+    assert names(r) == ["Scrooge", "Fred"] and pairs(r) == [("Scrooge", "Marley")]
+    assert r.relationships[0].weight == 8.0
+    r = P.parse('```json\n{\n  "entities": [\n    {\n      "type": "organization",\n      "name": "IEEE Access"\n'
+                '    }\n  ]\n}\n```')
+    assert [(e.name, e.type) for e in r.entities] == [("IEEE Access", "organization")]
+
+
+def test_relationships_with_a_missing_or_extra_field():
+    r = LINE.parse("relation<|#|>A<|#|>B<|#|>A met B.\n"            # keywords missing
+                   "relation<|#|>A<|#|>C<|#|>met, knew<|#|>A knew C.<|#|>7\n"  # a strength added
+                   "relation<|#|>A<|#|>D\n"                         # only the pair
+                   "relation<|#|>A<|#|>A is related to something else entirely here.\n")  # no target
+    assert pairs(r) == [("A", "B"), ("A", "C"), ("A", "D")]
+    assert r.relationships[0].description == "A met B." and r.relationships[1].weight == 7.0
+    assert r.relationships[1].keywords == ("met", "knew") and r.relationships[1].description == "A knew C."
+    assert len(r.malformed) == 1
+
+
+@pytest.mark.parametrize("text", [
+    '("entity"<|"Scrooge"|>person<|"A miser")',
+    '("entity"<<|>Scrooge<<|>person<<|>A miser)',
+    '("entity"<|>>Scrooge<|>>person<|>>A miser)',
+    '("entity"<| |>Scrooge<| |>person<| |>A miser)',
+    'entity<|##|>Scrooge<|##|>person<|##|>A miser',
+    'entity<｜#｜>Scrooge<｜#｜>person<｜#｜>A miser',
+    '（"entity"<|>Scrooge<|>person<|>A miser）',
+    '**entity**<|#|>Scrooge<|#|>person<|#|>A miser',
+    '1. ENTITY<|#|>Scrooge<|#|>person<|#|>A miser',
+    '"Entity"<|#|>Scrooge<|#|>person<|#|>A miser  \r\n',
+])
+def test_corrupted_delimiters_and_kind_spellings(text):
+    r = LINE.parse(text)
+    assert [(e.name, e.type, e.description) for e in r.entities] == [("Scrooge", "person", "A miser")]
+    assert r.malformed == []
+
+
+def test_records_glued_by_the_field_delimiter():
+    r = LINE.parse("entity<|#|>A<|#|>person<|#|>d<|#|>entity<|#|>B<|#|>person<|#|>e<|#|>relation<|#|>A<|#|>B<|#|>k<|#|>r")
+    assert names(r) == ["A", "B"] and pairs(r) == [("A", "B")]
+
+
+def test_runaway_repetition_is_read_once_and_in_linear_time():
+    loop = 'entity<|#|>Scrooge<|#|>person<|#|>A miser\nrelation<|#|>Scrooge<|#|>Marley<|#|>k<|#|>partners\n'
+    r = LINE.parse("entity<|#|>Fred<|#|>person<|#|>A nephew\n" + loop * 20000, truncated=True)
+    assert names(r) == ["Fred", "Scrooge"] and pairs(r) == [("Scrooge", "Marley")]
+    assert r.repeated == 2 * 20000 - 2
+
+
+@pytest.mark.parametrize("text", [
+    "relation<|#|>Entity1<|#|>RelationType<|#|>Entity2<|#|>Description",
+    "entity<|#|>entity_name<|#|>entity_type<|#|>entity_description",
+    '("relationship"<|><source_entity><|><target_entity><|><relationship_description><|><relationship_strength>)',
+    '("entity"<|><entity_name><|><entity_type><|><entity_description>)',
+    "entity<|#|>Name<|#|>Type<|#|>Description",
+    "entity<|#|>file_type<|#|>category<|#|>the kind of file",
+    "| Entity | Type | Description |\n|---|---|---|\n| entity_name | entity_type | entity_description |",
+])
+def test_placeholder_rows_copied_from_the_prompt_are_no_entities(text):
+    r = LINE.parse(text)
+    assert r.records == 0 and r.placeholders == 1
+
+
+def test_real_names_that_look_like_schema_words_stay():
+    r = LINE.parse("entity<|#|>Target<|#|>organization<|#|>A US retailer.\n"
+                   "entity<|#|><기생충><|#|>work<|#|>A film by Bong Joon-ho.")
+    assert names(r) == ["Target", "<기생충>"]
+
+
+def test_fields_keep_the_brackets_and_quotes_they_need():
+    r = P.parse('("entity"<|>Marley<|>person<|>partner (deceased))##'
+                '("entity"<|>Scrooge<|>person<|>Says "Bah! Humbug!")##'
+                '("entity"<|>"The Cratchits\'"<|>person<|>A family)')
+    assert [e.description for e in r.entities] == ["partner (deceased)", 'Says "Bah! Humbug!"', "A family"]
+    assert names(r)[2] == "The Cratchits'"
+    assert LINE.parse("entity<|#|>Marley (ghost)<|#|>person<|#|>partner (deceased)").entities[0].name == "Marley (ghost)"
+
+
+def test_a_record_wrapped_onto_the_next_line_keeps_that_line():
+    r = LINE.parse("entity<|#|>Scrooge<|#|>person<|#|>A miser who\nhates Christmas.\n"
+                   "entity<|#|>Fred<|#|>person<|#|>His nephew.\n\nI hope this helps!")
+    assert [e.description for e in r.entities] == ["A miser who hates Christmas.", "His nephew."]
+    r = P.parse('("entity"<|>Scrooge<|>person<|>A miser\nwho hates Christmas)##("entity"<|>Fred<|>person<|>x)')
+    assert [e.description for e in r.entities] == ["A miser who hates Christmas", "x"]
+
+
+def test_the_unfinished_last_record_of_a_cut_answer_is_not_taken():
+    text = 'entity<|#|>A<|#|>person<|#|>d\nentity<|#|>B<|#|>person<|#|>half a descr'
+    r = LINE.parse(text, truncated=True)
+    assert names(r) == ["A"] and r.cut == ["entity<|#|>B<|#|>person<|#|>half a descr"]
+    assert names(LINE.parse(text)) == ["A", "B"]  # without the cap's word, it is an answer like any other
+    r = P.parse('("entity"<|>A<|>person<|>d)##("entity"<|>B<|>person<|>e)', truncated=True)
+    assert names(r) == ["A", "B"] and r.cut == []  # closed by its own parenthesis
+    r = P.parse('("entity"<|>A<|>person<|>d)##("entity"<|>B<|>person<|>e (f', truncated=True)
+    assert names(r) == ["A"] and len(r.cut) == 1
+    r = LINE.parse("entity<|#|>A<|#|>person<|#|>d\nrela", truncated=True)
+    assert names(r) == ["A"] and r.cut == ["rela"]
+
+
+def test_translated_kinds_full_width_punctuation_and_non_latin_names():
+    r = LINE.parse("实体<|#|>贾宝玉<|#|>人物<|#|>荣国府的公子。\n关系<|#|>贾宝玉<|#|>林黛玉<|#|>爱情<|#|>二人相爱。\n"
+                   "entity<|#|>எம்.ஜி.ஆர்<|#|>நபர்<|#|>தமிழ் நடிகர்\n"
+                   '("entity"<|>“이순신”<|>인물<|>조선의 장군)')
+    assert names(r) == ["贾宝玉", "எம்.ஜி.ஆர்", "이순신"] and pairs(r) == [("贾宝玉", "林黛玉")]
+
+
+_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_text, st.booleans())
+def test_parser_never_raises_and_keeps_cut_text(text, truncated):
+    r = LINE.parse(text, truncated=truncated)
+    assert r.records + len(r.malformed) + len(r.cut) + r.placeholders + r.repeated >= 0
+    if not truncated:
+        assert r.cut == []
+
+
+_name = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Lo", "Nd"), max_codepoint=0x9fff),
+                min_size=1, max_size=12).filter(lambda s: not is_placeholder(s) and s.lower() not in COMMON_TYPES)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_name, _name), min_size=1, max_size=6, unique_by=lambda t: t[0].casefold()),
+       st.sampled_from(["<|#|>", "<|>"]), st.sampled_from(["\n", "\r\n", "##\n", "\n\n"]),
+       st.sampled_from(["", "<think>plan</think>", "<think>unclosed\n"]), st.booleans())
+def test_records_in_any_script_survive_layouts_and_reasoning(records, delim, sep, reasoning, cut):
+    lines = [f"entity{delim}{n}{delim}person{delim}{d} is here." for n, d in records]
+    text = reasoning + sep.join(lines) + ("\n" if cut else "")
+    r = RecordParser(delim).parse(text, truncated=cut)
+    expected = [n for n, _ in records]
+    assert names(r) == expected and r.cut == []
