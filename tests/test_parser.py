@@ -111,6 +111,15 @@ def test_corrupted_delimiters_and_kind_spellings(text):
     assert r.malformed == []
 
 
+def test_records_after_any_lead_in_words_special_tokens_and_entities():
+    r = LINE.parse("Here is another entity<|#|>B<|#|>person<|#|>e\n"
+                   "```entity<|#|>C<|#|>person<|#|>AT&amp;T's founder<|im_end|>\n"
+                   'Here: ("entity"<|>D<|>person<|>partner (x))\n<|eot_id|>')
+    assert [(e.name, e.description) for e in r.entities] == [("B", "e"), ("C", "AT&T's founder"),
+                                                             ("D", "partner (x)")]
+    assert r.malformed == []
+
+
 def test_records_glued_by_the_field_delimiter():
     r = LINE.parse("entity<|#|>A<|#|>person<|#|>d<|#|>entity<|#|>B<|#|>person<|#|>e<|#|>relation<|#|>A<|#|>B<|#|>k<|#|>r")
     assert names(r) == ["A", "B"] and pairs(r) == [("A", "B")]

@@ -3,6 +3,7 @@ the placeholder words that prompts show and models copy back."""
 
 from __future__ import annotations
 
+import html
 import re
 
 #: quotes a model may wrap a field in, and markdown emphasis; the pairs are (opening, closing)
@@ -41,7 +42,7 @@ _BRACKETED = re.compile(r"<[A-Za-z_ ]+>|\{[A-Za-z_ ]+\}|\[[A-Za-z_ ]+\]")
 def clean_field(field: str) -> str:
     """A field without surrounding space, wrapping quotes or emphasis, and without a lone quote at an edge; a
     quote the text itself needs (``Says "Bah! Humbug!"``) stays."""
-    f = field.strip()
+    f = html.unescape(field).strip() if "&" in field else field.strip()
     changed = True
     while changed and f:
         changed = False

@@ -22,6 +22,9 @@ from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, PIPE, QUOTES, clean_fi
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w-]*[ \t]*$", re.M)
+# chat-template tokens that leak into answers from local servers
+_SPECIAL = re.compile(r"<\|(?:im_end|im_start|eot_id|eom_id|end_of_text|endoftext|end|start_header_id|end_header_id|"
+                      r"assistant|user|system)\|>|</s>|<eos>|<end_of_turn>", re.I)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*10)?")
 _KINDS = {"entity": "entity", "entities": "entity", "relationship": "relationship",
           "relationships": "relationship", "relation": "relation", "relations": "relation",
@@ -50,14 +53,16 @@ class RecordParser:
         typed = "|".join(re.escape(t) for t in sorted(self._types | _TYPED, key=len, reverse=True))
         after = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE})"
         # A record starts where a parenthesized kind stands anywhere ("(\"entity\"<|>"), where a bare kind opens
-        # a line or follows a record delimiter, a closing parenthesis or a lead-in ("Next, entity<|#|>"), or a delimiter
-        # that ended a full record (records glued with the field delimiter). A bare "relationship<|>" inside a
-        # description ("a caring relationship<|>10") is not a record.
+        # a line or follows a record delimiter or a closing parenthesis ("entity<|#|>"), or follows a delimiter
+        # that ended a full record (records glued with the field delimiter), or stands after any words that open
+        # a line ("Here is another entity<|#|>") when no delimiter precedes it there. A bare "relationship<|>"
+        # inside a description ("a caring relationship<|>10") is not a record.
         self._start = re.compile(
             rf"{_OPEN}[ \t]*{_Q}*[ \t]*(?P<quoted>{kinds}|{typed}){after}"
-            rf"|(?:^|(?<=#)|(?<=[{re.escape(CLOSERS)}])|(?<=[,:\uff0c\uff1a] ))[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]*)?(?:{_OPEN}[ \t]*)?"
+            rf"|(?:^|(?<=#)|(?<=[{re.escape(CLOSERS)}]))[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]*)?(?:{_OPEN}[ \t]*)?"
             rf"{_Q}*[ \t]*(?P<bare>{kinds}){after}"
-            rf"|{delimiter}[ \t]*(?P<glued>entity|relation|relationship)[ \t]*{delimiter}",
+            rf"|{delimiter}[ \t]*(?P<glued>entity|relation|relationship)[ \t]*{delimiter}"
+            rf"|^[^\n]*?(?<![^\W_])(?P<lead>{kinds}){after}",
             re.I | re.M)
         self.record_delimiter = record_delimiter
         completion = [re.escape(completion_delimiter)] if completion_delimiter else []
@@ -75,19 +80,36 @@ class RecordParser:
             text = self._cut_tail(text, result)
         read = _Reader(self, result, source, first_position)
         text = self._tables(text, read)
-        starts: list[re.Match[str]] = []
-        for m in self._start.finditer(text):
-            if self._is_start(text, m, starts[-1].start() if starts else 0):
-                starts.append(m)
-        self._loose(text[: starts[0].start()] if starts else text, read)
-        for i, m in enumerate(starts):
-            end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
-            body, leftover = self._cut(text[m.start():end])
-            kind = (m.group("quoted") or m.group("bare") or m.group("glued")).lower()
-            in_reasoning = bisect.bisect_right(reasoning, m.start()) % 2 == 1
+        starts = self._starts(text)
+        self._loose(text[: starts[0][0]] if starts else text, read)
+        for i, (begin, kind) in enumerate(starts):
+            end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+            body, leftover = self._cut(text[begin:end])
+            in_reasoning = bisect.bisect_right(reasoning, begin) % 2 == 1
             read.positional(_KINDS.get(kind, "typed:" + kind), self._fields(body, kind), body, in_reasoning)
             self._loose(leftover, read)
         return result
+
+    def _starts(self, text: str) -> list[tuple[int, str]]:
+        """(offset, kind) of every record in ``text``."""
+        starts: list[tuple[int, str]] = []
+        for m in self._start.finditer(text):
+            begin, kind = m.start(), m.group("quoted") or m.group("bare")
+            if m.group("glued"):
+                # records glued with the field delimiter: only after a full record on that line
+                before = text[max(starts[-1][0] if starts else 0, text.rfind("\n", 0, begin) + 1): begin]
+                if before[:1] in OPENERS or len(self._tuple.findall(before)) < 3:
+                    continue
+                kind = m.group("glued")
+            elif m.group("lead"):
+                begin = m.start("lead")
+                while begin > m.start() and text[begin - 1] in QUOTES + OPENERS + " \t":
+                    begin -= 1
+                if self._tuple.search(text, m.start(), begin) or re.search(PIPE, text[m.start():begin]):
+                    continue
+                kind = m.group("lead")
+            starts.append((begin, kind.lower()))
+        return starts
 
     # -- text before records -----------------------------------------------------------------------------
 
@@ -103,7 +125,7 @@ class RecordParser:
                 chars[a:b] = "\n" + " " * (b - a - 1) if b > a else ""
         text = "".join(chars)
         blank = lambda m: "\n" + " " * (len(m.group()) - 1)  # noqa: E731
-        text = self._completion.sub(blank, _FENCE.sub(lambda m: " " * len(m.group()), text))
+        text = _SPECIAL.sub(blank, self._completion.sub(blank, _FENCE.sub(lambda m: " " * len(m.group()), text)))
         return text, bounds
 
     def _cut_tail(self, text: str, result: ParseResult) -> str:
@@ -113,8 +135,8 @@ class RecordParser:
         if not body or body.endswith("\n"):
             return text
         line_start = body.rfind("\n") + 1
-        starts = list(self._start.finditer(body, line_start))
-        cut_at = starts[-1].start() if starts else line_start
+        starts = self._starts(body[line_start:])
+        cut_at = line_start + (starts[-1][0] if starts else 0)
         record = body[cut_at:].strip()
         if self.record_delimiter and record.endswith(self.record_delimiter):
             return text
@@ -123,14 +145,6 @@ class RecordParser:
         if record:
             result.cut.append(record)
         return body[:cut_at]
-
-    def _is_start(self, text: str, m: re.Match[str], previous: int) -> bool:
-        if not m.group("glued"):
-            return True
-        # records glued with the field delimiter: only when the text since the last record start, on that line,
-        # is a full record
-        before = text[max(previous, text.rfind("\n", 0, m.start()) + 1): m.start()]
-        return before[:1] not in OPENERS and len(self._tuple.findall(before)) >= 3
 
     def _cut(self, raw: str) -> tuple[str, str]:
         """The record's own text (over several lines when it wrapped), and what follows it."""
