@@ -54,7 +54,8 @@ def theirs(folder: Path) -> tuple[set[str], set[frozenset[str]]]:
         return {normalize_name(n) for n in g.nodes}, {frozenset(map(normalize_name, e)) for e in g.edges}
     import pyarrow.parquet as pq
 
-    nodes = {normalize_name(t) for t in pq.read_table(folder / "output" / "entities.parquet").column("title").to_pylist()}
+    titles = pq.read_table(folder / "output" / "entities.parquet").column("title").to_pylist()
+    nodes = {normalize_name(t) for t in titles}
     rels = pq.read_table(folder / "output" / "relationships.parquet").select(["source", "target"]).to_pylist()
     return nodes, {frozenset((normalize_name(r["source"]), normalize_name(r["target"]))) for r in rels}
 
@@ -77,13 +78,15 @@ def real_data_rows() -> list[dict]:
         our_edges = {frozenset(e) for e in ours.edges}
         got_nodes, got_edges = len(nodes & set(ours.nodes)), len(edges & our_edges)
         totals = [totals[0] + len(nodes), totals[1] + got_nodes, totals[2] + len(edges), totals[3] + got_edges]
+        recall = (got_nodes + got_edges) / max(1, len(nodes) + len(edges))
         rows.append({"data": folder.name, "responses": sum(map(len, calls)),
                      "records": sum(r.records for r in results), "malformed": sum(len(r.malformed) for r in results),
                      "their nodes": len(nodes), "our nodes": ours.number_of_nodes(), "nodes recalled": got_nodes,
                      "their edges": len(edges), "our edges": ours.number_of_edges(), "edges recalled": got_edges,
-                     "recall": f"{(got_nodes + got_edges) / max(1, len(nodes) + len(edges)):.4f}"})
+                     "recall": f"{recall:.4f}"})
+    overall = (totals[1] + totals[3]) / max(1, totals[0] + totals[2])
     rows.append({"data": "overall", "their nodes": totals[0], "nodes recalled": totals[1], "their edges": totals[2],
-                 "edges recalled": totals[3], "recall": f"{(totals[1] + totals[3]) / max(1, totals[0] + totals[2]):.4f}"})
+                 "edges recalled": totals[3], "recall": f"{overall:.4f}"})
     return rows
 
 

@@ -121,7 +121,8 @@ def test_records_after_any_lead_in_words_special_tokens_and_entities():
 
 
 def test_records_glued_by_the_field_delimiter():
-    r = LINE.parse("entity<|#|>A<|#|>person<|#|>d<|#|>entity<|#|>B<|#|>person<|#|>e<|#|>relation<|#|>A<|#|>B<|#|>k<|#|>r")
+    r = LINE.parse("entity<|#|>A<|#|>person<|#|>d<|#|>entity<|#|>B<|#|>person<|#|>e"
+                   "<|#|>relation<|#|>A<|#|>B<|#|>k<|#|>r")
     assert names(r) == ["A", "B"] and pairs(r) == [("A", "B")]
 
 
@@ -158,7 +159,8 @@ def test_fields_keep_the_brackets_and_quotes_they_need():
                 '("entity"<|>"The Cratchits\'"<|>person<|>A family)')
     assert [e.description for e in r.entities] == ["partner (deceased)", 'Says "Bah! Humbug!"', "A family"]
     assert names(r)[2] == "The Cratchits'"
-    assert LINE.parse("entity<|#|>Marley (ghost)<|#|>person<|#|>partner (deceased)").entities[0].name == "Marley (ghost)"
+    r = LINE.parse("entity<|#|>Marley (ghost)<|#|>person<|#|>partner (deceased)")
+    assert r.entities[0].name == "Marley (ghost)"
 
 
 def test_a_record_wrapped_onto_the_next_line_keeps_that_line():
@@ -215,3 +217,73 @@ def test_records_in_any_script_survive_layouts_and_reasoning(records, delim, sep
     r = RecordParser(delim).parse(text, truncated=cut)
     expected = [n for n, _ in records]
     assert names(r) == expected and r.cut == []
+
+
+# -- at least what the original tools read, from answers as real models garble them ----------------------------
+
+from graphglean.graph.merge import normalize_name  # noqa: E402
+
+from .reference_parsers import line_style, tuple_style  # noqa: E402
+
+_letters = st.sampled_from(list("AbCdEfghKLmnoPqrStuvwXyz") + list("贾宝玉林黛玉北京大学") + list("이순신서울대학교")
+                           + list("தமிழ்நாடுசென்னை") + list("0123456789"))
+_name_chars = st.one_of(_letters, _letters, _letters, st.sampled_from(list(" .'-&()（）·<>|《》「」")))
+_real_name = st.text(_name_chars, min_size=1, max_size=14).map(str.strip).filter(
+    lambda s: s and s[0] not in "()（）.'-&·" and any(c.isalnum() for c in s) and not is_placeholder(s)
+    and s.lower() not in COMMON_TYPES)
+_desc = st.text(st.one_of(_letters, st.sampled_from(list(" ,.()\"“”'!?-:;（），。"))), min_size=1, max_size=40).map(
+    str.strip).filter(lambda s: s and not s.startswith(("(", "（", "-")))
+_type = st.sampled_from(["person", "organization", "geo", "event", "Location", "人物", "조직", "category"])
+
+
+def _wrap(body, noise, i):
+    prefix = ["", "- ", f"{i + 1}. ", "* "][noise % 4]
+    return prefix + body + ("  " if noise & 4 else "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_real_name, _type, _desc), min_size=1, max_size=6, unique_by=lambda t: normalize_name(t[0])),
+       st.lists(st.integers(0, 7), min_size=6, max_size=6),
+       st.sampled_from(["", "<think>Let me list them.</think>\n", "<think>Let me list them.\n", "I found:\n",
+                        "Thinking done.</think>\n"]),
+       st.sampled_from(["##\n", "##", "\n##\n", "\n"]), st.sampled_from(["\n", "\r\n"]),
+       st.sampled_from(["end", "middle", "none", "fenced"]))
+def test_tuple_answers_yield_every_name_and_pair_the_original_tools_read(records, noise, lead, sep, eol, completion):
+    names_ = [n for n, _, _ in records]
+    lines = [_wrap(f'("entity"<|>{n}<|>{t}<|>{d})', noise[i], i) for i, (n, t, d) in enumerate(records)]
+    lines += [_wrap(f'("relationship"<|>{a}<|>{b}<|>{a} knows {b}<|>{k + 1})', noise[k], k)
+              for k, (a, b) in enumerate(zip(names_, names_[1:]))]
+    if completion == "middle":
+        lines.insert(len(lines) // 2, "<|COMPLETE|>\nNext,")
+    answer = lead + sep.join(lines) + ("##<|COMPLETE|>" if completion in ("end", "middle") else "")
+    if completion == "fenced":
+        answer = "```\n" + answer + "\n```"
+    answer = answer.replace("\n", eol)
+    _assert_recovers(P.parse(answer), *tuple_style(answer))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_real_name, _type, _desc), min_size=1, max_size=6, unique_by=lambda t: normalize_name(t[0])),
+       st.lists(st.integers(0, 7), min_size=6, max_size=6),
+       st.sampled_from(["", "<think>Let me list them.</think>\n", "<think>Let me list them.\n", "Here they are:\n"]),
+       st.sampled_from(["\n", "\r\n", "\n\n"]), st.sampled_from(["end", "middle", "none", "fenced"]),
+       st.sampled_from(["entity", "**entity**", '"entity"', "(entity", "Entity: entity"]))
+def test_line_answers_yield_every_name_and_pair_the_original_tools_read(records, noise, lead, sep, completion, kind):
+    names_ = [n for n, _, _ in records]
+    lines = [_wrap(f"{kind}<|#|>{n}<|#|>{t}<|#|>{d}", noise[i], i) for i, (n, t, d) in enumerate(records)]
+    lines += [_wrap(f"relation<|#|>{a}<|#|>{b}<|#|>knows<|#|>{a} knows {b}", noise[k], k)
+              for k, (a, b) in enumerate(zip(names_, names_[1:]))]
+    if completion == "middle":
+        lines.insert(len(lines) // 2, "<|COMPLETE|>Next, ")
+    answer = lead + sep.join(lines) + ("\n<|COMPLETE|>" if completion in ("end", "middle") else "")
+    if completion == "fenced":
+        answer = "```text\n" + answer + "\n```"
+    _assert_recovers(LINE.parse(answer), *line_style(answer))
+
+
+def _assert_recovers(ours, their_names, their_pairs):
+    our_nodes = {normalize_name(e.name) for e in ours.entities}
+    our_nodes |= {normalize_name(n) for r in ours.relationships for n in (r.source_name, r.target_name)}
+    our_pairs = {frozenset(map(normalize_name, (r.source_name, r.target_name))) for r in ours.relationships}
+    assert {normalize_name(n) for n in their_names if not is_placeholder(n)} <= our_nodes
+    assert {frozenset(map(normalize_name, p)) for p in their_pairs} <= our_pairs

@@ -7,16 +7,16 @@ import html
 import re
 
 #: quotes a model may wrap a field in, and markdown emphasis; the pairs are (opening, closing)
-QUOTE_PAIRS = (('"', '"'), ("'", "'"), ("`", "`"), ("\u201c", "\u201d"), ("\u2018", "\u2019"),
-               ("\u300c", "\u300d"), ("\u300e", "\u300f"), ("\uff02", "\uff02"), ("**", "**"))
-QUOTES = "\"'`*\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f\uff02"
+QUOTE_PAIRS = (('"', '"'), ("'", "'"), ("`", "`"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("**", "**"))
+QUOTES = "\"'`*\u201c\u201d\u2018\u2019"  # not CJK corner brackets: they belong to titles ("「红楼梦」")
 OPENERS, CLOSERS = "([\uff08\u3010", ")]\uff09\u3011"
 
 # <|>, <|#|>, <||>, <|#>, <#|>, <<|>, <|>>, <| |>, <|##|>, <|\#|>, full-width bars and brackets, and the lone
 # halves |> and <| (which also cover <|" and "|>: the quote is stripped from the field afterwards)
 _LT, _GT, _BAR = "[<\uff1c]", "[>\uff1e]", "[|\uff5c]"
-GENERIC_DELIMITER = (rf"{_LT}{{1,2}}[ \t]?{_BAR}[ \t]?\\?#{{0,2}}[ \t]?{_BAR}?[ \t]?{_GT}{{1,2}}"
-                     rf"|{_LT}#{_BAR}{_GT}|(?<!{_LT}){_BAR}{_GT}|{_LT}{_BAR}(?![|\uff5c#>\uff1e])")
+WHOLE_DELIMITER = rf"{_LT}{{1,2}}[ \t]?{_BAR}[ \t]?\\?#{{0,2}}[ \t]?{_BAR}?[ \t]?{_GT}{{1,2}}|{_LT}#{_BAR}{_GT}"
+HALF_DELIMITER = rf"(?<!{_LT}){_BAR}{_GT}|{_LT}{_BAR}(?![|\uff5c#>\uff1e])"
+GENERIC_DELIMITER = WHOLE_DELIMITER + "|" + HALF_DELIMITER
 PIPE = "[|\uff5c]"
 
 COMMON_TYPES = frozenset("""
@@ -58,11 +58,10 @@ def clean_field(field: str) -> str:
 
 def _lone_edge(f: str, q: str) -> bool:
     """An odd quote at an edge is stray unless it pairs with one inside (a name ending in an apostrophe)."""
-    if q in "\u201c\u2018\u300c\u300e":
-        return f.startswith(q) and f.count(q) > f.count({"\u201c": "\u201d", "\u2018": "\u2019",
-                                                            "\u300c": "\u300d", "\u300e": "\u300f"}[q])
-    if q in "\u201d\u2019\u300d\u300f":
-        opener = {"\u201d": "\u201c", "\u2019": "\u2018", "\u300d": "\u300c", "\u300f": "\u300e"}[q]
+    if q in "\u201c\u2018":
+        return f.startswith(q) and f.count(q) > f.count({"\u201c": "\u201d", "\u2018": "\u2019"}[q])
+    if q in "\u201d\u2019":
+        opener = {"\u201d": "\u201c", "\u2019": "\u2018"}[q]
         return f.endswith(q) and f.count(q) > f.count(opener) and not (q == "\u2019" and f[-2:-1].isalpha())
     if q == "'" and f.endswith("'") and f[-2:-1] in "sS":
         return False  # a possessive plural: "The Cratchits'"

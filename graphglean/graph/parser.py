@@ -17,7 +17,7 @@ import re
 
 from ..answers import reasoning_spans
 from .blocks import key_value_blocks, tables
-from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, PIPE, QUOTES, clean_field, is_header_word,
+from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, WHOLE_DELIMITER, PIPE, QUOTES, clean_field, is_header_word,
                      is_known_type, is_placeholder, looks_like_type, strip_closers)
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
@@ -47,8 +47,10 @@ class RecordParser:
                  completion_delimiter: str = "<|COMPLETE|>",
                  entity_types: tuple[str, ...] = ("organization", "person", "geo", "event")) -> None:
         self._types = frozenset(t.lower() for t in entity_types)
-        delimiter = "(?:" + (re.escape(tuple_delimiter) + "|" if tuple_delimiter else "") + GENERIC_DELIMITER + ")"
+        configured = re.escape(tuple_delimiter) + "|" if tuple_delimiter else ""
+        delimiter = "(?:" + configured + GENERIC_DELIMITER + ")"
         self._tuple = re.compile(delimiter)
+        self._whole = re.compile("(?:" + configured + WHOLE_DELIMITER + ")")
         kinds = "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True))
         typed = "|".join(re.escape(t) for t in sorted(self._types | _TYPED, key=len, reverse=True))
         after = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE})"
@@ -162,8 +164,8 @@ class RecordParser:
         """``raw`` at its first record delimiter that is not part of a field delimiter (``<|##|>``)."""
         d = self.record_delimiter
         at = raw.find(d) if d else -1
-        while at >= 0 and any(m.start() < at + len(d) and at < m.end() for m in self._tuple.finditer(raw, max(0, at - 8),
-                                                                                                    at + len(d) + 8)):
+        while at >= 0 and any(m.start() < at + len(d) and at < m.end()
+                              for m in self._tuple.finditer(raw, max(0, at - 8), at + len(d) + 8)):
             at = raw.find(d, at + 1)
         return (raw, "", "") if at < 0 else (raw[:at], d, raw[at + len(d):])
 
@@ -187,7 +189,9 @@ class RecordParser:
         opened = body[:1] in OPENERS
         body = body[1:] if opened else body
         body = strip_closers(body.rstrip().rstrip("|\uff5c").rstrip())
-        parts = self._tuple.split(body) if self._tuple.search(body) else re.split(PIPE, body)
+        parts = self._whole.split(body)
+        if len(parts) < 4:  # lone halves (|>, <|) split only a record that whole delimiters leave short
+            parts = self._tuple.split(body) if self._tuple.search(body) else re.split(PIPE, body)
         return [clean_field(p) for p in parts]
 
     # -- text between records: tables, key-value blocks, malformed lines -------------------------------------
