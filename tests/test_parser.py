@@ -80,6 +80,12 @@ def test_pipe_rows_and_json_lines():
     r = P.parse('```json\n{\n  "entities": [\n    {\n      "type": "organization",\n      "name": "IEEE Access"\n'
                 '    }\n  ]\n}\n```')
     assert [(e.name, e.type) for e in r.entities] == [("IEEE Access", "organization")]
+    r = P.parse('Sure! {"entities": [{"entity_name": "Ada", "entity_type": "person", "description": "x"}], '
+                '"relationships": [{"source": "Ada", "target": "Paris", "strength": 5}]}')
+    assert [(e.name, e.type) for e in r.entities] == [("Ada", "person")] and pairs(r) == [("Ada", "Paris")]
+    assert r.relationships[0].weight == 5.0 and r.malformed == []
+    r = P.parse('[{"name": "Ada", "type": "person"}, {"name": "Bob", "type": "per', truncated=True)
+    assert names(r) == ["Ada"]
 
 
 def test_relationships_with_a_missing_or_extra_field():

@@ -4,9 +4,11 @@ description, source, target, keywords, strength) to values; `RecordParser` turns
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Iterator
 
+from ..answers import close_truncated
 from .fields import clean_field
 
 _ROLES = {
@@ -85,3 +87,46 @@ def key_value_blocks(lines: list[str]) -> Iterator[tuple[int, int, dict[str, str
             i = j
         else:
             i = max(j, i + 1)
+
+
+_JSON_OPENING = re.compile(r"\{(?=\s*\")|\[(?=\s*\{)")
+
+
+def json_values(text: str, attempts: int = 32) -> Iterator[tuple[int, int, object]]:
+    """(start, end, value) of each JSON object with a string key or array of objects (a model answering in
+    JSON); at most ``attempts`` openings that are not JSON are tried."""
+    decoder = json.JSONDecoder()
+    pos = 0
+    while attempts > 0:
+        m = _JSON_OPENING.search(text, pos)
+        if m is None:
+            return
+        attempts -= 1
+        start = m.start()
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            closed = close_truncated(text[start:])  # JSON cut short: its complete leading items
+            try:
+                value, end = json.loads(closed) if closed else None, len(text)
+            except ValueError:
+                value = None
+            if not value:
+                pos = m.end()
+                continue
+        yield start, end, value
+        pos = end
+
+
+def json_rows(value: object) -> Iterator[dict[str, str]]:
+    """The objects inside a JSON value that name an entity or a pair, by role."""
+    if isinstance(value, list):
+        for item in value:
+            yield from json_rows(item)
+    elif isinstance(value, dict):
+        row = {r: str(v) for k, v in value.items() if isinstance(v, (str, int, float)) and (r := role(str(k)))}
+        if "name" in row or ("source" in row and "target" in row):
+            yield row
+        for v in value.values():
+            if isinstance(v, (list, dict)):
+                yield from json_rows(v)

@@ -13,10 +13,11 @@ as text and counted, never dropped.
 from __future__ import annotations
 
 import bisect
+import json
 import re
 
 from ..answers import reasoning_spans
-from .blocks import key_value_blocks, tables
+from .blocks import json_rows, json_values, key_value_blocks, tables
 from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, WHOLE_DELIMITER, PIPE, QUOTES, clean_field, is_header_word,
                      is_known_type, is_placeholder, looks_like_type, strip_closers)
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
@@ -78,9 +79,10 @@ class RecordParser:
         ``truncated``: the answer was cut by the completion cap, so its unfinished last record is not taken."""
         result = ParseResult()
         text, reasoning = self._plain(text)
+        read = _Reader(self, result, source, first_position)
+        text = self._json(text, read)  # first: cut JSON is closed after its last whole item
         if truncated:
             text = self._cut_tail(text, result)
-        read = _Reader(self, result, source, first_position)
         text = self._tables(text, read)
         starts = self._starts(text)
         self._loose(text[: starts[0][0]] if starts else text, read)
@@ -195,6 +197,20 @@ class RecordParser:
         return [clean_field(p) for p in parts]
 
     # -- text between records: tables, key-value blocks, malformed lines -------------------------------------
+
+    def _json(self, text: str, read: "_Reader") -> str:
+        """Read entities and pairs of JSON in the answer, and blank that JSON out."""
+        if '"' not in text or not any(c in text for c in "{["):
+            return text
+        chunks, pos = [], 0
+        for start, end, value in json_values(text):
+            rows = list(json_rows(value))
+            for row in rows:
+                read.by_role(row, json.dumps(row, ensure_ascii=False))
+            if rows:
+                chunks += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end])]
+                pos = end
+        return "".join(chunks) + text[pos:] if chunks else text
 
     def _tables(self, text: str, read: "_Reader") -> str:
         """Read markdown tables that have a header row, and blank them out (a header cell "Entity" is no
