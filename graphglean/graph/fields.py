@@ -43,16 +43,17 @@ def clean_field(field: str) -> str:
     """A field without surrounding space, wrapping quotes or emphasis, and without a lone quote at an edge; a
     quote the text itself needs (``Says "Bah! Humbug!"``) stays."""
     f = html.unescape(field).strip() if "&" in field else field.strip()
-    changed = True
-    while changed and f:
-        changed = False
-        for left, right in QUOTE_PAIRS:
-            inner = f[len(left): len(f) - len(right)].strip()
-            if len(f) >= len(left) + len(right) and f.startswith(left) and f.endswith(right) and inner.strip(QUOTES):
-                f, changed = inner, True
-        for q in QUOTES:
-            if f.count(q) % 2 == 1 and (f.startswith(q) or f.endswith(q)) and _lone_edge(f, q) and f.strip(q):
-                f, changed = (f[1:] if f.startswith(q) else f[:-1]).strip(), True
+    while f and (f[0] in QUOTES or f[-1] in QUOTES):
+        pair = next((p for p in QUOTE_PAIRS if f.startswith(p[0]) and f.endswith(p[1])
+                     and len(f) >= len(p[0]) + len(p[1])), None)
+        if pair is not None and f[len(pair[0]): len(f) - len(pair[1])].strip(QUOTES + " "):
+            f = f[len(pair[0]): len(f) - len(pair[1])].strip()
+            continue
+        edge = next((q for q in dict.fromkeys((f[0], f[-1])) if q in QUOTES
+                     if f.count(q) % 2 == 1 and _lone_edge(f, q) and f.strip(q)), None)
+        if edge is None:
+            return f
+        f = (f[1:] if f.startswith(edge) else f[:-1]).strip()
     return f
 
 

@@ -38,6 +38,7 @@ _TYPED = frozenset({"person", "organization", "organisation", "geo", "location",
 _Q = "[" + re.escape(QUOTES) + "]"
 _OPEN = "[" + re.escape(OPENERS) + "]"
 _BULLET = r"(?:[-*+\u2022]|\d+[.)]|\(\d+\))"
+_LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
@@ -185,7 +186,7 @@ class RecordParser:
         body = body.strip()
         if self.record_delimiter and body.endswith(self.record_delimiter):
             body = body[: -len(self.record_delimiter)]
-        body = re.sub(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?", "", body)
+        body = _LIST_MARK.sub("", body)
         lead = self._tuple.match(body)
         body = body[lead.end():] if lead else body  # a record glued to the one before by a field delimiter
         opened = body[:1] in OPENERS
@@ -228,6 +229,8 @@ class RecordParser:
         return "\n".join(lines) if found else text
 
     def _loose(self, text: str, read: "_Reader") -> None:
+        if not text.strip():
+            return
         lines = text.split("\n")
         used = [False] * len(lines)
         for start, end, block in key_value_blocks(lines):
