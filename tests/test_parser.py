@@ -120,9 +120,10 @@ def test_corrupted_delimiters_and_kind_spellings(text):
 def test_records_after_any_lead_in_words_special_tokens_and_entities():
     r = LINE.parse("Here is another entity<|#|>B<|#|>person<|#|>e\n"
                    "```entity<|#|>C<|#|>person<|#|>AT&amp;T's founder<|im_end|>\n"
-                   'Here: ("entity"<|>D<|>person<|>partner (x))\n<|eot_id|>')
+                   'Here: ("entity"<|>D<|>person<|>partner (x))\n<|eot_id|>\n'
+                   '1. **("entity"<|>E<|>person<|>e (y))**,\n`("entity"<|>F<|>person<|>f)`;<｜end▁of▁sentence｜>')
     assert [(e.name, e.description) for e in r.entities] == [("B", "e"), ("C", "AT&T's founder"),
-                                                             ("D", "partner (x)")]
+                                                             ("D", "partner (x)"), ("E", "e (y)"), ("F", "f")]
     assert r.malformed == []
 
 

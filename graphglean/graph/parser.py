@@ -25,7 +25,8 @@ from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w-]*[ \t]*$", re.M)
 # chat-template tokens that leak into answers from local servers
 _SPECIAL = re.compile(r"<\|(?:im_end|im_start|eot_id|eom_id|end_of_text|endoftext|end|start_header_id|end_header_id|"
-                      r"assistant|user|system)\|>|</s>|<eos>|<end_of_turn>", re.I)
+                      r"assistant|user|system)\|>|</s>|<eos>|<(?:end|start)_of_turn>|"
+                      r"<\uff5c(?:end|begin)\u2581of\u2581sentence\uff5c>", re.I)
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*10)?")
 _KINDS = {"entity": "entity", "entities": "entity", "relationship": "relationship",
           "relationships": "relationship", "relation": "relation", "relations": "relation",
@@ -38,6 +39,7 @@ _TYPED = frozenset({"person", "organization", "organisation", "geo", "location",
 _Q = "[" + re.escape(QUOTES) + "]"
 _OPEN = "[" + re.escape(OPENERS) + "]"
 _BULLET = r"(?:[-*+\u2022]|\d+[.)]|\(\d+\))"
+_AFTER_CLOSER = re.compile(r"(?<=[" + re.escape(CLOSERS) + r"])[\s,;.*`]+$")  # "(...)," "(...)**" "(...)`"
 _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
@@ -91,7 +93,7 @@ class RecordParser:
             end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
             body, leftover = self._cut(text[begin:end])
             in_reasoning = bisect.bisect_right(reasoning, begin) % 2 == 1
-            read.positional(_KINDS.get(kind, "typed:" + kind), self._fields(body, kind), body, in_reasoning)
+            read.positional(_KINDS.get(kind, "typed:" + kind), self._fields(body), body, in_reasoning)
             self._loose(leftover, read)
         return result
 
@@ -182,16 +184,17 @@ class RecordParser:
             return True
         return stripped[-1:] not in _SENTENCE_END
 
-    def _fields(self, body: str, kind: str) -> list[str]:
+    def _fields(self, body: str) -> list[str]:
         body = body.strip()
         if self.record_delimiter and body.endswith(self.record_delimiter):
             body = body[: -len(self.record_delimiter)]
         body = _LIST_MARK.sub("", body)
         lead = self._tuple.match(body)
         body = body[lead.end():] if lead else body  # a record glued to the one before by a field delimiter
-        opened = body[:1] in OPENERS
-        body = body[1:] if opened else body
-        body = strip_closers(body.rstrip().rstrip("|\uff5c").rstrip())
+        body = body.lstrip(" \t*`")
+        body = body[1:] if body[:1] in OPENERS else body
+        body = _AFTER_CLOSER.sub("", body.rstrip().rstrip("|\uff5c").rstrip())
+        body = strip_closers(body)
         parts = self._whole.split(body)
         if len(parts) < 4:  # lone halves (|>, <|) split only a record that whole delimiters leave short
             parts = self._tuple.split(body) if self._tuple.search(body) else re.split(PIPE, body)
