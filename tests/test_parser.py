@@ -248,43 +248,44 @@ def _wrap(body, noise, i):
     return prefix + body + ("  " if noise & 4 else "")
 
 
+_records = st.lists(st.tuples(_real_name, _type, _desc), min_size=1, max_size=6,
+                    unique_by=lambda t: normalize_name(t[0]))
+_noise = st.lists(st.integers(0, 7), min_size=6, max_size=6)
+_leads = ["", "<think>Let me list them.</think>\n", "<think>Let me list them.\n", "Here they are:\n"]
+
+
+def _answer(records, noise, entity, relation, sep, completion, fence):
+    """Records rendered with list marks and trailing spaces, the completion marker at the end, in the middle
+    (then more records), missing, or the whole answer fenced."""
+    names_ = [n for n, _, _ in records]
+    lines = [_wrap(entity(n, t, d), noise[i], i) for i, (n, t, d) in enumerate(records)]
+    lines += [_wrap(relation(a, b, k), noise[k], k) for k, (a, b) in enumerate(zip(names_, names_[1:]))]
+    if completion == "middle":
+        lines.insert(len(lines) // 2, "<|COMPLETE|>\nNext, ")
+    answer = sep.join(lines) + ("\n<|COMPLETE|>" if completion in ("end", "middle") else "")
+    return fence + "\n" + answer + "\n```" if completion == "fenced" else answer
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(_real_name, _type, _desc), min_size=1, max_size=6, unique_by=lambda t: normalize_name(t[0])),
-       st.lists(st.integers(0, 7), min_size=6, max_size=6),
-       st.sampled_from(["", "<think>Let me list them.</think>\n", "<think>Let me list them.\n", "I found:\n",
-                        "Thinking done.</think>\n"]),
+@given(_records, _noise, st.sampled_from([*_leads, "Thinking done.</think>\n"]),
        st.sampled_from(["##\n", "##", "\n##\n", "\n"]), st.sampled_from(["\n", "\r\n"]),
        st.sampled_from(["end", "middle", "none", "fenced"]))
 def test_tuple_answers_yield_every_name_and_pair_the_original_tools_read(records, noise, lead, sep, eol, completion):
-    names_ = [n for n, _, _ in records]
-    lines = [_wrap(f'("entity"<|>{n}<|>{t}<|>{d})', noise[i], i) for i, (n, t, d) in enumerate(records)]
-    lines += [_wrap(f'("relationship"<|>{a}<|>{b}<|>{a} knows {b}<|>{k + 1})', noise[k], k)
-              for k, (a, b) in enumerate(zip(names_, names_[1:]))]
-    if completion == "middle":
-        lines.insert(len(lines) // 2, "<|COMPLETE|>\nNext,")
-    answer = lead + sep.join(lines) + ("##<|COMPLETE|>" if completion in ("end", "middle") else "")
-    if completion == "fenced":
-        answer = "```\n" + answer + "\n```"
+    answer = lead + _answer(records, noise, lambda n, t, d: f'("entity"<|>{n}<|>{t}<|>{d})',
+                            lambda a, b, k: f'("relationship"<|>{a}<|>{b}<|>{a} knows {b}<|>{k + 1})',
+                            sep, completion, "```")
     answer = answer.replace("\n", eol)
     _assert_recovers(P.parse(answer), *tuple_style(answer))
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(_real_name, _type, _desc), min_size=1, max_size=6, unique_by=lambda t: normalize_name(t[0])),
-       st.lists(st.integers(0, 7), min_size=6, max_size=6),
-       st.sampled_from(["", "<think>Let me list them.</think>\n", "<think>Let me list them.\n", "Here they are:\n"]),
-       st.sampled_from(["\n", "\r\n", "\n\n"]), st.sampled_from(["end", "middle", "none", "fenced"]),
+@given(_records, _noise, st.sampled_from(_leads), st.sampled_from(["\n", "\r\n", "\n\n"]),
+       st.sampled_from(["end", "middle", "none", "fenced"]),
        st.sampled_from(["entity", "**entity**", '"entity"', "(entity", "Entity: entity"]))
 def test_line_answers_yield_every_name_and_pair_the_original_tools_read(records, noise, lead, sep, completion, kind):
-    names_ = [n for n, _, _ in records]
-    lines = [_wrap(f"{kind}<|#|>{n}<|#|>{t}<|#|>{d}", noise[i], i) for i, (n, t, d) in enumerate(records)]
-    lines += [_wrap(f"relation<|#|>{a}<|#|>{b}<|#|>knows<|#|>{a} knows {b}", noise[k], k)
-              for k, (a, b) in enumerate(zip(names_, names_[1:]))]
-    if completion == "middle":
-        lines.insert(len(lines) // 2, "<|COMPLETE|>Next, ")
-    answer = lead + sep.join(lines) + ("\n<|COMPLETE|>" if completion in ("end", "middle") else "")
-    if completion == "fenced":
-        answer = "```text\n" + answer + "\n```"
+    answer = lead + _answer(records, noise, lambda n, t, d: f"{kind}<|#|>{n}<|#|>{t}<|#|>{d}",
+                            lambda a, b, k: f"relation<|#|>{a}<|#|>{b}<|#|>knows<|#|>{a} knows {b}",
+                            sep, completion, "```text")
     _assert_recovers(LINE.parse(answer), *line_style(answer))
 
 
