@@ -73,7 +73,7 @@ class RecordParser:
         self.record_delimiter = record_delimiter
         completion = [re.escape(completion_delimiter)] if completion_delimiter else []
         self._completion = re.compile(
-            "|".join([*completion, r"\*{0,2}[<\[\uff1c]?[|\uff5c]?[ \t]*complete[ \t]*[|\uff5c]?[>\]\uff1e]\*{0,2}"
+            "|".join([*completion, r"\*{0,2}(?:[<\[\uff1c][|\uff5c]?|[|\uff5c])[ \t]*complete[ \t]*[|\uff5c]?[>\]\uff1e]\*{0,2}"
                       r"(?=\s|$|[#(\[<])"]), re.I)
 
     def parse(self, text: str, source: Provenance | None = None, first_position: int = 0,
