@@ -129,3 +129,27 @@ def test_output_limits_of_common_models():
     assert output_limit("gpt-4o-mini") == 16384 and output_limit("gpt-4.1-nano") == 32768
     assert output_limit("openai/gpt-4-turbo-2024-04-09") == 4096 and output_limit("llama3.1:8b") == 8192
     assert output_limit("gpt-4o-mini", 2000) == 2000
+
+
+async def test_a_resumed_run_rereads_split_and_cut_answers_without_asking_again(tmp_path):
+    from graphglean.pipeline import run
+
+    source = tmp_path / "dense.txt"
+    source.write_text(dense_corpus(24))
+    async with FakeLLMServer(capped(dense)).running() as s:
+        cfg = config(s, model="local-8b")
+        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 120, 240
+        cfg.input.path, cfg.output.dir = str(source), str(tmp_path / "out")
+        cfg.graph.description_max_tokens = 100000
+        await run(cfg, notice=lambda m: None, out=open(tmp_path / "log", "w"))
+        first = (tmp_path / "out" / "graph.json").read_text()
+        report = (tmp_path / "out" / "report.json").read_text()
+        asked = len(s.chat_requests())
+        await run(cfg, notice=lambda m: None, out=open(tmp_path / "log", "w"))
+    assert len(s.chat_requests()) == asked  # every answer, split halves included, came from the run store
+    assert (tmp_path / "out" / "graph.json").read_text() == first
+    nodes = issued(dense_corpus(24))[0]
+    import json
+
+    assert '"split_passages": 0' not in report and '"split_passages"' in report
+    assert nodes <= {n["id"] for n in json.loads(first)["nodes"]}
