@@ -156,9 +156,10 @@ def test_placeholder_rows_copied_from_the_prompt_are_no_entities(text):
 
 def test_real_names_that_look_like_schema_words_stay():
     r = LINE.parse("entity<|#|>Target<|#|>organization<|#|>A US retailer.\nentity<|#|>Na<|#|>element<|#|>Sodium.\n"
+                   "entity<|#|><Parasite><|#|>work<|#|>A film.\nentity_name<|#|>Ada<|#|>person<|#|>x\n"
                    "entity<|#|>Sourced<|#|>organization<|#|>A magazine.\n"
                    "entity<|#|><기생충><|#|>work<|#|>A film by Bong Joon-ho.")
-    assert names(r) == ["Target", "Na", "Sourced", "<기생충>"]
+    assert names(r) == ["Target", "Na", "<Parasite>", "Ada", "Sourced", "<기생충>"]
 
 
 def test_fields_keep_the_brackets_and_quotes_they_need():

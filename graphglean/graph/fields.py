@@ -102,7 +102,11 @@ def is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v:
         return False
-    if _BRACKETED.fullmatch(v) or _STRONG_PLACEHOLDER.fullmatch(v):
+    if _BRACKETED.fullmatch(v):  # <entity_name>, <Entity Name>; not a title such as <Parasite>
+        words = re.split(r"[ _]", v[1:-1].lower())
+        if v == v.lower() or any(w in _SCHEMA_WORDS for w in words):
+            return True
+    if _STRONG_PLACEHOLDER.fullmatch(v):
         return True
     if _SNAKE.fullmatch(v) and v.split("_")[-1] in _SCHEMA_WORDS:
         return True

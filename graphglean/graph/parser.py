@@ -46,6 +46,16 @@ _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET +
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
 
 
+def _kind(word: str) -> str:
+    if word in _KINDS:
+        return _KINDS[word]
+    if "entit" in word:
+        return "entity"
+    if "relationship" in word:
+        return "relationship"
+    return "relation" if "relation" in word else "typed:" + word
+
+
 class RecordParser:
     def __init__(self, tuple_delimiter: str = "<|>", record_delimiter: str = "##",
                  completion_delimiter: str = "<|COMPLETE|>",
@@ -55,7 +65,9 @@ class RecordParser:
         delimiter = "(?:" + configured + GENERIC_DELIMITER + ")"
         self._tuple = re.compile(delimiter)
         self._whole = re.compile("(?:" + configured + WHOLE_DELIMITER + ")")
-        kinds = "|".join(sorted(map(re.escape, _KINDS), key=len, reverse=True))
+        # also a kind with a schema word glued on ("entity_name", "relationship_type"), as LightRAG accepts
+        kinds = r"(?:[a-z]+_)?(?:entit(?:y|ies)|relation(?:ship)?s?)(?:_[a-z]+)?|" + "|".join(
+            sorted(map(re.escape, _KINDS), key=len, reverse=True))
         typed = "|".join(re.escape(t) for t in sorted(self._types | _TYPED, key=len, reverse=True))
         after = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE})"
         # A record starts where a parenthesized kind stands anywhere ("(\"entity\"<|>"), where a bare kind opens
@@ -93,7 +105,7 @@ class RecordParser:
             end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
             body, leftover = self._cut(text[begin:end])
             in_reasoning = bisect.bisect_right(reasoning, begin) % 2 == 1
-            read.positional(_KINDS.get(kind, "typed:" + kind), self._fields(body), body, in_reasoning)
+            read.positional(_kind(kind), self._fields(body), body, in_reasoning)
             self._loose(leftover, read)
         return result
 
