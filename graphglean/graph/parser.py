@@ -39,6 +39,9 @@ _TYPED = frozenset({"person", "organization", "organisation", "geo", "location",
 _Q = "[" + re.escape(QUOTES) + "]"
 _OPEN = "[" + re.escape(OPENERS) + "]"
 _BULLET = r"(?:[-*+\u2022]|\d+[.)]|\(\d+\))"
+# <|COMPLETE|> as models garble it: <| COMPLETE |>, <COMPLETE>, [COMPLETE], |COMPLETE|, **<|complete|>**
+_ANY_COMPLETION = (r"\*{0,2}(?:[<\[\uff1c][|\uff5c]?|[|\uff5c])[ \t]*complete[ \t]*[|\uff5c]?[>\]\uff1e]\*{0,2}"
+                   r"(?=\s|$|[#(\[<])")
 _AFTER_CLOSER = re.compile(r"(?<=[" + re.escape(CLOSERS) + r"])[\s,;.*`]+$")  # "(...)," "(...)**" "(...)`"
 _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
@@ -84,9 +87,7 @@ class RecordParser:
             re.I | re.M)
         self.record_delimiter = record_delimiter
         completion = [re.escape(completion_delimiter)] if completion_delimiter else []
-        self._completion = re.compile(
-            "|".join([*completion, r"\*{0,2}(?:[<\[\uff1c][|\uff5c]?|[|\uff5c])[ \t]*complete[ \t]*[|\uff5c]?[>\]\uff1e]\*{0,2}"
-                      r"(?=\s|$|[#(\[<])"]), re.I)
+        self._completion = re.compile("|".join([*completion, _ANY_COMPLETION]), re.I)
 
     def parse(self, text: str, source: Provenance | None = None, first_position: int = 0,
               truncated: bool = False) -> ParseResult:
