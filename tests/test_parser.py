@@ -176,7 +176,8 @@ def test_a_record_wrapped_onto_the_next_line_keeps_that_line():
     r = LINE.parse("entity<|#|>Scrooge<|#|>person<|#|>A miser who\nhates Christmas.\n"
                    "entity<|#|>Fred<|#|>person<|#|>His nephew.\n\nI hope this helps!")
     assert [e.description for e in r.entities] == ["A miser who hates Christmas.", "His nephew."]
-    r = P.parse('("entity"<|>Scrooge<|>person<|>A miser\nwho hates Christmas)##("entity"<|>Fred<|>person<|>x)')
+    r = P.parse('("entity"<|>Scrooge<|>person<|>A miser\nwho hates Christmas)##("entity"<|>Fred<|>person<|>x)\n'
+                "That is all I found")
     assert [e.description for e in r.entities] == ["A miser who hates Christmas", "x"]
 
 

@@ -192,7 +192,7 @@ class RecordParser:
         or a last field that stops without ending a sentence."""
         stripped = body.strip()
         if stripped[:1] in OPENERS:
-            return strip_closers(stripped) == stripped
+            return strip_closers(stripped[1:]) == stripped[1:]
         if self._tuple.search(stripped[-6:]) or len(self._tuple.findall(stripped)) < 3:
             return True
         return stripped[-1:] not in _SENTENCE_END
