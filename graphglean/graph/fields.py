@@ -14,9 +14,8 @@ OPENERS, CLOSERS = "([\uff08\u3010", ")]\uff09\u3011"
 # <|>, <|#|>, <||>, <|#>, <#|>, <<|>, <|>>, <| |>, <|##|>, <|\#|>, full-width bars and brackets, and the lone
 # halves |> and <| (which also cover <|" and "|>: the quote is stripped from the field afterwards)
 _LT, _GT, _BAR = "[<\uff1c]", "[>\uff1e]", "[|\uff5c]"
-WHOLE_DELIMITER = rf"{_LT}{{1,2}}[ \t]?{_BAR}[ \t]?\\?#{{0,2}}[ \t]?{_BAR}?[ \t]?{_GT}{{1,2}}|{_LT}#{_BAR}{_GT}"
-HALF_DELIMITER = rf"(?<!{_LT}){_BAR}{_GT}|{_LT}{_BAR}(?![|\uff5c#>\uff1e])"
-GENERIC_DELIMITER = WHOLE_DELIMITER + "|" + HALF_DELIMITER
+GENERIC_DELIMITER = (rf"{_LT}{{1,2}}[ \t]?{_BAR}[ \t]?\\?#{{0,2}}[ \t]?{_BAR}?[ \t]?{_GT}{{1,2}}"
+                     rf"|{_LT}#{_BAR}{_GT}|(?<!{_LT}){_BAR}{_GT}|{_LT}{_BAR}(?![|\uff5c#>\uff1e])")
 PIPE = "[|\uff5c]"
 
 COMMON_TYPES = frozenset("""

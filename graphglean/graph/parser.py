@@ -18,7 +18,7 @@ import re
 
 from ..answers import reasoning_spans
 from .blocks import json_rows, json_values, key_value_blocks, tables
-from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, WHOLE_DELIMITER, PIPE, QUOTES, clean_field, is_header_word,
+from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, PIPE, QUOTES, clean_field, is_header_word,
                      is_known_type, is_placeholder, looks_like_type, strip_closers)
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
@@ -67,7 +67,6 @@ class RecordParser:
         configured = re.escape(tuple_delimiter) + "|" if tuple_delimiter else ""
         delimiter = "(?:" + configured + GENERIC_DELIMITER + ")"
         self._tuple = re.compile(delimiter)
-        self._whole = re.compile("(?:" + configured + WHOLE_DELIMITER + ")")
         # also a kind with a schema word glued on ("entity_name", "relationship_type"), as LightRAG accepts
         kinds = r"(?:[a-z]+_)?(?:entit(?:y|ies)|relation(?:ship)?s?)(?:_[a-z]+)?|" + "|".join(
             sorted(map(re.escape, _KINDS), key=len, reverse=True))
@@ -205,12 +204,11 @@ class RecordParser:
         lead = self._tuple.match(body)
         body = body[lead.end():] if lead else body  # a record glued to the one before by a field delimiter
         body = body.lstrip(" \t*`")
-        body = body[1:] if body[:1] in OPENERS else body
-        body = _AFTER_CLOSER.sub("", body.rstrip().rstrip("|\uff5c").rstrip())
+        body = body.rstrip().rstrip("|\uff5c").rstrip()
+        if body[:1] in OPENERS:  # "(...)," "(...)**": what follows the closing bracket is no field
+            body = _AFTER_CLOSER.sub("", body[1:])
         body = strip_closers(body)
-        parts = self._whole.split(body)
-        if len(parts) < 4:  # lone halves (|>, <|) split only a record that whole delimiters leave short
-            parts = self._tuple.split(body) if self._tuple.search(body) else re.split(PIPE, body)
+        parts = self._tuple.split(body) if self._tuple.search(body) else re.split(PIPE, body)
         return [clean_field(p) for p in parts]
 
     # -- text between records: tables, key-value blocks, malformed lines -------------------------------------
