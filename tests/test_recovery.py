@@ -83,7 +83,7 @@ async def test_a_refused_larger_cap_splits_the_passage_instead():
 
 
 async def test_a_repetition_loop_is_not_asked_again_and_counts_once():
-    loop = '("entity"<|>Ada Archer<|>person<|>A traveller.)##\n' * 400
+    loop = '("entity"<|>Ada Archer<|>person<|>A traveller, again and again.)##\n' * 400  # cut mid-record
 
     async with FakeLLMServer(capped(lambda req: loop if "Records:" in req.last_user else "NO")).running() as s:
         cfg = config(s, model="local")
@@ -92,6 +92,7 @@ async def test_a_repetition_loop_is_not_asked_again_and_counts_once():
         result = await extract_graph("Ada Archer walked. " * 5, cfg)
     assert len(s.chat_requests()) == 1 and result.stats.repetition_loops == 1
     assert result.output.nodes["ada archer"]["frequency"] == 1 and result.stats.repeated_records > 2
+    assert result.stats.cut_records == 1  # the loop's half-written last record is not read either
 
 
 async def test_the_cut_end_of_an_answer_at_the_deepest_split_is_kept_as_text_not_as_a_record():

@@ -211,35 +211,36 @@ class GleaningLoop:
                     return
                 messages.append({"role": "user", "content": self.prompts.continue_prompt})
                 tally.rounds += 1
-            result, cut = await self._answer(messages, tally)
-            tally.answer(result.text, offset, offset + len(text), cut)
-            if cut:
+            result = await self._answer(messages, tally)
+            tally.answer(result.text, offset, offset + len(text), result.truncated)
+            if result.truncated and not self._looping(result, tally):
                 await self._split(text, offset, depth, tally)
                 return
 
-    async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> tuple[ChatResult, bool]:
-        """The answer, asked again at the output limit when the cap cut it; and whether it is still cut."""
+    async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
+        """The answer, asked again at the output limit when the cap cut it (unless it is a loop)."""
         result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens))
         tally.usage += result.usage
-        if not result.truncated:
-            return result, False
-        tally.truncated += 1
-        if self._parser.parse(result.text, truncated=True).repeated > 2:
-            tally.loops += 1
-            return result, False
+        tally.truncated += int(result.truncated)
         limit = self.output_limit or 0
-        if limit <= (self.max_tokens or 0):
-            return result, True
+        if not result.truncated or limit <= (self.max_tokens or 0) or self._looping(result, tally, count=False):
+            return result
         try:
             bigger = await self.llm.chat(self.llm.request(messages, max_tokens=limit))
         except (LLMAuthError, LLMUnreachableError):
             raise
         except LLMError:  # a window too small for the limit: splitting the passage is the way left
-            return result, True
+            return result
         tally.raised += 1
         tally.usage += bigger.usage
         tally.truncated += int(bigger.truncated)
-        return bigger, bigger.truncated
+        return bigger
+
+    def _looping(self, result: ChatResult, tally: _Tally, count: bool = True) -> bool:
+        """A cut answer that repeats its records: asking for more would buy more of the same."""
+        looping = self._parser.parse(result.text, truncated=True).repeated > 2
+        tally.loops += int(looping and count)
+        return looping
 
     async def _split(self, text: str, offset: int, depth: int, tally: _Tally) -> None:
         at = split_point(text) if depth < self.max_splits else None
