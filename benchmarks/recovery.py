@@ -101,20 +101,25 @@ async def capped_run(text: str, recover: bool) -> dict:
         cfg.graph.description_max_tokens = 10**6
         result = await extract_graph(text, cfg)
     graph, st = result.output, result.stats
-    issued_nodes, issued_edges = set(), set()
+    issued_nodes, issued_edges, issued_records = set(), set(), set()
     for chunk_text in _chunk_texts(text, cfg):
         for record in dense_records(chunk_text):
             fields = record.strip("()").split("<|>")
             if fields[0] == '"entity"':
                 issued_nodes.add(normalize_name(fields[1]))
+                issued_records.add((normalize_name(fields[1]), fields[3]))
             else:
                 issued_edges.add(frozenset(map(normalize_name, fields[1:3])))
+                issued_records.add((frozenset(map(normalize_name, fields[1:3])), fields[3]))
     our_edges = {frozenset(e) for e in graph.edges}
+    kept = {(n, d) for n in graph.nodes for d in graph.nodes[n]["descriptions"]}
+    kept |= {(frozenset((a, b)), d) for a, b, data in graph.edges(data=True) for d in data["descriptions"]}
     return {"recovery": "on" if recover else "off", "cap": 350, "limit": cfg.llm.max_output_tokens or 8192,
             "calls": len(server.chat_requests()), "cut answers": st.truncated_responses, "asked again": st.raised_caps,
             "halved": st.split_passages, "issued nodes": len(issued_nodes),
             "lost nodes": len(issued_nodes - set(graph.nodes)), "issued edges": len(issued_edges),
-            "lost edges": len(issued_edges - our_edges), "cut records (not read)": st.cut_records}
+            "lost edges": len(issued_edges - our_edges), "issued records": len(issued_records),
+            "lost records": len(issued_records - kept), "half records read": len(kept - issued_records)}
 
 
 def _chunk_texts(text: str, cfg: Config) -> list[str]:
