@@ -112,21 +112,24 @@ class RecordParser:
     def _starts(self, text: str) -> list[tuple[int, str]]:
         """(offset, kind) of every record in ``text``."""
         starts: list[tuple[int, str]] = []
-        for m in self._start.finditer(text):
+        pos = 0
+        while (m := self._start.search(text, pos)) is not None:
+            pos = m.end()
             begin, kind = m.start(), m.group("quoted") or m.group("bare")
             if m.group("glued"):
                 # records glued with the field delimiter: only after a full record on that line
                 before = text[max(starts[-1][0] if starts else 0, text.rfind("\n", 0, begin) + 1): begin]
-                if before[:1] in OPENERS or len(self._tuple.findall(before)) < 3:
-                    continue
                 kind = m.group("glued")
             elif m.group("lead"):
                 begin = m.start("lead")
                 while begin > m.start() and text[begin - 1] in QUOTES + OPENERS + " \t":
                     begin -= 1
-                if self._tuple.search(text, m.start(), begin) or re.search(PIPE, text[m.start():begin]):
-                    continue
+                before = text[m.start():begin]
                 kind = m.group("lead")
+            if (m.group("glued") and (before[:1] in OPENERS or len(self._tuple.findall(before)) < 3)) or (
+                    m.group("lead") and (self._tuple.search(before) or re.search(PIPE, before))):
+                pos = m.start() + 1  # not a start; another kind may start later in what it spanned
+                continue
             starts.append((begin, kind.lower()))
         return starts
 
@@ -229,16 +232,19 @@ class RecordParser:
 
     def _tables(self, text: str, read: "_Reader") -> str:
         """Read markdown tables that have a header row, and blank them out (a header cell "Entity" is no
-        record start)."""
+        record start). Under a header naming no role, rows holding records are left to be read as records;
+        the other rows are malformed."""
         lines = text.split("\n")
         found = False
         for start, end, rows in tables(lines):
             found = True
             for row in rows if rows is not None else []:
                 read.by_role(row, " | ".join(row.values()))
-            if rows is None:
-                read.result.malformed += [lines[k].strip() for k in range(start + 2, end) if lines[k].strip()]
             for k in range(start, end):
+                if rows is None and k >= start + 2 and lines[k].strip():
+                    if self._starts(lines[k]):
+                        continue
+                    read.result.malformed.append(lines[k].strip())
                 lines[k] = " " * len(lines[k])
         return "\n".join(lines) if found else text
 
