@@ -70,7 +70,8 @@ def test_yaml_like_blocks_and_markdown_tables():
     assert pairs(r) == [("Scrooge", "London")] and r.relationships[0].weight == 7.0 and r.placeholders == 0
     r = P.parse("| Foo | Bar |\n|---|---|\n| x | y |\n")  # a table naming no role is counted, not dropped
     assert r.records == 0 and r.malformed == ["| x | y |"]
-    r = P.parse('| # | Record |\n|---|---|\n| 1 | ("entity"<|>Ada<|>person<|>x) |\n| 2 | ("entity"<|>Bo<|>person<|>y) |')
+    r = P.parse('| # | Record |\n|---|---|\n| 1 | ("entity"<|>Ada<|>person<|>x) |\n'
+                '| 2 | ("entity"<|>Bo<|>person<|>y) |')
     assert names(r) == ["Ada", "Bo"] and r.malformed == []
 
 
