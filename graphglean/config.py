@@ -89,6 +89,9 @@ class LLMConfig:
     temperature: float = setting(0.0, "sampling temperature", non_negative)
     seed: int | None = setting(None, "sampling seed passed to the endpoint, if set")
     max_tokens: int = setting(4096, "completion token cap for extraction calls", positive)
+    max_output_tokens: int = setting(
+        0, "the model's own output limit: an extraction answer cut at max_tokens is asked again up to this; "
+        "0 = known for common models (16384 for gpt-4o-mini), 8192 otherwise", non_negative)
     json_mode: bool = setting(True, "send response_format json_object where a pass wants JSON")
     logit_bias_ids: dict = setting(
         {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server",
@@ -152,6 +155,9 @@ class GraphConfig:
         ["CARDINAL", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL"],
         "nlp method: spaCy labels that never become nodes")
     nlp_window: int = setting(1, "nlp method: entities co-occur within this many consecutive sentences", positive)
+    max_splits: int = setting(
+        4, "an answer cut even at the model's output limit: halve its passage and extract each half, at most "
+        "this many times deep (4 = down to 1/16 of a chunk)", non_negative)
 
 
 @attrs.define

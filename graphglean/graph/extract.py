@@ -16,6 +16,7 @@ from ..answers import answered
 from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
+from ..output_limits import output_limit
 from ..scheduler import Outcome, Scheduler
 from ..sync import entry_point, run_sync
 from ..tokens import Tokenizer
@@ -44,6 +45,13 @@ class GraphStats:
     checks: int = 0
     unclear_checks: int = 0
     truncated_responses: int = 0
+    raised_caps: int = 0  # cut answers asked again at the model's output limit
+    split_passages: int = 0  # passages halved because even that limit cut their answer
+    repetition_loops: int = 0  # cut answers that were a model repeating itself
+    cut_records: int = 0  # unfinished last records of answers that stayed cut (kept as text, not read)
+    repeated_records: int = 0  # records an answer gave again (read once)
+    placeholder_rows: int = 0  # format lines copied from the prompt (no nodes)
+    reasoning_records: int = 0  # records found inside a reasoning block (kept)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ungrounded: int = 0
@@ -67,8 +75,8 @@ def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordPa
     """All records of one chunk's responses, stamped with the chunk's provenance."""
     result = ParseResult()
     src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
-    for response in extraction.responses:
-        result.extend(parser.parse(response, src, first_position=result.records + len(result.malformed)))
+    for i, response in enumerate(extraction.responses):
+        result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
     return result
 
 
@@ -103,7 +111,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     llm = scheduler.llm(PASS)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
-                        cfg.llm.max_tokens, valid=answered)
+                        cfg.llm.max_tokens, output_limit(cfg.llm.model, cfg.llm.max_output_tokens),
+                        cfg.graph.max_splits, valid=answered)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
@@ -164,6 +173,9 @@ def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtracti
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
+            stats.raised_caps += ex.raised
+            stats.split_passages += ex.splits
+            stats.repetition_loops += ex.loops
             stats.unclear_checks += ex.unclear
             stats.prompt_tokens += ex.prompt_tokens
             stats.completion_tokens += ex.completion_tokens
@@ -174,6 +186,10 @@ def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtracti
         stats.relationships += len(parsed.relationships)
         stats.malformed += len(parsed.malformed)
         stats.default_strengths += parsed.default_strengths
+        stats.cut_records += len(parsed.cut)
+        stats.repeated_records += parsed.repeated
+        stats.placeholder_rows += parsed.placeholders
+        stats.reasoning_records += parsed.reasoning_records
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         results.append(parsed)
     return merge_records(results, cfg.graph.directed).to_graph()
