@@ -7,6 +7,7 @@ Every field carries its documentation and its check in ``metadata``, so the load
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import types
@@ -159,9 +160,19 @@ class EnrichConfig:
     entity_backend: Literal["llm", "spacy"] = setting("llm", "llm | spacy (needs the [spacy] extra and a model)")
 
 
+GraphFormat = Literal["graphml", "json", "jsonl", "html", "neo4j", "parquet"]
+FORMAT_EXTRAS = {"parquet": ("pyarrow", "parquet")}  # format -> (module it needs, extra that installs it)
+
+
 @attrs.define
 class OutputConfig:
     dir: str = setting("output", "folder for outputs and the run store")
+    formats: list[GraphFormat] = setting(
+        [f for f in typing.get_args(GraphFormat) if f not in FORMAT_EXTRAS],
+        "graph exports to write: graphml, json, jsonl, html (graph.html), neo4j (neo4j/ CSVs), parquet (needs "
+        "the [parquet] extra); default = every one that needs no extra")
+    view_max_nodes: int = setting(10000, "graph.html draws at most this many nodes (those of highest degree)",
+                                  positive)
 
 
 @attrs.define
@@ -343,6 +354,10 @@ def _cross_checks(cfg: Config, src: _Source) -> None:
     if cfg.chunking.overlap >= cfg.chunking.size:
         raise src.error(("chunking", "overlap"),
                         f"must be less than chunking.size ({cfg.chunking.size}), got {cfg.chunking.overlap}")
+    for fmt in cfg.output.formats:
+        if fmt in FORMAT_EXTRAS and importlib.util.find_spec(FORMAT_EXTRAS[fmt][0]) is None:
+            module, extra = FORMAT_EXTRAS[fmt]
+            raise src.error(("output", "formats"), f"{fmt} needs {module}: pip install 'graphglean[{extra}]'")
     for model, price in cfg.prices.items():
         cfg.prices[model] = _build(PriceConfig, price, ("prices", str(model)), src)
 
