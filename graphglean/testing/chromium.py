@@ -148,9 +148,10 @@ class Page:
     def _events(self) -> list[dict[str, Any]]:
         return [e for e in self.browser.events if e.get("sessionId") == self.session]
 
-    def evaluate(self, expression: str) -> Any:
-        answer = self.browser.call("Runtime.evaluate", {"expression": expression, "returnByValue": True},
-                                   self.session)
+    def evaluate(self, expression: str, await_promise: bool = False) -> Any:
+        """The value of a JavaScript expression (of the promise it returns, when ``await_promise``)."""
+        answer = self.browser.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                        "awaitPromise": await_promise}, self.session)
         if "exceptionDetails" in answer:
             raise BrowserError(f"{expression}: {answer['exceptionDetails'].get('text')}")
         return answer["result"].get("value")

@@ -5,7 +5,7 @@
   var PALETTE = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5",
     "#9c6b4e", "#2b9aa0", "#d4a017", "#b4436c"];
   var OTHER = "#9aa0a6", UNGROUNDED = 1, CONFLICT = 2;
-  var FRAME_BUDGET_MS = 12, MAX_TICKS = 400, LABELS = 160;
+  var FRAME_BUDGET_MS = 12, MAX_TICKS = 400, LABELS = 160, EDGE_DETAIL = 3000;
 
   var $ = function (id) { return document.getElementById(id); };
   var canvas = $("gg-canvas"), ctx = canvas.getContext("2d");
@@ -35,42 +35,131 @@
   var minDegree = 0, onlyFlags = 0, drawnNodes = 0, drawnEdges = 0, firstDrawn = false;
   var width = 0, height = 0, dpr = 1;
 
-  // ---- layout: d3-force, advanced a few ticks per animation frame so the page never blocks ------------------
-  var links = edges.filter(function (e) { return e.a !== e.b; })
-    .map(function (e) { return { source: e.a.i, target: e.b.i }; });
-  var sim = d3.forceSimulation(nodes)
-    .force("link", d3.forceLink(links).distance(function (l) { return 18 + l.source.r + l.target.r; }))
-    .force("charge", d3.forceManyBody().strength(function (n) { return -25 - 6 * Math.sqrt(n.deg); })
-      .theta(0.9).distanceMax(600))
-    .force("x", d3.forceX(0).strength(0.04)).force("y", d3.forceY(0).strength(0.04))
-    .stop();
-  var running = nodes.length > 0, ticks = 0, layoutStarted = performance.now(), dragging = null;
+  // ---- layout: d3-force in a worker, so drawing and interaction never wait for it ------------------------
+  // (without workers, the same simulation advances a few ticks per animation frame here)
+  var layoutRunning = nodes.length > 0, layoutStarted = performance.now(), dragging = null;
+  var links = edges.filter(function (e) { return e.a !== e.b; }).map(function (e) { return [e.a.i, e.b.i]; });
+  d3.forceSimulation(nodes).stop();  // d3's starting positions (a phyllotaxis spiral, hubs in the middle)
 
-  function step() {
-    var t0 = performance.now();
-    do { sim.tick(); ticks++; } while (performance.now() - t0 < FRAME_BUDGET_MS && sim.alpha() > sim.alphaMin());
-    if (!dragging && (sim.alpha() <= sim.alphaMin() || ticks >= MAX_TICKS)) {
-      running = false;
-      $("gg-layout").textContent = "Resume layout";
-      $("gg-stats").setAttribute("data-layout-ms", String(Math.round(performance.now() - layoutStarted)));
+  function layoutDone() {
+    layoutRunning = false;
+    $("gg-layout").textContent = "Resume layout";
+    $("gg-stats").setAttribute("data-layout-ms", String(Math.round(performance.now() - layoutStarted)));
+  }
+
+  var layout = (function () {
+    var points = nodes.map(function (n) { return { deg: n.deg, r: n.r, x: n.x, y: n.y }; });
+    if (!points.length) { layoutRunning = false; return { pin: function () {}, unpin: function () {}, run: function () {} }; }
+    try {
+      var vendor = Array.prototype.map.call(document.querySelectorAll("script.gg-vendor"),
+        function (s) { return s.textContent; }).join("\n;\n");
+      var source = vendor + "\n;\n" + simulation.toString() + "\n(" + layoutWorker.toString() + ")(self);";
+      var url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+      var worker = new Worker(url);
+      worker.onmessage = function (ev) {
+        var xy = ev.data.xy;
+        for (var i = 0; i < nodes.length; i++) {
+          if (nodes[i] !== dragging) { nodes[i].x = xy[2 * i]; nodes[i].y = xy[2 * i + 1]; }
+        }
+        if (autoFit) fit();
+        redraw();
+        if (ev.data.done && layoutRunning) layoutDone();
+      };
+      worker.postMessage({ type: "start", nodes: points, links: links, maxTicks: MAX_TICKS });
+      return {
+        pin: function (n) { worker.postMessage({ type: "pin", i: n.i, x: n.x, y: n.y }); },
+        unpin: function (n) { worker.postMessage({ type: "unpin", i: n.i }); },
+        run: function (on) { worker.postMessage({ type: "run", on: on }); }
+      };
+    } catch (e) {
+      return frameLayout();
     }
+  })();
+
+  // Large graphs get fewer ticks (each costs O(n log n)) and a coarser Barnes-Hut approximation.
+  function simulation(d3, points, links) {
+    var ticks = points.length <= 2000 ? 300 : Math.max(120, Math.round(300 * Math.sqrt(2000 / points.length)));
+    return d3.forceSimulation(points)
+      .alphaDecay(1 - Math.pow(0.001, 1 / ticks))
+      .force("link", d3.forceLink(links.map(function (l) { return { source: l[0], target: l[1] }; }))
+        .distance(function (l) { return 18 + l.source.r + l.target.r; }))
+      .force("charge", d3.forceManyBody().strength(function (p) { return -25 - 6 * Math.sqrt(p.deg); })
+        .theta(points.length > 5000 ? 1.2 : 0.9).distanceMax(600))
+      .force("x", d3.forceX(0).strength(0.04)).force("y", d3.forceY(0).strength(0.04))
+      .stop();
+  }
+
+  // Runs inside the worker (its source text is the worker's script): ticks in slices, posting positions.
+  function layoutWorker(scope) {
+    var sim, points, ticks = 0, maxTicks = 0, running = false;
+    function loop() {
+      if (!running) return;
+      var t0 = Date.now();
+      do { sim.tick(); ticks++; } while (Date.now() - t0 < 30 && sim.alpha() > sim.alphaMin());
+      var done = sim.alphaTarget() === 0 && (sim.alpha() <= sim.alphaMin() || ticks >= maxTicks);
+      var xy = new Float64Array(points.length * 2);
+      for (var i = 0; i < points.length; i++) { xy[2 * i] = points[i].x; xy[2 * i + 1] = points[i].y; }
+      scope.postMessage({ xy: xy, done: done }, [xy.buffer]);
+      if (done) running = false; else setTimeout(loop, 0);
+    }
+    function resume() { if (!running) { running = true; setTimeout(loop, 0); } }
+    scope.onmessage = function (ev) {
+      var m = ev.data;
+      if (m.type === "start") {
+        points = m.nodes; maxTicks = m.maxTicks;
+        sim = simulation(scope.d3, points, m.links);
+        resume();
+      } else if (m.type === "pin") {
+        points[m.i].fx = m.x; points[m.i].fy = m.y;
+        sim.alphaTarget(0.2).alpha(Math.max(sim.alpha(), 0.2));
+        resume();
+      } else if (m.type === "unpin") {
+        points[m.i].fx = null; points[m.i].fy = null;
+        sim.alphaTarget(0);
+        ticks = Math.min(ticks, maxTicks - 100);
+      } else if (m.type === "run") {
+        if (m.on) { ticks = 0; sim.alpha(Math.max(sim.alpha(), 0.3)); resume(); } else running = false;
+      }
+    };
+  }
+
+  function frameLayout() {
+    var sim = simulation(d3, nodes, links), ticks = 0, on = true;
+    function step() {
+      if (!on) return;
+      var t0 = performance.now();
+      do { sim.tick(); ticks++; } while (performance.now() - t0 < FRAME_BUDGET_MS && sim.alpha() > sim.alphaMin());
+      if (sim.alphaTarget() === 0 && (sim.alpha() <= sim.alphaMin() || ticks >= MAX_TICKS)) {
+        on = false;
+        if (layoutRunning) layoutDone();
+      } else requestAnimationFrame(step);
+      if (autoFit) fit();
+      redraw();
+    }
+    requestAnimationFrame(step);
+    function resume() { if (!on) { on = true; requestAnimationFrame(step); } }
+    return {
+      pin: function (n) { n.fx = n.x; n.fy = n.y; sim.alphaTarget(0.2).alpha(Math.max(sim.alpha(), 0.2)); resume(); },
+      unpin: function (n) { n.fx = null; n.fy = null; sim.alphaTarget(0); ticks = Math.min(ticks, MAX_TICKS - 100); },
+      run: function (run) { if (run) { ticks = 0; sim.alpha(Math.max(sim.alpha(), 0.3)); resume(); } else on = false; }
+    };
   }
 
   var pending = false;
   function schedule() { if (!pending) { pending = true; requestAnimationFrame(frame); } }
   function frame() {
     pending = false;
-    if (running) { step(); if (autoFit) fit(); dirty = true; }
     if (dirty) { draw(); dirty = false; }
-    if (running) schedule();
   }
   function redraw() { dirty = true; schedule(); }
 
   // ---- camera ------------------------------------------------------------------------------------------
   function resize() {
-    var box = canvas.parentNode.getBoundingClientRect();
+    var box = canvas.parentNode.getBoundingClientRect(), w = Math.max(1, box.width), h = Math.max(1, box.height);
     dpr = window.devicePixelRatio || 1;
-    width = Math.max(1, box.width); height = Math.max(1, box.height);
+    if (w === width && h === height && canvas.width === Math.round(w * dpr)) return;
+    cam.x += (w - width) / 2; cam.y += (h - height) / 2;  // the view keeps its centre when a panel opens
+    width = w; height = h;
     canvas.width = Math.round(width * dpr); canvas.height = Math.round(height * dpr);
     if (autoFit) fit();
     redraw();
@@ -92,15 +181,28 @@
   function radius(n) { return Math.max(n.r, 1.5 / cam.k); }
   function edgeShown(e) { return e.a.visible && e.b.visible; }
 
-  function strokeEdges(list, color, scale) {
-    var buckets = {};
+  // Strokes wider than one device pixel are slow to rasterize in bulk (ten times slower than hairlines in
+  // software canvas), so when more than EDGE_DETAIL edges are on screen weight shows as opacity instead.
+  function onScreen(list) {
+    var m = 20, x0 = -cam.x / cam.k - m, y0 = -cam.y / cam.k - m;
+    var x1 = (width - cam.x) / cam.k + m, y1 = (height - cam.y) / cam.k + m;
+    return list.filter(function (e) {
+      return !((e.a.x < x0 && e.b.x < x0) || (e.a.x > x1 && e.b.x > x1) ||
+               (e.a.y < y0 && e.b.y < y0) || (e.a.y > y1 && e.b.y > y1));
+    });
+  }
+
+  function strokeEdges(list, color, alpha, scale) {
+    list = onScreen(list);
+    var detailed = list.length <= EDGE_DETAIL, buckets = {};
     list.forEach(function (e) {
-      var key = Math.round(e.width * 2) / 2;
+      var key = detailed ? Math.round(e.width * 2) / 2 : Math.round(e.width);
       (buckets[key] = buckets[key] || []).push(e);
     });
     ctx.strokeStyle = color;
     Object.keys(buckets).forEach(function (key) {
-      ctx.lineWidth = key * scale / cam.k;
+      if (detailed) { ctx.lineWidth = key * scale / cam.k; ctx.globalAlpha = alpha; }
+      else { ctx.lineWidth = 1 / (cam.k * dpr); ctx.globalAlpha = Math.min(1, alpha * (0.5 + key / 3)); }
       ctx.beginPath();
       buckets[key].forEach(function (e) {
         if (e.a === e.b) {
@@ -111,6 +213,7 @@
       });
       ctx.stroke();
     });
+    ctx.globalAlpha = 1;
   }
 
   function arrows(list, color) {
@@ -134,7 +237,10 @@
     Object.keys(groups).forEach(function (color) {
       ctx.fillStyle = color;
       ctx.beginPath();
-      groups[color].forEach(function (n) { var r = radius(n); ctx.moveTo(n.x + r, n.y); ctx.arc(n.x, n.y, r, 0, 2 * Math.PI); });
+      groups[color].forEach(function (n) {
+        var r = radius(n);
+        ctx.moveTo(n.x + r, n.y); ctx.arc(n.x, n.y, r, 0, 2 * Math.PI);
+      });
       ctx.fill();
     });
   }
@@ -162,16 +268,16 @@
     var focus = selected || hovered;
     var near = focus ? focusSet(focus) : null;
     if (near) {
-      strokeEdges(shownEdges.filter(function (e) { return !near.edges.has(e); }), "rgba(140,149,159,0.12)", 1);
+      strokeEdges(shownEdges.filter(function (e) { return !near.edges.has(e); }), "#8c959f", 0.12, 1);
       var mine = shownEdges.filter(function (e) { return near.edges.has(e); });
-      strokeEdges(mine, "rgba(9,105,218,0.7)", 1.4);
+      strokeEdges(mine, "#0969da", 0.7, 1.4);
       if (data.directed) arrows(mine, "rgba(9,105,218,0.9)");
       ctx.globalAlpha = 0.25;
       fillNodes(shownNodes.filter(function (n) { return !near.nodes.has(n); }));
       ctx.globalAlpha = 1;
       fillNodes(shownNodes.filter(function (n) { return near.nodes.has(n); }));
     } else {
-      strokeEdges(shownEdges, "rgba(110,119,129,0.35)", 1);
+      strokeEdges(shownEdges, "#6e7781", 0.35, 1);
       if (data.directed && (shownEdges.length < 3000 || cam.k > 1.5)) arrows(shownEdges, "rgba(110,119,129,0.6)");
       fillNodes(shownNodes);
     }
@@ -207,10 +313,13 @@
       if (!n.visible || (near && !near.nodes.has(n))) continue;
       var sx = cam.x + n.x * cam.k, sy = cam.y + n.y * cam.k, r = radius(n) * cam.k;
       if (sx < -50 || sy < -10 || sx > width + 50 || sy > height + 10) continue;
-      var label = n.name.length > 40 ? n.name.slice(0, 39) + "…" : n.name;
-      var w = ctx.measureText(label).width, box = [sx + r + 3, sy - 8, sx + r + 3 + w, sy + 8];
       var important = n === focus;
-      if (!important && (r < 2.5 && !near)) continue;
+      if (!important && r < 2.5 && !near) continue;
+      if (n.label === undefined) {  // measured once: the font never changes
+        n.label = n.name.length > 40 ? n.name.slice(0, 39) + "…" : n.name;
+        n.labelWidth = ctx.measureText(n.label).width;
+      }
+      var label = n.label, box = [sx + r + 3, sy - 8, sx + r + 3 + n.labelWidth, sy + 8];
       if (!important && placed.some(function (p) { return !(box[2] < p[0] || box[0] > p[2] || box[3] < p[1] || box[1] > p[3]); })) continue;
       placed.push(box); shown++;
       ctx.lineWidth = 3; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(label, box[0], sy);
@@ -227,9 +336,9 @@
       text += " (of " + data.total.nodes.toLocaleString() + " · " + data.total.edges.toLocaleString() + ")";
     }
     el.textContent = text;
-    if (!firstDrawn) {
+    if (!firstDrawn) {  // the next frame starts once this one is on screen
       firstDrawn = true;
-      el.setAttribute("data-drawn-ms", String(Math.round(performance.now())));
+      requestAnimationFrame(function () { el.setAttribute("data-drawn-ms", String(Math.round(performance.now()))); });
     }
   }
 
@@ -353,9 +462,10 @@
   function select(n, center) {
     selected = n;
     var panel = $("gg-panel");
-    if (!n) { panel.hidden = true; redraw(); return; }
+    if (!n) { panel.hidden = true; resize(); redraw(); return; }
     panel.hidden = false;
     panel.textContent = "";
+    resize();
     var close = el("button", "close", "×");
     close.title = "Close";
     close.addEventListener("click", function () { select(null); });
@@ -492,10 +602,11 @@
       press.moved = true; autoFit = false;
       if (press.node) {
         var p = toWorld(ev.offsetX, ev.offsetY);
-        if (!dragging) { dragging = press.node; sim.alphaTarget(0.2).alpha(Math.max(sim.alpha(), 0.2)); }
-        dragging.fx = p[0]; dragging.fy = p[1];
-        if (!running) { running = true; $("gg-layout").textContent = "Pause layout"; }
-        schedule();
+        dragging = press.node;
+        dragging.x = p[0]; dragging.y = p[1];
+        layout.pin(dragging);
+        if (!layoutRunning) { layoutRunning = true; layoutStarted = performance.now(); $("gg-layout").textContent = "Pause layout"; }
+        redraw();
       } else {
         cam.x = press.cam.x + dx; cam.y = press.cam.y + dy; redraw();
       }
@@ -508,7 +619,7 @@
   function release(ev) {
     if (!press) return;
     if (!press.moved) select(press.node, false);
-    if (dragging) { dragging.fx = null; dragging.fy = null; dragging = null; sim.alphaTarget(0); ticks = Math.min(ticks, MAX_TICKS - 100); }
+    if (dragging) { layout.unpin(dragging); dragging = null; }
     press = null;
     canvas.style.cursor = "grab";
   }
@@ -526,9 +637,10 @@
 
   $("gg-fit").addEventListener("click", function () { autoFit = true; fit(); redraw(); });
   $("gg-layout").addEventListener("click", function () {
-    running = !running;
-    if (running) { ticks = 0; sim.alpha(Math.max(sim.alpha(), 0.3)); layoutStarted = performance.now(); schedule(); }
-    $("gg-layout").textContent = running ? "Pause layout" : "Resume layout";
+    layoutRunning = !layoutRunning;
+    if (layoutRunning) layoutStarted = performance.now();
+    layout.run(layoutRunning);
+    $("gg-layout").textContent = layoutRunning ? "Pause layout" : "Resume layout";
   });
   document.addEventListener("keydown", function (ev) {
     if (ev.key === "Escape" && document.activeElement !== search) select(null);

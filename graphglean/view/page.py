@@ -24,8 +24,9 @@ def _asset(name: str) -> str:
     return (here / name).read_text(encoding="utf-8")
 
 
-def _script(source: str) -> str:
-    return "<script>\n" + source.replace("</script", "<\\/script") + "\n</script>"
+def _script(source: str, kind: str = "") -> str:
+    opening = f'<script class="{kind}">' if kind else "<script>"
+    return opening + "\n" + source.replace("</script", "<\\/script") + "\n</script>"
 
 
 def _json_in_html(data: Any) -> str:
@@ -35,7 +36,7 @@ def _json_in_html(data: Any) -> str:
 
 def render_page(payload: dict[str, Any]) -> str:
     """The HTML page for a payload made by `build_payload`."""
-    scripts = "\n".join(_script(_asset("vendor/" + name)) for name in VENDORED) + "\n" + _script(_asset("page.js"))
+    scripts = "\n".join(_script(_asset("vendor/" + name), "gg-vendor") for name in VENDORED) + "\n" + _script(_asset("page.js"))
     values = {"title": html.escape(str(payload.get("title", "graph"))), "css": _asset("page.css"),
               "data": _json_in_html(payload), "scripts": scripts}
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("page.html"))

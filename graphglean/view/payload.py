@@ -39,14 +39,20 @@ class _Sentences:
     """Sentence boundaries of one chunk's text, found once."""
 
     def __init__(self, text: str) -> None:
-        self.length = len(text)
+        self.text = text
         self.ends = [m.end() for m in _SENTENCE_END.finditer(text)]
 
     def around(self, start: int, end: int) -> tuple[int, int]:
+        """The sentence holding text[start:end], without surrounding whitespace."""
         i = bisect.bisect_right(self.ends, start)
         first = self.ends[i - 1] if i else 0
         j = bisect.bisect_left(self.ends, end)
-        return first, self.ends[j] if j < len(self.ends) else self.length
+        last = self.ends[j] if j < len(self.ends) else len(self.text)
+        while first < start and self.text[first].isspace():
+            first += 1
+        while last > end and self.text[last - 1].isspace():
+            last -= 1
+        return first, last
 
 
 def _top_nodes(graph: nx.Graph, limit: int) -> list[Any]:
