@@ -13,6 +13,7 @@ from graphglean.graph.neo4j import label_of, write_neo4j
 from graphglean.pipeline import run_sync
 
 from .conftest import ROOT
+from .helpers import replayed_graph
 
 STAVE = ROOT / "examples" / "a_christmas_carol_stave1.txt"
 
@@ -104,6 +105,13 @@ def test_neo4j_round_trip_of_directed_and_real_graphs(tmp_path):
     real = extract_graph_sync([STAVE.read_text()], Config(), method="nlp").output
     assert real.number_of_nodes() > 50
     assert assert_round_trip(real, tmp_path / "real") == "|"
+
+
+@pytest.mark.parametrize("folder", ["lightrag-gpt4o-mini-dickens", "lightrag-llama3.1-abstracts"])
+async def test_neo4j_round_trip_of_graphs_from_real_model_outputs(tmp_path, folder):
+    graph, _ = await replayed_graph(folder)
+    assert graph.number_of_nodes() > 100 and len({d["type"] for _, d in graph.nodes(data=True)}) > 3
+    assert_round_trip(graph, tmp_path)
 
 
 def test_labels_are_valid_identifiers():

@@ -15,6 +15,7 @@ from graphglean.testing.chromium import HeadlessChromium, find_chromium
 from graphglean.view import ChunkText, write_view
 
 from .conftest import ROOT
+from .helpers import replayed_graph
 from .test_view import small_graph
 
 STATS = "(() => { const s = document.getElementById('gg-stats'); " \
@@ -138,3 +139,31 @@ def test_chunk_text_is_optional(browser, tmp_path):
     panel = page.wait_for("!document.getElementById('gg-panel').hidden && document.getElementById('gg-panel').innerText")
     assert "Source chunks" not in panel and "A dead partner." in panel
     assert page.errors == []
+
+
+async def test_graph_from_real_model_outputs(browser, tmp_path):
+    graph, chunks = await replayed_graph("lightrag-gpt4o-mini-dickens")
+    texts = [ChunkText(c.id, c.doc_id, c.index, c.start, c.text) for c in chunks]
+    path = write_view(graph, texts, tmp_path / "graph.html", title="A Christmas Carol (gpt-4o-mini)")
+    page = browser.open(path.as_uri())
+    assert page.wait_for(STATS) == [graph.number_of_nodes(), graph.number_of_edges()]
+    legend = page.evaluate("[...document.querySelectorAll('#gg-legend label')].map(l => l.innerText)")
+    assert len(legend) == len({d["type"] for _, d in graph.nodes(data=True)})
+    page.wait_for("document.getElementById('gg-stats').dataset.layoutMs", timeout_s=60)
+    page.evaluate("""(() => { const s = document.getElementById('gg-search');
+        s.value = 'scrooge'; s.dispatchEvent(new Event('input'));
+        s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()""")
+    page.wait_for("!document.getElementById('gg-panel').hidden")
+    names = page.evaluate("[...document.querySelectorAll('#gg-panel mark.s b')].map(b => b.textContent.toLowerCase())")
+    assert len(names) > 10 and set(names) == {"scrooge"}
+    assert page.errors == []
+    keep_screenshot(page, tmp_path, "real_dickens")
+
+
+def test_empty_and_directed_graphs_draw(browser, tmp_path):
+    page = browser.open(write_view(nx.Graph(), [], tmp_path / "empty.html").as_uri())
+    assert page.wait_for(STATS) == [0, 0]
+    g = nx.DiGraph([("a", "b"), ("b", "a"), ("b", "c"), ("c", "c")])
+    page2 = browser.open(write_view(g, [], tmp_path / "directed.html").as_uri())
+    assert page2.wait_for(STATS) == [3, 4]
+    assert page.errors == [] and page2.errors == []

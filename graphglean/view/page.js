@@ -264,7 +264,7 @@
     ctx.clearRect(0, 0, width, height);
     ctx.setTransform(dpr * cam.k, 0, 0, dpr * cam.k, dpr * cam.x, dpr * cam.y);
     var shownNodes = nodes.filter(function (n) { return n.visible; });
-    var shownEdges = edges.filter(edgeShown);
+    var shownEdges = edges.filter(edgeShown), shownCount = shownNodes.length;
     var focus = selected || hovered;
     var near = focus ? focusSet(focus) : null;
     if (near) {
@@ -281,6 +281,14 @@
       if (data.directed && (shownEdges.length < 3000 || cam.k > 1.5)) arrows(shownEdges, "rgba(110,119,129,0.6)");
       fillNodes(shownNodes);
     }
+    if (near) {
+      var others = shownNodes.filter(function (n) { return !near.nodes.has(n); });
+      ctx.globalAlpha = 0.25;
+      ringNodes(others, UNGROUNDED, "#cf222e", true);
+      ringNodes(others, CONFLICT, "#bf8700", false);
+      ctx.globalAlpha = 1;
+      shownNodes = shownNodes.filter(function (n) { return near.nodes.has(n); });
+    }
     ringNodes(shownNodes, UNGROUNDED, "#cf222e", true);
     ringNodes(shownNodes, CONFLICT, "#bf8700", false);
     if (focus && focus.visible) {
@@ -288,7 +296,7 @@
       ctx.arc(focus.x, focus.y, radius(focus) + 4 / cam.k, 0, 2 * Math.PI); ctx.stroke();
     }
     drawLabels(near, focus);
-    drawnNodes = shownNodes.length; drawnEdges = shownEdges.length;
+    drawnNodes = shownCount; drawnEdges = shownEdges.length;
     updateStats();
   }
 
@@ -481,8 +489,17 @@
     if (n.aliases.length) { panel.appendChild(el("h3", null, "Aliases")); panel.appendChild(el("div", null, n.aliases.join(" · "))); }
     if (n.desc) {
       panel.appendChild(el("h3", null, "Description"));
-      var desc = el("div", "desc");
-      n.desc.split("\n").forEach(function (line) { if (line.trim()) desc.appendChild(el("p", null, line)); });
+      var desc = el("div", "desc"), lines = n.desc.split("\n").filter(function (l) { return l.trim(); });
+      var showLines = function (limit) {
+        desc.textContent = "";
+        lines.slice(0, limit).forEach(function (line) { desc.appendChild(el("p", null, line)); });
+        if (lines.length > limit) {
+          var more = el("button", null, "show all " + lines.length);
+          more.addEventListener("click", function () { showLines(lines.length); });
+          desc.appendChild(more);
+        }
+      };
+      showLines(4);
       panel.appendChild(desc);
     }
     relationships(panel, n);
@@ -507,7 +524,9 @@
         var arrow = data.directed ? (e.a === n ? "→ " : "← ") : "";
         var link = el("a", null, other.name);
         link.addEventListener("click", function () { select(other, true); });
-        row.append(document.createTextNode(arrow), link, el("span", "d", " · " + e.w + (e.desc ? " · " + e.desc : "")));
+        var about = e.desc.length > 200 ? e.desc.slice(0, 199) + "…" : e.desc;
+        if (about !== e.desc) row.title = e.desc;
+        row.append(document.createTextNode(arrow), link, el("span", "d", " · " + e.w + (about ? " · " + about : "")));
         box.appendChild(row);
       });
       if (list.length > limit) {
