@@ -167,3 +167,18 @@ def test_empty_and_directed_graphs_draw(browser, tmp_path):
     page2 = browser.open(write_view(g, [], tmp_path / "directed.html").as_uri())
     assert page2.wait_for(STATS) == [3, 4]
     assert page.errors == [] and page2.errors == []
+
+
+@pytest.mark.parametrize("worker", [
+    "undefined",  # no workers at all
+    "function () { const w = {postMessage() {}, terminate() {}}; "  # a worker whose script fails to load
+    "setTimeout(() => w.onerror({preventDefault() {}}), 20); return w; }"])
+def test_layout_falls_back_to_the_main_thread(browser, tmp_path, worker):
+    g, chunk = small_graph()
+    path = write_view(g, [chunk], tmp_path / "graph.html")
+    path.write_text(path.read_text().replace('<script class="gg-vendor">', f"<script>window.Worker = {worker};</script>"
+                                             '<script class="gg-vendor">', 1))
+    page = browser.open(path.as_uri())
+    assert page.wait_for(STATS) == [4, 2]
+    page.wait_for("document.getElementById('gg-stats').dataset.layoutMs", timeout_s=60)
+    assert page.errors == []

@@ -65,12 +65,19 @@
         redraw();
         if (ev.data.done && layoutRunning) layoutDone();
       };
-      worker.postMessage({ type: "start", nodes: points, links: links, maxTicks: MAX_TICKS });
-      return {
+      var control = {
         pin: function (n) { worker.postMessage({ type: "pin", i: n.i, x: n.x, y: n.y }); },
         unpin: function (n) { worker.postMessage({ type: "unpin", i: n.i }); },
         run: function (on) { worker.postMessage({ type: "run", on: on }); }
       };
+      worker.onerror = function (ev) {  // a browser that refuses the worker's script: lay out here instead
+        if (ev.preventDefault) ev.preventDefault();
+        worker.terminate();
+        var here = frameLayout();
+        control.pin = here.pin; control.unpin = here.unpin; control.run = here.run;
+      };
+      worker.postMessage({ type: "start", nodes: points, links: links, maxTicks: MAX_TICKS });
+      return control;
     } catch (e) {
       return frameLayout();
     }
