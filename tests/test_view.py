@@ -66,13 +66,16 @@ def test_payload_keeps_the_top_nodes_by_degree_and_only_their_edges():
 
 def test_payload_survives_odd_attribute_values():
     g = nx.DiGraph()
-    g.add_node(1, spans=[["nowhere", 0, 3], "junk", ["c1", 5, 2]], source_ids="c1", weight=None, aliases="Solo")
+    g.add_node(1, spans=[["nowhere", 0, 3], "junk", ["c1", 5, 2]], source_ids="c1", weight=None, aliases="Solo",
+               frequency=float("nan"), description=None, name=7)
     g.add_edge(1, 2, weight="heavy")
     g.add_edge(2, 2, weight=float("nan"))
     p = build_payload(g, [ChunkText("c1", "d", 0, 0, "short")])
     assert p["directed"] and {e["w"] for e in p["edges"]} == {1.0}
     one = next(n for n in p["nodes"] if n["id"] == "1")
-    assert one["aliases"] == ["Solo"] and one["src"] == [[0, []]]
+    assert one["aliases"] == ["Solo"] and one["src"] == [[0, []]] and one["name"] == "7" and one["desc"] == ""
+    assert "freq" not in one
+    render_page(p)  # strict JSON: no NaN reaches the page
 
 
 def test_page_is_self_contained_and_script_safe():

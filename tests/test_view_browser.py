@@ -59,6 +59,17 @@ def test_readme_main_job_draws_every_node_and_edge(browser, tmp_path):
     assert requests[0] == (out / "graph.html").as_uri()  # nothing fetched but the page (and its layout worker)
     assert all(url.startswith("blob:") for url in requests[1:]), requests
     keep_screenshot(page, tmp_path, "main_job")
+    # the sentences come from the run's chunks.jsonl: every highlighted name is the node's
+    page.evaluate("""(() => { const s = document.getElementById('gg-search');
+        s.value = 'scrooge'; s.dispatchEvent(new Event('input'));
+        s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()""")
+    page.wait_for("!document.getElementById('gg-panel').hidden")
+    page.evaluate("document.querySelector('#gg-panel .all-chunks') && document.querySelector('#gg-panel .all-chunks').click()")
+    names = page.evaluate("[...document.querySelectorAll('#gg-panel mark.s b')].map(b => b.textContent)")
+    scrooge = next(n for n in graph["nodes"] if n["id"] == "scrooge")
+    assert len(names) == len(scrooge["spans"]) and {n.casefold() for n in names} == {"scrooge"}
+    assert page.errors == []
+    keep_screenshot(page, tmp_path, "main_job_scrooge")
 
 
 def test_search_by_alias_shows_sources_with_highlighted_sentences(browser, tmp_path):

@@ -411,7 +411,7 @@
       note.hidden = false;
       note.textContent = "Showing the " + nodes.length.toLocaleString() + " nodes of highest degree out of " +
         data.total.nodes.toLocaleString() + " (and " + edges.length.toLocaleString() + " of " +
-        data.total.edges.toLocaleString() + " edges). Raise output.view_max_nodes and run graphglean view to draw more.";
+        data.total.edges.toLocaleString() + " edges). To draw more, raise output.view_max_nodes or run: graphglean view OUTPUT_DIR --max-nodes N";
     }
   }
 
@@ -509,8 +509,8 @@
       showLines(4);
       panel.appendChild(desc);
     }
-    relationships(panel, n);
     sources(panel, n);
+    relationships(panel, n);
     if (center && n.visible) {
       autoFit = false;
       cam.k = Math.max(cam.k, 1.2);
@@ -583,24 +583,37 @@
       return;
     }
     panel.appendChild(el("h3", null, "Source chunks (" + n.src.length + ")"));
-    n.src.forEach(function (entry) {
-      var chunk = data.chunks[entry[0]], ranges = entry[1];
-      var box = el("div", "chunk"), head = el("div", "head");
-      head.appendChild(el("span", null, (chunk.doc || "document") + " · chunk " + chunk.index));
-      head.appendChild(el("span", null, ranges.length / 4 + " mention" + (ranges.length === 4 ? "" : "s")));
-      var text = el("div", "text"), whole = !ranges.length;
-      var toggle = el("button", null, "whole chunk");
-      function render() {
-        text.textContent = "";
-        text.appendChild(whole ? highlighted(chunk.text, ranges, true) : highlighted(chunk.text, ranges, false));
-        toggle.textContent = whole ? "mentions only" : "whole chunk";
+    var list = el("div");
+    panel.appendChild(list);
+    function show(limit) {
+      list.textContent = "";
+      n.src.slice(0, limit).forEach(function (entry) { list.appendChild(sourceChunk(entry)); });
+      if (n.src.length > limit) {
+        var more = el("button", "all-chunks", "show all " + n.src.length + " chunks");
+        more.addEventListener("click", function () { show(n.src.length); });
+        list.appendChild(more);
       }
-      toggle.addEventListener("click", function () { whole = !whole; render(); });
-      if (ranges.length) head.appendChild(toggle);
-      render();
-      box.append(head, text);
-      panel.appendChild(box);
-    });
+    }
+    show(5);
+  }
+
+  function sourceChunk(entry) {
+    var chunk = data.chunks[entry[0]], ranges = entry[1];
+    var box = el("div", "chunk"), head = el("div", "head");
+    head.appendChild(el("span", null, (chunk.doc || "document") + " · chunk " + chunk.index));
+    head.appendChild(el("span", null, ranges.length / 4 + " mention" + (ranges.length === 4 ? "" : "s")));
+    var text = el("div", "text"), whole = !ranges.length;
+    var toggle = el("button", null, "whole chunk");
+    function render() {
+      text.textContent = "";
+      text.appendChild(whole ? highlighted(chunk.text, ranges, true) : highlighted(chunk.text, ranges, false));
+      toggle.textContent = whole ? "mentions only" : "whole chunk";
+    }
+    toggle.addEventListener("click", function () { whole = !whole; render(); });
+    if (ranges.length) head.appendChild(toggle);
+    render();
+    box.append(head, text);
+    return box;
   }
 
   // ---- pointer -----------------------------------------------------------------------------------------

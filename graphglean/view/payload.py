@@ -136,8 +136,9 @@ def build_payload(graph: nx.Graph, chunks: Iterable[ChunkText] = (), *, max_node
             node["aliases"] = aliases
         if d.get("type_conflict"):
             node["types"] = _as_list(d.get("types"))
-        if d.get("frequency") is not None:
-            node["freq"] = d.get("frequency")
+        freq = d.get("frequency")
+        if isinstance(freq, (int, float)) and not isinstance(freq, bool) and freq == freq and abs(freq) != float("inf"):
+            node["freq"] = freq
         nodes.append(node)
     edges = [{"s": number[a], "t": number[b], "w": _weight(d.get("weight")), "desc": str(d.get("description") or ""),
               "kw": _as_list(d.get("keywords"))}
