@@ -103,7 +103,7 @@ async def cli(*args, **kw):
 
 
 async def test_view_command_rebuilds_the_page_from_any_graph_output(tmp_path):
-    g, chunk = small_graph()
+    g, _ = small_graph()
     from graphglean.graph.export import entity_rows, relationship_rows, write_graphml, write_jsonl
 
     for name, write in (("json", None), ("jsonl", None), ("graphml", write_graphml)):

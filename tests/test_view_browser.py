@@ -182,8 +182,8 @@ def test_empty_and_directed_graphs_draw(browser, tmp_path):
 
 @pytest.mark.parametrize("worker", [
     "undefined",  # no workers at all
-    "function () { const w = {postMessage() {}, terminate() {}}; "  # a worker whose script fails to load
-    "setTimeout(() => w.onerror({preventDefault() {}}), 20); return w; }"])
+    ("function () { const w = {postMessage() {}, terminate() {}}; "  # a worker whose script fails to load
+     "setTimeout(() => w.onerror({preventDefault() {}}), 20); return w; }")])
 def test_layout_falls_back_to_the_main_thread(browser, tmp_path, worker):
     g, chunk = small_graph()
     path = write_view(g, [chunk], tmp_path / "graph.html")

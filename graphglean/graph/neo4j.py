@@ -157,7 +157,7 @@ def write_neo4j(graph: nx.Graph, folder: str | Path) -> list[Path]:
 
 
 def _cypher_value(column: str, delimiter: str) -> str:
-    name, kind = column.rsplit(":", 1)
+    kind = column.rsplit(":", 1)[1]
     field = f"row.`{column}`"
     if kind.endswith("[]"):
         inner = kind[:-2]
@@ -180,7 +180,7 @@ def _sets(var: str, header: list[str], delimiter: str) -> str:
 
 
 def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], delimiter: str) -> str:
-    admin_delimiter = delimiter if delimiter.isprintable() else f"U+{ord(delimiter):04X}"
+    admin_delimiter = delimiter if delimiter.isascii() and delimiter.isprintable() else f"U+{ord(delimiter):04X}"
     node_sets = _sets("n", node_cols.header(), delimiter)
     edge_sets = _sets("r", edge_cols.header(), delimiter)
     by_label: dict[str, list[str]] = {}

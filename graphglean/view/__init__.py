@@ -1,7 +1,9 @@
 """``graph.html``: an interactive, self-contained view of a graph and the sentences it came from.
 
-    write_view(graph, chunks, "output/graph.html")      # after a run (the pipeline does this)
-    view_output("output")                               # rebuilt from an output folder, no LLM call
+    write_view(graph, chunks, "output/graph.html", max_nodes=10000)
+
+A run writes it through `graphglean.exports`; ``graphglean view OUTPUT_DIR`` rebuilds it from an output folder
+(`graphglean.exports.rebuild_view`), with no LLM call.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from typing import Iterable
 import networkx as nx
 
 from ..atomic import write_text
-from .payload import ChunkText, build_payload
 from .page import render_page
+from .payload import ChunkText, build_payload
 
 FILENAME = "graph.html"
 
