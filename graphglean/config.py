@@ -164,6 +164,15 @@ GraphFormat = Literal["graphml", "json", "jsonl", "html", "neo4j", "parquet"]
 FORMAT_EXTRAS = {"parquet": ("pyarrow", "parquet")}  # format -> (module it needs, extra that installs it)
 
 
+def missing_extra(formats: list[str]) -> str | None:
+    """What to install for the first format in ``formats`` whose module is missing, else None."""
+    for fmt in formats:
+        if fmt in FORMAT_EXTRAS and importlib.util.find_spec(FORMAT_EXTRAS[fmt][0]) is None:
+            module, extra = FORMAT_EXTRAS[fmt]
+            return f"{fmt} needs {module}: pip install 'graphglean[{extra}]'"
+    return None
+
+
 @attrs.define
 class OutputConfig:
     dir: str = setting("output", "folder for outputs and the run store")
@@ -354,10 +363,9 @@ def _cross_checks(cfg: Config, src: _Source) -> None:
     if cfg.chunking.overlap >= cfg.chunking.size:
         raise src.error(("chunking", "overlap"),
                         f"must be less than chunking.size ({cfg.chunking.size}), got {cfg.chunking.overlap}")
-    for fmt in cfg.output.formats:
-        if fmt in FORMAT_EXTRAS and importlib.util.find_spec(FORMAT_EXTRAS[fmt][0]) is None:
-            module, extra = FORMAT_EXTRAS[fmt]
-            raise src.error(("output", "formats"), f"{fmt} needs {module}: pip install 'graphglean[{extra}]'")
+    missing = missing_extra(cfg.output.formats)
+    if missing:
+        raise src.error(("output", "formats"), missing)
     for model, price in cfg.prices.items():
         cfg.prices[model] = _build(PriceConfig, price, ("prices", str(model)), src)
 

@@ -152,6 +152,11 @@ def test_parquet_without_pyarrow_is_a_config_error_naming_the_extra(monkeypatch)
     with pytest.raises(ConfigError, match=r"c.yaml:2: output.formats: parquet needs pyarrow: .*graphglean\[parquet\]"):
         load_config_text("output:\n  formats: [json, parquet]\n", "c.yaml")
     load_config_text("output:\n  formats: [json]\n", "c.yaml")  # not asked for: no error
+    cfg = Config()
+    cfg.output.formats = ["parquet"]  # built in code: the run checks before any work
+    cfg.output.dir = "/nonexistent/never-written"
+    with pytest.raises(ConfigError, match=r"^output.formats: parquet needs pyarrow"):
+        run_sync(cfg, notice=lambda m: None)
 
 
 def test_unknown_format_names_its_place():
