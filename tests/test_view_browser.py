@@ -193,3 +193,29 @@ def test_layout_falls_back_to_the_main_thread(browser, tmp_path, worker):
     assert page.wait_for(STATS) == [4, 2]
     page.wait_for("document.getElementById('gg-stats').dataset.layoutMs", timeout_s=60)
     assert page.errors == []
+
+
+def test_mouse_click_selects_and_wheel_and_drag_move_the_view(browser, tmp_path):
+    g = nx.Graph()
+    g.add_node("solo", name="Solo", type="person", description="Alone in the middle.")
+    page = browser.open(write_view(g, [], tmp_path / "graph.html").as_uri())
+    assert page.wait_for(STATS) == [1, 0]
+    page.wait_for("document.getElementById('gg-stats').dataset.layoutMs", timeout_s=60)
+    box = page.evaluate("(() => { const r = document.getElementById('gg-canvas').getBoundingClientRect(); "
+                        "return [r.left, r.top, r.width, r.height]; })()")
+    middle = (box[0] + box[2] / 2, box[1] + box[3] / 2)
+    page.click(*middle)  # fit() puts the only node in the middle
+    panel = page.wait_for("!document.getElementById('gg-panel').hidden && document.getElementById('gg-panel').innerText")
+    assert "Solo" in panel and "Alone in the middle." in panel
+    page.click(box[0] + 5, box[1] + 5)  # empty canvas: the panel closes
+    page.wait_for("document.getElementById('gg-panel').hidden")
+    middle = page.evaluate("(() => { const r = document.getElementById('gg-canvas').getBoundingClientRect(); "
+                           "return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    page.mouse("mouseWheel", *middle, deltaX=0, deltaY=-300)  # zoom in around the node: still under the cursor
+    page.mouse("mousePressed", middle[0] - 200, middle[1], button="left", clickCount=1)  # pan by dragging
+    page.mouse("mouseMoved", middle[0] - 100, middle[1], button="left")
+    page.mouse("mouseReleased", middle[0] - 100, middle[1], button="left", clickCount=1)
+    page.click(middle[0] + 100, middle[1])  # the node moved 100 px right with the drag
+    panel = page.wait_for("!document.getElementById('gg-panel').hidden && document.getElementById('gg-panel').innerText")
+    assert "Solo" in panel
+    assert page.errors == []

@@ -167,6 +167,19 @@ class Page:
                 raise BrowserError(f"timed out after {timeout_s} s waiting for {expression}")
             time.sleep(poll_s)
 
+    def mouse(self, kind: str, x: float, y: float, **extra: Any) -> None:
+        """One mouse event at page coordinates: kind is mousePressed, mouseReleased, mouseMoved or mouseWheel."""
+        params = {"type": kind, "x": x, "y": y, **extra}
+        if kind in ("mousePressed", "mouseReleased"):
+            params.setdefault("button", "left")
+            params.setdefault("clickCount", 1)
+        self.browser.call("Input.dispatchMouseEvent", params, self.session)
+
+    def click(self, x: float, y: float) -> None:
+        self.mouse("mouseMoved", x, y)
+        self.mouse("mousePressed", x, y)
+        self.mouse("mouseReleased", x, y)
+
     def screenshot(self, path: str | Path) -> Path:
         data = self.browser.call("Page.captureScreenshot", {"format": "png"}, self.session)["data"]
         path = Path(path)

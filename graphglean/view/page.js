@@ -668,7 +668,8 @@
   canvas.addEventListener("wheel", function (ev) {
     ev.preventDefault();
     autoFit = false;
-    var k = Math.min(40, Math.max(0.01, cam.k * Math.pow(1.0015, -ev.deltaY)));
+    var dy = ev.deltaY * (ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? 400 : 1);  // lines, pages -> pixels
+    var k = Math.min(40, Math.max(0.01, cam.k * Math.pow(1.0015, -dy)));
     var p = toWorld(ev.offsetX, ev.offsetY);
     cam.k = k; cam.x = ev.offsetX - p[0] * k; cam.y = ev.offsetY - p[1] * k;
     redraw();
