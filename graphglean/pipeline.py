@@ -18,7 +18,7 @@ import trio
 
 from .atomic import write_text
 from .chunking import Chunk
-from .config import Config
+from .config import Config, missing_extra
 from .errors import ConfigError
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
@@ -152,6 +152,8 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
               notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
     """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``."""
     out = out or sys.stdout
+    if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
+        raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)

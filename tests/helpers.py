@@ -33,3 +33,23 @@ class ThreadRecordingTokenizer(Tokenizer):
     def encode(self, text):
         self.threads.add(threading.get_ident())
         return super().encode(text)
+
+
+async def replayed_graph(folder: str):
+    """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks."""
+    from graphglean.chunking import Chunk
+    from graphglean.graph.extract import extract_graph
+    from graphglean.inputs import Inputs
+    from graphglean.testing import FakeLLMServer
+    from graphglean.testing.responders import ReplayResponder
+
+    from .conftest import shared_path
+
+    responder = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    chunks = [Chunk(e["chunk_id"], folder, i, e["content"], 0, len(e["content"]), 0)
+              for i, e in enumerate(responder.entries)]
+    async with FakeLLMServer(responder).running() as s:
+        cfg = config(s, max_concurrency=16)
+        cfg.graph.description_max_tokens = 100000
+        result = await extract_graph(Inputs(chunks=chunks), cfg)
+    return result.output, chunks

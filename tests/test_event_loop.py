@@ -50,7 +50,7 @@ async def test_graph_parse_merge_grounding_and_description_scan_run_off_the_even
 
 async def test_graph_outputs_are_written_off_the_event_loop(tmp_path, monkeypatch):
     seen = {}
-    spy(monkeypatch, passes, "write_graph", seen)
+    spy(monkeypatch, passes, "write_graph_outputs", seen)
     cfg = Config()  # no endpoint: the offline method
     cfg.llm.model = "gpt-4"
     cfg.input.path = str(tmp_path / "in.txt")
@@ -58,4 +58,4 @@ async def test_graph_outputs_are_written_off_the_event_loop(tmp_path, monkeypatc
     cfg.output.dir = str(tmp_path / "out")
     await run(cfg, notice=lambda m: None, out=io.StringIO())
     assert (tmp_path / "out" / "graph.graphml").exists()
-    assert seen["write_graph"] and threading.get_ident() not in seen["write_graph"]
+    assert seen["write_graph_outputs"] and threading.get_ident() not in seen["write_graph_outputs"]
