@@ -114,6 +114,17 @@ class ChunkingConfig:
 
 
 @attrs.define
+class ResolveConfig:
+    enabled: bool = setting(True, "merge the nodes that name one entity (after the merge, before summaries)")
+    method: Literal["auto", "rules", "llm"] = setting(
+        "auto", "rules (names, types, descriptions, graph; no LLM call) | llm (rules, then the LLM on the "
+        "uncertain pairs) | auto (llm when an endpoint is configured)")
+    llm_batch: int = setting(20, "uncertain pairs per LLM call", positive)
+    llm_pairs_per_entity: int = setting(4, "at most this many LLM questions about one entity", positive)
+    max_block: int = setting(40, "candidate blocks larger than this are not compared pairwise", positive)
+
+
+@attrs.define
 class GraphConfig:
     enabled: bool = setting(True, "build the entity/relationship graph")
     method: Literal["auto", "llm", "nlp"] = setting(
@@ -129,6 +140,7 @@ class GraphConfig:
     drop_ungrounded: bool = setting(False, "drop nodes whose name occurs in none of their chunks")
     description_max_tokens: int = setting(
         500, "joined descriptions longer than this are summarized by the LLM", positive)
+    resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
 
 
 @attrs.define
@@ -331,7 +343,7 @@ def _interpolated(value: str, path: tuple[str, ...], src: _Source) -> Any:
 
 
 def _resolve_types() -> None:
-    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, GraphConfig, EpisodicConfig,
+    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, GraphConfig, EpisodicConfig,
                 SummaryConfig, EnrichConfig, OutputConfig, PriceConfig, Config):
         attrs.resolve_types(cls, globals(), locals())
 

@@ -1,0 +1,102 @@
+"""Candidate pairs for entity resolution, in near-linear time.
+
+Each node gets block keys from its names: the normalized key and its spaced, singular and unqualified forms,
+personal-name words, acronyms and initials, owner and thing of possessives, rare words, and MinHash bands of
+character trigrams (misspellings). Only nodes sharing a key are compared. A block larger than ``max_block`` is
+either an exact-name block (its members are linked to its first member: one pair each) or too common to mean
+anything (skipped), so no key yields quadratic work.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .evidence import Corpus, Profile
+from .names import read_name
+
+EXACT = ("k:", "c:", "s:", "q:", "p:")  # prefixes whose large blocks are still one name: linked as a star
+_BANDS, _ROWS = 6, 3
+_PRIME = (1 << 31) - 1
+
+
+def block_keys(p: Profile, corpus: Corpus, rare_below: int) -> set[str]:
+    keys: set[str] = set()
+    for f in p.forms:
+        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core))
+        if f.qualifier:
+            keys.add("q:" + f.qualifier)
+        if f.person and len(f.person) <= 4:
+            keys.add("p:" + " ".join(f.person))
+            keys.update(("w:" + f.person[0], "w:" + f.person[-1]))
+        if f.acronym:
+            keys.add("a:" + f.acronym)
+        if f.initials:
+            keys.add("a:" + f.initials)
+        if f.head:
+            owner = read_name(f.owner)
+            keys.update(("h:" + f.head + "|" + (owner.person[-1] if owner.person else owner.key), "o:" + owner.key))
+        for w in f.singular.split():
+            if corpus.df.get(w, 0) < rare_below and len(w) > 2:
+                keys.add("r:" + w)
+    return keys
+
+
+def minhash_bands(texts: Sequence[str], seed: int = 7) -> np.ndarray:
+    """(len(texts), bands) band hashes of the character-trigram MinHash of each text."""
+    n_hash = _BANDS * _ROWS
+    rng = np.random.default_rng(seed)
+    a = rng.integers(1, _PRIME, size=n_hash, dtype=np.int64)
+    b = rng.integers(0, _PRIME, size=n_hash, dtype=np.int64)
+    out = np.zeros((len(texts), _BANDS), dtype=np.int64)
+    step = 20000
+    for start in range(0, len(texts), step):
+        part = texts[start:start + step]
+        grams = [[zlib.crc32(t[i:i + 3].encode()) for i in range(max(1, len(t) - 2))] for t in (f" {x} " for x in part)]
+        lengths = np.fromiter((len(g) for g in grams), dtype=np.int64, count=len(grams))
+        flat = np.fromiter((h for g in grams for h in g), dtype=np.int64, count=int(lengths.sum()))
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        hashed = (a[:, None] * flat[None, :] + b[:, None]) % _PRIME  # (n_hash, total grams)
+        mins = np.minimum.reduceat(hashed, starts, axis=1).T  # (texts, n_hash)
+        bands = mins.reshape(len(part), _BANDS, _ROWS)
+        out[start:start + len(part)] = (bands * np.array([1, 1_000_003, 998_244_353])[:_ROWS]).sum(axis=2)
+    return out
+
+
+def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int = 40,
+                    fuzzy: bool = True) -> tuple[list[tuple[int, int]], int]:
+    """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use."""
+    rare_below = max(3, int(0.01 * corpus.documents))
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(profiles):
+        for k in block_keys(p, corpus, rare_below):
+            blocks[k].append(i)
+    if fuzzy and profiles:
+        bands = minhash_bands([min((f.compact for f in p.forms), key=len) for p in profiles])
+        for i, row in enumerate(bands.tolist()):
+            for band, h in enumerate(row):
+                blocks[f"m{band}:{h}"].append(i)
+    pairs: set[tuple[int, int]] = set()
+    skipped = 0
+    for k, members in blocks.items():
+        if len(members) < 2:
+            continue
+        if len(members) > max_block:
+            if k.startswith(EXACT):
+                first = members[0]
+                pairs.update((min(first, j), max(first, j)) for j in members[1:])
+            else:
+                skipped += 1
+            continue
+        pairs.update(_all_pairs(members))
+    return sorted(pairs), skipped
+
+
+def _all_pairs(members: list[int]) -> Iterable[tuple[int, int]]:
+    for x in range(len(members)):
+        for y in range(x + 1, len(members)):
+            i, j = members[x], members[y]
+            yield (i, j) if i < j else (j, i)
