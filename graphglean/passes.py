@@ -16,6 +16,8 @@ from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from .graph.export import write_graph, write_jsonl
 from .graph.extract import GraphStats, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
+from .graph.resolve import PASS as RESOLVE
+from .graph.resolve import AnswerMemo
 from .inputs import Document, Inputs
 from .runstore import RunStore
 from .scheduler import Scheduler
@@ -66,10 +68,14 @@ def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, str]]:
 
 def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, str]]) -> PassOutcome:
     files = [str(p) for p in write_graph(graph, ctx.out_dir)]
-    extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
+    extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
+        files.append(str(path))
+    if stats.resolution_log is not None:
+        path = ctx.out_dir / "resolution.jsonl"
+        write_jsonl(stats.resolution_log, path)
         files.append(str(path))
     return PassOutcome("graph", failed=failed, extra=extra, files=files)
 
@@ -92,7 +98,14 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
         await store.save("graph", chunk.id, extraction.to_json())
 
-    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
+    async def save_answer(key: str, answer: str) -> None:
+        await store.save(RESOLVE, key, answer)
+
+    # resolution answers are keyed by their prompt: other resolution settings ask other questions, and the
+    # extractions above stay valid whatever resolution does (its settings are not in their fingerprint)
+    memo = AnswerMemo(ctx.resume(RESOLVE), save_answer)
+    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
+                                    memo=memo)
     outcome = _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome

@@ -27,11 +27,14 @@ def block_keys(p: Profile, corpus: Corpus, rare_below: int) -> set[str]:
     keys: set[str] = set()
     for f in p.forms:
         keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core))
+        if f.key.endswith("es"):  # viruses: the singular rule read "viruse"
+            keys.add("s:" + f.key[:-2])
         if f.qualifier:
             keys.add("q:" + f.qualifier)
         if f.person and len(f.person) <= 4:
             keys.add("p:" + " ".join(f.person))
             keys.update(("w:" + f.person[0], "w:" + f.person[-1]))
+        keys.update("k:" + k for k in f.spelled)
         if f.acronym:
             keys.add("a:" + f.acronym)
         if f.initials:

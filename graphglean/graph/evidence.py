@@ -164,6 +164,12 @@ class Evidence:
         return best
 
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+        if (fa.key in fb.spelled) or (fb.key in fa.spelled):
+            return Verdict(SAME, 0.9, "acronym spelled out")
+        for x, y in ((fa, fb), (fb, fa)):
+            if x.acronym and x.acronym == y.initials:
+                return Verdict(UNSURE, 0.6, "acronym, types differ") if a.types != b.types and not (
+                    a.types <= UNTYPED or b.types <= UNTYPED) else Verdict(SAME, 0.8, "acronym")
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -183,7 +189,7 @@ class Evidence:
         person = self._person(a, b, fa, fb)
         if person is not None:
             return person
-        if fa.singular == fb.singular:
+        if _plural_pair(fa, fb):
             if a.personal or b.personal:
                 return Verdict(DIFFERENT, 0.0, "one and a group")
             if fa.key != fa.core or _definite(fa) or _definite(fb):
@@ -195,10 +201,6 @@ class Evidence:
             return Verdict(SAME, 0.85, "trailing qualifier")
         if (fa.qualifier and fa.qualifier == fb.key) or (fb.qualifier and fb.qualifier == fa.key):
             return Verdict(SAME, 0.85, "parenthesized alias")
-        for x, y in ((fa, fb), (fb, fa)):
-            if x.acronym and x.acronym == y.initials:
-                return Verdict(UNSURE, 0.6, "acronym, types differ") if a.types != b.types and not (
-                    a.types <= UNTYPED or b.types <= UNTYPED) else Verdict(SAME, 0.8, "acronym")
         return self._overlap(fa, fb)
 
     def _owned(self, fa: NameForm, fb: NameForm) -> Verdict:
@@ -289,6 +291,15 @@ class Evidence:
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.5 else NO_EVIDENCE
+
+
+def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
+    """The names differ only in the number of their last word (dinner/dinners, virus/viruses, goose/geese)."""
+    wa, wb = fa.key.split(), fb.key.split()
+    if len(wa) != len(wb) or not wa or wa[:-1] != wb[:-1] or wa[-1] == wb[-1]:
+        return False
+    x, y = sorted((wa[-1], wb[-1]), key=len)
+    return fa.singular == fb.singular or y in (x + "s", x + "es") or (x.endswith("y") and y == x[:-1] + "ies")
 
 
 def _definite(form: NameForm) -> bool:

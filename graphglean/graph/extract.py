@@ -24,6 +24,7 @@ from .nlp import extract_chunk
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
+from .resolve import AnswerMemo, resolve_entities
 
 PASS = "graph"
 
@@ -48,6 +49,8 @@ class GraphStats:
     nodes: int = 0
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
+    resolution: dict[str, Any] = attrs.field(factory=dict)  # ResolutionStats of the resolve stage, if it ran
+    resolution_log: list[dict[str, Any]] | None = None  # one record per merge (resolution.jsonl); None = not run
 
 
 @attrs.define
@@ -113,7 +116,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
 
 
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
+                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                      memo: AnswerMemo | None = None) -> nx.Graph:
     """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
     g = cfg.graph
     parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
@@ -140,12 +144,25 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         results.append(parsed)
     graph = merge_records(results, cfg.graph.directed).to_graph()
+    if cfg.graph.resolve.enabled:
+        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
     if extractions is not None and scheduler is not None:
         stats.summarized_descriptions = await summarize_descriptions(
             graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
     stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
+
+
+async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
+                         memo: AnswerMemo | None) -> nx.Graph:
+    method = cfg.graph.resolve.method
+    if method == "auto":
+        method = "llm" if scheduler is not None and cfg.llm.has_endpoint else "rules"
+    resolution = await resolve_entities(graph, cfg, scheduler, method=method, memo=memo)
+    stats.resolution = attrs.asdict(resolution.stats)
+    stats.resolution_log = resolution.merges
+    return resolution.graph
 
 
 async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs, config: Config | None = None, *,
@@ -175,11 +192,12 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
 
 async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
-                           save: SaveFn | None = None) -> GraphExtractionResult:
-    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph."""
+                           save: SaveFn | None = None, memo: AnswerMemo | None = None) -> GraphExtractionResult:
+    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph; ``memo``
+    keeps entity-resolution answers across runs."""
     extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save)
     stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats)
+    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 

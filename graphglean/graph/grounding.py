@@ -15,13 +15,15 @@ def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool =
     Returns how many nodes are ungrounded (and were dropped, when asked)."""
     ungrounded = []
     for node, data in graph.nodes(data=True):
-        pattern = _name_pattern(data.get("name") or node)
+        names = dict.fromkeys([data.get("name") or node, *(data.get("aliases") or [])])  # a resolved node: every name
+        patterns = [p for p in map(_name_pattern, names) if p is not None]
         spans = []
         for cid in data.get("source_ids", []):
             chunk = chunks.get(cid)
-            if chunk is None or pattern is None:
+            if chunk is None:
                 continue
-            spans += [[cid, chunk.start + m.start(), chunk.start + m.end()] for m in pattern.finditer(chunk.text)]
+            found = {(m.start(), m.end()) for p in patterns for m in p.finditer(chunk.text)}
+            spans += [[cid, chunk.start + a, chunk.start + b] for a, b in sorted(found)]
         data["spans"] = spans
         data["grounded"] = bool(spans)
         if not spans:

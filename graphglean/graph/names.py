@@ -105,6 +105,7 @@ class NameForm:
     plural: bool  # the last word looks plural ("The Miss Fezziwigs", "Portly Gentlemen"; also "Dickens")
     initials: str  # first letters of the content words of a name of 2 or more words
     acronym: str  # the name itself when it looks like an acronym ("IRS", "U.S."), folded, else ""
+    spelled: tuple[str, ...] = ()  # "Electronic Health Record (EHR) Systems": keys of "ehr systems" and the long form
 
     @property
     def gender(self) -> str:
@@ -181,4 +182,20 @@ def read_name(surface: str) -> NameForm:
         acronym = letters.casefold()
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, parts, head, owner, elliptic,
-                    tuple(honorifics), person, plural, initials, acronym)
+                    tuple(honorifics), person, plural, initials, acronym, _spelled(surface))
+
+
+_INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")
+
+
+def _spelled(surface: str) -> tuple[str, ...]:
+    """The two forms of a name that spells out an acronym before its end: "Electronic Health Record (EHR)
+    Systems" is "EHR Systems" and "Electronic Health Record Systems" when EHR are the initials before it."""
+    m = _INNER_PAREN.match(surface)
+    if not m:
+        return ()
+    long, short, rest = m.groups()
+    letters = "".join(w[0] for w in key_of(long).split() if w not in _CONTENT_SKIP)
+    if key_of(short).replace(" ", "") != letters:
+        return ()
+    return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))

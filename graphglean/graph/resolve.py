@@ -13,10 +13,12 @@ scheduler, and its answers are merged under the same consistency check. The inpu
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+import hashlib
+from typing import Any, Awaitable, Callable, Iterable
 
 import attrs
 import networkx as nx
+import trio
 
 from ..config import Config
 from ..prompts import load_template, render
@@ -40,6 +42,15 @@ class ResolutionStats:
     llm_merges: int = 0
     llm_unanswered: int = 0
     refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
+
+
+@attrs.define
+class AnswerMemo:
+    """LLM answers kept across runs (the run store): ``done`` maps a prompt's hash to the answer; ``save`` is
+    awaited as each answer arrives. A resumed run asks only what it has no answer for."""
+
+    done: dict[str, str] = attrs.field(factory=dict)
+    save: Callable[[str, str], Awaitable[None]] | None = None
 
 
 @attrs.define
@@ -153,7 +164,7 @@ class _Resolver:
 
 
 async def resolve_entities(graph: nx.Graph, config: Config | None = None, scheduler: Scheduler | None = None, *,
-                           method: str | None = None) -> Resolution:
+                           method: str | None = None, memo: AnswerMemo | None = None) -> Resolution:
     """Merge the nodes of ``graph`` that name one entity; returns a new graph and the merge log.
 
     ``method``: ``rules`` (no LLM call), ``llm`` (rules, then the LLM on uncertain pairs) or ``auto``
@@ -170,11 +181,12 @@ async def resolve_entities(graph: nx.Graph, config: Config | None = None, schedu
         from ..tokens import Tokenizer
 
         async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count) as client:
-            return await _resolve(graph, cfg, Scheduler(client, fail_fast=cfg.fail_fast), chosen)
-    return await _resolve(graph, cfg, scheduler, chosen)
+            return await _resolve(graph, cfg, Scheduler(client, fail_fast=cfg.fail_fast), chosen, memo)
+    return await _resolve(graph, cfg, scheduler, chosen, memo)
 
 
-async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, method: str) -> Resolution:
+async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, method: str,
+                   memo: AnswerMemo | None) -> Resolution:
     rc = cfg.graph.resolve
     stats = ResolutionStats(method=method, entities_before=graph.number_of_nodes())
     r = _Resolver(graph)
@@ -192,7 +204,7 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
     if method == "llm" and scheduler is not None:
         asked = _questions(r, clusters, pairs, rc.llm_pairs_per_entity)
         stats.llm_pairs = len(asked)
-        answers = await _ask_llm(r, asked, scheduler, rc.llm_batch)
+        answers = await _ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
         stats.llm_unanswered = sum(1 for p in asked if p not in answers)
         links = []
         for (i, j), same in answers.items():
@@ -234,7 +246,8 @@ def _card(r: _Resolver, i: int, letter: str) -> str:
     return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
 
 
-async def _ask_llm(r: _Resolver, asked: list[tuple[int, int]], scheduler: Scheduler, batch: int) -> dict[tuple[int, int], bool]:
+async def _ask_llm(r: _Resolver, asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
+                   memo: AnswerMemo) -> dict[tuple[int, int], bool]:
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
     batches = [asked[k:k + batch] for k in range(0, len(asked), batch)]
@@ -242,8 +255,15 @@ async def _ask_llm(r: _Resolver, asked: list[tuple[int, int]], scheduler: Schedu
     async def one(pairs: list[tuple[int, int]]) -> dict[int, bool]:
         text = "\n\n".join(f"Pair {n}\n{_card(r, i, 'A')}\n{_card(r, j, 'B')}" for n, (i, j) in enumerate(pairs, 1))
         prompt = render(template, pairs=text)
-        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=8 * len(pairs) + 16))
-        return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(result.text)}
+        key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
+        answer = memo.done.get(key)
+        if answer is None:
+            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=8 * len(pairs) + 16))
+            answer = result.text
+            if memo.save is not None:
+                with trio.CancelScope(shield=True):  # a paid answer is always kept
+                    await memo.save(key, answer)
+        return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(answer)}
 
     answers: dict[tuple[int, int], bool] = {}
     for outcome in await scheduler.map(one, batches, pass_name=PASS):
@@ -299,6 +319,7 @@ def _merged_graph(r: _Resolver, clusters: _Clusters) -> tuple[nx.Graph, dict[int
         names = [r.profiles[m].name for m in members]
         out.add_node(node, **_merge_attrs(datas))
         out.nodes[node]["aliases"] = _union([names] + [d.get("aliases") or [] for d in datas])
+        out.nodes[node]["name"] = names[0]
         if len(members) > 1:
             out.nodes[node]["merged_from"] = [str(r.nodes[m]) for m in members]
         keep[root] = node
