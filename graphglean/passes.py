@@ -73,10 +73,12 @@ def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
         files.append(str(path))
+    path = ctx.out_dir / "resolution.jsonl"
     if stats.resolution_log is not None:
-        path = ctx.out_dir / "resolution.jsonl"
         write_jsonl(stats.resolution_log, path)
         files.append(str(path))
+    else:  # resolution off: a log from an earlier run would describe merges this graph does not have
+        path.unlink(missing_ok=True)
     return PassOutcome("graph", failed=failed, extra=extra, files=files)
 
 

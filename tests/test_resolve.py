@@ -268,3 +268,35 @@ def test_names_are_read_in_parts():
     assert (f.honorifics, f.person, f.gender) == (("mrs",), ("fezziwig",), "f")
     assert read_name("Scrooge and Marley's").parts == ("scrooge", "marley's")
     assert read_name("Electronic Health Record (EHR) Systems").spelled == ("ehr systems", "electronic health record systems")
+
+
+async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
+    """Resolution settings are not in the extraction fingerprint: off, or other settings, re-runs from the store."""
+    import io
+
+    from graphglean.pipeline import run
+    from graphglean.testing.responders import synthetic
+
+    text = tmp_path / "story.txt"
+    text.write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob Cratchit.\n"
+                    "Then Bob Cratchit went home to the Cratchit Family, and The Counting House was shut.\n")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = config(s, tmp_path)
+        cfg.llm.cache.mode = "off"  # nothing but the run store may save a call
+        cfg.input.path, cfg.output.dir = str(text), str(tmp_path / "out")
+        notices: list[str] = []
+        first = await run(cfg, notice=notices.append, out=io.StringIO())
+        calls = len(s.chat_requests())
+        resolved = json.loads((tmp_path / "out" / "graph.json").read_text())
+        cfg.graph.resolve.method, cfg.graph.resolve.max_block = "rules", 7
+        await run(cfg, notice=notices.append, out=io.StringIO())
+        cfg.graph.resolve.enabled = False
+        off = await run(cfg, notice=notices.append, out=io.StringIO())
+        assert len(s.chat_requests()) == calls  # neither re-run made any call
+    assert not any("settings changed" in n for n in notices)
+    graph = first.report["passes"][0]
+    assert graph["resolution"]["method"] == "llm" and graph["resolution"]["rule_merges"] >= 1
+    unresolved = json.loads((tmp_path / "out" / "graph.json").read_text())
+    assert len(unresolved["nodes"]) == len(resolved["nodes"]) + graph["resolution"]["rule_merges"] + \
+        graph["resolution"]["llm_merges"]
+    assert not (tmp_path / "out" / "resolution.jsonl").exists() and off.report["passes"][0]["resolution"] == {}

@@ -18,33 +18,39 @@ import numpy as np
 from .evidence import Corpus, Profile
 from .names import read_name
 
-EXACT = ("k:", "c:", "s:", "q:", "p:")  # prefixes whose large blocks are still one name: linked as a star
+EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
 
 
-def block_keys(p: Profile, corpus: Corpus, rare_below: int) -> set[str]:
+def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
+    """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
+    the pairs only the LLM can decide."""
     keys: set[str] = set()
     for f in p.forms:
         keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core))
+        keys.update("k:" + k for k in f.spelled)
         if f.key.endswith("es"):  # viruses: the singular rule read "viruse"
             keys.add("s:" + f.key[:-2])
         if f.qualifier:
             keys.add("q:" + f.qualifier)
-        if f.person and len(f.person) <= 4:
+        if f.person and len(f.person) <= 4 and p.person_compatible and (p.personal or f.honorifics):
             keys.add("p:" + " ".join(f.person))
-            keys.update(("w:" + f.person[0], "w:" + f.person[-1]))
-        keys.update("k:" + k for k in f.spelled)
+            if len(f.person) == 1:
+                keys.add("ws:" + f.person[0])
+            else:
+                keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
         if f.acronym:
             keys.add("a:" + f.acronym)
-        if f.initials:
+        if f.initials in acronyms:
             keys.add("a:" + f.initials)
         if f.head:
             owner = read_name(f.owner)
-            keys.update(("h:" + f.head + "|" + (owner.person[-1] if owner.person else owner.key), "o:" + owner.key))
-        for w in f.singular.split():
-            if corpus.df.get(w, 0) < rare_below and len(w) > 2:
-                keys.add("r:" + w)
+            keys.add("h:" + f.head + "|" + (owner.person[-1] if owner.person else owner.key))
+            if rare_below:
+                keys.add("o:" + owner.key)
+        if rare_below:
+            keys.update("r:" + w for w in f.singular.split() if corpus.df.get(w, 0) < rare_below and len(w) > 2)
     return keys
 
 
@@ -70,14 +76,16 @@ def minhash_bands(texts: Sequence[str], seed: int = 7) -> np.ndarray:
 
 
 def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int = 40,
-                    fuzzy: bool = True) -> tuple[list[tuple[int, int]], int]:
-    """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use."""
-    rare_below = max(3, int(0.01 * corpus.documents))
+                    broad: bool = False) -> tuple[list[tuple[int, int]], int]:
+    """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
+    adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
+    acronyms = {f.acronym for p in profiles for f in p.forms if f.acronym}
+    rare_below = max(3, int(0.01 * corpus.documents)) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):
-        for k in block_keys(p, corpus, rare_below):
+        for k in block_keys(p, corpus, acronyms, rare_below):
             blocks[k].append(i)
-    if fuzzy and profiles:
+    if broad and profiles:
         bands = minhash_bands([min((f.compact for f in p.forms), key=len) for p in profiles])
         for i, row in enumerate(bands.tolist()):
             for band, h in enumerate(row):
@@ -85,6 +93,14 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
     pairs: set[tuple[int, int]] = set()
     skipped = 0
     for k, members in blocks.items():
+        if k.startswith("wm:"):
+            continue
+        if k.startswith("ws:"):  # a one-word name against the longer names starting or ending with it
+            longer = blocks.get("wm:" + k[3:], [])
+            if len(members) * len(longer) > max_block * max_block:
+                skipped += 1
+            else:
+                pairs.update((min(i, j), max(i, j)) for i in members for j in longer if i != j)
         if len(members) < 2:
             continue
         if len(members) > max_block:

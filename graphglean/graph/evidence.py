@@ -121,7 +121,7 @@ class Corpus:
 def _defines_relative(description: str, other: NameForm) -> bool:
     """``description`` defines its node through ``other`` ("X is Fezziwig's partner", "the wife of Fezziwig")."""
     name = r"\s+".join(map(re.escape, other.surface.split()))
-    if not name:
+    if not name or " ".join(other.surface.split()).casefold() not in " ".join(description.split()).casefold():
         return False
     pattern = (rf"\b(?:is|are|was|were)\b[^.;:,]{{0,40}}?(?<!\w){name}(?:'s|’s|')(?=\s)"
                rf"|\b(?:is|are|was|were)\s+(?:the|a|an|one)\b[^.;:,]{{0,40}}?\bof\s+(?:the\s+)?{name}(?!\w)")
@@ -199,7 +199,7 @@ class Evidence:
             if fa.qualifier and fb.qualifier:
                 return Verdict(DIFFERENT, 0.0, "different qualifiers")
             return Verdict(SAME, 0.85, "trailing qualifier")
-        if (fa.qualifier and fa.qualifier == fb.key) or (fb.qualifier and fb.qualifier == fa.key):
+        if (fa.paren and fa.qualifier == fb.key) or (fb.paren and fb.qualifier == fa.key):
             return Verdict(SAME, 0.85, "parenthesized alias")
         return self._overlap(fa, fb)
 
@@ -238,7 +238,8 @@ class Evidence:
 
     def _person(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
         """Personal-name rules; None when the two are not both personal names."""
-        if not (a.person_compatible and b.person_compatible and (a.personal or b.personal)):
+        titled = bool(fa.honorifics or fb.honorifics)  # "Mr." says person where no type does
+        if not (a.person_compatible and b.person_compatible and (a.personal or b.personal or titled)):
             return None
         if not (self.corpus.proper(fa) and self.corpus.proper(fb)):
             return None

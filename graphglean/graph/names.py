@@ -96,6 +96,7 @@ class NameForm:
     singular: str  # the key with its last word made singular
     core: str  # the key without a trailing qualifier (", Utah", "(IRS)")
     qualifier: str  # that qualifier's key, or ""
+    paren: bool  # the qualifier was in parentheses: it may be another name of the whole ("(IRS)")
     parts: tuple[str, ...]  # the keys of a combination ("Scrooge and Marley"), else ()
     head: str  # an owned thing ("Scrooge's Clerk", "Ghost of Marley"): the singular key of the thing ...
     owner: str  # ... and the owner's surface name; both "" otherwise
@@ -132,10 +133,10 @@ def _split_owner(text: str) -> tuple[str, str] | None:
 def read_name(surface: str) -> NameForm:
     """Read one name (pure; cached)."""
     text = " ".join(fold(surface).translate(_QUOTES).split()).strip("\"'*<>")
-    qualifier = ""
+    qualifier, paren = "", False
     m = _PAREN.match(text)
     if m:
-        text, qualifier = m.group(1), key_of(m.group(2))
+        text, qualifier, paren = m.group(1), key_of(m.group(2)), True
     elif ", " in text:
         head, _, tail = text.rpartition(", ")
         if head and 0 < len(words(tail)) <= 3 and not (set(words(tail)) & CONJUNCTIONS):
@@ -181,7 +182,7 @@ def read_name(surface: str) -> NameForm:
     if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", surface)):
         acronym = letters.casefold()
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
-    return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, parts, head, owner, elliptic,
+    return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), person, plural, initials, acronym, _spelled(surface))
 
 

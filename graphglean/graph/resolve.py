@@ -117,19 +117,24 @@ class _Resolver:
         return self._unique_readings(links)
 
     def _unique_readings(self, links: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
-        """Drop a node's links to readings that differ from each other: "Cratchit" is neither Bob nor Martha."""
+        """Drop a name's links to readings that are not one entity: "Cratchit" is neither Bob nor Martha
+        Cratchit, "BVC" neither of two councils with those initials. Fuller names (more words) must all be
+        one entity; as full ones must not differ ("Fezziwig": Mr. or Mrs.)."""
         targets: dict[int, list[int]] = {}
         for i, j, _ in links:
             targets.setdefault(i, []).append(j)
             targets.setdefault(j, []).append(i)
         ambiguous: set[tuple[int, int]] = set()
         for x, ys in targets.items():
+            ys = [y for y in ys if self.words(y) >= self.words(x)]
             if len(ys) > 64:
                 ambiguous.update((min(x, y), max(x, y)) for y in ys)
                 continue
             for k, y1 in enumerate(ys):
                 for y2 in ys[k + 1:]:
-                    if self.verdict(y1, y2).kind == DIFFERENT:
+                    v = self.verdict(y1, y2).kind
+                    fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
+                    if v == DIFFERENT or (fuller and v != SAME):
                         ambiguous.update(((min(x, y1), max(x, y1)), (min(x, y2), max(x, y2))))
         kept = []
         for i, j, v in links:
@@ -138,6 +143,10 @@ class _Resolver:
             else:
                 kept.append((i, j, v))
         return kept
+
+    def words(self, i: int) -> int:
+        f = self.profiles[i].forms[0]
+        return len(f.person) if f.person else len(f.key.split())
 
     def cluster(self, clusters: _Clusters, links: Iterable[tuple[int, int, Verdict]], tier: str,
                 log: list[dict[str, Any]], stats: ResolutionStats) -> int:
@@ -190,7 +199,7 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
     rc = cfg.graph.resolve
     stats = ResolutionStats(method=method, entities_before=graph.number_of_nodes())
     r = _Resolver(graph)
-    pairs, stats.skipped_blocks = candidate_pairs(r.profiles, r.corpus, rc.max_block)
+    pairs, stats.skipped_blocks = candidate_pairs(r.profiles, r.corpus, rc.max_block, broad=method == "llm")
     stats.candidate_pairs = len(pairs)
     log: list[dict[str, Any]] = []
     # first round: owners of possessives are compared through the clusters of plain names
