@@ -34,7 +34,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("s:" + f.key[:-2])
         if f.qualifier:
             keys.add("q:" + f.qualifier)
-        if f.person and len(f.person) <= 4 and p.person_compatible and (p.personal or f.honorifics):
+        if f.person and len(f.person) <= 4 and p.person_compatible:  # typed a person, or untyped
             keys.add("p:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
@@ -80,7 +80,7 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
     """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
     adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
     acronyms = {f.acronym for p in profiles for f in p.forms if f.acronym}
-    rare_below = max(3, int(0.01 * corpus.documents)) if broad else 0
+    rare_below = max(20, int(0.01 * corpus.documents)) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):
         for k in block_keys(p, corpus, acronyms, rare_below):

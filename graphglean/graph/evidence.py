@@ -259,12 +259,12 @@ class Evidence:
                 return self._partial(a, b, "first name")
             if short[0] == long[-1]:
                 return self._partial(a, b, "surname")
-            return NO_EVIDENCE
+            return self._overlap(fa, fb)
         if wa[-1] == wb[-1] and _given_match(wa[:-1], wb[:-1]):
             return self._partial(a, b, "same name, middle names or initials differ")
         if wa[-1] == wb[-1] or wa[0] == wb[0]:
             return Verdict(DIFFERENT, 0.0, "different full names")
-        return NO_EVIDENCE
+        return self._overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
 
     def _group(self, form: NameForm) -> bool:
         last = form.person[-1]
@@ -291,7 +291,7 @@ class Evidence:
             sum(self.corpus.idf(w) for w in wa), sum(self.corpus.idf(w) for w in wb)))
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
-        return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.5 else NO_EVIDENCE
+        return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
