@@ -280,7 +280,11 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
     text = tmp_path / "story.txt"
     text.write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob Cratchit.\n"
                     "Then Bob Cratchit went home to the Cratchit Family, and The Counting House was shut.\n")
-    async with FakeLLMServer(synthetic).running() as s:
+    def model(req):  # extraction as the synthetic model; resolution questions answered DIFFERENT
+        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+        return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
+
+    async with FakeLLMServer(model).running() as s:
         cfg = config(s, tmp_path)
         cfg.llm.cache.mode = "off"  # nothing but the run store may save a call
         cfg.input.path, cfg.output.dir = str(text), str(tmp_path / "out")
@@ -296,7 +300,16 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
     assert not any("settings changed" in n for n in notices)
     graph = first.report["passes"][0]
     assert graph["resolution"]["method"] == "llm" and graph["resolution"]["rule_merges"] >= 1
+    questions = [r for r in s.chat_requests() if r.last_user.startswith("Each numbered pair")]
+    assert graph["resolution"]["llm_pairs"] >= 1 and len(questions) >= 1 and graph["calls"] == calls  # counted
     unresolved = json.loads((tmp_path / "out" / "graph.json").read_text())
     assert len(unresolved["nodes"]) == len(resolved["nodes"]) + graph["resolution"]["rule_merges"] + \
         graph["resolution"]["llm_merges"]
     assert not (tmp_path / "out" / "resolution.jsonl").exists() and off.report["passes"][0]["resolution"] == {}
+
+
+def test_answers_are_read_in_the_forms_models_write():
+    from graphglean.graph.resolve import read_answers
+
+    text = "<think>1: SAME? maybe</think>\nPair 1: DIFFERENT\n**2.** same\n3 - Yes\n- 4: NO\nfive: SAME"
+    assert read_answers(text) == {1: False, 2: True, 3: True, 4: False}

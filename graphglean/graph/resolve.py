@@ -27,7 +27,8 @@ from .blocking import candidate_pairs
 from .evidence import DIFFERENT, NONE, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
 
 PASS = "graph.resolve"
-_ANSWER = re.compile(r"^\W*(\d+)\W*\s*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
+_ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
+_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 
 @attrs.define
@@ -272,7 +273,7 @@ async def _ask_llm(r: _Resolver, asked: list[tuple[int, int]], scheduler: Schedu
             if memo.save is not None:
                 with trio.CancelScope(shield=True):  # a paid answer is always kept
                     await memo.save(key, answer)
-        return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(answer)}
+        return read_answers(answer)
 
     answers: dict[tuple[int, int], bool] = {}
     for outcome in await scheduler.map(one, batches, pass_name=PASS):
@@ -281,6 +282,11 @@ async def _ask_llm(r: _Resolver, asked: list[tuple[int, int]], scheduler: Schedu
                 if n in outcome.value:
                     answers[pair] = outcome.value[n]
     return answers
+
+
+def read_answers(text: str) -> dict[int, bool]:
+    """Pair number -> same, from lines like "3: SAME", "Pair 3 - different", "**3.** YES" (reasoning skipped)."""
+    return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(_THINKING.sub("", text))}
 
 
 def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:
