@@ -122,6 +122,8 @@ class ResolveConfig:
     llm_batch: int = setting(20, "uncertain pairs per LLM call", positive)
     llm_pairs_per_entity: int = setting(4, "at most this many LLM questions about one entity", positive)
     max_block: int = setting(40, "candidate blocks larger than this are not compared pairwise", positive)
+    embeddings: bool = setting(
+        True, "llm method: also ask about nodes whose embedded name and description are close (llm.embedding_model)")
 
 
 @attrs.define

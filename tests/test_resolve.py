@@ -290,13 +290,14 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
         cfg.input.path, cfg.output.dir = str(text), str(tmp_path / "out")
         notices: list[str] = []
         first = await run(cfg, notice=notices.append, out=io.StringIO())
-        calls = len(s.chat_requests())
+        paid = lambda: [r for r in s.requests if r.path.endswith(("/chat/completions", "/embeddings"))]  # noqa: E731
+        calls = len(paid())
         resolved = json.loads((tmp_path / "out" / "graph.json").read_text())
         cfg.graph.resolve.method, cfg.graph.resolve.max_block = "rules", 7
         await run(cfg, notice=notices.append, out=io.StringIO())
         cfg.graph.resolve.enabled = False
         off = await run(cfg, notice=notices.append, out=io.StringIO())
-        assert len(s.chat_requests()) == calls  # neither re-run made any call
+        assert len(paid()) == calls  # neither re-run made any call
     assert not any("settings changed" in n for n in notices)
     graph = first.report["passes"][0]
     assert graph["resolution"]["method"] == "llm" and graph["resolution"]["rule_merges"] >= 1
@@ -313,3 +314,22 @@ def test_answers_are_read_in_the_forms_models_write():
 
     text = "<think>1: SAME? maybe</think>\nPair 1: DIFFERENT\n**2.** same\n3 - Yes\n- 4: NO\nfive: SAME"
     assert read_answers(text) == {1: False, 2: True, 3: True, 4: False}
+
+
+@pytest.mark.parametrize("embeddings", [True, False])
+async def test_embeddings_find_what_no_name_shares(embeddings):
+    past = ("The young Scrooge whom the Ghost shows him in the past: a lonely boy reading at a school "
+            "desk in a long bare melancholy room, forgotten by his friends at Christmas time")
+    g = graph_of([("Scrooge's Former Self", "person", past + "."), ("shadow of himself", "category", past + ", a shadow."),
+                  ("Fog", "category", "Thick fog fills the city streets on Christmas Eve.")])
+    labels = {"same": [["Scrooge's Former Self", "shadow of himself", "knowledge"]], "different": []}
+    async with FakeLLMServer(careful_model(labels)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = embeddings
+        resolution = await resolve_entities(g, cfg, method="llm")
+        embedded = [r for r in s.requests if r.path.endswith("/embeddings")]
+    assert bool(embedded) is embeddings
+    assert together(resolution.graph, "Scrooge's Former Self", "shadow of himself") is embeddings
+    assert not together(resolution.graph, "Fog", "shadow of himself")
+    if embeddings:
+        assert resolution.merges[0]["tier"] == "llm" and "similar descriptions" in resolution.merges[0]["rule"]

@@ -97,7 +97,8 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
             continue
         if k.startswith("ws:"):  # a one-word name against the longer names starting or ending with it
             longer = blocks.get("wm:" + k[3:], [])
-            if len(members) * len(longer) > max_block * max_block:
+            # past a handful of longer names the one word has many readings: it could merge with none
+            if len(longer) > max_block // 4 or len(members) * len(longer) > max_block * max_block:
                 skipped += 1
             else:
                 pairs.update((min(i, j), max(i, j)) for i in members for j in longer if i != j)
@@ -112,6 +113,33 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
             continue
         pairs.update(_all_pairs(members))
     return sorted(pairs), skipped
+
+
+def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.8,
+                 seed: int = 11) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) of rows of ``vectors`` at least ``threshold`` alike: random-hyperplane bands find the
+    candidates (no all-pairs product), the exact cosine keeps the close ones."""
+    if len(vectors) < 2:
+        return []
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    bands, bits = 10, 10
+    planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
+    signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)
+    codes = (signs * (1 << np.arange(bits))).sum(axis=2)  # (rows, bands)
+    found: set[tuple[int, int]] = set()
+    for band in range(bands):
+        groups: dict[int, list[int]] = defaultdict(list)
+        for i, code in enumerate(codes[:, band].tolist()):
+            groups[code].append(i)
+        for members in groups.values():
+            if 2 <= len(members) <= max_block:
+                found.update(_all_pairs(members))
+    out = []
+    for i, j in sorted(found):
+        cosine = float(unit[i] @ unit[j])
+        if cosine >= threshold:
+            out.append((i, j, cosine))
+    return out
 
 
 def _all_pairs(members: list[int]) -> Iterable[tuple[int, int]]:

@@ -18,12 +18,13 @@ from typing import Any, Awaitable, Callable, Iterable
 
 import attrs
 import networkx as nx
+import numpy as np
 import trio
 
 from ..config import Config
 from ..prompts import load_template, render
 from ..scheduler import Scheduler
-from .blocking import candidate_pairs
+from .blocking import candidate_pairs, vector_pairs
 from .evidence import DIFFERENT, NONE, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
 
 PASS = "graph.resolve"
@@ -212,6 +213,9 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
     clusters = _Clusters(len(r.nodes), r.verdict)
     stats.rule_merges = r.cluster(clusters, r.rule_links(pairs), "rules", log, stats)
     if method == "llm" and scheduler is not None:
+        if rc.embeddings:
+            pairs = sorted(set(pairs) | await _similar(r, scheduler, rc.max_block))
+            stats.candidate_pairs = len(pairs)
         asked = _questions(r, clusters, pairs, rc.llm_pairs_per_entity)
         stats.llm_pairs = len(asked)
         answers = await _ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
@@ -228,6 +232,32 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
         line["into"] = out.nodes[kept[clusters.find(line.pop("_i"))]]["name"]
     stats.entities_after = out.number_of_nodes()
     return Resolution(out, log, stats)
+
+
+async def _similar(r: _Resolver, scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
+    """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
+    Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
+    llm = scheduler.llm(PASS + ".embed")
+    texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
+    batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
+
+    async def one(batch: list[int]) -> list[list[float]]:
+        return (await llm.embed([texts[i] for i in batch])).vectors
+
+    rows: dict[int, list[float]] = {}
+    for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
+        if outcome.ok and outcome.value is not None:
+            rows.update(zip(outcome.item, outcome.value))
+    index = sorted(rows)
+    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
+        return set()
+    found = set()
+    for a, b, cosine in vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block):
+        i, j = index[a], index[b]
+        if r.verdict(i, j).kind == NONE:
+            r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
+        found.add((i, j))
+    return found
 
 
 def _questions(r: _Resolver, clusters: _Clusters, pairs: list[tuple[int, int]], per_entity: int) -> list[tuple[int, int]]:
