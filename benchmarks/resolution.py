@@ -33,7 +33,8 @@ from graphglean.graph.merge import normalize_name  # noqa: E402
 from graphglean.graph.blocking import candidate_pairs  # noqa: E402
 from graphglean.graph.resolve import _Resolver, resolve_entities_sync  # noqa: E402
 
-_SYL = "ka lo mer tin sa vor el bri dun fen gal hor is jun kel mar nor ost pra quil ros sten tor ul ven wyn yar zel".split()
+_SYL = ("ka lo mer tin sa vor el bri dun fen gal hor is jun kel mar nor ost pra quil ros sten tor ul ven wyn yar "
+        "zel").split()
 
 
 def word(rng: random.Random, n: int = 3) -> str:

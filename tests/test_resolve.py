@@ -73,7 +73,8 @@ def scores(graph: nx.Graph, labels: dict) -> tuple[dict[str, float], list[tuple[
 
 LABELLED = [("lightrag-gpt4o-mini-dickens", lambda: json.loads(shared_path(
                 "realdata", "er_gold", "lightrag-gpt4o-mini-dickens.json").read_text())),
-            ("lightrag-llama3.1-abstracts", lambda: json.loads((DATA / "er_lightrag-llama3.1-abstracts.json").read_text())),
+            ("lightrag-llama3.1-abstracts",
+             lambda: json.loads((DATA / "er_lightrag-llama3.1-abstracts.json").read_text())),
             ("nano-qwen3-8b-papers", lambda: json.loads((DATA / "er_nano-qwen3-8b-papers.json").read_text())),
             ("graphrag", lambda: json.loads((DATA / "er_graphrag-gpt4o-dickens.json").read_text()))]
 
@@ -147,10 +148,12 @@ def test_descriptions_that_disagree_keep_a_first_name_apart():
 
 @pytest.mark.parametrize("a,b,same", [
     ("The Plump Sister", "Plump Sister", True), ("Counting-House", "the counting house", True),
-    ("Project Gutenberg™ License", "Project Gutenberg License", True), ("Salt Lake City, Utah", "Salt Lake City", True),
+    ("Project Gutenberg™ License", "Project Gutenberg License", True),
+    ("Salt Lake City, Utah", "Salt Lake City", True),
     ("Christmas Dinner", "Christmas Dinners", True), ("Internal Revenue Service", "IRS", True),
     ("Internal Revenue Service (IRS)", "IRS", True), ("Café Central", "Cafe Central", True),
-    ("Herr Müller", "Müller", True), ("Der Zauberberg", "Zauberberg", True), ("Marley's Ghost", "Ghost of Marley", True),
+    ("Herr Müller", "Müller", True), ("Der Zauberberg", "Zauberberg", True),
+    ("Marley's Ghost", "Ghost of Marley", True),
     ("Scrooge and Marley", "Scrooge", False), ("Scrooge's Clerk", "Scrooge", False),
     ("Ebenezer Scrooge's Grave", "Ebenezer Scrooge", False), ("Grave of Ebenezer Scrooge", "Ebenezer Scrooge", False),
     ("Frau Müller", "Herr Müller", False), ("Paris, Texas", "Paris, France", False), ("Night", "Cold Night", False),
@@ -267,7 +270,8 @@ def test_names_are_read_in_parts():
     f = read_name("Mrs. Fezziwig")
     assert (f.honorifics, f.person, f.gender) == (("mrs",), ("fezziwig",), "f")
     assert read_name("Scrooge and Marley's").parts == ("scrooge", "marley's")
-    assert read_name("Electronic Health Record (EHR) Systems").spelled == ("ehr systems", "electronic health record systems")
+    spelled = read_name("Electronic Health Record (EHR) Systems").spelled
+    assert spelled == ("ehr systems", "electronic health record systems")
 
 
 async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
@@ -310,7 +314,7 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
 
 
 def test_answers_are_read_in_the_forms_models_write():
-    from graphglean.graph.resolve import read_answers
+    from graphglean.graph.resolve_llm import read_answers
 
     text = "<think>1: SAME? maybe</think>\nPair 1: DIFFERENT\n**2.** same\n3 - Yes\n- 4: NO\nfive: SAME"
     assert read_answers(text) == {1: False, 2: True, 3: True, 4: False}
@@ -320,7 +324,8 @@ def test_answers_are_read_in_the_forms_models_write():
 async def test_embeddings_find_what_no_name_shares(embeddings):
     past = ("The young Scrooge whom the Ghost shows him in the past: a lonely boy reading at a school "
             "desk in a long bare melancholy room, forgotten by his friends at Christmas time")
-    g = graph_of([("Scrooge's Former Self", "person", past + "."), ("shadow of himself", "category", past + ", a shadow."),
+    g = graph_of([("Scrooge's Former Self", "person", past + "."),
+                  ("shadow of himself", "category", past + ", a shadow."),
                   ("Fog", "category", "Thick fog fills the city streets on Christmas Eve.")])
     labels = {"same": [["Scrooge's Former Self", "shadow of himself", "knowledge"]], "different": []}
     async with FakeLLMServer(careful_model(labels)).running() as s:

@@ -25,7 +25,8 @@ UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
 _HE = frozenset("he him his himself".split())
 _SHE = frozenset("she her hers herself".split())
 _TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
-_STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this these those
+_STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this
+these those
 it its their them they who which whose what when where while into during through about over under than then also
 not no but so such very more most one two three his her he she him""".split())
 
@@ -250,7 +251,8 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "one person and a group")
         wa, wb = fa.person, fb.person
         if wa == wb:
-            return Verdict(SAME, 0.9, "same personal name" + (" with a title" if fa.honorifics or fb.honorifics else ""))
+            titled = " with a title" if fa.honorifics or fb.honorifics else ""
+            return Verdict(SAME, 0.9, "same personal name" + titled)
         if len(wa) == 1 or len(wb) == 1:
             short, long = (wa, wb) if len(wa) == 1 else (wb, wa)
             if len(long) == 1:

@@ -12,24 +12,18 @@ scheduler, and its answers are merged under the same consistency check. The inpu
 
 from __future__ import annotations
 
-import re
-import hashlib
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any, Iterable
 
 import attrs
 import networkx as nx
-import numpy as np
-import trio
 
 from ..config import Config
-from ..prompts import load_template, render
 from ..scheduler import Scheduler
-from .blocking import candidate_pairs, vector_pairs
-from .evidence import DIFFERENT, NONE, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
+from .blocking import candidate_pairs
+from .combine import combine_clusters
+from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Verdict, profile_of
+from .resolve_llm import PASS, AnswerMemo, ask_llm, questions, similar_pairs
 
-PASS = "graph.resolve"
-_ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
-_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 
 @attrs.define
@@ -44,15 +38,6 @@ class ResolutionStats:
     llm_merges: int = 0
     llm_unanswered: int = 0
     refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
-
-
-@attrs.define
-class AnswerMemo:
-    """LLM answers kept across runs (the run store): ``done`` maps a prompt's hash to the answer; ``save`` is
-    awaited as each answer arrives. A resumed run asks only what it has no answer for."""
-
-    done: dict[str, str] = attrs.field(factory=dict)
-    save: Callable[[str, str], Awaitable[None]] | None = None
 
 
 @attrs.define
@@ -214,11 +199,11 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
     stats.rule_merges = r.cluster(clusters, r.rule_links(pairs), "rules", log, stats)
     if method == "llm" and scheduler is not None:
         if rc.embeddings:
-            pairs = sorted(set(pairs) | await _similar(r, scheduler, rc.max_block))
+            pairs = sorted(set(pairs) | await similar_pairs(r, scheduler, rc.max_block))
             stats.candidate_pairs = len(pairs)
-        asked = _questions(r, clusters, pairs, rc.llm_pairs_per_entity)
+        asked = questions(r, clusters, pairs, rc.llm_pairs_per_entity)
         stats.llm_pairs = len(asked)
-        answers = await _ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
+        answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
         stats.llm_unanswered = sum(1 for p in asked if p not in answers)
         links = []
         for (i, j), same in answers.items():
@@ -227,157 +212,12 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
             else:
                 r.llm_different.add((i, j))
         stats.llm_merges = r.cluster(clusters, links, "llm", log, stats)
-    out, kept = _merged_graph(r, clusters)
+    groups = {root: [r.nodes[m] for m in members] for root, members in clusters.members.items()}
+    out, kept = combine_clusters(graph, groups, {n: p for n, p in zip(r.nodes, r.profiles)})
     for line in log:
         line["into"] = out.nodes[kept[clusters.find(line.pop("_i"))]]["name"]
     stats.entities_after = out.number_of_nodes()
     return Resolution(out, log, stats)
-
-
-async def _similar(r: _Resolver, scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
-    """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
-    Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
-    llm = scheduler.llm(PASS + ".embed")
-    texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
-    batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
-
-    async def one(batch: list[int]) -> list[list[float]]:
-        return (await llm.embed([texts[i] for i in batch])).vectors
-
-    rows: dict[int, list[float]] = {}
-    for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
-        if outcome.ok and outcome.value is not None:
-            rows.update(zip(outcome.item, outcome.value))
-    index = sorted(rows)
-    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
-        return set()
-    found = set()
-    for a, b, cosine in vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block):
-        i, j = index[a], index[b]
-        if r.verdict(i, j).kind == NONE:
-            r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
-        found.add((i, j))
-    return found
-
-
-def _questions(r: _Resolver, clusters: _Clusters, pairs: list[tuple[int, int]], per_entity: int) -> list[tuple[int, int]]:
-    """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
-    unsure = [(i, j, v) for i, j in pairs if (v := r.verdict(i, j)).kind == UNSURE and clusters.find(i) != clusters.find(j)]
-    unsure.sort(key=lambda t: (-t[2].score, t[0], t[1]))
-    asked, seen, count = [], set(), {}
-    for i, j, _ in unsure:
-        ci, cj = clusters.find(i), clusters.find(j)
-        key = (min(ci, cj), max(ci, cj))
-        if key in seen or count.get(i, 0) >= per_entity or count.get(j, 0) >= per_entity:
-            continue
-        seen.add(key)
-        count[i], count[j] = count.get(i, 0) + 1, count.get(j, 0) + 1
-        asked.append((i, j))
-    return asked
-
-
-def _card(r: _Resolver, i: int, letter: str) -> str:
-    p = r.profiles[i]
-    data = r.graph.nodes[r.nodes[i]]
-    desc = " ".join(p.description.split())
-    desc = desc[:400] + ("..." if len(desc) > 400 else "")
-    nbrs = sorted(r.graph.neighbors(r.nodes[i]), key=lambda n: -r.graph.degree(n))[:4]
-    related = ", ".join(str(r.graph.nodes[n].get("name") or n) for n in nbrs) or "none"
-    return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
-
-
-async def _ask_llm(r: _Resolver, asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                   memo: AnswerMemo) -> dict[tuple[int, int], bool]:
-    llm = scheduler.llm(PASS)
-    template = load_template("graph_resolve")
-    batches = [asked[k:k + batch] for k in range(0, len(asked), batch)]
-
-    async def one(pairs: list[tuple[int, int]]) -> dict[int, bool]:
-        text = "\n\n".join(f"Pair {n}\n{_card(r, i, 'A')}\n{_card(r, j, 'B')}" for n, (i, j) in enumerate(pairs, 1))
-        prompt = render(template, pairs=text)
-        key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
-        answer = memo.done.get(key)
-        if answer is None:
-            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=8 * len(pairs) + 16))
-            answer = result.text
-            if memo.save is not None:
-                with trio.CancelScope(shield=True):  # a paid answer is always kept
-                    await memo.save(key, answer)
-        return read_answers(answer)
-
-    answers: dict[tuple[int, int], bool] = {}
-    for outcome in await scheduler.map(one, batches, pass_name=PASS):
-        if outcome.ok and outcome.value is not None:
-            for n, pair in enumerate(outcome.item, 1):
-                if n in outcome.value:
-                    answers[pair] = outcome.value[n]
-    return answers
-
-
-def read_answers(text: str) -> dict[int, bool]:
-    """Pair number -> same, from lines like "3: SAME", "Pair 3 - different", "**3.** YES" (reasoning skipped)."""
-    return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(_THINKING.sub("", text))}
-
-
-def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:
-    f = p.forms[0]
-    words = len(f.person) if f.person else len(f.key.split())
-    return (-words, -int(data.get("frequency") or 0), len(f.surface), f.surface)
-
-
-def _union(lists: Iterable[Iterable[Any]]) -> list[Any]:
-    out: dict[Any, None] = {}
-    for values in lists:
-        for v in values or []:
-            out.setdefault(v if not isinstance(v, list) else tuple(v), None)
-    return [list(v) if isinstance(v, tuple) else v for v in out]
-
-
-def _merge_attrs(datas: list[dict[str, Any]]) -> dict[str, Any]:
-    """Lists united in order, counts and weights summed, flags or-ed; the rest from the first."""
-    merged = dict(datas[0])
-    for key in {k for d in datas for k in d}:
-        values = [d[key] for d in datas if key in d]
-        if all(isinstance(v, list) for v in values):
-            merged[key] = _union(values)
-        elif key in ("frequency", "weight") and all(isinstance(v, (int, float)) for v in values):
-            merged[key] = sum(values)
-        elif all(isinstance(v, bool) for v in values):
-            merged[key] = any(values)
-    types = merged.get("types")
-    if isinstance(types, list):
-        merged["type_conflict"] = len(types) > 1
-    if "descriptions" in merged:
-        merged["description"] = "\n".join(merged["descriptions"])
-    return merged
-
-
-def _merged_graph(r: _Resolver, clusters: _Clusters) -> tuple[nx.Graph, dict[int, Any]]:
-    g = r.graph
-    out: nx.Graph = g.__class__()
-    out.graph.update(g.graph)
-    keep: dict[int, Any] = {}
-    for root, members in sorted(clusters.members.items(), key=lambda kv: min(kv[1])):
-        members = sorted(members, key=lambda m: _informative(r.profiles[m], g.nodes[r.nodes[m]]))
-        node = r.nodes[members[0]]
-        datas = [g.nodes[r.nodes[m]] for m in members]
-        names = [r.profiles[m].name for m in members]
-        out.add_node(node, **_merge_attrs(datas))
-        out.nodes[node]["aliases"] = _union([names] + [d.get("aliases") or [] for d in datas])
-        out.nodes[node]["name"] = names[0]
-        if len(members) > 1:
-            out.nodes[node]["merged_from"] = [str(r.nodes[m]) for m in members]
-        keep[root] = node
-    index = {n: i for i, n in enumerate(r.nodes)}
-    for a, b, data in g.edges(data=True):
-        ca, cb = keep[clusters.find(index[a])], keep[clusters.find(index[b])]
-        if ca == cb and a != b:
-            continue  # a self-loop only the merge made
-        if out.has_edge(ca, cb):
-            out.edges[ca, cb].update(_merge_attrs([out.edges[ca, cb], data]))
-        else:
-            out.add_edge(ca, cb, **data)
-    return out, keep
 
 
 def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: Any) -> Resolution:
@@ -387,4 +227,4 @@ def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: A
     return run_sync(resolve_entities, graph, config, **kw)
 
 
-__all__ = ["Resolution", "ResolutionStats", "resolve_entities", "resolve_entities_sync", "NONE"]
+__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "resolve_entities", "resolve_entities_sync"]
