@@ -338,3 +338,15 @@ async def test_embeddings_find_what_no_name_shares(embeddings):
     assert not together(resolution.graph, "Fog", "shadow of himself")
     if embeddings:
         assert resolution.merges[0]["tier"] == "llm" and "similar descriptions" in resolution.merges[0]["rule"]
+
+
+def test_a_graph_read_back_from_graphml_resolves_again(tmp_path):
+    g = graph_of([("Ebenezer Scrooge", "person", "Ebenezer Scrooge is a miser."),
+                  ("Scrooge", "person", "Scrooge is a miser."), ("Mr. Scrooge", "person", "Mr. Scrooge is a miser."),
+                  ("Old Scrooge", "person", "Old Scrooge is a miser.")])
+    g.remove_node("old scrooge")
+    write_graph(resolve_entities_sync(g, method="rules").graph, tmp_path)
+    back = nx.read_graphml(tmp_path / "graph.graphml")  # aliases come back as a JSON string
+    back.add_node("old scrooge", name="Old Scrooge", type="person", description="Old Scrooge is a miser.")
+    node = resolve_entities_sync(back, method="rules").graph.nodes["ebenezer scrooge"]
+    assert set(node["aliases"]) == {"Ebenezer Scrooge", "Scrooge", "Mr. Scrooge", "Old Scrooge"}

@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 import networkx as nx
 
-from .evidence import Profile
+from .evidence import Profile, aliases_of
 
 
 def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:
@@ -27,7 +27,7 @@ def _union(lists: Iterable[Iterable[Any]]) -> list[Any]:
 def _merge_attrs(datas: list[dict[str, Any]]) -> dict[str, Any]:
     """Lists united in order, counts and weights summed, flags or-ed; the rest from the first."""
     merged = dict(datas[0])
-    for key in {k for d in datas for k in d}:
+    for key in dict.fromkeys(k for d in datas for k in d if k != "aliases"):
         values = [d[key] for d in datas if key in d]
         if all(isinstance(v, list) for v in values):
             merged[key] = _union(values)
@@ -58,7 +58,7 @@ def combine_clusters(g: nx.Graph, groups: dict[Any, list[Any]],
         datas = [g.nodes[m] for m in members]
         names = [profiles[m].name for m in members]
         out.add_node(node, **_merge_attrs(datas))
-        out.nodes[node]["aliases"] = _union([names] + [d.get("aliases") or [] for d in datas])
+        out.nodes[node]["aliases"] = _union([names] + [aliases_of(d) for d in datas])
         out.nodes[node]["name"] = names[0]
         if len(members) > 1:
             out.nodes[node]["merged_from"] = [str(m) for m in members]

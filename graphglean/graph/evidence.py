@@ -8,6 +8,7 @@ probabilities.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -76,11 +77,22 @@ def _pronoun_gender(text: str) -> str:
     return ""
 
 
+def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
+    """A node's aliases (or other list): a list, or the JSON list GraphML keeps (a graph read from graph.graphml)."""
+    value = data.get(key) or []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = [value]
+    return [str(a) for a in value if a] if isinstance(value, list) else []
+
+
 def profile_of(graph: nx.Graph, node: Any) -> Profile:
     data = graph.nodes[node]
-    names = [data.get("name") or str(node)] + [a for a in data.get("aliases", []) or [] if a]
+    names = [str(data.get("name") or node)] + aliases_of(data)
     forms = [read_name(n) for n in dict.fromkeys(names)]
-    types = frozenset(t.lower() for t in (data.get("types") or [data.get("type", "")]) if t is not None)
+    types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
     description = data.get("description") or ""
     own = {w for f in forms for w in f.key.split()}
     counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
@@ -112,7 +124,7 @@ class Corpus:
         return corpus
 
     def idf(self, word: str) -> float:
-        return math.log((1 + self.documents) / (1 + self.df.get(word, 0)))
+        return math.log(1 + (1 + self.documents) / (1 + self.df.get(word, 0)))  # > 0: a word in every text counts
 
     def proper(self, form: NameForm) -> bool:
         """Every word of the personal name is a name, not a common word (one letter: an initial)."""

@@ -8,6 +8,7 @@ from typing import Mapping
 import networkx as nx
 
 from ..chunking import Chunk
+from .evidence import aliases_of
 
 
 def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool = False) -> int:
@@ -15,7 +16,7 @@ def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool =
     Returns how many nodes are ungrounded (and were dropped, when asked)."""
     ungrounded = []
     for node, data in graph.nodes(data=True):
-        names = dict.fromkeys([data.get("name") or node, *(data.get("aliases") or [])])  # a resolved node: every name
+        names = dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])  # a resolved node: every name
         patterns = [p for p in map(_name_pattern, names) if p is not None]
         spans = []
         for cid in data.get("source_ids", []):
