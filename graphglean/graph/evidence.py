@@ -182,7 +182,7 @@ class Evidence:
         for x, y in ((fa, fb), (fb, fa)):
             if x.acronym and x.acronym == y.initials:
                 return Verdict(UNSURE, 0.6, "acronym, types differ") if a.types != b.types and not (
-                    a.types <= UNTYPED or b.types <= UNTYPED) else Verdict(SAME, 0.8, "acronym")
+                    a.types <= UNTYPED or b.types <= UNTYPED) else self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -212,8 +212,10 @@ class Evidence:
             if fa.qualifier and fb.qualifier:
                 return Verdict(DIFFERENT, 0.0, "different qualifiers")
             return Verdict(SAME, 0.85, "trailing qualifier")
-        if (fa.paren and fa.qualifier == fb.key) or (fb.paren and fb.qualifier == fa.key):
-            return Verdict(SAME, 0.85, "parenthesized alias")
+        for x, y in ((fa, fb), (fb, fa)):
+            if x.paren and x.qualifier == y.key:
+                same = Verdict(SAME, 0.85, "parenthesized alias")
+                return self._short_form(a, b, same) if y.acronym else same
         return self._overlap(fa, fb)
 
     def _owned(self, fa: NameForm, fb: NameForm) -> Verdict:
@@ -295,6 +297,12 @@ class Evidence:
         if a.words and b.words and self.context(a, b) < self.disagree_below:
             return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree")
         return Verdict(SAME, 0.8, rule)
+
+    def _short_form(self, a: Profile, b: Profile, same: Verdict) -> Verdict:
+        """An acronym names many things: kept only when the descriptions do not disagree."""
+        if a.words and b.words and self.context(a, b) < self.disagree_below:
+            return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree")
+        return same
 
     def _overlap(self, fa: NameForm, fb: NameForm) -> Verdict:
         wa, wb = set(fa.singular.split()), set(fb.singular.split())
