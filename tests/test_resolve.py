@@ -167,6 +167,15 @@ def test_surface_forms(a, b, same):
     assert together(out, a, b) is same
 
 
+def test_a_qualified_name_needs_descriptions_that_agree():
+    g = graph_of([("Paris", "geo", "Paris is the capital of France, on the Seine, with the Louvre museum."),
+                  ("Paris, Texas", "geo", "Paris, Texas is a small town in Lamar County with a replica tower."),
+                  ("Salt Lake City", "geo", "Salt Lake City is where the foundation's business office is."),
+                  ("Salt Lake City, Utah", "geo", "The foundation's business office is in Salt Lake City, Utah.")])
+    out = resolve_entities_sync(g, method="rules").graph
+    assert not together(out, "Paris", "Paris, Texas") and together(out, "Salt Lake City", "Salt Lake City, Utah")
+
+
 def test_acronym_needs_its_types_to_agree():
     g = graph_of([("Internal Revenue Service", "organization", "A tax agency."), ("IRS", "person", "A person.")])
     assert not together(resolve_entities_sync(g, method="rules").graph, "IRS", "Internal Revenue Service")

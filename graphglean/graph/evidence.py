@@ -211,9 +211,13 @@ class Evidence:
         if fa.core == fb.core and (fa.qualifier or fb.qualifier):
             if fa.qualifier and fb.qualifier:
                 return Verdict(DIFFERENT, 0.0, "different qualifiers")
-            return Verdict(SAME, 0.85, "trailing qualifier")
+            if clash:
+                return Verdict(UNSURE, 0.5, "trailing qualifier, person and place")
+            return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
         for x, y in ((fa, fb), (fb, fa)):
             if x.paren and x.qualifier == y.key:
+                if clash:
+                    return Verdict(UNSURE, 0.5, "parenthesized alias, person and place")
                 same = Verdict(SAME, 0.85, "parenthesized alias")
                 return self._short_form(a, b, same) if y.acronym else same
         return self._overlap(fa, fb)
@@ -299,7 +303,8 @@ class Evidence:
         return Verdict(SAME, 0.8, rule)
 
     def _short_form(self, a: Profile, b: Profile, same: Verdict) -> Verdict:
-        """An acronym names many things: kept only when the descriptions do not disagree."""
+        """An acronym or a name without its qualifier names many things: kept only when the descriptions do
+        not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
         if a.words and b.words and self.context(a, b) < self.disagree_below:
             return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree")
         return same
