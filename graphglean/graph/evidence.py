@@ -177,12 +177,9 @@ class Evidence:
         return best
 
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
-        if (fa.key in fb.spelled) or (fb.key in fa.spelled):
-            return Verdict(SAME, 0.9, "acronym spelled out")
-        for x, y in ((fa, fb), (fb, fa)):
-            if x.acronym and x.acronym == y.initials:
-                return Verdict(UNSURE, 0.6, "acronym, types differ") if a.types != b.types and not (
-                    a.types <= UNTYPED or b.types <= UNTYPED) else self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
+        acronym = self._acronym(a, b, fa, fb)
+        if acronym is not None:
+            return acronym
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -208,6 +205,20 @@ class Evidence:
             if fa.key != fa.core or _definite(fa) or _definite(fb):
                 return Verdict(UNSURE, 0.5, "a particular one and the plural")
             return Verdict(SAME, 0.85, "singular and plural")
+        return self._qualified(a, b, fa, fb, bool(clash)) or self._overlap(fa, fb)
+
+    def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+        if (fa.key in fb.spelled) or (fb.key in fa.spelled):
+            return Verdict(SAME, 0.9, "acronym spelled out")
+        for x, y in ((fa, fb), (fb, fa)):
+            if x.acronym and x.acronym == y.initials:
+                if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
+                    return Verdict(UNSURE, 0.6, "acronym, types differ")
+                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
+        return None
+
+    def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "Salt Lake City, Utah" and "Salt Lake City"; "Internal Revenue Service (IRS)" and "IRS"."""
         if fa.core == fb.core and (fa.qualifier or fb.qualifier):
             if fa.qualifier and fb.qualifier:
                 return Verdict(DIFFERENT, 0.0, "different qualifiers")
@@ -220,7 +231,7 @@ class Evidence:
                     return Verdict(UNSURE, 0.5, "parenthesized alias, person and place")
                 same = Verdict(SAME, 0.85, "parenthesized alias")
                 return self._short_form(a, b, same) if y.acronym else same
-        return self._overlap(fa, fb)
+        return None
 
     def _owned(self, fa: NameForm, fb: NameForm) -> Verdict:
         if fa.head and fb.head:
