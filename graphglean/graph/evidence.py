@@ -150,14 +150,16 @@ class Evidence:
     disagree_below: float = 0.06
 
     def context(self, a: Profile, b: Profile) -> float:
-        """How much two nodes' descriptions and neighbours share: idf-weighted overlap in [0, 1]."""
-        shared = sum(self.corpus.idf(w) for w in a.words.keys() & b.words.keys())
+        """How much two nodes' descriptions and neighbours share: overlap in [0, 1] weighted by squared idf, so
+        words every description uses ("organization", "character") count for next to nothing."""
+        weight = lambda w: self.corpus.idf(w) ** 2  # noqa: E731
+        shared = sum(weight(w) for w in a.words.keys() & b.words.keys())
         for n in a.neighbours & b.neighbours:
             shared += 2.0 / math.log(2 + self.corpus.degree.get(n, 0))
         if a.key in b.neighbours:
             shared -= 1.0  # related to each other: the model saw two things
-        total_a = sum(self.corpus.idf(w) for w in a.words) + len(a.neighbours)
-        total_b = sum(self.corpus.idf(w) for w in b.words) + len(b.neighbours)
+        total_a = sum(weight(w) for w in a.words) + len(a.neighbours)
+        total_b = sum(weight(w) for w in b.words) + len(b.neighbours)
         small = min(total_a, total_b)
         return max(0.0, shared / small) if small > 0 else 0.0
 
