@@ -147,7 +147,7 @@ class Evidence:
     profiles: dict[str, Profile]
     corpus: Corpus
     owner_cluster: dict[str, str] = attrs.field(factory=dict)  # name key -> cluster id, after a first round
-    disagree_below: float = 0.06
+    disagree_below: float = 0.04
 
     def context(self, a: Profile, b: Profile) -> float:
         """How much two nodes' descriptions and neighbours share: overlap in [0, 1] weighted by squared idf, so
