@@ -249,3 +249,19 @@ def test_well_formed_records_survive_any_layout(fields, separator, completion, p
     result = P.parse(preamble + separator.join(records) + completion)
     assert [e.name for e in result.entities] == [n.strip() for n, _, _ in fields]
     assert result.malformed == []
+
+
+async def test_summaries_end_when_each_description_alone_fills_the_budget():
+    from graphglean.graph.describe import summarize_descriptions
+    from graphglean.scheduler import Scheduler
+    from graphglean.llm.client import ChatClient
+    from graphglean.tokens import Tokenizer
+
+    g = nx.Graph()
+    long = "word " * 60
+    g.add_node("a", name="A", descriptions=[long + "one", long + "two", long + "three"], description="")
+    g.nodes["a"]["description"] = "\n".join(g.nodes["a"]["descriptions"])
+    async with FakeLLMServer(lambda req: "x " * 300).running() as s:  # a model whose answers never shrink
+        async with ChatClient.from_config(config(s).llm) as client:
+            done = await summarize_descriptions(g, Scheduler(client), Tokenizer.cl100k(), budget=5)
+    assert done == 1 and len(s.chat_requests()) == 1
