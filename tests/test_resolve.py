@@ -359,3 +359,17 @@ def test_a_graph_read_back_from_graphml_resolves_again(tmp_path):
     back.add_node("old scrooge", name="Old Scrooge", type="person", description="Old Scrooge is a miser.")
     node = resolve_entities_sync(back, method="rules").graph.nodes["ebenezer scrooge"]
     assert set(node["aliases"]) == {"Ebenezer Scrooge", "Scrooge", "Mr. Scrooge", "Old Scrooge"}
+
+
+def test_spans_of_a_merged_node_cover_every_name():
+    from graphglean.chunking import Chunk
+    from graphglean.graph.grounding import ground
+
+    text = "Ebenezer Scrooge sat alone. Mr. Scrooge was cold."
+    g = graph_of([("Ebenezer Scrooge", "person", "Ebenezer Scrooge is a miser."),
+                  ("Mr. Scrooge", "person", "Mr. Scrooge is a cold miser.")])
+    for _, data in g.nodes(data=True):
+        data["source_ids"] = ["c"]
+    out = resolve_entities_sync(g, method="rules").graph
+    ground(out, {"c": Chunk("c", "d", 0, text, 100, 100 + len(text), 12)})
+    assert out.nodes["ebenezer scrooge"]["spans"] == [["c", 100, 116], ["c", 128, 139]]
