@@ -306,6 +306,8 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
         paid = lambda: [r for r in s.requests if r.path.endswith(("/chat/completions", "/embeddings"))]  # noqa: E731
         calls = len(paid())
         resolved = json.loads((tmp_path / "out" / "graph.json").read_text())
+        log = [json.loads(line) for line in (tmp_path / "out" / "resolution.jsonl").read_text().splitlines()]
+        assert log and all({"a", "b", "rule", "score", "tier", "into"} <= set(line) for line in log)
         cfg.graph.resolve.method, cfg.graph.resolve.max_block = "rules", 7
         await run(cfg, notice=notices.append, out=io.StringIO())
         cfg.graph.resolve.enabled = False
