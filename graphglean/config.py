@@ -129,6 +129,19 @@ class ChunkingConfig:
 
 
 @attrs.define
+class ResolveConfig:
+    enabled: bool = setting(True, "merge the nodes that name one entity (after the merge, before summaries)")
+    method: Literal["auto", "rules", "llm"] = setting(
+        "auto", "rules (names, types, descriptions, graph; no LLM call) | llm (rules, then the LLM on the "
+        "uncertain pairs) | auto (llm when an endpoint is configured)")
+    llm_batch: int = setting(20, "uncertain pairs per LLM call", positive)
+    llm_pairs_per_entity: int = setting(4, "at most this many LLM questions about one entity", positive)
+    max_block: int = setting(40, "candidate blocks larger than this are not compared pairwise", positive)
+    embeddings: bool = setting(
+        True, "llm method: also ask about nodes whose embedded name and description are close (llm.embedding_model)")
+
+
+@attrs.define
 class GraphConfig:
     enabled: bool = setting(True, "build the entity/relationship graph")
     method: Literal["auto", "llm", "nlp"] = setting(
@@ -159,6 +172,7 @@ class GraphConfig:
     max_splits: int = setting(
         4, "an answer cut even at the model's output limit: halve its passage and extract each half, at most "
         "this many times deep (4 = down to 1/16 of a chunk)", non_negative)
+    resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
 
 
 @attrs.define
@@ -519,7 +533,7 @@ def _kind(tp: Any) -> str:
 
 
 def _resolve_types() -> None:
-    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, GraphConfig, EpisodicConfig,
+    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, GraphConfig, EpisodicConfig,
                 SummaryConfig, EnrichConfig, OutputConfig, PriceConfig, Config):
         attrs.resolve_types(cls, globals(), locals())
 

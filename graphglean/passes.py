@@ -20,6 +20,8 @@ from .graph.export import write_jsonl
 from .graph.extract import GraphStats, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
 from .graph.prompts import GraphPrompts
+from .graph.resolve import PASS as RESOLVE
+from .graph.resolve import AnswerMemo
 from .inputs import Document, Inputs
 from .runstore import RunStore
 from .scheduler import Scheduler
@@ -92,11 +94,17 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
     # seconds for a large graph, while other passes may have requests in flight: in a worker thread
     files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
                                                            ctx.cfg.output)]
-    extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
+    extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
         files.append(str(path))
+    path = ctx.out_dir / "resolution.jsonl"
+    if stats.resolution_log is not None:
+        write_jsonl(stats.resolution_log, path)
+        files.append(str(path))
+    else:  # resolution off: a log from an earlier run would describe merges this graph does not have
+        path.unlink(missing_ok=True)
     return PassOutcome("graph", failed=failed, extra=extra, files=files)
 
 
@@ -119,7 +127,14 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
         await store.save("graph", chunk.id, extraction.to_json())
 
-    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
+    async def save_answer(key: str, answer: str) -> None:
+        await store.save(RESOLVE, key, answer)
+
+    # resolution answers are keyed by their prompt: other resolution settings ask other questions, and the
+    # extractions above stay valid whatever resolution does (its settings are not in their fingerprint)
+    memo = AnswerMemo(ctx.resume(RESOLVE), save_answer)
+    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
+                                    memo=memo)
     outcome = await _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome

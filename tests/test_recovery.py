@@ -9,7 +9,14 @@ from graphglean.output_limits import output_limit
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.responders import capped, dense, dense_corpus, dense_records
 
-from .helpers import config
+from .helpers import config as base_config
+
+
+def config(server, **llm):
+    cfg = base_config(server, **llm)
+    cfg.graph.resolve.enabled = False  # these tests count extraction calls and read the raw node keys
+    return cfg
+
 
 def issued(text: str) -> tuple[set[str], set[frozenset[str]], set[str]]:
     nodes, edges, descriptions = set(), set(), set()

@@ -35,6 +35,8 @@ async def _summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str]
     template = load_template("describe_summary")
     while True:
         groups = _groups(descriptions, budget * 4, tokenizer)
+        if len(groups) == len(descriptions) > 1:  # each alone fills the budget: no round would shrink the list
+            groups = [descriptions]
         outs = []
         for group in groups:
             prompt = render(template, name=name, kind=kind, language=language,

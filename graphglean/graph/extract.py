@@ -28,6 +28,7 @@ from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
+from .resolve import AnswerMemo, resolve_entities
 
 PASS = "graph"
 
@@ -60,6 +61,8 @@ class GraphStats:
     nodes: int = 0
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
+    resolution: dict[str, Any] = attrs.field(factory=dict)  # ResolutionStats of the resolve stage, if it ran
+    resolution_log: list[dict[str, Any]] | None = None  # one record per merge (resolution.jsonl); None = not run
 
 
 @attrs.define
@@ -135,16 +138,18 @@ def _warn(message: str) -> None:
 
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
-                      notice: Callable[[str], None] = _warn) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method
-    (``notice`` tells when it falls back to rules). Parsing, merging and grounding take seconds for a large
-    run: they run in a worker thread, so that the requests of other passes keep flowing meanwhile."""
+                      notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None) -> nx.Graph:
+    """Parse, merge, resolve entities, summarize long descriptions (LLM method), ground. ``extractions`` None =
+    offline method (``notice`` tells when it falls back to rules). Parsing, merging and grounding take seconds
+    for a large run: they run in a worker thread, so that the requests of other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
         extraction = await extract_offline(chunks, cfg.graph, notice)
         offline, stats.offline_backend = extraction.results, extraction.backend
     graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline,
                                           abandon_on_cancel=True)
+    if cfg.graph.resolve.enabled:
+        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
     if offline is not None:
         await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
     elif scheduler is not None:
@@ -154,6 +159,17 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
                                                      cfg.graph.drop_ungrounded, abandon_on_cancel=True)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
+
+
+async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
+                         memo: AnswerMemo | None) -> nx.Graph:
+    method = cfg.graph.resolve.method
+    if method == "auto":
+        method = "llm" if scheduler is not None and cfg.llm.has_endpoint else "rules"
+    resolution = await resolve_entities(graph, cfg, scheduler, method=method, memo=memo)
+    stats.resolution = attrs.asdict(resolution.stats)
+    stats.resolution_log = resolution.merges
+    return resolution.graph
 
 
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
@@ -223,11 +239,12 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
 
 async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
-                           save: SaveFn | None = None) -> GraphExtractionResult:
-    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph."""
+                           save: SaveFn | None = None, memo: AnswerMemo | None = None) -> GraphExtractionResult:
+    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph; ``memo``
+    keeps entity-resolution answers across runs."""
     extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save)
     stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats)
+    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo=memo)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 

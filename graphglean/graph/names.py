@@ -1,157 +1,202 @@
-"""Names from named-entity spans: what a small NER model glues to a name cut off (articles, possessives,
-greetings, chat speaker labels), and common words that a sentence or quotation capitalized told from names by
-how the whole input writes them."""
+"""Reading an entity name: its normalized key, and the parts entity resolution reasons about.
+
+``read_name("The Ghost of Jacob Marley")`` gives the key ``ghost of jacob marley``, the head ``ghost`` and the
+owner ``Jacob Marley``; ``read_name("Mrs. Fezziwig")`` the honorific ``mrs`` (female) and the core ``fezziwig``.
+Word lists cover the common articles and honorifics of English and the main Western European languages; a
+name in a language they miss is still read by its key, only with less evidence.
+"""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from typing import Any, Sequence
+import unicodedata
+from functools import lru_cache
 
 import attrs
 
-from ..chunking import Chunk
-
-COMMON_RATIO = 4  # a word written in lower case more than this many times as often as freely capitalized is common
-_ARTICLES = frozenset({"the", "a", "an"})
-_POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
-_HYPHENS = frozenset("-‐–")
-# greetings and interjections that open a chat line before a name ("Hey Sam", "Congrats Sam", "Yo Tim")
-_INTERJECTIONS = frozenset("""hey hi hello yo oh ah aw wow woah whoa omg lol thanks thank congrats congratulations bye
-dear sure yes yeah yep nah no ok okay alright hmm mm um uh so well haha good great nice cool glad sorry yay woohoo
-oof gotcha lemme btw fyi welcome awesome ya""".split())
-_WORD = re.compile(r"[^\W\d_]+")
-_OPENERS = frozenset(".!?:;\"'“”‘’([{—-*#>")
-# wiki reference markers ("[12]", "[a]", "[citation needed]"): blanked before parsing, so offsets stay true
-_MARKERS = re.compile(r"\[(?:\d+[a-z]?|[a-z]{1,2}|citation needed|clarification needed)\]")
-
-
-def blank_markers(text: str) -> str:
-    return _MARKERS.sub(lambda m: " " * len(m.group(0)), text)
-
-
-def _forced_capital(text: str, start: int) -> bool:
-    """Whether a capital at ``start`` could be the sentence's, a quotation's or a list item's, not the word's."""
-    j = start - 1
-    while j >= 0 and text[j].isspace():
-        j -= 1
-    return j < 0 or text[j] in _OPENERS
+ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
+MALE = frozenset(
+    "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
+    "senor sr don signor signore sig senhor tio tío onkel oncle messrs".split())
+FEMALE = frozenset(
+    "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
+    "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "
+    "signorina senhora tia tía tante".split())
+NEUTRAL = frozenset("old young dr doctor prof professor rev reverend capt captain col colonel gen general lt sgt "
+                    "saint st cousin dott".split())
+HONORIFICS = MALE | FEMALE | NEUTRAL
+PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
+CONJUNCTIONS = frozenset("and & + or und oder et ou y och og és vs v versus".split())
+_MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*'?|&|\+", re.UNICODE)
+_OF = re.compile(r"\s+of\s+", re.I)
+_POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
+_TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
+_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
+_IRREGULAR = {"men": "man", "women": "woman", "children": "child", "people": "person", "geese": "goose",
+              "mice": "mouse", "feet": "foot", "teeth": "tooth", "wives": "wife", "lives": "life",
+              "knives": "knife", "leaves": "leaf", "wolves": "wolf", "halves": "half"}
 
 
-def _interjection(word: str) -> bool:
-    word = word.lower()
-    return bool({word, re.sub(r"(.)\1+", r"\1", word)} & _INTERJECTIONS)  # "Awww" is "aw"
+def fold(text: str) -> str:
+    """Compatibility form, trademark-like marks dropped, typographic quotes made plain, case folded."""
+    return unicodedata.normalize("NFKC", text.translate(_MARKS)).translate(_QUOTES).casefold()
 
 
-@attrs.define
-class CaseEvidence:
-    """How often a text writes each word in lower case, and how often it capitalizes it where nothing forces a
-    capital. A word mostly written in lower case is a common word ("Humbug!" opening a quotation), not a name."""
-
-    lower: Counter[str] = attrs.field(factory=Counter)
-    capitalized: Counter[str] = attrs.field(factory=Counter)
-    cased: bool = False  # whether the text uses capitals at all; in text that does not, case tells nothing
-
-    def add(self, text: str) -> "CaseEvidence":
-        for m in _WORD.finditer(text):
-            word = m.group(0)
-            if word.islower():
-                self.lower[word] += 1
-            elif word[0].isupper():
-                self.cased = True
-                if not word.isupper() and not _forced_capital(text, m.start()):
-                    self.capitalized[word.casefold()] += 1
-        return self
-
-    def common(self, word: str) -> bool:
-        """A capitalized ``word`` that is not a name; acronyms of up to three letters always are ("US")."""
-        if _interjection(word):
-            return True
-        if not self.cased:
-            return False
-        if word.isupper() and len(word) <= 3:
-            return False
-        key = word.casefold()
-        return self.lower[key] > COMMON_RATIO * self.capitalized[key]
-
-    def names_nothing(self, name: str) -> bool:
-        """Every capitalized word of ``name`` is a common word ("Humbug", "Merry Christmas" in Dickens)."""
-        words = [w for w in _WORD.findall(name) if w[0].isupper()]
-        return bool(words) and all(self.common(w) for w in words)
+def strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text.translate(_MARKS)) if not unicodedata.combining(c))
 
 
-def case_evidence(chunks: list[Chunk]) -> CaseEvidence:
-    """Evidence from every chunk of a run: more text tells more than one document does."""
-    evidence = CaseEvidence()
-    for c in chunks:
-        evidence.add(blank_markers(c.text))
-    return evidence
+def words(text: str) -> list[str]:
+    """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay."""
+    return [w.strip("'") or w for w in _WORD.findall(fold(text).replace("-", " ").replace(".", " "))]
 
 
-def _speaker_split(tokens: list[Any], text: str) -> list[list[Any]]:
-    """A span that runs over a chat line's speaker label ("James: Congrats") is the speaker and the rest."""
-    line_start = tokens[0].idx == 0 or text[tokens[0].idx - 1] == "\n"
-    for i, t in enumerate(tokens[1:], 1):
-        if t.text == ":" and line_start:
-            return [tokens[:i], tokens[i + 1:]]
-    return [tokens]
+@lru_cache(maxsize=65536)
+def singular(word: str) -> str:
+    """English singular of a plural-looking word (only the common regular and irregular forms)."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) < 4 or not word.isalpha() or word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("men") and len(word) > 5:  # gentlemen, businessmen
+        return word[:-3] + "man"
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
 
 
-def _capitalized(token: Any, evidence: CaseEvidence) -> bool:
-    return token.text[:1].isupper() or token.text[:1].isdigit() or not evidence.cased
+def _without_articles(ws: list[str]) -> list[str]:
+    i = 0
+    while i < len(ws) - 1 and (ws[i] in ARTICLES or ws[i] in ("l'", "d'")):
+        i += 1
+    out = ws[i:]
+    if out and out[0].startswith(("l'", "d'")) and len(out[0]) > 2:  # l'Oréal, d'Artagnan: elided article
+        out = [out[0][2:]] + out[1:]
+    return out
 
 
-def _trim(tokens: list[Any], evidence: CaseEvidence) -> list[Any]:
-    """Leading articles, interjections ("Hey Sam"), punctuation and lower-case words; trailing punctuation,
-    possessives ("Marley's") and lower-case words. A lower-case word hyphenated to the name ("Middle-earth")
-    stays."""
-    def junk_head(t: Any, after: Any | None) -> bool:
-        hyphenated = after is not None and not t.whitespace_ and after.text in _HYPHENS
-        return (t.lower_ in _ARTICLES or t.is_punct or t.is_space or _interjection(t.text)
-                or (not _capitalized(t, evidence) and not hyphenated))
-
-    def junk_tail(t: Any, before: Any) -> bool:
-        hyphenated = not before.whitespace_ and before.text in _HYPHENS
-        return (t.lower_ in _POSSESSIVE or t.is_punct or t.is_space
-                or (not _capitalized(t, evidence) and not hyphenated))
-
-    while tokens and junk_head(tokens[0], tokens[1] if len(tokens) > 1 else None):
-        tokens = tokens[1:]
-    while len(tokens) > 1 and junk_tail(tokens[-1], tokens[-2]):
-        tokens = tokens[:-1]
-    return tokens
+def key_of(text: str) -> str:
+    """The comparison key: folded, accents and punctuation dropped, leading articles removed."""
+    return " ".join(_without_articles(words(strip_accents(text))))
 
 
-def entity_names(span: Sequence[Any], evidence: CaseEvidence, text: str | None = None) -> list[str]:
-    """The names a named-entity span (or its tokens) stands for, cleaned: "the City of London" is City of
-    London, "Marley's" is Marley, "Scrooge Scrooge" is Scrooge, "James: Congrats Sam" is James and Sam.
-    Numbers, single letters and common words capitalized by position are none. ``text`` is the doc's text."""
-    tokens = list(span)
-    if not tokens:
-        return []
-    text = tokens[0].doc.text if text is None else text  # spaCy rebuilds a doc's text on every access
-    names = []
-    for part in _speaker_split(tokens, text):
-        tokens = _trim(part, evidence)
-        if not tokens or all(t.like_num for t in tokens):
-            continue
-        name = text[tokens[0].idx:tokens[-1].idx + len(tokens[-1])].rstrip("-–—\"'’")
-        words = name.split()
-        if len(words) > 1 and len({w.casefold() for w in words}) == 1:
-            name = words[0]
-        if sum(c.isalpha() for c in name) >= 2 and not evidence.names_nothing(name):
-            names.append(name)
-    return names
+@attrs.frozen
+class NameForm:
+    """One surface name read into the parts resolution compares."""
+
+    surface: str
+    key: str  # articles, punctuation, marks, accents and case removed
+    compact: str  # the key without spaces (counting-house = counting house = countinghouse)
+    singular: str  # the key with its last word made singular
+    core: str  # the key without a trailing qualifier (", Utah", "(IRS)")
+    qualifier: str  # that qualifier's key, or ""
+    paren: bool  # the qualifier was in parentheses: it may be another name of the whole ("(IRS)")
+    parts: tuple[str, ...]  # the keys of a combination ("Scrooge and Marley"), else ()
+    head: str  # an owned thing ("Scrooge's Clerk", "Ghost of Marley"): the singular key of the thing ...
+    owner: str  # ... and the owner's surface name; both "" otherwise
+    elliptic: bool  # "The Poulterer's": a possessive with its noun left out
+    honorifics: tuple[str, ...]  # leading titles (mr, old, uncle...), for personal names
+    person: tuple[str, ...]  # the personal-name words after the titles; () for combinations and owned things
+    plural: bool  # the last word looks plural ("The Miss Fezziwigs", "Portly Gentlemen"; also "Dickens")
+    initials: str  # first letters of the content words of a name of 2 or more words
+    acronym: str  # the name itself when it looks like an acronym ("IRS", "U.S."), folded, else ""
+    spelled: tuple[str, ...] = ()  # "Electronic Health Record (EHR) Systems": keys of "ehr systems" and the long form
+
+    @property
+    def gender(self) -> str:
+        male = any(h in MALE for h in self.honorifics)
+        female = any(h in FEMALE for h in self.honorifics)
+        return "m" if male and not female else "f" if female and not male else ""
 
 
-# a line that opens with a capitalized name of up to four words and a colon: a chat transcript's speaker label
-_LABEL = re.compile(r"^([A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}):[ \t]", re.M)
+_CONTENT_SKIP = ARTICLES | frozenset("of and for in on at to de du des del di von van".split())
 
 
-def speaker_labels(text: str, evidence: CaseEvidence) -> list[tuple[int, int, str]]:
-    """(start, end, name) of each speaker label of a chat transcript ("Caroline: ..."): a label that opens at
-    least two lines of ``text`` and is a name, not a common word ("Note:", "Date:")."""
-    found = [(m.start(1), m.end(1), m.group(1)) for m in _LABEL.finditer(text)]
-    counts = Counter(name for _, _, name in found)
-    return [f for f in found if counts[f[2]] >= 2 and sum(c.isalpha() for c in f[2]) >= 2
-            and not evidence.names_nothing(f[2])]
+def _split_owner(text: str) -> tuple[str, str] | None:
+    """(owner, thing) of "Owner's Thing" or "Thing of Owner"; None when the name is neither."""
+    m = _POSSESSIVE.match(text)
+    if m:
+        return m.group(1), m.group(2)
+    parts = _OF.split(text, maxsplit=1)
+    if len(parts) == 2 and parts[0].strip() and parts[1].strip():
+        return parts[1], parts[0]
+    return None
+
+
+@lru_cache(maxsize=262144)
+def read_name(surface: str) -> NameForm:
+    """Read one name (pure; cached)."""
+    text = " ".join(fold(surface).translate(_QUOTES).split()).strip("\"'*<>")
+    qualifier, paren = "", False
+    m = _PAREN.match(text)
+    if m:
+        text, qualifier, paren = m.group(1), key_of(m.group(2)), True
+    elif ", " in text:
+        head, _, tail = text.rpartition(", ")
+        if head and 0 < len(words(tail)) <= 3 and not (set(words(tail)) & CONJUNCTIONS):
+            text, qualifier = head, key_of(tail)
+    key = key_of(surface)
+    core = key_of(text)
+    ws = core.split()
+    parts: tuple[str, ...] = ()
+    if any(w in CONJUNCTIONS for w in ws[1:-1]):
+        chunks, cur = [], []
+        for w in ws:
+            if w in CONJUNCTIONS:
+                chunks.append(" ".join(cur))
+                cur = []
+            else:
+                cur.append(w)
+        chunks.append(" ".join(cur))
+        parts = tuple(c for c in chunks if c)
+    head = owner = ""
+    elliptic = False
+    if not parts:
+        split = _split_owner(text)
+        if split is not None and key_of(split[0]) and key_of(split[1]):
+            owner, thing = split
+            head = " ".join(key_of(thing).split()[:-1] + [singular(key_of(thing).split()[-1])])
+        elif _TRAILING_POSSESSIVE.search(text) and len(ws) >= 1:
+            elliptic = True
+    if elliptic:
+        core = key_of(_TRAILING_POSSESSIVE.sub("", text))
+        ws = core.split()
+    honorifics: list[str] = []
+    if parts or head:  # titles and personal names belong to the owner or the parts, not to the whole
+        ws = []
+    while len(ws) > 1 and ws[0] in HONORIFICS:
+        honorifics.append(ws.pop(0))
+    plural = bool(ws) and (singular(ws[-1]) != ws[-1] or bool(set(honorifics) & PLURAL_HONORIFICS))
+    person = tuple(ws)
+    kws = key.split()
+    content = [w for w in kws if w not in _CONTENT_SKIP]
+    initials = "".join(w[0] for w in content) if len(content) >= 2 else ""
+    letters = re.sub(r"[^\w]", "", surface)
+    acronym = ""
+    if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", surface)):
+        acronym = letters.casefold()
+    sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
+    return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
+                    tuple(honorifics), person, plural, initials, acronym, _spelled(surface))
+
+
+_INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")
+
+
+def _spelled(surface: str) -> tuple[str, ...]:
+    """The two forms of a name that spells out an acronym before its end: "Electronic Health Record (EHR)
+    Systems" is "EHR Systems" and "Electronic Health Record Systems" when EHR are the initials before it."""
+    m = _INNER_PAREN.match(surface)
+    if not m:
+        return ()
+    long, short, rest = m.groups()
+    letters = "".join(w[0] for w in key_of(long).split() if w not in _CONTENT_SKIP)
+    if key_of(short).replace(" ", "") != letters:
+        return ()
+    return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))

@@ -16,7 +16,7 @@ from ..config import GraphConfig
 from ..spacy_pipeline import INSTALL_HINT, load_pipeline, model_name
 from ..tokens import Tokenizer
 from .nlp_heuristic import extract_chunk
-from .names import case_evidence
+from .span_names import case_evidence
 from .nlp_spacy import SpacyGraphExtractor
 from .records import ParseResult
 

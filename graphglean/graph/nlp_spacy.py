@@ -14,7 +14,7 @@ from ..chunking import Chunk
 from ..config import GraphConfig
 from ..spacy_pipeline import pieces
 from .merge import normalize_name
-from .names import CaseEvidence, blank_markers, case_evidence, entity_names, speaker_labels
+from .span_names import CaseEvidence, blank_markers, case_evidence, entity_names, speaker_labels
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 QUOTES_PER_CHUNK = 3  # sentences quoted per entity per chunk; the description budget trims the rest later
