@@ -11,9 +11,8 @@ keeps a run near max(work/C, longest chain) instead.
 from __future__ import annotations
 
 import contextlib
-import heapq
 import itertools
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 import attrs
 import trio
@@ -21,53 +20,55 @@ import trio
 
 @attrs.define(eq=False)
 class _Waiter:
+    priority: Callable[[], float]
+    order: int
     event: trio.Event = attrs.field(factory=trio.Event)
     granted: bool = False
-    cancelled: bool = False
 
 
 class PriorityGate:
-    """At most ``capacity`` holders at once; a freed place goes to the waiter of highest priority, equal
-    priorities first come, first served."""
+    """At most ``capacity`` holders at once; a freed place goes to the waiter whose priority is highest at
+    that moment (priorities are callables: what an item has left changes while it waits), equal priorities
+    first come, first served."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.held = 0
-        self._queue: list[tuple[float, int, _Waiter]] = []
+        self._waiting: dict[int, _Waiter] = {}
         self._order = itertools.count()
 
     @contextlib.asynccontextmanager
-    async def slot(self, priority: float) -> AsyncIterator[None]:
+    async def slot(self, priority: Callable[[], float]) -> AsyncIterator[None]:
         await self._acquire(priority)
         try:
             yield
         finally:
             self._release()
 
-    async def _acquire(self, priority: float) -> None:
+    async def _acquire(self, priority: Callable[[], float]) -> None:
         await trio.lowlevel.checkpoint_if_cancelled()
-        if self.held < self.capacity and not self._queue:
+        if self.held < self.capacity and not self._waiting:
             self.held += 1
             await trio.lowlevel.cancel_shielded_checkpoint()
             return
-        waiter = _Waiter()
-        heapq.heappush(self._queue, (-priority, next(self._order), waiter))
+        waiter = _Waiter(priority, next(self._order))
+        self._waiting[waiter.order] = waiter
         try:
             await waiter.event.wait()
         except BaseException:
             if waiter.granted:  # handed a place just as it was cancelled: pass the place on
                 self._release()
-            waiter.cancelled = True
+            self._waiting.pop(waiter.order, None)
             raise
 
     def _release(self) -> None:
-        while self._queue:
-            waiter = heapq.heappop(self._queue)[2]
-            if not waiter.cancelled:
-                waiter.granted = True  # the place changes hands: ``held`` stays
-                waiter.event.set()
-                return
-        self.held -= 1
+        if not self._waiting:
+            self.held -= 1
+            return
+        chosen = max(self._waiting.values(), key=lambda w: (w.priority(), -w.order))
+        del self._waiting[chosen.order]
+        chosen.granted = True  # the place changes hands: ``held`` stays
+        chosen.event.set()
 
 
 @attrs.define
@@ -132,10 +133,16 @@ class PassWork:
             return 1.0
         return self.steps[step].reached_by_finished / base
 
+    def _mean_of_any(self) -> float:
+        calls = sum(s.calls for s in self.steps)
+        return sum(s.seconds for s in self.steps) / calls if calls else 0.0
+
     def remaining(self, work: ItemWork) -> float:
-        """Expected service seconds of ``work``'s calls from the next one on (the next one is certain)."""
+        """Expected service seconds of ``work``'s calls from the next one on (the next one is certain: before
+        any call at its step has ended, it is taken to last as long as the pass's calls so far)."""
         k = work.steps
-        ahead = self._mean(k) + sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self.steps)))
+        ahead = self._mean(k) or self._mean_of_any()
+        ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self.steps)))
         behind = sum(self._mean(j) for j in range(k))
         pace = work.spent / behind if k and behind > 0 else work.weight / self.mean_weight
         return pace * ahead

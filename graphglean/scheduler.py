@@ -84,7 +84,7 @@ class PassLLM:
         """``call`` once a request slot is free; the item with the most work left gets a slot first."""
         work = _CURRENT_ITEM.get()
         try:
-            async with self.gate.slot(work.remaining() if work is not None else 0.0):
+            async with self.gate.slot(work.remaining if work is not None else _LAST):
                 started = trio.current_time()
                 result = await call
         except BaseException:
@@ -94,6 +94,10 @@ class PassLLM:
         if work is not None:
             work.called(trio.current_time() - started)
         return result
+
+
+def _LAST() -> float:  # a call outside any item: after every item's calls
+    return 0.0
 
 
 _CURRENT_ITEM: contextvars.ContextVar[ItemWork | None] = contextvars.ContextVar("graphglean_item", default=None)

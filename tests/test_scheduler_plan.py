@@ -152,7 +152,7 @@ async def test_a_freed_slot_goes_to_the_highest_priority_waiter():
     got = []
 
     async def take(name, priority):
-        async with gate.slot(priority):
+        async with gate.slot(lambda: priority):
             got.append(name)
             await trio.sleep(1)
 

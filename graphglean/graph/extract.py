@@ -10,6 +10,7 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import attrs
 import networkx as nx
+import trio
 
 from ..answers import answered
 from ..chunking import Chunk
@@ -18,7 +19,8 @@ from ..inputs import Document, Inputs, content_id
 from ..scheduler import Outcome, Scheduler
 from ..sync import entry_point, run_sync
 from ..tokens import Tokenizer
-from .describe import summarize_descriptions
+from .describe import PASS as DESCRIBE
+from .describe import SummaryMemo, summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import merge_records
@@ -26,6 +28,8 @@ from .nlp import extract_chunk
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
+from .stream import DescriptionStream
+from .workload import chunk_weight
 
 PASS = "graph"
 
@@ -91,13 +95,24 @@ def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chu
 SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 
 
+def record_parser(g: Any) -> RecordParser:
+    return RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+
+
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
-                         done: Mapping[str, ChunkExtraction] | None = None,
-                         save: SaveFn | None = None) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
+                         done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
+                         stream: DescriptionStream | None = None,
+                         ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
-    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions."""
+    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
+    ``stream`` is given each chunk's records as soon as they are known."""
     done = dict(done or {})
+    parser = record_parser(cfg.graph)
+    if stream is not None:
+        for c in chunks:
+            if c.id in done:
+                stream.add(c, parse_extraction(done[c.id], c, parser))
     llm = scheduler.llm(PASS)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
@@ -107,27 +122,31 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         return await loop.run(chunk.id, chunk.text)
 
     async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
+        if outcome.ok and stream is not None:
+            stream.add(outcome.item, parse_extraction(outcome.value, outcome.item, parser))  # type: ignore[arg-type]
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
     todo = [c for c in chunks if c.id not in done]
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result)
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
 
 
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
-    g = cfg.graph
-    parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                      summaries: SummaryMemo | None = None, known: Mapping[str, ParseResult] | None = None,
+                      ) -> nx.Graph:
+    """Parse (unless ``known``, by chunk id), merge, summarize long descriptions (LLM method; ``summaries`` holds calls
+    already made), ground. ``extractions`` None = offline method."""
+    parser = record_parser(cfg.graph)
     results = []
     for chunk in chunks:
         if extractions is None:
             parsed = extract_chunk(chunk)
         elif chunk.id in extractions:
             ex = extractions[chunk.id]
-            parsed = parse_extraction(ex, chunk, parser)
+            parsed = (known or {}).get(chunk.id) or parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
@@ -146,7 +165,7 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
     graph = merge_records(results, cfg.graph.directed).to_graph()
     if extractions is not None and scheduler is not None:
         stats.summarized_descriptions = await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
+            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
     stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
@@ -181,10 +200,15 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
 async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
                            save: SaveFn | None = None) -> GraphExtractionResult:
-    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph."""
-    extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save)
-    stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats)
+    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph. Description
+    summaries that are certain start while chunks are still being gleaned (`DescriptionStream`)."""
+    memo = SummaryMemo()
+    async with trio.open_nursery() as nursery:
+        stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, memo, nursery)
+        extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
+        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
+        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo, stream.parsed)
+        nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 

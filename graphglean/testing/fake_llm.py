@@ -502,14 +502,15 @@ class FakeLLMServer:
                            "usage": {"prompt_tokens": used, "total_tokens": used}}).encode()
 
     def request_log(self) -> list[dict[str, Any]]:
-        """One row per chat request: when it was read and answered (trio clock), its output tokens, and
+        """One row per chat request: when it was read and answered (trio clock), its tokens, and
         ``chain``, a hash of its first message (the calls of one multi-turn conversation share it)."""
         def chain(r: RecordedRequest) -> str:
             first = str(r.messages[0].get("content") or "") if r.messages else ""
             return hashlib.sha256(first.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
         return [{"number": r.number, "started": r.started, "finished": r.finished,
-                 "completion_tokens": r.completion_tokens, "chain": chain(r)} for r in self.chat_requests()]
+                 "prompt_tokens": rough_tokens(r.prompt), "completion_tokens": r.completion_tokens,
+                 "chain": chain(r)} for r in self.chat_requests()]
 
     def stats(self) -> dict[str, Any]:
         return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
