@@ -99,14 +99,14 @@ def records_of(passage: str) -> list[str]:
 
 
 def _answer(records: list[str], max_tokens: int | None) -> Reply:
-    cap = min(STOP_TOKENS, max_tokens or STOP_TOKENS) * 4  # the fake server counts 4 characters a token
-    text, kept = "", 0
+    """The records up to where the model stops of its own accord; a lower cap cuts the answer mid-record."""
+    if max_tokens is not None and max_tokens < STOP_TOKENS and len("##\n".join(records)) > max_tokens * 4:
+        return Reply("##\n".join(records)[: max_tokens * 4], finish_reason="length")  # 4 characters a token
+    text = ""
     for r in records:
-        if len(text) + len(r) + 3 > cap:
+        if len(text) + len(r) + 3 > STOP_TOKENS * 4:
             break
-        text, kept = text + ("##\n" if text else "") + r, kept + 1
-    if kept < len(records) and max_tokens is not None and max_tokens * 4 <= STOP_TOKENS * 4:
-        return Reply(text, finish_reason="length")
+        text += ("##\n" if text else "") + r
     return Reply(text + "\n<|COMPLETE|>")
 
 
@@ -147,8 +147,13 @@ def bound_of(log: list[dict], concurrency: int) -> dict:
 
 # -- the engines -------------------------------------------------------------------------------------------
 
+MAX_TOKENS: int | None = None  # --max-tokens: the completion cap of extraction calls (None: the default)
+
+
 def config(base_url: str) -> Config:
     cfg = Config()
+    if MAX_TOKENS:
+        cfg.llm.max_tokens = MAX_TOKENS
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", "gpt-4"
     cfg.llm.cache.mode = "off"
     cfg.llm.max_concurrency = CONCURRENCY
@@ -231,7 +236,10 @@ def main() -> None:
     p.add_argument("--docs", type=int, default=40)
     p.add_argument("--sentences", type=int, default=120)
     p.add_argument("--corpus", default="uniform,skewed")
+    p.add_argument("--max-tokens", type=int, help="completion cap of extraction calls (default: llm.max_tokens)")
     args = p.parse_args()
+    global MAX_TOKENS
+    MAX_TOKENS = args.max_tokens
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
     dense = {"uniform": (), "skewed": (args.docs // 5, args.docs // 2, args.docs - 2)}
     rows = []
@@ -249,7 +257,7 @@ def main() -> None:
                          "summaries": r.get("summaries", ""), "truncated": r.get("truncated", ""),
                          "records issued/missing": f"{r['issued']}/{r['missing']}" if "issued" in r else ""})
     print(table(rows, list(rows[0])))
-    print(f"\nload: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
+    print(f"\nllm.max_tokens {config('').llm.max_tokens}; load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
           f"on {os.cpu_count()} cores")
 
 
