@@ -11,6 +11,7 @@ keeps a run near max(work/C, longest chain) instead.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import itertools
 from typing import AsyncIterator, Callable
 
@@ -21,20 +22,23 @@ import trio
 @attrs.define(eq=False)
 class _Waiter:
     priority: Callable[[], float]
-    order: int
     event: trio.Event = attrs.field(factory=trio.Event)
     granted: bool = False
+    cancelled: bool = False
 
 
 class PriorityGate:
-    """At most ``capacity`` holders at once; a freed place goes to the waiter whose priority is highest at
-    that moment (priorities are callables: what an item has left changes while it waits), equal priorities
-    first come, first served."""
+    """At most ``capacity`` holders at once; a freed place goes to the waiter of highest priority, equal
+    priorities first come, first served. Priorities are callables, read when a caller starts waiting and
+    read again for every waiter whenever ``epoch()`` has changed (the estimates behind them were revised)."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, epoch: Callable[[], int] | None = None) -> None:
         self.capacity = capacity
         self.held = 0
-        self._waiting: dict[int, _Waiter] = {}
+        self._epoch = epoch or (lambda: 0)
+        self._seen = self._epoch()
+        self._queue: list[tuple[float, int, _Waiter]] = []
+        self._waiting = 0
         self._order = itertools.count()
 
     @contextlib.asynccontextmanager
@@ -51,24 +55,32 @@ class PriorityGate:
             self.held += 1
             await trio.lowlevel.cancel_shielded_checkpoint()
             return
-        waiter = _Waiter(priority, next(self._order))
-        self._waiting[waiter.order] = waiter
+        waiter = _Waiter(priority)
+        heapq.heappush(self._queue, (-priority(), next(self._order), waiter))
+        self._waiting += 1
         try:
             await waiter.event.wait()
         except BaseException:
             if waiter.granted:  # handed a place just as it was cancelled: pass the place on
                 self._release()
-            self._waiting.pop(waiter.order, None)
+            else:
+                waiter.cancelled = True
+                self._waiting -= 1
             raise
 
     def _release(self) -> None:
-        if not self._waiting:
-            self.held -= 1
-            return
-        chosen = max(self._waiting.values(), key=lambda w: (w.priority(), -w.order))
-        del self._waiting[chosen.order]
-        chosen.granted = True  # the place changes hands: ``held`` stays
-        chosen.event.set()
+        if self._epoch() != self._seen:
+            self._seen = self._epoch()
+            self._queue = [(-w.priority(), order, w) for _, order, w in self._queue if not w.cancelled]
+            heapq.heapify(self._queue)
+        while self._queue:
+            waiter = heapq.heappop(self._queue)[2]
+            if not waiter.cancelled:
+                waiter.granted = True  # the place changes hands: ``held`` stays
+                self._waiting -= 1
+                waiter.event.set()
+                return
+        self.held -= 1
 
 
 @attrs.define
@@ -103,6 +115,7 @@ class PassWork:
         self.steps: list[_Step] = []
         self.finished_items = 0
         self.mean_weight = 1.0
+        self.version = 0  # bumped as the estimates firm up (counts reach powers of two): waiters are re-ranked
 
     def expect(self, weights: list[float]) -> None:
         if weights:
@@ -116,11 +129,17 @@ class PassWork:
             self.steps.append(_Step())
         self.steps[step].calls += 1
         self.steps[step].seconds += seconds
+        self._firmer(self.steps[step].calls)
 
     def finished(self, work: ItemWork) -> None:
         self.finished_items += 1
         for step in self.steps[:work.steps]:
             step.reached_by_finished += 1
+        self._firmer(self.finished_items)
+
+    def _firmer(self, count: int) -> None:
+        if count & (count - 1) == 0:
+            self.version += 1
 
     def _mean(self, step: int) -> float:
         s = self.steps[step] if step < len(self.steps) else None

@@ -118,8 +118,9 @@ class Scheduler:
         # give the priority gate a choice: a chain that turns out long gets slots ahead of fresh items.
         c = client.cfg.max_concurrency
         self.max_active_items = max_active_items or 4 * c
-        self.gate = PriorityGate(c)  # one for every pass: their calls share the client's request slots
         self.work: dict[str, PassWork] = {}
+        # one gate for every pass: their calls share the client's request slots
+        self.gate = PriorityGate(c, epoch=lambda: sum(w.version for w in self.work.values()))
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())
