@@ -12,8 +12,9 @@ long chains do not start last and set the finish time.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
-from typing import Any, Awaitable, Callable, Generic, Iterable, Protocol, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Generic, Iterable, Protocol, TypeVar
 
 import attrs
 import trio
@@ -75,25 +76,25 @@ class PassLLM:
         return self.client.request(messages, **params)
 
     async def chat(self, req: ChatRequest) -> ChatResult:
-        return await self._call(self.client.chat(req, self.account))
+        result = await self.client.chat(req, self.account, slot=self._slot)
+        work = _CURRENT_ITEM.get()
+        if result.cached and work is not None:
+            work.called(0.0)  # a step all the same: the item's later calls keep their place in its chain
+        return result
 
     async def embed(self, texts: list[str], model: str | None = None) -> EmbeddingResult:
-        return await self._call(self.client.embed(texts, model, self.account))
+        async with self._slot():
+            return await self.client.embed(texts, model, self.account)
 
-    async def _call(self, call: Awaitable[R]) -> R:
-        """``call`` once a request slot is free; the item with the most work left gets a slot first."""
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        """A request slot once one is free: the item with the most work left gets one first."""
         work = _CURRENT_ITEM.get()
-        try:
-            async with self.gate.slot(work.remaining if work is not None else _LAST):
-                started = trio.current_time()
-                result = await call
-        except BaseException:
-            if hasattr(call, "close"):
-                call.close()  # never awaited when cancelled in the queue: no "never awaited" warning
-            raise
+        async with self.gate.slot(work.remaining if work is not None else _LAST):
+            started = trio.current_time()
+            yield
         if work is not None:
             work.called(trio.current_time() - started)
-        return result
 
 
 def _LAST() -> float:  # a call outside any item: after every item's calls

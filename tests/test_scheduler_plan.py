@@ -24,14 +24,15 @@ class SimClient:
     most_in_flight: int = 0
     calls: list[tuple[float, float]] = attrs.field(factory=list)  # (start, end)
 
-    async def chat(self, seconds, account=None) -> ChatResult:
-        self.in_flight += 1
-        self.most_in_flight = max(self.most_in_flight, self.in_flight)
-        start = trio.current_time()
-        try:
-            await trio.sleep(seconds)
-        finally:
-            self.in_flight -= 1
+    async def chat(self, seconds, account=None, slot=None) -> ChatResult:
+        async with slot():
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            start = trio.current_time()
+            try:
+                await trio.sleep(seconds)
+            finally:
+                self.in_flight -= 1
         self.calls.append((start, trio.current_time()))
         return ChatResult(text=str(seconds), finish_reason="stop", usage=Usage(1, 1))
 
