@@ -163,10 +163,11 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         results.append(parsed)
     graph = merge_records(results, cfg.graph.directed).to_graph()
+    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
+    stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
     if extractions is not None and scheduler is not None:
         stats.summarized_descriptions = await summarize_descriptions(
             graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
-    stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
 
