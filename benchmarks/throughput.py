@@ -182,7 +182,8 @@ async def graphglean_build(base_url: str, texts: list[str]) -> dict:
                 found = g.has_edge(a, b) and fields[2].strip() in g.edges[a, b]["descriptions"]
             missing += not found
     s = result.stats
-    return {"wall": wall, "cpu": cpu, "chunks": s.chunks, "issued": issued, "missing": missing, "truncated": s.truncated_responses,
+    return {"wall": wall, "cpu": cpu, "chunks": s.chunks, "issued": issued, "missing": missing,
+            "truncated": s.truncated_responses,
             "summaries": s.summarized_descriptions, "failed": s.failed_chunks}
 
 
@@ -257,8 +258,8 @@ def main() -> None:
                          "summaries": r.get("summaries", ""), "truncated": r.get("truncated", ""),
                          "records issued/missing": f"{r['issued']}/{r['missing']}" if "issued" in r else ""})
     print(table(rows, list(rows[0])))
-    print(f"\nllm.max_tokens {config('').llm.max_tokens}; load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
-          f"on {os.cpu_count()} cores")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nllm.max_tokens {config('').llm.max_tokens}; load: {load} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
