@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
+import trio
 
 from .chunking import Chunk, chunk_id
 from .config import Config
@@ -86,8 +87,9 @@ def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, Any]]:
     return [failure_row(item_id(o.item), o.error) for o in outcomes]
 
 
-def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
-    files = [str(p) for p in write_graph(graph, ctx.out_dir)]
+async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
+    # seconds for a large graph, while other passes may have requests in flight: in a worker thread
+    files = [str(p) for p in await trio.to_thread.run_sync(write_graph, graph, ctx.out_dir)]
     extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
@@ -98,8 +100,8 @@ def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[
 
 async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     stats = GraphStats(chunks=len(ctx.chunks))
-    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats)
-    return _graph_outcome(ctx, stats, graph, [])
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats, notice=ctx.notice)
+    return await _graph_outcome(ctx, stats, graph, [])
 
 
 async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
@@ -116,7 +118,7 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
         await store.save("graph", chunk.id, extraction.to_json())
 
     result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
-    outcome = _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
+    outcome = await _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome
 

@@ -85,8 +85,9 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
     for name, fn in passes:
         if name == "enrich":
             n = len(inputs.messages)
-            calls = 2 * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
-            tokens_in, tokens_out = 400 * 2 * n, 60 * 2 * n
+            per_message = 1 if _spacy_entities(cfg) else 2  # intent (+ entities, unless spaCy finds them)
+            calls = per_message * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
+            tokens_in, tokens_out = 400 * per_message * n, 60 * per_message * n
         elif name == "graph" and fn.__name__ == "graph_llm_pass":
             from .graph.prompts import GraphPrompts
 
@@ -113,6 +114,13 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
         print(f"  {r['pass']}: up to {r['calls_max']} calls, ~{r['tokens_in_est']} tokens in, "
               f"~{r['tokens_out_est']} out, {cost}", file=out)
     return {"dry_run": True, "passes": rows}
+
+
+def _spacy_entities(cfg: Config) -> bool:
+    from .spacy_pipeline import installed
+
+    backend = cfg.enrich.entity_backend
+    return backend == "spacy" or (backend == "auto" and installed(cfg.enrich.nlp_model))
 
 
 def _writable_dir(path: Path, key: str) -> None:

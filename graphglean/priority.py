@@ -115,7 +115,10 @@ class PassWork:
         self.steps: list[_Step] = []
         self.finished_items = 0
         self.mean_weight = 1.0
-        self.version = 0  # bumped as the estimates firm up (counts reach powers of two): waiters are re-ranked
+        # Estimates are read from a copy taken as they firm up (counts reach powers of two): between copies
+        # every waiter is ranked by the same numbers, and re-ranked (``version``) when they change.
+        self.version = 0
+        self._seen: list[_Step] = []
 
     def expect(self, weights: list[float]) -> None:
         if weights:
@@ -140,28 +143,29 @@ class PassWork:
     def _firmer(self, count: int) -> None:
         if count & (count - 1) == 0:
             self.version += 1
+            self._seen = [attrs.evolve(s) for s in self.steps]
 
     def _mean(self, step: int) -> float:
-        s = self.steps[step] if step < len(self.steps) else None
+        s = self._seen[step] if step < len(self._seen) else None
         return s.seconds / s.calls if s and s.calls else 0.0
 
     def _reach(self, step: int, given: int) -> float:
         """How likely an item that made ``given`` steps makes step ``step`` too (1 until items finish)."""
-        base = self.steps[given].reached_by_finished if given < len(self.steps) else 0
+        base = self._seen[given].reached_by_finished if given < len(self._seen) else 0
         if base == 0:
             return 1.0
-        return self.steps[step].reached_by_finished / base
+        return self._seen[step].reached_by_finished / base
 
     def _mean_of_any(self) -> float:
-        calls = sum(s.calls for s in self.steps)
-        return sum(s.seconds for s in self.steps) / calls if calls else 0.0
+        calls = sum(s.calls for s in self._seen)
+        return sum(s.seconds for s in self._seen) / calls if calls else 0.0
 
     def remaining(self, work: ItemWork) -> float:
         """Expected service seconds of ``work``'s calls from the next one on (the next one is certain: before
         any call at its step has ended, it is taken to last as long as the pass's calls so far)."""
         k = work.steps
         ahead = self._mean(k) or self._mean_of_any()
-        ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self.steps)))
+        ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self._seen)))
         behind = sum(self._mean(j) for j in range(k))
         pace = work.spent / behind if k and behind > 0 else work.weight / self.mean_weight
         return pace * ahead

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import attrs
+import trio
 
 from .answers import answered
 from .chunking import chunk_on_delimiter
@@ -53,7 +54,9 @@ async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additi
     """Summarize ``text``; higher ``detail`` means more chunks, hence a longer summary. Non-recursive chunks
     run concurrently on the scheduler; recursive mode gives each chunk the summaries so far, in order."""
     tokenizer = tokenizer or Tokenizer.cl100k()
-    chunks, dropped = plan_chunks(text, detail, minimum_chunk_size, chunk_delimiter, tokenizer)
+    # seconds of tokenizing for a book: in a worker thread, so other passes' requests keep flowing
+    chunks, dropped = await trio.to_thread.run_sync(plan_chunks, text, detail, minimum_chunk_size, chunk_delimiter,
+                                                    tokenizer, abandon_on_cancel=True)
     system = SYSTEM + (f"\n\n{additional_instructions}" if additional_instructions else "")
     llm = scheduler.llm(pass_name)
     usage = Usage()

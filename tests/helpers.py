@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 from graphglean.config import Config, LLMConfig
+from graphglean.tokens import Tokenizer
 
 
 def llm_config(server, tmp_path=None, **kw) -> LLMConfig:
@@ -18,3 +21,15 @@ def config(server, tmp_path=None, **llm) -> Config:
     cfg = Config()
     cfg.llm = llm_config(server, tmp_path, **llm)
     return cfg
+
+
+class ThreadRecordingTokenizer(Tokenizer):
+    """A cl100k tokenizer that notes the threads it encodes in."""
+
+    def __init__(self):
+        super().__init__(encoding="cl100k_base")
+        self.threads = set()
+
+    def encode(self, text):
+        self.threads.add(threading.get_ident())
+        return super().encode(text)

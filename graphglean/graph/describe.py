@@ -103,13 +103,7 @@ def edge_name(graph: nx.Graph, a: Any, b: Any) -> str:
     return f"{graph.nodes[a].get('name', a)} and {graph.nodes[b].get('name', b)}"
 
 
-async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenizer: Tokenizer, budget: int,
-                                 language: str = "English", memo: SummaryMemo | None = None) -> int:
-    """Replace ``description`` of every node and edge whose descriptions exceed ``budget`` tokens.
-    Returns how many were summarized; failures keep the joined descriptions and are in the scheduler's errors.
-    Calls already made for the same inputs (``memo``: streamed while extraction ran) are not made again."""
-    llm = scheduler.llm(PASS)
-    memo = memo or SummaryMemo()
+def _over_budget(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> list[tuple[str, Any, dict[str, Any]]]:
     items: list[tuple[str, Any, dict[str, Any]]] = []
     for n, d in graph.nodes(data=True):
         if needs_summary(d.get("descriptions", []), budget, tokenizer):
@@ -117,6 +111,18 @@ async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenize
     for a, b, d in graph.edges(data=True):
         if needs_summary(d.get("descriptions", []), budget, tokenizer):
             items.append(("relationship", edge_name(graph, a, b), d))
+    return items
+
+
+async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenizer: Tokenizer, budget: int,
+                                 language: str = "English", memo: SummaryMemo | None = None) -> int:
+    """Replace ``description`` of every node and edge whose descriptions exceed ``budget`` tokens.
+    Returns how many were summarized; failures keep the joined descriptions and are in the scheduler's errors.
+    Calls already made for the same inputs (``memo``: streamed while extraction ran) are not made again."""
+    llm = scheduler.llm(PASS)
+    memo = memo or SummaryMemo()
+    # counting every joined description of a large graph takes a second: in a worker thread
+    items = await trio.to_thread.run_sync(_over_budget, graph, tokenizer, budget, abandon_on_cancel=True)
 
     async def one(item: tuple[str, Any, dict[str, Any]]) -> str:
         kind, name, data = item

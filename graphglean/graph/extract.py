@@ -16,6 +16,7 @@ from ..answers import answered
 from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
+from ..output_limits import output_limit
 from ..scheduler import Outcome, Scheduler
 from ..sync import entry_point, run_sync
 from ..tokens import Tokenizer
@@ -24,7 +25,7 @@ from .describe import SummaryMemo, summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import merge_records
-from .nlp import extract_chunk
+from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
@@ -47,10 +48,18 @@ class GraphStats:
     checks: int = 0
     unclear_checks: int = 0
     truncated_responses: int = 0
+    raised_caps: int = 0  # cut answers asked again at the model's output limit
+    split_passages: int = 0  # passages halved because even that limit cut their answer
+    repetition_loops: int = 0  # cut answers that were a model repeating itself
+    cut_records: int = 0  # unfinished last records of answers that stayed cut (kept as text, not read)
+    repeated_records: int = 0  # records an answer gave again (read once)
+    placeholder_rows: int = 0  # format lines copied from the prompt (no nodes)
+    reasoning_records: int = 0  # records found inside a reasoning block (kept)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ungrounded: int = 0
     summarized_descriptions: int = 0
+    offline_backend: str = ""  # the nlp method's: "spacy <model> <version>" or "rules"
     nodes: int = 0
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
@@ -69,8 +78,8 @@ def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordPa
     """All records of one chunk's responses, stamped with the chunk's provenance."""
     result = ParseResult()
     src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
-    for response in extraction.responses:
-        result.extend(parser.parse(response, src, first_position=result.records + len(result.malformed)))
+    for i, response in enumerate(extraction.responses):
+        result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
     return result
 
 
@@ -116,7 +125,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     llm = scheduler.llm(PASS)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
-                        cfg.llm.max_tokens, valid=answered)
+                        cfg.llm.max_tokens, output_limit(cfg.llm.model, cfg.llm.max_output_tokens),
+                        cfg.graph.max_splits, valid=answered)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
@@ -133,23 +143,58 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     return done, [o for o in outcomes if not o.ok]
 
 
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, stacklevel=2)
+
+
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
-                      summaries: SummaryMemo | None = None, known: Mapping[str, ParseResult] | None = None,
-                      ) -> nx.Graph:
-    """Parse (unless ``known``, by chunk id), merge, summarize long descriptions (LLM method; ``summaries`` holds calls
-    already made), ground. ``extractions`` None = offline method."""
+                      notice: Callable[[str], None] = _warn, summaries: SummaryMemo | None = None,
+                      known: Mapping[str, ParseResult] | None = None) -> nx.Graph:
+    """Parse (unless ``known``, by chunk id), merge, ground, summarize long descriptions (LLM method;
+    ``summaries`` holds calls already made). ``extractions`` None = offline method (``notice`` tells when it
+    falls back to rules). Parsing, merging and grounding take seconds for a large run: they run in a worker
+    thread, so that the requests of other passes keep flowing meanwhile."""
+    offline = None
+    if extractions is None:
+        extraction = await extract_offline(chunks, cfg.graph, notice)
+        offline, stats.offline_backend = extraction.results, extraction.backend
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known,
+                                          abandon_on_cancel=True)
+    if offline is not None:
+        await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
+    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
+    stats.ungrounded = await trio.to_thread.run_sync(ground, graph, {c.id: c for c in chunks},
+                                                     cfg.graph.drop_ungrounded, abandon_on_cancel=True)
+    if offline is None and scheduler is not None:
+        stats.summarized_descriptions = await summarize_descriptions(
+            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
+    stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
+    return graph
+
+
+def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+                    stats: GraphStats, offline: list[ParseResult] | None = None,
+                    known: Mapping[str, ParseResult] | None = None) -> nx.Graph:
+    """The merged graph of every chunk's records: parsed from ``extractions`` (LLM method; ``known`` are
+    parsed already), or the offline method's ``offline`` results, one per chunk."""
     parser = record_parser(cfg.graph)
+    given = iter(offline) if offline is not None else None
     results = []
     for chunk in chunks:
-        if extractions is None:
-            parsed = extract_chunk(chunk)
-        elif chunk.id in extractions:
+        if given is not None:
+            parsed = next(given)
+        elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
             parsed = (known or {}).get(chunk.id) or parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
+            stats.raised_caps += ex.raised
+            stats.split_passages += ex.splits
+            stats.repetition_loops += ex.loops
             stats.unclear_checks += ex.unclear
             stats.prompt_tokens += ex.prompt_tokens
             stats.completion_tokens += ex.completion_tokens
@@ -160,16 +205,13 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
         stats.relationships += len(parsed.relationships)
         stats.malformed += len(parsed.malformed)
         stats.default_strengths += parsed.default_strengths
+        stats.cut_records += len(parsed.cut)
+        stats.repeated_records += parsed.repeated
+        stats.placeholder_rows += parsed.placeholders
+        stats.reasoning_records += parsed.reasoning_records
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         results.append(parsed)
-    graph = merge_records(results, cfg.graph.directed).to_graph()
-    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
-    stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
-    if extractions is not None and scheduler is not None:
-        stats.summarized_descriptions = await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
-    stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
-    return graph
+    return merge_records(results, cfg.graph.directed).to_graph()
 
 
 @entry_point
@@ -208,7 +250,8 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, memo, nursery)
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo, stream.parsed)
+        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, summaries=memo,
+                                  known=stream.parsed)
         nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 

@@ -35,5 +35,6 @@ def _name_pattern(name: str) -> re.Pattern[str] | None:
     words = name.split()
     if not words:
         return None
-    # any whitespace between words (names wrap across lines), whole words only, any case
-    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + r"(?!\w)", re.I)
+    # any whitespace between words (names wrap across lines), whole words only ("_" of _italics_ is not part
+    # of a word), any case
+    return re.compile(r"(?<![^\W_])" + r"\s+".join(map(re.escape, words)) + r"(?![^\W_])", re.I)

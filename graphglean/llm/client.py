@@ -19,7 +19,7 @@ from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
 from .refusals import read_error_body, refusal
-from .retry import RetryPolicy, is_retryable_status, parse_retry_after
+from .retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
 from .transport import PooledTransport
 
 T = TypeVar("T")
@@ -218,8 +218,9 @@ class ChatClient:
         a killed run can lose are at most the ones holding a slot."""
         assert self._http is not None, "use the client inside 'async with'"
         url, headers = self.url(path, model), self._headers()
-        started = trio.current_time()
+        budget = RetryBudget(self.retry, trio.current_time())
         failures: list[_Failure] = []
+        previous_sent = None
         while True:
             await self.limiter.acquire(estimate)
             async with self.concurrency.limiter:
@@ -242,20 +243,24 @@ class ChatClient:
                 else:
                     failure = outcome
             failures.append(failure)
-            if failure.status == 429:
-                accounts.bump(rate_limited=1)
-                self.concurrency.on_rate_limited()
-                self.limiter.on_rate_limited()
-                self.limiter.pause(failure.retry_after if failure.retry_after is not None
-                                   else self.retry.backoff(len(failures) - 1))
-            wait = self.retry.backoff(len(failures) - 1, failure.retry_after)
-            out_of_time = (self.retry.deadline_s is not None
-                           and trio.current_time() + wait - started > self.retry.deadline_s)
-            if len(failures) > self.retry.max_retries or out_of_time:
+            budget.spend(failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts))
+            previous_sent = t0
+            wait = budget.next_wait(failure.retry_after)
+            if budget.exhausted(trio.current_time(), wait):
                 accounts.bump(failures=1)
                 raise self._give_up(failures, url)
             accounts.bump(retries=1)
             await trio.sleep(wait)
+
+    def _rate_limited(self, failure: _Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
+                      accounts: "_Accounts") -> bool:
+        """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
+        requests were answered since its previous attempt) rather than a fault."""
+        accounts.bump(rate_limited=1)
+        self.concurrency.on_rate_limited(sent_at)
+        self.limiter.on_rate_limited(sent_at, failure.retry_after)
+        self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
+        return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
 
     async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response | _Failure:
         assert self._http is not None

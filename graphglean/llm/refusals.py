@@ -28,7 +28,7 @@ CONTENT_KEYS = frozenset({"messages", "input", "prompt", "model"})
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "string_above_max_length",
                             "request_too_large", "tokens_exceeded", "context_window_exceeded"})
 _CONTEXT_TEXT = re.compile(
-    r"context (length|size|window)|maximum context|too many (input )?tokens|prompt is too long|input is too long"
+    r"context[ _](length|size|window)|maximum context|too many (input )?tokens|prompt is too long|input is too long"
     r"|exceeds? (the )?(maximum|max|available|model)|reduce the length|token limit|(input|prompt) too long"
     r"|longer than the model|max_model_len", re.I)
 _FILTER_CODES = frozenset({"content_filter", "responsibleaipolicyviolation", "content_policy_violation",
