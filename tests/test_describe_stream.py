@@ -113,8 +113,7 @@ async def test_only_a_node_whose_descriptions_changed_is_summarized_again():
             async with trio.open_nursery() as nursery:
                 stream = DescriptionStream(chunks, cfg.graph, scheduler.llm("graph.describe"), tokenizer, memo,
                                            nursery)
-                for c in chunks:
-                    stream.add(c, parse_extraction(extractions[c.id], c, parser))
+                await stream.add([(c, lambda c=c: parse_extraction(extractions[c.id], c, parser)) for c in chunks])
             early = len(summary_calls(s))
             graph = await build_graph(chunks, extractions, cfg, None, tokenizer, GraphStats())
             # what a resolution stage does: one node takes another's descriptions

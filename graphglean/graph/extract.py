@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import attrs
@@ -119,9 +120,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     done = dict(done or {})
     parser = record_parser(cfg.graph)
     if stream is not None:
-        for c in chunks:
-            if c.id in done:
-                stream.add(c, parse_extraction(done[c.id], c, parser))
+        await stream.add([(c, functools.partial(parse_extraction, done[c.id], c, parser))
+                          for c in chunks if c.id in done])
     llm = scheduler.llm(PASS)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
@@ -133,7 +133,7 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
 
     async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
         if outcome.ok and stream is not None:
-            stream.add(outcome.item, parse_extraction(outcome.value, outcome.item, parser))  # type: ignore[arg-type]
+            await stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 

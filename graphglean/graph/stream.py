@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from typing import Iterable, Union
+from typing import Any, Callable, Iterable, Union
 
 import attrs
 import trio
@@ -64,8 +64,8 @@ class _CountingTokenizer:
 
 
 class DescriptionStream:
-    """Feed it each chunk's records as the chunk finishes (`add`); it starts, in ``nursery``, the summary
-    calls that have become certain, through ``memo``."""
+    """Tell it of each chunk as the chunk finishes (`add`); it starts, in ``nursery``, the summary calls that
+    have become certain, through ``memo``."""
 
     def __init__(self, chunks: Iterable[Chunk], cfg: GraphConfig, llm: PassLLM, tokenizer: Tokenizer,
                  memo: SummaryMemo, nursery: trio.Nursery) -> None:
@@ -79,6 +79,7 @@ class DescriptionStream:
         self._progress: dict[Thing, _Progress] = {}
         self._counted = _CountingTokenizer(tokenizer)
         self._words_cache: dict[str, tuple[tuple[int, int], set[str] | None]] = {}
+        self._lock = trio.Lock()
         for c in chunks:
             key = (c.doc_id, c.index, c.id)
             if key not in self._pending:
@@ -90,8 +91,16 @@ class DescriptionStream:
         for heap in self._by_word.values():
             heapq.heapify(heap)
 
-    def add(self, chunk: Chunk, parsed: ParseResult) -> None:
-        """``chunk`` is done and ``parsed`` holds its records."""
+    async def add(self, done: list[tuple[Chunk, Callable[[], ParseResult]]]) -> None:
+        """These chunks are done, and each ``parse()`` reads a chunk's records: in a worker thread (CPU work),
+        one batch at a time; the calls that became certain start here."""
+        async with self._lock:
+            starts = await trio.to_thread.run_sync(lambda: [s for c, parse in done for s in self._take(c, parse)])
+        for call, args in starts:
+            self.nursery.start_soon(call, *args)
+
+    def _take(self, chunk: Chunk, parse: Callable[[], ParseResult]) -> list[tuple[Any, tuple[Any, ...]]]:
+        parsed = parse()
         key = (chunk.doc_id, chunk.index, chunk.id)
         self.parsed[chunk.id] = parsed
         self.acc.add(parsed)
@@ -105,8 +114,10 @@ class DescriptionStream:
         touched = {t for t in touched if t not in self._progress and t and (isinstance(t, str) or all(t))}
         for w in self._words_of_chunk.pop(key, ()):
             touched |= self._watching.pop(w, set())
+        starts: list[tuple[Any, tuple[Any, ...]]] = []
         for thing in touched:
-            self._review(thing)
+            starts += self._review(thing)
+        return starts
 
     def _frontier(self, words: set[str]) -> tuple[ChunkKey | None, str]:
         """The first unfinished chunk holding one of ``words``, and that word."""
@@ -143,30 +154,33 @@ class DescriptionStream:
         keys = [thing] if isinstance(thing, str) else list(thing)
         return " and ".join(display_name(self.acc.nodes[k]) or k for k in keys)
 
-    def _review(self, thing: Thing) -> None:
+    def _review(self, thing: Thing) -> list[tuple[Any, tuple[Any, ...]]]:
+        """The calls ``thing`` is now certain to need and that have not started yet."""
         progress = self._progress.setdefault(thing, _Progress())
         first = self.acc.nodes[thing].descriptions if isinstance(thing, str) else (
             self.acc.edges[thing].descriptions if thing in self.acc.edges else None)
         parts = [self._rare_words(k) for k in ([thing] if isinstance(thing, str) else thing)]
         if progress.whole or first is None or any(p is None for p in parts):
-            return
+            return []
         frontier, word = self._frontier(set().union(*parts))  # type: ignore[arg-type]
         budget = self.cfg.description_max_tokens
         kind = "entity" if isinstance(thing, str) else "relationship"
         if frontier is None:
             progress.whole = True
             descriptions = [d for d, _ in in_found_order(first)]
-            if needs_summary(descriptions, budget, self.tokenizer):
-                self.nursery.start_soon(self._whole, self._name(thing), kind, descriptions)
-            return
+            if needs_summary(descriptions, budget, self._counted):  # type: ignore[arg-type]
+                return [(self._whole, (self._name(thing), kind, descriptions))]
+            return []
         self._watching.setdefault(word, set()).add(thing)
         if sum(map(self._counted.count, first)) <= 4 * budget:
-            return  # one group at most: nothing is settled before the whole is
+            return []  # one group at most: nothing is settled before the whole is
         settled = [d for d, where in in_found_order(first) if where[:3] < frontier]
+        starts: list[tuple[Any, tuple[Any, ...]]] = []
         for group in settled_groups(settled[progress.cut:], budget, self._counted):  # type: ignore[arg-type]
-            self.nursery.start_soon(self._group, self._name(thing), kind, group)
+            starts.append((self._group, (self._name(thing), kind, group)))
             progress.cut += len(group)
             progress.groups += 1
+        return starts
 
     async def _whole(self, name: str, kind: str, descriptions: list[str]) -> None:
         try:
