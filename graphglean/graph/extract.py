@@ -152,9 +152,9 @@ def _warn(message: str) -> None:
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
                       notice: Callable[[str], None] = _warn, summaries: SummaryMemo | None = None,
-                      known: Mapping[str, ParseResult] | None = None) -> nx.Graph:
-    """Parse (unless ``known``, by chunk id), merge, ground, summarize long descriptions (LLM method;
-    ``summaries`` holds calls already made). ``extractions`` None = offline method (``notice`` tells when it
+                      known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+    """Parse (unless ``known``, by document, index and chunk id), merge, ground, summarize long descriptions
+    (LLM method; ``summaries`` holds calls already made). ``extractions`` None = offline method (``notice`` tells when it
     falls back to rules). Parsing, merging and grounding take seconds for a large run: they run in a worker
     thread, so that the requests of other passes keep flowing meanwhile."""
     offline = None
@@ -177,7 +177,7 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
 
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                     stats: GraphStats, offline: list[ParseResult] | None = None,
-                    known: Mapping[str, ParseResult] | None = None) -> nx.Graph:
+                    known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
     """The merged graph of every chunk's records: parsed from ``extractions`` (LLM method; ``known`` are
     parsed already), or the offline method's ``offline`` results, one per chunk."""
     parser = record_parser(cfg.graph)
@@ -188,7 +188,7 @@ def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtracti
             parsed = next(given)
         elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
-            parsed = (known or {}).get(chunk.id) or parse_extraction(ex, chunk, parser)
+            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated

@@ -71,7 +71,8 @@ class DescriptionStream:
                  memo: SummaryMemo, nursery: trio.Nursery) -> None:
         self.cfg, self.llm, self.tokenizer, self.memo, self.nursery = cfg, llm, tokenizer, memo, nursery
         self.acc = GraphAccumulator(cfg.directed)
-        self.parsed: dict[str, ParseResult] = {}  # by chunk id: the graph is built from these, not parsed again
+        # by (document, index, chunk id): the graph is built from these, not parsed again
+        self.parsed: dict[ChunkKey, ParseResult] = {}
         self._pending: set[ChunkKey] = set()
         self._by_word: dict[str, list[ChunkKey]] = {}  # word -> heap of the unfinished chunks holding it
         self._words_of_chunk: dict[ChunkKey, set[str]] = {}
@@ -102,7 +103,7 @@ class DescriptionStream:
     def _take(self, chunk: Chunk, parse: Callable[[], ParseResult]) -> list[tuple[Any, tuple[Any, ...]]]:
         parsed = parse()
         key = (chunk.doc_id, chunk.index, chunk.id)
-        self.parsed[chunk.id] = parsed
+        self.parsed[key] = parsed
         self.acc.add(parsed)
         self._pending.discard(key)
         touched: set[Thing] = {normalize_name(e.name) for e in parsed.entities}
