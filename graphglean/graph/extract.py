@@ -154,9 +154,9 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
                       notice: Callable[[str], None] = _warn, summaries: SummaryMemo | None = None,
                       known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
     """Parse (unless ``known``, by document, index and chunk id), merge, ground, summarize long descriptions
-    (LLM method; ``summaries`` holds calls already made). ``extractions`` None = offline method (``notice`` tells when it
-    falls back to rules). Parsing, merging and grounding take seconds for a large run: they run in a worker
-    thread, so that the requests of other passes keep flowing meanwhile."""
+    (LLM method; ``summaries`` holds calls already made). ``extractions`` None = offline method (``notice``
+    tells when it falls back to rules). Parsing, merging and grounding take seconds for a large run: they run
+    in a worker thread, so that the requests of other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
         extraction = await extract_offline(chunks, cfg.graph, notice)
