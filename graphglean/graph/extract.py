@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import attrs
@@ -20,7 +21,8 @@ from ..output_limits import output_limit
 from ..scheduler import Outcome, Scheduler
 from ..sync import entry_point, run_sync
 from ..tokens import Tokenizer
-from .describe import summarize_descriptions
+from .describe import PASS as DESCRIBE
+from .describe import SummaryMemo, summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import merge_records
@@ -29,6 +31,8 @@ from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
 from .resolve import AnswerMemo, resolve_entities
+from .stream import DescriptionStream
+from .workload import chunk_weight
 
 PASS = "graph"
 
@@ -104,13 +108,23 @@ def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chu
 SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 
 
+def record_parser(g: Any) -> RecordParser:
+    return RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+
+
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
-                         done: Mapping[str, ChunkExtraction] | None = None,
-                         save: SaveFn | None = None) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
+                         done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
+                         stream: DescriptionStream | None = None,
+                         ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
-    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions."""
+    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
+    ``stream`` is given each chunk's records as soon as they are known."""
     done = dict(done or {})
+    parser = record_parser(cfg.graph)
+    if stream is not None:
+        await stream.add([(c, functools.partial(parse_extraction, done[c.id], c, parser))
+                          for c in chunks if c.id in done])
     llm = scheduler.llm(PASS)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
@@ -121,11 +135,13 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         return await loop.run(chunk.id, chunk.text)
 
     async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
+        if outcome.ok and stream is not None:
+            await stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
     todo = [c for c in chunks if c.id not in done]
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result)
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
 
@@ -138,25 +154,30 @@ def _warn(message: str) -> None:
 
 async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
-                      notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None) -> nx.Graph:
-    """Parse, merge, resolve entities, summarize long descriptions (LLM method), ground. ``extractions`` None =
-    offline method (``notice`` tells when it falls back to rules). Parsing, merging and grounding take seconds
-    for a large run: they run in a worker thread, so that the requests of other passes keep flowing meanwhile."""
+                      notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None,
+                      summaries: SummaryMemo | None = None,
+                      known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+    """Parse (unless ``known``, by document, index and chunk id), merge, resolve entities (``memo`` keeps the
+    LLM tier's answers), ground, summarize long descriptions (LLM method; ``summaries`` holds calls already
+    made). ``extractions`` None = offline method (``notice`` tells when it falls back to rules). Parsing,
+    merging and grounding take seconds for a large run: they run in a worker thread, so that the requests of
+    other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
         extraction = await extract_offline(chunks, cfg.graph, notice)
         offline, stats.offline_backend = extraction.results, extraction.backend
-    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline,
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known,
                                           abandon_on_cancel=True)
     if cfg.graph.resolve.enabled:
         graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
     if offline is not None:
         await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
-    elif scheduler is not None:
-        stats.summarized_descriptions = await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
+    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
     stats.ungrounded = await trio.to_thread.run_sync(ground, graph, {c.id: c for c in chunks},
                                                      cfg.graph.drop_ungrounded, abandon_on_cancel=True)
+    if offline is None and scheduler is not None:
+        stats.summarized_descriptions = await summarize_descriptions(
+            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
 
@@ -173,11 +194,11 @@ async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | No
 
 
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                    stats: GraphStats, offline: list[ParseResult] | None = None) -> nx.Graph:
-    """The merged graph of every chunk's records: parsed from ``extractions`` (LLM method), or the offline
-    method's ``offline`` results, one per chunk."""
-    g = cfg.graph
-    parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+                    stats: GraphStats, offline: list[ParseResult] | None = None,
+                    known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+    """The merged graph of every chunk's records: parsed from ``extractions`` (LLM method; ``known`` are
+    parsed already), or the offline method's ``offline`` results, one per chunk."""
+    parser = record_parser(cfg.graph)
     given = iter(offline) if offline is not None else None
     results = []
     for chunk in chunks:
@@ -185,7 +206,7 @@ def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtracti
             parsed = next(given)
         elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
-            parsed = parse_extraction(ex, chunk, parser)
+            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
@@ -241,10 +262,16 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
                            save: SaveFn | None = None, memo: AnswerMemo | None = None) -> GraphExtractionResult:
     """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph; ``memo``
-    keeps entity-resolution answers across runs."""
-    extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save)
-    stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo=memo)
+    keeps entity-resolution answers across runs. Description summaries that are certain start while chunks
+    are still being gleaned (`DescriptionStream`)."""
+    summaries = SummaryMemo()
+    async with trio.open_nursery() as nursery:
+        stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, summaries, nursery)
+        extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
+        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
+        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo=memo,
+                                  summaries=summaries, known=stream.parsed)
+        nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 

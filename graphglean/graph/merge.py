@@ -53,6 +53,11 @@ def _in_order(first: dict[str, Key]) -> list[str]:
     return sorted(first, key=lambda v: (first[v], v))
 
 
+def in_found_order(first: dict[str, Key]) -> list[tuple[str, Key]]:
+    """Values with where each was first found, in the order the graph lists them."""
+    return sorted(first.items(), key=lambda kv: (kv[1], kv[0]))
+
+
 @attrs.define
 class _Node:
     names: Counter[str] = attrs.field(factory=Counter)
@@ -161,7 +166,7 @@ class GraphAccumulator:
     def to_graph(self) -> nx.Graph:
         graph: nx.Graph = nx.DiGraph() if self.directed else nx.Graph()
         for key in sorted(self.nodes):
-            graph.add_node(key, **_node_attrs(self.nodes[key]))
+            graph.add_node(key, **node_attributes(self.nodes[key]))
         for (a, b) in sorted(self.edges):
             edge = self.edges[(a, b)]
             graph.add_edge(a, b, weight=edge.weight, descriptions=_in_order(edge.descriptions),
@@ -171,7 +176,13 @@ class GraphAccumulator:
         return graph
 
 
-def _node_attrs(node: _Node) -> dict[str, Any]:
+def display_name(node: _Node) -> str:
+    """The name a node is shown by: its most frequent declared name (a mentioned one if none was declared)."""
+    counts = node.names or node.mentions
+    return min(counts, key=lambda v: (-counts[v], node.first.get(v, _NOWHERE), v), default="")
+
+
+def node_attributes(node: _Node) -> dict[str, Any]:
     declared = bool(node.names)
     names = _ranked(node.names if declared else node.mentions, node.first)
     types = _ranked(node.types, {k[5:]: v for k, v in node.first.items() if k.startswith("type:")})

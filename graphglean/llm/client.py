@@ -3,9 +3,10 @@ one shared ``httpx.AsyncClient`` under trio, with rate limits, retries and the r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from typing import Any, Awaitable, Callable, Iterable, TypeVar
+from typing import Any, AsyncContextManager, Awaitable, Callable, Iterable, TypeVar
 
 import attrs
 import httpx
@@ -120,8 +121,10 @@ class ChatClient:
         extra = {**self.cfg.extra_body, **params.pop("extra", {})}
         return ChatRequest(messages=tuple(messages), extra=extra, **params)
 
-    async def chat(self, req: ChatRequest, account: CallAccount | None = None) -> ChatResult:
-        """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good."""
+    async def chat(self, req: ChatRequest, account: CallAccount | None = None,
+                   slot: Callable[[], AsyncContextManager[Any]] | None = None) -> ChatResult:
+        """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good.
+        ``slot``, when given, is entered around the request (not a cache hit): the scheduler's turn-taking."""
         accounts = _Accounts(self.account, account)
         key = req.cache_key(self.url("chat/completions", req.model))
         hit = await self._stored(key)
@@ -134,8 +137,9 @@ class ChatClient:
             if replayable(req, parsed):
                 await self._store([(key, body)], "chat")
 
-        parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
-                                                     parse_chat_body, keep)
+        async with slot() if slot is not None else contextlib.nullcontext():
+            parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate,
+                                                         accounts, parse_chat_body, keep)
         result = attrs.evolve(parsed, latency_s=latency, attempts=attempts)
         accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)

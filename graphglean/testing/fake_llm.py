@@ -36,6 +36,9 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    started: float = 0.0  # trio clock when the request was read, and when its answer was sent
+    finished: float = 0.0
+    completion_tokens: int = 0
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -274,7 +277,8 @@ def rough_tokens(text: str) -> int:
 
 class FakeLLMServer:
     def __init__(self, responder: Responder | None = None, *, table: Mapping[str, str] | None = None,
-                 latency: float = 0.0, rpm: int = 0, tpm: int = 0, faults: FaultPlan | None = None,
+                 latency: float = 0.0, token_latency: float = 0.0, rpm: int = 0, tpm: int = 0,
+                 faults: FaultPlan | None = None,
                  hang_s: float = 3600.0, embedding_dim: int = 64, reject_logit_bias: bool = False,
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
                  tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -282,6 +286,7 @@ class FakeLLMServer:
             responder = table_responder(table or {})
         self.responder = responder
         self.latency = latency
+        self.token_latency = token_latency  # seconds per output token, after ``latency``: a model's decoding
         self.faults = faults or FaultPlan()
         self.hang_s = hang_s
         self.embedding_dim = embedding_dim
@@ -377,7 +382,7 @@ class FakeLLMServer:
             body = None
         headers = {k.decode().lower(): v.decode() for k, v in head.headers}
         req = RecordedRequest(len(self.requests), head.method.decode(), head.target.decode().split("?")[0],
-                              headers, body)
+                              headers, body, started=trio.current_time())
         self.requests.append(req)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -385,6 +390,7 @@ class FakeLLMServer:
             return await self._answer(conn, stream, req)
         finally:
             self.in_flight -= 1
+            req.finished = trio.current_time()
 
     async def _answer(self, conn: h11.Connection, stream: trio.SocketStream, req: RecordedRequest) -> bool:
         if self.tokenizer_api is not None and req.method == "POST":
@@ -404,6 +410,9 @@ class FakeLLMServer:
             return True
         if req.path.endswith("/stats"):
             await self._send(conn, stream, 200, json.dumps(self.stats()).encode())
+            return True
+        if req.path.endswith("/log"):
+            await self._send(conn, stream, 200, json.dumps(self.request_log()).encode())
             return True
         limited = self._rate_limited(req)
         if limited is not None:
@@ -430,6 +439,7 @@ class FakeLLMServer:
             reply = await reply
         if isinstance(reply, str):
             reply = Reply(reply)
+        await self._decode(req, reply)
         if reply.delay:
             await trio.sleep(reply.delay)
         if reply.body is None and reply.status >= 400:  # an error page: the text as it is
@@ -438,6 +448,12 @@ class FakeLLMServer:
         payload = reply.body if reply.body is not None else self._completion(req, reply)
         await self._send(conn, stream, reply.status, json.dumps(payload).encode(), reply.headers)
         return True
+
+    async def _decode(self, req: RecordedRequest, reply: Reply) -> None:
+        """Take ``token_latency`` per output token, as a model decoding the answer would."""
+        req.completion_tokens = rough_tokens(reply.text) if reply.status < 400 else 0
+        if self.token_latency and req.completion_tokens:
+            await trio.sleep(self.token_latency * req.completion_tokens)
 
     async def _fault(self, conn: h11.Connection, stream: trio.SocketStream, kind: str) -> bool:
         if kind in ("500", "503"):
@@ -485,6 +501,17 @@ class FakeLLMServer:
         return json.dumps({"object": "list", "data": data, "model": (req.body or {}).get("model"),
                            "usage": {"prompt_tokens": used, "total_tokens": used}}).encode()
 
+    def request_log(self) -> list[dict[str, Any]]:
+        """One row per chat request: when it was read and answered (trio clock), its tokens, and
+        ``chain``, a hash of its first message (the calls of one multi-turn conversation share it)."""
+        def chain(r: RecordedRequest) -> str:
+            first = str(r.messages[0].get("content") or "") if r.messages else ""
+            return hashlib.sha256(first.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+        return [{"number": r.number, "started": r.started, "finished": r.finished,
+                 "prompt_tokens": rough_tokens(r.prompt), "completion_tokens": r.completion_tokens,
+                 "chain": chain(r)} for r in self.chat_requests()]
+
     def stats(self) -> dict[str, Any]:
         return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
@@ -519,6 +546,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=0, help="0 = any free port")
     p.add_argument("--port-file", help="write the chosen port here once listening")
     p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    p.add_argument("--token-latency", type=float, default=0.0, help="seconds per output token, after --latency")
     p.add_argument("--rpm", type=int, default=0)
     p.add_argument("--tpm", type=int, default=0)
     p.add_argument("--fault-rate", type=float, default=0.0)
@@ -540,7 +568,8 @@ def main(argv: list[str] | None = None) -> None:
         responder = _load_responder(args.responder)
     for rule in args.refuse:
         responder = _refusing_rule(responder, rule, p)
-    server = FakeLLMServer(responder, latency=args.latency, rpm=args.rpm, tpm=args.tpm, hang_s=args.hang_s,
+    server = FakeLLMServer(responder, latency=args.latency, token_latency=args.token_latency, rpm=args.rpm,
+                           tpm=args.tpm, hang_s=args.hang_s,
                            faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
                                             seed=args.seed), port=args.port)
 
