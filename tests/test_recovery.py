@@ -70,20 +70,25 @@ async def test_a_cut_answer_is_asked_again_at_the_model_limit_once():
     assert result.extractions and all(not c for ex in result.extractions.values() for c in ex.cut)
 
 
-async def test_a_refused_larger_cap_splits_the_passage_instead():
-    text = dense_corpus(6)
+async def extract_refusing_large_caps(text, refusal):
+    """Extraction of ``text`` at a 100-token cap, from a server that answers ``refusal`` to any larger cap."""
     inner = capped(dense)
 
-    def respond(req):  # a local server whose window cannot hold the model's full output limit
-        if req.max_tokens and req.max_tokens > 100:
-            return Reply(status=400, body={"error": {"message": "max_tokens is too large: context_length_exceeded"}})
-        return inner(req)
+    def respond(req):
+        return Reply(status=400, body=refusal) if req.max_tokens and req.max_tokens > 100 else inner(req)
 
     async with FakeLLMServer(respond).running() as s:
         cfg = config(s, model="local")
         cfg.llm.max_tokens, cfg.llm.max_output_tokens = 100, 4000
         cfg.graph.max_gleanings = 0
-        result = await extract_graph(text, cfg)
+        return await extract_graph(text, cfg), s
+
+
+async def test_a_refused_larger_cap_splits_the_passage_instead():
+    text = dense_corpus(6)
+    # a local server whose window cannot hold the model's full output limit
+    result, _ = await extract_refusing_large_caps(
+        text, {"error": {"message": "max_tokens is too large: context_length_exceeded"}})
     assert result.stats.split_passages > 0 and result.stats.failed_chunks == 0
     nodes, edges, _ = issued(text)
     assert nodes <= set(result.output.nodes)
@@ -165,19 +170,11 @@ async def test_a_resumed_run_rereads_split_and_cut_answers_without_asking_again(
 
 async def test_a_cap_the_endpoint_calls_too_large_is_not_fatal_and_not_asked_again():
     text = dense_corpus(6)
-    inner = capped(dense)
+    # the output-limit table overshoots this model: OpenAI's answer names the parameter
     too_large = {"error": {"message": "max_tokens is too large: 4000. This model supports at most 1000 completion "
                            "tokens, whereas you provided 4000.", "type": "invalid_request_error",
                            "param": "max_tokens", "code": "invalid_value"}}
-
-    def respond(req):  # the output-limit table overshoots this model: OpenAI's answer names the parameter
-        return Reply(status=400, body=too_large) if req.max_tokens and req.max_tokens > 100 else inner(req)
-
-    async with FakeLLMServer(respond).running() as s:
-        cfg = config(s, model="local")
-        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 100, 4000
-        cfg.graph.max_gleanings = 0
-        result = await extract_graph(text, cfg)
+    result, s = await extract_refusing_large_caps(text, too_large)
     assert result.stats.split_passages > 0 and result.stats.failed_chunks == 0
     assert sum(1 for r in s.chat_requests() if r.max_tokens == 4000) == 1  # remembered after the first refusal
     assert issued(text)[0] <= set(result.output.nodes)
