@@ -87,7 +87,9 @@ def interrupting(at_request: int, action):
         if req.path.endswith("/chat/completions") and len(seen) == 0 and req.number >= at_request:
             seen["at"] = req.number
             action()
-        await trio.sleep(0.05)
+        # after the interrupt, answers are slow: the interrupt has a second to land on a loaded machine before
+        # an answer would free a slot for a new request
+        await trio.sleep(1.0 if seen else 0.05)
         return synthetic(req)
 
     return respond, seen
