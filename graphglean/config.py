@@ -344,8 +344,8 @@ class _Source:
         return f"{self.filename}:{self.lines.get(path, 1)}"
 
     def error(self, path: tuple[str, ...], message: str) -> ConfigError:
-        key = ".".join(path) or "(top level)"
-        return ConfigError(f"{self.where(path)}: {key}: {message}")
+        key = ".".join(p if p.isprintable() else repr(p) for p in path) or "(top level)"
+        return ConfigError(" ".join(f"{self.where(path)}: {key}: {message}".splitlines()))
 
     def unmask(self, text: str) -> str:
         return _MASKED.sub(lambda m: self.masked[int("".join(str(ord(c) - _MASK_DIGIT) for c in m.group(1)))], text)

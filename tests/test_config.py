@@ -261,3 +261,9 @@ def test_every_key_with_any_tricky_value_loads_or_is_a_one_line_error(monkeypatc
                 load_config_text(text, "c.yaml")
             except ConfigError as e:
                 assert str(e).startswith("c.yaml:") and "\n" not in str(e), (text, str(e))
+
+
+def test_a_key_written_over_several_lines_is_named_on_one_line():
+    with pytest.raises(ConfigError) as e:
+        load_config_text("? llm\n\n  llm", "c.yaml")
+    assert "\n" not in str(e.value) and str(e.value).startswith("c.yaml:1: 'llm\\nllm': unknown key")
