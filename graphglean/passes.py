@@ -89,20 +89,26 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     return _graph_outcome(ctx, stats, graph, [])
 
 
-async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
+def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], Callable[[Chunk, ChunkExtraction], Awaitable[None]]]:
+    """The graph pass's stored extractions (none when its settings changed) and how to store a new one."""
     cfg = ctx.cfg
-    assert ctx.scheduler is not None and ctx.store is not None
+    assert ctx.store is not None
     g = cfg.graph
     prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
     stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
                         g.max_gleanings, cfg.llm.logit_bias_ids)
-    done = {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}
     store = ctx.store
 
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
         await store.save("graph", chunk.id, extraction.to_json())
 
-    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
+    return {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}, save
+
+
+async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
+    assert ctx.scheduler is not None
+    done, save = graph_resume(ctx)
+    result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
     outcome = _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome

@@ -20,7 +20,7 @@ from ..tokens import Tokenizer
 from .describe import summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
-from .merge import merge_records
+from .merge import GraphAccumulator
 from .nlp import extract_chunk
 from .parser import RecordParser
 from .prompts import GraphPrompts
@@ -115,12 +115,12 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     return done, [o for o in outcomes if not o.ok]
 
 
-async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
+def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+               stats: GraphStats) -> GraphAccumulator:
+    """Parse every chunk's answers (``extractions`` None = offline method) and merge the records."""
     g = cfg.graph
     parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
-    results = []
+    acc = GraphAccumulator(g.directed)
     for chunk in chunks:
         if extractions is None:
             parsed = extract_chunk(chunk)
@@ -141,12 +141,26 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
         stats.malformed += len(parsed.malformed)
         stats.default_strengths += parsed.default_strengths
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
-        results.append(parsed)
-    graph = merge_records(results, cfg.graph.directed).to_graph()
-    if extractions is not None and scheduler is not None:
-        stats.summarized_descriptions = await summarize_descriptions(
+        acc.add(parsed)
+    return acc
+
+
+async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
+                       tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
+    """Summarize long descriptions (when a ``scheduler`` is given) and ground the nodes of a merged graph."""
+    if scheduler is not None:
+        stats.summarized_descriptions += await summarize_descriptions(
             graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
-    stats.ungrounded = ground(graph, {c.id: c for c in chunks}, cfg.graph.drop_ungrounded)
+    stats.ungrounded += ground(graph, chunks, cfg.graph.drop_ungrounded)
+    return graph
+
+
+async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
+    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
+    graph = accumulate(chunks, extractions, cfg, stats).to_graph()
+    await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler if extractions is not None else None,
+                       tokenizer, stats)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
 

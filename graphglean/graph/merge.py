@@ -150,13 +150,18 @@ class GraphAccumulator:
 
     def merge(self, other: "GraphAccumulator") -> "GraphAccumulator":
         """A new accumulator holding both (neither input changes)."""
-        out = GraphAccumulator(self.directed)
-        for part in (self, other):
-            for key, node in part.nodes.items():
-                out.nodes.setdefault(key, _Node()).merge(node)
-            for pair, edge in part.edges.items():
-                out.edges.setdefault(pair, _Edge()).merge(edge)
-        return out
+        return GraphAccumulator(self.directed).update(self).update(other)
+
+    def update(self, other: "GraphAccumulator") -> "GraphAccumulator":
+        """Merge ``other`` into this accumulator in place (``other`` does not change)."""
+        for key, node in other.nodes.items():
+            self._node(key).merge(node)
+        for pair, edge in other.edges.items():
+            mine = self.edges.get(pair)
+            if mine is None:
+                mine = self.edges[pair] = _Edge()
+            mine.merge(edge)
+        return self
 
     def to_graph(self) -> nx.Graph:
         graph: nx.Graph = nx.DiGraph() if self.directed else nx.Graph()
