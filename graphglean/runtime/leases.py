@@ -58,32 +58,24 @@ class LeaseBucket:
         self.pauses = 0
 
     def lease(self, requests: int, tokens: int) -> Lease:
-        """Up to ``requests`` and ``tokens`` permits, as many as the buckets hold now."""
+        """``requests`` and ``tokens`` permits when the buckets hold them all, else none and how long to wait:
+        whole leases only, so a worker's round trips stay one per batch however scarce the permits are."""
         now = self._clock()
         if now < self._paused_until:
             return Lease(0, 0, self._paused_until - now, self._paused_until - now)
-        got_r = self._grant(self.requests, requests)
-        got_t = self._grant(self.tokens, tokens)
-        if (requests and not got_r) or (tokens and not got_t):  # half a lease is no lease: put it back
-            for bucket, n in ((self.requests, got_r), (self.tokens, got_t)):
-                if bucket is not None and n:
-                    bucket.give_back(n)
-            waits = [b.wait_time(1.0) for b in (self.requests, self.tokens) if b is not None]
-            return Lease(0, 0, max(waits + [0.01]), 0.0)
+        wanted = [(b, min(n, b.capacity)) for b, n in ((self.requests, requests), (self.tokens, tokens))
+                  if b is not None and n > 0]
+        wait = max([b.wait_time(n) for b, n in wanted] + [0.0])
+        if wait > 0:
+            return Lease(0, 0, wait, 0.0)
+        for b, n in wanted:
+            b.take(n)
+        got = {id(b): int(n) for b, n in wanted}
+        got_r, got_t = got.get(id(self.requests), 0), got.get(id(self.tokens), 0)
         self.leases += 1
         self.granted_requests += got_r
         self.granted_tokens += got_t
         return Lease(got_r, got_t, 0.0, 0.0)
-
-    @staticmethod
-    def _grant(bucket: TokenBucket | None, wanted: int) -> int:
-        if bucket is None or wanted <= 0:
-            return 0
-        bucket.wait_time(0)  # refill
-        got = max(0, min(wanted, math.floor(bucket.level + 1e-9)))
-        if got:
-            bucket.take(got)
-        return got
 
     def pause(self, seconds: float) -> None:
         """Hold every worker for ``seconds`` and empty the buckets."""
