@@ -203,7 +203,8 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
     async with FakeLLMServer(synthetic, latency=0.1).running() as server:
         cfg_text = (f"llm: {{base_url: '{server.base_url}', api_key: sk-test, max_concurrency: 4, cache: {{mode: 'off'}}}}\n"
                     f"input: {{path: '{docs}'}}\noutput: {{dir: '{tmp_path / 'out'}'}}\ngraph: {{method: llm}}\n"
-                    f"runtime: {{engine: ray, address: '{cluster}', workers: 2, shard_chunks: 5, graph_partitions: 2}}\n")
+                    f"runtime: {{engine: ray, address: '{cluster}', workers: 2, shard_chunks: 5, graph_partitions: 2, "
+                    f"single_graph: false}}\n")
         (tmp_path / "c.yaml").write_text(cfg_text)
         shards = tmp_path / "out" / "shards"
         log = (tmp_path / "driver.log").open("w")
@@ -226,3 +227,5 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
     for name in finished:  # started once, never again
         assert len((shards / name / "attempts").read_text().split()) == 1
     assert result.report["chunks"] == 40 and not result.failed
+    out = tmp_path / "out"  # single_graph: false: the tables, not the whole graph in one file
+    assert (out / "entities.jsonl").stat().st_size > 0 and not (out / "graph.graphml").exists()

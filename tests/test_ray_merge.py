@@ -193,6 +193,15 @@ async def test_a_pause_reported_by_one_worker_holds_the_others():
         assert time.monotonic() - t0 >= 0.4
 
 
+async def test_unspent_permits_go_back_when_a_worker_is_done():
+    bucket = LeaseBucket(600, 0, clock=lambda: 0.0)  # 10 a second, time frozen: a one-worker batch is 3
+    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
+    async with LeasedRateLimiter(relay, relay, BatchSize.of(600, 0, workers=1)) as limiter:
+        await limiter.acquire()
+    assert bucket.stats()["leased_requests"] == 1
+    assert bucket.requests.level == pytest.approx(9)
+
+
 def test_engine_ray_without_ray_is_one_config_error_naming_the_extra(monkeypatch):
     import importlib.util
 
@@ -214,3 +223,32 @@ def test_engine_local_never_imports_ray(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "entities.jsonl").exists()
+
+
+async def test_without_a_limit_a_pause_still_reaches_every_worker():
+    bucket = LeaseBucket(0, 0)
+    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
+    async with LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as a, \
+            LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as b:
+        await b.acquire()
+        a.pause(0.6)  # a 429 seen by worker a
+        await trio.sleep(0.3)  # b hears of it within a lease's time
+        t0 = time.monotonic()
+        await b.acquire()
+        assert time.monotonic() - t0 >= 0.1
+
+
+def test_an_unreachable_cluster_is_one_config_error(monkeypatch):
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    from graphglean.runtime.ray_engine import connect
+
+    def refuse(**kw):
+        raise ConnectionError("Could not find any running Ray instance.\nPlease specify the one to connect to.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda address=None, **kw: refuse())
+    cfg = Config()
+    cfg.runtime.address = "ray://nowhere:10001"
+    with pytest.raises(ConfigError, match=r"^runtime.address: cannot connect to Ray at 'ray://nowhere:10001' "
+                                          r"\(Could not find any running Ray instance.\)$"):
+        connect(cfg.runtime)

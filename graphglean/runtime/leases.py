@@ -77,6 +77,14 @@ class LeaseBucket:
         self.granted_tokens += got_t
         return Lease(got_r, got_t, 0.0, 0.0)
 
+    def give_back(self, requests: int, tokens: int) -> None:
+        """Permits a worker leased and will not spend (its shard is done)."""
+        for bucket, n in ((self.requests, requests), (self.tokens, tokens)):
+            if bucket is not None and n > 0:
+                bucket.give_back(n)
+        self.granted_requests -= requests
+        self.granted_tokens -= tokens
+
     def pause(self, seconds: float) -> None:
         """Hold every worker for ``seconds`` and empty the buckets."""
         self._paused_until = max(self._paused_until, self._clock() + seconds)
@@ -129,7 +137,13 @@ class LeasedRateLimiter:
     async def __aexit__(self, *exc: Any) -> Any:
         assert self._nursery is not None
         self._nursery.cancel_scope.cancel()
-        return await self._nursery_cm.__aexit__(*exc)
+        try:
+            return await self._nursery_cm.__aexit__(*exc)
+        finally:
+            self._expire()
+            unused = int(self._requests), max(0, int(self._tokens))
+            if any(unused):  # unspent permits go back to the other workers
+                self._notify("give_back", *unused)
 
     def _expire(self) -> None:
         if self._clock() > self._expires:
@@ -156,6 +170,9 @@ class LeasedRateLimiter:
                 self._wanted.set()  # a quarter left: fetch the next lease before this one runs out
 
     async def _fetch_leases(self) -> None:
+        if not (self.batch.requests or self.batch.tokens):
+            await self._watch_pauses()
+            return
         while True:
             await self._wanted.wait()
             self._wanted = trio.Event()
@@ -178,6 +195,14 @@ class LeasedRateLimiter:
             else:
                 await trio.sleep(lease.wait_s)
                 self._wanted.set()
+
+    async def _watch_pauses(self) -> None:
+        """No configured limit, so no leases: still learn of a 429 elsewhere, within a lease's time."""
+        while True:
+            paused = await trio.to_thread.run_sync(self._call, "paused_for")
+            if paused > 0:
+                self.local.pause(paused)
+            await trio.sleep(LEASE_S)
 
     def on_success(self) -> None:
         self.local.on_success()

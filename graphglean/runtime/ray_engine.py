@@ -21,7 +21,7 @@ import trio
 
 from ..atomic import atomic_open
 from ..config import Config
-from ..errors import GraphgleanError
+from ..errors import ConfigError, GraphgleanError
 from ..graph.export import write_graphml, write_node_link
 from ..llm.accounting import CallAccount
 from ..passes import PassOutcome
@@ -41,10 +41,15 @@ def connect(rt: Any) -> bool:
     if ray.is_initialized():  # a caller's session (a notebook, the tests): used, left running
         return False
     kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
-    if rt.address:
-        ray.init(address=rt.address, **kw)
-    else:
-        ray.init(num_cpus=max(1, math.ceil(rt.workers * TASK_CPUS)), **kw)
+    try:
+        if rt.address:
+            ray.init(address=rt.address, **kw)
+        else:
+            ray.init(num_cpus=max(1, math.ceil(rt.workers * TASK_CPUS)), **kw)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        where = f"cannot connect to Ray at {rt.address!r}" if rt.address else "cannot start a local Ray cluster"
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ConfigError(f"runtime.address: {where} ({first})") from None
     return True
 
 
