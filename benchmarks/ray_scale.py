@@ -4,6 +4,7 @@ driver process of its own), leases against the bound calls / batch + workers, le
 Ray processes left after the run.
 
     python benchmarks/ray_scale.py [--sizes 100000 1000000] [--workers 4] [--shard-chunks 10000] [--rpm 0]
+                                   [--method llm|nlp]
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def write_chunks(path: Path, n: int) -> None:
                                 "text": f"{names[0]} wrote to {names[1]} about {names[2]} (note {i})."}) + "\n")
 
 
-def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm: int) -> dict:
+def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm: int, method: str) -> dict:
     """Run in a driver process of its own: one size."""
     import trio
 
@@ -53,7 +54,7 @@ def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm:
         cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
         cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * workers, rpm
         cfg.input.path, cfg.input.format, cfg.output.dir = str(data), "chunks", str(Path(tmp) / "out")
-        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = "llm", 0, 10**6
+        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = method, 0, 10**6
         rt = cfg.runtime
         rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", workers, shard_chunks, \
             partitions, False
@@ -84,18 +85,21 @@ def main() -> None:
     p.add_argument("--shard-chunks", type=int, default=10_000)
     p.add_argument("--partitions", type=int, default=16)
     p.add_argument("--rpm", type=int, default=0, help="global request limit (leases are used only with a limit)")
+    p.add_argument("--method", choices=["llm", "nlp"], default="llm",
+                   help="nlp: the offline graph method, no calls (the engine's own cost)")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
-        print(json.dumps(one(a.one, a.url, a.workers, a.shard_chunks, a.partitions, a.rpm)))
+        print(json.dumps(one(a.one, a.url, a.workers, a.shard_chunks, a.partitions, a.rpm, a.method)))
         return
     rows = []
     with fake_server() as url:
         for n in a.sizes:
             done = subprocess.run([sys.executable, __file__, "--one", str(n), "--url", url, "--workers",
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
-                                   str(a.partitions), "--rpm", str(a.rpm)], capture_output=True, text=True)
+                                   str(a.partitions), "--rpm", str(a.rpm), "--method", a.method],
+                                  capture_output=True, text=True)
             if done.returncode:
                 sys.exit(done.stderr[-3000:])
             row = json.loads(done.stdout.strip().splitlines()[-1])

@@ -14,7 +14,7 @@ from .config import Config
 from .episodic import PASS as EPISODIC
 from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from .graph.export import write_graph, write_jsonl
-from .graph.extract import GraphStats, build_graph, extract_with_llm
+from .graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
 from .graph.prompts import GraphPrompts
 from .inputs import Document, Inputs
@@ -89,7 +89,7 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     return _graph_outcome(ctx, stats, graph, [])
 
 
-def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], Callable[[Chunk, ChunkExtraction], Awaitable[None]]]:
+def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
     """The graph pass's stored extractions (none when its settings changed) and how to store a new one."""
     cfg = ctx.cfg
     assert ctx.store is not None

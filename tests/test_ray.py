@@ -201,7 +201,8 @@ async def test_a_killed_worker_is_retried_and_resumes_from_its_store(cluster, tm
 async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path):
     docs = _documents(tmp_path / "docs.jsonl", 40)
     async with FakeLLMServer(synthetic, latency=0.1).running() as server:
-        cfg_text = (f"llm: {{base_url: '{server.base_url}', api_key: sk-test, max_concurrency: 4, cache: {{mode: 'off'}}}}\n"
+        cfg_text = (f"llm: {{base_url: '{server.base_url}', api_key: sk-test, max_concurrency: 4, "
+                    f"cache: {{mode: 'off'}}}}\n"
                     f"input: {{path: '{docs}'}}\noutput: {{dir: '{tmp_path / 'out'}'}}\ngraph: {{method: llm}}\n"
                     f"runtime: {{engine: ray, address: '{cluster}', workers: 2, shard_chunks: 5, graph_partitions: 2, "
                     f"single_graph: false}}\n")

@@ -252,3 +252,37 @@ def test_an_unreachable_cluster_is_one_config_error(monkeypatch):
     with pytest.raises(ConfigError, match=r"^runtime.address: cannot connect to Ray at 'ray://nowhere:10001' "
                                           r"\(Could not find any running Ray instance.\)$"):
         connect(cfg.runtime)
+
+
+def test_each_worker_gets_its_share_of_the_concurrency_and_no_limit_of_its_own():
+    from graphglean.runtime.ray_engine import worker_config
+
+    cfg = Config()
+    cfg.llm.max_concurrency, cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute = 30, 600, 90_000
+    cfg.runtime.workers = 4
+    w = worker_config(cfg)
+    assert w.llm.max_concurrency == 8  # 30 split four ways, rounded up
+    assert (w.llm.requests_per_minute, w.llm.tokens_per_minute) == (0, 0)  # the lease actor's, global
+    assert cfg.llm.max_concurrency == 30  # the driver's configuration is left as it was
+
+
+def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_unchanged(tmp_path):
+    import os
+
+    from graphglean.runtime.shard_task import FINISHED, finished_report, fingerprint
+    from graphglean.runtime.shards import ShardSpec
+
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"text": "Ada"}\n')
+    spec = ShardSpec(0, "lines", str(data), 0, 16)
+    cfg = Config()
+    report = {"failed": [], "chunks": 1}
+    (tmp_path / FINISHED).write_text(json.dumps({"fingerprint": fingerprint(cfg, spec), "report": report}))
+    assert finished_report(tmp_path, cfg, spec) == report
+    cfg.llm.max_concurrency = 3  # a limit does not change results
+    assert finished_report(tmp_path, cfg, spec) == report
+    cfg.graph.max_gleanings = 3
+    assert finished_report(tmp_path, cfg, spec) is None
+    cfg = Config()
+    os.utime(data, ns=(0, 10**9))  # the input was edited
+    assert finished_report(tmp_path, cfg, spec) is None

@@ -111,7 +111,8 @@ class ShardChunks(Mapping[str, Chunk]):
             db.close()
 
 
-def merge_nodes(shard_dirs: Iterable[Path], partition: int, directed: bool) -> tuple[GraphAccumulator, dict[str, Path]]:
+def merge_nodes(shard_dirs: Iterable[Path], partition: int,
+                directed: bool) -> tuple[GraphAccumulator, dict[str, Path]]:
     """The nodes of one partition merged over every shard, and which shard holds each of their chunks."""
     acc, where = GraphAccumulator(directed), {}
     for folder in shard_dirs:
@@ -133,8 +134,8 @@ def merge_edges(shard_dirs: Iterable[Path], partition: int, directed: bool) -> G
     return acc
 
 
-async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: Config,
-                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> tuple[nx.Graph, set[str]]:
+async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
+                       tokenizer: Tokenizer, stats: GraphStats) -> tuple[nx.Graph, set[str]]:
     """The partition's nodes as the local engine finishes them; returns them and the keys dropped."""
     graph = GraphAccumulator(acc.directed, nodes=acc.nodes).to_graph()
     await finish_graph(graph, chunks, cfg, scheduler, tokenizer, stats)

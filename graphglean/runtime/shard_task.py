@@ -35,14 +35,28 @@ FINISHED = "done.json"
 ATTEMPTS = "attempts"
 
 
+def _stamp(spec: ShardSpec) -> list[Any]:
+    """Size and modification time of the shard's files: an edited input is not skipped as finished (its
+    unchanged chunks are still resumed from the shard's run store, by content)."""
+    paths = [Path(spec.path) / f for f in spec.files] if spec.files else [Path(spec.path)]
+    stamps = []
+    for p in paths:
+        try:
+            st = p.stat()
+            stamps.append([st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamps.append(None)
+    return stamps
+
+
 def fingerprint(cfg: Config, spec: ShardSpec) -> str:
-    """What a finished shard's results depend on: its input and every setting that shapes results (not the
-    runtime, the output folder, the key, nor limits and retries)."""
+    """What a finished shard's results depend on: its input (and its files' stamps) and every setting that
+    shapes results (not the runtime, the output folder, the key, nor limits and retries)."""
     llm = attrs.asdict(cfg.llm)
     for k in ("api_key", "max_concurrency", "requests_per_minute", "tokens_per_minute", "max_retries",
               "retry_deadline_s", "timeout_s", "connect_timeout_s", "http_transport", "cache"):
         llm.pop(k)
-    basis = [attrs.asdict(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), attrs.asdict(cfg.graph),
+    basis = [attrs.asdict(spec), _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), attrs.asdict(cfg.graph),
              attrs.asdict(cfg.episodic), attrs.asdict(cfg.summary), attrs.asdict(cfg.enrich),
              cfg.runtime.graph_partitions]
     return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
