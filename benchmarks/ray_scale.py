@@ -26,15 +26,28 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import fake_server, table  # noqa: E402
 
-WORDS = ["Ada", "Babbage", "London", "Analytical Engine", "Menabrea", "Turin", "Somerville", "Byron", "Lovelace",
-         "Royal Society", "Faraday", "Herschel", "Cambridge", "Paris", "Jacquard"]
+SYLLABLES = ["ka", "lo", "mi", "ren", "tas", "vo", "bel", "dun", "sar", "qui", "mor", "fen", "lis", "tor", "ya", "zen"]
+
+
+def name(k: int) -> str:
+    """A distinct capitalized two-word name per k."""
+    words = []
+    for _ in range(2):
+        word = ""
+        for _ in range(3):
+            word, k = word + SYLLABLES[k % 16], k // 16
+        words.append(word.capitalize())
+    return " ".join(words)
 
 
 def write_chunks(path: Path, n: int) -> None:
+    """``n`` chunks naming three of about n / 10 entities each: the graph grows with the input, as a real
+    corpus's does (each entity is in about 30 chunks)."""
     rnd = random.Random(n)
+    pool = max(10, n // 10)
     with path.open("w") as f:
         for i in range(n):
-            names = rnd.sample(WORDS, 3)
+            names = [name(rnd.randrange(pool)) for _ in range(3)]
             f.write(json.dumps({"id": f"c{i}", "doc_id": f"d{i // 100}",
                                 "text": f"{names[0]} wrote to {names[1]} about {names[2]} (note {i})."}) + "\n")
 
