@@ -168,12 +168,14 @@ class GraphAccumulator:
         for key in sorted(self.nodes):
             graph.add_node(key, **_node_attrs(self.nodes[key]))
         for (a, b) in sorted(self.edges):
-            edge = self.edges[(a, b)]
-            graph.add_edge(a, b, weight=edge.weight, descriptions=_in_order(edge.descriptions),
-                           description="\n".join(_in_order(edge.descriptions)),
-                           keywords=_in_order(edge.keywords), source_ids=_in_order(edge.sources),
-                           frequency=edge.frequency)
+            graph.add_edge(a, b, **edge_attrs(self.edges[(a, b)]))
         return graph
+
+
+def edge_attrs(edge: _Edge) -> dict[str, Any]:
+    descriptions = _in_order(edge.descriptions)
+    return {"weight": edge.weight, "descriptions": descriptions, "description": "\n".join(descriptions),
+            "keywords": _in_order(edge.keywords), "source_ids": _in_order(edge.sources), "frequency": edge.frequency}
 
 
 def _node_attrs(node: _Node) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from ..config import Config
 from ..graph.describe import summarize_descriptions
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_graph
-from ..graph.merge import GraphAccumulator
+from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
 
@@ -146,10 +146,10 @@ async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[s
                        cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
     """The partition's edges: those of dropped nodes removed, long descriptions summarized (``names`` gives
     the display names of their endpoints, which live in other partitions)."""
-    edges = GraphAccumulator(acc.directed, edges=acc.edges).to_graph()
-    graph = edges.__class__()
-    graph.add_nodes_from(sorted(edges.nodes))  # node order decides how an undirected edge is reported: by key
-    graph.add_edges_from((a, b, edges.edges[a, b]) for a, b in sorted(acc.edges))  # and edges added in key order
+    graph: nx.Graph = nx.DiGraph() if acc.directed else nx.Graph()
+    # nodes, then edges, in key order: the orders decide how an undirected edge is reported (as the local graph's)
+    graph.add_nodes_from(sorted({k for pair in acc.edges for k in pair}))
+    graph.add_edges_from((a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges))
     graph.remove_nodes_from([n for n in graph.nodes if n in dropped])
     if scheduler is not None and graph.number_of_edges():
         for key, name in names(set(graph.nodes)).items():
