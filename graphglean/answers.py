@@ -8,13 +8,45 @@ from typing import Any
 
 import json_repair
 
-_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+_TAGS = r"think|thinking|thought|reasoning|reflection"
+_OPEN = re.compile(rf"<(?:{_TAGS})>|<\|begin_of_thought\|>|◁think▷", re.I)
+_CLOSE = re.compile(rf"</(?:{_TAGS})>|<\|end_of_thought\|>|◁/think▷", re.I)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|\Z)", re.S | re.I)
 
 
+def reasoning_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """Reasoning blocks as (start, end, content start, content end): ``<think>...</think>`` and its kin. A block
+    never closed runs to the end; a closing tag never opened (servers that put ``<think>`` in the prompt)
+    closes a block that starts at the beginning."""
+    spans: list[tuple[int, int, int, int]] = []
+    pos = 0
+    while True:
+        opened, closed = _OPEN.search(text, pos), _CLOSE.search(text, pos)
+        if closed is not None and (opened is None or closed.start() < opened.start()):
+            spans.append((pos, closed.end(), pos, closed.start()))  # orphan closing tag
+            pos = closed.end()
+            continue
+        if opened is None:
+            return spans
+        closed = _CLOSE.search(text, opened.end())
+        if closed is None:
+            spans.append((opened.start(), len(text), opened.end(), len(text)))
+            return spans
+        spans.append((opened.start(), closed.end(), opened.end(), closed.start()))
+        pos = closed.end()
+
+
 def strip_reasoning(text: str) -> str:
-    """Remove ``<think>...</think>`` blocks (an unclosed one runs to the end)."""
-    return _THINK.sub("", text)
+    """The answer without its reasoning blocks. A block that was never closed is not dropped: only its tag
+    goes (the answer is often inside it, as when a reasoning model is cut off or forgets the closing tag)."""
+    out, pos = [], 0
+    for start, end, inner_start, inner_end in reasoning_spans(text):
+        out.append(text[pos:start])
+        if end == len(text) and inner_end == len(text):
+            out.append(text[inner_start:])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _candidate(text: str) -> str:
@@ -60,6 +92,18 @@ def close_truncated(text: str) -> str | None:
     return text[:pos].rstrip().rstrip(",") + "".join("]" if c == "[" else "}" for c in reversed(open_))
 
 
+def _first_whole_value(text: str, attempts: int = 64) -> Any:
+    """The first complete JSON object or array that starts at one of the first ``attempts`` brackets (prose or
+    reasoning before the answer may hold brackets of its own)."""
+    decoder = json.JSONDecoder()
+    for m in list(re.finditer(r"[{\[]", text))[:attempts]:
+        try:
+            return decoder.raw_decode(text, m.start())[0]
+        except ValueError:
+            continue
+    return None
+
+
 def parse_json_output(text: str) -> Any:
     """The JSON value in a model's answer. Truncated JSON is cut back to its complete leading items (a
     half-written item is dropped, not kept half). Raises ValueError when there is no JSON at all."""
@@ -74,6 +118,9 @@ def parse_json_output(text: str) -> Any:
             return json.loads(closed)
         except ValueError:
             pass
+    whole = _first_whole_value(body)
+    if whole is not None:
+        return whole
     repaired = json_repair.loads(body)
     if repaired in ("", None, [], {}) and body.strip() not in ("[]", "{}"):
         raise ValueError(f"no JSON in the answer: {text[:80]!r}")

@@ -7,6 +7,7 @@ import itertools
 from typing import Any
 
 import attrs
+import regex
 
 from .tokens import Tokenizer
 
@@ -84,33 +85,97 @@ class DelimiterChunks:
     dropped: int
 
 
+class _RunningCount:
+    """The token count of a text that only grows at its end, in time linear in its length.
+
+    tiktoken cuts text into pieces with a regular expression and encodes each piece alone, so appending text can
+    change only the last few pieces: the tokens before them are counted once and set aside.
+    """
+
+    KEEP = 3  # pieces kept open at the end; appending reaches back at most one piece (a run of whitespace)
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        pattern = getattr(tokenizer.encoding, "_pat_str", None)
+        self.pieces = regex.compile(pattern) if pattern else None  # None: count the whole text every time
+        self.tokenizer, self.settled, self.tail = tokenizer, 0, ""
+        self._tried: tuple[str, list[int]] = ("", [])
+
+    def count_with(self, suffix: str) -> int:
+        """The count of the text with ``suffix`` appended (not appended)."""
+        tokens = self.tokenizer.encode(self.tail + suffix)
+        self._tried = (suffix, tokens)
+        return self.settled + len(tokens)
+
+    def append(self, suffix: str) -> None:
+        tried, tokens = self._tried
+        if tried != suffix:
+            tokens = self.tokenizer.encode(self.tail + suffix)
+        self.tail += suffix
+        if self.pieces is None:
+            return
+        starts = [m.start() for m in self.pieces.finditer(self.tail)]
+        if len(starts) <= self.KEEP:
+            return
+        cut = starts[-self.KEEP]
+        cut_bytes, seen, n = len(self.tail[:cut].encode("utf-8", "surrogatepass")), 0, 0
+        for length in self.tokenizer.token_byte_lengths(tokens):
+            if seen >= cut_bytes:
+                break
+            seen, n = seen + length, n + 1
+        if seen == cut_bytes:  # a token never straddles two pieces; if one did, keep counting the whole tail
+            self.settled, self.tail = self.settled + n, self.tail[cut:]
+
+
+class _Joined:
+    """Pieces joined by a delimiter, and the token count of the join."""
+
+    def __init__(self, tokenizer: Tokenizer, delimiter: str, header: str | None) -> None:
+        self.delimiter, self.parts, self.indices = delimiter, [], []
+        self.count = _RunningCount(tokenizer)
+        if header is not None:
+            self.add(header)
+        self.opening = len(self.parts)
+
+    def _joint(self, piece: str) -> str:
+        return self.delimiter + piece if self.parts else piece
+
+    def count_with(self, piece: str) -> int:
+        return self.count.count_with(self._joint(piece))
+
+    def add(self, piece: str, index: int | None = None) -> None:
+        self.count.append(self._joint(piece))
+        self.parts.append(piece)
+        if index is not None:
+            self.indices.append(index)
+
+    @property
+    def text(self) -> str:
+        return self.delimiter.join(self.parts)
+
+
 def combine_pieces(pieces: list[str], max_tokens: int, tokenizer: Tokenizer, delimiter: str = "\n\n",
                    header: str | None = None, add_ellipsis_for_overflow: bool = False) -> DelimiterChunks:
     """Greedily join pieces into chunks of at most ``max_tokens``; a piece too large alone is dropped
-    (marked with "..." when ``add_ellipsis_for_overflow`` and counted)."""
-    count = tokenizer.count
+    (marked with "..." when ``add_ellipsis_for_overflow`` and counted). Linear in the length of the text."""
     out: list[str] = []
     out_indices: list[list[int]] = []
     dropped = 0
-    candidate: list[str] = [] if header is None else [header]
-    candidate_indices: list[int] = []
+    candidate = _Joined(tokenizer, delimiter, header)
     for i, piece in enumerate(pieces):
-        with_header = [piece] if header is None else [header, piece]
-        if count(delimiter.join(with_header)) > max_tokens:
-            if add_ellipsis_for_overflow and count(delimiter.join([*candidate, "..."])) <= max_tokens:
-                candidate.append("...")
+        alone = piece if header is None else header + delimiter + piece
+        if tokenizer.count(alone) > max_tokens:
+            if add_ellipsis_for_overflow and candidate.count_with("...") <= max_tokens:
+                candidate.add("...")
                 dropped += 1
             continue
-        if count(delimiter.join([*candidate, piece])) > max_tokens:
-            out.append(delimiter.join(candidate))
-            out_indices.append(candidate_indices)
-            candidate, candidate_indices = with_header, [i]
-        else:
-            candidate.append(piece)
-            candidate_indices.append(i)
-    if len(candidate) > (0 if header is None else 1):
-        out.append(delimiter.join(candidate))
-        out_indices.append(candidate_indices)
+        if candidate.count_with(piece) > max_tokens:
+            out.append(candidate.text)
+            out_indices.append(candidate.indices)
+            candidate = _Joined(tokenizer, delimiter, header)
+        candidate.add(piece, i)
+    if len(candidate.parts) > candidate.opening:
+        out.append(candidate.text)
+        out_indices.append(candidate.indices)
     return DelimiterChunks(out, out_indices, dropped)
 
 

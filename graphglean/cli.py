@@ -1,7 +1,8 @@
 """The ``graphglean`` command. Errors become one line on stderr and an exit code; a traceback means a bug.
 
-Exit codes: 0 success; 1 some items failed after retries (listed; the rest of the output is written);
-2 a usage, configuration or input error (or an endpoint that refuses the key or the model); 130 interrupted.
+Exit codes: 0 success; 1 some items failed after retries or were refused for themselves (too long, filtered;
+listed; the rest of the output is written); 2 a usage, configuration or input error (or an endpoint that
+refuses the key, the model or a parameter, or cannot be reached); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import trio
 
 from . import __version__
-from .config import load_config
+from .config import OutputConfig, load_config
 from .errors import GraphgleanError, primary
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -42,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
                      "and cost; call no LLM")
     run.add_argument("--fresh", action="store_true", help="start over: empty the output folder's run store "
                      "(results and journal) and memory store; the response cache is kept")
+    view = sub.add_parser("view", help="write graph.html again from an output folder (no LLM call)",
+                          description="Rebuild OUTPUT_DIR/graph.html, the interactive view of the graph, from the "
+                          "graph and chunk files a run wrote there.")
+    view.add_argument("out_dir", metavar="OUTPUT_DIR", help="a run's output folder")
+    view.add_argument("--max-nodes", type=int, metavar="N", default=OutputConfig().view_max_nodes,
+                      help="draw at most N nodes, those of highest degree (default %(default)s; 0 = all)")
+    view.add_argument("--open", action="store_true", help="open the page in the default browser")
     return parser
 
 
@@ -51,12 +59,12 @@ def _warning_line(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command != "run":
+    if args.command not in ("run", "view"):
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     warnings.showwarning = _warning_line
     try:
-        return _run(args)
+        return _run(args) if args.command == "run" else _view(args)
     except BaseException as raised:
         error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
         if isinstance(error, KeyboardInterrupt):
@@ -80,14 +88,30 @@ def _run(args: argparse.Namespace) -> int:
         cfg.output.dir = args.output
     result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress()))
     if result.failed:
-        print(f"graphglean: {result.failed} item(s) failed after retries (the rest of the output is written):",
-              file=sys.stderr)
+        print(f"graphglean: {result.failed} item(s) failed (the rest of the output is written; report.json "
+              "lists them):", file=sys.stderr)
         for p in result.passes:
             for f in p.failed[:20]:
                 print(f"  {p.name} {f['item']}: {f['error']}", file=sys.stderr)
         return EXIT_FAILED_ITEMS
     if not args.dry_run:
         print(f"outputs in {cfg.output.dir}/", file=sys.stderr)
+    return EXIT_OK
+
+
+def _view(args: argparse.Namespace) -> int:
+    from .errors import InputError
+    from .exports import rebuild_view
+
+    if args.max_nodes < 0:
+        raise InputError(f"--max-nodes: expected 0 (all) or a positive number, got {args.max_nodes}")
+    path = rebuild_view(args.out_dir, args.max_nodes)
+    print(f"wrote {path}", file=sys.stderr)
+    if args.open:
+        import webbrowser
+
+        if not webbrowser.open(path.resolve().as_uri()):
+            print(f"graphglean: no browser could be started; open {path} yourself", file=sys.stderr)
     return EXIT_OK
 
 

@@ -19,7 +19,7 @@ from .llm.records import ChatResult
 from .locomo import turn_passage
 from .prompts import load_template, render
 from .scheduler import FATAL, PassLLM, Scheduler
-from .sync import run_sync
+from .sync import entry_point, run_sync
 
 PASS = "episodic"
 WIKIPEDIA_DATASETS = ("menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")
@@ -126,8 +126,8 @@ class EpisodicGistExtraction:
         try:
             assert self.llm is not None
             return await self.llm.chat(self.llm.request(messages, response_format=fmt, valid=valid))
-        except LLMRequestError:
-            if fmt is None:
+        except LLMRequestError as e:
+            if fmt is None or not e.is_about("response_format"):
                 raise
             self.json_mode = False  # the endpoint does not take response_format: remember, ask plainly
             return await self.llm.chat(self.llm.request(messages, valid=valid))
@@ -150,6 +150,7 @@ class EpisodicGistExtraction:
             meta["errors"].append(f"{type(e).__name__}: {e}")
         return out
 
+    @entry_point
     async def batch_openie(self, chunks: dict[str, ChunkInfo]) -> dict[str, EpisodeRawOutput]:
         """Gists then facts for every chunk; results in input order."""
         if self.scheduler is None:

@@ -22,7 +22,7 @@ class InputError(GraphgleanError):
 
 
 class LLMError(GraphgleanError):
-    """An LLM endpoint failed for good (after retries, or at once for 4xx)."""
+    """An LLM endpoint failed for good (after retries, or at once for a refusal)."""
 
     def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
         super().__init__(message)
@@ -37,7 +37,34 @@ class LLMAuthError(LLMError):
 
 
 class LLMRequestError(LLMError):
-    """The endpoint rejected the request itself (400/404): bad model, bad parameter."""
+    """The endpoint refused this one request (400/404/413/422): too long for the model's context, blocked by a
+    content filter, or otherwise rejected. A failure of the item that sent it, not of the run.
+
+    ``kind`` is ``context_length``, ``content_filter`` or ``rejected``; ``params`` names the request parameters
+    the refusal is about (``logit_bias``, ``response_format``, ...), empty when it is about none."""
+
+    def __init__(self, message: str, status: int | None = None, body: str = "", *, kind: str = "rejected",
+                 params: tuple[str, ...] = ()) -> None:
+        super().__init__(message, status, body)
+        self.kind = kind
+        self.params = params
+
+    def is_about(self, param: str) -> bool:
+        """Whether the endpoint refused the request because of ``param`` (not, say, its length)."""
+        return param in self.params
+
+
+class LLMParameterError(LLMRequestError):
+    """The endpoint does not take a parameter that was sent (``logit_bias``, ``response_format``, an
+    ``extra_body`` key). Every request would fail the same way: fatal for the pass, unless the caller
+    switches that parameter off and asks again."""
+
+    exit_code = 2
+
+
+class LLMModelError(LLMRequestError):
+    """The endpoint does not serve the configured model or deployment at the configured URL (an unknown
+    model, a missing Azure deployment, a base_url whose path does not exist). Fatal for the whole run."""
 
     exit_code = 2
 
@@ -46,6 +73,10 @@ class LLMUnreachableError(LLMError):
     """No connection could be made to the endpoint at all."""
 
     exit_code = 2
+
+
+#: errors that will fail every other item the same way: they stop the pass instead of failing every item
+FATAL = (LLMAuthError, LLMModelError, LLMParameterError, LLMUnreachableError)
 
 
 def leaves(error: BaseException) -> list[BaseException]:
@@ -59,8 +90,18 @@ def primary(error: BaseException) -> BaseException:
     """The one error a person should hear about from a group that trio's nurseries gathered: an interrupt
     first, then graphglean's own errors (fatal ones first), else the first leaf."""
     found = leaves(error)
-    for wanted in (KeyboardInterrupt, LLMAuthError, LLMRequestError, LLMUnreachableError, GraphgleanError):
+    for wanted in (KeyboardInterrupt, *FATAL, ConfigError, InputError, GraphgleanError):
         for leaf in found:
             if isinstance(leaf, wanted):
                 return leaf
     return found[0]
+
+
+def single(error: BaseException) -> BaseException:
+    """What a library caller gets instead of trio's exception group: its `primary` error when that is an
+    interrupt or one of graphglean's, or when the group holds one error only; else the group unchanged."""
+    found = leaves(error)
+    first = primary(error)
+    if len(found) == 1 or isinstance(first, (KeyboardInterrupt, GraphgleanError)):
+        return first
+    return error

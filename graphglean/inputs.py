@@ -105,9 +105,13 @@ def read_text_file(path: Path, doc_id: str, errors: str = "strict") -> Document 
 
 def text_files(root: Path) -> list[Path]:
     """The text files under ``root``, sorted; a warning names the others, which are skipped."""
-    files = sorted(p for p in root.rglob("*") if p.is_file())
-    texts = [p for p in files if p.suffix.lower() in TEXT_SUFFIXES]
-    others = [p for p in files if p not in set(texts) and not p.name.startswith(".")]
+    texts: list[Path] = []
+    others: list[Path] = []
+    for p in sorted(p for p in root.rglob("*") if p.is_file()):
+        if p.suffix.lower() in TEXT_SUFFIXES:
+            texts.append(p)
+        elif not p.name.startswith("."):
+            others.append(p)
     if others:
         shown = ", ".join(str(p.relative_to(root)) for p in others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""

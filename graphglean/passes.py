@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
+import trio
 
 from .chunking import Chunk, chunk_id
 from .config import Config
 from .episodic import PASS as EPISODIC
 from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
-from .graph.export import write_graph, write_jsonl
+from .exports import write_graph_outputs
+from .graph.export import write_jsonl
 from .graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
 from .graph.prompts import GraphPrompts
+from .graph.resolve import PASS as RESOLVE
+from .graph.resolve import AnswerMemo
 from .inputs import Document, Inputs
 from .runstore import RunStore
 from .scheduler import Scheduler
@@ -30,7 +35,7 @@ from .tokens import Tokenizer
 class PassOutcome:
     name: str
     wall_s: float = 0.0
-    failed: list[dict[str, str]] = attrs.field(factory=list)  # {"item", "error"}
+    failed: list[dict[str, Any]] = attrs.field(factory=list)  # failure_row: {"item", "status", "error"}
     extra: dict[str, Any] = attrs.field(factory=dict)
     files: list[str] = attrs.field(factory=list)
 
@@ -69,24 +74,44 @@ class RunContext:
 PassFn = Callable[[RunContext], Awaitable[PassOutcome]]
 
 
-def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, str]]:
-    return [{"item": item_id(o.item), "error": str(o.error) or type(o.error).__name__} for o in outcomes]
+_HTTP_STATUS = re.compile(r"\bHTTP (\d{3})\b")
 
 
-def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, str]]) -> PassOutcome:
-    files = [str(p) for p in write_graph(graph, ctx.out_dir)]
-    extra = {k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"}
+def failure_row(item: str, error: BaseException | str) -> dict[str, Any]:
+    """One failed item as report.json lists it: its id, the HTTP status when there was one, one line why."""
+    text = (str(error) or type(error).__name__) if isinstance(error, BaseException) else error
+    status = getattr(error, "status", None)
+    if status is None and (found := _HTTP_STATUS.search(text)):
+        status = int(found.group(1))
+    return {"item": item, "status": status, "error": " ".join(text.split())[:500]}
+
+
+def _failures(outcomes: list[Any], item_id: Any) -> list[dict[str, Any]]:
+    return [failure_row(item_id(o.item), o.error) for o in outcomes]
+
+
+async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
+    # seconds for a large graph, while other passes may have requests in flight: in a worker thread
+    files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
+                                                           ctx.cfg.output)]
+    extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
         files.append(str(path))
+    path = ctx.out_dir / "resolution.jsonl"
+    if stats.resolution_log is not None:
+        write_jsonl(stats.resolution_log, path)
+        files.append(str(path))
+    else:  # resolution off: a log from an earlier run would describe merges this graph does not have
+        path.unlink(missing_ok=True)
     return PassOutcome("graph", failed=failed, extra=extra, files=files)
 
 
 async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     stats = GraphStats(chunks=len(ctx.chunks))
-    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats)
-    return _graph_outcome(ctx, stats, graph, [])
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats, notice=ctx.notice)
+    return await _graph_outcome(ctx, stats, graph, [])
 
 
 def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
@@ -106,10 +131,19 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
 
 
 async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
-    assert ctx.scheduler is not None
+    assert ctx.scheduler is not None and ctx.store is not None
     done, save = graph_resume(ctx)
-    result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save)
-    outcome = _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
+    store = ctx.store
+
+    async def save_answer(key: str, answer: str) -> None:
+        await store.save(RESOLVE, key, answer)
+
+    # resolution answers are keyed by their prompt: other resolution settings ask other questions, and the
+    # extractions above stay valid whatever resolution does (its settings are not in their fingerprint)
+    memo = AnswerMemo(ctx.resume(RESOLVE), save_answer)
+    result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
+                                    memo=memo)
+    outcome = await _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome
 
@@ -141,7 +175,7 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
     paths = [ctx.out_dir / "enrichment.jsonl", ctx.out_dir / "session_summaries.jsonl"]
     write_jsonl(rows, paths[0])
     write_jsonl(summaries, paths[1])
-    failed = [{"item": f"{uuid} {step}", "error": error} for uuid, step, error in failures]
+    failed = [failure_row(f"{uuid} {step}", error) for uuid, step, error in failures]
     return PassOutcome("enrich", failed=failed, extra=attrs.asdict(stats), files=[str(p) for p in paths])
 
 
@@ -211,6 +245,6 @@ async def episodic_pass(ctx: RunContext) -> PassOutcome:
     rows = [results[c.id] for c in ctx.chunks if c.id in results]
     path = ctx.out_dir / "episodes.jsonl"
     write_jsonl(rows, path)
-    failed = [{"item": r["chunk_id"], "error": "; ".join(r["metadata"]["errors"])} for r in rows
+    failed = [failure_row(r["chunk_id"], "; ".join(r["metadata"]["errors"])) for r in rows
               if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
     return PassOutcome(EPISODIC, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

@@ -18,7 +18,7 @@ import trio
 
 from .atomic import write_text
 from .chunking import Chunk
-from .config import Config
+from .config import Config, missing_extra
 from .errors import ConfigError
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
@@ -35,6 +35,8 @@ from .passes import (
 from .report import DEFAULT_PRICES, cost, format_table, pass_row, price_of
 from .runstore import RunStore
 from .scheduler import Progress, Scheduler
+from .sync import entry_point
+from .sync import run_sync as _run_sync
 from .tokens import Tokenizer
 
 
@@ -83,8 +85,9 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
     for name, fn in passes:
         if name == "enrich":
             n = len(inputs.messages)
-            calls = 2 * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
-            tokens_in, tokens_out = 400 * 2 * n, 60 * 2 * n
+            per_message = 1 if _spacy_entities(cfg) else 2  # intent (+ entities, unless spaCy finds them)
+            calls = per_message * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
+            tokens_in, tokens_out = 400 * per_message * n, 60 * per_message * n
         elif name == "graph" and fn.__name__ == "graph_llm_pass":
             from .graph.prompts import GraphPrompts
 
@@ -113,6 +116,13 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
     return {"dry_run": True, "passes": rows}
 
 
+def _spacy_entities(cfg: Config) -> bool:
+    from .spacy_pipeline import installed
+
+    backend = cfg.enrich.entity_backend
+    return backend == "spacy" or (backend == "auto" and installed(cfg.enrich.nlp_model))
+
+
 def _writable_dir(path: Path, key: str) -> None:
     """Fail before any LLM call, with the key to fix, when results could not be written."""
     try:
@@ -137,10 +147,16 @@ def _summary_estimate(cfg: Config, inputs: Inputs, chunks: list[Chunk]) -> tuple
     return calls, tokens_in, calls * 300
 
 
+@entry_point
 async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
               notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
     """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``."""
     out = out or sys.stdout
+    if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
+        raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
+    if cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled:  # the loader says so too, for a file
+        raise ConfigError("graph.resolve.enabled: entity resolution does not run under runtime.engine ray yet; "
+                          "set it to false")
     if cfg.runtime.engine == "ray" and not dry:  # Ray is imported only here: engine local never loads it
         from .runtime.ray_engine import run_on_ray
 
@@ -222,7 +238,5 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> d
 
 
 def run_sync(cfg: Config, **kw: Any) -> RunResult:
-    from .sync import run_sync as _run_sync
-
     with warnings.catch_warnings():
         return _run_sync(run, cfg, **kw)

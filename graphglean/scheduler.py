@@ -4,25 +4,29 @@ cache, retries), one progress display and one cost account. It knows nothing of 
 ``await scheduler.map(fn, items, pass_name="graph")`` runs ``fn(item)`` for every item concurrently and returns
 an `Outcome` per item, in input order. A multi-step ``fn`` (extract, then glean; gists, then facts) is how
 items carry dependent steps: step 2 of item i starts when its step 1 is done, whatever the other items do.
+
+Calls are list-scheduled by critical path: items start heaviest first, and a free request slot goes to the
+call whose item has the most work left (`ItemWork`, estimated from what the pass's calls so far took), so
+long chains do not start last and set the finish time.
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Generic, Iterable, Protocol, TypeVar
+import contextlib
+import contextvars
+from typing import Any, AsyncIterator, Awaitable, Callable, Generic, Iterable, Protocol, TypeVar
 
 import attrs
 import trio
 
-from .errors import LLMAuthError, LLMRequestError, LLMUnreachableError
+from .errors import FATAL
+from .priority import ItemWork, PassWork, PriorityGate
 from .llm.accounting import CallAccount
 from .llm.client import ChatClient
 from .llm.records import ChatRequest, ChatResult, EmbeddingResult
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-#: errors that will fail every other item the same way: stop the whole map instead of repeating them
-FATAL = (LLMAuthError, LLMRequestError, LLMUnreachableError)
 
 
 @attrs.define
@@ -57,10 +61,12 @@ class NoProgress:
 class PassLLM:
     """What a pass holds to call the LLM: the scheduler's client, counted against the pass's account."""
 
-    def __init__(self, client: ChatClient, account: CallAccount, pass_name: str) -> None:
+    def __init__(self, client: ChatClient, account: CallAccount, pass_name: str,
+                 gate: PriorityGate | None = None) -> None:
         self.client = client
         self.account = account
         self.pass_name = pass_name
+        self.gate = gate or PriorityGate(client.cfg.max_concurrency)
 
     @property
     def model(self) -> str:
@@ -70,10 +76,32 @@ class PassLLM:
         return self.client.request(messages, **params)
 
     async def chat(self, req: ChatRequest) -> ChatResult:
-        return await self.client.chat(req, self.account)
+        result = await self.client.chat(req, self.account, slot=self._slot)
+        work = _CURRENT_ITEM.get()
+        if result.cached and work is not None:
+            work.called(0.0)  # a step all the same: the item's later calls keep their place in its chain
+        return result
 
     async def embed(self, texts: list[str], model: str | None = None) -> EmbeddingResult:
-        return await self.client.embed(texts, model, self.account)
+        async with self._slot():
+            return await self.client.embed(texts, model, self.account)
+
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        """A request slot once one is free: the item with the most work left gets one first."""
+        work = _CURRENT_ITEM.get()
+        async with self.gate.slot(work.remaining if work is not None else _LAST):
+            started = trio.current_time()
+            yield
+        if work is not None:
+            work.called(trio.current_time() - started)
+
+
+def _LAST() -> float:  # a call outside any item: after every item's calls
+    return 0.0
+
+
+_CURRENT_ITEM: contextvars.ContextVar[ItemWork | None] = contextvars.ContextVar("graphglean_item", default=None)
 
 
 class Scheduler:
@@ -86,38 +114,54 @@ class Scheduler:
         self.progress = progress or NoProgress()
         self.accounts: dict[str, CallAccount] = {}
         self.errors: dict[str, list[Outcome[Any, Any]]] = {}
-        # Items past this many are not started yet: memory stays flat for a million items, and the earliest
-        # items finish (and are stored) first instead of every item being half done. A quarter more items
-        # than request slots keeps every slot busy while some items are between steps.
+        # Items past this many are not started yet: memory stays flat for a million items, and items finish
+        # (and are stored) as they go instead of every item being half done. Four items per request slot
+        # give the priority gate a choice: a chain that turns out long gets slots ahead of fresh items.
         c = client.cfg.max_concurrency
-        self.max_active_items = max_active_items or c + max(8, c // 4)
+        self.max_active_items = max_active_items or 4 * c
+        self.work: dict[str, PassWork] = {}
+        # one gate for every pass: their calls share the client's request slots
+        self.gate = PriorityGate(c, epoch=lambda: sum(w.version for w in self.work.values()))
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())
 
     def llm(self, pass_name: str) -> PassLLM:
-        return PassLLM(self.client, self.account(pass_name), pass_name)
+        return PassLLM(self.client, self.account(pass_name), pass_name, self.gate)
 
     async def map(self, fn: Callable[[T], Awaitable[R]], items: Iterable[T], *, pass_name: str,
                   on_result: Callable[[Outcome[T, R]], Awaitable[None] | None] | None = None,
-                  on_error: Callable[[Outcome[T, R]], None] | None = None) -> list[Outcome[T, R]]:
+                  on_error: Callable[[Outcome[T, R]], None] | None = None,
+                  weight: Callable[[T], float] | None = None) -> list[Outcome[T, R]]:
         """Run ``fn`` over ``items``; per-item errors are kept in their `Outcome` (and reported to
         ``on_error``), never lost, and do not stop the others unless ``fail_fast`` is set or the error
-        is fatal for every item (a refused key, a rejected model, an unreachable endpoint)."""
+        is fatal for every item (a refused key, an unknown model, a parameter the endpoint does not take, an
+        unreachable endpoint): a refusal of one item's request (too long, filtered) fails that item only.
+
+        ``weight`` is an item's expected size (its prompt tokens, say): heavier items start first (equal
+        ones in input order), and an item's work is estimated in proportion until its own calls show its
+        pace. Outcomes are in input order whatever the order of work."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
         account = self.account(pass_name)
+        pass_work = self.work.setdefault(pass_name, PassWork())
+        weights = [float(weight(item)) if weight is not None else 1.0 for item in items]
+        pass_work.expect(weights)
+        order = sorted(range(len(items)), key=lambda i: -weights[i])
         self.progress.start(pass_name, len(items))
         slots = trio.Semaphore(self.max_active_items)
         fatal: list[BaseException] = []
 
         async def run_one(outcome: Outcome[T, R]) -> None:
+            work = pass_work.item(weights[outcome.index])
+            _CURRENT_ITEM.set(work)  # this task's context: the item's calls find their work through it
             try:
                 outcome.value = await fn(outcome.item)
             except Exception as e:  # even a bug in a pass must not lose the other items' work
                 outcome.error = e
             finally:
                 slots.release()
+                pass_work.finished(work)
             if outcome.error is not None:
                 self.errors.setdefault(pass_name, []).append(outcome)
                 if on_error is not None:
@@ -134,9 +178,9 @@ class Scheduler:
 
         try:
             async with trio.open_nursery() as nursery:
-                for outcome in outcomes:
+                for i in order:
                     await slots.acquire()
-                    nursery.start_soon(run_one, outcome)
+                    nursery.start_soon(run_one, outcomes[i])
         finally:
             self.progress.finish(pass_name)
         if fatal:

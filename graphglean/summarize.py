@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import attrs
+import trio
 
 from .answers import answered
 from .chunking import chunk_on_delimiter
@@ -13,6 +14,7 @@ from .errors import ConfigError
 from .llm.records import Usage
 from .prompts import load_template, render
 from .scheduler import PassLLM, Scheduler
+from .sync import entry_point
 from .tokens import Tokenizer
 
 SYSTEM = "Rewrite this text in summarized form."
@@ -45,13 +47,16 @@ def plan_chunks(text: str, detail: float, minimum_chunk_size: int, delimiter: st
     return planned.chunks, planned.dropped
 
 
+@entry_point
 async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additional_instructions: str | None = None,
                     minimum_chunk_size: int = 500, chunk_delimiter: str = ".", summarize_recursively: bool = False,
                     tokenizer: Tokenizer | None = None, pass_name: str = PASS) -> SummaryResult:
     """Summarize ``text``; higher ``detail`` means more chunks, hence a longer summary. Non-recursive chunks
     run concurrently on the scheduler; recursive mode gives each chunk the summaries so far, in order."""
     tokenizer = tokenizer or Tokenizer.cl100k()
-    chunks, dropped = plan_chunks(text, detail, minimum_chunk_size, chunk_delimiter, tokenizer)
+    # seconds of tokenizing for a book: in a worker thread, so other passes' requests keep flowing
+    chunks, dropped = await trio.to_thread.run_sync(plan_chunks, text, detail, minimum_chunk_size, chunk_delimiter,
+                                                    tokenizer, abandon_on_cancel=True)
     system = SYSTEM + (f"\n\n{additional_instructions}" if additional_instructions else "")
     llm = scheduler.llm(pass_name)
     usage = Usage()

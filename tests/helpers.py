@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 from graphglean.config import Config, LLMConfig
+from graphglean.tokens import Tokenizer
 
 
 def llm_config(server, tmp_path=None, **kw) -> LLMConfig:
@@ -18,3 +21,35 @@ def config(server, tmp_path=None, **llm) -> Config:
     cfg = Config()
     cfg.llm = llm_config(server, tmp_path, **llm)
     return cfg
+
+
+class ThreadRecordingTokenizer(Tokenizer):
+    """A cl100k tokenizer that notes the threads it encodes in."""
+
+    def __init__(self):
+        super().__init__(encoding="cl100k_base")
+        self.threads = set()
+
+    def encode(self, text):
+        self.threads.add(threading.get_ident())
+        return super().encode(text)
+
+
+async def replayed_graph(folder: str):
+    """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks."""
+    from graphglean.chunking import Chunk
+    from graphglean.graph.extract import extract_graph
+    from graphglean.inputs import Inputs
+    from graphglean.testing import FakeLLMServer
+    from graphglean.testing.responders import ReplayResponder
+
+    from .conftest import shared_path
+
+    responder = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    chunks = [Chunk(e["chunk_id"], folder, i, e["content"], 0, len(e["content"]), 0)
+              for i, e in enumerate(responder.entries)]
+    async with FakeLLMServer(responder).running() as s:
+        cfg = config(s, max_concurrency=16)
+        cfg.graph.description_max_tokens = 100000
+        result = await extract_graph(Inputs(chunks=chunks), cfg)
+    return result.output, chunks

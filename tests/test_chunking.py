@@ -1,7 +1,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.chunking import chunk_on_delimiter, token_chunks
+from graphglean.chunking import chunk_on_delimiter, combine_pieces, token_chunks
 from graphglean.tokens import Tokenizer
 
 from .conftest import shared_path
@@ -58,3 +58,74 @@ def test_delimiter_chunker_marks_and_counts_overflow():
     result = chunk_on_delimiter(text, 20, tok, ".")
     assert result.dropped == 1
     assert "..." in "".join(result.chunks)
+
+
+def reference_combine(pieces, max_tokens, tok, delimiter, header=None, ellipsis=False):
+    """The recipe's greedy join, counting the whole candidate at every step (quadratic, plainly right)."""
+    out, indices, dropped = [], [], 0
+    candidate, cand_idx = ([] if header is None else [header]), []
+    for i, piece in enumerate(pieces):
+        with_header = [piece] if header is None else [header, piece]
+        if tok.count(delimiter.join(with_header)) > max_tokens:
+            if ellipsis and tok.count(delimiter.join([*candidate, "..."])) <= max_tokens:
+                candidate.append("...")
+                dropped += 1
+            continue
+        if tok.count(delimiter.join([*candidate, piece])) > max_tokens:
+            out.append(delimiter.join(candidate))
+            indices.append(cand_idx)
+            candidate, cand_idx = with_header, [i]
+        else:
+            candidate.append(piece)
+            cand_idx.append(i)
+    if len(candidate) > (0 if header is None else 1):
+        out.append(delimiter.join(candidate))
+        indices.append(cand_idx)
+    return out, indices, dropped
+
+
+# fragments where tiktoken's pieces depend on what follows: whitespace runs, newlines, digit runs,
+# contractions, CamelCase, CJK, emoji, punctuation runs
+FRAGMENTS = st.sampled_from(["a", "Word", "word", " ", "  ", "\n", "\n\n", " \n ", "\t", "1", "23", "456", "'s",
+                             "'ll", "'", "CamelCase", "ÉTÉ", "知识图谱", "🙂", "...", "!?", ".", ",", "-", "é",
+                             "\r\n"])
+TEXTS = st.lists(FRAGMENTS, max_size=80).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(TEXTS, max_size=25), max_tokens=st.integers(1, 60),
+       delimiter=st.sampled_from([".", "\n\n", " ", ""]), header=st.sampled_from([None, "Header:", " \n"]),
+       ellipsis=st.booleans())
+def test_combine_pieces_gives_the_recipe_chunks_exactly(pieces, max_tokens, delimiter, header, ellipsis):
+    got = combine_pieces(pieces, max_tokens, TOK, delimiter, header, ellipsis)
+    assert (got.chunks, got.indices, got.dropped) == reference_combine(pieces, max_tokens, TOK, delimiter, header,
+                                                                       ellipsis)
+
+
+class CountingTokenizer(Tokenizer):
+    encoded = 0
+
+    def encode(self, text):
+        self.encoded += len(text)
+        return super().encode(text)
+
+
+def test_delimiter_chunking_tokenizes_each_character_a_bounded_number_of_times():
+    text = " ".join(f"Sentence {i} says something about boats and Scrooge's ledger." for i in range(3000))
+    for max_tokens in (100, 10**6):  # many chunks; one chunk holding the whole text
+        tok = CountingTokenizer(encoding="cl100k_base")
+        chunk_on_delimiter(text, max_tokens, tok, ".")
+        assert tok.encoded <= 3 * len(text), tok.encoded / len(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(TEXTS, max_size=30))
+def test_running_count_is_the_exact_count_of_the_text_so_far(parts):
+    from graphglean.chunking import _RunningCount
+
+    running, text = _RunningCount(TOK), ""
+    for part in parts:
+        assert running.count_with(part) == TOK.count(text + part)
+        running.append(part)
+        text += part
+    assert running.count_with("") == TOK.count(text)

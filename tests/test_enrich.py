@@ -56,8 +56,9 @@ async def test_restart_resumes_unfinished_enrichment(tmp_path):
 
     async with FakeLLMServer(slow).running() as s:
         async with ChatClient(llm_config(s)) as c:
-            with trio.move_on_after(0.5):
-                async with Enricher(MemoryStore(path), Scheduler(c), EnrichConfig(summaries=False)) as enricher:
+            with trio.move_on_after(0.5):  # the LLM backend: loading a spaCy model would take this half second
+                async with Enricher(MemoryStore(path), Scheduler(c),
+                                    EnrichConfig(summaries=False, entity_backend="llm")) as enricher:
                     await enricher.add_messages("s1", messages(5))
                     await enricher.drain()
         store = MemoryStore(path)

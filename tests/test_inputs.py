@@ -88,3 +88,25 @@ def test_locomo_sessions_turns_and_messages():
     assert first.metadata["date"] == "1:56 pm on 8 May, 2023" and first.text.startswith("Caroline: Hey Mel!")
     turns = read(path, locomo_granularity="turn").chunks
     assert len(turns) == 5882 and turns[0].metadata["speaker"] == "Caroline"
+
+
+def test_folder_listing_work_grows_linearly_with_the_files(tmp_path, monkeypatch):
+    import pathlib
+
+    for i in range(300):
+        (tmp_path / f"f{i:03d}{'.txt' if i % 3 else '.dat'}").write_text(f"text {i}")
+    calls = {"n": 0}
+    hash_, eq = pathlib.PurePath.__hash__, pathlib.PurePath.__eq__
+
+    def counted(fn):
+        def wrapper(*args):
+            calls["n"] += 1
+            return fn(*args)
+        return wrapper
+
+    monkeypatch.setattr(pathlib.PurePath, "__hash__", counted(hash_))
+    monkeypatch.setattr(pathlib.PurePath, "__eq__", counted(eq))
+    with pytest.warns(InputWarning, match="skipped 100 file"):
+        docs = read(tmp_path).documents
+    assert [d.id for d in docs] == [f"f{i:03d}.txt" for i in range(300) if i % 3]
+    assert calls["n"] <= 10 * 300  # path hashing and comparing; rebuilding a set per file costs ~300 x 200

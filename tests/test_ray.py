@@ -70,6 +70,7 @@ def _config(server, tmp_path: Path, docs: Path, out: str, **runtime) -> Config:
     cfg.output.dir = str(tmp_path / out)
     cfg.graph.method = "llm"
     cfg.graph.description_max_tokens = 12  # long joined descriptions are summarized, per partition
+    cfg.graph.resolve.enabled = False  # not under engine ray yet: both sides build the unresolved graph
     for k, v in runtime.items():
         setattr(cfg.runtime, k, v)
     return cfg
@@ -92,12 +93,38 @@ async def test_ray_gives_the_local_graph_row_for_row(cluster, tmp_path):
     assert _rows(b, "entities.jsonl") == entities
     assert _rows(b, "relationships.jsonl") == _rows(a, "relationships.jsonl")
     assert (b / "graph.graphml").read_bytes() == (a / "graph.graphml").read_bytes()
+    assert (b / "chunks.jsonl").read_bytes() == (a / "chunks.jsonl").read_bytes()  # what graph.html quotes
+    assert (b / "neo4j" / "nodes.csv").read_bytes() == (a / "neo4j" / "nodes.csv").read_bytes()
+    assert (b / "graph.html").stat().st_size > 0
     rt = result.report["runtime"]
     assert rt["shards"] == 4 and rt["shards_skipped"] == 0 and result.report["chunks"] >= 110
     local_row = json.loads((a / "report.json").read_text())["passes"][0]
     ray_row = result.report["passes"][0]
     for k in ("records", "entities", "relationships", "nodes", "edges", "summarized_descriptions", "ungrounded"):
         assert ray_row[k] == local_row[k], k
+
+
+async def test_ray_offline_method_gives_the_local_graph_row_for_row(cluster, tmp_path):
+    docs = _documents(tmp_path / "docs.jsonl", 40)
+    cfgs = []
+    for out, runtime in (("local", {}), ("ray", dict(engine="ray", workers=2, shard_chunks=20, graph_partitions=3))):
+        cfg = Config()
+        cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / out)
+        cfg.graph.method, cfg.graph.resolve.enabled = "nlp", False
+        cfg.graph.description_max_tokens = 8  # quotes are cut to the budget
+        for k, v in runtime.items():
+            setattr(cfg.runtime, k, v)
+        cfgs.append(cfg)
+    for cfg in cfgs:
+        await run(cfg, out=io.StringIO(), notice=lambda m: None)
+    a, b = tmp_path / "local", tmp_path / "ray"
+    entities = _rows(a, "entities.jsonl")
+    assert len(entities) > 10
+    assert _rows(b, "entities.jsonl") == entities
+    assert _rows(b, "relationships.jsonl") == _rows(a, "relationships.jsonl")
+    local_row = json.loads((a / "report.json").read_text())["passes"][0]
+    ray_row = json.loads((b / "report.json").read_text())["passes"][0]
+    assert ray_row["offline_backend"] == local_row["offline_backend"]
 
 
 def _served_times(server_times: list[float]):
@@ -203,7 +230,8 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
     async with FakeLLMServer(synthetic, latency=0.1).running() as server:
         cfg_text = (f"llm: {{base_url: '{server.base_url}', api_key: sk-test, max_concurrency: 4, "
                     f"cache: {{mode: 'off'}}}}\n"
-                    f"input: {{path: '{docs}'}}\noutput: {{dir: '{tmp_path / 'out'}'}}\ngraph: {{method: llm}}\n"
+                    f"input: {{path: '{docs}'}}\noutput: {{dir: '{tmp_path / 'out'}'}}\n"
+                    f"graph: {{method: llm, resolve: {{enabled: false}}}}\n"
                     f"runtime: {{engine: ray, address: '{cluster}', workers: 2, shard_chunks: 5, graph_partitions: 2, "
                     f"single_graph: false}}\n")
         (tmp_path / "c.yaml").write_text(cfg_text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import math
 import subprocess
@@ -23,6 +25,7 @@ from graphglean.graph.extract import GraphStats, finish_graph
 from graphglean.graph.merge import merge_records
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from graphglean.inputs import read_inputs
+from graphglean.pipeline import run
 from graphglean.runtime import partitions
 from graphglean.runtime.leases import BatchSize, LeaseBucket, LeasedRateLimiter
 from graphglean.runtime.shards import plan_shards, read_shard
@@ -40,7 +43,8 @@ def _finish_local(chunks, results, directed, drop):
     cfg = Config()
     cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
     graph = merge_records(results, directed).to_graph()
-    trio.run(finish_graph, graph, {c.id: c for c in chunks}, cfg, None, None, GraphStats())
+    trio.run(functools.partial(finish_graph, graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model),
+                               GraphStats(), offline=True))
     return entity_rows(graph), relationship_rows(graph)
 
 
@@ -62,15 +66,15 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop):
         merge.mkdir()
         for p in range(P):
             acc, where = partitions.merge_nodes(dirs, p, directed)
-            graph, dropped = trio.run(partitions.finish_nodes, acc, partitions.ShardChunks(where), cfg, None, None,
-                                      GraphStats())
+            graph, dropped = trio.run(partitions.finish_nodes, acc, partitions.ShardChunks(where), cfg, None,
+                                      Tokenizer(cfg.llm.model), GraphStats())
             partitions.write_node_rows(graph, merge, p)
             (merge / f"dropped-{p:04d}.json").write_text(json.dumps(sorted(dropped)))
         dropped = {k for p in range(P) for k in json.loads((merge / f"dropped-{p:04d}.json").read_text())}
         for p in range(P):
             acc = partitions.merge_edges(dirs, p, directed)
-            graph = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None, None,
-                             GraphStats())
+            graph = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
+                             Tokenizer(cfg.llm.model), GraphStats())
             partitions.write_edge_rows(graph, merge, p)
         partitions.merged_table([merge / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
                                 root / "entities.jsonl")
@@ -211,6 +215,17 @@ def test_engine_ray_without_ray_is_one_config_error_naming_the_extra(monkeypatch
         load_config_text("runtime:\n  engine: ray\n", "c.yaml")
     assert str(e.value).startswith("c.yaml:2: runtime.engine:") and "graphglean[ray]" in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_engine_ray_with_entity_resolution_is_one_config_error():
+    with pytest.raises(ConfigError) as e:
+        load_config_text("runtime:\n  engine: ray\n", "c.yaml")
+    assert "graph.resolve.enabled" in str(e.value) and "\n" not in str(e.value)
+    cfg = load_config_text("runtime:\n  engine: ray\ngraph:\n  resolve: {enabled: false}\n", "c.yaml")
+    assert cfg.runtime.engine == "ray"
+    cfg.graph.resolve.enabled = True  # a Config built in code skips the loader: the run says it instead
+    with pytest.raises(ConfigError, match="graph.resolve.enabled"):
+        trio.run(functools.partial(run, cfg, dry=True, out=io.StringIO()))
 
 
 def test_engine_local_never_imports_ray(tmp_path):

@@ -138,6 +138,7 @@ async def test_graph_pass_redoes_extraction_when_examples_contents_or_logit_bias
     async with FakeLLMServer(synthetic).running() as s:
         cfg = base_config(s, tmp_path, graph={"method": "llm", "examples": str(examples)})
         cfg.llm.cache.mode = "off"
+        cfg.graph.resolve.enabled = False  # its questions depend on the graph built; counted are extraction calls
         await quiet_run(cfg)
         calls = len(s.chat_requests())
         await quiet_run(cfg)
@@ -306,6 +307,7 @@ async def test_journal_is_kept_until_a_run_finishes_everything(tmp_path):
     async with FakeLLMServer(respond).running() as s:
         cfg = base_config(s, tmp_path, input={"path": str(STAVE)}, graph={"method": "llm"})
         cfg.llm.cache.mode, cfg.llm.max_retries = "off", 0
+        cfg.graph.resolve.enabled = False  # a fuller graph asks it other questions; counted are extraction steps
         result = await quiet_run(cfg)
         failed = result.failed
         assert failed

@@ -71,3 +71,21 @@ async def test_cancellation_keeps_finished_results():
             with trio.move_on_after(0.2):
                 await sched.map(fn, range(100), pass_name="p", on_result=lambda o: stored.append(o.index))
     assert 0 < len(stored) < 100 and stored == sorted(stored)
+
+
+async def test_a_cached_answer_does_not_wait_for_a_request_slot(tmp_path):
+    from graphglean.testing import Reply
+
+    done = []
+    async with FakeLLMServer(lambda r: Reply("ok", delay=0.3 if "slow" in r.last_user else 0)).running() as s:
+        async with ChatClient.from_config(llm_config(s, tmp_path, max_concurrency=1)) as c:
+            sched = Scheduler(c)
+            llm = sched.llm("p")
+            await llm.chat(llm.request([{"role": "user", "content": "cached"}]))
+
+            async def fn(text):
+                result = await llm.chat(llm.request([{"role": "user", "content": text}]))
+                done.append((text, result.cached))
+
+            await sched.map(fn, ["slow", "cached"], pass_name="p")
+    assert done == [("cached", True), ("slow", False)]

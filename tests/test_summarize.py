@@ -1,4 +1,6 @@
 
+import threading
+
 import pytest
 
 from graphglean.errors import ConfigError
@@ -9,7 +11,7 @@ from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
 
 from .conftest import shared_path
-from .helpers import llm_config
+from .helpers import ThreadRecordingTokenizer, llm_config
 
 
 @pytest.mark.parametrize("detail,calls", [(0, 1), (0.25, 9), (0.5, 17), (1, 31)])
@@ -53,3 +55,12 @@ async def test_progressive_summaries_leave_no_gap():
     assert [m.id for m in recent] == ["m9", "m10"]
     folded = "\n".join(r.last_user for r in s.chat_requests())
     assert all(f"Message number {i} " in folded for i in range(9) if i != 3)
+
+
+async def test_chunk_planning_runs_off_the_event_loop():
+    tokenizer = ThreadRecordingTokenizer()
+    text = "A sentence about the sea. " * 400
+    async with FakeLLMServer(synthetic).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            result = await summarize(text, Scheduler(c), detail=1, tokenizer=tokenizer)
+    assert result.chunks > 1 and tokenizer.threads and threading.get_ident() not in tokenizer.threads

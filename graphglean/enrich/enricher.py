@@ -22,12 +22,13 @@ import trio
 
 from ..answers import json_answer, parse_json_output, answered
 from ..config import EnrichConfig
-from ..errors import ConfigError
+from ..errors import single
 from ..inputs import Message
 from ..prompts import load_template, render
 from ..scheduler import FATAL, Scheduler
 from ..summarize import HistoryMessage, ProgressiveSummarizer, SummaryPoint
 from ..tokens import Tokenizer
+from .spacy_entities import SpacyEntities
 from .store import NAMESPACE, MemoryStore, StoredMessage, StoredSummary, message_uuid
 
 NO_INTENT = ("no_intent", "no intent", "none", "n/a")
@@ -42,6 +43,7 @@ class EnrichStats:
     embeddings: int = 0
     summaries: int = 0
     failures: int = 0
+    entity_backend: str = "llm"  # the one auto chose: spacy where installed
 
 
 def locate(name: str, text: str) -> list[dict[str, Any]]:
@@ -73,19 +75,31 @@ class Enricher:
         self._running = False
         self._idle = trio.Event()
         self._idle.set()
-        self._spacy: Any = None
-        if self.cfg.entity_backend == "spacy":
-            self._spacy = _load_spacy()
+        self._spacy: SpacyEntities | None = None
+        self.entity_backend = "llm"
 
     async def __aenter__(self) -> "Enricher":
+        if self.cfg.entities and self.cfg.entity_backend != "llm":
+            self._spacy = await SpacyEntities.load(self.cfg.nlp_model, required=self.cfg.entity_backend == "spacy")
+            self.entity_backend = self.stats.entity_backend = "spacy" if self._spacy else "llm"
         self._nursery = await self._stack.enter_async_context(trio.open_nursery())
         self._kick()  # whatever a previous run left unfinished
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
-        if exc[0] is None:
-            await self._idle.wait()
-        await self._stack.__aexit__(*exc)
+    async def __aexit__(self, *exc: Any) -> bool:
+        waiting: BaseException | None = None
+        try:
+            if exc[0] is None:
+                await self._idle.wait()
+        except BaseException as e:  # cancelled because a background step failed: the nursery must still close
+            waiting, exc = e, (type(e), e, e.__traceback__)
+        try:
+            suppressed = await self._stack.__aexit__(*exc)
+        except BaseExceptionGroup as group:  # the background nursery's: the one error that matters
+            raise single(group) from None
+        if waiting is not None and not suppressed:
+            raise waiting
+        return bool(suppressed) and waiting is None
 
     async def add_messages(self, session_id: str, messages: Sequence[Message | StoredMessage],
                            position: int | None = None) -> list[str]:
@@ -131,8 +145,10 @@ class Enricher:
     async def _round(self) -> None:
         await self._token_counts()
         async with trio.open_nursery() as nursery:
-            if self.cfg.intent or self.cfg.entities:
+            if self.cfg.intent or (self.cfg.entities and self._spacy is None):
                 nursery.start_soon(self._per_message_llm_steps)
+            if self.cfg.entities and self._spacy is not None:
+                nursery.start_soon(self._spacy_entities)
             if self.cfg.embeddings:
                 nursery.start_soon(self._embeddings)
             if self.cfg.summaries:
@@ -163,7 +179,8 @@ class Enricher:
         await trio.to_thread.run_sync(self.store.mark, uuid, step, "done")
 
     async def _per_message_llm_steps(self) -> None:
-        steps = [s for s, on in (("intent", self.cfg.intent), ("entities", self.cfg.entities)) if on]
+        steps = [s for s, on in (("intent", self.cfg.intent), ("entities", self.cfg.entities and self._spacy is None))
+                 if on]
         work: dict[str, tuple[StoredMessage, list[str]]] = {}
         for step in steps:
             for m in await trio.to_thread.run_sync(self.store.pending, step):
@@ -194,19 +211,43 @@ class Enricher:
             await trio.to_thread.run_sync(self.store.set_system, m.uuid, "intent", answer)
             self.stats.intents += 1
 
+    async def _spacy_entities(self) -> None:
+        """Entities of every pending message from spaCy, in batches: no LLM call."""
+        assert self._spacy is not None
+        pending = [m for m in await trio.to_thread.run_sync(self.store.pending, "entities")]
+        for i in range(0, len(pending), SpacyEntities.BATCH):
+            batch = pending[i:i + SpacyEntities.BATCH]
+            try:
+                found = await self._spacy.entities([m.content for m in batch])
+            except Exception as e:  # the model failed on this batch: recorded per message, tried again on drain
+                self.stats.failures += len(batch)
+                for m in batch:
+                    await trio.to_thread.run_sync(self.store.mark, m.uuid, "entities", "failed",
+                                                  f"{type(e).__name__}: {e}")
+                continue
+
+            def write(batch: list[StoredMessage] = batch, found: list[list[dict[str, Any]]] = found) -> None:
+                for m, entities in zip(batch, found):
+                    self.store.set_system(m.uuid, "entities", entities, "messages")
+                    self.store.mark(m.uuid, "entities", "done")
+
+            await trio.to_thread.run_sync(write)
+            self.stats.entities += sum(map(len, found))
+
     async def _entities(self, llm: Any, uuid: str, text: str, table: str) -> None:
         if self._spacy is not None:
-            doc = await trio.to_thread.run_sync(self._spacy, text)
-            found = [(e.label_, e.text) for e in doc.ents]
-        else:
-            prompt = render(self.entity_template, message=text)
-            fmt = {"type": "json_object"} if self.scheduler.client.cfg.json_mode else None
-            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt,
-                                                valid=json_answer))
-            value = parse_json_output(result.text)
-            items = value.get("entities", []) if isinstance(value, dict) else value
-            found = [(str(e.get("label") or e.get("Label") or "").upper(), str(e.get("name") or e.get("Name") or ""))
-                     for e in items if isinstance(e, dict)]
+            entities = (await self._spacy.entities([text]))[0]
+            await trio.to_thread.run_sync(self.store.set_system, uuid, "entities", entities, table)
+            self.stats.entities += len(entities)
+            return
+        prompt = render(self.entity_template, message=text)
+        fmt = {"type": "json_object"} if self.scheduler.client.cfg.json_mode else None
+        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt,
+                                            valid=json_answer))
+        value = parse_json_output(result.text)
+        items = value.get("entities", []) if isinstance(value, dict) else value
+        found = [(str(e.get("label") or e.get("Label") or "").upper(), str(e.get("name") or e.get("Name") or ""))
+                 for e in items if isinstance(e, dict)]
         entities = []
         for label, name in dict.fromkeys(found):
             matches = locate(name, text)
@@ -266,18 +307,3 @@ class Enricher:
             await trio.to_thread.run_sync(self.store.set_embedding, summary.uuid, result.vectors[0], "summaries")
         if self.cfg.entities:
             await self._entities(self.scheduler.llm("enrich"), summary.uuid, summary.content, "summaries")
-
-
-def _load_spacy() -> Any:
-    try:
-        import spacy
-    except ImportError:
-        raise ConfigError("enrich.entity_backend: spacy needs the [spacy] extra (pip install 'graphglean[spacy]')"
-                          " and a model such as en_core_web_sm") from None
-    for model in ("en_core_web_sm", "en_core_web_md", "en_core_web_lg", "en_core_web_trf"):
-        try:
-            return spacy.load(model)
-        except OSError:
-            continue
-    raise ConfigError("enrich.entity_backend: spacy is installed but has no English model "
-                      "(python -m spacy download en_core_web_sm)")

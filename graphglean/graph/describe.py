@@ -1,12 +1,17 @@
 """Description summaries: when a node's or edge's descriptions together exceed a token budget, the LLM
 writes one description from them. Long lists are map-reduced in groups that fit the budget; no input is
-truncated first."""
+truncated first.
+
+Every summary call goes through a `SummaryMemo`, keyed by what its prompt is made of, so `stream.py` can make
+calls while extraction still runs and the final pass finds them instead of asking again."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Hashable
 
+import attrs
 import networkx as nx
+import trio
 
 from ..answers import answered
 from ..prompts import load_template, render
@@ -14,6 +19,43 @@ from ..scheduler import PassLLM, Scheduler
 from ..tokens import Tokenizer
 
 PASS = "graph.describe"
+
+
+@attrs.define(eq=False)
+class _Call:
+    done: trio.Event = attrs.field(factory=trio.Event)
+    value: str | None = None
+    error: Exception | None = None
+
+
+class SummaryMemo:
+    """Summary calls by their inputs (name, kind, descriptions, budget, language): each is asked once; a second
+    caller waits for the first one's answer (or error). A call cancelled midway is forgotten, so asked again."""
+
+    def __init__(self) -> None:
+        self._calls: dict[Hashable, _Call] = {}
+
+    async def ask(self, llm: PassLLM, prompt: str, budget: int) -> str:
+        key: Hashable = (prompt, budget)
+        while (call := self._calls.get(key)) is not None and call.done.is_set() is False:
+            await call.done.wait()  # asked by someone else: their answer, or ask again if they were cancelled
+        if call is None:
+            call = self._calls[key] = _Call()
+            try:
+                result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=budget,
+                                                     valid=answered))
+                call.value = result.text.strip()
+            except Exception as e:
+                call.error = e
+            except BaseException:
+                del self._calls[key]
+                raise
+            finally:
+                call.done.set()
+        if call.error is not None:
+            raise call.error
+        assert call.value is not None
+        return call.value
 
 
 def _groups(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> list[list[str]]:
@@ -29,41 +71,67 @@ def _groups(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> list[
     return groups
 
 
-async def _summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str], budget: int,
-                     tokenizer: Tokenizer, language: str) -> str:
-    template = load_template("describe_summary")
+def settled_groups(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> list[list[str]]:
+    """The first groups `summarize` makes of any list that starts with ``descriptions``: all but the last,
+    which later descriptions may still join."""
+    return _groups(descriptions, budget * 4, tokenizer)[:-1]
+
+
+def group_prompt(name: str, kind: str, group: list[str], language: str) -> str:
+    return render(load_template("describe_summary"), name=name, kind=kind, language=language,
+                  descriptions="\n".join(f"- {d}" for d in group))
+
+
+async def summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str], budget: int,
+                    tokenizer: Tokenizer, language: str, memo: SummaryMemo | None = None) -> str:
+    """One description from ``descriptions``: groups of up to 4x ``budget`` tokens are summarized, then their
+    summaries, until one is left."""
+    memo = memo or SummaryMemo()
     while True:
         groups = _groups(descriptions, budget * 4, tokenizer)
-        outs = []
-        for group in groups:
-            prompt = render(template, name=name, kind=kind, language=language,
-                            descriptions="\n".join(f"- {d}" for d in group))
-            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=budget,
-                                                 valid=answered))
-            outs.append(result.text.strip())
+        if len(groups) == len(descriptions) > 1:  # each alone fills the budget: no round would shrink the list
+            groups = [descriptions]
+        outs = [await memo.ask(llm, group_prompt(name, kind, group, language), budget) for group in groups]
         if len(outs) == 1:
             return outs[0]
         descriptions = outs
 
 
-async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenizer: Tokenizer, budget: int,
-                                 language: str = "English") -> int:
-    """Replace ``description`` of every node and edge whose descriptions exceed ``budget`` tokens.
-    Returns how many were summarized; failures keep the joined descriptions and are in the scheduler's errors."""
-    llm = scheduler.llm(PASS)
+def needs_summary(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> bool:
+    return len(descriptions) > 1 and tokenizer.count("\n".join(descriptions)) > budget
+
+
+def edge_name(graph: nx.Graph, a: Any, b: Any) -> str:
+    return f"{graph.nodes[a].get('name', a)} and {graph.nodes[b].get('name', b)}"
+
+
+def _over_budget(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> list[tuple[str, Any, dict[str, Any]]]:
     items: list[tuple[str, Any, dict[str, Any]]] = []
     for n, d in graph.nodes(data=True):
-        if len(d.get("descriptions", [])) > 1 and tokenizer.count(d["description"]) > budget:
+        if needs_summary(d.get("descriptions", []), budget, tokenizer):
             items.append(("entity", d.get("name") or n, d))
     for a, b, d in graph.edges(data=True):
-        if len(d.get("descriptions", [])) > 1 and tokenizer.count(d["description"]) > budget:
-            items.append(("relationship", f"{graph.nodes[a].get('name', a)} and {graph.nodes[b].get('name', b)}", d))
+        if needs_summary(d.get("descriptions", []), budget, tokenizer):
+            items.append(("relationship", edge_name(graph, a, b), d))
+    return items
+
+
+async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenizer: Tokenizer, budget: int,
+                                 language: str = "English", memo: SummaryMemo | None = None) -> int:
+    """Replace ``description`` of every node and edge whose descriptions exceed ``budget`` tokens.
+    Returns how many were summarized; failures keep the joined descriptions and are in the scheduler's errors.
+    Calls already made for the same inputs (``memo``: streamed while extraction ran) are not made again."""
+    llm = scheduler.llm(PASS)
+    memo = memo or SummaryMemo()
+    # counting every joined description of a large graph takes a second: in a worker thread
+    items = await trio.to_thread.run_sync(_over_budget, graph, tokenizer, budget, abandon_on_cancel=True)
 
     async def one(item: tuple[str, Any, dict[str, Any]]) -> str:
         kind, name, data = item
-        return await _summarize(llm, str(name), kind, data["descriptions"], budget, tokenizer, language)
+        return await summarize(llm, str(name), kind, data["descriptions"], budget, tokenizer, language, memo)
 
-    outcomes = await scheduler.map(one, items, pass_name=PASS)
+    outcomes = await scheduler.map(one, items, pass_name=PASS,
+                                   weight=lambda item: tokenizer.count(item[2]["description"]))
     for outcome in outcomes:
         if outcome.ok:
             outcome.item[2]["description"] = outcome.value

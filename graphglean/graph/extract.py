@@ -6,25 +6,33 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import attrs
 import networkx as nx
+import trio
 
 from ..answers import answered
 from ..chunking import Chunk
 from ..config import Config
 from ..inputs import Document, Inputs, content_id
+from ..output_limits import output_limit
 from ..scheduler import Outcome, Scheduler
+from ..sync import entry_point, run_sync
 from ..tokens import Tokenizer
-from .describe import summarize_descriptions
+from .describe import PASS as DESCRIBE
+from .describe import SummaryMemo, summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import GraphAccumulator
-from .nlp import extract_chunk
+from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
+from .resolve import AnswerMemo, resolve_entities
+from .stream import DescriptionStream
+from .workload import chunk_weight
 
 PASS = "graph"
 
@@ -42,13 +50,23 @@ class GraphStats:
     checks: int = 0
     unclear_checks: int = 0
     truncated_responses: int = 0
+    raised_caps: int = 0  # cut answers asked again at the model's output limit
+    split_passages: int = 0  # passages halved because even that limit cut their answer
+    repetition_loops: int = 0  # cut answers that were a model repeating itself
+    cut_records: int = 0  # unfinished last records of answers that stayed cut (kept as text, not read)
+    repeated_records: int = 0  # records an answer gave again (read once)
+    placeholder_rows: int = 0  # format lines copied from the prompt (no nodes)
+    reasoning_records: int = 0  # records found inside a reasoning block (kept)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ungrounded: int = 0
     summarized_descriptions: int = 0
+    offline_backend: str = ""  # the nlp method's: "spacy <model> <version>" or "rules"
     nodes: int = 0
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
+    resolution: dict[str, Any] = attrs.field(factory=dict)  # ResolutionStats of the resolve stage, if it ran
+    resolution_log: list[dict[str, Any]] | None = None  # one record per merge (resolution.jsonl); None = not run
 
 
 @attrs.define
@@ -64,8 +82,8 @@ def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordPa
     """All records of one chunk's responses, stamped with the chunk's provenance."""
     result = ParseResult()
     src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
-    for response in extraction.responses:
-        result.extend(parser.parse(response, src, first_position=result.records + len(result.malformed)))
+    for i, response in enumerate(extraction.responses):
+        result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
     return result
 
 
@@ -90,46 +108,112 @@ def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chu
 SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 
 
+def record_parser(g: Any) -> RecordParser:
+    return RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
+
+
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
-                         done: Mapping[str, ChunkExtraction] | None = None,
-                         save: SaveFn | None = None) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
+                         done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
+                         stream: DescriptionStream | None = None,
+                         ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
-    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions."""
+    even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
+    ``stream`` is given each chunk's records as soon as they are known."""
     done = dict(done or {})
+    parser = record_parser(cfg.graph)
+    if stream is not None:
+        await stream.add([(c, functools.partial(parse_extraction, done[c.id], c, parser))
+                          for c in chunks if c.id in done])
     llm = scheduler.llm(PASS)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
-                        cfg.llm.max_tokens, valid=answered)
+                        cfg.llm.max_tokens, output_limit(cfg.llm.model, cfg.llm.max_output_tokens),
+                        cfg.graph.max_splits, valid=answered)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
 
     async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
+        if outcome.ok and stream is not None:
+            await stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
     todo = [c for c in chunks if c.id not in done]
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result)
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
 
 
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, stacklevel=2)
+
+
+async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                      notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None,
+                      summaries: SummaryMemo | None = None,
+                      known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+    """Parse (unless ``known``, by document, index and chunk id), merge, resolve entities (``memo`` keeps the
+    LLM tier's answers), ground, summarize long descriptions (LLM method; ``summaries`` holds calls already
+    made). ``extractions`` None = offline method (``notice`` tells when it falls back to rules). Parsing,
+    merging and grounding take seconds for a large run: they run in a worker thread, so that the requests of
+    other passes keep flowing meanwhile."""
+    offline = None
+    if extractions is None:
+        extraction = await extract_offline(chunks, cfg.graph, notice)
+        offline, stats.offline_backend = extraction.results, extraction.backend
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known,
+                                          abandon_on_cancel=True)
+    if cfg.graph.resolve.enabled:
+        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
+    await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler, tokenizer, stats,
+                       offline=offline is not None, summaries=summaries)
+    stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
+    return graph
+
+
+async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
+                         memo: AnswerMemo | None) -> nx.Graph:
+    method = cfg.graph.resolve.method
+    if method == "auto":
+        method = "llm" if scheduler is not None and cfg.llm.has_endpoint else "rules"
+    resolution = await resolve_entities(graph, cfg, scheduler, method=method, memo=memo)
+    stats.resolution = attrs.asdict(resolution.stats)
+    stats.resolution_log = resolution.merges
+    return resolution.graph
+
+
+def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+                    stats: GraphStats, offline: list[ParseResult] | None = None,
+                    known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+    """The merged graph of every chunk's records (see `accumulate`)."""
+    return accumulate(chunks, extractions, cfg, stats, offline, known).to_graph()
+
+
 def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-               stats: GraphStats) -> GraphAccumulator:
-    """Parse every chunk's answers (``extractions`` None = offline method) and merge the records."""
-    g = cfg.graph
-    parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
-    acc = GraphAccumulator(g.directed)
+               stats: GraphStats, offline: list[ParseResult] | None = None,
+               known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> GraphAccumulator:
+    """Every chunk's records, merged: parsed from ``extractions`` (LLM method; ``known`` are parsed already),
+    or the offline method's ``offline`` results, one per chunk."""
+    parser = record_parser(cfg.graph)
+    given = iter(offline) if offline is not None else None
+    acc = GraphAccumulator(cfg.graph.directed)
     for chunk in chunks:
-        if extractions is None:
-            parsed = extract_chunk(chunk)
-        elif chunk.id in extractions:
+        if given is not None:
+            parsed = next(given)
+        elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
-            parsed = parse_extraction(ex, chunk, parser)
+            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or parse_extraction(ex, chunk, parser)
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
+            stats.raised_caps += ex.raised
+            stats.split_passages += ex.splits
+            stats.repetition_loops += ex.loops
             stats.unclear_checks += ex.unclear
             stats.prompt_tokens += ex.prompt_tokens
             stats.completion_tokens += ex.completion_tokens
@@ -140,31 +224,39 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.relationships += len(parsed.relationships)
         stats.malformed += len(parsed.malformed)
         stats.default_strengths += parsed.default_strengths
+        stats.cut_records += len(parsed.cut)
+        stats.repeated_records += parsed.repeated
+        stats.placeholder_rows += parsed.placeholders
+        stats.reasoning_records += parsed.reasoning_records
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         acc.add(parsed)
     return acc
 
 
 async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
-                       tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Summarize long descriptions (when a ``scheduler`` is given) and ground the nodes of a merged graph."""
-    if scheduler is not None:
+                       tokenizer: Tokenizer, stats: GraphStats, *, offline: bool,
+                       summaries: SummaryMemo | None = None) -> nx.Graph:
+    """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
+    engine runs it per partition."""
+    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
+    stats.ungrounded += await trio.to_thread.run_sync(ground, graph, chunks, cfg.graph.drop_ungrounded,
+                                                      abandon_on_cancel=True)
+    await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
+    return graph
+
+
+async def finish_descriptions(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer,
+                              stats: GraphStats, *, offline: bool, summaries: SummaryMemo | None = None) -> None:
+    """The offline method's descriptions (quotes) cut to the first that fit the budget; the LLM method's long
+    ones summarized when a ``scheduler`` is given (``summaries`` holds calls already made)."""
+    if offline:
+        await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
+    elif scheduler is not None:
         stats.summarized_descriptions += await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
-    stats.ungrounded += ground(graph, chunks, cfg.graph.drop_ungrounded)
-    return graph
+            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
 
 
-async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
-                      scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """Parse, merge, summarize long descriptions (LLM method), ground. ``extractions`` None = offline method."""
-    graph = accumulate(chunks, extractions, cfg, stats).to_graph()
-    await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler if extractions is not None else None,
-                       tokenizer, stats)
-    stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
-    return graph
-
-
+@entry_point
 async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs, config: Config | None = None, *,
                         scheduler: Scheduler | None = None, method: str | None = None) -> GraphExtractionResult:
     """Extract one merged graph from texts, documents or chunks. Under trio.
@@ -192,16 +284,21 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
 
 async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
-                           save: SaveFn | None = None) -> GraphExtractionResult:
-    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph."""
-    extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save)
-    stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-    graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats)
+                           save: SaveFn | None = None, memo: AnswerMemo | None = None) -> GraphExtractionResult:
+    """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph; ``memo``
+    keeps entity-resolution answers across runs. Description summaries that are certain start while chunks
+    are still being gleaned (`DescriptionStream`)."""
+    summaries = SummaryMemo()
+    async with trio.open_nursery() as nursery:
+        stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, summaries, nursery)
+        extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
+        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
+        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo=memo,
+                                  summaries=summaries, known=stream.parsed)
+        nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 
 def extract_graph_sync(inputs: Any, config: Config | None = None, **kw: Any) -> GraphExtractionResult:
     """`extract_graph` from synchronous code, including a Jupyter cell where an asyncio loop is running."""
-    from ..sync import run_sync
-
     return run_sync(extract_graph, inputs, config, **kw)

@@ -2,23 +2,27 @@
 says YES, up to ``max_gleanings``.
 
 The YES/NO question is one token (``max_tokens=1``) with ``logit_bias`` +100 on the ids of YES and NO in the
-*endpoint's* tokenizer: tiktoken's ids for OpenAI models, the server's own ``/tokenize`` for local servers, or
-ids from the configuration. Without known ids, or when an endpoint rejects ``logit_bias``, it asks without bias
-and reads the answer leniently; ids from the wrong tokenizer make a local model answer garbage.
+*endpoint's* tokenizer: tiktoken's ids for OpenAI models, the server's own tokenize route for local servers
+(`llm.server_tokens`), or ids from the configuration. Without known ids, or when an endpoint refuses
+``logit_bias``, it asks without bias and reads the answer leniently; ids from the wrong tokenizer make a local
+model answer garbage.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import attrs
 import trio
 
 from ..answers import strip_reasoning
-from ..errors import LLMRequestError
-from ..llm.records import Usage
+from ..errors import FATAL, LLMError, LLMParameterError, LLMRequestError
+from ..llm.records import ChatResult, Usage
+from ..llm.server_tokens import single_token_ids
 from ..scheduler import PassLLM
 from ..tokens import Tokenizer
+from .parser import RecordParser
 from .prompts import GraphPrompts
 
 
@@ -53,7 +57,7 @@ class LoopCheck:
         if self._configured:
             return [int(self._configured[k]) for k in ("YES", "NO") if k in self._configured] or None
         if not is_openai_endpoint(self._provider, self._base_url):
-            ids = await self._server_ids()
+            ids = await single_token_ids(self.llm.client, ("YES", "NO"))
             if ids or not is_openai_model(self.llm.model):
                 return ids
         # OpenAI's endpoint, or an OpenAI model behind a proxy that has no tokenizer of its own
@@ -61,31 +65,14 @@ class LoopCheck:
         ids = [tok.single_token_id(w) for w in ("YES", "NO")]
         return ids if tok.exact and None not in ids else None
 
-    async def _server_ids(self) -> list[int] | None:
-        base = self._base_url.rstrip("/")
-        root = base[:-3] if base.endswith("/v1") else base
-        for url, key in ((f"{root}/tokenize", "prompt"), (f"{root}/extras/tokenize", "input"),
-                         (f"{base}/extras/tokenize", "input")):
-            ids = []
-            for word in ("YES", "NO"):
-                answer = await self.llm.client.post_json(url, {key: word, "content": word, "model": self.llm.model,
-                                                               "add_special_tokens": False, "with_pieces": False})
-                tokens = answer.get("tokens") if isinstance(answer, dict) else None
-                if not isinstance(tokens, list) or len(tokens) != 1 or not isinstance(tokens[0], int):
-                    break
-                ids.append(tokens[0])
-            if len(ids) == 2:
-                return ids
-        return None
-
     async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, bool, Usage]:
         """(more?, was the answer a clear yes or no?, usage). An unclear answer counts as NO."""
         bias = await self.bias()
         req = self.llm.request(messages, max_tokens=1, logit_bias=bias, valid=_clear)
         try:
             result = await self.llm.chat(req)
-        except LLMRequestError:
-            if bias is None:
+        except LLMRequestError as e:
+            if bias is None or not e.is_about("logit_bias"):
                 raise
             self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
             result = await self.llm.chat(self.llm.request(messages, max_tokens=1, valid=_clear))
@@ -114,8 +101,19 @@ class ChunkExtraction:
     checks: int  # YES/NO questions asked
     prompt_tokens: int
     completion_tokens: int
-    truncated: int = 0  # responses cut by the completion token cap
+    truncated: int = 0  # responses cut by the completion token cap (asked again or split, when they could be)
     unclear: int = 0  # YES/NO checks answered with neither (read as NO)
+    spans: list[list[int]] = attrs.field(factory=list)  # per response: [start, end) of the passage, chunk offsets
+    cut: list[bool] = attrs.field(factory=list)  # per response: still cut by the cap (its last record is unread)
+    raised: int = 0  # answers asked again at the model's output limit
+    splits: int = 0  # passages halved because even that limit cut their answer
+    loops: int = 0  # cut answers that were a model repeating itself (not asked again)
+
+    def span(self, i: int) -> tuple[int, int] | None:
+        return (self.spans[i][0], self.spans[i][1]) if i < len(self.spans) else None
+
+    def is_cut(self, i: int) -> bool:
+        return i < len(self.cut) and self.cut[i]
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -125,32 +123,135 @@ class ChunkExtraction:
         return cls(**data)
 
 
+@attrs.define
+class _Tally:
+    responses: list[str] = attrs.field(factory=list)
+    spans: list[list[int]] = attrs.field(factory=list)
+    cut: list[bool] = attrs.field(factory=list)
+    usage: Usage = Usage()
+    rounds: int = 0
+    checks: int = 0
+    unclear: int = 0
+    truncated: int = 0
+    raised: int = 0
+    splits: int = 0
+    loops: int = 0
+
+    def answer(self, text: str, start: int, end: int, cut: bool) -> None:
+        self.responses.append(text)
+        self.spans.append([start, end])
+        self.cut.append(cut)
+
+    def add(self, other: "_Tally") -> None:
+        for name in ("responses", "spans", "cut"):
+            getattr(self, name).extend(getattr(other, name))
+        self.usage += other.usage
+        for name in ("rounds", "checks", "unclear", "truncated", "raised", "splits", "loops"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+_BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"),
+           re.compile(r"[.!?]['\")\u201d]?\s+|[\u3002\uff01\uff1f]['\")\u201d\u300d]?\s*"),
+           re.compile(r"[,;\uff0c\u3001\uff1b]\s*|\s+"))
+_SHORTEST_HALF = 16  # characters; a passage without any break is halved at its middle when longer than two
+
+
+def split_point(text: str) -> int | None:
+    """Where to halve a passage: the paragraph, line, sentence or word break nearest its middle (in that order
+    of preference, when one lies in the middle half), else the middle; None for a passage too short to halve."""
+    middle = len(text) // 2
+    for pattern in _BREAKS:
+        ends = [m.end() for m in pattern.finditer(text) if len(text) // 4 <= m.end() <= 3 * len(text) // 4]
+        if ends:
+            return min(ends, key=lambda e: abs(e - middle))
+    return middle if middle >= _SHORTEST_HALF else None
+
+
 class GleaningLoop:
+    """Extraction of one chunk: the first answer, then gleaning rounds while the model says there is more.
+
+    An answer cut by the completion cap is asked again at the model's output limit; cut even there, the passage
+    is halved at a break near its middle and each half gets its own loop (``max_splits`` deep). A model stuck
+    repeating itself is not asked again: its answer holds all it had to say.
+    """
+
     def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck,
-                 max_tokens: int | None = None, valid: Callable[[str], bool] | None = None) -> None:
+                 max_tokens: int | None = None, output_limit: int | None = None, max_splits: int = 0,
+                 valid: Callable[[str], bool] | None = None) -> None:
         self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
         self.max_tokens = max_tokens
+        self.output_limit = output_limit
+        self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
+        f = prompts.fields
+        self._parser = RecordParser(f["tuple_delimiter"], f["record_delimiter"], f["completion_delimiter"])
 
     async def run(self, chunk_id: str, text: str) -> ChunkExtraction:
+        tally = _Tally()
+        await self._loop(text, 0, 0, tally)
+        u = tally.usage
+        return ChunkExtraction(chunk_id, tally.responses, tally.rounds, tally.checks, u.prompt_tokens,
+                               u.completion_tokens, tally.truncated, tally.unclear, tally.spans, tally.cut,
+                               tally.raised, tally.splits, tally.loops)
+
+    async def _loop(self, text: str, offset: int, depth: int, tally: _Tally) -> None:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
-        first = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
-        responses, usage, truncated = [first.text], first.usage, int(first.truncated)
-        rounds = checks = unclear = 0
-        for _ in range(self.max_gleanings):
-            messages.append({"role": "assistant", "content": responses[-1]})
-            checks += 1
-            more, clear, check_usage = await self.check.ask(
-                [*messages, {"role": "user", "content": self.prompts.loop_prompt}])
-            usage += check_usage
-            unclear += int(not clear)
-            if not more:
-                break
-            messages.append({"role": "user", "content": self.prompts.continue_prompt})
-            result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
-            responses.append(result.text)
-            usage += result.usage
-            truncated += int(result.truncated)
-            rounds += 1
-        return ChunkExtraction(chunk_id, responses, rounds, checks, usage.prompt_tokens, usage.completion_tokens,
-                               truncated, unclear)
+        for round_ in range(self.max_gleanings + 1):
+            if round_:
+                messages.append({"role": "assistant", "content": tally.responses[-1]})
+                tally.checks += 1
+                more, clear, check_usage = await self.check.ask(
+                    [*messages, {"role": "user", "content": self.prompts.loop_prompt}])
+                tally.usage += check_usage
+                tally.unclear += int(not clear)
+                if not more:
+                    return
+                messages.append({"role": "user", "content": self.prompts.continue_prompt})
+                tally.rounds += 1
+            result = await self._answer(messages, tally)
+            tally.answer(result.text, offset, offset + len(text), result.truncated)
+            if result.truncated and not self._looping(result, tally):
+                await self._split(text, offset, depth, tally)
+                return
+
+    async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
+        """The answer, asked again at the output limit when the cap cut it (unless it is a loop)."""
+        result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
+        tally.usage += result.usage
+        tally.truncated += int(result.truncated)
+        limit = self.output_limit or 0
+        if not result.truncated or limit <= (self.max_tokens or 0) or self._looping(result, tally, count=False):
+            return result
+        try:
+            bigger = await self.llm.chat(self.llm.request(messages, max_tokens=limit, valid=self.valid))
+        except LLMParameterError as e:
+            if not e.is_about("max_tokens"):
+                raise
+            self.output_limit = None  # the endpoint takes no cap this large: split passages from now on
+            return result
+        except FATAL:
+            raise
+        except LLMError:  # a window too small for the limit: splitting the passage is the way left
+            return result
+        tally.raised += 1
+        tally.usage += bigger.usage
+        tally.truncated += int(bigger.truncated)
+        return bigger
+
+    def _looping(self, result: ChatResult, tally: _Tally, count: bool = True) -> bool:
+        """A cut answer that repeats its records: asking for more would buy more of the same."""
+        looping = self._parser.parse(result.text, truncated=True).repeated > 2
+        tally.loops += int(looping and count)
+        return looping
+
+    async def _split(self, text: str, offset: int, depth: int, tally: _Tally) -> None:
+        at = split_point(text) if depth < self.max_splits else None
+        if at is None:
+            return
+        tally.splits += 1
+        halves = [_Tally(), _Tally()]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._loop, text[:at], offset, depth + 1, halves[0])
+            nursery.start_soon(self._loop, text[at:], offset + at, depth + 1, halves[1])
+        for half in halves:
+            tally.add(half)

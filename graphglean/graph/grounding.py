@@ -8,6 +8,7 @@ from typing import Mapping
 import networkx as nx
 
 from ..chunking import Chunk
+from .evidence import aliases_of
 
 
 def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool = False) -> int:
@@ -15,13 +16,15 @@ def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool =
     Returns how many nodes are ungrounded (and were dropped, when asked)."""
     ungrounded = []
     for node, data in graph.nodes(data=True):
-        pattern = _name_pattern(data.get("name") or node)
+        names = dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])  # a resolved node: every name
+        patterns = [p for p in map(_name_pattern, names) if p is not None]
         spans = []
         for cid in data.get("source_ids", []):
             chunk = chunks.get(cid)
-            if chunk is None or pattern is None:
+            if chunk is None:
                 continue
-            spans += [[cid, chunk.start + m.start(), chunk.start + m.end()] for m in pattern.finditer(chunk.text)]
+            found = {(m.start(), m.end()) for p in patterns for m in p.finditer(chunk.text)}
+            spans += [[cid, chunk.start + a, chunk.start + b] for a, b in _outermost(found)]
         data["spans"] = spans
         data["grounded"] = bool(spans)
         if not spans:
@@ -31,9 +34,19 @@ def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool =
     return len(ungrounded)
 
 
+def _outermost(found: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans not inside another: "Scrooge" within "Ebenezer Scrooge" is one mention, not two."""
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(found, key=lambda s: (s[0], -s[1])):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept
+
+
 def _name_pattern(name: str) -> re.Pattern[str] | None:
     words = name.split()
     if not words:
         return None
-    # any whitespace between words (names wrap across lines), whole words only, any case
-    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + r"(?!\w)", re.I)
+    # any whitespace between words (names wrap across lines), whole words only ("_" of _italics_ is not part
+    # of a word), any case
+    return re.compile(r"(?<![^\W_])" + r"\s+".join(map(re.escape, words)) + r"(?![^\W_])", re.I)

@@ -53,6 +53,11 @@ def _in_order(first: dict[str, Key]) -> list[str]:
     return sorted(first, key=lambda v: (first[v], v))
 
 
+def in_found_order(first: dict[str, Key]) -> list[tuple[str, Key]]:
+    """Values with where each was first found, in the order the graph lists them."""
+    return sorted(first.items(), key=lambda kv: (kv[1], kv[0]))
+
+
 @attrs.define
 class _Node:
     names: Counter[str] = attrs.field(factory=Counter)
@@ -166,19 +171,26 @@ class GraphAccumulator:
     def to_graph(self) -> nx.Graph:
         graph: nx.Graph = nx.DiGraph() if self.directed else nx.Graph()
         for key in sorted(self.nodes):
-            graph.add_node(key, **_node_attrs(self.nodes[key]))
+            graph.add_node(key, **node_attributes(self.nodes[key]))
         for (a, b) in sorted(self.edges):
             graph.add_edge(a, b, **edge_attrs(self.edges[(a, b)]))
         return graph
 
 
 def edge_attrs(edge: _Edge) -> dict[str, Any]:
+    """An edge's attributes in the graph (shared by to_graph and the partitioned merge)."""
     descriptions = _in_order(edge.descriptions)
     return {"weight": edge.weight, "descriptions": descriptions, "description": "\n".join(descriptions),
             "keywords": _in_order(edge.keywords), "source_ids": _in_order(edge.sources), "frequency": edge.frequency}
 
 
-def _node_attrs(node: _Node) -> dict[str, Any]:
+def display_name(node: _Node) -> str:
+    """The name a node is shown by: its most frequent declared name (a mentioned one if none was declared)."""
+    counts = node.names or node.mentions
+    return min(counts, key=lambda v: (-counts[v], node.first.get(v, _NOWHERE), v), default="")
+
+
+def node_attributes(node: _Node) -> dict[str, Any]:
     declared = bool(node.names)
     names = _ranked(node.names if declared else node.mentions, node.first)
     types = _ranked(node.types, {k[5:]: v for k, v in node.first.items() if k.startswith("type:")})

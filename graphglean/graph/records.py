@@ -44,6 +44,11 @@ class ParseResult:
     malformed: list[str] = attrs.field(factory=list)  # records that could not be parsed, kept as text
     default_strengths: int = 0  # relationships whose strength was not a number
     keywords: list[str] = attrs.field(factory=list)  # chunk-level content keywords, when a model writes them
+    cut: list[str] = attrs.field(factory=list)  # the unfinished end of an answer cut by the completion cap
+    repeated: int = 0  # records an answer gave more than once (a model stuck in a loop), kept once
+    placeholders: int = 0  # rows copied from the prompt's format line (``Entity1``, ``<source_entity>``)
+    reasoning_records: int = 0  # records found inside a reasoning block (kept)
+    examined: int = 0  # records looked at, kept or not: the next record's position
 
     @property
     def records(self) -> int:
@@ -55,3 +60,8 @@ class ParseResult:
         self.malformed += other.malformed
         self.default_strengths += other.default_strengths
         self.keywords += other.keywords
+        self.cut += other.cut
+        self.repeated += other.repeated
+        self.placeholders += other.placeholders
+        self.reasoning_records += other.reasoning_records
+        self.examined += other.examined

@@ -3,21 +3,23 @@ one shared ``httpx.AsyncClient`` under trio, with rate limits, retries and the r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, AsyncContextManager, Awaitable, Callable, Iterable, TypeVar
 
 import attrs
 import httpx
 import trio
 
 from ..config import LLMConfig
-from ..errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
+from ..errors import LLMError, LLMUnreachableError
 from .accounting import CallAccount
 from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
-from .retry import RetryPolicy, is_retryable_status, parse_retry_after
+from .refusals import read_error_body, refusal
+from .retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
 from .transport import PooledTransport
 
 T = TypeVar("T")
@@ -90,7 +92,11 @@ class ChatClient:
     def url(self, path: str, model: str | None = None) -> str:
         base = self.cfg.base_url.rstrip("/")
         if self.cfg.provider == "azure":
-            deployment = self.cfg.azure.deployment or model or self.cfg.model
+            azure = self.cfg.azure
+            if path == "embeddings":
+                deployment = azure.embedding_deployment or model or self.cfg.embedding_model
+            else:
+                deployment = azure.deployment or model or self.cfg.model
             return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
         return f"{base or OPENAI_BASE_URL}/{path}"
 
@@ -115,8 +121,10 @@ class ChatClient:
         extra = {**self.cfg.extra_body, **params.pop("extra", {})}
         return ChatRequest(messages=tuple(messages), extra=extra, **params)
 
-    async def chat(self, req: ChatRequest, account: CallAccount | None = None) -> ChatResult:
-        """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good."""
+    async def chat(self, req: ChatRequest, account: CallAccount | None = None,
+                   slot: Callable[[], AsyncContextManager[Any]] | None = None) -> ChatResult:
+        """Send one chat completion (or answer it from the cache). Raises `LLMError` when it fails for good.
+        ``slot``, when given, is entered around the request (not a cache hit): the scheduler's turn-taking."""
         accounts = _Accounts(self.account, account)
         key = req.cache_key(self.url("chat/completions", req.model))
         hit = await self._stored(key)
@@ -129,8 +137,9 @@ class ChatClient:
             if replayable(req, parsed):
                 await self._store([(key, body)], "chat")
 
-        parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate, accounts,
-                                                     parse_chat_body, keep)
+        async with slot() if slot is not None else contextlib.nullcontext():
+            parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate,
+                                                         accounts, parse_chat_body, keep)
         result = attrs.evolve(parsed, latency_s=latency, attempts=attempts)
         accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
@@ -183,13 +192,16 @@ class ChatClient:
                 await store.put_many(items, kind)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
-        """One plain POST (no retries), e.g. to a server's ``/tokenize``. Returns None on any failure."""
+        """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
+        Returns the JSON answer of a 200, or None on any failure."""
         assert self._http is not None, "use the client inside 'async with'"
-        try:
-            resp = await self._http.post(url, json=body, headers=self._headers())
-            return resp.json() if resp.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
-            return None
+        with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
+            try:
+                resp = await self._http.post(url, json=body, headers=self._headers())
+                return resp.json() if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                return None
+        return None
 
     # -- the retry loop -------------------------------------------------------------------------------
 
@@ -206,8 +218,9 @@ class ChatClient:
         a killed run can lose are at most the ones holding a slot."""
         assert self._http is not None, "use the client inside 'async with'"
         url, headers = self.url(path, model), self._headers()
-        started = trio.current_time()
+        budget = RetryBudget(self.retry, trio.current_time())
         failures: list[_Failure] = []
+        previous_sent = None
         while True:
             await self.limiter.acquire(estimate)
             async with self.concurrency.limiter:
@@ -217,7 +230,7 @@ class ChatClient:
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, _Failure):
                     self.limiter.observe_headers(outcome.headers)
-                    body, parsed, failure = self._judge(outcome, parse)
+                    body, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
                         if keep is not None:
                             with trio.CancelScope(shield=True):
@@ -230,20 +243,24 @@ class ChatClient:
                 else:
                     failure = outcome
             failures.append(failure)
-            if failure.status == 429:
-                accounts.bump(rate_limited=1)
-                self.concurrency.on_rate_limited()
-                self.limiter.on_rate_limited()
-                self.limiter.pause(failure.retry_after if failure.retry_after is not None
-                                   else self.retry.backoff(len(failures) - 1))
-            wait = self.retry.backoff(len(failures) - 1, failure.retry_after)
-            out_of_time = (self.retry.deadline_s is not None
-                           and trio.current_time() + wait - started > self.retry.deadline_s)
-            if len(failures) > self.retry.max_retries or out_of_time:
+            budget.spend(failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts))
+            previous_sent = t0
+            wait = budget.next_wait(failure.retry_after)
+            if budget.exhausted(trio.current_time(), wait):
                 accounts.bump(failures=1)
                 raise self._give_up(failures, url)
             accounts.bump(retries=1)
             await trio.sleep(wait)
+
+    def _rate_limited(self, failure: _Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
+                      accounts: "_Accounts") -> bool:
+        """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
+        requests were answered since its previous attempt) rather than a fault."""
+        accounts.bump(rate_limited=1)
+        self.concurrency.on_rate_limited(sent_at)
+        self.limiter.on_rate_limited(sent_at, failure.retry_after)
+        self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
+        return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
 
     async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response | _Failure:
         assert self._http is not None
@@ -266,8 +283,10 @@ class ChatClient:
         except httpx.TransportError as e:
             return _Failure(f"connection broken ({type(e).__name__})")
 
-    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any]) -> tuple[Any, Any, _Failure | None]:
-        """(body, parsed, None) for a good answer, or why it is not good (raising when that is final)."""
+    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
+               model: str = "") -> tuple[Any, Any, _Failure | None]:
+        """(body, parsed, None) for a good answer, or why it is not good (raising the `refusal` when that is
+        final); ``url``, the body keys ``sent`` and ``model`` make the refusal's message precise."""
         status = resp.status_code
         if status == 200:
             try:
@@ -275,23 +294,17 @@ class ChatClient:
                 return body, parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
                 return None, None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
-        text = self.redact(resp.text[:500])
-        if status in (401, 403):
-            raise LLMAuthError(f"the endpoint refused the API key (HTTP {status}); check llm.api_key",
-                               status, text)
-        if status in (400, 404, 422):
-            raise LLMRequestError(f"the endpoint rejected the request (HTTP {status}): {_error_message(text)}",
-                                  status, text)
+        text = self.redact(resp.text[:2000])
         if is_retryable_status(status):
-            return None, None, _Failure(f"HTTP {status}", status, text, parse_retry_after(resp.headers))
-        raise LLMError(f"unexpected HTTP {status} from the endpoint: {_error_message(text)}", status, text)
+            return None, None, _Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
+        raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
 
     def _give_up(self, failures: list[_Failure], url: str) -> LLMError:
         last = failures[-1]
         where = self.redact(url.split("?", 1)[0])
         message = f"{where}: gave up after {len(failures)} attempts; last: {last.reason}"
         if last.body:
-            message += f": {_error_message(last.body)}"
+            message += f": {read_error_body(last.body).message}"
         if all(f.connection for f in failures):
             return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
                                        None, "")
@@ -308,18 +321,6 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
         return req.valid is None or bool(req.valid(result.text))
     except Exception:  # a predicate that cannot read the answer does not vouch for it
         return False
-
-
-def _error_message(body: str) -> str:
-    try:
-        err = json.loads(body).get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-        if isinstance(err, str):
-            return err[:300]
-    except (ValueError, AttributeError):
-        pass
-    return body[:300].replace("\n", " ")
 
 
 def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:

@@ -1,12 +1,14 @@
 """Client-side rate limits: requests and tokens per minute as token buckets, plus adaptive concurrency.
 
-A 429 pauses every request of the client until the server's Retry-After has passed and halves the number
-of requests allowed in flight; successes win it back one request at a time. So a burst of 429s slows the
-whole client down instead of turning into a retry storm.
+A 429 pauses every request of the client until the server's Retry-After has passed, teaches (or lowers) a
+request rate, and halves the number of requests allowed in flight; both come back within seconds once
+answers flow again. So a burst of 429s slows the whole client down instead of turning into a retry storm,
+and one stray 429 costs seconds, not the rest of the run.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Callable, Mapping
 
@@ -49,70 +51,181 @@ class TokenBucket:
         self._refill()
         self.level = min(self.level, 0.0)
 
+    def set_rate(self, per_second: float, capacity: float) -> None:
+        """Change the rate from now on (time already passed is credited at the old rate)."""
+        self._refill()
+        self.rate, self.capacity = per_second, capacity
+        self.level = min(self.level, capacity)
+
+
+class LearnedRate:
+    """The request rate an endpoint takes, learned from its 429s.
+
+    A 429 lowers the ceiling to what was being sent (or what the server's hints allow) and cuts the rate to
+    80% of it; over the next few seconds (``recovery_s``: longer at rates so low that a few seconds hold no
+    request) the rate climbs back to the ceiling, holds there, then probes 10% above it. A probe that held a
+    whole period becomes the ceiling, so a limit that was raised, or guessed low, is found again. A probe that
+    meets a 429 returns to the ceiling with no cut, and the hold before the next probe doubles (up to 32
+    periods), so an endpoint with no slack above its limit sees a probe's 429 rarely. Floor: 1 request a minute.
+    """
+
+    FLOOR = 1 / 60
+    CUT = 0.8
+    HOLD = 2.0  # periods at the ceiling before probing above it
+    MAX_HOLD = 32.0
+    PROBE = 0.1
+
+    def __init__(self, ceiling: float, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self.ceiling = max(self.FLOOR, ceiling)
+        self._cut_at = clock()
+        self._hold = self.HOLD
+        self._probe_sends = 0
+        self.bucket = TokenBucket(60 * self.CUT * self.ceiling, clock)
+        self.bucket.level = 1.0  # one request may go as soon as the server's pause is over
+        self.refresh()
+
+    @property
+    def recovery_s(self) -> float:
+        return max(2.0, 3.0 / self.ceiling)
+
+    def _periods(self, now: float) -> float:
+        return (now - self._cut_at) / self.recovery_s
+
+    def rate(self, now: float | None = None) -> float:
+        """Requests per second allowed at ``now``."""
+        x = self._periods(self._clock() if now is None else now)
+        if x < 1.0:
+            return self.ceiling * (self.CUT + (1.0 - self.CUT) * x)
+        return self.ceiling * (1.0 + self.PROBE * min(1.0, max(0.0, x - self._hold)))
+
+    def cut(self, estimate: float, got_through: float = 0.0, retry_after: float | None = None) -> None:
+        """A 429. The rejected request's token comes back: the server did not count it."""
+        now = self._clock()
+        rate = self.rate(now)
+        if self._periods(now) > self._hold and estimate >= self.ceiling:  # a probe too far: back to the ceiling
+            self._hold = min(self.MAX_HOLD, 2 * self._hold)
+            self._cut_at = now - self.recovery_s
+        else:  # the ceiling is too high: down to what is allowed now or estimated, never below what got through
+            # requests spaced further apart by the wait the server asked for (at most 5% lower: with slack in
+            # the server's bucket, the wait is for one token, not for the whole spacing)
+            spaced = max(0.95 * rate, 1.0 / (1.0 / rate + retry_after)) if retry_after else rate
+            self.ceiling = max(self.FLOOR, got_through, min(self.ceiling, spaced, estimate))
+            self._cut_at = now
+        self._probe_sends = 0
+        self.refresh()
+        self.bucket.give_back(1.0)
+
+    def refresh(self) -> None:
+        """Bring the bucket to the rate of the moment. A probe that held a whole period, with requests sent at
+        (about) its pace, is the new ceiling; one the client did not use teaches nothing and starts again."""
+        now = self._clock()
+        if self._periods(now) >= self._hold + 1.0:
+            if self._probe_sends >= 0.8 * self.ceiling * self.recovery_s:
+                self.ceiling *= 1.0 + self.PROBE
+            self._cut_at = now - self._hold * self.recovery_s
+            self._probe_sends = 0
+        rate = self.rate(now)
+        self.bucket.set_rate(rate, max(1.0, 0.2 * rate))
+
+    def take(self) -> None:
+        self.bucket.take(1.0)
+        if self._periods(self._clock()) >= self._hold:
+            self._probe_sends += 1
+
 
 class RateLimiter:
     """Requests-per-minute and tokens-per-minute limits shared by every request of one client.
 
-    Beside the configured limits it learns one from the server: the first 429 sets a request rate a little
-    under what was just getting through, which grows back slowly (+2% a second) while answers keep coming
-    and is cut again (x0.7) by further 429s. So an endpoint whose limit nobody configured is still met at
-    close to its rate instead of being hammered.
+    Beside the configured limits it learns one from the server (`LearnedRate`), from the 429s that come
+    while other requests still get through. So an endpoint whose limit nobody configured, from 1 RPM up, is
+    met at close to its rate instead of being hammered.
     """
+
+    SENT_WINDOW_S = 10.0
+    ANSWERED_WINDOW_S = 60.0
 
     def __init__(self, requests_per_minute: int = 0, tokens_per_minute: int = 0,
                  clock: Callable[[], float] | None = None) -> None:
         self._clock = clock or trio.current_time
         self.requests = TokenBucket(requests_per_minute, self._clock) if requests_per_minute else None
         self.tokens = TokenBucket(tokens_per_minute, self._clock) if tokens_per_minute else None
-        self.learned: TokenBucket | None = None
-        self._successes: deque[float] = deque()
-        self._last_cut = -1e9
+        self.learned: LearnedRate | None = None
+        self._sent: deque[float] = deque()
+        self._answered: deque[float] = deque()
+        self.last_answer_at = -math.inf
+        self._last_cut = -math.inf
         self._resume_at = 0.0
         self._lock = trio.Lock()  # FIFO: waiters are served in the order they arrived
+        self._changed = trio.Event()  # wakes the waiter at the head early when a 429 gives a token back
 
     @property
     def limits_tokens(self) -> bool:
         return self.tokens is not None
 
+    def _buckets(self, estimated_tokens: int) -> list[tuple[TokenBucket, float]]:
+        pairs = ((self.requests, 1), (self.tokens, estimated_tokens))
+        return [(bucket, amount) for bucket, amount in pairs if bucket is not None]
+
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
             while True:
-                wait = self._resume_at - self._clock()
-                for bucket, amount in ((self.requests, 1), (self.learned, 1), (self.tokens, estimated_tokens)):
-                    if bucket is not None:
-                        wait = max(wait, bucket.wait_time(amount))
-                if wait <= 0:
+                waits = [self._resume_at - self._clock()]
+                waits += [bucket.wait_time(amount) for bucket, amount in self._buckets(estimated_tokens)]
+                if self.learned is not None:
+                    self.learned.refresh()
+                    waits.append(self.learned.bucket.wait_time(1))
+                if max(waits) <= 0:
                     break
-                await trio.sleep(wait)
-            for bucket, amount in ((self.requests, 1), (self.learned, 1), (self.tokens, estimated_tokens)):
-                if bucket is not None:
-                    bucket.take(amount)
+                with trio.move_on_after(max(waits)):
+                    await self._changed.wait()
+            for bucket, amount in self._buckets(estimated_tokens):
+                bucket.take(amount)
+            if self.learned is not None:
+                self.learned.take()
+            now = self._clock()
+            self._sent.append(now)
+            _forget_before(self._sent, now - self.SENT_WINDOW_S)
 
     def on_success(self) -> None:
-        now = self._clock()
-        self._successes.append(now)
-        while self._successes and self._successes[0] < now - 2.0:
-            self._successes.popleft()
-        if self.learned is not None:
-            rate = self.learned.rate
-            self.learned.rate = rate + 0.02 + 0.5 / max(rate, 1.0)  # +2% of the rate (and a little) per second
+        now = self.last_answer_at = self._clock()
+        self._answered.append(now)
+        _forget_before(self._answered, now - self.ANSWERED_WINDOW_S)
 
-    def on_rate_limited(self) -> None:
-        """A 429: learn (or lower) the request rate the server will take."""
+    def answered_since(self, moment: float) -> bool:
+        """Whether any request of this client was answered after ``moment``."""
+        return self.last_answer_at > moment
+
+    def on_rate_limited(self, sent_at: float | None = None, retry_after: float | None = None) -> None:
+        """A 429 for a request sent at ``sent_at``: learn (or lower) the request rate the server will take.
+
+        The 429s of requests sent before the last cut are answers to the old rate, not news. While nothing gets
+        through at all there is nothing to learn: the pause and the backoff do the waiting."""
         now = self._clock()
-        if now - self._last_cut < 0.5:  # one burst of 429s is one signal
+        sent_at = now if sent_at is None else sent_at
+        _forget_before(self._answered, now - self.ANSWERED_WINDOW_S)
+        if sent_at < self._last_cut or not self._answered:
             return
         self._last_cut = now
-        got_through = sum(1 for t in self._successes if t >= now - 2.0) / 2.0
+        got_through = len(self._answered) / self.ANSWERED_WINDOW_S
+        estimate = max(self._estimate(now, retry_after, got_through), got_through)
         if self.learned is None:
-            if got_through < 1.0:  # nothing to learn from yet: the pause and the backoff will do
-                return
-            self.learned = TokenBucket(60.0, self._clock)
-            self.learned.rate = 0.9 * got_through
+            self.learned = LearnedRate(estimate, self._clock)
         else:
-            self.learned.rate = max(0.5, 0.7 * self.learned.rate)
-        self.learned.capacity = max(1.0, self.learned.rate * 0.2)
-        self.learned.drain()
+            self.learned.cut(estimate, got_through, retry_after)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def _estimate(self, now: float, retry_after: float | None, fallback: float) -> float:
+        """Requests per second the server seems to take: no more than was being sent, nor than one per
+        Retry-After (a token bucket's wait for its next token)."""
+        _forget_before(self._sent, now - self.SENT_WINDOW_S)
+        bounds = []
+        if len(self._sent) >= 3 and now > self._sent[0]:
+            bounds.append(len(self._sent) / (now - self._sent[0]))
+        if retry_after:
+            bounds.append(1.0 / retry_after)
+        return min(bounds, default=fallback)
 
     def settle(self, estimated_tokens: int, actual_tokens: int) -> None:
         """Correct the token bucket once ``usage`` says what a request really cost."""
@@ -130,34 +243,52 @@ class RateLimiter:
                 bucket.drain()
 
     def observe_headers(self, headers: Mapping[str, str]) -> None:
+        """Pause on an exhausted ``x-ratelimit-remaining-*`` until its reset, unless the server says its limit
+        is 0: that is a server (or proxy) with no limit, reporting zeros."""
         for kind in ("requests", "tokens"):
-            remaining = headers.get(f"x-ratelimit-remaining-{kind}")
-            if remaining is not None and remaining.strip() in ("0", "0.0"):
+            remaining = _number(headers.get(f"x-ratelimit-remaining-{kind}"))
+            limit = _number(headers.get(f"x-ratelimit-limit-{kind}"))
+            if remaining is not None and remaining <= 0 and (limit is None or limit > 0):
                 reset = parse_duration(headers.get(f"x-ratelimit-reset-{kind}", "") or "")
                 self.pause(reset if reset is not None else 1.0)
 
 
-class AdaptiveConcurrency:
-    """A CapacityLimiter whose size halves on a 429 (at most once per second) and grows back by one per
-    success, up to the configured maximum."""
+def _forget_before(times: deque[float], moment: float) -> None:
+    while times and times[0] < moment:
+        times.popleft()
 
-    def __init__(self, maximum: int, clock: Callable[[], float] | None = None) -> None:
+
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+class AdaptiveConcurrency:
+    """A CapacityLimiter whose size halves on a 429 and grows back to the configured maximum over the next
+    ``recovery_s`` seconds while answers come (one cut per round of requests, like the learned rate)."""
+
+    def __init__(self, maximum: int, clock: Callable[[], float] | None = None, recovery_s: float = 4.0) -> None:
         self.maximum = maximum
         self.limiter = trio.CapacityLimiter(maximum)
+        self.recovery_s = recovery_s
         self._clock = clock or trio.current_time
-        self._last_cut = -1e9
-        self._successes = 0
+        self._last_cut = -math.inf
+        self._cut_to = maximum
 
-    def on_rate_limited(self) -> None:
+    def on_rate_limited(self, sent_at: float | None = None) -> None:
         now = self._clock()
-        if now - self._last_cut >= 1.0:
-            self._last_cut = now
-            self.limiter.total_tokens = max(1, int(self.limiter.total_tokens) // 2)
+        if (now - self._last_cut < 1.0) if sent_at is None else (sent_at < self._last_cut):
+            return
+        self._last_cut = now
+        self._cut_to = max(1, int(self.limiter.total_tokens) // 2)
+        self.limiter.total_tokens = self._cut_to
 
     def on_success(self) -> None:
         total = int(self.limiter.total_tokens)
         if total < self.maximum:
-            self._successes += 1
-            if self._successes >= total:  # one more slot per window of successes: additive increase
-                self._successes = 0
-                self.limiter.total_tokens = total + 1
+            back = min(1.0, (self._clock() - self._last_cut) / self.recovery_s)
+            target = self._cut_to + math.ceil((self.maximum - self._cut_to) * back)
+            if target > total:
+                self.limiter.total_tokens = target

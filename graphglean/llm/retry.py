@@ -25,6 +25,7 @@ class RetryPolicy:
     base_s: float = 0.5
     cap_s: float = 30.0
     deadline_s: float | None = None  # give up when the next wait would pass this much time since the first attempt
+    max_waited_turns: int = 100  # 429s met while the endpoint answers other requests (see `RetryBudget`)
 
     def backoff(self, retry: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""
@@ -33,6 +34,34 @@ class RetryPolicy:
         # Retry-After is a lower bound, not the whole wait: a server that says "in 10 ms" to every one of a
         # burst of 429s would otherwise get the whole burst back 10 ms later, and again, and again.
         return jitter if retry_after is None else retry_after + jitter
+
+
+@attrs.define
+class RetryBudget:
+    """What one request has spent of its `RetryPolicy`.
+
+    A fault (5xx, timeout, broken answer, or a 429 while nothing gets through) uses one of ``max_retries``.
+    A 429 met while the endpoint keeps answering other requests is the request waiting its turn under a rate
+    limit, not a fault: those count against ``max_waited_turns`` instead, and ``deadline_s`` bounds both.
+    """
+
+    policy: RetryPolicy
+    started: float
+    faults: int = 0
+    waited_turns: int = 0
+
+    def spend(self, waited_turn: bool) -> None:
+        if waited_turn and self.waited_turns < self.policy.max_waited_turns:
+            self.waited_turns += 1
+        else:
+            self.faults += 1
+
+    def next_wait(self, retry_after: float | None, rng: random.Random | None = None) -> float:
+        return self.policy.backoff(max(0, self.faults - 1), retry_after, rng)
+
+    def exhausted(self, now: float, wait: float) -> bool:
+        deadline = self.policy.deadline_s
+        return self.faults > self.policy.max_retries or (deadline is not None and now + wait - self.started > deadline)
 
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")

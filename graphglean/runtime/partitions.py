@@ -22,9 +22,8 @@ import networkx as nx
 from ..atomic import atomic_open
 from ..chunking import Chunk
 from ..config import Config
-from ..graph.describe import summarize_descriptions
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
-from ..graph.extract import GraphStats, finish_graph
+from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
@@ -83,6 +82,16 @@ def write_chunks(chunks: list[Chunk], shard_dir: Path) -> None:
     db.close()
 
 
+def read_chunks(shard_dir: Path) -> list[Chunk]:
+    """The shard's chunks in the order it wrote them (the order of the input)."""
+    db = sqlite3.connect(shard_dir / CHUNKS)
+    try:
+        rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks ORDER BY rowid").fetchall()
+    finally:
+        db.close()
+    return [Chunk(*row, 0) for row in rows]
+
+
 class ShardChunks(Mapping[str, Chunk]):
     """Chunks read on demand from the shards that hold them (``where``: chunk id -> shard folder)."""
 
@@ -94,7 +103,8 @@ class ShardChunks(Mapping[str, Chunk]):
         folder = self.where[cid]
         db = self._dbs.get(folder)
         if db is None:
-            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS)
+            # read-only, used by one thread at a time: grounding reads it in a worker thread, close() in trio's
+            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS, check_same_thread=False)
         row = db.execute("SELECT doc_id, idx, text, start, end_ FROM chunks WHERE id = ?", (cid,)).fetchone()
         if row is None:
             raise KeyError(cid)
@@ -136,9 +146,10 @@ def merge_edges(shard_dirs: Iterable[Path], partition: int, directed: bool) -> G
 
 async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
                        tokenizer: Tokenizer, stats: GraphStats) -> tuple[nx.Graph, set[str]]:
-    """The partition's nodes as the local engine finishes them; returns them and the keys dropped."""
+    """The partition's nodes as the local engine finishes them; returns them and the keys dropped. The engine
+    gives a ``scheduler`` only to the LLM method: None = the offline method."""
     graph = GraphAccumulator(acc.directed, nodes=acc.nodes).to_graph()
-    await finish_graph(graph, chunks, cfg, scheduler, tokenizer, stats)
+    await finish_graph(graph, chunks, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
     return graph, set(acc.nodes) - set(graph.nodes)
 
 
@@ -154,8 +165,7 @@ async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[s
     if scheduler is not None and graph.number_of_edges():
         for key, name in names(set(graph.nodes)).items():
             graph.nodes[key]["name"] = name
-        stats.summarized_descriptions += await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language)
+    await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
     return graph
 
 

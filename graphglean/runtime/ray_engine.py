@@ -22,7 +22,7 @@ import trio
 from ..atomic import atomic_open
 from ..config import Config
 from ..errors import ConfigError, GraphgleanError
-from ..graph.export import write_graphml, write_node_link
+from ..exports import write_graph_outputs
 from ..llm.accounting import CallAccount
 from ..passes import PassOutcome
 from ..report import DEFAULT_PRICES, price_of
@@ -128,7 +128,8 @@ class Totals:
 
 
 def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
-    """Sum a pass row into another: counts add, latency percentiles and wall times take the largest."""
+    """Sum a pass row into another: counts add, latency percentiles and wall times take the largest, texts
+    (the offline backend) are kept once each."""
     for k, v in row.items():
         if k == "pass" or isinstance(v, bool):
             continue
@@ -138,6 +139,9 @@ def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
             into[k] = None
         elif isinstance(v, (int, float)):
             into[k] = round(into.get(k, 0) + v, 6) if isinstance(v, float) else into.get(k, 0) + v
+        elif isinstance(v, str) and v:  # e.g. the offline backend: each distinct value once
+            seen = [x for x in into.get(k, "").split("; ") if x]
+            into[k] = "; ".join(seen if v in seen else [*seen, v])
 
 
 async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None]) -> None:
@@ -268,17 +272,16 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
             await _gather(refs, rt.workers, done)
             refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
         await _gather(refs, 1, done)
-    paths = [out / "graph.graphml", out / "graph.json", out / "entities.jsonl", out / "relationships.jsonl"]
+    paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
-                                    paths[2])
+                                    paths[0])
     edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
-                                    lambda r: (r["source"], r["target"]), paths[3])
-    if rt.single_graph:
-        graph = partitions.graph_of_tables(paths[2], paths[3], cfg.graph.directed)
-        write_graphml(graph, paths[0])
-        write_node_link(graph, paths[1])
-    else:
-        paths = paths[2:]
+                                    lambda r: (r["source"], r["target"]), paths[1])
+    if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
+        graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
+        chunks = [c for d in dirs for c in partitions.read_chunks(d)]
+        others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
+        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others)
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import attrs
+import trio
 
 from ..atomic import write_text
 from ..config import Config
 from ..graph.export import write_jsonl
 from ..graph.extract import GraphStats, accumulate, extract_chunks
+from ..graph.nlp import extract_offline
 from ..llm.accounting import CallAccount
 from ..llm.client import ChatClient
 from ..passes import PassOutcome, RunContext, _failures, graph_llm_pass, graph_nlp_pass, graph_resume
@@ -90,7 +92,12 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
         stats.failed_chunks = len(failures)
         failed = _failures(failures, lambda c: c.id)
         extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
-    acc = accumulate(ctx.chunks, extractions, ctx.cfg, stats)
+    offline = None
+    if not llm:
+        extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice)
+        offline, stats.offline_backend = extraction.results, extraction.backend
+    acc = await trio.to_thread.run_sync(accumulate, ctx.chunks, extractions, ctx.cfg, stats, offline,
+                                        abandon_on_cancel=True)
     partitions.write_parts(acc, ctx.cfg.runtime.graph_partitions, ctx.out_dir)
     partitions.write_chunks(ctx.chunks, ctx.out_dir)
     files = []
@@ -98,7 +105,7 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
         files.append(str(path))
-    extra.update({k: v for k, v in attrs.asdict(stats).items() if k != "malformed_records"})
+    extra.update({k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")})
     return PassOutcome("graph", failed=failed, extra=extra, files=files)
 
 

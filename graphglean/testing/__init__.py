@@ -1,5 +1,15 @@
 """Test tools: a scriptable OpenAI-compatible server and deterministic responders. Users may use them too."""
 
-from .fake_llm import FakeLLMServer, FaultPlan, RecordedRequest, Reply, table_responder
+from .fake_llm import (
+    FakeLLMServer,
+    FaultPlan,
+    RecordedRequest,
+    Reply,
+    ServerTokenizer,
+    refusal,
+    refusing,
+    table_responder,
+)
 
-__all__ = ["FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply", "table_responder"]
+__all__ = ["FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply", "ServerTokenizer", "refusal", "refusing",
+           "table_responder"]

@@ -36,6 +36,9 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    started: float = 0.0  # trio clock when the request was read, and when its answer was sent
+    finished: float = 0.0
+    completion_tokens: int = 0
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -69,7 +72,7 @@ class Reply:
     finish_reason: str = "stop"
     status: int = 200
     headers: dict[str, str] = attrs.field(factory=dict)
-    body: Any = None  # a full JSON body, overriding the chat-completion shape
+    body: Any = None  # a full JSON body, overriding the chat-completion shape (an error status: text as is)
     delay: float = 0.0
 
 
@@ -111,6 +114,150 @@ def table_responder(table: Mapping[str, str], default: str = "") -> Responder:
     return respond
 
 
+# -- refusals as real servers word them ---------------------------------------------------------------
+
+_AZURE_FILTER = {"hate": {"filtered": False, "severity": "safe"},
+                 "self_harm": {"filtered": False, "severity": "safe"},
+                 "sexual": {"filtered": False, "severity": "safe"},
+                 "violence": {"filtered": True, "severity": "medium"}}
+_CONTEXT = ("This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (1024 in the "
+            "messages, 4096 in the completion). Please reduce the length of the messages or completion.")
+_REFUSALS: dict[tuple[str, str], tuple[int, Any]] = {
+    ("context_length", "openai"): (400, {"error": {
+        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
+                   "tokens. Please reduce the length of the messages.",
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+    ("context_length", "azure"): (400, {"error": {
+        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
+                   "tokens. Please reduce the length of the messages.",
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+    ("context_length", "vllm"): (400, {"object": "error", "message": _CONTEXT, "type": "BadRequestError",
+                                       "param": None, "code": 400}),
+    ("context_length", "llamacpp"): (400, {"error": {
+        "code": 400, "message": "the request exceeds the available context size, try increasing it",
+        "type": "exceed_context_size_error", "n_prompt_tokens": 4160, "n_ctx": 4096}}),
+    ("context_length", "llama-cpp-python"): (400, {"error": {"message": _CONTEXT.replace("4096 tokens. H", "2048 "
+                                                   "tokens. H"), "type": "invalid_request_error",
+                                                   "param": "messages", "code": "context_length_exceeded"}}),
+    ("context_length", "ollama"): (400, {"error": {"message": "input length exceeds the context length",
+                                                   "type": "api_error", "param": None, "code": None}}),
+    ("content_filter", "azure"): (400, {"error": {
+        "message": "The response was filtered due to the prompt triggering Azure OpenAI's content management "
+                   "policy. Please modify your prompt and retry.",
+        "type": None, "param": "prompt", "code": "content_filter", "status": 400,
+        "innererror": {"code": "ResponsibleAIPolicyViolation", "content_filter_result": _AZURE_FILTER}}}),
+    ("content_filter", "openai"): (400, {"error": {
+        "message": "Your request was flagged by our content moderation system.", "type": "invalid_request_error",
+        "param": None, "code": "content_policy_violation"}}),
+    ("model_not_found", "openai"): (404, {"error": {
+        "message": "The model `{model}` does not exist or you do not have access to it.",
+        "type": "invalid_request_error", "param": None, "code": "model_not_found"}}),
+    ("model_not_found", "azure"): (404, {"error": {
+        "code": "DeploymentNotFound", "message": "The API deployment for this resource does not exist. If you "
+        "created the deployment within the last 5 minutes, please wait a moment and try again."}}),
+    ("model_not_found", "vllm"): (404, {"object": "error", "message": "The model `{model}` does not exist.",
+                                        "type": "NotFoundError", "param": None, "code": 404}),
+    ("model_not_found", "ollama"): (404, {"error": "model \"{model}\" not found, try pulling it first"}),
+    ("unsupported_parameter", "openai"): (400, {"error": {
+        "message": "Unsupported parameter: '{param}' is not supported with this model.",
+        "type": "invalid_request_error", "param": "{param}", "code": "unsupported_parameter"}}),
+    ("unsupported_parameter", "vllm"): (400, {"object": "error", "message": "{param} is not supported",
+                                              "type": "BadRequestError", "param": None, "code": 400}),
+    ("unsupported_parameter", "llama-cpp-python"): (422, {"detail": [{
+        "type": "extra_forbidden", "loc": ["body", "{param}"], "msg": "Extra inputs are not permitted"}]}),
+    ("no_such_path", "any"): (404, "404 page not found"),
+}
+REFUSAL_KINDS = sorted({kind for kind, _ in _REFUSALS})
+
+
+def refusal(kind: str, server: str = "openai", *, model: str = "fake", param: str = "logit_bias") -> Reply:
+    """The error a real ``server`` (openai, azure, vllm, llamacpp, llama-cpp-python, ollama) answers for
+    ``kind``: context_length, content_filter, model_not_found, unsupported_parameter or no_such_path."""
+    key = (kind, server) if (kind, server) in _REFUSALS else (kind, "any")
+    if key not in _REFUSALS:
+        known = sorted(f"{k}/{s}" for k, s in _REFUSALS)
+        raise ValueError(f"no recorded refusal {kind}/{server}; known: {', '.join(known)}")
+    status, body = _REFUSALS[key]
+    text = json.dumps(body) if not isinstance(body, str) else body
+    text = text.replace("{model}", model).replace("{param}", param)
+    return Reply(status=status, body=json.loads(text) if not isinstance(body, str) else None,
+                 text=text if isinstance(body, str) else "")
+
+
+def refusing(responder: Responder, refuse: Callable[[RecordedRequest], bool], reply: Reply) -> Responder:
+    """``responder``, except that requests for which ``refuse`` is true get ``reply`` (e.g. a `refusal`)."""
+    async def respond(req: RecordedRequest) -> Reply | str:
+        if refuse(req):
+            return reply
+        answer = responder(req)
+        return await answer if inspect.isawaitable(answer) else answer
+    return respond
+
+
+# -- tokenizer endpoints as real servers run them -------------------------------------------------------
+
+TOKENIZER_STYLES = ("llama.cpp", "llama-cpp-python", "vllm")
+
+
+@attrs.define
+class ServerTokenizer:
+    """A local server's tokenize/detokenize routes, shaped as ``style`` runs them:
+
+    - ``llama.cpp``: ``/tokenize {content, add_special}`` -> ``{tokens}``; ``/detokenize {tokens}`` -> ``{content}``
+    - ``llama-cpp-python``: ``/extras/tokenize {input}`` -> ``{tokens}``, BOS first whatever is asked (it
+      ignores ``add_special_tokens``); ``/extras/detokenize {tokens}`` -> ``{text}``
+    - ``vllm``: ``/tokenize {prompt, add_special_tokens}`` -> ``{count, max_model_len, tokens}``;
+      ``/detokenize {tokens}`` -> ``{prompt}``
+
+    ``vocab`` maps texts to ids; other text gets one id per character. ``bos`` is added where the style
+    adds special tokens; ``hang`` makes the routes never answer."""
+
+    vocab: dict[str, list[int]]
+    style: str = "llama.cpp"
+    bos: int | None = None
+    hang: bool = False
+    empty_refused: bool = False  # answer 400 for an empty text, as some servers do
+
+    def __attrs_post_init__(self) -> None:
+        if self.style not in TOKENIZER_STYLES:
+            raise ValueError(f"unknown tokenizer style {self.style!r}; known: {TOKENIZER_STYLES}")
+
+    @property
+    def paths(self) -> tuple[str, str]:
+        return ("/extras/tokenize", "/extras/detokenize") if self.style == "llama-cpp-python" else (
+            "/tokenize", "/detokenize")
+
+    def ids(self, text: str) -> list[int]:
+        return list(self.vocab[text]) if text in self.vocab else [1000 + ord(c) for c in text]
+
+    def text(self, ids: list[int]) -> str:
+        by_ids = {tuple(v): k for k, v in self.vocab.items()}
+        return "".join(by_ids.get((i,), chr(i - 1000) if i >= 1000 else "") for i in ids)
+
+    def answer(self, path: str, body: Any) -> tuple[int, Any] | None:
+        """(status, JSON body) for a tokenizer route, or None for any other path."""
+        tokenize, detokenize = self.paths
+        body = body if isinstance(body, dict) else {}
+        if path.endswith(detokenize) and path.removesuffix(detokenize) in ("", "/v1"):
+            text = self.text([int(i) for i in body.get("tokens") or []])
+            key = {"llama.cpp": "content", "llama-cpp-python": "text", "vllm": "prompt"}[self.style]
+            return 200, {key: text}
+        if not (path.endswith(tokenize) and path.removesuffix(tokenize) in ("", "/v1")):
+            return None
+        key = {"llama.cpp": "content", "llama-cpp-python": "input", "vllm": "prompt"}[self.style]
+        if key not in body:
+            return 422, {"detail": [{"type": "missing", "loc": ["body", key], "msg": "Field required"}]}
+        text = str(body[key])
+        if not text and self.empty_refused:
+            return 400, {"error": {"message": "empty input", "type": "invalid_request_error"}}
+        special = {"llama.cpp": bool(body.get("add_special", False)), "llama-cpp-python": True,
+                   "vllm": bool(body.get("add_special_tokens", True))}[self.style]
+        ids = ([self.bos] if special and self.bos is not None else []) + self.ids(text)
+        if self.style == "vllm":
+            return 200, {"count": len(ids), "max_model_len": 4096, "tokens": ids}
+        return 200, {"tokens": ids}
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -130,20 +277,23 @@ def rough_tokens(text: str) -> int:
 
 class FakeLLMServer:
     def __init__(self, responder: Responder | None = None, *, table: Mapping[str, str] | None = None,
-                 latency: float = 0.0, rpm: int = 0, tpm: int = 0, faults: FaultPlan | None = None,
+                 latency: float = 0.0, token_latency: float = 0.0, rpm: int = 0, tpm: int = 0,
+                 faults: FaultPlan | None = None,
                  hang_s: float = 3600.0, embedding_dim: int = 64, reject_logit_bias: bool = False,
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
         self.latency = latency
+        self.token_latency = token_latency  # seconds per output token, after ``latency``: a model's decoding
         self.faults = faults or FaultPlan()
         self.hang_s = hang_s
         self.embedding_dim = embedding_dim
         self.reject_logit_bias = reject_logit_bias
         self.tokenizer = tokenizer
         self.tokenize_path = tokenize_path
+        self.tokenizer_api = tokenizer_api
         self.host, self.port = host, port
         self.rpm, self.tpm = rpm, tpm
         self._rpm: TokenBucket | None = None
@@ -232,7 +382,7 @@ class FakeLLMServer:
             body = None
         headers = {k.decode().lower(): v.decode() for k, v in head.headers}
         req = RecordedRequest(len(self.requests), head.method.decode(), head.target.decode().split("?")[0],
-                              headers, body)
+                              headers, body, started=trio.current_time())
         self.requests.append(req)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -240,8 +390,17 @@ class FakeLLMServer:
             return await self._answer(conn, stream, req)
         finally:
             self.in_flight -= 1
+            req.finished = trio.current_time()
 
     async def _answer(self, conn: h11.Connection, stream: trio.SocketStream, req: RecordedRequest) -> bool:
+        if self.tokenizer_api is not None and req.method == "POST":
+            answer = self.tokenizer_api.answer(req.path, req.body)
+            if answer is not None:
+                if self.tokenizer_api.hang:
+                    await trio.sleep(self.hang_s)
+                    return False
+                await self._send(conn, stream, answer[0], json.dumps(answer[1]).encode())
+                return True
         if req.path.endswith(("/tokenize", "/extras/tokenize")) and req.method == "POST":
             if self.tokenizer is None or not req.path.endswith(self.tokenize_path):
                 await self._send(conn, stream, 404, b'{"error": "not found"}')
@@ -251,6 +410,9 @@ class FakeLLMServer:
             return True
         if req.path.endswith("/stats"):
             await self._send(conn, stream, 200, json.dumps(self.stats()).encode())
+            return True
+        if req.path.endswith("/log"):
+            await self._send(conn, stream, 200, json.dumps(self.request_log()).encode())
             return True
         limited = self._rate_limited(req)
         if limited is not None:
@@ -277,11 +439,21 @@ class FakeLLMServer:
             reply = await reply
         if isinstance(reply, str):
             reply = Reply(reply)
+        await self._decode(req, reply)
         if reply.delay:
             await trio.sleep(reply.delay)
+        if reply.body is None and reply.status >= 400:  # an error page: the text as it is
+            await self._send(conn, stream, reply.status, reply.text.encode(), reply.headers)
+            return True
         payload = reply.body if reply.body is not None else self._completion(req, reply)
         await self._send(conn, stream, reply.status, json.dumps(payload).encode(), reply.headers)
         return True
+
+    async def _decode(self, req: RecordedRequest, reply: Reply) -> None:
+        """Take ``token_latency`` per output token, as a model decoding the answer would."""
+        req.completion_tokens = rough_tokens(reply.text) if reply.status < 400 else 0
+        if self.token_latency and req.completion_tokens:
+            await trio.sleep(self.token_latency * req.completion_tokens)
 
     async def _fault(self, conn: h11.Connection, stream: trio.SocketStream, kind: str) -> bool:
         if kind in ("500", "503"):
@@ -329,6 +501,17 @@ class FakeLLMServer:
         return json.dumps({"object": "list", "data": data, "model": (req.body or {}).get("model"),
                            "usage": {"prompt_tokens": used, "total_tokens": used}}).encode()
 
+    def request_log(self) -> list[dict[str, Any]]:
+        """One row per chat request: when it was read and answered (trio clock), its tokens, and
+        ``chain``, a hash of its first message (the calls of one multi-turn conversation share it)."""
+        def chain(r: RecordedRequest) -> str:
+            first = str(r.messages[0].get("content") or "") if r.messages else ""
+            return hashlib.sha256(first.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+        return [{"number": r.number, "started": r.started, "finished": r.finished,
+                 "prompt_tokens": rough_tokens(r.prompt), "completion_tokens": r.completion_tokens,
+                 "chain": chain(r)} for r in self.chat_requests()]
+
     def stats(self) -> dict[str, Any]:
         return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
@@ -342,6 +525,18 @@ def _load_responder(spec: str) -> Responder:
     return getattr(importlib.import_module(module), name or "respond")
 
 
+def _refusing_rule(responder: Responder, rule: str, parser: Any) -> Responder:
+    text, sep, spec = rule.rpartition("=")
+    kind, _, server = spec.partition("/")
+    try:
+        reply = refusal(kind, server or "openai")
+    except ValueError as e:
+        parser.error(f"--refuse {rule!r}: {e}")
+    if not sep or not text:
+        parser.error(f"--refuse {rule!r}: expected TEXT=KIND[/SERVER]")
+    return refusing(responder, lambda req: text in req.prompt, reply)
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
     import sys
@@ -351,6 +546,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port", type=int, default=0, help="0 = any free port")
     p.add_argument("--port-file", help="write the chosen port here once listening")
     p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    p.add_argument("--token-latency", type=float, default=0.0, help="seconds per output token, after --latency")
     p.add_argument("--rpm", type=int, default=0)
     p.add_argument("--tpm", type=int, default=0)
     p.add_argument("--fault-rate", type=float, default=0.0)
@@ -360,6 +556,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--responder", default="graphglean.testing.responders:synthetic",
                    help="module:function taking a RecordedRequest")
     p.add_argument("--replay", help="a replay.jsonl of recorded responses (overrides --responder)")
+    p.add_argument("--refuse", action="append", default=[], metavar="TEXT=KIND[/SERVER]",
+                   help="refuse chat requests whose prompt contains TEXT, as SERVER words a KIND refusal "
+                   f"(kinds: {', '.join(REFUSAL_KINDS)}), e.g. 'Marley was dead=context_length/openai'")
     args = p.parse_args(argv)
     if args.replay:
         from .responders import ReplayResponder
@@ -367,7 +566,10 @@ def main(argv: list[str] | None = None) -> None:
         responder: Responder = ReplayResponder.from_file(args.replay)
     else:
         responder = _load_responder(args.responder)
-    server = FakeLLMServer(responder, latency=args.latency, rpm=args.rpm, tpm=args.tpm, hang_s=args.hang_s,
+    for rule in args.refuse:
+        responder = _refusing_rule(responder, rule, p)
+    server = FakeLLMServer(responder, latency=args.latency, token_latency=args.token_latency, rpm=args.rpm,
+                           tpm=args.tpm, hang_s=args.hang_s,
                            faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
                                             seed=args.seed), port=args.port)
 

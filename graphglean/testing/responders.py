@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from ..graph.nlp import noun_phrases
-from .fake_llm import RecordedRequest, Reply
+import attrs
+
+from ..graph.nlp_heuristic import noun_phrases
+from .fake_llm import RecordedRequest, Reply, Responder, rough_tokens
 
 MARK_LOOP = "Answer with one word, YES or NO"
 MARK_CONTINUE = "The last extraction missed"
@@ -77,6 +79,63 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     if MARK_SUMMARY in prompt or MARK_PROGRESSIVE in prompt:
         return " ".join(_sentences(passage_of(last), 2))
     return "OK"
+
+
+_FIRST = ["Ada", "Bram", "Cleo", "Dov", "Esme", "Finn", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lena"]
+_LAST = ["Archer", "Brook", "Castle", "Dale", "Ewing", "Frost", "Grove", "Hale", "Irving", "Jordan"]
+_CITIES = ["Paris", "Lagos", "Osaka", "Quito", "Perth", "Oslo", "Lima", "Hanoi"]
+
+
+def dense_corpus(sentences: int, seed: int = 0) -> str:
+    """A text that names three entities in every short sentence, three sentences to a paragraph."""
+    out = []
+    for k in range(sentences):
+        i = k + seed
+        out.append(f"{_FIRST[i % 12]} {_LAST[(i * 7) % 10]} met {_FIRST[(i * 5 + 3) % 12]} "
+                   f"{_LAST[(i * 3 + 1) % 10]} in {_CITIES[i % 8]}.")
+    return "\n\n".join(" ".join(out[k:k + 3]) for k in range(0, len(out), 3))
+
+
+def dense_records(passage: str) -> list[str]:
+    """Every record a thorough model writes for ``passage``: each proper noun of each sentence, and each pair of
+    neighbours in a sentence, with descriptions long enough to fill a small completion cap."""
+    records: dict[str, None] = {}
+    for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", passage):
+        names = list(dict.fromkeys(" ".join(p.split()) for p, _, _ in noun_phrases(sentence)))
+        opening = " ".join(sentence.split()[:6])
+        for n in names:
+            records[f'("entity"<|>{n}<|>person<|>{n} is named in a sentence that begins "{opening}".)'] = None
+        for a, b in zip(names, names[1:]):
+            records[f'("relationship"<|>{a}<|>{b}<|>{a} and {b} are named in the same sentence.<|>5)'] = None
+    return list(records)
+
+
+def dense(req: RecordedRequest) -> Reply | str:
+    """A model that writes many records for every passage (all in its first answer) and then says NO."""
+    if req.max_tokens == 1 or MARK_LOOP in req.last_user:
+        return Reply("NO", finish_reason="length")
+    if MARK_CONTINUE in req.last_user:
+        return "<|COMPLETE|>"
+    if "Records:" in req.last_user:
+        return "##\n".join(dense_records(passage_of(req.last_user))) + "\n<|COMPLETE|>"
+    return synthetic(req)
+
+
+def capped(responder: Responder, tokens: Callable[[str], int] = rough_tokens) -> Responder:
+    """``responder``, honouring each request's ``max_tokens`` as a real server does: a longer answer is cut at
+    the cap (``tokens`` counts) and finishes with ``length``."""
+    def respond(req: RecordedRequest) -> Reply | str:
+        reply = responder(req)
+        reply = Reply(reply) if isinstance(reply, str) else reply
+        cap = req.max_tokens
+        if cap is None or cap <= 1 or tokens(reply.text) <= cap:
+            return reply
+        lo, hi = 0, len(reply.text)
+        while lo < hi:  # the longest prefix within the cap
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if tokens(reply.text[:mid]) <= cap else (lo, mid - 1)
+        return attrs.evolve(reply, text=reply.text[:lo], finish_reason="length")
+    return respond
 
 
 class ReplayResponder:

@@ -190,7 +190,7 @@ async def test_folder_without_readable_files_and_missing_config(tmp_path):
 @pytest.mark.parametrize("endpoint,message", [
     ("unreachable", "endpoint unreachable"),
     ("401", "refused the API key (HTTP 401)"),
-    ("404", "rejected the request (HTTP 404): The model `gpt-9` does not exist"),
+    ("404", "does not serve model 'gpt-4' (HTTP 404): The model `gpt-9` does not exist"),
 ])
 async def test_endpoint_errors_exit_2_with_one_line(tmp_path, endpoint, message):
     if endpoint == "unreachable":

@@ -1,0 +1,266 @@
+"""Throughput benchmark: a full graph build against the critical-path bound and a naive engine.
+
+    python benchmarks/throughput.py [--docs 40] [--sentences 120] [--corpus uniform,skewed]
+
+The fake server (its own process) answers after 0.3 s + 2 ms per output token with record-dense answers,
+one YES then NO at the loop check, and short description summaries. Per corpus it runs:
+
+- graphglean: the full build (extraction, loop checks, continues, description summaries), ``max_gleanings`` 1;
+- naive: a reference engine written here, plain trio + httpx, ``C`` workers taking chunks in input order,
+  extraction only (extract, check, continue);
+
+and prints wall time, the bound max(work/C, longest chain) from the server's request log (work = the sum
+of the requests' service times; a chain = the calls of one conversation), each ratio, calls, tokens, and
+whether every record the model issued is in the graph. Targets (issue 15): graphglean <= 0.85x naive,
+within 1.25x of the bound on both corpora, every issued record recovered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import trio
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from _server import fake_server, table  # noqa: E402
+
+from graphglean.config import Config  # noqa: E402
+from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
+from graphglean.testing.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, passage_of  # noqa: E402
+
+LATENCY, TOKEN_LATENCY, CONCURRENCY = 0.3, 0.002, 64
+STOP_TOKENS = 3800  # where a model ends a long answer of its own accord (under the 4096 cap)
+
+FIRST = ["Alda", "Bram", "Cora", "Dane", "Edda", "Finn", "Gwen", "Hale", "Iris", "Joss", "Kira", "Lund"]
+SURNAMES = ["Achter", "Bellow", "Corrin", "Dastel", "Everly", "Fenwick", "Garrow", "Hollis", "Ingram", "Jessop",
+            "Kettle", "Lorimer", "Marlow", "Nesbit", "Orwin", "Pellam", "Quarry", "Rowan", "Sallow", "Tamsin",
+            "Umber", "Varley", "Wexley", "Yarrow", "Zeller", "Abbot", "Brisk", "Calder", "Denholm", "Elgar",
+            "Fairly", "Gilder", "Harker", "Islay", "Jarrow", "Kenning", "Lathe", "Minter", "Norland", "Oakes"]
+GLOBAL = ["Mara Quill", "Harbor Council", "Old Bridge"]
+VERBS = ["met", "wrote to", "argued with", "travelled with", "paid", "warned", "visited", "thanked"]
+PLACES = ["near the grain market", "at the north quay", "beside the old mill", "in the counting house",
+          "on the ferry road", "under the clock tower"]
+DETAILS = ["about the late shipment of wool and salt", "before the winter tolls were raised again",
+           "after the long dispute over the fishing rights", "while the harbour lamps were being lit",
+           "because the ledger showed a missing payment", "as the rain came in from the western hills"]
+NAME = re.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")
+RECORD = re.compile(r'\("(entity|relationship)"<\|>(.*?)\)(?=##|\n<\|COMPLETE\|>|$)', re.S)
+
+
+def corpus(docs: int, sentences: int, dense_docs: tuple[int, ...]) -> list[str]:
+    """Documents of sentences naming two of the document's people (one of three shared names every tenth
+    sentence); sentences of a dense document name four."""
+    texts = []
+    for d in range(docs):
+        cast = [f"{f} {SURNAMES[d % len(SURNAMES)]}" for f in FIRST]
+        n = len(cast)
+        lines = []
+        for s in range(sentences):
+            names = [cast[s % n], cast[(s * 5 + 1) % n]]
+            if names[0] == names[1]:
+                names[1] = cast[(s + 1) % n]
+            if s % 10 == 0:
+                names[1] = GLOBAL[(s // 10 + d) % 3]
+            if d in dense_docs:
+                names += [c for c in (cast[(s + 2) % n], cast[(s + 3) % n], cast[(s + 4) % n]) if c not in names][:2]
+            who = " and ".join(names[1:])
+            lines.append(f"{names[0]} {VERBS[(s + d) % 8]} {who} {PLACES[s % 6]} on day {s + 1} "
+                         f"{DETAILS[(s * 7 + d) % 6]}.")
+        texts.append(" ".join(lines))
+    return texts
+
+
+def verb_of(sentence: str) -> str:
+    return next((v for v in VERBS if f" {v} " in sentence), "met")
+
+
+def records_of(passage: str) -> list[str]:
+    """The records a model would find in ``passage``: each person of a sentence, and each neighbouring pair."""
+    out = []
+    for sentence in re.split(r"(?<=\.)\s+", passage):
+        names = list(dict.fromkeys(NAME.findall(sentence)))
+        where = sentence.split(" ", 2)[-1].split(" ", 3)[-1].rstrip(".")  # a place and a detail
+        out += [f'("entity"<|>{n}<|>person<|>{n} was seen {where})' for n in names]
+        day = re.search(r"on day \d+", sentence)
+        when = f" {day.group()}" if day else ""
+        out += [f'("relationship"<|>{a}<|>{b}<|>{a} {verb_of(sentence)} {b}{when}<|>5)'
+                for a, b in zip(names, names[1:])]
+    return list(dict.fromkeys(out))
+
+
+def _answer(records: list[str], max_tokens: int | None) -> Reply:
+    """The records up to where the model stops of its own accord; a lower cap cuts the answer mid-record."""
+    if max_tokens is not None and max_tokens < STOP_TOKENS and len("##\n".join(records)) > max_tokens * 4:
+        return Reply("##\n".join(records)[: max_tokens * 4], finish_reason="length")  # 4 characters a token
+    text = ""
+    for r in records:
+        if len(text) + len(r) + 3 > STOP_TOKENS * 4:
+            break
+        text += ("##\n" if text else "") + r
+    return Reply(text + "\n<|COMPLETE|>")
+
+
+def respond(req: RecordedRequest) -> Reply | str:
+    """A record-dense model: two thirds of the records first, the rest when asked to continue."""
+    last = req.last_user
+    if req.max_tokens == 1 or MARK_LOOP in last:
+        return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+    if MARK_DESCRIBE in last:
+        lines = [line[2:] for line in last.splitlines() if line.startswith("- ")]
+        words = " ".join(lines).split()[:150]
+        return " ".join(words)
+    records = records_of(passage_of(req.messages[0]["content"]))
+    said = "\n".join(m.get("content") or "" for m in req.messages if m.get("role") == "assistant")
+    if MARK_CONTINUE in last:
+        return _answer([r for r in records if r not in said], req.max_tokens)
+    return _answer(records[: (2 * len(records) + 2) // 3], req.max_tokens)
+
+
+# -- the server's log -------------------------------------------------------------------------------------
+
+def server_log(base_url: str) -> list[dict]:
+    req = urllib.request.Request(base_url + "/log", data=b"{}", method="POST")
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+def bound_of(log: list[dict], concurrency: int) -> dict:
+    chains: dict[str, float] = {}
+    for row in log:
+        chains[row["chain"]] = chains.get(row["chain"], 0.0) + row["finished"] - row["started"]
+    work = sum(chains.values())
+    return {"work_s": work, "work/C": work / concurrency, "chain": max(chains.values(), default=0.0),
+            "bound": max(work / concurrency, max(chains.values(), default=0.0)), "calls": len(log),
+            "prompt_tokens": sum(r["prompt_tokens"] for r in log),
+            "output_tokens": sum(r["completion_tokens"] for r in log)}
+
+
+# -- the engines -------------------------------------------------------------------------------------------
+
+MAX_TOKENS: int | None = None  # --max-tokens: the completion cap of extraction calls (None: the default)
+
+
+def config(base_url: str) -> Config:
+    cfg = Config()
+    if MAX_TOKENS:
+        cfg.llm.max_tokens = MAX_TOKENS
+    cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", "gpt-4"
+    cfg.llm.cache.mode = "off"
+    cfg.llm.max_concurrency = CONCURRENCY
+    cfg.graph.max_gleanings = 1
+    return cfg
+
+
+async def graphglean_build(base_url: str, texts: list[str]) -> dict:
+    from graphglean.graph.extract import extract_graph
+    from graphglean.graph.merge import normalize_name
+
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    result = await extract_graph(texts, config(base_url))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    g = result.output
+    issued = missing = 0
+    for ex in result.extractions.values():
+        for kind, body in RECORD.findall("\n".join(ex.responses)):
+            fields = body.split("<|>")
+            issued += 1
+            if kind == "entity":
+                key = normalize_name(fields[0])
+                found = key in g and fields[2].strip() in g.nodes[key]["descriptions"]
+            else:
+                a, b = normalize_name(fields[0]), normalize_name(fields[1])
+                found = g.has_edge(a, b) and fields[2].strip() in g.edges[a, b]["descriptions"]
+            missing += not found
+    s = result.stats
+    return {"wall": wall, "cpu": cpu, "chunks": s.chunks, "issued": issued, "missing": missing,
+            "truncated": s.truncated_responses,
+            "summaries": s.summarized_descriptions, "failed": s.failed_chunks}
+
+
+async def naive_build(base_url: str, texts: list[str]) -> dict:
+    """C workers, chunks in input order, each through extract, check, continue; nothing else."""
+    import httpx
+
+    from graphglean.chunking import token_chunks
+    from graphglean.graph.prompts import GraphPrompts
+    from graphglean.tokens import Tokenizer
+
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    cfg = config(base_url)
+    tokenizer = Tokenizer("gpt-4")
+    chunks = [c for i, t in enumerate(texts)
+              for c in token_chunks(f"doc{i}", t, tokenizer, cfg.chunking.size, cfg.chunking.overlap)]
+    prompts = GraphPrompts.from_config(cfg.graph)
+    todo = iter(chunks)
+    limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=120) as http:
+        async def ask(messages: list[dict], max_tokens: int) -> str:
+            r = await http.post("/chat/completions", json={"model": "gpt-4", "messages": messages,
+                                                             "max_tokens": max_tokens, "temperature": 0})
+            return r.json()["choices"][0]["message"]["content"]
+
+        async def worker() -> None:
+            for chunk in todo:
+                messages = [{"role": "user", "content": prompts.extraction(chunk.text)}]
+                messages.append({"role": "assistant", "content": await ask(messages, cfg.llm.max_tokens)})
+                if (await ask([*messages, {"role": "user", "content": prompts.loop_prompt}], 1)).startswith("Y"):
+                    messages.append({"role": "user", "content": prompts.continue_prompt})
+                    await ask(messages, cfg.llm.max_tokens)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(CONCURRENCY):
+                nursery.start_soon(worker)
+    return {"wall": time.perf_counter() - t0, "cpu": time.process_time() - cpu0, "chunks": len(chunks)}
+
+
+def run(engine, texts: list[str]) -> dict:
+    with fake_server("--latency", str(LATENCY), "--token-latency", str(TOKEN_LATENCY),
+                     "--responder", "throughput:respond") as url:
+        row = trio.run(engine, url, texts)
+        row.update(bound_of(server_log(url), CONCURRENCY))
+    return row
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--docs", type=int, default=40)
+    p.add_argument("--sentences", type=int, default=120)
+    p.add_argument("--corpus", default="uniform,skewed")
+    p.add_argument("--max-tokens", type=int, help="completion cap of extraction calls (default: llm.max_tokens)")
+    args = p.parse_args()
+    global MAX_TOKENS
+    MAX_TOKENS = args.max_tokens
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    dense = {"uniform": (), "skewed": (args.docs // 5, args.docs // 2, args.docs - 2)}
+    rows = []
+    for name in args.corpus.split(","):
+        texts = corpus(args.docs, args.sentences, dense[name])
+        naive = run(naive_build, texts)
+        ours = run(graphglean_build, texts)
+        for engine, r in (("naive (extraction only)", naive), ("graphglean (full build)", ours)):
+            rows.append({"corpus": name, "engine": engine, "chunks": r["chunks"], "wall s": f"{r['wall']:.1f}",
+                         "work/C s": f"{r['work/C']:.1f}", "longest chain s": f"{r['chain']:.1f}",
+                         "bound s": f"{r['bound']:.1f}", "wall/bound": f"{r['wall'] / r['bound']:.2f}",
+                         "vs naive": f"{r['wall'] / naive['wall']:.2f}", "client CPU s": f"{r['cpu']:.1f}",
+                         "calls": r["calls"],
+                         "prompt tok": r["prompt_tokens"], "output tok": r["output_tokens"],
+                         "summaries": r.get("summaries", ""), "truncated": r.get("truncated", ""),
+                         "records issued/missing": f"{r['issued']}/{r['missing']}" if "issued" in r else ""})
+    print(table(rows, list(rows[0])))
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nllm.max_tokens {config('').llm.max_tokens}; load: {load} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Candidate pairs for entity resolution, in near-linear time.
+
+Each node gets block keys from its names: the normalized key and its spaced, singular and unqualified forms,
+personal-name words, acronyms and initials, owner and thing of possessives, rare words, and MinHash bands of
+character trigrams (misspellings). Only nodes sharing a key are compared. A block larger than ``max_block`` is
+either an exact-name block (its members are linked to its first member: one pair each) or too common to mean
+anything (skipped), so no key yields quadratic work.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .evidence import Corpus, Profile
+from .names import read_name
+
+EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
+_BANDS, _ROWS = 6, 3
+_PRIME = (1 << 31) - 1
+
+
+def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
+    """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
+    the pairs only the LLM can decide."""
+    keys: set[str] = set()
+    for f in p.forms:
+        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core))
+        keys.update("k:" + k for k in f.spelled)
+        if f.key.endswith("es"):  # viruses: the singular rule read "viruse"
+            keys.add("s:" + f.key[:-2])
+        if f.qualifier:
+            keys.add("q:" + f.qualifier)
+        if f.person and len(f.person) <= 4 and p.person_compatible:  # typed a person, or untyped
+            keys.add("p:" + " ".join(f.person))
+            if len(f.person) == 1:
+                keys.add("ws:" + f.person[0])
+            else:
+                keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
+        if f.acronym:
+            keys.add("a:" + f.acronym)
+        if f.initials in acronyms:
+            keys.add("a:" + f.initials)
+        if f.head:
+            owner = read_name(f.owner)
+            keys.add("h:" + f.head + "|" + (owner.person[-1] if owner.person else owner.key))
+            if rare_below:
+                keys.add("o:" + owner.key)
+        if rare_below:
+            keys.update("r:" + w for w in f.singular.split() if corpus.df.get(w, 0) < rare_below and len(w) > 2)
+    return keys
+
+
+def minhash_bands(texts: Sequence[str], seed: int = 7) -> np.ndarray:
+    """(len(texts), bands) band hashes of the character-trigram MinHash of each text."""
+    n_hash = _BANDS * _ROWS
+    rng = np.random.default_rng(seed)
+    a = rng.integers(1, _PRIME, size=n_hash, dtype=np.int64)
+    b = rng.integers(0, _PRIME, size=n_hash, dtype=np.int64)
+    out = np.zeros((len(texts), _BANDS), dtype=np.int64)
+    step = 20000
+    for start in range(0, len(texts), step):
+        part = texts[start:start + step]
+        grams = [[zlib.crc32(t[i:i + 3].encode()) for i in range(max(1, len(t) - 2))] for t in (f" {x} " for x in part)]
+        lengths = np.fromiter((len(g) for g in grams), dtype=np.int64, count=len(grams))
+        flat = np.fromiter((h for g in grams for h in g), dtype=np.int64, count=int(lengths.sum()))
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        hashed = (a[:, None] * flat[None, :] + b[:, None]) % _PRIME  # (n_hash, total grams)
+        mins = np.minimum.reduceat(hashed, starts, axis=1).T  # (texts, n_hash)
+        bands = mins.reshape(len(part), _BANDS, _ROWS)
+        out[start:start + len(part)] = (bands * np.array([1, 1_000_003, 998_244_353])[:_ROWS]).sum(axis=2)
+    return out
+
+
+def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int = 40,
+                    broad: bool = False) -> tuple[list[tuple[int, int]], int]:
+    """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
+    adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
+    acronyms = {f.acronym for p in profiles for f in p.forms if f.acronym}
+    rare_below = max(20, int(0.01 * corpus.documents)) if broad else 0
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(profiles):
+        for k in block_keys(p, corpus, acronyms, rare_below):
+            blocks[k].append(i)
+    if broad and profiles:
+        bands = minhash_bands([min((f.compact for f in p.forms), key=len) for p in profiles])
+        for i, row in enumerate(bands.tolist()):
+            for band, h in enumerate(row):
+                blocks[f"m{band}:{h}"].append(i)
+    pairs: set[tuple[int, int]] = set()
+    skipped = 0
+    for k, members in blocks.items():
+        if k.startswith("wm:"):
+            continue
+        if k.startswith("ws:"):  # a one-word name against the longer names starting or ending with it
+            longer = blocks.get("wm:" + k[3:], [])
+            # past a handful of longer names the one word has many readings: it could merge with none
+            if len(longer) > max_block // 4 or len(members) * len(longer) > max_block * max_block:
+                skipped += 1
+            else:
+                pairs.update((min(i, j), max(i, j)) for i in members for j in longer if i != j)
+        if len(members) < 2:
+            continue
+        if len(members) > max_block:
+            if k.startswith(EXACT):
+                first = members[0]
+                pairs.update((min(first, j), max(first, j)) for j in members[1:])
+            else:
+                skipped += 1
+            continue
+        pairs.update(_all_pairs(members))
+    return sorted(pairs), skipped
+
+
+def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.8,
+                 seed: int = 11) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) of rows of ``vectors`` at least ``threshold`` alike: random-hyperplane bands find the
+    candidates (no all-pairs product), the exact cosine keeps the close ones."""
+    if len(vectors) < 2:
+        return []
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    bands, bits = 10, 10
+    planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
+    signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)
+    codes = (signs * (1 << np.arange(bits))).sum(axis=2)  # (rows, bands)
+    found: set[tuple[int, int]] = set()
+    for band in range(bands):
+        groups: dict[int, list[int]] = defaultdict(list)
+        for i, code in enumerate(codes[:, band].tolist()):
+            groups[code].append(i)
+        for members in groups.values():
+            if 2 <= len(members) <= max_block:
+                found.update(_all_pairs(members))
+    out = []
+    for i, j in sorted(found):
+        cosine = float(unit[i] @ unit[j])
+        if cosine >= threshold:
+            out.append((i, j, cosine))
+    return out
+
+
+def _all_pairs(members: list[int]) -> Iterable[tuple[int, int]]:
+    for x in range(len(members)):
+        for y in range(x + 1, len(members)):
+            i, j = members[x], members[y]
+            yield (i, j) if i < j else (j, i)

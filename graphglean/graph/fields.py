@@ -1,0 +1,119 @@
+"""The fields of a record as models write them: delimiters and their corruptions, quoting, entity types, and
+the placeholder words that prompts show and models copy back."""
+
+from __future__ import annotations
+
+import html
+import re
+
+#: quotes a model may wrap a field in, and markdown emphasis; the pairs are (opening, closing)
+QUOTE_PAIRS = (('"', '"'), ("'", "'"), ("`", "`"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("**", "**"))
+QUOTES = "\"'`*\u201c\u201d\u2018\u2019"  # not CJK corner brackets: they belong to titles ("「红楼梦」")
+OPENERS, CLOSERS = "([\uff08\u3010", ")]\uff09\u3011"
+
+# <|>, <|#|>, <||>, <|#>, <#|>, <<|>, <|>>, <| |>, <|##|>, <|\#|>, full-width bars and brackets, and the lone
+# halves |> and <| (which also cover <|" and "|>: the quote is stripped from the field afterwards)
+_LT, _GT, _BAR = "[<\uff1c]", "[>\uff1e]", "[|\uff5c]"
+GENERIC_DELIMITER = (rf"{_LT}{{1,2}}[ \t]?{_BAR}[ \t]?\\?#{{0,2}}[ \t]?{_BAR}?[ \t]?{_GT}{{1,2}}"
+                     rf"|{_LT}#{_BAR}{_GT}|(?<!{_LT}){_BAR}{_GT}|{_LT}{_BAR}(?![|\uff5c#>\uff1e])")
+PIPE = "[|\uff5c]"
+
+COMMON_TYPES = frozenset("""
+person people organization organisation org company institution geo location place country city region
+event category concept technology product method equipment data artifact artefact work date time law animal
+species disease chemical object group role nationality creature material software model dataset theory metric
+人物 人 组织 組織 机构 地点 地點 位置 事件 概念 类别 類別 技术 技術 产品 產品 方法 设备 数据 作品 时间 日期
+인물 사람 조직 기관 장소 위치 지역 사건 개념 범주 기술 제품 방법 날짜 시간
+orang tokoh organisasi lokasi tempat peristiwa kejadian konsep kategori teknologi produk metode
+நபர் அமைப்பு இடம் நிகழ்வு கருத்து
+""".split())
+
+_SCHEMA_WORDS = ("name", "names", "type", "types", "description", "desc", "entity", "entities", "source", "target",
+                 "keywords", "keyword", "strength", "weight", "id", "relation", "relationship", "relationtype")
+_STRONG_PLACEHOLDER = re.compile(
+    r"(?:entity|node|source|target|subject|object|relation(?:ship)?)(?:[ _-]?\d+|[ _-][a-d]|_?name|_?type|_?id)"
+    r"|relation(?:ship)?[ _-]?(?:type|name|keywords?|description|strength)|(?:source|target)[ _-]?entity"
+    r"|\.\.\.|…|n/a|(?:entity|relation(?:ship)?)[ _-]?(?:description|keywords?|strength)", re.I)
+_SNAKE = re.compile(r"[a-z]+(?:_[a-z]+)+")
+_BRACKETED = re.compile(r"<[A-Za-z_ ]+>|\{[A-Za-z_ ]+\}|\[[A-Za-z_ ]+\]")
+
+
+def clean_field(field: str) -> str:
+    """A field without surrounding space, wrapping quotes or emphasis, and without a lone quote at an edge; a
+    quote the text itself needs (``Says "Bah! Humbug!"``) stays."""
+    f = html.unescape(field).strip() if "&" in field else field.strip()
+    while f and (f[0] in QUOTES or f[-1] in QUOTES):
+        pair = next((p for p in QUOTE_PAIRS if f.startswith(p[0]) and f.endswith(p[1])
+                     and len(f) >= len(p[0]) + len(p[1])), None)
+        if pair is not None and f[len(pair[0]): len(f) - len(pair[1])].strip(QUOTES + " "):
+            f = f[len(pair[0]): len(f) - len(pair[1])].strip()
+            continue
+        edge = next((q for q in dict.fromkeys((f[0], f[-1])) if q in QUOTES
+                     if f.count(q) % 2 == 1 and _lone_edge(f, q) and f.strip(q)), None)
+        if edge is None:
+            return f
+        f = (f[1:] if f.startswith(edge) else f[:-1]).strip()
+    return f
+
+
+def _lone_edge(f: str, q: str) -> bool:
+    """An odd quote at an edge is stray unless it pairs with one inside (a name ending in an apostrophe)."""
+    if q in "\u201c\u2018":
+        return f.startswith(q) and f.count(q) > f.count({"\u201c": "\u201d", "\u2018": "\u2019"}[q])
+    if q in "\u201d\u2019":
+        opener = {"\u201d": "\u201c", "\u2019": "\u2018"}[q]
+        return f.endswith(q) and f.count(q) > f.count(opener) and not (q == "\u2019" and f[-2:-1].isalpha())
+    if q == "'" and f.endswith("'") and f[-2:-1] in "sS":
+        return False  # a possessive plural: "The Cratchits'"
+    return True
+
+
+def strip_closers(body: str) -> str:
+    """Drop the closing brackets that close the record itself, never one the last field needs
+    (``partner (deceased)``)."""
+    body = body.rstrip()
+    while body and body[-1] in CLOSERS:
+        close = body[-1]
+        open_ = OPENERS[CLOSERS.index(close)]
+        if body.count(close) <= body.count(open_):
+            break
+        body = body[:-1].rstrip()
+    return body
+
+
+def is_known_type(value: str, configured: frozenset[str]) -> bool:
+    v = value.strip().lower()
+    return v in configured or v in COMMON_TYPES
+
+
+def looks_like_type(value: str, configured: frozenset[str]) -> bool:
+    """A short label rather than a sentence: a known type, or at most three words without a full stop."""
+    v = value.strip()
+    if is_known_type(v, configured):
+        return True
+    return 0 < len(v) <= 32 and len(v.split()) <= 3 and not v.endswith((".", "\u3002")) and not any(
+        c.isdigit() for c in v)
+
+
+def is_placeholder(value: str) -> bool:
+    """A field a model copied from the prompt's format line instead of filling in (``Entity1``,
+    ``<source_entity>``, ``entity_name``, ``RelationType``)."""
+    v = value.strip()
+    if not v:
+        return False
+    if _BRACKETED.fullmatch(v):  # <entity_name>, <Entity Name>; not a title such as <Parasite>
+        words = re.split(r"[ _]", v[1:-1].lower())
+        if v == v.lower() or any(w in _SCHEMA_WORDS for w in words):
+            return True
+    if _STRONG_PLACEHOLDER.fullmatch(v):
+        return True
+    if _SNAKE.fullmatch(v) and v.split("_")[-1] in _SCHEMA_WORDS:
+        return True
+    return False
+
+
+def is_header_word(value: str) -> bool:
+    """A column name (``Name``, ``Type``, ``Description``): a placeholder only when its row has others."""
+    v = value.strip().lower().replace("_", " ")
+    return is_placeholder(value) or v in _SCHEMA_WORDS or v in ("entity name", "entity type", "source entity",
+                                                                "target entity", "relationship description")

