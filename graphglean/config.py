@@ -230,6 +230,22 @@ class OutputConfig:
 
 
 @attrs.define
+class RuntimeConfig:
+    engine: Literal["local", "ray"] = setting(
+        "local", "local = one process; ray = shards over a Ray cluster (needs the [ray] extra)")
+    address: str = setting("", "ray: empty = start a local cluster for the run; auto or ray://host:port = connect")
+    workers: int = setting(4, "ray: shard tasks in flight at once (llm.max_concurrency is split among them)",
+                           positive)
+    shard_chunks: int = setting(10000, "ray: about this many chunks (or JSONL lines) per shard", positive)
+    graph_partitions: int = setting(16, "ray: the graph is merged in this many key partitions", positive)
+    task_retries: int = setting(3, "ray: times a shard or merge task is retried after its worker died",
+                                non_negative)
+    single_graph: bool = setting(
+        True, "ray: also write the whole-graph exports output.formats asks for (graphml, json, html, neo4j, parquet) "
+        "and chunks.jsonl, built in the driver's memory; false = only the JSONL tables")
+
+
+@attrs.define
 class PriceConfig:
     input: float = setting(0.0, "USD per 1M input tokens", non_negative)
     output: float = setting(0.0, "USD per 1M output tokens", non_negative)
@@ -245,6 +261,7 @@ class Config:
     summary: SummaryConfig = section(SummaryConfig, "long-document summary pass")
     enrich: EnrichConfig = section(EnrichConfig, "chat-message enrichment pass")
     output: OutputConfig = section(OutputConfig, "where results go")
+    runtime: RuntimeConfig = section(RuntimeConfig, "where the run executes: this process or a Ray cluster")
     prices: dict[str, PriceConfig] = setting(
         {}, "USD per 1M tokens by model, e.g. {my-model: {input: 0.2, output: 0.8}}")
     fail_fast: bool = setting(False, "stop the run at the first item that fails after retries")
@@ -533,8 +550,8 @@ def _kind(tp: Any) -> str:
 
 
 def _resolve_types() -> None:
-    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, GraphConfig, EpisodicConfig,
-                SummaryConfig, EnrichConfig, OutputConfig, PriceConfig, Config):
+    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, GraphConfig,
+                EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig, Config):
         attrs.resolve_types(cls, globals(), locals())
 
 
@@ -548,6 +565,20 @@ def _cross_checks(cfg: Config, src: _Source) -> None:
     missing = missing_extra(cfg.output.formats)
     if missing:
         raise src.error(("output", "formats"), missing)
+    if cfg.runtime.engine == "ray":
+        _ray_checks(cfg, src)
+
+
+def _ray_checks(cfg: Config, src: _Source) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:  # found without importing it: engine local never loads Ray
+        raise src.error(("runtime", "engine"), "ray is not installed; install the extra: pip install 'graphglean[ray]'")
+    if cfg.input.path == "-":
+        raise src.error(("input", "path"), "engine ray reads files (shards are planned from them), not stdin")
+    if cfg.graph.resolve.enabled:  # the partitioned merge never holds the whole graph that resolution compares
+        raise src.error(("graph", "resolve", "enabled"),
+                        "entity resolution does not run under runtime.engine ray yet; set it to false")
 
 
 def load_config_text(text: str, filename: str = "<config>", base_dir: str | os.PathLike[str] = "") -> Config:

@@ -103,7 +103,8 @@ def read_text_file(path: Path, doc_id: str, errors: str = "strict") -> Document 
     return Document(doc_id, text, str(path))
 
 
-def read_folder(root: Path, errors: str = "strict") -> list[Document]:
+def text_files(root: Path) -> list[Path]:
+    """The text files under ``root``, sorted; a warning names the others, which are skipped."""
     texts: list[Path] = []
     others: list[Path] = []
     for p in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -118,13 +119,19 @@ def read_folder(root: Path, errors: str = "strict") -> list[Document]:
                       f"{shown}{more}", InputWarning, stacklevel=2)
     if not texts:
         raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
+    return texts
+
+
+def read_folder(root: Path, errors: str = "strict", files: list[Path] | None = None) -> list[Document]:
+    """Every text file under ``root`` (or the given ``files`` of it) as a document named by its path."""
+    texts = text_files(root) if files is None else files
     docs = [read_text_file(p, p.relative_to(root).as_posix(), errors) for p in texts]
     return [d for d in docs if d is not None]
 
 
-def _jsonl_lines(data: bytes, name: str, errors: str) -> Iterable[tuple[int, dict[str, Any]]]:
+def _jsonl_lines(data: bytes, name: str, errors: str, first_line: int = 1) -> Iterable[tuple[int, dict[str, Any]]]:
     text = decode(data, name, errors)
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(text.splitlines(), first_line):
         if not line.strip():
             continue
         try:
@@ -147,9 +154,10 @@ def _field(obj: dict[str, Any], key: str, name: str, lineno: int, required: bool
     return str(value)
 
 
-def read_jsonl(data: bytes, name: str, cfg: InputConfig) -> list[Document]:
+def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
+    """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
     docs, seen = [], set()
-    for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors):
+    for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line):
         text = _field(obj, cfg.text_field, name, lineno)
         if not text.strip():
             warnings.warn(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped", InputWarning, stacklevel=2)
@@ -163,10 +171,12 @@ def read_jsonl(data: bytes, name: str, cfg: InputConfig) -> list[Document]:
     return docs
 
 
-def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict") -> list[Chunk]:
-    """``{"id", "text"}`` lines used as chunks exactly as given."""
+def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict", first_line: int = 1,
+                    first_index: int = 0) -> list[Chunk]:
+    """``{"id", "text"}`` lines used as chunks exactly as given (a part of a file: its first line number and
+    the index of its first chunk in the whole)."""
     chunks, seen = [], set()
-    for lineno, obj in _jsonl_lines(data, name, errors):
+    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
         cid = _field(obj, "id", name, lineno)
         text = _field(obj, "text", name, lineno)
         if cid in seen:
@@ -174,7 +184,7 @@ def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = 
         seen.add(cid)
         doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-        chunks.append(Chunk(cid, doc_id, len(chunks), text, 0, len(text), tokenizer.count(text), meta))
+        chunks.append(Chunk(cid, doc_id, first_index + len(chunks), text, 0, len(text), tokenizer.count(text), meta))
     return chunks
 
 

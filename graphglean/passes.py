@@ -17,7 +17,7 @@ from .episodic import PASS as EPISODIC
 from .episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from .exports import write_graph_outputs
 from .graph.export import write_jsonl
-from .graph.extract import GraphStats, build_graph, extract_with_llm
+from .graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
 from .graph.prompts import GraphPrompts
 from .graph.resolve import PASS as RESOLVE
@@ -114,18 +114,26 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     return await _graph_outcome(ctx, stats, graph, [])
 
 
-async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
+def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
+    """The graph pass's stored extractions (none when its settings changed) and how to store a new one."""
     cfg = ctx.cfg
-    assert ctx.scheduler is not None and ctx.store is not None
+    assert ctx.store is not None
     g = cfg.graph
     prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
     stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
                         g.max_gleanings, cfg.llm.logit_bias_ids)
-    done = {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}
     store = ctx.store
 
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
         await store.save("graph", chunk.id, extraction.to_json())
+
+    return {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}, save
+
+
+async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
+    assert ctx.scheduler is not None and ctx.store is not None
+    done, save = graph_resume(ctx)
+    store = ctx.store
 
     async def save_answer(key: str, answer: str) -> None:
         await store.save(RESOLVE, key, answer)
@@ -133,7 +141,7 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     # resolution answers are keyed by their prompt: other resolution settings ask other questions, and the
     # extractions above stay valid whatever resolution does (its settings are not in their fingerprint)
     memo = AnswerMemo(ctx.resume(RESOLVE), save_answer)
-    result = await extract_with_llm(ctx.chunks, {}, cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
+    result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
                                     memo=memo)
     outcome = await _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)

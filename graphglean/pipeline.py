@@ -154,6 +154,15 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     out = out or sys.stdout
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
+    if cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled:  # the loader says so too, for a file
+        raise ConfigError("graph.resolve.enabled: entity resolution does not run under runtime.engine ray yet; "
+                          "set it to false")
+    if cfg.runtime.engine == "ray" and not dry:  # Ray is imported only here: engine local never loads it
+        from .runtime.ray_engine import run_on_ray
+
+        report, outcomes = await run_on_ray(cfg, fresh=fresh, progress=progress, notice=notice)
+        print(format_table(report["passes"]), file=out)
+        return RunResult(report, outcomes)
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
@@ -176,20 +185,21 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
             async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count,
                                               journal=store.journal()) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
-                outcomes = await _run_passes(ctx, passes)
+                outcomes = await run_passes(ctx, passes)
         else:
-            outcomes = await _run_passes(ctx, passes)
+            outcomes = await run_passes(ctx, passes)
         if not any(o.failed for o in outcomes):  # nothing left to resume: the journal has served
             store.clear_journal()
     finally:
         store.close()
-    report = _report(ctx, outcomes, time.monotonic() - started)
+    report = run_report(ctx, outcomes, time.monotonic() - started)
     write_text(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     print(format_table(report["passes"]), file=out)
     return RunResult(report, outcomes)
 
 
-async def _run_passes(ctx: RunContext, passes: list[tuple[str, PassFn]]) -> list[PassOutcome]:
+async def run_passes(ctx: RunContext, passes: list[tuple[str, PassFn]]) -> list[PassOutcome]:
+    """Run ``passes`` concurrently on ``ctx``'s scheduler; their outcomes, timed, in the given order."""
     results: dict[str, PassOutcome] = {}
 
     async def one(name: str, fn: PassFn) -> None:
@@ -204,7 +214,8 @@ async def _run_passes(ctx: RunContext, passes: list[tuple[str, PassFn]]) -> list
     return [results[name] for name, _ in passes]
 
 
-def _report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> dict[str, Any]:
+def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> dict[str, Any]:
+    """report.json of a run: a row per pass (its accounts folded in), chunks, failures, outputs, prices."""
     from .llm.accounting import CallAccount
 
     rows = []

@@ -29,7 +29,7 @@ def spy(monkeypatch, module, name, seen):
 
 async def test_graph_parse_merge_grounding_and_description_scan_run_off_the_event_loop(monkeypatch):
     seen = {}
-    for name in ("parse_extraction", "merge_records", "ground"):
+    for name in ("parse_extraction", "accumulate", "ground"):
         spy(monkeypatch, extract, name, seen)
     tokenizer = ThreadRecordingTokenizer()
     text = "Alice Smith met Bob Jones. " * 3 + "\n" + "Alice Smith sailed with Bob Jones." * 3
@@ -43,7 +43,7 @@ async def test_graph_parse_merge_grounding_and_description_scan_run_off_the_even
             result = await extract.extract_with_llm(chunks, {}, cfg, Scheduler(client), tokenizer)
     assert result.output.number_of_nodes() > 0
     loop = threading.get_ident()
-    assert set(seen) == {"parse_extraction", "merge_records", "ground"}
+    assert set(seen) == {"parse_extraction", "accumulate", "ground"}
     assert all(loop not in threads for threads in seen.values()), seen
     assert tokenizer.threads and loop not in tokenizer.threads  # counting each joined description
 

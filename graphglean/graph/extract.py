@@ -25,7 +25,7 @@ from .describe import PASS as DESCRIBE
 from .describe import SummaryMemo, summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
-from .merge import merge_records
+from .merge import GraphAccumulator
 from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
@@ -170,14 +170,8 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
                                           abandon_on_cancel=True)
     if cfg.graph.resolve.enabled:
         graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
-    if offline is not None:
-        await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
-    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
-    stats.ungrounded = await trio.to_thread.run_sync(ground, graph, {c.id: c for c in chunks},
-                                                     cfg.graph.drop_ungrounded, abandon_on_cancel=True)
-    if offline is None and scheduler is not None:
-        stats.summarized_descriptions = await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
+    await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler, tokenizer, stats,
+                       offline=offline is not None, summaries=summaries)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
     return graph
 
@@ -196,11 +190,18 @@ async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | No
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                     stats: GraphStats, offline: list[ParseResult] | None = None,
                     known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
-    """The merged graph of every chunk's records: parsed from ``extractions`` (LLM method; ``known`` are
-    parsed already), or the offline method's ``offline`` results, one per chunk."""
+    """The merged graph of every chunk's records (see `accumulate`)."""
+    return accumulate(chunks, extractions, cfg, stats, offline, known).to_graph()
+
+
+def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
+               stats: GraphStats, offline: list[ParseResult] | None = None,
+               known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> GraphAccumulator:
+    """Every chunk's records, merged: parsed from ``extractions`` (LLM method; ``known`` are parsed already),
+    or the offline method's ``offline`` results, one per chunk."""
     parser = record_parser(cfg.graph)
     given = iter(offline) if offline is not None else None
-    results = []
+    acc = GraphAccumulator(cfg.graph.directed)
     for chunk in chunks:
         if given is not None:
             parsed = next(given)
@@ -228,8 +229,31 @@ def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtracti
         stats.placeholder_rows += parsed.placeholders
         stats.reasoning_records += parsed.reasoning_records
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
-        results.append(parsed)
-    return merge_records(results, cfg.graph.directed).to_graph()
+        acc.add(parsed)
+    return acc
+
+
+async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
+                       tokenizer: Tokenizer, stats: GraphStats, *, offline: bool,
+                       summaries: SummaryMemo | None = None) -> nx.Graph:
+    """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
+    engine runs it per partition."""
+    # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
+    stats.ungrounded += await trio.to_thread.run_sync(ground, graph, chunks, cfg.graph.drop_ungrounded,
+                                                      abandon_on_cancel=True)
+    await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
+    return graph
+
+
+async def finish_descriptions(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer,
+                              stats: GraphStats, *, offline: bool, summaries: SummaryMemo | None = None) -> None:
+    """The offline method's descriptions (quotes) cut to the first that fit the budget; the LLM method's long
+    ones summarized when a ``scheduler`` is given (``summaries`` holds calls already made)."""
+    if offline:
+        await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
+    elif scheduler is not None:
+        stats.summarized_descriptions += await summarize_descriptions(
+            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
 
 
 @entry_point

@@ -155,25 +155,33 @@ class GraphAccumulator:
 
     def merge(self, other: "GraphAccumulator") -> "GraphAccumulator":
         """A new accumulator holding both (neither input changes)."""
-        out = GraphAccumulator(self.directed)
-        for part in (self, other):
-            for key, node in part.nodes.items():
-                out.nodes.setdefault(key, _Node()).merge(node)
-            for pair, edge in part.edges.items():
-                out.edges.setdefault(pair, _Edge()).merge(edge)
-        return out
+        return GraphAccumulator(self.directed).update(self).update(other)
+
+    def update(self, other: "GraphAccumulator") -> "GraphAccumulator":
+        """Merge ``other`` into this accumulator in place (``other`` does not change)."""
+        for key, node in other.nodes.items():
+            self._node(key).merge(node)
+        for pair, edge in other.edges.items():
+            mine = self.edges.get(pair)
+            if mine is None:
+                mine = self.edges[pair] = _Edge()
+            mine.merge(edge)
+        return self
 
     def to_graph(self) -> nx.Graph:
         graph: nx.Graph = nx.DiGraph() if self.directed else nx.Graph()
         for key in sorted(self.nodes):
             graph.add_node(key, **node_attributes(self.nodes[key]))
         for (a, b) in sorted(self.edges):
-            edge = self.edges[(a, b)]
-            graph.add_edge(a, b, weight=edge.weight, descriptions=_in_order(edge.descriptions),
-                           description="\n".join(_in_order(edge.descriptions)),
-                           keywords=_in_order(edge.keywords), source_ids=_in_order(edge.sources),
-                           frequency=edge.frequency)
+            graph.add_edge(a, b, **edge_attrs(self.edges[(a, b)]))
         return graph
+
+
+def edge_attrs(edge: _Edge) -> dict[str, Any]:
+    """An edge's attributes in the graph (shared by to_graph and the partitioned merge)."""
+    descriptions = _in_order(edge.descriptions)
+    return {"weight": edge.weight, "descriptions": descriptions, "description": "\n".join(descriptions),
+            "keywords": _in_order(edge.keywords), "source_ids": _in_order(edge.sources), "frequency": edge.frequency}
 
 
 def display_name(node: _Node) -> str:

@@ -1,0 +1,230 @@
+"""The graph merged by key partition: node key ``crc32(key) mod P``, edge ``crc32(pair) mod P``.
+
+Each shard splits its merged records (a `GraphAccumulator`) into P part files. Partition p is then finished
+alone, with the local engine's own merge, description summaries and grounding: first its nodes (which
+fixes their display names), then its edges (whose summaries name their endpoints). Every partition's rows
+come out sorted by key, so the whole tables are a streaming merge of the partitions' files and equal the
+local engine's row for row. Memory per partition task is about the graph's size / P.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import pickle
+import sqlite3
+import zlib
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+import networkx as nx
+
+from ..atomic import atomic_open
+from ..chunking import Chunk
+from ..config import Config
+from ..graph.export import entity_rows, relationship_rows, write_jsonl
+from ..graph.extract import GraphStats, finish_descriptions, finish_graph
+from ..graph.merge import GraphAccumulator, edge_attrs
+from ..scheduler import Scheduler
+from ..tokens import Tokenizer
+
+PARTS = "graph-parts"
+CHUNKS = "chunks.sqlite"
+
+
+def _crc(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def node_partition(key: str, partitions: int) -> int:
+    return _crc(key) % partitions
+
+
+def edge_partition(pair: tuple[str, str], partitions: int) -> int:
+    return _crc(pair[0] + "\x00" + pair[1]) % partitions
+
+
+def split(acc: GraphAccumulator, partitions: int) -> list[GraphAccumulator]:
+    """``acc`` cut into ``partitions`` accumulators by key; merging them all gives ``acc`` back."""
+    parts = [GraphAccumulator(acc.directed) for _ in range(partitions)]
+    for key, node in acc.nodes.items():
+        parts[node_partition(key, partitions)].nodes[key] = node
+    for pair, edge in acc.edges.items():
+        parts[edge_partition(pair, partitions)].edges[pair] = edge
+    return parts
+
+
+def part_path(shard_dir: Path, partition: int) -> Path:
+    return shard_dir / PARTS / f"{partition:04d}.pkl"
+
+
+def write_parts(acc: GraphAccumulator, partitions: int, shard_dir: Path) -> None:
+    for p, part in enumerate(split(acc, partitions)):
+        with atomic_open(part_path(shard_dir, p), "wb") as f:
+            pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def read_part(shard_dir: Path, partition: int) -> GraphAccumulator:
+    # written by this package's own shard tasks in the run's output folder, which is trusted like run.sqlite
+    with part_path(shard_dir, partition).open("rb") as f:
+        return pickle.load(f)
+
+
+def write_chunks(chunks: list[Chunk], shard_dir: Path) -> None:
+    """The shard's chunks, by id, for grounding the merged nodes."""
+    path = shard_dir / CHUNKS
+    path.unlink(missing_ok=True)
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, idx INT, text TEXT, start INT, end_ INT)")
+    db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
+                   ((c.id, c.doc_id, c.index, c.text, c.start, c.end) for c in chunks))
+    db.commit()
+    db.close()
+
+
+def read_chunks(shard_dir: Path) -> list[Chunk]:
+    """The shard's chunks in the order it wrote them (the order of the input)."""
+    db = sqlite3.connect(shard_dir / CHUNKS)
+    try:
+        rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks ORDER BY rowid").fetchall()
+    finally:
+        db.close()
+    return [Chunk(*row, 0) for row in rows]
+
+
+class ShardChunks(Mapping[str, Chunk]):
+    """Chunks read on demand from the shards that hold them (``where``: chunk id -> shard folder)."""
+
+    def __init__(self, where: dict[str, Path]) -> None:
+        self.where = where
+        self._dbs: dict[Path, sqlite3.Connection] = {}
+
+    def __getitem__(self, cid: str) -> Chunk:
+        folder = self.where[cid]
+        db = self._dbs.get(folder)
+        if db is None:
+            # read-only, used by one thread at a time: grounding reads it in a worker thread, close() in trio's
+            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS, check_same_thread=False)
+        row = db.execute("SELECT doc_id, idx, text, start, end_ FROM chunks WHERE id = ?", (cid,)).fetchone()
+        if row is None:
+            raise KeyError(cid)
+        return Chunk(cid, row[0], row[1], row[2], row[3], row[4], 0)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.where)
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def close(self) -> None:
+        for db in self._dbs.values():
+            db.close()
+
+
+def merge_nodes(shard_dirs: Iterable[Path], partition: int,
+                directed: bool) -> tuple[GraphAccumulator, dict[str, Path]]:
+    """The nodes of one partition merged over every shard, and which shard holds each of their chunks."""
+    acc, where = GraphAccumulator(directed), {}
+    for folder in shard_dirs:
+        part = read_part(folder, partition)
+        part.edges = {}
+        for node in part.nodes.values():
+            for cid in node.sources:
+                where[cid] = folder
+        acc.update(part)
+    return acc, where
+
+
+def merge_edges(shard_dirs: Iterable[Path], partition: int, directed: bool) -> GraphAccumulator:
+    acc = GraphAccumulator(directed)
+    for folder in shard_dirs:
+        part = read_part(folder, partition)
+        part.nodes = {}
+        acc.update(part)
+    return acc
+
+
+async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
+                       tokenizer: Tokenizer, stats: GraphStats) -> tuple[nx.Graph, set[str]]:
+    """The partition's nodes as the local engine finishes them; returns them and the keys dropped. The engine
+    gives a ``scheduler`` only to the LLM method: None = the offline method."""
+    graph = GraphAccumulator(acc.directed, nodes=acc.nodes).to_graph()
+    await finish_graph(graph, chunks, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
+    return graph, set(acc.nodes) - set(graph.nodes)
+
+
+async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[str, str]], dropped: set[str],
+                       cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
+    """The partition's edges: those of dropped nodes removed, long descriptions summarized (``names`` gives
+    the display names of their endpoints, which live in other partitions)."""
+    graph: nx.Graph = nx.DiGraph() if acc.directed else nx.Graph()
+    # nodes, then edges, in key order: the orders decide how an undirected edge is reported (as the local graph's)
+    graph.add_nodes_from(sorted({k for pair in acc.edges for k in pair}))
+    graph.add_edges_from((a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges))
+    graph.remove_nodes_from([n for n in graph.nodes if n in dropped])
+    if scheduler is not None and graph.number_of_edges():
+        for key, name in names(set(graph.nodes)).items():
+            graph.nodes[key]["name"] = name
+    await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
+    return graph
+
+
+def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
+    write_jsonl(entity_rows(graph), folder / f"nodes-{partition:04d}.jsonl")
+    write_jsonl([{"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)],
+                folder / f"names-{partition:04d}.jsonl")
+
+
+def write_edge_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
+    write_jsonl(relationship_rows(graph), folder / f"edges-{partition:04d}.jsonl")
+
+
+def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
+    """Display names of the given node keys, read from the node partitions that hold them."""
+
+    def lookup(keys: set[str]) -> dict[str, str]:
+        wanted: dict[int, set[str]] = {}
+        for key in keys:
+            wanted.setdefault(node_partition(key, partitions), set()).add(key)
+        found = {}
+        for p, ks in wanted.items():
+            with (folder / f"names-{p:04d}.jsonl").open(encoding="utf-8") as f:
+                for line in f:
+                    row = json.loads(line)
+                    if row["id"] in ks:
+                        found[row["id"]] = row["name"]
+        return found
+
+    return lookup
+
+
+def _keyed(path: Path, key: Callable[[dict[str, Any]], Any]) -> Iterator[tuple[Any, str]]:
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            yield key(json.loads(line)), line
+
+
+def merged_table(paths: list[Path], key: Callable[[dict[str, Any]], Any], out: Path) -> int:
+    """The partitions' sorted rows merged into one sorted table, streaming; returns the row count."""
+    count = 0
+    with atomic_open(out) as f:
+        for _, line in heapq.merge(*(_keyed(p, key) for p in paths), key=lambda kv: kv[0]):
+            f.write(line)
+            count += 1
+    return count
+
+
+def graph_of_tables(entities: Path, relationships: Path, directed: bool) -> nx.Graph:
+    """The whole graph from its two tables (rows in key order, as the local engine builds it)."""
+    graph: nx.Graph = nx.DiGraph() if directed else nx.Graph()
+    for row in _rows(entities):
+        graph.add_node(row.pop("id"), **row)
+    for row in _rows(relationships):
+        graph.add_edge(row.pop("source"), row.pop("target"), **row)
+    return graph
+
+
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            yield json.loads(line)

@@ -1,0 +1,314 @@
+"""The driver of a run on Ray: plan shards, keep ``runtime.workers`` of them in flight, merge the graph by key
+partition, gather the outputs and one report. Output files are those of a local run.
+
+Ray tasks are plain functions running ``trio.run``; the driver waits on Ray in a worker thread
+(``trio.to_thread.run_sync``), so its trio loop stays responsive.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import shutil
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+import trio
+
+from ..atomic import atomic_open
+from ..config import Config
+from ..errors import ConfigError, GraphgleanError
+from ..exports import write_graph_outputs
+from ..llm.accounting import CallAccount
+from ..passes import PassOutcome
+from ..report import DEFAULT_PRICES, price_of
+from ..scheduler import Progress
+from . import partitions, shard_task
+from .leases import BatchSize, LeaseBucket, LeasedRateLimiter
+from .shards import ShardSpec, absolute_paths, plan_shards
+
+TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
+
+
+def connect(rt: Any) -> bool:
+    """Connect to (or start) Ray; returns whether this run must shut it down afterwards."""
+    import ray
+
+    if ray.is_initialized():  # a caller's session (a notebook, the tests): used, left running
+        return False
+    kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    try:
+        if rt.address:
+            ray.init(address=rt.address, **kw)
+        else:
+            ray.init(num_cpus=max(1, math.ceil(rt.workers * TASK_CPUS)), **kw)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        where = f"cannot connect to Ray at {rt.address!r}" if rt.address else "cannot start a local Ray cluster"
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ConfigError(f"runtime.address: {where} ({first})") from None
+    return True
+
+
+def worker_config(cfg: Config) -> Config:
+    """Each worker's share of the client: llm.max_concurrency split among the workers; the rate limits are
+    the lease actor's, global."""
+    workers = cfg.runtime.workers
+    llm = attrs.evolve(cfg.llm, max_concurrency=max(1, math.ceil(cfg.llm.max_concurrency / workers)),
+                       requests_per_minute=0, tokens_per_minute=0)
+    return attrs.evolve(cfg, llm=llm)
+
+
+# -- inside the workers ------------------------------------------------------------------------------------
+
+def _limiter(actor: Any, batch: BatchSize) -> LeasedRateLimiter:
+    import ray
+
+    def call(method: str, *args: Any) -> Any:
+        return ray.get(getattr(actor, method).remote(*args))
+
+    def notify(method: str, *args: Any) -> None:
+        getattr(actor, method).remote(*args)
+
+    return LeasedRateLimiter(call, notify, batch)
+
+
+def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any) -> Any:
+    async def main() -> Any:
+        async with _limiter(actor, batch) as limiter:
+            return await work(*args, limiter)
+
+    return trio.run(main)
+
+
+def shard_main(spec: ShardSpec, cfg: Config, folder: str, actor: Any, batch: BatchSize) -> dict[str, Any]:
+    return _in_trio(actor, batch, shard_task.process_shard, spec, cfg, Path(folder))
+
+
+def nodes_main(p: int, dirs: list[str], cfg: Config, merge_dir: str, actor: Any, batch: BatchSize) -> Any:
+    return _in_trio(actor, batch, shard_task.finish_node_partition, p, [Path(d) for d in dirs], cfg, Path(merge_dir))
+
+
+def edges_main(p: int, dirs: list[str], cfg: Config, merge_dir: str, actor: Any, batch: BatchSize) -> Any:
+    return _in_trio(actor, batch, shard_task.finish_edge_partition, p, [Path(d) for d in dirs], cfg, Path(merge_dir))
+
+
+# -- the driver --------------------------------------------------------------------------------------------
+
+@attrs.define
+class Totals:
+    """The shard reports summed, kept as they come (the driver holds no per-chunk state)."""
+
+    rows: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    failed: list[dict[str, Any]] = attrs.field(factory=list)
+    outputs: dict[str, list[Path]] = attrs.field(factory=dict)
+    chunks: int = 0
+    documents: int = 0
+    shards: int = 0
+    skipped: int = 0
+    retries: int = 0
+    leases: dict[str, float] = attrs.field(factory=dict)
+
+    def add(self, report: dict[str, Any], folder: Path, skipped: bool) -> None:
+        self.shards += 1
+        self.skipped += skipped
+        self.retries += max(0, shard_task.attempts(folder) - 1)
+        self.chunks += report["chunks"]
+        self.documents += report["documents"]
+        self.failed += report["failed"]
+        for row in report["passes"]:
+            add_row(self.rows.setdefault(row["pass"], {"pass": row["pass"]}), row)
+        for path in report["outputs"]:
+            self.outputs.setdefault(Path(path).name, []).append(folder / Path(path).name)
+        for k, v in report.get("leases", {}).items():
+            self.leases[k] = self.leases.get(k, 0) + v
+
+
+def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
+    """Sum a pass row into another: counts add, latency percentiles and wall times take the largest, texts
+    (the offline backend) are kept once each."""
+    for k, v in row.items():
+        if k == "pass" or isinstance(v, bool):
+            continue
+        if k.startswith("latency_") or k == "wall_s":
+            into[k] = max(into.get(k, 0), v)
+        elif v is None or (k in into and into[k] is None):
+            into[k] = None
+        elif isinstance(v, (int, float)):
+            into[k] = round(into.get(k, 0) + v, 6) if isinstance(v, float) else into.get(k, 0) + v
+        elif isinstance(v, str) and v:  # e.g. the offline backend: each distinct value once
+            seen = [x for x in into.get(k, "").split("; ") if x]
+            into[k] = "; ".join(seen if v in seen else [*seen, v])
+
+
+async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None]) -> None:
+    """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``."""
+    import ray
+
+    while len(refs) >= limit and refs:
+        ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1))
+        key = refs.pop(ready[0])
+        on_done(key, _result(ray, ready[0]))
+
+
+def _result(ray: Any, ref: Any) -> Any:
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, GraphgleanError):
+            raise cause from None
+        raise
+    except ray.exceptions.WorkerCrashedError:
+        raise GraphgleanError("a Ray worker died more often than runtime.task_retries allows") from None
+
+
+async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | None = None,
+                     notice: Callable[[str], None] = print) -> tuple[dict[str, Any], list[PassOutcome]]:
+    """Run ``cfg`` on Ray. Returns the report (also written to report.json) and one outcome per pass."""
+    import ray
+
+    from ..pipeline import _writable_dir, plan_passes
+
+    started = time.monotonic()
+    cfg = absolute_paths(cfg)
+    rt = cfg.runtime
+    out = Path(cfg.output.dir)
+    _writable_dir(out, "output.dir")
+    shards_root, merge_dir = out / "shards", out / "merge"
+    if fresh:
+        shutil.rmtree(shards_root, ignore_errors=True)
+    shutil.rmtree(merge_dir, ignore_errors=True)
+    passes = plan_passes(cfg, notice)
+    specs = list(plan_shards(cfg))
+    own = connect(rt)
+    actor = None
+    refs: dict[Any, Any] = {}
+    try:
+        actor = ray.remote(LeaseBucket).options(name=f"graphglean-leases-{uuid.uuid4().hex[:12]}", num_cpus=0).remote(
+            cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
+        batch = BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers)
+        wcfg = worker_config(cfg)
+        totals = Totals()
+        await _run_shards(ray, specs, cfg, wcfg, shards_root, actor, batch, totals, refs, progress, notice)
+        outputs: list[str] = []
+        graph_row = totals.rows.get("graph")
+        if graph_row is not None:
+            dirs = [shards_root / s.name for s in specs]
+            outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs)
+        outputs += _concatenate(totals.outputs, out)
+        totals.leases.update(ray.get(actor.stats.remote()))
+    finally:
+        for ref in refs:
+            ray.cancel(ref, force=True)
+        if actor is not None:
+            ray.kill(actor)
+        if own:
+            ray.shutdown()
+    report = _report(cfg, passes, totals, outputs, time.monotonic() - started)
+    with atomic_open(out / "report.json") as f:
+        f.write(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    outcomes = [PassOutcome(name, report["passes"][i]["wall_s"],
+                            [f for f in totals.failed if f.get("pass") == name])
+                for i, (name, _) in enumerate(passes)]
+    return report, outcomes
+
+
+async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, actor: Any,
+                      batch: BatchSize, totals: Totals, refs: dict[Any, Any], progress: Progress | None,
+                      notice: Callable[[str], None]) -> None:
+    task = ray.remote(shard_main).options(max_retries=cfg.runtime.task_retries, num_cpus=TASK_CPUS)
+    if progress is not None:
+        progress.start("shards", len(specs))
+
+    def done(spec: ShardSpec, report: dict[str, Any], skipped: bool = False) -> None:
+        totals.add(report, root / spec.name, skipped)
+        if progress is not None:
+            progress.advance("shards", _account(totals.rows), bool(report["failed"]))
+        notice(f"shard {spec.name} {'was finished before' if skipped else 'done'}: {report['chunks']} chunks; "
+               f"{totals.shards}/{len(specs)} shards, {totals.chunks} chunks so far")
+
+    for spec in specs:
+        folder = root / spec.name
+        finished = shard_task.finished_report(folder, cfg, spec)
+        if finished is not None:
+            done(spec, finished, skipped=True)
+            continue
+        await _gather(refs, cfg.runtime.workers, done)
+        refs[task.remote(spec, wcfg, str(folder), actor, batch)] = spec
+    await _gather(refs, 1, done)
+    if progress is not None:
+        progress.finish("shards")
+
+
+def _account(rows: dict[str, dict[str, Any]]) -> CallAccount:
+    acc = CallAccount()
+    for row in rows.values():
+        for f in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
+            setattr(acc, f, getattr(acc, f) + row.get(f, 0))
+    return acc
+
+
+async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
+                       actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any]) -> list[str]:
+    P, rt = cfg.runtime.graph_partitions, cfg.runtime
+    merge_dir.mkdir(parents=True, exist_ok=True)
+    names = [str(d) for d in dirs]
+    account = CallAccount()
+    found: dict[str, int] = {"ungrounded": 0, "summarized_descriptions": 0}
+
+    def done(_: Any, result: Any) -> None:
+        stats, acc = result
+        account.add(acc)
+        for k, v in stats.items():
+            found[k] += v
+
+    for fn in (nodes_main, edges_main):  # edges need every node partition's names and dropped keys
+        task = ray.remote(fn).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
+        for p in range(P):
+            await _gather(refs, rt.workers, done)
+            refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
+        await _gather(refs, 1, done)
+    paths = [out / "entities.jsonl", out / "relationships.jsonl"]
+    nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
+                                    paths[0])
+    edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
+                                    lambda r: (r["source"], r["target"]), paths[1])
+    if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
+        graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
+        chunks = [c for d in dirs for c in partitions.read_chunks(d)]
+        others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
+        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others)
+    add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
+    row.update(found, nodes=nodes, edges=edges)
+    shutil.rmtree(merge_dir, ignore_errors=True)
+    return [str(p) for p in paths]
+
+
+def _concatenate(outputs: dict[str, list[Path]], out: Path) -> list[str]:
+    """Each shard output file (summaries, episodes, ...) joined in shard order into the output folder."""
+    written = []
+    for name, parts in outputs.items():
+        with atomic_open(out / name) as f:
+            for part in parts:
+                with part.open(encoding="utf-8") as src:
+                    shutil.copyfileobj(src, f)
+        written.append(str(out / name))
+    return written
+
+
+def _report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], wall_s: float) -> dict[str, Any]:
+    rows = [dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)) for name, _ in passes]
+    leases = dict(totals.leases)
+    if leases.get("leased_permits"):
+        leases["round_trip_ms_per_permit"] = round(1000 * leases["lease_round_trip_s"] / leases["leased_permits"], 4)
+    return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks, "documents": totals.documents,
+            "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,
+            "prices_known": cfg.llm.model in cfg.prices or price_of(cfg.llm.model, {}) is not None,
+            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
+            "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
+                        "shards_skipped": totals.skipped, "retries": totals.retries,
+                        "graph_partitions": cfg.runtime.graph_partitions, "leases": leases}}

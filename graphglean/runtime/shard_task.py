@@ -1,0 +1,204 @@
+"""What one worker does, under trio: a shard's passes, and a graph partition's finishing.
+
+A shard runs the run's own passes (`pipeline.run_passes`) with its own scheduler, client and run store in its
+folder, except that the graph pass stops at merged records, split into key partitions, instead of a graph.
+It marks itself finished by writing ``done.json`` atomically, last; a retried or re-run shard resumes from
+its run store like a local run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+import trio
+
+from ..atomic import write_text
+from ..config import Config
+from ..graph.export import write_jsonl
+from ..graph.extract import GraphStats, accumulate, extract_chunks
+from ..graph.nlp import extract_offline
+from ..llm.accounting import CallAccount
+from ..llm.client import ChatClient
+from ..passes import PassOutcome, RunContext, _failures, graph_llm_pass, graph_nlp_pass, graph_resume
+from ..pipeline import plan_passes, run_passes, run_report
+from ..runstore import RunStore
+from ..scheduler import Scheduler
+from ..tokens import Tokenizer
+from . import partitions
+from .shards import ShardSpec, read_shard
+
+FINISHED = "done.json"
+ATTEMPTS = "attempts"
+
+
+def _stamp(spec: ShardSpec) -> list[Any]:
+    """Size and modification time of the shard's files: an edited input is not skipped as finished (its
+    unchanged chunks are still resumed from the shard's run store, by content)."""
+    paths = [Path(spec.path) / f for f in spec.files] if spec.files else [Path(spec.path)]
+    stamps = []
+    for p in paths:
+        try:
+            st = p.stat()
+            stamps.append([st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamps.append(None)
+    return stamps
+
+
+def fingerprint(cfg: Config, spec: ShardSpec) -> str:
+    """What a finished shard's results depend on: its input (and its files' stamps) and every setting that
+    shapes results (not the runtime, the output folder, the key, nor limits and retries)."""
+    llm = attrs.asdict(cfg.llm)
+    for k in ("api_key", "max_concurrency", "requests_per_minute", "tokens_per_minute", "max_retries",
+              "retry_deadline_s", "timeout_s", "connect_timeout_s", "http_transport", "cache"):
+        llm.pop(k)
+    basis = [attrs.asdict(spec), _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), attrs.asdict(cfg.graph),
+             attrs.asdict(cfg.episodic), attrs.asdict(cfg.summary), attrs.asdict(cfg.enrich),
+             cfg.runtime.graph_partitions]
+    return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def finished_report(folder: Path, cfg: Config, spec: ShardSpec) -> dict[str, Any] | None:
+    """The report of a shard finished with these settings and nothing failed, else None."""
+    try:
+        done = json.loads((folder / FINISHED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if done.get("fingerprint") != fingerprint(cfg, spec) or done["report"]["failed"]:
+        return None
+    return done["report"]
+
+
+def attempts(folder: Path) -> int:
+    try:
+        return len((folder / ATTEMPTS).read_text().split())
+    except OSError:
+        return 0
+
+
+async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
+    stats = GraphStats(chunks=len(ctx.chunks))
+    extractions, failed, extra = None, [], {}
+    if llm:
+        assert ctx.scheduler is not None
+        done, save = graph_resume(ctx)
+        extractions, failures = await extract_chunks(ctx.chunks, ctx.cfg, ctx.scheduler, done=done, save=save)
+        stats.failed_chunks = len(failures)
+        failed = _failures(failures, lambda c: c.id)
+        extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
+    offline = None
+    if not llm:
+        extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice)
+        offline, stats.offline_backend = extraction.results, extraction.backend
+    acc = await trio.to_thread.run_sync(accumulate, ctx.chunks, extractions, ctx.cfg, stats, offline,
+                                        abandon_on_cancel=True)
+    partitions.write_parts(acc, ctx.cfg.runtime.graph_partitions, ctx.out_dir)
+    partitions.write_chunks(ctx.chunks, ctx.out_dir)
+    files = []
+    if stats.malformed_records:
+        path = ctx.out_dir / "malformed_records.jsonl"
+        write_jsonl(stats.malformed_records, path)
+        files.append(str(path))
+    extra.update({k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")})
+    return PassOutcome("graph", failed=failed, extra=extra, files=files)
+
+
+async def graph_llm_shard(ctx: RunContext) -> PassOutcome:
+    return await _graph_shard(ctx, llm=True)
+
+
+async def graph_nlp_shard(ctx: RunContext) -> PassOutcome:
+    return await _graph_shard(ctx, llm=False)
+
+
+SHARD_PASSES = {graph_llm_pass: graph_llm_shard, graph_nlp_pass: graph_nlp_shard}
+
+
+async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any) -> dict[str, Any]:
+    """Run the shard's passes; returns its report (also in ``done.json``)."""
+    started = time.monotonic()
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ATTEMPTS).open("a") as f:  # a retried task (its worker died) is one more line
+        f.write(f"{os.getpid()}\n")
+    tokenizer = Tokenizer(cfg.llm.model)
+    inputs = read_shard(spec, cfg, tokenizer)
+    chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
+    notices: list[str] = []
+    passes = [(name, SHARD_PASSES.get(fn, fn)) for name, fn in plan_passes(cfg, notices.append)]
+    store = RunStore(folder)
+    ctx = RunContext(cfg, inputs, chunks, tokenizer, folder, store, notice=notices.append)
+    try:
+        if any(fn is not graph_nlp_shard for _, fn in passes):
+            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
+                                              limiter=limiter) as client:
+                ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
+                outcomes = await run_passes(ctx, passes)
+        else:
+            outcomes = await run_passes(ctx, passes)
+        if not any(o.failed for o in outcomes):
+            store.clear_journal()
+    finally:
+        store.close()
+    report = run_report(ctx, outcomes, time.monotonic() - started)
+    report["leases"] = limiter.stats() if hasattr(limiter, "stats") else {}
+    write_text(folder / FINISHED, json.dumps({"spec": attrs.asdict(spec), "fingerprint": fingerprint(cfg, spec),
+                                              "report": report}, ensure_ascii=False))
+    return report
+
+
+async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler | None], Any]) -> CallAccount:
+    """Run ``work`` with a scheduler of its own when the graph is built with the LLM; its describe account."""
+    if cfg.graph.method == "nlp" or (cfg.graph.method == "auto" and not cfg.llm.has_endpoint):
+        await work(None)
+        return CallAccount()
+    async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count,
+                                      limiter=limiter) as client:
+        scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
+        await work(scheduler)
+        account = CallAccount()
+        for acc in scheduler.accounts.values():
+            account.add(acc)
+        return account
+
+
+async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
+                                limiter: Any) -> tuple[dict[str, int], CallAccount]:
+    """Merge, summarize and ground partition ``p``'s nodes; write its rows, names and dropped keys."""
+    stats = GraphStats()
+    acc, where = partitions.merge_nodes(shard_dirs, p, cfg.graph.directed)
+    chunks = partitions.ShardChunks(where)
+
+    async def work(scheduler: Scheduler | None) -> None:
+        graph, dropped = await partitions.finish_nodes(acc, chunks, cfg, scheduler, Tokenizer(cfg.llm.model), stats)
+        partitions.write_node_rows(graph, merge_dir, p)
+        write_text(merge_dir / f"dropped-{p:04d}.json", json.dumps(sorted(dropped), ensure_ascii=False))
+
+    try:
+        account = await _with_scheduler(cfg, limiter, work)
+    finally:
+        chunks.close()
+    return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions}, account
+
+
+async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
+                                limiter: Any) -> tuple[dict[str, int], CallAccount]:
+    stats = GraphStats()
+    P = cfg.runtime.graph_partitions
+    acc = partitions.merge_edges(shard_dirs, p, cfg.graph.directed)
+    dropped: set[str] = set()
+    for q in range(P):
+        dropped.update(json.loads((merge_dir / f"dropped-{q:04d}.json").read_text(encoding="utf-8")))
+
+    async def work(scheduler: Scheduler | None) -> None:
+        graph = await partitions.finish_edges(acc, partitions.names_of(merge_dir, P), dropped, cfg, scheduler,
+                                              Tokenizer(cfg.llm.model), stats)
+        partitions.write_edge_rows(graph, merge_dir, p)
+
+    account = await _with_scheduler(cfg, limiter, work)
+    return {"summarized_descriptions": stats.summarized_descriptions}, account

@@ -1,0 +1,132 @@
+"""Shards: parts of a run's input that one worker reads and processes alone.
+
+The driver plans them by streaming the input once, never holding it: a JSONL file (documents or chunks) is cut
+into byte ranges at line ends, a folder into groups of files; a single text file, a LoCoMo file or chat
+messages (whose sessions must stay whole) are one shard. A shard reads exactly what the local engine would read
+for the same lines or files: line numbers, document ids and chunk indices are those of the whole input.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import attrs
+
+from ..config import Config
+from ..errors import InputError
+from ..inputs import (
+    Inputs,
+    _detect,
+    read_folder,
+    read_inputs,
+    read_jsonl,
+    read_prechunked,
+    text_files,
+)
+from ..tokens import Tokenizer
+
+BYTES_PER_TOKEN = 4  # roughly, for English: a shard of JSONL documents is cut by size as well as by lines
+
+
+@attrs.frozen
+class ShardSpec:
+    index: int
+    kind: str  # lines | files | whole
+    path: str
+    start: int = 0  # lines: the byte range [start, end) of the file
+    end: int = 0
+    first_line: int = 1  # lines: line number of the first line, and how many chunk lines come before it
+    first_item: int = 0
+    files: tuple[str, ...] = ()  # files: paths relative to the folder
+
+    @property
+    def name(self) -> str:
+        return f"{self.index:05d}"
+
+
+def plan_shards(cfg: Config) -> Iterator[ShardSpec]:
+    """The shards of ``cfg.input``, in input order, planned as the input is streamed."""
+    path = Path(cfg.input.path)
+    if not path.exists():
+        raise InputError(f"{path}: input not found")
+    per_shard = cfg.runtime.shard_chunks
+    max_bytes = per_shard * cfg.chunking.size * BYTES_PER_TOKEN
+    if path.is_dir():
+        yield from _file_groups(path, per_shard, max_bytes)
+        return
+    fmt = _detect(path, None) if cfg.input.format == "auto" else cfg.input.format
+    if fmt in ("jsonl", "chunks"):
+        yield from _line_ranges(path, per_shard, max_bytes if fmt == "jsonl" else None)
+    else:
+        yield ShardSpec(0, "whole", str(path))
+
+
+def _file_groups(root: Path, per_shard: int, max_bytes: int) -> Iterator[ShardSpec]:
+    group: list[str] = []
+    size = index = 0
+    for p in text_files(root):
+        n = p.stat().st_size
+        if group and (len(group) >= per_shard or size + n > max_bytes):
+            yield ShardSpec(index, "files", str(root), files=tuple(group))
+            index, group, size = index + 1, [], 0
+        group.append(p.relative_to(root).as_posix())
+        size += n
+    if group:
+        yield ShardSpec(index, "files", str(root), files=tuple(group))
+
+
+def _line_count(raw: bytes) -> int:
+    """Lines as ``str.splitlines`` counts them in the decoded file (it also splits at \\r, \\x1c, U+2028 ...)."""
+    return max(1, len(raw.decode("utf-8", "replace").splitlines()))
+
+
+def _line_ranges(path: Path, per_shard: int, max_bytes: int | None) -> Iterator[ShardSpec]:
+    index, start, offset, line, items = 0, 0, 0, 1, 0
+    first_line, first_item, in_shard = 1, 0, 0
+    with path.open("rb") as f:
+        for raw in f:
+            if in_shard and (in_shard >= per_shard or (max_bytes is not None and offset - start >= max_bytes)):
+                yield ShardSpec(index, "lines", str(path), start, offset, first_line, first_item)
+                index, start, first_line, first_item, in_shard = index + 1, offset, line, items, 0
+            offset += len(raw)
+            line += _line_count(raw)
+            if raw.strip():
+                items += 1
+                in_shard += 1
+    if in_shard or index == 0:
+        yield ShardSpec(index, "lines", str(path), start, offset, first_line, first_item)
+
+
+def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
+    """What the local engine would read for the shard's part of the input."""
+    c = cfg.input
+    if spec.kind == "whole":
+        return read_inputs(c, tokenizer)
+    root = Path(spec.path)
+    if spec.kind == "files":
+        return Inputs(documents=read_folder(root, c.encoding_errors, [root / f for f in spec.files]))
+    with root.open("rb") as f:
+        f.seek(spec.start)
+        data = f.read(spec.end - spec.start)
+    fmt = _detect(root, None) if c.format == "auto" else c.format
+    if fmt == "chunks":
+        return Inputs(chunks=read_prechunked(data, str(root), tokenizer, c.encoding_errors, spec.first_line,
+                                             spec.first_item))
+    return Inputs(documents=read_jsonl(data, str(root), c, spec.first_line))
+
+
+def absolute_paths(cfg: Config) -> Config:
+    """A copy of ``cfg`` whose paths do not depend on the working folder (a worker's is not the driver's)."""
+    cfg = attrs.evolve(cfg, input=attrs.evolve(cfg.input), output=attrs.evolve(cfg.output),
+                       llm=attrs.evolve(cfg.llm, cache=attrs.evolve(cfg.llm.cache)), graph=attrs.evolve(cfg.graph),
+                       episodic=attrs.evolve(cfg.episodic))
+    cfg.input.path = os.path.abspath(cfg.input.path)
+    cfg.output.dir = os.path.abspath(cfg.output.dir)
+    cfg.llm.cache.path = os.path.abspath(cfg.llm.cache.path)
+    if cfg.graph.examples not in ("default", "none"):
+        cfg.graph.examples = os.path.abspath(cfg.graph.examples)
+    if cfg.episodic.templates:
+        cfg.episodic.templates = os.path.abspath(cfg.episodic.templates)
+    return cfg

@@ -1,0 +1,303 @@
+"""The pieces of engine ray that need no cluster: the partitioned merge, shard planning, leases, config."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphglean.chunking import Chunk
+from graphglean.config import Config, load_config_text
+from graphglean.errors import ConfigError
+from graphglean.graph.export import entity_rows, relationship_rows
+from graphglean.graph.extract import GraphStats, finish_graph
+from graphglean.graph.merge import merge_records
+from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
+from graphglean.inputs import read_inputs
+from graphglean.pipeline import run
+from graphglean.runtime import partitions
+from graphglean.runtime.leases import BatchSize, LeaseBucket, LeasedRateLimiter
+from graphglean.runtime.shards import plan_shards, read_shard
+from graphglean.tokens import Tokenizer
+
+NAMES = ["Alice", " alice ", "BOB", "Bob", '"Carol"', "carol", "Dave", "Eve Adams", "eve  adams", "Zed"]
+
+
+def _chunk(i: int, words: list[str]) -> Chunk:
+    text = f"In part {i}: " + ", ".join(words) + "."
+    return Chunk(f"c{i:03d}", f"d{i % 3}", i, text, 10 * i, 10 * i + len(text), 5)
+
+
+def _finish_local(chunks, results, directed, drop):
+    cfg = Config()
+    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    graph = merge_records(results, directed).to_graph()
+    trio.run(functools.partial(finish_graph, graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model),
+                               GraphStats(), offline=True))
+    return entity_rows(graph), relationship_rows(graph)
+
+
+def _finish_partitioned(chunks, results, cut, P, directed, drop):
+    cfg = Config()
+    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    cfg.runtime.graph_partitions = P
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        dirs = []
+        for s, first in enumerate(range(0, len(chunks), cut)):  # each shard: its chunks' records, merged
+            folder = root / f"s{s}"
+            folder.mkdir()
+            dirs.append(folder)
+            acc = merge_records(results[first:first + cut], directed)
+            partitions.write_parts(acc, P, folder)
+            partitions.write_chunks(chunks[first:first + cut], folder)
+        merge = root / "merge"
+        merge.mkdir()
+        for p in range(P):
+            acc, where = partitions.merge_nodes(dirs, p, directed)
+            graph, dropped = trio.run(partitions.finish_nodes, acc, partitions.ShardChunks(where), cfg, None,
+                                      Tokenizer(cfg.llm.model), GraphStats())
+            partitions.write_node_rows(graph, merge, p)
+            (merge / f"dropped-{p:04d}.json").write_text(json.dumps(sorted(dropped)))
+        dropped = {k for p in range(P) for k in json.loads((merge / f"dropped-{p:04d}.json").read_text())}
+        for p in range(P):
+            acc = partitions.merge_edges(dirs, p, directed)
+            graph = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
+                             Tokenizer(cfg.llm.model), GraphStats())
+            partitions.write_edge_rows(graph, merge, p)
+        partitions.merged_table([merge / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
+                                root / "entities.jsonl")
+        partitions.merged_table([merge / f"edges-{p:04d}.jsonl" for p in range(P)],
+                                lambda r: (r["source"], r["target"]), root / "relationships.jsonl")
+        read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
+        return read("entities.jsonl"), read("relationships.jsonl")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(["person", "geo"]),
+                          st.lists(st.sampled_from(NAMES), max_size=3)), min_size=1, max_size=14),
+       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans())
+def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(records, cut, P, directed, drop):
+    chunks, results = [], []
+    for i, (a, b, kind, mentioned) in enumerate(records):
+        chunk = _chunk(i, mentioned)
+        chunks.append(chunk)
+        src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
+        results.append(ParseResult([EntityRecord(a, kind, f"{a.strip()} is a {kind} ({i % 2})", src)],
+                                   [RelationshipRecord(a, b, f"{a}-{b} {i % 3}", 1.0 + i, ("k",), src)]))
+    local = _finish_local(chunks, results, directed, drop)
+    assert _finish_partitioned(chunks, results, cut, P, directed, drop) == tuple(map(list, local))
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    path.write_bytes("".join(lines).encode())
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "chunks"])
+def test_line_shards_read_what_the_whole_file_reads(tmp_path, fmt):
+    lines = []
+    for i in range(23):
+        lines.append(json.dumps({"id": f"x{i}", "text": f"Text number {i} about Ada."}) + ("\r\n" if i % 5 else "\n"))
+        if i % 7 == 3:
+            lines.append("\n")  # blank lines are skipped, but still counted as lines
+    # str.splitlines also ends a line at a form feed: line numbers (the ids of id-less lines) count it
+    lines.append(json.dumps({"text": "one"}) + "\x0c" + json.dumps({"text": "no id: named by line number"}) + "\n")
+    if fmt == "chunks":
+        lines[-1] = json.dumps({"id": "last", "text": "the last chunk"}) + "\n"
+    path = tmp_path / "in.jsonl"
+    _write_lines(path, lines)
+    cfg = Config()
+    cfg.input.path, cfg.input.format = str(path), fmt
+    cfg.runtime.shard_chunks = 4
+    tok = Tokenizer.cl100k()
+    whole = read_inputs(cfg.input, tok)
+    specs = list(plan_shards(cfg))
+    assert len(specs) >= 6 and [s.index for s in specs] == list(range(len(specs)))
+    parts = [read_shard(s, cfg, tok) for s in specs]
+    assert [d for p in parts for d in p.documents] == whole.documents
+    assert [c for p in parts for c in p.chunks] == whole.chunks
+    assert [c.index for p in parts for c in p.chunks] == [c.index for c in whole.chunks]
+
+
+def test_folder_shards_group_files_in_order(tmp_path):
+    for i in range(7):
+        (tmp_path / f"{i:02d}.txt").write_text(f"Document {i} mentions Ada Lovelace.")
+    (tmp_path / "skip.bin").write_bytes(b"\x00")
+    cfg = Config()
+    cfg.input.path = str(tmp_path)
+    cfg.runtime.shard_chunks = 3
+    tok = Tokenizer.cl100k()
+    with pytest.warns(UserWarning):
+        specs = list(plan_shards(cfg))
+    assert [len(s.files) for s in specs] == [3, 3, 1]
+    with pytest.warns(UserWarning):
+        whole = read_inputs(cfg.input, tok)
+    assert [d for s in specs for d in read_shard(s, cfg, tok).documents] == whole.documents
+
+
+def test_lease_bucket_grants_at_most_the_rate_and_a_pause_stops_everyone():
+    now = [0.0]
+    bucket = LeaseBucket(600, 0, clock=lambda: now[0])  # 10 a second, one second banked
+    granted = 0
+    for _ in range(200):  # 4 workers asking every 50 ms for 20 s
+        now[0] += 0.05 / 4
+        granted += bucket.lease(3, 0).requests
+    assert granted <= 10 * now[0] + 10
+    assert granted >= 10 * now[0] * 0.9
+    bucket.pause(2.0)
+    lease = bucket.lease(3, 0)
+    assert lease.requests == 0 and lease.pause_s == pytest.approx(2.0)
+    now[0] += 2.01
+    assert bucket.lease(3, 0).requests > 0
+
+
+async def test_leased_limiter_takes_few_leases_and_holds_the_rate():
+    bucket = LeaseBucket(2400, 0)  # 40 a second (the actor's clock: time.monotonic)
+    batch = BatchSize.of(2400, 0, workers=1)
+    assert batch.requests == 10
+
+    calls = []
+
+    def call(method, *args):
+        calls.append(method)
+        return getattr(bucket, method)(*args)
+
+    start = time.monotonic()
+    async with LeasedRateLimiter(call, lambda *a: getattr(bucket, a[0])(*a[1:]), batch) as limiter:
+        for _ in range(70):
+            await limiter.acquire()
+    elapsed = time.monotonic() - start
+    assert elapsed >= (70 - 40) / 40 * 0.95  # never faster than the rate (the first second's worth was banked)
+    assert limiter.leases <= math.ceil(70 / batch.requests) + 1
+    assert limiter.stats()["leased_permits"] >= 70
+
+
+async def test_a_pause_reported_by_one_worker_holds_the_others():
+    bucket = LeaseBucket(6000, 0)
+    batch = BatchSize.of(6000, 0, workers=2)
+    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
+    async with LeasedRateLimiter(relay, relay, batch) as a, LeasedRateLimiter(relay, relay, batch) as b:
+        await a.acquire()
+        await b.acquire()
+        a.pause(0.5)  # a 429 seen by worker a
+        t0 = time.monotonic()
+        for _ in range(batch.requests + 1):  # b spends what it held, then must wait for the pause
+            await b.acquire()
+        assert time.monotonic() - t0 >= 0.4
+
+
+async def test_unspent_permits_go_back_when_a_worker_is_done():
+    bucket = LeaseBucket(600, 0, clock=lambda: 0.0)  # 10 a second, time frozen: a one-worker batch is 3
+    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
+    async with LeasedRateLimiter(relay, relay, BatchSize.of(600, 0, workers=1)) as limiter:
+        await limiter.acquire()
+    assert bucket.stats()["leased_requests"] == 1
+    assert bucket.requests.level == pytest.approx(9)
+
+
+def test_engine_ray_without_ray_is_one_config_error_naming_the_extra(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
+    with pytest.raises(ConfigError) as e:
+        load_config_text("runtime:\n  engine: ray\n", "c.yaml")
+    assert str(e.value).startswith("c.yaml:2: runtime.engine:") and "graphglean[ray]" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_engine_ray_with_entity_resolution_is_one_config_error():
+    with pytest.raises(ConfigError) as e:
+        load_config_text("runtime:\n  engine: ray\n", "c.yaml")
+    assert "graph.resolve.enabled" in str(e.value) and "\n" not in str(e.value)
+    cfg = load_config_text("runtime:\n  engine: ray\ngraph:\n  resolve: {enabled: false}\n", "c.yaml")
+    assert cfg.runtime.engine == "ray"
+    cfg.graph.resolve.enabled = True  # a Config built in code skips the loader: the run says it instead
+    with pytest.raises(ConfigError, match="graph.resolve.enabled"):
+        trio.run(functools.partial(run, cfg, dry=True, out=io.StringIO()))
+
+
+def test_engine_local_never_imports_ray(tmp_path):
+    code = ("import sys, io, trio; from graphglean.config import Config; from graphglean.pipeline import run\n"
+            "cfg = Config(); cfg.input.path = 'examples/'; cfg.graph.method = 'nlp'; "
+            f"cfg.output.dir = {str(tmp_path)!r}\n"
+            "trio.run(lambda: run(cfg, out=io.StringIO()))\n"
+            "assert 'ray' not in sys.modules, 'ray was imported'\n")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "entities.jsonl").exists()
+
+
+async def test_without_a_limit_a_pause_still_reaches_every_worker():
+    bucket = LeaseBucket(0, 0)
+    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
+    async with LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as a, \
+            LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as b:
+        await b.acquire()
+        a.pause(0.6)  # a 429 seen by worker a
+        await trio.sleep(0.3)  # b hears of it within a lease's time
+        t0 = time.monotonic()
+        await b.acquire()
+        assert time.monotonic() - t0 >= 0.1
+
+
+def test_an_unreachable_cluster_is_one_config_error(monkeypatch):
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    from graphglean.runtime.ray_engine import connect
+
+    def refuse(**kw):
+        raise ConnectionError("Could not find any running Ray instance.\nPlease specify the one to connect to.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", lambda address=None, **kw: refuse())
+    cfg = Config()
+    cfg.runtime.address = "ray://nowhere:10001"
+    with pytest.raises(ConfigError, match=r"^runtime.address: cannot connect to Ray at 'ray://nowhere:10001' "
+                                          r"\(Could not find any running Ray instance.\)$"):
+        connect(cfg.runtime)
+
+
+def test_each_worker_gets_its_share_of_the_concurrency_and_no_limit_of_its_own():
+    from graphglean.runtime.ray_engine import worker_config
+
+    cfg = Config()
+    cfg.llm.max_concurrency, cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute = 30, 600, 90_000
+    cfg.runtime.workers = 4
+    w = worker_config(cfg)
+    assert w.llm.max_concurrency == 8  # 30 split four ways, rounded up
+    assert (w.llm.requests_per_minute, w.llm.tokens_per_minute) == (0, 0)  # the lease actor's, global
+    assert cfg.llm.max_concurrency == 30  # the driver's configuration is left as it was
+
+
+def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_unchanged(tmp_path):
+    import os
+
+    from graphglean.runtime.shard_task import FINISHED, finished_report, fingerprint
+    from graphglean.runtime.shards import ShardSpec
+
+    data = tmp_path / "in.jsonl"
+    data.write_text('{"text": "Ada"}\n')
+    spec = ShardSpec(0, "lines", str(data), 0, 16)
+    cfg = Config()
+    report = {"failed": [], "chunks": 1}
+    (tmp_path / FINISHED).write_text(json.dumps({"fingerprint": fingerprint(cfg, spec), "report": report}))
+    assert finished_report(tmp_path, cfg, spec) == report
+    cfg.llm.max_concurrency = 3  # a limit does not change results
+    assert finished_report(tmp_path, cfg, spec) == report
+    cfg.graph.max_gleanings = 3
+    assert finished_report(tmp_path, cfg, spec) is None
+    cfg = Config()
+    os.utime(data, ns=(0, 10**9))  # the input was edited
+    assert finished_report(tmp_path, cfg, spec) is None
