@@ -6,7 +6,6 @@ spans of the other files point into it, and the view reads its source sentences 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -16,7 +15,7 @@ from .chunking import Chunk
 from .config import OutputConfig
 from .errors import InputError
 from .graph.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
-from .graph.readback import read_graph
+from .graph.readback import json_rows, read_graph
 from .view import FILENAME as VIEW_FILENAME
 from .view import ChunkText, write_view
 
@@ -67,14 +66,11 @@ def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
     if not path.is_file():
         return []
     found = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                found.append(ChunkText.from_json(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as e:
-                raise InputError(f"{path}:{number}: not a chunk record ({type(e).__name__}: {e})") from None
+    for number, row in json_rows(path):
+        try:
+            found.append(ChunkText.from_json(row))
+        except (ValueError, KeyError, TypeError) as e:
+            raise InputError(f"{path}:{number}: not a chunk record ({type(e).__name__}: {e})") from None
     return found
 
 

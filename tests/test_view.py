@@ -153,3 +153,12 @@ async def test_view_open_starts_the_browser_on_the_page(tmp_path):
             break
         await trio.sleep(0.05)
     assert seen.read_text() == (tmp_path / "graph.html").resolve().as_uri()
+
+
+def test_a_bad_table_row_is_named_by_its_real_line_number(tmp_path):
+    from graphglean.errors import InputError
+    from graphglean.graph.readback import read_graph
+
+    (tmp_path / "entities.jsonl").write_text('{"id": "a"}\n\n{"name": "no id"}\n')
+    with pytest.raises(InputError, match=r"entities\.jsonl:3: no id"):
+        read_graph(tmp_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import networkx as nx
 
@@ -35,8 +35,9 @@ def _node_link(path: Path) -> nx.Graph:
         raise InputError(f"{path}: not a node-link graph ({type(e).__name__}: {e})") from None
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    rows = []
+def json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSONL file with their line numbers; blank lines skipped, anything else an
+    `InputError` naming the file and line."""
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
@@ -47,18 +48,17 @@ def _rows(path: Path) -> list[dict[str, Any]]:
                 raise InputError(f"{path}:{number}: not JSON ({e})") from None
             if not isinstance(row, dict):
                 raise InputError(f"{path}:{number}: expected a JSON object")
-            rows.append(row)
-    return rows
+            yield number, row
 
 
 def _tables(entities: Path, relationships: Path) -> nx.Graph:
     graph = nx.Graph()
-    for number, row in enumerate(_rows(entities), 1):
+    for number, row in json_rows(entities):
         if "id" not in row:
             raise InputError(f"{entities}:{number}: no id")
         graph.add_node(row.pop("id"), **row)
     if relationships.is_file():
-        for number, row in enumerate(_rows(relationships), 1):
+        for number, row in json_rows(relationships):
             if "source" not in row or "target" not in row:
                 raise InputError(f"{relationships}:{number}: needs source and target")
             graph.add_edge(row.pop("source"), row.pop("target"), **row)
