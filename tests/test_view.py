@@ -4,6 +4,7 @@ import re
 import sys
 
 import networkx as nx
+import pytest
 import trio
 
 from graphglean.view import ChunkText, build_payload, render_page
