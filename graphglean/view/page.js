@@ -496,18 +496,9 @@
     if (n.aliases.length) { panel.appendChild(el("h3", null, "Aliases")); panel.appendChild(el("div", null, n.aliases.join(" · "))); }
     if (n.desc) {
       panel.appendChild(el("h3", null, "Description"));
-      var desc = el("div", "desc"), lines = n.desc.split("\n").filter(function (l) { return l.trim(); });
-      var showLines = function (limit) {
-        desc.textContent = "";
-        lines.slice(0, limit).forEach(function (line) { desc.appendChild(el("p", null, line)); });
-        if (lines.length > limit) {
-          var more = el("button", null, "show all " + lines.length);
-          more.addEventListener("click", function () { showLines(lines.length); });
-          desc.appendChild(more);
-        }
-      };
-      showLines(4);
-      panel.appendChild(desc);
+      var lines = n.desc.split("\n").filter(function (l) { return l.trim(); });
+      panel.appendChild(shortList(el("div", "desc"), lines, 4, function (line) { return el("p", null, line); },
+                                  null, "show all " + lines.length));
     }
     sources(panel, n);
     relationships(panel, n);
@@ -523,27 +514,31 @@
     if (!n.edges.length) return;
     panel.appendChild(el("h3", null, "Relationships (" + n.edges.length + ")"));
     var list = n.edges.slice().sort(function (p, q) { return q.w - p.w; });
-    var box = el("div");
-    function show(limit) {
+    panel.appendChild(shortList(el("div"), list, 30, function (e) {
+      var other = e.a === n ? e.b : e.a, row = el("span", "rel");
+      var arrow = data.directed ? (e.a === n ? "→ " : "← ") : "";
+      var link = el("a", null, other.name);
+      link.addEventListener("click", function () { select(other, true); });
+      var about = e.desc.length > 200 ? e.desc.slice(0, 199) + "…" : e.desc;
+      if (about !== e.desc) row.title = e.desc;
+      row.append(document.createTextNode(arrow), link, el("span", "d", " · " + e.w + (about ? " · " + about : "")));
+      return row;
+    }, null, "show all " + list.length));
+  }
+
+  // box shows the first `limit` items rendered by `render`, then a button that shows them all
+  function shortList(box, items, limit, render, buttonClass, buttonText) {
+    function show(upTo) {
       box.textContent = "";
-      list.slice(0, limit).forEach(function (e) {
-        var other = e.a === n ? e.b : e.a, row = el("span", "rel");
-        var arrow = data.directed ? (e.a === n ? "→ " : "← ") : "";
-        var link = el("a", null, other.name);
-        link.addEventListener("click", function () { select(other, true); });
-        var about = e.desc.length > 200 ? e.desc.slice(0, 199) + "…" : e.desc;
-        if (about !== e.desc) row.title = e.desc;
-        row.append(document.createTextNode(arrow), link, el("span", "d", " · " + e.w + (about ? " · " + about : "")));
-        box.appendChild(row);
-      });
-      if (list.length > limit) {
-        var more = el("button", null, "show all " + list.length);
-        more.addEventListener("click", function () { show(list.length); });
+      items.slice(0, upTo).forEach(function (item) { box.appendChild(render(item)); });
+      if (items.length > upTo) {
+        var more = el("button", buttonClass, buttonText);
+        more.addEventListener("click", function () { show(items.length); });
         box.appendChild(more);
       }
     }
-    show(30);
-    panel.appendChild(box);
+    show(limit);
+    return box;
   }
 
   function highlighted(text, ranges, whole) {
@@ -583,18 +578,7 @@
       return;
     }
     panel.appendChild(el("h3", null, "Source chunks (" + n.src.length + ")"));
-    var list = el("div");
-    panel.appendChild(list);
-    function show(limit) {
-      list.textContent = "";
-      n.src.slice(0, limit).forEach(function (entry) { list.appendChild(sourceChunk(entry)); });
-      if (n.src.length > limit) {
-        var more = el("button", "all-chunks", "show all " + n.src.length + " chunks");
-        more.addEventListener("click", function () { show(n.src.length); });
-        list.appendChild(more);
-      }
-    }
-    show(5);
+    panel.appendChild(shortList(el("div"), n.src, 5, sourceChunk, "all-chunks", "show all " + n.src.length + " chunks"));
   }
 
   function sourceChunk(entry) {
