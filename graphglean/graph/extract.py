@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Awaitable, Callable, Iterable, Mapping
 
 import attrs
@@ -147,8 +148,6 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
 
 
 def _warn(message: str) -> None:
-    import warnings
-
     warnings.warn(message, stacklevel=2)
 
 
