@@ -18,65 +18,22 @@ import json
 import math
 import random
 import re
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, AsyncIterator, Callable, Mapping
 
 import attrs
 import h11
 import trio
 
 from ..llm.limits import TokenBucket
+from .exchange import RecordedRequest, Reply, Responder
+from .refusals import REFUSAL_KINDS, refusal, refusing
+from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
+
+__all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply",
+           "Responder", "ServerTokenizer", "hashed_embedding", "main", "refusal", "refusing", "rough_tokens",
+           "table_responder"]
 
 FAULT_KINDS = ("500", "503", "timeout", "drop", "truncated", "malformed")
-
-
-@attrs.define
-class RecordedRequest:
-    number: int
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-    started: float = 0.0  # trio clock when the request was read, and when its answer was sent
-    finished: float = 0.0
-    completion_tokens: int = 0
-
-    @property
-    def messages(self) -> list[dict[str, str]]:
-        return list((self.body or {}).get("messages") or [])
-
-    @property
-    def prompt(self) -> str:
-        return "\n".join(str(m.get("content") or "") for m in self.messages)
-
-    @property
-    def last_user(self) -> str:
-        users = [m for m in self.messages if m.get("role") == "user"]
-        return str(users[-1].get("content") or "") if users else ""
-
-    @property
-    def assistant_turns(self) -> int:
-        return sum(1 for m in self.messages if m.get("role") == "assistant")
-
-    @property
-    def max_tokens(self) -> int | None:
-        return (self.body or {}).get("max_tokens")
-
-    @property
-    def logit_bias(self) -> dict[str, float] | None:
-        return (self.body or {}).get("logit_bias")
-
-
-@attrs.define
-class Reply:
-    text: str = ""
-    finish_reason: str = "stop"
-    status: int = 200
-    headers: dict[str, str] = attrs.field(factory=dict)
-    body: Any = None  # a full JSON body, overriding the chat-completion shape (an error status: text as is)
-    delay: float = 0.0
-
-
-Responder = Callable[[RecordedRequest], "Reply | str | Awaitable[Reply | str]"]
 
 
 @attrs.define
@@ -112,150 +69,6 @@ def table_responder(table: Mapping[str, str], default: str = "") -> Responder:
                 return answer
         return default
     return respond
-
-
-# -- refusals as real servers word them ---------------------------------------------------------------
-
-_AZURE_FILTER = {"hate": {"filtered": False, "severity": "safe"},
-                 "self_harm": {"filtered": False, "severity": "safe"},
-                 "sexual": {"filtered": False, "severity": "safe"},
-                 "violence": {"filtered": True, "severity": "medium"}}
-_CONTEXT = ("This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (1024 in the "
-            "messages, 4096 in the completion). Please reduce the length of the messages or completion.")
-_REFUSALS: dict[tuple[str, str], tuple[int, Any]] = {
-    ("context_length", "openai"): (400, {"error": {
-        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
-                   "tokens. Please reduce the length of the messages.",
-        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
-    ("context_length", "azure"): (400, {"error": {
-        "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 "
-                   "tokens. Please reduce the length of the messages.",
-        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
-    ("context_length", "vllm"): (400, {"object": "error", "message": _CONTEXT, "type": "BadRequestError",
-                                       "param": None, "code": 400}),
-    ("context_length", "llamacpp"): (400, {"error": {
-        "code": 400, "message": "the request exceeds the available context size, try increasing it",
-        "type": "exceed_context_size_error", "n_prompt_tokens": 4160, "n_ctx": 4096}}),
-    ("context_length", "llama-cpp-python"): (400, {"error": {"message": _CONTEXT.replace("4096 tokens. H", "2048 "
-                                                   "tokens. H"), "type": "invalid_request_error",
-                                                   "param": "messages", "code": "context_length_exceeded"}}),
-    ("context_length", "ollama"): (400, {"error": {"message": "input length exceeds the context length",
-                                                   "type": "api_error", "param": None, "code": None}}),
-    ("content_filter", "azure"): (400, {"error": {
-        "message": "The response was filtered due to the prompt triggering Azure OpenAI's content management "
-                   "policy. Please modify your prompt and retry.",
-        "type": None, "param": "prompt", "code": "content_filter", "status": 400,
-        "innererror": {"code": "ResponsibleAIPolicyViolation", "content_filter_result": _AZURE_FILTER}}}),
-    ("content_filter", "openai"): (400, {"error": {
-        "message": "Your request was flagged by our content moderation system.", "type": "invalid_request_error",
-        "param": None, "code": "content_policy_violation"}}),
-    ("model_not_found", "openai"): (404, {"error": {
-        "message": "The model `{model}` does not exist or you do not have access to it.",
-        "type": "invalid_request_error", "param": None, "code": "model_not_found"}}),
-    ("model_not_found", "azure"): (404, {"error": {
-        "code": "DeploymentNotFound", "message": "The API deployment for this resource does not exist. If you "
-        "created the deployment within the last 5 minutes, please wait a moment and try again."}}),
-    ("model_not_found", "vllm"): (404, {"object": "error", "message": "The model `{model}` does not exist.",
-                                        "type": "NotFoundError", "param": None, "code": 404}),
-    ("model_not_found", "ollama"): (404, {"error": "model \"{model}\" not found, try pulling it first"}),
-    ("unsupported_parameter", "openai"): (400, {"error": {
-        "message": "Unsupported parameter: '{param}' is not supported with this model.",
-        "type": "invalid_request_error", "param": "{param}", "code": "unsupported_parameter"}}),
-    ("unsupported_parameter", "vllm"): (400, {"object": "error", "message": "{param} is not supported",
-                                              "type": "BadRequestError", "param": None, "code": 400}),
-    ("unsupported_parameter", "llama-cpp-python"): (422, {"detail": [{
-        "type": "extra_forbidden", "loc": ["body", "{param}"], "msg": "Extra inputs are not permitted"}]}),
-    ("no_such_path", "any"): (404, "404 page not found"),
-}
-REFUSAL_KINDS = sorted({kind for kind, _ in _REFUSALS})
-
-
-def refusal(kind: str, server: str = "openai", *, model: str = "fake", param: str = "logit_bias") -> Reply:
-    """The error a real ``server`` (openai, azure, vllm, llamacpp, llama-cpp-python, ollama) answers for
-    ``kind``: context_length, content_filter, model_not_found, unsupported_parameter or no_such_path."""
-    key = (kind, server) if (kind, server) in _REFUSALS else (kind, "any")
-    if key not in _REFUSALS:
-        known = sorted(f"{k}/{s}" for k, s in _REFUSALS)
-        raise ValueError(f"no recorded refusal {kind}/{server}; known: {', '.join(known)}")
-    status, body = _REFUSALS[key]
-    text = json.dumps(body) if not isinstance(body, str) else body
-    text = text.replace("{model}", model).replace("{param}", param)
-    return Reply(status=status, body=json.loads(text) if not isinstance(body, str) else None,
-                 text=text if isinstance(body, str) else "")
-
-
-def refusing(responder: Responder, refuse: Callable[[RecordedRequest], bool], reply: Reply) -> Responder:
-    """``responder``, except that requests for which ``refuse`` is true get ``reply`` (e.g. a `refusal`)."""
-    async def respond(req: RecordedRequest) -> Reply | str:
-        if refuse(req):
-            return reply
-        answer = responder(req)
-        return await answer if inspect.isawaitable(answer) else answer
-    return respond
-
-
-# -- tokenizer endpoints as real servers run them -------------------------------------------------------
-
-TOKENIZER_STYLES = ("llama.cpp", "llama-cpp-python", "vllm")
-
-
-@attrs.define
-class ServerTokenizer:
-    """A local server's tokenize/detokenize routes, shaped as ``style`` runs them:
-
-    - ``llama.cpp``: ``/tokenize {content, add_special}`` -> ``{tokens}``; ``/detokenize {tokens}`` -> ``{content}``
-    - ``llama-cpp-python``: ``/extras/tokenize {input}`` -> ``{tokens}``, BOS first whatever is asked (it
-      ignores ``add_special_tokens``); ``/extras/detokenize {tokens}`` -> ``{text}``
-    - ``vllm``: ``/tokenize {prompt, add_special_tokens}`` -> ``{count, max_model_len, tokens}``;
-      ``/detokenize {tokens}`` -> ``{prompt}``
-
-    ``vocab`` maps texts to ids; other text gets one id per character. ``bos`` is added where the style
-    adds special tokens; ``hang`` makes the routes never answer."""
-
-    vocab: dict[str, list[int]]
-    style: str = "llama.cpp"
-    bos: int | None = None
-    hang: bool = False
-    empty_refused: bool = False  # answer 400 for an empty text, as some servers do
-
-    def __attrs_post_init__(self) -> None:
-        if self.style not in TOKENIZER_STYLES:
-            raise ValueError(f"unknown tokenizer style {self.style!r}; known: {TOKENIZER_STYLES}")
-
-    @property
-    def paths(self) -> tuple[str, str]:
-        return ("/extras/tokenize", "/extras/detokenize") if self.style == "llama-cpp-python" else (
-            "/tokenize", "/detokenize")
-
-    def ids(self, text: str) -> list[int]:
-        return list(self.vocab[text]) if text in self.vocab else [1000 + ord(c) for c in text]
-
-    def text(self, ids: list[int]) -> str:
-        by_ids = {tuple(v): k for k, v in self.vocab.items()}
-        return "".join(by_ids.get((i,), chr(i - 1000) if i >= 1000 else "") for i in ids)
-
-    def answer(self, path: str, body: Any) -> tuple[int, Any] | None:
-        """(status, JSON body) for a tokenizer route, or None for any other path."""
-        tokenize, detokenize = self.paths
-        body = body if isinstance(body, dict) else {}
-        if path.endswith(detokenize) and path.removesuffix(detokenize) in ("", "/v1"):
-            text = self.text([int(i) for i in body.get("tokens") or []])
-            key = {"llama.cpp": "content", "llama-cpp-python": "text", "vllm": "prompt"}[self.style]
-            return 200, {key: text}
-        if not (path.endswith(tokenize) and path.removesuffix(tokenize) in ("", "/v1")):
-            return None
-        key = {"llama.cpp": "content", "llama-cpp-python": "input", "vllm": "prompt"}[self.style]
-        if key not in body:
-            return 422, {"detail": [{"type": "missing", "loc": ["body", key], "msg": "Field required"}]}
-        text = str(body[key])
-        if not text and self.empty_refused:
-            return 400, {"error": {"message": "empty input", "type": "invalid_request_error"}}
-        special = {"llama.cpp": bool(body.get("add_special", False)), "llama-cpp-python": True,
-                   "vllm": bool(body.get("add_special_tokens", True))}[self.style]
-        ids = ([self.bos] if special and self.bos is not None else []) + self.ids(text)
-        if self.style == "vllm":
-            return 200, {"count": len(ids), "max_model_len": 4096, "tokens": ids}
-        return 200, {"tokens": ids}
 
 
 _WORD = re.compile(r"\w+")
