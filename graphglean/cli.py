@@ -15,7 +15,8 @@ from typing import Any
 import trio
 
 from . import __version__
-from .config import OutputConfig, load_config
+from .config import OutputConfig
+from .config_loader import load_config
 from .errors import GraphgleanError, primary
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

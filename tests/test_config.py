@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphglean.config import Config, field_docs, load_config, load_config_text
+from graphglean.config import Config, field_docs
+from graphglean.config_loader import load_config, load_config_text
 from graphglean.errors import ConfigError
 
 from .conftest import ROOT

@@ -5,7 +5,8 @@ import re
 import networkx as nx
 import pytest
 
-from graphglean.config import Config, load_config_text
+from graphglean.config import Config
+from graphglean.config_loader import load_config_text
 from graphglean.errors import ConfigError
 from graphglean.graph.export import entity_rows, relationship_rows
 from graphglean.graph.extract import extract_graph_sync

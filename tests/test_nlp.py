@@ -8,7 +8,8 @@ import sys
 import pytest
 import trio
 
-from graphglean.config import Config, load_config
+from graphglean.config import Config
+from graphglean.config_loader import load_config
 from graphglean.errors import ConfigError
 from graphglean.graph import nlp as nlp_method
 from graphglean.graph.extract import extract_graph

@@ -322,3 +322,10 @@ def test_a_cut_answer_yields_only_whole_records(records, style, sep, data):
     whole = {(normalize_name(n), normalize_name(d)) for n, _, d in records}
     assert {(normalize_name(e.name), normalize_name(e.description)) for e in r.entities} <= whole
     assert len(r.entities) >= answer[:cut].count(sep if style == "tuple" else "\n") - (sep == "##")
+
+
+def test_only_whole_html_entities_are_decoded():
+    from graphglean.graph.fields import clean_field
+
+    assert clean_field("AT&amp;T") == "AT&T"
+    assert clean_field("&LT") == "&LT" and clean_field("R&D &copy 2020") == "R&D &copy 2020"  # found by hypothesis

@@ -249,7 +249,7 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
             driver.wait()
         finished = {p.parent.name for p in shards.glob("*/done.json")}
         await trio.sleep(0.5)
-        from graphglean.config import load_config
+        from graphglean.config_loader import load_config
 
         result = await run(load_config(tmp_path / "c.yaml"), out=io.StringIO(), notice=lambda m: None)
     assert result.report["runtime"]["shards_skipped"] >= len(finished)

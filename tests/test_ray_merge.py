@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphglean.chunking import Chunk
-from graphglean.config import Config, load_config_text
+from graphglean.config import Config
+from graphglean.config_loader import load_config_text
 from graphglean.errors import ConfigError
 from graphglean.graph.export import entity_rows, relationship_rows
 from graphglean.graph.extract import GraphStats, finish_graph

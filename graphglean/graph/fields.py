@@ -34,6 +34,8 @@ _STRONG_PLACEHOLDER = re.compile(
     r"(?:entity|node|source|target|subject|object|relation(?:ship)?)(?:[ _-]?\d+|[ _-][a-d]|_?name|_?type|_?id)"
     r"|relation(?:ship)?[ _-]?(?:type|name|keywords?|description|strength)|(?:source|target)[ _-]?entity"
     r"|\.\.\.|…|n/a|(?:entity|relation(?:ship)?)[ _-]?(?:description|keywords?|strength)", re.I)
+# only whole HTML entities ("AT&amp;T"): html.unescape alone also reads legacy forms without ";" ("&LT", "&copy")
+_ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 _SNAKE = re.compile(r"[a-z]+(?:_[a-z]+)+")
 _BRACKETED = re.compile(r"<[A-Za-z_ ]+>|\{[A-Za-z_ ]+\}|\[[A-Za-z_ ]+\]")
 
@@ -41,7 +43,7 @@ _BRACKETED = re.compile(r"<[A-Za-z_ ]+>|\{[A-Za-z_ ]+\}|\[[A-Za-z_ ]+\]")
 def clean_field(field: str) -> str:
     """A field without surrounding space, wrapping quotes or emphasis, and without a lone quote at an edge; a
     quote the text itself needs (``Says "Bah! Humbug!"``) stays."""
-    f = html.unescape(field).strip() if "&" in field else field.strip()
+    f = _ENTITY.sub(lambda m: html.unescape(m.group(0)), field).strip() if "&" in field else field.strip()
     while f and (f[0] in QUOTES or f[-1] in QUOTES):
         pair = next((p for p in QUOTE_PAIRS if f.startswith(p[0]) and f.endswith(p[1])
                      and len(f) >= len(p[0]) + len(p[1])), None)
