@@ -127,7 +127,8 @@ async def test_embeddings_batched_and_cached(tmp_path):
 
 
 async def test_many_concurrent_requests_reach_the_server():
-    async with FakeLLMServer(lambda r: "ok", latency=1.0).running() as s:
+    # answers take long enough for all 300 to be sent on a loaded machine before the first returns
+    async with FakeLLMServer(lambda r: "ok", latency=4.0).running() as s:
         async with ChatClient(llm_config(s, max_concurrency=300)) as c:
             async with trio.open_nursery() as n:
                 for i in range(300):
