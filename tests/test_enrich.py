@@ -56,7 +56,13 @@ async def test_restart_resumes_unfinished_enrichment(tmp_path):
 
     async with FakeLLMServer(slow).running() as s:
         async with ChatClient(llm_config(s)) as c:
-            with trio.move_on_after(0.5):  # the LLM backend: loading a spaCy model would take this half second
+            async with trio.open_nursery() as nursery:  # stopped once enrichment calls are on their way
+                async def stop_when_asked():
+                    while not s.chat_requests():
+                        await trio.sleep(0.01)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(stop_when_asked)
                 async with Enricher(MemoryStore(path), Scheduler(c),
                                     EnrichConfig(summaries=False, entity_backend="llm")) as enricher:
                     await enricher.add_messages("s1", messages(5))
