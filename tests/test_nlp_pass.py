@@ -239,3 +239,25 @@ async def test_parsing_runs_in_worker_threads(monkeypatch):
     monkeypatch.setattr(nlp, "pipe", pipe)
     await extract_graph(STAVE, Config(), method="nlp")
     assert threads and threading.get_ident() not in threads
+
+
+async def test_a_damaged_or_outdated_stored_analysis_is_parsed_again():
+    from graphglean.graph.extract import _chunks_of
+    from graphglean.graph.nlp_spacy import pack
+    from graphglean.tokens import Tokenizer
+
+    cfg = Config()
+    chunks, _ = _chunks_of(["Scrooge met Marley in London.", "Bob Cratchit went to Camden Town."], cfg,
+                           Tokenizer("gpt-4o-mini"))
+    fresh = await nlp_method.extract_offline(chunks, cfg.graph, print)
+    nlp = load_pipeline("", "graph.nlp_model", sentences=True)
+    with spacy_pipeline.exclusive(nlp):
+        other_text = pack([nlp("Scrooge met Marley in Paris.")])  # an analysis of another text
+    saved = {}
+
+    async def save(analyses):
+        saved.update(analyses)
+
+    stored = {chunks[0].id: "not an analysis", chunks[1].id: other_text}
+    again = await nlp_method.extract_offline(chunks, cfg.graph, print, resume=lambda backend: (stored, save))
+    assert again.results == fresh.results and again.resumed == 0 and set(saved) == {c.id for c in chunks}

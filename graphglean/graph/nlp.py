@@ -36,7 +36,7 @@ class OfflineExtraction:
     resumed: int = 0  # chunks whose stored spaCy analysis was used
 
 
-def _rules(chunks: list[Chunk], stored: Mapping[str, str]) -> tuple[list[ParseResult], dict[str, str]]:
+def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[list[ParseResult], dict[str, str]]:
     return [extract_chunk(c) for c in chunks], {}
 
 
@@ -62,10 +62,9 @@ async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callabl
     resumed = 0
     for i in range(0, len(chunks), CHUNKS_PER_THREAD_CALL):
         batch = chunks[i:i + CHUNKS_PER_THREAD_CALL]
-        found, analyses = await trio.to_thread.run_sync(extract, batch, stored)
+        found, analyses = await trio.to_thread.run_sync(extract, batch, stored, save is not None)
         results += found
-        if nlp is not None:
-            resumed += len({c.id for c in batch} - analyses.keys())
+        resumed += sum(c.id in stored and c.id not in analyses for c in batch)  # a damaged one was parsed
         if save is not None and analyses:
             await save(analyses)
         if advance is not None:

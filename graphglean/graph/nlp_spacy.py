@@ -79,13 +79,13 @@ class SpacyGraphExtractor:
 
     def extract(self, chunks: list[Chunk]) -> list[ParseResult]:
         """One result per chunk. Blocking: call it in a worker thread."""
-        return self.extract_stored(chunks, {})[0]
+        return self.extract_stored(chunks, {}, keep=False)[0]
 
-    def extract_stored(self, chunks: list[Chunk], stored: Mapping[str, str]
+    def extract_stored(self, chunks: list[Chunk], stored: Mapping[str, str], keep: bool = True
                        ) -> tuple[list[ParseResult], dict[str, str]]:
-        """One result per chunk, and the spaCy analysis (`pack`) of each chunk that was not in ``stored`` (by
-        chunk id), parsed now. Records come from the analysis and the input's case evidence, so a stored
-        analysis gives the records a fresh parse would. Blocking: call it in a worker thread."""
+        """One result per chunk, and (when ``keep``) the spaCy analysis (`pack`) of each chunk that was not in
+        ``stored`` (by chunk id), parsed now. Records come from the analysis and the input's case evidence, so
+        a stored analysis gives the records a fresh parse would. Blocking: call it in a worker thread."""
         evidence = self.evidence or case_evidence(chunks)
         texts = [blank_markers(c.text) for c in chunks]
         parts = [pieces(text) for text in texts]
@@ -100,7 +100,7 @@ class SpacyGraphExtractor:
                 docs[i] = []
             for (i, _), doc in zip(jobs, self.nlp.pipe((piece for _, piece in jobs), batch_size=BATCH_SIZE)):
                 docs[i].append(doc)  # type: ignore[union-attr]
-            for i in {i for i, _ in jobs}:
+            for i in {i for i, _ in jobs} if keep else ():
                 packed[chunks[i].id] = pack(docs[i])  # type: ignore[arg-type]
             results = [self._chunk(c, text, part, chunk_docs, evidence)  # type: ignore[arg-type]
                        for c, text, part, chunk_docs in zip(chunks, texts, parts, docs)]
