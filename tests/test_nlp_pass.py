@@ -108,7 +108,7 @@ def big_input(tmp_path, text=STAVE):
     cfg.input.path = str(path)
     cfg.output.dir = str(tmp_path / "out")
     cfg.graph.method = "nlp"
-    cfg.chunking.size, cfg.chunking.overlap = 200, 20  # ~45 chunks: three batches
+    cfg.chunking.size, cfg.chunking.overlap = 200, 20  # ~50 chunks
     return cfg
 
 
@@ -144,7 +144,12 @@ def parsed_texts(monkeypatch):
     return parsed
 
 
-async def test_the_offline_pass_shows_progress_per_chunk(tmp_path):
+@pytest.fixture
+def small_batches(monkeypatch):
+    monkeypatch.setattr(nlp_method, "CHUNKS_PER_THREAD_CALL", 16)  # the ~50 chunks of big_input: 4 batches
+
+
+async def test_the_offline_pass_shows_progress_per_chunk(tmp_path, small_batches):
     cfg = big_input(tmp_path)
     progress = Recorded()
     result = await quiet(cfg, progress=progress)
@@ -154,7 +159,8 @@ async def test_the_offline_pass_shows_progress_per_chunk(tmp_path):
     assert progress.events[1:] == [("advance", "graph", False)] * chunks + [("finish", "graph")]
 
 
-async def test_the_offline_pass_resumes_from_the_run_store_and_parses_only_what_changed(tmp_path, monkeypatch):
+async def test_the_offline_pass_resumes_from_the_run_store_and_parses_only_what_changed(tmp_path, monkeypatch,
+                                                                                       small_batches):
     cfg = big_input(tmp_path)
     first = await quiet(cfg)
     graph = (tmp_path / "out" / "graph.json").read_text()
@@ -179,7 +185,7 @@ async def test_the_offline_pass_resumes_from_the_run_store_and_parses_only_what_
     assert len(parsed) >= first.report["chunks"]
 
 
-async def test_an_interrupted_offline_pass_keeps_the_batches_it_finished(tmp_path, monkeypatch):
+async def test_an_interrupted_offline_pass_keeps_the_batches_it_finished(tmp_path, monkeypatch, small_batches):
     cfg = big_input(tmp_path)
     nlp = load_pipeline("", "graph.nlp_model", sentences=True)
     real_pipe, batches = nlp.pipe, []
