@@ -20,7 +20,7 @@ from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 QUOTES_PER_CHUNK = 3  # sentences quoted per entity per chunk; the description budget trims the rest later
 BATCH_SIZE = 32  # texts per nlp.pipe batch
-# what the run store keeps of a parse: tokens with their spacing, sentence starts and entities (~6 bytes a token)
+# what the run store keeps of a parse: tokens with their spacing, sentence starts and entities (~12 bytes a token)
 ANALYSIS = ("ORTH", "SPACY", "SENT_START", "ENT_IOB", "ENT_TYPE")
 
 
