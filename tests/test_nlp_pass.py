@@ -267,3 +267,18 @@ async def test_a_damaged_or_outdated_stored_analysis_is_parsed_again():
     stored = {chunks[0].id: "not an analysis", chunks[1].id: other_text}
     again = await nlp_method.extract_offline(chunks, cfg.graph, print, resume=lambda backend: (stored, save))
     assert again.results == fresh.results and again.resumed == 0 and set(saved) == {c.id for c in chunks}
+
+
+async def test_a_run_without_spacy_falls_back_with_one_notice_and_stores_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(nlp_method, "load_pipeline", lambda *a, **k: None)
+    cfg = big_input(tmp_path)
+    said = []
+    result = await run(cfg, notice=said.append, out=io.StringIO())
+    assert [m for m in said if "pip install" in m] == [nlp_method.FALLBACK_NOTICE]
+    row = result.report["passes"][0]
+    assert row["offline_backend"] == "rules" and row["resumed_chunks"] == 0 and row["nodes"] > 0
+    from graphglean.runstore import RunStore
+
+    store = RunStore(tmp_path / "out")
+    assert store.load("graph.nlp") == {}
+    store.close()
