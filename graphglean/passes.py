@@ -19,12 +19,16 @@ from .exports import write_graph_outputs
 from .graph.export import write_jsonl
 from .graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
+from .graph.nlp import extract_offline
+from .graph.nlp_spacy import ANALYSIS
 from .graph.prompts import GraphPrompts
 from .graph.resolve import PASS as RESOLVE
 from .graph.resolve import AnswerMemo
 from .inputs import Document, Inputs
 from .runstore import RunStore
-from .scheduler import Scheduler
+from .llm.accounting import CallAccount
+from .scheduler import NoProgress, Progress, Scheduler
+from .spacy_pipeline import MAX_PIECE_CHARS
 from .summarize import PASS as SUMMARY
 from .summarize import SYSTEM as SUMMARY_SYSTEM
 from .summarize import SummaryResult, summarize
@@ -50,23 +54,27 @@ class RunContext:
     store: RunStore | None = None
     scheduler: Scheduler | None = None
     notice: Callable[[str], None] = print
+    progress: Progress | None = None  # for passes that do not go through the scheduler (the offline graph)
 
     fresh: bool = False  # the run starts over: stores of earlier runs are emptied
 
-    def fingerprint(self, *parts: Any) -> str:
+    def fingerprint(self, *parts: Any, endpoint: bool = True) -> str:
         """What shapes a pass's answers: the endpoint (one model name on two servers is two models), the
-        sampling settings, and the pass's own ``parts`` (prompt texts, not the paths they were read from)."""
+        sampling settings, and the pass's own ``parts`` (prompt texts, not the paths they were read from).
+        ``endpoint`` False: the ``parts`` only (a pass that asks no LLM)."""
         llm = self.cfg.llm
-        endpoint = [llm.provider, llm.base_url.rstrip("/")]
-        if llm.provider == "azure":
-            endpoint += [llm.azure.deployment, llm.azure.api_version]
-        basis = [endpoint, llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
+        basis = list(parts)
+        if endpoint:
+            server = [llm.provider, llm.base_url.rstrip("/")]
+            if llm.provider == "azure":
+                server += [llm.azure.deployment, llm.azure.api_version]
+            basis = [server, llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]
         return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
-    def resume(self, name: str, *fingerprint_parts: Any) -> dict[str, Any]:
+    def resume(self, name: str, *fingerprint_parts: Any, endpoint: bool = True) -> dict[str, Any]:
         """Stored results of pass ``name`` (none when the settings that shape its answers changed)."""
         assert self.store is not None
-        if self.store.open_pass(name, self.fingerprint(*fingerprint_parts)):
+        if self.store.open_pass(name, self.fingerprint(*fingerprint_parts, endpoint=endpoint)):
             self.notice(f"{name}: settings changed since the stored results; that pass starts over")
         return self.store.load(name)
 
@@ -109,9 +117,35 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
 
 
 async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
+    """The offline graph: spaCy's analysis of each chunk is stored as it is made (as the LLM method stores its
+    answers), so a run started again parses only what is new; progress counts chunks."""
+    assert ctx.store is not None
+    store, progress = ctx.store, ctx.progress or NoProgress()
+
+    def resume(backend: str) -> tuple[dict[str, Any], Callable[[dict[str, str]], Awaitable[None]]]:
+        # its own pass name and fingerprint: only the model shapes an analysis (labels, window and names are
+        # read from it each run), and switching graph.method must not discard the LLM method's answers
+        stored = ctx.resume("graph.nlp", backend, ANALYSIS, MAX_PIECE_CHARS, endpoint=False)
+
+        async def save(analyses: dict[str, str]) -> None:
+            for chunk_id_, analysis in analyses.items():
+                await store.save("graph.nlp", chunk_id_, analysis)
+
+        return stored, save
+
+    def advance(n: int) -> None:
+        for _ in range(n):
+            progress.advance("graph", CallAccount(), False)
+
+    progress.start("graph", len(ctx.chunks))
+    extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice, resume=resume, advance=advance)
+    progress.finish("graph")
     stats = GraphStats(chunks=len(ctx.chunks))
-    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats, notice=ctx.notice)
-    return await _graph_outcome(ctx, stats, graph, [])
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats, notice=ctx.notice,
+                              offline_done=extraction)
+    outcome = await _graph_outcome(ctx, stats, graph, [])
+    outcome.extra["resumed_chunks"] = extraction.resumed
+    return outcome
 
 
 def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:

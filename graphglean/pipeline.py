@@ -176,7 +176,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     store = RunStore(out_dir, fresh=fresh)
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
         stale.unlink(missing_ok=True)
-    ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice, fresh=fresh)
+    ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice, fresh=fresh, progress=progress)
     started = time.monotonic()
     outcomes: list[PassOutcome] = []
     try:

@@ -17,8 +17,13 @@ def prompt_dirs() -> list[Path]:
     return [p for p in (here / "prompts", here.parent / "prompts") if p.is_dir()]
 
 
-@functools.lru_cache(maxsize=None)
 def _read(path: Path) -> str:
+    stat = path.stat()  # a file edited since it was read (a notebook re-run) is read again
+    return _read_version(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_version(path: Path, mtime_ns: int, size: int) -> str:
     return path.read_text(encoding="utf-8")
 
 

@@ -346,3 +346,26 @@ async def test_a_refused_intent_is_a_failed_step_not_the_intent(tmp_path):
         assert "intent" not in message.metadata["system"] and "entities" in message.metadata["system"]
         assert [step for _, step, _ in store.failures()] == ["intent"]
         store.close()
+
+
+async def test_episodic_pass_is_redone_when_a_template_files_contents_change(tmp_path):
+    from .conftest import ROOT
+
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    gist = templates / "episodic_gist_extraction_locomo.txt"
+    shipped = (ROOT / "prompts" / gist.name).read_text()
+    gist.write_text(shipped)
+    data = tmp_path / "a.txt"
+    data.write_text("Caroline adopted a puppy named Biscuit in Boston last week.")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = base_config(s, tmp_path, input={"path": str(data)}, graph={"enabled": False},
+                          episodic={"enabled": True, "templates": str(templates)})
+        cfg.llm.cache.mode = "off"  # the run store alone decides what is asked again
+        await quiet_run(cfg)
+        first = len(s.chat_requests())
+        await quiet_run(cfg)
+        assert len(s.chat_requests()) == first  # finished: nothing asked again
+        gist.write_text("Be brief.\n" + shipped)  # same path, other contents, in the same process (a notebook)
+        await quiet_run(cfg)
+        assert len(s.chat_requests()) == 2 * first

@@ -9,7 +9,7 @@ from typing import Any
 import trio
 
 from ..errors import ConfigError
-from ..spacy_pipeline import INSTALL_HINT, load_pipeline
+from ..spacy_pipeline import INSTALL_HINT, exclusive, load_pipeline
 
 
 def zep_entities(doc: Any) -> list[dict[str, Any]]:
@@ -22,13 +22,13 @@ def zep_entities(doc: Any) -> list[dict[str, Any]]:
 
 
 class SpacyEntities:
-    """A loaded pipeline with only its named-entity components; one worker thread uses it at a time."""
+    """A shared pipeline with only its named-entity components; one worker thread uses it at a time."""
 
     BATCH = 256  # messages per nlp.pipe call
 
     def __init__(self, nlp: Any) -> None:
         self.nlp = nlp
-        self._one_at_a_time = trio.CapacityLimiter(1)  # a spaCy pipeline is not shared between threads
+        self._one_at_a_time = trio.CapacityLimiter(1)  # no more threads than can use the pipeline
 
     @classmethod
     async def load(cls, model: str, *, required: bool) -> "SpacyEntities | None":
@@ -43,6 +43,7 @@ class SpacyEntities:
     async def entities(self, texts: list[str]) -> list[list[dict[str, Any]]]:
         """Zep entities of each text, in order."""
         def work() -> list[list[dict[str, Any]]]:
-            return [zep_entities(doc) for doc in self.nlp.pipe(texts, batch_size=64)]
+            with exclusive(self.nlp):  # the pipeline is the process's, shared with other enrichers
+                return [zep_entities(doc) for doc in self.nlp.pipe(texts, batch_size=64)]
 
         return await trio.to_thread.run_sync(work, limiter=self._one_at_a_time)

@@ -27,7 +27,7 @@ from .describe import SummaryMemo, summarize_descriptions
 from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .grounding import ground
 from .merge import GraphAccumulator
-from .nlp import extract_offline, fit_quotes
+from .nlp import OfflineExtraction, extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
@@ -155,15 +155,17 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
                       scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
                       notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None,
                       summaries: SummaryMemo | None = None,
-                      known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+                      known: Mapping[tuple[str, int, str], ParseResult] | None = None,
+                      offline_done: OfflineExtraction | None = None) -> nx.Graph:
     """Parse (unless ``known``, by document, index and chunk id), merge, resolve entities (``memo`` keeps the
     LLM tier's answers), ground, summarize long descriptions (LLM method; ``summaries`` holds calls already
-    made). ``extractions`` None = offline method (``notice`` tells when it falls back to rules). Parsing,
+    made). ``extractions`` None = offline method, whose records are ``offline_done`` when given (``notice``
+    tells when it falls back to rules). Parsing,
     merging and grounding take seconds for a large run: they run in a worker thread, so that the requests of
     other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
-        extraction = await extract_offline(chunks, cfg.graph, notice)
+        extraction = offline_done or await extract_offline(chunks, cfg.graph, notice)
         offline, stats.offline_backend = extraction.results, extraction.backend
     graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known,
                                           abandon_on_cancel=True)

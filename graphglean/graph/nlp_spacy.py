@@ -4,21 +4,47 @@ record's description quotes the sentence it comes from."""
 
 from __future__ import annotations
 
+import base64
 import bisect
 from collections import Counter
-from typing import Any
+from typing import Any, Mapping
 
 import attrs
 
 from ..chunking import Chunk
 from ..config import GraphConfig
-from ..spacy_pipeline import pieces
+from ..spacy_pipeline import exclusive, pieces
 from .merge import normalize_name
 from .span_names import CaseEvidence, blank_markers, case_evidence, entity_names, speaker_labels
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 QUOTES_PER_CHUNK = 3  # sentences quoted per entity per chunk; the description budget trims the rest later
 BATCH_SIZE = 32  # texts per nlp.pipe batch
+# what the run store keeps of a parse: tokens with their spacing, sentence starts and entities (~12 bytes a token)
+ANALYSIS = ("ORTH", "SPACY", "SENT_START", "ENT_IOB", "ENT_TYPE")
+
+
+def pack(docs: list[Any]) -> str:
+    """The spaCy analysis of one chunk (its pieces' docs) as text for the run store."""
+    from spacy.tokens import DocBin
+
+    box = DocBin(attrs=list(ANALYSIS), store_user_data=False)
+    for doc in docs:
+        box.add(doc)
+    return base64.b64encode(box.to_bytes()).decode("ascii")
+
+
+def unpack(text: str, vocab: Any, expected: list[str]) -> list[Any] | None:
+    """The docs `pack` stored (with ``vocab``, the pipeline's), or None when their texts are not the
+    ``expected`` pieces (another version cut or cleaned the text otherwise) or cannot be read: that chunk is
+    parsed again."""
+    from spacy.tokens import DocBin
+
+    try:
+        docs = list(DocBin().from_bytes(base64.b64decode(text)).get_docs(vocab))
+    except Exception:  # noqa: BLE001 - any damage to a stored analysis means: parse again
+        return None
+    return docs if [d.text for d in docs] == expected else None
 
 
 @attrs.frozen
@@ -42,7 +68,7 @@ def quote(text: str, start: int, end: int) -> str:
 
 
 class SpacyGraphExtractor:
-    """Records of chunks from a loaded spaCy pipeline (`graphglean.spacy_pipeline.load_pipeline`)."""
+    """Records of chunks from a shared spaCy pipeline (`graphglean.spacy_pipeline.load_pipeline`)."""
 
     def __init__(self, nlp: Any, cfg: GraphConfig, evidence: CaseEvidence | None = None) -> None:
         self.nlp = nlp
@@ -53,15 +79,40 @@ class SpacyGraphExtractor:
 
     def extract(self, chunks: list[Chunk]) -> list[ParseResult]:
         """One result per chunk. Blocking: call it in a worker thread."""
+        return self.extract_stored(chunks, {}, keep=False)[0]
+
+    def extract_stored(self, chunks: list[Chunk], stored: Mapping[str, str], keep: bool = True
+                       ) -> tuple[list[ParseResult], dict[str, str]]:
+        """One result per chunk, and (when ``keep``) the spaCy analysis (`pack`) of each chunk that was not in
+        ``stored`` (by chunk id), parsed now. Records come from the analysis and the input's case evidence, so
+        a stored analysis gives the records a fresh parse would. Blocking: call it in a worker thread."""
         evidence = self.evidence or case_evidence(chunks)
         texts = [blank_markers(c.text) for c in chunks]
-        parsed = [_Parsed() for _ in chunks]
-        jobs = [(i, offset, piece) for i, text in enumerate(texts) for offset, piece in pieces(text)]
-        docs = self.nlp.pipe((piece for _, _, piece in jobs), batch_size=BATCH_SIZE)
-        labels = [speaker_labels(text, evidence) for text in texts]
-        for (i, offset, _), doc in zip(jobs, docs):
-            self._read(doc, offset, evidence, labels[i], parsed[i])
-        return [self.records(c, text, p.sentences, p.mentions) for c, text, p in zip(chunks, texts, parsed)]
+        parts = [pieces(text) for text in texts]
+        docs: list[list[Any] | None] = [None] * len(chunks)
+        packed: dict[str, str] = {}
+        with exclusive(self.nlp):  # docs share the pipeline's vocabulary: read them under the lock too
+            for i, c in enumerate(chunks):
+                if c.id in stored:
+                    docs[i] = unpack(stored[c.id], self.nlp.vocab, [piece for _, piece in parts[i]])
+            jobs = [(i, piece) for i, part in enumerate(parts) if docs[i] is None for _, piece in part]
+            for i, _ in jobs:
+                docs[i] = []
+            for (i, _), doc in zip(jobs, self.nlp.pipe((piece for _, piece in jobs), batch_size=BATCH_SIZE)):
+                docs[i].append(doc)  # type: ignore[union-attr]
+            for i in {i for i, _ in jobs} if keep else ():
+                packed[chunks[i].id] = pack(docs[i])  # type: ignore[arg-type]
+            results = [self._chunk(c, text, part, chunk_docs, evidence)  # type: ignore[arg-type]
+                       for c, text, part, chunk_docs in zip(chunks, texts, parts, docs)]
+        return results, packed
+
+    def _chunk(self, chunk: Chunk, text: str, part: list[tuple[int, str]], docs: list[Any],
+               evidence: CaseEvidence) -> ParseResult:
+        parsed = _Parsed()
+        labels = speaker_labels(text, evidence)
+        for (offset, _), doc in zip(part, docs):
+            self._read(doc, offset, evidence, labels, parsed)
+        return self.records(chunk, text, parsed.sentences, parsed.mentions)
 
     def _read(self, doc: Any, offset: int, evidence: CaseEvidence, labels: list[tuple[int, int, str]],
               into: _Parsed) -> None:
