@@ -168,10 +168,21 @@ class GraphConfig:
     resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
 
 
+WIKIPEDIA_DATASETS = ("wikipedia", "menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")
+
+
+def _episodic_dataset(v: Any) -> str | None:
+    name = str(v).lower()
+    if name.startswith(("locomo",) + WIKIPEDIA_DATASETS):
+        return None
+    return "must name a template family: locomo (conversations) or wikipedia (" + ", ".join(WIKIPEDIA_DATASETS[1:]) + ")"
+
+
 @attrs.define
 class EpisodicConfig:
     enabled: bool = setting(False, "extract gists and facts per chunk")
-    dataset: str = setting("locomo", "picks templates: locomo* -> *_locomo, wikipedia-style names -> *_wikipedia")
+    dataset: str = setting("locomo", "picks templates: locomo* -> *_locomo; wikipedia or a wikipedia-style dataset "
+                           "(menatqa, timeqa, musique, ...) -> *_wikipedia", _episodic_dataset)
     templates: str = setting("", "folder whose templates override the shipped ones", path=())
 
 

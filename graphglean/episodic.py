@@ -13,7 +13,7 @@ from typing import Any, Callable
 import attrs
 
 from .answers import parse_json_output, replace_nulls
-from .config import Config
+from .config import WIKIPEDIA_DATASETS, Config
 from .errors import ConfigError, LLMRequestError
 from .llm.records import ChatResult
 from .locomo import turn_passage
@@ -22,7 +22,6 @@ from .scheduler import FATAL, PassLLM, Scheduler
 from .sync import entry_point, run_sync
 
 PASS = "episodic"
-WIKIPEDIA_DATASETS = ("menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")
 
 
 @attrs.frozen

@@ -1,3 +1,4 @@
+import pytest
 import json
 
 import trio
@@ -20,7 +21,16 @@ def chunks(n):
 
 def test_template_family_by_dataset_name():
     assert template_family("musique") == "wikipedia" and template_family("2wikimultihopqa") == "wikipedia"
-    assert template_family("locomo_3") == "locomo" and template_family("anything") == "locomo"
+    assert template_family("locomo_3") == "locomo" and template_family("Wikipedia") == "wikipedia"
+
+
+def test_a_dataset_naming_no_template_family_is_a_config_error():
+    from graphglean.config_loader import load_config_text
+    from graphglean.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"c.yaml:2.*episodic.dataset.*locomo.*wikipedia"):
+        load_config_text("episodic:\n  dataset: wikipedai\n", "c.yaml")
+    assert load_config_text("episodic:\n  dataset: wikipedia\n").episodic.dataset == "wikipedia"
 
 
 def test_json_repair_cases():
