@@ -175,7 +175,7 @@ def _episodic_dataset(v: Any) -> str | None:
     name = str(v).lower()
     if name.startswith(("locomo",) + WIKIPEDIA_DATASETS):
         return None
-    return "must name a template family: locomo (conversations) or wikipedia (" + ", ".join(WIKIPEDIA_DATASETS[1:]) + ")"
+    return "a template family's dataset name: locomo* (conversations) or " + ", ".join(WIKIPEDIA_DATASETS) + " as the"
 
 
 @attrs.define
