@@ -172,6 +172,23 @@ async def test_one_global_rate_for_every_worker(cluster, tmp_path):
     assert leases["leases"] <= len(times) / batch + 4  # at most calls / batch + workers
 
 
+async def test_leases_follow_calls_when_the_rate_does_not_bind(cluster, tmp_path):
+    """Each worker makes 10 slow calls (3 s) against a batch of 20: one lease each (permits used to lapse after
+    a second, so a slow worker leased again and again)."""
+    docs = _documents(tmp_path / "docs.jsonl", 40)
+    async with FakeLLMServer(synthetic, latency=0.3).running() as server:
+        cfg = _config(server, tmp_path, docs, "out", engine="ray", workers=4, shard_chunks=10, graph_partitions=2)
+        cfg.llm.max_concurrency = 4  # one call at a time a worker
+        cfg.graph.max_gleanings = 0
+        cfg.graph.description_max_tokens = 10_000
+        cfg.llm.requests_per_minute = 19_200
+        result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        calls = len(server.chat_requests())
+    batch = BatchSize.of(19_200, 0, workers=4).requests
+    assert batch == 20 and calls >= 40 and not result.failed
+    assert result.report["runtime"]["leases"]["leases"] <= calls / batch + 4
+
+
 async def test_per_worker_limits_do_produce_429s(cluster, tmp_path, monkeypatch):
     from graphglean.runtime import ray_engine
 
@@ -184,8 +201,9 @@ async def test_per_worker_limits_do_produce_429s(cluster, tmp_path, monkeypatch)
 
     monkeypatch.setattr(ray_engine, "worker_config", whole_rate_each)
     monkeypatch.setattr(ray_engine.BatchSize, "of", classmethod(lambda cls, r, t, w: cls(0, 0)))
-    _, _, rejected = await _rate_run(tmp_path, 1200, out="per-worker")
+    report, _, rejected = await _rate_run(tmp_path, 1200, out="per-worker")
     assert rejected > 0
+    assert report["passes"][0]["rate_limited"] > 0 and not report["failed"]  # each worker slowed down, none failed
 
 
 def _stored(folder: Path) -> int:
