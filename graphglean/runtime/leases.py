@@ -116,6 +116,7 @@ class LeaseBucket:
         self.requests = HeldBucket(requests_per_minute, clock) if requests_per_minute else None
         self.tokens = HeldBucket(tokens_per_minute, clock) if tokens_per_minute else None
         self._heard: dict[str, float] = {}
+        self._holders: set[str] = set()
         self._paused_until = 0.0
         self.leases = 0
         self.reports = 0
@@ -142,6 +143,7 @@ class LeaseBucket:
         wait = max([unit.reserve(holder, n) for unit, n in self._units(requests, tokens) if n > 0] + [0.0])
         got_r, got_t = requests if self.requests else 0, tokens if self.tokens else 0
         self.leases += 1
+        self._holders.add(holder)
         self.granted_requests += got_r
         self.granted_tokens += got_t
         return Lease(got_r, got_t, wait, 0.0)
@@ -172,7 +174,8 @@ class LeaseBucket:
 
     def stats(self) -> dict[str, int]:
         return {"leases": self.leases, "leased_requests": self.granted_requests,
-                "leased_tokens": self.granted_tokens, "global_pauses": self.pauses, "holder_reports": self.reports}
+                "leased_tokens": self.granted_tokens, "global_pauses": self.pauses, "holder_reports": self.reports,
+                "holders": len(self._holders)}
 
 
 @attrs.define
@@ -183,11 +186,13 @@ class Holding:
     holder: str = attrs.field(factory=lambda: uuid.uuid4().hex)
     requests: float = 0.0
     tokens: float = 0.0  # below 0: a debt (requests cost more tokens than estimated), paid by the next lease
+    pending: tuple[int, int] = (0, 0)  # requests and tokens of a reservation, usable at ``usable_at``
+    usable_at: float = -math.inf
     reported_at: float = -math.inf  # when the last call the bucket answered was sent
     busy: bool = False
 
     def drop(self) -> None:
-        self.requests, self.tokens = 0.0, min(self.tokens, 0.0)
+        self.requests, self.tokens, self.pending = 0.0, min(self.tokens, 0.0), (0, 0)
 
     def drop_if_stale(self, now: float) -> None:
         """The bucket forgets a holder silent for STALE_S; its permits go with it (a debt stays)."""
@@ -195,7 +200,9 @@ class Holding:
             self.drop()
 
     def report(self) -> tuple[int, int]:
-        return math.ceil(max(0.0, self.requests)), math.ceil(max(0.0, self.tokens))
+        """What it holds, a reservation included (the bucket counts it from the grant)."""
+        return (math.ceil(max(0.0, self.requests)) + self.pending[0],
+                math.ceil(max(0.0, self.tokens)) + self.pending[1])
 
 
 _process_holdings: dict[str, Holding] = {}
@@ -228,7 +235,6 @@ class LeasedRateLimiter:
         self.local = local or RateLimiter()  # learned rate and the pause of this worker
         self._keep = holding is not None
         self.holding = holding or Holding()
-        self._pending = (0, 0)  # granted, not yet usable
         self._lock = trio.Lock()
         self._wanted = trio.Event()
         self._stocked = trio.Event()
@@ -238,6 +244,10 @@ class LeasedRateLimiter:
         self.round_trip_s = 0.0
         self.stall_s = 0.0
         self.reports = 0
+        self.report_round_trip_s = 0.0
+        self.connects = 0
+        self.connect_s = 0.0
+        self.connect_stall_s = 0.0
         self._nursery: trio.Nursery | None = None
         self._nursery_cm: Any = None
 
@@ -264,14 +274,12 @@ class LeasedRateLimiter:
     def _leave(self) -> None:
         h = self.holding
         h.busy = False
-        if self._keep and not any(self._pending):
+        if self._keep:
             return
-        r, t = h.report()
-        unused = r + self._pending[0], t + self._pending[1]
+        unused = h.report()
         if any(unused):  # unspent permits go back to the other workers
             self._notify("give_back", h.holder, *unused)
         h.drop()
-        self._pending = (0, 0)
 
     def _enough(self, tokens: int) -> bool:
         """A request larger than a batch goes once a whole batch is in hand (the debt is paid by the next lease)."""
@@ -303,19 +311,25 @@ class LeasedRateLimiter:
             if self._low():
                 self._wanted.set()  # the next lease travels while the spare is spent
 
-    async def _ask(self, requests: int, tokens: int) -> Lease:
+    async def _ask(self, requests: int, tokens: int, connect: bool = False) -> Lease:
         """One round trip to the bucket, reporting what this worker holds."""
         h = self.holding
         sent, t0 = self._clock(), time.perf_counter()
         lease: Lease = await self._wait_on(self._call, "lease", h.holder, *h.report(), requests, tokens)
         t1 = time.perf_counter()
         h.reported_at = sent
-        if self._blocked_since is not None:  # a caller waited on this round trip
-            self.stall_s += t1 - max(t0, self._blocked_since)
-        if requests or tokens:
+        stall = t1 - max(t0, self._blocked_since) if self._blocked_since is not None else 0.0
+        if connect:
+            self.connects += 1
+            self.connect_s += t1 - t0
+            self.connect_stall_s += stall
+        elif requests or tokens:
             self.round_trip_s += t1 - t0
+            if lease.wait_s == 0 and lease.pause_s == 0:  # a caller waited on the round trip, not the rate
+                self.stall_s += stall
         else:
             self.reports += 1
+            self.report_round_trip_s += t1 - t0
         return lease
 
     def _top_up(self) -> tuple[int, int]:
@@ -329,6 +343,9 @@ class LeasedRateLimiter:
         if not (self.batch.requests or self.batch.tokens):
             await self._watch_pauses()
             return
+        await self._stock_pending()
+        if self.holding.reported_at == -math.inf:
+            await self._ask(0, 0, connect=True)  # a process's first call to the actor sets up its connection
         while True:
             with trio.move_on_after(REPORT_S):
                 await self._wanted.wait()
@@ -347,12 +364,17 @@ class LeasedRateLimiter:
                 continue
             self.leases += 1
             self.permits += lease.requests
-            if lease.wait_s > 0:  # a reservation: the bucket earns these permits meanwhile
-                self._pending = (lease.requests, lease.tokens)
-                await trio.sleep(lease.wait_s)
-                self._pending = (0, 0)
-            h.requests += lease.requests
-            h.tokens += lease.tokens
+            h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
+            await self._stock_pending()
+
+    async def _stock_pending(self) -> None:
+        """A reservation joins the stock once the bucket has earned it (the one of a task before, too)."""
+        h = self.holding
+        if any(h.pending):
+            await trio.sleep(max(0.0, h.usable_at - self._clock()))
+            h.requests += h.pending[0]
+            h.tokens += h.pending[1]
+            h.pending = (0, 0)
             self._stocked.set()
             self._stocked = trio.Event()
 
@@ -392,4 +414,6 @@ class LeasedRateLimiter:
     def stats(self) -> dict[str, float]:
         return {"worker_leases": self.leases, "leased_permits": self.permits,
                 "lease_round_trip_s": round(self.round_trip_s, 4), "lease_stall_s": round(self.stall_s, 4),
-                "stock_reports": self.reports}
+                "stock_reports": self.reports, "report_round_trip_s": round(self.report_round_trip_s, 4),
+                "connects": self.connects, "connect_s": round(self.connect_s, 4),
+                "connect_stall_s": round(self.connect_stall_s, 4)}
