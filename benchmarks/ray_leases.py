@@ -14,9 +14,9 @@ Columns:
   to a thread until the reply is back in its trio loop; rt_ms_permit: the sum of those round trips over the
   permits they leased (the issue's "round trip per permit"); stall_ms_permit: the time callers were blocked
   on a lease in flight that the bucket granted at once (so the round trip, not the rate, held them), per
-  permit: what the round trips cost the calls, the rest hidden by prefetching; reports_ms_permit: the round
-  trips that lease nothing (a process's first call to the actor, which connects to it, and reports of idle
-  stock), per permit.
+  permit: what the round trips cost the calls, the rest hidden by prefetching; connect_s: a worker process's
+  first call to the actor, which sets up its connection (made as a report when the limiter starts, apart from
+  the lease figures), mean per process; connect_stall_ms_permit: callers blocked on it, per permit.
 - sustained: requests a second the server saw after the first second (the banked burst), and its share of
   the client's configured rate; max_1s: the most requests in any one second, against rate + 1 s burst
   (twice the client's rate); 429s.
@@ -97,7 +97,8 @@ async def scenario(name: str, seconds: float, tmp: Path) -> dict:
             "rt_ms_lease": round(1000 * leases["lease_round_trip_s"] / max(1, leases["worker_leases"]), 2),
             "rt_ms_permit": round(1000 * leases["lease_round_trip_s"] / permits, 3),
             "stall_ms_permit": round(1000 * leases["lease_stall_s"] / permits, 3),
-            "reports_ms_permit": round(1000 * leases["report_round_trip_s"] / permits, 3),
+            "connect_s": round(leases["connect_s"] / max(1, leases["connects"]), 2),
+            "connect_stall_ms_permit": round(1000 * leases["connect_stall_s"] / permits, 3),
             "sustained": f"{sustained:.1f} ({100 * sustained / rate:.0f}%)",
             "max_1s": most_in_a_second(times), "rate+burst": round(2 * rate), "429s": rejected}
 

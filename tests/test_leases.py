@@ -125,27 +125,41 @@ def test_leases_follow_calls_not_time():
     assert bucket.stats()["leases"] == limiter.leases
 
 
-@pytest.mark.parametrize("rpm", [RPM, RPM * 10])  # binding (reservations cross tasks) or not
-def test_a_process_holding_carries_over_to_the_next_task(rpm):
-    bucket = None
+def _tasks_in_one_process(rpm: int, holding: Holding, log: list) -> int:
+    """Six tasks of 7 calls, one after the other, each a moment longer than its calls; their leases."""
     batch = BatchSize.of(rpm, 0, workers=1)
-    holding = Holding()
 
     async def main(clock):
-        nonlocal bucket
         bucket = LeaseBucket(rpm, 0, clock=clock.current_time)
         leases = 0
-        for _ in range(6):  # six tasks of 7 calls in one process
+        for _ in range(6):
             async with _limiter(bucket, batch, clock, holding=holding) as limiter:
                 assert holding.busy
                 for _ in range(7):
                     await limiter.acquire()
-                await trio.sleep(0.05)  # the last answers come in while the next lease is reserved
+                await trio.sleep(0.05)  # the last answers come in while the next lease may be on its way
             leases += limiter.leases
             assert not holding.busy
+            log.append(dict(bucket.requests.held))
         return leases
 
-    assert _in_virtual_time(main) <= 42 / batch.requests + 1
+    return _in_virtual_time(main)
+
+
+def test_a_process_holding_carries_over_to_the_next_task():
+    """A rate that does not bind: what a task did not spend, the next one in the process does, with no lease."""
+    log: list = []
+    leases = _tasks_in_one_process(RPM * 10, Holding(), log)
+    assert leases <= 42 / BatchSize.of(RPM * 10, 0, workers=1).requests + 1
+    assert all(held for held in log)  # the bucket goes on counting what the process holds
+
+
+def test_when_the_rate_binds_a_task_gives_back_what_it_did_not_spend():
+    """Others wait for permits: none idles with a process between its tasks (a reservation included)."""
+    log: list = []
+    holding = Holding()
+    _tasks_in_one_process(RPM, holding, log)
+    assert log[-4:] == [{}] * 4 and holding.report() == (0, 0)  # once the banked second is spent
 
 
 def test_unspent_permits_go_back_when_a_worker_is_done():

@@ -181,7 +181,8 @@ class LeaseBucket:
 @attrs.define
 class Holding:
     """The permits one worker holds, under one holder name at the bucket. A process keeps its holding from one
-    task to the next (`process_holding`), so a task ending does not waste a lease."""
+    task to the next (`process_holding`) while the rate does not bind, so a task ending does not waste a lease;
+    when it binds, a task gives back what it did not spend, so no permit idles while others wait."""
 
     holder: str = attrs.field(factory=lambda: uuid.uuid4().hex)
     requests: float = 0.0
@@ -205,6 +206,23 @@ class Holding:
                 math.ceil(max(0.0, self.tokens)) + self.pending[1])
 
 
+async def ray_result(submit: Callable[..., Any], *args: Any) -> Any:
+    """The result of ``submit(*args)``, a Ray ObjectRef, awaited with no thread: Ray's completion callback
+    wakes this trio task (a thread blocked in ``ray.get`` waits on the busy worker's GIL to hand it back)."""
+    future = submit(*args).future()
+    token, done = trio.lowlevel.current_trio_token(), trio.Event()
+
+    def wake(_: Any) -> None:
+        try:
+            token.run_sync_soon(done.set)
+        except trio.RunFinishedError:
+            pass
+
+    future.add_done_callback(wake)
+    await done.wait()
+    return future.result()
+
+
 _process_holdings: dict[str, Holding] = {}
 
 
@@ -220,11 +238,11 @@ def process_holding(bucket_name: str) -> Holding | None:
 
 class LeasedRateLimiter:
     """The `RateLimiter` interface over leases from a `LeaseBucket` actor. Use inside ``async with``: it runs
-    the task that fetches leases. ``call`` turns an actor method and its arguments into a blocking result
-    (``ray.get(actor.method.remote(...))``); ``notify`` sends one without waiting. A ``holding`` shared with
-    the next task (`process_holding`) is kept on exit; otherwise its permits are given back. ``clock`` is the
-    bucket's (time.monotonic on Ray: it is per machine, and only durations are compared); ``wait_on`` awaits
-    one ``call`` (in a worker thread: it blocks)."""
+    the task that fetches leases. ``call`` turns an actor method and its arguments into a result that
+    ``wait_on(call, method, *args)`` awaits (by default in a thread: ``call`` blocks; on Ray `ray_result` of
+    ``actor.method.remote``); ``notify`` sends one without waiting. A ``holding`` shared with the next task
+    (`process_holding`) is kept on exit unless the rate binds; otherwise its permits go back. ``clock`` is the
+    bucket's (time.monotonic on Ray: it is per machine, and only durations are compared)."""
 
     def __init__(self, call: Callable[..., Any], notify: Callable[..., None], batch: BatchSize,
                  local: RateLimiter | None = None, holding: Holding | None = None,
@@ -234,6 +252,7 @@ class LeasedRateLimiter:
         self.batch = batch
         self.local = local or RateLimiter()  # learned rate and the pause of this worker
         self._keep = holding is not None
+        self._binding = False  # the last lease had to wait: the rate binds, and others need what is left
         self.holding = holding or Holding()
         self._lock = trio.Lock()
         self._wanted = trio.Event()
@@ -274,7 +293,7 @@ class LeasedRateLimiter:
     def _leave(self) -> None:
         h = self.holding
         h.busy = False
-        if self._keep:
+        if self._keep and not self._binding:  # nobody is short: the next task here spends it, with no lease
             return
         unused = h.report()
         if any(unused):  # unspent permits go back to the other workers
@@ -315,7 +334,8 @@ class LeasedRateLimiter:
         """One round trip to the bucket, reporting what this worker holds."""
         h = self.holding
         sent, t0 = self._clock(), time.perf_counter()
-        lease: Lease = await self._wait_on(self._call, "lease", h.holder, *h.report(), requests, tokens)
+        with trio.CancelScope(shield=True):  # a lease granted is counted by the bucket: it must reach the holding
+            lease: Lease = await self._wait_on(self._call, "lease", h.holder, *h.report(), requests, tokens)
         t1 = time.perf_counter()
         h.reported_at = sent
         stall = t1 - max(t0, self._blocked_since) if self._blocked_since is not None else 0.0
@@ -364,6 +384,7 @@ class LeasedRateLimiter:
                 continue
             self.leases += 1
             self.permits += lease.requests
+            self._binding = lease.wait_s > 0
             h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
             await self._stock_pending()
 

@@ -28,7 +28,7 @@ from ..passes import PassOutcome
 from ..report import DEFAULT_PRICES, price_of
 from ..scheduler import Progress
 from . import partitions, shard_task
-from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding
+from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .shards import ShardSpec, absolute_paths, plan_shards
 
 TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
@@ -65,15 +65,11 @@ def worker_config(cfg: Config) -> Config:
 # -- inside the workers ------------------------------------------------------------------------------------
 
 def _limiter(actor: Any, batch: BatchSize) -> LeasedRateLimiter:
-    import ray
+    def submit(method: str, *args: Any) -> Any:
+        return getattr(actor, method).remote(*args)
 
-    def call(method: str, *args: Any) -> Any:
-        return ray.get(getattr(actor, method).remote(*args))
-
-    def notify(method: str, *args: Any) -> None:
-        getattr(actor, method).remote(*args)
-
-    return LeasedRateLimiter(call, notify, batch, holding=process_holding(actor._actor_id.hex()))
+    return LeasedRateLimiter(submit, submit, batch, holding=process_holding(actor._actor_id.hex()),
+                             wait_on=ray_result)
 
 
 def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any) -> Any:
