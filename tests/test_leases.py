@@ -265,3 +265,39 @@ def test_a_429_under_leases_is_learned_by_the_worker():
 
     assert trio.run(main) is True
     assert limiter.local.learned is not None
+
+
+def test_an_idle_stock_is_reported_so_it_outlives_the_stale_limit():
+    bucket = None
+    batch = BatchSize.of(RPM * 10, 0, workers=1)
+
+    async def main(clock):
+        nonlocal bucket
+        bucket = LeaseBucket(RPM * 10, 0, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock) as limiter:
+            await limiter.acquire()
+            await trio.sleep(3 * STALE_S)  # a worker busy elsewhere (a long local step) holds its stock
+            assert bucket.requests.held  # still counted: the reports say it lives
+            await limiter.acquire()
+        return limiter
+
+    limiter = _in_virtual_time(main)
+    assert limiter.leases == 1 and limiter.stats()["stock_reports"] >= 3
+
+
+def test_token_leases_pace_requests_by_their_tokens_and_collect_a_debt():
+    tpm = 6000  # 100 tokens a second, one second banked
+    batch = BatchSize.of(0, tpm, workers=1)
+    assert (batch.requests, batch.tokens) == (0, 25)
+
+    async def main(clock):
+        bucket = LeaseBucket(0, tpm, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock) as limiter:
+            for _ in range(20):
+                await limiter.acquire(30)  # more than a batch: goes once a whole batch is in hand
+                limiter.settle(30, 40)  # each cost 10 more than estimated: a debt the next lease pays
+        return trio.current_time(), bucket.stats()["leased_tokens"]
+
+    elapsed, leased = _in_virtual_time(main)
+    assert elapsed >= (20 * 40 - 100 - 2 * 40) / 100  # the rate, less the bank and the last two unpaid
+    assert leased >= 19 * 40
