@@ -165,7 +165,8 @@ async def test_one_global_rate_for_every_worker(cluster, tmp_path):
     assert _max_in_window(times) <= 2 * rpm / 60  # never more than the rate plus one second's burst
     steady = [t for t in times if t >= times[0] + 1.0]  # after the banked first second
     rate = (len(steady) - 1) / (steady[-1] - steady[0])
-    assert rate >= 0.85 * 0.9 * rpm / 60, rate
+    per_second = [sum(1 for t in times if int(t - times[0]) == s) for s in range(int(times[-1] - times[0]) + 1)]
+    assert rate >= 0.85 * 0.9 * rpm / 60, (rate, per_second, report["runtime"]["leases"])
     leases = report["runtime"]["leases"]
     batch = BatchSize.of(int(0.9 * rpm), 0, workers=4).requests
     assert batch == 2
