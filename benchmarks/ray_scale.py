@@ -1,7 +1,6 @@
 """engine ray at scale: N pre-chunked chunks, one fake LLM call each (max_gleanings 0), on a local cluster that
 the run starts and stops. Per size: wall time, chunks a second, the driver's peak memory (each size is run by a
-driver process of its own), leases against the bound calls / batch + workers, lease round trip per permit, and
-Ray processes left after the run.
+driver process of its own), and Ray processes left after the run (leases: benchmarks/ray_leases.py).
 
     python benchmarks/ray_scale.py [--sizes 100000 1000000] [--workers 4] [--shard-chunks 10000] [--rpm 0]
                                    [--method llm|nlp]
@@ -58,7 +57,6 @@ def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm:
 
     from graphglean.config import Config
     from graphglean.pipeline import run
-    from graphglean.runtime.leases import BatchSize
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "chunks.jsonl"
@@ -75,14 +73,9 @@ def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm:
         result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
         wall = time.perf_counter() - t0
     row = result.report["passes"][0]
-    leases = result.report["runtime"]["leases"]
-    batch = BatchSize.of(rpm, 0, workers).requests
     return {"chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
             "nodes": row["nodes"], "edges": row["edges"], "shards": result.report["runtime"]["shards"],
-            "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
-            "leases": leases.get("worker_leases", 0),
-            "lease_bound": (row["calls"] // batch + workers) if batch else "-",
-            "rt_ms_per_permit": leases.get("round_trip_ms_per_permit", "-")}
+            "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
 
 
 def ray_processes() -> int:
@@ -121,7 +114,7 @@ def main() -> None:
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     print(table(rows, ["chunks", "shards", "calls", "wall_s", "chunks_per_s", "nodes", "edges", "driver_peak_mb",
-                       "leases", "lease_bound", "rt_ms_per_permit", "ray_procs_after"]))
+                       "ray_procs_after"]))
 
 
 if __name__ == "__main__":

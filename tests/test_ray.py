@@ -165,11 +165,29 @@ async def test_one_global_rate_for_every_worker(cluster, tmp_path):
     assert _max_in_window(times) <= 2 * rpm / 60  # never more than the rate plus one second's burst
     steady = [t for t in times if t >= times[0] + 1.0]  # after the banked first second
     rate = (len(steady) - 1) / (steady[-1] - steady[0])
-    assert rate >= 0.85 * 0.9 * rpm / 60, rate
+    per_second = [sum(1 for t in times if int(t - times[0]) == s) for s in range(int(times[-1] - times[0]) + 1)]
+    assert rate >= 0.85 * 0.9 * rpm / 60, (rate, per_second, report["runtime"]["leases"])
     leases = report["runtime"]["leases"]
     batch = BatchSize.of(int(0.9 * rpm), 0, workers=4).requests
     assert batch == 2
     assert leases["leases"] <= len(times) / batch + 4  # at most calls / batch + workers
+
+
+async def test_leases_follow_calls_when_the_rate_does_not_bind(cluster, tmp_path):
+    """Each worker makes 10 slow calls (3 s) against a batch of 20: one lease each (permits used to lapse after
+    a second, so a slow worker leased again and again)."""
+    docs = _documents(tmp_path / "docs.jsonl", 40)
+    async with FakeLLMServer(synthetic, latency=0.3).running() as server:
+        cfg = _config(server, tmp_path, docs, "out", engine="ray", workers=4, shard_chunks=10, graph_partitions=2)
+        cfg.llm.max_concurrency = 4  # one call at a time a worker
+        cfg.graph.max_gleanings = 0
+        cfg.graph.description_max_tokens = 10_000
+        cfg.llm.requests_per_minute = 19_200
+        result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        calls = len(server.chat_requests())
+    batch = BatchSize.of(19_200, 0, workers=4).requests
+    assert batch == 20 and calls >= 40 and not result.failed
+    assert result.report["runtime"]["leases"]["leases"] <= calls / batch + 4
 
 
 async def test_per_worker_limits_do_produce_429s(cluster, tmp_path, monkeypatch):
@@ -184,8 +202,9 @@ async def test_per_worker_limits_do_produce_429s(cluster, tmp_path, monkeypatch)
 
     monkeypatch.setattr(ray_engine, "worker_config", whole_rate_each)
     monkeypatch.setattr(ray_engine.BatchSize, "of", classmethod(lambda cls, r, t, w: cls(0, 0)))
-    _, _, rejected = await _rate_run(tmp_path, 1200, out="per-worker")
+    report, _, rejected = await _rate_run(tmp_path, 1200, out="per-worker")
     assert rejected > 0
+    assert report["passes"][0]["rate_limited"] > 0 and not report["failed"]  # each worker slowed down, none failed
 
 
 def _stored(folder: Path) -> int:

@@ -1,15 +1,13 @@
-"""The pieces of engine ray that need no cluster: the partitioned merge, shard planning, leases, config."""
+"""The pieces of engine ray that need no cluster: the partitioned merge, shard planning, config (leases: test_leases)."""
 
 from __future__ import annotations
 
 import functools
 import io
 import json
-import math
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +26,6 @@ from graphglean.graph.records import EntityRecord, ParseResult, Provenance, Rela
 from graphglean.inputs import read_inputs
 from graphglean.pipeline import run
 from graphglean.runtime import partitions
-from graphglean.runtime.leases import BatchSize, LeaseBucket, LeasedRateLimiter
 from graphglean.runtime.shards import plan_shards, read_shard
 from graphglean.tokens import Tokenizer
 
@@ -147,66 +144,6 @@ def test_folder_shards_group_files_in_order(tmp_path):
     assert [d for s in specs for d in read_shard(s, cfg, tok).documents] == whole.documents
 
 
-def test_lease_bucket_grants_at_most_the_rate_and_a_pause_stops_everyone():
-    now = [0.0]
-    bucket = LeaseBucket(600, 0, clock=lambda: now[0])  # 10 a second, one second banked
-    granted = 0
-    for _ in range(200):  # 4 workers asking every 50 ms for 20 s
-        now[0] += 0.05 / 4
-        granted += bucket.lease(3, 0).requests
-    assert granted <= 10 * now[0] + 10
-    assert granted >= 10 * now[0] * 0.9
-    bucket.pause(2.0)
-    lease = bucket.lease(3, 0)
-    assert lease.requests == 0 and lease.pause_s == pytest.approx(2.0)
-    now[0] += 2.01
-    assert bucket.lease(3, 0).requests > 0
-
-
-async def test_leased_limiter_takes_few_leases_and_holds_the_rate():
-    bucket = LeaseBucket(2400, 0)  # 40 a second (the actor's clock: time.monotonic)
-    batch = BatchSize.of(2400, 0, workers=1)
-    assert batch.requests == 10
-
-    calls = []
-
-    def call(method, *args):
-        calls.append(method)
-        return getattr(bucket, method)(*args)
-
-    start = time.monotonic()
-    async with LeasedRateLimiter(call, lambda *a: getattr(bucket, a[0])(*a[1:]), batch) as limiter:
-        for _ in range(70):
-            await limiter.acquire()
-    elapsed = time.monotonic() - start
-    assert elapsed >= (70 - 40) / 40 * 0.95  # never faster than the rate (the first second's worth was banked)
-    assert limiter.leases <= math.ceil(70 / batch.requests) + 1
-    assert limiter.stats()["leased_permits"] >= 70
-
-
-async def test_a_pause_reported_by_one_worker_holds_the_others():
-    bucket = LeaseBucket(6000, 0)
-    batch = BatchSize.of(6000, 0, workers=2)
-    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
-    async with LeasedRateLimiter(relay, relay, batch) as a, LeasedRateLimiter(relay, relay, batch) as b:
-        await a.acquire()
-        await b.acquire()
-        a.pause(0.5)  # a 429 seen by worker a
-        t0 = time.monotonic()
-        for _ in range(batch.requests + 1):  # b spends what it held, then must wait for the pause
-            await b.acquire()
-        assert time.monotonic() - t0 >= 0.4
-
-
-async def test_unspent_permits_go_back_when_a_worker_is_done():
-    bucket = LeaseBucket(600, 0, clock=lambda: 0.0)  # 10 a second, time frozen: a one-worker batch is 3
-    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
-    async with LeasedRateLimiter(relay, relay, BatchSize.of(600, 0, workers=1)) as limiter:
-        await limiter.acquire()
-    assert bucket.stats()["leased_requests"] == 1
-    assert bucket.requests.level == pytest.approx(9)
-
-
 def test_engine_ray_without_ray_is_one_config_error_naming_the_extra(monkeypatch):
     import importlib.util
 
@@ -239,19 +176,6 @@ def test_engine_local_never_imports_ray(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "entities.jsonl").exists()
-
-
-async def test_without_a_limit_a_pause_still_reaches_every_worker():
-    bucket = LeaseBucket(0, 0)
-    relay = lambda method, *args: getattr(bucket, method)(*args)  # noqa: E731
-    async with LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as a, \
-            LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as b:
-        await b.acquire()
-        a.pause(0.6)  # a 429 seen by worker a
-        await trio.sleep(0.3)  # b hears of it within a lease's time
-        t0 = time.monotonic()
-        await b.acquire()
-        assert time.monotonic() - t0 >= 0.1
 
 
 def test_an_unreachable_cluster_is_one_config_error(monkeypatch):

@@ -28,7 +28,7 @@ from ..passes import PassOutcome
 from ..report import DEFAULT_PRICES, price_of
 from ..scheduler import Progress
 from . import partitions, shard_task
-from .leases import BatchSize, LeaseBucket, LeasedRateLimiter
+from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .shards import ShardSpec, absolute_paths, plan_shards
 
 TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
@@ -65,15 +65,11 @@ def worker_config(cfg: Config) -> Config:
 # -- inside the workers ------------------------------------------------------------------------------------
 
 def _limiter(actor: Any, batch: BatchSize) -> LeasedRateLimiter:
-    import ray
+    def submit(method: str, *args: Any) -> Any:
+        return getattr(actor, method).remote(*args)
 
-    def call(method: str, *args: Any) -> Any:
-        return ray.get(getattr(actor, method).remote(*args))
-
-    def notify(method: str, *args: Any) -> None:
-        getattr(actor, method).remote(*args)
-
-    return LeasedRateLimiter(call, notify, batch)
+    return LeasedRateLimiter(submit, submit, batch, holding=process_holding(actor._actor_id.hex()),
+                             wait_on=ray_result)
 
 
 def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any) -> Any:
@@ -304,7 +300,8 @@ def _report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], 
     rows = [dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)) for name, _ in passes]
     leases = dict(totals.leases)
     if leases.get("leased_permits"):
-        leases["round_trip_ms_per_permit"] = round(1000 * leases["lease_round_trip_s"] / leases["leased_permits"], 4)
+        for k in ("round_trip", "stall"):
+            leases[f"{k}_ms_per_permit"] = round(1000 * leases[f"lease_{k}_s"] / leases["leased_permits"], 4)
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks, "documents": totals.documents,
             "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,
             "prices_known": cfg.llm.model in cfg.prices or price_of(cfg.llm.model, {}) is not None,

@@ -1,0 +1,303 @@
+"""The global rate limit of engine ray without a cluster: the lease bucket and the workers' leased limiters,
+on one virtual clock (trio's MockClock), the actor's methods called in process."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import trio
+import trio.testing
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from graphglean.runtime.leases import STALE_S, BatchSize, Holding, LeaseBucket, LeasedRateLimiter, spare
+
+RPM = 600  # 10 a second, one second banked
+RATE = RPM / 60
+
+
+def _in_virtual_time(main):
+    """Run ``main(clock)`` on a virtual clock that jumps whenever every task waits."""
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    return trio.run(main, clock, clock=clock)
+
+
+def _relay(bucket: LeaseBucket, log: list | None = None):
+    def relay(method, *args):
+        if log is not None:
+            log.append(method)
+        return getattr(bucket, method)(*args)
+    return relay
+
+
+async def _direct(fn, *args):
+    """The actor's answer at once, with no thread: virtual time stands still during a round trip."""
+    await trio.lowlevel.checkpoint()
+    return fn(*args)
+
+
+def _limiter(bucket: LeaseBucket, batch: BatchSize, clock, **kw) -> LeasedRateLimiter:
+    relay = _relay(bucket)
+    return LeasedRateLimiter(relay, relay, batch, clock=clock.current_time, wait_on=_direct, **kw)
+
+
+def _most_in_a_second(times: list[float]) -> int:
+    """The most calls in any window (t - 1, t] (a hair less, for float dust at the edges)."""
+    times = sorted(times)
+    best, j = 0, 0
+    for i, t in enumerate(times):
+        while times[j] <= t - 1.0 + 1e-6:
+            j += 1
+        best = max(best, i - j + 1)
+    return best
+
+
+def test_a_short_bucket_grants_a_reservation_usable_once_earned():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    first = bucket.lease("a", 0, 0, 8, 0)
+    assert (first.requests, first.wait_s) == (8, 0.0)
+    second = bucket.lease("b", 0, 0, 5, 0)  # 2 banked: 3 more are earned in 0.3 s
+    assert second.requests == 5 and second.wait_s == pytest.approx(0.3)
+    assert bucket.stats()["leases"] == 2
+
+
+def test_what_holders_hold_counts_against_the_bank():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    bucket.lease("a", 0, 0, 6, 0)
+    now[0] += 100.0  # a long idle time banks no more than a second less what "a" still holds
+    assert bucket.lease("b", 0, 0, 4, 0).wait_s == 0.0
+    assert bucket.lease("b", 4, 0, 1, 0).wait_s == pytest.approx(0.1)
+    now[0] += 1.0
+    bucket.lease("a", 0, 0, 0, 0)  # "a" spent its 6: a report, not a lease
+    assert bucket.stats()["holder_reports"] == 1 and bucket.stats()["leases"] == 3
+    now[0] += 1.0
+    assert bucket.lease("c", 0, 0, 5, 0).wait_s == pytest.approx(0.0)  # 10 - 5 held by "b"
+    assert bucket.lease("c", 5, 0, 1, 0).wait_s > 0
+
+
+def test_a_silent_holder_is_forgotten_and_drops_its_stock_first():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    bucket.lease("dead", 0, 0, 10, 0)
+    now[0] += STALE_S - 1.0
+    bucket.lease("b", 0, 0, 0, 0)
+    assert bucket.requests.level() == 0  # while "dead" may still spend its 10, nothing is banked
+    now[0] += 1.5
+    bucket.lease("b", 0, 0, 0, 0)  # past STALE_S: "dead" is forgotten, the bank refills
+    now[0] += 1.0
+    assert bucket.requests.level() == pytest.approx(10)
+    holding = Holding(requests=4, reported_at=0.0)
+    holding.drop_if_stale(STALE_S - 0.1)
+    assert holding.requests == 4
+    holding.drop_if_stale(STALE_S + 0.1)  # the worker side drops first: it counts from when it asked
+    assert holding.requests == 0
+
+
+def test_a_pause_stops_every_lease_until_it_ends():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    bucket.pause(2.0)
+    lease = bucket.lease("a", 0, 0, 3, 0)
+    assert lease.requests == 0 and lease.pause_s == pytest.approx(2.0)
+    now[0] += 2.01
+    assert bucket.lease("a", 0, 0, 3, 0).requests == 3
+
+
+def test_leases_follow_calls_not_time():
+    """Calls slower than the rate: one lease per batch of calls, however long the stock is held (it used to
+    lapse after a second, and a slow worker leased again and again)."""
+    bucket = LeaseBucket(RPM * 10, 0)
+    batch = BatchSize.of(RPM * 10, 0, workers=1)
+    assert batch.requests == 25
+
+    async def main(clock):
+        async with _limiter(bucket, batch, clock) as limiter:
+            for _ in range(60):
+                await limiter.acquire()
+                await trio.sleep(0.4)  # 24 s of calls at 2.5 a second
+        return limiter
+
+    limiter = _in_virtual_time(main)
+    assert limiter.leases <= 60 / batch.requests + 1
+    assert bucket.stats()["leases"] == limiter.leases
+
+
+def _tasks_in_one_process(rpm: int, holding: Holding, log: list) -> int:
+    """Six tasks of 7 calls, one after the other, each a moment longer than its calls; their leases."""
+    batch = BatchSize.of(rpm, 0, workers=1)
+
+    async def main(clock):
+        bucket = LeaseBucket(rpm, 0, clock=clock.current_time)
+        leases = 0
+        for _ in range(6):
+            async with _limiter(bucket, batch, clock, holding=holding) as limiter:
+                assert holding.busy
+                for _ in range(7):
+                    await limiter.acquire()
+                await trio.sleep(0.05)  # the last answers come in while the next lease may be on its way
+            leases += limiter.leases
+            assert not holding.busy
+            log.append(dict(bucket.requests.held))
+        return leases
+
+    return _in_virtual_time(main)
+
+
+def test_a_process_holding_carries_over_to_the_next_task():
+    """A rate that does not bind: what a task did not spend, the next one in the process does, with no lease."""
+    log: list = []
+    leases = _tasks_in_one_process(RPM * 10, Holding(), log)
+    assert leases <= 42 / BatchSize.of(RPM * 10, 0, workers=1).requests + 1
+    assert all(held for held in log)  # the bucket goes on counting what the process holds
+
+
+def test_when_the_rate_binds_a_task_gives_back_what_it_did_not_spend():
+    """Others wait for permits: none idles with a process between its tasks (a reservation included)."""
+    log: list = []
+    holding = Holding()
+    _tasks_in_one_process(RPM, holding, log)
+    assert log[-4:] == [{}] * 4 and holding.report() == (0, 0)  # once the banked second is spent
+
+
+def test_unspent_permits_go_back_when_a_worker_is_done():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    relay = _relay(bucket)
+    batch = BatchSize.of(RPM, 0, workers=1)
+
+    async def main():
+        async with LeasedRateLimiter(relay, relay, batch, clock=lambda: now[0]) as limiter:
+            await limiter.acquire()
+
+    trio.run(main)
+    assert batch.requests + spare(batch.requests) == 4  # the first lease: a batch and the spare
+    assert bucket.stats()["leased_requests"] == 1
+    assert bucket.requests.level() == pytest.approx(9) and not bucket.requests.held
+
+
+STEP = st.tuples(st.sampled_from([0.0, 0.05, 0.4, 1.5, 6.0, 13.0]), st.integers(0, 14), st.booleans())
+HOARDERS = [[(0.0, 1, False), (1.5, 14, False)]] * 5  # stock up, let the bank fill, then all spend at once
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.lists(st.lists(STEP, min_size=1, max_size=6), min_size=1, max_size=5),
+       st.lists(st.booleans(), min_size=5, max_size=5))
+@example(1, HOARDERS, [False] * 5)
+@example(1, [[(0.0, 1, True), (1.5, 14, True)]] * 5, [True] * 5)  # the same across tasks of a process
+def test_no_second_ever_sees_more_than_the_rate_and_one_second_burst(workers, plans, keeps):
+    """Workers idle, hoard, burst, end early and leave holdings behind (like killed ones), in any pattern:
+    what they send in any one second is at most the rate plus one second's worth."""
+    batch = BatchSize.of(RPM, 0, workers)
+    sent: list[float] = []
+    holdings = [Holding() for _ in plans]
+    bucket = None
+
+    async def spend(limiter, calls):
+        for _ in range(calls):
+            await limiter.acquire()
+            sent.append(trio.current_time())
+
+    async def worker(clock, i, plan):
+        limiter = None
+        for pause, calls, new_task in plan:  # a new task, or idle within the one before
+            if limiter is None or new_task:
+                if limiter is not None:
+                    await limiter.__aexit__(None, None, None)
+                limiter = await _limiter(bucket, batch, clock, holding=holdings[i] if keeps[i] else None).__aenter__()
+            await trio.sleep(pause)
+            await spend(limiter, calls)
+        await limiter.__aexit__(None, None, None)
+
+    async def main(clock):
+        nonlocal bucket
+        bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
+        with trio.fail_after(3600):
+            async with trio.open_nursery() as nursery:
+                for i, plan in enumerate(plans):
+                    nursery.start_soon(worker, clock, i, plan)
+
+    _in_virtual_time(main)
+    assert len(sent) == sum(c for plan in plans for _, c, _ in plan)
+    assert _most_in_a_second(sent) <= RATE + bucket.requests.bucket.capacity
+
+
+async def test_a_pause_reported_by_one_worker_holds_the_others():
+    bucket = LeaseBucket(6000, 0)
+    batch = BatchSize.of(6000, 0, workers=2)
+    relay = _relay(bucket)
+    async with LeasedRateLimiter(relay, relay, batch) as a, LeasedRateLimiter(relay, relay, batch) as b:
+        await a.acquire()
+        await b.acquire()
+        a.pause(0.5)  # a 429 seen by worker a
+        t0 = time.monotonic()
+        for _ in range(batch.requests + spare(batch.requests) + 1):  # b spends its stock, then waits out the pause
+            await b.acquire()
+        assert time.monotonic() - t0 >= 0.4
+
+
+async def test_without_a_limit_a_pause_still_reaches_every_worker():
+    bucket = LeaseBucket(0, 0)
+    relay = _relay(bucket)
+    async with LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as a, \
+            LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as b:
+        await b.acquire()
+        a.pause(0.6)  # a 429 seen by worker a
+        await trio.sleep(0.3)  # b hears of it within a batch's time
+        t0 = time.monotonic()
+        await b.acquire()
+        assert time.monotonic() - t0 >= 0.1
+
+
+def test_a_429_under_leases_is_learned_by_the_worker():
+    """The client tells the limiter when a rejected request was sent and what Retry-After said."""
+    bucket = LeaseBucket(RPM, 0)
+    relay = _relay(bucket)
+    limiter = LeasedRateLimiter(relay, relay, BatchSize.of(RPM, 0, workers=1))
+
+    async def main():
+        for _ in range(5):
+            limiter.on_success()
+        limiter.on_rate_limited(trio.current_time(), 0.5)
+        return limiter.answered_since(trio.current_time() - 1.0)
+
+    assert trio.run(main) is True
+    assert limiter.local.learned is not None
+
+
+def test_an_idle_stock_is_reported_so_it_outlives_the_stale_limit():
+    bucket = None
+    batch = BatchSize.of(RPM * 10, 0, workers=1)
+
+    async def main(clock):
+        nonlocal bucket
+        bucket = LeaseBucket(RPM * 10, 0, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock) as limiter:
+            await limiter.acquire()
+            await trio.sleep(3 * STALE_S)  # a worker busy elsewhere (a long local step) holds its stock
+            assert bucket.requests.held  # still counted: the reports say it lives
+            await limiter.acquire()
+        return limiter
+
+    limiter = _in_virtual_time(main)
+    assert limiter.leases == 1 and limiter.stats()["stock_reports"] >= 3
+
+
+def test_token_leases_pace_requests_by_their_tokens_and_collect_a_debt():
+    tpm = 6000  # 100 tokens a second, one second banked
+    batch = BatchSize.of(0, tpm, workers=1)
+    assert (batch.requests, batch.tokens) == (0, 25)
+
+    async def main(clock):
+        bucket = LeaseBucket(0, tpm, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock) as limiter:
+            for _ in range(20):
+                await limiter.acquire(30)  # more than a batch: goes once a whole batch is in hand
+                limiter.settle(30, 40)  # each cost 10 more than estimated: a debt the next lease pays
+        return trio.current_time(), bucket.stats()["leased_tokens"]
+
+    elapsed, leased = _in_virtual_time(main)
+    assert elapsed >= (20 * 40 - 100 - 2 * 40) / 100  # the rate, less the bank and the last two unpaid
+    assert leased >= 19 * 40
