@@ -82,6 +82,12 @@ class PassLLM:
             work.called(0.0)  # a step all the same: the item's later calls keep their place in its chain
         return result
 
+    async def chat_at_turn(self, build: Callable[[], ChatRequest]) -> ChatResult:
+        """`chat` of the request ``build()`` makes once this call's turn has come: it carries the settings of
+        that moment (a completion cap raised while the call waited), not those of when it started waiting."""
+        async with self._slot():
+            return await self.client.chat(build(), self.account)
+
     async def embed(self, texts: list[str], model: str | None = None) -> EmbeddingResult:
         async with self._slot():
             return await self.client.embed(texts, model, self.account)

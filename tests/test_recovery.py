@@ -178,3 +178,53 @@ async def test_a_cap_the_endpoint_calls_too_large_is_not_fatal_and_not_asked_aga
     assert result.stats.split_passages > 0 and result.stats.failed_chunks == 0
     assert sum(1 for r in s.chat_requests() if r.max_tokens == 4000) == 1  # remembered after the first refusal
     assert issued(text)[0] <= set(result.output.nodes)
+
+
+async def test_after_the_first_cut_answer_the_pass_asks_at_the_model_limit():
+    texts = [dense_corpus(6, seed=6 * k) for k in range(6)]  # a document, a chunk
+    async with FakeLLMServer(capped(dense)).running() as s:
+        cfg = config(s, model="local", max_concurrency=1)
+        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 60, 4000
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph(texts, cfg)
+    caps = [r.max_tokens for r in s.chat_requests()]
+
+    assert result.stats.chunks == 6 and caps[0] == 60
+    # once an answer at the limit is back, no chunk pays a cut answer first (one call at a time: a chunk
+    # whose first call was sent while the first raised one waited for its turn was cut too)
+    assert 4000 not in caps[:caps.index(4000) + 1][:-1] and 60 not in caps[caps.index(4000) + 1:]
+    assert caps.count(60) < 6 and result.stats.raised_caps == caps.count(60) == result.stats.truncated_responses
+    assert all(issued(t)[0] <= set(result.output.nodes) for t in texts)
+
+
+async def test_a_refusal_that_names_the_model_limit_is_asked_again_at_that_limit():
+    texts = [dense_corpus(6, seed=6 * k) for k in range(4)]
+    too_large = {"error": {"message": "max_tokens is too large: 4000. This model supports at most 1000 completion "
+                           "tokens, whereas you provided 4000.", "type": "invalid_request_error",
+                           "param": "max_tokens", "code": "invalid_value"}}
+    inner = capped(dense)
+
+    def respond(req):
+        return Reply(status=400, body=too_large) if req.max_tokens and req.max_tokens > 1000 else inner(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s, model="local", max_concurrency=1)
+        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 60, 4000
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph(texts, cfg)
+    caps = [r.max_tokens for r in s.chat_requests()]
+
+    first = caps.index(1000)
+    assert caps[0] == 60 and caps.count(60) < 4 and 60 not in caps[first + 1:] and 4000 not in caps[first + 1:]
+    assert result.stats.split_passages == 0 and result.stats.failed_chunks == 0
+    assert all(issued(t)[0] <= set(result.output.nodes) for t in texts)
+
+
+def test_the_limit_a_refusal_names():
+    from graphglean.output_limits import stated_limit
+
+    assert stated_limit("This model supports at most 1000 completion tokens, whereas you provided 4000.") == 1000
+    assert stated_limit("max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for "
+                        "claude-opus-4") == 64000
+    assert stated_limit("max_tokens must be less than or equal to 8192") == 8192
+    assert stated_limit("max_tokens is too large: context_length_exceeded") is None

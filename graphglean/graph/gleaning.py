@@ -18,8 +18,9 @@ import trio
 
 from ..answers import strip_reasoning
 from ..errors import FATAL, LLMError, LLMParameterError, LLMRequestError
-from ..llm.records import ChatResult, Usage
+from ..llm.records import ChatRequest, ChatResult, Usage
 from ..llm.server_tokens import single_token_ids
+from ..output_limits import stated_limit
 from ..scheduler import PassLLM
 from ..tokens import Tokenizer
 from .parser import RecordParser
@@ -167,11 +168,17 @@ def split_point(text: str) -> int | None:
     return middle if middle >= _SHORTEST_HALF else None
 
 
+@attrs.frozen
+class _Raised:
+    result: ChatResult
+    max_tokens: int
+
+
 class GleaningLoop:
     """Extraction of one chunk: the first answer, then gleaning rounds while the model says there is more.
 
-    An answer cut by the completion cap is asked again at the model's output limit; cut even there, the passage
-    is halved at a break near its middle and each half gets its own loop (``max_splits`` deep). A model stuck
+    An answer cut by the completion cap is asked again at the model's output limit, and the loop's later calls
+    are asked at that limit straight away; cut even there, the passage is halved at a break near its middle and each half gets its own loop (``max_splits`` deep). A model stuck
     repeating itself is not asked again: its answer holds all it had to say.
     """
 
@@ -215,28 +222,59 @@ class GleaningLoop:
                 return
 
     async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
-        """The answer, asked again at the output limit when the cap cut it (unless it is a loop)."""
-        result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
+        """The answer, asked again at the output limit when the cap cut it (unless it is a loop). Once an
+        answer at the limit came back, the pass asks at the limit from then on: a corpus whose answers outgrow
+        the cap would otherwise pay a cut answer and a second call for each of them."""
+        cap = self.max_tokens
+
+        def build() -> ChatRequest:  # at the call's turn: a cap raised while it waited applies
+            nonlocal cap
+            cap = self.max_tokens
+            return self.llm.request(messages, max_tokens=cap, valid=self.valid)
+
+        result = await self.llm.chat_at_turn(build)
         tally.usage += result.usage
         tally.truncated += int(result.truncated)
-        limit = self.output_limit or 0
-        if not result.truncated or limit <= (self.max_tokens or 0) or self._looping(result, tally, count=False):
+        if (not result.truncated or (self.output_limit or 0) <= (cap or 0)
+                or self._looping(result, tally, count=False)):
             return result
-        try:
-            bigger = await self.llm.chat(self.llm.request(messages, max_tokens=limit, valid=self.valid))
-        except LLMParameterError as e:
-            if not e.is_about("max_tokens"):
-                raise
-            self.output_limit = None  # the endpoint takes no cap this large: split passages from now on
+        raised = await self._at_limit(messages, cap or 0)
+        if raised is None:
             return result
-        except FATAL:
-            raise
-        except LLMError:  # a window too small for the limit: splitting the passage is the way left
-            return result
+        self.max_tokens = max(self.max_tokens or 0, raised.max_tokens)
         tally.raised += 1
-        tally.usage += bigger.usage
-        tally.truncated += int(bigger.truncated)
-        return bigger
+        tally.usage += raised.result.usage
+        tally.truncated += int(raised.result.truncated)
+        return raised.result
+
+    async def _at_limit(self, messages: list[dict[str, str]], cap: int) -> "_Raised | None":
+        """The answer at the output limit; None when the endpoint takes no cap above ``cap``. A refusal that
+        names the model's real limit is asked again at that limit, which is remembered."""
+        limit = 0
+
+        def build() -> ChatRequest:  # at the call's turn: what another call learned meanwhile applies
+            nonlocal limit
+            limit = self.output_limit or 0
+            return self.llm.request(messages, max_tokens=max(limit, cap + 1), valid=self.valid)
+
+        while (self.output_limit or 0) > cap:
+            try:
+                result = await self.llm.chat_at_turn(build)
+            except LLMParameterError as e:
+                if not e.is_about("max_tokens"):
+                    raise
+                stated = stated_limit(f"{e} {e.body}")
+                if limit == (self.output_limit or 0):  # remembered: split passages from now on, or ask at the
+                    self.output_limit = stated if stated is not None and stated < limit else None  # named limit
+                continue
+            except FATAL:
+                raise
+            except LLMError:  # a window too small for the limit: splitting the passage is the way left
+                return None
+            if limit > cap:
+                return _Raised(result, limit)
+            return None  # the limit fell to the cap while this call waited: the passage is split instead
+        return None
 
     def _looping(self, result: ChatResult, tally: _Tally, count: bool = True) -> bool:
         """A cut answer that repeats its records: asking for more would buy more of the same."""
