@@ -66,7 +66,7 @@ class PassLLM:
         self.client = client
         self.account = account
         self.pass_name = pass_name
-        self.gate = gate or PriorityGate(client.cfg.max_concurrency)
+        self.gate = gate or PriorityGate(lambda: client.concurrency.current)
 
     @property
     def model(self) -> str:
@@ -126,8 +126,10 @@ class Scheduler:
         c = client.cfg.max_concurrency
         self.max_active_items = max_active_items or 4 * c
         self.work: dict[str, PassWork] = {}
-        # one gate for every pass: their calls share the client's request slots
-        self.gate = PriorityGate(c, epoch=lambda: sum(w.version for w in self.work.values()))
+        # one gate for every pass: their calls share the client's request slots, as many as the client sends
+        # at once now (fewer for a while after a 429)
+        self.gate = PriorityGate(lambda: client.concurrency.current,
+                                 epoch=lambda: sum(w.version for w in self.work.values()))
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())
