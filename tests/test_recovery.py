@@ -189,11 +189,10 @@ async def test_after_the_first_cut_answer_the_pass_asks_at_the_model_limit():
         result = await extract_graph(texts, cfg)
     caps = [r.max_tokens for r in s.chat_requests()]
 
-    assert result.stats.chunks == 6 and caps[0] == 60
-    # once an answer at the limit is back, no chunk pays a cut answer first (one call at a time: a chunk
-    # whose first call was sent while the first raised one waited for its turn was cut too)
-    assert 4000 not in caps[:caps.index(4000) + 1][:-1] and 60 not in caps[caps.index(4000) + 1:]
-    assert caps.count(60) < 6 and result.stats.raised_caps == caps.count(60) == result.stats.truncated_responses
+    # one call at a time: the first answer is cut, and every later call (the first chunk's second one, and the
+    # other chunks' first ones, built when their turn comes) asks at the limit
+    assert result.stats.chunks == 6 and caps == [60] + [4000] * 6
+    assert result.stats.raised_caps == 1 == result.stats.truncated_responses
     assert all(issued(t)[0] <= set(result.output.nodes) for t in texts)
 
 
@@ -214,8 +213,7 @@ async def test_a_refusal_that_names_the_model_limit_is_asked_again_at_that_limit
         result = await extract_graph(texts, cfg)
     caps = [r.max_tokens for r in s.chat_requests()]
 
-    first = caps.index(1000)
-    assert caps[0] == 60 and caps.count(60) < 4 and 60 not in caps[first + 1:] and 4000 not in caps[first + 1:]
+    assert caps == [60, 4000] + [1000] * 4  # the refused cap is not asked for again
     assert result.stats.split_passages == 0 and result.stats.failed_chunks == 0
     assert all(issued(t)[0] <= set(result.output.nodes) for t in texts)
 
@@ -228,3 +226,24 @@ def test_the_limit_a_refusal_names():
                         "claude-opus-4") == 64000
     assert stated_limit("max_tokens must be less than or equal to 8192") == 8192
     assert stated_limit("max_tokens is too large: context_length_exceeded") is None
+
+
+async def test_a_window_too_small_for_the_raised_cap_sends_the_pass_back_to_the_configured_cap():
+    texts = [dense_corpus(6, seed=6 * k) for k in range(4)]
+    window = {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested "
+                        "4300 tokens. Please reduce the length of the messages or completion.",
+                        "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    inner = capped(dense)
+
+    def respond(req):
+        return Reply(status=400, body=window) if req.max_tokens and req.max_tokens > 1000 else inner(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s, model="local", max_concurrency=1)
+        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 60, 4000
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph(texts, cfg)
+    caps = [r.max_tokens for r in s.chat_requests()]
+    assert caps.count(4000) <= 2  # the first chunk's raise, and at most one call built before it was refused
+    assert result.stats.failed_chunks == 0 and result.stats.split_passages > 0
+    assert all(issued(t)[0] <= set(result.output.nodes) for t in texts)

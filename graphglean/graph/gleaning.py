@@ -87,6 +87,12 @@ def _yes_no(text: str) -> str:
     return answer[:1] if answer.startswith(("y", "n")) else ""
 
 
+def _about_size(e: LLMError) -> bool:
+    """Whether a refusal may be about the completion cap: a max_tokens the endpoint calls too large, or a
+    prompt plus cap over the model's window."""
+    return isinstance(e, LLMRequestError) and (e.is_about("max_tokens") or e.kind == "context_length")
+
+
 def _clear(text: str) -> bool:  # an unclear YES/NO is not kept: a later run asks again
     return _yes_no(text) != ""
 
@@ -168,12 +174,6 @@ def split_point(text: str) -> int | None:
     return middle if middle >= _SHORTEST_HALF else None
 
 
-@attrs.frozen
-class _Raised:
-    result: ChatResult
-    max_tokens: int
-
-
 class GleaningLoop:
     """Extraction of one chunk: the first answer, then gleaning rounds while the model says there is more.
 
@@ -186,8 +186,10 @@ class GleaningLoop:
                  max_tokens: int | None = None, output_limit: int | None = None, max_splits: int = 0,
                  valid: Callable[[str], bool] | None = None) -> None:
         self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
-        self.max_tokens = max_tokens
+        self.cap = max_tokens  # the configured completion cap
+        self.max_tokens = max_tokens  # the pass's cap now: the output limit after the first cut answer
         self.output_limit = output_limit
+        self._raise_pass = True
         self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
         f = prompts.fields
@@ -222,34 +224,41 @@ class GleaningLoop:
                 return
 
     async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
-        """The answer, asked again at the output limit when the cap cut it (unless it is a loop). Once an
-        answer at the limit came back, the pass asks at the limit from then on: a corpus whose answers outgrow
-        the cap would otherwise pay a cut answer and a second call for each of them."""
-        cap = self.max_tokens
+        """The answer, asked again at the output limit when the cap cut it (unless it is a loop). The first cut
+        answer raises the pass's cap to the limit: a corpus whose answers outgrow the cap would otherwise pay a
+        cut answer and a second call for each of them (a model ends an answer that fits of its own accord)."""
+        cap = 0
 
         def build() -> ChatRequest:  # at the call's turn: a cap raised while it waited applies
             nonlocal cap
-            cap = self.max_tokens
-            return self.llm.request(messages, max_tokens=cap, valid=self.valid)
+            cap = self.max_tokens or 0
+            return self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid)
 
-        result = await self.llm.chat_at_turn(build)
+        try:
+            result = await self.llm.chat_at_turn(build)
+        except LLMRequestError as e:
+            if cap <= (self.cap or 0) or not _about_size(e):
+                raise
+            if cap == (self.max_tokens or 0):
+                self._refused(e, cap)
+            return await self._answer(messages, tally)  # at the cap of now
         tally.usage += result.usage
         tally.truncated += int(result.truncated)
-        if (not result.truncated or (self.output_limit or 0) <= (cap or 0)
+        if (not result.truncated or (self.output_limit or 0) <= cap
                 or self._looping(result, tally, count=False)):
             return result
-        raised = await self._at_limit(messages, cap or 0)
+        if self._raise_pass:
+            self.max_tokens = max(self.max_tokens or 0, self.output_limit or 0)
+        raised = await self._at_limit(messages, cap)
         if raised is None:
             return result
-        self.max_tokens = max(self.max_tokens or 0, raised.max_tokens)
         tally.raised += 1
-        tally.usage += raised.result.usage
-        tally.truncated += int(raised.result.truncated)
-        return raised.result
+        tally.usage += raised.usage
+        tally.truncated += int(raised.truncated)
+        return raised
 
-    async def _at_limit(self, messages: list[dict[str, str]], cap: int) -> "_Raised | None":
-        """The answer at the output limit; None when the endpoint takes no cap above ``cap``. A refusal that
-        names the model's real limit is asked again at that limit, which is remembered."""
+    async def _at_limit(self, messages: list[dict[str, str]], cap: int) -> ChatResult | None:
+        """The answer at the output limit; None when the endpoint takes no cap above ``cap``."""
         limit = 0
 
         def build() -> ChatRequest:  # at the call's turn: what another call learned meanwhile applies
@@ -263,18 +272,30 @@ class GleaningLoop:
             except LLMParameterError as e:
                 if not e.is_about("max_tokens"):
                     raise
-                stated = stated_limit(f"{e} {e.body}")
-                if limit == (self.output_limit or 0):  # remembered: split passages from now on, or ask at the
-                    self.output_limit = stated if stated is not None and stated < limit else None  # named limit
+                if limit == (self.output_limit or 0):
+                    self._refused(e, limit)
                 continue
             except FATAL:
                 raise
-            except LLMError:  # a window too small for the limit: splitting the passage is the way left
+            except LLMError as e:  # a window too small for the limit: splitting the passage is the way left
+                if _about_size(e) and limit == (self.output_limit or 0):
+                    self._refused(e, limit)
                 return None
-            if limit > cap:
-                return _Raised(result, limit)
-            return None  # the limit fell to the cap while this call waited: the passage is split instead
+            return result if limit > cap else None  # the limit fell to the cap while this call waited
         return None
+
+    def _refused(self, e: LLMError, cap: int) -> None:
+        """A request at ``cap``, above the configured cap, was refused for its size: a limit the refusal names
+        is asked at from now on; else the pass goes back to the configured cap and splits the passages of cut
+        answers instead of asking again (the endpoint takes no such cap, or its window holds no such answer)."""
+        stated = stated_limit(f"{e} {e.body}") if isinstance(e, LLMRequestError) and e.is_about("max_tokens") else None
+        if stated is not None and (self.cap or 0) < stated < cap:
+            self.output_limit = stated
+            self.max_tokens = min(self.max_tokens or stated, stated) if self._raise_pass else self.max_tokens
+            return
+        self._raise_pass = False
+        self.max_tokens = self.cap
+        self.output_limit = None
 
     def _looping(self, result: ChatResult, tally: _Tally, count: bool = True) -> bool:
         """A cut answer that repeats its records: asking for more would buy more of the same."""
