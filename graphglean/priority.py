@@ -108,20 +108,10 @@ class ItemWork:
     steps: int = 0
     spent: float = 0.0
 
-    last: float = 0.0
-
     def called(self, seconds: float) -> None:
         self.pass_work.observe(self.steps, seconds)
         self.steps += 1
         self.spent += seconds
-        self.last = seconds
-
-    def redo(self) -> None:
-        """The last call's answer is asked for again (it was cut short): that call did not end its step, and
-        its time counts towards the item's pace but not towards what the step takes."""
-        if self.steps:
-            self.steps -= 1
-            self.pass_work.observe(self.steps, -self.last, calls=-1)
 
     def remaining(self) -> float:
         return self.pass_work.remaining(self)
@@ -146,13 +136,12 @@ class PassWork:
     def item(self, weight: float) -> ItemWork:
         return ItemWork(self, weight)
 
-    def observe(self, step: int, seconds: float, calls: int = 1) -> None:
+    def observe(self, step: int, seconds: float) -> None:
         while len(self.steps) <= step:
             self.steps.append(_Step())
-        self.steps[step].calls += calls
+        self.steps[step].calls += 1
         self.steps[step].seconds += seconds
-        if calls > 0:
-            self._firmer(self.steps[step].calls)
+        self._firmer(self.steps[step].calls)
 
     def finished(self, work: ItemWork) -> None:
         self.finished_items += 1

@@ -88,13 +88,6 @@ class PassLLM:
         async with self._slot():
             return await self.client.chat(build(), self.account)
 
-    def redo(self) -> None:
-        """The current item's last answer is asked for again: its call does not end a step of the item's chain
-        (the estimate of work left stays by step)."""
-        work = _CURRENT_ITEM.get()
-        if work is not None:
-            work.redo()
-
     async def embed(self, texts: list[str], model: str | None = None) -> EmbeddingResult:
         async with self._slot():
             return await self.client.embed(texts, model, self.account)

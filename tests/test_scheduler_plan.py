@@ -211,19 +211,3 @@ def test_after_the_client_cuts_its_concurrency_the_long_chain_still_goes_first()
     # each of the chain's later calls starts as soon as two slots' worth of calls allows: at most one second
     # after its previous one ended
     assert starts[0, 1] <= 2.0 and starts[0, 2] <= starts[0, 1] + 2.0
-
-
-def test_a_cut_call_asked_again_is_not_a_step_of_its_own():
-    from graphglean.priority import PassWork
-
-    work = PassWork()
-    whole = work.item(1.0)
-    whole.called(8.0)  # a first answer, whole
-    cut = work.item(1.0)
-    cut.called(2.0)  # cut by the cap ...
-    cut.redo()
-    cut.called(8.0)  # ... and asked again at the model's limit
-    cut.called(0.3)  # the loop check
-    assert cut.steps == 2 and cut.spent == 10.3
-    assert (work.steps[0].calls, work.steps[0].seconds) == (2, 16.0)  # the first step: two whole answers
-    assert (work.steps[1].calls, work.steps[1].seconds) == (1, 0.3)  # the check, not the second answer

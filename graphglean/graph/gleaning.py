@@ -249,7 +249,6 @@ class GleaningLoop:
             return result
         if self._raise_pass:
             self.max_tokens = max(self.max_tokens or 0, self.output_limit or 0)
-        self.llm.redo()
         raised = await self._at_limit(messages, cap)
         if raised is None:
             return result
