@@ -84,7 +84,8 @@ class LLMConfig:
     seed: int | None = setting(None, "sampling seed passed to the endpoint, if set")
     max_tokens: int = setting(4096, "completion token cap for extraction calls", positive)
     max_output_tokens: int = setting(
-        0, "the model's own output limit: an extraction answer cut at max_tokens is asked again up to this; "
+        0, "the model's own output limit: an extraction answer cut at max_tokens is asked again up to this, and the "
+        "pass asks up to this from then on; "
         "0 = known for common models (16384 for gpt-4o-mini), 8192 otherwise", non_negative)
     json_mode: bool = setting(True, "send response_format json_object where a pass wants JSON")
     logit_bias_ids: dict = setting(

@@ -1,10 +1,13 @@
 """How many tokens a model can write in one answer, for the common hosted models.
 
 The graph pass asks at ``llm.max_tokens`` and, for an answer cut by that cap, once more at the model's own
-limit (``llm.max_output_tokens``, or this table when that is 0).
+limit (``llm.max_output_tokens``, or this table when that is 0); from then on the pass asks at that limit. An
+endpoint that refuses the limit as too large often says its own (`stated_limit`): that one is used instead.
 """
 
 from __future__ import annotations
+
+import re
 
 #: model name prefix -> output token limit; the longest matching prefix wins
 OUTPUT_LIMITS = {
@@ -28,3 +31,20 @@ def output_limit(model: str, configured: int = 0) -> int:
     name = model.lower().rsplit("/", 1)[-1]
     best = max((p for p in OUTPUT_LIMITS if name.startswith(p)), key=len, default=None)
     return OUTPUT_LIMITS[best] if best else UNKNOWN_MODEL_LIMIT
+
+
+# "supports at most 1000 completion tokens" (OpenAI), "100000 > 64000, which is the maximum allowed number of
+# output tokens" (Anthropic), "max_tokens must be less than or equal to 8192" (many proxies)
+_STATED = [re.compile(r"at most (\d+) (?:completion|output|new) tokens", re.I),
+           re.compile(r"> ?(\d+), which is the maximum allowed number of output tokens", re.I),
+           re.compile(r"max(?:imum)?_?(?:new_|completion_|output_)?tokens\W[^.]{0,60}?"
+                      r"(?:less than or equal to|<=|at most|up to) (\d+)", re.I)]
+
+
+def stated_limit(message: str) -> int | None:
+    """The output token limit an endpoint's refusal of a too large ``max_tokens`` names, if it names one."""
+    for pattern in _STATED:
+        found = pattern.search(message)
+        if found:
+            return int(found.group(1))
+    return None

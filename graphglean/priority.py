@@ -30,16 +30,24 @@ class _Waiter:
 class PriorityGate:
     """At most ``capacity`` holders at once; a freed place goes to the waiter of highest priority, equal
     priorities first come, first served. Priorities are callables, read when a caller starts waiting and
-    read again for every waiter whenever ``epoch()`` has changed (the estimates behind them were revised)."""
+    read again for every waiter whenever ``epoch()`` has changed (the estimates behind them were revised).
 
-    def __init__(self, capacity: int, epoch: Callable[[], int] | None = None) -> None:
-        self.capacity = capacity
+    ``capacity`` may be a callable, read at every change of hands: a client that cuts its concurrency after a
+    429 then admits no more holders than it sends requests for, so priorities, not the order of waiting
+    inside the client, still decide which calls go. A capacity that grew is filled at the next release."""
+
+    def __init__(self, capacity: int | Callable[[], int], epoch: Callable[[], int] | None = None) -> None:
+        self._capacity = capacity if callable(capacity) else (lambda: capacity)
         self.held = 0
         self._epoch = epoch or (lambda: 0)
         self._seen = self._epoch()
         self._queue: list[tuple[float, int, _Waiter]] = []
         self._waiting = 0
         self._order = itertools.count()
+
+    @property
+    def capacity(self) -> int:
+        return max(1, self._capacity())
 
     @contextlib.asynccontextmanager
     async def slot(self, priority: Callable[[], float]) -> AsyncIterator[None]:
@@ -69,18 +77,19 @@ class PriorityGate:
             raise
 
     def _release(self) -> None:
+        self.held -= 1
         if self._epoch() != self._seen:
             self._seen = self._epoch()
             self._queue = [(-w.priority(), order, w) for _, order, w in self._queue if not w.cancelled]
             heapq.heapify(self._queue)
-        while self._queue:
+        capacity = self.capacity
+        while self._queue and self.held < capacity:
             waiter = heapq.heappop(self._queue)[2]
             if not waiter.cancelled:
-                waiter.granted = True  # the place changes hands: ``held`` stays
+                waiter.granted = True
+                self.held += 1
                 self._waiting -= 1
                 waiter.event.set()
-                return
-        self.held -= 1
 
 
 @attrs.define

@@ -66,7 +66,7 @@ class PassLLM:
         self.client = client
         self.account = account
         self.pass_name = pass_name
-        self.gate = gate or PriorityGate(client.cfg.max_concurrency)
+        self.gate = gate or PriorityGate(lambda: client.concurrency.current)
 
     @property
     def model(self) -> str:
@@ -81,6 +81,12 @@ class PassLLM:
         if result.cached and work is not None:
             work.called(0.0)  # a step all the same: the item's later calls keep their place in its chain
         return result
+
+    async def chat_at_turn(self, build: Callable[[], ChatRequest]) -> ChatResult:
+        """`chat` of the request ``build()`` makes once this call's turn has come: it carries the settings of
+        that moment (a completion cap raised while the call waited), not those of when it started waiting."""
+        async with self._slot():
+            return await self.client.chat(build(), self.account)
 
     async def embed(self, texts: list[str], model: str | None = None) -> EmbeddingResult:
         async with self._slot():
@@ -120,8 +126,10 @@ class Scheduler:
         c = client.cfg.max_concurrency
         self.max_active_items = max_active_items or 4 * c
         self.work: dict[str, PassWork] = {}
-        # one gate for every pass: their calls share the client's request slots
-        self.gate = PriorityGate(c, epoch=lambda: sum(w.version for w in self.work.values()))
+        # one gate for every pass: their calls share the client's request slots, as many as the client sends
+        # at once now (fewer for a while after a 429)
+        self.gate = PriorityGate(lambda: client.concurrency.current,
+                                 epoch=lambda: sum(w.version for w in self.work.values()))
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())

@@ -283,3 +283,20 @@ def test_a_mention_inside_a_longer_name_of_the_same_node_is_one_span():
     g.add_node("ebenezer scrooge", name="Ebenezer Scrooge", aliases=["Scrooge"], source_ids=["c"])
     ground(g, {"c": Chunk("c", "d", 0, text, 0, len(text), 0)})
     assert [text[a:b] for _, a, b in g.nodes["ebenezer scrooge"]["spans"]] == ["Ebenezer Scrooge", "Scrooge"]
+
+
+async def test_the_groups_of_a_long_description_list_are_summarized_at_once():
+    from graphglean.graph.describe import summarize
+    from graphglean.llm.client import ChatClient
+    from graphglean.scheduler import Scheduler
+    from graphglean.tokens import Tokenizer
+
+    descriptions = [f"fact {i} " + "word " * 30 for i in range(12)]  # about 4 groups at a budget of 25
+    async with FakeLLMServer(lambda req: "short", latency=0.2).running() as s:
+        async with ChatClient.from_config(config(s, max_concurrency=8).llm) as client:
+            llm = Scheduler(client).llm("describe")
+            out = await summarize(llm, "A", "entity", descriptions, 25, Tokenizer.cl100k(), "English")
+    assert out == "short"
+    calls = s.chat_requests()
+    assert len(calls) >= 4
+    assert s.max_in_flight == len(calls) - 1  # every group of the first round in flight together, then the last

@@ -178,3 +178,80 @@ async def test_a_cap_the_endpoint_calls_too_large_is_not_fatal_and_not_asked_aga
     assert result.stats.split_passages > 0 and result.stats.failed_chunks == 0
     assert sum(1 for r in s.chat_requests() if r.max_tokens == 4000) == 1  # remembered after the first refusal
     assert issued(text)[0] <= set(result.output.nodes)
+
+
+async def serial_extraction(texts, respond):
+    """Extraction of ``texts`` one call at a time (the order of calls is fixed), at a 60-token cap and a
+    4000-token model limit; (result, the caps asked)."""
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s, model="local", max_concurrency=1)
+        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 60, 4000
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph(texts, cfg)
+    assert result.stats.failed_chunks == 0 and all(issued(t)[0] <= set(result.output.nodes) for t in texts)
+    return result, [r.max_tokens for r in s.chat_requests()]
+
+
+def refusing_above(cap, refusal):
+    inner = capped(dense)
+    return lambda req: Reply(status=400, body=refusal) if req.max_tokens and req.max_tokens > cap else inner(req)
+
+
+async def test_after_the_first_cut_answer_the_pass_asks_at_the_model_limit():
+    texts = [dense_corpus(6, seed=6 * k) for k in range(6)]  # a document, a chunk
+    result, caps = await serial_extraction(texts, capped(dense))
+    # the first answer is cut, and every later call (the first chunk's second one, and the other chunks'
+    # first ones, built when their turn comes) asks at the limit
+    assert result.stats.chunks == 6 and caps == [60] + [4000] * 6
+    assert result.stats.raised_caps == 1 == result.stats.truncated_responses
+
+
+async def test_a_refusal_that_names_the_model_limit_is_asked_again_at_that_limit():
+    too_large = {"error": {"message": "max_tokens is too large: 4000. This model supports at most 1000 completion "
+                           "tokens, whereas you provided 4000.", "type": "invalid_request_error",
+                           "param": "max_tokens", "code": "invalid_value"}}
+    result, caps = await serial_extraction([dense_corpus(6, seed=6 * k) for k in range(4)],
+                                           refusing_above(1000, too_large))
+    assert caps == [60, 4000] + [1000] * 4  # the refused cap is not asked for again
+    assert result.stats.split_passages == 0
+
+
+async def test_a_window_too_small_for_the_raised_cap_sends_the_pass_back_to_the_configured_cap():
+    window = {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested "
+                        "4300 tokens. Please reduce the length of the messages or completion.",
+                        "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    result, caps = await serial_extraction([dense_corpus(6, seed=6 * k) for k in range(4)],
+                                           refusing_above(1000, window))
+    assert caps.count(4000) <= 2  # the first chunk's raise, and at most one call built before it was refused
+    assert result.stats.split_passages > 0
+
+
+def test_the_limit_a_refusal_names():
+    from graphglean.output_limits import stated_limit
+
+    assert stated_limit("This model supports at most 1000 completion tokens, whereas you provided 4000.") == 1000
+    assert stated_limit("max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for "
+                        "claude-opus-4") == 64000
+    assert stated_limit("max_tokens must be less than or equal to 8192") == 8192
+    assert stated_limit("max_tokens is too large: context_length_exceeded") is None
+
+
+async def test_a_window_too_small_for_the_raised_cap_sends_the_pass_back_to_the_configured_cap():
+    texts = [dense_corpus(6, seed=6 * k) for k in range(4)]
+    window = {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested "
+                        "4300 tokens. Please reduce the length of the messages or completion.",
+                        "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    inner = capped(dense)
+
+    def respond(req):
+        return Reply(status=400, body=window) if req.max_tokens and req.max_tokens > 1000 else inner(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s, model="local", max_concurrency=1)
+        cfg.llm.max_tokens, cfg.llm.max_output_tokens = 60, 4000
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph(texts, cfg)
+    caps = [r.max_tokens for r in s.chat_requests()]
+    assert caps.count(4000) <= 2  # the first chunk's raise, and at most one call built before it was refused
+    assert result.stats.failed_chunks == 0 and result.stats.split_passages > 0
+    assert all(issued(t)[0] <= set(result.output.nodes) for t in texts)

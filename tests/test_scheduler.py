@@ -94,3 +94,31 @@ async def test_a_cached_answer_does_not_wait_for_a_request_slot(tmp_path):
 
             await sched.map(fn, ["slow", "cached"], pass_name="p")
     assert done == [("cached", True), ("slow", False)]
+
+
+async def test_after_a_429_the_gate_admits_no_more_calls_than_the_client_sends():
+    from graphglean.testing import Reply
+
+    seen = []  # (gate holders, the client's concurrency) as the server reads each request
+    state = {}
+
+    def respond(req):
+        seen.append((state["sched"].gate.held, state["client"].concurrency.current))
+        if req.number < 8:  # the first round is refused: the client halves its concurrency
+            return Reply('{"error": {"message": "Rate limit reached", "type": "requests"}}', status=429,
+                         headers={"retry-after-ms": "20"})
+        return "ok"
+
+    async with FakeLLMServer(respond, latency=0.02).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=8)) as c:
+            state["client"], state["sched"] = c, Scheduler(c)
+            llm = state["sched"].llm("p")
+
+            async def fn(i):
+                return (await llm.chat(llm.request([{"role": "user", "content": f"item {i}"}]))).text
+
+            outcomes = await state["sched"].map(fn, range(40), pass_name="p")
+    assert all(o.value == "ok" for o in outcomes)
+    assert min(current for _, current in seen) < 8  # the 429s cut the client's concurrency
+    later = seen[len(seen) // 2:]  # the calls that held places before the cut are done by then
+    assert all(held <= current for held, current in later)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphglean.config import LLMConfig
+from graphglean.llm.limits import AdaptiveConcurrency
 from graphglean.llm.records import ChatResult, Usage
 from graphglean.scheduler import Scheduler
 
@@ -19,12 +20,14 @@ class SimClient:
     """A client whose calls take the seconds they are asked for, on trio's clock; checks the slot limit."""
 
     cfg: LLMConfig
+    concurrency: AdaptiveConcurrency = attrs.field(
+        default=attrs.Factory(lambda self: AdaptiveConcurrency(self.cfg.max_concurrency), takes_self=True))
     in_flight: int = 0
     most_in_flight: int = 0
     calls: list[tuple[float, float]] = attrs.field(factory=list)  # (start, end)
 
     async def chat(self, seconds, account=None, slot=None) -> ChatResult:
-        async with slot():
+        async with slot(), self.concurrency.limiter:  # as the real client: its own, adaptive, limit inside
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
             start = trio.current_time()
@@ -175,3 +178,36 @@ async def test_a_freed_slot_goes_to_the_highest_priority_waiter():
             scope.cancel()
             await take("never", 100)
     assert got == ["first", "high", "low", "low too"] and gate.held == 0
+
+
+def test_after_the_client_cuts_its_concurrency_the_long_chain_still_goes_first():
+    """Four slots, cut to two at t=0.5 (a 429): the long chain's next call must not queue inside the client
+    behind short items the gate let in at the old size."""
+    chains = [[1.0, 1.0, 1.0]] + [[1.0]] * 16
+
+    async def main():
+        client = SimClient(LLMConfig(max_concurrency=4))
+        sched = Scheduler(client)
+        llm = sched.llm("sim")
+        starts = {}
+
+        async def fn(i):
+            for step, seconds in enumerate(chains[i]):
+                result = await llm.chat(seconds)
+                starts[i, step] = client.calls[-1][0]
+            return result
+
+        async def cut():
+            await trio.sleep(0.5)
+            client.concurrency.on_rate_limited()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(cut)
+            await sched.map(fn, range(len(chains)), pass_name="sim", weight=lambda i: 3.0 if i == 0 else 1.0)
+        return starts
+
+    starts = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert starts[0, 0] == 0.0
+    # each of the chain's later calls starts as soon as two slots' worth of calls allows: at most one second
+    # after its previous one ended
+    assert starts[0, 1] <= 2.0 and starts[0, 2] <= starts[0, 1] + 2.0

@@ -85,16 +85,36 @@ def group_prompt(name: str, kind: str, group: list[str], language: str) -> str:
 async def summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str], budget: int,
                     tokenizer: Tokenizer, language: str, memo: SummaryMemo | None = None) -> str:
     """One description from ``descriptions``: groups of up to 4x ``budget`` tokens are summarized, then their
-    summaries, until one is left."""
+    summaries, until one is left. The groups of a round are asked at once: a long list's summary takes as
+    many call times as it has rounds, not as it has groups."""
     memo = memo or SummaryMemo()
     while True:
         groups = _groups(descriptions, budget * 4, tokenizer)
         if len(groups) == len(descriptions) > 1:  # each alone fills the budget: no round would shrink the list
             groups = [descriptions]
-        outs = [await memo.ask(llm, group_prompt(name, kind, group, language), budget) for group in groups]
+        outs = await _each(memo, llm, [group_prompt(name, kind, group, language) for group in groups], budget)
         if len(outs) == 1:
             return outs[0]
         descriptions = outs
+
+
+async def _each(memo: SummaryMemo, llm: PassLLM, prompts: list[str], budget: int) -> list[str]:
+    """The answers to ``prompts``, asked concurrently; the first error (in prompt order) is raised."""
+    outs: list[str | BaseException | None] = [None] * len(prompts)
+
+    async def one(i: int) -> None:
+        try:
+            outs[i] = await memo.ask(llm, prompts[i], budget)
+        except Exception as e:  # noted, so the others still finish and land in the memo
+            outs[i] = e
+
+    async with trio.open_nursery() as nursery:
+        for i in range(len(prompts)):
+            nursery.start_soon(one, i)
+    for out in outs:
+        if isinstance(out, BaseException):
+            raise out
+    return [str(out) for out in outs]
 
 
 def needs_summary(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> bool:

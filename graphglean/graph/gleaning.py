@@ -18,8 +18,9 @@ import trio
 
 from ..answers import strip_reasoning
 from ..errors import FATAL, LLMError, LLMParameterError, LLMRequestError
-from ..llm.records import ChatResult, Usage
+from ..llm.records import ChatRequest, ChatResult, Usage
 from ..llm.server_tokens import single_token_ids
+from ..output_limits import stated_limit
 from ..scheduler import PassLLM
 from ..tokens import Tokenizer
 from .parser import RecordParser
@@ -84,6 +85,12 @@ def _yes_no(text: str) -> str:
     """"y" or "n" for a clear answer, "" for an unclear one."""
     answer = strip_reasoning(text).strip().strip(".!\"'").lower()
     return answer[:1] if answer.startswith(("y", "n")) else ""
+
+
+def _about_size(e: LLMError) -> bool:
+    """Whether a refusal may be about the completion cap: a max_tokens the endpoint calls too large, or a
+    prompt plus cap over the model's window."""
+    return isinstance(e, LLMRequestError) and (e.is_about("max_tokens") or e.kind == "context_length")
 
 
 def _clear(text: str) -> bool:  # an unclear YES/NO is not kept: a later run asks again
@@ -170,8 +177,8 @@ def split_point(text: str) -> int | None:
 class GleaningLoop:
     """Extraction of one chunk: the first answer, then gleaning rounds while the model says there is more.
 
-    An answer cut by the completion cap is asked again at the model's output limit; cut even there, the passage
-    is halved at a break near its middle and each half gets its own loop (``max_splits`` deep). A model stuck
+    An answer cut by the completion cap is asked again at the model's output limit, and the loop's later calls
+    are asked at that limit straight away; cut even there, the passage is halved at a break near its middle and each half gets its own loop (``max_splits`` deep). A model stuck
     repeating itself is not asked again: its answer holds all it had to say.
     """
 
@@ -179,8 +186,10 @@ class GleaningLoop:
                  max_tokens: int | None = None, output_limit: int | None = None, max_splits: int = 0,
                  valid: Callable[[str], bool] | None = None) -> None:
         self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
-        self.max_tokens = max_tokens
+        self.cap = max_tokens  # the configured completion cap
+        self.max_tokens = max_tokens  # the pass's cap now: the output limit after the first cut answer
         self.output_limit = output_limit
+        self._raise_pass = True
         self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
         f = prompts.fields
@@ -215,28 +224,78 @@ class GleaningLoop:
                 return
 
     async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
-        """The answer, asked again at the output limit when the cap cut it (unless it is a loop)."""
-        result = await self.llm.chat(self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid))
+        """The answer, asked again at the output limit when the cap cut it (unless it is a loop). The first cut
+        answer raises the pass's cap to the limit: a corpus whose answers outgrow the cap would otherwise pay a
+        cut answer and a second call for each of them (a model ends an answer that fits of its own accord)."""
+        cap = 0
+
+        def build() -> ChatRequest:  # at the call's turn: a cap raised while it waited applies
+            nonlocal cap
+            cap = self.max_tokens or 0
+            return self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid)
+
+        try:
+            result = await self.llm.chat_at_turn(build)
+        except LLMRequestError as e:
+            if cap <= (self.cap or 0) or not _about_size(e):
+                raise
+            if cap == (self.max_tokens or 0):
+                self._refused(e, cap)
+            return await self._answer(messages, tally)  # at the cap of now
         tally.usage += result.usage
         tally.truncated += int(result.truncated)
-        limit = self.output_limit or 0
-        if not result.truncated or limit <= (self.max_tokens or 0) or self._looping(result, tally, count=False):
+        if (not result.truncated or (self.output_limit or 0) <= cap
+                or self._looping(result, tally, count=False)):
             return result
-        try:
-            bigger = await self.llm.chat(self.llm.request(messages, max_tokens=limit, valid=self.valid))
-        except LLMParameterError as e:
-            if not e.is_about("max_tokens"):
-                raise
-            self.output_limit = None  # the endpoint takes no cap this large: split passages from now on
-            return result
-        except FATAL:
-            raise
-        except LLMError:  # a window too small for the limit: splitting the passage is the way left
+        if self._raise_pass:
+            self.max_tokens = max(self.max_tokens or 0, self.output_limit or 0)
+        raised = await self._at_limit(messages, cap)
+        if raised is None:
             return result
         tally.raised += 1
-        tally.usage += bigger.usage
-        tally.truncated += int(bigger.truncated)
-        return bigger
+        tally.usage += raised.usage
+        tally.truncated += int(raised.truncated)
+        return raised
+
+    async def _at_limit(self, messages: list[dict[str, str]], cap: int) -> ChatResult | None:
+        """The answer at the output limit; None when the endpoint takes no cap above ``cap``."""
+        limit = 0
+
+        def build() -> ChatRequest:  # at the call's turn: what another call learned meanwhile applies
+            nonlocal limit
+            limit = self.output_limit or 0
+            return self.llm.request(messages, max_tokens=max(limit, cap + 1), valid=self.valid)
+
+        while (self.output_limit or 0) > cap:
+            try:
+                result = await self.llm.chat_at_turn(build)
+            except LLMParameterError as e:
+                if not e.is_about("max_tokens"):
+                    raise
+                if limit == (self.output_limit or 0):
+                    self._refused(e, limit)
+                continue
+            except FATAL:
+                raise
+            except LLMError as e:  # a window too small for the limit: splitting the passage is the way left
+                if _about_size(e) and limit == (self.output_limit or 0):
+                    self._refused(e, limit)
+                return None
+            return result if limit > cap else None  # the limit fell to the cap while this call waited
+        return None
+
+    def _refused(self, e: LLMError, cap: int) -> None:
+        """A request at ``cap``, above the configured cap, was refused for its size: a limit the refusal names
+        is asked at from now on; else the pass goes back to the configured cap and splits the passages of cut
+        answers instead of asking again (the endpoint takes no such cap, or its window holds no such answer)."""
+        stated = stated_limit(f"{e} {e.body}") if isinstance(e, LLMRequestError) and e.is_about("max_tokens") else None
+        if stated is not None and (self.cap or 0) < stated < cap:
+            self.output_limit = stated
+            self.max_tokens = min(self.max_tokens or stated, stated) if self._raise_pass else self.max_tokens
+            return
+        self._raise_pass = False
+        self.max_tokens = self.cap
+        self.output_limit = None
 
     def _looping(self, result: ChatResult, tally: _Tally, count: bool = True) -> bool:
         """A cut answer that repeats its records: asking for more would buy more of the same."""

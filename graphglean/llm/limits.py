@@ -277,6 +277,11 @@ class AdaptiveConcurrency:
         self._last_cut = -math.inf
         self._cut_to = maximum
 
+    @property
+    def current(self) -> int:
+        """Requests allowed in flight now."""
+        return int(self.limiter.total_tokens)
+
     def on_rate_limited(self, sent_at: float | None = None) -> None:
         now = self._clock()
         if (now - self._last_cut < 1.0) if sent_at is None else (sent_at < self._last_cut):
