@@ -112,8 +112,8 @@ async def test_fatal_refusal_still_stops_the_map():
 
 
 async def test_an_unrelated_400_does_not_switch_off_logit_bias():
-    """A gleaning check refused for its length fails its chunk; it is not asked again without bias, and the
-    other chunks keep their bias."""
+    """A gleaning check refused for its length ends that chunk's gleaning with its first answer kept; it is not
+    asked again without bias, and the other chunks keep their bias."""
     long_check = lambda r: r.max_tokens == 1 and "Carol" in r.prompt
     respond = refusing(synthetic, long_check, refusal("context_length", "llama-cpp-python"))
     async with FakeLLMServer(respond, tokenizer=lambda t: {"YES": [5], "NO": [6]}.get(t, [1, 2])).running() as s:
@@ -122,9 +122,37 @@ async def test_an_unrelated_400_does_not_switch_off_logit_bias():
         text = "Alice Smith met Bob Jones in Paris. " * 4 + "Carol King came later from Rome. " * 4
         result = await extract_graph(text, cfg)
     checks = [r for r in s.chat_requests() if r.max_tokens == 1]
-    assert len(result.failed) == 1 and isinstance(result.failed[0].error, LLMRequestError)
+    assert not result.failed and result.stats.outgrown_windows == 1
     assert all(r.logit_bias == {"5": 100.0, "6": 100.0} for r in checks)
-    assert "alice smith" in result.output
+    assert "alice smith" in result.output and "carol king" in result.output
+
+
+@pytest.mark.parametrize("outgrown", ["check", "continuation"])
+async def test_a_later_round_past_the_window_keeps_the_chunks_earlier_answers(outgrown, tmp_path):
+    """A local model's window holds the first extraction but not a later round: the chunk keeps what it was
+    told (before: the whole chunk failed, on every re-run); a re-run is answered from the cache but for the one
+    refused call."""
+    def past_window(r):
+        turns = [m["role"] for m in r.body["messages"]]
+        return "assistant" in turns and (r.max_tokens == 1) == (outgrown == "check")
+
+    def respond(r):
+        if r.max_tokens == 1 and outgrown == "continuation":
+            return "YES"
+        return synthetic(r)
+
+    refused = refusal("context_length", "llama-cpp-python")
+    async with FakeLLMServer(refusing(respond, past_window, refused)).running() as s:
+        cfg = config(s, model="llama3.1")
+        cfg.llm.cache.mode, cfg.llm.cache.path = "readwrite", str(tmp_path / "cache.sqlite")
+        cfg.graph.max_gleanings = 2
+        result = await extract_graph("Alice Smith met Bob Jones in Paris.", cfg)
+        asked = len(s.chat_requests())
+        again = await extract_graph("Alice Smith met Bob Jones in Paris.", cfg)
+    assert not result.failed and result.stats.outgrown_windows == 1
+    assert "alice smith" in result.output and "bob jones" in result.output
+    assert dict(again.output.nodes(data=True)) == dict(result.output.nodes(data=True))
+    assert len(s.chat_requests()) == asked + 1
 
 
 async def test_logit_bias_refusal_still_falls_back():

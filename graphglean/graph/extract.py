@@ -54,6 +54,7 @@ class GraphStats:
     raised_caps: int = 0  # cut answers asked again at the model's output limit
     split_passages: int = 0  # passages halved because even that limit cut their answer
     repetition_loops: int = 0  # cut answers that were a model repeating itself
+    outgrown_windows: int = 0  # chunks whose gleaning stopped at the model's context window (earlier answers kept)
     cut_records: int = 0  # unfinished last records of answers that stayed cut (kept as text, not read)
     repeated_records: int = 0  # records an answer gave again (read once)
     placeholder_rows: int = 0  # format lines copied from the prompt (no nodes)
@@ -215,6 +216,7 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
             stats.raised_caps += ex.raised
             stats.split_passages += ex.splits
             stats.repetition_loops += ex.loops
+            stats.outgrown_windows += ex.outgrown
             stats.unclear_checks += ex.unclear
             stats.prompt_tokens += ex.prompt_tokens
             stats.completion_tokens += ex.completion_tokens

@@ -115,6 +115,7 @@ class ChunkExtraction:
     raised: int = 0  # answers asked again at the model's output limit
     splits: int = 0  # passages halved because even that limit cut their answer
     loops: int = 0  # cut answers that were a model repeating itself (not asked again)
+    outgrown: int = 0  # gleaning stopped because the conversation outgrew the model's context window
 
     def span(self, i: int) -> tuple[int, int] | None:
         return (self.spans[i][0], self.spans[i][1]) if i < len(self.spans) else None
@@ -143,6 +144,7 @@ class _Tally:
     raised: int = 0
     splits: int = 0
     loops: int = 0
+    outgrown: int = 0
 
     def answer(self, text: str, start: int, end: int, cut: bool) -> None:
         self.responses.append(text)
@@ -153,7 +155,7 @@ class _Tally:
         for name in ("responses", "spans", "cut"):
             getattr(self, name).extend(getattr(other, name))
         self.usage += other.usage
-        for name in ("rounds", "checks", "unclear", "truncated", "raised", "splits", "loops"):
+        for name in ("rounds", "checks", "unclear", "truncated", "raised", "splits", "loops", "outgrown"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -201,27 +203,39 @@ class GleaningLoop:
         u = tally.usage
         return ChunkExtraction(chunk_id, tally.responses, tally.rounds, tally.checks, u.prompt_tokens,
                                u.completion_tokens, tally.truncated, tally.unclear, tally.spans, tally.cut,
-                               tally.raised, tally.splits, tally.loops)
+                               tally.raised, tally.splits, tally.loops, tally.outgrown)
 
     async def _loop(self, text: str, offset: int, depth: int, tally: _Tally) -> None:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
         for round_ in range(self.max_gleanings + 1):
-            if round_:
-                messages.append({"role": "assistant", "content": tally.responses[-1]})
-                tally.checks += 1
-                more, clear, check_usage = await self.check.ask(
-                    [*messages, {"role": "user", "content": self.prompts.loop_prompt}])
-                tally.usage += check_usage
-                tally.unclear += int(not clear)
-                if not more:
-                    return
-                messages.append({"role": "user", "content": self.prompts.continue_prompt})
-                tally.rounds += 1
-            result = await self._answer(messages, tally)
+            try:
+                result = await (self._glean(messages, tally) if round_ else self._answer(messages, tally))
+            except LLMRequestError as e:
+                # a later round outgrew a small model's window: the answers so far are the chunk's (a re-run
+                # would outgrow it again); the first answer has no such fallback and fails the chunk
+                if not round_ or e.kind != "context_length":
+                    raise
+                tally.outgrown += 1
+                return
+            if result is None:
+                return
             tally.answer(result.text, offset, offset + len(text), result.truncated)
             if result.truncated and not self._looping(result, tally):
                 await self._split(text, offset, depth, tally)
                 return
+
+    async def _glean(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult | None:
+        """A gleaning round: ask whether entities were missed, and if so, for the rest (None when not)."""
+        messages.append({"role": "assistant", "content": tally.responses[-1]})
+        tally.checks += 1
+        more, clear, check_usage = await self.check.ask([*messages, {"role": "user", "content": self.prompts.loop_prompt}])
+        tally.usage += check_usage
+        tally.unclear += int(not clear)
+        if not more:
+            return None
+        messages.append({"role": "user", "content": self.prompts.continue_prompt})
+        tally.rounds += 1
+        return await self._answer(messages, tally)
 
     async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
         """The answer, asked again at the output limit when the cap cut it (unless it is a loop). The first cut
