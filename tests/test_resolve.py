@@ -375,3 +375,89 @@ def test_spans_of_a_merged_node_cover_every_name():
     out = resolve_entities_sync(g, method="rules").graph
     ground(out, {"c": Chunk("c", "d", 0, text, 100, 100 + len(text), 12)})
     assert out.nodes["ebenezer scrooge"]["spans"] == [["c", 100, 116], ["c", 128, 139]]
+
+
+def replay_with_careful_resolution(folder: str, labels: dict):
+    """The recorded answers of a real model for extraction, a careful reader for resolution questions."""
+    from graphglean.testing.responders import ReplayResponder
+
+    replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    careful = careful_model(labels)
+    return lambda req: careful(req) if re.search(r"^Pair 1$", req.last_user, re.M) else replay(req)
+
+
+def chunks_file(folder: str, path: Path) -> Path:
+    with open(shared_path("realdata", folder, "replay.jsonl"), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    path.write_text("".join(json.dumps({"id": r["chunk_id"], "text": r["content"]}) + "\n" for r in rows))
+    return path
+
+
+async def test_dry_run_bounds_the_resolution_calls_a_run_makes(tmp_path):
+    import io
+
+    from graphglean.pipeline import run
+
+    folder = "lightrag-gpt4o-mini-dickens"
+    labels = json.loads(shared_path("realdata", "er_gold", f"{folder}.json").read_text())
+    async with FakeLLMServer(replay_with_careful_resolution(folder, labels)).running() as s:
+        cfg = config(s)
+        cfg.input.path, cfg.input.format = str(chunks_file(folder, tmp_path / "chunks.jsonl")), "chunks"
+        cfg.output.dir = str(tmp_path / "out")
+        cfg.graph.description_max_tokens = 100000  # no description summaries: only resolution is compared
+        dry = {r["pass"]: r for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+        assert s.requests == []
+        report = (await run(cfg, out=io.StringIO())).report
+        asked = [r for r in s.chat_requests() if r.last_user.startswith("Each numbered pair")]
+        embedded = [r for r in s.requests if r.path.endswith("/embeddings")]
+        cfg.graph.resolve.method = "rules"
+        rules = {r["pass"] for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+    resolution = report["passes"][0]["resolution"]
+    assert resolution["method"] == "llm" and len(asked) == -(-resolution["llm_pairs"] // cfg.graph.resolve.llm_batch)
+    assert 0 < len(asked) <= dry["graph.resolve"]["calls_max"] and dry["graph.resolve"]["tokens_in_est"] > 0
+    assert 0 < len(embedded) <= dry["graph.resolve.embed"]["calls_max"]
+    assert rules == {"graph"}  # the rules ask nothing
+
+
+async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path):
+    import io
+
+    from graphglean.pipeline import run
+
+    def model(req):
+        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+        return "\n".join(f"{n}: DIFFERENT" for n in pairs)
+
+    async with FakeLLMServer(model).running() as s:
+        cfg = config(s)  # the response cache is off: only the run store may save a call
+        cfg.graph.method, cfg.graph.resolve.method = "nlp", "llm"
+        cfg.input.path = str(Path(__file__).parent.parent / "examples" / "a_christmas_carol_stave1.txt")
+        cfg.output.dir = str(tmp_path / "out")
+        dry = {r["pass"]: r for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+        first = (await run(cfg, out=io.StringIO())).report["passes"][0]
+        paid = [r for r in s.requests if r.path.endswith(("/chat/completions", "/embeddings"))]
+        asked = len(s.chat_requests())
+        again = (await run(cfg, out=io.StringIO())).report["passes"][0]
+        assert len(s.chat_requests()) == asked  # every answer came from the run store
+    assert first["resolution"]["method"] == "llm" and first["resolution"]["llm_pairs"] > 0
+    assert first["calls"] == len(paid) > 0 and again["resolution"] == first["resolution"]
+    assert dry["graph"]["calls_max"] == 0 and 0 < asked <= dry["graph.resolve"]["calls_max"]
+
+
+async def test_offline_extract_graph_resolves_on_the_callers_scheduler():
+    from graphglean.graph.extract import extract_graph
+    from graphglean.llm.client import ChatClient
+    from graphglean.scheduler import Scheduler
+
+    def model(req):
+        return "\n".join(f"{n}: DIFFERENT" for n in re.findall(r"^Pair (\d+)$", req.last_user, re.M))
+
+    text = "Ebenezer Scrooge met Marley. Mr. Marley and Old Jacob Marley walked to London with Scrooge."
+    async with FakeLLMServer(model).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.method = "llm"
+        async with ChatClient.from_config(cfg.llm) as client:
+            scheduler = Scheduler(client)
+            result = await extract_graph([text], cfg, scheduler=scheduler, method="nlp")
+    assert result.stats.resolution["method"] == "llm"
+    assert scheduler.accounts["graph.resolve.embed"].calls >= 1  # counted on the caller's scheduler

@@ -31,7 +31,7 @@ from .nlp import extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
-from .resolve import AnswerMemo, resolve_entities
+from .resolve import AnswerMemo, asks_llm, resolve_entities
 from .stream import DescriptionStream
 from .workload import chunk_weight
 
@@ -271,7 +271,9 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
         chosen = "llm" if cfg.llm.has_endpoint else "nlp"
     if chosen == "nlp":
         stats = GraphStats(chunks=len(chunks))
-        graph = await build_graph(chunks, None, cfg, None, tokenizer, stats)
+        # the offline graph asks the LLM only to resolve entities (method llm), on a given scheduler
+        graph = await build_graph(chunks, None, cfg, scheduler if asks_llm(cfg, offline=True) else None,
+                                  tokenizer, stats)
         return GraphExtractionResult(graph, sources, stats)
     if scheduler is None:
         from ..llm.client import ChatClient

@@ -236,6 +236,13 @@ def _combined(graph: nx.Graph, r: "_Resolver", clusters: "_Clusters", log: list[
     return Resolution(out, log, stats)
 
 
+def asks_llm(cfg: Config, offline: bool) -> bool:
+    """Whether a run's resolution stage asks the LLM: ``method: llm``, or ``auto`` with an endpoint for a graph
+    the LLM built (the offline graph asks no LLM unless ``method: llm`` says so)."""
+    rc = cfg.graph.resolve
+    return rc.enabled and (rc.method == "llm" or (rc.method == "auto" and not offline and cfg.llm.has_endpoint))
+
+
 def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: Any) -> Resolution:
     """`resolve_entities` from synchronous code, including a Jupyter cell where an asyncio loop is running."""
     from ..sync import run_sync
@@ -243,4 +250,5 @@ def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: A
     return run_sync(resolve_entities, graph, config, **kw)
 
 
-__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "resolve_entities", "resolve_entities_sync"]
+__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "asks_llm", "resolve_entities",
+           "resolve_entities_sync"]

@@ -11,6 +11,7 @@ import attrs
 import numpy as np
 import trio
 
+from ..config import ResolveConfig
 from ..prompts import load_template, render
 from ..scheduler import Scheduler
 from .blocking import vector_pairs
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from .resolve import _Clusters, _Resolver
 
 PASS = "graph.resolve"
+EMBED_BATCH = 256  # texts per embedding call
 _ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
@@ -39,7 +41,7 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
     llm = scheduler.llm(PASS + ".embed")
     texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
-    batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
+    batches = [list(range(k, min(k + EMBED_BATCH, len(texts)))) for k in range(0, len(texts), EMBED_BATCH)]
 
     async def one(batch: list[int]) -> list[list[float]]:
         return (await llm.embed([texts[i] for i in batch])).vectors
@@ -58,6 +60,14 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
             r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
         found.add((i, j))
     return found
+
+
+def call_bound(entities: int, rc: ResolveConfig) -> tuple[int, int]:
+    """At most how many chat calls and embedding calls the LLM tier makes for a graph of ``entities`` nodes:
+    a question names two nodes, a node is in at most ``llm_pairs_per_entity`` questions, and
+    ``llm_batch`` questions make one call (retries aside)."""
+    asked = entities * rc.llm_pairs_per_entity // 2
+    return -(-asked // rc.llm_batch), (-(-entities // EMBED_BATCH) if rc.embeddings else 0)
 
 
 def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
