@@ -192,9 +192,12 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
                                                             abandon_on_cancel=True)
     if method == "llm" and scheduler is not None:
         if rc.embeddings:
-            pairs = sorted(set(pairs) | await similar_pairs(r, scheduler, rc.max_block))
+            close = await similar_pairs(r, scheduler, rc.max_block)
+            pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close), abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
-        asked = questions(r, clusters, pairs, rc.llm_pairs_per_entity)
+        # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
+        asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
+                                              abandon_on_cancel=True)
         stats.llm_pairs = len(asked)
         answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
         stats.llm_unanswered = sum(1 for p in asked if p not in answers)
@@ -204,7 +207,8 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
                 links.append((i, j, Verdict(SAME, 0.7, f"LLM: {r.verdict(i, j).rule or 'no rule applies'}")))
             else:
                 r.llm_different.add((i, j))
-        stats.llm_merges = r.cluster(clusters, links, "llm", log, stats)
+        stats.llm_merges = await trio.to_thread.run_sync(r.cluster, clusters, links, "llm", log, stats,
+                                                         abandon_on_cancel=True)
     return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, stats, abandon_on_cancel=True)
 
 

@@ -50,6 +50,11 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
         if outcome.ok and outcome.value is not None:
             rows.update(zip(outcome.item, outcome.value))
+    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
+    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
+
+
+def _close_pairs(r: "_Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
     index = sorted(rows)
     if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
         return set()
