@@ -216,16 +216,23 @@ def test_any_graph_resolves_even_a_bare_one():
 
 
 def careful_model(labels: dict, log: list | None = None):
-    """Answers resolution questions as a careful reader would: SAME only for pairs labelled the same."""
-    same = {frozenset((canon(a), canon(b))) for a, b, _ in labels["same"]}
+    """Answers resolution questions as a careful reader would: SAME only for names the labels make one entity
+    (pairs labelled the same, and what they chain to: "The Ghost of X" = "Ghost of X" = "Spirit of X")."""
+    group = nx.utils.UnionFind()
+    for a, b, _ in labels["same"]:
+        group.union(canon(a), canon(b))
+    different = {frozenset((canon(a), canon(b))) for a, b in labels["different"]}
+
+    def same(a: str, b: str) -> bool:
+        a, b = canon(a), canon(b)
+        return a in group.parents and b in group.parents and group[a] == group[b] and {a, b} not in different
 
     def respond(req):
         prompt = req.last_user
         pairs = re.findall(r'^Pair (\d+)\nA: "(.*?)" .*?\nB: "(.*?)" ', prompt, re.M)
         if log is not None:
             log.extend((a, b) for _, a, b in pairs)
-        return "\n".join(f"{n}: {'SAME' if frozenset((canon(a), canon(b))) in same else 'DIFFERENT'}"
-                         for n, a, b in pairs)
+        return "\n".join(f"{n}: {'SAME' if same(a, b) else 'DIFFERENT'}" for n, a, b in pairs)
     return respond
 
 
@@ -461,3 +468,34 @@ async def test_offline_extract_graph_resolves_on_the_callers_scheduler():
             result = await extract_graph([text], cfg, scheduler=scheduler, method="nlp")
     assert result.stats.resolution["method"] == "llm"
     assert scheduler.accounts["graph.resolve.embed"].calls >= 1  # counted on the caller's scheduler
+
+
+async def test_a_node_s_few_questions_go_to_its_likeliest_pairs():
+    fever = "a viral infection that mosquitoes transmit, with high fever and joint pain"
+    others = [("Dengue Cases", "counts of reported cases per district"), ("Dengue Control", "spraying programmes"),
+              ("Dengue Cohort Studies", "long studies that follow children"), ("Dengue Mosquitoes", "Aedes insects"),
+              ("Dengue Transmission", "how the spread is modelled"), ("Urban Dengue", "outbreaks in large cities")]
+    g = graph_of([("Dengue", "disease", f"Dengue is {fever}."), *[(n, "disease", f"{n}: {d}.") for n, d in others],
+                  ("Dengue Fever", "disease", f"Dengue fever is {fever}.")])  # last: the highest index
+    labels = {"same": [["Dengue", "Dengue Fever", "knowledge"]], "different": []}
+    asked: list = []
+    async with FakeLLMServer(careful_model(labels, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        resolution = await resolve_entities(g, cfg, method="llm")
+    assert resolution.stats.llm_pairs <= 4 * len(g)  # the cap still holds ...
+    assert sum("Dengue" in (a, b) for a, b in asked) == cfg.graph.resolve.llm_pairs_per_entity
+    assert together(resolution.graph, "Dengue", "Dengue Fever")  # ... and the likeliest pair was asked
+
+
+@pytest.mark.parametrize("folder,labels", LABELLED[1:], ids=[f for f, _ in LABELLED[1:]])
+async def test_llm_tier_raises_knowledge_recall_on_every_labelled_set(folder, labels):
+    labels = labels()
+    graph = graphrag_graph() if folder == "graphrag" else recorded_graph(folder)
+    rules = await resolve_entities(graph, Config(), method="rules")
+    async with FakeLLMServer(careful_model(labels)).running() as s:
+        llm = await resolve_entities(graph, config(s), method="llm")
+    rule_recall, _ = scores(rules.graph, labels)
+    recall, false_merges = scores(llm.graph, labels)
+    assert recall["knowledge"] > rule_recall["knowledge"] and recall["surface"] >= rule_recall["surface"]
+    assert false_merges == []

@@ -80,7 +80,9 @@ def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]
     """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
     unsure = [(i, j, v) for i, j in pairs
               if (v := r.verdict(i, j)).kind == UNSURE and clusters.find(i) != clusters.find(j)]
-    unsure.sort(key=lambda t: (-t[2].score, t[0], t[1]))
+    # ties ("Dengue" against "Dengue Virus", "Dengue Cases", "Dengue Fever", ...) go to the pairs whose
+    # descriptions and neighbours agree most: with a few questions per node, the likeliest are asked
+    unsure.sort(key=lambda t: (-t[2].score, -r.evidence.context(r.profiles[t[0]], r.profiles[t[1]]), t[0], t[1]))
     asked, seen, count = [], set(), {}
     for i, j, _ in unsure:
         ci, cj = clusters.find(i), clusters.find(j)
