@@ -499,3 +499,21 @@ async def test_llm_tier_raises_knowledge_recall_on_every_labelled_set(folder, la
     recall, false_merges = scores(llm.graph, labels)
     assert recall["knowledge"] > rule_recall["knowledge"] and recall["surface"] >= rule_recall["surface"]
     assert false_merges == []
+
+
+async def test_blocking_crosses_types_and_a_type_conflict_is_evidence():
+    g = graph_of([("Counting-House", "organization", "Scrooge and Marley's counting-house, where Bob works."),
+                  ("The Counting House", "geo", "The counting house where Scrooge keeps Bob at work."),
+                  ("Jordan", "person", "Jordan is a boatman who ferries pilgrims."),
+                  ("The Jordan", "geo", "The Jordan is the river the pilgrims cross.")])
+    rules = (await resolve_entities(g, method="rules")).graph
+    merged = rules.nodes[normalize_name("Counting-House")]
+    assert together(rules, "Counting-House", "The Counting House") and merged["type_conflict"] is True
+    assert set(merged["types"]) == {"organization", "geo"}
+    assert not together(rules, "Jordan", "The Jordan")  # a person and a place: the name alone is not enough
+    asked: list = []
+    async with FakeLLMServer(careful_model({"same": [], "different": []}, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        await resolve_entities(g, cfg, method="llm")
+    assert {frozenset(p) for p in asked} == {frozenset(("Jordan", "The Jordan"))}  # ... so the LLM is asked
