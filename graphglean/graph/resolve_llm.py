@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 import attrs
@@ -12,6 +13,7 @@ import numpy as np
 import trio
 
 from ..config import ResolveConfig
+from ..errors import FATAL
 from ..prompts import load_template, render
 from ..scheduler import Scheduler
 from .blocking import vector_pairs
@@ -47,7 +49,14 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
         return (await llm.embed([texts[i] for i in batch])).vectors
 
     rows: dict[int, list[float]] = {}
-    for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
+    try:
+        outcomes = await scheduler.map(one, batches, pass_name=PASS + ".embed")
+    except FATAL as e:  # a chat-only endpoint (no such model, no route): the rules' candidates still stand
+        warnings.warn(f"graph.resolve.embeddings: {e}; entity resolution goes on without embeddings (set "
+                      "graph.resolve.embeddings: false, or llm.embedding_model to a model the endpoint serves)",
+                      stacklevel=2)
+        return set()
+    for outcome in outcomes:
         if outcome.ok and outcome.value is not None:
             rows.update(zip(outcome.item, outcome.value))
     # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
