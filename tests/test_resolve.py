@@ -517,3 +517,28 @@ async def test_blocking_crosses_types_and_a_type_conflict_is_evidence():
         cfg.graph.resolve.embeddings = False
         await resolve_entities(g, cfg, method="llm")
     assert {frozenset(p) for p in asked} == {frozenset(("Jordan", "The Jordan"))}  # ... so the LLM is asked
+
+
+async def test_an_endpoint_without_embeddings_resolves_without_them():
+    # a chat-only server (Ollama or vLLM serving one chat model): /embeddings answers 404 for the model
+    labels = {"same": [["Dengue", "Dengue Fever", "knowledge"]], "different": []}
+    g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever.")])
+    async with FakeLLMServer(careful_model(labels), embedding_dim=0).running() as s:
+        with pytest.warns(UserWarning, match=r"graph\.resolve\.embeddings: .*404.*without embeddings"):
+            resolution = await resolve_entities(g, config(s), method="llm")
+        embedded = [r for r in s.requests if r.path.endswith("/embeddings")]
+    assert embedded and together(resolution.graph, "Dengue", "Dengue Fever")  # the LLM tier still ran
+
+
+@pytest.mark.parametrize("short,long", [("Christmas", "Christmas Eve"), ("Texas", "Texas Rangers"),
+                                        ("Grand Canyon", "The Grand Canyons Trail")])
+async def test_a_word_that_ends_in_s_is_shared_wherever_it_stands(short, long):
+    # the singular rule reads "Christmas" as "christma": it must read it so in both names, or they share nothing
+    g = graph_of([(short, "event", f"{short} is a name."), (long, "event", f"{long} is another.")])
+    asked: list = []
+    async with FakeLLMServer(careful_model({"same": [], "different": []}, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        await resolve_entities(g, cfg, method="llm")
+    assert [frozenset(p) for p in asked] == [frozenset((short, long))]
