@@ -542,3 +542,32 @@ async def test_a_word_that_ends_in_s_is_shared_wherever_it_stands(short, long):
         cfg.graph.resolve.embeddings = False
         await resolve_entities(g, cfg, method="llm")
     assert [frozenset(p) for p in asked] == [frozenset((short, long))]
+
+
+async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room():
+    from graphglean.testing import Reply
+    from graphglean.testing.fake_llm import rough_tokens
+
+    labels = {"same": [["Dengue", "Dengue Fever", "knowledge"]], "different": []}
+    careful = careful_model(labels)
+
+    def thinker(req):  # thinks first, like qwen3 or deepseek-r1, and stops where max_tokens says
+        text = "<think>" + "Let me weigh the names and the descriptions carefully. " * 30 + "</think>\n" + careful(req)
+        cap = req.max_tokens or 10**6
+        return Reply(text[:cap * 4], finish_reason="length") if rough_tokens(text) > cap else text
+
+    g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever.")])
+    saved: dict = {}
+
+    async def save(key, answer):
+        saved[key] = answer
+
+    async with FakeLLMServer(thinker).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        resolution = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo({}, save))
+        caps = [r.max_tokens for r in s.chat_requests()]
+    assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
+    assert caps == [24, cfg.llm.max_tokens]
+    assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept

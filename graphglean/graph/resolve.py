@@ -199,7 +199,7 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
         asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
                                               abandon_on_cancel=True)
         stats.llm_pairs = len(asked)
-        answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
+        answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo(), cfg.llm.max_tokens)
         stats.llm_unanswered = sum(1 for p in asked if p not in answers)
         links = []
         for (i, j), same in answers.items():

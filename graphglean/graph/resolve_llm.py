@@ -79,7 +79,7 @@ def _close_pairs(r: "_Resolver", rows: dict[int, list[float]], max_block: int) -
 def call_bound(entities: int, rc: ResolveConfig) -> tuple[int, int]:
     """At most how many chat calls and embedding calls the LLM tier makes for a graph of ``entities`` nodes:
     a question names two nodes, a node is in at most ``llm_pairs_per_entity`` questions, and
-    ``llm_batch`` questions make one call (retries aside)."""
+    ``llm_batch`` questions make one call (retries, and re-asks of answers cut short, aside)."""
     asked = entities * rc.llm_pairs_per_entity // 2
     return -(-asked // rc.llm_batch), (-(-entities // EMBED_BATCH) if rc.embeddings else 0)
 
@@ -115,7 +115,10 @@ def _card(r: "_Resolver", i: int, letter: str) -> str:
 
 
 async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                   memo: AnswerMemo) -> dict[tuple[int, int], bool]:
+                   memo: AnswerMemo, max_tokens: int = 4096) -> dict[tuple[int, int], bool]:
+    """The LLM's answers to ``asked``, ``batch`` pairs a call. A call is capped at the few tokens the answer
+    lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked again
+    capped at ``max_tokens``. Only complete answers are kept in ``memo``."""
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
     batches = [asked[k:k + batch] for k in range(0, len(asked), batch)]
@@ -126,9 +129,12 @@ async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Sched
         key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
         answer = memo.done.get(key)
         if answer is None:
-            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=8 * len(pairs) + 16))
+            messages = [{"role": "user", "content": prompt}]
+            result = await llm.chat(llm.request(messages, max_tokens=8 * len(pairs) + 16))
+            if result.truncated and len(read_answers(result.text)) < len(pairs):
+                result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, 8 * len(pairs) + 16)))
             answer = result.text
-            if memo.save is not None:
+            if memo.save is not None and (not result.truncated or len(read_answers(answer)) == len(pairs)):
                 with trio.CancelScope(shield=True):  # a paid answer is always kept
                     await memo.save(key, answer)
         return read_answers(answer)
