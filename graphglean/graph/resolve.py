@@ -193,7 +193,8 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
     if method == "llm" and scheduler is not None:
         if rc.embeddings:
             close = await similar_pairs(r, scheduler, rc.max_block)
-            pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close), abandon_on_cancel=True)
+            pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
+                                                  abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
         # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
         asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
