@@ -127,7 +127,7 @@ class ResolveConfig:
     enabled: bool = setting(True, "merge the nodes that name one entity (after the merge, before summaries)")
     method: Literal["auto", "rules", "llm"] = setting(
         "auto", "rules (names, types, descriptions, graph; no LLM call) | llm (rules, then the LLM on the "
-        "uncertain pairs) | auto (llm when an endpoint is configured)")
+        "uncertain pairs) | auto (llm when an endpoint is configured and graph.method is llm)")
     llm_batch: int = setting(20, "uncertain pairs per LLM call", positive)
     llm_pairs_per_entity: int = setting(4, "at most this many LLM questions about one entity", positive)
     max_block: int = setting(40, "candidate blocks larger than this are not compared pairwise", positive)

@@ -23,7 +23,7 @@ from .graph.nlp import extract_offline
 from .graph.nlp_spacy import ANALYSIS
 from .graph.prompts import GraphPrompts
 from .graph.resolve import PASS as RESOLVE
-from .graph.resolve import AnswerMemo
+from .graph.resolve import AnswerMemo, asks_llm
 from .inputs import Document, Inputs
 from .runstore import RunStore
 from .llm.accounting import CallAccount
@@ -141,11 +141,26 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice, resume=resume, advance=advance)
     progress.finish("graph")
     stats = GraphStats(chunks=len(ctx.chunks))
-    graph = await build_graph(ctx.chunks, None, ctx.cfg, None, ctx.tokenizer, stats, notice=ctx.notice,
-                              offline_done=extraction)
+    # only resolution may ask the LLM here (method: llm): on the run's scheduler, counted and resumable
+    scheduler = ctx.scheduler if asks_llm(ctx.cfg, offline=True) else None
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, scheduler, ctx.tokenizer, stats, notice=ctx.notice,
+                              offline_done=extraction, memo=resolution_memo(ctx) if scheduler else None)
     outcome = await _graph_outcome(ctx, stats, graph, [])
     outcome.extra["resumed_chunks"] = extraction.resumed
     return outcome
+
+
+def resolution_memo(ctx: RunContext) -> AnswerMemo:
+    """Entity-resolution answers kept in the run store, keyed by their prompt: other resolution settings ask
+    other questions, and the extractions stay valid whatever resolution does (its settings are not in their
+    fingerprint)."""
+    store = ctx.store
+    assert store is not None
+
+    async def save_answer(key: str, answer: str) -> None:
+        await store.save(RESOLVE, key, answer)
+
+    return AnswerMemo(ctx.resume(RESOLVE), save_answer)
 
 
 def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
@@ -167,16 +182,8 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
 async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     assert ctx.scheduler is not None and ctx.store is not None
     done, save = graph_resume(ctx)
-    store = ctx.store
-
-    async def save_answer(key: str, answer: str) -> None:
-        await store.save(RESOLVE, key, answer)
-
-    # resolution answers are keyed by their prompt: other resolution settings ask other questions, and the
-    # extractions above stay valid whatever resolution does (its settings are not in their fingerprint)
-    memo = AnswerMemo(ctx.resume(RESOLVE), save_answer)
     result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
-                                    memo=memo)
+                                    memo=resolution_memo(ctx))
     outcome = await _graph_outcome(ctx, result.stats, result.output, _failures(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome

@@ -20,6 +20,7 @@ from .atomic import write_text
 from .chunking import Chunk
 from .config import Config, missing_extra
 from .errors import ConfigError
+from .graph.resolve import asks_llm
 from .inputs import Inputs, read_inputs
 from .llm.client import ChatClient
 from .passes import (
@@ -88,7 +89,7 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             per_message = 1 if _spacy_entities(cfg) else 2  # intent (+ entities, unless spaCy finds them)
             calls = per_message * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
             tokens_in, tokens_out = 400 * per_message * n, 60 * per_message * n
-        elif name == "graph" and fn.__name__ == "graph_llm_pass":
+        elif name == "graph" and fn is graph_llm_pass:
             from .graph.prompts import GraphPrompts
 
             overhead = tokenizer.count(GraphPrompts.from_config(cfg.graph).extraction(""))
@@ -104,16 +105,49 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
         else:
             calls = len(chunks) * 2
             tokens_in, tokens_out = chunk_tokens * 2, calls * 300
-        price = price_of(cfg.llm.model, cfg.prices)
-        est = None if price is None else round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 4)
-        rows.append({"pass": name, "chunks": len(chunks), "calls_max": calls, "tokens_in_est": tokens_in,
-                     "tokens_out_est": tokens_out, "cost_usd_est": est})
+        rows.append(_estimate_row(cfg, name, len(chunks), calls, tokens_in, tokens_out))
+        if name == "graph" and asks_llm(cfg, offline=fn is graph_nlp_pass):
+            rows.extend(_resolve_estimate(cfg, chunks, fn is graph_nlp_pass, tokens_out))
     print(f"dry run: {len(chunks)} chunks, {chunk_tokens} tokens of input; no LLM is called", file=out)
     for r in rows:
         cost = "unknown price" if r["cost_usd_est"] is None else f"~${r['cost_usd_est']}"
         print(f"  {r['pass']}: up to {r['calls_max']} calls, ~{r['tokens_in_est']} tokens in, "
               f"~{r['tokens_out_est']} out, {cost}", file=out)
     return {"dry_run": True, "passes": rows}
+
+
+def _estimate_row(cfg: Config, name: str, chunks: int, calls: int, tokens_in: int, tokens_out: int,
+                  model: str | None = None) -> dict[str, Any]:
+    price = price_of(model or cfg.llm.model, cfg.prices)
+    est = None if price is None else round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 4)
+    return {"pass": name, "chunks": chunks, "calls_max": calls, "tokens_in_est": tokens_in,
+            "tokens_out_est": tokens_out, "cost_usd_est": est}
+
+
+# what one entity record and its share of relationships took in recorded real answers (gpt-4o-mini: 92
+# tokens, llama3.1 8B: 94), so the graph's estimated answer tokens give an estimate of its entities
+_TOKENS_PER_ENTITY = 90
+_CARD_TOKENS = 130  # one side of a resolution question: name, type, 400 characters of description, neighbours
+_EMBED_TOKENS = 80  # an embedded "name: description" text (300 characters of description)
+
+
+def _resolve_estimate(cfg: Config, chunks: list[Chunk], offline: bool, answer_tokens: int) -> list[dict[str, Any]]:
+    """Entity resolution's LLM calls: the tier's hard bound (`call_bound`) for the entities the graph is
+    estimated to have: one per capitalized word that opens no sentence (offline: spaCy names are such words),
+    else one per ~90 tokens of the extraction's estimated answers."""
+    from .graph.resolve_llm import call_bound
+    from .graph.workload import named_words
+
+    rc = cfg.graph.resolve
+    entities = sum(named_words(c.text) for c in chunks) if offline else answer_tokens // _TOKENS_PER_ENTITY
+    chat, embed = call_bound(entities, rc)
+    asked = entities * rc.llm_pairs_per_entity // 2
+    rows = [_estimate_row(cfg, "graph.resolve", len(chunks), chat, chat * 200 + asked * 2 * _CARD_TOKENS,
+                          chat * 16 + asked * 8)]
+    if embed:
+        rows.append(_estimate_row(cfg, "graph.resolve.embed", len(chunks), embed, entities * _EMBED_TOKENS, 0,
+                                  cfg.llm.embedding_model))
+    return rows
 
 
 def _spacy_entities(cfg: Config) -> bool:
@@ -171,7 +205,8 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     if dry:
         return RunResult(dry_run(cfg, inputs, chunks, passes, tokenizer, out), [])
     _writable_dir(out_dir, "output.dir")
-    if cfg.llm.cache.mode != "off" and any(fn is not graph_nlp_pass for _, fn in passes):
+    if cfg.llm.cache.mode != "off" and any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True)
+                                           for _, fn in passes):
         _writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
@@ -180,7 +215,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     started = time.monotonic()
     outcomes: list[PassOutcome] = []
     try:
-        needs_llm = any(fn.__name__ != "graph_nlp_pass" for _, fn in passes)
+        needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
         if needs_llm:
             async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count,
                                               journal=store.journal()) as client:

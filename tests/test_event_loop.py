@@ -59,3 +59,36 @@ async def test_graph_outputs_are_written_off_the_event_loop(tmp_path, monkeypatc
     await run(cfg, notice=lambda m: None, out=io.StringIO())
     assert (tmp_path / "out" / "graph.graphml").exists()
     assert seen["write_graph_outputs"] and threading.get_ident() not in seen["write_graph_outputs"]
+
+
+async def test_resolution_llm_tier_checks_pairs_off_the_event_loop(monkeypatch):
+    import re
+
+    from graphglean.graph import resolve, resolve_llm
+
+    seen = {}
+    for module, name in ((resolve, "_by_rules"), (resolve, "questions"), (resolve_llm, "vector_pairs"),
+                         (resolve, "_combined")):
+        spy(monkeypatch, module, name, seen)
+    real_cluster = resolve._Resolver.cluster
+
+    def cluster(self, *args):
+        seen.setdefault("cluster", set()).add(threading.get_ident())
+        return real_cluster(self, *args)
+
+    monkeypatch.setattr(resolve._Resolver, "cluster", cluster)
+    import networkx as nx
+
+    g = nx.Graph()
+    for name, text in (("Christmas", "Christmas is the holiday."), ("Christmas Eve", "The night before it."),
+                       ("Jacob Marley", "Jacob Marley is the dead partner."), ("Marley", "Marley, the partner.")):
+        g.add_node(name.casefold(), name=name, type="event", description=text)
+
+    def model(req):
+        return "\n".join(f"{n}: SAME" for n in re.findall(r"^Pair (\d+)$", req.last_user, re.M))
+
+    async with FakeLLMServer(model).running() as s:
+        result = await resolve.resolve_entities(g, config(s), method="llm")
+    assert result.stats.llm_pairs > 0
+    assert set(seen) == {"_by_rules", "questions", "vector_pairs", "cluster", "_combined"}
+    assert all(threading.get_ident() not in threads for threads in seen.values()), seen

@@ -208,3 +208,24 @@ def test_chunks_jsonl_resolves_every_span(tmp_path):
             assert " ".join(found.split()).casefold() in names  # the name, or one resolution merged into it
             checked += 1
     assert checked > 100
+
+
+def test_outputs_get_the_permissions_of_any_new_file(tmp_path):
+    import os
+    import stat
+
+    from graphglean.atomic import write_text
+
+    cfg = Config()
+    cfg.input.path, cfg.output.dir = str(STAVE), str(tmp_path / "out")
+    cfg.graph.method = "nlp"
+    run_sync(cfg)  # the test process's umask (022 unless the runner's is stricter) decides
+    umask = os.umask(0o022)
+    os.umask(umask)
+    files = [p for p in (tmp_path / "out").rglob("*") if p.is_file() and p.name != "run.sqlite"]
+    assert {"graph.html", "nodes.csv", "entities.jsonl", "report.json"} <= {p.name for p in files}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o666 & ~umask}
+    kept = tmp_path / "out" / "report.json"
+    kept.chmod(0o640)  # a file the user restricted keeps its mode when it is written again
+    write_text(kept, "{}")
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640

@@ -216,16 +216,23 @@ def test_any_graph_resolves_even_a_bare_one():
 
 
 def careful_model(labels: dict, log: list | None = None):
-    """Answers resolution questions as a careful reader would: SAME only for pairs labelled the same."""
-    same = {frozenset((canon(a), canon(b))) for a, b, _ in labels["same"]}
+    """Answers resolution questions as a careful reader would: SAME only for names the labels make one entity
+    (pairs labelled the same, and what they chain to: "The Ghost of X" = "Ghost of X" = "Spirit of X")."""
+    group = nx.utils.UnionFind()
+    for a, b, _ in labels["same"]:
+        group.union(canon(a), canon(b))
+    different = {frozenset((canon(a), canon(b))) for a, b in labels["different"]}
+
+    def same(a: str, b: str) -> bool:
+        a, b = canon(a), canon(b)
+        return a in group.parents and b in group.parents and group[a] == group[b] and {a, b} not in different
 
     def respond(req):
         prompt = req.last_user
         pairs = re.findall(r'^Pair (\d+)\nA: "(.*?)" .*?\nB: "(.*?)" ', prompt, re.M)
         if log is not None:
             log.extend((a, b) for _, a, b in pairs)
-        return "\n".join(f"{n}: {'SAME' if frozenset((canon(a), canon(b))) in same else 'DIFFERENT'}"
-                         for n, a, b in pairs)
+        return "\n".join(f"{n}: {'SAME' if same(a, b) else 'DIFFERENT'}" for n, a, b in pairs)
     return respond
 
 
@@ -375,3 +382,192 @@ def test_spans_of_a_merged_node_cover_every_name():
     out = resolve_entities_sync(g, method="rules").graph
     ground(out, {"c": Chunk("c", "d", 0, text, 100, 100 + len(text), 12)})
     assert out.nodes["ebenezer scrooge"]["spans"] == [["c", 100, 116], ["c", 128, 139]]
+
+
+def replay_with_careful_resolution(folder: str, labels: dict):
+    """The recorded answers of a real model for extraction, a careful reader for resolution questions."""
+    from graphglean.testing.responders import ReplayResponder
+
+    replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    careful = careful_model(labels)
+    return lambda req: careful(req) if re.search(r"^Pair 1$", req.last_user, re.M) else replay(req)
+
+
+def chunks_file(folder: str, path: Path) -> Path:
+    with open(shared_path("realdata", folder, "replay.jsonl"), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    path.write_text("".join(json.dumps({"id": r["chunk_id"], "text": r["content"]}) + "\n" for r in rows))
+    return path
+
+
+async def test_dry_run_bounds_the_resolution_calls_a_run_makes(tmp_path):
+    import io
+
+    from graphglean.pipeline import run
+
+    folder = "lightrag-gpt4o-mini-dickens"
+    labels = json.loads(shared_path("realdata", "er_gold", f"{folder}.json").read_text())
+    async with FakeLLMServer(replay_with_careful_resolution(folder, labels)).running() as s:
+        cfg = config(s)
+        cfg.input.path, cfg.input.format = str(chunks_file(folder, tmp_path / "chunks.jsonl")), "chunks"
+        cfg.output.dir = str(tmp_path / "out")
+        cfg.graph.description_max_tokens = 100000  # no description summaries: only resolution is compared
+        dry = {r["pass"]: r for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+        assert s.requests == []
+        report = (await run(cfg, out=io.StringIO())).report
+        asked = [r for r in s.chat_requests() if r.last_user.startswith("Each numbered pair")]
+        embedded = [r for r in s.requests if r.path.endswith("/embeddings")]
+        cfg.graph.resolve.method = "rules"
+        rules = {r["pass"] for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+    resolution = report["passes"][0]["resolution"]
+    assert resolution["method"] == "llm" and len(asked) == -(-resolution["llm_pairs"] // cfg.graph.resolve.llm_batch)
+    assert 0 < len(asked) <= dry["graph.resolve"]["calls_max"] and dry["graph.resolve"]["tokens_in_est"] > 0
+    assert 0 < len(embedded) <= dry["graph.resolve.embed"]["calls_max"]
+    assert rules == {"graph"}  # the rules ask nothing
+
+
+async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path):
+    import io
+
+    from graphglean.pipeline import run
+
+    def model(req):
+        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+        return "\n".join(f"{n}: DIFFERENT" for n in pairs)
+
+    async with FakeLLMServer(model).running() as s:
+        cfg = config(s)  # the response cache is off: only the run store may save a call
+        cfg.graph.method, cfg.graph.resolve.method = "nlp", "llm"
+        cfg.input.path = str(Path(__file__).parent.parent / "examples" / "a_christmas_carol_stave1.txt")
+        cfg.output.dir = str(tmp_path / "out")
+        dry = {r["pass"]: r for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+        first = (await run(cfg, out=io.StringIO())).report["passes"][0]
+        paid = [r for r in s.requests if r.path.endswith(("/chat/completions", "/embeddings"))]
+        asked = len(s.chat_requests())
+        again = (await run(cfg, out=io.StringIO())).report["passes"][0]
+        assert len(s.chat_requests()) == asked  # every answer came from the run store
+    assert first["resolution"]["method"] == "llm" and first["resolution"]["llm_pairs"] > 0
+    assert first["calls"] == len(paid) > 0 and again["resolution"] == first["resolution"]
+    assert dry["graph"]["calls_max"] == 0 and 0 < asked <= dry["graph.resolve"]["calls_max"]
+
+
+async def test_offline_extract_graph_resolves_on_the_callers_scheduler():
+    from graphglean.graph.extract import extract_graph
+    from graphglean.llm.client import ChatClient
+    from graphglean.scheduler import Scheduler
+
+    def model(req):
+        return "\n".join(f"{n}: DIFFERENT" for n in re.findall(r"^Pair (\d+)$", req.last_user, re.M))
+
+    text = "Ebenezer Scrooge met Marley. Mr. Marley and Old Jacob Marley walked to London with Scrooge."
+    async with FakeLLMServer(model).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.method = "llm"
+        async with ChatClient.from_config(cfg.llm) as client:
+            scheduler = Scheduler(client)
+            result = await extract_graph([text], cfg, scheduler=scheduler, method="nlp")
+    assert result.stats.resolution["method"] == "llm"
+    assert scheduler.accounts["graph.resolve.embed"].calls >= 1  # counted on the caller's scheduler
+
+
+async def test_a_node_s_few_questions_go_to_its_likeliest_pairs():
+    fever = "a viral infection that mosquitoes transmit, with high fever and joint pain"
+    others = [("Dengue Cases", "counts of reported cases per district"), ("Dengue Control", "spraying programmes"),
+              ("Dengue Cohort Studies", "long studies that follow children"), ("Dengue Mosquitoes", "Aedes insects"),
+              ("Dengue Transmission", "how the spread is modelled"), ("Urban Dengue", "outbreaks in large cities")]
+    g = graph_of([("Dengue", "disease", f"Dengue is {fever}."), *[(n, "disease", f"{n}: {d}.") for n, d in others],
+                  ("Dengue Fever", "disease", f"Dengue fever is {fever}.")])  # last: the highest index
+    labels = {"same": [["Dengue", "Dengue Fever", "knowledge"]], "different": []}
+    asked: list = []
+    async with FakeLLMServer(careful_model(labels, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        resolution = await resolve_entities(g, cfg, method="llm")
+    assert resolution.stats.llm_pairs <= 4 * len(g)  # the cap still holds ...
+    assert sum("Dengue" in (a, b) for a, b in asked) == cfg.graph.resolve.llm_pairs_per_entity
+    assert together(resolution.graph, "Dengue", "Dengue Fever")  # ... and the likeliest pair was asked
+
+
+@pytest.mark.parametrize("folder,labels", LABELLED[1:], ids=[f for f, _ in LABELLED[1:]])
+async def test_llm_tier_raises_knowledge_recall_on_every_labelled_set(folder, labels):
+    labels = labels()
+    graph = graphrag_graph() if folder == "graphrag" else recorded_graph(folder)
+    rules = await resolve_entities(graph, Config(), method="rules")
+    async with FakeLLMServer(careful_model(labels)).running() as s:
+        llm = await resolve_entities(graph, config(s), method="llm")
+    rule_recall, _ = scores(rules.graph, labels)
+    recall, false_merges = scores(llm.graph, labels)
+    assert recall["knowledge"] > rule_recall["knowledge"] and recall["surface"] >= rule_recall["surface"]
+    assert false_merges == []
+
+
+async def test_blocking_crosses_types_and_a_type_conflict_is_evidence():
+    g = graph_of([("Counting-House", "organization", "Scrooge and Marley's counting-house, where Bob works."),
+                  ("The Counting House", "geo", "The counting house where Scrooge keeps Bob at work."),
+                  ("Jordan", "person", "Jordan is a boatman who ferries pilgrims."),
+                  ("The Jordan", "geo", "The Jordan is the river the pilgrims cross.")])
+    rules = (await resolve_entities(g, method="rules")).graph
+    merged = rules.nodes[normalize_name("Counting-House")]
+    assert together(rules, "Counting-House", "The Counting House") and merged["type_conflict"] is True
+    assert set(merged["types"]) == {"organization", "geo"}
+    assert not together(rules, "Jordan", "The Jordan")  # a person and a place: the name alone is not enough
+    asked: list = []
+    async with FakeLLMServer(careful_model({"same": [], "different": []}, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        await resolve_entities(g, cfg, method="llm")
+    assert {frozenset(p) for p in asked} == {frozenset(("Jordan", "The Jordan"))}  # ... so the LLM is asked
+
+
+async def test_an_endpoint_without_embeddings_resolves_without_them():
+    # a chat-only server (Ollama or vLLM serving one chat model): /embeddings answers 404 for the model
+    labels = {"same": [["Dengue", "Dengue Fever", "knowledge"]], "different": []}
+    g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever.")])
+    async with FakeLLMServer(careful_model(labels), embedding_dim=0).running() as s:
+        with pytest.warns(UserWarning, match=r"graph\.resolve\.embeddings: .*404.*without embeddings"):
+            resolution = await resolve_entities(g, config(s), method="llm")
+        embedded = [r for r in s.requests if r.path.endswith("/embeddings")]
+    assert embedded and together(resolution.graph, "Dengue", "Dengue Fever")  # the LLM tier still ran
+
+
+@pytest.mark.parametrize("short,long", [("Christmas", "Christmas Eve"), ("Texas", "Texas Rangers"),
+                                        ("Grand Canyon", "The Grand Canyons Trail")])
+async def test_a_word_that_ends_in_s_is_shared_wherever_it_stands(short, long):
+    # the singular rule reads "Christmas" as "christma": it must read it so in both names, or they share nothing
+    g = graph_of([(short, "event", f"{short} is a name."), (long, "event", f"{long} is another.")])
+    asked: list = []
+    async with FakeLLMServer(careful_model({"same": [], "different": []}, asked)).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        await resolve_entities(g, cfg, method="llm")
+    assert [frozenset(p) for p in asked] == [frozenset((short, long))]
+
+
+async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room():
+    from graphglean.testing import Reply
+    from graphglean.testing.fake_llm import rough_tokens
+
+    labels = {"same": [["Dengue", "Dengue Fever", "knowledge"]], "different": []}
+    careful = careful_model(labels)
+
+    def thinker(req):  # thinks first, like qwen3 or deepseek-r1, and stops where max_tokens says
+        text = "<think>" + "Let me weigh the names and the descriptions carefully. " * 30 + "</think>\n" + careful(req)
+        cap = req.max_tokens or 10**6
+        return Reply(text[:cap * 4], finish_reason="length") if rough_tokens(text) > cap else text
+
+    g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever.")])
+    saved: dict = {}
+
+    async def save(key, answer):
+        saved[key] = answer
+
+    async with FakeLLMServer(thinker).running() as s:
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        resolution = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo({}, save))
+        caps = [r.max_tokens for r in s.chat_requests()]
+    assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
+    assert caps == [24, cfg.llm.max_tokens]
+    assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept

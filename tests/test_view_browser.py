@@ -225,3 +225,20 @@ def test_mouse_click_selects_and_wheel_and_drag_move_the_view(browser, tmp_path)
     panel = page.wait_for("!document.getElementById('gg-panel').hidden && document.getElementById('gg-panel').innerText")
     assert "Solo" in panel
     assert page.errors == []
+
+
+def test_labels_move_aside_rather_than_hide(browser, tmp_path):
+    # a star of long names: to the right of each leaf, labels would run into each other and over the hub
+    g = nx.star_graph(10)
+    nx.set_node_attributes(g, {n: f"The Rather Long Name Of Node {n}" for n in g}, "name")
+    path = write_view(g, [], tmp_path / "graph.html")
+    spy = ("<script>window.ggLabels = new Set(); (function () { const f = CanvasRenderingContext2D.prototype.fillText;"
+           " CanvasRenderingContext2D.prototype.fillText = function (t) { window.ggLabels.add(String(t));"
+           " return f.apply(this, arguments); }; })();</script>")
+    path.write_text(path.read_text().replace('<script class="gg-vendor">', spy + '<script class="gg-vendor">', 1))
+    page = browser.open(path.as_uri())
+    page.wait_for("document.getElementById('gg-stats').dataset.layoutMs", timeout_s=60)
+    page.evaluate("window.ggLabels.clear(); document.getElementById('gg-fit').click()")  # one frame of the end
+    drawn = page.wait_for("window.ggLabels.size && [...window.ggLabels]")
+    assert set(drawn) >= {d["name"] for _, d in g.nodes(data=True)}
+    assert page.errors == []

@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .evidence import Corpus, Profile
+from .evidence import Corpus, Profile, words_of
 from .names import read_name
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
@@ -50,7 +50,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             if rare_below:
                 keys.add("o:" + owner.key)
         if rare_below:
-            keys.update("r:" + w for w in f.singular.split() if corpus.df.get(w, 0) < rare_below and len(w) > 2)
+            keys.update("r:" + w for w in words_of(f) if corpus.df.get(w, 0) < rare_below and len(w) > 2)
     return keys
 
 

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 import attrs
 import networkx as nx
 
-from .names import ARTICLES, NameForm, read_name
+from .names import ARTICLES, NameForm, read_name, singular
 
 SAME, DIFFERENT, UNSURE, NONE = "same", "different", "unsure", "none"
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
@@ -323,7 +323,7 @@ class Evidence:
         return same
 
     def _overlap(self, fa: NameForm, fb: NameForm) -> Verdict:
-        wa, wb = set(fa.singular.split()), set(fb.singular.split())
+        wa, wb = words_of(fa), words_of(fb)
         shared = wa & wb
         if not shared:
             return NO_EVIDENCE
@@ -332,6 +332,11 @@ class Evidence:
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE
+
+
+def words_of(form: NameForm) -> set[str]:
+    """The name's words, each made singular: "Christmas" reads "christma" wherever it stands."""
+    return {singular(w) for w in form.key.split()}
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:

@@ -31,7 +31,7 @@ from .nlp import OfflineExtraction, extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
-from .resolve import AnswerMemo, resolve_entities
+from .resolve import AnswerMemo, asks_llm, resolve_entities
 from .stream import DescriptionStream
 from .workload import chunk_weight
 
@@ -161,9 +161,8 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
     """Parse (unless ``known``, by document, index and chunk id), merge, resolve entities (``memo`` keeps the
     LLM tier's answers), ground, summarize long descriptions (LLM method; ``summaries`` holds calls already
     made). ``extractions`` None = offline method, whose records are ``offline_done`` when given (``notice``
-    tells when it falls back to rules). Parsing,
-    merging and grounding take seconds for a large run: they run in a worker thread, so that the requests of
-    other passes keep flowing meanwhile."""
+    tells when it falls back to rules). Parsing, merging and grounding take seconds for a large run: they run
+    in a worker thread, so that the requests of other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
         extraction = offline_done or await extract_offline(chunks, cfg.graph, notice)
@@ -275,7 +274,9 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
         chosen = "llm" if cfg.llm.has_endpoint else "nlp"
     if chosen == "nlp":
         stats = GraphStats(chunks=len(chunks))
-        graph = await build_graph(chunks, None, cfg, None, tokenizer, stats)
+        # the offline graph asks the LLM only to resolve entities (method llm), on a given scheduler
+        graph = await build_graph(chunks, None, cfg, scheduler if asks_llm(cfg, offline=True) else None,
+                                  tokenizer, stats)
         return GraphExtractionResult(graph, sources, stats)
     if scheduler is None:
         from ..llm.client import ChatClient

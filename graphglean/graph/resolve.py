@@ -192,11 +192,15 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
                                                             abandon_on_cancel=True)
     if method == "llm" and scheduler is not None:
         if rc.embeddings:
-            pairs = sorted(set(pairs) | await similar_pairs(r, scheduler, rc.max_block))
+            close = await similar_pairs(r, scheduler, rc.max_block)
+            pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
+                                                  abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
-        asked = questions(r, clusters, pairs, rc.llm_pairs_per_entity)
+        # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
+        asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
+                                              abandon_on_cancel=True)
         stats.llm_pairs = len(asked)
-        answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo())
+        answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo(), cfg.llm.max_tokens)
         stats.llm_unanswered = sum(1 for p in asked if p not in answers)
         links = []
         for (i, j), same in answers.items():
@@ -204,7 +208,8 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
                 links.append((i, j, Verdict(SAME, 0.7, f"LLM: {r.verdict(i, j).rule or 'no rule applies'}")))
             else:
                 r.llm_different.add((i, j))
-        stats.llm_merges = r.cluster(clusters, links, "llm", log, stats)
+        stats.llm_merges = await trio.to_thread.run_sync(r.cluster, clusters, links, "llm", log, stats,
+                                                         abandon_on_cancel=True)
     return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, stats, abandon_on_cancel=True)
 
 
@@ -236,6 +241,13 @@ def _combined(graph: nx.Graph, r: "_Resolver", clusters: "_Clusters", log: list[
     return Resolution(out, log, stats)
 
 
+def asks_llm(cfg: Config, offline: bool) -> bool:
+    """Whether a run's resolution stage asks the LLM: ``method: llm``, or ``auto`` with an endpoint for a graph
+    the LLM built (the offline graph asks no LLM unless ``method: llm`` says so)."""
+    rc = cfg.graph.resolve
+    return rc.enabled and (rc.method == "llm" or (rc.method == "auto" and not offline and cfg.llm.has_endpoint))
+
+
 def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: Any) -> Resolution:
     """`resolve_entities` from synchronous code, including a Jupyter cell where an asyncio loop is running."""
     from ..sync import run_sync
@@ -243,4 +255,5 @@ def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: A
     return run_sync(resolve_entities, graph, config, **kw)
 
 
-__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "resolve_entities", "resolve_entities_sync"]
+__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "asks_llm", "resolve_entities",
+           "resolve_entities_sync"]

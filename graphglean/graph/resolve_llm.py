@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 import attrs
 import numpy as np
 import trio
 
+from ..config import ResolveConfig
+from ..errors import FATAL
 from ..prompts import load_template, render
 from ..scheduler import Scheduler
 from .blocking import vector_pairs
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
     from .resolve import _Clusters, _Resolver
 
 PASS = "graph.resolve"
+EMBED_BATCH = 256  # texts per embedding call
 _ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
@@ -39,15 +43,27 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
     llm = scheduler.llm(PASS + ".embed")
     texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
-    batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
+    batches = [list(range(k, min(k + EMBED_BATCH, len(texts)))) for k in range(0, len(texts), EMBED_BATCH)]
 
     async def one(batch: list[int]) -> list[list[float]]:
         return (await llm.embed([texts[i] for i in batch])).vectors
 
     rows: dict[int, list[float]] = {}
-    for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
+    try:
+        outcomes = await scheduler.map(one, batches, pass_name=PASS + ".embed")
+    except FATAL as e:  # a chat-only endpoint (no such model, no route): the rules' candidates still stand
+        warnings.warn(f"graph.resolve.embeddings: {e}; entity resolution goes on without embeddings (set "
+                      "graph.resolve.embeddings: false, or llm.embedding_model to a model the endpoint serves)",
+                      stacklevel=2)
+        return set()
+    for outcome in outcomes:
         if outcome.ok and outcome.value is not None:
             rows.update(zip(outcome.item, outcome.value))
+    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
+    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
+
+
+def _close_pairs(r: "_Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
     index = sorted(rows)
     if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
         return set()
@@ -60,12 +76,22 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     return found
 
 
+def call_bound(entities: int, rc: ResolveConfig) -> tuple[int, int]:
+    """At most how many chat calls and embedding calls the LLM tier makes for a graph of ``entities`` nodes:
+    a question names two nodes, a node is in at most ``llm_pairs_per_entity`` questions, and
+    ``llm_batch`` questions make one call (retries, and re-asks of answers cut short, aside)."""
+    asked = entities * rc.llm_pairs_per_entity // 2
+    return -(-asked // rc.llm_batch), (-(-entities // EMBED_BATCH) if rc.embeddings else 0)
+
+
 def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
               per_entity: int) -> list[tuple[int, int]]:
     """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
     unsure = [(i, j, v) for i, j in pairs
               if (v := r.verdict(i, j)).kind == UNSURE and clusters.find(i) != clusters.find(j)]
-    unsure.sort(key=lambda t: (-t[2].score, t[0], t[1]))
+    # ties ("Dengue" against "Dengue Virus", "Dengue Cases", "Dengue Fever", ...) go to the pairs whose
+    # descriptions and neighbours agree most: with a few questions per node, the likeliest are asked
+    unsure.sort(key=lambda t: (-t[2].score, -r.evidence.context(r.profiles[t[0]], r.profiles[t[1]]), t[0], t[1]))
     asked, seen, count = [], set(), {}
     for i, j, _ in unsure:
         ci, cj = clusters.find(i), clusters.find(j)
@@ -89,7 +115,10 @@ def _card(r: "_Resolver", i: int, letter: str) -> str:
 
 
 async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                   memo: AnswerMemo) -> dict[tuple[int, int], bool]:
+                   memo: AnswerMemo, max_tokens: int = 4096) -> dict[tuple[int, int], bool]:
+    """The LLM's answers to ``asked``, ``batch`` pairs a call. A call is capped at the few tokens the answer
+    lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked again
+    capped at ``max_tokens``. Only complete answers are kept in ``memo``."""
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
     batches = [asked[k:k + batch] for k in range(0, len(asked), batch)]
@@ -100,9 +129,12 @@ async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Sched
         key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
         answer = memo.done.get(key)
         if answer is None:
-            result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=8 * len(pairs) + 16))
+            messages = [{"role": "user", "content": prompt}]
+            result = await llm.chat(llm.request(messages, max_tokens=8 * len(pairs) + 16))
+            if result.truncated and len(read_answers(result.text)) < len(pairs):
+                result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, 8 * len(pairs) + 16)))
             answer = result.text
-            if memo.save is not None:
+            if memo.save is not None and (not result.truncated or len(read_answers(answer)) == len(pairs)):
                 with trio.CancelScope(shield=True):  # a paid answer is always kept
                     await memo.save(key, answer)
         return read_answers(answer)

@@ -238,6 +238,11 @@ class FakeLLMServer:
             return await self._fault(conn, stream, fault)
         if self.latency:
             await trio.sleep(self.latency)
+        if req.path.endswith("/embeddings") and self.embedding_dim <= 0:  # a chat-only server
+            model = (req.body or {}).get("model") if isinstance(req.body, dict) else None
+            await self._send(conn, stream, 404, json.dumps(
+                {"error": {"message": f"model '{model}' not found", "code": "model_not_found"}}).encode())
+            return True
         if req.path.endswith("/embeddings"):
             await self._send(conn, stream, 200, self._embeddings(req))
             return True

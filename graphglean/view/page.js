@@ -318,7 +318,7 @@
     ctx.font = "12px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     ctx.lineJoin = "round";
-    var placed = [], shown = 0;
+    var placed = [], shown = 0, discs = discGrid();
     var wanted = [];
     if (focus && focus.visible) wanted.push(focus);
     if (near) near.nodes.forEach(function (n) { if (n !== focus && n.visible) wanted.push(n); });
@@ -334,12 +334,64 @@
         n.label = n.name.length > 40 ? n.name.slice(0, 39) + "…" : n.name;
         n.labelWidth = ctx.measureText(n.label).width;
       }
-      var label = n.label, box = [sx + r + 3, sy - 8, sx + r + 3 + n.labelWidth, sy + 8];
-      if (!important && placed.some(function (p) { return !(box[2] < p[0] || box[0] > p[2] || box[3] < p[1] || box[1] > p[3]); })) continue;
+      var box = labelBox(n, sx, sy, r, important ? [] : placed, discs);
+      if (!box) continue;
       placed.push(box); shown++;
-      ctx.lineWidth = 3; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(label, box[0], sy);
-      ctx.fillStyle = important ? "#000" : "#24292f"; ctx.fillText(label, box[0], sy);
+      var ly = (box[1] + box[3]) / 2;
+      ctx.lineWidth = 3; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(n.label, box[0], ly);
+      ctx.fillStyle = important ? "#000" : "#24292f"; ctx.fillText(n.label, box[0], ly);
     }
+  }
+
+  function overlaps(a, b) { return !(a[2] < b[0] || a[0] > b[2] || a[3] < b[1] || a[1] > b[3]); }
+
+  // Right of the node, else left, above or below: the first place that no label drawn before takes and
+  // that covers no other node, else the first that no label takes (a dense graph has no free place).
+  function labelBox(n, sx, sy, r, placed, discs) {
+    var w = n.labelWidth, gap = r + 3;
+    var spots = [[sx + gap, sy], [sx - gap - w, sy], [sx - w / 2, sy - gap - 6], [sx - w / 2, sy + gap + 6]];
+    for (var pass = discs ? 0 : 1; pass < 2; pass++) {
+      for (var k = 0; k < spots.length; k++) {
+        var box = [spots[k][0], spots[k][1] - 8, spots[k][0] + w, spots[k][1] + 8];
+        if (placed.some(function (p) { return overlaps(box, p); })) continue;
+        if (pass === 0 && coversDisc(discs, box, n)) continue;
+        return box;
+      }
+    }
+    return null;
+  }
+
+  var DISC_CELL = 64, DISC_MAX = 2000;
+
+  // the screen boxes of the nodes on screen, in grid cells; null when too many for labels to avoid
+  function discGrid() {
+    var grid = new Map(), count = 0;
+    for (var i = 0; i < nodes.length; i++) {
+      var n = nodes[i];
+      if (!n.visible) continue;
+      var sx = cam.x + n.x * cam.k, sy = cam.y + n.y * cam.k, r = radius(n) * cam.k;
+      if (sx < -r || sy < -r || sx > width + r || sy > height + r) continue;
+      if (++count > DISC_MAX) return null;
+      var d = [sx - r, sy - r, sx + r, sy + r, n];
+      for (var cx = Math.floor(d[0] / DISC_CELL); cx <= Math.floor(d[2] / DISC_CELL); cx++) {
+        for (var cy = Math.floor(d[1] / DISC_CELL); cy <= Math.floor(d[3] / DISC_CELL); cy++) {
+          var key = cx + "," + cy;
+          if (!grid.has(key)) grid.set(key, []);
+          grid.get(key).push(d);
+        }
+      }
+    }
+    return grid;
+  }
+
+  function coversDisc(grid, box, own) {
+    for (var cx = Math.floor(box[0] / DISC_CELL); cx <= Math.floor(box[2] / DISC_CELL); cx++) {
+      for (var cy = Math.floor(box[1] / DISC_CELL); cy <= Math.floor(box[3] / DISC_CELL); cy++) {
+        var cell = grid.get(cx + "," + cy);
+        if (cell && cell.some(function (d) { return d[4] !== own && overlaps(box, d); })) return true;
+      }
+    }
+    return false;
   }
 
   function updateStats() {
