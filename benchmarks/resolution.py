@@ -139,7 +139,7 @@ def measure(n: int) -> dict[str, object]:
     got, want = pairs_of(predicted), pairs_of(true_groups)
     s = resolution.stats
     t1 = time.process_time()  # the llm method's broader blocking (its questions), without asking
-    r = _Resolver(g)
+    r = _Resolver.of_graph(g)
     broad, _ = candidate_pairs(r.profiles, r.corpus, cfg.graph.resolve.max_block, broad=True)
     broad_cpu = time.process_time() - t1
     return {"entities": g.number_of_nodes(), "planted pairs": len(want), "candidate pairs": s.candidate_pairs,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -75,22 +75,39 @@ def minhash_bands(texts: Sequence[str], seed: int = 7) -> np.ndarray:
     return out
 
 
+def rare_threshold(documents: int) -> int:
+    """Words in fewer descriptions than this are rare (broad blocking)."""
+    return max(20, int(0.01 * documents))
+
+
+def minhash_text(p: Profile) -> str:
+    """What the MinHash bands of a node are made of: its shortest name, spaces removed."""
+    return min((f.compact for f in p.forms), key=len)
+
+
 def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int = 40,
                     broad: bool = False) -> tuple[list[tuple[int, int]], int]:
     """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
     adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
     acronyms = {f.acronym for p in profiles for f in p.forms if f.acronym}
-    rare_below = max(20, int(0.01 * corpus.documents)) if broad else 0
+    rare_below = rare_threshold(corpus.documents) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):
         for k in block_keys(p, corpus, acronyms, rare_below):
             blocks[k].append(i)
     if broad and profiles:
-        bands = minhash_bands([min((f.compact for f in p.forms), key=len) for p in profiles])
+        bands = minhash_bands([minhash_text(p) for p in profiles])
         for i, row in enumerate(bands.tolist()):
             for band, h in enumerate(row):
                 blocks[f"m{band}:{h}"].append(i)
-    pairs: set[tuple[int, int]] = set()
+    pairs, skipped = block_pairs(blocks, max_block)
+    return sorted(pairs), skipped
+
+
+def block_pairs(blocks: Mapping[str, list[Any]], max_block: int) -> tuple[set[tuple[Any, Any]], int]:
+    """The pairs (smaller first) the blocks give, and how many were too large to use. Members are listed in
+    node order; a ``ws:`` block (one-word name) is read with the ``wm:`` block of the same word."""
+    pairs: set[tuple[Any, Any]] = set()
     skipped = 0
     for k, members in blocks.items():
         if k.startswith("wm:"):
@@ -112,7 +129,7 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
                 skipped += 1
             continue
         pairs.update(_all_pairs(members))
-    return sorted(pairs), skipped
+    return pairs, skipped
 
 
 def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.8,
@@ -142,7 +159,7 @@ def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.
     return out
 
 
-def _all_pairs(members: list[int]) -> Iterable[tuple[int, int]]:
+def _all_pairs(members: list[Any]) -> Iterable[tuple[Any, Any]]:
     for x in range(len(members)):
         for y in range(x + 1, len(members)):
             i, j = members[x], members[y]

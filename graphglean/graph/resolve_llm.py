@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 import attrs
 import numpy as np
@@ -14,7 +14,7 @@ import trio
 from ..prompts import load_template, render
 from ..scheduler import Scheduler
 from .blocking import vector_pairs
-from .evidence import NONE, UNSURE, Verdict
+from .evidence import NONE, UNSURE, Profile, Verdict
 
 if TYPE_CHECKING:
     from .resolve import _Clusters, _Resolver
@@ -38,7 +38,7 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
     llm = scheduler.llm(PASS + ".embed")
-    texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
+    texts = [embedding_text(p) for p in r.profiles]
     batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
 
     async def one(batch: list[int]) -> list[list[float]]:
@@ -51,13 +51,23 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     index = sorted(rows)
     if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
         return set()
+    close = vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block)
+    return mark_similar(r, [(index[a], index[b], cosine) for a, b, cosine in close])
+
+
+def mark_similar(r: "_Resolver", close: Iterable[tuple[int, int, float]]) -> set[tuple[int, int]]:
+    """Pairs of close embeddings (i < j, cosine) that no rule decides become UNSURE: LLM questions."""
     found = set()
-    for a, b, cosine in vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block):
-        i, j = index[a], index[b]
+    for i, j, cosine in close:
         if r.verdict(i, j).kind == NONE:
             r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
         found.add((i, j))
     return found
+
+
+def embedding_text(p: Profile) -> str:
+    """What is embedded of a node: its name and the start of its description."""
+    return f"{p.name}: {' '.join(p.description.split())[:300]}"
 
 
 def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
@@ -80,11 +90,10 @@ def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]
 
 def _card(r: "_Resolver", i: int, letter: str) -> str:
     p = r.profiles[i]
-    data = r.graph.nodes[r.nodes[i]]
+    data = r.facts.data(r.nodes[i])
     desc = " ".join(p.description.split())
     desc = desc[:400] + ("..." if len(desc) > 400 else "")
-    nbrs = sorted(r.graph.neighbors(r.nodes[i]), key=lambda n: -r.graph.degree(n))[:4]
-    related = ", ".join(str(r.graph.nodes[n].get("name") or n) for n in nbrs) or "none"
+    related = ", ".join(r.facts.related(r.nodes[i])) or "none"
     return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
 
 
