@@ -49,12 +49,14 @@ def informative_order(members: Iterable[Any], profile: Callable[[Any], Profile],
     return sorted(members, key=lambda m: _informative(profile(m), data(m)))
 
 
-def combined_node(datas: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
-    """The attributes of one cluster's node from its members' (most informative first) and their names; a
-    cluster of one gets its ``aliases`` too."""
+def combined_node(members: list[Any], datas: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
+    """The attributes of one cluster's node from its members, their attributes and names (most informative
+    first); a cluster of one gets its ``aliases`` too."""
     merged = _merge_attrs(datas)
     merged["aliases"] = _union([names] + [aliases_of(d) for d in datas])
     merged["name"] = names[0]
+    if len(members) > 1:
+        merged["merged_from"] = [str(m) for m in members]
     return merged
 
 
@@ -75,9 +77,7 @@ def combine_clusters(g: nx.Graph, groups: dict[Any, list[Any]],
     for root, members in sorted(groups.items(), key=lambda kv: min(position[m] for m in kv[1])):
         members = informative_order(members, profiles.__getitem__, lambda m: g.nodes[m])
         node = members[0]
-        out.add_node(node, **combined_node([g.nodes[m] for m in members], [profiles[m].name for m in members]))
-        if len(members) > 1:
-            out.nodes[node]["merged_from"] = [str(m) for m in members]
+        out.add_node(node, **combined_node(members, [g.nodes[m] for m in members], [profiles[m].name for m in members]))
         keep[root] = node
         became.update((m, node) for m in members)
     for a, b, data in g.edges(data=True):
