@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -24,8 +25,10 @@ from graphglean.graph.export import entity_rows, relationship_rows
 from graphglean.graph.extract import GraphStats, _resolve_stage, finish_graph
 from graphglean.graph.merge import merge_records
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
+from graphglean.pipeline import run
 from graphglean.runtime import partitions
 from graphglean.runtime.resolve_partitions import Decisions, merged_edges, new_pair, resolved_merge
+from graphglean.testing import FakeLLMServer
 from graphglean.tokens import Tokenizer
 
 PEOPLE = ["Scrooge", "Ebenezer Scrooge", "Mr. Scrooge", "Ebenezer", "Jacob Marley", "Marley", "Old Marley",
@@ -127,3 +130,110 @@ def test_partitioned_resolution_merges_what_the_local_one_merges():
 def test_resolution_on_partitions_equals_local_for_any_shards_and_partitions(picks, cut, P, directed, drop):
     chunks, results = _records(picks)
     _same(chunks, results, _config(P, directed, drop), cut)
+
+
+def test_engine_ray_takes_entity_resolution():
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    cfg = load_config_text("runtime:\n  engine: ray\ngraph:\n  resolve: {enabled: true, method: rules}\n", "c.yaml")
+    assert cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled
+
+
+def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first():
+    d = Decisions(alias={"bob": "bob cratchit", "bob cratchit": "bob cratchit"},
+                  members={"bob cratchit": ["bob cratchit", "bob"]}, rank={"bob cratchit": "bob"})
+    assert new_pair("bob", "alice", d, directed=False) == ("alice", "bob cratchit")
+    assert new_pair("bob", "zed", d, directed=False) == ("bob cratchit", "zed")  # listed at "bob", before "zed"
+    assert new_pair("zed", "bob", d, directed=True) == ("zed", "bob cratchit")
+    assert new_pair("bob", "bob cratchit", d, directed=False) is None  # a self-loop only the merge made
+    assert new_pair("bob", "bob", d, directed=False) == ("bob cratchit", "bob cratchit")  # one the model made
+    edges = merged_edges([(("a", "b"), ("x", "y"), {"weight": 1.0, "descriptions": ["late"], "description": "late"}),
+                          (("a", "b"), ("a", "y"), {"weight": 2.0, "descriptions": ["early"], "description": "early"})],
+                         lambda n: n)
+    assert edges == [(("a", "a", "y"), ("a", "b"), {"weight": 3.0, "descriptions": ["early", "late"],
+                                                    "description": "early\nlate"})]
+
+
+# -- end to end on Ray ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """The session's cluster (test_ray starts it when it runs first); started here otherwise."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    import logging
+
+    if ray.is_initialized():
+        yield
+        return
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _replay_model(folder: str):
+    """The recorded answers of a real model for extraction; resolution questions answered as the labels say."""
+    from graphglean.testing.responders import ReplayResponder
+
+    from .conftest import shared_path
+    from .test_resolve import careful_model
+
+    replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    labels = json.loads(shared_path("realdata", "er_gold", folder + ".json").read_text())
+    careful = careful_model(labels)
+
+    def respond(req):
+        return careful(req) if re.search(r'^Pair 1\nA: "', req.last_user, re.M) else replay(req)
+
+    return replay, respond
+
+
+def _run_config(server, tmp_path: Path, docs: Path, out: str, method: str, **runtime) -> Config:
+    from .helpers import llm_config
+
+    cfg = Config()
+    cfg.llm = llm_config(server)
+    cfg.llm.max_concurrency = 16
+    cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / out)
+    cfg.chunking.size = 8000  # one recorded chunk, one chunk
+    cfg.graph.method = "llm"
+    cfg.graph.description_max_tokens = 100_000
+    cfg.graph.resolve.method = method
+    cfg.graph.resolve.embeddings = False
+    for k, v in runtime.items():
+        setattr(cfg.runtime, k, v)
+    return cfg
+
+
+def _table(folder: Path, name: str) -> list[dict]:
+    return [json.loads(line) for line in (folder / name).read_text().splitlines()]
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("method, partitions", [("rules", (3, 8)), ("llm", (5,))])
+async def test_ray_resolves_a_real_graph_as_the_local_engine_does(ray_cluster, tmp_path, method, partitions):
+    replay, model = _replay_model("lightrag-gpt4o-mini-dickens")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": e["content"]}) + "\n" for e in replay.entries))
+    async with FakeLLMServer(model).running() as server:
+        await run(_run_config(server, tmp_path, docs, "local", method), out=io.StringIO(), notice=lambda m: None)
+        local_calls = len(server.chat_requests())
+        a = tmp_path / "local"
+        log = _table(a, "resolution.jsonl")
+        assert len(log) >= 10 and ({"rules", "llm"} if method == "llm" else {"rules"}) == {m["tier"] for m in log}
+        for P in partitions:
+            cfg = _run_config(server, tmp_path, docs, f"ray{P}", method, engine="ray", workers=3, shard_chunks=15,
+                              graph_partitions=P)
+            result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+            b = tmp_path / f"ray{P}"
+            assert _table(b, "entities.jsonl") == _table(a, "entities.jsonl")
+            assert _table(b, "relationships.jsonl") == _table(a, "relationships.jsonl")
+            assert _table(b, "resolution.jsonl") == log
+            assert (b / "graph.graphml").read_bytes() == (a / "graph.graphml").read_bytes()
+            local_row = json.loads((a / "report.json").read_text())["passes"][0]
+            assert result.report["passes"][0]["resolution"] == local_row["resolution"]
+            assert result.report["passes"][0]["nodes"] == local_row["nodes"]
+    assert replay.misses == 0 or method == "llm"
+    if method == "llm":  # the Ray run asked the resolution questions again (no cache here), on its own
+        assert local_row["resolution"]["llm_pairs"] > 0
+        assert len(server.chat_requests()) > local_calls
