@@ -70,6 +70,7 @@ def _config(P: int, directed: bool, drop: bool) -> Config:
 
 
 def _local(chunks, results, cfg):
+    """The local engine's rows, merge log and resolution stats (descriptions as the offline method cuts them)."""
     async def main():
         graph = merge_records(results, cfg.graph.directed).to_graph()
         stats = GraphStats()
@@ -124,12 +125,37 @@ def test_partitioned_resolution_merges_what_the_local_one_merges():
         _same(chunks, results, _config(P, False, False), cut)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, len(PEOPLE) - 1), st.integers(0, len(PEOPLE) - 1)), min_size=1, max_size=24),
        st.integers(1, 8), st.integers(1, 6), st.booleans(), st.booleans())
 def test_resolution_on_partitions_equals_local_for_any_shards_and_partitions(picks, cut, P, directed, drop):
     chunks, results = _records(picks)
     _same(chunks, results, _config(P, directed, drop), cut)
+
+
+def agreeable(req):
+    """A model that calls every pair it is asked about the same."""
+    pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+    return "\n".join(f"{n}: SAME" for n in pairs) if pairs else "OK"
+
+
+@pytest.mark.parametrize("embeddings", [True, False])
+async def test_the_llm_tier_on_partitions_asks_and_merges_as_the_local_one(embeddings):
+    from .helpers import llm_config
+
+    chunks, results = _records([(i % len(PEOPLE), (5 * i + 2) % len(PEOPLE)) for i in range(40)])
+    async with FakeLLMServer(agreeable, embedding_dim=8).running() as server:  # short: many close embeddings
+        cfg = _config(4, False, False)
+        cfg.llm = llm_config(server)
+        cfg.graph.method, cfg.graph.resolve.method, cfg.graph.resolve.embeddings = "nlp", "llm", embeddings
+        cfg.graph.resolve.llm_batch = 3
+        nodes, edges, log, stats = await trio.to_thread.run_sync(_local, chunks, results, cfg)
+        asked = [r.last_user for r in server.chat_requests()]
+        got = await trio.to_thread.run_sync(_partitioned, chunks, results, cfg, 9)
+        assert sorted(r.last_user for r in server.chat_requests()[len(asked):]) == sorted(asked)  # the same questions
+    assert stats["llm_merges"] > 0 and stats["llm_pairs"] > 0
+    assert any("similar descriptions" in m["rule"] for m in log) == embeddings  # pairs only embeddings found
+    assert got == (nodes, edges, log, stats)
 
 
 def test_engine_ray_takes_entity_resolution():
@@ -154,22 +180,6 @@ def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first():
 
 
 # -- end to end on Ray ------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def ray_cluster():
-    """The session's cluster (test_ray starts it when it runs first); started here otherwise."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
-    import logging
-
-    if ray.is_initialized():
-        yield
-        return
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
 
 def _replay_model(folder: str):
     """The recorded answers of a real model for extraction; resolution questions answered as the labels say."""
@@ -199,7 +209,6 @@ def _run_config(server, tmp_path: Path, docs: Path, out: str, method: str, **run
     cfg.graph.method = "llm"
     cfg.graph.description_max_tokens = 100_000
     cfg.graph.resolve.method = method
-    cfg.graph.resolve.embeddings = False
     for k, v in runtime.items():
         setattr(cfg.runtime, k, v)
     return cfg
@@ -210,12 +219,13 @@ def _table(folder: Path, name: str) -> list[dict]:
 
 
 @pytest.mark.ray
-@pytest.mark.parametrize("method, partitions", [("rules", (3, 8)), ("llm", (5,))])
-async def test_ray_resolves_a_real_graph_as_the_local_engine_does(ray_cluster, tmp_path, method, partitions):
+@pytest.mark.parametrize("method, partitions", [("rules", (5,)), ("llm", (3,))])
+async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_path, method, partitions):
     replay, model = _replay_model("lightrag-gpt4o-mini-dickens")
     docs = tmp_path / "docs.jsonl"
     docs.write_text("".join(json.dumps({"text": e["content"]}) + "\n" for e in replay.entries))
-    async with FakeLLMServer(model).running() as server:
+    # short embeddings: many descriptions are close, so the embedding tier finds pairs the rules do not
+    async with FakeLLMServer(model, embedding_dim=16).running() as server:
         await run(_run_config(server, tmp_path, docs, "local", method), out=io.StringIO(), notice=lambda m: None)
         local_calls = len(server.chat_requests())
         a = tmp_path / "local"
@@ -237,3 +247,4 @@ async def test_ray_resolves_a_real_graph_as_the_local_engine_does(ray_cluster, t
     if method == "llm":  # the Ray run asked the resolution questions again (no cache here), on its own
         assert local_row["resolution"]["llm_pairs"] > 0
         assert len(server.chat_requests()) > local_calls
+        assert len([r for r in server.requests if r.path.endswith("/embeddings")]) >= 2  # embeddings (the default)

@@ -138,13 +138,9 @@ def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.
     candidates (no all-pairs product), the exact cosine keeps the close ones."""
     if len(vectors) < 2:
         return []
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    bands, bits = 10, 10
-    planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
-    signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)
-    codes = (signs * (1 << np.arange(bits))).sum(axis=2)  # (rows, bands)
+    unit, codes = hyperplane_codes(vectors, seed)
     found: set[tuple[int, int]] = set()
-    for band in range(bands):
+    for band in range(codes.shape[1]):
         groups: dict[int, list[int]] = defaultdict(list)
         for i, code in enumerate(codes[:, band].tolist()):
             groups[code].append(i)
@@ -157,6 +153,16 @@ def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.
         if cosine >= threshold:
             out.append((i, j, cosine))
     return out
+
+
+def hyperplane_codes(vectors: np.ndarray, seed: int = 11) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``vectors`` made unit length, and their (rows, 10) random-hyperplane band codes: rows
+    sharing a band's code are candidates. Row by row: the same for a row alone or among others."""
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    bands, bits = 10, 10
+    planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
+    signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)
+    return unit, (signs * (1 << np.arange(bits))).sum(axis=2)
 
 
 def _all_pairs(members: list[Any]) -> Iterable[tuple[Any, Any]]:

@@ -37,8 +37,18 @@ class AnswerMemo:
 async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
     """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
+    rows = await embed_profiles(r.profiles, scheduler)
+    index = sorted(rows)
+    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
+        return set()
+    close = vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block)
+    return mark_similar(r, [(index[a], index[b], cosine) for a, b, cosine in close])
+
+
+async def embed_profiles(profiles: list[Profile], scheduler: Scheduler) -> dict[int, list[float]]:
+    """The embedding of each profile's `embedding_text`, by position (those whose batch failed are missing)."""
     llm = scheduler.llm(PASS + ".embed")
-    texts = [embedding_text(p) for p in r.profiles]
+    texts = [embedding_text(p) for p in profiles]
     batches = [list(range(k, min(k + 256, len(texts)))) for k in range(0, len(texts), 256)]
 
     async def one(batch: list[int]) -> list[list[float]]:
@@ -48,11 +58,7 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
     for outcome in await scheduler.map(one, batches, pass_name=PASS + ".embed"):
         if outcome.ok and outcome.value is not None:
             rows.update(zip(outcome.item, outcome.value))
-    index = sorted(rows)
-    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
-        return set()
-    close = vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block)
-    return mark_similar(r, [(index[a], index[b], cosine) for a, b, cosine in close])
+    return rows
 
 
 def mark_similar(r: "_Resolver", close: Iterable[tuple[int, int, float]]) -> set[tuple[int, int]]:

@@ -26,17 +26,20 @@ from typing import Any, Awaitable, Callable, Iterable, Iterator, Mapping
 
 import attrs
 import networkx as nx
+import numpy as np
 import trio
 
 from ..atomic import atomic_open
 from ..config import Config
-from ..graph.blocking import block_keys, block_pairs, minhash_bands, minhash_text, rare_threshold
+from ..graph.blocking import (_all_pairs, block_keys, block_pairs, hyperplane_codes, minhash_bands, minhash_text,
+                              rare_threshold)
 from ..graph.combine import combined_node, merged_edge
 from ..graph.evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, profile_from
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.merge import edge_attrs, node_attributes
 from ..graph.resolve import PASS, AnswerMemo, ResolutionStats, _Resolver, llm_tier, merged_groups, rule_clusters
+from ..graph.resolve_llm import embed_profiles, mark_similar
 from ..llm.accounting import CallAccount
 from ..llm.client import ChatClient
 from ..runstore import RunStore
@@ -48,6 +51,12 @@ from .shard_task import _with_scheduler as with_scheduler
 Pair = tuple[str, str]
 Wave = Callable[[Callable[..., Awaitable[Any]], list[tuple[Any, ...]]], Awaitable[list[Any]]]
 _ALL_WORDS = 1 << 62  # rare_below for collecting every rare-word key: the blocks are kept by the global counts
+CLOSE = 0.8  # the cosine `blocking.vector_pairs` keeps
+
+
+def embedded(cfg: Config) -> bool:
+    """Whether nodes are embedded (as the local llm method does with ``embeddings``)."""
+    return method_of(cfg) == "llm" and cfg.graph.resolve.embeddings
 
 
 def method_of(cfg: Config) -> str:
@@ -79,7 +88,7 @@ def block_partition(key: str, partitions: int) -> int:
 
 class NodeTables:
     """Rows of the node tables of every partition, read on demand: (attributes, profile, degree, chunk
-    folders by chunk id)."""
+    folders by chunk id, embedding or None)."""
 
     def __init__(self, folder: Path, partitions: int) -> None:
         self.folder, self.partitions = folder, partitions
@@ -95,14 +104,14 @@ class NodeTables:
             db = self._dbs[p] = sqlite3.connect(self.path(self.folder, p), check_same_thread=False)
         return db
 
-    def row(self, key: str) -> tuple[dict[str, Any], Profile, int, dict[str, str]]:
+    def row(self, key: str) -> tuple[Any, ...]:
         found = self._db(node_partition(key, self.partitions)).execute(
             "SELECT value FROM nodes WHERE key = ?", (key,)).fetchone()
         if found is None:
             raise KeyError(key)
         return pickle.loads(found[0])
 
-    def rows(self, p: int) -> Iterator[tuple[str, tuple[dict[str, Any], Profile, int, dict[str, str]]]]:
+    def rows(self, p: int) -> Iterator[tuple[str, tuple[Any, ...]]]:
         """Partition ``p``'s rows in key order."""
         for key, value in self._db(p).execute("SELECT key, value FROM nodes ORDER BY key"):
             yield key, pickle.loads(value)
@@ -191,9 +200,17 @@ class CorpusCounts:
     df: Counter[str] = attrs.field(factory=Counter)
     lowercase: set[str] = attrs.field(factory=set)
     person_words: set[str] = attrs.field(factory=set)
+    vectors: int = 0  # nodes embedded, and the lengths of their embeddings: pairs of close embeddings are
+    dims: set[int] = attrs.field(factory=set)  # looked for only among two or more of one length (as locally)
+
+    @property
+    def comparable_vectors(self) -> bool:
+        return self.vectors >= 2 and len(self.dims) == 1
 
     def add(self, other: "CorpusCounts") -> "CorpusCounts":
         self.nodes += other.nodes
+        self.vectors += other.vectors
+        self.dims |= other.dims
         self.df.update(other.df)
         self.lowercase |= other.lowercase
         self.person_words |= other.person_words
@@ -203,8 +220,10 @@ class CorpusCounts:
         return Corpus(self.nodes, self.df, self.lowercase, self.person_words, _Degrees(tables))  # type: ignore[arg-type]
 
 
-def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path) -> CorpusCounts:
-    """Merge key partition ``p``'s nodes; write their table rows and their block keys by block partition."""
+async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path,
+                     scheduler: Scheduler | None) -> CorpusCounts:
+    """Merge key partition ``p``'s nodes; write their table rows and their block keys by block partition. With
+    a ``scheduler`` the nodes are embedded too."""
     P, broad = cfg.runtime.graph_partitions, method_of(cfg) == "llm"
     acc, where = merge_nodes(shard_dirs, p, cfg.graph.directed)
     neighbours: dict[str, list[Any]] = {}
@@ -213,26 +232,35 @@ def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path) -> Cor
             mine = neighbours.setdefault(node, [[], 0])
             mine[0] += nbrs
             mine[1] += degree
-    rows, profiles = [], []
-    for key in sorted(acc.nodes):
-        data = node_attributes(acc.nodes[key])
-        nbrs, degree = neighbours.get(key, [[], 0])
-        profile = profile_from(key, data, nbrs)
-        profiles.append(profile)
-        rows.append((key, (data, profile, degree, {c: str(where[c]) for c in data["source_ids"] if c in where})))
-    _write_table(NodeTables.path(folder, p), rows)
+    keys = sorted(acc.nodes)
+    datas = [node_attributes(acc.nodes[key]) for key in keys]
+    profiles = [profile_from(key, data, neighbours.get(key, [[], 0])[0]) for key, data in zip(keys, datas)]
+    vectors = await embed_profiles(profiles, scheduler) if scheduler is not None else {}
+    _write_table(NodeTables.path(folder, p), (
+        (key, (data, profile, neighbours.get(key, [[], 0])[1],
+               {c: str(where[c]) for c in data["source_ids"] if c in where}, vectors.get(n)))
+        for n, (key, data, profile) in enumerate(zip(keys, datas, profiles))))
     corpus = Corpus.of(None, profiles)
-    _write_blocks(profiles, broad, P, folder, p)
-    return CorpusCounts(corpus.documents, corpus.df, corpus.lowercase, corpus.person_words)
+    _write_blocks(profiles, vectors, broad, P, folder, p)
+    return CorpusCounts(corpus.documents, corpus.df, corpus.lowercase, corpus.person_words, len(vectors),
+                        {len(v) for v in vectors.values()})
 
 
-def _write_blocks(profiles: list[Profile], broad: bool, P: int, folder: Path, p: int) -> None:
+def _write_blocks(profiles: list[Profile], vectors: dict[int, list[float]], broad: bool, P: int, folder: Path,
+                  p: int) -> None:
     """Each node's block keys, tagged "a" where the node is an acronym itself: an initials key ("a:...") makes
     a block only where some node is that acronym, a rare-word key ("r:") only where the word is rare in the
-    whole graph; both are decided with the block."""
+    whole graph; both are decided with the block. Embedded nodes get their hyperplane band codes ("e")."""
     out: list[list[tuple[str, str, str]]] = [[] for _ in range(P)]
     bands = minhash_bands([minhash_text(pr) for pr in profiles]).tolist() if broad and profiles else []
+    codes: dict[int, list[int]] = {}
+    if vectors and len({len(v) for v in vectors.values()}) == 1:  # else no close pairs anywhere (as locally)
+        index = sorted(vectors)
+        codes = dict(zip(index, hyperplane_codes(np.array([vectors[n] for n in index], dtype=float))[1].tolist()))
     for n, pr in enumerate(profiles):
+        for band, code in enumerate(codes.get(n, [])):
+            k = f"e{band}:{code}"
+            out[block_partition(k, P)].append((k, pr.key, ""))
         own = {f.acronym for f in pr.forms if f.acronym}
         initials = {f.initials for f in pr.forms if f.initials}
         keys = block_keys(pr, Corpus(), own | initials, _ALL_WORDS if broad else 0)
@@ -258,14 +286,20 @@ def block_candidates(b: int, cfg: Config, counts: CorpusCounts, folder: Path) ->
             members[k].append(node)
             if tag:
                 acronym_blocks.add(k)
-    rare_below = rare_threshold(counts.nodes)
+    rare_below, max_block = rare_threshold(counts.nodes), cfg.graph.resolve.max_block
     blocks = {k: sorted(ms) for k, ms in members.items()
               if not (k.startswith("a:") and k not in acronym_blocks)
-              and not (k.startswith("r:") and counts.df.get(k[2:], 0) >= rare_below)}
-    pairs, skipped = block_pairs(blocks, cfg.graph.resolve.max_block)
-    out: list[list[Pair]] = [[] for _ in range(P)]
-    for pair in pairs:
-        out[edge_partition(pair, P)].append(pair)
+              and not (k.startswith("r:") and counts.df.get(k[2:], 0) >= rare_below) and not k.startswith("e")}
+    pairs, skipped = block_pairs(blocks, max_block)
+    close: set[Pair] = set()  # pairs of embeddings in one band: `blocking.vector_pairs`, block by block
+    if counts.comparable_vectors:
+        for k, ms in members.items():
+            if k.startswith("e") and 2 <= len(ms) <= max_block:
+                close.update(_all_pairs(sorted(ms)))
+    out: list[tuple[list[Pair], list[Pair]]] = [([], []) for _ in range(P)]
+    for kind, found in enumerate((pairs, close)):
+        for pair in found:
+            out[edge_partition(pair, P)][kind].append(pair)
     for c, part in enumerate(out):
         _dump(part, folder / f"pairs-{b:04d}-{c:04d}.pkl")
     return skipped
@@ -275,31 +309,41 @@ def block_candidates(b: int, cfg: Config, counts: CorpusCounts, folder: Path) ->
 
 def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> int:
     """Keep the distinct pairs of pair partition ``c`` that the rules call SAME or UNSURE or that name an owned
-    thing (its verdict changes once owners are clustered); returns how many distinct pairs there were."""
+    thing (its verdict changes once owners are clustered), and the pairs of close embeddings with their
+    cosine; returns how many distinct candidate pairs there were."""
     P = cfg.runtime.graph_partitions
     pairs: set[Pair] = set()
+    near: set[Pair] = set()
     for b in range(P):
-        pairs.update(_load(folder / f"pairs-{b:04d}-{c:04d}.pkl"))
+        found, close = _load(folder / f"pairs-{b:04d}-{c:04d}.pkl")
+        pairs.update(found)
+        near.update(close)
     tables = NodeTables(folder, P)
     try:
         evidence = Evidence(None, {}, counts.corpus(tables))
-        profiles: dict[str, Profile] = {}
+        rows: dict[str, Any] = {}
 
-        def profile(key: str) -> Profile:
-            if key not in profiles:
-                profiles[key] = tables.row(key)[1]
-            return profiles[key]
+        def row(key: str) -> Any:
+            if key not in rows:
+                rows[key] = tables.row(key)
+            return rows[key]
 
         kept = []
         for a, b in sorted(pairs):
-            pa, pb = profile(a), profile(b)
-            owned = any(f.head for f in (*pa.forms, *pb.forms))
-            if owned or evidence.verdict(pa, pb).kind in (SAME, UNSURE):
+            pa, pb = row(a)[1], row(b)[1]
+            if any(f.head for f in (*pa.forms, *pb.forms)) or evidence.verdict(pa, pb).kind in (SAME, UNSURE):
                 kept.append((a, b))
+        similar = [(a, b, cosine) for a, b in sorted(near) if (cosine := _cosine(row(a)[4], row(b)[4])) >= CLOSE]
     finally:
         tables.close()
-    _dump(kept, folder / f"kept-{c:04d}.pkl")
-    return len(pairs)
+    _dump((kept, similar), folder / f"kept-{c:04d}.pkl")
+    return len(pairs | {(a, b) for a, b, _ in similar})
+
+
+def _cosine(x: list[float], y: list[float]) -> float:
+    """As `blocking.vector_pairs` computes it."""
+    unit = [hyperplane_codes(np.array([v], dtype=float))[0][0] for v in (x, y)]
+    return float(unit[0] @ unit[1])
 
 
 # -- step 5: one task decides the merges ------------------------------------------------------------------
@@ -318,8 +362,10 @@ async def decide(cfg: Config, counts: CorpusCounts, pair_count: int, skipped: in
                  scheduler: Scheduler | None, memo: AnswerMemo) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The local resolver over the kept pairs; writes the `Decisions`, returns the merge log and the stats."""
     P, rc, method = cfg.runtime.graph_partitions, cfg.graph.resolve, method_of(cfg)
-    kept = sorted(pair for c in range(P) for pair in _load(folder / f"kept-{c:04d}.pkl"))
-    nodes = sorted({k for pair in kept for k in pair})
+    parts = [_load(folder / f"kept-{c:04d}.pkl") for c in range(P)]
+    kept = sorted(pair for found, _ in parts for pair in found)
+    similar = [close for _, found in parts for close in found]
+    nodes = sorted({k for pair in kept for k in pair} | {k for a, b, _ in similar for k in (a, b)})
     index = {k: i for i, k in enumerate(nodes)}
     pairs = [(index[a], index[b]) for a, b in kept]
     tables = NodeTables(folder, P)
@@ -329,6 +375,9 @@ async def decide(cfg: Config, counts: CorpusCounts, pair_count: int, skipped: in
         r = _Resolver(nodes, [tables.row(k)[1] for k in nodes], counts.corpus(tables), TableFacts(tables))
         clusters, log = await trio.to_thread.run_sync(rule_clusters, r, pairs, stats)
         if method == "llm" and scheduler is not None:
+            if rc.embeddings:
+                close = mark_similar(r, sorted((index[a], index[b], cosine) for a, b, cosine in similar))
+                pairs = sorted(set(pairs) | close)
             await llm_tier(r, clusters, pairs, log, scheduler, rc, memo, stats)
         groups = merged_groups(r, clusters, log)
     finally:
@@ -479,8 +528,27 @@ async def adjacency_task(dirs: list[str], q: int, cfg: Config, folder: str, limi
     adjacency([Path(d) for d in dirs], q, cfg, Path(folder))
 
 
-async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str, limiter: Any) -> CorpusCounts:
-    return node_table([Path(d) for d in dirs], p, cfg, Path(folder))
+async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str,
+                          limiter: Any) -> tuple[CorpusCounts, CallAccount]:
+    async def work(scheduler: Scheduler | None) -> CorpusCounts:
+        return await node_table([Path(d) for d in dirs], p, cfg, Path(folder), scheduler)
+
+    return await _with_client(cfg, limiter, embedded(cfg), work)
+
+
+async def _with_client(cfg: Config, limiter: Any, needed: bool,
+                       work: Callable[[Scheduler | None], Awaitable[Any]]) -> tuple[Any, CallAccount]:
+    """``work`` given a scheduler of its own when ``needed``; its result and the calls it made."""
+    account = CallAccount()
+    if not needed:
+        return await work(None), account
+    async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count,
+                                      limiter=limiter) as client:
+        scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
+        result = await work(scheduler)
+        for acc in scheduler.accounts.values():
+            account.add(acc)
+        return result, account
 
 
 async def blocks_task(b: int, cfg: Config, counts: CorpusCounts, folder: str, limiter: Any) -> int:
@@ -501,18 +569,11 @@ async def decide_task(cfg: Config, counts: CorpusCounts, pair_count: int, skippe
         await store.save(PASS, key, answer)
 
     memo = AnswerMemo(store.load(PASS), save)
-    account = CallAccount()
     try:
-        if method_of(cfg) != "llm":
-            log, stats = await decide(cfg, counts, pair_count, skipped, Path(folder), None, memo)
-            return log, stats, account
-        async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count,
-                                          limiter=limiter) as client:
-            scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
-            log, stats = await decide(cfg, counts, pair_count, skipped, Path(folder), scheduler, memo)
-            for acc in scheduler.accounts.values():
-                account.add(acc)
-            return log, stats, account
+        (log, stats), account = await _with_client(
+            cfg, limiter, method_of(cfg) == "llm",
+            lambda scheduler: decide(cfg, counts, pair_count, skipped, Path(folder), scheduler, memo))
+        return log, stats, account
     finally:
         store.close()
 
@@ -558,12 +619,14 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     folder.mkdir(parents=True, exist_ok=True)
     dirs, f, m = [str(d) for d in shard_dirs], str(folder), str(merge_dir)
     await wave(adjacency_task, [(dirs, q, cfg, f) for q in range(P)])
-    counts = CorpusCounts()
-    for part in await wave(node_table_task, [(dirs, p, cfg, f) for p in range(P)]):
+    counts, account = CorpusCounts(), CallAccount()
+    for part, calls in await wave(node_table_task, [(dirs, p, cfg, f) for p in range(P)]):
         counts.add(part)
+        account.add(calls)
     skipped = sum(await wave(blocks_task, [(b, cfg, counts, f) for b in range(P)]))
     pair_count = sum(await wave(pairs_task, [(c, cfg, counts, f) for c in range(P)]))
-    [(log, stats, account)] = await wave(decide_task, [(cfg, counts, pair_count, skipped, f, str(store_dir))])
+    [(log, stats, calls)] = await wave(decide_task, [(cfg, counts, pair_count, skipped, f, str(store_dir))])
+    account.add(calls)
     write_jsonl(log, out / "resolution.jsonl")
     result = ResolvedMerge({"ungrounded": 0, "summarized_descriptions": 0}, account, stats)
     for work in (finish_nodes_task, finish_edges_task):  # edges need every node partition's names and dropped keys
