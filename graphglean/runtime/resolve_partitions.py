@@ -46,7 +46,6 @@ from ..runstore import RunStore
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
 from .partitions import ShardChunks, edge_partition, merge_edges, merge_nodes, names_of, node_partition
-from .shard_task import _with_scheduler as with_scheduler
 
 Pair = tuple[str, str]
 Wave = Callable[[Callable[..., Awaitable[Any]], list[tuple[Any, ...]]], Awaitable[list[Any]]]
@@ -59,13 +58,17 @@ def embedded(cfg: Config) -> bool:
     return method_of(cfg) == "llm" and cfg.graph.resolve.embeddings
 
 
+def llm_graph(cfg: Config) -> bool:
+    """The graph is built with the LLM (so its long descriptions are summarized)."""
+    return cfg.graph.method == "llm" or (cfg.graph.method == "auto" and cfg.llm.has_endpoint)
+
+
 def method_of(cfg: Config) -> str:
     """rules or llm, as the local graph pass chooses (auto: llm when the graph is built with an endpoint)."""
     chosen = cfg.graph.resolve.method
     if chosen != "auto":
         return chosen
-    llm_graph = cfg.graph.method == "llm" or (cfg.graph.method == "auto" and cfg.llm.has_endpoint)
-    return "llm" if llm_graph and cfg.llm.has_endpoint else "rules"
+    return "llm" if llm_graph(cfg) and cfg.llm.has_endpoint else "rules"
 
 
 def _dump(obj: Any, path: Path) -> None:
@@ -585,7 +588,7 @@ async def finish_nodes_task(p: int, cfg: Config, folder: str, merge_dir: str,
     async def work(scheduler: Scheduler | None) -> None:
         await finish_nodes(p, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
 
-    account = await with_scheduler(cfg, limiter, work)
+    _, account = await _with_client(cfg, limiter, llm_graph(cfg), work)
     return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions}, account
 
 
@@ -596,7 +599,7 @@ async def finish_edges_task(r: int, cfg: Config, folder: str, merge_dir: str,
     async def work(scheduler: Scheduler | None) -> None:
         await finish_edges(r, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
 
-    account = await with_scheduler(cfg, limiter, work)
+    _, account = await _with_client(cfg, limiter, llm_graph(cfg), work)
     return {"summarized_descriptions": stats.summarized_descriptions}, account
 
 
