@@ -219,8 +219,8 @@ def _table(folder: Path, name: str) -> list[dict]:
 
 
 @pytest.mark.ray
-@pytest.mark.parametrize("method, partitions", [("rules", (5,)), ("llm", (3,))])
-async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_path, method, partitions):
+@pytest.mark.parametrize("method, P", [("rules", 5), ("llm", 3)])
+async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_path, method, P):
     replay, model = _replay_model("lightrag-gpt4o-mini-dickens")
     docs = tmp_path / "docs.jsonl"
     docs.write_text("".join(json.dumps({"text": e["content"]}) + "\n" for e in replay.entries))
@@ -228,23 +228,26 @@ async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_p
     async with FakeLLMServer(model, embedding_dim=16).running() as server:
         await run(_run_config(server, tmp_path, docs, "local", method), out=io.StringIO(), notice=lambda m: None)
         local_calls = len(server.chat_requests())
-        a = tmp_path / "local"
+        a, b = tmp_path / "local", tmp_path / "ray"
         log = _table(a, "resolution.jsonl")
         assert len(log) >= 10 and ({"rules", "llm"} if method == "llm" else {"rules"}) == {m["tier"] for m in log}
-        for P in partitions:
-            cfg = _run_config(server, tmp_path, docs, f"ray{P}", method, engine="ray", workers=3, shard_chunks=15,
-                              graph_partitions=P)
-            result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
-            b = tmp_path / f"ray{P}"
-            assert _table(b, "entities.jsonl") == _table(a, "entities.jsonl")
-            assert _table(b, "relationships.jsonl") == _table(a, "relationships.jsonl")
-            assert _table(b, "resolution.jsonl") == log
-            assert (b / "graph.graphml").read_bytes() == (a / "graph.graphml").read_bytes()
-            local_row = json.loads((a / "report.json").read_text())["passes"][0]
-            assert result.report["passes"][0]["resolution"] == local_row["resolution"]
-            assert result.report["passes"][0]["nodes"] == local_row["nodes"]
-    assert replay.misses == 0 or method == "llm"
-    if method == "llm":  # the Ray run asked the resolution questions again (no cache here), on its own
-        assert local_row["resolution"]["llm_pairs"] > 0
-        assert len(server.chat_requests()) > local_calls
-        assert len([r for r in server.requests if r.path.endswith("/embeddings")]) >= 2  # embeddings (the default)
+        cfg = _run_config(server, tmp_path, docs, "ray", method, engine="ray", workers=3, shard_chunks=15,
+                          graph_partitions=P)
+        result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        assert _table(b, "entities.jsonl") == _table(a, "entities.jsonl")
+        assert _table(b, "relationships.jsonl") == _table(a, "relationships.jsonl")
+        assert _table(b, "resolution.jsonl") == log
+        assert (b / "graph.graphml").read_bytes() == (a / "graph.graphml").read_bytes()
+        local_row = json.loads((a / "report.json").read_text())["passes"][0]
+        assert result.report["passes"][0]["resolution"] == local_row["resolution"]
+        assert result.report["passes"][0]["nodes"] == local_row["nodes"]
+        if method == "rules":
+            assert replay.misses == 0
+            return
+        # llm: the Ray run asked the resolution questions again (no response cache here), and embedded the nodes
+        assert local_row["resolution"]["llm_pairs"] > 0 and len(server.chat_requests()) > local_calls
+        assert len([r for r in server.requests if r.path.endswith("/embeddings")]) >= 2
+        before = len(server.chat_requests())
+        await run(cfg, out=io.StringIO(), notice=lambda m: None)  # again: shards done, answers in its store
+        assert len(server.chat_requests()) == before
+        assert _table(b, "resolution.jsonl") == log
