@@ -21,6 +21,7 @@ from .names import read_name
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
+CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
@@ -128,11 +129,11 @@ def block_pairs(blocks: Mapping[str, list[Any]], max_block: int) -> tuple[set[tu
             else:
                 skipped += 1
             continue
-        pairs.update(_all_pairs(members))
+        pairs.update(all_pairs(members))
     return pairs, skipped
 
 
-def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.8,
+def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = CLOSE_COSINE,
                  seed: int = 11) -> list[tuple[int, int, float]]:
     """(i, j, cosine) of rows of ``vectors`` at least ``threshold`` alike: random-hyperplane bands find the
     candidates (no all-pairs product), the exact cosine keeps the close ones."""
@@ -146,7 +147,7 @@ def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.
             groups[code].append(i)
         for members in groups.values():
             if 2 <= len(members) <= max_block:
-                found.update(_all_pairs(members))
+                found.update(all_pairs(members))
     out = []
     for i, j in sorted(found):
         cosine = float(unit[i] @ unit[j])
@@ -165,7 +166,7 @@ def hyperplane_codes(vectors: np.ndarray, seed: int = 11) -> tuple[np.ndarray, n
     return unit, (signs * (1 << np.arange(bits))).sum(axis=2)
 
 
-def _all_pairs(members: list[Any]) -> Iterable[tuple[Any, Any]]:
+def all_pairs(members: list[Any]) -> Iterable[tuple[Any, Any]]:
     for x in range(len(members)):
         for y in range(x + 1, len(members)):
             i, j = members[x], members[y]

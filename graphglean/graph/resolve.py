@@ -105,7 +105,7 @@ class GraphFacts:
         return [str(g.nodes[n].get("name") or n) for n in sorted(g.neighbors(node), key=lambda n: -g.degree(n))[:4]]
 
 
-class _Resolver:
+class Resolver:
     """The decisions of resolution over ``nodes`` (their ``profiles`` and graph-wide ``corpus``): the whole graph
     locally, or under engine ray only the nodes of the candidate pairs that can matter (the statistics in
     ``corpus`` are still those of the whole graph)."""
@@ -120,7 +120,7 @@ class _Resolver:
         self.llm_different: set[tuple[int, int]] = set()
 
     @classmethod
-    def of_graph(cls, graph: nx.Graph) -> "_Resolver":
+    def of_graph(cls, graph: nx.Graph) -> "Resolver":
         nodes = list(graph.nodes)
         profiles = [profile_of(graph, n) for n in nodes]
         return cls(nodes, profiles, Corpus.of(graph, profiles), GraphFacts(graph))
@@ -233,16 +233,16 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
 
 
 def _by_rules(graph: nx.Graph, rc: Any, method: str,
-              stats: ResolutionStats) -> tuple["_Resolver", "_Clusters", list[Any], list[dict[str, Any]]]:
+              stats: ResolutionStats) -> tuple["Resolver", "_Clusters", list[Any], list[dict[str, Any]]]:
     """Candidate pairs and the clusters the rules make of them."""
-    r = _Resolver.of_graph(graph)
+    r = Resolver.of_graph(graph)
     pairs, stats.skipped_blocks = candidate_pairs(r.profiles, r.corpus, rc.max_block, broad=method == "llm")
     stats.candidate_pairs = len(pairs)
     clusters, log = rule_clusters(r, pairs, stats)
     return r, clusters, pairs, log
 
 
-def rule_clusters(r: "_Resolver", pairs: list[tuple[int, int]],
+def rule_clusters(r: "Resolver", pairs: list[tuple[int, int]],
                   stats: ResolutionStats) -> tuple["_Clusters", list[dict[str, Any]]]:
     """The clusters the rules make of the candidate ``pairs`` (ascending index pairs), and the merge log. Only
     pairs whose verdict is SAME or UNSURE, or that involve an owned thing ("Ghost of Marley"), can change the
@@ -259,7 +259,7 @@ def rule_clusters(r: "_Resolver", pairs: list[tuple[int, int]],
     return clusters, log
 
 
-async def llm_tier(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]], log: list[dict[str, Any]],
+async def llm_tier(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]], log: list[dict[str, Any]],
                    scheduler: Scheduler, rc: Any, memo: AnswerMemo, stats: ResolutionStats) -> None:
     """Ask the LLM about the UNSURE pairs across clusters and merge what it calls the same (consistently)."""
     asked = questions(r, clusters, pairs, rc.llm_pairs_per_entity)
@@ -275,7 +275,7 @@ async def llm_tier(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int,
     stats.llm_merges = r.cluster(clusters, links, "llm", log, stats)
 
 
-def merged_groups(r: "_Resolver", clusters: "_Clusters", log: list[dict[str, Any]]) -> list[list[Any]]:
+def merged_groups(r: "Resolver", clusters: "_Clusters", log: list[dict[str, Any]]) -> list[list[Any]]:
     """The clusters of more than one node, each as its nodes, most informative (the one kept) first; fills in
     each log line's ``into`` (the kept node's name)."""
     groups: dict[int, list[Any]] = {}
@@ -288,7 +288,7 @@ def merged_groups(r: "_Resolver", clusters: "_Clusters", log: list[dict[str, Any
     return [[r.nodes[m] for m in order] for order in groups.values()]
 
 
-def _combined(graph: nx.Graph, r: "_Resolver", clusters: "_Clusters", log: list[dict[str, Any]],
+def _combined(graph: nx.Graph, r: "Resolver", clusters: "_Clusters", log: list[dict[str, Any]],
               stats: ResolutionStats) -> Resolution:
     groups = {root: [r.nodes[m] for m in members] for root, members in clusters.members.items()}
     out, kept = combine_clusters(graph, groups, {n: p for n, p in zip(r.nodes, r.profiles)})

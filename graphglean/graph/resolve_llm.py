@@ -17,7 +17,7 @@ from .blocking import vector_pairs
 from .evidence import NONE, UNSURE, Profile, Verdict
 
 if TYPE_CHECKING:
-    from .resolve import _Clusters, _Resolver
+    from .resolve import _Clusters, Resolver
 
 PASS = "graph.resolve"
 _ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
@@ -34,7 +34,7 @@ class AnswerMemo:
 
 
 
-async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
+async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
     """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
     rows = await embed_profiles(r.profiles, scheduler)
@@ -61,7 +61,7 @@ async def embed_profiles(profiles: list[Profile], scheduler: Scheduler) -> dict[
     return rows
 
 
-def mark_similar(r: "_Resolver", close: Iterable[tuple[int, int, float]]) -> set[tuple[int, int]]:
+def mark_similar(r: "Resolver", close: Iterable[tuple[int, int, float]]) -> set[tuple[int, int]]:
     """Pairs of close embeddings (i < j, cosine) that no rule decides become UNSURE: LLM questions."""
     found = set()
     for i, j, cosine in close:
@@ -76,7 +76,7 @@ def embedding_text(p: Profile) -> str:
     return f"{p.name}: {' '.join(p.description.split())[:300]}"
 
 
-def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
+def questions(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
               per_entity: int) -> list[tuple[int, int]]:
     """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
     unsure = [(i, j, v) for i, j in pairs
@@ -94,7 +94,7 @@ def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]
     return asked
 
 
-def _card(r: "_Resolver", i: int, letter: str) -> str:
+def _card(r: "Resolver", i: int, letter: str) -> str:
     p = r.profiles[i]
     data = r.facts.data(r.nodes[i])
     desc = " ".join(p.description.split())
@@ -103,7 +103,7 @@ def _card(r: "_Resolver", i: int, letter: str) -> str:
     return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
 
 
-async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
+async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
                    memo: AnswerMemo) -> dict[tuple[int, int], bool]:
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")

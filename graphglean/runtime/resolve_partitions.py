@@ -4,7 +4,7 @@ holding the graph in one process.
     edges by pair partition  ─► adjacency by node partition ─┐
     nodes by key partition   ─► node table (attributes, profile, degree, chunks) + block keys + corpus counts
     blocks by block partition ─► candidate pairs ─► pairs by pair partition ─► verdicts: the pairs that matter
-    one task: `resolve._Resolver` over those pairs' nodes ─► merges (alias map, merge log)
+    one task: `resolve.Resolver` over those pairs' nodes ─► merges (alias map, merge log)
     nodes by key partition ─► clusters combined under their kept key, finished (grounding, summaries)
                             + edges re-keyed by the alias map ─► by new pair partition ─► merged, finished
 
@@ -31,14 +31,14 @@ import trio
 
 from ..atomic import atomic_open
 from ..config import Config
-from ..graph.blocking import (_all_pairs, block_keys, block_pairs, hyperplane_codes, minhash_bands, minhash_text,
-                              rare_threshold)
+from ..graph.blocking import (CLOSE_COSINE, all_pairs, block_keys, block_pairs, hyperplane_codes, minhash_bands,
+                              minhash_text, rare_threshold)
 from ..graph.combine import combined_node, merged_edge
-from ..graph.evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, profile_from
+from ..graph.evidence import SAME, UNSURE, Corpus, Evidence, Profile, profile_from
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.merge import edge_attrs, node_attributes
-from ..graph.resolve import PASS, AnswerMemo, ResolutionStats, _Resolver, llm_tier, merged_groups, rule_clusters
+from ..graph.resolve import PASS, AnswerMemo, ResolutionStats, Resolver, llm_tier, merged_groups, rule_clusters
 from ..graph.resolve_llm import embed_profiles, mark_similar
 from ..llm.accounting import CallAccount
 from ..llm.client import ChatClient
@@ -50,7 +50,6 @@ from .partitions import ShardChunks, edge_partition, merge_edges, merge_nodes, n
 Pair = tuple[str, str]
 Wave = Callable[[Callable[..., Awaitable[Any]], list[tuple[Any, ...]]], Awaitable[list[Any]]]
 _ALL_WORDS = 1 << 62  # rare_below for collecting every rare-word key: the blocks are kept by the global counts
-CLOSE = 0.8  # the cosine `blocking.vector_pairs` keeps
 
 
 def embedded(cfg: Config) -> bool:
@@ -220,7 +219,8 @@ class CorpusCounts:
         return self
 
     def corpus(self, tables: NodeTables) -> Corpus:
-        return Corpus(self.nodes, self.df, self.lowercase, self.person_words, _Degrees(tables))  # type: ignore[arg-type]
+        degrees: Any = _Degrees(tables)  # read as Corpus.degree is: .get(key, 0)
+        return Corpus(self.nodes, self.df, self.lowercase, self.person_words, degrees)
 
 
 async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path,
@@ -298,7 +298,7 @@ def block_candidates(b: int, cfg: Config, counts: CorpusCounts, folder: Path) ->
     if counts.comparable_vectors:
         for k, ms in members.items():
             if k.startswith("e") and 2 <= len(ms) <= max_block:
-                close.update(_all_pairs(sorted(ms)))
+                close.update(all_pairs(sorted(ms)))
     out: list[tuple[list[Pair], list[Pair]]] = [([], []) for _ in range(P)]
     for kind, found in enumerate((pairs, close)):
         for pair in found:
@@ -336,7 +336,8 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> in
             pa, pb = row(a)[1], row(b)[1]
             if any(f.head for f in (*pa.forms, *pb.forms)) or evidence.verdict(pa, pb).kind in (SAME, UNSURE):
                 kept.append((a, b))
-        similar = [(a, b, cosine) for a, b in sorted(near) if (cosine := _cosine(row(a)[4], row(b)[4])) >= CLOSE]
+        cosines = ((a, b, _cosine(row(a)[4], row(b)[4])) for a, b in sorted(near))
+        similar = [(a, b, cosine) for a, b, cosine in cosines if cosine >= CLOSE_COSINE]
     finally:
         tables.close()
     _dump((kept, similar), folder / f"kept-{c:04d}.pkl")
@@ -375,7 +376,7 @@ async def decide(cfg: Config, counts: CorpusCounts, pair_count: int, skipped: in
     try:
         stats = ResolutionStats(method=method, entities_before=counts.nodes, candidate_pairs=pair_count,
                                 skipped_blocks=skipped)
-        r = _Resolver(nodes, [tables.row(k)[1] for k in nodes], counts.corpus(tables), TableFacts(tables))
+        r = Resolver(nodes, [tables.row(k)[1] for k in nodes], counts.corpus(tables), TableFacts(tables))
         clusters, log = await trio.to_thread.run_sync(rule_clusters, r, pairs, stats)
         if method == "llm" and scheduler is not None:
             if rc.embeddings:
