@@ -31,7 +31,7 @@ from _server import table  # noqa: E402
 from graphglean.config import Config  # noqa: E402
 from graphglean.graph.merge import normalize_name  # noqa: E402
 from graphglean.graph.blocking import candidate_pairs  # noqa: E402
-from graphglean.graph.resolve import _Resolver, resolve_entities_sync  # noqa: E402
+from graphglean.graph.resolve import Resolver, resolve_entities_sync  # noqa: E402
 
 _SYL = ("ka lo mer tin sa vor el bri dun fen gal hor is jun kel mar nor ost pra quil ros sten tor ul ven wyn yar "
         "zel").split()
@@ -139,7 +139,7 @@ def measure(n: int) -> dict[str, object]:
     got, want = pairs_of(predicted), pairs_of(true_groups)
     s = resolution.stats
     t1 = time.process_time()  # the llm method's broader blocking (its questions), without asking
-    r = _Resolver(g)
+    r = Resolver.of_graph(g)
     broad, _ = candidate_pairs(r.profiles, r.corpus, cfg.graph.resolve.max_block, broad=True)
     broad_cpu = time.process_time() - t1
     return {"entities": g.number_of_nodes(), "planted pairs": len(want), "candidate pairs": s.candidate_pairs,

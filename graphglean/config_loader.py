@@ -321,9 +321,6 @@ def _ray_checks(cfg: Config, src: _Source) -> None:
         raise src.error(("runtime", "engine"), "ray is not installed; install the extra: pip install 'graphglean[ray]'")
     if cfg.input.path == "-":
         raise src.error(("input", "path"), "engine ray reads files (shards are planned from them), not stdin")
-    if cfg.graph.resolve.enabled:  # the partitioned merge never holds the whole graph that resolution compares
-        raise src.error(("graph", "resolve", "enabled"),
-                        "entity resolution does not run under runtime.engine ray yet; set it to false")
 
 
 def load_config_text(text: str, filename: str = "<config>", base_dir: str | os.PathLike[str] = "") -> Config:

@@ -188,9 +188,6 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     out = out or sys.stdout
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
-    if cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled:  # the loader says so too, for a file
-        raise ConfigError("graph.resolve.enabled: entity resolution does not run under runtime.engine ray yet; "
-                          "set it to false")
     if cfg.runtime.engine == "ray" and not dry:  # Ray is imported only here: engine local never loads it
         from .runtime.ray_engine import run_on_ray
 

@@ -155,17 +155,6 @@ def test_engine_ray_without_ray_is_one_config_error_naming_the_extra(monkeypatch
     assert "\n" not in str(e.value)
 
 
-def test_engine_ray_with_entity_resolution_is_one_config_error():
-    with pytest.raises(ConfigError) as e:
-        load_config_text("runtime:\n  engine: ray\n", "c.yaml")
-    assert "graph.resolve.enabled" in str(e.value) and "\n" not in str(e.value)
-    cfg = load_config_text("runtime:\n  engine: ray\ngraph:\n  resolve: {enabled: false}\n", "c.yaml")
-    assert cfg.runtime.engine == "ray"
-    cfg.graph.resolve.enabled = True  # a Config built in code skips the loader: the run says it instead
-    with pytest.raises(ConfigError, match="graph.resolve.enabled"):
-        trio.run(functools.partial(run, cfg, dry=True, out=io.StringIO()))
-
-
 def test_engine_local_never_imports_ray(tmp_path):
     code = ("import sys, io, trio; from graphglean.config import Config; from graphglean.pipeline import run\n"
             "cfg = Config(); cfg.input.path = 'examples/'; cfg.graph.method = 'nlp'; "

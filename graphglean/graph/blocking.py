@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from .names import read_name
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
+CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
@@ -75,22 +76,39 @@ def minhash_bands(texts: Sequence[str], seed: int = 7) -> np.ndarray:
     return out
 
 
+def rare_threshold(documents: int) -> int:
+    """Words in fewer descriptions than this are rare (broad blocking)."""
+    return max(20, int(0.01 * documents))
+
+
+def minhash_text(p: Profile) -> str:
+    """What the MinHash bands of a node are made of: its shortest name, spaces removed."""
+    return min((f.compact for f in p.forms), key=len)
+
+
 def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int = 40,
                     broad: bool = False) -> tuple[list[tuple[int, int]], int]:
     """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
     adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
     acronyms = {f.acronym for p in profiles for f in p.forms if f.acronym}
-    rare_below = max(20, int(0.01 * corpus.documents)) if broad else 0
+    rare_below = rare_threshold(corpus.documents) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):
         for k in block_keys(p, corpus, acronyms, rare_below):
             blocks[k].append(i)
     if broad and profiles:
-        bands = minhash_bands([min((f.compact for f in p.forms), key=len) for p in profiles])
+        bands = minhash_bands([minhash_text(p) for p in profiles])
         for i, row in enumerate(bands.tolist()):
             for band, h in enumerate(row):
                 blocks[f"m{band}:{h}"].append(i)
-    pairs: set[tuple[int, int]] = set()
+    pairs, skipped = block_pairs(blocks, max_block)
+    return sorted(pairs), skipped
+
+
+def block_pairs(blocks: Mapping[str, list[Any]], max_block: int) -> tuple[set[tuple[Any, Any]], int]:
+    """The pairs (smaller first) the blocks give, and how many were too large to use. Members are listed in
+    node order; a ``ws:`` block (one-word name) is read with the ``wm:`` block of the same word."""
+    pairs: set[tuple[Any, Any]] = set()
     skipped = 0
     for k, members in blocks.items():
         if k.startswith("wm:"):
@@ -111,29 +129,25 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
             else:
                 skipped += 1
             continue
-        pairs.update(_all_pairs(members))
-    return sorted(pairs), skipped
+        pairs.update(all_pairs(members))
+    return pairs, skipped
 
 
-def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.8,
+def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = CLOSE_COSINE,
                  seed: int = 11) -> list[tuple[int, int, float]]:
     """(i, j, cosine) of rows of ``vectors`` at least ``threshold`` alike: random-hyperplane bands find the
     candidates (no all-pairs product), the exact cosine keeps the close ones."""
     if len(vectors) < 2:
         return []
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    bands, bits = 10, 10
-    planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
-    signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)
-    codes = (signs * (1 << np.arange(bits))).sum(axis=2)  # (rows, bands)
+    unit, codes = hyperplane_codes(vectors, seed)
     found: set[tuple[int, int]] = set()
-    for band in range(bands):
+    for band in range(codes.shape[1]):
         groups: dict[int, list[int]] = defaultdict(list)
         for i, code in enumerate(codes[:, band].tolist()):
             groups[code].append(i)
         for members in groups.values():
             if 2 <= len(members) <= max_block:
-                found.update(_all_pairs(members))
+                found.update(all_pairs(members))
     out = []
     for i, j in sorted(found):
         cosine = float(unit[i] @ unit[j])
@@ -142,7 +156,17 @@ def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = 0.
     return out
 
 
-def _all_pairs(members: list[int]) -> Iterable[tuple[int, int]]:
+def hyperplane_codes(vectors: np.ndarray, seed: int = 11) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``vectors`` made unit length, and their (rows, 10) random-hyperplane band codes: rows
+    sharing a band's code are candidates. Row by row: the same for a row alone or among others."""
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    bands, bits = 10, 10
+    planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
+    signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)
+    return unit, (signs * (1 << np.arange(bits))).sum(axis=2)
+
+
+def all_pairs(members: list[Any]) -> Iterable[tuple[Any, Any]]:
     for x in range(len(members)):
         for y in range(x + 1, len(members)):
             i, j = members[x], members[y]

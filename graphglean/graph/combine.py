@@ -3,7 +3,7 @@ every name in ``aliases``, lists united, counts and weights summed, and self-loo
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import networkx as nx
 
@@ -43,6 +43,28 @@ def _merge_attrs(datas: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+def informative_order(members: Iterable[Any], profile: Callable[[Any], Profile],
+                      data: Callable[[Any], dict[str, Any]]) -> list[Any]:
+    """``members`` most informative first: the first is the node a cluster keeps."""
+    return sorted(members, key=lambda m: _informative(profile(m), data(m)))
+
+
+def combined_node(members: list[Any], datas: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
+    """The attributes of one cluster's node from its members, their attributes and names (most informative
+    first); a cluster of one gets its ``aliases`` too."""
+    merged = _merge_attrs(datas)
+    merged["aliases"] = _union([names] + [aliases_of(d) for d in datas])
+    merged["name"] = names[0]
+    if len(members) > 1:
+        merged["merged_from"] = [str(m) for m in members]
+    return merged
+
+
+def merged_edge(into: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """An edge's attributes after another edge was merged into it (folded in the order the edges are found)."""
+    return {**into, **_merge_attrs([into, data])}
+
+
 def combine_clusters(g: nx.Graph, groups: dict[Any, list[Any]],
                      profiles: dict[Any, Profile]) -> tuple[nx.Graph, dict[Any, Any]]:
     """A new graph with one node per group (keyed by its most informative member) and the edges between
@@ -53,15 +75,9 @@ def combine_clusters(g: nx.Graph, groups: dict[Any, list[Any]],
     keep: dict[Any, Any] = {}
     became: dict[Any, Any] = {}
     for root, members in sorted(groups.items(), key=lambda kv: min(position[m] for m in kv[1])):
-        members = sorted(members, key=lambda m: _informative(profiles[m], g.nodes[m]))
+        members = informative_order(members, profiles.__getitem__, lambda m: g.nodes[m])
         node = members[0]
-        datas = [g.nodes[m] for m in members]
-        names = [profiles[m].name for m in members]
-        out.add_node(node, **_merge_attrs(datas))
-        out.nodes[node]["aliases"] = _union([names] + [aliases_of(d) for d in datas])
-        out.nodes[node]["name"] = names[0]
-        if len(members) > 1:
-            out.nodes[node]["merged_from"] = [str(m) for m in members]
+        out.add_node(node, **combined_node(members, [g.nodes[m] for m in members], [profiles[m].name for m in members]))
         keep[root] = node
         became.update((m, node) for m in members)
     for a, b, data in g.edges(data=True):
@@ -69,7 +85,7 @@ def combine_clusters(g: nx.Graph, groups: dict[Any, list[Any]],
         if ca == cb and a != b:
             continue  # a self-loop only the merge made
         if out.has_edge(ca, cb):
-            out.edges[ca, cb].update(_merge_attrs([out.edges[ca, cb], data]))
+            out.edges[ca, cb].update(merged_edge(out.edges[ca, cb], data))
         else:
             out.add_edge(ca, cb, **data)
     return out, keep

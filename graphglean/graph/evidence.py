@@ -89,14 +89,18 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
 
 
 def profile_of(graph: nx.Graph, node: Any) -> Profile:
-    data = graph.nodes[node]
+    return profile_from(node, graph.nodes[node], graph.neighbors(node))
+
+
+def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
+    """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
     names = [str(data.get("name") or node)] + aliases_of(data)
     forms = [read_name(n) for n in dict.fromkeys(names)]
     types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
     description = data.get("description") or ""
     own = {w for f in forms for w in f.key.split()}
     counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
-    return Profile(str(node), forms, types, description, counted, frozenset(map(str, graph.neighbors(node))),
+    return Profile(str(node), forms, types, description, counted, frozenset(map(str, neighbours)),
                    _pronoun_gender(description))
 
 

@@ -12,7 +12,7 @@ scheduler, and its answers are merged under the same consistency check. The inpu
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Protocol
 
 import attrs
 import networkx as nx
@@ -21,9 +21,9 @@ import trio
 from ..config import Config
 from ..scheduler import Scheduler
 from .blocking import candidate_pairs
-from .combine import combine_clusters
-from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Verdict, profile_of
-from .resolve_llm import PASS, AnswerMemo, ask_llm, questions, similar_pairs
+from .combine import combine_clusters, informative_order
+from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
+from .resolve_llm import PASS, AnswerMemo, ask_llm, mark_similar, questions, similar_pairs
 
 
 
@@ -81,15 +81,49 @@ class _Clusters:
         return True
 
 
-class _Resolver:
+class NodeFacts(Protocol):
+    """What the resolver reads of nodes beyond their profiles (the LLM tier's cards, the merged node's name)."""
+
+    def data(self, node: Any) -> Mapping[str, Any]:
+        """The node's attributes (``type``, ``frequency``, ...)."""
+
+    def related(self, node: Any) -> list[str]:
+        """Display names of its best-connected neighbours (at most 4, most connected first)."""
+
+
+class GraphFacts:
+    """`NodeFacts` of a graph in memory."""
+
     def __init__(self, graph: nx.Graph) -> None:
         self.graph = graph
-        self.nodes = list(graph.nodes)
-        self.profiles = [profile_of(graph, n) for n in self.nodes]
-        self.corpus = Corpus.of(graph, self.profiles)
-        self.evidence = Evidence(graph, {p.key: p for p in self.profiles}, self.corpus)
+
+    def data(self, node: Any) -> Mapping[str, Any]:
+        return self.graph.nodes[node]
+
+    def related(self, node: Any) -> list[str]:
+        g = self.graph
+        return [str(g.nodes[n].get("name") or n) for n in sorted(g.neighbors(node), key=lambda n: -g.degree(n))[:4]]
+
+
+class Resolver:
+    """The decisions of resolution over ``nodes`` (their ``profiles`` and graph-wide ``corpus``): the whole graph
+    locally, or under engine ray only the nodes of the candidate pairs that can matter (the statistics in
+    ``corpus`` are still those of the whole graph)."""
+
+    def __init__(self, nodes: list[Any], profiles: list[Profile], corpus: Corpus, facts: NodeFacts) -> None:
+        self.nodes = nodes
+        self.profiles = profiles
+        self.corpus = corpus
+        self.facts = facts
+        self.evidence = Evidence(None, {p.key: p for p in profiles}, corpus)
         self.memo: dict[tuple[int, int], Verdict] = {}
         self.llm_different: set[tuple[int, int]] = set()
+
+    @classmethod
+    def of_graph(cls, graph: nx.Graph) -> "Resolver":
+        nodes = list(graph.nodes)
+        profiles = [profile_of(graph, n) for n in nodes]
+        return cls(nodes, profiles, Corpus.of(graph, profiles), GraphFacts(graph))
 
     def verdict(self, i: int, j: int) -> Verdict:
         pair = (i, j) if i < j else (j, i)
@@ -196,29 +230,25 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
             pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
                                                   abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
-        # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
-        asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
-                                              abandon_on_cancel=True)
-        stats.llm_pairs = len(asked)
-        answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo or AnswerMemo(), cfg.llm.max_tokens)
-        stats.llm_unanswered = sum(1 for p in asked if p not in answers)
-        links = []
-        for (i, j), same in answers.items():
-            if same:
-                links.append((i, j, Verdict(SAME, 0.7, f"LLM: {r.verdict(i, j).rule or 'no rule applies'}")))
-            else:
-                r.llm_different.add((i, j))
-        stats.llm_merges = await trio.to_thread.run_sync(r.cluster, clusters, links, "llm", log, stats,
-                                                         abandon_on_cancel=True)
+        await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats, cfg.llm.max_tokens)
     return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, stats, abandon_on_cancel=True)
 
 
 def _by_rules(graph: nx.Graph, rc: Any, method: str,
-              stats: ResolutionStats) -> tuple["_Resolver", "_Clusters", list[Any], list[dict[str, Any]]]:
+              stats: ResolutionStats) -> tuple["Resolver", "_Clusters", list[Any], list[dict[str, Any]]]:
     """Candidate pairs and the clusters the rules make of them."""
-    r = _Resolver(graph)
+    r = Resolver.of_graph(graph)
     pairs, stats.skipped_blocks = candidate_pairs(r.profiles, r.corpus, rc.max_block, broad=method == "llm")
     stats.candidate_pairs = len(pairs)
+    clusters, log = rule_clusters(r, pairs, stats)
+    return r, clusters, pairs, log
+
+
+def rule_clusters(r: "Resolver", pairs: list[tuple[int, int]],
+                  stats: ResolutionStats) -> tuple["_Clusters", list[dict[str, Any]]]:
+    """The clusters the rules make of the candidate ``pairs`` (ascending index pairs), and the merge log. Only
+    pairs whose verdict is SAME or UNSURE, or that involve an owned thing ("Ghost of Marley"), can change the
+    result: the others may be left out."""
     log: list[dict[str, Any]] = []
     # first round: owners of possessives are compared through the clusters of plain names
     first = _Clusters(len(r.nodes), r.verdict)
@@ -228,10 +258,44 @@ def _by_rules(graph: nx.Graph, rc: Any, method: str,
         r.memo.pop(pair, None)
     clusters = _Clusters(len(r.nodes), r.verdict)
     stats.rule_merges = r.cluster(clusters, r.rule_links(pairs), "rules", log, stats)
-    return r, clusters, pairs, log
+    return clusters, log
 
 
-def _combined(graph: nx.Graph, r: "_Resolver", clusters: "_Clusters", log: list[dict[str, Any]],
+async def llm_tier(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]], log: list[dict[str, Any]],
+                   scheduler: Scheduler, rc: Any, memo: AnswerMemo, stats: ResolutionStats,
+                   max_tokens: int = 4096) -> None:
+    """Ask the LLM about the UNSURE pairs across clusters and merge what it calls the same (consistently);
+    ``max_tokens`` caps the re-ask of an answer cut short (see `ask_llm`)."""
+    # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
+    asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
+                                          abandon_on_cancel=True)
+    stats.llm_pairs = len(asked)
+    answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo, max_tokens)
+    stats.llm_unanswered = sum(1 for p in asked if p not in answers)
+    links = []
+    for (i, j), same in answers.items():
+        if same:
+            links.append((i, j, Verdict(SAME, 0.7, f"LLM: {r.verdict(i, j).rule or 'no rule applies'}")))
+        else:
+            r.llm_different.add((i, j))
+    stats.llm_merges = await trio.to_thread.run_sync(r.cluster, clusters, links, "llm", log, stats,
+                                                     abandon_on_cancel=True)
+
+
+def merged_groups(r: "Resolver", clusters: "_Clusters", log: list[dict[str, Any]]) -> list[list[Any]]:
+    """The clusters of more than one node, each as its nodes, most informative (the one kept) first; fills in
+    each log line's ``into`` (the kept node's name)."""
+    groups: dict[int, list[Any]] = {}
+    for root, members in clusters.members.items():
+        if len(members) > 1:
+            order = informative_order(members, lambda m: r.profiles[m], lambda m: r.facts.data(r.nodes[m]))
+            groups[root] = order
+    for line in log:
+        line["into"] = r.profiles[groups[clusters.find(line.pop("_i"))][0]].name
+    return [[r.nodes[m] for m in order] for order in groups.values()]
+
+
+def _combined(graph: nx.Graph, r: "Resolver", clusters: "_Clusters", log: list[dict[str, Any]],
               stats: ResolutionStats) -> Resolution:
     groups = {root: [r.nodes[m] for m in members] for root, members in clusters.members.items()}
     out, kept = combine_clusters(graph, groups, {n: p for n, p in zip(r.nodes, r.profiles)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import warnings
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 import attrs
 import numpy as np
@@ -17,10 +17,10 @@ from ..errors import FATAL
 from ..prompts import load_template, render
 from ..scheduler import Scheduler
 from .blocking import vector_pairs
-from .evidence import NONE, UNSURE, Verdict
+from .evidence import NONE, UNSURE, Profile, Verdict
 
 if TYPE_CHECKING:
-    from .resolve import _Clusters, _Resolver
+    from .resolve import _Clusters, Resolver
 
 PASS = "graph.resolve"
 EMBED_BATCH = 256  # texts per embedding call
@@ -38,11 +38,26 @@ class AnswerMemo:
 
 
 
-async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
+async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
     """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
+    rows = await embed_profiles(r.profiles, scheduler)
+    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
+    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
+
+
+def _close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
+    index = sorted(rows)
+    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
+        return set()
+    close = vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block)
+    return mark_similar(r, [(index[a], index[b], cosine) for a, b, cosine in close])
+
+
+async def embed_profiles(profiles: list[Profile], scheduler: Scheduler) -> dict[int, list[float]]:
+    """The embedding of each profile's `embedding_text`, by position (those whose batch failed are missing)."""
     llm = scheduler.llm(PASS + ".embed")
-    texts = [f"{p.name}: {' '.join(p.description.split())[:300]}" for p in r.profiles]
+    texts = [embedding_text(p) for p in profiles]
     batches = [list(range(k, min(k + EMBED_BATCH, len(texts)))) for k in range(0, len(texts), EMBED_BATCH)]
 
     async def one(batch: list[int]) -> list[list[float]]:
@@ -55,21 +70,17 @@ async def similar_pairs(r: "_Resolver", scheduler: Scheduler, max_block: int) ->
         warnings.warn(f"graph.resolve.embeddings: {e}; entity resolution goes on without embeddings (set "
                       "graph.resolve.embeddings: false, or llm.embedding_model to a model the endpoint serves)",
                       stacklevel=2)
-        return set()
+        return {}
     for outcome in outcomes:
         if outcome.ok and outcome.value is not None:
             rows.update(zip(outcome.item, outcome.value))
-    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
-    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
+    return rows
 
 
-def _close_pairs(r: "_Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
-    index = sorted(rows)
-    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
-        return set()
+def mark_similar(r: "Resolver", close: Iterable[tuple[int, int, float]]) -> set[tuple[int, int]]:
+    """Pairs of close embeddings (i < j, cosine) that no rule decides become UNSURE: LLM questions."""
     found = set()
-    for a, b, cosine in vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block):
-        i, j = index[a], index[b]
+    for i, j, cosine in close:
         if r.verdict(i, j).kind == NONE:
             r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
         found.add((i, j))
@@ -84,7 +95,12 @@ def call_bound(entities: int, rc: ResolveConfig) -> tuple[int, int]:
     return -(-asked // rc.llm_batch), (-(-entities // EMBED_BATCH) if rc.embeddings else 0)
 
 
-def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
+def embedding_text(p: Profile) -> str:
+    """What is embedded of a node: its name and the start of its description."""
+    return f"{p.name}: {' '.join(p.description.split())[:300]}"
+
+
+def questions(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]],
               per_entity: int) -> list[tuple[int, int]]:
     """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
     unsure = [(i, j, v) for i, j in pairs
@@ -104,17 +120,16 @@ def questions(r: "_Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]
     return asked
 
 
-def _card(r: "_Resolver", i: int, letter: str) -> str:
+def _card(r: "Resolver", i: int, letter: str) -> str:
     p = r.profiles[i]
-    data = r.graph.nodes[r.nodes[i]]
+    data = r.facts.data(r.nodes[i])
     desc = " ".join(p.description.split())
     desc = desc[:400] + ("..." if len(desc) > 400 else "")
-    nbrs = sorted(r.graph.neighbors(r.nodes[i]), key=lambda n: -r.graph.degree(n))[:4]
-    related = ", ".join(str(r.graph.nodes[n].get("name") or n) for n in nbrs) or "none"
+    related = ", ".join(r.facts.related(r.nodes[i])) or "none"
     return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
 
 
-async def ask_llm(r: "_Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
+async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
                    memo: AnswerMemo, max_tokens: int = 4096) -> dict[tuple[int, int], bool]:
     """The LLM's answers to ``asked``, ``batch`` pairs a call. A call is capped at the few tokens the answer
     lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked again

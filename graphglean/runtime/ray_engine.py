@@ -7,6 +7,7 @@ Ray tasks are plain functions running ``trio.run``; the driver waits on Ray in a
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -27,7 +28,7 @@ from ..llm.accounting import CallAccount
 from ..passes import PassOutcome
 from ..report import DEFAULT_PRICES, price_of
 from ..scheduler import Progress
-from . import partitions, shard_task
+from . import partitions, resolve_partitions, shard_task
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .shards import ShardSpec, absolute_paths, plan_shards
 
@@ -90,6 +91,10 @@ def nodes_main(p: int, dirs: list[str], cfg: Config, merge_dir: str, actor: Any,
 
 def edges_main(p: int, dirs: list[str], cfg: Config, merge_dir: str, actor: Any, batch: BatchSize) -> Any:
     return _in_trio(actor, batch, shard_task.finish_edge_partition, p, [Path(d) for d in dirs], cfg, Path(merge_dir))
+
+
+def stage_main(work: Callable[..., Any], args: tuple[Any, ...], actor: Any, batch: BatchSize) -> Any:
+    return _in_trio(actor, batch, work, *args)
 
 
 # -- the driver --------------------------------------------------------------------------------------------
@@ -262,17 +267,27 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
         for k, v in stats.items():
             found[k] += v
 
-    for fn in (nodes_main, edges_main):  # edges need every node partition's names and dropped keys
-        task = ray.remote(fn).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
-        for p in range(P):
-            await _gather(refs, rt.workers, done)
-            refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
-        await _gather(refs, 1, done)
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
-    nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
-                                    paths[0])
-    edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
-                                    lambda r: (r["source"], r["target"]), paths[1])
+    if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
+        resolved = await resolve_partitions.resolved_merge(
+            functools.partial(_wave, ray, rt, actor, batch, refs), dirs, wcfg, merge_dir, out,
+            out / "shards" / "resolution")
+        account.add(resolved.account)
+        found, nodes, edges = resolved.found, resolved.nodes, resolved.edges
+        row["resolution"] = resolved.stats
+        paths.append(out / "resolution.jsonl")
+    else:
+        for fn in (nodes_main, edges_main):  # edges need every node partition's names and dropped keys
+            task = ray.remote(fn).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
+            for p in range(P):
+                await _gather(refs, rt.workers, done)
+                refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
+            await _gather(refs, 1, done)
+        nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
+                                        paths[0])
+        edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
+                                        lambda r: (r["source"], r["target"]), paths[1])
+        (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
     if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
@@ -282,6 +297,18 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]
+
+
+async def _wave(ray: Any, rt: Any, actor: Any, batch: BatchSize, refs: dict[Any, Any],
+                work: Callable[..., Any], argsets: list[tuple[Any, ...]]) -> list[Any]:
+    """One task per argument set (``work(*args, limiter)``), at most ``rt.workers`` in flight; results in order."""
+    task = ray.remote(stage_main).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
+    results: dict[int, Any] = {}
+    for i, args in enumerate(argsets):
+        await _gather(refs, rt.workers, results.__setitem__)
+        refs[task.remote(work, args, actor, batch)] = i
+    await _gather(refs, 1, results.__setitem__)
+    return [results[i] for i in range(len(argsets))]
 
 
 def _concatenate(outputs: dict[str, list[Path]], out: Path) -> list[str]:

@@ -1,0 +1,253 @@
+"""Entity resolution on the partitioned merge (engine ray) gives the local engine's rows and resolution.jsonl.
+
+The steps are plain functions: most tests run them in this process (a "wave" that awaits each task in turn),
+so they need no cluster; the end-to-end tests share the session cluster of test_ray.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphglean.chunking import Chunk
+from graphglean.config import Config
+from graphglean.config_loader import load_config_text
+from graphglean.graph.export import entity_rows, relationship_rows
+from graphglean.graph.extract import GraphStats, _resolve_stage, finish_graph
+from graphglean.graph.merge import merge_records
+from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
+from graphglean.pipeline import run
+from graphglean.runtime import partitions
+from graphglean.runtime.resolve_partitions import Decisions, merged_edges, new_pair, resolved_merge
+from graphglean.testing import FakeLLMServer
+from graphglean.tokens import Tokenizer
+
+PEOPLE = ["Scrooge", "Ebenezer Scrooge", "Mr. Scrooge", "Ebenezer", "Jacob Marley", "Marley", "Old Marley",
+          "Mr. Fezziwig", "Mrs. Fezziwig", "Fezziwig", "Bob Cratchit", "Martha Cratchit", "Cratchit", "Bob",
+          "Scrooge and Marley", "Scrooge's Clerk", "Ghost of Marley", "Ghost of Jacob Marley", "IRS",
+          "Internal Revenue Service", "Christmas", "Christmas Eve", "London", "The Cratchit Family",
+          "Cratchit Family"]
+KINDS = {"London": "geo", "IRS": "organization", "Internal Revenue Service": "organization", "Christmas": "event",
+         "Christmas Eve": "event", "Scrooge and Marley": "organization"}
+WORDS = {"Mrs. Fezziwig": "she dances with her husband", "Marley": "his dead partner, a ghost in chains",
+         "Martha Cratchit": "she is the eldest daughter", "Bob": "the clerk, a poor father"}
+
+
+def _chunk(i: int, names: list[str]) -> Chunk:
+    text = f"Part {i}: " + "; ".join(names) + "."
+    return Chunk(f"c{i:03d}", f"d{i % 2}", i, text, 40 * i, 40 * i + len(text), 5)
+
+
+def _records(picks: list[tuple[int, int]]) -> tuple[list[Chunk], list[ParseResult]]:
+    chunks, results = [], []
+    for i, (a, b) in enumerate(picks):
+        x, y = PEOPLE[a], PEOPLE[b]
+        chunk = _chunk(i, [x, y])
+        chunks.append(chunk)
+        src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
+        ents = [EntityRecord(n, KINDS.get(n, "person"), f"{n} {WORDS.get(n, 'is in the story')} ({i % 3})", src)
+                for n in (x, y)]
+        results.append(ParseResult(ents, [RelationshipRecord(x, y, f"{x} and {y} meet ({i % 2})", 1.0 + i, ("k",),
+                                                             src)]))
+    return chunks, results
+
+
+def _config(P: int, directed: bool, drop: bool) -> Config:
+    cfg = Config()
+    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    cfg.graph.resolve.method = "rules"
+    cfg.runtime.graph_partitions = P
+    return cfg
+
+
+def _local(chunks, results, cfg):
+    """The local engine's rows, merge log and resolution stats (descriptions as the offline method cuts them)."""
+    async def main():
+        graph = merge_records(results, cfg.graph.directed).to_graph()
+        stats = GraphStats()
+        graph = await _resolve_stage(graph, cfg, None, stats, None)
+        await finish_graph(graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model), stats, offline=True)
+        return entity_rows(graph), relationship_rows(graph), stats.resolution_log, stats.resolution
+
+    return trio.run(main)
+
+
+async def in_process(work, argsets):
+    """A wave run task after task in this process (what Ray runs in workers)."""
+    return [await work(*args, None) for args in argsets]
+
+
+def _partitioned(chunks, results, cfg, cut):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        dirs = []
+        for s, first in enumerate(range(0, len(chunks), cut)):
+            folder = root / f"s{s}"
+            folder.mkdir()
+            dirs.append(folder)
+            acc = merge_records(results[first:first + cut], cfg.graph.directed)
+            partitions.write_parts(acc, cfg.runtime.graph_partitions, folder)
+            partitions.write_chunks(chunks[first:first + cut], folder)
+        merge = root / "merge"
+        merge.mkdir()
+        done = trio.run(resolved_merge, in_process, dirs, cfg, merge, root, root / "store")
+        read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
+        return read("entities.jsonl"), read("relationships.jsonl"), read("resolution.jsonl"), done.stats
+
+
+def _same(chunks, results, cfg, cut):
+    nodes, edges, log, stats = _local(chunks, results, cfg)
+    got = _partitioned(chunks, results, cfg, cut)
+    assert got[0] == nodes
+    assert got[1] == edges
+    assert got[2] == log
+    assert got[3] == stats
+
+
+def test_partitioned_resolution_merges_what_the_local_one_merges():
+    picks = [(i % len(PEOPLE), (3 * i + 1) % len(PEOPLE)) for i in range(60)]
+    chunks, results = _records(picks)
+    cfg = _config(5, False, False)
+    nodes, _, log, stats = _local(chunks, results, cfg)
+    assert stats["rule_merges"] >= 5 and len(log) == stats["rule_merges"]  # a corpus with real merges
+    scrooge = next(r for r in nodes if "Mr. Scrooge" in r.get("aliases", []))
+    assert {"Scrooge", "Ebenezer Scrooge"} <= set(scrooge["aliases"])
+    for P, cut in ((1, 60), (3, 7), (7, 25)):
+        _same(chunks, results, _config(P, False, False), cut)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(PEOPLE) - 1), st.integers(0, len(PEOPLE) - 1)), min_size=1, max_size=24),
+       st.integers(1, 8), st.integers(1, 6), st.booleans(), st.booleans())
+def test_resolution_on_partitions_equals_local_for_any_shards_and_partitions(picks, cut, P, directed, drop):
+    chunks, results = _records(picks)
+    _same(chunks, results, _config(P, directed, drop), cut)
+
+
+def agreeable(req):
+    """A model that calls every pair it is asked about the same."""
+    pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+    return "\n".join(f"{n}: SAME" for n in pairs) if pairs else "OK"
+
+
+@pytest.mark.parametrize("embeddings", [True, False])
+async def test_the_llm_tier_on_partitions_asks_and_merges_as_the_local_one(embeddings):
+    from .helpers import llm_config
+
+    chunks, results = _records([(i % len(PEOPLE), (5 * i + 2) % len(PEOPLE)) for i in range(40)])
+    async with FakeLLMServer(agreeable, embedding_dim=8).running() as server:  # short: many close embeddings
+        cfg = _config(4, False, False)
+        cfg.llm = llm_config(server)
+        cfg.graph.method, cfg.graph.resolve.method, cfg.graph.resolve.embeddings = "nlp", "llm", embeddings
+        cfg.graph.resolve.llm_batch = 3
+        nodes, edges, log, stats = await trio.to_thread.run_sync(_local, chunks, results, cfg)
+        asked = [r.last_user for r in server.chat_requests()]
+        got = await trio.to_thread.run_sync(_partitioned, chunks, results, cfg, 9)
+        assert sorted(r.last_user for r in server.chat_requests()[len(asked):]) == sorted(asked)  # the same questions
+    assert stats["llm_merges"] > 0 and stats["llm_pairs"] > 0
+    assert any("similar descriptions" in m["rule"] for m in log) == embeddings  # pairs only embeddings found
+    assert got == (nodes, edges, log, stats)
+
+
+def test_engine_ray_takes_entity_resolution():
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
+    cfg = load_config_text("runtime:\n  engine: ray\ngraph:\n  resolve: {enabled: true, method: rules}\n", "c.yaml")
+    assert cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled
+
+
+def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first():
+    d = Decisions(alias={"bob": "bob cratchit", "bob cratchit": "bob cratchit"},
+                  members={"bob cratchit": ["bob cratchit", "bob"]}, rank={"bob cratchit": "bob"})
+    assert new_pair("bob", "alice", d, directed=False) == ("alice", "bob cratchit")
+    assert new_pair("bob", "zed", d, directed=False) == ("bob cratchit", "zed")  # listed at "bob", before "zed"
+    assert new_pair("zed", "bob", d, directed=True) == ("zed", "bob cratchit")
+    assert new_pair("bob", "bob cratchit", d, directed=False) is None  # a self-loop only the merge made
+    assert new_pair("bob", "bob", d, directed=False) == ("bob cratchit", "bob cratchit")  # one the model made
+    edges = merged_edges([(("a", "b"), ("x", "y"), {"weight": 1.0, "descriptions": ["late"], "description": "late"}),
+                          (("a", "b"), ("a", "y"), {"weight": 2.0, "descriptions": ["early"], "description": "early"})],
+                         lambda n: n)
+    assert edges == [(("a", "a", "y"), ("a", "b"), {"weight": 3.0, "descriptions": ["early", "late"],
+                                                    "description": "early\nlate"})]
+
+
+# -- end to end on Ray ------------------------------------------------------------------------------------
+
+def _replay_model(folder: str):
+    """The recorded answers of a real model for extraction; resolution questions answered as the labels say."""
+    from graphglean.testing.responders import ReplayResponder
+
+    from .conftest import shared_path
+    from .test_resolve import careful_model
+
+    replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    labels = json.loads(shared_path("realdata", "er_gold", folder + ".json").read_text())
+    careful = careful_model(labels)
+
+    def respond(req):
+        return careful(req) if re.search(r'^Pair 1\nA: "', req.last_user, re.M) else replay(req)
+
+    return replay, respond
+
+
+def _run_config(server, tmp_path: Path, docs: Path, out: str, method: str, summaries: bool = False,
+                **runtime) -> Config:
+    from .helpers import llm_config
+
+    cfg = Config()
+    cfg.llm = llm_config(server)
+    cfg.llm.max_concurrency = 16
+    cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / out)
+    cfg.chunking.size = 8000  # one recorded chunk, one chunk
+    cfg.graph.method = "llm"
+    cfg.graph.description_max_tokens = 40 if summaries else 100_000  # summaries of merged nodes' descriptions
+    cfg.graph.resolve.method = method
+    for k, v in runtime.items():
+        setattr(cfg.runtime, k, v)
+    return cfg
+
+
+def _table(folder: Path, name: str) -> list[dict]:
+    return [json.loads(line) for line in (folder / name).read_text().splitlines()]
+
+
+@pytest.mark.ray
+async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_path):
+    """The llm method (its rule tier first, then questions and embeddings), merged descriptions summarized."""
+    replay, model = _replay_model("lightrag-gpt4o-mini-dickens")
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"text": e["content"]}) + "\n" for e in replay.entries))
+    # short embeddings: many descriptions are close, so the embedding tier finds pairs the rules do not
+    async with FakeLLMServer(model, embedding_dim=16).running() as server:
+        await run(_run_config(server, tmp_path, docs, "local", "llm", True), out=io.StringIO(), notice=lambda m: None)
+        local_calls = len(server.chat_requests())
+        a, b = tmp_path / "local", tmp_path / "ray"
+        log = _table(a, "resolution.jsonl")
+        assert len(log) >= 10 and {m["tier"] for m in log} == {"rules", "llm"}
+        cfg = _run_config(server, tmp_path, docs, "ray", "llm", True, engine="ray", workers=3, shard_chunks=15,
+                          graph_partitions=4)
+        result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        assert _table(b, "entities.jsonl") == _table(a, "entities.jsonl")
+        assert _table(b, "relationships.jsonl") == _table(a, "relationships.jsonl")
+        assert _table(b, "resolution.jsonl") == log
+        assert (b / "graph.graphml").read_bytes() == (a / "graph.graphml").read_bytes()
+        local_row = json.loads((a / "report.json").read_text())["passes"][0]
+        assert result.report["passes"][0]["resolution"] == local_row["resolution"]
+        for k in ("nodes", "edges", "summarized_descriptions"):
+            assert result.report["passes"][0][k] == local_row[k], k
+        assert local_row["summarized_descriptions"] > 10  # merged nodes' and edges' descriptions, per partition
+        # the Ray run asked the resolution questions again (no response cache here), and embedded the nodes
+        assert local_row["resolution"]["llm_pairs"] > 0 and len(server.chat_requests()) > local_calls
+        assert len([r for r in server.requests if r.path.endswith("/embeddings")]) >= 2
+        before = len(server.chat_requests())
+        await run(cfg, out=io.StringIO(), notice=lambda m: None)  # again: shards done, answers in its store
+        asked = [r for r in server.chat_requests()[before:] if re.search(r'^Pair 1\nA: "', r.last_user, re.M)]
+        assert asked == [] and _table(b, "resolution.jsonl") == log
