@@ -1,15 +1,21 @@
-"""engine ray at scale: N pre-chunked chunks, one fake LLM call each (max_gleanings 0), on a local cluster that
-the run starts and stops. Per size: wall time, chunks a second, the driver's peak memory (each size is run by a
-driver process of its own), leases against the bound calls / batch + workers, lease round trip per permit, and
-Ray processes left after the run.
+"""engine ray at scale: N pre-chunked chunks, the graph built with fake LLM calls, on a local cluster. Per size:
+wall time, chunks a second, the driver's stages (plan, shards, node and edge partitions, tables), the driver's
+peak memory (each size is run by a driver process of its own), leases against the bound calls / batch + workers,
+lease round trip per permit, and Ray processes left after the run.
+
+``--calls inprocess`` (the default) answers every call inside the workers with the fake server's responder
+(`graphglean.testing.inprocess`, installed by Ray's worker set-up hook): the figures are graphglean's own cost.
+``--calls http`` sends them to the fake server over HTTP (one more process on the same cores), ``--method nlp``
+makes no call at all.
 
     python benchmarks/ray_scale.py [--sizes 100000 1000000] [--workers 4] [--shard-chunks 10000] [--rpm 0]
-                                   [--method llm|nlp]
+                                   [--max-gleanings 0] [--calls inprocess|http] [--method llm|nlp]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import random
@@ -19,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -52,7 +59,7 @@ def write_chunks(path: Path, n: int) -> None:
                                 "text": f"{names[0]} wrote to {names[1]} about {names[2]} (note {i})."}) + "\n")
 
 
-def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm: int, method: str) -> dict:
+def one(n: int, url: str, a: argparse.Namespace) -> dict:
     """Run in a driver process of its own: one size."""
     import trio
 
@@ -65,24 +72,50 @@ def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm:
         write_chunks(data, n)
         cfg = Config()
         cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
-        cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * workers, rpm
+        cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * a.workers, a.rpm
         cfg.input.path, cfg.input.format, cfg.output.dir = str(data), "chunks", str(Path(tmp) / "out")
-        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = method, 0, 10**6
+        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = a.method, a.max_gleanings, 10**6
+        cfg.graph.resolve.enabled = False
         rt = cfg.runtime
-        rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", workers, shard_chunks, \
-            partitions, False
+        rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", a.workers, \
+            a.shard_chunks, a.partitions, False
         t0 = time.perf_counter()
-        result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
+        with _cluster(a):
+            result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
         wall = time.perf_counter() - t0
     row = result.report["passes"][0]
     leases = result.report["runtime"]["leases"]
-    batch = BatchSize.of(rpm, 0, workers).requests
+    batch = BatchSize.of(a.rpm, 0, a.workers).requests
     return {"chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
-            "nodes": row["nodes"], "edges": row["edges"], "shards": result.report["runtime"]["shards"],
+            "failed": len(result.report["failed"]), "nodes": row["nodes"], "edges": row["edges"],
+            "shards": result.report["runtime"]["shards"], "stages_s": result.report["runtime"]["stages_s"],
             "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
             "leases": leases.get("worker_leases", 0),
-            "lease_bound": (row["calls"] // batch + workers) if batch else "-",
+            "lease_bound": (row["calls"] // batch + a.workers) if batch else "-",
             "rt_ms_per_permit": leases.get("round_trip_ms_per_permit", "-")}
+
+
+@contextlib.contextmanager
+def _cluster(a: argparse.Namespace) -> Iterator[None]:
+    """In-process calls: a local cluster whose workers answer in process, started here (the run uses it) and
+    shut down after. Otherwise the run starts and stops its own."""
+    if a.calls != "inprocess" or a.method != "llm":
+        yield
+        return
+    import logging
+    import math
+
+    import ray
+
+    from graphglean.runtime.ray_engine import TASK_CPUS
+    from graphglean.testing.inprocess import ray_runtime_env
+
+    ray.init(num_cpus=max(1, math.ceil(a.workers * TASK_CPUS)), include_dashboard=False, log_to_driver=False,
+             logging_level=logging.WARNING, runtime_env=ray_runtime_env())
+    try:
+        yield
+    finally:
+        ray.shutdown()
 
 
 def ray_processes() -> int:
@@ -100,18 +133,23 @@ def main() -> None:
     p.add_argument("--rpm", type=int, default=0, help="global request limit (leases are used only with a limit)")
     p.add_argument("--method", choices=["llm", "nlp"], default="llm",
                    help="nlp: the offline graph method, no calls (the engine's own cost)")
+    p.add_argument("--max-gleanings", type=int, default=0)
+    p.add_argument("--calls", choices=["inprocess", "http"], default="inprocess",
+                   help="inprocess: answered inside the workers; http: by the fake server in its own process")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
-        print(json.dumps(one(a.one, a.url, a.workers, a.shard_chunks, a.partitions, a.rpm, a.method)))
+        print(json.dumps(one(a.one, a.url, a)))
         return
     rows = []
-    with fake_server() as url:
+    server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
+    with server as url:
         for n in a.sizes:
             done = subprocess.run([sys.executable, __file__, "--one", str(n), "--url", url, "--workers",
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
-                                   str(a.partitions), "--rpm", str(a.rpm), "--method", a.method],
+                                   str(a.partitions), "--rpm", str(a.rpm), "--method", a.method,
+                                   "--max-gleanings", str(a.max_gleanings), "--calls", a.calls],
                                   capture_output=True, text=True)
             if done.returncode:
                 sys.exit(done.stderr[-3000:])
@@ -120,8 +158,10 @@ def main() -> None:
             row["ray_procs_after"] = ray_processes()
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
-    print(table(rows, ["chunks", "shards", "calls", "wall_s", "chunks_per_s", "nodes", "edges", "driver_peak_mb",
-                       "leases", "lease_bound", "rt_ms_per_permit", "ray_procs_after"]))
+    print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
+                       "driver_peak_mb", "leases", "lease_bound", "rt_ms_per_permit", "ray_procs_after"]))
+    for row in rows:
+        print(f"{row['chunks']} chunks, driver stages (s): {json.dumps(row['stages_s'])}")
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ class Totals:
     skipped: int = 0
     retries: int = 0
     leases: dict[str, float] = attrs.field(factory=dict)
+    stages_s: dict[str, float] = attrs.field(factory=dict)  # the driver's wall time per stage
 
     def add(self, report: dict[str, Any], folder: Path, skipped: bool) -> None:
         self.shards += 1
@@ -125,6 +126,17 @@ class Totals:
             self.outputs.setdefault(Path(path).name, []).append(folder / Path(path).name)
         for k, v in report.get("leases", {}).items():
             self.leases[k] = self.leases.get(k, 0) + v
+
+
+    def stage_clock(self) -> Callable[[str], None]:
+        """``stage(name)`` records the wall time since the previous call (or this one) under ``name``."""
+        last = [time.monotonic()]
+
+        def stage(name: str) -> None:
+            now = time.monotonic()
+            self.stages_s[name] = round(self.stages_s.get(name, 0.0) + now - last[0], 3)
+            last[0] = now
+        return stage
 
 
 def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
@@ -183,7 +195,10 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
         shutil.rmtree(shards_root, ignore_errors=True)
     shutil.rmtree(merge_dir, ignore_errors=True)
     passes = plan_passes(cfg, notice)
+    totals = Totals()
+    stage = totals.stage_clock()
     specs = list(plan_shards(cfg))
+    stage("plan")
     own = connect(rt)
     actor = None
     refs: dict[Any, Any] = {}
@@ -192,14 +207,16 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
             cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
         batch = BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers)
         wcfg = worker_config(cfg)
-        totals = Totals()
+        stage("connect")
         await _run_shards(ray, specs, cfg, wcfg, shards_root, actor, batch, totals, refs, progress, notice)
+        stage("shards")
         outputs: list[str] = []
         graph_row = totals.rows.get("graph")
         if graph_row is not None:
             dirs = [shards_root / s.name for s in specs]
-            outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs)
+            outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs, stage)
         outputs += _concatenate(totals.outputs, out)
+        stage("concatenate")
         totals.leases.update(ray.get(actor.stats.remote()))
     finally:
         for ref in refs:
@@ -253,7 +270,8 @@ def _account(rows: dict[str, dict[str, Any]]) -> CallAccount:
 
 
 async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
-                       actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any]) -> list[str]:
+                       actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any],
+                       stage: Callable[[str], None]) -> list[str]:
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     names = [str(d) for d in dirs]
@@ -272,16 +290,19 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
             await _gather(refs, rt.workers, done)
             refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
         await _gather(refs, 1, done)
+        stage("node_partitions" if fn is nodes_main else "edge_partitions")
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
                                     paths[0])
     edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
                                     lambda r: (r["source"], r["target"]), paths[1])
+    stage("tables")
     if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
         paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others)
+        stage("whole_graph_exports")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
@@ -311,4 +332,5 @@ def _report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], 
             "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
                         "shards_skipped": totals.skipped, "retries": totals.retries,
-                        "graph_partitions": cfg.runtime.graph_partitions, "leases": leases}}
+                        "graph_partitions": cfg.runtime.graph_partitions, "leases": leases,
+                        "stages_s": totals.stages_s}}

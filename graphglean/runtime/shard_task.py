@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import attrs
+import httpx
 import trio
 
 from ..atomic import write_text
@@ -35,6 +36,15 @@ from .shards import ShardSpec, read_shard
 
 FINISHED = "done.json"
 ATTEMPTS = "attempts"
+
+# Tests and benchmarks only: set in a Ray worker by `graphglean.testing.inprocess.install` (a process set-up hook
+# the caller names explicitly), it makes this worker's clients answer in process instead of at the endpoint.
+transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None
+
+
+def _client(cfg: Config, **kw: Any) -> ChatClient:
+    transport = transport_factory() if transport_factory is not None else None
+    return ChatClient.from_config(cfg.llm, transport=transport, **kw)
 
 
 def _stamp(spec: ShardSpec) -> list[Any]:
@@ -135,8 +145,8 @@ async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any
     ctx = RunContext(cfg, inputs, chunks, tokenizer, folder, store, notice=notices.append)
     try:
         if any(fn is not graph_nlp_shard for _, fn in passes):
-            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
-                                              limiter=limiter) as client:
+            async with _client(cfg, count_tokens=tokenizer.count, journal=store.journal(),
+                               limiter=limiter) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
                 outcomes = await run_passes(ctx, passes)
         else:
@@ -157,8 +167,7 @@ async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler |
     if cfg.graph.method == "nlp" or (cfg.graph.method == "auto" and not cfg.llm.has_endpoint):
         await work(None)
         return CallAccount()
-    async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count,
-                                      limiter=limiter) as client:
+    async with _client(cfg, count_tokens=Tokenizer(cfg.llm.model).count, limiter=limiter) as client:
         scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
         await work(scheduler)
         account = CallAccount()
