@@ -11,7 +11,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import attrs
 
@@ -154,21 +154,42 @@ def _field(obj: dict[str, Any], key: str, name: str, lineno: int, required: bool
     return str(value)
 
 
-def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
-    """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
-    docs, seen = [], set()
+def duplicate_id(name: str, lineno: int, kind: str, item_id: str) -> InputError:
+    return InputError(f"{name}:{lineno}: duplicate {kind} id {item_id!r}")
+
+
+def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> Iterator[tuple[int, Document]]:
+    """Each line's document with its line number (empty ones warned about and skipped); ids not checked."""
     for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line):
         text = _field(obj, cfg.text_field, name, lineno)
         if not text.strip():
             warnings.warn(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped", InputWarning, stacklevel=2)
             continue
         doc_id = _field(obj, cfg.id_field, name, lineno, required=False) or f"{Path(name).name}:{lineno}"
-        if doc_id in seen:
-            raise InputError(f"{name}:{lineno}: duplicate document id {doc_id!r}")
-        seen.add(doc_id)
         meta = {k: obj[k] for k in cfg.metadata_fields if k in obj}
-        docs.append(Document(doc_id, text, f"{name}:{lineno}", meta))
+        yield lineno, Document(doc_id, text, f"{name}:{lineno}", meta)
+
+
+def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
+    """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
+    docs, seen = [], set()
+    for lineno, doc in jsonl_documents(data, name, cfg, first_line):
+        if doc.id in seen:
+            raise duplicate_id(name, lineno, "document", doc.id)
+        seen.add(doc.id)
+        docs.append(doc)
     return docs
+
+
+def prechunked_lines(data: bytes, name: str, errors: str = "strict",
+                     first_line: int = 1) -> Iterator[tuple[int, str, str, str, dict[str, Any]]]:
+    """Each line's (line number, chunk id, text, document id, metadata); ids not checked."""
+    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
+        cid = _field(obj, "id", name, lineno)
+        text = _field(obj, "text", name, lineno)
+        doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        yield lineno, cid, text, doc_id, meta
 
 
 def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict", first_line: int = 1,
@@ -176,14 +197,10 @@ def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = 
     """``{"id", "text"}`` lines used as chunks exactly as given (a part of a file: its first line number and
     the index of its first chunk in the whole)."""
     chunks, seen = [], set()
-    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
-        cid = _field(obj, "id", name, lineno)
-        text = _field(obj, "text", name, lineno)
+    for lineno, cid, text, doc_id, meta in prechunked_lines(data, name, errors, first_line):
         if cid in seen:
-            raise InputError(f"{name}:{lineno}: duplicate chunk id {cid!r}")
+            raise duplicate_id(name, lineno, "chunk", cid)
         seen.add(cid)
-        doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         chunks.append(Chunk(cid, doc_id, first_index + len(chunks), text, 0, len(text), tokenizer.count(text), meta))
     return chunks
 

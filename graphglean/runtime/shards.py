@@ -9,6 +9,8 @@ for the same lines or files: line numbers, document ids and chunk indices are th
 from __future__ import annotations
 
 import os
+import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -19,6 +21,9 @@ from ..errors import InputError
 from ..inputs import (
     Inputs,
     _detect,
+    duplicate_id,
+    jsonl_documents,
+    prechunked_lines,
     read_folder,
     read_inputs,
     read_jsonl,
@@ -58,7 +63,8 @@ def plan_shards(cfg: Config) -> Iterator[ShardSpec]:
         return
     fmt = _detect(path, None) if cfg.input.format == "auto" else cfg.input.format
     if fmt in ("jsonl", "chunks"):
-        yield from _line_ranges(path, per_shard, max_bytes if fmt == "jsonl" else None)
+        with _SeenIds(path, cfg, fmt) as seen:
+            yield from _line_ranges(path, per_shard, max_bytes if fmt == "jsonl" else None, seen)
     else:
         yield ShardSpec(0, "whole", str(path))
 
@@ -82,21 +88,82 @@ def _line_count(raw: bytes) -> int:
     return max(1, len(raw.decode("utf-8", "replace").splitlines()))
 
 
-def _line_ranges(path: Path, per_shard: int, max_bytes: int | None) -> Iterator[ShardSpec]:
+def _line_ranges(path: Path, per_shard: int, max_bytes: int | None, seen: "_SeenIds") -> Iterator[ShardSpec]:
     index, start, offset, line, items = 0, 0, 0, 1, 0
     first_line, first_item, in_shard = 1, 0, 0
     with path.open("rb") as f:
         for raw in f:
             if in_shard and (in_shard >= per_shard or (max_bytes is not None and offset - start >= max_bytes)):
+                seen.flush()
                 yield ShardSpec(index, "lines", str(path), start, offset, first_line, first_item)
                 index, start, first_line, first_item, in_shard = index + 1, offset, line, items, 0
+            seen.line(raw, line)
             offset += len(raw)
             line += _line_count(raw)
             if raw.strip():
                 items += 1
                 in_shard += 1
+    seen.flush()
     if in_shard or index == 0:
         yield ShardSpec(index, "lines", str(path), start, offset, first_line, first_item)
+
+
+class _SeenIds:
+    """The ids of a JSONL input as the planner streams it, in a temporary SQLite file (the driver's memory stays
+    flat): an id met again in any shard is the local engine's error, naming the line, before any work starts.
+    Lines are read by the local readers, so a malformed line before it is that line's error, as locally."""
+
+    BUFFER = 4 << 20  # bytes of lines read in one go
+
+    def __init__(self, path: Path, cfg: Config, fmt: str) -> None:
+        self.name, self.cfg, self.fmt = str(path), cfg.input, fmt
+        self.kind = "chunk" if fmt == "chunks" else "document"
+        self._lines: list[bytes] = []
+        self._size, self._first = 0, 1
+        self._dir = tempfile.TemporaryDirectory(prefix="graphglean-ids-")
+        self._db = sqlite3.connect(Path(self._dir.name) / "ids.sqlite", isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("CREATE TABLE ids (id TEXT PRIMARY KEY) WITHOUT ROWID")
+
+    def __enter__(self) -> "_SeenIds":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._db.close()
+        self._dir.cleanup()
+
+    def line(self, raw: bytes, lineno: int) -> None:
+        if not self._lines:
+            self._first = lineno
+        self._lines.append(raw)
+        self._size += len(raw)
+        if self._size >= self.BUFFER:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._lines:
+            return
+        data, self._lines, self._size = b"".join(self._lines), [], 0
+        if self.fmt == "chunks":
+            ids = [(lineno, cid) for lineno, cid, *_ in prechunked_lines(data, self.name, self.cfg.encoding_errors,
+                                                                            self._first)]
+        else:
+            ids = [(lineno, doc.id) for lineno, doc in jsonl_documents(data, self.name, self.cfg, self._first)]
+        self._add(ids)
+
+    def _add(self, ids: list[tuple[int, str]]) -> None:
+        try:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT INTO ids VALUES (?)", ((i,) for _, i in ids))
+            self._db.execute("COMMIT")
+            return
+        except sqlite3.IntegrityError:
+            self._db.execute("ROLLBACK")
+        for lineno, item_id in ids:  # the first line whose id was met before, in input order
+            try:
+                self._db.execute("INSERT INTO ids VALUES (?)", (item_id,))
+            except sqlite3.IntegrityError:
+                raise duplicate_id(self.name, lineno, self.kind, item_id) from None
 
 
 def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
