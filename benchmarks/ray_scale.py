@@ -18,12 +18,14 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import random
 import resource
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -33,6 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import fake_server, table  # noqa: E402
 
+MARKER = "GRAPHGLEAN_RAY_SCALE_RUN"
 SYLLABLES = ["ka", "lo", "mi", "ren", "tas", "vo", "bel", "dun", "sar", "qui", "mor", "fen", "lis", "tor", "ya", "zen"]
 
 
@@ -70,6 +73,7 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "chunks.jsonl"
         write_chunks(data, n)
+        load = round(os.getloadavg()[0], 1)  # other work on the machine shares its cores
         cfg = Config()
         cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
         cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * a.workers, a.rpm
@@ -89,6 +93,7 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
     return {"chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
             "failed": len(result.report["failed"]), "nodes": row["nodes"], "edges": row["edges"],
             "shards": result.report["runtime"]["shards"], "stages_s": result.report["runtime"]["stages_s"],
+            "cpu_s": result.report["runtime"]["cpu_s"], "load_before": load,
             "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
             "leases": leases.get("worker_leases", 0),
             "lease_bound": (row["calls"] // batch + a.workers) if batch else "-",
@@ -118,10 +123,17 @@ def _cluster(a: argparse.Namespace) -> Iterator[None]:
         ray.shutdown()
 
 
-def ray_processes() -> int:
-    out = subprocess.run(["ps", "-eo", "stat,cmd"], capture_output=True, text=True).stdout
-    return sum(1 for line in out.splitlines() if ("raylet" in line or "gcs_server" in line or "ray::" in line)
-               and not line.startswith("Z"))
+def ray_processes(marker: str) -> int:
+    """Live processes of this size's run (which all inherit the marker in their environment): its cluster's
+    processes left behind, not other users' clusters on the machine."""
+    left = 0
+    for env in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker.encode() in env.read_bytes():
+                left += 1
+        except OSError:
+            continue
+    return left
 
 
 def main() -> None:
@@ -146,22 +158,26 @@ def main() -> None:
     server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
     with server as url:
         for n in a.sizes:
+            marker = f"{MARKER}={uuid.uuid4().hex}"
             done = subprocess.run([sys.executable, __file__, "--one", str(n), "--url", url, "--workers",
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
                                    str(a.partitions), "--rpm", str(a.rpm), "--method", a.method,
                                    "--max-gleanings", str(a.max_gleanings), "--calls", a.calls],
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True, env={**os.environ, MARKER: marker})
             if done.returncode:
                 sys.exit(done.stderr[-3000:])
             row = json.loads(done.stdout.strip().splitlines()[-1])
+            row["cpu_s_total"] = round(sum(row["cpu_s"].values()), 1)  # the tasks' and the driver's
             time.sleep(1)
-            row["ray_procs_after"] = ray_processes()
+            row["ray_procs_after"] = ray_processes(marker)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
-                       "driver_peak_mb", "leases", "lease_bound", "rt_ms_per_permit", "ray_procs_after"]))
+                       "driver_peak_mb", "cpu_s_total", "leases", "lease_bound", "rt_ms_per_permit", "ray_procs_after"]))
     for row in rows:
-        print(f"{row['chunks']} chunks, driver stages (s): {json.dumps(row['stages_s'])}")
+        print(f"{row['chunks']} chunks: driver stages (wall s) {json.dumps(row['stages_s'])}; CPU s of the tasks "
+              f"per stage {json.dumps(row['cpu_s'])} = {1000 * row['cpu_s_total'] / row['chunks']:.3f} ms a chunk "
+              f"(Ray's own processes not counted); load average before {row['load_before']}")
 
 
 if __name__ == "__main__":

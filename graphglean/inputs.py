@@ -63,21 +63,22 @@ class Inputs:
         return chunks
 
 
-def decode(data: bytes, name: str, errors: str = "strict") -> str:
-    """UTF-8 text of ``data``; an error names the file and byte offset, or (replace) a warning does."""
+def decode(data: bytes, name: str, errors: str = "strict", offset: int = 0) -> str:
+    """UTF-8 text of ``data``; an error names the file and byte offset, or (replace) a warning does. ``offset``:
+    where ``data`` starts in the file (a byte-order mark is dropped only at the file's start)."""
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise InputError(f"{name}: looks binary (NUL byte at offset {nul}); graphglean reads UTF-8 text")
+        raise InputError(f"{name}: looks binary (NUL byte at offset {offset + nul}); graphglean reads UTF-8 text")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         if errors != "replace":
-            raise InputError(f"{name}: invalid UTF-8 at byte offset {e.start} "
+            raise InputError(f"{name}: invalid UTF-8 at byte offset {offset + e.start} "
                              f"(set input.encoding_errors: replace to read it anyway)") from None
-        warnings.warn(f"{name}: invalid UTF-8 from byte offset {e.start}; replaced with U+FFFD", InputWarning,
-                      stacklevel=2)
+        warnings.warn(f"{name}: invalid UTF-8 from byte offset {offset + e.start}; replaced with U+FFFD",
+                      InputWarning, stacklevel=2)
         text = data.decode("utf-8", "replace")
-    return text.removeprefix("\ufeff")
+    return text.removeprefix("\ufeff") if offset == 0 else text
 
 
 def _read_bytes(path: Path) -> bytes:

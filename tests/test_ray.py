@@ -28,17 +28,6 @@ pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="session")
-def cluster():
-    import logging
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
-
-
 def _documents(path: Path, n: int) -> Path:
     """``n`` JSONL documents cut from the bundled sample, each about one chunk."""
     text = (ROOT / "examples" / "a_christmas_carol_stave1.txt").read_text()

@@ -1,14 +1,18 @@
 """Shards: parts of a run's input that one worker reads and processes alone.
 
 The driver plans them by streaming the input once, never holding it: a JSONL file (documents or chunks) is cut
-into byte ranges at line ends, a folder into groups of files; a single text file, a LoCoMo file or chat
-messages (whose sessions must stay whole) are one shard. A shard reads exactly what the local engine would read
-for the same lines or files: line numbers, document ids and chunk indices are those of the whole input.
+into byte ranges at line ends, a folder into groups of files, a text file into byte ranges at line or sentence
+ends whose token and character offsets are counted as it is streamed; a LoCoMo file or chat messages (whose
+sessions must stay whole), or a text to be summarized whole, are one shard. A shard reads exactly what the
+local engine would read for the same lines, files or text: line numbers, document ids, chunk indices and
+offsets are those of the whole input.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
+import re
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -18,9 +22,11 @@ import attrs
 
 from ..config import Config
 from ..errors import InputError
+from ..chunking import TextPart, chunk_count, token_chunks
 from ..inputs import (
     Inputs,
     _detect,
+    decode,
     duplicate_id,
     jsonl_documents,
     prechunked_lines,
@@ -45,6 +51,9 @@ class ShardSpec:
     first_line: int = 1  # lines: line number of the first line, and how many chunk lines come before it
     first_item: int = 0
     files: tuple[str, ...] = ()  # files: paths relative to the folder
+    first_token: int = 0  # text: the range's first token and character in the document, and its chunk count
+    first_char: int = 0
+    items: int = 0
 
     @property
     def name(self) -> str:
@@ -65,8 +74,64 @@ def plan_shards(cfg: Config) -> Iterator[ShardSpec]:
     if fmt in ("jsonl", "chunks"):
         with _SeenIds(path, cfg, fmt) as seen:
             yield from _line_ranges(path, per_shard, max_bytes if fmt == "jsonl" else None, seen)
+    elif fmt == "text" and not cfg.summary.enabled:  # a summary is of the whole document: one shard then
+        yield from _text_ranges(path, cfg)
     else:
         yield ShardSpec(0, "whole", str(path))
+
+
+# Where a text may be cut so that the tokens of both sides are the tokens of the whole: after a line break
+# (best a blank line) or a sentence's end, before a printable ASCII character. tiktoken's pre-tokenizer ends a
+# piece there (a run of line breaks is one piece; a space joins the word after it), and a token never spans
+# two pieces. Tried in this order, each on the second half of a block.
+_TEXT_CUTS = [re.compile(rb"\n[ \t\r]*\n(?=[!-~])"), re.compile(rb"\n(?=[!-~])"), re.compile(rb"[.!?](?= [A-Z])")]
+TEXT_BLOCK = 1 << 20  # bytes decoded and counted at a time, at most
+
+
+def _text_cut(buf: bytes) -> int | None:
+    for pattern in _TEXT_CUTS:
+        last = None
+        for last in pattern.finditer(buf, len(buf) // 2):
+            pass
+        if last is not None:
+            return last.end()
+    return None
+
+
+def _text_ranges(path: Path, cfg: Config) -> Iterator[ShardSpec]:
+    """A text file cut into ranges of ``shard_chunks`` chunks each, streaming: blocks cut at `_TEXT_CUTS` are
+    decoded and their tokens counted, so each range starts at a known token and character of the document and
+    chunks exactly as the whole does. A text of one shard's chunks (or none) stays whole."""
+    size, overlap, per_shard = cfg.chunking.size, cfg.chunking.overlap, cfg.runtime.shard_chunks
+    step = size - overlap
+    tokenizer = Tokenizer(cfg.llm.model)
+    block = min(TEXT_BLOCK, max(4096, per_shard * step * BYTES_PER_TOKEN // 8))
+    cuts = [(0, 0, 0)]  # (byte, token, character) where each block starts
+    buf, pos, tokens, chars = b"", 0, 0, 0
+    with path.open("rb") as f:
+        while True:
+            data = f.read(block)
+            buf += data
+            while buf and (not data or len(buf) >= block):
+                end = len(buf) if not data else _text_cut(buf)
+                if end is None:
+                    break  # no place to cut yet: read on
+                text = decode(buf[:end], str(path), cfg.input.encoding_errors, offset=pos)
+                tokens, chars, pos, buf = tokens + len(tokenizer.encode(text)), chars + len(text), pos + end, buf[end:]
+                cuts.append((pos, tokens, chars))
+            if not data:
+                break
+    total = chunk_count(tokens, size, overlap)
+    if total <= per_shard:
+        yield ShardSpec(0, "whole", str(path))
+        return
+    at_token = [t for _, t, _ in cuts]
+    for index, first in enumerate(range(0, total, per_shard)):
+        stop = min(total, first + per_shard)
+        start = cuts[bisect.bisect_right(at_token, first * step) - 1]
+        end = cuts[bisect.bisect_left(at_token, min((stop - 1) * step + size, tokens))]
+        yield ShardSpec(index, "text", str(path), start[0], end[0], first_item=first, first_token=start[1],
+                        first_char=start[2], items=stop - first)
 
 
 def _file_groups(root: Path, per_shard: int, max_bytes: int) -> Iterator[ShardSpec]:
@@ -172,6 +237,13 @@ def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
     if spec.kind == "whole":
         return read_inputs(c, tokenizer)
     root = Path(spec.path)
+    if spec.kind == "text":
+        with root.open("rb") as f:
+            f.seek(spec.start)
+            text = decode(f.read(spec.end - spec.start), str(root), c.encoding_errors, offset=spec.start)
+        part = TextPart(spec.first_token, spec.first_char, range(spec.first_item, spec.first_item + spec.items))
+        return Inputs(chunks=token_chunks(root.name, text, tokenizer, cfg.chunking.size, cfg.chunking.overlap,
+                                          part=part))
     if spec.kind == "files":
         return Inputs(documents=read_folder(root, c.encoding_errors, [root / f for f in spec.files]))
     with root.open("rb") as f:
