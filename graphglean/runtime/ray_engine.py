@@ -162,12 +162,17 @@ def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
             into[k] = "; ".join(seen if v in seen else [*seen, v])
 
 
-async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None]) -> None:
-    """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``."""
+async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None],
+                  on_wait: Callable[[], None] = lambda: None, wait_s: float = 1.0) -> None:
+    """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``;
+    ``on_wait`` is called every ``wait_s`` that none finishes."""
     import ray
 
     while len(refs) >= limit and refs:
-        ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1))
+        ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1, timeout=wait_s))
+        if not ready:
+            on_wait()
+            continue
         key = refs.pop(ready[0])
         on_done(key, _result(ray, ready[0]))
 
@@ -280,13 +285,6 @@ class ItemProgress:
             self.progress.finish(name)
 
 
-async def _watch_items(items: ItemProgress, refs: dict[Any, Any], root: Path, interval_s: float = 1.0) -> None:
-    while True:
-        await trio.sleep(interval_s)
-        for spec in list(refs.values()):
-            items.read(root / spec.name)
-
-
 async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, actor: Any,
                       batch: BatchSize, totals: Totals, refs: dict[Any, Any], progress: Progress | None,
                       notice: Callable[[str], None]) -> None:
@@ -302,19 +300,20 @@ async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Confi
         notice(f"shard {spec.name} {'was finished before' if skipped else 'done'}: {report['chunks']} chunks; "
                f"{totals.shards}/{len(specs)} shards, {totals.chunks} chunks so far")
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_watch_items, items, refs, root)
-        for spec in specs:
-            folder = root / spec.name
-            finished = shard_task.finished_report(folder, cfg, spec)
-            if finished is not None:
-                done(spec, finished, skipped=True)
-                continue
-            await _gather(refs, cfg.runtime.workers, done)
-            (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
-            refs[task.remote(spec, wcfg, str(folder), actor, batch)] = spec
-        await _gather(refs, 1, done)
-        nursery.cancel_scope.cancel()
+    def running() -> None:
+        for spec in refs.values():
+            items.read(root / spec.name)
+
+    for spec in specs:
+        folder = root / spec.name
+        finished = shard_task.finished_report(folder, cfg, spec)
+        if finished is not None:
+            done(spec, finished, skipped=True)
+            continue
+        await _gather(refs, cfg.runtime.workers, done, running)
+        (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
+        refs[task.remote(spec, wcfg, str(folder), actor, batch)] = spec
+    await _gather(refs, 1, done, running)
     items.finish()
     progress.finish("shards")
 
