@@ -1,23 +1,33 @@
-"""engine ray at scale: N pre-chunked chunks, one fake LLM call each (max_gleanings 0), on a local cluster that
-the run starts and stops. Per size: wall time, chunks a second, the driver's peak memory (each size is run by a
-driver process of its own), and Ray processes left after the run (leases: benchmarks/ray_leases.py).
+"""engine ray at scale: N pre-chunked chunks, the graph built with fake LLM calls, on a local cluster. Per size:
+wall time, chunks a second, the driver's stages (plan, shards, node and edge partitions, tables), the driver's
+peak memory (each size is run by a driver process of its own), and Ray processes left after the run (leases:
+benchmarks/ray_leases.py).
+
+``--calls inprocess`` (the default) answers every call inside the workers with the fake server's responder
+(`graphglean.testing.inprocess`, installed by Ray's worker set-up hook): the figures are graphglean's own cost.
+``--calls http`` sends them to the fake server over HTTP (one more process on the same cores), ``--method nlp``
+makes no call at all.
 
     python benchmarks/ray_scale.py [--sizes 100000 1000000] [--workers 4] [--shard-chunks 10000] [--rpm 0]
-                                   [--method llm|nlp]
+                                   [--max-gleanings 0] [--calls inprocess|http] [--method llm|nlp]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
+import os
 import random
 import resource
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -25,6 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import fake_server, table  # noqa: E402
 
+MARKER = "GRAPHGLEAN_RAY_SCALE_RUN"
 SYLLABLES = ["ka", "lo", "mi", "ren", "tas", "vo", "bel", "dun", "sar", "qui", "mor", "fen", "lis", "tor", "ya", "zen"]
 
 
@@ -51,7 +62,7 @@ def write_chunks(path: Path, n: int) -> None:
                                 "text": f"{names[0]} wrote to {names[1]} about {names[2]} (note {i})."}) + "\n")
 
 
-def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm: int, method: str) -> dict:
+def one(n: int, url: str, a: argparse.Namespace) -> dict:
     """Run in a driver process of its own: one size."""
     import trio
 
@@ -61,27 +72,62 @@ def one(n: int, url: str, workers: int, shard_chunks: int, partitions: int, rpm:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "chunks.jsonl"
         write_chunks(data, n)
+        load = round(os.getloadavg()[0], 1)  # other work on the machine shares its cores
         cfg = Config()
         cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
-        cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * workers, rpm
+        cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * a.workers, a.rpm
         cfg.input.path, cfg.input.format, cfg.output.dir = str(data), "chunks", str(Path(tmp) / "out")
-        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = method, 0, 10**6
+        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = a.method, a.max_gleanings, 10**6
+        cfg.graph.resolve.enabled = False
         rt = cfg.runtime
-        rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", workers, shard_chunks, \
-            partitions, False
+        rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", a.workers, \
+            a.shard_chunks, a.partitions, False
         t0 = time.perf_counter()
-        result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
+        with _cluster(a):
+            result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
         wall = time.perf_counter() - t0
     row = result.report["passes"][0]
     return {"chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
-            "nodes": row["nodes"], "edges": row["edges"], "shards": result.report["runtime"]["shards"],
+            "failed": len(result.report["failed"]), "nodes": row["nodes"], "edges": row["edges"],
+            "shards": result.report["runtime"]["shards"], "stages_s": result.report["runtime"]["stages_s"],
+            "cpu_s": result.report["runtime"]["cpu_s"], "load_before": load,
             "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
 
 
-def ray_processes() -> int:
-    out = subprocess.run(["ps", "-eo", "stat,cmd"], capture_output=True, text=True).stdout
-    return sum(1 for line in out.splitlines() if ("raylet" in line or "gcs_server" in line or "ray::" in line)
-               and not line.startswith("Z"))
+@contextlib.contextmanager
+def _cluster(a: argparse.Namespace) -> Iterator[None]:
+    """In-process calls: a local cluster whose workers answer in process, started here (the run uses it) and
+    shut down after. Otherwise the run starts and stops its own."""
+    if a.calls != "inprocess" or a.method != "llm":
+        yield
+        return
+    import logging
+    import math
+
+    import ray
+
+    from graphglean.runtime.ray_engine import TASK_CPUS
+    from graphglean.testing.inprocess import ray_runtime_env
+
+    ray.init(num_cpus=max(1, math.ceil(a.workers * TASK_CPUS)), include_dashboard=False, log_to_driver=False,
+             logging_level=logging.WARNING, runtime_env=ray_runtime_env())
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def ray_processes(marker: str) -> int:
+    """Live processes of this size's run (which all inherit the marker in their environment): its cluster's
+    processes left behind, not other users' clusters on the machine."""
+    left = 0
+    for env in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker.encode() in env.read_bytes():
+                left += 1
+        except OSError:
+            continue
+    return left
 
 
 def main() -> None:
@@ -93,28 +139,39 @@ def main() -> None:
     p.add_argument("--rpm", type=int, default=0, help="global request limit (leases are used only with a limit)")
     p.add_argument("--method", choices=["llm", "nlp"], default="llm",
                    help="nlp: the offline graph method, no calls (the engine's own cost)")
+    p.add_argument("--max-gleanings", type=int, default=0)
+    p.add_argument("--calls", choices=["inprocess", "http"], default="inprocess",
+                   help="inprocess: answered inside the workers; http: by the fake server in its own process")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
-        print(json.dumps(one(a.one, a.url, a.workers, a.shard_chunks, a.partitions, a.rpm, a.method)))
+        print(json.dumps(one(a.one, a.url, a)))
         return
     rows = []
-    with fake_server() as url:
+    server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
+    with server as url:
         for n in a.sizes:
+            marker = f"{MARKER}={uuid.uuid4().hex}"
             done = subprocess.run([sys.executable, __file__, "--one", str(n), "--url", url, "--workers",
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
-                                   str(a.partitions), "--rpm", str(a.rpm), "--method", a.method],
-                                  capture_output=True, text=True)
+                                   str(a.partitions), "--rpm", str(a.rpm), "--method", a.method,
+                                   "--max-gleanings", str(a.max_gleanings), "--calls", a.calls],
+                                  capture_output=True, text=True, env={**os.environ, MARKER: marker})
             if done.returncode:
                 sys.exit(done.stderr[-3000:])
             row = json.loads(done.stdout.strip().splitlines()[-1])
+            row["cpu_s_total"] = round(sum(row["cpu_s"].values()), 1)  # the tasks' and the driver's
             time.sleep(1)
-            row["ray_procs_after"] = ray_processes()
+            row["ray_procs_after"] = ray_processes(marker)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
-    print(table(rows, ["chunks", "shards", "calls", "wall_s", "chunks_per_s", "nodes", "edges", "driver_peak_mb",
-                       "ray_procs_after"]))
+    print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
+                       "driver_peak_mb", "cpu_s_total", "ray_procs_after"]))
+    for row in rows:
+        print(f"{row['chunks']} chunks: driver stages (wall s) {json.dumps(row['stages_s'])}; CPU s of the tasks "
+              f"per stage {json.dumps(row['cpu_s'])} = {1000 * row['cpu_s_total'] / row['chunks']:.3f} ms a chunk "
+              f"(Ray's own processes not counted); load average before {row['load_before']}")
 
 
 if __name__ == "__main__":

@@ -53,28 +53,43 @@ class _ByteToChar:
         return self.char
 
 
+def chunk_count(tokens: int, size: int, overlap: int) -> int:
+    """How many windows `token_chunks` cuts a text of ``tokens`` tokens into."""
+    return 0 if tokens <= 0 else 1 + max(0, -(-(tokens - size) // (size - overlap)))
+
+
+@attrs.frozen
+class TextPart:
+    """A part of a document chunked alone: it starts at token ``first_token`` and character ``first_char`` of
+    the document (a tokenizer piece boundary), and only the document's chunks ``indices`` are wanted."""
+
+    first_token: int
+    first_char: int
+    indices: range
+
+
 def token_chunks(doc_id: str, text: str, tokenizer: Tokenizer, size: int = 1200, overlap: int = 100,
-                 metadata: dict[str, Any] | None = None) -> list[Chunk]:
-    """Split ``text`` into windows of ``size`` tokens, neighbours sharing ``overlap`` tokens."""
+                 metadata: dict[str, Any] | None = None, part: TextPart | None = None) -> list[Chunk]:
+    """Split ``text`` into windows of ``size`` tokens, neighbours sharing ``overlap`` tokens. With ``part``,
+    ``text`` is that part of the document, and the chunks are the document's (indices, offsets, ids)."""
     if overlap >= size:
         raise ValueError(f"overlap ({overlap}) must be less than size ({size})")
     tokens = tokenizer.encode(text)
     if not tokens:
         return []
+    part = part or TextPart(0, 0, range(chunk_count(len(tokens), size, overlap)))
     bounds = [0, *itertools.accumulate(tokenizer.token_byte_lengths(tokens))]
     data = text.encode("utf-8", "surrogatepass")
     starts, ends = _ByteToChar(data), _ByteToChar(data)
     chunks: list[Chunk] = []
-    step = size - overlap
-    for index, first in enumerate(range(0, len(tokens), step)):
+    for index in part.indices:
+        first = index * (size - overlap) - part.first_token
         last = min(first + size, len(tokens))
         start = starts.at(bounds[first], round_up=False)
         end = ends.at(bounds[last], round_up=True)
         piece = text[start:end]
-        chunks.append(Chunk(chunk_id(doc_id, piece), doc_id, index, piece, start, end, last - first,
-                            dict(metadata or {})))
-        if last == len(tokens):
-            break
+        chunks.append(Chunk(chunk_id(doc_id, piece), doc_id, index, piece, part.first_char + start,
+                            part.first_char + end, last - first, dict(metadata or {})))
     return chunks
 
 

@@ -11,7 +11,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import attrs
 
@@ -63,21 +63,22 @@ class Inputs:
         return chunks
 
 
-def decode(data: bytes, name: str, errors: str = "strict") -> str:
-    """UTF-8 text of ``data``; an error names the file and byte offset, or (replace) a warning does."""
+def decode(data: bytes, name: str, errors: str = "strict", offset: int = 0) -> str:
+    """UTF-8 text of ``data``; an error names the file and byte offset, or (replace) a warning does. ``offset``:
+    where ``data`` starts in the file (a byte-order mark is dropped only at the file's start)."""
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise InputError(f"{name}: looks binary (NUL byte at offset {nul}); graphglean reads UTF-8 text")
+        raise InputError(f"{name}: looks binary (NUL byte at offset {offset + nul}); graphglean reads UTF-8 text")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         if errors != "replace":
-            raise InputError(f"{name}: invalid UTF-8 at byte offset {e.start} "
+            raise InputError(f"{name}: invalid UTF-8 at byte offset {offset + e.start} "
                              f"(set input.encoding_errors: replace to read it anyway)") from None
-        warnings.warn(f"{name}: invalid UTF-8 from byte offset {e.start}; replaced with U+FFFD", InputWarning,
-                      stacklevel=2)
+        warnings.warn(f"{name}: invalid UTF-8 from byte offset {offset + e.start}; replaced with U+FFFD",
+                      InputWarning, stacklevel=2)
         text = data.decode("utf-8", "replace")
-    return text.removeprefix("\ufeff")
+    return text.removeprefix("\ufeff") if offset == 0 else text
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -154,21 +155,42 @@ def _field(obj: dict[str, Any], key: str, name: str, lineno: int, required: bool
     return str(value)
 
 
-def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
-    """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
-    docs, seen = [], set()
+def duplicate_id(name: str, lineno: int, kind: str, item_id: str) -> InputError:
+    return InputError(f"{name}:{lineno}: duplicate {kind} id {item_id!r}")
+
+
+def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> Iterator[tuple[int, Document]]:
+    """Each line's document with its line number (empty ones warned about and skipped); ids not checked."""
     for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line):
         text = _field(obj, cfg.text_field, name, lineno)
         if not text.strip():
             warnings.warn(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped", InputWarning, stacklevel=2)
             continue
         doc_id = _field(obj, cfg.id_field, name, lineno, required=False) or f"{Path(name).name}:{lineno}"
-        if doc_id in seen:
-            raise InputError(f"{name}:{lineno}: duplicate document id {doc_id!r}")
-        seen.add(doc_id)
         meta = {k: obj[k] for k in cfg.metadata_fields if k in obj}
-        docs.append(Document(doc_id, text, f"{name}:{lineno}", meta))
+        yield lineno, Document(doc_id, text, f"{name}:{lineno}", meta)
+
+
+def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
+    """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
+    docs, seen = [], set()
+    for lineno, doc in jsonl_documents(data, name, cfg, first_line):
+        if doc.id in seen:
+            raise duplicate_id(name, lineno, "document", doc.id)
+        seen.add(doc.id)
+        docs.append(doc)
     return docs
+
+
+def prechunked_lines(data: bytes, name: str, errors: str = "strict",
+                     first_line: int = 1) -> Iterator[tuple[int, str, str, str, dict[str, Any]]]:
+    """Each line's (line number, chunk id, text, document id, metadata); ids not checked."""
+    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
+        cid = _field(obj, "id", name, lineno)
+        text = _field(obj, "text", name, lineno)
+        doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        yield lineno, cid, text, doc_id, meta
 
 
 def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict", first_line: int = 1,
@@ -176,14 +198,10 @@ def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = 
     """``{"id", "text"}`` lines used as chunks exactly as given (a part of a file: its first line number and
     the index of its first chunk in the whole)."""
     chunks, seen = [], set()
-    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
-        cid = _field(obj, "id", name, lineno)
-        text = _field(obj, "text", name, lineno)
+    for lineno, cid, text, doc_id, meta in prechunked_lines(data, name, errors, first_line):
         if cid in seen:
-            raise InputError(f"{name}:{lineno}: duplicate chunk id {cid!r}")
+            raise duplicate_id(name, lineno, "chunk", cid)
         seen.add(cid)
-        doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         chunks.append(Chunk(cid, doc_id, first_index + len(chunks), text, 0, len(text), tokenizer.count(text), meta))
     return chunks
 

@@ -15,6 +15,7 @@ from typing import Any
 import trio
 
 from .atomic import remove_database
+from .batched import Batched
 from .llm.cache import ResponseCache
 
 FILENAME = "run.sqlite"
@@ -31,7 +32,7 @@ class RunStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS results (pass TEXT, item TEXT, value TEXT, PRIMARY KEY (pass, item))")
         self._db.execute("CREATE TABLE IF NOT EXISTS passes (pass TEXT PRIMARY KEY, fingerprint TEXT)")
-        self._one_at_a_time = trio.CapacityLimiter(1)
+        self._saves = Batched(self._save_many, trio.CapacityLimiter(1))
         self._journal: ResponseCache | None = None
 
     def journal(self) -> ResponseCache:
@@ -57,12 +58,20 @@ class RunStore:
         rows = self._db.execute("SELECT item, value FROM results WHERE pass = ?", (name,)).fetchall()
         return {item: json.loads(value) for item, value in rows}
 
-    def _save(self, name: str, item: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)", (name, item, value))
+    def _save_many(self, rows: list[tuple[str, str, str]]) -> list[None]:
+        self._db.execute("BEGIN")
+        try:
+            self._db.executemany("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)", rows)
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        return [None] * len(rows)
 
     async def save(self, name: str, item: str, value: Any) -> None:
-        await trio.to_thread.run_sync(self._save, name, item, json.dumps(value, ensure_ascii=False),
-                                      limiter=self._one_at_a_time)
+        """Store one finished item; saves queued while one is written are written together."""
+        await self._saves([(name, item, json.dumps(value, ensure_ascii=False))])
 
     def close(self) -> None:
         if self._journal is not None:

@@ -1,6 +1,7 @@
 """A persistent response cache on SQLite: a re-run of the same work makes no HTTP call.
 
-One connection, WAL journal, every statement off the trio thread and one at a time. Only complete
+One connection, WAL journal, every statement off the trio thread and one at a time (reads, and writes, queued
+while one runs go together in the next: `Batched`). Only complete
 answers are stored; the caller decides what is complete. The same class, on a table of the run store, is
 the run's journal of paid answers (see `graphglean.runstore`).
 
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import trio
+
+from ..batched import Batched
 
 MODES = ("off", "read", "write", "readwrite")
 
@@ -39,6 +42,8 @@ class ResponseCache:
         self.write_errors = 0
         self._db: sqlite3.Connection | None = None
         self._one_at_a_time = trio.CapacityLimiter(1)
+        self._reads = Batched(self._get_many, self._one_at_a_time)
+        self._writes = Batched(self._put_many, self._one_at_a_time)
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
@@ -50,9 +55,6 @@ class ResponseCache:
             self._db = db
         return self._db
 
-    async def _run(self, fn: Any, *args: Any) -> Any:
-        return await trio.to_thread.run_sync(fn, *args, limiter=self._one_at_a_time)
-
     def _get_many(self, keys: list[str]) -> list[Any]:
         found: dict[str, Any] = {}
         for start in range(0, len(keys), 500):  # SQLite caps the parameters of one statement
@@ -62,7 +64,7 @@ class ResponseCache:
             found.update((k, json.loads(v)) for k, v in rows)
         return [found.get(k) for k in keys]
 
-    def _put_many(self, rows: list[tuple[str, str, str]]) -> None:
+    def _put_many(self, rows: list[tuple[str, str, str]]) -> list[None]:
         db = self._connect()
         try:
             db.execute("BEGIN")
@@ -72,6 +74,7 @@ class ResponseCache:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+        return [None] * len(rows)
 
     async def get(self, key: str) -> Any:
         return (await self.get_many([key]))[0]
@@ -80,7 +83,7 @@ class ResponseCache:
         """Values for ``keys`` in order (None where absent), in one trip to the database thread."""
         if not self.reads or not keys:
             return [None] * len(keys)
-        return await self._run(self._get_many, keys)
+        return list(await self._reads(keys))
 
     async def put(self, key: str, value: Any, kind: str = "chat") -> bool:
         return await self.put_many([(key, value)], kind)
@@ -91,7 +94,7 @@ class ResponseCache:
             return False
         rows = [(k, kind, json.dumps(v, ensure_ascii=False)) for k, v in items]
         try:
-            await self._run(self._put_many, rows)
+            await self._writes(rows)
         except sqlite3.Error as e:
             self.write_errors += 1
             if self.write_errors == 1:

@@ -27,7 +27,7 @@ from ..exports import write_graph_outputs
 from ..llm.accounting import CallAccount
 from ..passes import PassOutcome
 from ..report import DEFAULT_PRICES, price_of
-from ..scheduler import Progress
+from ..scheduler import NoProgress, Progress
 from . import partitions, resolve_partitions, shard_task
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .shards import ShardSpec, absolute_paths, plan_shards
@@ -112,11 +112,15 @@ class Totals:
     skipped: int = 0
     retries: int = 0
     leases: dict[str, float] = attrs.field(factory=dict)
+    stages_s: dict[str, float] = attrs.field(factory=dict)  # the driver's wall time per stage
+    cpu_s: dict[str, float] = attrs.field(factory=dict)  # CPU time per stage, the tasks' summed
 
     def add(self, report: dict[str, Any], folder: Path, skipped: bool) -> None:
         self.shards += 1
         self.skipped += skipped
         self.retries += max(0, shard_task.attempts(folder) - 1)
+        if not skipped:
+            self.add_cpu("shards", report.get("cpu_s", 0.0))
         self.chunks += report["chunks"]
         self.documents += report["documents"]
         self.failed += report["failed"]
@@ -126,6 +130,20 @@ class Totals:
             self.outputs.setdefault(Path(path).name, []).append(folder / Path(path).name)
         for k, v in report.get("leases", {}).items():
             self.leases[k] = self.leases.get(k, 0) + v
+
+
+    def add_cpu(self, stage: str, seconds: float) -> None:
+        self.cpu_s[stage] = round(self.cpu_s.get(stage, 0.0) + seconds, 3)
+
+    def stage_clock(self) -> Callable[[str], None]:
+        """``stage(name)`` records the wall time since the previous call (or this one) under ``name``."""
+        last = [time.monotonic()]
+
+        def stage(name: str) -> None:
+            now = time.monotonic()
+            self.stages_s[name] = round(self.stages_s.get(name, 0.0) + now - last[0], 3)
+            last[0] = now
+        return stage
 
 
 def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
@@ -145,12 +163,17 @@ def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
             into[k] = "; ".join(seen if v in seen else [*seen, v])
 
 
-async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None]) -> None:
-    """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``."""
+async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None],
+                  on_wait: Callable[[], None] = lambda: None, wait_s: float = 1.0) -> None:
+    """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``;
+    ``on_wait`` is called every ``wait_s`` that none finishes."""
     import ray
 
     while len(refs) >= limit and refs:
-        ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1))
+        ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1, timeout=wait_s))
+        if not ready:
+            on_wait()
+            continue
         key = refs.pop(ready[0])
         on_done(key, _result(ray, ready[0]))
 
@@ -174,7 +197,7 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
 
     from ..pipeline import _writable_dir, plan_passes
 
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     cfg = absolute_paths(cfg)
     rt = cfg.runtime
     out = Path(cfg.output.dir)
@@ -184,7 +207,10 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
         shutil.rmtree(shards_root, ignore_errors=True)
     shutil.rmtree(merge_dir, ignore_errors=True)
     passes = plan_passes(cfg, notice)
+    totals = Totals()
+    stage = totals.stage_clock()
     specs = list(plan_shards(cfg))
+    stage("plan")
     own = connect(rt)
     actor = None
     refs: dict[Any, Any] = {}
@@ -193,14 +219,17 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
             cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
         batch = BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers)
         wcfg = worker_config(cfg)
-        totals = Totals()
+        stage("connect")
         await _run_shards(ray, specs, cfg, wcfg, shards_root, actor, batch, totals, refs, progress, notice)
+        stage("shards")
         outputs: list[str] = []
         graph_row = totals.rows.get("graph")
         if graph_row is not None:
             dirs = [shards_root / s.name for s in specs]
-            outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs)
+            outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs, stage,
+                                          totals)
         outputs += _concatenate(totals.outputs, out)
+        stage("concatenate")
         totals.leases.update(ray.get(actor.stats.remote()))
     finally:
         for ref in refs:
@@ -209,6 +238,7 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
             ray.kill(actor)
         if own:
             ray.shutdown()
+    totals.add_cpu("driver", time.process_time() - cpu)
     report = _report(cfg, passes, totals, outputs, time.monotonic() - started)
     with atomic_open(out / "report.json") as f:
         f.write(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
@@ -218,19 +248,62 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
     return report, outcomes
 
 
+class ItemProgress:
+    """The items of every shard, as their tasks' ``progress.json`` files say, shown through the run's
+    `Progress` next to the shards: totals grow as shards start their passes, counts as their items finish."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.seen: dict[str, dict[str, dict[str, int]]] = {}  # shard folder -> pass -> counts
+
+    def read(self, folder: Path, finished: bool = False) -> None:
+        """What is new in the shard's file. ``finished``: every item it started is done (a retried task that
+        resumed from its store counts only what was left, so the counts are made whole)."""
+        now = shard_task.read_progress(folder)
+        before = self.seen.setdefault(str(folder), {})
+        for name, row in now.items():
+            old = before.setdefault(name, {})
+            if finished:
+                row = dict(row, done=max(row["total"], old.get("total", 0)))
+            grew = {k: max(0, v - old.get(k, 0)) for k, v in row.items()}
+            old.update({k: max(v, old.get(k, 0)) for k, v in row.items()})
+            if grew.get("total"):
+                self.progress.start(name, grew["total"])
+            account = self._account(name)
+            failed = grew.get("failed", 0)
+            for k in range(grew.get("done", 0)):
+                self.progress.advance(name, account, k < failed)
+
+    def _account(self, name: str) -> CallAccount:
+        acc = CallAccount()
+        for passes in self.seen.values():
+            for k in shard_task.ACCOUNT_FIELDS:
+                setattr(acc, k, getattr(acc, k) + passes.get(name, {}).get(k, 0))
+        return acc
+
+    def finish(self) -> None:
+        for name in {n for passes in self.seen.values() for n in passes}:
+            self.progress.finish(name)
+
+
 async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, actor: Any,
                       batch: BatchSize, totals: Totals, refs: dict[Any, Any], progress: Progress | None,
                       notice: Callable[[str], None]) -> None:
     task = ray.remote(shard_main).options(max_retries=cfg.runtime.task_retries, num_cpus=TASK_CPUS)
-    if progress is not None:
-        progress.start("shards", len(specs))
+    progress = progress or NoProgress()
+    items = ItemProgress(progress)
+    progress.start("shards", len(specs))
 
     def done(spec: ShardSpec, report: dict[str, Any], skipped: bool = False) -> None:
         totals.add(report, root / spec.name, skipped)
-        if progress is not None:
-            progress.advance("shards", _account(totals.rows), bool(report["failed"]))
+        items.read(root / spec.name, finished=True)
+        progress.advance("shards", _account(totals.rows), bool(report["failed"]))
         notice(f"shard {spec.name} {'was finished before' if skipped else 'done'}: {report['chunks']} chunks; "
                f"{totals.shards}/{len(specs)} shards, {totals.chunks} chunks so far")
+
+    def running() -> None:
+        for spec in refs.values():
+            items.read(root / spec.name)
 
     for spec in specs:
         folder = root / spec.name
@@ -238,11 +311,12 @@ async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Confi
         if finished is not None:
             done(spec, finished, skipped=True)
             continue
-        await _gather(refs, cfg.runtime.workers, done)
+        await _gather(refs, cfg.runtime.workers, done, running)
+        (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
         refs[task.remote(spec, wcfg, str(folder), actor, batch)] = spec
-    await _gather(refs, 1, done)
-    if progress is not None:
-        progress.finish("shards")
+    await _gather(refs, 1, done, running)
+    items.finish()
+    progress.finish("shards")
 
 
 def _account(rows: dict[str, dict[str, Any]]) -> CallAccount:
@@ -254,16 +328,19 @@ def _account(rows: dict[str, dict[str, Any]]) -> CallAccount:
 
 
 async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
-                       actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any]) -> list[str]:
+                       actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any],
+                       stage: Callable[[str], None], totals: Totals) -> list[str]:
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     names = [str(d) for d in dirs]
     account = CallAccount()
     found: dict[str, int] = {"ungrounded": 0, "summarized_descriptions": 0}
+    cpu_stage = ["node_partitions"]
 
     def done(_: Any, result: Any) -> None:
         stats, acc = result
         account.add(acc)
+        totals.add_cpu(cpu_stage[0], stats.pop("cpu_s", 0.0))
         for k, v in stats.items():
             found[k] += v
 
@@ -276,6 +353,7 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
         found, nodes, edges = resolved.found, resolved.nodes, resolved.edges
         row["resolution"] = resolved.stats
         paths.append(out / "resolution.jsonl")
+        stage("resolved_partitions")
     else:
         for fn in (nodes_main, edges_main):  # edges need every node partition's names and dropped keys
             task = ray.remote(fn).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
@@ -283,16 +361,20 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
                 await _gather(refs, rt.workers, done)
                 refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
             await _gather(refs, 1, done)
+            stage("node_partitions" if fn is nodes_main else "edge_partitions")
+            cpu_stage[0] = "edge_partitions"
         nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
                                         paths[0])
         edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
                                         lambda r: (r["source"], r["target"]), paths[1])
         (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
+        stage("tables")
     if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
         paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others)
+        stage("whole_graph_exports")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
@@ -335,4 +417,5 @@ def _report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], 
             "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
                         "shards_skipped": totals.skipped, "retries": totals.retries,
-                        "graph_partitions": cfg.runtime.graph_partitions, "leases": leases}}
+                        "graph_partitions": cfg.runtime.graph_partitions, "leases": leases,
+                        "stages_s": totals.stages_s, "cpu_s": totals.cpu_s}}

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 import attrs
+import httpx
 import trio
 
 from ..atomic import write_text
@@ -35,6 +37,17 @@ from .shards import ShardSpec, read_shard
 
 FINISHED = "done.json"
 ATTEMPTS = "attempts"
+PROGRESS = "progress.json"
+ACCOUNT_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
+
+# Tests and benchmarks only: set in a Ray worker by `graphglean.testing.inprocess.install` (a process set-up hook
+# the caller names explicitly), it makes this worker's clients answer in process instead of at the endpoint.
+transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None
+
+
+def _client(cfg: Config, **kw: Any) -> ChatClient:
+    transport = transport_factory() if transport_factory is not None else None
+    return ChatClient.from_config(cfg.llm, transport=transport, **kw)
 
 
 def _stamp(spec: ShardSpec) -> list[Any]:
@@ -73,6 +86,44 @@ def finished_report(folder: Path, cfg: Config, spec: ShardSpec) -> dict[str, Any
     if done.get("fingerprint") != fingerprint(cfg, spec) or done["report"]["failed"]:
         return None
     return done["report"]
+
+
+class ShardProgress:
+    """The shard scheduler's progress: items per pass, written to ``progress.json`` at most every ``interval_s``
+    and at each pass's start and end, for the driver to show while the shard runs."""
+
+    def __init__(self, folder: Path, interval_s: float = 1.0) -> None:
+        self.path, self.interval_s = folder / PROGRESS, interval_s
+        self.passes: dict[str, dict[str, int]] = {}
+        self._last = -math.inf
+
+    def start(self, pass_name: str, total: int) -> None:
+        row = self.passes.setdefault(pass_name, dict.fromkeys(("total", "done", "failed", *ACCOUNT_FIELDS), 0))
+        row["total"] += total
+        self._write()
+
+    def advance(self, pass_name: str, account: CallAccount, failed: bool) -> None:
+        row = self.passes[pass_name]
+        row["done"] += 1
+        row["failed"] += int(failed)
+        row.update({k: getattr(account, k) for k in ACCOUNT_FIELDS})
+        if time.monotonic() - self._last >= self.interval_s:
+            self._write()
+
+    def finish(self, pass_name: str) -> None:
+        self._write()
+
+    def _write(self) -> None:
+        self._last = time.monotonic()
+        write_text(self.path, json.dumps(self.passes))
+
+
+def read_progress(folder: Path) -> dict[str, dict[str, int]]:
+    """What a shard's ``progress.json`` says (nothing yet: empty)."""
+    try:
+        return json.loads((folder / PROGRESS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def attempts(folder: Path) -> int:
@@ -122,7 +173,7 @@ SHARD_PASSES = {graph_llm_pass: graph_llm_shard, graph_nlp_pass: graph_nlp_shard
 
 async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any) -> dict[str, Any]:
     """Run the shard's passes; returns its report (also in ``done.json``)."""
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / ATTEMPTS).open("a") as f:  # a retried task (its worker died) is one more line
         f.write(f"{os.getpid()}\n")
@@ -135,9 +186,9 @@ async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any
     ctx = RunContext(cfg, inputs, chunks, tokenizer, folder, store, notice=notices.append)
     try:
         if any(fn is not graph_nlp_shard for _, fn in passes):
-            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
-                                              limiter=limiter) as client:
-                ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
+            async with _client(cfg, count_tokens=tokenizer.count, journal=store.journal(),
+                               limiter=limiter) as client:
+                ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=ShardProgress(folder))
                 outcomes = await run_passes(ctx, passes)
         else:
             outcomes = await run_passes(ctx, passes)
@@ -147,6 +198,9 @@ async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any
         store.close()
     report = run_report(ctx, outcomes, time.monotonic() - started)
     report["leases"] = limiter.stats() if hasattr(limiter, "stats") else {}
+    report["cpu_s"] = round(time.process_time() - cpu, 3)  # this worker process's, its threads' included
+    if spec.kind == "text":  # one document, cut into ranges
+        report["documents"] = int(spec.index == 0)
     write_text(folder / FINISHED, json.dumps({"spec": attrs.asdict(spec), "fingerprint": fingerprint(cfg, spec),
                                               "report": report}, ensure_ascii=False))
     return report
@@ -157,8 +211,7 @@ async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler |
     if cfg.graph.method == "nlp" or (cfg.graph.method == "auto" and not cfg.llm.has_endpoint):
         await work(None)
         return CallAccount()
-    async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count,
-                                      limiter=limiter) as client:
+    async with _client(cfg, count_tokens=Tokenizer(cfg.llm.model).count, limiter=limiter) as client:
         scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
         await work(scheduler)
         account = CallAccount()
@@ -168,8 +221,9 @@ async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler |
 
 
 async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
-                                limiter: Any) -> tuple[dict[str, int], CallAccount]:
+                                limiter: Any) -> tuple[dict[str, float], CallAccount]:
     """Merge, summarize and ground partition ``p``'s nodes; write its rows, names and dropped keys."""
+    cpu = time.process_time()
     stats = GraphStats()
     acc, where = partitions.merge_nodes(shard_dirs, p, cfg.graph.directed)
     chunks = partitions.ShardChunks(where)
@@ -183,11 +237,13 @@ async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         account = await _with_scheduler(cfg, limiter, work)
     finally:
         chunks.close()
-    return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions}, account
+    return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions,
+            "cpu_s": time.process_time() - cpu}, account
 
 
 async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
-                                limiter: Any) -> tuple[dict[str, int], CallAccount]:
+                                limiter: Any) -> tuple[dict[str, float], CallAccount]:
+    cpu = time.process_time()
     stats = GraphStats()
     P = cfg.runtime.graph_partitions
     acc = partitions.merge_edges(shard_dirs, p, cfg.graph.directed)
@@ -201,4 +257,4 @@ async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         partitions.write_edge_rows(graph, merge_dir, p)
 
     account = await _with_scheduler(cfg, limiter, work)
-    return {"summarized_descriptions": stats.summarized_descriptions}, account
+    return {"summarized_descriptions": stats.summarized_descriptions, "cpu_s": time.process_time() - cpu}, account

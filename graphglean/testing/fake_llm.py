@@ -30,8 +30,8 @@ from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
 
 __all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply",
-           "Responder", "ServerTokenizer", "hashed_embedding", "main", "refusal", "refusing", "rough_tokens",
-           "table_responder"]
+           "Responder", "ServerTokenizer", "completion_body", "embeddings_body", "hashed_embedding", "main", "refusal",
+           "refusing", "rough_tokens", "table_responder"]
 
 FAULT_KINDS = ("500", "503", "timeout", "drop", "truncated", "malformed")
 
@@ -86,6 +86,28 @@ def hashed_embedding(text: str, dim: int = 64) -> list[float]:
 
 def rough_tokens(text: str) -> int:
     return len(text) // 4 + 1
+
+
+def completion_body(req: RecordedRequest | None, reply: Reply, number: int) -> dict[str, Any]:
+    """The chat-completion JSON an OpenAI-compatible server sends for ``reply`` (usage counted roughly)."""
+    prompt_tokens = rough_tokens(req.prompt) if req is not None else 1
+    return {"id": f"chatcmpl-{number}", "object": "chat.completion",
+            "model": (req.body or {}).get("model", "fake") if req is not None else "fake",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
+                         "finish_reason": reply.finish_reason}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": rough_tokens(reply.text),
+                      "total_tokens": prompt_tokens + rough_tokens(reply.text)}}
+
+
+def embeddings_body(req: RecordedRequest, dim: int) -> dict[str, Any]:
+    """The embeddings JSON for the request's inputs (`hashed_embedding` vectors)."""
+    inputs = (req.body or {}).get("input") or []
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, dim)} for i, t in enumerate(inputs)]
+    used = sum(rough_tokens(t) for t in inputs)
+    return {"object": "list", "data": data, "model": (req.body or {}).get("model"),
+            "usage": {"prompt_tokens": used, "total_tokens": used}}
 
 
 class FakeLLMServer:
@@ -301,23 +323,10 @@ class FakeLLMServer:
         return None
 
     def _completion(self, req: RecordedRequest | None, reply: Reply) -> dict[str, Any]:
-        prompt_tokens = rough_tokens(req.prompt) if req is not None else 1
-        return {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
-                "model": (req.body or {}).get("model", "fake") if req is not None else "fake",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                             "finish_reason": reply.finish_reason}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": rough_tokens(reply.text),
-                          "total_tokens": prompt_tokens + rough_tokens(reply.text)}}
+        return completion_body(req, reply, len(self.requests))
 
     def _embeddings(self, req: RecordedRequest) -> bytes:
-        inputs = (req.body or {}).get("input") or []
-        if isinstance(inputs, str):
-            inputs = [inputs]
-        data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, self.embedding_dim)}
-                for i, t in enumerate(inputs)]
-        used = sum(rough_tokens(t) for t in inputs)
-        return json.dumps({"object": "list", "data": data, "model": (req.body or {}).get("model"),
-                           "usage": {"prompt_tokens": used, "total_tokens": used}}).encode()
+        return json.dumps(embeddings_body(req, self.embedding_dim)).encode()
 
     def request_log(self) -> list[dict[str, Any]]:
         """One row per chat request: when it was read and answered (trio clock), its tokens, and

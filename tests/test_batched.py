@@ -1,0 +1,124 @@
+"""Blocking calls queued while one runs go together in the next trip (group commit for SQLite)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+import trio
+
+from graphglean.batched import Batched
+from graphglean.llm.cache import ResponseCache
+from graphglean.runstore import RunStore
+
+
+def _doubling(trips: list[list[int]], gate: threading.Event | None = None):
+    def run(items: list[int]) -> list[int]:
+        if gate is not None:
+            gate.wait(5)
+        trips.append(list(items))
+        return [2 * i for i in items]
+    return run
+
+
+async def test_callers_queued_behind_a_trip_share_the_next_and_each_gets_its_own_results():
+    trips: list[list[int]] = []
+    gate = threading.Event()
+    batched = Batched(_doubling(trips, gate), trio.CapacityLimiter(1))
+    got: dict[int, list[int]] = {}
+
+    async def call(k: int) -> None:
+        got[k] = list(await batched([k, k + 100]))
+
+    async with trio.open_nursery() as nursery:
+        for k in range(20):
+            nursery.start_soon(call, k)
+        await trio.sleep(0.05)  # a trip in its thread is held while the others queue up
+        gate.set()
+    assert got == {k: [2 * k, 2 * k + 200] for k in range(20)}
+    assert len(trips) <= 2 and sorted(i for t in trips for i in t) == sorted([*range(20), *range(100, 120)])
+
+
+async def test_a_failed_trip_fails_every_caller_in_it_and_the_next_trip_runs_afresh():
+    calls = []
+
+    def run(items: list[str]) -> list[str]:
+        calls.append(items)
+        if "bad" in items:
+            raise sqlite3.OperationalError("disk I/O error")
+        return items
+
+    batched = Batched(run, trio.CapacityLimiter(1))
+    errors = []
+
+    async def call(item: str) -> None:
+        try:
+            await batched([item])
+        except sqlite3.OperationalError as e:
+            errors.append((item, str(e)))
+
+    async with trio.open_nursery() as nursery:
+        for item in ("bad", "ok1", "ok2"):
+            nursery.start_soon(call, item)
+    assert sorted(errors) == [(i, "disk I/O error") for i in ("bad", "ok1", "ok2")] or len(errors) == 1
+    assert list(await batched(["later"])) == ["later"]
+
+
+async def test_a_cancelled_caller_does_not_lose_the_items_of_others_in_its_trip():
+    trips: list[list[int]] = []
+    batched = Batched(_doubling(trips), trio.CapacityLimiter(1))
+    result: list[list[int]] = []
+    async with trio.open_nursery() as nursery:
+        async with batched._lock:  # hold the trips: both callers queue in one
+            first = trio.CancelScope()
+            nursery.start_soon(_cancelled_call, batched, first)
+            await trio.sleep(0.01)
+            first.cancel()  # the caller that would have made the trip gives up before it
+            nursery.start_soon(_record, batched, result)
+            await trio.sleep(0.01)
+    assert result == [[6]] and trips == [[1, 3]]
+
+
+async def _cancelled_call(batched, scope):
+    with scope:
+        await batched([1])
+
+
+async def _record(batched, into):
+    into.append(list(await batched([3])))
+
+
+async def test_the_response_cache_and_run_store_write_concurrent_items_in_few_transactions(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    store = RunStore(tmp_path)
+    commits: list[str] = []
+    for db in (cache._connect(), store._db):
+        db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    async with trio.open_nursery() as nursery:
+        for k in range(200):
+            nursery.start_soon(cache.put, f"k{k}", {"v": k})
+            nursery.start_soon(store.save, "graph", f"item{k}", [k])
+    assert 2 <= len(commits) <= 10  # 400 writes
+    assert await cache.get_many([f"k{k}" for k in range(200)]) == [{"v": k} for k in range(200)]
+    assert store.load("graph") == {f"item{k}": [k] for k in range(200)}
+    cache.close()
+    store.close()
+
+
+@pytest.mark.parametrize("fail", [True])
+async def test_a_refused_batched_write_is_warned_once_and_reported_to_each_caller(tmp_path, fail):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    await cache.put("k0", 1)
+    cache._connect().execute("CREATE TRIGGER no BEFORE INSERT ON responses BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    results = []
+    with pytest.warns(UserWarning, match="cannot store answers"):
+        async with trio.open_nursery() as nursery:
+            for k in range(5):
+                nursery.start_soon(lambda k=k: _put(cache, k, results))
+    assert results == [False] * 5 and cache.count() == 1
+    cache.close()
+
+
+async def _put(cache, k, into):
+    into.append(await cache.put(f"x{k}", k))
