@@ -70,13 +70,13 @@ async def test_resolution_llm_tier_checks_pairs_off_the_event_loop(monkeypatch):
     for module, name in ((resolve, "_by_rules"), (resolve, "questions"), (resolve_llm, "vector_pairs"),
                          (resolve, "_combined")):
         spy(monkeypatch, module, name, seen)
-    real_cluster = resolve._Resolver.cluster
+    real_cluster = resolve.Resolver.cluster
 
     def cluster(self, *args):
         seen.setdefault("cluster", set()).add(threading.get_ident())
         return real_cluster(self, *args)
 
-    monkeypatch.setattr(resolve._Resolver, "cluster", cluster)
+    monkeypatch.setattr(resolve.Resolver, "cluster", cluster)
     import networkx as nx
 
     g = nx.Graph()
