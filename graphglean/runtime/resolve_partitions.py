@@ -582,26 +582,16 @@ async def decide_task(cfg: Config, counts: CorpusCounts, pair_count: int, skippe
         store.close()
 
 
-async def finish_nodes_task(p: int, cfg: Config, folder: str, merge_dir: str,
-                            limiter: Any) -> tuple[dict[str, int], CallAccount]:
+async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Config, folder: str, merge_dir: str,
+                      limiter: Any) -> tuple[dict[str, int], CallAccount]:
+    """``finish`` (`finish_nodes` or `finish_edges`) of partition ``p``: the counts it adds, and its calls."""
     stats = GraphStats()
 
     async def work(scheduler: Scheduler | None) -> None:
-        await finish_nodes(p, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
+        await finish(p, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
 
     _, account = await _with_client(cfg, limiter, llm_graph(cfg), work)
     return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions}, account
-
-
-async def finish_edges_task(r: int, cfg: Config, folder: str, merge_dir: str,
-                            limiter: Any) -> tuple[dict[str, int], CallAccount]:
-    stats = GraphStats()
-
-    async def work(scheduler: Scheduler | None) -> None:
-        await finish_edges(r, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
-
-    _, account = await _with_client(cfg, limiter, llm_graph(cfg), work)
-    return {"summarized_descriptions": stats.summarized_descriptions}, account
 
 
 @attrs.define
@@ -633,8 +623,8 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     account.add(calls)
     write_jsonl(log, out / "resolution.jsonl")
     result = ResolvedMerge({"ungrounded": 0, "summarized_descriptions": 0}, account, stats)
-    for work in (finish_nodes_task, finish_edges_task):  # edges need every node partition's names and dropped keys
-        for found, acc in await wave(work, [(p, cfg, f, m) for p in range(P)]):
+    for finish in (finish_nodes, finish_edges):  # edges need every node partition's names and dropped keys
+        for found, acc in await wave(finish_task, [(finish, p, cfg, f, m) for p in range(P)]):
             result.account.add(acc)
             for k, v in found.items():
                 result.found[k] += v
