@@ -44,6 +44,8 @@ from graphglean.config import Config  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
 from graphglean.testing.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, passage_of  # noqa: E402
 
+MARK_RESOLVE = "Decide for each pair whether"
+
 LATENCY, TOKEN_LATENCY, CONCURRENCY = 0.3, 0.002, 64
 STOP_TOKENS = 3800  # where a model ends a long answer of its own accord (under the 4096 cap)
 
@@ -135,6 +137,8 @@ def respond(req: RecordedRequest) -> Reply | str:
     last = req.last_user
     if req.max_tokens == 1 or MARK_LOOP in last:
         return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+    if MARK_RESOLVE in last:  # entity resolution's questions: one short line a pair, as a model answers them
+        return "\n".join(f"{n}: DIFFERENT" for n in re.findall(r"^Pair (\d+)$", last, re.M))
     if MARK_DESCRIBE in last:
         lines = [line[2:] for line in last.splitlines() if line.startswith("- ")]
         words = " ".join(lines).split()[:150]
