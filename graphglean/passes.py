@@ -19,7 +19,7 @@ from .exports import write_graph_outputs
 from .graph.export import write_jsonl
 from .graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
 from .graph.gleaning import ChunkExtraction
-from .graph.nlp import extract_offline
+from .graph.nlp import OfflineExtraction, extract_offline
 from .graph.nlp_spacy import ANALYSIS
 from .graph.prompts import GraphPrompts
 from .graph.resolve import PASS as RESOLVE
@@ -117,8 +117,21 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
 
 
 async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
-    """The offline graph: spaCy's analysis of each chunk is stored as it is made (as the LLM method stores its
-    answers), so a run started again parses only what is new; progress counts chunks."""
+    """The offline graph (see `offline_extraction`), resolved, grounded and written."""
+    extraction = await offline_extraction(ctx)
+    stats = GraphStats(chunks=len(ctx.chunks))
+    # only resolution may ask the LLM here (method: llm): on the run's scheduler, counted and resumable
+    scheduler = ctx.scheduler if asks_llm(ctx.cfg, offline=True) else None
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, scheduler, ctx.tokenizer, stats, notice=ctx.notice,
+                              offline_done=extraction, memo=resolution_memo(ctx) if scheduler else None)
+    outcome = await _graph_outcome(ctx, stats, graph, [])
+    outcome.extra["resumed_chunks"] = extraction.resumed
+    return outcome
+
+
+async def offline_extraction(ctx: RunContext) -> OfflineExtraction:
+    """The offline method's records of every chunk. spaCy's analysis of each chunk is stored as it is made (as
+    the LLM method stores its answers), so a run started again parses only what is new; progress counts chunks."""
     assert ctx.store is not None
     store, progress = ctx.store, ctx.progress or NoProgress()
 
@@ -140,14 +153,7 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     progress.start("graph", len(ctx.chunks))
     extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice, resume=resume, advance=advance)
     progress.finish("graph")
-    stats = GraphStats(chunks=len(ctx.chunks))
-    # only resolution may ask the LLM here (method: llm): on the run's scheduler, counted and resumable
-    scheduler = ctx.scheduler if asks_llm(ctx.cfg, offline=True) else None
-    graph = await build_graph(ctx.chunks, None, ctx.cfg, scheduler, ctx.tokenizer, stats, notice=ctx.notice,
-                              offline_done=extraction, memo=resolution_memo(ctx) if scheduler else None)
-    outcome = await _graph_outcome(ctx, stats, graph, [])
-    outcome.extra["resumed_chunks"] = extraction.resumed
-    return outcome
+    return extraction
 
 
 def resolution_memo(ctx: RunContext) -> AnswerMemo:

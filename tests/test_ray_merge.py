@@ -215,3 +215,20 @@ def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_uncha
     cfg = Config()
     os.utime(data, ns=(0, 10**9))  # the input was edited
     assert finished_report(tmp_path, cfg, spec) is None
+
+
+async def test_an_offline_shard_run_again_parses_nothing_it_stored(tmp_path):
+    """A retried or unfinished shard of the offline method resumes from its run store, as a local run does."""
+    from graphglean.runtime.shard_task import process_shard
+
+    docs = tmp_path / "in.jsonl"
+    docs.write_text("".join(json.dumps({"id": f"d{i}", "text": f"Ada Lovelace wrote to Charles Babbage in London "
+                                                             f"about engine {i}."}) + "\n" for i in range(6)))
+    cfg = Config()
+    cfg.input.path, cfg.graph.method, cfg.graph.resolve.enabled = str(docs), "nlp", False
+    [spec] = list(plan_shards(cfg))
+    first = await process_shard(spec, cfg, tmp_path / "shard", None)
+    again = await process_shard(spec, cfg, tmp_path / "shard", None)
+    graph = lambda report: report["passes"][0]  # noqa: E731
+    assert graph(first)["resumed_chunks"] == 0 and graph(again)["resumed_chunks"] == 6
+    assert graph(again)["entities"] == graph(first)["entities"] > 0

@@ -24,10 +24,10 @@ from ..atomic import write_text
 from ..config import Config
 from ..graph.export import write_jsonl
 from ..graph.extract import GraphStats, accumulate, extract_chunks
-from ..graph.nlp import extract_offline
 from ..llm.accounting import CallAccount
 from ..llm.client import ChatClient
-from ..passes import PassOutcome, RunContext, _failures, graph_llm_pass, graph_nlp_pass, graph_resume
+from ..passes import (PassOutcome, RunContext, _failures, graph_llm_pass, graph_nlp_pass, graph_resume,
+                      offline_extraction)
 from ..pipeline import plan_passes, run_passes, run_report
 from ..runstore import RunStore
 from ..scheduler import Scheduler
@@ -145,8 +145,9 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
         extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     offline = None
     if not llm:
-        extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice)
+        extraction = await offline_extraction(ctx)  # resumed from the shard's store, as a local run
         offline, stats.offline_backend = extraction.results, extraction.backend
+        extra["resumed_chunks"] = extraction.resumed
     acc = await trio.to_thread.run_sync(accumulate, ctx.chunks, extractions, ctx.cfg, stats, offline,
                                         abandon_on_cancel=True)
     partitions.write_parts(acc, ctx.cfg.runtime.graph_partitions, ctx.out_dir)
