@@ -55,12 +55,25 @@ def _stderr(message: str) -> None:
     print(f"graphglean: {message}", file=sys.stderr, flush=True)
 
 
+HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server"
+
+
+def _llm_without_endpoint(cfg: Config) -> str | None:
+    """The key that asks for the LLM by name when no endpoint is configured (it would be asked with no key)."""
+    if cfg.llm.has_endpoint:
+        return None
+    if cfg.graph.enabled and cfg.graph.method == "llm":
+        return "graph.method"
+    if cfg.graph.enabled and cfg.graph.resolve.enabled and cfg.graph.resolve.method == "llm":
+        return "graph.resolve.method"
+    return None
+
+
 def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
     """The passes this configuration enables, with the choice of graph method explained."""
     passes: list[tuple[str, PassFn]] = []
     endpoint = cfg.llm.has_endpoint
-    how = ("set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server, "
-           "to use the LLM")
+    how = HOW_TO_GET_AN_ENDPOINT + ", to use the LLM"
     if cfg.graph.enabled:
         method = cfg.graph.method
         if method == "auto":
@@ -188,6 +201,9 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     out = out or sys.stdout
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
+    if not dry and (key := _llm_without_endpoint(cfg)):
+        raise ConfigError(f"{key}: llm needs an LLM endpoint: {HOW_TO_GET_AN_ENDPOINT}; or set {key} to "
+                          f"{'nlp' if key == 'graph.method' else 'rules'}")
     if cfg.runtime.engine == "ray" and not dry:  # Ray is imported only here: engine local never loads it
         from .runtime.ray_engine import run_on_ray
 

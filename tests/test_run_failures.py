@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from graphglean.testing import FakeLLMServer, refusal, refusing
 from graphglean.testing.responders import synthetic
 
@@ -44,3 +46,19 @@ async def test_unknown_model_is_one_line_exit_2(tmp_path):
     err = r.stderr.decode().strip().splitlines()
     assert r.returncode == 2 and "Traceback" not in r.stderr.decode()
     assert any("does not serve model 'gpt-4'" in line for line in err)
+
+
+@pytest.mark.parametrize("key,sections", [("graph.method", {"graph": {"method": "llm"}}),
+                                          ("graph.resolve.method", {"graph": {"resolve": {"method": "llm"}}})])
+async def test_the_llm_asked_for_by_name_with_no_endpoint_is_one_line_exit_2(tmp_path, key, sections):
+    """No key and no base_url: nothing is sent to the default endpoint (before, seven attempts at
+    api.openai.com, or for resolution a silent fall back to rules)."""
+    cfg = write_config(tmp_path, **sections)
+    data = json.loads(cfg.read_text())
+    data["llm"].pop("api_key")
+    cfg.write_text(json.dumps(data))
+    r = await cli("run", cfg)
+    err = r.stderr.decode().strip().splitlines()
+    assert r.returncode == 2 and len(err) == 1 and "Traceback" not in err[0]
+    assert f"{key}: llm needs an LLM endpoint" in err[0] and "OPENAI_API_KEY" in err[0]
+    assert not (tmp_path / "out" / "report.json").exists()
