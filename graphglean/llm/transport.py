@@ -27,16 +27,19 @@ def _ssl_context() -> ssl.SSLContext:
         return ssl.create_default_context()
 
 
+def origin_of(url: httpx.URL) -> Origin:
+    return url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80)
+
+
 class _Connection:
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         self.h11 = h11.Connection(h11.CLIENT)
         self.used = 0
 
-    async def roundtrip(self, request: httpx.Request, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        headers = [(k, v) for k, v in request.headers.raw]
-        target = request.url.raw_path
-        out = self.h11.send(h11.Request(method=request.method, target=target, headers=headers))
+    async def roundtrip(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes
+                        ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        out = self.h11.send(h11.Request(method=method, target=target, headers=headers))
         out += self.h11.send(h11.Data(data=body)) if body else b""
         out += self.h11.send(h11.EndOfMessage())
         await self.stream.send_all(out)
@@ -102,12 +105,19 @@ class PooledTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
-        origin = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
         body = request.content if request.content is not None else b""
+        status, headers, content = await self.exchange(origin_of(url), request.method, url.raw_path,
+                                                       list(request.headers.raw), body)
+        return httpx.Response(status, headers=headers, content=content, request=request)
+
+    async def exchange(self, origin: Origin, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
+                       body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """One request on a pooled connection: (status, headers, body). ``headers`` must name the host and,
+        with a body, its content-length (as httpx's requests do)."""
         async with self._slots:
             conn = await self._take(origin)
             try:
-                status, headers, content = await conn.roundtrip(request, body)
+                status, headers, content = await conn.roundtrip(method, target, headers, body)
             except (h11.RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
                 await conn.aclose()
                 raise httpx.RemoteProtocolError(f"connection broken: {e}") from None
@@ -118,7 +128,7 @@ class PooledTransport(httpx.AsyncBaseTransport):
                 self._idle.setdefault(origin, []).append(conn)
             else:
                 await conn.aclose()
-            return httpx.Response(status, headers=headers, stream=httpx.ByteStream(content), request=request)
+            return status, headers, content
 
     async def _take(self, origin: Origin) -> _Connection:
         """An idle connection the server has not closed meanwhile, or a new one."""
