@@ -20,7 +20,7 @@ from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
 from .refusals import read_error_body, refusal
 from .retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
-from .transport import PooledTransport, origin_of
+from .transport import Answer, PooledTransport, origin_of
 
 T = TypeVar("T")
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -269,7 +269,7 @@ class ChatClient:
         self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
         return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
 
-    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response | _Failure:
+    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response | Answer | _Failure:
         assert self._http is not None
         try:
             with trio.fail_after(self.cfg.timeout_s):
@@ -296,7 +296,7 @@ class ChatClient:
             return _Failure(f"connection broken ({type(e).__name__})")
 
     async def _pooled_post(self, pool: PooledTransport, url: str, headers: dict[str, str], content: bytes
-                           ) -> httpx.Response:
+                           ) -> Answer:
         """The POST httpx would send, straight on our pool: building an ``httpx.Request`` for each call
         was a tenth of the client's CPU per call (benchmarks/transport.py)."""
         shape = (url, *headers.items())
@@ -308,9 +308,9 @@ class ChatClient:
         origin, target, head = prepared
         status, response_headers, body = await pool.exchange(
             origin, b"POST", target, [*head, (b"Content-Length", str(len(content)).encode())], content)
-        return httpx.Response(status, headers=response_headers, content=body)
+        return Answer.read(status, response_headers, body)
 
-    def _judge(self, resp: httpx.Response, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
+    def _judge(self, resp: httpx.Response | Answer, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
                model: str = "") -> tuple[Any, Any, _Failure | None]:
         """(body, parsed, None) for a good answer, or why it is not good (raising the `refusal` when that is
         final); ``url``, the body keys ``sent`` and ``model`` make the refusal's message precise."""

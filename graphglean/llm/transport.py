@@ -3,14 +3,19 @@
 httpcore's pool scans every connection for every request state change, which at 256 connections cost
 graphglean ~10 ms of CPU per call (measured with cProfile, benchmarks/transport.py). Here a request takes an
 idle connection from a stack or opens a new one, and gives it back when the answer is read whole: the work
-per call does not grow with the pool. The client still speaks only httpx; ``llm.http_transport: httpx``
-selects httpx's own transport (proxies, HTTP/2) instead.
+per call does not grow with the pool. It serves httpx (``handle_async_request``) and, cheaper, `ChatClient`
+directly (``exchange``, read back as an `Answer`); ``llm.http_transport: httpx`` selects httpx's own
+transport (proxies, HTTP/2) instead.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import ssl
+from typing import Any
 
+import attrs
 import h11
 import httpx
 import trio
@@ -25,6 +30,38 @@ def _ssl_context() -> ssl.SSLContext:
         return ssl.create_default_context(cafile=certifi.where())
     except ImportError:  # pragma: no cover - certifi comes with httpx
         return ssl.create_default_context()
+
+
+@attrs.frozen
+class Answer:
+    """What the client reads of a response (status, headers, body): as an ``httpx.Response`` gives them, at
+    a fraction of the cost of building one. Header names are lower case; repeated headers are joined by ", "."""
+
+    status_code: int
+    headers: dict[str, str]
+    content: bytes
+
+    @classmethod
+    def read(cls, status: int, raw_headers: list[tuple[bytes, bytes]], content: bytes) -> "Answer":
+        headers: dict[str, str] = {}
+        for name, value in raw_headers:
+            key, text = name.decode("latin-1").lower(), value.decode("latin-1")
+            headers[key] = f"{headers[key]}, {text}" if key in headers else text
+        return cls(status, headers, content)
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        charset = _CHARSET.search(self.headers.get("content-type", ""))
+        try:
+            return self.content.decode(charset.group(1) if charset else "utf-8", errors="replace")
+        except LookupError:  # a charset Python does not know
+            return self.content.decode("utf-8", errors="replace")
+
+
+_CHARSET = re.compile(r"charset=[\"']?([\w.:-]+)", re.IGNORECASE)
 
 
 def origin_of(url: httpx.URL) -> Origin:
