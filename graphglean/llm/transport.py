@@ -151,7 +151,11 @@ class PooledTransport(httpx.AsyncBaseTransport):
                        body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """One request on a pooled connection: (status, headers, body). ``headers`` must name the host and,
         with a body, its content-length (as httpx's requests do)."""
-        async with self._slots:
+        try:  # a free slot is taken without yielding: the send that follows is the checkpoint
+            self._slots.acquire_nowait()
+        except trio.WouldBlock:
+            await self._slots.acquire()
+        try:
             conn = await self._take(origin)
             try:
                 status, headers, content = await conn.roundtrip(method, target, headers, body)
@@ -166,6 +170,8 @@ class PooledTransport(httpx.AsyncBaseTransport):
             else:
                 await conn.aclose()
             return status, headers, content
+        finally:
+            self._slots.release()
 
     async def _take(self, origin: Origin) -> _Connection:
         """An idle connection the server has not closed meanwhile, or a new one."""
