@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -13,13 +14,30 @@ from pathlib import Path
 from typing import Iterator
 
 
+def _cores() -> tuple[set[int], set[int]]:
+    """(the client's cores, the server's core): each process on cores of its own when there are two or more.
+    Unpinned, the scheduler often wakes the server on the client's core (they talk over loopback), and the two
+    single-threaded processes then share one core while the other idles."""
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(cores) < 2:
+        return set(cores), set(cores)
+    return set(cores[:-1]), {cores[-1]}
+
+
 @contextlib.contextmanager
 def fake_server(*args: str) -> Iterator[str]:
-    """Yields the base URL of a `python -m graphglean.testing.fake_llm` started with ``args``."""
+    """Yields the base URL of a `python -m graphglean.testing.fake_llm` started with ``args``; this process
+    and the server run on separate cores while it lives."""
+    client_cores, server_cores = _cores()
+    pin = hasattr(os, "sched_setaffinity") and client_cores != server_cores
     with tempfile.TemporaryDirectory() as tmp:
         port_file = Path(tmp) / "port"
         proc = subprocess.Popen([sys.executable, "-m", "graphglean.testing.fake_llm", "--port-file", str(port_file),
-                                 *args], stdout=subprocess.DEVNULL)
+                                 *args], stdout=subprocess.DEVNULL,
+                                preexec_fn=(lambda: os.sched_setaffinity(0, server_cores)) if pin else None)
+        all_cores = client_cores | server_cores
+        if pin:
+            os.sched_setaffinity(0, client_cores)
         try:
             deadline = time.monotonic() + 20
             while not port_file.exists():
@@ -28,6 +46,8 @@ def fake_server(*args: str) -> Iterator[str]:
                 time.sleep(0.05)
             yield f"http://127.0.0.1:{port_file.read_text()}/v1"
         finally:
+            if pin:
+                os.sched_setaffinity(0, all_cores)
             proc.terminate()
             proc.wait(10)
 

@@ -7,7 +7,8 @@ process's alone; the server's is printed too, with the cores the two would need 
 the machine has free, and the ideal cannot be reached whatever the client does). Issue 12: >= 95% of a
 configured RPM limit with <= 2% of requests answered 429 in every one of ``--runs`` runs (the spread is
 printed); a 10-RPM endpoint nobody configured, 20 items at once: none fails (about two minutes).
-The server runs in its own process.
+The server runs in its own process, on a core of its own (this process keeps the others): each of the two is
+single-threaded, so each must fit its share of the ideal rate in one core.
 """
 
 from __future__ import annotations

@@ -219,3 +219,15 @@ async def test_cache_is_per_endpoint(tmp_path):
             async with ChatClient.from_config(cfg) as c:
                 assert (await c.chat(c.request(msg("same question")))).text == expected
     assert len(one.requests) == 1 and len(two.requests) == 1
+
+
+def test_pooled_answer_reads_headers_and_text_as_httpx_does():
+    from graphglean.llm.transport import Answer
+
+    answer = Answer.read(429, [(b"Retry-After", b"2"), (b"X-Note", b"a"), (b"x-note", b"b"),
+                               (b"Content-Type", b'text/plain; charset="iso-8859-1"')], "caf\xe9".encode("latin-1"))
+    assert answer.headers["retry-after"] == "2" and answer.headers["x-note"] == "a, b"
+    assert answer.text == "caf\xe9"  # the declared charset, not utf-8
+    assert parse_retry_after(answer.headers) == 2.0
+    assert Answer.read(200, [], b'{"a": 1}').json() == {"a": 1}
+    assert Answer.read(500, [(b"content-type", b"text/plain; charset=nonesuch")], b"\xff").text == "\ufffd"

@@ -21,11 +21,11 @@ import re
 from typing import Any, AsyncIterator, Callable, Mapping
 
 import attrs
-import h11
 import trio
 
 from ..llm.limits import TokenBucket
 from .exchange import RecordedRequest, Reply, Responder
+from .http1 import BadRequest, Request, RequestReader, response_head
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
 
@@ -110,6 +110,14 @@ def embeddings_body(req: RecordedRequest, dim: int) -> dict[str, Any]:
             "usage": {"prompt_tokens": used, "total_tokens": used}}
 
 
+@attrs.frozen
+class _Exchange:
+    """The connection an answer goes to, and whether it stays open after it."""
+
+    stream: trio.SocketStream
+    keep_alive: bool
+
+
 class FakeLLMServer:
     def __init__(self, responder: Responder | None = None, *, table: Mapping[str, str] | None = None,
                  latency: float = 0.0, token_latency: float = 0.0, rpm: int = 0, tpm: int = 0,
@@ -162,117 +170,98 @@ class FakeLLMServer:
         listeners = await nursery.start(trio.serve_tcp, self._connection, self.port)
         self.port = listeners[0].socket.getsockname()[1]
 
-    # -- HTTP/1.1 with h11 ----------------------------------------------------------------------------
+    # -- HTTP/1.1 ------------------------------------------------------------------------------------
 
     async def _connection(self, stream: trio.SocketStream) -> None:
-        conn = h11.Connection(h11.SERVER)
+        reader = RequestReader(stream)
         try:
             while True:
-                request = await self._read_request(conn, stream)
+                request = await reader.next()
                 if request is None:
                     return
-                keep = await self._serve(conn, stream, *request)
-                if not keep or conn.our_state is h11.MUST_CLOSE:
+                keep = await self._serve(_Exchange(stream, request.keep_alive), request)
+                if not keep or not request.keep_alive:
                     return
-                conn.start_next_cycle()
-        except (trio.BrokenResourceError, trio.ClosedResourceError, h11.RemoteProtocolError):
+        except (trio.BrokenResourceError, trio.ClosedResourceError, BadRequest):
             pass
         finally:
             with trio.move_on_after(0.5) as scope:
                 scope.shield = True
                 await stream.aclose()
 
-    async def _read_request(self, conn: h11.Connection, stream: trio.SocketStream) -> tuple[Any, bytes] | None:
-        head, body = None, bytearray()
-        while True:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                data = await stream.receive_some(65536)
-                conn.receive_data(data)  # b"" tells h11 the peer closed
-                continue
-            if isinstance(event, h11.Request):
-                head = event
-            elif isinstance(event, h11.Data):
-                body += event.data
-            elif isinstance(event, h11.EndOfMessage):
-                return head, bytes(body)
-            elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
-                return None
-
-    async def _send(self, conn: h11.Connection, stream: trio.SocketStream, status: int, payload: bytes,
+    async def _send(self, conn: "_Exchange", status: int, payload: bytes,
                     headers: Mapping[str, str] | None = None, truncate: bool = False) -> None:
         hdrs = [("content-type", "application/json"), ("content-length", str(len(payload)))]
         hdrs += [(k, v) for k, v in (headers or {}).items()]
         self.status_counts[status] = self.status_counts.get(status, 0) + 1
-        await stream.send_all(conn.send(h11.Response(status_code=status, headers=hdrs)))
-        if truncate:
-            await stream.send_all(conn.send(h11.Data(data=payload[: len(payload) // 2])))
-            return
-        await stream.send_all(conn.send(h11.Data(data=payload)) + conn.send(h11.EndOfMessage()))
+        head = response_head(status, hdrs, conn.keep_alive)
+        # one write: head and body in separate segments cost a syscall here and a wake-up in the client
+        await conn.stream.send_all(head + (payload[: len(payload) // 2] if truncate else payload))
 
-    async def _serve(self, conn: h11.Connection, stream: trio.SocketStream, head: Any, raw: bytes) -> bool:
+    async def _serve(self, conn: "_Exchange", request: Request) -> bool:
+        raw = request.body
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        headers = {k.decode().lower(): v.decode() for k, v in head.headers}
-        req = RecordedRequest(len(self.requests), head.method.decode(), head.target.decode().split("?")[0],
+        headers = dict(request.headers)
+        req = RecordedRequest(len(self.requests), request.method, request.target.split("?")[0],
                               headers, body, started=trio.current_time())
         self.requests.append(req)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            return await self._answer(conn, stream, req)
+            return await self._answer(conn, req)
         finally:
             self.in_flight -= 1
             req.finished = trio.current_time()
 
-    async def _answer(self, conn: h11.Connection, stream: trio.SocketStream, req: RecordedRequest) -> bool:
+    async def _answer(self, conn: "_Exchange", req: RecordedRequest) -> bool:
         if self.tokenizer_api is not None and req.method == "POST":
             answer = self.tokenizer_api.answer(req.path, req.body)
             if answer is not None:
                 if self.tokenizer_api.hang:
                     await trio.sleep(self.hang_s)
                     return False
-                await self._send(conn, stream, answer[0], json.dumps(answer[1]).encode())
+                await self._send(conn, answer[0], json.dumps(answer[1]).encode())
                 return True
         if req.path.endswith(("/tokenize", "/extras/tokenize")) and req.method == "POST":
             if self.tokenizer is None or not req.path.endswith(self.tokenize_path):
-                await self._send(conn, stream, 404, b'{"error": "not found"}')
+                await self._send(conn, 404, b'{"error": "not found"}')
                 return True
             text = next((req.body.get(k) for k in ("prompt", "content", "input") if k in (req.body or {})), "")
-            await self._send(conn, stream, 200, json.dumps({"tokens": self.tokenizer(str(text))}).encode())
+            await self._send(conn, 200, json.dumps({"tokens": self.tokenizer(str(text))}).encode())
             return True
         if req.path.endswith("/stats"):
-            await self._send(conn, stream, 200, json.dumps(self.stats()).encode())
+            await self._send(conn, 200, json.dumps(self.stats()).encode())
             return True
         if req.path.endswith("/log"):
-            await self._send(conn, stream, 200, json.dumps(self.request_log()).encode())
+            await self._send(conn, 200, json.dumps(self.request_log()).encode())
             return True
         limited = self._rate_limited(req)
         if limited is not None:
-            await self._send(conn, stream, 429, b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
+            await self._send(conn, 429, b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
                              {"retry-after-ms": str(int(limited * 1000) + 1), "retry-after": str(math.ceil(limited))})
             return True
         fault = self.faults.pick(req.number)
         if fault is not None:
             self.faults_injected[fault] = self.faults_injected.get(fault, 0) + 1
-            return await self._fault(conn, stream, fault)
+            return await self._fault(conn, fault)
         if self.latency:
             await trio.sleep(self.latency)
         if req.path.endswith("/embeddings") and self.embedding_dim <= 0:  # a chat-only server
             model = (req.body or {}).get("model") if isinstance(req.body, dict) else None
-            await self._send(conn, stream, 404, json.dumps(
+            await self._send(conn, 404, json.dumps(
                 {"error": {"message": f"model '{model}' not found", "code": "model_not_found"}}).encode())
             return True
         if req.path.endswith("/embeddings"):
-            await self._send(conn, stream, 200, self._embeddings(req))
+            await self._send(conn, 200, self._embeddings(req))
             return True
         if not req.path.endswith("/chat/completions") or not isinstance(req.body, dict):
-            await self._send(conn, stream, 404, b'{"error": {"message": "unknown path or body"}}')
+            await self._send(conn, 404, b'{"error": {"message": "unknown path or body"}}')
             return True
         if self.reject_logit_bias and req.logit_bias:
-            await self._send(conn, stream, 400, b'{"error": {"message": "logit_bias is not supported"}}')
+            await self._send(conn, 400, b'{"error": {"message": "logit_bias is not supported"}}')
             return True
         reply = self.responder(req)
         if inspect.isawaitable(reply):
@@ -283,10 +272,10 @@ class FakeLLMServer:
         if reply.delay:
             await trio.sleep(reply.delay)
         if reply.body is None and reply.status >= 400:  # an error page: the text as it is
-            await self._send(conn, stream, reply.status, reply.text.encode(), reply.headers)
+            await self._send(conn, reply.status, reply.text.encode(), reply.headers)
             return True
         payload = reply.body if reply.body is not None else self._completion(req, reply)
-        await self._send(conn, stream, reply.status, json.dumps(payload).encode(), reply.headers)
+        await self._send(conn, reply.status, json.dumps(payload).encode(), reply.headers)
         return True
 
     async def _decode(self, req: RecordedRequest, reply: Reply) -> None:
@@ -295,9 +284,9 @@ class FakeLLMServer:
         if self.token_latency and req.completion_tokens:
             await trio.sleep(self.token_latency * req.completion_tokens)
 
-    async def _fault(self, conn: h11.Connection, stream: trio.SocketStream, kind: str) -> bool:
+    async def _fault(self, conn: "_Exchange", kind: str) -> bool:
         if kind in ("500", "503"):
-            await self._send(conn, stream, int(kind), b'{"error": {"message": "injected server error"}}')
+            await self._send(conn, int(kind), b'{"error": {"message": "injected server error"}}')
             return True
         if kind == "timeout":
             await trio.sleep(self.hang_s)
@@ -305,10 +294,10 @@ class FakeLLMServer:
         if kind == "drop":
             return False
         if kind == "truncated":
-            await self._send(conn, stream, 200, json.dumps(self._completion(None, Reply("x" * 200))).encode(),
+            await self._send(conn, 200, json.dumps(self._completion(None, Reply("x" * 200))).encode(),
                              truncate=True)
             return False
-        await self._send(conn, stream, 200, b'{"id": "chatcmpl-broken", "choices": [{"mess')  # malformed
+        await self._send(conn, 200, b'{"id": "chatcmpl-broken", "choices": [{"mess')  # malformed
         return True
 
     def _rate_limited(self, req: RecordedRequest) -> float | None:
