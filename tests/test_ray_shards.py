@@ -63,7 +63,9 @@ def test_a_malformed_line_before_a_duplicate_is_the_error_as_locally(tmp_path):
     assert str(e.value) == expected
 
 
+@pytest.mark.ray
 def test_an_engine_ray_run_stops_on_a_duplicate_before_any_work(tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps({"id": "same" if i in (0, 7) else f"d{i}", "text": f"Ada {i}."}) + "\n"
                             for i in range(9)))
