@@ -55,8 +55,7 @@ class ChatClient:
         self._count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
         self._transport = transport
         self._http: httpx.AsyncClient | None = None
-        self._direct: httpx.AsyncBaseTransport | None = None
-        self._parsed_urls: dict[str, httpx.URL] = {}
+        self._direct: Any = None  # a transport with `PooledTransport.exchange`
         self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
 
     @classmethod
@@ -71,7 +70,7 @@ class ChatClient:
             transport = PooledTransport(n, self.cfg.connect_timeout_s)
         # With our own pool, requests go straight to it: httpx's per-request client machinery (auth flow,
         # redirects, cookies, event hooks) is a third of the client's CPU per call and does nothing here. A
-        # transport that says ``direct = True`` (graphglean.testing's in-process one) is used the same way.
+        # transport that says ``direct = True`` (graphglean.testing's in-process one) has the same ``exchange``.
         direct = isinstance(transport, PooledTransport) or getattr(transport, "direct", False) is True
         self._direct = transport if direct else None
         self._http = httpx.AsyncClient(
@@ -276,16 +275,7 @@ class ChatClient:
                 if self._direct is None:
                     return await self._http.post(url, json=payload, headers=headers)
                 content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-                if isinstance(self._direct, PooledTransport):
-                    return await self._pooled_post(self._direct, url, headers, content)
-                parsed = self._parsed_urls.get(url)
-                if parsed is None:  # parsing the URL was half the cost of building each request
-                    parsed = self._parsed_urls[url] = httpx.URL(url)
-                request = httpx.Request("POST", parsed, content=content,
-                                        headers={**headers, "content-type": "application/json", "user-agent": USER_AGENT})
-                response = await self._direct.handle_async_request(request)
-                await response.aread()
-                return response
+                return await self._direct_post(url, headers, content)
         except trio.TooSlowError:
             return _Failure(f"no complete answer within {self.cfg.timeout_s:g} s")
         except httpx.TimeoutException as e:
@@ -295,10 +285,10 @@ class ChatClient:
         except httpx.TransportError as e:
             return _Failure(f"connection broken ({type(e).__name__})")
 
-    async def _pooled_post(self, pool: PooledTransport, url: str, headers: dict[str, str], content: bytes
-                           ) -> Answer:
-        """The POST httpx would send, straight on our pool: building an ``httpx.Request`` for each call
-        was a tenth of the client's CPU per call (benchmarks/transport.py)."""
+    async def _direct_post(self, url: str, headers: dict[str, str], content: bytes) -> Answer:
+        """The POST httpx would send, straight on our pool (or a ``direct`` transport's ``exchange``): building an
+        ``httpx.Request`` for each call was a tenth of the client's CPU per call (benchmarks/transport.py)."""
+        assert self._direct is not None
         shape = (url, *headers.items())
         prepared = self._prepared.get(shape)
         if prepared is None:
@@ -306,7 +296,7 @@ class ChatClient:
             raw = httpx.Headers({**headers, "content-type": "application/json", "user-agent": USER_AGENT}).raw
             prepared = self._prepared[shape] = (origin_of(parsed), parsed.raw_path, [(b"Host", parsed.netloc), *raw])
         origin, target, head = prepared
-        status, response_headers, body = await pool.exchange(
+        status, response_headers, body = await self._direct.exchange(
             origin, b"POST", target, [*head, (b"Content-Length", str(len(content)).encode())], content)
         return Answer.read(status, response_headers, body)
 

@@ -28,7 +28,7 @@ class InProcessTransport(httpx.AsyncBaseTransport):
     """Answers each request with ``responder`` after ``latency`` seconds; no socket, no HTTP parsing.
     ``record`` keeps every `RecordedRequest` in ``requests`` (off for scale runs: it grows with the calls)."""
 
-    direct = True  # `ChatClient` hands it requests as to its own pool, skipping httpx's per-request machinery
+    direct = True  # `ChatClient` sends through `exchange`, as to its own pool, skipping httpx's machinery
 
     def __init__(self, responder: Responder, *, latency: float = 0.0, embedding_dim: int = 64,
                  record: bool = False) -> None:
@@ -40,22 +40,33 @@ class InProcessTransport(httpx.AsyncBaseTransport):
         self.count = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        raw = await request.aread()
+        status, headers, payload = await self._serve(request.method, request.url.path, dict(request.headers),
+                                                     await request.aread())
+        return httpx.Response(status, content=payload, request=request, headers=headers)
+
+    async def exchange(self, origin: Any, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
+                       body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """`PooledTransport.exchange`'s interface: how `ChatClient` sends to a ``direct`` transport."""
+        status, answer_headers, payload = await self._serve(
+            method.decode(), target.decode().split("?", 1)[0],
+            {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers}, body)
+        return status, [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer_headers.items()], payload
+
+    async def _serve(self, method: str, path: str, headers: dict[str, str], raw: bytes
+                     ) -> tuple[int, dict[str, str], bytes]:
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        req = RecordedRequest(self.count, request.method, request.url.path, dict(request.headers), body,
-                              started=trio.current_time())
+        req = RecordedRequest(self.count, method, path, headers, body, started=trio.current_time())
         self.count += 1
         if self.record:
             self.requests.append(req)
         if self.latency:
             await trio.sleep(self.latency)
-        status, payload, headers = await self._answer(req)
+        status, payload, answer_headers = await self._answer(req)
         req.finished = trio.current_time()
-        return httpx.Response(status, content=payload, request=request,
-                              headers={"content-type": "application/json", **headers})
+        return status, {"content-type": "application/json", **answer_headers}, payload
 
     async def _answer(self, req: RecordedRequest) -> tuple[int, bytes, dict[str, str]]:
         if req.path.endswith("/embeddings"):
