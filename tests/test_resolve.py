@@ -423,7 +423,7 @@ async def test_dry_run_bounds_the_resolution_calls_a_run_makes(tmp_path):
     assert resolution["method"] == "llm" and len(asked) == -(-resolution["llm_pairs"] // cfg.graph.resolve.llm_batch)
     assert 0 < len(asked) <= dry["graph.resolve"]["calls_max"] and dry["graph.resolve"]["tokens_in_est"] > 0
     assert 0 < len(embedded) <= dry["graph.resolve.embed"]["calls_max"]
-    assert rules == {"graph"}  # the rules ask nothing
+    assert rules == {"graph", "graph.describe"}  # the rules ask nothing
 
 
 async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path):
@@ -571,3 +571,22 @@ async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room
     assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
     assert caps == [24, cfg.llm.max_tokens]
     assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept
+
+
+@pytest.mark.parametrize("folder", ["lightrag-gpt4o-mini-dickens", "lightrag-llama3.1-abstracts"])
+async def test_dry_run_bounds_the_description_summaries_a_run_makes(tmp_path, folder):
+    import io
+
+    from graphglean.pipeline import run
+    from graphglean.testing.responders import ReplayResponder
+
+    replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    async with FakeLLMServer(replay).running() as s:
+        cfg = config(s)
+        cfg.input.path, cfg.input.format = str(chunks_file(folder, tmp_path / "chunks.jsonl")), "chunks"
+        cfg.output.dir, cfg.graph.resolve.enabled = str(tmp_path / "out"), False
+        cfg.graph.description_max_tokens = 150  # small enough that the recorded graph needs many summaries
+        dry = {r["pass"]: r for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+        await run(cfg, out=io.StringIO())
+    summaries = [r for r in s.chat_requests() if r.last_user.startswith("Below are several descriptions")]
+    assert 0 < len(summaries) <= dry["graph.describe"]["calls_max"]
