@@ -250,15 +250,16 @@ async def test_llm_tier_raises_knowledge_recall_without_false_merges():
             saved[key] = answer
 
         llm = await resolve_entities(graph, cfg, memo=AnswerMemo({}, save))  # auto: an endpoint, so llm
-        calls = len(s.chat_requests())
+        calls, embedded = len(s.chat_requests()), len(s.requests) - len(s.chat_requests())
         again = await resolve_entities(graph, cfg, memo=AnswerMemo(dict(saved)))
-        assert len(s.chat_requests()) == calls  # resumed: every answer came from the memo
+        assert len(s.requests) == calls + embedded  # resumed: every answer and embedding came from the memo
     rule_recall, _ = scores(rules.graph, labels)
     recall, false_merges = scores(llm.graph, labels)
     assert recall["knowledge"] > rule_recall["knowledge"] and recall["surface"] >= rule_recall["surface"]
     assert false_merges == []
     assert llm.stats.method == "llm" and llm.stats.llm_merges > 0
-    assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs and len(saved) == calls
+    assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs
+    assert len(saved) == calls + embedded and embedded > 0
     assert {m["tier"] for m in llm.merges} == {"rules", "llm"}
     assert scores(again.graph, labels) == (recall, [])
 
@@ -446,6 +447,7 @@ async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path
         asked = len(s.chat_requests())
         again = (await run(cfg, out=io.StringIO())).report["passes"][0]
         assert len(s.chat_requests()) == asked  # every answer came from the run store
+        assert len([r for r in s.requests if r.path.endswith("/embeddings")]) == len(paid) - asked > 0
     assert first["resolution"]["method"] == "llm" and first["resolution"]["llm_pairs"] > 0
     assert first["calls"] == len(paid) > 0 and again["resolution"] == first["resolution"]
     assert dry["graph"]["calls_max"] == 0 and 0 < asked <= dry["graph.resolve"]["calls_max"]
