@@ -1,0 +1,136 @@
+"""The global buckets a cluster's workers lease from (on Ray: one named actor)."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import attrs
+
+from ...llm.limits import TokenBucket
+
+STALE_S = 10.0  # a holder not heard of for this long is presumed dead: what it held goes back to the bank
+
+
+@attrs.frozen
+class Lease:
+    requests: int
+    tokens: int
+    wait_s: float  # the permits are usable only after this long (the bucket was short: a reservation)
+    pause_s: float  # the endpoint said 429: every worker holds off this long and drops what it holds
+
+
+class HeldBucket:
+    """One unit's bucket (requests or tokens) whose bank shrinks by what holders hold."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float]) -> None:
+        self.bucket = TokenBucket(per_minute, clock)
+        self.held: dict[str, float] = {}
+
+    def level(self) -> float:
+        """Refilled up to now, and never more than the capacity less what is held."""
+        b = self.bucket
+        b.take(0.0)  # refills up to now
+        b.level = min(b.level, b.capacity - sum(self.held.values()))
+        return b.level
+
+    def report(self, holder: str, holding: float) -> None:
+        """``holder`` says it holds ``holding``: less than the bucket knows means spent; more (a request that cost
+        fewer tokens than estimated) is charged to the bank, so the sum stays bounded."""
+        self.level()
+        grown = holding - self.held.get(holder, 0.0)
+        if grown > 0:
+            self.bucket.level -= grown
+        self.held[holder] = holding
+
+    def reserve(self, holder: str, n: int) -> float:
+        """Grant ``n`` to ``holder`` now; returns how long until the bank has earned them."""
+        wait = max(0.0, (n - self.level()) / self.bucket.rate)
+        self.bucket.level -= n
+        self.held[holder] = self.held.get(holder, 0.0) + n
+        return wait
+
+    def release(self, holder: str, unspent: float) -> None:
+        """``holder`` is gone; ``unspent`` of what it held comes back to the bank."""
+        self.level()
+        self.bucket.level += min(unspent, self.held.pop(holder, 0.0))
+        self.level()
+
+    def forget(self, holder: str) -> None:
+        self.level()  # the refill until now is bounded by what was held until now
+        self.held.pop(holder, None)
+
+    def drain(self) -> None:
+        self.level()
+        self.bucket.drain()
+
+
+class LeaseBucket:
+    """The global buckets. Plain Python (testable alone); ``ray.remote`` makes it the named actor."""
+
+    def __init__(self, requests_per_minute: int, tokens_per_minute: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self.requests = HeldBucket(requests_per_minute, clock) if requests_per_minute else None
+        self.tokens = HeldBucket(tokens_per_minute, clock) if tokens_per_minute else None
+        self._heard: dict[str, float] = {}
+        self._holders: set[str] = set()
+        self._paused_until = 0.0
+        self.leases = 0
+        self.reports = 0
+        self.granted_requests = 0
+        self.granted_tokens = 0
+        self.pauses = 0
+
+    def _units(self, requests: float, tokens: float) -> list[tuple[HeldBucket, float]]:
+        return [(u, n) for u, n in ((self.requests, requests), (self.tokens, tokens)) if u is not None]
+
+    def lease(self, holder: str, held_requests: int, held_tokens: int, requests: int, tokens: int) -> Lease:
+        """``holder`` holds ``held_*`` and asks for ``requests`` and ``tokens`` more (none: a report only).
+        Granted in full unless the bucket is paused; the wait says when they are usable."""
+        now = self._clock()
+        self._forget_silent(now)
+        self._heard[holder] = now
+        for unit, n in self._units(held_requests, held_tokens):
+            unit.report(holder, n)
+        if now < self._paused_until:
+            return Lease(0, 0, 0.0, self._paused_until - now)
+        if not (requests or tokens):
+            self.reports += 1
+            return Lease(0, 0, 0.0, 0.0)
+        wait = max([unit.reserve(holder, n) for unit, n in self._units(requests, tokens) if n > 0] + [0.0])
+        got_r, got_t = requests if self.requests else 0, tokens if self.tokens else 0
+        self.leases += 1
+        self._holders.add(holder)
+        self.granted_requests += got_r
+        self.granted_tokens += got_t
+        return Lease(got_r, got_t, wait, 0.0)
+
+    def give_back(self, holder: str, requests: int, tokens: int) -> None:
+        """``holder`` is done; what it held and will not spend goes back to the others."""
+        for unit, n in self._units(requests, tokens):
+            unit.release(holder, n)
+        self._heard.pop(holder, None)
+        self.granted_requests -= requests if self.requests else 0
+        self.granted_tokens -= tokens if self.tokens else 0
+
+    def _forget_silent(self, now: float) -> None:
+        for holder in [h for h, t in self._heard.items() if now - t > STALE_S]:
+            for unit, _ in self._units(0, 0):
+                unit.forget(holder)
+            del self._heard[holder]
+
+    def pause(self, seconds: float) -> None:
+        """Hold every worker for ``seconds`` and empty the buckets."""
+        self._paused_until = max(self._paused_until, self._clock() + seconds)
+        self.pauses += 1
+        for unit, _ in self._units(0, 0):
+            unit.drain()
+
+    def paused_for(self) -> float:
+        return max(0.0, self._paused_until - self._clock())
+
+    def stats(self) -> dict[str, int]:
+        return {"leases": self.leases, "leased_requests": self.granted_requests,
+                "leased_tokens": self.granted_tokens, "global_pauses": self.pauses, "holder_reports": self.reports,
+                "holders": len(self._holders)}

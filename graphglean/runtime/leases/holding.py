@@ -1,0 +1,51 @@
+"""The permits one worker process holds at the bucket, kept from one task to the next."""
+
+from __future__ import annotations
+
+import math
+import uuid
+
+import attrs
+
+from .bucket import STALE_S
+
+
+@attrs.define
+class Holding:
+    """The permits one worker holds, under one holder name at the bucket. A process keeps its holding from one
+    task to the next (`process_holding`) while the rate does not bind, so a task ending does not waste a lease;
+    when it binds, a task gives back what it did not spend, so no permit idles while others wait."""
+
+    holder: str = attrs.field(factory=lambda: uuid.uuid4().hex)
+    requests: float = 0.0
+    tokens: float = 0.0  # below 0: a debt (requests cost more tokens than estimated), paid by the next lease
+    pending: tuple[int, int] = (0, 0)  # requests and tokens of a reservation, usable at ``usable_at``
+    usable_at: float = -math.inf
+    reported_at: float = -math.inf  # when the last call the bucket answered was sent
+    busy: bool = False
+
+    def drop(self) -> None:
+        self.requests, self.tokens, self.pending = 0.0, min(self.tokens, 0.0), (0, 0)
+
+    def drop_if_stale(self, now: float) -> None:
+        """The bucket forgets a holder silent for STALE_S; its permits go with it (a debt stays)."""
+        if now - self.reported_at > STALE_S:
+            self.drop()
+
+    def report(self) -> tuple[int, int]:
+        """What it holds, a reservation included (the bucket counts it from the grant)."""
+        return (math.ceil(max(0.0, self.requests)) + self.pending[0],
+                math.ceil(max(0.0, self.tokens)) + self.pending[1])
+
+
+_process_holdings: dict[str, Holding] = {}
+
+
+def process_holding(bucket_name: str) -> Holding | None:
+    """This process's holding at the bucket ``bucket_name``; None while a task here uses it."""
+    global _process_holdings
+    holding = _process_holdings.get(bucket_name)
+    if holding is None:
+        holding = Holding()
+        _process_holdings = {bucket_name: holding}  # holdings at the buckets of past runs are of no use
+    return None if holding.busy else holding
