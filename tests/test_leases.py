@@ -301,3 +301,18 @@ def test_token_leases_pace_requests_by_their_tokens_and_collect_a_debt():
     elapsed, leased = _in_virtual_time(main)
     assert elapsed >= (20 * 40 - 100 - 2 * 40) / 100  # the rate, less the bank and the last two unpaid
     assert leased >= 19 * 40
+
+
+def test_a_task_that_makes_no_call_takes_no_lease():
+    """An empty stock is not a want: a task busy for long without a call (a merge with nothing to summarize)
+    leases nothing, however long it runs."""
+    bucket = None
+
+    async def main(clock):
+        nonlocal bucket
+        bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
+        async with _limiter(bucket, BatchSize.of(RPM, 0, workers=1), clock):
+            await trio.sleep(4 * STALE_S)
+
+    _in_virtual_time(main)
+    assert bucket.stats()["leases"] == 0 and not any(bucket.requests.held.values())

@@ -147,11 +147,13 @@ class LeasedRateLimiter:
         if self.holding.reported_at == -math.inf:
             await self._ask(0, 0, connect=True)  # a process's first call to the actor sets up its connection
         while True:
+            wanted = False
             with trio.move_on_after(REPORT_S):
                 await self._wanted.wait()
+                wanted = True  # a caller asked: an empty stock of a task with no call is no want
             self._wanted = trio.Event()
             h = self.holding
-            if not self._low():  # nothing wanted: an idle stock is reported, so the bucket keeps counting it
+            if not (wanted and self._low()):  # an idle stock is reported, so the bucket keeps counting it
                 if (h.requests > 0 or h.tokens > 0) and self._clock() - h.reported_at > REPORT_S:
                     await self._ask(0, 0)
                 continue
