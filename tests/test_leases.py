@@ -125,12 +125,14 @@ def test_leases_follow_calls_not_time():
     assert bucket.stats()["leases"] == limiter.leases
 
 
-def _tasks_in_one_process(rpm: int, holding: Holding, log: list) -> int:
-    """Six tasks of 7 calls, one after the other, each a moment longer than its calls; their leases."""
+def _tasks_in_one_process(rpm: int, holding: Holding, log: list, coming: bool = True) -> int:
+    """Six tasks of 7 calls, one after the other, each a moment longer than its calls; their leases.
+    ``coming``: what the driver says of tasks still to come."""
     batch = BatchSize.of(rpm, 0, workers=1)
 
     async def main(clock):
         bucket = LeaseBucket(rpm, 0, clock=clock.current_time)
+        bucket.tasks_coming(coming)
         leases = 0
         for _ in range(6):
             async with _limiter(bucket, batch, clock, holding=holding) as limiter:
@@ -154,11 +156,11 @@ def test_a_process_holding_carries_over_to_the_next_task():
     assert all(held for held in log)  # the bucket goes on counting what the process holds
 
 
-def test_when_the_rate_binds_a_task_gives_back_what_it_did_not_spend():
-    """Others wait for permits: none idles with a process between its tasks (a reservation included)."""
+def test_when_the_rate_binds_and_no_task_is_coming_a_task_gives_back_what_it_did_not_spend():
+    """Others wait for permits: none idles in a process with no task to come (a reservation included)."""
     log: list = []
     holding = Holding()
-    _tasks_in_one_process(RPM, holding, log)
+    _tasks_in_one_process(RPM, holding, log, coming=False)
     assert log[-4:] == [{}] * 4 and holding.report() == (0, 0)  # once the banked second is spent
 
 
@@ -316,3 +318,50 @@ def test_a_task_that_makes_no_call_takes_no_lease():
 
     _in_virtual_time(main)
     assert bucket.stats()["leases"] == 0 and not any(bucket.requests.held.values())
+
+
+def _driver_run(rpm: int, workers: int, task_calls: list[int], tell: bool = True) -> tuple[LeaseBucket, list[float]]:
+    """Tasks of ``task_calls`` calls each, at most ``workers`` at a time, each in an idle process (its holding
+    kept from task to task), as the Ray driver runs them; it says when no more tasks are coming (``tell``).
+    Returns the bucket and when each call was sent."""
+    batch = BatchSize.of(rpm, 0, workers)
+    idle = [Holding() for _ in range(workers)]
+    sent: list[float] = []
+    bucket = None
+
+    async def task(clock, calls, holding, done):
+        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
+            for _ in range(calls):
+                await limiter.acquire()
+                sent.append(trio.current_time())
+        idle.append(holding)
+        done.release()
+
+    async def main(clock):
+        nonlocal bucket
+        bucket = LeaseBucket(rpm, 0, clock=clock.current_time)
+        slots = trio.Semaphore(workers)
+        async with trio.open_nursery() as nursery:
+            for i, calls in enumerate(task_calls):
+                await slots.acquire()
+                nursery.start_soon(task, clock, calls, idle.pop(0), slots)
+                if tell and i == len(task_calls) - 1:
+                    bucket.tasks_coming(False)
+
+    _in_virtual_time(main)
+    return bucket, sent
+
+
+@pytest.mark.parametrize("rpm", [1080, 6000, 60_000])
+def test_leases_stay_within_calls_per_batch_plus_workers_with_more_tasks_than_workers(rpm):
+    """The rate binds (or not) and 9 tasks run on 4 processes: a process keeps its stock from task to task
+    while more tasks are coming (it used to give it back whenever the rate bound, and the next task leased
+    again), and the last tasks give back what they did not spend."""
+    calls = [20 + 7 * (i % 3) for i in range(9)]
+    bucket, sent = _driver_run(rpm, 4, calls)
+    batch = BatchSize.of(rpm, 0, 4).requests
+    assert len(sent) == sum(calls)
+    assert bucket.stats()["leases"] <= sum(calls) / batch + 4
+    assert _most_in_a_second(sent) <= rpm / 60 + bucket.requests.bucket.capacity
+    if rpm < 60_000:  # it binds: nothing idles at the end of the run
+        assert not any(bucket.requests.held.values())

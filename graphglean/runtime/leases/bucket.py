@@ -76,6 +76,7 @@ class LeaseBucket:
         self._heard: dict[str, float] = {}
         self._holders: set[str] = set()
         self._paused_until = 0.0
+        self._tasks_coming = True
         self.leases = 0
         self.reports = 0
         self.granted_requests = 0
@@ -113,6 +114,19 @@ class LeaseBucket:
         self._heard.pop(holder, None)
         self.granted_requests -= requests if self.requests else 0
         self.granted_tokens -= tokens if self.tokens else 0
+
+    def tasks_coming(self, coming: bool) -> None:
+        """The driver says whether more tasks will follow those running (until it says otherwise, they do)."""
+        self._tasks_coming = coming
+
+    def leave(self, holder: str, requests: int, tokens: int) -> bool:
+        """``holder``'s task ends holding ``requests`` and ``tokens``. While more tasks are coming it keeps them
+        for the next task in its process (True: reported, as a lease would); otherwise they go back (False)."""
+        if not self._tasks_coming:
+            self.give_back(holder, requests, tokens)
+            return False
+        self.lease(holder, requests, tokens, 0, 0)
+        return True
 
     def _forget_silent(self, now: float) -> None:
         for holder in [h for h, t in self._heard.items() if now - t > STALE_S]:

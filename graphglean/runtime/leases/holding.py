@@ -13,8 +13,8 @@ from .bucket import STALE_S
 @attrs.define
 class Holding:
     """The permits one worker holds, under one holder name at the bucket. A process keeps its holding from one
-    task to the next (`process_holding`) while the rate does not bind, so a task ending does not waste a lease;
-    when it binds, a task gives back what it did not spend, so no permit idles while others wait."""
+    task to the next (`process_holding`), so a task ending does not waste a lease; when the rate binds and no
+    more tasks are coming, a task gives back what it did not spend, so no permit idles while others wait."""
 
     holder: str = attrs.field(factory=lambda: uuid.uuid4().hex)
     requests: float = 0.0
@@ -23,6 +23,7 @@ class Holding:
     usable_at: float = -math.inf
     reported_at: float = -math.inf  # when the last call the bucket answered was sent
     busy: bool = False
+    binding: bool = False  # the last lease had to wait: the rate binds, and others need what is left
 
     def drop(self) -> None:
         self.requests, self.tokens, self.pending = 0.0, min(self.tokens, 0.0), (0, 0)

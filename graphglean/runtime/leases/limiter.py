@@ -21,8 +21,9 @@ class LeasedRateLimiter:
     the task that fetches leases. ``call`` turns an actor method and its arguments into a result that
     ``wait_on(call, method, *args)`` awaits (by default in a thread: ``call`` blocks; on Ray `ray_result` of
     ``actor.method.remote``); ``notify`` sends one without waiting. A ``holding`` shared with the next task
-    (`process_holding`) is kept on exit unless the rate binds; otherwise its permits go back. ``clock`` is the
-    bucket's (time.monotonic on Ray: it is per machine, and only durations are compared)."""
+    (`process_holding`) is kept on exit unless the rate binds and the bucket says no more tasks are coming;
+    a holding of this task alone goes back. ``clock`` is the bucket's (time.monotonic on Ray: it is per
+    machine, and only durations are compared)."""
 
     def __init__(self, call: Callable[..., Any], notify: Callable[..., None], batch: BatchSize,
                  local: RateLimiter | None = None, holding: Holding | None = None,
@@ -32,7 +33,6 @@ class LeasedRateLimiter:
         self.batch = batch
         self.local = local or RateLimiter()  # learned rate and the pause of this worker
         self._keep = holding is not None
-        self._binding = False  # the last lease had to wait: the rate binds, and others need what is left
         self.holding = holding or Holding()
         self._lock = trio.Lock()
         self._wanted = trio.Event()
@@ -68,17 +68,21 @@ class LeasedRateLimiter:
         try:
             return await self._nursery_cm.__aexit__(*exc)
         finally:
-            self._leave()
+            with trio.CancelScope(shield=True):  # what the bucket counts must match what the process keeps
+                await self._leave()
 
-    def _leave(self) -> None:
+    async def _leave(self) -> None:
         h = self.holding
-        h.busy = False
-        if self._keep and not self._binding:  # nobody is short: the next task here spends it, with no lease
-            return
-        unused = h.report()
-        if any(unused):  # unspent permits go back to the other workers
-            self._notify("give_back", h.holder, *unused)
-        h.drop()
+        try:
+            if self._keep and not h.binding:  # nobody is short: the next task here spends it, with no lease
+                return
+            if self._keep and await self._wait_on(self._call, "leave", h.holder, *h.report()):
+                return  # more tasks are coming: the next one here spends it
+            if not self._keep and any(h.report()):  # unspent permits go back to the other workers
+                self._notify("give_back", h.holder, *h.report())
+            h.drop()
+        finally:
+            h.busy = False
 
     def _enough(self, tokens: int) -> bool:
         """A request larger than a batch goes once a whole batch is in hand (the debt is paid by the next lease)."""
@@ -166,7 +170,7 @@ class LeasedRateLimiter:
                 continue
             self.leases += 1
             self.permits += lease.requests
-            self._binding = lease.wait_s > 0
+            h.binding = lease.wait_s > 0
             h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
             await self._stock_pending()
 
