@@ -37,9 +37,20 @@ async def _direct(fn, *args):
     return fn(*args)
 
 
-def _limiter(bucket: LeaseBucket, batch: BatchSize, clock, **kw) -> LeasedRateLimiter:
+def _travel(round_trip_s: float):
+    """The actor's answer after ``round_trip_s`` of virtual time, its state read halfway."""
+    async def wait_on(fn, *args):
+        await trio.sleep(round_trip_s / 2)
+        answer = fn(*args)
+        await trio.sleep(round_trip_s / 2)
+        return answer
+    return wait_on
+
+
+def _limiter(bucket: LeaseBucket, batch: BatchSize, clock, round_trip_s: float = 0.0, **kw) -> LeasedRateLimiter:
     relay = _relay(bucket)
-    return LeasedRateLimiter(relay, relay, batch, clock=clock.current_time, wait_on=_direct, **kw)
+    return LeasedRateLimiter(relay, relay, batch, clock=clock.current_time,
+                             wait_on=_travel(round_trip_s) if round_trip_s else _direct, **kw)
 
 
 def _most_in_a_second(times: list[float]) -> int:
@@ -320,20 +331,33 @@ def test_a_task_that_makes_no_call_takes_no_lease():
     assert bucket.stats()["leases"] == 0 and not any(bucket.requests.held.values())
 
 
-def _driver_run(rpm: int, workers: int, task_calls: list[int], tell: bool = True) -> tuple[LeaseBucket, list[float]]:
-    """Tasks of ``task_calls`` calls each, at most ``workers`` at a time, each in an idle process (its holding
-    kept from task to task), as the Ray driver runs them; it says when no more tasks are coming (``tell``).
-    Returns the bucket and when each call was sent."""
+def _driver_run(rpm: int, workers: int, task_calls: list[int], tell: bool = True, round_trip_s: float = 0.0,
+                limiters: list | None = None, in_flight: int = 1,
+                call_s: float = 0.0) -> tuple[LeaseBucket, list[float]]:
+    """Tasks of ``task_calls`` calls each (``in_flight`` at a time, each ``call_s`` long), at most ``workers``
+    tasks at a time, each in an idle process (its holding kept from task to task), as the Ray driver runs
+    them; it says when no more tasks are coming (``tell``). Returns the bucket and when each call was sent;
+    ``limiters`` gathers the tasks' limiters."""
     batch = BatchSize.of(rpm, 0, workers)
     idle = [Holding() for _ in range(workers)]
     sent: list[float] = []
     bucket = None
 
+    async def caller(limiter, left):
+        while left[0] > 0:
+            left[0] -= 1
+            await limiter.acquire()
+            sent.append(trio.current_time())
+            await trio.sleep(call_s)
+
     async def task(clock, calls, holding, done):
-        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
-            for _ in range(calls):
-                await limiter.acquire()
-                sent.append(trio.current_time())
+        async with _limiter(bucket, batch, clock, round_trip_s, holding=holding) as limiter:
+            if limiters is not None:
+                limiters.append(limiter)
+            left = [calls]
+            async with trio.open_nursery() as nursery:
+                for _ in range(in_flight):
+                    nursery.start_soon(caller, limiter, left)
         idle.append(holding)
         done.release()
 

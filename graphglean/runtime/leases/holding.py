@@ -24,6 +24,14 @@ class Holding:
     reported_at: float = -math.inf  # when the last call the bucket answered was sent
     busy: bool = False
     binding: bool = False  # the last lease had to wait: the rate binds, and others need what is left
+    round_trip_s: float = 0.0  # a moving mean of the round trips to the bucket
+    tokens_per_request: float = 0.0  # a moving mean of the tokens a request is estimated at
+
+    def heard_round_trip(self, seconds: float) -> None:
+        self.round_trip_s = _moved(self.round_trip_s, seconds, 4)
+
+    def heard_tokens(self, tokens: int) -> None:
+        self.tokens_per_request = _moved(self.tokens_per_request, tokens, 16)
 
     def drop(self) -> None:
         self.requests, self.tokens, self.pending = 0.0, min(self.tokens, 0.0), (0, 0)
@@ -37,6 +45,11 @@ class Holding:
         """What it holds, a reservation included (the bucket counts it from the grant)."""
         return (math.ceil(max(0.0, self.requests)) + self.pending[0],
                 math.ceil(max(0.0, self.tokens)) + self.pending[1])
+
+
+def _moved(mean: float, sample: float, weight: int) -> float:
+    """A moving mean that gives ``sample`` 1 / ``weight`` of the say (all of it, at first)."""
+    return sample if not mean else mean + (sample - mean) / weight
 
 
 _process_holdings: dict[str, Holding] = {}

@@ -12,6 +12,7 @@ from ...llm.limits import RateLimiter
 from .batch import LEASE_S, BatchSize, spare
 from .bucket import STALE_S, Lease
 from .holding import Holding
+from .ray_wait import Arrived
 
 REPORT_S = STALE_S / 4  # an idle worker holding permits says so this often, so it is not taken for dead
 
@@ -42,6 +43,7 @@ class LeasedRateLimiter:
         self.permits = 0
         self.round_trip_s = 0.0
         self.stall_s = 0.0
+        self.reply_wait_s = 0.0
         self.reports = 0
         self.report_round_trip_s = 0.0
         self.connects = 0
@@ -76,7 +78,7 @@ class LeasedRateLimiter:
         try:
             if self._keep and not h.binding:  # nobody is short: the next task here spends it, with no lease
                 return
-            if self._keep and await self._wait_on(self._call, "leave", h.holder, *h.report()):
+            if self._keep and (await self._reply("leave", h.holder, *h.report()))[0]:
                 return  # more tasks are coming: the next one here spends it
             if not self._keep and any(h.report()):  # unspent permits go back to the other workers
                 self._notify("give_back", h.holder, *h.report())
@@ -84,16 +86,23 @@ class LeasedRateLimiter:
         finally:
             h.busy = False
 
+    def sized(self) -> BatchSize:
+        """The batch now: grown so that the round trip this process measures costs each permit little; when
+        the rate binds, to no more than the callers waiting now (the one holding the lock included)."""
+        h = self.holding
+        callers = self._lock.statistics().tasks_waiting + self._lock.locked() if h.binding else None
+        return self.batch.grown(h.round_trip_s, h.tokens_per_request, callers)
+
     def _enough(self, tokens: int) -> bool:
         """A request larger than a batch goes once a whole batch is in hand (the debt is paid by the next lease)."""
         h = self.holding
         h.drop_if_stale(self._clock())
         return ((not self.batch.requests or h.requests >= 1)
-                and (not self.batch.tokens or h.tokens >= max(1, min(tokens, self.batch.tokens))))
+                and (not self.batch.tokens or h.tokens >= max(1, min(tokens, self.sized().tokens))))
 
     def _low(self) -> bool:
         """Only the spare is left: time for the next lease."""
-        b, h = self.batch, self.holding
+        b, h = self.sized(), self.holding
         return bool((b.requests and h.requests <= spare(b.requests))
                     or (b.tokens and h.tokens <= spare(b.tokens)))
 
@@ -104,41 +113,54 @@ class LeasedRateLimiter:
                 return
             while not self._enough(estimated_tokens):
                 self._wanted.set()
-                self._blocked_since = time.perf_counter()
+                self._blocked_since = self._clock()
                 try:
                     await self._stocked.wait()
                 finally:
                     self._blocked_since = None
             self.holding.requests -= 1 if self.batch.requests else 0
-            self.holding.tokens -= estimated_tokens if self.batch.tokens else 0
+            if self.batch.tokens:
+                self.holding.tokens -= estimated_tokens
+                self.holding.heard_tokens(estimated_tokens)
             if self._low():
                 self._wanted.set()  # the next lease travels while the spare is spent
 
     async def _ask(self, requests: int, tokens: int, connect: bool = False) -> Lease:
         """One round trip to the bucket, reporting what this worker holds."""
         h = self.holding
-        sent, t0 = self._clock(), time.perf_counter()
+        t0 = self._clock()
         with trio.CancelScope(shield=True):  # a lease granted is counted by the bucket: it must reach the holding
-            lease: Lease = await self._wait_on(self._call, "lease", h.holder, *h.report(), requests, tokens)
-        t1 = time.perf_counter()
-        h.reported_at = sent
+            lease, arrived = await self._reply("lease", h.holder, *h.report(), requests, tokens)
+        t1 = self._clock()
+        if not connect:  # a connection's set-up is no round trip of the leases to come
+            h.heard_round_trip(arrived - t0)
+        h.reported_at = t0
         stall = t1 - max(t0, self._blocked_since) if self._blocked_since is not None else 0.0
         if connect:
             self.connects += 1
             self.connect_s += t1 - t0
             self.connect_stall_s += stall
         elif requests or tokens:
-            self.round_trip_s += t1 - t0
+            self.round_trip_s += arrived - t0
+            self.reply_wait_s += t1 - arrived
             if lease.wait_s == 0 and lease.pause_s == 0:  # a caller waited on the round trip, not the rate
                 self.stall_s += stall
         else:
             self.reports += 1
-            self.report_round_trip_s += t1 - t0
+            self.report_round_trip_s += arrived - t0
         return lease
+
+    async def _reply(self, method: str, *args: Any) -> tuple[Any, float]:
+        """The bucket's answer, and when it reached this process (on Ray, maybe well before this loop, busy
+        with the calls, took it up; otherwise now)."""
+        answer = await self._wait_on(self._call, method, *args)
+        if isinstance(answer, Arrived):
+            return answer.value, answer.at
+        return answer, self._clock()
 
     def _top_up(self) -> tuple[int, int]:
         """What fills the stock to a batch plus the spare (a token debt included)."""
-        b, h = self.batch, self.holding
+        b, h = self.sized(), self.holding
         r = b.requests and max(0, b.requests + spare(b.requests) - math.floor(h.requests))
         t = b.tokens and max(0, b.tokens + spare(b.tokens) - math.floor(h.tokens))
         return r, t
@@ -188,7 +210,7 @@ class LeasedRateLimiter:
     async def _watch_pauses(self) -> None:
         """No configured limit, so no leases: still learn of a 429 elsewhere, within a batch's time."""
         while True:
-            paused = await self._wait_on(self._call, "paused_for")
+            paused, _ = await self._reply("paused_for")
             if paused > 0:
                 self.local.pause(paused)
             await trio.sleep(LEASE_S)
@@ -220,7 +242,8 @@ class LeasedRateLimiter:
 
     def stats(self) -> dict[str, float]:
         return {"worker_leases": self.leases, "leased_permits": self.permits,
-                "lease_round_trip_s": round(self.round_trip_s, 4), "lease_stall_s": round(self.stall_s, 4),
+                "lease_round_trip_s": round(self.round_trip_s, 4), "lease_reply_wait_s": round(self.reply_wait_s, 4),
+                "lease_stall_s": round(self.stall_s, 4),
                 "stock_reports": self.reports, "report_round_trip_s": round(self.report_round_trip_s, 4),
                 "connects": self.connects, "connect_s": round(self.connect_s, 4),
                 "connect_stall_s": round(self.connect_stall_s, 4)}
