@@ -414,7 +414,7 @@ def _report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], 
     rows = [dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)) for name, _ in passes]
     leases = dict(totals.leases)
     if leases.get("leased_permits"):
-        for k in ("round_trip", "stall"):
+        for k in ("round_trip", "reply_wait", "stall"):
             leases[f"{k}_ms_per_permit"] = round(1000 * leases[f"lease_{k}_s"] / leases["leased_permits"], 4)
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks, "documents": totals.documents,
             "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,
