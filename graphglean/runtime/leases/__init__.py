@@ -2,11 +2,19 @@
 
 `LeaseBucket` holds the global request and token buckets; on Ray it lives in one named actor. Each worker's
 `LeasedRateLimiter` (the `RateLimiter` interface the `ChatClient` calls) spends permits from a stock it leases
-from the bucket: the first lease fills the stock to a batch (about a quarter second of the worker's share) plus
-a spare quarter, and each later one, asked for when only the spare is left, adds a batch. So a worker asks
-again only once it has spent a batch, never because time passed: leases follow calls (at most calls / batch
-plus one per holder), and the next lease is on its way while the spare is spent, so callers seldom wait on
-the round trip.
+from the bucket: the first lease fills the stock to a batch plus a spare quarter, and each later one, asked for
+when only the spare is left, adds a batch. So a worker asks again only once it has spent a batch, never because
+time passed: leases follow calls (at most calls / batch plus one per holder), and the next lease is on its way
+while the spare is spent, so callers seldom wait on the round trip.
+
+How large a batch (`batch`): at least a quarter second of the worker's share; grown so that the round trip the
+worker measures (until the reply is in its process) costs each permit at most 0.5 ms, up to a batch and spare
+of one second of the global rate; and, while the rate binds, to no more than the callers waiting then, since a
+lease a task ends without spending delays the workers whose reservations came after it.
+
+Between tasks (`holding`): a process keeps its stock for its next task. The driver tells the bucket when the
+last task of a stage is submitted; a task ending after that while the rate binds gives back what it holds
+(one awaited round trip, so the process and the bucket agree), so no permit idles at a run's tail.
 
 Why no burst gets through: the bucket counts what every holder still holds (each lease reports it) against
 its one second of banked permits, ``level + held <= capacity``. Whatever the workers spend in a second is then
