@@ -468,3 +468,16 @@ def test_a_round_trip_ends_when_the_reply_reaches_the_process_not_when_a_busy_lo
     assert limiter.round_trip_s == pytest.approx(0.004 * limiter.leases)
     assert limiter.stats()["lease_reply_wait_s"] == pytest.approx(0.02 * limiter.leases)
     assert limiter.holding.round_trip_s == pytest.approx(0.004)
+
+
+def test_a_task_leaving_keeps_its_stock_only_while_tasks_are_coming_and_nothing_pauses():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    bucket.lease("a", 0, 0, 6, 0)
+    assert bucket.leave("a", 4, 0) is True and bucket.requests.held == {"a": 4}  # kept, and counted
+    bucket.pause(1.0)
+    assert bucket.leave("a", 4, 0) is False and "a" not in bucket.requests.held  # a 429 elsewhere: given back
+    now[0] += 2.0
+    bucket.lease("b", 0, 0, 3, 0)
+    bucket.tasks_coming(False)
+    assert bucket.leave("b", 2, 0) is False and not bucket.requests.held

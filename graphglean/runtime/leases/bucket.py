@@ -121,8 +121,9 @@ class LeaseBucket:
 
     def leave(self, holder: str, requests: int, tokens: int) -> bool:
         """``holder``'s task ends holding ``requests`` and ``tokens``. While more tasks are coming it keeps them
-        for the next task in its process (True: reported, as a lease would); otherwise they go back (False)."""
-        if not self._tasks_coming:
+        for the next task in its process (True: reported, as a lease would); otherwise, or while a 429 pauses
+        every worker, they go back (False)."""
+        if not self._tasks_coming or self.paused_for() > 0:
             self.give_back(holder, requests, tokens)
             return False
         self.lease(holder, requests, tokens, 0, 0)
