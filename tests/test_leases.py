@@ -481,3 +481,25 @@ def test_a_task_leaving_keeps_its_stock_only_while_tasks_are_coming_and_nothing_
     bucket.lease("b", 0, 0, 3, 0)
     bucket.tasks_coming(False)
     assert bucket.leave("b", 2, 0) is False and not bucket.requests.held
+
+
+def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_lease():
+    """The bucket heard of the stock when the task left: the next task in the process, 8 s later, still
+    holds it (it was dropped as stale, counted from the last lease, while the bucket still counted it)."""
+    holding = Holding()
+    batch = BatchSize.of(RPM, 0, workers=1)
+
+    async def main(clock):
+        bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
+            for _ in range(14):  # past the banked second: the rate binds
+                await limiter.acquire()
+            await trio.sleep(2.4)  # busy elsewhere, just short of an idle report
+        kept = holding.report()
+        await trio.sleep(8.0)
+        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
+            assert holding.report() == kept
+            assert bucket.requests.held[holding.holder] == sum(kept)
+
+    _in_virtual_time(main)
+    assert holding.binding

@@ -78,8 +78,10 @@ class LeasedRateLimiter:
         try:
             if self._keep and not h.binding:  # nobody is short: the next task here spends it, with no lease
                 return
+            sent = self._clock()
             if self._keep and (await self._reply("leave", h.holder, *h.report()))[0]:
-                return  # more tasks are coming: the next one here spends it
+                h.reported_at = sent  # the bucket counts it from now: more tasks are coming to spend it
+                return
             if not self._keep and any(h.report()):  # unspent permits go back to the other workers
                 self._notify("give_back", h.holder, *h.report())
             h.drop()
