@@ -470,7 +470,7 @@ def test_a_round_trip_ends_when_the_reply_reaches_the_process_not_when_a_busy_lo
     assert limiter.holding.round_trip_s == pytest.approx(0.004)
 
 
-def test_a_task_leaving_keeps_its_stock_only_while_tasks_are_coming_and_nothing_pauses():
+def test_a_task_leaving_keeps_its_stock_while_tasks_are_coming_or_the_rate_does_not_bind():
     now = [0.0]
     bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])
     bucket.lease("a", 0, 0, 6, 0)
@@ -480,7 +480,11 @@ def test_a_task_leaving_keeps_its_stock_only_while_tasks_are_coming_and_nothing_
     now[0] += 2.0
     bucket.lease("b", 0, 0, 3, 0)
     bucket.tasks_coming(False)
-    assert bucket.leave("b", 2, 0) is False and not bucket.requests.held
+    assert bucket.leave("b", 2, 0) is True  # no task is coming, but nobody waits on the rate either
+    assert bucket.lease("c", 0, 0, 12, 0).binds  # now some wait: the rate binds
+    assert bucket.leave("b", 2, 0) is False and "b" not in bucket.requests.held
+    now[0] += 5.0
+    assert not bucket.lease("c", 0, 0, 0, 0).binds  # a second after the last reservation is earned
 
 
 def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_lease():
@@ -503,3 +507,28 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
 
     _in_virtual_time(main)
     assert holding.binding
+
+
+def test_a_request_needing_more_tokens_than_the_stock_above_the_spare_gets_a_lease():
+    """250-token batches with a spare of 63: 113 tokens left after a 200-token request are above the spare,
+    yet short of the next 200; the caller waited for a lease nobody asked for (a hang under a token limit)."""
+    tpm = 240_000
+    batch = BatchSize.of(0, tpm, workers=4)
+    assert (batch.tokens, spare(batch.tokens)) == (250, 63)
+
+    async def main(clock):
+        bucket = LeaseBucket(0, tpm, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock) as limiter:
+            with trio.fail_after(60):
+                for _ in range(5):
+                    await limiter.acquire(200)
+        return bucket.stats()["leased_tokens"]
+
+    assert _in_virtual_time(main) >= 5 * 200
+
+
+def test_while_the_rate_binds_a_lease_is_asked_for_with_nothing_left_so_the_bucket_hears_of_every_spend():
+    """4 workers, 64 calls in flight each, 360 calls at 18 a second: what a worker spent after asking (its
+    spare) the bucket learned of only a lease later, counted it held meanwhile and banked less (94%)."""
+    sent = _driver_run(1080, 4, [45] * 8, round_trip_s=0.005, in_flight=64)[1]
+    assert _sustained(sent) >= 0.98 * 18

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable
 
@@ -18,6 +19,7 @@ class Lease:
     tokens: int
     wait_s: float  # the permits are usable only after this long (the bucket was short: a reservation)
     pause_s: float  # the endpoint said 429: every worker holds off this long and drops what it holds
+    binds: bool = False  # a lease waited on the rate within the bank's second: others are short too
 
 
 class HeldBucket:
@@ -77,6 +79,7 @@ class LeaseBucket:
         self._holders: set[str] = set()
         self._paused_until = 0.0
         self._tasks_coming = True
+        self._short_until = -math.inf  # a lease waited on the rate: others may wait until then
         self.leases = 0
         self.reports = 0
         self.granted_requests = 0
@@ -98,14 +101,16 @@ class LeaseBucket:
             return Lease(0, 0, 0.0, self._paused_until - now)
         if not (requests or tokens):
             self.reports += 1
-            return Lease(0, 0, 0.0, 0.0)
+            return Lease(0, 0, 0.0, 0.0, self._binds())
         wait = max([unit.reserve(holder, n) for unit, n in self._units(requests, tokens) if n > 0] + [0.0])
+        if wait > 0:  # the rate binds until the reservation is earned, and for the bank's second after it
+            self._short_until = max(self._short_until, now + wait + 1.0)
         got_r, got_t = requests if self.requests else 0, tokens if self.tokens else 0
         self.leases += 1
         self._holders.add(holder)
         self.granted_requests += got_r
         self.granted_tokens += got_t
-        return Lease(got_r, got_t, wait, 0.0)
+        return Lease(got_r, got_t, wait, 0.0, now < self._short_until)
 
     def give_back(self, holder: str, requests: int, tokens: int) -> None:
         """``holder`` is done; what it held and will not spend goes back to the others."""
@@ -120,14 +125,17 @@ class LeaseBucket:
         self._tasks_coming = coming
 
     def leave(self, holder: str, requests: int, tokens: int) -> bool:
-        """``holder``'s task ends holding ``requests`` and ``tokens``. While more tasks are coming it keeps them
-        for the next task in its process (True: reported, as a lease would); otherwise, or while a 429 pauses
-        every worker, they go back (False)."""
-        if not self._tasks_coming or self.paused_for() > 0:
+        """``holder``'s task ends holding ``requests`` and ``tokens``. It keeps them for the next task in its
+        process (True: reported, as a lease would) while more tasks are coming or nobody waits on the rate;
+        otherwise, or while a 429 pauses every worker, they go back to the others (False)."""
+        if (self._binds() and not self._tasks_coming) or self.paused_for() > 0:
             self.give_back(holder, requests, tokens)
             return False
         self.lease(holder, requests, tokens, 0, 0)
         return True
+
+    def _binds(self) -> bool:
+        return self._clock() < self._short_until
 
     def _forget_silent(self, now: float) -> None:
         for holder in [h for h, t in self._heard.items() if now - t > STALE_S]:

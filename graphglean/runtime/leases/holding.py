@@ -23,7 +23,7 @@ class Holding:
     usable_at: float = -math.inf
     reported_at: float = -math.inf  # when the last call the bucket answered was sent
     busy: bool = False
-    binding: bool = False  # the last lease had to wait: the rate binds, and others need what is left
+    binding: bool = False  # the bucket said at the last lease that the rate binds: others need what is left
     round_trip_s: float = 0.0  # a moving mean of the round trips to the bucket
     tokens_per_request: float = 0.0  # a moving mean of the tokens a request is estimated at
 

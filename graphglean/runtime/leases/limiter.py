@@ -76,7 +76,7 @@ class LeasedRateLimiter:
     async def _leave(self) -> None:
         h = self.holding
         try:
-            if self._keep and not h.binding:  # nobody is short: the next task here spends it, with no lease
+            if self._keep and not any(h.report()):
                 return
             sent = self._clock()
             if self._keep and (await self._reply("leave", h.holder, *h.report()))[0]:
@@ -102,11 +102,22 @@ class LeasedRateLimiter:
         return ((not self.batch.requests or h.requests >= 1)
                 and (not self.batch.tokens or h.tokens >= max(1, min(tokens, self.sized().tokens))))
 
+    def _spare(self, batch: int) -> int:
+        """Permits left when the next lease is asked for. None while the rate binds: the next lease waits on
+        the rate more than on its round trip, and what is spent after a lease is asked for, the bucket learns
+        of only at the next one (counting it held meanwhile, it banked less and slowed every worker)."""
+        return 0 if self.holding.binding else spare(batch)
+
     def _low(self) -> bool:
         """Only the spare is left: time for the next lease."""
         b, h = self.sized(), self.holding
-        return bool((b.requests and h.requests <= spare(b.requests))
-                    or (b.tokens and h.tokens <= spare(b.tokens)))
+        return bool((b.requests and h.requests <= self._spare(b.requests))
+                    or (b.tokens and h.tokens <= self._spare(b.tokens)))
+
+    def _due(self) -> bool:
+        """A lease is due: a caller waits (a request may need more tokens than the stock above the spare), or
+        only the spare is left."""
+        return self._blocked_since is not None or self._low()
 
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
@@ -137,6 +148,7 @@ class LeasedRateLimiter:
         if not connect:  # a connection's set-up is no round trip of the leases to come
             h.heard_round_trip(arrived - t0)
         h.reported_at = t0
+        h.binding = lease.binds
         stall = t1 - max(t0, self._blocked_since) if self._blocked_since is not None else 0.0
         if connect:
             self.connects += 1
@@ -163,8 +175,8 @@ class LeasedRateLimiter:
     def _top_up(self) -> tuple[int, int]:
         """What fills the stock to a batch plus the spare (a token debt included)."""
         b, h = self.sized(), self.holding
-        r = b.requests and max(0, b.requests + spare(b.requests) - math.floor(h.requests))
-        t = b.tokens and max(0, b.tokens + spare(b.tokens) - math.floor(h.tokens))
+        r = b.requests and max(0, b.requests + self._spare(b.requests) - math.floor(h.requests))
+        t = b.tokens and max(0, b.tokens + self._spare(b.tokens) - math.floor(h.tokens))
         return r, t
 
     async def _fetch_leases(self) -> None:
@@ -180,23 +192,29 @@ class LeasedRateLimiter:
                 await self._wanted.wait()
                 wanted = True  # a caller asked: an empty stock of a task with no call is no want
             self._wanted = trio.Event()
-            h = self.holding
-            if not (wanted and self._low()):  # an idle stock is reported, so the bucket keeps counting it
-                if (h.requests > 0 or h.tokens > 0) and self._clock() - h.reported_at > REPORT_S:
-                    await self._ask(0, 0)
-                continue
-            lease = await self._ask(*self._top_up())
-            if lease.pause_s > 0:
-                h.drop()
-                self.local.pause(lease.pause_s)
-                await trio.sleep(lease.pause_s)
-                self._wanted.set()
-                continue
-            self.leases += 1
-            self.permits += lease.requests
-            h.binding = lease.wait_s > 0
-            h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
-            await self._stock_pending()
+            asked = self._top_up() if wanted and self._due() else (0, 0)
+            if any(asked):  # none: the caller that waited has what it needs, and has not run yet
+                await self._lease(*asked)
+            elif self._idle_unreported():  # so the bucket keeps counting it
+                await self._ask(0, 0)
+
+    def _idle_unreported(self) -> bool:
+        h = self.holding
+        return (h.requests > 0 or h.tokens > 0) and self._clock() - h.reported_at > REPORT_S
+
+    async def _lease(self, requests: int, tokens: int) -> None:
+        h = self.holding
+        lease = await self._ask(requests, tokens)
+        if lease.pause_s > 0:
+            h.drop()
+            self.local.pause(lease.pause_s)
+            await trio.sleep(lease.pause_s)
+            self._wanted.set()
+            return
+        self.leases += 1
+        self.permits += lease.requests
+        h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
+        await self._stock_pending()
 
     async def _stock_pending(self) -> None:
         """A reservation joins the stock once the bucket has earned it (the one of a task before, too)."""
