@@ -14,8 +14,8 @@ PERMIT_ROUND_TRIP_S = 0.0005  # a lease's round trip costs each permit at most t
 @attrs.frozen
 class BatchSize:
     """The permits of one lease: ``requests`` and ``tokens`` at least (LEASE_S of a worker's share), grown by
-    `for_round_trip` up to ``most_requests`` and ``most_tokens``, where a batch and its spare fill the bucket's
-    one second of the global rate (so a stock never holds more than the bank could)."""
+    `grown` up to ``most_requests`` and ``most_tokens``, where a batch and its spare fill the worker's share of
+    the bucket's one second (so all stocks together fit in the bank: see `LeaseBucket.lease`)."""
 
     requests: int
     tokens: int
@@ -27,8 +27,8 @@ class BatchSize:
         def share(per_minute: int) -> int:
             return max(1, math.ceil(per_minute / 60.0 / workers * LEASE_S)) if per_minute else 0
 
-        def most(per_minute: int) -> int:  # b + spare(b) <= one second's worth
-            return max(share(per_minute), math.floor(4 * math.floor(max(1.0, per_minute / 60.0)) / 5))
+        def most(per_minute: int) -> int:  # b + spare(b) <= the worker's share of one second's worth
+            return max(share(per_minute), math.floor(4 * math.floor(max(1.0, per_minute / 60.0) / workers) / 5))
         return cls(share(requests_per_minute), share(tokens_per_minute), most(requests_per_minute),
                    most(tokens_per_minute))
 

@@ -20,6 +20,7 @@ class Lease:
     wait_s: float  # the permits are usable only after this long (the bucket was short: a reservation)
     pause_s: float  # the endpoint said 429: every worker holds off this long and drops what it holds
     binds: bool = False  # a lease waited on the rate within the bank's second: others are short too
+    last: bool = False  # no more tasks are coming: what a task does not spend, no later task will
 
 
 class HeldBucket:
@@ -53,7 +54,9 @@ class HeldBucket:
         return wait
 
     def release(self, holder: str, unspent: float) -> None:
-        """``holder`` is gone; ``unspent`` of what it held comes back to the bank."""
+        """``holder`` is gone; ``unspent`` of what it held (in hand: earned) comes back to the bank. A reservation
+        it gave up is lost: reservations granted after it are timed after it, and its permits given to another
+        now would be earned twice."""
         self.level()
         self.bucket.level += min(unspent, self.held.pop(holder, 0.0))
         self.level()
@@ -101,7 +104,10 @@ class LeaseBucket:
             return Lease(0, 0, 0.0, self._paused_until - now)
         if not (requests or tokens):
             self.reports += 1
-            return Lease(0, 0, 0.0, 0.0, self._binds())
+            return Lease(0, 0, 0.0, 0.0, self._binds(), not self._tasks_coming)
+        room = self._room(requests, tokens)
+        if room is not None:  # no reservation fits: ask again once that much could have been spent
+            return Lease(0, 0, room, 0.0, True, not self._tasks_coming)
         wait = max([unit.reserve(holder, n) for unit, n in self._units(requests, tokens) if n > 0] + [0.0])
         if wait > 0:  # the rate binds until the reservation is earned, and for the bank's second after it
             self._short_until = max(self._short_until, now + wait + 1.0)
@@ -110,10 +116,11 @@ class LeaseBucket:
         self._holders.add(holder)
         self.granted_requests += got_r
         self.granted_tokens += got_t
-        return Lease(got_r, got_t, wait, 0.0, now < self._short_until)
+        return Lease(got_r, got_t, wait, 0.0, now < self._short_until, not self._tasks_coming)
 
     def give_back(self, holder: str, requests: int, tokens: int) -> None:
-        """``holder`` is done; what it held and will not spend goes back to the others."""
+        """``holder`` is done; what it has in hand and will not spend goes back to the others (a reservation
+        not yet usable is given up, not back: see `HeldBucket.release`)."""
         for unit, n in self._units(requests, tokens):
             unit.release(holder, n)
         self._heard.pop(holder, None)
@@ -124,15 +131,25 @@ class LeaseBucket:
         """The driver says whether more tasks will follow those running (until it says otherwise, they do)."""
         self._tasks_coming = coming
 
-    def leave(self, holder: str, requests: int, tokens: int) -> bool:
-        """``holder``'s task ends holding ``requests`` and ``tokens``. It keeps them for the next task in its
-        process (True: reported, as a lease would) while more tasks are coming or nobody waits on the rate;
-        otherwise, or while a 429 pauses every worker, they go back to the others (False)."""
-        if (self._binds() and not self._tasks_coming) or self.paused_for() > 0:
-            self.give_back(holder, requests, tokens)
+    def leave(self, holder: str, requests: int, tokens: int, in_hand_requests: int, in_hand_tokens: int) -> bool:
+        """``holder``'s task ends holding ``requests`` and ``tokens`` (``in_hand_*`` of them usable now). It
+        keeps them for the next task in its process (True: reported, as a lease would) while more tasks are
+        coming; otherwise, or while a 429 pauses every worker, it gives them back (False): held, they would
+        leave no room for the stocks of the next stage's processes."""
+        if not self._tasks_coming or self.paused_for() > 0:
+            self.give_back(holder, in_hand_requests, in_hand_tokens)
             return False
         self.lease(holder, requests, tokens, 0, 0)
         return True
+
+    def _room(self, requests: int, tokens: int) -> float | None:
+        """None when ``requests`` and ``tokens`` fit beside what holders hold (reservations included) in the
+        bank's one second; else how long to wait before asking again. A reservation is timed by the refill
+        it waits for, and the bank refills only up to ``capacity - held``: were more held than the capacity,
+        the refill would stop short and reservations already timed would be spent before they were earned."""
+        short = [n / unit.bucket.rate for unit, n in self._units(requests, tokens)
+                 if n > 0 and sum(unit.held.values()) + n > unit.bucket.capacity + 1e-9]
+        return max(short) if short else None
 
     def _binds(self) -> bool:
         return self._clock() < self._short_until

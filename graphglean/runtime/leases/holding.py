@@ -24,6 +24,7 @@ class Holding:
     reported_at: float = -math.inf  # when the last call the bucket answered was sent
     busy: bool = False
     binding: bool = False  # the bucket said at the last lease that the rate binds: others need what is left
+    last: bool = False  # and that no more tasks are coming to spend what this task leaves
     round_trip_s: float = 0.0  # a moving mean of the round trips to the bucket
     tokens_per_request: float = 0.0  # a moving mean of the tokens a request is estimated at
 
@@ -41,10 +42,14 @@ class Holding:
         if now - self.reported_at > STALE_S:
             self.drop()
 
+    def in_hand(self) -> tuple[int, int]:
+        """What it holds and may spend now."""
+        return math.ceil(max(0.0, self.requests)), math.ceil(max(0.0, self.tokens))
+
     def report(self) -> tuple[int, int]:
         """What it holds, a reservation included (the bucket counts it from the grant)."""
-        return (math.ceil(max(0.0, self.requests)) + self.pending[0],
-                math.ceil(max(0.0, self.tokens)) + self.pending[1])
+        requests, tokens = self.in_hand()
+        return requests + self.pending[0], tokens + self.pending[1]
 
 
 def _moved(mean: float, sample: float, weight: int) -> float:

@@ -79,20 +79,21 @@ class LeasedRateLimiter:
             if self._keep and not any(h.report()):
                 return
             sent = self._clock()
-            if self._keep and (await self._reply("leave", h.holder, *h.report()))[0]:
+            if self._keep and (await self._reply("leave", h.holder, *h.report(), *h.in_hand()))[0]:
                 h.reported_at = sent  # the bucket counts it from now: more tasks are coming to spend it
                 return
             if not self._keep and any(h.report()):  # unspent permits go back to the other workers
-                self._notify("give_back", h.holder, *h.report())
+                self._notify("give_back", h.holder, *h.in_hand())
             h.drop()
         finally:
             h.busy = False
 
     def sized(self) -> BatchSize:
         """The batch now: grown so that the round trip this process measures costs each permit little; when
-        the rate binds, to no more than the callers waiting now (the one holding the lock included)."""
+        the rate binds and no task is coming to spend what this one leaves, to no more than the callers
+        waiting now (the one holding the lock included)."""
         h = self.holding
-        callers = self._lock.statistics().tasks_waiting + self._lock.locked() if h.binding else None
+        callers = self._lock.statistics().tasks_waiting + self._lock.locked() if h.binding and h.last else None
         return self.batch.grown(h.round_trip_s, h.tokens_per_request, callers)
 
     def _enough(self, tokens: int) -> bool:
@@ -148,7 +149,7 @@ class LeasedRateLimiter:
         if not connect:  # a connection's set-up is no round trip of the leases to come
             h.heard_round_trip(arrived - t0)
         h.reported_at = t0
-        h.binding = lease.binds
+        h.binding, h.last = lease.binds, lease.last
         stall = t1 - max(t0, self._blocked_since) if self._blocked_since is not None else 0.0
         if connect:
             self.connects += 1
@@ -205,10 +206,11 @@ class LeasedRateLimiter:
     async def _lease(self, requests: int, tokens: int) -> None:
         h = self.holding
         lease = await self._ask(requests, tokens)
-        if lease.pause_s > 0:
-            h.drop()
-            self.local.pause(lease.pause_s)
-            await trio.sleep(lease.pause_s)
+        if lease.pause_s > 0 or not (lease.requests or lease.tokens):  # a 429 pause, or no room at the bucket
+            if lease.pause_s > 0:
+                h.drop()
+                self.local.pause(lease.pause_s)
+            await trio.sleep(lease.pause_s or lease.wait_s)
             self._wanted.set()
             return
         self.leases += 1
@@ -224,6 +226,7 @@ class LeasedRateLimiter:
             h.requests += h.pending[0]
             h.tokens += h.pending[1]
             h.pending = (0, 0)
+            self._blocked_since = None  # a caller still short says so again: no lease for one already served
             self._stocked.set()
             self._stocked = trio.Event()
 
