@@ -556,3 +556,21 @@ def test_while_the_rate_binds_a_lease_is_asked_for_with_nothing_left_so_the_buck
     spare) the bucket learned of only a lease later, counted it held meanwhile and banked less (94%)."""
     sent = _driver_run(1080, 4, [45] * 8, round_trip_s=0.005, in_flight=64)[1]
     assert _sustained(sent) >= 0.98 * 18
+
+
+def test_a_batch_grown_after_a_lease_does_not_make_the_stock_of_that_lease_low():
+    """A slow first round trip grows the batch from 20 to 64: the stock of the first lease (25) counted as
+    low against the spare of the new batch (16) after 9 calls, and a lease followed 9 calls (the lease
+    bound is a lease per least batch of calls)."""
+    batch = BatchSize.of(19_200, 0, workers=4)
+    assert (batch.requests, batch.grown(0.1, 0).requests) == (20, 64)
+
+    async def main(clock):
+        bucket = LeaseBucket(19_200, 0, clock=clock.current_time)
+        async with _limiter(bucket, batch, clock, 0.1) as limiter:
+            for _ in range(12):
+                await limiter.acquire()
+                await trio.sleep(0.3)
+        return bucket.stats()["leases"]
+
+    assert _in_virtual_time(main) == 1

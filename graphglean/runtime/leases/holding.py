@@ -26,6 +26,7 @@ class Holding:
     binding: bool = False  # the bucket said at the last lease that the rate binds: others need what is left
     last: bool = False  # and that no more tasks are coming to spend what this task leaves
     round_trip_s: float = 0.0  # a moving mean of the round trips to the bucket
+    leased: tuple[int, int] = (0, 0)  # the batch (requests, tokens) the last lease filled the stock to
     tokens_per_request: float = 0.0  # a moving mean of the tokens a request is estimated at
 
     def heard_round_trip(self, seconds: float) -> None:

@@ -110,10 +110,13 @@ class LeasedRateLimiter:
         return 0 if self.holding.binding else spare(batch)
 
     def _low(self) -> bool:
-        """Only the spare is left: time for the next lease."""
+        """Only the spare is left: time for the next lease. The spare of the batch the stock was filled to
+        when the batch has grown since (so a lease still follows a batch of calls)."""
         b, h = self.sized(), self.holding
-        return bool((b.requests and h.requests <= self._spare(b.requests))
-                    or (b.tokens and h.tokens <= self._spare(b.tokens)))
+        requests, tokens = (min(now, then) if then else now
+                            for now, then in ((b.requests, h.leased[0]), (b.tokens, h.leased[1])))
+        return bool((requests and h.requests <= self._spare(requests))
+                    or (tokens and h.tokens <= self._spare(tokens)))
 
     def _due(self) -> bool:
         """A lease is due: a caller waits (a request may need more tokens than the stock above the spare), or
@@ -204,7 +207,8 @@ class LeasedRateLimiter:
         return (h.requests > 0 or h.tokens > 0) and self._clock() - h.reported_at > REPORT_S
 
     async def _lease(self, requests: int, tokens: int) -> None:
-        h = self.holding
+        h, b = self.holding, self.sized()
+        h.leased = (b.requests, b.tokens)
         lease = await self._ask(requests, tokens)
         if lease.pause_s > 0 or not (lease.requests or lease.tokens):  # a 429 pause, or no room at the bucket
             if lease.pause_s > 0:
