@@ -7,8 +7,9 @@ leases must follow the calls, not the clock.
 
 Columns:
 - batch: the least permits of one lease (about 0.25 s of a worker's share) and the most (a batch and its
-  spare fill one second of the global rate); a worker grows its batch from the least so that its measured
-  round trip costs each permit at most 0.5 ms, and, when the rate binds, to no more than its callers waiting.
+  spare fill the worker's share of one second: all stocks together fit in the bank, which the burst bound
+  needs); a worker grows its batch from the least so that its measured round trip costs each permit at most
+  0.5 ms, and, when the rate binds and no task is coming, to no more than its callers waiting.
 - calls: chat requests the server saw (429s included); leases: leases the bucket granted; per_lease: permits
   a lease brought on average; bound: calls / least batch + workers; holders: worker processes that leased
   (the design's bound is calls / batch + holders: Ray may run the shards of 4 workers in more than 4
