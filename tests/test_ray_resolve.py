@@ -27,7 +27,9 @@ from graphglean.graph.merge import merge_records
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from graphglean.pipeline import run
 from graphglean.runtime import partitions
-from graphglean.runtime.resolve_partitions import Decisions, merged_edges, new_pair, resolved_merge
+from graphglean.runtime.batch_decisions import Decisions
+from graphglean.runtime.resolve_finish import merged_edges, new_pair
+from graphglean.runtime.resolve_partitions import resolved_merge
 from graphglean.testing import FakeLLMServer
 from graphglean.tokens import Tokenizer
 
@@ -81,7 +83,7 @@ def _local(chunks, results, cfg):
     return trio.run(main)
 
 
-async def in_process(work, argsets):
+async def in_process(stage, work, argsets, watch=None):
     """A wave run task after task in this process (what Ray runs in workers)."""
     return [await work(*args, None) for args in argsets]
 

@@ -144,7 +144,7 @@ async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Schedu
 
 async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: int, memo: AnswerMemo,
                     max_tokens: int = 4096) -> dict[int, bool]:
-    """The LLM's answers (position -> same) to the questions whose two `card`\ s are ``cards``, ``batch``
+    """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards``, ``batch``
     a call, in position order. A call is capped at the few tokens the answer lines take; one cut there before
     every pair is answered (a reasoning model thinks first) is asked again capped at ``max_tokens``. Only
     complete answers are kept in ``memo``."""
