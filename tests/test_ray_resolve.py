@@ -26,8 +26,9 @@ from graphglean.graph.extract import GraphStats, _resolve_stage, finish_graph
 from graphglean.graph.merge import merge_records
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from graphglean.pipeline import run
+from graphglean.progress import ConsoleProgress
 from graphglean.runtime import partitions
-from graphglean.runtime.batch_decisions import Decisions
+from graphglean.runtime.decision_tables import Decisions, decision_table, write_group_parts
 from graphglean.runtime.resolve_finish import merged_edges, new_pair
 from graphglean.runtime.resolve_partitions import resolved_merge
 from graphglean.testing import FakeLLMServer
@@ -166,14 +167,20 @@ def test_engine_ray_takes_entity_resolution():
     assert cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled
 
 
-def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first():
-    d = Decisions(alias={"bob": "bob cratchit", "bob cratchit": "bob cratchit"},
-                  members={"bob cratchit": ["bob cratchit", "bob"]}, rank={"bob cratchit": "bob"})
-    assert new_pair("bob", "alice", d, directed=False) == ("alice", "bob cratchit")
-    assert new_pair("bob", "zed", d, directed=False) == ("bob cratchit", "zed")  # listed at "bob", before "zed"
-    assert new_pair("zed", "bob", d, directed=True) == ("zed", "bob cratchit")
-    assert new_pair("bob", "bob cratchit", d, directed=False) is None  # a self-loop only the merge made
-    assert new_pair("bob", "bob", d, directed=False) == ("bob cratchit", "bob cratchit")  # one the model made
+def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first(tmp_path):
+    write_group_parts(0, [["bob cratchit", "bob"]], 3, tmp_path)
+    for p in range(3):
+        decision_table(p, 1, tmp_path)
+    d = Decisions(tmp_path, 3)
+    assert (d.kept("bob"), d.rank("bob cratchit"), d.members("bob cratchit")) == ("bob cratchit", "bob",
+                                                                                  ["bob cratchit", "bob"])
+    assert (d.kept("alice"), d.rank("alice"), d.members("alice")) == ("alice", "alice", ["alice"])  # not merged
+    assert new_pair("bob", "alice", d.kept, d.rank, directed=False) == ("alice", "bob cratchit")
+    assert new_pair("bob", "zed", d.kept, d.rank, directed=False) == ("bob cratchit", "zed")  # listed at "bob"
+    assert new_pair("zed", "bob", d.kept, d.rank, directed=True) == ("zed", "bob cratchit")
+    assert new_pair("bob", "bob cratchit", d.kept, d.rank, directed=False) is None  # a self-loop only the merge made
+    assert new_pair("bob", "bob", d.kept, d.rank, directed=False) == ("bob cratchit", "bob cratchit")  # the model's
+    d.close()
     edges = merged_edges([(("a", "b"), ("x", "y"), {"weight": 1.0, "descriptions": ["late"], "description": "late"}),
                           (("a", "b"), ("a", "y"), {"weight": 2.0, "descriptions": ["early"], "description": "early"})],
                          lambda n: n)
@@ -236,7 +243,8 @@ async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_p
         assert len(log) >= 10 and {m["tier"] for m in log} == {"rules", "llm"}
         cfg = _run_config(server, tmp_path, docs, "ray", "llm", True, engine="ray", workers=3, shard_chunks=15,
                           graph_partitions=4)
-        result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        shown = io.StringIO()
+        result = await run(cfg, out=io.StringIO(), notice=lambda m: None, progress=ConsoleProgress(shown, interval_s=0))
         assert _table(b, "entities.jsonl") == _table(a, "entities.jsonl")
         assert _table(b, "relationships.jsonl") == _table(a, "relationships.jsonl")
         assert _table(b, "resolution.jsonl") == log
@@ -249,7 +257,61 @@ async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_p
         # the Ray run asked the resolution questions again (no response cache here), and embedded the nodes
         assert local_row["resolution"]["llm_pairs"] > 0 and len(server.chat_requests()) > local_calls
         assert len([r for r in server.requests if r.path.endswith("/embeddings")]) >= 2
+        _shows_resolution_progress(shown.getvalue().splitlines(), cfg.graph.resolve.llm_batch)
         before = len(server.chat_requests())
         await run(cfg, out=io.StringIO(), notice=lambda m: None)  # again: shards done, answers in its store
         asked = [r for r in server.chat_requests()[before:] if re.search(r'^Pair 1\nA: "', r.last_user, re.M)]
         assert asked == [] and _table(b, "resolution.jsonl") == log
+
+
+def _shows_resolution_progress(lines: list[str], llm_batch: int) -> None:
+    """Each step of the resolution on Ray shows its tasks done, and the questions and embeddings inside them
+    show item by item."""
+    def counts(name: str) -> list[tuple[int, int]]:
+        found = [re.match(rf"{re.escape(name)} +(\d+)/(\d+) items", line) for line in lines]
+        return [(int(m[1]), int(m[2])) for m in found if m]
+
+    for stage in ("resolve.adjacency", "resolve.nodes", "resolve.blocks", "resolve.pairs", "resolve.plan",
+                  "resolve.decide", "resolve.order", "resolve.ask", "resolve.settle", "resolve.gather",
+                  "merge.nodes", "merge.edges"):
+        shown = counts(stage)
+        assert shown and shown[-1][0] == shown[-1][1] > 0, stage
+    assert len(counts("resolve.decide")) == counts("resolve.decide")[-1][1]  # task by task
+    for items in ("graph.resolve", "graph.resolve.embed"):  # the calls inside the tasks
+        shown = counts(items)
+        assert shown and shown[-1][0] == shown[-1][1] > 0, items
+    assert len(counts("graph.resolve")) > 1
+
+
+def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share():
+    import graphglean.runtime.batch_decisions as decisions
+
+    letters = "bcdfghjklmnprstvz"
+    surnames = [f"{letters[i % 17].upper()}{'aeiou'[i // 17 % 5]}{letters[i // 85 % 17]}wick" for i in range(40)]
+    names = [n for s in surnames for n in (f"Ebenezer {s}", f"Mr. {s}", s, f"{s}'s Clerk", f"Ghost of {s}")]
+    picks = [(i, (i + 1) % len(names)) for i in range(len(names))] + [(i, i) for i in range(0, len(names), 3)]
+    chunks, results = [], []
+    for i, (a, b) in enumerate(picks):
+        chunk = _chunk(i, [names[a], names[b]])
+        src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
+        chunks.append(chunk)
+        results.append(ParseResult([EntityRecord(x, "person", f"{x} is in the story", src) for x in (names[a], names[b])],
+                                   [RelationshipRecord(names[a], names[b], "they meet", 1.0, (), src)]))
+    held: list[int] = []
+    resolver = decisions.batch_resolver
+
+    def counted(*args):
+        r, pairs, similar = resolver(*args)
+        held.append(len(r.nodes))
+        return r, pairs, similar
+
+    cfg = _config(4, False, False)
+    _, _, log, stats = _local(chunks, results, cfg)
+    assert stats["rule_merges"] >= 40 and len(log) == stats["rule_merges"]
+    decisions.batch_resolver = counted
+    try:
+        _same(chunks, results, cfg, 9)
+    finally:
+        decisions.batch_resolver = resolver
+    kept = sum(held)  # each node of a kept pair is in one batch
+    assert len(held) >= 4 and max(held) <= -(-kept // 4) < kept

@@ -5,7 +5,8 @@ local resolver over the whole graph:
     (llm) the questions of all batches merged in that order, cut into the local calls ─► asked in parts
     (llm) each batch: its answers applied ─► merged groups and merge log lines, each with its place in the
           local log
-    one pass: the groups as `Decisions`; the log lines merged in order into resolution.jsonl (streaming)
+    each key partition: its part of the merged groups as a table (`decision_tables`)
+    one pass: the log lines merged in order into resolution.jsonl (streaming), the counts summed
 """
 
 from __future__ import annotations
@@ -22,20 +23,11 @@ from ..graph.resolve import ResolutionStats, Resolver, _Clusters, apply_answers,
 from ..graph.resolve_llm import AnswerMemo, ask_about, card, mark_similar, question_strength, questions
 from ..scheduler import Scheduler
 from .batch_resolver import batch_resolver, owners_read
+from .decision_tables import write_group_parts
 from .node_tables import CorpusCounts, NodeTables
 from .stage_files import dump, load, ordered_table, read_ordered, write_ordered
 
 _SUMMED = ("rule_merges", "llm_pairs", "llm_merges", "llm_unanswered", "refused_merges")
-
-
-@attrs.define
-class Decisions:
-    """What the re-keying needs: each merged node's kept key, and each kept key's members (most informative
-    first) and rank (its smallest member: where the local engine lists the merged node)."""
-
-    alias: dict[str, str] = attrs.field(factory=dict)
-    members: dict[str, list[str]] = attrs.field(factory=dict)
-    rank: dict[str, str] = attrs.field(factory=dict)
 
 
 @attrs.define
@@ -60,7 +52,7 @@ def decide_batch(k: int, cfg: Config, counts: CorpusCounts, folder: Path, owned:
         stats = ResolutionStats()
         clusters, log = rule_clusters(r, pairs, stats, owners_read(r, P, folder) if owned else {})
         if not asks:
-            _settled(k, r, clusters, log, stats, {}, folder)
+            _settled(k, r, clusters, log, stats, {}, P, folder)
             return 0
         if rc.embeddings:
             pairs = sorted(set(pairs) | mark_similar(r, similar))
@@ -105,18 +97,19 @@ async def ask_part(t: int, per_part: int, cfg: Config, folder: Path, scheduler: 
         dump(rows, folder / f"answers-{k:05d}-{t:05d}.pkl")
 
 
-def settle_batch(k: int, folder: Path) -> None:
+def settle_batch(k: int, partitions: int, folder: Path) -> None:
     """Batch ``k``'s answers applied as the local resolver applies them; its decisions written."""
     state: BatchState = load(folder / f"state-{k:05d}.pkl")
     found = sorted(row for path in sorted(folder.glob(f"answers-{k:05d}-*.pkl")) for row in load(path))
     answers = {(i, j): same for _, i, j, same in found}
     apply_answers(state.r, state.clusters, state.asked, answers, state.log, state.stats)
-    _settled(k, state.r, state.clusters, state.log, state.stats, {(i, j): n for n, i, j, _ in found}, folder)
+    _settled(k, state.r, state.clusters, state.log, state.stats, {(i, j): n for n, i, j, _ in found}, partitions,
+             folder)
     state.r.facts.tables.close()  # type: ignore[attr-defined]
 
 
 def _settled(k: int, r: Resolver, clusters: _Clusters, log: list[dict[str, Any]], stats: ResolutionStats,
-             asked_at: dict[tuple[int, int], int], folder: Path) -> None:
+             asked_at: dict[tuple[int, int], int], partitions: int, folder: Path) -> None:
     """The merged groups, and the log lines each with its place in the local log: tier, then as
     `Resolver.cluster` sorts, ties in the order the links were found (pair order; questions' order)."""
     placed = []
@@ -126,24 +119,18 @@ def _settled(k: int, r: Resolver, clusters: _Clusters, log: list[dict[str, Any]]
         placed.append(([int(line["tier"] != "rules"), -score, line["a"], line["b"], *tie], line))
     groups = merged_groups(r, clusters, log)
     write_ordered(placed, folder / f"log-{k:05d}.jsonl")
-    dump((groups, attrs.asdict(stats)), folder / f"groups-{k:05d}.pkl")
+    write_group_parts(k, groups, partitions, folder)
+    stats.entities_after = -sum(len(g) - 1 for g in groups)  # what the batch takes from the count
+    dump(attrs.asdict(stats), folder / f"stats-{k:05d}.pkl")
 
 
 def gather_decisions(batches: int, stats: ResolutionStats, folder: Path, log_path: Path) -> dict[str, Any]:
-    """The batches' groups as `Decisions` (``decisions.pkl``) and their log in order at ``log_path``; returns
-    ``stats`` with the batches' counts added."""
-    decisions = Decisions()
-    merged = 0
+    """The batches' logs merged in order at ``log_path`` (streaming); returns ``stats`` with the batches'
+    counts added."""
+    stats.entities_after = stats.entities_before
     for k in range(batches):
-        groups, found = load(folder / f"groups-{k:05d}.pkl")
-        for name in _SUMMED:
+        found = load(folder / f"stats-{k:05d}.pkl")
+        for name in (*_SUMMED, "entities_after"):
             setattr(stats, name, getattr(stats, name) + found[name])
-        for group in groups:
-            decisions.alias.update((m, group[0]) for m in group)
-            decisions.members[group[0]] = group
-            decisions.rank[group[0]] = min(group)
-            merged += len(group) - 1
-    stats.entities_after = stats.entities_before - merged
-    dump(decisions, folder / "decisions.pkl")
     ordered_table([folder / f"log-{k:05d}.jsonl" for k in range(batches)], log_path)
     return attrs.asdict(stats)

@@ -16,7 +16,7 @@ from ..graph.export import entity_rows, relationship_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
-from .batch_decisions import Decisions
+from .decision_tables import Decisions
 from .node_tables import NodeTables
 from .partitions import ShardChunks, edge_partition, names_of
 from .stage_files import dump, load, write_ordered
@@ -32,22 +32,21 @@ async def finish_nodes(p: int, cfg: Config, folder: Path, merge_dir: Path, sched
     then grounded and summarized; rows (with their rank) in rank order, names and dropped keys as
     `partitions` writes them. Then pair partition ``p``'s edges re-keyed to their new pair partitions."""
     P = cfg.runtime.graph_partitions
-    decisions: Decisions = load(folder / "decisions.pkl")
+    decisions = Decisions(folder, P)
     tables = NodeTables(folder, P)
     graph: nx.Graph = nx.DiGraph() if cfg.graph.directed else nx.Graph()
     where: dict[str, Path] = {}
     try:
         combined = []
         for key, row in tables.rows(p):
-            kept = decisions.alias.get(key, key)
-            if kept != key:
+            if decisions.kept(key) != key:
                 continue  # merged into a node kept elsewhere (or later in this partition)
-            rows = [tables.row(m) for m in decisions.members[key]] if key in decisions.members else [row]
-            members = decisions.members.get(key, [key])
+            members = decisions.members(key)
+            rows = [tables.row(m) for m in members] if len(members) > 1 else [row]
             for r in rows:
                 where.update((c, Path(f)) for c, f in r[3].items())
             node = combined_node(members, [r[0] for r in rows], [r[1].name for r in rows])
-            combined.append((decisions.rank.get(key, key), key, node))
+            combined.append((decisions.rank(key), key, node))
     finally:
         tables.close()
     graph.add_nodes_from((key, data) for _, key, data in sorted(combined, key=lambda t: t[0]))
@@ -57,22 +56,26 @@ async def finish_nodes(p: int, cfg: Config, folder: Path, merge_dir: Path, sched
         await finish_graph(graph, chunks, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
     finally:
         chunks.close()
-    rank = {n: decisions.rank.get(n, n) for n in graph.nodes}
+    rank = {n: decisions.rank(n) for n in graph.nodes}
     write_ordered([(rank[row["id"]], row) for row in entity_rows(graph)], merge_dir / f"nodes-{p:04d}.jsonl")
     write_jsonl([{"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)],
                 merge_dir / f"names-{p:04d}.jsonl")
     (merge_dir / f"dropped-{p:04d}.json").write_text(json.dumps(sorted(before - set(graph.nodes)),
                                                                ensure_ascii=False), encoding="utf-8")
-    _rekey_edges(p, decisions, cfg, folder)
+    try:
+        _rekey_edges(p, decisions, cfg, folder)
+    finally:
+        decisions.close()
 
 
-def new_pair(a: str, b: str, decisions: Decisions, directed: bool) -> tuple[str, str] | None:
-    """Edge (a, b) between the kept nodes, as the local engine reports it (an undirected edge from its
-    endpoint listed first); None for a self-loop only the merge made."""
-    ca, cb = decisions.alias.get(a, a), decisions.alias.get(b, b)
+def new_pair(a: str, b: str, kept: Callable[[str], str], rank: Callable[[str], str],
+             directed: bool) -> tuple[str, str] | None:
+    """Edge (a, b) between the nodes ``kept`` in their place, as the local engine reports it (an undirected
+    edge from its endpoint listed first, by ``rank``); None for a self-loop only the merge made."""
+    ca, cb = kept(a), kept(b)
     if ca == cb and a != b:
         return None
-    if directed or decisions.rank.get(ca, ca) <= decisions.rank.get(cb, cb):
+    if directed or rank(ca) <= rank(cb):
         return ca, cb
     return cb, ca
 
@@ -81,7 +84,7 @@ def _rekey_edges(q: int, decisions: Decisions, cfg: Config, folder: Path) -> Non
     P = cfg.runtime.graph_partitions
     out: list[list[Any]] = [[] for _ in range(P)]
     for (a, b), data in load(folder / f"edges-{q:04d}.pkl"):
-        pair = new_pair(a, b, decisions, cfg.graph.directed)
+        pair = new_pair(a, b, decisions.kept, decisions.rank, cfg.graph.directed)
         if pair is not None:
             out[edge_partition(pair, P)].append((pair, (a, b), data))
     for r, part in enumerate(out):
@@ -106,16 +109,20 @@ def merged_edges(entries: Iterable[tuple[Pair, Pair, dict[str, Any]]],
 async def finish_edges(r: int, cfg: Config, folder: Path, merge_dir: Path, scheduler: Scheduler | None,
                        tokenizer: Tokenizer, stats: GraphStats) -> None:
     P = cfg.runtime.graph_partitions
-    decisions: Decisions = load(folder / "decisions.pkl")
-    rank = lambda n: decisions.rank.get(n, n)  # noqa: E731
+    decisions = Decisions(folder, P)
+    rank = decisions.rank
     entries = [e for q in range(P) for e in load(folder / f"rekeyed-{q:04d}-{r:04d}.pkl")]
-    edges = merged_edges(entries, rank)
+    try:
+        edges = merged_edges(entries, rank)
+        nodes = sorted({n for _, pair, _ in edges for n in pair}, key=rank)
+    finally:
+        decisions.close()
     dropped: set[str] = set()
     for q in range(P):
         dropped.update(json.loads((merge_dir / f"dropped-{q:04d}.json").read_text(encoding="utf-8")))
     graph: nx.Graph = nx.DiGraph() if cfg.graph.directed else nx.Graph()
     # nodes in the local graph's order, edges in its edge order: so each is reported as the local graph does
-    graph.add_nodes_from(sorted({n for _, pair, _ in edges for n in pair}, key=rank))
+    graph.add_nodes_from(nodes)
     graph.add_edges_from((a, b, data) for _, (a, b), data in edges)
     graph.remove_nodes_from([n for n in list(graph.nodes) if n in dropped])
     if scheduler is not None and graph.number_of_edges():

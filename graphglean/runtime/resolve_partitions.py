@@ -31,6 +31,7 @@ from ..tokens import Tokenizer
 from .batch_decisions import ask_part, decide_batch, gather_decisions, order_questions, settle_batch
 from .batch_resolver import batch_resolver, owner_table, write_owner_entries
 from .decision_batches import BatchPlan, plan_batches
+from .decision_tables import decision_table
 from .node_tables import CorpusCounts, NodeTables
 from .resolve_candidates import adjacency, block_candidates, node_table, pair_verdicts
 from .resolve_finish import finish_edges, finish_nodes
@@ -138,8 +139,12 @@ async def ask_task(t: int, per_part: int, cfg: Config, folder: str, store_dir: s
         store.close()
 
 
-async def settle_task(k: int, folder: str, limiter: Any) -> None:
-    settle_batch(k, Path(folder))
+async def settle_task(k: int, partitions: int, folder: str, limiter: Any) -> None:
+    settle_batch(k, partitions, Path(folder))
+
+
+async def decision_table_task(p: int, batches: int, folder: str, limiter: Any) -> None:
+    decision_table(p, batches, Path(folder))
 
 
 async def gather_task(batches: int, stats: ResolutionStats, folder: str, log_path: str,
@@ -213,7 +218,8 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
         for calls in await watched("resolve.ask", ask_task,
                                    [(t, per_part, cfg, f, str(store_dir)) for t in range(parts)]):
             account.add(calls)
-        await wave("resolve.settle", settle_task, [(k, f) for k in range(B)])
+        await wave("resolve.settle", settle_task, [(k, P, f) for k in range(B)])
+    await wave("resolve.decisions", decision_table_task, [(p, B, f) for p in range(P)])
     stats = ResolutionStats(method=method_of(cfg), entities_before=counts.nodes, candidate_pairs=pair_count,
                             skipped_blocks=skipped)
     [stats_row] = await wave("resolve.gather", gather_task, [(B, stats, f, str(out / "resolution.jsonl"))])
