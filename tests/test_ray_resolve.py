@@ -6,7 +6,6 @@ so they need no cluster; the end-to-end tests share the session cluster of test_
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import re
@@ -272,8 +271,8 @@ def _shows_resolution_progress(lines: list[str], llm_batch: int) -> None:
         return [(int(m[1]), int(m[2])) for m in found if m]
 
     for stage in ("resolve.adjacency", "resolve.nodes", "resolve.blocks", "resolve.pairs", "resolve.plan",
-                  "resolve.decide", "resolve.order", "resolve.ask", "resolve.settle", "resolve.gather",
-                  "merge.nodes", "merge.edges"):
+                  "resolve.decide", "resolve.order", "resolve.ask", "resolve.settle", "resolve.decisions",
+                  "resolve.gather", "merge.nodes", "merge.edges"):
         shown = counts(stage)
         assert shown and shown[-1][0] == shown[-1][1] > 0, stage
     assert len(counts("resolve.decide")) == counts("resolve.decide")[-1][1]  # task by task
@@ -295,8 +294,8 @@ def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share()
         chunk = _chunk(i, [names[a], names[b]])
         src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
         chunks.append(chunk)
-        results.append(ParseResult([EntityRecord(x, "person", f"{x} is in the story", src) for x in (names[a], names[b])],
-                                   [RelationshipRecord(names[a], names[b], "they meet", 1.0, (), src)]))
+        ents = [EntityRecord(x, "person", f"{x} is in the story", src) for x in (names[a], names[b])]
+        results.append(ParseResult(ents, [RelationshipRecord(names[a], names[b], "they meet", 1.0, (), src)]))
     held: list[int] = []
     resolver = decisions.batch_resolver
 

@@ -23,7 +23,7 @@ from ..scheduler import Scheduler
 from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
 from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
-from .resolve_llm import PASS, AnswerMemo, ask_llm, mark_similar, questions, similar_pairs
+from .resolve_llm import PASS, AnswerMemo, ask_llm, questions, similar_pairs
 
 
 
