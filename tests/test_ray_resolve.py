@@ -314,3 +314,31 @@ def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share()
         decisions.batch_resolver = resolver
     kept = sum(held)  # each node of a kept pair is in one batch
     assert len(held) >= 4 and max(held) <= -(-kept // 4) < kept
+
+
+def test_batches_hold_whole_components_and_a_larger_component_alone(tmp_path):
+    from graphglean.runtime.decision_batches import batch_pairs, plan_batches
+    from graphglean.runtime.resolve_candidates import KeptPairs
+    from graphglean.runtime.stage_files import dump
+
+    chain = [(f"big{i:02d}", f"big{i + 1:02d}") for i in range(19)]  # one component of 20 nodes
+    small = [(f"a{i}", f"b{i}") for i in range(20)]  # 20 of 2
+    pairs = sorted(chain + small)
+    for c in range(4):  # the pairs spread over the pair partitions
+        dump(KeptPairs(pairs[c::4], [("a0", "x0", 0.99)] if c == 0 else [], ["a3"] if c == 1 else []),
+             tmp_path / f"kept-{c:04d}.pkl")
+    plan = plan_batches(4, tmp_path, similar=False)
+    assert plan.budget == 15 and plan.components == 21  # 60 nodes, 4 partitions
+    component = {x: n for n, pair in enumerate(small) for x in pair} | {x: -1 for pair in chain for x in pair}
+    seen: dict[int, int] = {}
+    for k in range(plan.batches):
+        found, close = batch_pairs(tmp_path, k)
+        assert close == []  # similar=False: the pairs of close embeddings are not decided
+        nodes = {x for pair in found for x in pair}
+        assert len(nodes) == plan.sizes[k] <= plan.budget or nodes == {x for pair in chain for x in pair}
+        assert plan.owned[k] == ("a3" in nodes)
+        for x in nodes:
+            assert seen.setdefault(component[x], k) == k  # a component in one batch
+    assert len(seen) == 21 and sum(plan.sizes) == 60 and 20 in plan.sizes
+    with_close = plan_batches(4, tmp_path, similar=True)
+    assert with_close.components == 21 and sum(with_close.sizes) == 61  # x0 joins a0's component
