@@ -342,3 +342,38 @@ def test_batches_hold_whole_components_and_a_larger_component_alone(tmp_path):
     assert len(seen) == 21 and sum(plan.sizes) == 60 and 20 in plan.sizes
     with_close = plan_batches(4, tmp_path, similar=True)
     assert with_close.components == 21 and sum(with_close.sizes) == 61  # x0 joins a0's component
+
+
+def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it(tmp_path):
+    from collections import Counter
+
+    from graphglean.graph.evidence import Corpus, Evidence, corpus_words, profile_from
+    from graphglean.runtime.node_tables import CorpusCounts, NodeTables, corpus_of
+
+    def profiles_of(names, said):
+        return [profile_from(n.lower(), {"name": n, "type": KINDS.get(n, "person"),
+                                         "description": f"{n} {WORDS.get(n, 'is in the story')}; {said} {i % 4}"},
+                             names[max(0, i - 3):i]) for i, n in enumerate(names)]
+
+    mine = ["Charles Dickens", "Dickens", "C. Dickens", "The Miss Fezziwigs", "Mr. Fezziwig's Ball", "Tiny Tim",
+            "Tim Cratchit", "Scrooge & Marley (firm)", "S&M", "Belle", "Miss Belle"] + PEOPLE[::2]
+    # the rest of the graph writes "dickens" and "belle" in lower case: they are not proper names there
+    rest = profiles_of(PEOPLE[1::2] + ["The Cratchits", "Fezziwigs"],
+                       "what the dickens, said the belle to bob, tim and old marley")
+    batch = profiles_of(mine, "he walks")
+    profiles = rest + batch
+    full = Corpus.of(None, profiles)
+    counts = CorpusCounts(full.documents, full.df, full.lowercase, full.person_words)
+    counts.write_words(tmp_path)
+    tables = NodeTables(tmp_path, 1)
+    part = corpus_of(corpus_words(batch), full.documents, tmp_path, tables)
+    part.degree = full.degree
+    assert len(part.df) < len(full.df)  # a part of it
+    whole, read = Evidence(None, {}, full), Evidence(None, {}, part)
+    judged = Counter()
+    for a in batch:
+        for b in batch:
+            assert read.verdict(a, b) == whole.verdict(a, b), (a.name, b.name)
+            assert read.context(a, b) == whole.context(a, b)
+            judged[whole.verdict(a, b).kind] += 1
+    assert len(judged) == 4  # same, different, unsure and none all judged

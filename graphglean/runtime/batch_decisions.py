@@ -24,7 +24,7 @@ from ..graph.resolve_llm import AnswerMemo, ask_about, card, mark_similar, quest
 from ..scheduler import Scheduler
 from .batch_resolver import batch_resolver, owners_read
 from .decision_tables import write_group_parts
-from .node_tables import CorpusCounts, NodeTables
+from .node_tables import NodeTables
 from .stage_files import dump, load, ordered_table, read_ordered, write_ordered
 
 _SUMMED = ("rule_merges", "llm_pairs", "llm_merges", "llm_unanswered", "refused_merges")
@@ -41,14 +41,14 @@ class BatchState:
     stats: ResolutionStats
 
 
-def decide_batch(k: int, cfg: Config, counts: CorpusCounts, folder: Path, owned: bool, asks: bool) -> int:
-    """Batch ``k``'s rule clusters (``owned``: it reads the owner tables). With ``asks`` (the llm method) its
-    questions are written for `order_questions` and its state kept, else its decisions; returns how many
-    questions it has."""
+def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool, asks: bool) -> int:
+    """Batch ``k``'s rule clusters (``documents``: the graph's nodes; ``owned``: it reads the owner tables).
+    With ``asks`` (the llm method) its questions are written for `order_questions` and its state kept, else
+    its decisions; returns how many questions it has."""
     P, rc = cfg.runtime.graph_partitions, cfg.graph.resolve
     tables = NodeTables(folder, P)
     try:
-        r, pairs, similar = batch_resolver(k, folder, P, counts, tables)
+        r, pairs, similar = batch_resolver(k, folder, documents, tables)
         stats = ResolutionStats()
         clusters, log = rule_clusters(r, pairs, stats, owners_read(r, P, folder) if owned else {})
         if not asks:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..graph.evidence import corpus_words
 from ..graph.names import read_name
 from ..graph.resolve import Resolver, first_round
 from .decision_batches import batch_pairs
-from .node_tables import CorpusCounts, NodeTables, write_table
+from .node_tables import NodeTables, corpus_of, write_table
 from .partitions import node_partition
 from .stage_files import dump, load
 
@@ -43,15 +44,18 @@ class BatchFacts:
         return [self._neighbour(n)[0] for n in best]
 
 
-def batch_resolver(k: int, folder: Path, partitions: int, counts: CorpusCounts, tables: NodeTables
+def batch_resolver(k: int, folder: Path, documents: int, tables: NodeTables
                    ) -> tuple[Resolver, list[tuple[int, int]], list[tuple[int, int, float]]]:
-    """Batch ``k``'s resolver, candidate pairs and pairs of close embeddings (as index pairs, ascending)."""
+    """Batch ``k``'s resolver, candidate pairs and pairs of close embeddings (as index pairs, ascending); the
+    corpus is the graph's (``documents`` nodes) as far as the batch's words go."""
     kept, similar = batch_pairs(folder, k)
     nodes = sorted({x for pair in kept for x in pair} | {x for a, b, _ in similar for x in (a, b)})
     index = {x: i for i, x in enumerate(nodes)}
     rows = [tables.row(x) for x in nodes]
     datas = {x: {a: row[0][a] for a in _READ if a in row[0]} for x, row in zip(nodes, rows)}
-    r = Resolver(nodes, [row[1] for row in rows], counts.corpus(tables), BatchFacts(tables, datas))
+    profiles = [row[1] for row in rows]
+    corpus = corpus_of(corpus_words(profiles), documents, folder, tables)
+    r = Resolver(nodes, profiles, corpus, BatchFacts(tables, datas))
     return (r, [(index[a], index[b]) for a, b in kept],
             [(index[a], index[b], cosine) for a, b, cosine in similar])
 

@@ -15,6 +15,8 @@ import attrs
 from ..graph.evidence import Corpus
 from .partitions import node_partition
 
+CORPUS = "corpus.sqlite"  # the word statistics of `CorpusCounts`, by word
+
 
 class NodeTables:
     """Rows of the node tables of every partition, read on demand: (attributes, profile, degree, chunk
@@ -111,3 +113,38 @@ class CorpusCounts:
     def corpus(self, tables: NodeTables) -> Corpus:
         degrees: Any = TableDegrees(tables)  # read as Corpus.degree is: .get(key, 0)
         return Corpus(self.nodes, self.df, self.lowercase, self.person_words, degrees)
+
+    def write_words(self, folder: Path) -> None:
+        """The word statistics as a table (`corpus_of` reads a part of it)."""
+        path = folder / CORPUS
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, df INTEGER, lower INTEGER, person INTEGER)")
+        words = sorted(self.df.keys() | self.lowercase | self.person_words)
+        db.executemany("INSERT INTO words VALUES (?, ?, ?, ?)", ((w, self.df.get(w, 0), w in self.lowercase,
+                                                                   w in self.person_words) for w in words))
+        db.commit()
+        db.close()
+
+
+def corpus_of(words: Iterable[str], documents: int, folder: Path, tables: NodeTables) -> Corpus:
+    """The graph-wide `Corpus` as far as ``words`` go (`CorpusCounts.write_words`; degrees from ``tables``):
+    all that rules comparing nodes with those words read of it (`evidence.corpus_words`)."""
+    degrees: Any = TableDegrees(tables)
+    corpus = Corpus(documents, Counter(), set(), set(), degrees)
+    wanted = sorted(words)
+    db = sqlite3.connect(folder / CORPUS)
+    try:
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            for word, df, lower, person in db.execute(
+                    f"SELECT word, df, lower, person FROM words WHERE word IN ({','.join('?' * len(part))})", part):
+                if df:
+                    corpus.df[word] = df
+                if lower:
+                    corpus.lowercase.add(word)
+                if person:
+                    corpus.person_words.add(word)
+    finally:
+        db.close()
+    return corpus

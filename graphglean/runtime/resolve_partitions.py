@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 import attrs
+import trio
 
 from ..config import Config
 from ..graph.extract import GraphStats
@@ -97,11 +98,11 @@ async def plan_task(partitions: int, folder: str, similar: bool, limiter: Any) -
     return plan_batches(partitions, Path(folder), similar)
 
 
-async def owners_task(k: int, cfg: Config, counts: CorpusCounts, folder: str, limiter: Any) -> None:
+async def owners_task(k: int, cfg: Config, documents: int, folder: str, limiter: Any) -> None:
     P = cfg.runtime.graph_partitions
     tables = NodeTables(Path(folder), P)
     try:
-        r, pairs, _ = batch_resolver(k, Path(folder), P, counts, tables)
+        r, pairs, _ = batch_resolver(k, Path(folder), documents, tables)
         write_owner_entries(k, r, pairs, P, Path(folder))
     finally:
         tables.close()
@@ -111,9 +112,9 @@ async def owner_table_task(q: int, batches: int, folder: str, limiter: Any) -> N
     owner_table(q, batches, Path(folder))
 
 
-async def decide_task(k: int, cfg: Config, counts: CorpusCounts, folder: str, owned: bool, asks: bool,
+async def decide_task(k: int, cfg: Config, documents: int, folder: str, owned: bool, asks: bool,
                       limiter: Any) -> int:
-    return decide_batch(k, cfg, counts, Path(folder), owned, asks)
+    return decide_batch(k, cfg, documents, Path(folder), owned, asks)
 
 
 async def order_task(batches: int, per_part: int, folder: str, limiter: Any) -> int:
@@ -207,11 +208,12 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     skipped = sum(await wave("resolve.blocks", blocks_task, [(b, cfg, counts, f) for b in range(P)]))
     pair_count = sum(await wave("resolve.pairs", pairs_task, [(c, cfg, counts, f) for c in range(P)]))
     [plan] = await wave("resolve.plan", plan_task, [(P, f, asks and rc.embeddings)])
-    B = plan.batches
+    await trio.to_thread.run_sync(counts.write_words, folder)  # a batch reads its words' statistics only
+    B, n = plan.batches, counts.nodes
     if plan.any_owned:  # the owners' clusters are the whole graph's
-        await wave("resolve.owners", owners_task, [(k, cfg, counts, f) for k in range(B)])
+        await wave("resolve.owners", owners_task, [(k, cfg, n, f) for k in range(B)])
         await wave("resolve.owner_tables", owner_table_task, [(q, B, f) for q in range(P)])
-    asked = await wave("resolve.decide", decide_task, [(k, cfg, counts, f, plan.owned[k], asks) for k in range(B)])
+    asked = await wave("resolve.decide", decide_task, [(k, cfg, n, f, plan.owned[k], asks) for k in range(B)])
     if asks:
         per_part = questions_per_part(sum(asked), rc.llm_batch, P)
         [parts] = await wave("resolve.order", order_task, [(B, per_part, f)])
