@@ -21,7 +21,7 @@ from ..graph.blocking import (CLOSE_COSINE, all_pairs, block_keys, block_pairs, 
                               minhash_text, rare_threshold)
 from ..graph.evidence import SAME, UNSURE, Corpus, Evidence, Profile, profile_from
 from ..graph.merge import edge_attrs, node_attributes
-from ..graph.resolve_llm import embed_profiles
+from ..graph.resolve_llm import AnswerMemo, embed_profiles
 from ..scheduler import Scheduler
 from .node_tables import CorpusCounts, NodeTables, write_table
 from .partitions import edge_partition, merge_edges, merge_nodes, node_partition
@@ -62,10 +62,10 @@ def adjacency(shard_dirs: list[Path], q: int, cfg: Config, folder: Path) -> None
 
 # -- step 2: nodes of key partition p -> node table, block keys, corpus counts ------------------------------
 
-async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path,
-                     scheduler: Scheduler | None) -> CorpusCounts:
+async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path, scheduler: Scheduler | None,
+                     memo: AnswerMemo | None = None) -> CorpusCounts:
     """Merge key partition ``p``'s nodes; write their table rows and their block keys by block partition. With
-    a ``scheduler`` the nodes are embedded too."""
+    a ``scheduler`` the nodes are embedded too (those ``memo`` has are not asked again)."""
     P, broad = cfg.runtime.graph_partitions, method_of(cfg) == "llm"
     acc, where = merge_nodes(shard_dirs, p, cfg.graph.directed)
     neighbours: dict[str, list[Any]] = {}
@@ -77,7 +77,7 @@ async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path,
     keys = sorted(acc.nodes)
     datas = [node_attributes(acc.nodes[key]) for key in keys]
     profiles = [profile_from(key, data, neighbours.get(key, [[], 0])[0]) for key, data in zip(keys, datas)]
-    vectors = await embed_profiles(profiles, scheduler) if scheduler is not None else {}
+    vectors = await embed_profiles(profiles, scheduler, memo) if scheduler is not None else {}
     write_table(NodeTables.path(folder, p), (
         (key, (data, profile, neighbours.get(key, [[], 0])[1],
                {c: str(where[c]) for c in data["source_ids"] if c in where}, vectors.get(n)))

@@ -78,10 +78,37 @@ async def adjacency_task(dirs: list[str], q: int, cfg: Config, folder: str, limi
     adjacency([Path(d) for d in dirs], q, cfg, Path(folder))
 
 
-async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str, watch: str,
+class StoredAnswers:
+    """The resolution's answers in a run store, read one by one as `AnswerMemo.done` (a task asks for its own
+    few; the store holds the whole graph's embeddings)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = self.store.get(PASS, key)
+        return default if found is None else found
+
+
+def _stored_memo(store: RunStore) -> AnswerMemo:
+    """A memo of the run's store (``store_dir``), so a re-run asks and embeds nothing twice even with the
+    response cache off."""
+    async def save(key: str, answer: Any) -> None:
+        await store.save(PASS, key, answer)
+
+    return AnswerMemo(StoredAnswers(store), save)  # type: ignore[arg-type]
+
+
+async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str, store_dir: str, watch: str,
                           limiter: Any) -> tuple[CorpusCounts, CallAccount]:
     async def work(scheduler: Scheduler | None) -> CorpusCounts:
-        return await node_table([Path(d) for d in dirs], p, cfg, Path(folder), scheduler)
+        if scheduler is None:
+            return await node_table([Path(d) for d in dirs], p, cfg, Path(folder), None)
+        store = RunStore(store_dir)
+        try:
+            return await node_table([Path(d) for d in dirs], p, cfg, Path(folder), scheduler, _stored_memo(store))
+        finally:
+            store.close()
 
     return await _with_client(cfg, limiter, embedded(cfg), watch, work)
 
@@ -123,18 +150,13 @@ async def order_task(batches: int, per_part: int, folder: str, limiter: Any) -> 
 
 async def ask_task(t: int, per_part: int, cfg: Config, folder: str, store_dir: str, watch: str,
                    limiter: Any) -> CallAccount:
-    """Part ``t`` of the questions, with a client of its own; the answers are kept in a run store of the run's
-    (``store_dir``), so a re-run asks nothing twice even with the response cache off."""
+    """Part ``t`` of the questions, with a client of its own; answers kept in the run's store."""
     store = RunStore(store_dir)
-
-    async def save(key: str, answer: str) -> None:
-        await store.save(PASS, key, answer)
-
-    memo = AnswerMemo(store.load(PASS), save)
     try:
         _, account = await _with_client(
             cfg, limiter, True, watch,
-            lambda scheduler: ask_part(t, per_part, cfg, Path(folder), scheduler, memo))  # type: ignore[arg-type]
+            lambda scheduler: ask_part(t, per_part, cfg, Path(folder), scheduler,  # type: ignore[arg-type]
+                                       _stored_memo(store)))
         return account
     finally:
         store.close()
@@ -202,7 +224,8 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
 
     await wave("resolve.adjacency", adjacency_task, [(dirs, q, cfg, f) for q in range(P)])
     counts, account = CorpusCounts(), CallAccount()
-    for part, calls in await watched("resolve.nodes", node_table_task, [(dirs, p, cfg, f) for p in range(P)]):
+    for part, calls in await watched("resolve.nodes", node_table_task,
+                                     [(dirs, p, cfg, f, str(store_dir)) for p in range(P)]):
         counts.add(part)
         account.add(calls)
     skipped = sum(await wave("resolve.blocks", blocks_task, [(b, cfg, counts, f) for b in range(P)]))
