@@ -90,9 +90,9 @@ async def ask_part(t: int, per_part: int, cfg: Config, folder: Path, scheduler: 
                            cfg.llm.max_tokens)
     out: dict[int, list[tuple[int, int, int, bool]]] = defaultdict(list)
     for n, (k, i, j, _, _) in enumerate(part):
-        out[k]  # every batch of the part gets its file, answered or not: a retry leaves no earlier one
+        rows = out[k]  # every batch of the part gets its file, answered or not: a retry leaves no earlier one
         if n in said:
-            out[k].append((t * per_part + n, i, j, said[n]))
+            rows.append((t * per_part + n, i, j, said[n]))
     for k, rows in out.items():
         dump(rows, folder / f"answers-{k:05d}-{t:05d}.pkl")
 
