@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from ..config import Config
-from ..graph.resolve import ResolutionStats, Resolver, _Clusters, apply_answers, merged_groups, rule_clusters
+from ..graph.resolve import ResolutionStats, Resolver, apply_answers, merged_groups, rule_clusters
 from ..graph.resolve_llm import AnswerMemo, ask_about, card, mark_similar, question_strength, questions
 from ..scheduler import Scheduler
 from .batch_resolver import batch_resolver, owners_read
@@ -35,7 +35,7 @@ class BatchState:
     """A batch between its questions and their answers."""
 
     r: Resolver
-    clusters: _Clusters
+    clusters: Any  # the resolver's union-find (`rule_clusters`)
     asked: list[tuple[int, int]]
     log: list[dict[str, Any]]
     stats: ResolutionStats
@@ -108,7 +108,7 @@ def settle_batch(k: int, partitions: int, folder: Path) -> None:
     state.r.facts.tables.close()  # type: ignore[attr-defined]
 
 
-def _settled(k: int, r: Resolver, clusters: _Clusters, log: list[dict[str, Any]], stats: ResolutionStats,
+def _settled(k: int, r: Resolver, clusters: Any, log: list[dict[str, Any]], stats: ResolutionStats,
              asked_at: dict[tuple[int, int], int], partitions: int, folder: Path) -> None:
     """The merged groups, and the log lines each with its place in the local log: tier, then as
     `Resolver.cluster` sorts, ties in the order the links were found (pair order; questions' order)."""

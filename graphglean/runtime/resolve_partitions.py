@@ -205,54 +205,46 @@ def questions_per_part(questions: int, batch: int, partitions: int) -> int:
     return batch * max(1, math.ceil(math.ceil(questions / batch) / partitions))
 
 
+@attrs.define
+class _Steps:
+    """The waves of one resolved merge, with the folder each task's progress is read from."""
+
+    wave: Wave
+    folder: Path
+
+    async def run(self, stage: str, work: Callable[..., Awaitable[Any]], argsets: list[tuple[Any, ...]],
+                  watched: bool = False) -> list[Any]:
+        """``watched``: each task gets a folder for its scheduler's progress (its last argument)."""
+        if not watched:
+            return await self.wave(stage, work, argsets)
+        folders = [self.folder / "progress" / f"{stage}-{i:05d}" for i in range(len(argsets))]
+        return await self.wave(stage, work, [(*args, str(w)) for args, w in zip(argsets, folders)], folders)
+
+
 async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_dir: Path, out: Path,
                          store_dir: Path) -> ResolvedMerge:
     """The partitioned merge with entity resolution: writes entities.jsonl, relationships.jsonl and
     resolution.jsonl into ``out`` (the local engine's files)."""
-    P, rc = cfg.runtime.graph_partitions, cfg.graph.resolve
+    P = cfg.runtime.graph_partitions
     folder = merge_dir / "resolve"
     folder.mkdir(parents=True, exist_ok=True)
-    dirs, f, m = [str(d) for d in shard_dirs], str(folder), str(merge_dir)
-    asks = method_of(cfg) == "llm"
-
-    def watch(stage: str, n: int) -> list[Path]:
-        return [folder / "progress" / f"{stage}-{i:05d}" for i in range(n)]
-
-    async def watched(stage: str, work: Callable[..., Awaitable[Any]], argsets: list[tuple[Any, ...]]) -> list[Any]:
-        folders = watch(stage, len(argsets))
-        return await wave(stage, work, [(*args, str(w)) for args, w in zip(argsets, folders)], folders)
-
-    await wave("resolve.adjacency", adjacency_task, [(dirs, q, cfg, f) for q in range(P)])
-    counts, account = CorpusCounts(), CallAccount()
-    for part, calls in await watched("resolve.nodes", node_table_task,
-                                     [(dirs, p, cfg, f, str(store_dir)) for p in range(P)]):
+    steps, f, store = _Steps(wave, folder), str(folder), str(store_dir)
+    result = ResolvedMerge({"ungrounded": 0, "summarized_descriptions": 0}, CallAccount(), {})
+    await steps.run("resolve.adjacency", adjacency_task, [([str(d) for d in shard_dirs], q, cfg, f) for q in range(P)])
+    counts = CorpusCounts()
+    for part, calls in await steps.run("resolve.nodes", node_table_task,
+                                       [([str(d) for d in shard_dirs], p, cfg, f, store) for p in range(P)], True):
         counts.add(part)
-        account.add(calls)
-    skipped = sum(await wave("resolve.blocks", blocks_task, [(b, cfg, counts, f) for b in range(P)]))
-    pair_count = sum(await wave("resolve.pairs", pairs_task, [(c, cfg, counts, f) for c in range(P)]))
-    [plan] = await wave("resolve.plan", plan_task, [(P, f, asks and rc.embeddings)])
+        result.account.add(calls)
+    stats = ResolutionStats(method=method_of(cfg), entities_before=counts.nodes)
+    stats.skipped_blocks = sum(await steps.run("resolve.blocks", blocks_task, [(b, cfg, counts, f) for b in range(P)]))
+    stats.candidate_pairs = sum(await steps.run("resolve.pairs", pairs_task, [(c, cfg, counts, f) for c in range(P)]))
     await trio.to_thread.run_sync(counts.write_words, folder)  # a batch reads its words' statistics only
-    B, n = plan.batches, counts.nodes
-    if plan.any_owned:  # the owners' clusters are the whole graph's
-        await wave("resolve.owners", owners_task, [(k, cfg, n, f) for k in range(B)])
-        await wave("resolve.owner_tables", owner_table_task, [(q, B, f) for q in range(P)])
-    asked = await wave("resolve.decide", decide_task, [(k, cfg, n, f, plan.owned[k], asks) for k in range(B)])
-    if asks:
-        per_part = questions_per_part(sum(asked), rc.llm_batch, P)
-        [parts] = await wave("resolve.order", order_task, [(B, per_part, f)])
-        for calls in await watched("resolve.ask", ask_task,
-                                   [(t, per_part, cfg, f, str(store_dir)) for t in range(parts)]):
-            account.add(calls)
-        await wave("resolve.settle", settle_task, [(k, P, f) for k in range(B)])
-    await wave("resolve.decisions", decision_table_task, [(p, B, f) for p in range(P)])
-    stats = ResolutionStats(method=method_of(cfg), entities_before=counts.nodes, candidate_pairs=pair_count,
-                            skipped_blocks=skipped)
-    [stats_row] = await wave("resolve.gather", gather_task, [(B, stats, f, str(out / "resolution.jsonl"))])
-    result = ResolvedMerge({"ungrounded": 0, "summarized_descriptions": 0}, account, stats_row, batches=B,
-                           largest_batch=max(plan.sizes, default=0))
+    await _decide(steps, cfg, stats, store, out / "resolution.jsonl", result)
     for stage, finish in (("merge.nodes", finish_nodes), ("merge.edges", finish_edges)):
         # edges need every node partition's names and dropped keys
-        for found, acc in await watched(stage, finish_task, [(finish, p, cfg, f, m) for p in range(P)]):
+        for found, acc in await steps.run(stage, finish_task, [(finish, p, cfg, f, str(merge_dir)) for p in range(P)],
+                                          True):
             result.account.add(acc)
             for k, v in found.items():
                 result.found[k] += v
@@ -260,3 +252,27 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     result.edges = ordered_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
                                  out / "relationships.jsonl")
     return result
+
+
+async def _decide(steps: _Steps, cfg: Config, stats: ResolutionStats, store: str, log_path: Path,
+                  result: ResolvedMerge) -> None:
+    """The kept pairs decided batch by batch, into decision tables and the merge log; fills in ``result``'s
+    stats, calls and batches."""
+    P, rc, f, n = cfg.runtime.graph_partitions, cfg.graph.resolve, str(steps.folder), stats.entities_before
+    asks = stats.method == "llm"
+    [plan] = await steps.run("resolve.plan", plan_task, [(P, f, asks and rc.embeddings)])
+    B = result.batches = plan.batches
+    result.largest_batch = max(plan.sizes, default=0)
+    if plan.any_owned:  # the owners' clusters are the whole graph's
+        await steps.run("resolve.owners", owners_task, [(k, cfg, n, f) for k in range(B)])
+        await steps.run("resolve.owner_tables", owner_table_task, [(q, B, f) for q in range(P)])
+    asked = await steps.run("resolve.decide", decide_task, [(k, cfg, n, f, plan.owned[k], asks) for k in range(B)])
+    if asks:
+        per_part = questions_per_part(sum(asked), rc.llm_batch, P)
+        [parts] = await steps.run("resolve.order", order_task, [(B, per_part, f)])
+        for calls in await steps.run("resolve.ask", ask_task, [(t, per_part, cfg, f, store) for t in range(parts)],
+                                     True):
+            result.account.add(calls)
+        await steps.run("resolve.settle", settle_task, [(k, P, f) for k in range(B)])
+    await steps.run("resolve.decisions", decision_table_task, [(p, B, f) for p in range(P)])
+    [result.stats] = await steps.run("resolve.gather", gather_task, [(B, stats, f, str(log_path))])
