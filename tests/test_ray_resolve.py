@@ -349,7 +349,8 @@ def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it
     from collections import Counter
 
     from graphglean.graph.evidence import Corpus, Evidence, corpus_words, profile_from
-    from graphglean.runtime.node_tables import CorpusCounts, NodeTables, corpus_of
+    from graphglean.runtime.node_tables import NodeTables
+    from graphglean.runtime.word_tables import corpus_of, word_table, write_word_parts
 
     def profiles_of(names, said):
         return [profile_from(n.lower(), {"name": n, "type": KINDS.get(n, "person"),
@@ -364,9 +365,11 @@ def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it
     batch = profiles_of(mine, "he walks")
     profiles = rest + batch
     full = Corpus.of(None, profiles)
-    counts = CorpusCounts(full.documents, full.df, full.lowercase, full.person_words)
-    counts.write_words(tmp_path)
-    tables = NodeTables(tmp_path, 1)
+    for p in range(3):  # the key partitions' word statistics, summed by word partition
+        write_word_parts(profiles[p::3], p, 3, tmp_path)
+    for q in range(3):
+        word_table(q, 3, tmp_path)
+    tables = NodeTables(tmp_path, 3)
     part = corpus_of(corpus_words(batch), full.documents, tmp_path, tables)
     part.degree = full.degree
     assert len(part.df) < len(full.df)  # a part of it

@@ -12,9 +12,10 @@ from ..graph.evidence import corpus_words
 from ..graph.names import read_name
 from ..graph.resolve import Resolver, first_round
 from .decision_batches import batch_pairs
-from .node_tables import NodeTables, corpus_of, write_table
+from .node_tables import NodeTables, write_table
 from .partitions import node_partition
 from .stage_files import dump, load
+from .word_tables import corpus_of
 
 OWNERS = "owners"  # the owner tables' name
 _READ = ("type", "frequency")  # what the decisions read of a node's attributes (its card, the name kept)

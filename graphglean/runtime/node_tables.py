@@ -1,21 +1,14 @@
 """The node table of a partitioned resolution: what every later step reads about a node, by key, from one
-SQLite file per key partition; and the graph-wide statistics the rules read (`evidence.Corpus`), summed over
-the partitions."""
+SQLite file per key partition (and other tables of that form)."""
 
 from __future__ import annotations
 
 import pickle
 import sqlite3
-from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import attrs
-
-from ..graph.evidence import Corpus
 from .partitions import node_partition
-
-CORPUS = "corpus.sqlite"  # the word statistics of `CorpusCounts`, by word
 
 
 class NodeTables:
@@ -84,67 +77,3 @@ class TableDegrees:
             except KeyError:
                 self.known[key] = default
         return self.known[key]
-
-
-@attrs.define
-class CorpusCounts:
-    """The graph-wide statistics of `evidence.Corpus`, summed over partitions (the degrees stay in the tables)."""
-
-    nodes: int = 0
-    df: Counter[str] = attrs.field(factory=Counter)
-    lowercase: set[str] = attrs.field(factory=set)
-    person_words: set[str] = attrs.field(factory=set)
-    vectors: int = 0  # nodes embedded, and the lengths of their embeddings: pairs of close embeddings are
-    dims: set[int] = attrs.field(factory=set)  # looked for only among two or more of one length (as locally)
-
-    @property
-    def comparable_vectors(self) -> bool:
-        return self.vectors >= 2 and len(self.dims) == 1
-
-    def add(self, other: "CorpusCounts") -> "CorpusCounts":
-        self.nodes += other.nodes
-        self.vectors += other.vectors
-        self.dims |= other.dims
-        self.df.update(other.df)
-        self.lowercase |= other.lowercase
-        self.person_words |= other.person_words
-        return self
-
-    def corpus(self, tables: NodeTables) -> Corpus:
-        degrees: Any = TableDegrees(tables)  # read as Corpus.degree is: .get(key, 0)
-        return Corpus(self.nodes, self.df, self.lowercase, self.person_words, degrees)
-
-    def write_words(self, folder: Path) -> None:
-        """The word statistics as a table (`corpus_of` reads a part of it)."""
-        path = folder / CORPUS
-        path.unlink(missing_ok=True)
-        db = sqlite3.connect(path)
-        db.execute("CREATE TABLE words (word TEXT PRIMARY KEY, df INTEGER, lower INTEGER, person INTEGER)")
-        words = sorted(self.df.keys() | self.lowercase | self.person_words)
-        db.executemany("INSERT INTO words VALUES (?, ?, ?, ?)", ((w, self.df.get(w, 0), w in self.lowercase,
-                                                                   w in self.person_words) for w in words))
-        db.commit()
-        db.close()
-
-
-def corpus_of(words: Iterable[str], documents: int, folder: Path, tables: NodeTables) -> Corpus:
-    """The graph-wide `Corpus` as far as ``words`` go (`CorpusCounts.write_words`; degrees from ``tables``):
-    all that rules comparing nodes with those words read of it (`evidence.corpus_words`)."""
-    degrees: Any = TableDegrees(tables)
-    corpus = Corpus(documents, Counter(), set(), set(), degrees)
-    wanted = sorted(words)
-    db = sqlite3.connect(folder / CORPUS)
-    try:
-        for start in range(0, len(wanted), 500):
-            part = wanted[start:start + 500]
-            for word, df, lower, person in db.execute(
-                    f"SELECT word, df, lower, person FROM words WHERE word IN ({','.join('?' * len(part))})", part):
-                if df:
-                    corpus.df[word] = df
-                if lower:
-                    corpus.lowercase.add(word)
-                if person:
-                    corpus.person_words.add(word)
-    finally:
-        db.close()
-    return corpus

@@ -19,14 +19,15 @@ import numpy as np
 from ..config import Config
 from ..graph.blocking import (CLOSE_COSINE, all_pairs, block_keys, block_pairs, hyperplane_codes, minhash_bands,
                               minhash_text, rare_threshold)
-from ..graph.evidence import SAME, UNSURE, Corpus, Evidence, Profile, profile_from
+from ..graph.evidence import SAME, UNSURE, Corpus, Evidence, Profile, corpus_words, profile_from
 from ..graph.merge import edge_attrs, node_attributes
 from ..graph.resolve_llm import AnswerMemo, embed_profiles
 from ..scheduler import Scheduler
-from .node_tables import CorpusCounts, NodeTables, write_table
+from .node_tables import NodeTables, write_table
 from .partitions import edge_partition, merge_edges, merge_nodes, node_partition
 from .resolve_method import method_of
 from .stage_files import dump, load
+from .word_tables import CorpusCounts, corpus_of, word_stats, write_word_parts
 
 Pair = tuple[str, str]
 _ALL_WORDS = 1 << 62  # rare_below for collecting every rare-word key: the blocks are kept by the global counts
@@ -82,10 +83,9 @@ async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path, 
         (key, (data, profile, neighbours.get(key, [[], 0])[1],
                {c: str(where[c]) for c in data["source_ids"] if c in where}, vectors.get(n)))
         for n, (key, data, profile) in enumerate(zip(keys, datas, profiles))))
-    corpus = Corpus.of(None, profiles)
+    write_word_parts(profiles, p, P, folder)
     _write_blocks(profiles, vectors, broad, P, folder, p)
-    return CorpusCounts(corpus.documents, corpus.df, corpus.lowercase, corpus.person_words, len(vectors),
-                        {len(v) for v in vectors.values()})
+    return CorpusCounts(len(profiles), len(vectors), {len(v) for v in vectors.values()})
 
 
 def _write_blocks(profiles: list[Profile], vectors: dict[int, list[float]], broad: bool, P: int, folder: Path,
@@ -129,9 +129,10 @@ def block_candidates(b: int, cfg: Config, counts: CorpusCounts, folder: Path) ->
             if tag:
                 acronym_blocks.add(k)
     rare_below, max_block = rare_threshold(counts.nodes), cfg.graph.resolve.max_block
+    df = {w: stats[0] for w, stats in word_stats((k[2:] for k in members if k.startswith("r:")), folder, P).items()}
     blocks = {k: sorted(ms) for k, ms in members.items()
               if not (k.startswith("a:") and k not in acronym_blocks)
-              and not (k.startswith("r:") and counts.df.get(k[2:], 0) >= rare_below) and not k.startswith("e")}
+              and not (k.startswith("r:") and df.get(k[2:], 0) >= rare_below) and not k.startswith("e")}
     pairs, skipped = block_pairs(blocks, max_block)
     close: set[Pair] = set()  # pairs of embeddings in one band: `blocking.vector_pairs`, block by block
     if counts.comparable_vectors:
@@ -171,13 +172,10 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> in
         near.update(close)
     tables = NodeTables(folder, P)
     try:
-        evidence = Evidence(None, {}, counts.corpus(tables))
-        rows: dict[str, Any] = {}
-
-        def row(key: str) -> Any:
-            if key not in rows:
-                rows[key] = tables.row(key)
-            return rows[key]
+        rows = {key: tables.row(key) for key in sorted({k for pair in pairs | near for k in pair})}
+        row = rows.__getitem__
+        words = corpus_words(r[1] for r in rows.values())
+        evidence = Evidence(None, {}, corpus_of(words, counts.nodes, folder, tables))
 
         kept = []
         for a, b in sorted(pairs):

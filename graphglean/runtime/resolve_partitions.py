@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 import attrs
-import trio
 
 from ..config import Config
 from ..graph.extract import GraphStats
@@ -33,12 +32,13 @@ from .batch_decisions import ask_part, decide_batch, gather_decisions, order_que
 from .batch_resolver import batch_resolver, owner_table, write_owner_entries
 from .decision_batches import BatchPlan, plan_batches
 from .decision_tables import decision_table
-from .node_tables import CorpusCounts, NodeTables
+from .node_tables import NodeTables
 from .resolve_candidates import adjacency, block_candidates, node_table, pair_verdicts
 from .resolve_finish import finish_edges, finish_nodes
 from .resolve_method import embedded, llm_graph, method_of
 from .shard_task import ShardProgress
 from .stage_files import ordered_table
+from .word_tables import CorpusCounts, word_table
 
 
 class Wave(Protocol):
@@ -111,6 +111,10 @@ async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str, sto
             store.close()
 
     return await _with_client(cfg, limiter, embedded(cfg), watch, work)
+
+
+async def word_table_task(q: int, partitions: int, folder: str, limiter: Any) -> None:
+    word_table(q, partitions, Path(folder))
 
 
 async def blocks_task(b: int, cfg: Config, counts: CorpusCounts, folder: str, limiter: Any) -> int:
@@ -236,10 +240,10 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
                                        [([str(d) for d in shard_dirs], p, cfg, f, store) for p in range(P)], True):
         counts.add(part)
         result.account.add(calls)
+    await steps.run("resolve.words", word_table_task, [(q, P, f) for q in range(P)])
     stats = ResolutionStats(method=method_of(cfg), entities_before=counts.nodes)
     stats.skipped_blocks = sum(await steps.run("resolve.blocks", blocks_task, [(b, cfg, counts, f) for b in range(P)]))
     stats.candidate_pairs = sum(await steps.run("resolve.pairs", pairs_task, [(c, cfg, counts, f) for c in range(P)]))
-    await trio.to_thread.run_sync(counts.write_words, folder)  # a batch reads its words' statistics only
     await _decide(steps, cfg, stats, store, out / "resolution.jsonl", result)
     for stage, finish in (("merge.nodes", finish_nodes), ("merge.edges", finish_edges)):
         # edges need every node partition's names and dropped keys
