@@ -89,14 +89,8 @@ def owners_read(r: Resolver, partitions: int, folder: Path) -> dict[str, str]:
     wanted = {read_name(f.owner).key for p in r.profiles for f in p.forms if f.head}
     wanted |= {read_name(f.surface).key for p in r.profiles for f in p.forms}
     tables = NodeTables(folder, partitions, OWNERS)
-    found: dict[str, str] = {}
     try:
-        for form in sorted(wanted):
-            try:
-                found[form] = tables.row(form)
-            except KeyError:
-                continue
+        return tables.found(wanted)
     finally:
         tables.close()
-    return found
 

@@ -43,6 +43,16 @@ class NodeTables:
             raise KeyError(key)
         return pickle.loads(found[0])
 
+    def found(self, keys: Iterable[str]) -> dict[str, Any]:
+        """The rows of those of ``keys`` the tables have."""
+        out: dict[str, Any] = {}
+        for key in sorted(keys):
+            try:
+                out[key] = self.row(key)
+            except KeyError:
+                continue
+        return out
+
     def rows(self, p: int) -> Iterator[tuple[str, tuple[Any, ...]]]:
         """Partition ``p``'s rows in key order."""
         for key, value in self._db(p).execute("SELECT key, value FROM nodes ORDER BY key"):

@@ -62,16 +62,10 @@ def word_table(q: int, partitions: int, folder: Path) -> None:
 def word_stats(words: Iterable[str], folder: Path, partitions: int) -> dict[str, WordStats]:
     """The statistics of those of ``words`` the graph has."""
     tables = NodeTables(folder, partitions, WORDS)
-    found: dict[str, WordStats] = {}
     try:
-        for w in sorted(words):
-            try:
-                found[w] = tables.row(w)
-            except KeyError:
-                continue
+        return tables.found(words)
     finally:
         tables.close()
-    return found
 
 
 def corpus_of(words: Iterable[str], documents: int, folder: Path, tables: NodeTables) -> Corpus:
