@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 import attrs
+import trio
 
 from ..config import Config
 from ..graph.extract import GraphStats
@@ -233,6 +234,9 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     folder = merge_dir / "resolve"
     folder.mkdir(parents=True, exist_ok=True)
     steps, f, store = _Steps(wave, folder), str(folder), str(store_dir)
+    # the store made here, not by the tasks that open it together: two making it at once (WAL set up, tables
+    # made) can find it locked
+    await trio.to_thread.run_sync(lambda: RunStore(store_dir).close())
     result = ResolvedMerge({"ungrounded": 0, "summarized_descriptions": 0}, CallAccount(), {})
     await steps.run("resolve.adjacency", adjacency_task, [([str(d) for d in shard_dirs], q, cfg, f) for q in range(P)])
     counts = CorpusCounts()
