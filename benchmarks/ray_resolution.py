@@ -1,6 +1,7 @@
 """Entity resolution on the partitioned merge (engine ray's steps, run task after task in this process): the
-peak memory each task allocates against the local resolution of the whole graph, the nodes the one resolve
-task holds, wall time per step, and whether the rows equal the local run's.
+peak memory each task allocates against the local resolution of the whole graph, the nodes of the kept pairs
+and of the largest decision batch (the most one decide task holds), wall time per step, and whether the rows
+equal the local run's.
 
     python benchmarks/ray_resolution.py                 # 20k entities, 16 partitions
     python benchmarks/ray_resolution.py 50000 32        # entities, partitions
@@ -12,6 +13,7 @@ Peaks are tracemalloc's (Python allocations), so times are slower than without i
 from __future__ import annotations
 
 import json
+import pickle
 import sys
 import tempfile
 import time
@@ -72,14 +74,14 @@ def local(chunks, results, cfg) -> tuple[list, list, float, float]:
 def partitioned(chunks, results, cfg, root: Path) -> tuple[list[dict], Path]:
     steps: list[dict] = []
 
-    async def measured(work, argsets):
+    async def measured(stage, work, argsets, watch=None):
         out, peak, started = [], 0, time.perf_counter()
         for args in argsets:
             tracemalloc.reset_peak()
             base = tracemalloc.get_traced_memory()[0]
             out.append(await work(*args, None))
             peak = max(peak, tracemalloc.get_traced_memory()[1] - base)
-        steps.append({"step": work.__name__.removesuffix("_task"), "tasks": len(argsets),
+        steps.append({"step": stage, "tasks": len(argsets),
                       "max task peak MB": round(peak / 2**20, 1), "wall s": round(time.perf_counter() - started, 2)})
         return out
 
@@ -93,8 +95,8 @@ def partitioned(chunks, results, cfg, root: Path) -> tuple[list[dict], Path]:
         partitions.write_chunks([chunks[i] for i in mine], folder)
     merge = root / "merge"
     merge.mkdir()
-    trio.run(resolved_merge, measured, dirs, cfg, merge, root, root / "store")
-    return steps, merge
+    done = trio.run(resolved_merge, measured, dirs, cfg, merge, root, root / "store")
+    return steps, merge, done
 
 
 def main(n: int, P: int) -> None:
@@ -106,19 +108,15 @@ def main(n: int, P: int) -> None:
     nodes, edges, local_peak, local_s = local(chunks, results, cfg)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        steps, merge = partitioned(chunks, results, cfg, root)
+        steps, merge, done = partitioned(chunks, results, cfg, root)
         read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
         same = read("entities.jsonl") == nodes and read("relationships.jsonl") == edges
-        kept = sum(1 for _ in (merge / "resolve").glob("kept-*.pkl"))
-        import pickle
-
         held = set()
         for path in (merge / "resolve").glob("kept-*.pkl"):
-            pairs, close = pickle.loads(path.read_bytes())
-            held.update(k for pair in pairs for k in pair)
+            held.update(k for pair in pickle.loads(path.read_bytes()).pairs for k in pair)
     tracemalloc.stop()
-    print(f"{n} entities requested, {len(nodes)} nodes after resolution, P={P}, {kept} pair partitions; "
-          f"rows equal to local: {same}; the resolve task holds {len(held)} nodes")
+    print(f"{n} entities requested, {len(nodes)} nodes after resolution, P={P}; rows equal to local: {same}; "
+          f"{len(held)} nodes in kept pairs, {done.batches} decision batches, the largest {done.largest_batch} nodes")
     print(f"local resolution + finishing: peak {local_peak / 2**20:.1f} MB, {local_s:.2f} s")
     keys = list(steps[0])
     print(" | ".join(keys))

@@ -58,6 +58,11 @@ class RunStore:
         rows = self._db.execute("SELECT item, value FROM results WHERE pass = ?", (name,)).fetchall()
         return {item: json.loads(value) for item, value in rows}
 
+    def get(self, name: str, item: str) -> Any | None:
+        """One stored item of pass ``name`` (None when there is none)."""
+        row = self._db.execute("SELECT value FROM results WHERE pass = ? AND item = ?", (name, item)).fetchone()
+        return None if row is None else json.loads(row[0])
+
     def _save_many(self, rows: list[tuple[str, str, str]]) -> list[None]:
         self._db.execute("BEGIN")
         try:

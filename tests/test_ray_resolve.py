@@ -6,7 +6,6 @@ so they need no cluster; the end-to-end tests share the session cluster of test_
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import re
@@ -26,8 +25,11 @@ from graphglean.graph.extract import GraphStats, _resolve_stage, finish_graph
 from graphglean.graph.merge import merge_records
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from graphglean.pipeline import run
+from graphglean.progress import ConsoleProgress
 from graphglean.runtime import partitions
-from graphglean.runtime.resolve_partitions import Decisions, merged_edges, new_pair, resolved_merge
+from graphglean.runtime.decision_tables import Decisions, decision_table, write_group_parts
+from graphglean.runtime.resolve_finish import merged_edges, new_pair
+from graphglean.runtime.resolve_partitions import resolved_merge
 from graphglean.testing import FakeLLMServer
 from graphglean.tokens import Tokenizer
 
@@ -81,7 +83,7 @@ def _local(chunks, results, cfg):
     return trio.run(main)
 
 
-async def in_process(work, argsets):
+async def in_process(stage, work, argsets, watch=None):
     """A wave run task after task in this process (what Ray runs in workers)."""
     return [await work(*args, None) for args in argsets]
 
@@ -164,14 +166,20 @@ def test_engine_ray_takes_entity_resolution():
     assert cfg.runtime.engine == "ray" and cfg.graph.resolve.enabled
 
 
-def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first():
-    d = Decisions(alias={"bob": "bob cratchit", "bob cratchit": "bob cratchit"},
-                  members={"bob cratchit": ["bob cratchit", "bob"]}, rank={"bob cratchit": "bob"})
-    assert new_pair("bob", "alice", d, directed=False) == ("alice", "bob cratchit")
-    assert new_pair("bob", "zed", d, directed=False) == ("bob cratchit", "zed")  # listed at "bob", before "zed"
-    assert new_pair("zed", "bob", d, directed=True) == ("zed", "bob cratchit")
-    assert new_pair("bob", "bob cratchit", d, directed=False) is None  # a self-loop only the merge made
-    assert new_pair("bob", "bob", d, directed=False) == ("bob cratchit", "bob cratchit")  # one the model made
+def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first(tmp_path):
+    write_group_parts(0, [["bob cratchit", "bob"]], 3, tmp_path)
+    for p in range(3):
+        decision_table(p, 1, tmp_path)
+    d = Decisions(tmp_path, 3)
+    assert (d.kept("bob"), d.rank("bob cratchit"), d.members("bob cratchit")) == ("bob cratchit", "bob",
+                                                                                  ["bob cratchit", "bob"])
+    assert (d.kept("alice"), d.rank("alice"), d.members("alice")) == ("alice", "alice", ["alice"])  # not merged
+    assert new_pair("bob", "alice", d.kept, d.rank, directed=False) == ("alice", "bob cratchit")
+    assert new_pair("bob", "zed", d.kept, d.rank, directed=False) == ("bob cratchit", "zed")  # listed at "bob"
+    assert new_pair("zed", "bob", d.kept, d.rank, directed=True) == ("zed", "bob cratchit")
+    assert new_pair("bob", "bob cratchit", d.kept, d.rank, directed=False) is None  # a self-loop only the merge made
+    assert new_pair("bob", "bob", d.kept, d.rank, directed=False) == ("bob cratchit", "bob cratchit")  # the model's
+    d.close()
     edges = merged_edges([(("a", "b"), ("x", "y"), {"weight": 1.0, "descriptions": ["late"], "description": "late"}),
                           (("a", "b"), ("a", "y"), {"weight": 2.0, "descriptions": ["early"], "description": "early"})],
                          lambda n: n)
@@ -234,7 +242,8 @@ async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_p
         assert len(log) >= 10 and {m["tier"] for m in log} == {"rules", "llm"}
         cfg = _run_config(server, tmp_path, docs, "ray", "llm", True, engine="ray", workers=3, shard_chunks=15,
                           graph_partitions=4)
-        result = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        shown = io.StringIO()
+        result = await run(cfg, out=io.StringIO(), notice=lambda m: None, progress=ConsoleProgress(shown, interval_s=0))
         assert _table(b, "entities.jsonl") == _table(a, "entities.jsonl")
         assert _table(b, "relationships.jsonl") == _table(a, "relationships.jsonl")
         assert _table(b, "resolution.jsonl") == log
@@ -247,7 +256,128 @@ async def test_ray_resolves_a_real_graph_as_the_local_engine_does(cluster, tmp_p
         # the Ray run asked the resolution questions again (no response cache here), and embedded the nodes
         assert local_row["resolution"]["llm_pairs"] > 0 and len(server.chat_requests()) > local_calls
         assert len([r for r in server.requests if r.path.endswith("/embeddings")]) >= 2
-        before = len(server.chat_requests())
+        _shows_resolution_progress(shown.getvalue().splitlines(), cfg.graph.resolve.llm_batch)
+        before, embedded = len(server.chat_requests()), len(server.requests) - len(server.chat_requests())
         await run(cfg, out=io.StringIO(), notice=lambda m: None)  # again: shards done, answers in its store
         asked = [r for r in server.chat_requests()[before:] if re.search(r'^Pair 1\nA: "', r.last_user, re.M)]
         assert asked == [] and _table(b, "resolution.jsonl") == log
+        assert len(server.requests) - len(server.chat_requests()) == embedded  # embeddings in the store too
+
+
+def _shows_resolution_progress(lines: list[str], llm_batch: int) -> None:
+    """Each step of the resolution on Ray shows its tasks done, and the questions and embeddings inside them
+    show item by item."""
+    def counts(name: str) -> list[tuple[int, int]]:
+        found = [re.match(rf"{re.escape(name)} +(\d+)/(\d+) items", line) for line in lines]
+        return [(int(m[1]), int(m[2])) for m in found if m]
+
+    for stage in ("resolve.adjacency", "resolve.nodes", "resolve.blocks", "resolve.pairs", "resolve.plan",
+                  "resolve.decide", "resolve.order", "resolve.ask", "resolve.settle", "resolve.decisions",
+                  "resolve.gather", "merge.nodes", "merge.edges"):
+        shown = counts(stage)
+        assert shown and shown[-1][0] == shown[-1][1] > 0, stage
+    assert len(counts("resolve.decide")) == counts("resolve.decide")[-1][1]  # task by task
+    for items in ("graph.resolve", "graph.resolve.embed"):  # the calls inside the tasks
+        shown = counts(items)
+        assert shown and shown[-1][0] == shown[-1][1] > 0, items
+    assert len(counts("graph.resolve")) > 1
+
+
+def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share():
+    import graphglean.runtime.batch_decisions as decisions
+
+    letters = "bcdfghjklmnprstvz"
+    surnames = [f"{letters[i % 17].upper()}{'aeiou'[i // 17 % 5]}{letters[i // 85 % 17]}wick" for i in range(40)]
+    names = [n for s in surnames for n in (f"Ebenezer {s}", f"Mr. {s}", s, f"{s}'s Clerk", f"Ghost of {s}")]
+    picks = [(i, (i + 1) % len(names)) for i in range(len(names))] + [(i, i) for i in range(0, len(names), 3)]
+    chunks, results = [], []
+    for i, (a, b) in enumerate(picks):
+        chunk = _chunk(i, [names[a], names[b]])
+        src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
+        chunks.append(chunk)
+        ents = [EntityRecord(x, "person", f"{x} is in the story", src) for x in (names[a], names[b])]
+        results.append(ParseResult(ents, [RelationshipRecord(names[a], names[b], "they meet", 1.0, (), src)]))
+    held: list[int] = []
+    resolver = decisions.batch_resolver
+
+    def counted(*args):
+        r, pairs, similar = resolver(*args)
+        held.append(len(r.nodes))
+        return r, pairs, similar
+
+    cfg = _config(4, False, False)
+    _, _, log, stats = _local(chunks, results, cfg)
+    assert stats["rule_merges"] >= 40 and len(log) == stats["rule_merges"]
+    decisions.batch_resolver = counted
+    try:
+        _same(chunks, results, cfg, 9)
+    finally:
+        decisions.batch_resolver = resolver
+    kept = sum(held)  # each node of a kept pair is in one batch
+    assert len(held) >= 4 and max(held) <= -(-kept // 4) < kept
+
+
+def test_batches_hold_whole_components_and_a_larger_component_alone(tmp_path):
+    from graphglean.runtime.decision_batches import batch_pairs, plan_batches
+    from graphglean.runtime.resolve_candidates import KeptPairs
+    from graphglean.runtime.stage_files import dump
+
+    chain = [(f"big{i:02d}", f"big{i + 1:02d}") for i in range(19)]  # one component of 20 nodes
+    small = [(f"a{i}", f"b{i}") for i in range(20)]  # 20 of 2
+    pairs = sorted(chain + small)
+    for c in range(4):  # the pairs spread over the pair partitions
+        dump(KeptPairs(pairs[c::4], [("a0", "x0", 0.99)] if c == 0 else [], ["a3"] if c == 1 else []),
+             tmp_path / f"kept-{c:04d}.pkl")
+    plan = plan_batches(4, tmp_path, similar=False)
+    assert plan.budget == 15 and plan.components == 21  # 60 nodes, 4 partitions
+    component = {x: n for n, pair in enumerate(small) for x in pair} | {x: -1 for pair in chain for x in pair}
+    seen: dict[int, int] = {}
+    for k in range(plan.batches):
+        found, close = batch_pairs(tmp_path, k)
+        assert close == []  # similar=False: the pairs of close embeddings are not decided
+        nodes = {x for pair in found for x in pair}
+        assert len(nodes) == plan.sizes[k] <= plan.budget or nodes == {x for pair in chain for x in pair}
+        assert plan.owned[k] == ("a3" in nodes)
+        for x in nodes:
+            assert seen.setdefault(component[x], k) == k  # a component in one batch
+    assert len(seen) == 21 and sum(plan.sizes) == 60 and 20 in plan.sizes
+    with_close = plan_batches(4, tmp_path, similar=True)
+    assert with_close.components == 21 and sum(with_close.sizes) == 61  # x0 joins a0's component
+
+
+def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it(tmp_path):
+    from collections import Counter
+
+    from graphglean.graph.evidence import Corpus, Evidence, corpus_words, profile_from
+    from graphglean.runtime.node_tables import NodeTables
+    from graphglean.runtime.word_tables import corpus_of, word_table, write_word_parts
+
+    def profiles_of(names, said):
+        return [profile_from(n.lower(), {"name": n, "type": KINDS.get(n, "person"),
+                                         "description": f"{n} {WORDS.get(n, 'is in the story')}; {said} {i % 4}"},
+                             names[max(0, i - 3):i]) for i, n in enumerate(names)]
+
+    mine = ["Charles Dickens", "Dickens", "C. Dickens", "The Miss Fezziwigs", "Mr. Fezziwig's Ball", "Tiny Tim",
+            "Tim Cratchit", "Scrooge & Marley (firm)", "S&M", "Belle", "Miss Belle"] + PEOPLE[::2]
+    # the rest of the graph writes "dickens" and "belle" in lower case: they are not proper names there
+    rest = profiles_of(PEOPLE[1::2] + ["The Cratchits", "Fezziwigs"],
+                       "what the dickens, said the belle to bob, tim and old marley")
+    batch = profiles_of(mine, "he walks")
+    profiles = rest + batch
+    full = Corpus.of(None, profiles)
+    for p in range(3):  # the key partitions' word statistics, summed by word partition
+        write_word_parts(profiles[p::3], p, 3, tmp_path)
+    for q in range(3):
+        word_table(q, 3, tmp_path)
+    tables = NodeTables(tmp_path, 3)
+    part = corpus_of(corpus_words(batch), full.documents, tmp_path, tables)
+    part.degree = full.degree
+    assert len(part.df) < len(full.df)  # a part of it
+    whole, read = Evidence(None, {}, full), Evidence(None, {}, part)
+    judged = Counter()
+    for a in batch:
+        for b in batch:
+            assert read.verdict(a, b) == whole.verdict(a, b), (a.name, b.name)
+            assert read.context(a, b) == whole.context(a, b)
+            judged[whole.verdict(a, b).kind] += 1
+    assert len(judged) == 4  # same, different, unsure and none all judged

@@ -135,6 +135,20 @@ class Corpus:
         return bool(form.person) and all(len(w) == 1 or w not in self.lowercase for w in form.person)
 
 
+def corpus_words(profiles: Iterable[Profile]) -> set[str]:
+    """The words whose `Corpus` statistics `Evidence` may read for pairs among ``profiles``: their description
+    words, their names' words and personal-name words (with the last one's plural ``s`` taken off)."""
+    found: set[str] = set()
+    for p in profiles:
+        found.update(p.words)
+        for f in p.forms:
+            found.update(words_of(f))
+            found.update(f.person)
+            if f.person:
+                found.add(f.person[-1][:-1])
+    return found
+
+
 def _defines_relative(description: str, other: NameForm) -> bool:
     """``description`` defines its node through ``other`` ("X is Fezziwig's partner", "the wife of Fezziwig")."""
     name = r"\s+".join(map(re.escape, other.surface.split()))

@@ -23,7 +23,7 @@ from ..scheduler import Scheduler
 from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
 from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
-from .resolve_llm import PASS, AnswerMemo, ask_llm, mark_similar, questions, similar_pairs
+from .resolve_llm import PASS, AnswerMemo, ask_llm, questions, similar_pairs
 
 
 
@@ -179,18 +179,20 @@ class Resolver:
             if done:
                 merged += 1
                 log.append({"a": self.profiles[i].name, "b": self.profiles[j].name, "rule": v.rule,
-                            "score": round(v.score, 3), "tier": tier, "_i": i})
+                            "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
             elif done is False:
                 stats.refused_merges += 1
         return merged
 
     def owner_clusters(self, clusters: _Clusters) -> dict[str, str]:
+        """Each name form of a clustered node -> its cluster's root node; where a form is in several clusters,
+        the one whose root is listed last."""
         out: dict[str, str] = {}
         for root, members in clusters.members.items():
             if len(members) > 1:
                 for m in members:
                     for f in self.profiles[m].forms:
-                        out[f.key] = str(root)
+                        out[f.key] = str(self.nodes[root])
         return out
 
 
@@ -244,16 +246,23 @@ def _by_rules(graph: nx.Graph, rc: Any, method: str,
     return r, clusters, pairs, log
 
 
-def rule_clusters(r: "Resolver", pairs: list[tuple[int, int]],
-                  stats: ResolutionStats) -> tuple["_Clusters", list[dict[str, Any]]]:
-    """The clusters the rules make of the candidate ``pairs`` (ascending index pairs), and the merge log. Only
-    pairs whose verdict is SAME or UNSURE, or that involve an owned thing ("Ghost of Marley"), can change the
-    result: the others may be left out."""
-    log: list[dict[str, Any]] = []
-    # first round: owners of possessives are compared through the clusters of plain names
+def first_round(r: "Resolver", pairs: list[tuple[int, int]]) -> "_Clusters":
+    """The rules' clusters before owners are known: what `Resolver.owner_clusters` reads."""
     first = _Clusters(len(r.nodes), r.verdict)
     r.cluster(first, r.rule_links(pairs), "rules", [], ResolutionStats())
-    r.evidence.owner_cluster = r.owner_clusters(first)
+    return first
+
+
+def rule_clusters(r: "Resolver", pairs: list[tuple[int, int]], stats: ResolutionStats,
+                  owners: Mapping[str, str] | None = None) -> tuple["_Clusters", list[dict[str, Any]]]:
+    """The clusters the rules make of the candidate ``pairs`` (ascending index pairs), and the merge log. Only
+    pairs whose verdict is SAME or UNSURE, or that involve an owned thing ("Ghost of Marley"), can change the
+    result: the others may be left out. ``owners``: the name forms' first-round clusters where they are known
+    beyond ``r`` (a part of the graph); by default ``r``'s own."""
+    log: list[dict[str, Any]] = []
+    # first round: owners of possessives are compared through the clusters of plain names
+    first = first_round(r, pairs)
+    r.evidence.owner_cluster = r.owner_clusters(first) if owners is None else dict(owners)
     for pair in [p for p in pairs if any(f.head for k in p for f in r.profiles[k].forms)]:
         r.memo.pop(pair, None)
     clusters = _Clusters(len(r.nodes), r.verdict)
@@ -269,17 +278,22 @@ async def llm_tier(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, 
     # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
     asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
                                           abandon_on_cancel=True)
-    stats.llm_pairs = len(asked)
     answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo, max_tokens)
+    await trio.to_thread.run_sync(apply_answers, r, clusters, asked, answers, log, stats, abandon_on_cancel=True)
+
+
+def apply_answers(r: "Resolver", clusters: "_Clusters", asked: list[tuple[int, int]],
+                  answers: Mapping[tuple[int, int], bool], log: list[dict[str, Any]], stats: ResolutionStats) -> None:
+    """Merge the ``asked`` pairs the LLM called the same (consistently); the others are DIFFERENT from now on."""
+    stats.llm_pairs = len(asked)
     stats.llm_unanswered = sum(1 for p in asked if p not in answers)
     links = []
-    for (i, j), same in answers.items():
-        if same:
+    for i, j in (p for p in asked if p in answers):
+        if answers[(i, j)]:
             links.append((i, j, Verdict(SAME, 0.7, f"LLM: {r.verdict(i, j).rule or 'no rule applies'}")))
         else:
             r.llm_different.add((i, j))
-    stats.llm_merges = await trio.to_thread.run_sync(r.cluster, clusters, links, "llm", log, stats,
-                                                     abandon_on_cancel=True)
+    stats.llm_merges = r.cluster(clusters, links, "llm", log, stats)
 
 
 def merged_groups(r: "Resolver", clusters: "_Clusters", log: list[dict[str, Any]]) -> list[list[Any]]:
@@ -291,7 +305,7 @@ def merged_groups(r: "Resolver", clusters: "_Clusters", log: list[dict[str, Any]
             order = informative_order(members, lambda m: r.profiles[m], lambda m: r.facts.data(r.nodes[m]))
             groups[root] = order
     for line in log:
-        line["into"] = r.profiles[groups[clusters.find(line.pop("_i"))][0]].name
+        line["into"] = r.profiles[groups[clusters.find(line.pop("_link")[0])][0]].name
     return [[r.nodes[m] for m in order] for order in groups.values()]
 
 
@@ -300,7 +314,7 @@ def _combined(graph: nx.Graph, r: "Resolver", clusters: "_Clusters", log: list[d
     groups = {root: [r.nodes[m] for m in members] for root, members in clusters.members.items()}
     out, kept = combine_clusters(graph, groups, {n: p for n, p in zip(r.nodes, r.profiles)})
     for line in log:
-        line["into"] = out.nodes[kept[clusters.find(line.pop("_i"))]]["name"]
+        line["into"] = out.nodes[kept[clusters.find(line.pop("_link")[0])]]["name"]
     stats.entities_after = out.number_of_nodes()
     return Resolution(out, log, stats)
 

@@ -125,7 +125,7 @@ def questions(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]]
               if (v := r.verdict(i, j)).kind == UNSURE and clusters.find(i) != clusters.find(j)]
     # ties ("Dengue" against "Dengue Virus", "Dengue Cases", "Dengue Fever", ...) go to the pairs whose
     # descriptions and neighbours agree most: with a few questions per node, the likeliest are asked
-    unsure.sort(key=lambda t: (-t[2].score, -r.evidence.context(r.profiles[t[0]], r.profiles[t[1]]), t[0], t[1]))
+    unsure.sort(key=lambda t: (*question_strength(r, *t), t[0], t[1]))
     asked, seen, count = [], set(), {}
     for i, j, _ in unsure:
         ci, cj = clusters.find(i), clusters.find(j)
@@ -138,26 +138,40 @@ def questions(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]]
     return asked
 
 
-def _card(r: "Resolver", i: int, letter: str) -> str:
+def question_strength(r: "Resolver", i: int, j: int, v: Verdict) -> tuple[float, float]:
+    """How a question ranks (smaller first): the verdict's score, then how much the two nodes share."""
+    return -v.score, -r.evidence.context(r.profiles[i], r.profiles[j])
+
+
+def card(r: "Resolver", i: int) -> str:
+    """What a question shows of node ``i``: name, type, the start of its description, its best neighbours."""
     p = r.profiles[i]
     data = r.facts.data(r.nodes[i])
     desc = " ".join(p.description.split())
     desc = desc[:400] + ("..." if len(desc) > 400 else "")
     related = ", ".join(r.facts.related(r.nodes[i])) or "none"
-    return f'{letter}: "{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
+    return f'"{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
 
 
 async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                   memo: AnswerMemo, max_tokens: int = 4096) -> dict[tuple[int, int], bool]:
-    """The LLM's answers to ``asked``, ``batch`` pairs a call. A call is capped at the few tokens the answer
-    lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked again
-    capped at ``max_tokens``. Only complete answers are kept in ``memo``."""
+                  memo: AnswerMemo, max_tokens: int = 4096) -> dict[tuple[int, int], bool]:
+    """The LLM's answers to ``asked`` (see `ask_about`), in the order asked."""
+    said = await ask_about([(card(r, i), card(r, j)) for i, j in asked], scheduler, batch, memo, max_tokens)
+    return {asked[n]: same for n, same in said.items()}
+
+
+async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: int, memo: AnswerMemo,
+                    max_tokens: int = 4096) -> dict[int, bool]:
+    """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards``, ``batch``
+    a call, in position order. A call is capped at the few tokens the answer lines take; one cut there before
+    every pair is answered (a reasoning model thinks first) is asked again capped at ``max_tokens``. Only
+    complete answers are kept in ``memo``."""
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
-    batches = [asked[k:k + batch] for k in range(0, len(asked), batch)]
+    batches = [list(range(k, min(k + batch, len(cards)))) for k in range(0, len(cards), batch)]
 
-    async def one(pairs: list[tuple[int, int]]) -> dict[int, bool]:
-        text = "\n\n".join(f"Pair {n}\n{_card(r, i, 'A')}\n{_card(r, j, 'B')}" for n, (i, j) in enumerate(pairs, 1))
+    async def one(pairs: list[int]) -> dict[int, bool]:
+        text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(pairs, 1))
         prompt = render(template, pairs=text)
         key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
         answer = memo.done.get(key)
@@ -171,12 +185,12 @@ async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Schedu
                 await memo.keep(key, answer)
         return read_answers(answer)
 
-    answers: dict[tuple[int, int], bool] = {}
+    answers: dict[int, bool] = {}
     for outcome in await scheduler.map(one, batches, pass_name=PASS):
         if outcome.ok and outcome.value is not None:
-            for n, pair in enumerate(outcome.item, 1):
+            for n, q in enumerate(outcome.item, 1):
                 if n in outcome.value:
-                    answers[pair] = outcome.value[n]
+                    answers[q] = outcome.value[n]
     return answers
 
 

@@ -227,7 +227,7 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
         if graph_row is not None:
             dirs = [shards_root / s.name for s in specs]
             outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs, stage,
-                                          totals)
+                                          totals, progress)
         outputs += _concatenate(totals.outputs, out)
         stage("concatenate")
         totals.leases.update(ray.get(actor.stats.remote()))
@@ -330,7 +330,7 @@ def _account(rows: dict[str, dict[str, Any]]) -> CallAccount:
 
 async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
                        actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any],
-                       stage: Callable[[str], None], totals: Totals) -> list[str]:
+                       stage: Callable[[str], None], totals: Totals, progress: Progress | None = None) -> list[str]:
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     names = [str(d) for d in dirs]
@@ -348,8 +348,8 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
         resolved = await resolve_partitions.resolved_merge(
-            functools.partial(_wave, ray, rt, actor, batch, refs), dirs, wcfg, merge_dir, out,
-            out / "shards" / "resolution")
+            functools.partial(_wave, ray, rt, actor, batch, refs, progress or NoProgress()), dirs, wcfg, merge_dir,
+            out, out / "shards" / "resolution")
         account.add(resolved.account)
         found, nodes, edges = resolved.found, resolved.nodes, resolved.edges
         row["resolution"] = resolved.stats
@@ -384,17 +384,34 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
     return [str(p) for p in paths]
 
 
-async def _wave(ray: Any, rt: Any, actor: Any, batch: BatchSize, refs: dict[Any, Any],
-                work: Callable[..., Any], argsets: list[tuple[Any, ...]]) -> list[Any]:
-    """One task per argument set (``work(*args, limiter)``), at most ``rt.workers`` in flight; results in order."""
+async def _wave(ray: Any, rt: Any, actor: Any, batch: BatchSize, refs: dict[Any, Any], progress: Progress,
+                stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
+                watch: list[Path] | None = None) -> list[Any]:
+    """One task per argument set (``work(*args, limiter)``), at most ``rt.workers`` in flight; results in order.
+    Progress shows ``stage`` by tasks, and the items of the tasks whose folder in ``watch`` has a progress file."""
     task = ray.remote(stage_main).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
     results: dict[int, Any] = {}
     actor.tasks_coming.remote(True)
+    items = ItemProgress(progress)
+    progress.start(stage, len(argsets))
+
+    def done(i: int, result: Any) -> None:
+        results[i] = result
+        if watch is not None:
+            items.read(watch[i], finished=True)
+        progress.advance(stage, CallAccount(), False)
+
+    def running() -> None:
+        for i in refs.values() if watch is not None else ():
+            items.read(watch[i])
+
     for i, args in enumerate(argsets):
-        await _gather(refs, rt.workers, results.__setitem__)
+        await _gather(refs, rt.workers, done, running)
         refs[task.remote(work, args, actor, batch)] = i
     actor.tasks_coming.remote(False)
-    await _gather(refs, 1, results.__setitem__)
+    await _gather(refs, 1, done, running)
+    items.finish()
+    progress.finish(stage)
     return [results[i] for i in range(len(argsets))]
 
 

@@ -1,0 +1,23 @@
+"""Which tiers a partitioned resolution runs, as the local graph pass chooses them."""
+
+from __future__ import annotations
+
+from ..config import Config
+
+
+def llm_graph(cfg: Config) -> bool:
+    """The graph is built with the LLM (so its long descriptions are summarized)."""
+    return cfg.graph.method == "llm" or (cfg.graph.method == "auto" and cfg.llm.has_endpoint)
+
+
+def method_of(cfg: Config) -> str:
+    """rules or llm, as the local graph pass chooses (auto: llm when the graph is built with an endpoint)."""
+    chosen = cfg.graph.resolve.method
+    if chosen != "auto":
+        return chosen
+    return "llm" if llm_graph(cfg) and cfg.llm.has_endpoint else "rules"
+
+
+def embedded(cfg: Config) -> bool:
+    """Whether nodes are embedded (as the local llm method does with ``embeddings``)."""
+    return method_of(cfg) == "llm" and cfg.graph.resolve.embeddings
