@@ -23,9 +23,10 @@ from typing import Any, AsyncIterator, Callable, Mapping
 import attrs
 import trio
 
+from ..llm.http1 import ProtocolError
 from ..llm.limits import TokenBucket
 from .exchange import RecordedRequest, Reply, Responder
-from .http1 import BadRequest, Request, RequestReader, response_head
+from .http1 import Request, RequestReader, response_head
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
 
@@ -182,7 +183,7 @@ class FakeLLMServer:
                 keep = await self._serve(_Exchange(stream, request.keep_alive), request)
                 if not keep or not request.keep_alive:
                     return
-        except (trio.BrokenResourceError, trio.ClosedResourceError, BadRequest):
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError):
             pass
         finally:
             with trio.move_on_after(0.5) as scope:
