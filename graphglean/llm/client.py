@@ -13,7 +13,7 @@ import httpx
 import trio
 
 from ..config import LLMConfig
-from ..errors import LLMError, LLMUnreachableError
+from ..errors import LLMError, LLMRequestError, LLMUnreachableError
 from .accounting import CallAccount
 from .cache import ResponseCache
 from .limits import AdaptiveConcurrency, RateLimiter
@@ -282,6 +282,8 @@ class ChatClient:
             return _Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
             return _Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True)
+        except httpx.LocalProtocolError as e:  # asking again would not help
+            raise LLMRequestError(f"the request cannot be sent: {self.redact(str(e))}") from None
         except httpx.TransportError as e:
             return _Failure(f"connection broken ({type(e).__name__})")
 

@@ -165,7 +165,7 @@ def field_tokens(fields: Fields, name: bytes) -> list[bytes]:
 
 def content_length(fields: Fields) -> int | None:
     """The Content-Length, or None without one; repeated copies must agree."""
-    values = set(field_tokens(fields, b"content-length"))
+    values = {v.strip(b" \t") for key, value in fields if key.lower() == b"content-length" for v in value.split(b",")}
     if not values:
         return None
     if len(values) > 1 or not all(_DIGITS.fullmatch(v) for v in values):

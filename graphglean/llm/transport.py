@@ -75,13 +75,13 @@ class _Connection:
         self.reader = ByteReader(stream)
         self.reusable = False
 
-    async def roundtrip(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes
+    async def roundtrip(self, method: bytes, request: bytes, keep_alive: bool
                         ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         self.reusable = False
-        await self.stream.send_all(request_bytes(method, target, headers, body))
-        status, response_headers, content, reusable = await read_response(self.reader, method)
-        self.reusable = reusable and b"close" not in field_tokens(headers, b"connection")
-        return status, response_headers, content
+        await self.stream.send_all(request)
+        status, headers, content, reusable = await read_response(self.reader, method)
+        self.reusable = reusable and keep_alive
+        return status, headers, content
 
     def closed_by_peer(self) -> bool:
         """An idle keep-alive socket that is readable has been closed (or spoken to) by the server."""
@@ -125,14 +125,20 @@ class PooledTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
         body = await request.aread()
-        status, headers, content = await self.exchange(origin_of(url), request.method, url.raw_path,
+        status, headers, content = await self.exchange(origin_of(url), request.method.encode("ascii"), url.raw_path,
                                                        list(request.headers.raw), body)
         return httpx.Response(status, headers=headers, content=content, request=request)
 
     async def exchange(self, origin: Origin, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
                        body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """One request on a pooled connection: (status, headers, body). ``headers`` must name the host and,
-        with a body, its content-length (as httpx's requests do)."""
+        """One request on a pooled connection: (status, headers, body). ``headers`` must name the host (a body
+        they do not frame gets a Content-Length). A request that cannot be written (a header value with a line
+        break) raises ``httpx.LocalProtocolError``."""
+        try:
+            request = request_bytes(method, target, headers, body)
+        except ValueError as e:
+            raise httpx.LocalProtocolError(str(e)) from None
+        keep_alive = b"close" not in field_tokens(headers, b"connection")
         try:  # a free slot is taken without yielding: the send that follows is the checkpoint
             self._slots.acquire_nowait()
         except trio.WouldBlock:
@@ -140,7 +146,7 @@ class PooledTransport(httpx.AsyncBaseTransport):
         try:
             conn = await self._take(origin)
             try:
-                status, headers, content = await conn.roundtrip(method, target, headers, body)
+                status, headers, content = await conn.roundtrip(method, request, keep_alive)
             except (ProtocolError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
                 await conn.aclose()
                 raise httpx.RemoteProtocolError(f"connection broken: {e}") from None
