@@ -395,3 +395,29 @@ async def test_a_key_with_a_line_break_fails_at_once_without_showing_the_key():
             with pytest.raises(LLMRequestError, match="cannot be sent: bad header field 'Authorization'") as e:
                 await c.chat(c.request([{"role": "user", "content": "hi"}]))
     assert s.requests == [] and "SECRET" not in str(e.value)
+
+
+async def test_pool_replaces_a_kept_alive_connection_the_server_closed_while_idle():
+    closed = trio.Event()
+    seen = {"connections": 0}
+
+    async def handle(stream):
+        seen["connections"] += 1
+        reader = RequestReader(stream)
+        async with stream:
+            if await reader.next() is not None:
+                await stream.send_all(OK)  # says keep-alive, then drops the connection (an idle timeout)
+        closed.set()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(trio.serve_tcp, handle, 0)
+        server = {"origin": ("http", "127.0.0.1", listeners[0].socket.getsockname()[1])}
+        pool = PooledTransport(4)
+        assert (await _get(pool, server))[2] == b"ok"
+        await closed.wait()
+        await trio.sleep(0.05)  # the close reaches the client's socket
+        closed = trio.Event()
+        assert (await _get(pool, server))[2] == b"ok"  # no error: the pool saw the close and reconnected
+        await pool.aclose()
+        nursery.cancel_scope.cancel()
+    assert seen["connections"] == 2

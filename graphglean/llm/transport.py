@@ -20,6 +20,7 @@ import httpx
 import trio
 
 from .http1 import ByteReader, ProtocolError, field_tokens, read_response, request_bytes
+from .plain_socket import PlainSocket
 
 Origin = tuple[str, str, int]
 
@@ -86,6 +87,8 @@ class _Connection:
     def closed_by_peer(self) -> bool:
         """An idle keep-alive socket that is readable has been closed (or spoken to) by the server."""
         stream = self.stream
+        if isinstance(stream, PlainSocket):
+            return stream.readable()
         if isinstance(stream, trio.SSLStream):
             stream = stream.transport_stream
         sock = getattr(stream, "socket", None)
@@ -110,12 +113,14 @@ class PooledTransport(httpx.AsyncBaseTransport):
         scheme, host, port = origin
         try:
             with trio.fail_after(self._connect_timeout):
-                stream: trio.abc.Stream = await trio.open_tcp_stream(host, port)
+                tcp = await trio.open_tcp_stream(host, port)
                 if scheme == "https":
                     self._ssl = self._ssl or _ssl_context()
-                    tls = trio.SSLStream(stream, self._ssl, server_hostname=host, https_compatible=True)
-                    await tls.do_handshake()
-                    stream = tls
+                    stream: trio.abc.Stream = trio.SSLStream(tcp, self._ssl, server_hostname=host,
+                                                             https_compatible=True)
+                    await stream.do_handshake()
+                else:
+                    stream = PlainSocket.take(tcp)
         except trio.TooSlowError:
             raise httpx.ConnectTimeout(f"no connection to {host}:{port} within {self._connect_timeout:g} s") from None
         except (OSError, trio.BrokenResourceError, ssl.SSLError) as e:
