@@ -165,12 +165,15 @@ def field_tokens(fields: Fields, name: bytes) -> list[bytes]:
 
 def content_length(fields: Fields) -> int | None:
     """The Content-Length, or None without one; repeated copies must agree."""
-    values = {v.strip(b" \t") for key, value in fields if key.lower() == b"content-length" for v in value.split(b",")}
-    if not values:
+    found: set[bytes] = set()
+    for key, value in fields:
+        if len(key) == 14 and key.lower() == b"content-length":
+            found.update(v.strip(b" \t") for v in value.split(b","))
+    if not found:
         return None
-    if len(values) > 1 or not all(_DIGITS.fullmatch(v) for v in values):
-        raise ProtocolError(f"bad content-length {b', '.join(sorted(values)).decode('latin-1')!r}")
-    return int(values.pop())
+    if len(found) > 1 or not all(_DIGITS.fullmatch(v) for v in found):
+        raise ProtocolError(f"bad content-length {b', '.join(sorted(found)).decode('latin-1')!r}")
+    return int(found.pop())
 
 
 def keeps_alive(minor: int, fields: Fields) -> bool:
