@@ -25,6 +25,7 @@ import trio
 
 from ..llm.http1 import ProtocolError
 from ..llm.limits import TokenBucket
+from ..llm.plain_socket import PlainSocket
 from .exchange import RecordedRequest, Reply, Responder
 from .http1 import Request, RequestReader, response_head
 from .refusals import REFUSAL_KINDS, refusal, refusing
@@ -115,7 +116,7 @@ def embeddings_body(req: RecordedRequest, dim: int) -> dict[str, Any]:
 class _Exchange:
     """The connection an answer goes to, and whether it stays open after it."""
 
-    stream: trio.SocketStream
+    stream: PlainSocket
     keep_alive: bool
 
 
@@ -173,7 +174,10 @@ class FakeLLMServer:
 
     # -- HTTP/1.1 ------------------------------------------------------------------------------------
 
-    async def _connection(self, stream: trio.SocketStream) -> None:
+    async def _connection(self, tcp: trio.SocketStream) -> None:
+        # the client's socket stream: sending an answer makes no scheduler trip (the read that follows is the
+        # checkpoint)
+        stream = PlainSocket.take(tcp)
         reader = RequestReader(stream)
         try:
             while True:
