@@ -69,3 +69,15 @@ async def test_a_read_that_finds_data_waiting_is_still_a_checkpoint():
         assert await b.receive_some() == b"ready"
     await a.aclose()
     await b.aclose()
+
+
+async def test_errors_are_trios_broken_and_closed_resource_errors():
+    a, b = pair()
+    await a.send_all(b"unread")
+    await b.aclose()
+    with pytest.raises(trio.BrokenResourceError):
+        for _ in range(100):  # the peer's close shows on the first send or a later one
+            await a.send_all(b"x" * 65536)
+    with pytest.raises(trio.ClosedResourceError):
+        await b.receive_some()
+    await a.aclose()

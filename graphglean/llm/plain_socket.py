@@ -35,8 +35,10 @@ class PlainSocket(trio.abc.HalfCloseableStream):
             try:
                 sent = self.sock.send(view)
             except BlockingIOError:
-                await trio.lowlevel.wait_writable(self.sock)
+                await self.wait_send_all_might_not_block()
                 continue
+            except OSError as e:
+                raise self._broken(e) from e
             view = view[sent:]
 
     async def wait_send_all_might_not_block(self) -> None:
@@ -48,6 +50,8 @@ class PlainSocket(trio.abc.HalfCloseableStream):
             data = self.sock.recv(max_bytes or 65536)
         except BlockingIOError:
             pass
+        except OSError as e:
+            raise self._broken(e) from e
         else:
             await trio.lowlevel.cancel_shielded_checkpoint()  # what was read must not be lost to a cancel
             return data
@@ -57,6 +61,14 @@ class PlainSocket(trio.abc.HalfCloseableStream):
                 return self.sock.recv(max_bytes or 65536)
             except BlockingIOError:
                 pass
+            except OSError as e:
+                raise self._broken(e) from e
+
+    def _broken(self, e: OSError) -> trio.BrokenResourceError | trio.ClosedResourceError:
+        """The error trio's streams raise for ``e``: closed here, or broken by the peer or the network."""
+        if self.sock.fileno() < 0:
+            return trio.ClosedResourceError("the socket was closed")
+        return trio.BrokenResourceError(f"socket connection broken: {e}")
 
     def readable(self) -> bool:
         """Whether a read would not wait: data came, or the peer closed."""
@@ -68,7 +80,10 @@ class PlainSocket(trio.abc.HalfCloseableStream):
 
     async def send_eof(self) -> None:
         await trio.lowlevel.checkpoint()
-        self.sock.shutdown(socket.SHUT_WR)
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            raise self._broken(e) from e
 
     async def aclose(self) -> None:
         if self.sock.fileno() >= 0:
