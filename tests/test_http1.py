@@ -116,6 +116,30 @@ async def test_responses_written_by_h11_read_in_any_split_as_h11_reads_them(resp
     assert ours[2] == b"".join(response[-1])
 
 
+@settings(max_examples=300, deadline=None)
+@given(responses(), st.lists(st.tuples(st.integers(0, 2000), st.binary(max_size=3)), min_size=1, max_size=4),
+       st.lists(st.integers(0, 2000), max_size=4))
+async def test_damaged_responses_end_in_an_answer_or_a_protocol_error(response, damage, cuts):
+    data = bytearray(h11_server_bytes(*response))
+    for at, replacement in damage:  # overwrite, insert or delete a few bytes anywhere
+        at %= len(data) + 1
+        data[at: at + len(replacement) % 3] = replacement
+    try:
+        status, _, body, _ = await read_response(ByteReader(Pieces(*split(bytes(data), cuts))), response[0])
+    except ProtocolError:
+        return
+    assert 200 <= status <= 999 and isinstance(body, bytes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+async def test_any_bytes_end_in_an_answer_or_a_protocol_error(data):
+    try:
+        await read_response(ByteReader(Pieces(data)), b"GET")
+    except ProtocolError:
+        pass
+
+
 @st.composite
 def chunked_responses(draw):
     """Chunked bodies as h11 does not write them: extensions, trailers, empty pieces kept out, any sizes."""

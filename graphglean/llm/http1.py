@@ -3,11 +3,11 @@ server (graphglean.testing) reads requests with the same pieces (buffered readin
 framing, chunked bodies).
 
 h11 took ~60 µs of CPU to write a request and read its answer, a fifth of the client's CPU per call; this
-takes ~15 µs (timeit, one chat answer). It reads what servers and proxies send:
-HTTP/1.0 and 1.1 status lines, Content-Length, chunked bodies (extensions and trailers), bodies delimited by
-the connection's close, interim 1xx answers (skipped), no body for HEAD, 204 and 304. Anything else (folded
-or malformed header lines, conflicting lengths, a head over `MAX_HEAD`, a close mid-message) raises
-`ProtocolError` at once, never waits for more.
+takes ~15 µs (timeit, one chat answer). It reads what servers and proxies send: HTTP/1.0 and 1.1 status
+lines, Content-Length, chunked bodies (extensions and trailers), bodies delimited by the connection's close,
+interim 1xx answers (skipped), no body for HEAD, 204 and 304. Anything else (folded or malformed header lines,
+conflicting lengths, a head over `MAX_HEAD`, a close mid-message) raises `ProtocolError` at once, never waits
+for more.
 """
 
 from __future__ import annotations
