@@ -316,6 +316,7 @@ def test_request_writer_frames_the_body_and_refuses_injected_lines():
     assert request_bytes(b"POST", b"/a", [(b"Host", b"x")], b"hi") == (
         b"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
     assert request_bytes(b"GET", b"/", [(b"Host", b"x")], b"") == b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+    assert request_bytes(b"POST", b"/", [], b"") == b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
     chunked = request_bytes(b"POST", b"/", [(b"Transfer-Encoding", b"chunked")], b"hello")
     assert chunked.endswith(b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
     for fields in ([(b"X-Key", b"a\r\nX-Evil: 1")], [(b"X Key", b"a")], [(b"", b"a")], [(b"K", b"a\nb")]):

@@ -31,6 +31,7 @@ _HEAD_END = re.compile(rb"\r?\n\r?\n")
 _DIGITS = re.compile(rb"\d+")
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 _NO_BODY_STATUS = (204, 304)
+_BODY_METHODS = (b"POST", b"PUT", b"PATCH")
 
 
 class ProtocolError(Exception):
@@ -243,8 +244,9 @@ async def read_response(reader: ByteReader, method: bytes) -> tuple[int, Fields,
 
 
 def request_bytes(method: bytes, target: bytes, fields: Fields, body: bytes) -> bytes:
-    """An HTTP/1.1 request. ``fields`` should name the host; a body gets a Content-Length when the fields give
-    it no framing, and is chunked when they say ``Transfer-Encoding: chunked``."""
+    """An HTTP/1.1 request. ``fields`` should name the host; a body (or a POST, PUT or PATCH) gets a
+    Content-Length when the fields give it no framing, and is chunked when they say ``Transfer-Encoding:
+    chunked``."""
     if not _TOKEN.fullmatch(method) or not _TARGET.fullmatch(target):
         raise ValueError(f"bad request line {_show(method + b' ' + target)}")
     parts = [method, b" ", target, b" HTTP/1.1\r\n"]
@@ -258,7 +260,7 @@ def request_bytes(method: bytes, target: bytes, fields: Fields, body: bytes) -> 
             framed = True
         elif lower == b"transfer-encoding":
             framed = chunked = b"chunked" in value.lower()
-    if body and not framed:
+    if not framed and (body or method in _BODY_METHODS):  # an empty POST says so: some servers want a length
         parts += [b"Content-Length: ", str(len(body)).encode(), b"\r\n"]
     parts.append(b"\r\n")
     if chunked:
