@@ -119,6 +119,8 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             calls = len(chunks) * 2
             tokens_in, tokens_out = chunk_tokens * 2, calls * 300
         rows.append(_estimate_row(cfg, name, len(chunks), calls, tokens_in, tokens_out))
+        if name == "graph" and fn is graph_llm_pass:
+            rows.append(_describe_estimate(cfg, len(chunks), tokens_out))
         if name == "graph" and asks_llm(cfg, offline=fn is graph_nlp_pass):
             rows.extend(_resolve_estimate(cfg, chunks, fn is graph_nlp_pass, tokens_out))
     print(f"dry run: {len(chunks)} chunks, {chunk_tokens} tokens of input; no LLM is called", file=out)
@@ -161,6 +163,16 @@ def _resolve_estimate(cfg: Config, chunks: list[Chunk], offline: bool, answer_to
         rows.append(_estimate_row(cfg, "graph.resolve.embed", len(chunks), embed, entities * _EMBED_TOKENS, 0,
                                   cfg.llm.embedding_model))
     return rows
+
+
+def _describe_estimate(cfg: Config, chunks: int, answer_tokens: int) -> dict[str, Any]:
+    """Description summaries' calls, bounded for descriptions of ``answer_tokens`` in all (the extraction's
+    estimated answers, which hold them): `summary_call_bound` over the worst way to split them among nodes."""
+    from .graph.describe import summary_call_bound
+
+    budget = cfg.graph.description_max_tokens
+    calls = summary_call_bound(answer_tokens, budget)
+    return _estimate_row(cfg, "graph.describe", chunks, calls, answer_tokens + calls * 120, calls * budget // 2)
 
 
 def _spacy_entities(cfg: Config) -> bool:

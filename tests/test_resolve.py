@@ -250,15 +250,16 @@ async def test_llm_tier_raises_knowledge_recall_without_false_merges():
             saved[key] = answer
 
         llm = await resolve_entities(graph, cfg, memo=AnswerMemo({}, save))  # auto: an endpoint, so llm
-        calls = len(s.chat_requests())
+        calls, embedded = len(s.chat_requests()), len(s.requests) - len(s.chat_requests())
         again = await resolve_entities(graph, cfg, memo=AnswerMemo(dict(saved)))
-        assert len(s.chat_requests()) == calls  # resumed: every answer came from the memo
+        assert len(s.requests) == calls + embedded  # resumed: every answer and embedding came from the memo
     rule_recall, _ = scores(rules.graph, labels)
     recall, false_merges = scores(llm.graph, labels)
     assert recall["knowledge"] > rule_recall["knowledge"] and recall["surface"] >= rule_recall["surface"]
     assert false_merges == []
     assert llm.stats.method == "llm" and llm.stats.llm_merges > 0
-    assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs and len(saved) == calls
+    assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs
+    assert len(saved) == calls + embedded and embedded > 0
     assert {m["tier"] for m in llm.merges} == {"rules", "llm"}
     assert scores(again.graph, labels) == (recall, [])
 
@@ -423,7 +424,7 @@ async def test_dry_run_bounds_the_resolution_calls_a_run_makes(tmp_path):
     assert resolution["method"] == "llm" and len(asked) == -(-resolution["llm_pairs"] // cfg.graph.resolve.llm_batch)
     assert 0 < len(asked) <= dry["graph.resolve"]["calls_max"] and dry["graph.resolve"]["tokens_in_est"] > 0
     assert 0 < len(embedded) <= dry["graph.resolve.embed"]["calls_max"]
-    assert rules == {"graph"}  # the rules ask nothing
+    assert rules == {"graph", "graph.describe"}  # the rules ask nothing
 
 
 async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path):
@@ -446,6 +447,7 @@ async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path
         asked = len(s.chat_requests())
         again = (await run(cfg, out=io.StringIO())).report["passes"][0]
         assert len(s.chat_requests()) == asked  # every answer came from the run store
+        assert len([r for r in s.requests if r.path.endswith("/embeddings")]) == len(paid) - asked > 0
     assert first["resolution"]["method"] == "llm" and first["resolution"]["llm_pairs"] > 0
     assert first["calls"] == len(paid) > 0 and again["resolution"] == first["resolution"]
     assert dry["graph"]["calls_max"] == 0 and 0 < asked <= dry["graph.resolve"]["calls_max"]
@@ -571,3 +573,22 @@ async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room
     assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
     assert caps == [24, cfg.llm.max_tokens]
     assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept
+
+
+@pytest.mark.parametrize("folder", ["lightrag-gpt4o-mini-dickens", "lightrag-llama3.1-abstracts"])
+async def test_dry_run_bounds_the_description_summaries_a_run_makes(tmp_path, folder):
+    import io
+
+    from graphglean.pipeline import run
+    from graphglean.testing.responders import ReplayResponder
+
+    replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
+    async with FakeLLMServer(replay).running() as s:
+        cfg = config(s)
+        cfg.input.path, cfg.input.format = str(chunks_file(folder, tmp_path / "chunks.jsonl")), "chunks"
+        cfg.output.dir, cfg.graph.resolve.enabled = str(tmp_path / "out"), False
+        cfg.graph.description_max_tokens = 150  # small enough that the recorded graph needs many summaries
+        dry = {r["pass"]: r for r in (await run(cfg, dry=True, out=io.StringIO())).report["passes"]}
+        await run(cfg, out=io.StringIO())
+    summaries = [r for r in s.chat_requests() if r.last_user.startswith("Below are several descriptions")]
+    assert 0 < len(summaries) <= dry["graph.describe"]["calls_max"]

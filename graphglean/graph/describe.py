@@ -117,6 +117,27 @@ async def _each(memo: SummaryMemo, llm: PassLLM, prompts: list[str], budget: int
     return [str(out) for out in outs]
 
 
+def summary_call_bound(total_tokens: int, budget: int) -> int:
+    """Most summary calls descriptions of ``total_tokens`` in all can take: the worst of splitting them evenly
+    among nodes just over a group's size (dry runs). Round one packs descriptions greedily into groups of 4x
+    ``budget``, so two neighbouring groups hold more than that; later rounds pack answers of at most ``budget``
+    tokens, so every group but the last holds more than 3x ``budget``."""
+
+    def calls(tokens: int) -> int:
+        if tokens <= budget:
+            return 0
+        groups = tokens // (2 * budget) + 1 if tokens > 4 * budget else 1
+        total = groups
+        while groups > 1:
+            groups = 1 if groups <= 4 else -(-groups // 3)
+            total += groups
+        return total
+
+    sizes = [budget + 1] + [2 * budget * k + 1 for k in range(2, 65)]
+    return max([calls(total_tokens)] + [total_tokens // s * calls(s) + calls(total_tokens % s)
+                                        for s in sizes if s <= total_tokens])
+
+
 def needs_summary(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> bool:
     return len(descriptions) > 1 and tokenizer.count("\n".join(descriptions)) > budget
 

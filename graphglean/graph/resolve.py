@@ -226,7 +226,7 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
                                                             abandon_on_cancel=True)
     if method == "llm" and scheduler is not None:
         if rc.embeddings:
-            close = await similar_pairs(r, scheduler, rc.max_block)
+            close = await similar_pairs(r, scheduler, rc.max_block, memo)
             pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
                                                   abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import warnings
-from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 import attrs
 import numpy as np
@@ -30,18 +30,25 @@ _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 @attrs.define
 class AnswerMemo:
-    """LLM answers kept across runs (the run store): ``done`` maps a prompt's hash to the answer; ``save`` is
-    awaited as each answer arrives. A resumed run asks only what it has no answer for."""
+    """LLM answers kept across runs (the run store): ``done`` maps a request's hash to its answer (a chat
+    answer's text, or a batch's embeddings); ``save`` is awaited as each answer arrives. A resumed run asks only
+    what it has no answer for, even with the response cache off."""
 
-    done: dict[str, str] = attrs.field(factory=dict)
-    save: Callable[[str, str], Awaitable[None]] | None = None
+    done: dict[str, Any] = attrs.field(factory=dict)
+    save: Callable[[str, Any], Awaitable[None]] | None = None
+
+    async def keep(self, key: str, answer: Any) -> None:
+        if self.save is not None:
+            with trio.CancelScope(shield=True):  # a paid answer is always kept
+                await self.save(key, answer)
 
 
 
-async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int) -> set[tuple[int, int]]:
+async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int,
+                        memo: AnswerMemo | None = None) -> set[tuple[int, int]]:
     """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
     Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
-    rows = await embed_profiles(r.profiles, scheduler)
+    rows = await embed_profiles(r.profiles, scheduler, memo)
     # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
     return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
 
@@ -54,14 +61,25 @@ def _close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) ->
     return mark_similar(r, [(index[a], index[b], cosine) for a, b, cosine in close])
 
 
-async def embed_profiles(profiles: list[Profile], scheduler: Scheduler) -> dict[int, list[float]]:
-    """The embedding of each profile's `embedding_text`, by position (those whose batch failed are missing)."""
+async def embed_profiles(profiles: list[Profile], scheduler: Scheduler,
+                         memo: AnswerMemo | None = None) -> dict[int, list[float]]:
+    """The embedding of each profile's `embedding_text`, by position (those whose batch failed are missing).
+    Batches answered whole are kept in ``memo``."""
     llm = scheduler.llm(PASS + ".embed")
+    model = llm.client.cfg.embedding_model
     texts = [embedding_text(p) for p in profiles]
     batches = [list(range(k, min(k + EMBED_BATCH, len(texts)))) for k in range(0, len(texts), EMBED_BATCH)]
+    memo = memo or AnswerMemo()
 
     async def one(batch: list[int]) -> list[list[float]]:
-        return (await llm.embed([texts[i] for i in batch])).vectors
+        asked = [texts[i] for i in batch]
+        key = "embed:" + hashlib.sha256("\n".join([model, *asked]).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        vectors = memo.done.get(key)
+        if vectors is None:
+            vectors = (await llm.embed(asked)).vectors
+            if len(vectors) == len(asked):
+                await memo.keep(key, vectors)
+        return vectors
 
     rows: dict[int, list[float]] = {}
     try:
@@ -149,9 +167,8 @@ async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Schedu
             if result.truncated and len(read_answers(result.text)) < len(pairs):
                 result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, 8 * len(pairs) + 16)))
             answer = result.text
-            if memo.save is not None and (not result.truncated or len(read_answers(answer)) == len(pairs)):
-                with trio.CancelScope(shield=True):  # a paid answer is always kept
-                    await memo.save(key, answer)
+            if not result.truncated or len(read_answers(answer)) == len(pairs):
+                await memo.keep(key, answer)
         return read_answers(answer)
 
     answers: dict[tuple[int, int], bool] = {}
