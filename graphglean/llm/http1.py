@@ -184,14 +184,12 @@ def keeps_alive(minor: int, fields: Fields) -> bool:
     return b"close" not in tokens and (minor >= 1 or b"keep-alive" in tokens)
 
 
-def chunked_framing(fields: Fields) -> bool | None:
-    """True for a chunked body, None without Transfer-Encoding; other transfer codings are refused."""
+def chunked_framing(fields: Fields) -> bool:
+    """Whether the body is chunked (False: no Transfer-Encoding); other transfer codings are refused."""
     codings = [c for c in field_tokens(fields, b"transfer-encoding") if c != b"identity"]
-    if not codings:
-        return None
-    if codings != [b"chunked"]:
+    if codings and codings != [b"chunked"]:
         raise ProtocolError(f"unsupported transfer coding {b', '.join(codings).decode('latin-1')!r}")
-    return True
+    return bool(codings)
 
 
 def request_line(line: bytes) -> tuple[bytes, bytes, int]:
