@@ -26,10 +26,8 @@ class Pieces:
 
     def __init__(self, *pieces: bytes) -> None:
         self.pieces = [p for p in pieces if p]
-        self.reads = 0
 
     async def receive_some(self, max_bytes=None) -> bytes:
-        self.reads += 1
         await trio.lowlevel.checkpoint()
         return self.pieces.pop(0) if self.pieces else b""
 

@@ -257,3 +257,30 @@ async def test_an_answer_being_stored_is_kept_when_the_call_is_cancelled(tmp_pat
         async with ChatClient.from_config(cfg) as c:
             assert (await c.chat(c.request(msg("q")))).cached
     assert len(s.requests) == 1
+
+
+async def test_a_call_that_waits_for_nothing_but_its_answer_goes_through_the_scheduler_once():
+    """Rate-limit turn, request slot and send are taken without yielding when free: the caller's task is
+    stepped twice (its start and its answer), where it was four times before."""
+
+    class Steps(trio.abc.Instrument):
+        def __init__(self, task):
+            self.task, self.count = task, 0
+
+        def before_task_step(self, task):
+            self.count += task is self.task
+
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            await c.chat(c.request(msg("warm up")))  # the connection is opened (several trips) once
+            steps = {}
+
+            async def call():
+                steps["instrument"] = Steps(trio.lowlevel.current_task())
+                trio.lowlevel.add_instrument(steps["instrument"])
+                await c.chat(c.request(msg("again")))
+                trio.lowlevel.remove_instrument(steps["instrument"])
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(call)
+    assert steps["instrument"].count <= 2
