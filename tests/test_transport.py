@@ -9,7 +9,7 @@ from graphglean.llm.limits import TokenBucket
 from graphglean.llm.retry import parse_duration, parse_retry_after
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
 
-from .helpers import llm_config
+from .helpers import llm_config, task_resumes
 
 FAST = RetryPolicy(max_retries=4, base_s=0.01, cap_s=0.05)
 
@@ -261,26 +261,10 @@ async def test_an_answer_being_stored_is_kept_when_the_call_is_cancelled(tmp_pat
 
 async def test_a_call_that_waits_for_nothing_but_its_answer_goes_through_the_scheduler_once():
     """Rate-limit turn, request slot and send are taken without yielding when free: the caller's task is
-    stepped twice (its start and its answer), where it was four times before."""
-
-    class Steps(trio.abc.Instrument):
-        def __init__(self, task):
-            self.task, self.count = task, 0
-
-        def before_task_step(self, task):
-            self.count += task is self.task
-
+    resumed once, by its answer (four times before)."""
     async with FakeLLMServer(lambda r: "ok").running() as s:
         async with ChatClient(llm_config(s)) as c:
             await c.chat(c.request(msg("warm up")))  # the connection is opened (several trips) once
-            steps = {}
-
-            async def call():
-                steps["instrument"] = Steps(trio.lowlevel.current_task())
-                trio.lowlevel.add_instrument(steps["instrument"])
+            with task_resumes() as trips:
                 await c.chat(c.request(msg("again")))
-                trio.lowlevel.remove_instrument(steps["instrument"])
-
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(call)
-    assert steps["instrument"].count <= 2
+    assert trips.count == 1
