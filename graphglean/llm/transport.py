@@ -1,4 +1,5 @@
-"""`PooledTransport`: an httpx transport with an O(1) HTTP/1.1 keep-alive pool, on trio sockets (`http1`).
+"""`PooledTransport`: an httpx transport with an O(1) HTTP/1.1 keep-alive pool: our own HTTP/1.1 (`http1`) on
+plain TCP sockets (`PlainSocket`) or trio's TLS streams.
 
 httpcore's pool scans every connection for every request state change, which at 256 connections cost
 graphglean ~10 ms of CPU per call (measured with cProfile, benchmarks/transport.py). Here a request takes an
