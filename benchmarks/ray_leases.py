@@ -6,13 +6,18 @@ binds; ``free``: a limit far above what the workers reach (slow answers, few in 
 leases must follow the calls, not the clock.
 
 Columns:
-- calls: chat requests the server saw (429s included); leases: leases the bucket granted;
-  bound: calls / batch + workers (batch: permits of one lease, about 0.25 s of a worker's share); holders:
-  worker processes that leased (the design's bound is calls / batch + holders: Ray may run the shards of
-  4 workers in more than 4 processes).
-- rt_ms_lease: the mean wall time of one lease round trip, measured in the worker from handing the actor call
-  to a thread until the reply is back in its trio loop; rt_ms_permit: the sum of those round trips over the
-  permits they leased (the issue's "round trip per permit"); stall_ms_permit: the time callers were blocked
+- batch: the least permits of one lease (about 0.25 s of a worker's share) and the most (a batch and its
+  spare fill the worker's share of one second: all stocks together fit in the bank, which the burst bound
+  needs); a worker grows its batch from the least so that its measured round trip costs each permit at most
+  0.5 ms, and, when the rate binds and no task is coming, to no more than its callers waiting.
+- calls: chat requests the server saw (429s included); leases: leases the bucket granted; per_lease: permits
+  a lease brought on average; bound: calls / least batch + workers; holders: worker processes that leased
+  (the design's bound is calls / batch + holders: Ray may run the shards of 4 workers in more than 4
+  processes).
+- rt_ms_lease: the mean round trip of one lease, measured in the worker from the actor call until Ray's
+  completion callback has the reply in the process; rt_ms_permit: the sum of those round trips over the
+  permits they leased (the issue's "round trip per permit"); reply_wait_ms_permit: after that, until the
+  worker's trio loop, busy with its calls, took the reply up, per permit; stall_ms_permit: the time callers were blocked
   on a lease in flight that the bucket granted at once (so the round trip, not the rate, held them), per
   permit: what the round trips cost the calls, the rest hidden by prefetching; connect_s: a worker process's
   first call to the actor, which sets up its connection (made as a report when the limiter starts, apart from
@@ -85,17 +90,20 @@ async def scenario(name: str, seconds: float, tmp: Path) -> dict:
         times = sorted(r["started"] for r in server.request_log())
         rejected = server.status_counts.get(429, 0)
     leases = result.report["runtime"]["leases"]
-    batch = BatchSize.of(client_rpm, 0, WORKERS).requests
+    least = BatchSize.of(client_rpm, 0, WORKERS)
+    batch = least.requests
     calls = len(times)
     steady = [t for t in times if t >= times[0] + 1.0]
     sustained = (len(steady) - 1) / (steady[-1] - steady[0]) if len(steady) > 1 else 0.0
     rate = client_rpm / 60
     permits = max(1, leases.get("leased_permits", 0))
-    return {"scenario": name, "server_rpm": server_rpm or "-", "client_rpm": client_rpm, "batch": batch,
-            "shards": result.report["runtime"]["shards"], "calls": calls, "leases": leases["leases"],
+    return {"scenario": name, "server_rpm": server_rpm or "-", "client_rpm": client_rpm,
+            "batch": f"{batch}..{least.most_requests}", "shards": result.report["runtime"]["shards"], "calls": calls,
+            "leases": leases["leases"], "per_lease": round(permits / max(1, leases["worker_leases"]), 1),
             "bound": round(calls / batch + WORKERS, 1), "holders": leases["holders"],
             "rt_ms_lease": round(1000 * leases["lease_round_trip_s"] / max(1, leases["worker_leases"]), 2),
             "rt_ms_permit": round(1000 * leases["lease_round_trip_s"] / permits, 3),
+            "reply_wait_ms_permit": round(1000 * leases.get("lease_reply_wait_s", 0.0) / permits, 3),
             "stall_ms_permit": round(1000 * leases["lease_stall_s"] / permits, 3),
             "connect_s": round(leases["connect_s"] / max(1, leases["connects"]), 2),
             "connect_stall_ms_permit": round(1000 * leases["connect_stall_s"] / permits, 3),
@@ -109,6 +117,7 @@ async def main(names: list[str], seconds: float) -> None:
     import ray
 
     print(f"load average before: {os.getloadavg()}", file=sys.stderr)
+    load = os.getloadavg()[0]
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     rows = []
     try:
@@ -120,6 +129,7 @@ async def main(names: list[str], seconds: float) -> None:
         ray.shutdown()
     print(f"load average after: {os.getloadavg()}", file=sys.stderr)
     print(table(rows, list(rows[0])))
+    print(f"load average (1 min) before {load:.1f}, after {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

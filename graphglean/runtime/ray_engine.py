@@ -314,6 +314,7 @@ async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Confi
         await _gather(refs, cfg.runtime.workers, done, running)
         (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
         refs[task.remote(spec, wcfg, str(folder), actor, batch)] = spec
+    actor.tasks_coming.remote(False)  # the running tasks are the last: what they hold, they give back
     await _gather(refs, 1, done, running)
     items.finish()
     progress.finish("shards")
@@ -357,9 +358,11 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
     else:
         for fn in (nodes_main, edges_main):  # edges need every node partition's names and dropped keys
             task = ray.remote(fn).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
+            actor.tasks_coming.remote(True)
             for p in range(P):
                 await _gather(refs, rt.workers, done)
                 refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
+            actor.tasks_coming.remote(False)
             await _gather(refs, 1, done)
             stage("node_partitions" if fn is nodes_main else "edge_partitions")
             cpu_stage[0] = "edge_partitions"
@@ -386,9 +389,11 @@ async def _wave(ray: Any, rt: Any, actor: Any, batch: BatchSize, refs: dict[Any,
     """One task per argument set (``work(*args, limiter)``), at most ``rt.workers`` in flight; results in order."""
     task = ray.remote(stage_main).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
     results: dict[int, Any] = {}
+    actor.tasks_coming.remote(True)
     for i, args in enumerate(argsets):
         await _gather(refs, rt.workers, results.__setitem__)
         refs[task.remote(work, args, actor, batch)] = i
+    actor.tasks_coming.remote(False)
     await _gather(refs, 1, results.__setitem__)
     return [results[i] for i in range(len(argsets))]
 
@@ -409,7 +414,7 @@ def _report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], 
     rows = [dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)) for name, _ in passes]
     leases = dict(totals.leases)
     if leases.get("leased_permits"):
-        for k in ("round_trip", "stall"):
+        for k in ("round_trip", "reply_wait", "stall"):
             leases[f"{k}_ms_per_permit"] = round(1000 * leases[f"lease_{k}_s"] / leases["leased_permits"], 4)
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks, "documents": totals.documents,
             "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,

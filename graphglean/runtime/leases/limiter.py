@@ -1,0 +1,276 @@
+"""A worker's `RateLimiter` that spends permits leased in batches from the global bucket."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Awaitable, Callable, Mapping
+
+import trio
+
+from ...llm.limits import RateLimiter
+from .batch import LEASE_S, BatchSize, spare
+from .bucket import STALE_S, Lease
+from .holding import Holding
+from .ray_wait import Arrived
+
+REPORT_S = STALE_S / 4  # an idle worker holding permits says so this often, so it is not taken for dead
+
+
+class LeasedRateLimiter:
+    """The `RateLimiter` interface over leases from a `LeaseBucket` actor. Use inside ``async with``: it runs
+    the task that fetches leases. ``call`` turns an actor method and its arguments into a result that
+    ``wait_on(call, method, *args)`` awaits (by default in a thread: ``call`` blocks; on Ray `ray_result` of
+    ``actor.method.remote``); ``notify`` sends one without waiting. A ``holding`` shared with the next task
+    (`process_holding`) is kept on exit unless the rate binds and the bucket says no more tasks are coming;
+    a holding of this task alone goes back. ``clock`` is the bucket's (time.monotonic on Ray: it is per
+    machine, and only durations are compared)."""
+
+    def __init__(self, call: Callable[..., Any], notify: Callable[..., None], batch: BatchSize,
+                 local: RateLimiter | None = None, holding: Holding | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 wait_on: Callable[..., Awaitable[Any]] = trio.to_thread.run_sync) -> None:
+        self._call, self._notify, self._clock, self._wait_on = call, notify, clock, wait_on
+        self.batch = batch
+        self.local = local or RateLimiter()  # learned rate and the pause of this worker
+        self._keep = holding is not None
+        self.holding = holding or Holding()
+        self._lock = trio.Lock()
+        self._wanted = trio.Event()
+        self._stocked = trio.Event()
+        self._blocked_since: float | None = None
+        self.leases = 0
+        self.permits = 0
+        self.round_trip_s = 0.0
+        self.stall_s = 0.0
+        self.reply_wait_s = 0.0
+        self.reports = 0
+        self.report_round_trip_s = 0.0
+        self.connects = 0
+        self.connect_s = 0.0
+        self.connect_stall_s = 0.0
+        self._nursery: trio.Nursery | None = None
+        self._nursery_cm: Any = None
+
+    @property
+    def limits_tokens(self) -> bool:
+        return self.batch.tokens > 0
+
+    async def __aenter__(self) -> "LeasedRateLimiter":
+        self.holding.busy = True
+        self.holding.drop_if_stale(self._clock())
+        self._nursery_cm = trio.open_nursery()
+        self._nursery = await self._nursery_cm.__aenter__()
+        self._nursery.start_soon(self._fetch_leases)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        assert self._nursery is not None
+        self._nursery.cancel_scope.cancel()
+        try:
+            return await self._nursery_cm.__aexit__(*exc)
+        finally:
+            with trio.CancelScope(shield=True):  # what the bucket counts must match what the process keeps
+                await self._leave()
+
+    async def _leave(self) -> None:
+        h = self.holding
+        try:
+            if self._keep and not any(h.report()):
+                return
+            sent = self._clock()
+            if self._keep and (await self._reply("leave", h.holder, *h.report(), *h.in_hand()))[0]:
+                h.reported_at = sent  # the bucket counts it from now: more tasks are coming to spend it
+                return
+            if not self._keep and any(h.report()):  # unspent permits go back to the other workers
+                self._notify("give_back", h.holder, *h.in_hand())
+            h.drop()
+        finally:
+            h.busy = False
+
+    def sized(self) -> BatchSize:
+        """The batch now: grown so that the round trip this process measures costs each permit little; when
+        the rate binds and no task is coming to spend what this one leaves, to no more than the callers
+        waiting now (the one holding the lock included)."""
+        h = self.holding
+        callers = self._lock.statistics().tasks_waiting + self._lock.locked() if h.binding and h.last else None
+        return self.batch.grown(h.round_trip_s, h.tokens_per_request, callers)
+
+    def _enough(self, tokens: int) -> bool:
+        """A request larger than a batch goes once a whole batch is in hand (the debt is paid by the next lease)."""
+        h = self.holding
+        h.drop_if_stale(self._clock())
+        return ((not self.batch.requests or h.requests >= 1)
+                and (not self.batch.tokens or h.tokens >= max(1, min(tokens, self.sized().tokens))))
+
+    def _spare(self, batch: int) -> int:
+        """Permits left when the next lease is asked for. None while the rate binds: the next lease waits on
+        the rate more than on its round trip, and what is spent after a lease is asked for, the bucket learns
+        of only at the next one (counting it held meanwhile, it banked less and slowed every worker)."""
+        return 0 if self.holding.binding else spare(batch)
+
+    def _low(self) -> bool:
+        """Only the spare is left: time for the next lease. The spare of the batch the stock was filled to
+        when the batch has grown since (so a lease still follows a batch of calls)."""
+        b, h = self.sized(), self.holding
+        requests, tokens = (min(now, then) if then else now
+                            for now, then in ((b.requests, h.leased[0]), (b.tokens, h.leased[1])))
+        return bool((requests and h.requests <= self._spare(requests))
+                    or (tokens and h.tokens <= self._spare(tokens)))
+
+    def _due(self) -> bool:
+        """A lease is due: a caller waits (a request may need more tokens than the stock above the spare), or
+        only the spare is left."""
+        return self._blocked_since is not None or self._low()
+
+    async def acquire(self, estimated_tokens: int = 0) -> None:
+        async with self._lock:
+            await self.local.acquire(0)
+            if not (self.batch.requests or self.batch.tokens):
+                return
+            while not self._enough(estimated_tokens):
+                self._wanted.set()
+                self._blocked_since = self._clock()
+                try:
+                    await self._stocked.wait()
+                finally:
+                    self._blocked_since = None
+            self.holding.requests -= 1 if self.batch.requests else 0
+            if self.batch.tokens:
+                self.holding.tokens -= estimated_tokens
+                self.holding.heard_tokens(estimated_tokens)
+            if self._low():
+                self._wanted.set()  # the next lease travels while the spare is spent
+
+    async def _ask(self, requests: int, tokens: int, connect: bool = False) -> Lease:
+        """One round trip to the bucket, reporting what this worker holds."""
+        h = self.holding
+        t0 = self._clock()
+        with trio.CancelScope(shield=True):  # a lease granted is counted by the bucket: it must reach the holding
+            lease, arrived = await self._reply("lease", h.holder, *h.report(), requests, tokens)
+        t1 = self._clock()
+        if not connect:  # a connection's set-up is no round trip of the leases to come
+            h.heard_round_trip(arrived - t0)
+        h.reported_at = t0
+        h.binding, h.last = lease.binds, lease.last
+        stall = t1 - max(t0, self._blocked_since) if self._blocked_since is not None else 0.0
+        if connect:
+            self.connects += 1
+            self.connect_s += t1 - t0
+            self.connect_stall_s += stall
+        elif requests or tokens:
+            self.round_trip_s += arrived - t0
+            self.reply_wait_s += t1 - arrived
+            if lease.wait_s == 0 and lease.pause_s == 0:  # a caller waited on the round trip, not the rate
+                self.stall_s += stall
+        else:
+            self.reports += 1
+            self.report_round_trip_s += arrived - t0
+        return lease
+
+    async def _reply(self, method: str, *args: Any) -> tuple[Any, float]:
+        """The bucket's answer, and when it reached this process (on Ray, maybe well before this loop, busy
+        with the calls, took it up; otherwise now)."""
+        answer = await self._wait_on(self._call, method, *args)
+        if isinstance(answer, Arrived):
+            return answer.value, answer.at
+        return answer, self._clock()
+
+    def _top_up(self) -> tuple[int, int]:
+        """What fills the stock to a batch plus the spare (a token debt included)."""
+        b, h = self.sized(), self.holding
+        r = b.requests and max(0, b.requests + self._spare(b.requests) - math.floor(h.requests))
+        t = b.tokens and max(0, b.tokens + self._spare(b.tokens) - math.floor(h.tokens))
+        return r, t
+
+    async def _fetch_leases(self) -> None:
+        if not (self.batch.requests or self.batch.tokens):
+            await self._watch_pauses()
+            return
+        await self._stock_pending()
+        if self.holding.reported_at == -math.inf:
+            await self._ask(0, 0, connect=True)  # a process's first call to the actor sets up its connection
+        while True:
+            wanted = False
+            with trio.move_on_after(REPORT_S):
+                await self._wanted.wait()
+                wanted = True  # a caller asked: an empty stock of a task with no call is no want
+            self._wanted = trio.Event()
+            asked = self._top_up() if wanted and self._due() else (0, 0)
+            if any(asked):  # none: the caller that waited has what it needs, and has not run yet
+                await self._lease(*asked)
+            elif self._idle_unreported():  # so the bucket keeps counting it
+                await self._ask(0, 0)
+
+    def _idle_unreported(self) -> bool:
+        h = self.holding
+        return (h.requests > 0 or h.tokens > 0) and self._clock() - h.reported_at > REPORT_S
+
+    async def _lease(self, requests: int, tokens: int) -> None:
+        h, b = self.holding, self.sized()
+        h.leased = (b.requests, b.tokens)
+        lease = await self._ask(requests, tokens)
+        if lease.pause_s > 0 or not (lease.requests or lease.tokens):  # a 429 pause, or no room at the bucket
+            if lease.pause_s > 0:
+                h.drop()
+                self.local.pause(lease.pause_s)
+            await trio.sleep(lease.pause_s or lease.wait_s)
+            self._wanted.set()
+            return
+        self.leases += 1
+        self.permits += lease.requests
+        h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
+        await self._stock_pending()
+
+    async def _stock_pending(self) -> None:
+        """A reservation joins the stock once the bucket has earned it (the one of a task before, too)."""
+        h = self.holding
+        if any(h.pending):
+            await trio.sleep(max(0.0, h.usable_at - self._clock()))
+            h.requests += h.pending[0]
+            h.tokens += h.pending[1]
+            h.pending = (0, 0)
+            self._blocked_since = None  # a caller still short says so again: no lease for one already served
+            self._stocked.set()
+            self._stocked = trio.Event()
+
+    async def _watch_pauses(self) -> None:
+        """No configured limit, so no leases: still learn of a 429 elsewhere, within a batch's time."""
+        while True:
+            paused, _ = await self._reply("paused_for")
+            if paused > 0:
+                self.local.pause(paused)
+            await trio.sleep(LEASE_S)
+
+    def on_success(self) -> None:
+        self.local.on_success()
+
+    def on_rate_limited(self, sent_at: float | None = None, retry_after: float | None = None) -> None:
+        self.local.on_rate_limited(sent_at, retry_after)
+
+    def answered_since(self, moment: float) -> bool:
+        return self.local.answered_since(moment)
+
+    def settle(self, estimated_tokens: int, actual_tokens: int) -> None:
+        if self.batch.tokens:
+            self.holding.tokens += estimated_tokens - actual_tokens
+
+    def pause(self, seconds: float) -> None:
+        """A 429 or an exhausted quota here: pause this worker now and every other at its next lease."""
+        self.local.pause(seconds)
+        self.holding.drop()
+        self._notify("pause", seconds)
+
+    def observe_headers(self, headers: Mapping[str, str]) -> None:
+        before = self.local._resume_at
+        self.local.observe_headers(headers)
+        if self.local._resume_at > before:
+            self._notify("pause", self.local._resume_at - trio.current_time())
+
+    def stats(self) -> dict[str, float]:
+        return {"worker_leases": self.leases, "leased_permits": self.permits,
+                "lease_round_trip_s": round(self.round_trip_s, 4), "lease_reply_wait_s": round(self.reply_wait_s, 4),
+                "lease_stall_s": round(self.stall_s, 4),
+                "stock_reports": self.reports, "report_round_trip_s": round(self.report_round_trip_s, 4),
+                "connects": self.connects, "connect_s": round(self.connect_s, 4),
+                "connect_stall_s": round(self.connect_stall_s, 4)}
