@@ -65,6 +65,7 @@ async def drive(base_url: str, calls: int, concurrency: int, rpm: int = 0, learn
 
 def throughput(args: argparse.Namespace) -> None:
     rows = []
+    load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
     for concurrency, latency in ((64, 0.1), (256, 0.1), (256, 0.5), (1000, 2.0)):
         calls = {0.1: args.calls, 0.5: args.calls // 2}.get(latency, 4000)
         before = _children_cpu()
@@ -82,8 +83,9 @@ def throughput(args: argparse.Namespace) -> None:
                      "server max in flight": held})
     print(table(rows, list(rows[0])))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"\nload: {load} on {os.cpu_count()} cores (client CPU: this process's time.process_time; server CPU: its"
-          " process's user+system time)")
+    print(f"\nload: {load_at_start} at the start, {load} at the end, on {os.cpu_count()} cores (other processes'"
+          " load takes cores from both sides: % of ideal is only meaningful on a quiet machine; client CPU: this"
+          " process's time.process_time; server CPU: its process's user+system time)")
 
 
 def _children_cpu() -> float:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from typing import Iterator
+
+import trio
 
 from graphglean.config import Config, LLMConfig
 from graphglean.tokens import Tokenizer
@@ -53,3 +57,23 @@ async def replayed_graph(folder: str):
         cfg.graph.description_max_tokens = 100000
         result = await extract_graph(Inputs(chunks=chunks), cfg)
     return result.output, chunks
+
+
+class _TaskSteps(trio.abc.Instrument):
+    def __init__(self, task: trio.lowlevel.Task) -> None:
+        self.task, self.count = task, 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        self.count += task is self.task
+
+
+@contextlib.contextmanager
+def task_resumes() -> Iterator[_TaskSteps]:
+    """Counts how often trio's scheduler resumes the current task inside the block: its trips through the
+    scheduler (``.count``)."""
+    steps = _TaskSteps(trio.lowlevel.current_task())
+    trio.lowlevel.add_instrument(steps)
+    try:
+        yield steps
+    finally:
+        trio.lowlevel.remove_instrument(steps)

@@ -208,3 +208,41 @@ async def test_a_server_reporting_zero_limits_is_not_waited_on():
                 for i in range(3):
                     await client.chat(client.request(msg(f"q{i}")))
     assert s.status_counts[200] == 3
+
+
+async def test_a_free_turn_is_taken_without_waiting_and_a_held_one_is_not(autojump_clock):
+    free = RateLimiter()
+    assert free.acquire_nowait(10) and free.acquire_nowait(10)  # no limit: every turn is free
+    limited = RateLimiter(requests_per_minute=60)  # one request a second, one banked
+    assert limited.acquire_nowait()
+    level = limited.requests.level
+    assert not limited.acquire_nowait() and limited.requests.level == level  # refused, nothing taken
+    await trio.sleep(1.0)
+    assert limited.acquire_nowait()
+    limited.pause(5.0)
+    await trio.sleep(1.0)
+    assert not limited.acquire_nowait()  # a 429's pause holds the fast path too
+
+
+async def test_a_free_turn_does_not_jump_the_queue(autojump_clock):
+    limiter = RateLimiter(requests_per_minute=60)
+    limiter.acquire_nowait()
+    order = []
+
+    async def waiter():
+        await limiter.acquire()
+        order.append("waiter")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(waiter)
+        await trio.sleep(0.5)  # the waiter holds the queue while the bucket refills
+        assert not limiter.acquire_nowait()
+    assert order == ["waiter"]
+
+
+async def test_requests_in_flight_never_exceed_the_concurrency_with_free_slots_taken_at_once():
+    async with FakeLLMServer(lambda r: "ok", latency=0.05).running() as s:
+        async with ChatClient(llm_config(s, max_concurrency=3)) as c:
+            await run_items(c, 12)
+            assert c.concurrency.limiter.borrowed_tokens == 0  # every slot was given back
+    assert s.max_in_flight == 3 and len(s.requests) == 12

@@ -6,7 +6,7 @@ from graphglean.llm import ChatClient
 from graphglean.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
 
-from .helpers import llm_config
+from .helpers import llm_config, task_resumes
 
 
 async def test_map_keeps_order_isolates_errors_and_reports_them():
@@ -122,3 +122,22 @@ async def test_after_a_429_the_gate_admits_no_more_calls_than_the_client_sends()
     assert min(current for _, current in seen) < 8  # the 429s cut the client's concurrency
     later = seen[len(seen) // 2:]  # the calls that held places before the cut are done by then
     assert all(held <= current for held, current in later)
+
+
+async def test_a_scheduled_call_that_waits_for_nothing_but_its_answer_goes_through_the_scheduler_once():
+    """The pass's gate, the rate limits, the request slot and the send are taken without yielding when free
+    (five trips per call before)."""
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            sched = Scheduler(c)
+            llm = sched.llm("p")
+            trips = []
+
+            async def fn(i):
+                await llm.chat(llm.request([{"role": "user", "content": "warm up"}]))
+                with task_resumes() as counted:
+                    await llm.chat(llm.request([{"role": "user", "content": "again"}]))
+                trips.append(counted.count)
+
+            await sched.map(fn, [0], pass_name="p")
+    assert trips == [1]

@@ -178,6 +178,10 @@ async def test_a_freed_slot_goes_to_the_highest_priority_waiter():
             scope.cancel()
             await take("never", 100)
     assert got == ["first", "high", "low", "low too"] and gate.held == 0
+    with trio.CancelScope() as scope:  # a free place is not taken by a caller already cancelled
+        scope.cancel()
+        await take("never either", 100)
+    assert gate.held == 0 and "never either" not in got
 
 
 def test_after_the_client_cuts_its_concurrency_the_long_chain_still_goes_first():

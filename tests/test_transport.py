@@ -9,7 +9,7 @@ from graphglean.llm.limits import TokenBucket
 from graphglean.llm.retry import parse_duration, parse_retry_after
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
 
-from .helpers import llm_config
+from .helpers import llm_config, task_resumes
 
 FAST = RetryPolicy(max_retries=4, base_s=0.01, cap_s=0.05)
 
@@ -231,3 +231,40 @@ def test_pooled_answer_reads_headers_and_text_as_httpx_does():
     assert parse_retry_after(answer.headers) == 2.0
     assert Answer.read(200, [], b'{"a": 1}').json() == {"a": 1}
     assert Answer.read(500, [(b"content-type", b"text/plain; charset=nonesuch")], b"\xff").text == "\ufffd"
+
+
+async def test_an_answer_being_stored_is_kept_when_the_call_is_cancelled(tmp_path, monkeypatch):
+    from graphglean.llm.cache import ResponseCache
+
+    writing, release = trio.Event(), trio.Event()
+    put_many = ResponseCache.put_many
+
+    async def slow_put_many(self, items, kind):
+        writing.set()
+        await release.wait()
+        await put_many(self, items, kind)
+
+    monkeypatch.setattr(ResponseCache, "put_many", slow_put_many)
+    async with FakeLLMServer(lambda r: "paid for").running() as s:
+        cfg = llm_config(s, tmp_path)
+        async with ChatClient.from_config(cfg) as c:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(c.chat, c.request(msg("q")))
+                await writing.wait()
+                nursery.cancel_scope.cancel()  # the run is stopped while the answer is being written
+                release.set()
+        monkeypatch.setattr(ResponseCache, "put_many", put_many)
+        async with ChatClient.from_config(cfg) as c:
+            assert (await c.chat(c.request(msg("q")))).cached
+    assert len(s.requests) == 1
+
+
+async def test_a_call_that_waits_for_nothing_but_its_answer_goes_through_the_scheduler_once():
+    """Rate-limit turn, request slot and send are taken without yielding when free: the caller's task is
+    resumed once, by its answer (four times before)."""
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            await c.chat(c.request(msg("warm up")))  # the connection is opened (several trips) once
+            with task_resumes() as trips:
+                await c.chat(c.request(msg("again")))
+    assert trips.count == 1

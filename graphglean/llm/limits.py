@@ -167,25 +167,39 @@ class RateLimiter:
         pairs = ((self.requests, 1), (self.tokens, estimated_tokens))
         return [(bucket, amount) for bucket, amount in pairs if bucket is not None]
 
+    def _wait(self, estimated_tokens: int) -> float:
+        """Seconds until a request of ``estimated_tokens`` may go (<= 0: now)."""
+        wait = self._resume_at - self._clock()
+        for bucket, amount in self._buckets(estimated_tokens):
+            wait = max(wait, bucket.wait_time(amount))
+        if self.learned is not None:
+            self.learned.refresh()
+            wait = max(wait, self.learned.bucket.wait_time(1))
+        return wait
+
+    def _take(self, estimated_tokens: int) -> None:
+        for bucket, amount in self._buckets(estimated_tokens):
+            bucket.take(amount)
+        if self.learned is not None:
+            self.learned.take()
+        now = self._clock()
+        self._sent.append(now)
+        _forget_before(self._sent, now - self.SENT_WINDOW_S)
+
+    def acquire_nowait(self, estimated_tokens: int = 0) -> bool:
+        """Take a request's turn if it is free now (nobody waits, no limit holds it back), without yielding;
+        False otherwise, and nothing is taken."""
+        if self._lock.locked() or self._wait(estimated_tokens) > 0:
+            return False
+        self._take(estimated_tokens)
+        return True
+
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
-            while True:
-                waits = [self._resume_at - self._clock()]
-                waits += [bucket.wait_time(amount) for bucket, amount in self._buckets(estimated_tokens)]
-                if self.learned is not None:
-                    self.learned.refresh()
-                    waits.append(self.learned.bucket.wait_time(1))
-                if max(waits) <= 0:
-                    break
-                with trio.move_on_after(max(waits)):
+            while (wait := self._wait(estimated_tokens)) > 0:
+                with trio.move_on_after(wait):
                     await self._changed.wait()
-            for bucket, amount in self._buckets(estimated_tokens):
-                bucket.take(amount)
-            if self.learned is not None:
-                self.learned.take()
-            now = self._clock()
-            self._sent.append(now)
-            _forget_before(self._sent, now - self.SENT_WINDOW_S)
+            self._take(estimated_tokens)
 
     def on_success(self) -> None:
         now = self.last_answer_at = self._clock()

@@ -1,4 +1,5 @@
-"""`PooledTransport`: an httpx transport with an O(1) HTTP/1.1 keep-alive pool, on trio sockets and h11.
+"""`PooledTransport`: an httpx transport with an O(1) HTTP/1.1 keep-alive pool: our own HTTP/1.1 (`http1`) on
+plain TCP sockets (`PlainSocket`) or trio's TLS streams.
 
 httpcore's pool scans every connection for every request state change, which at 256 connections cost
 graphglean ~10 ms of CPU per call (measured with cProfile, benchmarks/transport.py). Here a request takes an
@@ -16,9 +17,11 @@ import ssl
 from typing import Any
 
 import attrs
-import h11
 import httpx
 import trio
+
+from .http1 import ByteReader, ProtocolError, field_tokens, read_response, request_bytes
+from .plain_socket import PlainSocket
 
 Origin = tuple[str, str, int]
 
@@ -71,43 +74,26 @@ def origin_of(url: httpx.URL) -> Origin:
 class _Connection:
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
-        self.h11 = h11.Connection(h11.CLIENT)
-        self.used = 0
+        self.reader = ByteReader(stream)
+        self.reusable = False
 
-    async def roundtrip(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes
+    async def roundtrip(self, method: bytes, request: bytes, keep_alive: bool
                         ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        out = self.h11.send(h11.Request(method=method, target=target, headers=headers))
-        out += self.h11.send(h11.Data(data=body)) if body else b""
-        out += self.h11.send(h11.EndOfMessage())
-        await self.stream.send_all(out)
-        self.used += 1
-        status, response_headers, content = 0, [], bytearray()
-        while True:
-            event = self.h11.next_event()
-            if event is h11.NEED_DATA:
-                self.h11.receive_data(await self.stream.receive_some(65536))
-            elif isinstance(event, h11.Response):
-                status, response_headers = event.status_code, list(event.headers)
-            elif isinstance(event, h11.Data):
-                content += event.data
-            elif isinstance(event, h11.EndOfMessage):
-                return status, response_headers, bytes(content)
-            elif isinstance(event, h11.ConnectionClosed):
-                raise h11.RemoteProtocolError("the server closed the connection before answering")
+        self.reusable = False
+        await self.stream.send_all(request)
+        status, headers, content, reusable = await read_response(self.reader, method)
+        self.reusable = reusable and keep_alive
+        return status, headers, content
 
     def closed_by_peer(self) -> bool:
         """An idle keep-alive socket that is readable has been closed (or spoken to) by the server."""
         stream = self.stream
+        if isinstance(stream, PlainSocket):
+            return stream.readable()
         if isinstance(stream, trio.SSLStream):
             stream = stream.transport_stream
         sock = getattr(stream, "socket", None)
         return sock is None or sock.is_readable()
-
-    def reusable(self) -> bool:
-        if self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE:
-            self.h11.start_next_cycle()
-            return True
-        return False
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
@@ -128,12 +114,14 @@ class PooledTransport(httpx.AsyncBaseTransport):
         scheme, host, port = origin
         try:
             with trio.fail_after(self._connect_timeout):
-                stream: trio.abc.Stream = await trio.open_tcp_stream(host, port)
+                tcp = await trio.open_tcp_stream(host, port)
                 if scheme == "https":
                     self._ssl = self._ssl or _ssl_context()
-                    tls = trio.SSLStream(stream, self._ssl, server_hostname=host, https_compatible=True)
-                    await tls.do_handshake()
-                    stream = tls
+                    stream: trio.abc.Stream = trio.SSLStream(tcp, self._ssl, server_hostname=host,
+                                                             https_compatible=True)
+                    await stream.do_handshake()
+                else:
+                    stream = PlainSocket.take(tcp)
         except trio.TooSlowError:
             raise httpx.ConnectTimeout(f"no connection to {host}:{port} within {self._connect_timeout:g} s") from None
         except (OSError, trio.BrokenResourceError, ssl.SSLError) as e:
@@ -142,15 +130,21 @@ class PooledTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
-        body = request.content if request.content is not None else b""
-        status, headers, content = await self.exchange(origin_of(url), request.method, url.raw_path,
+        body = await request.aread()
+        status, headers, content = await self.exchange(origin_of(url), request.method.encode("ascii"), url.raw_path,
                                                        list(request.headers.raw), body)
         return httpx.Response(status, headers=headers, content=content, request=request)
 
     async def exchange(self, origin: Origin, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
                        body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """One request on a pooled connection: (status, headers, body). ``headers`` must name the host and,
-        with a body, its content-length (as httpx's requests do)."""
+        """One request on a pooled connection: (status, headers, body). ``headers`` must name the host (a body
+        they do not frame gets a Content-Length). A request that cannot be written (a header value with a line
+        break) raises ``httpx.LocalProtocolError``."""
+        try:
+            request = request_bytes(method, target, headers, body)
+        except ValueError as e:
+            raise httpx.LocalProtocolError(str(e)) from None
+        keep_alive = b"close" not in field_tokens(headers, b"connection")
         try:  # a free slot is taken without yielding: the send that follows is the checkpoint
             self._slots.acquire_nowait()
         except trio.WouldBlock:
@@ -158,14 +152,14 @@ class PooledTransport(httpx.AsyncBaseTransport):
         try:
             conn = await self._take(origin)
             try:
-                status, headers, content = await conn.roundtrip(method, target, headers, body)
-            except (h11.RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
+                status, headers, content = await conn.roundtrip(method, request, keep_alive)
+            except (ProtocolError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
                 await conn.aclose()
                 raise httpx.RemoteProtocolError(f"connection broken: {e}") from None
             except BaseException:
                 await conn.aclose()  # cancelled mid-answer: the connection's state is unknown
                 raise
-            if conn.reusable():
+            if conn.reusable:
                 self._idle.setdefault(origin, []).append(conn)
             else:
                 await conn.aclose()

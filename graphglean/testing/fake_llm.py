@@ -23,9 +23,11 @@ from typing import Any, AsyncIterator, Callable, Mapping
 import attrs
 import trio
 
+from ..llm.http1 import ProtocolError
 from ..llm.limits import TokenBucket
+from ..llm.plain_socket import PlainSocket
 from .exchange import RecordedRequest, Reply, Responder
-from .http1 import BadRequest, Request, RequestReader, response_head
+from .http1 import Request, RequestReader, response_head
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
 
@@ -114,7 +116,7 @@ def embeddings_body(req: RecordedRequest, dim: int) -> dict[str, Any]:
 class _Exchange:
     """The connection an answer goes to, and whether it stays open after it."""
 
-    stream: trio.SocketStream
+    stream: PlainSocket
     keep_alive: bool
 
 
@@ -172,7 +174,10 @@ class FakeLLMServer:
 
     # -- HTTP/1.1 ------------------------------------------------------------------------------------
 
-    async def _connection(self, stream: trio.SocketStream) -> None:
+    async def _connection(self, tcp: trio.SocketStream) -> None:
+        # the client's socket stream: sending an answer makes no scheduler trip (the read that follows is the
+        # checkpoint)
+        stream = PlainSocket.take(tcp)
         reader = RequestReader(stream)
         try:
             while True:
@@ -182,7 +187,7 @@ class FakeLLMServer:
                 keep = await self._serve(_Exchange(stream, request.keep_alive), request)
                 if not keep or not request.keep_alive:
                     return
-        except (trio.BrokenResourceError, trio.ClosedResourceError, BadRequest):
+        except (trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError):
             pass
         finally:
             with trio.move_on_after(0.5) as scope:
