@@ -7,6 +7,7 @@ import threading
 
 import pytest
 import trio
+import trio.testing
 
 from graphglean.batched import Batched
 from graphglean.llm.cache import ResponseCache
@@ -122,3 +123,58 @@ async def test_a_refused_batched_write_is_warned_once_and_reported_to_each_calle
 
 async def _put(cache, k, into):
     into.append(await cache.put(f"x{k}", k))
+
+
+class _Batches(trio.abc.Instrument):
+    """Counts the scheduler's batches (one wait for I/O before each)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def before_io_wait(self, timeout: float) -> None:
+        self.count += 1
+
+
+async def test_the_callers_of_a_trip_resume_together_not_one_after_another():
+    trips: list[list[int]] = []
+    gate = threading.Event()
+    batched = Batched(_doubling(trips, gate), trio.CapacityLimiter(1))
+    batches = _Batches()
+    done: list[int] = []
+
+    async def call(k: int) -> None:
+        await batched([k])
+        done.append(k)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(call, -1)  # its trip holds the thread while the next 100 callers queue in one
+        await trio.testing.wait_all_tasks_blocked()
+        for k in range(100):
+            nursery.start_soon(call, k)
+        await trio.testing.wait_all_tasks_blocked()
+        trio.lowlevel.add_instrument(batches)
+        gate.set()
+    trio.lowlevel.remove_instrument(batches)
+    assert sorted(done) == list(range(-1, 100)) and len(trips) == 2
+    assert batches.count < 20  # one after another, each caller took its own turn of the scheduler: 100+
+
+
+async def test_a_leader_cancelled_before_its_trip_hands_it_to_the_other_callers():
+    trips: list[list[int]] = []
+    batched = Batched(_doubling(trips), trio.CapacityLimiter(1))
+    got: dict[int, list[int]] = {}
+
+    async def call(k: int) -> None:
+        got[k] = list(await batched([k]))
+
+    async with trio.open_nursery() as nursery:
+        async with batched._lock:  # the previous trip is still running
+            leader = trio.CancelScope()
+            nursery.start_soon(_cancelled_call, batched, leader)
+            await trio.testing.wait_all_tasks_blocked()
+            for k in (5, 6):
+                nursery.start_soon(call, k)
+            await trio.testing.wait_all_tasks_blocked()
+            leader.cancel()
+            await trio.testing.wait_all_tasks_blocked()
+    assert got == {5: [10], 6: [12]} and [sorted(t) for t in trips] == [[1, 5, 6]]
