@@ -232,3 +232,55 @@ async def test_an_offline_shard_run_again_parses_nothing_it_stored(tmp_path):
     graph = lambda report: report["passes"][0]  # noqa: E731
     assert graph(first)["resumed_chunks"] == 0 and graph(again)["resumed_chunks"] == 6
     assert graph(again)["entities"] == graph(first)["entities"] > 0
+
+
+def _two_shards(root: Path, P: int):
+    results = [ParseResult(entities=[EntityRecord(n, "person", f"{n} here.", Provenance("d", i, f"c{i}", 0))
+                                     for n in ("Alice", "Bob", "Carol")],
+                           relationships=[RelationshipRecord("Alice", "Bob", "met.", 1.0, (), Provenance("d", i, f"c{i}", 3))])
+               for i in range(6)]
+    dirs, accs = [], []
+    for s in range(2):
+        folder = root / f"s{s}"
+        folder.mkdir()
+        dirs.append(folder)
+        accs.append(merge_records(results[3 * s:3 * s + 3]))
+    return dirs, accs
+
+
+def _merged(dirs, P):
+    return ([sorted(partitions.merge_nodes(dirs, p, False)[0].nodes) for p in range(P)],
+            [sorted(partitions.merge_edges(dirs, p, False).edges) for p in range(P)])
+
+
+def test_a_node_partition_reads_no_edges_and_an_edge_partition_no_nodes(tmp_path):
+    P = 3
+    dirs, accs = _two_shards(tmp_path, P)
+    for folder, acc in zip(dirs, accs):
+        partitions.write_parts(acc, P, folder)
+    expected = _merged(dirs, P)
+    assert sum(map(len, expected[0])) == 3 and sum(map(len, expected[1])) == 1
+    for folder in dirs:
+        for p in range(P):
+            partitions.part_path(folder, p, "edges").rename(folder / f"edges-{p}.away")
+    assert [sorted(partitions.merge_nodes(dirs, p, False)[0].nodes) for p in range(P)] == expected[0]
+    for folder in dirs:
+        for p in range(P):
+            (folder / f"edges-{p}.away").rename(partitions.part_path(folder, p, "edges"))
+            partitions.part_path(folder, p, "nodes").unlink()
+    assert [sorted(partitions.merge_edges(dirs, p, False).edges) for p in range(P)] == expected[1]
+
+
+def test_a_shard_finished_by_an_earlier_version_merges_from_its_combined_part_files(tmp_path):
+    import pickle
+
+    P = 3
+    dirs, accs = _two_shards(tmp_path, P)
+    for folder, acc in zip(dirs[:1], accs[:1]):
+        partitions.write_parts(acc, P, folder)
+    (dirs[1] / partitions.PARTS).mkdir()
+    for p, part in enumerate(partitions.split(accs[1], P)):  # one file a partition, nodes and edges together
+        (dirs[1] / partitions.PARTS / f"{p:04d}.pkl").write_bytes(pickle.dumps(part))
+    mixed = _merged(dirs, P)
+    partitions.write_parts(accs[1], P, dirs[1])
+    assert mixed == _merged(dirs, P)
