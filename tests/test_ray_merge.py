@@ -284,3 +284,28 @@ def test_a_shard_finished_by_an_earlier_version_merges_from_its_combined_part_fi
     mixed = _merged(dirs, P)
     partitions.write_parts(accs[1], P, dirs[1])
     assert mixed == _merged(dirs, P)
+
+
+def test_grounding_from_the_shards_reads_their_chunks_a_block_at_a_time(tmp_path):
+    import networkx as nx
+
+    from graphglean.graph.grounding import ground
+
+    chunks = [_chunk(i, ["Alice", "Bob"] if i % 2 else ["Carol"]) for i in range(1200)]
+    folders = [tmp_path / "s0", tmp_path / "s1"]
+    for k, folder in enumerate(folders):
+        folder.mkdir()
+        partitions.write_chunks(chunks[600 * k:600 * (k + 1)], folder)
+    graph = nx.Graph()
+    for i, name in enumerate(["Alice", "Bob", "Carol", "Nobody"] * 30):
+        graph.add_node(f"{name}-{i}", name=name, source_ids=[c.id for c in chunks[i::97]] + ["unknown"])
+    local = graph.copy()
+    ground(local, {c.id: c for c in chunks})
+    stored = partitions.ShardChunks({c.id: folders[i // 600] for i, c in enumerate(chunks)})
+    statements = []
+    stored._db(folders[0]).set_trace_callback(statements.append)
+    stored._db(folders[1]).set_trace_callback(statements.append)
+    assert ground(graph, stored) == ground(local, {c.id: c for c in chunks}) == 30
+    assert dict(graph.nodes(data=True)) == dict(local.nodes(data=True))
+    assert len(statements) <= 10  # one a node and source before: 1,500
+    stored.close()
