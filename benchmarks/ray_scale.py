@@ -97,6 +97,39 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
             "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
 
 
+def fake_model_ms(sample: int = 3000) -> float:
+    """CPU ms the in-process fake model spends answering one extraction call (decoding the request, the
+    synthetic responder, encoding its answer), measured alone on requests like the run's: part of the workers'
+    CPU that is the test double's, not graphglean's."""
+    import json as json_
+    import math
+
+    import trio
+
+    from graphglean.config import Config
+    from graphglean.graph.prompts import GraphPrompts
+    from graphglean.testing.inprocess import InProcessTransport
+    from graphglean.testing.responders import synthetic
+
+    prompts = GraphPrompts.from_config(Config().graph)
+    bodies = []
+    for k in range(sample):
+        text = f"{name(k)} wrote to {name(k * 7 + 1)} about {name(k * 13 + 2)} (note {k})."
+        body = {"model": "gpt-4", "messages": [{"role": "user", "content": prompts.extraction(text)}],
+                "temperature": 0.0}
+        bodies.append(json_.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+    transport = InProcessTransport(synthetic)
+    head = [(b"Host", b"in-process.invalid"), (b"content-type", b"application/json")]
+
+    async def answer_all() -> float:
+        cpu = time.process_time()
+        for body in bodies:
+            await transport.exchange(None, b"POST", b"/v1/chat/completions", head, body)
+        return time.process_time() - cpu
+
+    return round(1000 * trio.run(answer_all) / sample, 4) if sample else math.nan
+
+
 @contextlib.contextmanager
 def _cluster(a: argparse.Namespace) -> Iterator[None]:
     """In-process calls: a local cluster whose workers answer in process, started here (the run uses it) and
@@ -191,6 +224,7 @@ def main() -> None:
         print(json.dumps(one(a.one, a.url, a)))
         return
     rows = []
+    fake_ms = fake_model_ms() if a.calls == "inprocess" and a.method == "llm" else 0.0
     server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
     with server as url:
         for n in a.sizes:
@@ -215,6 +249,10 @@ def main() -> None:
             print(json.dumps(row), file=sys.stderr)
     print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
                        "driver_peak_mb", "cpu_s_total", "cpu_s_all", "ray_procs_after"]))
+    if fake_ms:
+        print(f"the in-process fake model alone: {fake_ms:.4f} ms of CPU a call (in the workers' CPU above: "
+              + "; ".join(f"{r['chunks']} chunks: {fake_ms * r['calls'] / r['chunks']:.3f} ms a chunk" for r in rows)
+              + ")")
     for row in rows:
         print(f"{row['chunks']} chunks: driver stages (wall s) {json.dumps(row['stages_s'])}; CPU s of the tasks "
               f"per stage {json.dumps(row['cpu_s'])} = {1000 * row['cpu_s_total'] / row['chunks']:.3f} ms a chunk "
