@@ -274,3 +274,30 @@ async def test_a_chat_request_is_sent_as_the_canonical_body_its_cache_key_hashes
         assert (await client.chat(req)).text == "hello"
         assert (await client.chat(req)).cached
     assert sent == [req.canonical_body().encode("utf-8")]
+
+
+async def test_a_good_answer_is_stored_as_its_server_wrote_it(tmp_path):
+    import json
+    import sqlite3
+
+    from graphglean.testing.inprocess import InProcessTransport
+
+    written = []
+
+    class Spaced(InProcessTransport):  # a server that writes its JSON with indentation and \u escapes
+        async def exchange(self, origin, method, target, headers, body):
+            status, head, payload = await super().exchange(origin, method, target, headers, body)
+            payload = json.dumps(json.loads(payload), indent=1, ensure_ascii=True).encode()
+            written.append(payload.decode())
+            return status, head, payload
+
+    cfg = LLMConfig(base_url="http://in-process.invalid/v1", api_key="k", model="m", max_retries=0)
+    cfg.cache.mode, cfg.cache.path = "readwrite", str(tmp_path / "c.sqlite")
+    async with ChatClient.from_config(cfg, transport=Spaced(lambda req: "Grüße")) as client:
+        req = client.request([{"role": "user", "content": "hi"}])
+        assert (await client.chat(req)).text == "Grüße"
+        again = await client.chat(req)
+        assert again.cached and again.text == "Grüße"
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    assert [v for (v,) in db.execute("SELECT value FROM responses")] == written
+    db.close()

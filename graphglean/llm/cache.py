@@ -24,6 +24,10 @@ from ..batched import Batched
 MODES = ("off", "read", "write", "readwrite")
 
 
+class StoredJSON(str):
+    """A value that is JSON text already (an answer as its server wrote it): stored as it is, not encoded again."""
+
+
 class _KeysWritten:
     """Which keys may have been written since the table was found empty: a Bloom filter of fixed size (2 MB),
     so a read of a key never written needs no trip to the database. It may say "maybe" wrongly, then the
@@ -127,7 +131,7 @@ class ResponseCache:
         """Store ``items``; False when the database refused the write (warned once per cache)."""
         if not (self.writes and items):
             return False
-        rows = [(k, kind, json.dumps(v, ensure_ascii=False)) for k, v in items]
+        rows = [(k, kind, v if isinstance(v, StoredJSON) else json.dumps(v, ensure_ascii=False)) for k, v in items]
         if self._sole_writer and self._db is None:
             self._connect()
         if self._written is not None:

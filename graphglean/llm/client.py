@@ -15,7 +15,7 @@ import trio
 from ..config import LLMConfig
 from ..errors import LLMError, LLMUnreachableError
 from .accounting import CallAccount
-from .cache import ResponseCache
+from .cache import ResponseCache, StoredJSON
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
 from .refusals import read_error_body, refusal
@@ -242,7 +242,7 @@ class ChatClient:
                     if failure is None:
                         if keep is not None:
                             with trio.CancelScope(shield=True):
-                                await keep(body, parsed)
+                                await keep(_as_written(outcome, body), parsed)
                         self.concurrency.on_success()
                         self.limiter.on_success()
                         accounts.bump(calls=1)
@@ -342,6 +342,15 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
         return req.valid is None or bool(req.valid(result.text))
     except Exception:  # a predicate that cannot read the answer does not vouch for it
         return False
+
+
+def _as_written(resp: httpx.Response | Answer, body: Any) -> Any:
+    """A good answer's body as its server wrote it, for the cache and the journal to store without encoding it
+    again; ``body`` (decoded) when it is not UTF-8."""
+    try:
+        return StoredJSON(resp.content.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return body
 
 
 def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:
