@@ -24,6 +24,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -71,7 +72,9 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "chunks.jsonl"
+        cpu = time.process_time()
         write_chunks(data, n)
+        setup_cpu = time.process_time() - cpu  # not the run's: left out of the whole tree's CPU
         load = round(os.getloadavg()[0], 1)  # other work on the machine shares its cores
         cfg = Config()
         cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
@@ -90,8 +93,41 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
     return {"chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
             "failed": len(result.report["failed"]), "nodes": row["nodes"], "edges": row["edges"],
             "shards": result.report["runtime"]["shards"], "stages_s": result.report["runtime"]["stages_s"],
-            "cpu_s": result.report["runtime"]["cpu_s"], "load_before": load,
+            "cpu_s": result.report["runtime"]["cpu_s"], "load_before": load, "setup_cpu_s": round(setup_cpu, 1),
             "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
+
+
+def fake_model_ms(sample: int = 3000) -> float:
+    """CPU ms the in-process fake model spends answering one extraction call (decoding the request, the
+    synthetic responder, encoding its answer), measured alone on requests like the run's: part of the workers'
+    CPU that is the test double's, not graphglean's."""
+    import json as json_
+    import math
+
+    import trio
+
+    from graphglean.config import Config
+    from graphglean.graph.prompts import GraphPrompts
+    from graphglean.testing.inprocess import InProcessTransport
+    from graphglean.testing.responders import synthetic
+
+    prompts = GraphPrompts.from_config(Config().graph)
+    bodies = []
+    for k in range(sample):
+        text = f"{name(k)} wrote to {name(k * 7 + 1)} about {name(k * 13 + 2)} (note {k})."
+        body = {"model": "gpt-4", "messages": [{"role": "user", "content": prompts.extraction(text)}],
+                "temperature": 0.0}
+        bodies.append(json_.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+    transport = InProcessTransport(synthetic)
+    head = [(b"Host", b"in-process.invalid"), (b"content-type", b"application/json")]
+
+    async def answer_all() -> float:
+        cpu = time.process_time()
+        for body in bodies:
+            await transport.exchange(None, b"POST", b"/v1/chat/completions", head, body)
+        return time.process_time() - cpu
+
+    return round(1000 * trio.run(answer_all) / sample, 4) if sample else math.nan
 
 
 @contextlib.contextmanager
@@ -117,17 +153,56 @@ def _cluster(a: argparse.Namespace) -> Iterator[None]:
         ray.shutdown()
 
 
-def ray_processes(marker: str) -> int:
-    """Live processes of this size's run (which all inherit the marker in their environment): its cluster's
-    processes left behind, not other users' clusters on the machine."""
-    left = 0
+def _marked(marker: str) -> Iterator[Path]:
+    """/proc folders of the live processes whose environment holds ``marker``."""
     for env in Path("/proc").glob("[0-9]*/environ"):
         try:
             if marker.encode() in env.read_bytes():
-                left += 1
+                yield env.parent
         except OSError:
             continue
-    return left
+
+
+class TreeCPU(threading.Thread):
+    """CPU seconds of every process of a run (the driver, Ray's own processes, the workers), read from /proc
+    twice a second: a process's last half second before it exits is missed."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__(daemon=True)
+        self.marker, self.seen = marker, {}  # pid -> (name, CPU s)
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        while not self._done.wait(0.5):
+            for folder in _marked(self.marker):
+                try:
+                    stat = (folder / "stat").read_text()
+                    name = (folder / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+                except OSError:
+                    continue
+                fields = stat.rpartition(")")[2].split()
+                title = name.split()[0] if name.startswith("ray::") else Path(name).name or stat.split()[1]
+                self.seen[folder.name] = (title, (int(fields[11]) + int(fields[12])) / tick)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+    def total(self) -> float:
+        return sum(cpu for _, cpu in self.seen.values())
+
+    def by_name(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name, cpu in self.seen.values():
+            out[name] = round(out.get(name, 0.0) + cpu, 1)
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def ray_processes(marker: str) -> int:
+    """Live processes of this size's run (which all inherit the marker in their environment): its cluster's
+    processes left behind, not other users' clusters on the machine."""
+    return sum(1 for _ in _marked(marker))
 
 
 def main() -> None:
@@ -149,10 +224,13 @@ def main() -> None:
         print(json.dumps(one(a.one, a.url, a)))
         return
     rows = []
+    fake_ms = fake_model_ms() if a.calls == "inprocess" and a.method == "llm" else 0.0
     server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
     with server as url:
         for n in a.sizes:
             marker = f"{MARKER}={uuid.uuid4().hex}"
+            watch = TreeCPU(marker)
+            watch.start()
             done = subprocess.run([sys.executable, __file__, "--one", str(n), "--url", url, "--workers",
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
                                    str(a.partitions), "--rpm", str(a.rpm), "--method", a.method,
@@ -160,18 +238,27 @@ def main() -> None:
                                   capture_output=True, text=True, env={**os.environ, MARKER: marker})
             if done.returncode:
                 sys.exit(done.stderr[-3000:])
+            watch.stop()
             row = json.loads(done.stdout.strip().splitlines()[-1])
             row["cpu_s_total"] = round(sum(row["cpu_s"].values()), 1)  # the tasks' and the driver's
+            row["cpu_s_all"] = round(watch.total() - row["setup_cpu_s"], 1)
+            row["cpu_s_by_process"] = watch.by_name()
             time.sleep(1)
             row["ray_procs_after"] = ray_processes(marker)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
-                       "driver_peak_mb", "cpu_s_total", "ray_procs_after"]))
+                       "driver_peak_mb", "cpu_s_total", "cpu_s_all", "ray_procs_after"]))
+    if fake_ms:
+        print(f"the in-process fake model alone: {fake_ms:.4f} ms of CPU a call (in the workers' CPU above: "
+              + "; ".join(f"{r['chunks']} chunks: {fake_ms * r['calls'] / r['chunks']:.3f} ms a chunk" for r in rows)
+              + ")")
     for row in rows:
         print(f"{row['chunks']} chunks: driver stages (wall s) {json.dumps(row['stages_s'])}; CPU s of the tasks "
               f"per stage {json.dumps(row['cpu_s'])} = {1000 * row['cpu_s_total'] / row['chunks']:.3f} ms a chunk "
-              f"(Ray's own processes not counted); load average before {row['load_before']}")
+              f"(Ray's own processes not counted); every process of the run: {row['cpu_s_all']} CPU s = "
+              f"{1000 * row['cpu_s_all'] / row['chunks']:.3f} ms a chunk {json.dumps(row['cpu_s_by_process'])}; "
+              f"load average before {row['load_before']}")
 
 
 if __name__ == "__main__":

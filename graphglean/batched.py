@@ -2,7 +2,8 @@
 
 SQLite allows one statement at a time per connection, so a thousand concurrent callers would make a thousand
 trips to a thread (and as many transactions). Here every caller waits for its own items to be done, as before,
-but a trip takes everything queued since the last one: at high concurrency a trip serves many callers.
+but a trip takes everything queued since the last one: at high concurrency a trip serves many callers. One
+caller of a trip (its leader) makes it; the others wait for it together and resume together when it is done.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ class _Trip(Generic[T, R]):
         self.ran = False
         self.results: Sequence[R] = ()
         self.error: BaseException | None = None
+        self.led = False  # a caller is making it (or waiting for the previous trip to end)
+        self.settled = trio.Event()  # set when it ran, or when its leader gave up before it ran
 
 
 class Batched(Generic[T, R]):
@@ -38,15 +41,29 @@ class Batched(Generic[T, R]):
         trip = self._next
         offset = len(trip.items)
         trip.items.extend(items)
-        async with self._lock:  # FIFO: whoever of a trip gets here first makes it, for everyone in it
-            if not trip.ran:
+        while not trip.ran:
+            if trip.led:
+                await trip.settled.wait()
+                continue
+            await self._lead(trip)
+        if trip.error is not None:
+            raise trip.error
+        return trip.results[offset:offset + len(items)]
+
+    async def _lead(self, trip: _Trip[T, R]) -> None:
+        """Make ``trip`` once the previous one is done (FIFO), then wake its other callers. A leader cancelled
+        before it ran hands the trip on: one of its other callers makes it (or the next to join it)."""
+        trip.led = True
+        try:
+            async with self._lock:
                 if self._next is trip:
                     self._next = _Trip()
                 try:
                     trip.results = await trio.to_thread.run_sync(self._run, trip.items, limiter=self._limiter)
                 except Exception as e:
                     trip.error = e
-                trip.ran = True  # not when cancelled: then the trip's next caller makes it
-        if trip.error is not None:
-            raise trip.error
-        return trip.results[offset:offset + len(items)]
+                trip.ran = True
+        finally:
+            trip.led = False
+            settled, trip.settled = trip.settled, trio.Event()
+            settled.set()

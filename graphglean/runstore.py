@@ -38,7 +38,7 @@ class RunStore:
     def journal(self) -> ResponseCache:
         """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
         if self._journal is None:
-            self._journal = ResponseCache(self.path, "readwrite", table="journal")
+            self._journal = ResponseCache(self.path, "readwrite", table="journal", sole_writer=True)
         return self._journal
 
     def clear_journal(self) -> None:

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 import trio
+import trio.testing
 
 from graphglean.batched import Batched
 from graphglean.llm.cache import ResponseCache
@@ -122,3 +123,105 @@ async def test_a_refused_batched_write_is_warned_once_and_reported_to_each_calle
 
 async def _put(cache, k, into):
     into.append(await cache.put(f"x{k}", k))
+
+
+class _Batches(trio.abc.Instrument):
+    """Counts the scheduler's batches (one wait for I/O before each)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def before_io_wait(self, timeout: float) -> None:
+        self.count += 1
+
+
+async def test_the_callers_of_a_trip_resume_together_not_one_after_another():
+    trips: list[list[int]] = []
+    gate = threading.Event()
+    batched = Batched(_doubling(trips, gate), trio.CapacityLimiter(1))
+    batches = _Batches()
+    done: list[int] = []
+
+    async def call(k: int) -> None:
+        await batched([k])
+        done.append(k)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(call, -1)  # its trip holds the thread while the next 100 callers queue in one
+        await trio.testing.wait_all_tasks_blocked()
+        for k in range(100):
+            nursery.start_soon(call, k)
+        await trio.testing.wait_all_tasks_blocked()
+        trio.lowlevel.add_instrument(batches)
+        gate.set()
+    trio.lowlevel.remove_instrument(batches)
+    assert sorted(done) == list(range(-1, 100)) and len(trips) == 2
+    assert batches.count < 20  # one after another, each caller took its own turn of the scheduler: 100+
+
+
+async def test_a_leader_cancelled_before_its_trip_hands_it_to_the_other_callers():
+    trips: list[list[int]] = []
+    batched = Batched(_doubling(trips), trio.CapacityLimiter(1))
+    got: dict[int, list[int]] = {}
+
+    async def call(k: int) -> None:
+        got[k] = list(await batched([k]))
+
+    async with trio.open_nursery() as nursery:
+        async with batched._lock:  # the previous trip is still running
+            leader = trio.CancelScope()
+            nursery.start_soon(_cancelled_call, batched, leader)
+            await trio.testing.wait_all_tasks_blocked()
+            for k in (5, 6):
+                nursery.start_soon(call, k)
+            await trio.testing.wait_all_tasks_blocked()
+            leader.cancel()
+            await trio.testing.wait_all_tasks_blocked()
+    assert got == {5: [10], 6: [12]} and [sorted(t) for t in trips] == [[1, 5, 6]]
+
+
+def _selects(db: sqlite3.Connection) -> list[str]:
+    seen: list[str] = []
+    db.set_trace_callback(lambda sql: seen.append(sql) if sql.startswith("SELECT key") else None)
+    return seen
+
+
+async def test_a_journal_empty_at_first_use_answers_reads_of_keys_never_written_without_the_database(tmp_path):
+    store = RunStore(tmp_path)
+    journal = store.journal()
+    assert await journal.get("k0") is None
+    selects = _selects(journal._db)
+    assert await journal.get_many([f"absent{k}" for k in range(50)]) == [None] * 50
+    assert selects == []
+    await journal.put("k1", {"v": 1})
+    assert await journal.get_many(["k1", "absent0"]) == [{"v": 1}, None] and len(selects) == 1
+    store.close()
+    # a journal that holds answers at first use (a resumed run) reads the database for every key
+    store = RunStore(tmp_path)
+    journal = store.journal()
+    assert await journal.get("k1") == {"v": 1}
+    selects = _selects(journal._db)
+    assert await journal.get("absent1") is None and len(selects) == 1
+    store.clear_journal()  # emptied: nothing written since is asked of the database
+    assert await journal.get("k1") is None and len(selects) == 1
+    store.close()
+
+
+async def test_a_shared_response_cache_still_reads_what_another_connection_wrote(tmp_path):
+    mine, other = ResponseCache(tmp_path / "c.sqlite"), ResponseCache(tmp_path / "c.sqlite")
+    assert await mine.get("k") is None  # empty at first use
+    await other.put("k", {"v": 1})
+    assert await mine.get("k") == {"v": 1}
+    mine.close()
+    other.close()
+
+
+def test_the_written_keys_filter_never_says_no_to_a_key_it_was_given():
+    from graphglean.llm.cache import _KeysWritten
+
+    written = _KeysWritten()
+    keys = [f"key-{k}" for k in range(20000)]
+    for k in keys:
+        written.add(k)
+    assert all(k in written for k in keys)
+    assert sum(f"other-{k}" in written for k in range(20000)) < 200  # "maybe" wrongly: rarely

@@ -10,7 +10,7 @@ from graphglean.config import Config
 from graphglean.graph.export import write_graph
 from graphglean.graph.extract import extract_graph, extract_graph_sync
 from graphglean.graph.merge import GraphAccumulator, merge_records, normalize_name
-from graphglean.graph.fields import COMMON_TYPES, is_placeholder
+from graphglean.graph.fields import COMMON_TYPES, is_header_word, is_placeholder
 from graphglean.graph.parser import RecordParser
 from graphglean.graph.prompts import neutralize
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
@@ -241,10 +241,10 @@ def test_parser_never_raises_on_any_text(text):
     assert result.records + len(result.malformed) >= 0
 
 
-# a name that is itself a type word ("Person") before a type that is not one reads as a type-first record, and
-# a prompt's placeholder ("source_entity") is no name
+# a name that is itself a type word ("Person") before a type that is not one reads as a type-first record, a
+# prompt's placeholder ("source_entity") is no name, nor is a column name in a row of them ("ENTITY", "ENTITYTYPE")
 _name_text = _field_text.filter(lambda s: s.strip().lower() not in COMMON_TYPES | {"geo", "person", "event"}
-                                and not is_placeholder(s))
+                                and not is_placeholder(s) and not is_header_word(s))
 
 
 @settings(max_examples=150, deadline=None)

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from graphglean.answers import parse_json_output, strip_reasoning
 from graphglean.graph.fields import COMMON_TYPES, is_placeholder
 from graphglean.graph.parser import RecordParser
+from graphglean.graph.records import Provenance
 
 P = RecordParser()
 LINE = RecordParser("<|#|>", "##", "<|COMPLETE|>")
@@ -329,3 +330,62 @@ def test_only_whole_html_entities_are_decoded():
 
     assert clean_field("AT&amp;T") == "AT&T"
     assert clean_field("&LT") == "&LT" and clean_field("R&D &copy 2020") == "R&D &copy 2020"  # found by hypothesis
+
+
+# -- the asked format read directly: the same records as the general reading ------------------------------------
+
+# words that are no structure but mean something to the general reading (kinds, placeholders, header words,
+# quotes, entities, casefolding), and some that are structure: such answers go to the general reading
+_PLAIN = ["entity", "Relationship", " relation ", "entities", "实体", "关系", "complete", "COMPLETE", "think",
+          "Entity1", "entity_name", "Name", "Type", "Description", "...", "&amp;", "n/a", "source", "target",
+          "8/10", "0.5", "Scrooge's", "\u201cquoted\u201d", "'single'", "İſK", "- item", "key: value", "  ", "1.",
+          "Dickens", "person", "A miser.", "é中"]
+_STRUCTURED = ["##", "<|>", "(deceased)", "| a |", "{\"name\": \"X\"}", "`code`", "**bold**", "\t", "\n", "<think>",
+               "<|COMPLETE|>", '"Bah"']
+_PLAIN_FIELD = st.lists(st.one_of(st.sampled_from(_PLAIN), st.text("abcXYZ .,;:'-/&!?0123456789é中", max_size=12)),
+                       max_size=4).map("".join)
+_FIELD = st.one_of(
+    _PLAIN_FIELD, _PLAIN_FIELD, _PLAIN_FIELD,
+    st.lists(st.one_of(st.sampled_from(_PLAIN + _STRUCTURED),
+                       st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8)),
+             max_size=4).map("".join))
+_RECORD = st.tuples(st.sampled_from(["entity", "relationship"] * 4 + ["Entity", "relation", "person"]),
+                    st.lists(_FIELD, min_size=1, max_size=5))
+_GAP = st.sampled_from(["##\n", "##", "\n##\n", " ##  \n", "\n", "##\n\n", " ", ""])
+_PARSERS = [P, LINE, RecordParser("<|>", "\n", "<|COMPLETE|>"), RecordParser("|", ";", "DONE")]
+
+
+def _asked_format(records, gaps, head, tail, td):
+    parts = [f'("{kind}"' + "".join(td + f for f in fields) + ")" for kind, fields in records]
+    text = head + parts[0]
+    for gap, part in zip(gaps, parts[1:]):
+        text += gap + part
+    return text + tail
+
+
+@settings(max_examples=400, deadline=None)
+@given(records=st.lists(_RECORD, min_size=1, max_size=5), gaps=st.lists(_GAP, min_size=4, max_size=4),
+       head=st.sampled_from(["", "\n", "  ", "Here:\n"]),
+       tail=st.sampled_from(["\n<|COMPLETE|>", "##\n<|COMPLETE|>", "<|COMPLETE|>\n", "", "\n<|COMPLETE|>\nmore",
+                             "\nDONE", "##<|COMPLETE|>  \n"]),
+       which=st.integers(0, len(_PARSERS) - 1), first=st.integers(0, 5), truncated=st.booleans())
+def test_an_answer_in_the_asked_format_is_read_as_the_general_reading_reads_it(records, gaps, head, tail, which,
+                                                                                first, truncated):
+    parser = _PARSERS[which]
+    text = _asked_format(records, gaps, head, tail, parser.tuple_delimiter)
+    source = Provenance("d", 3, "c3", 0)
+    assert parser.parse(text, source, first, truncated) == parser.parse_any(text, source, first, truncated)
+
+
+def test_an_answer_in_the_asked_format_takes_the_direct_reading():
+    text = ('("entity"<|>Scrooge<|>person<|>A miser, who says "Bah"? no: a miser.)##\n'
+            '("entity"<|>Jacob Marley<|>person<|>Scrooge\'s late partner & friend)##\n'
+            '("relationship"<|>Scrooge<|>Jacob Marley<|>They were partners for 7 years.<|>9)\n<|COMPLETE|>')
+    assert P._exact(text.replace('"Bah"', "Bah")) is not None  # quotes inside a field are structure: general
+    assert P._exact(text) is None
+    exact = text.replace('"Bah"', "Bah")
+    assert P.parse(exact) == P.parse_any(exact)
+    assert names(P.parse(exact)) == ["Scrooge", "Jacob Marley"] and pairs(P.parse(exact)) == [("Scrooge", "Jacob Marley")]
+    assert LINE._exact(exact.replace("<|>", "<|#|>")) is not None
+    # delimiters a field may hold leave every answer to the general reading
+    assert RecordParser("|", ";", "DONE")._exact('("entity"|A|person|A is.);\nDONE') is None

@@ -8,6 +8,10 @@ from graphglean.llm import ChatClient, RateLimiter, RetryPolicy
 from graphglean.llm.limits import TokenBucket
 from graphglean.llm.retry import parse_duration, parse_retry_after
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
+from graphglean.config import LLMConfig
+from graphglean.llm.records import ChatRequest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .helpers import llm_config, task_resumes
 
@@ -268,3 +272,69 @@ async def test_a_call_that_waits_for_nothing_but_its_answer_goes_through_the_sch
             with task_resumes() as trips:
                 await c.chat(c.request(msg("again")))
     assert trips.count == 1
+
+
+@given(messages=st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system"]),
+                                                "content": st.text(max_size=40)}), min_size=1, max_size=3),
+       endpoint=st.text(max_size=20), extra=st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5),
+                                                             max_size=3),
+       max_tokens=st.none() | st.integers(1, 9), bias=st.none() | st.dictionaries(st.text("0123456789", min_size=1,
+                                                                                          max_size=4),
+                                                                              st.floats(-100, 100), max_size=2))
+@settings(max_examples=150, deadline=None)
+def test_the_cache_key_made_from_the_sent_body_is_the_key_of_the_whole_request(messages, endpoint, extra, max_tokens,
+                                                                            bias):
+    import hashlib
+    import json
+
+    req = ChatRequest(messages=messages, model="m", temperature=0.0, max_tokens=max_tokens, logit_bias=bias,
+                      extra=extra)
+    whole = json.dumps([endpoint, req.body()], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert req.cache_key(endpoint) == hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()
+    assert req.cache_key(endpoint, req.canonical_body()) == req.cache_key(endpoint)
+
+
+async def test_a_chat_request_is_sent_as_the_canonical_body_its_cache_key_hashes(tmp_path):
+    from graphglean.testing.inprocess import InProcessTransport
+
+    sent = []
+
+    class Recording(InProcessTransport):
+        async def exchange(self, origin, method, target, headers, body):
+            sent.append(body)
+            return await super().exchange(origin, method, target, headers, body)
+
+    cfg = LLMConfig(base_url="http://in-process.invalid/v1", api_key="k", model="m", max_retries=0)
+    cfg.cache.mode, cfg.cache.path = "readwrite", str(tmp_path / "c.sqlite")
+    async with ChatClient.from_config(cfg, transport=Recording(lambda req: "hello")) as client:
+        req = client.request([{"role": "user", "content": "Grüße \u2013 hi"}], max_tokens=5)
+        assert (await client.chat(req)).text == "hello"
+        assert (await client.chat(req)).cached
+    assert sent == [req.canonical_body().encode("utf-8")]
+
+
+async def test_a_good_answer_is_stored_as_its_server_wrote_it(tmp_path):
+    import json
+    import sqlite3
+
+    from graphglean.testing.inprocess import InProcessTransport
+
+    written = []
+
+    class Spaced(InProcessTransport):  # a server that writes its JSON with indentation and \u escapes
+        async def exchange(self, origin, method, target, headers, body):
+            status, head, payload = await super().exchange(origin, method, target, headers, body)
+            payload = json.dumps(json.loads(payload), indent=1, ensure_ascii=True).encode()
+            written.append(payload.decode())
+            return status, head, payload
+
+    cfg = LLMConfig(base_url="http://in-process.invalid/v1", api_key="k", model="m", max_retries=0)
+    cfg.cache.mode, cfg.cache.path = "readwrite", str(tmp_path / "c.sqlite")
+    async with ChatClient.from_config(cfg, transport=Spaced(lambda req: "Grüße")) as client:
+        req = client.request([{"role": "user", "content": "hi"}])
+        assert (await client.chat(req)).text == "Grüße"
+        again = await client.chat(req)
+        assert again.cached and again.text == "Grüße"
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    assert [v for (v,) in db.execute("SELECT value FROM responses")] == written
+    db.close()

@@ -124,7 +124,8 @@ class ChunkExtraction:
         return i < len(self.cut) and self.cut[i]
 
     def to_json(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        """Its fields, for ``json.dumps`` (the lists are its own, not copies)."""
+        return attrs.asdict(self, recurse=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ChunkExtraction":

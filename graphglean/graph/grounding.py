@@ -3,35 +3,57 @@
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Any, Mapping
 
 import networkx as nx
 
 from ..chunking import Chunk
 from .evidence import aliases_of
 
+BLOCK_SOURCES = 5_000  # a block's nodes cite about this many chunks, fetched together (and then let go)
+
 
 def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool = False) -> int:
     """Set ``spans`` ([chunk id, start, end] in document offsets) and ``grounded`` on every node.
-    Returns how many nodes are ungrounded (and were dropped, when asked)."""
-    ungrounded = []
+    Returns how many nodes are ungrounded (and were dropped, when asked). ``chunks`` with a ``get_many(ids)``
+    (chunks kept on disk) are asked for the chunks of a block of nodes at a time."""
+    ungrounded: list[Any] = []
+    block: list[tuple[Any, dict[str, Any]]] = []
+    cited = 0
     for node, data in graph.nodes(data=True):
-        names = dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])  # a resolved node: every name
-        patterns = [p for p in map(_name_pattern, names) if p is not None]
-        spans = []
-        for cid in data.get("source_ids", []):
-            chunk = chunks.get(cid)
-            if chunk is None:
-                continue
-            found = {(m.start(), m.end()) for p in patterns for m in p.finditer(chunk.text)}
-            spans += [[cid, chunk.start + a, chunk.start + b] for a, b in _outermost(found)]
-        data["spans"] = spans
-        data["grounded"] = bool(spans)
-        if not spans:
-            ungrounded.append(node)
+        block.append((node, data))
+        cited += len(data.get("source_ids", []))
+        if cited >= BLOCK_SOURCES:
+            _ground_block(block, chunks, ungrounded)
+            block, cited = [], 0
+    _ground_block(block, chunks, ungrounded)
     if drop_ungrounded:
         graph.remove_nodes_from(ungrounded)
     return len(ungrounded)
+
+
+def _ground_block(block: list[tuple[Any, dict[str, Any]]], chunks: Mapping[str, Chunk],
+                  ungrounded: list[Any]) -> None:
+    get_many = getattr(chunks, "get_many", None)
+    found = get_many({cid for _, data in block for cid in data.get("source_ids", [])}) if get_many else chunks
+    for node, data in block:
+        data["spans"] = _spans(node, data, found)
+        data["grounded"] = bool(data["spans"])
+        if not data["spans"]:
+            ungrounded.append(node)
+
+
+def _spans(node: Any, data: dict[str, Any], chunks: Mapping[str, Chunk]) -> list[list[Any]]:
+    names = dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])  # a resolved node: every name
+    patterns = [p for p in map(_name_pattern, names) if p is not None]
+    spans = []
+    for cid in data.get("source_ids", []):
+        chunk = chunks.get(cid)
+        if chunk is None:
+            continue
+        found = {(m.start(), m.end()) for p in patterns for m in p.finditer(chunk.text)}
+        spans += [[cid, chunk.start + a, chunk.start + b] for a, b in _outermost(found)]
+    return spans
 
 
 def _outermost(found: set[tuple[int, int]]) -> list[tuple[int, int]]:

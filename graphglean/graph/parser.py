@@ -47,6 +47,12 @@ _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
+# Characters a field of the exact tuple format may hold for `RecordParser._exact` to read it: none of those the
+# general reading treats as structure (delimiters and their corruptions, brackets, quotes around kinds,
+# headings, fences, tags, pipes, line breaks).
+_STRUCTURE = frozenset("<>|#()[]{}*`\"\\~\n\r\t\u25c1\u25b7\uff1c\uff1e\uff5c" + OPENERS + CLOSERS)
+# a field that is only a kind: the general reading takes it for records glued by the field delimiter
+_KIND_FIELD = re.compile(r"[ \t]*(?:entity|relation|relationship)[ \t]*", re.I)
 
 
 def _kind(word: str) -> str:
@@ -84,14 +90,73 @@ class RecordParser:
             rf"|{delimiter}[ \t]*(?P<glued>entity|relation|relationship)[ \t]*{delimiter}"
             rf"|^[^\n]*?(?<![^\W_])(?P<lead>{kinds}){after}",
             re.I | re.M)
-        self.record_delimiter = record_delimiter
+        self.tuple_delimiter, self.record_delimiter, self.completion_delimiter = (
+            tuple_delimiter, record_delimiter, completion_delimiter)
         completion = [re.escape(completion_delimiter)] if completion_delimiter else []
         self._completion = re.compile("|".join([*completion, _ANY_COMPLETION]), re.I)
+        self._exact_record = self._exact_format(tuple_delimiter, record_delimiter, completion_delimiter)
 
     def parse(self, text: str, source: Provenance | None = None, first_position: int = 0,
               truncated: bool = False) -> ParseResult:
         """Every record in ``text``; ``source`` stamps provenance, positions counting from ``first_position``.
         ``truncated``: the answer was cut by the completion cap, so its unfinished last record is not taken."""
+        exact = None if truncated else self._exact(text)
+        if exact is None:
+            return self.parse_any(text, source, first_position, truncated)
+        result = ParseResult()
+        read = _Reader(self, result, source, first_position)
+        for kind, body, fields in exact:
+            read.positional(kind, [clean_field(f) for f in fields], body)
+        return result
+
+    # -- the asked format, read directly ---------------------------------------------------------------------
+
+    def _exact_format(self, tuple_delimiter: str, record_delimiter: str, completion_delimiter: str
+                      ) -> re.Pattern[str] | None:
+        """The pattern of one record of the exact tuple format (and what separates it from the next), when the
+        configured delimiters let `_exact` read answers; None when they hold characters a field may hold."""
+        if not (tuple_delimiter and record_delimiter and completion_delimiter) or not (
+                set(tuple_delimiter) <= _STRUCTURE and set(record_delimiter) <= _STRUCTURE
+                and set(completion_delimiter) & _STRUCTURE):
+            return None
+        field = "[^" + re.escape("".join(sorted(_STRUCTURE))) + "]*"
+        pattern = re.compile(rf'\("(entity|relationship)"((?:{re.escape(tuple_delimiter)}{field})+)\)'
+                             rf"(?:[ \n]*{re.escape(record_delimiter)})?[ \n]*")
+        probe = (f'("entity"{tuple_delimiter}A{tuple_delimiter}person{tuple_delimiter}A is.){record_delimiter}\n'
+                 f'("relationship"{tuple_delimiter}A{tuple_delimiter}B{tuple_delimiter}near.{tuple_delimiter}2)\n'
+                 f"{completion_delimiter}")
+        self._exact_record = pattern
+        same = self._exact(probe) is not None and self.parse(probe) == self.parse_any(probe)
+        return pattern if same else None  # delimiters the general reading sees otherwise: it reads them all
+
+    def _exact(self, text: str) -> list[tuple[str, str, list[str]]] | None:
+        """(kind, record, raw fields) of each record when ``text`` is exactly what the prompt asks for: records
+        of plain fields, the record delimiter between them, then the completion delimiter. None otherwise, and
+        the general reading applies. Both read such an answer alike (tests/test_parser.py checks it)."""
+        pattern = self._exact_record
+        if pattern is None:
+            return None
+        body = text.rstrip(" \n")
+        if not body.endswith(self.completion_delimiter):
+            return None
+        end = len(body) - len(self.completion_delimiter)
+        pos = len(body) - len(body.lstrip(" \n"))
+        records = []
+        while pos < end:
+            m = pattern.match(body, pos, end)
+            if m is None:
+                return None
+            fields = m.group(2).split(self.tuple_delimiter)
+            if any(_KIND_FIELD.fullmatch(f) for f in fields):
+                return None
+            fields[0] = m.group(1)
+            records.append((m.group(1), body[m.start():m.end(2) + 1], fields))
+            pos = m.end()
+        return records if records else None
+
+    def parse_any(self, text: str, source: Provenance | None = None, first_position: int = 0,
+                  truncated: bool = False) -> ParseResult:
+        """`parse` by the general reading, whatever the answer's shape."""
         result = ParseResult()
         text, reasoning = self._plain(text)
         read = _Reader(self, result, source, first_position)

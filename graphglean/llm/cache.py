@@ -24,12 +24,42 @@ from ..batched import Batched
 MODES = ("off", "read", "write", "readwrite")
 
 
+class StoredJSON(str):
+    """A value that is JSON text already (an answer as its server wrote it): stored as it is, not encoded again."""
+
+
+class _KeysWritten:
+    """Which keys may have been written since the table was found empty: a Bloom filter of fixed size (2 MB),
+    so a read of a key never written needs no trip to the database. It may say "maybe" wrongly, then the
+    database answers; never "no" wrongly."""
+
+    BITS = 1 << 24
+
+    def __init__(self) -> None:
+        self._bits = bytearray(self.BITS // 8)
+
+    def _positions(self, key: str) -> tuple[int, int]:
+        h = hash(key)
+        return h & (self.BITS - 1), (h >> 24) & (self.BITS - 1)
+
+    def add(self, key: str) -> None:
+        for p in self._positions(key):
+            self._bits[p >> 3] |= 1 << (p & 7)
+
+    def __contains__(self, key: str) -> bool:
+        return all(self._bits[p >> 3] & (1 << (p & 7)) for p in self._positions(key))
+
+
 class CacheWriteWarning(UserWarning):
     """An answer could not be stored; it is used for this run but will be asked again next time."""
 
 
 class ResponseCache:
-    def __init__(self, path: str | Path, mode: str = "readwrite", table: str = "responses") -> None:
+    """``sole_writer``: no other connection writes this table while it is open (the run store's journal): when
+    it is empty at first use, reads of keys not written since are answered without the database."""
+
+    def __init__(self, path: str | Path, mode: str = "readwrite", table: str = "responses",
+                 sole_writer: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"cache mode must be one of {MODES}, got {mode!r}")
         if not table.isidentifier():
@@ -40,6 +70,8 @@ class ResponseCache:
         self.reads = mode in ("read", "readwrite")
         self.writes = mode in ("write", "readwrite")
         self.write_errors = 0
+        self._sole_writer = sole_writer
+        self._written: _KeysWritten | None = None
         self._db: sqlite3.Connection | None = None
         self._one_at_a_time = trio.CapacityLimiter(1)
         self._reads = Batched(self._get_many, self._one_at_a_time)
@@ -52,6 +84,8 @@ class ResponseCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, kind TEXT, value TEXT)")
+            if self._sole_writer and db.execute(f"SELECT 1 FROM {self.table} LIMIT 1").fetchone() is None:
+                self._written = _KeysWritten()
             self._db = db
         return self._db
 
@@ -83,6 +117,11 @@ class ResponseCache:
         """Values for ``keys`` in order (None where absent), in one trip to the database thread."""
         if not self.reads or not keys:
             return [None] * len(keys)
+        if self._sole_writer and self._db is None:
+            self._connect()  # finds whether the table is empty
+        written = self._written
+        if written is not None and not any(k in written for k in keys):
+            return [None] * len(keys)
         return list(await self._reads(keys))
 
     async def put(self, key: str, value: Any, kind: str = "chat") -> bool:
@@ -92,7 +131,12 @@ class ResponseCache:
         """Store ``items``; False when the database refused the write (warned once per cache)."""
         if not (self.writes and items):
             return False
-        rows = [(k, kind, json.dumps(v, ensure_ascii=False)) for k, v in items]
+        rows = [(k, kind, v if isinstance(v, StoredJSON) else json.dumps(v, ensure_ascii=False)) for k, v in items]
+        if self._sole_writer and self._db is None:
+            self._connect()
+        if self._written is not None:
+            for k, _ in items:
+                self._written.add(k)
         try:
             await self._writes(rows)
         except sqlite3.Error as e:
@@ -108,6 +152,8 @@ class ResponseCache:
 
     def clear(self) -> None:
         self._connect().execute(f"DELETE FROM {self.table}")
+        if self._sole_writer:
+            self._written = _KeysWritten()
 
     def close(self) -> None:
         if self._db is not None:

@@ -15,9 +15,9 @@ import trio
 from ..config import LLMConfig
 from ..errors import LLMError, LLMRequestError, LLMUnreachableError
 from .accounting import CallAccount
-from .cache import ResponseCache
+from .cache import ResponseCache, StoredJSON
 from .limits import AdaptiveConcurrency, RateLimiter
-from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, parse_chat_body
+from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
 from .refusals import read_error_body, refusal
 from .retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
 from .transport import Answer, PooledTransport, origin_of
@@ -130,7 +130,9 @@ class ChatClient:
         ``slot``, when given, is entered around the request (not a cache hit): the scheduler's turn-taking."""
         accounts = _Accounts(self.account, account)
         stored = self._readers() or self._writers()
-        key = req.cache_key(self.url("chat/completions", req.model)) if stored else ""
+        # the body as sent to our pool (or a direct transport) and as hashed for the cache: encoded once
+        content = req.canonical_body() if stored or self._direct is not None else None
+        key = req.cache_key(self.url("chat/completions", req.model), content) if stored else ""
         hit = await self._stored(key) if stored else None
         if hit is not None:
             accounts.bump(cache_hits=1)
@@ -143,7 +145,7 @@ class ChatClient:
 
         async with slot() if slot is not None else contextlib.nullcontext():
             parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate,
-                                                         accounts, parse_chat_body, keep if stored else None)
+                                                         accounts, parse_chat_body, keep if stored else None, content)
         result = attrs.evolve(parsed, latency_s=latency, attempts=attempts)
         accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
@@ -216,8 +218,8 @@ class ChatClient:
         return prompt + (req.max_tokens or DEFAULT_COMPLETION_ESTIMATE)
 
     async def _send(self, path: str, payload: dict[str, Any], model: str, estimate: int, accounts: "_Accounts",
-                    parse: Callable[[Any], T], keep: Callable[[Any, T], Awaitable[None]] | None = None
-                    ) -> tuple[T, float, int]:
+                    parse: Callable[[Any], T], keep: Callable[[Any, T], Awaitable[None]] | None = None,
+                    content: str | None = None) -> tuple[T, float, int]:
         """POST with retries; returns what ``parse`` made of the good body (a ValueError from it means a broken
         answer, retried). ``keep`` persists the body before the request's slot is given back, shielded from
         cancellation: an answer that was paid for is stored even when the run is being stopped, and the calls
@@ -233,7 +235,7 @@ class ChatClient:
             try:
                 t0 = trio.current_time()
                 accounts.bump(requests=1)
-                outcome = await self._attempt(url, payload, headers)
+                outcome = await self._attempt(url, payload, headers, content)
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, _Failure):
                     self.limiter.observe_headers(outcome.headers)
@@ -241,7 +243,7 @@ class ChatClient:
                     if failure is None:
                         if keep is not None:
                             with trio.CancelScope(shield=True):
-                                await keep(body, parsed)
+                                await keep(_as_written(outcome, body), parsed)
                         self.concurrency.on_success()
                         self.limiter.on_success()
                         accounts.bump(calls=1)
@@ -284,14 +286,16 @@ class ChatClient:
         self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
         return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
 
-    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response | Answer | _Failure:
+    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: str | None = None
+                       ) -> httpx.Response | Answer | _Failure:
+        """One POST of ``payload`` (``content``: its canonical JSON, when made already)."""
         assert self._http is not None
         try:
             with trio.fail_after(self.cfg.timeout_s):
                 if self._direct is None:
                     return await self._http.post(url, json=payload, headers=headers)
-                content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-                return await self._direct_post(url, headers, content)
+                text = canonical_json(payload) if content is None else content
+                return await self._direct_post(url, headers, text.encode("utf-8", "surrogatepass"))
         except trio.TooSlowError:
             return _Failure(f"no complete answer within {self.cfg.timeout_s:g} s")
         except httpx.TimeoutException as e:
@@ -356,6 +360,15 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
         return req.valid is None or bool(req.valid(result.text))
     except Exception:  # a predicate that cannot read the answer does not vouch for it
         return False
+
+
+def _as_written(resp: httpx.Response | Answer, body: Any) -> Any:
+    """A good answer's body as its server wrote it, for the cache and the journal to store without encoding it
+    again; ``body`` (decoded) when it is not UTF-8."""
+    try:
+        return StoredJSON(resp.content.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return body
 
 
 def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:

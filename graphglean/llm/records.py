@@ -9,6 +9,10 @@ from typing import Any, Callable
 import attrs
 
 
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 @attrs.frozen
 class ChatRequest:
     """One chat-completion request. Every field that can change the output is part of the cache key."""
@@ -38,10 +42,17 @@ class ChatRequest:
         body.update(self.extra)
         return body
 
-    def cache_key(self, endpoint: str = "") -> str:
-        """sha256 of the canonical body, and of the endpoint: one model name on two servers is two models."""
-        canonical = json.dumps([endpoint, self.body()], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    def canonical_body(self) -> str:
+        """The body as compact JSON with sorted keys: what the client sends, and what the cache key hashes."""
+        return canonical_json(self.body())
+
+    def cache_key(self, endpoint: str = "", canonical: str | None = None) -> str:
+        """sha256 of the endpoint and the canonical body (``canonical``: made already): one model name on two
+        servers is two models. The same as hashing ``canonical_json([endpoint, body])``, without encoding the
+        body a second time."""
+        body = self.canonical_body() if canonical is None else canonical
+        text = "[" + canonical_json(endpoint) + "," + body + "]"
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 

@@ -54,19 +54,28 @@ def split(acc: GraphAccumulator, partitions: int) -> list[GraphAccumulator]:
     return parts
 
 
-def part_path(shard_dir: Path, partition: int) -> Path:
-    return shard_dir / PARTS / f"{partition:04d}.pkl"
+def part_path(shard_dir: Path, partition: int, kind: str) -> Path:
+    """The file of a shard's nodes (``kind`` "nodes") or edges ("edges") of one partition: apart, so that a
+    node partition's task reads no edges and an edge partition's no nodes."""
+    return shard_dir / PARTS / f"{partition:04d}.{kind}.pkl"
 
 
 def write_parts(acc: GraphAccumulator, partitions: int, shard_dir: Path) -> None:
     for p, part in enumerate(split(acc, partitions)):
-        with atomic_open(part_path(shard_dir, p), "wb") as f:
-            pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+        for kind, half in (("nodes", GraphAccumulator(acc.directed, nodes=part.nodes)),
+                           ("edges", GraphAccumulator(acc.directed, edges=part.edges))):
+            with atomic_open(part_path(shard_dir, p, kind), "wb") as f:
+                pickle.dump(half, f, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def read_part(shard_dir: Path, partition: int) -> GraphAccumulator:
+def read_part(shard_dir: Path, partition: int, kind: str) -> GraphAccumulator:
+    """The shard's nodes or edges of one partition (a shard finished by an earlier version kept both in one
+    file: that file, whole)."""
+    path = part_path(shard_dir, partition, kind)
+    if not path.exists() and (shard_dir / PARTS / f"{partition:04d}.pkl").exists():
+        path = shard_dir / PARTS / f"{partition:04d}.pkl"
     # written by this package's own shard tasks in the run's output folder, which is trusted like run.sqlite
-    with part_path(shard_dir, partition).open("rb") as f:
+    with path.open("rb") as f:
         return pickle.load(f)
 
 
@@ -100,21 +109,40 @@ class ShardChunks(Mapping[str, Chunk]):
         self._dbs: dict[Path, sqlite3.Connection] = {}
 
     def __getitem__(self, cid: str) -> Chunk:
-        folder = self.where[cid]
-        db = self._dbs.get(folder)
-        if db is None:
-            # read-only, used by one thread at a time: grounding reads it in a worker thread, close() in trio's
-            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS, check_same_thread=False)
+        db = self._db(self.where[cid])
         row = db.execute("SELECT doc_id, idx, text, start, end_ FROM chunks WHERE id = ?", (cid,)).fetchone()
         if row is None:
             raise KeyError(cid)
         return Chunk(cid, row[0], row[1], row[2], row[3], row[4], 0)
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, Chunk]:
+        """The chunks of ``ids`` that are known, in one statement per shard and 500 ids (as grounding asks)."""
+        by_folder: dict[Path, list[str]] = {}
+        for cid in ids:
+            if cid in self.where:
+                by_folder.setdefault(self.where[cid], []).append(cid)
+        found = {}
+        for folder, cids in by_folder.items():
+            db = self._db(folder)
+            for start in range(0, len(cids), 500):  # SQLite caps the parameters of one statement
+                part = cids[start:start + 500]
+                rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks WHERE id IN "
+                                  f"({','.join('?' * len(part))})", part).fetchall()
+                found.update((row[0], Chunk(*row, 0)) for row in rows)
+        return found
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.where)
 
     def __len__(self) -> int:
         return len(self.where)
+
+    def _db(self, folder: Path) -> sqlite3.Connection:
+        db = self._dbs.get(folder)
+        if db is None:
+            # read-only, used by one thread at a time: grounding reads it in a worker thread, close() in trio's
+            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS, check_same_thread=False)
+        return db
 
     def close(self) -> None:
         for db in self._dbs.values():
@@ -126,7 +154,7 @@ def merge_nodes(shard_dirs: Iterable[Path], partition: int,
     """The nodes of one partition merged over every shard, and which shard holds each of their chunks."""
     acc, where = GraphAccumulator(directed), {}
     for folder in shard_dirs:
-        part = read_part(folder, partition)
+        part = read_part(folder, partition, "nodes")
         part.edges = {}
         for node in part.nodes.values():
             for cid in node.sources:
@@ -138,7 +166,7 @@ def merge_nodes(shard_dirs: Iterable[Path], partition: int,
 def merge_edges(shard_dirs: Iterable[Path], partition: int, directed: bool) -> GraphAccumulator:
     acc = GraphAccumulator(directed)
     for folder in shard_dirs:
-        part = read_part(folder, partition)
+        part = read_part(folder, partition, "edges")
         part.nodes = {}
         acc.update(part)
     return acc

@@ -31,6 +31,7 @@ from ..scheduler import NoProgress, Progress
 from . import partitions, resolve_partitions, shard_task
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .shards import ShardSpec, absolute_paths, plan_shards
+from .task_gc import task_gc
 
 TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
 
@@ -78,7 +79,8 @@ def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any)
         async with _limiter(actor, batch) as limiter:
             return await work(*args, limiter)
 
-    return trio.run(main)
+    with task_gc():
+        return trio.run(main)
 
 
 def shard_main(spec: ShardSpec, cfg: Config, folder: str, actor: Any, batch: BatchSize) -> dict[str, Any]:
