@@ -81,3 +81,57 @@ async def test_errors_are_trios_broken_and_closed_resource_errors():
     with pytest.raises(trio.ClosedResourceError):
         await b.receive_some()
     await a.aclose()
+
+
+async def test_connect_reaches_a_listener_with_nagle_off_and_a_refusal_is_an_oserror():
+    listener = trio.socket.socket()
+    await listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    address = listener.getsockname()
+    conn = await PlainSocket.connect(socket.AF_INET, address)
+    server, _ = await listener.accept()
+    await conn.send_all(b"ping")
+    assert await server.recv(4) == b"ping"
+    assert conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    await conn.aclose()
+    server.close()
+    listener.close()
+    with pytest.raises(OSError):
+        await PlainSocket.connect(socket.AF_INET, address)  # nobody listens there now
+
+
+async def test_a_pool_finds_its_way_to_an_origin_once_and_again_when_the_address_fails(monkeypatch):
+    from graphglean.llm import transport
+    from graphglean.testing import FakeLLMServer
+
+    by_name = []
+    open_tcp_stream = trio.open_tcp_stream
+
+    async def counted(host, port, **kw):
+        by_name.append((host, port))
+        return await open_tcp_stream(host, port, **kw)
+
+    monkeypatch.setattr(transport.trio, "open_tcp_stream", counted)
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        import httpx
+
+        url = httpx.URL(s.base_url)
+        pool = transport.PooledTransport(64)
+        origin = transport.origin_of(url)
+        conns = []
+
+        async def connect():
+            conns.append(await pool._connect(origin))
+
+        async with trio.open_nursery() as nursery:  # 32 at once: one goes by name, the others follow it
+            for _ in range(32):
+                nursery.start_soon(connect)
+        assert len(by_name) == 1 and len(conns) == 32
+        closed = trio.socket.socket()  # an address nobody listens on: as if the host had moved
+        await closed.bind(("127.0.0.1", 0))
+        pool._reached[origin] = (socket.AF_INET, closed.getsockname())
+        closed.close()
+        conns.append(await pool._connect(origin))
+        assert len(by_name) == 2 and pool._reached[origin][1][1] == url.port
+        for c in conns:
+            await c.aclose()

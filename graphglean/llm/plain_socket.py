@@ -10,10 +10,15 @@ was there already.
 
 from __future__ import annotations
 
+import errno
+import os
 import select
 import socket
 
 import trio
+
+
+_CONNECTING = {errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EAGAIN, 10035}  # 10035: Windows' WSAEWOULDBLOCK
 
 
 class PlainSocket(trio.abc.HalfCloseableStream):
@@ -22,6 +27,27 @@ class PlainSocket(trio.abc.HalfCloseableStream):
     def __init__(self, sock: socket.socket) -> None:
         sock.setblocking(False)
         self.sock = sock
+
+    @classmethod
+    async def connect(cls, family: int, address: tuple) -> "PlainSocket":
+        """A TCP connection to ``address`` (a socket address of ``family``, as `getpeername` gives it), with
+        Nagle off as trio's streams have it. Raises OSError when the connection is refused or fails."""
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            err = sock.connect_ex(address)
+            if err in _CONNECTING:
+                await trio.lowlevel.wait_writable(sock)
+                err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            else:
+                await trio.lowlevel.checkpoint()
+            if err:
+                raise OSError(err, os.strerror(err))
+        except BaseException:
+            sock.close()
+            raise
+        return cls(sock)
 
     @classmethod
     def take(cls, stream: trio.SocketStream) -> "PlainSocket":

