@@ -182,7 +182,7 @@ async def test_json_mode_is_switched_off_only_for_a_response_format_refusal():
 
 
 async def test_standalone_server_refuses_chosen_items():
-    from graphglean.testing.fake_llm import _refusing_rule
+    from graphglean.testing.serve import refusing_rule as _refusing_rule
 
     class Parser:
         def error(self, message):

@@ -19,7 +19,8 @@ import httpx
 import trio
 
 from .exchange import RecordedRequest, Reply, Responder
-from .fake_llm import _load_responder, completion_body, embeddings_body
+from .fake_llm import completion_body, embeddings_body
+from .serve import load_responder
 
 RESPONDER_ENV = "GRAPHGLEAN_INPROCESS_RESPONDER"  # module:function of the responder `install` uses
 
@@ -91,7 +92,7 @@ def install() -> None:
     with the responder named by ``GRAPHGLEAN_INPROCESS_RESPONDER`` (default: the synthetic model)."""
     from ..runtime import shard_task
 
-    responder = _load_responder(os.environ.get(RESPONDER_ENV, "graphglean.testing.responders:synthetic"))
+    responder = load_responder(os.environ.get(RESPONDER_ENV, "graphglean.testing.responders:synthetic"))
     shard_task.transport_factory = lambda: InProcessTransport(responder)
 
 

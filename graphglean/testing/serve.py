@@ -1,0 +1,86 @@
+"""The fake server as a command, ``python -m graphglean.testing.fake_llm``: a responder named by module path
+(or a replay file), refusal rules, faults and limits from the command line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from .exchange import Responder
+from .fake_llm import FAULT_KINDS, FakeLLMServer, FaultPlan
+from .refusals import REFUSAL_KINDS, refusal, refusing
+
+
+def load_responder(spec: str) -> Responder:
+    """The responder ``module:function`` names (``respond`` when no function is named)."""
+    import importlib
+
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name or "respond")
+
+
+def refusing_rule(responder: Responder, rule: str, parser: Any) -> Responder:
+    """``responder`` refusing prompts that contain TEXT, for a ``--refuse TEXT=KIND[/SERVER]`` rule."""
+    text, sep, spec = rule.rpartition("=")
+    kind, _, server = spec.partition("/")
+    try:
+        reply = refusal(kind, server or "openai")
+    except ValueError as e:
+        parser.error(f"--refuse {rule!r}: {e}")
+    if not sep or not text:
+        parser.error(f"--refuse {rule!r}: expected TEXT=KIND[/SERVER]")
+    return refusing(responder, lambda req: text in req.prompt, reply)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(prog="python -m graphglean.testing.fake_llm",
+                                description="A scriptable OpenAI-compatible server for tests and benchmarks.")
+    p.add_argument("--port", type=int, default=0, help="0 = any free port")
+    p.add_argument("--port-file", help="write the chosen port here once listening")
+    p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    p.add_argument("--token-latency", type=float, default=0.0, help="seconds per output token, after --latency")
+    p.add_argument("--rpm", type=int, default=0)
+    p.add_argument("--tpm", type=int, default=0)
+    p.add_argument("--fault-rate", type=float, default=0.0)
+    p.add_argument("--fault-kinds", default=",".join(FAULT_KINDS))
+    p.add_argument("--hang-s", type=float, default=3600.0, help="how long a 'timeout' fault holds the request")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--responder", default="graphglean.testing.responders:synthetic",
+                   help="module:function taking a RecordedRequest")
+    p.add_argument("--replay", help="a replay.jsonl of recorded responses (overrides --responder)")
+    p.add_argument("--refuse", action="append", default=[], metavar="TEXT=KIND[/SERVER]",
+                   help="refuse chat requests whose prompt contains TEXT, as SERVER words a KIND refusal "
+                   f"(kinds: {', '.join(REFUSAL_KINDS)}), e.g. 'Marley was dead=context_length/openai'")
+    args = p.parse_args(argv)
+    if args.replay:
+        from .responders import ReplayResponder
+
+        responder: Responder = ReplayResponder.from_file(args.replay)
+    else:
+        responder = load_responder(args.responder)
+    for rule in args.refuse:
+        responder = refusing_rule(responder, rule, p)
+    server = FakeLLMServer(responder, latency=args.latency, token_latency=args.token_latency, rpm=args.rpm,
+                           tpm=args.tpm, hang_s=args.hang_s,
+                           faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
+                                            seed=args.seed), port=args.port)
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            await server.start(nursery)
+            if args.port_file:
+                from pathlib import Path
+
+                tmp = Path(args.port_file + ".tmp")
+                tmp.write_text(str(server.port))
+                tmp.replace(args.port_file)
+            print(f"fake LLM listening on {server.base_url}", flush=True)
+
+    try:
+        trio.run(serve)
+    except KeyboardInterrupt:
+        sys.exit(0)
