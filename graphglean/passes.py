@@ -141,8 +141,7 @@ async def offline_extraction(ctx: RunContext) -> OfflineExtraction:
         stored = ctx.resume("graph.nlp", backend, ANALYSIS, MAX_PIECE_CHARS, endpoint=False)
 
         async def save(analyses: dict[str, str]) -> None:
-            for chunk_id_, analysis in analyses.items():
-                await store.save("graph.nlp", chunk_id_, analysis)
+            await store.save_many("graph.nlp", analyses)
 
         return stored, save
 

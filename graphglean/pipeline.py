@@ -230,8 +230,8 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     if dry:
         return RunResult(dry_run(cfg, inputs, chunks, passes, tokenizer, out), [])
     _writable_dir(out_dir, "output.dir")
-    if cfg.llm.cache.mode != "off" and any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True)
-                                           for _, fn in passes):
+    needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
+    if cfg.llm.cache.mode != "off" and needs_llm:
         _writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
@@ -240,7 +240,6 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     started = time.monotonic()
     outcomes: list[PassOutcome] = []
     try:
-        needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
         if needs_llm:
             async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count,
                                               journal=store.journal()) as client:

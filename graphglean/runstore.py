@@ -76,7 +76,11 @@ class RunStore:
 
     async def save(self, name: str, item: str, value: Any) -> None:
         """Store one finished item; saves queued while one is written are written together."""
-        await self._saves([(name, item, json.dumps(value, ensure_ascii=False))])
+        await self.save_many(name, {item: value})
+
+    async def save_many(self, name: str, values: dict[str, Any]) -> None:
+        """Store finished items (item -> value) in one transaction, with any saves queued meanwhile."""
+        await self._saves([(name, item, json.dumps(value, ensure_ascii=False)) for item, value in values.items()])
 
     def close(self) -> None:
         if self._journal is not None:

@@ -62,7 +62,7 @@ def combined_node(members: list[Any], datas: list[dict[str, Any]], names: list[s
 
 def merged_edge(into: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     """An edge's attributes after another edge was merged into it (folded in the order the edges are found)."""
-    return {**into, **_merge_attrs([into, data])}
+    return _merge_attrs([into, data])
 
 
 def combine_clusters(g: nx.Graph, groups: dict[Any, list[Any]],

@@ -175,15 +175,17 @@ async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: i
         prompt = render(template, pairs=text)
         key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
         answer = memo.done.get(key)
-        if answer is None:
-            messages = [{"role": "user", "content": prompt}]
-            result = await llm.chat(llm.request(messages, max_tokens=8 * len(pairs) + 16))
-            if result.truncated and len(read_answers(result.text)) < len(pairs):
-                result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, 8 * len(pairs) + 16)))
-            answer = result.text
-            if not result.truncated or len(read_answers(answer)) == len(pairs):
-                await memo.keep(key, answer)
-        return read_answers(answer)
+        if answer is not None:
+            return read_answers(answer)
+        messages, cap = [{"role": "user", "content": prompt}], 8 * len(pairs) + 16
+        result = await llm.chat(llm.request(messages, max_tokens=cap))
+        read = read_answers(result.text)
+        if result.truncated and len(read) < len(pairs):
+            result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, cap)))
+            read = read_answers(result.text)
+        if not result.truncated or len(read) == len(pairs):
+            await memo.keep(key, result.text)
+        return read
 
     answers: dict[int, bool] = {}
     for outcome in await scheduler.map(one, batches, pass_name=PASS):
