@@ -156,10 +156,15 @@ def vector_pairs(vectors: np.ndarray, max_block: int = 40, threshold: float = CL
     return out
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """The rows of ``vectors`` made unit length (a zero row stays zero)."""
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
 def hyperplane_codes(vectors: np.ndarray, seed: int = 11) -> tuple[np.ndarray, np.ndarray]:
     """The rows of ``vectors`` made unit length, and their (rows, 10) random-hyperplane band codes: rows
     sharing a band's code are candidates. Row by row: the same for a row alone or among others."""
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    unit = unit_rows(vectors)
     bands, bits = 10, 10
     planes = np.random.default_rng(seed).standard_normal((bands * bits, unit.shape[1]))
     signs = (unit @ planes.T > 0).reshape(len(unit), bands, bits)

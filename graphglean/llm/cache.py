@@ -89,6 +89,10 @@ class ResponseCache:
             self._db = db
         return self._db
 
+    async def _connect_off_loop(self) -> None:
+        """`_connect` in the database thread: opening the file may wait on another writer's lock."""
+        await trio.to_thread.run_sync(self._connect, limiter=self._one_at_a_time)
+
     def _get_many(self, keys: list[str]) -> list[Any]:
         found: dict[str, Any] = {}
         for start in range(0, len(keys), 500):  # SQLite caps the parameters of one statement
@@ -118,7 +122,7 @@ class ResponseCache:
         if not self.reads or not keys:
             return [None] * len(keys)
         if self._sole_writer and self._db is None:
-            self._connect()  # finds whether the table is empty
+            await self._connect_off_loop()  # finds whether the table is empty
         written = self._written
         if written is not None and not any(k in written for k in keys):
             return [None] * len(keys)
@@ -133,7 +137,7 @@ class ResponseCache:
             return False
         rows = [(k, kind, v if isinstance(v, StoredJSON) else json.dumps(v, ensure_ascii=False)) for k, v in items]
         if self._sole_writer and self._db is None:
-            self._connect()
+            await self._connect_off_loop()  # finds whether the table is empty
         if self._written is not None:
             for k, _ in items:
                 self._written.add(k)

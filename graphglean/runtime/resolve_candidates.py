@@ -18,7 +18,7 @@ import numpy as np
 
 from ..config import Config
 from ..graph.blocking import (CLOSE_COSINE, all_pairs, block_keys, block_pairs, hyperplane_codes, minhash_bands,
-                              minhash_text, rare_threshold)
+                              minhash_text, rare_threshold, unit_rows)
 from ..graph.evidence import SAME, UNSURE, Corpus, Evidence, Profile, corpus_words, profile_from
 from ..graph.merge import edge_attrs, node_attributes
 from ..graph.resolve_llm import AnswerMemo, embed_profiles
@@ -194,5 +194,5 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> in
 
 def _cosine(x: list[float], y: list[float]) -> float:
     """As `blocking.vector_pairs` computes it."""
-    unit = [hyperplane_codes(np.array([v], dtype=float))[0][0] for v in (x, y)]
+    unit = [unit_rows(np.array([v], dtype=float))[0] for v in (x, y)]
     return float(unit[0] @ unit[1])

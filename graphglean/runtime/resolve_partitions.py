@@ -25,7 +25,6 @@ from ..config import Config
 from ..graph.extract import GraphStats
 from ..graph.resolve import PASS, AnswerMemo, ResolutionStats
 from ..llm.accounting import CallAccount
-from ..llm.client import ChatClient
 from ..runstore import RunStore
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
@@ -37,7 +36,7 @@ from .node_tables import NodeTables
 from .resolve_candidates import adjacency, block_candidates, node_table, pair_verdicts
 from .resolve_finish import finish_edges, finish_nodes
 from .resolve_method import embedded, llm_graph, method_of
-from .shard_task import ShardProgress
+from .shard_task import with_client
 from .stage_files import ordered_table
 from .word_tables import CorpusCounts, word_table
 
@@ -55,25 +54,6 @@ class Wave(Protocol):
 # Each task is ``work(*args, limiter)`` run under trio in a Ray worker (`ray_engine.stage_main`); ``limiter``
 # is the worker's share of the global rate limit, used by the steps that call the LLM; ``watch`` is the
 # folder its scheduler writes its progress to.
-
-async def _with_client(cfg: Config, limiter: Any, needed: bool, watch: str | None,
-                       work: Callable[[Scheduler | None], Awaitable[Any]]) -> tuple[Any, CallAccount]:
-    """``work`` given a scheduler of its own when ``needed``; its result and the calls it made."""
-    account = CallAccount()
-    if not needed:
-        return await work(None), account
-    progress = None
-    if watch is not None:
-        Path(watch).mkdir(parents=True, exist_ok=True)
-        progress = ShardProgress(Path(watch))
-    async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count,
-                                      limiter=limiter) as client:
-        scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
-        result = await work(scheduler)
-        for acc in scheduler.accounts.values():
-            account.add(acc)
-        return result, account
-
 
 async def adjacency_task(dirs: list[str], q: int, cfg: Config, folder: str, limiter: Any) -> None:
     adjacency([Path(d) for d in dirs], q, cfg, Path(folder))
@@ -111,7 +91,7 @@ async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str, sto
         finally:
             store.close()
 
-    return await _with_client(cfg, limiter, embedded(cfg), watch, work)
+    return await with_client(cfg, limiter, embedded(cfg), watch, work)
 
 
 async def word_table_task(q: int, partitions: int, folder: str, limiter: Any) -> None:
@@ -158,7 +138,7 @@ async def ask_task(t: int, per_part: int, cfg: Config, folder: str, store_dir: s
     """Part ``t`` of the questions, with a client of its own; answers kept in the run's store."""
     store = RunStore(store_dir)
     try:
-        _, account = await _with_client(
+        _, account = await with_client(
             cfg, limiter, True, watch,
             lambda scheduler: ask_part(t, per_part, cfg, Path(folder), scheduler,  # type: ignore[arg-type]
                                        _stored_memo(store)))
@@ -188,7 +168,7 @@ async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Confi
     async def work(scheduler: Scheduler | None) -> None:
         await finish(p, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
 
-    _, account = await _with_client(cfg, limiter, llm_graph(cfg), watch, work)
+    _, account = await with_client(cfg, limiter, llm_graph(cfg), watch, work)
     return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions}, account
 
 

@@ -14,7 +14,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import attrs
 import httpx
@@ -33,6 +33,7 @@ from ..runstore import RunStore
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
 from . import partitions
+from .resolve_method import llm_graph
 from .shards import ShardSpec, read_shard
 
 FINISHED = "done.json"
@@ -207,18 +208,28 @@ async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any
     return report
 
 
-async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler | None], Any]) -> CallAccount:
-    """Run ``work`` with a scheduler of its own when the graph is built with the LLM; its describe account."""
-    if cfg.graph.method == "nlp" or (cfg.graph.method == "auto" and not cfg.llm.has_endpoint):
-        await work(None)
-        return CallAccount()
+async def with_client(cfg: Config, limiter: Any, needed: bool, watch: str | None,
+                      work: Callable[[Scheduler | None], Awaitable[Any]]) -> tuple[Any, CallAccount]:
+    """``work`` given a scheduler of its own when ``needed`` (its progress written to the folder ``watch``);
+    its result and the calls it made."""
+    account = CallAccount()
+    if not needed:
+        return await work(None), account
+    progress = None
+    if watch is not None:
+        Path(watch).mkdir(parents=True, exist_ok=True)
+        progress = ShardProgress(Path(watch))
     async with _client(cfg, count_tokens=Tokenizer(cfg.llm.model).count, limiter=limiter) as client:
-        scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
-        await work(scheduler)
-        account = CallAccount()
+        scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
+        result = await work(scheduler)
         for acc in scheduler.accounts.values():
             account.add(acc)
-        return account
+        return result, account
+
+
+async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler | None], Any]) -> CallAccount:
+    """Run ``work`` with a scheduler of its own when the graph is built with the LLM; its describe account."""
+    return (await with_client(cfg, limiter, llm_graph(cfg), None, work))[1]
 
 
 async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
