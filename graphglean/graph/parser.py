@@ -18,6 +18,7 @@ import re
 
 from ..answers import reasoning_spans
 from .blocks import json_rows, json_values, key_value_blocks, tables
+from .exact_format import ExactFormat
 from .fields import (CLOSERS, GENERIC_DELIMITER, OPENERS, PIPE, QUOTES, clean_field, is_header_word,
                      is_known_type, is_placeholder, looks_like_type, strip_closers)
 from .records import EntityRecord, ParseResult, Provenance, RelationshipRecord
@@ -47,12 +48,6 @@ _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
-# Characters a field of the exact tuple format may hold for `RecordParser._exact` to read it: none of those the
-# general reading treats as structure (delimiters and their corruptions, brackets, quotes around kinds,
-# headings, fences, tags, pipes, line breaks).
-_STRUCTURE = frozenset("<>|#()[]{}*`\"\\~\n\r\t\u25c1\u25b7\uff1c\uff1e\uff5c" + OPENERS + CLOSERS)
-# a field that is only a kind: the general reading takes it for records glued by the field delimiter
-_KIND_FIELD = re.compile(r"[ \t]*(?:entity|relation|relationship)[ \t]*", re.I)
 
 
 def _kind(word: str) -> str:
@@ -94,7 +89,11 @@ class RecordParser:
             tuple_delimiter, record_delimiter, completion_delimiter)
         completion = [re.escape(completion_delimiter)] if completion_delimiter else []
         self._completion = re.compile("|".join([*completion, _ANY_COMPLETION]), re.I)
-        self._exact_record = self._exact_format(tuple_delimiter, record_delimiter, completion_delimiter)
+        self._exact_format: ExactFormat | None = None
+        exact = ExactFormat.of(tuple_delimiter, record_delimiter, completion_delimiter)
+        probe = exact.records(exact.probe) if exact is not None else None
+        if exact is not None and probe is not None and self.parse_any(exact.probe) == self._read_exact(probe):
+            self._exact_format = exact  # else delimiters the general reading sees otherwise: it reads them all
 
     def parse(self, text: str, source: Provenance | None = None, first_position: int = 0,
               truncated: bool = False) -> ParseResult:
@@ -103,56 +102,19 @@ class RecordParser:
         exact = None if truncated else self._exact(text)
         if exact is None:
             return self.parse_any(text, source, first_position, truncated)
-        result = ParseResult()
-        read = _Reader(self, result, source, first_position)
-        for kind, body, fields in exact:
-            read.positional(kind, [clean_field(f) for f in fields], body)
-        return result
-
-    # -- the asked format, read directly ---------------------------------------------------------------------
-
-    def _exact_format(self, tuple_delimiter: str, record_delimiter: str, completion_delimiter: str
-                      ) -> re.Pattern[str] | None:
-        """The pattern of one record of the exact tuple format (and what separates it from the next), when the
-        configured delimiters let `_exact` read answers; None when they hold characters a field may hold."""
-        if not (tuple_delimiter and record_delimiter and completion_delimiter) or not (
-                set(tuple_delimiter) <= _STRUCTURE and set(record_delimiter) <= _STRUCTURE
-                and set(completion_delimiter) & _STRUCTURE):
-            return None
-        field = "[^" + re.escape("".join(sorted(_STRUCTURE))) + "]*"
-        pattern = re.compile(rf'\("(entity|relationship)"((?:{re.escape(tuple_delimiter)}{field})+)\)'
-                             rf"(?:[ \n]*{re.escape(record_delimiter)})?[ \n]*")
-        probe = (f'("entity"{tuple_delimiter}A{tuple_delimiter}person{tuple_delimiter}A is.){record_delimiter}\n'
-                 f'("relationship"{tuple_delimiter}A{tuple_delimiter}B{tuple_delimiter}near.{tuple_delimiter}2)\n'
-                 f"{completion_delimiter}")
-        self._exact_record = pattern
-        same = self._exact(probe) is not None and self.parse(probe) == self.parse_any(probe)
-        return pattern if same else None  # delimiters the general reading sees otherwise: it reads them all
+        return self._read_exact(exact, source, first_position)
 
     def _exact(self, text: str) -> list[tuple[str, str, list[str]]] | None:
-        """(kind, record, raw fields) of each record when ``text`` is exactly what the prompt asks for: records
-        of plain fields, the record delimiter between them, then the completion delimiter. None otherwise, and
-        the general reading applies. Both read such an answer alike (tests/test_parser.py checks it)."""
-        pattern = self._exact_record
-        if pattern is None:
-            return None
-        body = text.rstrip(" \n")
-        if not body.endswith(self.completion_delimiter):
-            return None
-        end = len(body) - len(self.completion_delimiter)
-        pos = len(body) - len(body.lstrip(" \n"))
-        records = []
-        while pos < end:
-            m = pattern.match(body, pos, end)
-            if m is None:
-                return None
-            fields = m.group(2).split(self.tuple_delimiter)
-            if any(_KIND_FIELD.fullmatch(f) for f in fields):
-                return None
-            fields[0] = m.group(1)
-            records.append((m.group(1), body[m.start():m.end(2) + 1], fields))
-            pos = m.end()
-        return records if records else None
+        """The records of ``text`` when it is exactly the asked format (`ExactFormat`), else None."""
+        return None if self._exact_format is None else self._exact_format.records(text)
+
+    def _read_exact(self, records: list[tuple[str, str, list[str]]], source: Provenance | None = None,
+                    first_position: int = 0) -> ParseResult:
+        result = ParseResult()
+        read = _Reader(self, result, source, first_position)
+        for kind, body, fields in records:
+            read.positional(kind, [clean_field(f) for f in fields], body)
+        return result
 
     def parse_any(self, text: str, source: Provenance | None = None, first_position: int = 0,
                   truncated: bool = False) -> ParseResult:
