@@ -89,6 +89,7 @@ class SpacyGraphExtractor:
         evidence = self.evidence or case_evidence(chunks)
         texts = [blank_markers(c.text) for c in chunks]
         parts = [pieces(text) for text in texts]
+        labels = [speaker_labels(text, evidence) for text in texts]
         docs: list[list[Any] | None] = [None] * len(chunks)
         packed: dict[str, str] = {}
         with exclusive(self.nlp):  # docs share the pipeline's vocabulary: read them under the lock too
@@ -102,17 +103,20 @@ class SpacyGraphExtractor:
                 docs[i].append(doc)  # type: ignore[union-attr]
             for i in {i for i, _ in jobs} if keep else ():
                 packed[chunks[i].id] = pack(docs[i])  # type: ignore[arg-type]
-            results = [self._chunk(c, text, part, chunk_docs, evidence)  # type: ignore[arg-type]
-                       for c, text, part, chunk_docs in zip(chunks, texts, parts, docs)]
+            read = [self._chunk(part, chunk_docs, evidence, chunk_labels)  # type: ignore[arg-type]
+                    for part, chunk_docs, chunk_labels in zip(parts, docs, labels)]
+        # records are made of plain data: without holding the pipeline other threads wait for
+        results = [self.records(c, text, parsed.sentences, parsed.mentions)
+                   for c, text, parsed in zip(chunks, texts, read)]
         return results, packed
 
-    def _chunk(self, chunk: Chunk, text: str, part: list[tuple[int, str]], docs: list[Any],
-               evidence: CaseEvidence) -> ParseResult:
+    def _chunk(self, part: list[tuple[int, str]], docs: list[Any], evidence: CaseEvidence,
+               labels: list[tuple[int, int, str]]) -> _Parsed:
+        """Sentences and mentions of a chunk's parsed pieces (read under the pipeline's lock)."""
         parsed = _Parsed()
-        labels = speaker_labels(text, evidence)
         for (offset, _), doc in zip(part, docs):
             self._read(doc, offset, evidence, labels, parsed)
-        return self.records(chunk, text, parsed.sentences, parsed.mentions)
+        return parsed
 
     def _read(self, doc: Any, offset: int, evidence: CaseEvidence, labels: list[tuple[int, int, str]],
               into: _Parsed) -> None:
