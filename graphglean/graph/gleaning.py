@@ -192,7 +192,6 @@ class GleaningLoop:
         self.cap = max_tokens  # the configured completion cap
         self.max_tokens = max_tokens  # the pass's cap now: the output limit after the first cut answer
         self.output_limit = output_limit
-        self._raise_pass = True
         self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
         f = prompts.fields
@@ -262,8 +261,7 @@ class GleaningLoop:
         if (not result.truncated or (self.output_limit or 0) <= cap
                 or self._looping(result, tally, count=False)):
             return result
-        if self._raise_pass:
-            self.max_tokens = max(self.max_tokens or 0, self.output_limit or 0)
+        self.max_tokens = max(self.max_tokens or 0, self.output_limit or 0)
         raised = await self._at_limit(messages, cap)
         if raised is None:
             return result
@@ -306,9 +304,8 @@ class GleaningLoop:
         stated = stated_limit(f"{e} {e.body}") if isinstance(e, LLMRequestError) and e.is_about("max_tokens") else None
         if stated is not None and (self.cap or 0) < stated < cap:
             self.output_limit = stated
-            self.max_tokens = min(self.max_tokens or stated, stated) if self._raise_pass else self.max_tokens
+            self.max_tokens = min(self.max_tokens or stated, stated)
             return
-        self._raise_pass = False
         self.max_tokens = self.cap
         self.output_limit = None
 
