@@ -150,13 +150,13 @@ def _resolve_estimate(cfg: Config, chunks: list[Chunk], offline: bool, answer_to
     """Entity resolution's LLM calls: the tier's hard bound (`call_bound`) for the entities the graph is
     estimated to have: one per capitalized word that opens no sentence (offline: spaCy names are such words),
     else one per ~90 tokens of the extraction's estimated answers."""
-    from .graph.resolve_llm import call_bound
+    from .graph.resolve_llm import call_bound, question_bound
     from .graph.workload import named_words
 
     rc = cfg.graph.resolve
     entities = sum(named_words(c.text) for c in chunks) if offline else answer_tokens // _TOKENS_PER_ENTITY
     chat, embed = call_bound(entities, rc)
-    asked = entities * rc.llm_pairs_per_entity // 2
+    asked = question_bound(entities, rc)
     rows = [_estimate_row(cfg, "graph.resolve", len(chunks), chat, chat * 200 + asked * 2 * _CARD_TOKENS,
                           chat * 16 + asked * 8)]
     if embed:

@@ -272,7 +272,7 @@ def rule_clusters(r: "Resolver", pairs: list[tuple[int, int]], stats: Resolution
 
 async def llm_tier(r: "Resolver", clusters: "_Clusters", pairs: list[tuple[int, int]], log: list[dict[str, Any]],
                    scheduler: Scheduler, rc: Any, memo: AnswerMemo, stats: ResolutionStats,
-                   max_tokens: int = 4096) -> None:
+                   max_tokens: int) -> None:
     """Ask the LLM about the UNSURE pairs across clusters and merge what it calls the same (consistently);
     ``max_tokens`` caps the re-ask of an answer cut short (see `ask_llm`)."""
     # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread

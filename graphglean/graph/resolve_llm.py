@@ -105,11 +105,17 @@ def mark_similar(r: "Resolver", close: Iterable[tuple[int, int, float]]) -> set[
     return found
 
 
+def question_bound(entities: int, rc: ResolveConfig) -> int:
+    """At most how many questions the LLM tier asks about a graph of ``entities`` nodes: a question names two
+    nodes, a node is in at most ``llm_pairs_per_entity`` questions."""
+    return entities * rc.llm_pairs_per_entity // 2
+
+
 def call_bound(entities: int, rc: ResolveConfig) -> tuple[int, int]:
     """At most how many chat calls and embedding calls the LLM tier makes for a graph of ``entities`` nodes:
-    a question names two nodes, a node is in at most ``llm_pairs_per_entity`` questions, and
-    ``llm_batch`` questions make one call (retries, and re-asks of answers cut short, aside)."""
-    asked = entities * rc.llm_pairs_per_entity // 2
+    ``llm_batch`` of its `question_bound` questions make one call (retries, and re-asks of answers cut short,
+    aside)."""
+    asked = question_bound(entities, rc)
     return -(-asked // rc.llm_batch), (-(-entities // EMBED_BATCH) if rc.embeddings else 0)
 
 
@@ -154,14 +160,14 @@ def card(r: "Resolver", i: int) -> str:
 
 
 async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                  memo: AnswerMemo, max_tokens: int = 4096) -> dict[tuple[int, int], bool]:
+                  memo: AnswerMemo, max_tokens: int) -> dict[tuple[int, int], bool]:
     """The LLM's answers to ``asked`` (see `ask_about`), in the order asked."""
     said = await ask_about([(card(r, i), card(r, j)) for i, j in asked], scheduler, batch, memo, max_tokens)
     return {asked[n]: same for n, same in said.items()}
 
 
 async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: int, memo: AnswerMemo,
-                    max_tokens: int = 4096) -> dict[int, bool]:
+                    max_tokens: int) -> dict[int, bool]:
     """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards``, ``batch``
     a call, in position order. A call is capped at the few tokens the answer lines take; one cut there before
     every pair is answered (a reasoning model thinks first) is asked again capped at ``max_tokens``. Only
