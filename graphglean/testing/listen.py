@@ -1,8 +1,9 @@
 """`serve_plain_tcp`: a TCP server whose handlers get `PlainSocket`s, every waiting connection accepted at once.
 
 `trio.serve_tcp` accepts one connection per scheduler trip and wraps each in a `trio.SocketStream` (which the
-fake server then unwrapped): 256 clients connecting at once queued ~25 ms of the server's CPU ahead of their
-first requests. Here one wake-up of the listening socket accepts every connection waiting in its backlog.
+fake server then unwrapped): ~0.075 ms of the server's CPU per connection, up to its first wait for a request,
+so 256 clients connecting at once queued ~19 ms of work ahead of their first requests. Here one wake-up of the
+listening socket accepts every connection waiting in its backlog: ~0.05 ms per connection.
 """
 
 from __future__ import annotations
