@@ -16,6 +16,7 @@ import errno
 import os
 import select
 import socket
+from typing import Any
 
 import trio
 
@@ -30,6 +31,7 @@ class PlainSocket(trio.abc.HalfCloseableStream):
         sock.setblocking(False)
         self.sock = sock
         self._answer_due = False  # sent since the last read: wait for data before trying to read
+        self._poll: Any = None
 
     @classmethod
     async def connect(cls, family: int, address: tuple) -> "PlainSocket":
@@ -107,9 +109,10 @@ class PlainSocket(trio.abc.HalfCloseableStream):
         """Whether a read would not wait: data came, or the peer closed."""
         if not hasattr(select, "poll"):  # Windows
             return bool(select.select([self.sock], [], [], 0)[0])
-        poll = select.poll()
-        poll.register(self.sock, select.POLLIN)
-        return bool(poll.poll(0))
+        if self._poll is None:  # kept: a pool asks each time it hands the connection out
+            self._poll = select.poll()
+            self._poll.register(self.sock, select.POLLIN)
+        return bool(self._poll.poll(0))
 
     async def send_eof(self) -> None:
         await trio.lowlevel.checkpoint()
@@ -122,4 +125,5 @@ class PlainSocket(trio.abc.HalfCloseableStream):
         if self.sock.fileno() >= 0:
             trio.lowlevel.notify_closing(self.sock)
             self.sock.close()
+        self._poll = None  # it watches the descriptor's number, which the system may give another socket
         await trio.lowlevel.checkpoint()
