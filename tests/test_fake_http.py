@@ -54,3 +54,14 @@ async def test_a_bad_request_closes_the_connection_and_the_server_keeps_serving(
         assert await _exchange(s, b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n") == b""
         assert (await _exchange(s, _post(CHAT, "Connection: close"))).startswith(b"HTTP/1.1 200 OK")
         assert len(s.requests) == 1
+
+
+async def test_stats_give_the_cpu_time_of_the_servers_process():
+    import time
+
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        before = s.stats()["process_cpu_s"]
+        for _ in range(20):
+            await _exchange(s, _post(CHAT, "Connection: close"))
+        after = s.stats()["process_cpu_s"]
+    assert 0 < before < after <= time.process_time()

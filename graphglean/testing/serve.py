@@ -84,3 +84,7 @@ def main(argv: list[str] | None = None) -> None:
         trio.run(serve)
     except KeyboardInterrupt:
         sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
