@@ -88,9 +88,8 @@ class Timer:
                     continue
                 self._armed = self._heap[0][0]
                 if self._fd is not None:
-                    self._fd.arm(self._armed - trio.current_time())
+                    self._fd.arm(self._armed - trio.current_time())  # which also clears an expiry not read
                     await trio.lowlevel.wait_readable(self._fd)
-                    self._fd.clear()
                 else:
                     with trio.CancelScope(deadline=self._armed) as self._scope:
                         await trio.sleep_forever()

@@ -25,7 +25,8 @@ class _ITimerSpec(ctypes.Structure):
 
 
 class TimerFD:
-    """A one-shot timer on the monotonic clock. ``arm(delay)`` (re)sets it; ``clear()`` after it fired."""
+    """A one-shot timer on the monotonic clock. ``arm(delay)`` (re)sets it, and makes it unreadable until then
+    even when it had fired: no read is needed between two armings."""
 
     def __init__(self, fd: int, settime: object) -> None:
         self.fd = fd
@@ -62,13 +63,6 @@ class TimerFD:
     def arm(self, delay: float) -> None:
         """Fire ``delay`` seconds from now (a delay of zero or less fires at once), replacing any earlier arming."""
         self._settime(self.fd, max(1, int(delay * 1e9)))  # zero would disarm it
-
-    def clear(self) -> None:
-        """Consume the expiry, so the descriptor is no longer readable."""
-        try:
-            os.read(self.fd, 8)
-        except BlockingIOError:  # re-armed since it fired: nothing to consume
-            pass
 
     def close(self) -> None:
         os.close(self.fd)
