@@ -55,8 +55,17 @@ def fake_server(*args: str) -> Iterator[str]:
 
 
 def server_stats(base_url: str) -> dict:
-    req = urllib.request.Request(base_url + "/stats", data=b"{}", method="POST")
-    with urllib.request.urlopen(req, timeout=10) as resp:
+    return _post(base_url + "/stats")
+
+
+def server_log(base_url: str) -> list[dict]:
+    """The server's request log: a row per chat request (when read and answered, tokens, conversation)."""
+    return _post(base_url + "/log")
+
+
+def _post(url: str):
+    req = urllib.request.Request(url, data=b"{}", method="POST")
+    with urllib.request.urlopen(req, timeout=30) as resp:
         return json.loads(resp.read())
 
 
