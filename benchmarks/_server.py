@@ -26,13 +26,15 @@ def _cores() -> tuple[set[int], set[int]]:
 
 @contextlib.contextmanager
 def fake_server(*args: str) -> Iterator[str]:
-    """Yields the base URL of a `python -m graphglean.testing.fake_llm` started with ``args``; this process
-    and the server run on separate cores while it lives."""
+    """Yields the base URL of the fake server command (`python -m graphglean.testing.fake_llm`) started with
+    ``args``; this process and the server run on separate cores while it lives."""
     client_cores, server_cores = _cores()
     pin = hasattr(os, "sched_setaffinity") and client_cores != server_cores
     with tempfile.TemporaryDirectory() as tmp:
         port_file = Path(tmp) / "port"
-        proc = subprocess.Popen([sys.executable, "-m", "graphglean.testing.fake_llm", "--port-file", str(port_file),
+        # graphglean.testing.serve, the command's module, not fake_llm: the package imports fake_llm, and runpy
+        # would run it a second time as __main__ (with a warning)
+        proc = subprocess.Popen([sys.executable, "-m", "graphglean.testing.serve", "--port-file", str(port_file),
                                  *args], stdout=subprocess.DEVNULL,
                                 preexec_fn=(lambda: os.sched_setaffinity(0, server_cores)) if pin else None)
         all_cores = client_cores | server_cores
@@ -53,8 +55,17 @@ def fake_server(*args: str) -> Iterator[str]:
 
 
 def server_stats(base_url: str) -> dict:
-    req = urllib.request.Request(base_url + "/stats", data=b"{}", method="POST")
-    with urllib.request.urlopen(req, timeout=10) as resp:
+    return _post(base_url + "/stats")
+
+
+def server_log(base_url: str) -> list[dict]:
+    """The server's request log: a row per chat request (when read and answered, tokens, conversation)."""
+    return _post(base_url + "/log")
+
+
+def _post(url: str):
+    req = urllib.request.Request(url, data=b"{}", method="POST")
+    with urllib.request.urlopen(req, timeout=30) as resp:
         return json.loads(resp.read())
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import sys
 import time
@@ -26,7 +25,7 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _server import fake_server, server_stats, table  # noqa: E402
+from _server import fake_server, server_log, server_stats, table  # noqa: E402
 
 from graphglean.config import LLMConfig  # noqa: E402
 from graphglean.errors import LLMError  # noqa: E402
@@ -68,16 +67,20 @@ def throughput(args: argparse.Namespace) -> None:
     load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
     for concurrency, latency in ((64, 0.1), (256, 0.1), (256, 0.5), (1000, 2.0)):
         calls = {0.1: args.calls, 0.5: args.calls // 2}.get(latency, 4000)
-        before = _children_cpu()
         with fake_server("--latency", str(latency)) as url:
+            server_before = server_stats(url)["process_cpu_s"]
             wall, cpu, _ = trio.run(drive, url, calls, concurrency)
-            held = server_stats(url)["max_in_flight"]
-        server_cpu = _children_cpu() - before  # the server process, once it has exited (start-up included)
+            stats = server_stats(url)
+            held_s = [row["finished"] - row["started"] for row in server_log(url)]
+        server_cpu = stats["process_cpu_s"] - server_before  # the server's work during the run, not its start-up
+        held = stats["max_in_flight"]
         ideal = concurrency / latency
         rows.append({"C": concurrency, "L ms": int(latency * 1000), "calls": calls, "wall s": f"{wall:.2f}",
                      "calls/s": f"{calls / wall:.0f}", "ideal/s": f"{ideal:.0f}",
                      "% of ideal": f"{100 * calls / wall / ideal:.1f}", "client CPU ms/call": f"{1000 * cpu / calls:.3f}",
                      "server CPU ms/call": f"{1000 * server_cpu / calls:.3f}",
+                     # how much later than L the server answers, on average: its timer and its own queue
+                     "server ms over L": f"{1000 * (statistics.mean(held_s) - latency):.2f}",
                      # the cores client and server would need to run at the ideal rate
                      "cores at ideal": f"{(cpu + server_cpu) / calls * ideal:.2f}",
                      "server max in flight": held})
@@ -85,12 +88,8 @@ def throughput(args: argparse.Namespace) -> None:
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nload: {load_at_start} at the start, {load} at the end, on {os.cpu_count()} cores (other processes'"
           " load takes cores from both sides: % of ideal is only meaningful on a quiet machine; client CPU: this"
-          " process's time.process_time; server CPU: its process's user+system time)")
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+          " process's time.process_time; server CPU: its process's, from its /stats before and after the run; server"
+          " ms over L: the mean of answered - read - L over its request log)")
 
 
 def configured_rpm(args: argparse.Namespace) -> None:

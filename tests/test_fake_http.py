@@ -54,3 +54,49 @@ async def test_a_bad_request_closes_the_connection_and_the_server_keeps_serving(
         assert await _exchange(s, b"POST / HTTP/1.1\r\nContent-Length: x\r\n\r\n") == b""
         assert (await _exchange(s, _post(CHAT, "Connection: close"))).startswith(b"HTTP/1.1 200 OK")
         assert len(s.requests) == 1
+
+
+async def test_stats_give_the_cpu_time_of_the_servers_process():
+    import time
+
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        before = s.stats()["process_cpu_s"]
+        for _ in range(20):
+            await _exchange(s, _post(CHAT, "Connection: close"))
+        after = s.stats()["process_cpu_s"]
+    assert 0 < before < after <= time.process_time()
+
+
+def frozen_objects(req) -> str:
+    """A responder telling how many objects its process keeps out of the collector's passes."""
+    import gc
+
+    return str(gc.get_freeze_count())
+
+
+def test_the_command_serves_with_what_start_up_made_frozen_out_of_the_collector(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    port_file = tmp_path / "port"
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-m", "graphglean.testing.serve", "--port-file", str(port_file),
+                             "--responder", "tests.test_fake_http:frozen_objects"], cwd=root,
+                            stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        deadline = time.monotonic() + 60
+        while not port_file.exists():
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+        req = urllib.request.Request(f"http://127.0.0.1:{port_file.read_text()}/v1/chat/completions", data=CHAT,
+                                     method="POST")
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            answer = json.loads(resp.read())["choices"][0]["message"]["content"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert int(answer) > 1000  # modules and all that start-up made

@@ -320,6 +320,10 @@ def test_request_writer_frames_the_body_and_refuses_injected_lines():
     for fields in ([(b"X-Key", b"a\r\nX-Evil: 1")], [(b"X Key", b"a")], [(b"", b"a")], [(b"K", b"a\nb")]):
         with pytest.raises(ValueError, match="bad header field"):
             request_bytes(b"GET", b"/", fields, b"")
+    good = [(b"Host", b"x"), (b"Accept", b"*/*\t")]
+    for bad in ((b"X-Key", b"a\r\nX-Evil: 1"), (b"X Key", b"a"), (b"", b"a"), (b"X:Key", b"a"), (b"K", b"\x00")):
+        with pytest.raises(ValueError, match=f"bad header field {bad[0].decode()!r}"):  # found among good ones
+            request_bytes(b"GET", b"/", good + [bad] + good, b"")
     with pytest.raises(ValueError, match="bad request line"):
         request_bytes(b"GET", b"/a b", [], b"")
 

@@ -135,3 +135,37 @@ async def test_a_pool_finds_its_way_to_an_origin_once_and_again_when_the_address
         assert len(by_name) == 2 and pool._reached[origin][1][1] == url.port
         for c in conns:
             await c.aclose()
+
+
+class _CountingSocket(socket.socket):
+    """A socket that counts its recv calls."""
+
+    recvs = 0
+
+    def recv(self, *args):
+        self.recvs += 1
+        return super().recv(*args)
+
+
+async def test_the_read_after_a_send_waits_for_the_answer_before_trying_and_other_reads_try_first():
+    raw_a, raw_b = socket.socketpair()
+    a, b = PlainSocket(_CountingSocket(fileno=raw_a.detach())), PlainSocket(raw_b)
+    async with trio.open_nursery() as nursery:
+        await a.send_all(b"question")
+        nursery.start_soon(a.receive_some)  # the answer is a round trip away: it waits, no read tried first
+        await trio.testing.wait_all_tasks_blocked()
+        assert a.sock.recvs == 0
+        assert await b.receive_some() == b"question"
+        await b.send_all(b"answer")
+    assert a.sock.recvs == 1
+    await b.send_all(b"more")
+    await trio.testing.wait_all_tasks_blocked()
+    with trio.testing.assert_checkpoints():
+        assert await a.receive_some() == b"more"  # no send before it: read at once, one call, still a checkpoint
+    assert a.sock.recvs == 2
+    await a.send_all(b"x")  # an answer already waiting when the wait begins is read without delay
+    with trio.fail_after(5):
+        await b.send_all(b"early")
+        assert await a.receive_some() == b"early"
+    await a.aclose()
+    await b.aclose()

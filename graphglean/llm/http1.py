@@ -247,16 +247,14 @@ def request_bytes(method: bytes, target: bytes, fields: Fields, body: bytes) -> 
     chunked``."""
     if not _TOKEN.fullmatch(method) or not _TARGET.fullmatch(target):
         raise ValueError(f"bad request line {_show(method + b' ' + target)}")
+    _check_fields(fields)
     parts = [method, b" ", target, b" HTTP/1.1\r\n"]
     framed = chunked = False
     for name, value in fields:
-        if not _TOKEN.fullmatch(name) or not _VALUE.fullmatch(value):
-            raise ValueError(f"bad header field {_show(name)} (control characters or a bad name)")
         parts += [name, b": ", value, b"\r\n"]
-        lower = name.lower()
-        if lower == b"content-length":
+        if len(name) == 14 and name.lower() == b"content-length":
             framed = True
-        elif lower == b"transfer-encoding":
+        elif len(name) == 17 and name.lower() == b"transfer-encoding":
             framed = chunked = b"chunked" in value.lower()
     if not framed and (body or method in _BODY_METHODS):  # an empty POST says so: some servers want a length
         parts += [b"Content-Length: ", str(len(body)).encode(), b"\r\n"]
@@ -266,6 +264,18 @@ def request_bytes(method: bytes, target: bytes, fields: Fields, body: bytes) -> 
     else:
         parts.append(body)
     return b"".join(parts)
+
+
+def _check_fields(fields: Fields) -> None:
+    """Raise ValueError for a field with a bad name or a control character in its value. Checked all at once:
+    a name joined to the next by "-" (a name character) and a value by a tab (allowed in values) match as the
+    parts do (two regular expressions per field were over half the time of writing a chat request: ~9 -> ~4 µs)."""
+    names = [name for name, _ in fields]
+    if (all(names) and _TOKEN.fullmatch(b"-".join(names) or b"-")
+            and _VALUE.fullmatch(b"\t".join(value for _, value in fields))):
+        return
+    bad = next(name for name, value in fields if not _TOKEN.fullmatch(name) or not _VALUE.fullmatch(value))
+    raise ValueError(f"bad header field {_show(bad)} (control characters or a bad name)")
 
 
 def _show(line: bytes) -> str:

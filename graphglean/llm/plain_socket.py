@@ -5,7 +5,9 @@ wraps each call in several context managers: about a fifth of `PooledTransport`'
 calls/s (benchmarks/transport.py). Here a send that fits the socket's buffer returns straight away, without
 the trip: it is not a checkpoint, so a caller must read (or otherwise checkpoint) after it, as a client
 reading the answer to its request does. ``receive_some`` is one trip: the wait for data, or a yield when data
-was there already.
+was there already. The first read after a send waits before it tries: the peer's answer is a round trip away,
+and a read that finds nothing costs a system call and an exception (a request and its answer on a socket pair:
+29 µs of CPU with the try, 24.5 without).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import errno
 import os
 import select
 import socket
+from typing import Any
 
 import trio
 
@@ -27,6 +30,8 @@ class PlainSocket(trio.abc.HalfCloseableStream):
     def __init__(self, sock: socket.socket) -> None:
         sock.setblocking(False)
         self.sock = sock
+        self._answer_due = False  # sent since the last read: wait for data before trying to read
+        self._poll: Any = None
 
     @classmethod
     async def connect(cls, family: int, address: tuple) -> "PlainSocket":
@@ -66,21 +71,25 @@ class PlainSocket(trio.abc.HalfCloseableStream):
             except OSError as e:
                 raise self._broken(e) from e
             view = view[sent:]
+        self._answer_due = True
 
     async def wait_send_all_might_not_block(self) -> None:
         await trio.lowlevel.wait_writable(self.sock)
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        await trio.lowlevel.checkpoint_if_cancelled()
-        try:
-            data = self.sock.recv(max_bytes or 65536)
-        except BlockingIOError:
-            pass
-        except OSError as e:
-            raise self._broken(e) from e
+        if self._answer_due:
+            self._answer_due = False
         else:
-            await trio.lowlevel.cancel_shielded_checkpoint()  # what was read must not be lost to a cancel
-            return data
+            await trio.lowlevel.checkpoint_if_cancelled()
+            try:
+                data = self.sock.recv(max_bytes or 65536)
+            except BlockingIOError:
+                pass
+            except OSError as e:
+                raise self._broken(e) from e
+            else:
+                await trio.lowlevel.cancel_shielded_checkpoint()  # what was read must not be lost to a cancel
+                return data
         while True:
             await trio.lowlevel.wait_readable(self.sock)
             try:
@@ -100,9 +109,10 @@ class PlainSocket(trio.abc.HalfCloseableStream):
         """Whether a read would not wait: data came, or the peer closed."""
         if not hasattr(select, "poll"):  # Windows
             return bool(select.select([self.sock], [], [], 0)[0])
-        poll = select.poll()
-        poll.register(self.sock, select.POLLIN)
-        return bool(poll.poll(0))
+        if self._poll is None:  # kept: a pool asks each time it hands the connection out
+            self._poll = select.poll()
+            self._poll.register(self.sock, select.POLLIN)
+        return bool(self._poll.poll(0))
 
     async def send_eof(self) -> None:
         await trio.lowlevel.checkpoint()
@@ -115,4 +125,5 @@ class PlainSocket(trio.abc.HalfCloseableStream):
         if self.sock.fileno() >= 0:
             trio.lowlevel.notify_closing(self.sock)
             self.sock.close()
+        self._poll = None  # it watches the descriptor's number, which the system may give another socket
         await trio.lowlevel.checkpoint()

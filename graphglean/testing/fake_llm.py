@@ -18,6 +18,7 @@ import json
 import math
 import random
 import re
+import time
 from typing import Any, AsyncIterator, Callable, Mapping
 
 import attrs
@@ -28,8 +29,10 @@ from ..llm.limits import TokenBucket
 from ..llm.plain_socket import PlainSocket
 from .exchange import RecordedRequest, Reply, Responder
 from .http1 import Request, RequestReader, response_head
+from .listen import serve_plain_tcp
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
+from .timer import Timer
 
 __all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply",
            "Responder", "ServerTokenizer", "completion_body", "embeddings_body", "hashed_embedding", "main", "refusal",
@@ -148,6 +151,7 @@ class FakeLLMServer:
         self.max_in_flight = 0
         self.status_counts: dict[int, int] = {}
         self.faults_injected: dict[str, int] = {}
+        self._timer = Timer()
 
     @property
     def base_url(self) -> str:
@@ -169,15 +173,14 @@ class FakeLLMServer:
         clock = trio.current_time
         self._rpm = TokenBucket(self.rpm, clock) if self.rpm else None
         self._tpm = TokenBucket(self.tpm, clock) if self.tpm else None
-        listeners = await nursery.start(trio.serve_tcp, self._connection, self.port)
-        self.port = listeners[0].socket.getsockname()[1]
+        await nursery.start(self._timer.run)
+        addresses = await nursery.start(serve_plain_tcp, self._connection, self.port)
+        self.port = addresses[0][1]
 
     # -- HTTP/1.1 ------------------------------------------------------------------------------------
 
-    async def _connection(self, tcp: trio.SocketStream) -> None:
-        # the client's socket stream: sending an answer makes no scheduler trip (the read that follows is the
-        # checkpoint)
-        stream = PlainSocket.take(tcp)
+    async def _connection(self, stream: PlainSocket) -> None:
+        # sending an answer makes no scheduler trip (the read that follows is the checkpoint)
         reader = RequestReader(stream)
         try:
             while True:
@@ -226,7 +229,7 @@ class FakeLLMServer:
             answer = self.tokenizer_api.answer(req.path, req.body)
             if answer is not None:
                 if self.tokenizer_api.hang:
-                    await trio.sleep(self.hang_s)
+                    await self._timer.sleep(self.hang_s)
                     return False
                 await self._send(conn, answer[0], json.dumps(answer[1]).encode())
                 return True
@@ -253,7 +256,7 @@ class FakeLLMServer:
             self.faults_injected[fault] = self.faults_injected.get(fault, 0) + 1
             return await self._fault(conn, fault)
         if self.latency:
-            await trio.sleep(self.latency)
+            await self._timer.sleep(self.latency)
         if req.path.endswith("/embeddings") and self.embedding_dim <= 0:  # a chat-only server
             model = (req.body or {}).get("model") if isinstance(req.body, dict) else None
             await self._send(conn, 404, json.dumps(
@@ -269,13 +272,13 @@ class FakeLLMServer:
             await self._send(conn, 400, b'{"error": {"message": "logit_bias is not supported"}}')
             return True
         reply = self.responder(req)
-        if inspect.isawaitable(reply):
+        if not isinstance(reply, (str, Reply)) and inspect.isawaitable(reply):
             reply = await reply
         if isinstance(reply, str):
             reply = Reply(reply)
         await self._decode(req, reply)
         if reply.delay:
-            await trio.sleep(reply.delay)
+            await self._timer.sleep(reply.delay)
         if reply.body is None and reply.status >= 400:  # an error page: the text as it is
             await self._send(conn, reply.status, reply.text.encode(), reply.headers)
             return True
@@ -287,14 +290,14 @@ class FakeLLMServer:
         """Take ``token_latency`` per output token, as a model decoding the answer would."""
         req.completion_tokens = rough_tokens(reply.text) if reply.status < 400 else 0
         if self.token_latency and req.completion_tokens:
-            await trio.sleep(self.token_latency * req.completion_tokens)
+            await self._timer.sleep(self.token_latency * req.completion_tokens)
 
     async def _fault(self, conn: "_Exchange", kind: str) -> bool:
         if kind in ("500", "503"):
             await self._send(conn, int(kind), b'{"error": {"message": "injected server error"}}')
             return True
         if kind == "timeout":
-            await trio.sleep(self.hang_s)
+            await self._timer.sleep(self.hang_s)
             return False
         if kind == "drop":
             return False
@@ -307,6 +310,8 @@ class FakeLLMServer:
 
     def _rate_limited(self, req: RecordedRequest) -> float | None:
         """Seconds until the request would fit, or None when it fits now (and is taken from the buckets)."""
+        if self._rpm is None and self._tpm is None:
+            return None
         cost = rough_tokens(req.prompt) + (req.max_tokens or 0)
         waits = [b.wait_time(n) for b, n in ((self._rpm, 1), (self._tpm, cost)) if b is not None]
         if any(w > 0 for w in waits):
@@ -334,9 +339,11 @@ class FakeLLMServer:
                  "chain": chain(r)} for r in self.chat_requests()]
 
     def stats(self) -> dict[str, Any]:
+        """Counts of requests, statuses and faults, and ``process_cpu_s``: the CPU time of the process the server
+        runs in (a benchmark's difference of two readings is the server's work between them, start-up left out)."""
         return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
-                "faults_injected": self.faults_injected}
+                "faults_injected": self.faults_injected, "process_cpu_s": time.process_time()}
 
 
 def main(argv: list[str] | None = None) -> None:

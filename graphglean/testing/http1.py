@@ -9,6 +9,7 @@ server's 400 would.
 
 from __future__ import annotations
 
+import functools
 from http import HTTPStatus
 
 import attrs
@@ -47,11 +48,16 @@ class RequestReader:
 
 def response_head(status: int, headers: list[tuple[str, str]], keep_alive: bool) -> bytes:
     """Status line and headers; ``headers`` must carry the content-length."""
+    lines = [_status_line(status)] + [f"{name}: {value}" for name, value in headers]
+    if not keep_alive:
+        lines.append("connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def _status_line(status: int) -> str:
     try:
         reason = HTTPStatus(status).phrase
     except ValueError:
         reason = ""
-    lines = [f"HTTP/1.1 {status} {reason}"] + [f"{name}: {value}" for name, value in headers]
-    if not keep_alive:
-        lines.append("connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8")
+    return f"HTTP/1.1 {status} {reason}"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import trio
@@ -79,8 +80,15 @@ def main(argv: list[str] | None = None) -> None:
                 tmp.write_text(str(server.port))
                 tmp.replace(args.port_file)
             print(f"fake LLM listening on {server.base_url}", flush=True)
+            # what start-up made (modules, the responder's tables) lives as long as the process: out of the
+            # collector's full passes, which paused the server ~17 ms each once 5,000 requests were logged
+            gc.freeze()
 
     try:
         trio.run(serve)
     except KeyboardInterrupt:
         sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
