@@ -523,6 +523,7 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
             for _ in range(14):  # past the banked second: the rate binds
                 await limiter.acquire()
             await trio.sleep(2.4)  # busy elsewhere, just short of an idle report
+        assert holding.binding
         kept = holding.report()
         await trio.sleep(8.0)
         async with _limiter(bucket, batch, clock, holding=holding) as limiter:
@@ -530,7 +531,6 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
             assert bucket.requests.held[holding.holder] == sum(kept)
 
     _in_virtual_time(main)
-    assert holding.binding
 
 
 def test_a_request_needing_more_tokens_than_the_stock_above_the_spare_gets_a_lease():
