@@ -236,6 +236,10 @@ class LeaseBucket:
     def paused_for(self) -> float:
         return max(0.0, self._paused_until - self._clock())
 
+    def pause_state(self) -> tuple[float, int]:
+        """How long every worker is still paused, and how many pauses there were."""
+        return self.paused_for(), self.pauses
+
     def stats(self) -> dict[str, int]:
         return {"leases": self.leases, "leased_requests": self.granted_requests,
                 "leased_tokens": self.granted_tokens, "global_pauses": self.pauses, "holder_reports": self.reports,

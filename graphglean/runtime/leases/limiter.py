@@ -39,6 +39,7 @@ class LeasedRateLimiter:
         self._lock = trio.Lock()
         self._wanted = trio.Event()
         self._stocked = trio.Event()
+        self._pushed_back = trio.Event()  # this worker saw a 429 or an exhausted quota
         self._blocked_since: float | None = None
         self.leases = 0
         self.permits = 0
@@ -99,10 +100,10 @@ class LeasedRateLimiter:
         return self._lock.statistics().tasks_waiting + self._lock.locked()
 
     def _paces(self, callers: int) -> bool:
-        """While the rate binds, callers enough for a least batch get their permits as a schedule: it needs
-        no room in the bank's one second, so one lease serves them all (a stock would be cut to the worker's
-        share of that second, and its round trip shared by a few permits)."""
-        return bool(self.holding.binding and self.batch.requests and callers >= self.batch.requests)
+        """Callers enough for a least batch ask for their permits in one lease: what the bank has comes in
+        stock, the rest as a schedule, which needs no room in the bank's one second (a stock is cut to the
+        worker's share of that second, and its round trip shared by a few permits)."""
+        return bool(self.batch.requests and callers >= self.batch.requests)
 
     def sized(self) -> BatchSize:
         """The batch now: grown so that the round trip this process measures costs each permit little; when
@@ -298,12 +299,22 @@ class LeasedRateLimiter:
         self._stocked = trio.Event()
 
     async def _watch_pauses(self) -> None:
-        """No configured limit, so no leases: still learn of a 429 elsewhere, within a batch's time."""
+        """No configured limit, so no leases: still learn of a 429 elsewhere. A task asks once as it starts;
+        it asks again every LEASE_S only once the endpoint has shown it pushes back (a pause anywhere before,
+        or a 429 here), so a run that is never paused makes one call to the bucket a task."""
+        h = self.holding
         while True:
-            paused, _ = await self._reply("paused_for")
+            (paused, pauses), _ = await self._reply("pause_state")
+            h.pauses_seen = h.pauses_seen or pauses > 0
             if paused > 0:
                 self.local.pause(paused)
+            if not h.pauses_seen:
+                await self._pushed_back.wait()
             await trio.sleep(LEASE_S)
+
+    def _seen_push_back(self) -> None:
+        self.holding.pauses_seen = True
+        self._pushed_back.set()
 
     def on_success(self) -> None:
         self.local.on_success()
@@ -322,12 +333,14 @@ class LeasedRateLimiter:
         """A 429 or an exhausted quota here: pause this worker now and every other at its next lease."""
         self.local.pause(seconds)
         self.holding.drop()
+        self._seen_push_back()
         self._notify("pause", seconds)
 
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         before = self.local._resume_at
         self.local.observe_headers(headers)
         if self.local._resume_at > before:
+            self._seen_push_back()
             self._notify("pause", self.local._resume_at - trio.current_time())
 
     def stats(self) -> dict[str, float]:

@@ -7,7 +7,7 @@ import math
 
 import attrs
 
-EXPIRY_S = 0.1  # a scheduled permit is usable this long once earned (from when the lease was asked), then void
+EXPIRY_S = 0.2  # a scheduled permit is usable this long once earned (from when the lease was asked), then void
 PACE_S = 4.0  # a scheduled lease covers at most this long a stretch of one worker's share of the rate
 
 
