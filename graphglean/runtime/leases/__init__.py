@@ -37,7 +37,8 @@ from .batch import LEASE_S, BatchSize, spare
 from .bucket import STALE_S, Lease, LeaseBucket
 from .holding import Holding, process_holding
 from .limiter import REPORT_S, LeasedRateLimiter
+from .pace import EXPIRY_S, PACE_S, Pace
 from .ray_wait import ray_result
 
-__all__ = ["LEASE_S", "REPORT_S", "STALE_S", "BatchSize", "Holding", "Lease", "LeaseBucket", "LeasedRateLimiter",
-           "process_holding", "ray_result", "spare"]
+__all__ = ["EXPIRY_S", "LEASE_S", "PACE_S", "REPORT_S", "STALE_S", "BatchSize", "Holding", "Lease", "LeaseBucket",
+           "LeasedRateLimiter", "Pace", "process_holding", "ray_result", "spare"]

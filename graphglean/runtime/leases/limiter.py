@@ -12,7 +12,7 @@ from ...llm.limits import RateLimiter
 from .batch import LEASE_S, BatchSize, spare
 from .bucket import STALE_S, Lease
 from .holding import Holding
-from .pace import Pace
+from .pace import EXPIRY_S, Pace
 from .ray_wait import Arrived
 
 REPORT_S = STALE_S / 4  # an idle worker holding permits says so this often, so it is not taken for dead
@@ -102,8 +102,10 @@ class LeasedRateLimiter:
     def _paces(self, callers: int) -> bool:
         """Callers enough for a least batch ask for their permits in one lease: what the bank has comes in
         stock, the rest as a schedule, which needs no room in the bank's one second (a stock is cut to the
-        worker's share of that second, and its round trip shared by a few permits)."""
-        return bool(self.batch.requests and callers >= self.batch.requests)
+        worker's share of that second, and its round trip shared by a few permits). Not while round trips
+        take half a scheduled permit's time or more: the first permits would go void on the way."""
+        return bool(self.batch.requests and callers >= self.batch.requests
+                    and self.holding.round_trip_s < EXPIRY_S / 2)
 
     def sized(self) -> BatchSize:
         """The batch now: grown so that the round trip this process measures costs each permit little; when
