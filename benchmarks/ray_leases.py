@@ -11,10 +11,10 @@ Columns:
   needs); a worker grows its batch from the least so that its measured round trip costs each permit at most
   0.5 ms, and, when the rate binds and no task is coming, to no more than its callers waiting.
 - calls: chat requests the server saw (429s included); leases: leases the bucket granted; per_lease: permits
-  a lease brought on average; paced: permits granted as a schedule (while the rate binds, to callers enough
-  for a batch), void: scheduled permits no caller took within their time (lost to the rate); bound: calls / least batch + workers; holders: worker processes that leased
-  (the design's bound is calls / batch + holders: Ray may run the shards of 4 workers in more than 4
-  processes).
+  a lease brought on average; paced: permits granted as a schedule (to callers enough for a batch, what the
+  bank lacks), void: scheduled permits no caller took within their time (lost to the rate); bound: calls /
+  least batch + workers; holders: worker processes that leased (the design's bound is calls / batch +
+  holders: Ray may run the shards of 4 workers in more than 4 processes).
 - rt_ms_lease: the mean round trip of one lease, measured in the worker from the actor call until Ray's
   completion callback has the reply in the process; rt_ms_permit: the sum of those round trips over the
   permits they leased (the issue's "round trip per permit"); reply_wait_ms_permit: after that, until the

@@ -559,6 +559,15 @@ def test_no_lease_is_granted_beyond_what_the_bank_could_earn_beside_what_is_held
     assert bucket.lease("c", 0, 0, 2, 0).requests == 2
 
 
+async def _binding_task(bucket: LeaseBucket, clock, holding: Holding, idle_s: float = 0.0) -> None:
+    """A task in the process of ``holding`` spending past the banked second (the rate binds), then busy
+    elsewhere for ``idle_s``."""
+    async with _limiter(bucket, BatchSize.of(RPM, 0, workers=1), clock, holding=holding) as limiter:
+        for _ in range(14):
+            await limiter.acquire()
+        await trio.sleep(idle_s)
+
+
 def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_lease():
     """The bucket heard of the stock when the task left: the next task in the process, 8 s later, still
     holds it (it was dropped as stale, counted from the last lease, while the bucket still counted it)."""
@@ -567,10 +576,7 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
 
     async def main(clock):
         bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
-        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
-            for _ in range(14):  # past the banked second: the rate binds
-                await limiter.acquire()
-            await trio.sleep(2.4)  # busy elsewhere, just short of an idle report
+        await _binding_task(bucket, clock, holding, idle_s=2.4)  # just short of an idle report
         assert holding.binding
         kept = holding.report()
         await trio.sleep(8.0)
@@ -673,9 +679,7 @@ def test_what_a_process_kept_goes_back_when_the_last_tasks_are_submitted_while_t
 
     async def main(clock):
         bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
-        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
-            for _ in range(14):  # past the banked second: the rate binds
-                await limiter.acquire()
+        await _binding_task(bucket, clock, holding)
         assert holding.binding and holding.report()[0] > 0 and bucket.requests.held
         bucket.tasks_coming(False)
         assert not any(bucket.requests.held.values())
