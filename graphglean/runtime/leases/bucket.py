@@ -191,8 +191,9 @@ class LeaseBucket:
         self._tasks_coming = coming
         if not coming and self._binds():
             for holder, (requests, tokens) in self._kept.items():
-                self.give_back(holder, requests, tokens)
-                self._reclaimed.add(holder)
+                if any(unit.held.get(holder) for unit, _ in self._units(0, 0)):
+                    self.give_back(holder, requests, tokens)
+                    self._reclaimed.add(holder)
             self._kept.clear()
 
     def leave(self, holder: str, requests: int, tokens: int, in_hand_requests: int, in_hand_tokens: int) -> bool:
