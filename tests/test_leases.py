@@ -658,8 +658,9 @@ def test_a_schedule_needs_no_room_in_the_bank_and_shrinks_it_while_it_may_be_spe
     now[0] = 11 / 10 + 0.2 + 0.01  # the last scheduled permit is earned, and void
     assert bucket.lease("c", 0, 0, 2, 0).requests == 2
     crowded = LeaseBucket(RPM, 0, clock=lambda: now[0])
-    crowded.lease("a", 0, 0, 9, 0)  # more held than a schedule leaves room for: no schedule, no room
-    assert crowded.lease("b", 0, 0, 5, 0, True).requests == 0
+    crowded.lease("a", 0, 0, 9, 0)  # more held than a schedule leaves room for: no schedule
+    lease = crowded.lease("b", 0, 0, 5, 0, True)
+    assert (lease.requests, lease.paced) == (1, 0)  # what fits in stock (5 were refused for 0.5 s)
 
 
 def test_scheduled_permits_saved_up_go_void_and_cannot_be_spent_at_once_later():

@@ -138,7 +138,8 @@ class LeaseBucket:
               pace: bool = False) -> Lease:
         """``holder`` holds ``held_*`` and asks for ``requests`` and ``tokens`` more (none: a report only).
         Granted in full unless the bucket is paused; the wait says when they are usable. With ``pace`` (the
-        holder has that many callers waiting) requests the bank lacks come as a schedule (`HeldBucket.pace`)."""
+        holder has that many callers waiting) requests the bank lacks come as a schedule (`HeldBucket.pace`),
+        or, while holders hold too much for one, as many in stock as fit beside them."""
         now = self._clock()
         self._forget_silent(now)
         self._heard[holder] = now
@@ -155,6 +156,8 @@ class LeaseBucket:
             return Lease(0, 0, 0.0, 0.0, self._binds(), not self._tasks_coming)
         r = self.requests
         paced = bool(pace and r is not None and requests > r.level() and r.can_pace())
+        if pace and r is not None and not paced:  # in stock, as much as fits beside what holders hold
+            requests = min(requests, max(1, math.floor(r.room() - sum(r.held.values()) + 1e-9)))
         room = self._room(0 if paced else requests, tokens)
         if room is not None:  # no reservation fits: ask again once that much could have been spent
             return Lease(0, 0, room, 0.0, True, not self._tasks_coming)
