@@ -11,9 +11,10 @@ Columns:
   needs); a worker grows its batch from the least so that its measured round trip costs each permit at most
   0.5 ms, and, when the rate binds and no task is coming, to no more than its callers waiting.
 - calls: chat requests the server saw (429s included); leases: leases the bucket granted; per_lease: permits
-  a lease brought on average; bound: calls / least batch + workers; holders: worker processes that leased
-  (the design's bound is calls / batch + holders: Ray may run the shards of 4 workers in more than 4
-  processes).
+  a lease brought on average; paced: permits granted as a schedule (to callers enough for a batch, what the
+  bank lacks), void: scheduled permits no caller took within their time (lost to the rate); bound: calls /
+  least batch + workers; holders: worker processes that leased (the design's bound is calls / batch +
+  holders: Ray may run the shards of 4 workers in more than 4 processes).
 - rt_ms_lease: the mean round trip of one lease, measured in the worker from the actor call until Ray's
   completion callback has the reply in the process; rt_ms_permit: the sum of those round trips over the
   permits they leased (the issue's "round trip per permit"); reply_wait_ms_permit: after that, until the
@@ -100,6 +101,7 @@ async def scenario(name: str, seconds: float, tmp: Path) -> dict:
     return {"scenario": name, "server_rpm": server_rpm or "-", "client_rpm": client_rpm,
             "batch": f"{batch}..{least.most_requests}", "shards": result.report["runtime"]["shards"], "calls": calls,
             "leases": leases["leases"], "per_lease": round(permits / max(1, leases["worker_leases"]), 1),
+            "paced": leases.get("paced_permits", 0), "void": leases.get("void_permits", 0),
             "bound": round(calls / batch + WORKERS, 1), "holders": leases["holders"],
             "rt_ms_lease": round(1000 * leases["lease_round_trip_s"] / max(1, leases["worker_leases"]), 2),
             "rt_ms_permit": round(1000 * leases["lease_round_trip_s"] / permits, 3),

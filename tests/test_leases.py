@@ -11,7 +11,7 @@ import trio.testing
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from graphglean.runtime.leases import STALE_S, BatchSize, Holding, LeaseBucket, LeasedRateLimiter, spare
+from graphglean.runtime.leases import LEASE_S, STALE_S, BatchSize, Holding, LeaseBucket, LeasedRateLimiter, Pace, spare
 
 RPM = 600  # 10 a second, one second banked
 RATE = RPM / 60
@@ -263,17 +263,61 @@ async def test_a_pause_reported_by_one_worker_holds_the_others():
         assert time.monotonic() - t0 >= 0.4
 
 
-async def test_without_a_limit_a_pause_still_reaches_every_worker():
-    bucket = LeaseBucket(0, 0)
-    relay = _relay(bucket)
-    async with LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as a, \
-            LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2)) as b:
-        await b.acquire()
-        a.pause(0.6)  # a 429 seen by worker a
-        await trio.sleep(0.3)  # b hears of it within a batch's time
-        t0 = time.monotonic()
-        await b.acquire()
-        assert time.monotonic() - t0 >= 0.1
+def test_without_a_limit_a_run_never_paused_asks_the_bucket_once_a_task():
+    """No configured limit and no 429: a task making calls for a minute costs one call to the bucket (it
+    polled every LEASE_S, 11.4 CPU s of a 1M-chunk run)."""
+    log: list = []
+
+    async def main(clock):
+        bucket = LeaseBucket(0, 0, clock=clock.current_time)
+        relay = _relay(bucket, log)
+        for _ in range(2):
+            async with LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=2), clock=clock.current_time,
+                                         wait_on=_direct, holding=Holding()) as limiter:
+                for _ in range(60):
+                    await limiter.acquire()
+                    await trio.sleep(1.0)
+
+    _in_virtual_time(main)
+    assert log == ["pause_state"] * 2
+
+
+def test_without_a_limit_a_pause_reaches_every_worker_once_the_endpoint_has_pushed_back():
+    """A task started after a pause anywhere, or whose own call met a 429, hears of every later pause within
+    LEASE_S; one started before any learns of them once it meets a 429 itself."""
+
+    async def main(clock):
+        bucket = LeaseBucket(0, 0, clock=clock.current_time)
+        relay = _relay(bucket)
+
+        def limiter():
+            return LeasedRateLimiter(relay, relay, BatchSize.of(0, 0, workers=3), clock=clock.current_time,
+                                     wait_on=_direct)
+
+        async def waits(worker) -> float:
+            t0 = trio.current_time()
+            await worker.acquire()
+            return trio.current_time() - t0
+
+        async with limiter() as a, limiter() as early:
+            await trio.sleep(0.01)
+            a.pause(0.6)  # a 429 seen by worker a
+            await trio.sleep(0.3)
+            assert await waits(early) == 0  # it has not met a 429: it asked the bucket only as it started
+            async with limiter() as late:
+                await trio.sleep(0.01)
+                assert await waits(late) == pytest.approx(0.29)  # the pause in force as it started
+                await trio.sleep(1.0)
+                a.pause(0.6)  # a second 429 at worker a
+                await trio.sleep(LEASE_S)
+                assert await waits(late) > 0.3
+            early.pause(0.01)  # its own 429: from now on it listens
+            await trio.sleep(0.1)
+            a.pause(0.6)
+            await trio.sleep(LEASE_S)
+            assert await waits(early) > 0.3
+
+    _in_virtual_time(main)
 
 
 def test_a_429_under_leases_is_learned_by_the_worker():
@@ -344,12 +388,13 @@ def test_a_task_that_makes_no_call_takes_no_lease():
 
 
 def _driver_run(rpm: int, workers: int, task_calls: list[int], tell: bool = True, round_trip_s: float = 0.0,
-                limiters: list | None = None, in_flight: int = 1,
-                call_s: float = 0.0) -> tuple[LeaseBucket, list[float]]:
+                limiters: list | None = None, in_flight: int = 1, call_s: float = 0.0,
+                stages: list[list[int]] | None = None) -> tuple[LeaseBucket, list[float]]:
     """Tasks of ``task_calls`` calls each (``in_flight`` at a time, each ``call_s`` long), at most ``workers``
     tasks at a time, each in an idle process (its holding kept from task to task), as the Ray driver runs
-    them; it says when no more tasks are coming (``tell``). Returns the bucket and when each call was sent;
-    ``limiters`` gathers the tasks' limiters."""
+    them; it says when no more tasks are coming (``tell``). ``stages``: such lists of tasks one after the
+    other, each stage's tasks coming once the last one before ended. Returns the bucket and when each call
+    was sent; ``limiters`` gathers the tasks' limiters."""
     batch = BatchSize.of(rpm, 0, workers)
     idle = [Holding() for _ in range(workers)]
     sent: list[float] = []
@@ -377,12 +422,15 @@ def _driver_run(rpm: int, workers: int, task_calls: list[int], tell: bool = True
         nonlocal bucket
         bucket = LeaseBucket(rpm, 0, clock=clock.current_time)
         slots = trio.Semaphore(workers)
-        async with trio.open_nursery() as nursery:
-            for i, calls in enumerate(task_calls):
-                await slots.acquire()
-                nursery.start_soon(task, clock, calls, idle.pop(0), slots)
-                if tell and i == len(task_calls) - 1:
-                    bucket.tasks_coming(False)
+        with trio.fail_after(3600):  # virtual seconds: a run that stops making progress fails
+            for stage in stages or [task_calls]:
+                bucket.tasks_coming(True)
+                async with trio.open_nursery() as nursery:
+                    for i, calls in enumerate(stage):
+                        await slots.acquire()
+                        nursery.start_soon(task, clock, calls, idle.pop(0), slots)
+                        if tell and i == len(stage) - 1:
+                            bucket.tasks_coming(False)
 
     _in_virtual_time(main)
     return bucket, sent
@@ -511,6 +559,15 @@ def test_no_lease_is_granted_beyond_what_the_bank_could_earn_beside_what_is_held
     assert bucket.lease("c", 0, 0, 2, 0).requests == 2
 
 
+async def _binding_task(bucket: LeaseBucket, clock, holding: Holding, idle_s: float = 0.0) -> None:
+    """A task in the process of ``holding`` spending past the banked second (the rate binds), then busy
+    elsewhere for ``idle_s``."""
+    async with _limiter(bucket, BatchSize.of(RPM, 0, workers=1), clock, holding=holding) as limiter:
+        for _ in range(14):
+            await limiter.acquire()
+        await trio.sleep(idle_s)
+
+
 def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_lease():
     """The bucket heard of the stock when the task left: the next task in the process, 8 s later, still
     holds it (it was dropped as stale, counted from the last lease, while the bucket still counted it)."""
@@ -519,10 +576,8 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
 
     async def main(clock):
         bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
-        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
-            for _ in range(14):  # past the banked second: the rate binds
-                await limiter.acquire()
-            await trio.sleep(2.4)  # busy elsewhere, just short of an idle report
+        await _binding_task(bucket, clock, holding, idle_s=2.4)  # just short of an idle report
+        assert holding.binding
         kept = holding.report()
         await trio.sleep(8.0)
         async with _limiter(bucket, batch, clock, holding=holding) as limiter:
@@ -530,7 +585,6 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
             assert bucket.requests.held[holding.holder] == sum(kept)
 
     _in_virtual_time(main)
-    assert holding.binding
 
 
 def test_a_request_needing_more_tokens_than_the_stock_above_the_spare_gets_a_lease():
@@ -574,3 +628,88 @@ def test_a_batch_grown_after_a_lease_does_not_make_the_stock_of_that_lease_low()
         return bucket.stats()["leases"]
 
     assert _in_virtual_time(main) == 1
+
+
+def test_while_the_rate_binds_callers_get_their_permits_in_one_lease_not_cut_to_the_bank_s_second():
+    """1080 a minute from 4 workers with 64 callers each and 5 ms round trips: a stock is cut to a worker's
+    share of the bank's one second (3 permits, 1.7 ms of round trip each); a schedule is not (it cannot be
+    hoarded), so a lease serves every caller waiting."""
+    calls = [45] * 8
+    limiters: list = []
+    bucket, sent = _driver_run(1080, 4, calls, round_trip_s=0.005, limiters=limiters, in_flight=64)
+    permits = sum(limiter.permits for limiter in limiters)
+    assert sum(limiter.round_trip_s for limiter in limiters) / permits < 0.001
+    assert sum(limiter.paced for limiter in limiters) > permits / 2
+    assert permits == sum(calls)  # none wasted: no lease asked ahead of callers while the rate binds
+    assert bucket.stats()["leases"] <= sum(calls) / BatchSize.of(1080, 0, 4).requests + 4
+    assert _most_in_a_second(sent) <= 18 + 18
+    assert _sustained(sent) >= 0.98 * 18
+
+
+def test_a_schedule_needs_no_room_in_the_bank_and_shrinks_it_while_it_may_be_spent():
+    now = [0.0]
+    bucket = LeaseBucket(RPM, 0, clock=lambda: now[0])  # 10 a second; a live schedule: 10 * 0.2 + 1 less room
+    assert bucket.requests.pace_slack == pytest.approx(3.0)
+    assert bucket.lease("a", 0, 0, 6, 0).requests == 6
+    lease = bucket.lease("b", 0, 0, 12, 0, True)  # 12 callers: more than the bank's second holds
+    assert (lease.requests, lease.paced, lease.start, lease.rate) == (12, 11, pytest.approx(0.0), 10.0)
+    assert bucket.requests.held == {"a": 6, "b": 1}  # the bank's 4, less the room the schedule takes: in stock
+    assert bucket.lease("c", 0, 0, 2, 0).requests == 0  # 6 + 1 + 2 held would not fit beside the schedule
+    now[0] = 11 / 10 + 0.2 + 0.01  # the last scheduled permit is earned, and void
+    assert bucket.lease("c", 0, 0, 2, 0).requests == 2
+    crowded = LeaseBucket(RPM, 0, clock=lambda: now[0])
+    crowded.lease("a", 0, 0, 9, 0)  # more held than a schedule leaves room for: no schedule
+    lease = crowded.lease("b", 0, 0, 5, 0, True)
+    assert (lease.requests, lease.paced) == (1, 0)  # what fits in stock (5 were refused for 0.5 s)
+
+
+def test_scheduled_permits_saved_up_go_void_and_cannot_be_spent_at_once_later():
+    pace = Pace(count=3, start=0.5, rate=10.0, asked_at=0.0, arrived_at=0.01)
+    assert pace.usable(0.05) == 0 and pace.next_at() == pytest.approx(0.06)  # earned after the reply came
+    assert pace.usable(0.06) == 1
+    assert pace.usable(0.3) == 2 and pace.void == 1  # the first was earned 0.05 after the ask, 0.25 ago
+    assert pace.usable(0.5) == 0 and pace.void == 3 and pace.next_at() is None
+
+
+def test_what_a_process_kept_goes_back_when_the_last_tasks_are_submitted_while_the_rate_binds():
+    """A process between tasks keeps its stock for its next task; when the driver submits the last tasks and
+    none of them runs there, the stock went on shrinking the bank to the end of the run. It goes back, and
+    the process drops it at its next task's first call (not spending what the bucket gave to others)."""
+    holding = Holding()
+    batch = BatchSize.of(RPM, 0, workers=1)
+
+    async def main(clock):
+        bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
+        await _binding_task(bucket, clock, holding)
+        assert holding.binding and holding.report()[0] > 0 and bucket.requests.held
+        bucket.tasks_coming(False)
+        assert not any(bucket.requests.held.values())
+        level = bucket.requests.level()
+        async with _limiter(bucket, batch, clock, holding=holding) as limiter:  # a later stage's task
+            assert holding.report() == (0, 0)
+            await limiter.acquire()
+        assert limiter.leases == 1
+        assert bucket.requests.level() <= level + RATE * trio.current_time()
+
+    _in_virtual_time(main)
+
+
+@pytest.mark.parametrize("rpm", [1080, 6000, 60_000])
+def test_a_later_stage_leases_again_only_when_the_rate_bound_at_the_stage_tail(rpm):
+    """Two stages of 8 tasks of 10 calls: at the first stage's tail a process gives its stock back only while
+    the rate binds (others wait for it); otherwise it keeps it for the next stage's task, which leases
+    nothing (it gave it back at every tail, and the leases went past calls / batch + workers)."""
+    stages = [[10] * 8, [10] * 8]
+    bucket, sent = _driver_run(rpm, 4, [], stages=stages)
+    assert len(sent) == 160
+    assert bucket.stats()["leases"] <= 160 / BatchSize.of(rpm, 0, 4).requests + 4
+    assert _most_in_a_second(sent) <= rpm / 60 + bucket.requests.bucket.capacity
+
+
+def test_round_trips_longer_than_half_a_scheduled_permit_s_time_get_stocks_not_schedules():
+    """A schedule's first permits would go void on a 0.3 s way back; leases come in stock then."""
+    limiters: list = []
+    bucket, sent = _driver_run(1080, 2, [60] * 2, round_trip_s=0.3, limiters=limiters, in_flight=64)
+    assert len(sent) == 120
+    assert sum(limiter.stats()["void_permits"] for limiter in limiters) == 0
+    assert _most_in_a_second(sent) <= 18 + 18

@@ -6,6 +6,8 @@ import math
 
 import attrs
 
+from .pace import PACE_S
+
 LEASE_S = 0.25  # a batch is at least this long a stretch of one worker's share of the rate
 PERMIT_ROUND_TRIP_S = 0.0005  # a lease's round trip costs each permit at most this (half of the 1 ms target:
 # the round trip varies from one lease to the next)
@@ -21,6 +23,7 @@ class BatchSize:
     tokens: int
     most_requests: int = 0
     most_tokens: int = 0
+    paced_requests: int = 0  # the most requests of a scheduled lease (`Pace`): PACE_S of the worker's share
 
     @classmethod
     def of(cls, requests_per_minute: int, tokens_per_minute: int, workers: int) -> "BatchSize":
@@ -29,8 +32,9 @@ class BatchSize:
 
         def most(per_minute: int) -> int:  # b + spare(b) <= the worker's share of one second's worth
             return max(share(per_minute), math.floor(4 * math.floor(max(1.0, per_minute / 60.0) / workers) / 5))
+        paced = max(share(requests_per_minute), math.floor(requests_per_minute / 60.0 / workers * PACE_S))
         return cls(share(requests_per_minute), share(tokens_per_minute), most(requests_per_minute),
-                   most(tokens_per_minute))
+                   most(tokens_per_minute), paced)
 
     def grown(self, round_trip_s: float, tokens_per_request: float, callers: int | None = None) -> "BatchSize":
         """The batch whose round trip of ``round_trip_s`` costs each request at most PERMIT_ROUND_TRIP_S (as far

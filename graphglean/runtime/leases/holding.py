@@ -8,6 +8,7 @@ import uuid
 import attrs
 
 from .bucket import STALE_S
+from .pace import Pace
 
 
 @attrs.define
@@ -28,6 +29,9 @@ class Holding:
     round_trip_s: float = 0.0  # a moving mean of the round trips to the bucket
     leased: tuple[int, int] = (0, 0)  # the batch (requests, tokens) the last lease filled the stock to
     tokens_per_request: float = 0.0  # a moving mean of the tokens a request is estimated at
+    pace: Pace | None = None  # request permits scheduled by the last lease (not held: see `Pace`)
+    told: tuple[int, int] = (0, 0)  # what the bucket last heard it holds (less, since: spent, not yet told)
+    pauses_seen: bool = False  # a 429 paused this process or the bucket: the endpoint pushes back
 
     def heard_round_trip(self, seconds: float) -> None:
         self.round_trip_s = _moved(self.round_trip_s, seconds, 4)
@@ -36,7 +40,8 @@ class Holding:
         self.tokens_per_request = _moved(self.tokens_per_request, tokens, 16)
 
     def drop(self) -> None:
-        self.requests, self.tokens, self.pending = 0.0, min(self.tokens, 0.0), (0, 0)
+        self.requests, self.tokens, self.pending, self.pace = 0.0, min(self.tokens, 0.0), (0, 0), None
+        self.told = (0, 0)
 
     def drop_if_stale(self, now: float) -> None:
         """The bucket forgets a holder silent for STALE_S; its permits go with it (a debt stays)."""
@@ -46,6 +51,13 @@ class Holding:
     def in_hand(self) -> tuple[int, int]:
         """What it holds and may spend now."""
         return math.ceil(max(0.0, self.requests)), math.ceil(max(0.0, self.tokens))
+
+    def pace_usable(self, now: float) -> int:
+        return self.pace.usable(now) if self.pace is not None else 0
+
+    def pace_next_at(self) -> float | None:
+        """When the schedule's next permit is earned (None: no schedule, or nothing left in it)."""
+        return self.pace.next_at() if self.pace is not None else None
 
     def report(self) -> tuple[int, int]:
         """What it holds, a reservation included (the bucket counts it from the grant)."""

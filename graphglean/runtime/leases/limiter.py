@@ -12,6 +12,7 @@ from ...llm.limits import RateLimiter
 from .batch import LEASE_S, BatchSize, spare
 from .bucket import STALE_S, Lease
 from .holding import Holding
+from .pace import EXPIRY_S, Pace
 from .ray_wait import Arrived
 
 REPORT_S = STALE_S / 4  # an idle worker holding permits says so this often, so it is not taken for dead
@@ -38,9 +39,12 @@ class LeasedRateLimiter:
         self._lock = trio.Lock()
         self._wanted = trio.Event()
         self._stocked = trio.Event()
+        self._pushed_back = trio.Event()  # this worker saw a 429 or an exhausted quota
         self._blocked_since: float | None = None
         self.leases = 0
         self.permits = 0
+        self.paced = 0
+        self.void = 0
         self.round_trip_s = 0.0
         self.stall_s = 0.0
         self.reply_wait_s = 0.0
@@ -59,6 +63,8 @@ class LeasedRateLimiter:
     async def __aenter__(self) -> "LeasedRateLimiter":
         self.holding.busy = True
         self.holding.drop_if_stale(self._clock())
+        if any(self.holding.report()):  # kept from a task before: the bucket may have taken it back since
+            await self._ask(0, 0)
         self._nursery_cm = trio.open_nursery()
         self._nursery = await self._nursery_cm.__aenter__()
         self._nursery.start_soon(self._fetch_leases)
@@ -76,32 +82,56 @@ class LeasedRateLimiter:
     async def _leave(self) -> None:
         h = self.holding
         try:
-            if self._keep and not any(h.report()):
+            if self._keep and not any(h.report()) and not any(h.told):  # the bucket counts nothing here
                 return
             sent = self._clock()
-            if self._keep and (await self._reply("leave", h.holder, *h.report(), *h.in_hand()))[0]:
+            h.told = h.report()
+            if self._keep and (await self._reply("leave", h.holder, *h.told, *h.in_hand()))[0]:
                 h.reported_at = sent  # the bucket counts it from now: more tasks are coming to spend it
                 return
-            if not self._keep and any(h.report()):  # unspent permits go back to the other workers
+            if not self._keep and (any(h.report()) or any(h.told)):  # unspent permits go back to the others
                 self._notify("give_back", h.holder, *h.in_hand())
             h.drop()
         finally:
             h.busy = False
+
+    def _callers(self) -> int:
+        """Callers waiting for a permit now (the one holding the lock included)."""
+        return self._lock.statistics().tasks_waiting + self._lock.locked()
+
+    def _paces(self, callers: int) -> bool:
+        """Callers enough for a least batch ask for their permits in one lease: what the bank has comes in
+        stock, the rest as a schedule, which needs no room in the bank's one second (a stock is cut to the
+        worker's share of that second, and its round trip shared by a few permits). Not while round trips
+        take half a scheduled permit's time or more: the first permits would go void on the way."""
+        return bool(self.batch.requests and callers >= self.batch.requests
+                    and self.holding.round_trip_s < EXPIRY_S / 2)
 
     def sized(self) -> BatchSize:
         """The batch now: grown so that the round trip this process measures costs each permit little; when
         the rate binds and no task is coming to spend what this one leaves, to no more than the callers
         waiting now (the one holding the lock included)."""
         h = self.holding
-        callers = self._lock.statistics().tasks_waiting + self._lock.locked() if h.binding and h.last else None
+        callers = self._callers() if h.binding and h.last else None
         return self.batch.grown(h.round_trip_s, h.tokens_per_request, callers)
 
     def _enough(self, tokens: int) -> bool:
         """A request larger than a batch goes once a whole batch is in hand (the debt is paid by the next lease)."""
         h = self.holding
         h.drop_if_stale(self._clock())
-        return ((not self.batch.requests or h.requests >= 1)
-                and (not self.batch.tokens or h.tokens >= max(1, min(tokens, self.sized().tokens))))
+        return ((not self.batch.requests or h.requests >= 1 or h.pace_usable(self._clock()) >= 1)
+                and self._enough_tokens(tokens))
+
+    def _enough_tokens(self, tokens: int) -> bool:
+        return not self.batch.tokens or self.holding.tokens >= max(1, min(tokens, self.sized().tokens))
+
+    def _pace_wait(self, tokens: int) -> float | None:
+        """How long until the schedule earns the permit a caller lacks (None: it lacks more than that)."""
+        h = self.holding
+        at = h.pace_next_at()
+        if at is None or not self._enough_tokens(tokens):
+            return None
+        return max(0.0, at - self._clock())
 
     def _spare(self, batch: int) -> int:
         """Permits left when the next lease is asked for. None while the rate binds: the next lease waits on
@@ -113,6 +143,8 @@ class LeasedRateLimiter:
         """Only the spare is left: time for the next lease. The spare of the batch the stock was filled to
         when the batch has grown since (so a lease still follows a batch of calls)."""
         b, h = self.sized(), self.holding
+        if h.binding:  # the next lease waits behind the others' in the bucket: asked for only by a caller short
+            return False  # (one asked ahead could come after the task ended, wasted for those behind it)
         requests, tokens = (min(now, then) if then else now
                             for now, then in ((b.requests, h.leased[0]), (b.tokens, h.leased[1])))
         return bool((requests and h.requests <= self._spare(requests))
@@ -129,25 +161,40 @@ class LeasedRateLimiter:
             if not (self.batch.requests or self.batch.tokens):
                 return
             while not self._enough(estimated_tokens):
+                wait = self._pace_wait(estimated_tokens)
+                if wait is not None:
+                    await trio.sleep(wait)
+                    continue
                 self._wanted.set()
                 self._blocked_since = self._clock()
                 try:
                     await self._stocked.wait()
                 finally:
                     self._blocked_since = None
-            self.holding.requests -= 1 if self.batch.requests else 0
+            if self.batch.requests:
+                if self.holding.pace_usable(self._clock()) >= 1:
+                    self.holding.pace.spend()  # type: ignore[union-attr]
+                else:
+                    self.holding.requests -= 1
             if self.batch.tokens:
                 self.holding.tokens -= estimated_tokens
                 self.holding.heard_tokens(estimated_tokens)
             if self._low():
                 self._wanted.set()  # the next lease travels while the spare is spent
 
-    async def _ask(self, requests: int, tokens: int, connect: bool = False) -> Lease:
-        """One round trip to the bucket, reporting what this worker holds."""
+    async def _ask(self, requests: int, tokens: int, connect: bool = False, pace: bool = False) -> Lease:
+        """One round trip to the bucket, reporting what this worker holds. A schedule granted joins the
+        holding here (it is timed from when it was asked and when the reply came)."""
         h = self.holding
         t0 = self._clock()
         with trio.CancelScope(shield=True):  # a lease granted is counted by the bucket: it must reach the holding
-            lease, arrived = await self._reply("lease", h.holder, *h.report(), requests, tokens)
+            h.told = h.report()
+            lease, arrived = await self._reply("lease", h.holder, *h.told, requests, tokens, *[True] * pace)
+            if lease.reclaimed:
+                h.drop()
+            if lease.paced:
+                self._count_void()
+                h.pace = Pace(lease.paced, lease.start, lease.rate, t0, max(t0, arrived))
         t1 = self._clock()
         if not connect:  # a connection's set-up is no round trip of the leases to come
             h.heard_round_trip(arrived - t0)
@@ -167,6 +214,12 @@ class LeasedRateLimiter:
             self.reports += 1
             self.report_round_trip_s += arrived - t0
         return lease
+
+    def _count_void(self) -> None:
+        """Scheduled permits gone void (no caller took them in time) join this task's figures."""
+        pace = self.holding.pace
+        if pace is not None:
+            self.void, pace.void = self.void + pace.void, 0
 
     async def _reply(self, method: str, *args: Any) -> tuple[Any, float]:
         """The bucket's answer, and when it reached this process (on Ray, maybe well before this loop, busy
@@ -196,9 +249,14 @@ class LeasedRateLimiter:
                 await self._wanted.wait()
                 wanted = True  # a caller asked: an empty stock of a task with no call is no want
             self._wanted = trio.Event()
-            asked = self._top_up() if wanted and self._due() else (0, 0)
+            asked, pace = (0, 0), False
+            if wanted and self._due():
+                asked, callers = self._top_up(), self._callers()
+                pace = self._paces(callers)
+                if pace:
+                    asked = (min(callers, self.batch.paced_requests), asked[1])
             if any(asked):  # none: the caller that waited has what it needs, and has not run yet
-                await self._lease(*asked)
+                await self._lease(*asked, pace=pace)
             elif self._idle_unreported():  # so the bucket keeps counting it
                 await self._ask(0, 0)
 
@@ -206,10 +264,10 @@ class LeasedRateLimiter:
         h = self.holding
         return (h.requests > 0 or h.tokens > 0) and self._clock() - h.reported_at > REPORT_S
 
-    async def _lease(self, requests: int, tokens: int) -> None:
+    async def _lease(self, requests: int, tokens: int, pace: bool = False) -> None:
         h, b = self.holding, self.sized()
         h.leased = (b.requests, b.tokens)
-        lease = await self._ask(requests, tokens)
+        lease = await self._ask(requests, tokens, pace=pace)
         if lease.pause_s > 0 or not (lease.requests or lease.tokens):  # a 429 pause, or no room at the bucket
             if lease.pause_s > 0:
                 h.drop()
@@ -219,7 +277,11 @@ class LeasedRateLimiter:
             return
         self.leases += 1
         self.permits += lease.requests
-        h.pending, h.usable_at = (lease.requests, lease.tokens), self._clock() + lease.wait_s
+        self.paced += lease.paced
+        h.pending, h.usable_at = (lease.requests - lease.paced, lease.tokens), self._clock() + lease.wait_s
+        h.told = h.report()
+        if lease.paced and not any(h.pending):
+            self._wake()  # the schedule alone serves them
         await self._stock_pending()
 
     async def _stock_pending(self) -> None:
@@ -230,17 +292,31 @@ class LeasedRateLimiter:
             h.requests += h.pending[0]
             h.tokens += h.pending[1]
             h.pending = (0, 0)
-            self._blocked_since = None  # a caller still short says so again: no lease for one already served
-            self._stocked.set()
-            self._stocked = trio.Event()
+            self._wake()
+
+    def _wake(self) -> None:
+        """Callers waiting on a lease look again."""
+        self._blocked_since = None  # a caller still short says so again: no lease for one already served
+        self._stocked.set()
+        self._stocked = trio.Event()
 
     async def _watch_pauses(self) -> None:
-        """No configured limit, so no leases: still learn of a 429 elsewhere, within a batch's time."""
+        """No configured limit, so no leases: still learn of a 429 elsewhere. A task asks once as it starts;
+        it asks again every LEASE_S only once the endpoint has shown it pushes back (a pause anywhere before,
+        or a 429 here), so a run that is never paused makes one call to the bucket a task."""
+        h = self.holding
         while True:
-            paused, _ = await self._reply("paused_for")
+            (paused, pauses), _ = await self._reply("pause_state")
+            h.pauses_seen = h.pauses_seen or pauses > 0
             if paused > 0:
                 self.local.pause(paused)
+            if not h.pauses_seen:
+                await self._pushed_back.wait()
             await trio.sleep(LEASE_S)
+
+    def _seen_push_back(self) -> None:
+        self.holding.pauses_seen = True
+        self._pushed_back.set()
 
     def on_success(self) -> None:
         self.local.on_success()
@@ -259,16 +335,20 @@ class LeasedRateLimiter:
         """A 429 or an exhausted quota here: pause this worker now and every other at its next lease."""
         self.local.pause(seconds)
         self.holding.drop()
+        self._seen_push_back()
         self._notify("pause", seconds)
 
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         before = self.local._resume_at
         self.local.observe_headers(headers)
         if self.local._resume_at > before:
+            self._seen_push_back()
             self._notify("pause", self.local._resume_at - trio.current_time())
 
     def stats(self) -> dict[str, float]:
-        return {"worker_leases": self.leases, "leased_permits": self.permits,
+        self._count_void()
+        return {"worker_leases": self.leases, "leased_permits": self.permits, "paced_permits": self.paced,
+                "void_permits": self.void,
                 "lease_round_trip_s": round(self.round_trip_s, 4), "lease_reply_wait_s": round(self.reply_wait_s, 4),
                 "lease_stall_s": round(self.stall_s, 4),
                 "stock_reports": self.reports, "report_round_trip_s": round(self.report_round_trip_s, 4),
