@@ -36,9 +36,10 @@ given back (those granted after it were timed after it).
 
 A holder silent for `STALE_S` (a killed worker) is forgotten, and a worker drops a stock whose last report is
 that old, so dead workers do not shrink the bank; a live worker with an idle stock reports it now and then. A
-429 anywhere pauses the bucket: every worker learns it with its next lease and drops what it holds (with no
-rate configured, a task asks once as it starts, and every LEASE_S once a pause was seen there or anywhere). The learned
-rate and retries stay per worker (its own `RateLimiter`).
+429 anywhere pauses the bucket: every worker learns it with its next lease and drops what it holds; a worker
+whose schedule serves its callers asks every LEASE_S meanwhile (with no rate configured, a task asks every
+REPORT_S, and every LEASE_S once a pause was seen there or anywhere). The learned rate and retries stay per
+worker (its own `RateLimiter`).
 """
 
 from .batch import LEASE_S, BatchSize, spare

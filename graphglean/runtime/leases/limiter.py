@@ -245,10 +245,12 @@ class LeasedRateLimiter:
             await self._ask(0, 0, connect=True)  # a process's first call to the actor sets up its connection
         while True:
             wanted = False
-            with trio.move_on_after(REPORT_S):
+            with trio.move_on_after(LEASE_S if self._scheduled() else REPORT_S):
                 await self._wanted.wait()
                 wanted = True  # a caller asked: an empty stock of a task with no call is no want
             self._wanted = trio.Event()
+            if not wanted and self._scheduled():
+                await self._heed_pause()
             asked, pace = (0, 0), False
             if wanted and self._due():
                 asked, callers = self._top_up(), self._callers()
@@ -259,6 +261,19 @@ class LeasedRateLimiter:
                 await self._lease(*asked, pace=pace)
             elif self._idle_unreported():  # so the bucket keeps counting it
                 await self._ask(0, 0)
+
+    def _scheduled(self) -> bool:
+        """Scheduled permits are still to come (no lease is asked for while they serve the callers)."""
+        pace = self.holding.pace
+        return pace is not None and pace.next_at() is not None
+
+    async def _heed_pause(self) -> None:
+        """A schedule covers up to PACE_S of calls with no lease: a pause elsewhere (a 429 at another worker) is
+        asked for every LEASE_S meanwhile, and ends the schedule as a 429 here would."""
+        (paused, _), _ = await self._reply("pause_state")
+        if paused > 0:
+            self.local.pause(paused)
+            self.holding.drop()
 
     def _idle_unreported(self) -> bool:
         h = self.holding
@@ -301,18 +316,20 @@ class LeasedRateLimiter:
         self._stocked = trio.Event()
 
     async def _watch_pauses(self) -> None:
-        """No configured limit, so no leases: still learn of a 429 elsewhere. A task asks once as it starts;
-        it asks again every LEASE_S only once the endpoint has shown it pushes back (a pause anywhere before,
-        or a 429 here), so a run that is never paused makes one call to the bucket a task."""
+        """No configured limit, so no leases: still learn of a 429 elsewhere. Every LEASE_S once the endpoint
+        has shown it pushes back (a pause anywhere before, or a 429 here); until then every REPORT_S, so a run
+        that is never paused costs the bucket a tenth of the calls and a pause still reaches every worker."""
         h = self.holding
         while True:
             (paused, pauses), _ = await self._reply("pause_state")
             h.pauses_seen = h.pauses_seen or pauses > 0
             if paused > 0:
                 self.local.pause(paused)
-            if not h.pauses_seen:
-                await self._pushed_back.wait()
-            await trio.sleep(LEASE_S)
+            if h.pauses_seen:
+                await trio.sleep(LEASE_S)
+            else:
+                with trio.move_on_after(REPORT_S):
+                    await self._pushed_back.wait()
 
     def _seen_push_back(self) -> None:
         self.holding.pauses_seen = True
