@@ -584,7 +584,7 @@ def test_a_stock_kept_at_a_task_end_counts_from_the_leave_not_from_the_last_leas
         assert holding.binding
         kept = holding.report()
         await trio.sleep(8.0)
-        async with _limiter(bucket, batch, clock, holding=holding) as limiter:
+        async with _limiter(bucket, batch, clock, holding=holding):
             assert holding.report() == kept
             assert bucket.requests.held[holding.holder] == sum(kept)
 
