@@ -139,7 +139,11 @@ def summary_call_bound(total_tokens: int, budget: int) -> int:
 
 
 def needs_summary(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> bool:
-    return len(descriptions) > 1 and tokenizer.count("\n".join(descriptions)) > budget
+    if len(descriptions) < 2:
+        return False
+    joined = "\n".join(descriptions)
+    # a token is at least one UTF-8 byte, a character at most four: a short text needs no count
+    return 4 * len(joined) > budget and tokenizer.count(joined) > budget
 
 
 def edge_name(graph: nx.Graph, a: Any, b: Any) -> str:

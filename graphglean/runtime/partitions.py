@@ -22,6 +22,7 @@ import networkx as nx
 from ..atomic import atomic_open
 from ..chunking import Chunk
 from ..config import Config
+from ..graph.describe import needs_summary
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.merge import GraphAccumulator, edge_attrs
@@ -124,6 +125,7 @@ class ShardChunks(Mapping[str, Chunk]):
         found = {}
         for folder, cids in by_folder.items():
             db = self._db(folder)
+            cids.sort()  # ids in index order: SQLite's lookups walk the index forward
             for start in range(0, len(cids), 500):  # SQLite caps the parameters of one statement
                 part = cids[start:start + 500]
                 rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks WHERE id IN "
@@ -157,9 +159,8 @@ def merge_nodes(shard_dirs: Iterable[Path], partition: int,
         part = read_part(folder, partition, "nodes")
         part.edges = {}
         for node in part.nodes.values():
-            for cid in node.sources:
-                where[cid] = folder
-        acc.update(part)
+            where.update(dict.fromkeys(node.sources, folder))
+        acc.absorb(part)
     return acc, where
 
 
@@ -168,7 +169,7 @@ def merge_edges(shard_dirs: Iterable[Path], partition: int, directed: bool) -> G
     for folder in shard_dirs:
         part = read_part(folder, partition, "edges")
         part.nodes = {}
-        acc.update(part)
+        acc.absorb(part)
     return acc
 
 
@@ -190,8 +191,11 @@ async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[s
     graph.add_nodes_from(sorted({k for pair in acc.edges for k in pair}))
     graph.add_edges_from((a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges))
     graph.remove_nodes_from([n for n in graph.nodes if n in dropped])
-    if scheduler is not None and graph.number_of_edges():
-        for key, name in names(set(graph.nodes)).items():
+    if scheduler is not None:  # only the summaries name endpoints: only theirs are looked up
+        budget = cfg.graph.description_max_tokens
+        named = {k for a, b, d in graph.edges(data=True) if needs_summary(d["descriptions"], budget, tokenizer)
+                 for k in (a, b)}
+        for key, name in (names(named) if named else {}).items():
             graph.nodes[key]["name"] = name
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
     return graph
@@ -226,20 +230,52 @@ def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, st
     return lookup
 
 
-def _keyed(path: Path, key: Callable[[dict[str, Any]], Any]) -> Iterator[tuple[Any, str]]:
+def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
     with path.open(encoding="utf-8") as f:
         for line in f:
-            yield key(json.loads(line)), line
+            yield key(line), line
 
 
-def merged_table(paths: list[Path], key: Callable[[dict[str, Any]], Any], out: Path) -> int:
-    """The partitions' sorted rows merged into one sorted table, streaming; returns the row count."""
+def _leading_strings(*fields: str) -> Callable[[str], Any]:
+    """The sort key of a row line: its first fields, the given string-valued ones. They are read with JSON's own
+    string scanner, without decoding the rest of the line (the whole line is decoded if it starts otherwise)."""
+    heads = [f'"{name}": "' for name in fields]
+
+    def key(line: str) -> Any:
+        values, at = [], 1
+        for head in heads:
+            if not line.startswith(head, at):
+                row = json.loads(line)
+                values = [row[name] for name in fields]
+                break
+            value, at = json.decoder.scanstring(line, at + len(head))
+            values.append(value)
+            at += 2  # ", "
+        return values[0] if len(values) == 1 else tuple(values)
+
+    return key
+
+
+ENTITY_KEY = _leading_strings("id")  # entity_rows: the id first
+RELATIONSHIP_KEY = _leading_strings("source", "target")  # relationship_rows: the pair first
+
+
+def merged_table(paths: list[Path], key: Callable[[str], Any], out: Path) -> int:
+    """The partitions' sorted rows merged into one sorted table, streaming; returns the row count. ``key``
+    reads a row line's sort key (`ENTITY_KEY`, `RELATIONSHIP_KEY`)."""
     count = 0
     with atomic_open(out) as f:
         for _, line in heapq.merge(*(_keyed(p, key) for p in paths), key=lambda kv: kv[0]):
             f.write(line)
             count += 1
     return count
+
+
+def write_tables(merge_dir: Path, partitions: int, entities: Path, relationships: Path) -> tuple[int, int]:
+    """The node and edge partitions' rows merged into the two tables; returns their row counts."""
+    return (merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(partitions)], ENTITY_KEY, entities),
+            merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(partitions)], RELATIONSHIP_KEY,
+                         relationships))
 
 
 def graph_of_tables(entities: Path, relationships: Path, directed: bool) -> nx.Graph:
