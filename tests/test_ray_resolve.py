@@ -381,3 +381,23 @@ def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it
             assert read.context(a, b) == whole.context(a, b)
             judged[whole.verdict(a, b).kind] += 1
     assert len(judged) == 4  # same, different, unsure and none all judged
+
+
+def test_node_tables_read_many_keys_in_one_statement_per_partition(tmp_path):
+    from graphglean.runtime.node_tables import NodeTables, write_table
+
+    P = 3
+    keys = [f"key {i}" for i in range(1200)]
+    for p in range(P):
+        write_table(NodeTables.path(tmp_path, p), sorted((k, (k, len(k))) for k in keys
+                                                         if partitions.node_partition(k, P) == p))
+    tables = NodeTables(tmp_path, P)
+    statements = []
+    for p in range(P):
+        tables._db(p).set_trace_callback(statements.append)
+    wanted = keys[::2] + ["absent", "key 7"]
+    found = tables.found(wanted)
+    assert list(found) == sorted(set(wanted) - {"absent"})
+    assert all(found[k] == tables.row(k) == (k, len(k)) for k in found)
+    assert len(statements) - len(found) <= 2 * P  # before: one a key
+    tables.close()

@@ -64,6 +64,8 @@ def _ranked(counts: dict[str, int], first: dict[str, Key]) -> list[str]:
 
 
 def _in_order(first: dict[str, Key]) -> list[str]:
+    if len(first) < 2:  # most of a large graph's edges: one description, keyword and source each
+        return list(first)
     return sorted(first, key=lambda v: (first[v], v))
 
 

@@ -52,7 +52,8 @@ def batch_resolver(k: int, folder: Path, documents: int, tables: NodeTables
     kept, similar = batch_pairs(folder, k)
     nodes = sorted({x for pair in kept for x in pair} | {x for a, b, _ in similar for x in (a, b)})
     index = {x: i for i, x in enumerate(nodes)}
-    rows = [tables.row(x) for x in nodes]
+    found = tables.found(nodes)
+    rows = [found[x] for x in nodes]
     datas = {x: {a: row[0][a] for a in _READ if a in row[0]} for x, row in zip(nodes, rows)}
     profiles = [row[1] for row in rows]
     corpus = corpus_of(corpus_words(profiles), documents, folder, tables)

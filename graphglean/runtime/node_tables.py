@@ -44,14 +44,19 @@ class NodeTables:
         return pickle.loads(found[0])
 
     def found(self, keys: Iterable[str]) -> dict[str, Any]:
-        """The rows of those of ``keys`` the tables have."""
+        """The rows of those of ``keys`` the tables have (in key order), one statement per partition and 500
+        keys."""
+        by_partition: dict[int, list[str]] = {}
+        for key in sorted(set(keys)):
+            by_partition.setdefault(node_partition(key, self.partitions), []).append(key)
         out: dict[str, Any] = {}
-        for key in sorted(keys):
-            try:
-                out[key] = self.row(key)
-            except KeyError:
-                continue
-        return out
+        for p, ks in by_partition.items():
+            db = self._db(p)
+            for start in range(0, len(ks), 500):  # SQLite caps the parameters of one statement
+                part = ks[start:start + 500]
+                out.update((key, pickle.loads(value)) for key, value in db.execute(
+                    f"SELECT key, value FROM nodes WHERE key IN ({','.join('?' * len(part))})", part))
+        return dict(sorted(out.items()))
 
     def rows(self, p: int) -> Iterator[tuple[str, tuple[Any, ...]]]:
         """Partition ``p``'s rows in key order."""

@@ -25,6 +25,7 @@ from ..config import Config
 from ..graph.describe import needs_summary
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
+from ..graph.grounding import Placed
 from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
@@ -116,8 +117,9 @@ class ShardChunks(Mapping[str, Chunk]):
             raise KeyError(cid)
         return Chunk(cid, row[0], row[1], row[2], row[3], row[4], 0)
 
-    def get_many(self, ids: Iterable[str]) -> dict[str, Chunk]:
-        """The chunks of ``ids`` that are known, in one statement per shard and 500 ids (as grounding asks)."""
+    def get_many(self, ids: Iterable[str]) -> dict[str, Placed]:
+        """The texts of the chunks of ``ids`` that are known, in one statement per shard and 500 ids (what
+        grounding asks)."""
         by_folder: dict[Path, list[str]] = {}
         for cid in ids:
             if cid in self.where:
@@ -128,9 +130,9 @@ class ShardChunks(Mapping[str, Chunk]):
             cids.sort()  # ids in index order: SQLite's lookups walk the index forward
             for start in range(0, len(cids), 500):  # SQLite caps the parameters of one statement
                 part = cids[start:start + 500]
-                rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks WHERE id IN "
-                                  f"({','.join('?' * len(part))})", part).fetchall()
-                found.update((row[0], Chunk(*row, 0)) for row in rows)
+                rows = db.execute(f"SELECT id, text, start FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                                  part).fetchall()
+                found.update((cid, Placed(text, start)) for cid, text, start in rows)
         return found
 
     def __iter__(self) -> Iterator[str]:
