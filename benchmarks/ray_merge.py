@@ -7,6 +7,7 @@ the shards.
 a local cluster as a run does (wall time per stage, the tasks' CPU).
 
     python benchmarks/ray_merge.py DIR [--partitions 16] [--workers 4] [--mode inprocess|ray] [--profile 25]
+                                       [--only N]
 """
 
 from __future__ import annotations
@@ -57,10 +58,11 @@ def _profiled(top: int, stage: str, run: Callable[[], None]) -> float:
     return round(time.process_time() - cpu, 2)
 
 
-def in_process(cfg: Any, dirs: list[Path], merge_dir: Path, top: int) -> dict[str, Any]:
+def in_process(cfg: Any, dirs: list[Path], merge_dir: Path, top: int, only: int | None) -> dict[str, Any]:
     import trio
 
     from graphglean.runtime import partitions, shard_task
+    from graphglean.runtime.task_gc import task_gc
 
     if top:  # cProfile sees only its own thread: the work sent to threads is done inline
         async def inline(fn: Any, *args: Any, **_: Any) -> Any:
@@ -71,14 +73,18 @@ def in_process(cfg: Any, dirs: list[Path], merge_dir: Path, top: int) -> dict[st
     for stage, fn in (("node_partitions", shard_task.finish_node_partition),
                       ("edge_partitions", shard_task.finish_edge_partition)):
         def run(fn: Any = fn) -> None:
-            for p in range(P):
-                trio.run(fn, p, dirs, cfg, merge_dir, None)
+            for p in range(P if only is None or fn is shard_task.finish_edge_partition else only):
+                with task_gc():  # as in a worker
+                    trio.run(fn, p, dirs, cfg, merge_dir, None)
         cpu[stage] = _profiled(top, stage, run)
+        if only is not None:  # the edges need every node partition's names and dropped keys
+            break
     out = Path(cfg.output.dir)
 
     def tables() -> None:
         partitions.write_tables(merge_dir, P, out / "entities.jsonl", out / "relationships.jsonl")
-    cpu["tables"] = _profiled(top, "tables", tables)
+    if only is None:
+        cpu["tables"] = _profiled(top, "tables", tables)
     return {"cpu_s": cpu}
 
 
@@ -131,6 +137,7 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--mode", choices=["inprocess", "ray"], default="inprocess")
     p.add_argument("--profile", type=int, default=0, help="in process: print this many heaviest functions")
+    p.add_argument("--only", type=int, help="in process: only the first N node partitions (a sample), no edges")
     a = p.parse_args()
     cfg = config(a.folder.resolve(), a.partitions, a.workers)
     dirs = sorted(d for d in (Path(cfg.output.dir) / "shards").iterdir() if (d / "done.json").exists())
@@ -139,7 +146,7 @@ def main() -> None:
     merge_dir.mkdir(parents=True)
     load = round(os.getloadavg()[0], 1)
     t0 = time.perf_counter()
-    result = on_ray(cfg, dirs, merge_dir) if a.mode == "ray" else in_process(cfg, dirs, merge_dir, a.profile)
+    result = on_ray(cfg, dirs, merge_dir) if a.mode == "ray" else in_process(cfg, dirs, merge_dir, a.profile, a.only)
     result.update(mode=a.mode, shards=len(dirs), wall_s=round(time.perf_counter() - t0, 1), load_before=load,
                   load_after=round(os.getloadavg()[0], 1))
     print(json.dumps(result))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .partitions import node_partition
+from .stage_files import read_only
 
 
 class NodeTables:
@@ -27,7 +28,7 @@ class NodeTables:
     def _db(self, p: int) -> sqlite3.Connection:
         db = self._dbs.get(p)
         if db is None:
-            db = self._dbs[p] = sqlite3.connect(self.path(self.folder, p, self.name), check_same_thread=False)
+            db = self._dbs[p] = read_only(self.path(self.folder, p, self.name))
         return db
 
     def __getstate__(self) -> tuple[Path, int, str]:

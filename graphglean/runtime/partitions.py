@@ -29,6 +29,7 @@ from ..graph.grounding import Placed
 from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
+from .stage_files import read_only
 
 PARTS = "graph-parts"
 CHUNKS = "chunks.sqlite"
@@ -144,8 +145,7 @@ class ShardChunks(Mapping[str, Chunk]):
     def _db(self, folder: Path) -> sqlite3.Connection:
         db = self._dbs.get(folder)
         if db is None:
-            # read-only, used by one thread at a time: grounding reads it in a worker thread, close() in trio's
-            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS, check_same_thread=False)
+            db = self._dbs[folder] = read_only(folder / CHUNKS)  # grounding reads in a worker thread
         return db
 
     def close(self) -> None:
