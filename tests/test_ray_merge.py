@@ -37,18 +37,18 @@ def _chunk(i: int, words: list[str]) -> Chunk:
     return Chunk(f"c{i:03d}", f"d{i % 3}", i, text, 10 * i, 10 * i + len(text), 5)
 
 
-def _finish_local(chunks, results, directed, drop):
+def _finish_local(chunks, results, directed, drop, budget=500):
     cfg = Config()
-    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    cfg.graph.directed, cfg.graph.drop_ungrounded, cfg.graph.description_max_tokens = directed, drop, budget
     graph = merge_records(results, directed).to_graph()
     trio.run(functools.partial(finish_graph, graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model),
                                GraphStats(), offline=True))
     return entity_rows(graph), relationship_rows(graph)
 
 
-def _finish_partitioned(chunks, results, cut, P, directed, drop):
+def _finish_partitioned(chunks, results, cut, P, directed, drop, budget=500):
     cfg = Config()
-    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    cfg.graph.directed, cfg.graph.drop_ungrounded, cfg.graph.description_max_tokens = directed, drop, budget
     cfg.runtime.graph_partitions = P
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -71,9 +71,9 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop):
         dropped = {k for p in range(P) for k in json.loads((merge / f"dropped-{p:04d}.json").read_text())}
         for p in range(P):
             acc = partitions.merge_edges(dirs, p, directed)
-            graph = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
-                             Tokenizer(cfg.llm.model), GraphStats())
-            partitions.write_edge_rows(graph, merge, p)
+            rows = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
+                            Tokenizer(cfg.llm.model), GraphStats())
+            partitions.write_edge_rows(rows, merge, p)
         partitions.write_tables(merge, P, root / "entities.jsonl", root / "relationships.jsonl")
         read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
         return read("entities.jsonl"), read("relationships.jsonl")
@@ -82,8 +82,9 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(["person", "geo"]),
                           st.lists(st.sampled_from(NAMES), max_size=3)), min_size=1, max_size=14),
-       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans())
-def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(records, cut, P, directed, drop):
+       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans(), st.sampled_from([6, 14, 500]))
+def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(records, cut, P, directed, drop,
+                                                                              budget):
     chunks, results = [], []
     for i, (a, b, kind, mentioned) in enumerate(records):
         chunk = _chunk(i, mentioned)
@@ -91,8 +92,8 @@ def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(re
         src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
         results.append(ParseResult([EntityRecord(a, kind, f"{a.strip()} is a {kind} ({i % 2})", src)],
                                    [RelationshipRecord(a, b, f"{a}-{b} {i % 3}", 1.0 + i, ("k",), src)]))
-    local = _finish_local(chunks, results, directed, drop)
-    assert _finish_partitioned(chunks, results, cut, P, directed, drop) == tuple(map(list, local))
+    local = _finish_local(chunks, results, directed, drop, budget)  # a small budget: quotes are cut
+    assert _finish_partitioned(chunks, results, cut, P, directed, drop, budget) == tuple(map(list, local))
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

@@ -22,8 +22,8 @@ import networkx as nx
 from ..atomic import atomic_open
 from ..chunking import Chunk
 from ..config import Config
-from ..graph.describe import needs_summary
-from ..graph.export import entity_rows, relationship_rows, write_jsonl
+from ..graph.describe import within_budget
+from ..graph.export import entity_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.grounding import Placed
 from ..graph.merge import GraphAccumulator, edge_attrs
@@ -185,22 +185,40 @@ async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: 
 
 
 async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[str, str]], dropped: set[str],
-                       cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """The partition's edges: those of dropped nodes removed, long descriptions summarized (``names`` gives
-    the display names of their endpoints, which live in other partitions)."""
-    graph: nx.Graph = nx.DiGraph() if acc.directed else nx.Graph()
-    # nodes, then edges, in key order: the orders decide how an undirected edge is reported (as the local graph's)
-    graph.add_nodes_from(sorted({k for pair in acc.edges for k in pair}))
-    graph.add_edges_from((a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges))
-    graph.remove_nodes_from([n for n in graph.nodes if n in dropped])
-    if scheduler is not None:  # only the summaries name endpoints: only theirs are looked up
-        budget = cfg.graph.description_max_tokens
-        named = {k for a, b, d in graph.edges(data=True) if needs_summary(d["descriptions"], budget, tokenizer)
-                 for k in (a, b)}
-        for key, name in (names(named) if named else {}).items():
+                       cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer,
+                       stats: GraphStats) -> list[dict[str, Any]]:
+    """The partition's relationship rows: edges of dropped nodes removed, long descriptions finished
+    (`finish_edge_descriptions`), in key order: the order, and for an undirected edge the endpoint it is
+    reported from, of the local graph (whose nodes are added in key order, then its edges in pair order)."""
+    edges = [(a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges)
+             if a not in dropped and b not in dropped]
+    await finish_edge_descriptions(edges, names, cfg, scheduler, tokenizer, stats)
+    return [{"source": a, "target": b, **data} for a, b, data in edges]
+
+
+async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
+                                   names: Callable[[set[str]], dict[str, str]], cfg: Config,
+                                   scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                                   node_order: Callable[[str], Any] | None = None) -> None:
+    """Finish the descriptions of ``edges`` (their data changed in place) as the local engine does: long ones
+    summarized when a ``scheduler`` is given (``names`` gives their endpoints' display names, which live in
+    other partitions), else the offline method's quotes cut to the budget. Only the edges whose descriptions
+    may exceed the budget take part: a graph of those alone, its nodes in the local graph's order
+    (``node_order``, a sort key; None: key order) and its edges in the order of ``edges`` (the local graph's),
+    lists them as the whole graph would."""
+    budget = cfg.graph.description_max_tokens
+    longer = [(a, b, data) for a, b, data in edges if not within_budget(data["descriptions"], budget)]
+    if not longer:
+        return
+    graph: nx.Graph = nx.DiGraph() if cfg.graph.directed else nx.Graph()
+    graph.add_nodes_from(sorted({k for a, b, _ in longer for k in (a, b)}, key=node_order))
+    graph.add_edges_from(longer)
+    if scheduler is not None:
+        for key, name in names(set(graph.nodes)).items():
             graph.nodes[key]["name"] = name
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
-    return graph
+    for a, b, data in longer:
+        data.update(graph.edges[a, b])
 
 
 def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
@@ -209,8 +227,8 @@ def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
                 folder / f"names-{partition:04d}.jsonl")
 
 
-def write_edge_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
-    write_jsonl(relationship_rows(graph), folder / f"edges-{partition:04d}.jsonl")
+def write_edge_rows(rows: list[dict[str, Any]], folder: Path, partition: int) -> None:
+    write_jsonl(rows, folder / f"edges-{partition:04d}.jsonl")
 
 
 def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
