@@ -223,6 +223,8 @@ def main() -> None:
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.keep and len(a.sizes) > 1:
+        p.error("--keep takes one size")
     if a.one:
         print(json.dumps(one(a.one, a.url, a)))
         return
