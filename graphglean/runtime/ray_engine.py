@@ -101,6 +101,7 @@ class Tasks:
     actor: Any
     batch: BatchSize
     refs: dict[Any, Any] = attrs.field(factory=dict)
+    _task: Any = None  # stage_main as a Ray remote function, made once
 
     async def stage(self, jobs: Iterable[tuple[Any, tuple[Any, ...]]], done: Callable[[Any, Any], None],
                     running: Callable[[], None] = lambda: None) -> None:
@@ -108,11 +109,12 @@ class Tasks:
         flight; each finished one's key and result go to ``done``, and ``running`` is called every second none
         finishes. The lease actor hears when the last one is submitted (the running ones give back what they
         hold)."""
-        task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
+        if self._task is None:
+            self._task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
         self.actor.tasks_coming.remote(True)
         for key, (work, *args) in jobs:
             await self._gather(self.rt.workers, done, running)
-            self.refs[task.remote(work, tuple(args), self.actor, self.batch)] = key
+            self.refs[self._task.remote(work, tuple(args), self.actor, self.batch)] = key
         self.actor.tasks_coming.remote(False)
         await self._gather(1, done, running)
 
