@@ -9,7 +9,7 @@ benchmarks/ray_leases.py).
 makes no call at all.
 
     python benchmarks/ray_scale.py [--sizes 100000 1000000] [--workers 4] [--shard-chunks 10000] [--rpm 0]
-                                   [--max-gleanings 0] [--calls inprocess|http] [--method llm|nlp]
+                                   [--max-gleanings 0] [--calls inprocess|http] [--method llm|nlp] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
     from graphglean.config import Config
     from graphglean.pipeline import run
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with (contextlib.nullcontext(a.keep) if a.keep else tempfile.TemporaryDirectory()) as tmp:
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         data = Path(tmp) / "chunks.jsonl"
         cpu = time.process_time()
         write_chunks(data, n)
@@ -217,9 +218,13 @@ def main() -> None:
     p.add_argument("--max-gleanings", type=int, default=0)
     p.add_argument("--calls", choices=["inprocess", "http"], default="inprocess",
                    help="inprocess: answered inside the workers; http: by the fake server in its own process")
+    p.add_argument("--keep", help="run in this folder and keep it (its shards are what benchmarks/ray_merge.py "
+                                  "merges); one size only")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.keep and len(a.sizes) > 1:
+        p.error("--keep takes one size")
     if a.one:
         print(json.dumps(one(a.one, a.url, a)))
         return
@@ -234,7 +239,8 @@ def main() -> None:
             done = subprocess.run([sys.executable, __file__, "--one", str(n), "--url", url, "--workers",
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
                                    str(a.partitions), "--rpm", str(a.rpm), "--method", a.method,
-                                   "--max-gleanings", str(a.max_gleanings), "--calls", a.calls],
+                                   "--max-gleanings", str(a.max_gleanings), "--calls", a.calls,
+                                   *(["--keep", a.keep] if a.keep else [])],
                                   capture_output=True, text=True, env={**os.environ, MARKER: marker})
             if done.returncode:
                 sys.exit(done.stderr[-3000:])

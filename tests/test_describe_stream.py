@@ -136,3 +136,29 @@ def cfg_prompt(cfg, text: str) -> str:
 def test_named_words_count_capitalized_words_inside_sentences():
     assert named_words("Ada Ames met Ben at the Old Mill. The rain fell. Then Ben left") == 5
     assert named_words("ein satz ohne namen. noch einer") == 0
+
+
+def test_descriptions_too_short_for_the_budget_are_not_counted():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from graphglean.graph.describe import needs_summary
+
+    tok = Tokenizer("gpt-4")
+    counted = []
+
+    class Counting:
+        def count(self, text):
+            counted.append(text)
+            return tok.count(text)
+
+    assert not needs_summary(["short", "texts"], 100, Counting()) and counted == []
+    assert needs_summary(["a longer text " * 10, "and another"], 20, Counting()) and len(counted) == 1
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.text(max_size=30), max_size=4), st.integers(0, 60))
+    def same_answer_as_counting(descriptions, budget):
+        plain = len(descriptions) > 1 and tok.count("\n".join(descriptions)) > budget
+        assert needs_summary(descriptions, budget, tok) == plain
+
+    same_answer_as_counting()

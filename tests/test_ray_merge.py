@@ -37,18 +37,18 @@ def _chunk(i: int, words: list[str]) -> Chunk:
     return Chunk(f"c{i:03d}", f"d{i % 3}", i, text, 10 * i, 10 * i + len(text), 5)
 
 
-def _finish_local(chunks, results, directed, drop):
+def _finish_local(chunks, results, directed, drop, budget=500):
     cfg = Config()
-    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    cfg.graph.directed, cfg.graph.drop_ungrounded, cfg.graph.description_max_tokens = directed, drop, budget
     graph = merge_records(results, directed).to_graph()
     trio.run(functools.partial(finish_graph, graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model),
                                GraphStats(), offline=True))
     return entity_rows(graph), relationship_rows(graph)
 
 
-def _finish_partitioned(chunks, results, cut, P, directed, drop):
+def _finish_partitioned(chunks, results, cut, P, directed, drop, budget=500):
     cfg = Config()
-    cfg.graph.directed, cfg.graph.drop_ungrounded = directed, drop
+    cfg.graph.directed, cfg.graph.drop_ungrounded, cfg.graph.description_max_tokens = directed, drop, budget
     cfg.runtime.graph_partitions = P
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -71,13 +71,10 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop):
         dropped = {k for p in range(P) for k in json.loads((merge / f"dropped-{p:04d}.json").read_text())}
         for p in range(P):
             acc = partitions.merge_edges(dirs, p, directed)
-            graph = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
-                             Tokenizer(cfg.llm.model), GraphStats())
-            partitions.write_edge_rows(graph, merge, p)
-        partitions.merged_table([merge / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
-                                root / "entities.jsonl")
-        partitions.merged_table([merge / f"edges-{p:04d}.jsonl" for p in range(P)],
-                                lambda r: (r["source"], r["target"]), root / "relationships.jsonl")
+            rows = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
+                            Tokenizer(cfg.llm.model), GraphStats())
+            partitions.write_edge_rows(rows, merge, p)
+        partitions.write_tables(merge, P, root / "entities.jsonl", root / "relationships.jsonl")
         read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
         return read("entities.jsonl"), read("relationships.jsonl")
 
@@ -85,8 +82,9 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(["person", "geo"]),
                           st.lists(st.sampled_from(NAMES), max_size=3)), min_size=1, max_size=14),
-       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans())
-def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(records, cut, P, directed, drop):
+       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans(), st.sampled_from([6, 14, 500]))
+def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(records, cut, P, directed, drop,
+                                                                              budget):
     chunks, results = [], []
     for i, (a, b, kind, mentioned) in enumerate(records):
         chunk = _chunk(i, mentioned)
@@ -94,8 +92,8 @@ def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(re
         src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
         results.append(ParseResult([EntityRecord(a, kind, f"{a.strip()} is a {kind} ({i % 2})", src)],
                                    [RelationshipRecord(a, b, f"{a}-{b} {i % 3}", 1.0 + i, ("k",), src)]))
-    local = _finish_local(chunks, results, directed, drop)
-    assert _finish_partitioned(chunks, results, cut, P, directed, drop) == tuple(map(list, local))
+    local = _finish_local(chunks, results, directed, drop, budget)  # a small budget: quotes are cut
+    assert _finish_partitioned(chunks, results, cut, P, directed, drop, budget) == tuple(map(list, local))
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
@@ -309,3 +307,58 @@ def test_grounding_from_the_shards_reads_their_chunks_a_block_at_a_time(tmp_path
     assert dict(graph.nodes(data=True)) == dict(local.nodes(data=True))
     assert len(statements) <= 10  # one a node and source before: 1,500
     stored.close()
+
+
+@pytest.mark.parametrize("text", ["plain", 'a "quoted" name', "back\\slash", "tab\tand\nnewline", "ünïcödé 名前",
+                                  "\u2028line separator", "emoji \U0001F600", ""])
+def test_a_table_row_is_ordered_by_its_leading_keys_read_without_decoding_the_row(text):
+    entity = json.dumps({"id": text, "name": text, "descriptions": [text] * 3}, ensure_ascii=False) + "\n"
+    edge = json.dumps({"source": text, "target": text + "!", "weight": 1.0}, ensure_ascii=False) + "\n"
+    assert partitions.ENTITY_KEY(entity) == text
+    assert partitions.RELATIONSHIP_KEY(edge) == (text, text + "!")
+    # a row of another shape (spaces, order) is decoded whole
+    assert partitions.RELATIONSHIP_KEY(json.dumps({"target": "b", "source": "a"}) + "\n") == ("a", "b")
+    assert partitions.ENTITY_KEY('{"id":"x", "name": "X"}\n') == "x"
+
+
+def test_merged_records_pickle_as_plain_data_and_absorb_as_update_merges():
+    import pickle
+
+    results = [ParseResult([EntityRecord(n, "person", f"{n} {i}", Provenance("d", i, f"c{i}", 0)) for n in NAMES[i:]],
+                           [RelationshipRecord(NAMES[i], "Zed", f"r{i}", 1.0, ("k",), Provenance("d", i, f"c{i}", 9))])
+               for i in range(len(NAMES))]
+    a, b = merge_records(results[:4]), merge_records(results[4:])
+    data = pickle.dumps(a, protocol=pickle.HIGHEST_PROTOCOL)
+    assert b"Counter" not in data and pickle.loads(data) == a  # a Counter's rebuild costs more than its data
+    expected = a.merge(b)
+    assert pickle.loads(data).absorb(pickle.loads(pickle.dumps(b))) == expected == merge_records(results)
+
+
+def test_an_edge_partition_looks_up_only_the_names_its_summaries_need(tmp_path):
+    from graphglean.graph.merge import GraphAccumulator
+
+    acc = merge_records([ParseResult([], [RelationshipRecord("Alice", "Bob", "met " * 30 + f"{i}", 1.0, (),
+                                                             Provenance("d", i, f"c{i}", 0)),
+                                          RelationshipRecord("Carol", "Dave", "knew", 1.0, (),
+                                                             Provenance("d", i, f"c{i}", 1))]) for i in range(3)])
+    asked = []
+
+    def names(keys):
+        asked.append(set(keys))
+        return {k: k.title() for k in keys}
+
+    class NoCalls:  # the summaries' scheduler: every item answered as failed, nothing called
+        async def map(self, fn, items, **kw):
+            return []
+
+        def llm(self, name):
+            return None
+
+    cfg = Config()
+    tok = Tokenizer(cfg.llm.model)
+    for budget, wanted in ((10**6, []), (20, [{"alice", "bob"}])):
+        cfg.graph.description_max_tokens = budget
+        asked.clear()
+        trio.run(partitions.finish_edges, GraphAccumulator(edges=acc.edges), names, set(), cfg, NoCalls(), tok,
+                 GraphStats())
+        assert asked == wanted

@@ -298,7 +298,7 @@ def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share()
         ents = [EntityRecord(x, "person", f"{x} is in the story", src) for x in (names[a], names[b])]
         results.append(ParseResult(ents, [RelationshipRecord(names[a], names[b], "they meet", 1.0, (), src)]))
     held: list[int] = []
-    resolver = decisions.batch_resolver
+    resolver = decisions.kept_or_built
 
     def counted(*args):
         r, pairs, similar = resolver(*args)
@@ -308,13 +308,26 @@ def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share()
     cfg = _config(4, False, False)
     _, _, log, stats = _local(chunks, results, cfg)
     assert stats["rule_merges"] >= 40 and len(log) == stats["rule_merges"]
-    decisions.batch_resolver = counted
+    decisions.kept_or_built = counted
     try:
         _same(chunks, results, cfg, 9)
     finally:
-        decisions.batch_resolver = resolver
+        decisions.kept_or_built = resolver
     kept = sum(held)  # each node of a kept pair is in one batch
     assert len(held) >= 4 and max(held) <= -(-kept // 4) < kept
+
+
+def test_a_batch_that_reads_the_owners_clusters_builds_its_resolver_once(monkeypatch):
+    import graphglean.runtime.batch_resolver as resolvers
+    import graphglean.runtime.resolve_partitions as steps
+
+    built, owners = [], []
+    build, write = resolvers.batch_resolver, resolvers.write_owner_entries
+    monkeypatch.setattr(resolvers, "batch_resolver", lambda k, *a: built.append(k) or build(k, *a))
+    monkeypatch.setattr(steps, "write_owner_entries", lambda k, *a: owners.append(k) or write(k, *a))
+    chunks, results = _records([(i % len(PEOPLE), (3 * i + 1) % len(PEOPLE)) for i in range(60)])
+    _same(chunks, results, _config(3, False, False), 7)
+    assert owners and sorted(built) == sorted(set(built))  # "Ghost of Marley" needs the owners' clusters
 
 
 def test_batches_hold_whole_components_and_a_larger_component_alone(tmp_path):
@@ -381,3 +394,23 @@ def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it
             assert read.context(a, b) == whole.context(a, b)
             judged[whole.verdict(a, b).kind] += 1
     assert len(judged) == 4  # same, different, unsure and none all judged
+
+
+def test_node_tables_read_many_keys_in_one_statement_per_partition(tmp_path):
+    from graphglean.runtime.node_tables import NodeTables, write_table
+
+    P = 3
+    keys = [f"key {i}" for i in range(1200)]
+    for p in range(P):
+        write_table(NodeTables.path(tmp_path, p), sorted((k, (k, len(k))) for k in keys
+                                                         if partitions.node_partition(k, P) == p))
+    tables = NodeTables(tmp_path, P)
+    statements = []
+    for p in range(P):
+        tables._db(p).set_trace_callback(statements.append)
+    wanted = keys[::2] + ["absent", "key 7"]
+    found = tables.found(wanted)
+    assert list(found) == sorted(set(wanted) - {"absent"})
+    assert all(found[k] == tables.row(k) == (k, len(k)) for k in found)
+    assert len(statements) - len(found) <= 2 * P  # before: one a key
+    tables.close()

@@ -43,3 +43,30 @@ def test_every_ray_task_body_runs_under_the_task_settings(monkeypatch):
 
     assert ray_engine._in_trio(None, None, work) == "done"
     assert seen == [(max(gc.get_threshold()[0], YOUNG_THRESHOLD), True)]
+
+
+def test_a_task_frees_its_cycles_as_it_ends_and_walks_the_whole_heap_at_most_every_interval(monkeypatch):
+    import weakref
+
+    from graphglean.runtime import task_gc as module
+
+    class Node:
+        pass
+
+    with task_gc():
+        node = Node()
+        node.me = node  # a cycle, freed only by a collection
+        gone = weakref.ref(node)
+        del node
+    assert gone() is None
+    walked = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: walked.append(gc.get_freeze_count() > 0) or real(*a))
+    for _ in range(3):
+        with task_gc():
+            pass
+    assert walked == [True, True, True]  # within FULL_EVERY_S of the first task: only its own objects walked
+    monkeypatch.setattr(module, "_last_full", [float("-inf")])
+    with task_gc():
+        pass
+    assert walked[3:] == [False, True]  # then the whole heap once, before freezing it

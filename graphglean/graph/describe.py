@@ -138,8 +138,16 @@ def summary_call_bound(total_tokens: int, budget: int) -> int:
                                         for s in sizes if s <= total_tokens])
 
 
+def within_budget(descriptions: list[str], budget: int) -> bool:
+    """Whether ``descriptions`` certainly fit in ``budget`` tokens, joined or each with its line break, without
+    counting: a token is at least one UTF-8 byte, a character at most four."""
+    return 4 * sum(map(len, descriptions)) + len(descriptions) <= budget
+
+
 def needs_summary(descriptions: list[str], budget: int, tokenizer: Tokenizer) -> bool:
-    return len(descriptions) > 1 and tokenizer.count("\n".join(descriptions)) > budget
+    if len(descriptions) < 2 or within_budget(descriptions, budget):
+        return False
+    return tokenizer.count("\n".join(descriptions)) > budget
 
 
 def edge_name(graph: nx.Graph, a: Any, b: Any) -> str:

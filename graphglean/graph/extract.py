@@ -31,7 +31,7 @@ from .nlp import OfflineExtraction, extract_offline, fit_quotes
 from .parser import RecordParser
 from .prompts import GraphPrompts
 from .records import ParseResult, Provenance
-from .resolve import AnswerMemo, asks_llm, resolve_entities
+from .resolve import AnswerMemo, asks_llm, resolve_entities, run_method
 from .stream import DescriptionStream
 from .workload import chunk_weight
 
@@ -179,10 +179,9 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
 
 async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
                          memo: AnswerMemo | None) -> nx.Graph:
-    method = cfg.graph.resolve.method
-    if method == "auto":
-        method = "llm" if scheduler is not None and cfg.llm.has_endpoint else "rules"
-    resolution = await resolve_entities(graph, cfg, scheduler, method=method, memo=memo)
+    # a scheduler is given for a graph the LLM built (or when method: llm asks it for an offline one)
+    resolution = await resolve_entities(graph, cfg, scheduler, method=run_method(cfg, offline=scheduler is None),
+                                        memo=memo)
     stats.resolution = attrs.asdict(resolution.stats)
     stats.resolution_log = resolution.merges
     return resolution.graph

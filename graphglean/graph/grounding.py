@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import networkx as nx
 
@@ -13,10 +13,18 @@ from .evidence import aliases_of
 BLOCK_SOURCES = 5_000  # a block's nodes cite about this many chunks, fetched together (and then let go)
 
 
+class Placed(NamedTuple):
+    """All grounding reads of a chunk: its text and where it starts in its document."""
+
+    text: str
+    start: int
+
+
 def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool = False) -> int:
     """Set ``spans`` ([chunk id, start, end] in document offsets) and ``grounded`` on every node.
     Returns how many nodes are ungrounded (and were dropped, when asked). ``chunks`` with a ``get_many(ids)``
-    (chunks kept on disk) are asked for the chunks of a block of nodes at a time."""
+    (chunks kept on disk; it gives the `Placed` texts of those it knows) are asked for the chunks of a block of
+    nodes at a time."""
     ungrounded: list[Any] = []
     block: list[tuple[Any, dict[str, Any]]] = []
     cited = 0
@@ -43,7 +51,7 @@ def _ground_block(block: list[tuple[Any, dict[str, Any]]], chunks: Mapping[str, 
             ungrounded.append(node)
 
 
-def _spans(node: Any, data: dict[str, Any], chunks: Mapping[str, Chunk]) -> list[list[Any]]:
+def _spans(node: Any, data: dict[str, Any], chunks: Mapping[str, Chunk | Placed]) -> list[list[Any]]:
     names = dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])  # a resolved node: every name
     patterns = [p for p in map(_name_pattern, names) if p is not None]
     spans = []
@@ -51,8 +59,12 @@ def _spans(node: Any, data: dict[str, Any], chunks: Mapping[str, Chunk]) -> list
         chunk = chunks.get(cid)
         if chunk is None:
             continue
+        at = chunk.start
+        if len(patterns) == 1:  # one pattern's matches neither overlap nor repeat, and come in order
+            spans += [[cid, at + m.start(), at + m.end()] for m in patterns[0].finditer(chunk.text)]
+            continue
         found = {(m.start(), m.end()) for p in patterns for m in p.finditer(chunk.text)}
-        spans += [[cid, chunk.start + a, chunk.start + b] for a, b in _outermost(found)]
+        spans += [[cid, at + a, at + b] for a, b in _outermost(found)]
     return spans
 
 

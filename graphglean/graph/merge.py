@@ -7,7 +7,6 @@ shards merged together equal the graph of one run over everything.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Iterable
 
 import attrs
@@ -38,18 +37,35 @@ def _first_seen(into: dict[str, Key], value: str, key: Key) -> None:
         into[value] = key
 
 
-def _merge_first_seen(*pairs: tuple[dict[str, Key], dict[str, Key]]) -> None:
-    for mine, theirs in pairs:
-        for value, key in theirs.items():
-            _first_seen(mine, value, key)
+def _merge_first_seen(mine: dict[str, Key], theirs: dict[str, Key]) -> None:
+    """``theirs`` into ``mine``, the earliest place of each value kept (values are never empty here)."""
+    if not mine:
+        mine.update(theirs)
+        return
+    get = mine.get
+    for value, key in theirs.items():
+        seen = get(value)
+        if seen is None or key < seen:
+            mine[value] = key
 
 
-def _ranked(counts: Counter[str], first: dict[str, Key]) -> list[str]:
+def _add_counts(mine: dict[str, int], theirs: dict[str, int]) -> None:
+    if not mine:
+        mine.update(theirs)
+        return
+    get = mine.get
+    for value, count in theirs.items():
+        mine[value] = get(value, 0) + count
+
+
+def _ranked(counts: dict[str, int], first: dict[str, Key]) -> list[str]:
     """Most frequent first; ties go to the earliest seen, then to the name itself."""
     return sorted(counts, key=lambda v: (-counts[v], first.get(v, _NOWHERE), v))
 
 
 def _in_order(first: dict[str, Key]) -> list[str]:
+    if len(first) < 2:  # most of a large graph's edges: one description, keyword and source each
+        return list(first)
     return sorted(first, key=lambda v: (first[v], v))
 
 
@@ -58,22 +74,29 @@ def in_found_order(first: dict[str, Key]) -> list[tuple[str, Key]]:
     return sorted(first.items(), key=lambda kv: (kv[1], kv[0]))
 
 
+# Counts are plain dicts, and a node or edge pickles as the tuple of its fields: the partitioned merge unpickles
+# and merges millions of them, where a Counter's rebuild and update (ABC checks per call) cost more than the data.
 @attrs.define
 class _Node:
-    names: Counter[str] = attrs.field(factory=Counter)
-    mentions: Counter[str] = attrs.field(factory=Counter)  # surface forms seen only as relationship endpoints
-    types: Counter[str] = attrs.field(factory=Counter)
+    names: dict[str, int] = attrs.field(factory=dict)  # counts
+    mentions: dict[str, int] = attrs.field(factory=dict)  # surface forms seen only as relationship endpoints
+    types: dict[str, int] = attrs.field(factory=dict)
     first: dict[str, Key] = attrs.field(factory=dict)  # first appearance of each name and type
     descriptions: dict[str, Key] = attrs.field(factory=dict)
     sources: dict[str, Key] = attrs.field(factory=dict)
     frequency: int = 0
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Node, (self.names, self.mentions, self.types, self.first, self.descriptions, self.sources,
+                       self.frequency)
+
     def merge(self, other: "_Node") -> None:
-        self.names.update(other.names)
-        self.mentions.update(other.mentions)
-        self.types.update(other.types)
-        _merge_first_seen((self.first, other.first), (self.descriptions, other.descriptions),
-                          (self.sources, other.sources))
+        _add_counts(self.names, other.names)
+        _add_counts(self.mentions, other.mentions)
+        _add_counts(self.types, other.types)
+        _merge_first_seen(self.first, other.first)
+        _merge_first_seen(self.descriptions, other.descriptions)
+        _merge_first_seen(self.sources, other.sources)
         self.frequency += other.frequency
 
 
@@ -85,10 +108,14 @@ class _Edge:
     sources: dict[str, Key] = attrs.field(factory=dict)
     frequency: int = 0
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Edge, (self.weight, self.descriptions, self.keywords, self.sources, self.frequency)
+
     def merge(self, other: "_Edge") -> None:
         self.weight += other.weight
-        _merge_first_seen((self.descriptions, other.descriptions), (self.keywords, other.keywords),
-                          (self.sources, other.sources))
+        _merge_first_seen(self.descriptions, other.descriptions)
+        _merge_first_seen(self.keywords, other.keywords)
+        _merge_first_seen(self.sources, other.sources)
         self.frequency += other.frequency
 
 
@@ -113,11 +140,11 @@ class GraphAccumulator:
             return
         node = self._node(key)
         where = _key(rec.source)
-        node.names[name] += 1
+        node.names[name] = node.names.get(name, 0) + 1
         _first_seen(node.first, name, where)
         kind = clean_name(rec.type).lower()
         if kind:
-            node.types[kind] += 1
+            node.types[kind] = node.types.get(kind, 0) + 1
             _first_seen(node.first, "type:" + kind, where)
         _first_seen(node.descriptions, rec.description.strip(), where)
         if rec.source is not None:
@@ -132,7 +159,7 @@ class GraphAccumulator:
         for key, name in ((a, rec.source_name), (b, rec.target_name)):
             node = self._node(key)
             surface = clean_name(name)
-            node.mentions[surface] += 1
+            node.mentions[surface] = node.mentions.get(surface, 0) + 1
             _first_seen(node.first, surface, where)
         pair = (a, b) if self.directed or a <= b else (b, a)
         edge = self.edges.get(pair)
@@ -166,6 +193,22 @@ class GraphAccumulator:
             if mine is None:
                 mine = self.edges[pair] = _Edge()
             mine.merge(edge)
+        return self
+
+    def absorb(self, other: "GraphAccumulator") -> "GraphAccumulator":
+        """`update` that takes over ``other``'s records instead of copying them: ``other`` is not used after."""
+        for key, node in other.nodes.items():
+            mine = self.nodes.get(key)
+            if mine is None:
+                self.nodes[key] = node
+            else:
+                mine.merge(node)
+        for pair, edge in other.edges.items():
+            theirs = self.edges.get(pair)
+            if theirs is None:
+                self.edges[pair] = edge
+            else:
+                theirs.merge(edge)
         return self
 
     def to_graph(self) -> nx.Graph:

@@ -319,11 +319,18 @@ def _combined(graph: nx.Graph, r: "Resolver", clusters: "_Clusters", log: list[d
     return Resolution(out, log, stats)
 
 
+def run_method(cfg: Config, offline: bool) -> str:
+    """The method a run's resolution stage uses: the configured one; for ``auto``, llm with an endpoint for a
+    graph the LLM built, else rules (the offline graph asks no LLM unless ``method: llm`` says so)."""
+    chosen = cfg.graph.resolve.method
+    if chosen != "auto":
+        return chosen
+    return "llm" if not offline and cfg.llm.has_endpoint else "rules"
+
+
 def asks_llm(cfg: Config, offline: bool) -> bool:
-    """Whether a run's resolution stage asks the LLM: ``method: llm``, or ``auto`` with an endpoint for a graph
-    the LLM built (the offline graph asks no LLM unless ``method: llm`` says so)."""
-    rc = cfg.graph.resolve
-    return rc.enabled and (rc.method == "llm" or (rc.method == "auto" and not offline and cfg.llm.has_endpoint))
+    """Whether a run's resolution stage asks the LLM (see `run_method`)."""
+    return cfg.graph.resolve.enabled and run_method(cfg, offline) == "llm"
 
 
 def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: Any) -> Resolution:
@@ -333,5 +340,5 @@ def resolve_entities_sync(graph: nx.Graph, config: Config | None = None, **kw: A
     return run_sync(resolve_entities, graph, config, **kw)
 
 
-__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "asks_llm", "resolve_entities",
+__all__ = ["PASS", "AnswerMemo", "Resolution", "ResolutionStats", "asks_llm", "resolve_entities", "run_method",
            "resolve_entities_sync"]

@@ -22,7 +22,7 @@ from ..config import Config
 from ..graph.resolve import ResolutionStats, Resolver, apply_answers, merged_groups, rule_clusters
 from ..graph.resolve_llm import AnswerMemo, ask_about, card, mark_similar, question_strength, questions
 from ..scheduler import Scheduler
-from .batch_resolver import batch_resolver, owners_read
+from .batch_resolver import kept_or_built, owners_read
 from .decision_tables import write_group_parts
 from .node_tables import NodeTables
 from .stage_files import dump, load, ordered_table, read_ordered, write_ordered
@@ -47,8 +47,8 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
     its decisions; returns how many questions it has."""
     P, rc = cfg.runtime.graph_partitions, cfg.graph.resolve
     tables = NodeTables(folder, P)
+    r, pairs, similar = kept_or_built(k, folder, documents, tables)
     try:
-        r, pairs, similar = batch_resolver(k, folder, documents, tables)
         stats = ResolutionStats()
         clusters, log = rule_clusters(r, pairs, stats, owners_read(r, P, folder) if owned else {})
         if not asks:
@@ -64,6 +64,7 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
         return len(asked)
     finally:
         tables.close()
+        r.facts.tables.close()  # type: ignore[attr-defined]
 
 
 def order_questions(batches: int, per_part: int, folder: Path) -> int:

@@ -52,7 +52,8 @@ def batch_resolver(k: int, folder: Path, documents: int, tables: NodeTables
     kept, similar = batch_pairs(folder, k)
     nodes = sorted({x for pair in kept for x in pair} | {x for a, b, _ in similar for x in (a, b)})
     index = {x: i for i, x in enumerate(nodes)}
-    rows = [tables.row(x) for x in nodes]
+    found = tables.found(nodes)
+    rows = [found[x] for x in nodes]
     datas = {x: {a: row[0][a] for a in _READ if a in row[0]} for x, row in zip(nodes, rows)}
     profiles = [row[1] for row in rows]
     corpus = corpus_of(corpus_words(profiles), documents, folder, tables)
@@ -61,10 +62,25 @@ def batch_resolver(k: int, folder: Path, documents: int, tables: NodeTables
             [(index[a], index[b], cosine) for a, b, cosine in similar])
 
 
+def resolver_path(k: int, folder: Path) -> Path:
+    return folder / f"resolver-{k:05d}.pkl"
+
+
+def kept_or_built(k: int, folder: Path, documents: int, tables: NodeTables
+                  ) -> tuple[Resolver, list[tuple[int, int]], list[tuple[int, int, float]]]:
+    """`batch_resolver`, or what the owners' step kept of it (`write_owner_entries` builds each batch's first).
+    A kept resolver reads node tables of its own: close ``r.facts.tables`` too."""
+    path = resolver_path(k, folder)
+    return load(path) if path.exists() else batch_resolver(k, folder, documents, tables)
+
+
 # -- the owners' clusters ----------------------------------------------------------------------------------
 
-def write_owner_entries(k: int, r: Resolver, pairs: list[tuple[int, int]], partitions: int, folder: Path) -> None:
-    """Batch ``k``'s first-round clusters, as name form -> root node, by the form's key partition."""
+def write_owner_entries(k: int, folder: Path, documents: int, tables: NodeTables, partitions: int) -> None:
+    """Batch ``k``'s first-round clusters, as name form -> root node, by the form's key partition; its resolver
+    kept for its decisions (`kept_or_built`)."""
+    r, pairs, similar = batch_resolver(k, folder, documents, tables)
+    dump((r, pairs, similar), resolver_path(k, folder))
     out: list[dict[str, str]] = [{} for _ in range(partitions)]
     for form, root in r.owner_clusters(first_round(r, pairs)).items():
         out[node_partition(form, partitions)][form] = root

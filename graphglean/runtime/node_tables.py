@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .partitions import node_partition
+from .stage_files import read_only
 
 
 class NodeTables:
@@ -27,7 +28,7 @@ class NodeTables:
     def _db(self, p: int) -> sqlite3.Connection:
         db = self._dbs.get(p)
         if db is None:
-            db = self._dbs[p] = sqlite3.connect(self.path(self.folder, p, self.name), check_same_thread=False)
+            db = self._dbs[p] = read_only(self.path(self.folder, p, self.name))
         return db
 
     def __getstate__(self) -> tuple[Path, int, str]:
@@ -44,14 +45,19 @@ class NodeTables:
         return pickle.loads(found[0])
 
     def found(self, keys: Iterable[str]) -> dict[str, Any]:
-        """The rows of those of ``keys`` the tables have."""
+        """The rows of those of ``keys`` the tables have (in key order), one statement per partition and 500
+        keys."""
+        by_partition: dict[int, list[str]] = {}
+        for key in sorted(set(keys)):
+            by_partition.setdefault(node_partition(key, self.partitions), []).append(key)
         out: dict[str, Any] = {}
-        for key in sorted(keys):
-            try:
-                out[key] = self.row(key)
-            except KeyError:
-                continue
-        return out
+        for p, ks in by_partition.items():
+            db = self._db(p)
+            for start in range(0, len(ks), 500):  # SQLite caps the parameters of one statement
+                part = ks[start:start + 500]
+                out.update((key, pickle.loads(value)) for key, value in db.execute(
+                    f"SELECT key, value FROM nodes WHERE key IN ({','.join('?' * len(part))})", part))
+        return dict(sorted(out.items()))
 
     def rows(self, p: int) -> Iterator[tuple[str, tuple[Any, ...]]]:
         """Partition ``p``'s rows in key order."""

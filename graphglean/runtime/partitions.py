@@ -22,11 +22,14 @@ import networkx as nx
 from ..atomic import atomic_open
 from ..chunking import Chunk
 from ..config import Config
-from ..graph.export import entity_rows, relationship_rows, write_jsonl
+from ..graph.describe import within_budget
+from ..graph.export import entity_rows, write_jsonl
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
+from ..graph.grounding import Placed
 from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
+from .stage_files import read_only
 
 PARTS = "graph-parts"
 CHUNKS = "chunks.sqlite"
@@ -115,8 +118,9 @@ class ShardChunks(Mapping[str, Chunk]):
             raise KeyError(cid)
         return Chunk(cid, row[0], row[1], row[2], row[3], row[4], 0)
 
-    def get_many(self, ids: Iterable[str]) -> dict[str, Chunk]:
-        """The chunks of ``ids`` that are known, in one statement per shard and 500 ids (as grounding asks)."""
+    def get_many(self, ids: Iterable[str]) -> dict[str, Placed]:
+        """The texts of the chunks of ``ids`` that are known, in one statement per shard and 500 ids (what
+        grounding asks)."""
         by_folder: dict[Path, list[str]] = {}
         for cid in ids:
             if cid in self.where:
@@ -124,11 +128,12 @@ class ShardChunks(Mapping[str, Chunk]):
         found = {}
         for folder, cids in by_folder.items():
             db = self._db(folder)
+            cids.sort()  # ids in index order: SQLite's lookups walk the index forward
             for start in range(0, len(cids), 500):  # SQLite caps the parameters of one statement
                 part = cids[start:start + 500]
-                rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks WHERE id IN "
-                                  f"({','.join('?' * len(part))})", part).fetchall()
-                found.update((row[0], Chunk(*row, 0)) for row in rows)
+                rows = db.execute(f"SELECT id, text, start FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                                  part).fetchall()
+                found.update((cid, Placed(text, start)) for cid, text, start in rows)
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -140,8 +145,7 @@ class ShardChunks(Mapping[str, Chunk]):
     def _db(self, folder: Path) -> sqlite3.Connection:
         db = self._dbs.get(folder)
         if db is None:
-            # read-only, used by one thread at a time: grounding reads it in a worker thread, close() in trio's
-            db = self._dbs[folder] = sqlite3.connect(folder / CHUNKS, check_same_thread=False)
+            db = self._dbs[folder] = read_only(folder / CHUNKS)  # grounding reads in a worker thread
         return db
 
     def close(self) -> None:
@@ -157,9 +161,8 @@ def merge_nodes(shard_dirs: Iterable[Path], partition: int,
         part = read_part(folder, partition, "nodes")
         part.edges = {}
         for node in part.nodes.values():
-            for cid in node.sources:
-                where[cid] = folder
-        acc.update(part)
+            where.update(dict.fromkeys(node.sources, folder))
+        acc.absorb(part)
     return acc, where
 
 
@@ -168,7 +171,7 @@ def merge_edges(shard_dirs: Iterable[Path], partition: int, directed: bool) -> G
     for folder in shard_dirs:
         part = read_part(folder, partition, "edges")
         part.nodes = {}
-        acc.update(part)
+        acc.absorb(part)
     return acc
 
 
@@ -182,19 +185,40 @@ async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: 
 
 
 async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[str, str]], dropped: set[str],
-                       cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats) -> nx.Graph:
-    """The partition's edges: those of dropped nodes removed, long descriptions summarized (``names`` gives
-    the display names of their endpoints, which live in other partitions)."""
-    graph: nx.Graph = nx.DiGraph() if acc.directed else nx.Graph()
-    # nodes, then edges, in key order: the orders decide how an undirected edge is reported (as the local graph's)
-    graph.add_nodes_from(sorted({k for pair in acc.edges for k in pair}))
-    graph.add_edges_from((a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges))
-    graph.remove_nodes_from([n for n in graph.nodes if n in dropped])
-    if scheduler is not None and graph.number_of_edges():
+                       cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer,
+                       stats: GraphStats) -> list[dict[str, Any]]:
+    """The partition's relationship rows: edges of dropped nodes removed, long descriptions finished
+    (`finish_edge_descriptions`), in key order: the order, and for an undirected edge the endpoint it is
+    reported from, of the local graph (whose nodes are added in key order, then its edges in pair order)."""
+    edges = [(a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges)
+             if a not in dropped and b not in dropped]
+    await finish_edge_descriptions(edges, names, cfg, scheduler, tokenizer, stats)
+    return [{"source": a, "target": b, **data} for a, b, data in edges]
+
+
+async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
+                                   names: Callable[[set[str]], dict[str, str]], cfg: Config,
+                                   scheduler: Scheduler | None, tokenizer: Tokenizer, stats: GraphStats,
+                                   node_order: Callable[[str], Any] | None = None) -> None:
+    """Finish the descriptions of ``edges`` (their data changed in place) as the local engine does: long ones
+    summarized when a ``scheduler`` is given (``names`` gives their endpoints' display names, which live in
+    other partitions), else the offline method's quotes cut to the budget. Only the edges whose descriptions
+    may exceed the budget take part: a graph of those alone, its nodes in the local graph's order
+    (``node_order``, a sort key; None: key order) and its edges in the order of ``edges`` (the local graph's),
+    lists them as the whole graph would."""
+    budget = cfg.graph.description_max_tokens
+    longer = [(a, b, data) for a, b, data in edges if not within_budget(data["descriptions"], budget)]
+    if not longer:
+        return
+    graph: nx.Graph = nx.DiGraph() if cfg.graph.directed else nx.Graph()
+    graph.add_nodes_from(sorted({k for a, b, _ in longer for k in (a, b)}, key=node_order))
+    graph.add_edges_from(longer)
+    if scheduler is not None:
         for key, name in names(set(graph.nodes)).items():
             graph.nodes[key]["name"] = name
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
-    return graph
+    for a, b, data in longer:
+        data.update(graph.edges[a, b])
 
 
 def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
@@ -203,8 +227,8 @@ def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
                 folder / f"names-{partition:04d}.jsonl")
 
 
-def write_edge_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
-    write_jsonl(relationship_rows(graph), folder / f"edges-{partition:04d}.jsonl")
+def write_edge_rows(rows: list[dict[str, Any]], folder: Path, partition: int) -> None:
+    write_jsonl(rows, folder / f"edges-{partition:04d}.jsonl")
 
 
 def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
@@ -226,20 +250,52 @@ def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, st
     return lookup
 
 
-def _keyed(path: Path, key: Callable[[dict[str, Any]], Any]) -> Iterator[tuple[Any, str]]:
+def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
     with path.open(encoding="utf-8") as f:
         for line in f:
-            yield key(json.loads(line)), line
+            yield key(line), line
 
 
-def merged_table(paths: list[Path], key: Callable[[dict[str, Any]], Any], out: Path) -> int:
-    """The partitions' sorted rows merged into one sorted table, streaming; returns the row count."""
+def _leading_strings(*fields: str) -> Callable[[str], Any]:
+    """The sort key of a row line: its first fields, the given string-valued ones. They are read with JSON's own
+    string scanner, without decoding the rest of the line (the whole line is decoded if it starts otherwise)."""
+    heads = [f'"{name}": "' for name in fields]
+
+    def key(line: str) -> Any:
+        values, at = [], 1
+        for head in heads:
+            if not line.startswith(head, at):
+                row = json.loads(line)
+                values = [row[name] for name in fields]
+                break
+            value, at = json.decoder.scanstring(line, at + len(head))
+            values.append(value)
+            at += 2  # ", "
+        return values[0] if len(values) == 1 else tuple(values)
+
+    return key
+
+
+ENTITY_KEY = _leading_strings("id")  # entity_rows: the id first
+RELATIONSHIP_KEY = _leading_strings("source", "target")  # relationship_rows: the pair first
+
+
+def merged_table(paths: list[Path], key: Callable[[str], Any], out: Path) -> int:
+    """The partitions' sorted rows merged into one sorted table, streaming; returns the row count. ``key``
+    reads a row line's sort key (`ENTITY_KEY`, `RELATIONSHIP_KEY`)."""
     count = 0
     with atomic_open(out) as f:
         for _, line in heapq.merge(*(_keyed(p, key) for p in paths), key=lambda kv: kv[0]):
             f.write(line)
             count += 1
     return count
+
+
+def write_tables(merge_dir: Path, partitions: int, entities: Path, relationships: Path) -> tuple[int, int]:
+    """The node and edge partitions' rows merged into the two tables; returns their row counts."""
+    return (merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(partitions)], ENTITY_KEY, entities),
+            merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(partitions)], RELATIONSHIP_KEY,
+                         relationships))
 
 
 def graph_of_tables(entities: Path, relationships: Path, directed: bool) -> nx.Graph:

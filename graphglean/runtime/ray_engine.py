@@ -15,7 +15,7 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import attrs
 import trio
@@ -83,37 +83,75 @@ def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any)
         return trio.run(main)
 
 
-def shard_main(spec: ShardSpec, cfg: Config, folder: str, actor: Any, batch: BatchSize) -> dict[str, Any]:
-    return _in_trio(actor, batch, shard_task.process_shard, spec, cfg, Path(folder))
-
-
-def nodes_main(p: int, dirs: list[str], cfg: Config, merge_dir: str, actor: Any, batch: BatchSize) -> Any:
-    return _in_trio(actor, batch, shard_task.finish_node_partition, p, [Path(d) for d in dirs], cfg, Path(merge_dir))
-
-
-def edges_main(p: int, dirs: list[str], cfg: Config, merge_dir: str, actor: Any, batch: BatchSize) -> Any:
-    return _in_trio(actor, batch, shard_task.finish_edge_partition, p, [Path(d) for d in dirs], cfg, Path(merge_dir))
-
-
 def stage_main(work: Callable[..., Any], args: tuple[Any, ...], actor: Any, batch: BatchSize) -> Any:
+    """Every task of a run: ``work(*args, limiter)`` under trio (one remote function, exported to the workers
+    once)."""
     return _in_trio(actor, batch, work, *args)
 
 
 # -- the driver --------------------------------------------------------------------------------------------
 
-async def _gather(refs: dict[Any, Any], limit: int, on_done: Callable[[Any, Any], None],
-                  on_wait: Callable[[], None] = lambda: None, wait_s: float = 1.0) -> None:
-    """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``;
-    ``on_wait`` is called every ``wait_s`` that none finishes."""
-    import ray
+@attrs.define
+class Tasks:
+    """What every stage of a run submits its tasks with: Ray, the runtime settings, the lease actor and its batch
+    size, and the tasks in flight (cancelled if the run stops)."""
 
-    while len(refs) >= limit and refs:
-        ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1, timeout=wait_s))
-        if not ready:
-            on_wait()
-            continue
-        key = refs.pop(ready[0])
-        on_done(key, _result(ray, ready[0]))
+    ray: Any
+    rt: Any
+    actor: Any
+    batch: BatchSize
+    refs: dict[Any, Any] = attrs.field(factory=dict)
+    _task: Any = None  # stage_main as a Ray remote function, made once
+
+    async def stage(self, jobs: Iterable[tuple[Any, tuple[Any, ...]]], done: Callable[[Any, Any], None],
+                    running: Callable[[], None] = lambda: None) -> None:
+        """One task per job ``(key, (work, *args))`` (``work(*args, limiter)``), at most ``rt.workers`` in
+        flight; each finished one's key and result go to ``done``, and ``running`` is called every second none
+        finishes. The lease actor hears when the last one is submitted (the running ones give back what they
+        hold)."""
+        if self._task is None:
+            self._task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
+        self.actor.tasks_coming.remote(True)
+        for key, (work, *args) in jobs:
+            await self._gather(self.rt.workers, done, running)
+            self.refs[self._task.remote(work, tuple(args), self.actor, self.batch)] = key
+        self.actor.tasks_coming.remote(False)
+        await self._gather(1, done, running)
+
+    async def wave(self, progress: Progress, stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
+                   watch: list[Path] | None = None) -> list[Any]:
+        """`stage` with one task per argument set; their results in order. Progress shows ``stage`` by tasks,
+        and the items of the tasks whose folder in ``watch`` has a progress file."""
+        results: dict[int, Any] = {}
+        items = ItemProgress(progress)
+        progress.start(stage, len(argsets))
+
+        def done(i: int, result: Any) -> None:
+            results[i] = result
+            if watch is not None:
+                items.read(watch[i], finished=True)
+            progress.advance(stage, CallAccount(), False)
+
+        def running() -> None:
+            for i in self.refs.values() if watch is not None else ():
+                items.read(watch[i])
+
+        await self.stage(((i, (work, *args)) for i, args in enumerate(argsets)), done, running)
+        items.finish()
+        progress.finish(stage)
+        return [results[i] for i in range(len(argsets))]
+
+    async def _gather(self, limit: int, on_done: Callable[[Any, Any], None], on_wait: Callable[[], None],
+                      wait_s: float = 1.0) -> None:
+        """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``."""
+        refs, ray = self.refs, self.ray
+        while len(refs) >= limit and refs:
+            ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1, timeout=wait_s))
+            if not ready:
+                on_wait()
+                continue
+            key = refs.pop(ready[0])
+            on_done(key, _result(ray, ready[0]))
 
 
 def _result(ray: Any, ref: Any) -> Any:
@@ -150,30 +188,29 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
     specs = list(plan_shards(cfg))
     stage("plan")
     own = connect(rt)
-    actor = None
-    refs: dict[Any, Any] = {}
+    tasks = None
     try:
         actor = ray.remote(LeaseBucket).options(name=f"graphglean-leases-{uuid.uuid4().hex[:12]}", num_cpus=0).remote(
             cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
-        batch = BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers)
+        tasks = Tasks(ray, rt, actor, BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers))
         wcfg = worker_config(cfg)
         stage("connect")
-        await _run_shards(ray, specs, cfg, wcfg, shards_root, actor, batch, totals, refs, progress, notice)
+        await _run_shards(tasks, specs, cfg, wcfg, shards_root, totals, progress, notice)
         stage("shards")
         outputs: list[str] = []
         graph_row = totals.rows.get("graph")
         if graph_row is not None:
             dirs = [shards_root / s.name for s in specs]
-            outputs += await _merge_graph(ray, dirs, cfg, wcfg, merge_dir, out, actor, batch, graph_row, refs, stage,
-                                          totals, progress)
+            outputs += await _merge_graph(tasks, dirs, cfg, wcfg, merge_dir, out, graph_row, stage, totals,
+                                          progress or NoProgress())
         outputs += _concatenate(totals.outputs, out)
         stage("concatenate")
         totals.leases.update(ray.get(actor.stats.remote()))
     finally:
-        for ref in refs:
-            ray.cancel(ref, force=True)
-        if actor is not None:
-            ray.kill(actor)
+        if tasks is not None:
+            for ref in tasks.refs:
+                ray.cancel(ref, force=True)
+            ray.kill(tasks.actor)
         if own:
             ray.shutdown()
     totals.add_cpu("driver", time.process_time() - cpu)
@@ -224,10 +261,8 @@ class ItemProgress:
             self.progress.finish(name)
 
 
-async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, actor: Any,
-                      batch: BatchSize, totals: Totals, refs: dict[Any, Any], progress: Progress | None,
-                      notice: Callable[[str], None]) -> None:
-    task = ray.remote(shard_main).options(max_retries=cfg.runtime.task_retries, num_cpus=TASK_CPUS)
+async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, totals: Totals,
+                      progress: Progress | None, notice: Callable[[str], None]) -> None:
     progress = progress or NoProgress()
     items = ItemProgress(progress)
     progress.start("shards", len(specs))
@@ -240,66 +275,51 @@ async def _run_shards(ray: Any, specs: list[ShardSpec], cfg: Config, wcfg: Confi
                f"{totals.shards}/{len(specs)} shards, {totals.chunks} chunks so far")
 
     def running() -> None:
-        for spec in refs.values():
+        for spec in tasks.refs.values():
             items.read(root / spec.name)
 
-    for spec in specs:
-        folder = root / spec.name
-        finished = shard_task.finished_report(folder, cfg, spec)
-        if finished is not None:
-            done(spec, finished, skipped=True)
-            continue
-        await _gather(refs, cfg.runtime.workers, done, running)
-        (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
-        refs[task.remote(spec, wcfg, str(folder), actor, batch)] = spec
-    actor.tasks_coming.remote(False)  # the running tasks are the last: what they hold, they give back
-    await _gather(refs, 1, done, running)
+    def unfinished() -> Iterator[tuple[ShardSpec, tuple[Any, ...]]]:
+        for spec in specs:
+            folder = root / spec.name
+            finished = shard_task.finished_report(folder, cfg, spec)
+            if finished is not None:
+                done(spec, finished, skipped=True)
+                continue
+            (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
+            yield spec, (shard_task.process_shard, spec, wcfg, folder)
+
+    await tasks.stage(unfinished(), done, running)
     items.finish()
     progress.finish("shards")
 
 
-async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
-                       actor: Any, batch: BatchSize, row: dict[str, Any], refs: dict[Any, Any],
-                       stage: Callable[[str], None], totals: Totals, progress: Progress | None = None) -> list[str]:
+async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
+                       row: dict[str, Any], stage: Callable[[str], None], totals: Totals,
+                       progress: Progress) -> list[str]:
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
-    names = [str(d) for d in dirs]
     account = CallAccount()
     found: dict[str, int] = {"ungrounded": 0, "summarized_descriptions": 0}
-    cpu_stage = ["node_partitions"]
-
-    def done(_: Any, result: Any) -> None:
-        stats, acc = result
-        account.add(acc)
-        totals.add_cpu(cpu_stage[0], stats.pop("cpu_s", 0.0))
-        for k, v in stats.items():
-            found[k] += v
-
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
         resolved = await resolve_partitions.resolved_merge(
-            functools.partial(_wave, ray, rt, actor, batch, refs, progress or NoProgress()), dirs, wcfg, merge_dir,
-            out, out / "shards" / "resolution")
+            functools.partial(tasks.wave, progress), dirs, wcfg, merge_dir, out, out / "shards" / "resolution")
         account.add(resolved.account)
         found, nodes, edges = resolved.found, resolved.nodes, resolved.edges
         row["resolution"] = resolved.stats
         paths.append(out / "resolution.jsonl")
         stage("resolved_partitions")
     else:
-        for fn in (nodes_main, edges_main):  # edges need every node partition's names and dropped keys
-            task = ray.remote(fn).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
-            actor.tasks_coming.remote(True)
-            for p in range(P):
-                await _gather(refs, rt.workers, done)
-                refs[task.remote(p, names, wcfg, str(merge_dir), actor, batch)] = p
-            actor.tasks_coming.remote(False)
-            await _gather(refs, 1, done)
-            stage("node_partitions" if fn is nodes_main else "edge_partitions")
-            cpu_stage[0] = "edge_partitions"
-        nodes = partitions.merged_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], lambda r: r["id"],
-                                        paths[0])
-        edges = partitions.merged_table([merge_dir / f"edges-{p:04d}.jsonl" for p in range(P)],
-                                        lambda r: (r["source"], r["target"]), paths[1])
+        # edges need every node partition's names and dropped keys: node partitions first
+        for name, work in (("node_partitions", shard_task.finish_node_partition),
+                           ("edge_partitions", shard_task.finish_edge_partition)):
+            for stats, acc in await tasks.wave(progress, name, work, [(p, dirs, wcfg, merge_dir) for p in range(P)]):
+                account.add(acc)
+                totals.add_cpu(name, stats.pop("cpu_s", 0.0))
+                for k, v in stats.items():
+                    found[k] += v
+            stage(name)
+        nodes, edges = partitions.write_tables(merge_dir, P, paths[0], paths[1])
         (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
         stage("tables")
     if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
@@ -312,37 +332,6 @@ async def _merge_graph(ray: Any, dirs: list[Path], cfg: Config, wcfg: Config, me
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]
-
-
-async def _wave(ray: Any, rt: Any, actor: Any, batch: BatchSize, refs: dict[Any, Any], progress: Progress,
-                stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
-                watch: list[Path] | None = None) -> list[Any]:
-    """One task per argument set (``work(*args, limiter)``), at most ``rt.workers`` in flight; results in order.
-    Progress shows ``stage`` by tasks, and the items of the tasks whose folder in ``watch`` has a progress file."""
-    task = ray.remote(stage_main).options(max_retries=rt.task_retries, num_cpus=TASK_CPUS)
-    results: dict[int, Any] = {}
-    actor.tasks_coming.remote(True)
-    items = ItemProgress(progress)
-    progress.start(stage, len(argsets))
-
-    def done(i: int, result: Any) -> None:
-        results[i] = result
-        if watch is not None:
-            items.read(watch[i], finished=True)
-        progress.advance(stage, CallAccount(), False)
-
-    def running() -> None:
-        for i in refs.values() if watch is not None else ():
-            items.read(watch[i])
-
-    for i, args in enumerate(argsets):
-        await _gather(refs, rt.workers, done, running)
-        refs[task.remote(work, args, actor, batch)] = i
-    actor.tasks_coming.remote(False)
-    await _gather(refs, 1, done, running)
-    items.finish()
-    progress.finish(stage)
-    return [results[i] for i in range(len(argsets))]
 
 
 def _concatenate(outputs: dict[str, list[Path]], out: Path) -> list[str]:

@@ -172,7 +172,7 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> in
         near.update(close)
     tables = NodeTables(folder, P)
     try:
-        rows = {key: tables.row(key) for key in sorted({k for pair in pairs | near for k in pair})}
+        rows = tables.found({k for pair in pairs | near for k in pair})
         row = rows.__getitem__
         words = corpus_words(r[1] for r in rows.values())
         evidence = Evidence(None, {}, corpus_of(words, counts.nodes, folder, tables))

@@ -13,12 +13,12 @@ import networkx as nx
 from ..config import Config
 from ..graph.combine import combined_node, merged_edge
 from ..graph.export import entity_rows, relationship_rows, write_jsonl
-from ..graph.extract import GraphStats, finish_descriptions, finish_graph
+from ..graph.extract import GraphStats, finish_graph
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
 from .decision_tables import Decisions
 from .node_tables import NodeTables
-from .partitions import ShardChunks, edge_partition, names_of
+from .partitions import ShardChunks, edge_partition, finish_edge_descriptions, names_of
 from .stage_files import dump, load, write_ordered
 
 Pair = tuple[str, str]
@@ -125,10 +125,9 @@ async def finish_edges(r: int, cfg: Config, folder: Path, merge_dir: Path, sched
     graph.add_nodes_from(nodes)
     graph.add_edges_from((a, b, data) for _, (a, b), data in edges)
     graph.remove_nodes_from([n for n in list(graph.nodes) if n in dropped])
-    if scheduler is not None and graph.number_of_edges():
-        for key, name in names_of(merge_dir, P)(set(graph.nodes)).items():
-            graph.nodes[key]["name"] = name
-    await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=scheduler is None)
+    position = {n: i for i, n in enumerate(nodes)}
+    await finish_edge_descriptions(list(graph.edges(data=True)), names_of(merge_dir, P), cfg, scheduler, tokenizer,
+                                   stats, position.__getitem__)
     place = {pair: order for order, pair, _ in edges}
     write_ordered([(place[(row["source"], row["target"])], row) for row in relationship_rows(graph)],
                    merge_dir / f"edges-{r:04d}.jsonl")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..config import Config
+from ..graph.resolve import run_method
 
 
 def llm_graph(cfg: Config) -> bool:
@@ -11,11 +12,8 @@ def llm_graph(cfg: Config) -> bool:
 
 
 def method_of(cfg: Config) -> str:
-    """rules or llm, as the local graph pass chooses (auto: llm when the graph is built with an endpoint)."""
-    chosen = cfg.graph.resolve.method
-    if chosen != "auto":
-        return chosen
-    return "llm" if llm_graph(cfg) and cfg.llm.has_endpoint else "rules"
+    """rules or llm, as the local graph pass chooses."""
+    return run_method(cfg, offline=not llm_graph(cfg))
 
 
 def embedded(cfg: Config) -> bool:

@@ -29,7 +29,7 @@ from ..runstore import RunStore
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
 from .batch_decisions import ask_part, decide_batch, gather_decisions, order_questions, settle_batch
-from .batch_resolver import batch_resolver, owner_table, write_owner_entries
+from .batch_resolver import owner_table, write_owner_entries
 from .decision_batches import BatchPlan, plan_batches
 from .decision_tables import decision_table
 from .node_tables import NodeTables
@@ -114,8 +114,7 @@ async def owners_task(k: int, cfg: Config, documents: int, folder: str, limiter:
     P = cfg.runtime.graph_partitions
     tables = NodeTables(Path(folder), P)
     try:
-        r, pairs, _ = batch_resolver(k, Path(folder), documents, tables)
-        write_owner_entries(k, r, pairs, P, Path(folder))
+        write_owner_entries(k, Path(folder), documents, tables, P)
     finally:
         tables.close()
 
