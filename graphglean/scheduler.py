@@ -92,15 +92,28 @@ class PassLLM:
         async with self._slot():
             return await self.client.embed(texts, model, self.account)
 
-    @contextlib.asynccontextmanager
-    async def _slot(self) -> AsyncIterator[None]:
+    def _slot(self) -> "_Slot":
         """A request slot once one is free: the item with the most work left gets one first."""
-        work = _CURRENT_ITEM.get()
-        async with self.gate.slot(work.remaining if work is not None else _LAST):
-            started = trio.current_time()
-            yield
-        if work is not None:
-            work.called(trio.current_time() - started)
+        return _Slot(self.gate, _CURRENT_ITEM.get())
+
+
+class _Slot:
+    """`PassLLM._slot`: the gate's place around one call, and the call's time counted in its item's work once
+    it ended well (a class, not a generator: entered for every call)."""
+
+    __slots__ = ("gate", "work", "started")
+
+    def __init__(self, gate: PriorityGate, work: ItemWork | None) -> None:
+        self.gate, self.work, self.started = gate, work, 0.0
+
+    async def __aenter__(self) -> None:
+        await self.gate.acquire(self.work.remaining if self.work is not None else _LAST)
+        self.started = trio.current_time()
+
+    async def __aexit__(self, exc_type: Any, *exc: Any) -> None:
+        self.gate.release()
+        if exc_type is None and self.work is not None:
+            self.work.called(trio.current_time() - self.started)
 
 
 def _LAST() -> float:  # a call outside any item: after every item's calls
