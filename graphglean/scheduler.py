@@ -160,7 +160,7 @@ class Scheduler:
         unreachable endpoint): a refusal of one item's request (too long, filtered) fails that item only.
 
         ``weight`` is an item's expected size (its prompt tokens, say): heavier items start first (equal
-        ones in input order), and an item's work is estimated in proportion until its own calls show its
+        ones in input order, except that equal ones started in the same scheduler pass run in trio's order), and an item's work is estimated in proportion until its own calls show its
         pace. Outcomes are in input order whatever the order of work."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
@@ -199,8 +199,14 @@ class Scheduler:
 
         try:
             async with trio.open_nursery() as nursery:
+                previous = None
                 for i in order:
-                    await slots.acquire()
+                    # Places freed together are refilled in one scheduler pass, so the items' calls go (and are
+                    # stored) together; but a lighter item waits a pass, so that a heavier one's first call
+                    # reaches the gate first.
+                    if weights[i] != previous or not _took(slots):
+                        await slots.acquire()
+                    previous = weights[i]
                     nursery.start_soon(run_one, outcomes[i])
         finally:
             self.progress.finish(pass_name)
@@ -208,3 +214,11 @@ class Scheduler:
             raise fatal[0]
         return outcomes
 
+
+def _took(slots: trio.Semaphore) -> bool:
+    """Whether a free place was taken, without yielding."""
+    try:
+        slots.acquire_nowait()
+    except trio.WouldBlock:
+        return False
+    return True
