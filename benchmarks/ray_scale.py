@@ -10,6 +10,7 @@ makes no call at all.
 
     python benchmarks/ray_scale.py [--sizes 100000 1000000] [--workers 4] [--shard-chunks 10000] [--rpm 0]
                                    [--max-gleanings 0] [--calls inprocess|http] [--method llm|nlp] [--keep DIR]
+    python benchmarks/ray_scale.py --alone 10000     # one shard task alone, no Ray: the per-chunk path's CPU
 """
 
 from __future__ import annotations
@@ -63,11 +64,26 @@ def write_chunks(path: Path, n: int) -> None:
                                 "text": f"{names[0]} wrote to {names[1]} about {names[2]} (note {i})."}) + "\n")
 
 
+def bench_config(data: Path, out: Path, url: str, a: argparse.Namespace):
+    """The run's configuration: ``data`` pre-chunked, fake calls, no cache, no resolution."""
+    from graphglean.config import Config
+
+    cfg = Config()
+    cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
+    cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * a.workers, a.rpm
+    cfg.input.path, cfg.input.format, cfg.output.dir = str(data), "chunks", str(out)
+    cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = a.method, a.max_gleanings, 10**6
+    cfg.graph.resolve.enabled = False
+    rt = cfg.runtime
+    rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", a.workers, \
+        a.shard_chunks, a.partitions, False
+    return cfg
+
+
 def one(n: int, url: str, a: argparse.Namespace) -> dict:
     """Run in a driver process of its own: one size."""
     import trio
 
-    from graphglean.config import Config
     from graphglean.pipeline import run
 
     with (contextlib.nullcontext(a.keep) if a.keep else tempfile.TemporaryDirectory()) as tmp:
@@ -77,15 +93,7 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
         write_chunks(data, n)
         setup_cpu = time.process_time() - cpu  # not the run's: left out of the whole tree's CPU
         load = round(os.getloadavg()[0], 1)  # other work on the machine shares its cores
-        cfg = Config()
-        cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
-        cfg.llm.cache.mode, cfg.llm.max_concurrency, cfg.llm.requests_per_minute = "off", 64 * a.workers, a.rpm
-        cfg.input.path, cfg.input.format, cfg.output.dir = str(data), "chunks", str(Path(tmp) / "out")
-        cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = a.method, a.max_gleanings, 10**6
-        cfg.graph.resolve.enabled = False
-        rt = cfg.runtime
-        rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", a.workers, \
-            a.shard_chunks, a.partitions, False
+        cfg = bench_config(data, Path(tmp) / "out", url, a)
         t0 = time.perf_counter()
         with _cluster(a):
             result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
@@ -129,6 +137,41 @@ def fake_model_ms(sample: int = 3000) -> float:
         return time.process_time() - cpu
 
     return round(1000 * trio.run(answer_all) / sample, 4) if sample else math.nan
+
+
+def shard_alone(n: int, a: argparse.Namespace) -> dict:
+    """One shard task of ``n`` chunks in this process, without Ray: its passes with calls answered in process,
+    under the task's collector settings, as a worker runs it (the tokenizer loaded before, as a worker that ran
+    a task has it). CPU per chunk of the per-chunk path alone, with no other process on the cores."""
+    import trio
+
+    from graphglean.runtime import shard_task
+    from graphglean.runtime.ray_engine import worker_config
+    from graphglean.runtime.shards import absolute_paths, plan_shards
+    from graphglean.runtime.task_gc import task_gc
+    from graphglean.testing.inprocess import InProcessTransport
+    from graphglean.testing.responders import synthetic
+    from graphglean.tokens import Tokenizer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "chunks.jsonl"
+        write_chunks(data, n)
+        a.shard_chunks = n
+        cfg = absolute_paths(bench_config(data, Path(tmp) / "out", "http://in-process.invalid/v1", a))
+        spec = next(plan_shards(cfg))
+        before, shard_task.transport_factory = shard_task.transport_factory, lambda: InProcessTransport(synthetic)
+        Tokenizer(cfg.llm.model)
+        load = round(os.getloadavg()[0], 1)
+        t0, cpu = time.perf_counter(), time.process_time()
+        try:
+            with task_gc():
+                report = trio.run(shard_task.process_shard, spec, worker_config(cfg),
+                                  Path(cfg.output.dir) / "shards" / spec.name, None)
+        finally:
+            shard_task.transport_factory = before
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - t0
+    return {"chunks": n, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "ms_per_chunk": round(1000 * cpu / n, 3),
+            "calls": report["passes"][0]["calls"], "failed": len(report["failed"]), "load_before": load}
 
 
 @contextlib.contextmanager
@@ -220,11 +263,19 @@ def main() -> None:
                    help="inprocess: answered inside the workers; http: by the fake server in its own process")
     p.add_argument("--keep", help="run in this folder and keep it (its shards are what benchmarks/ray_merge.py "
                                   "merges); one size only")
+    p.add_argument("--alone", type=int, metavar="N",
+                   help="only one shard task of N chunks in this process, without Ray: its CPU per chunk")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.keep and len(a.sizes) > 1:
         p.error("--keep takes one size")
+    if a.alone:
+        rows = [shard_alone(a.alone, a) for _ in range(3)]
+        print(table(rows, ["chunks", "wall_s", "cpu_s", "ms_per_chunk", "calls", "failed", "load_before"]))
+        print(f"one shard alone: {min(r['ms_per_chunk'] for r in rows):.3f} ms of CPU a chunk at best of 3 "
+              f"(the in-process fake model's share: {fake_model_ms():.4f} ms a call)")
+        return
     if a.one:
         print(json.dumps(one(a.one, a.url, a)))
         return

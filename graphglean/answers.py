@@ -11,6 +11,7 @@ import json_repair
 _TAGS = r"think|thinking|thought|reasoning|reflection"
 _OPEN = re.compile(rf"<(?:{_TAGS})>|<\|begin_of_thought\|>|◁think▷", re.I)
 _CLOSE = re.compile(rf"</(?:{_TAGS})>|<\|end_of_thought\|>|◁/think▷", re.I)
+_EITHER = re.compile(f"{_OPEN.pattern}|{_CLOSE.pattern}", re.I)  # one scan: most answers have no tag at all
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|\Z)", re.S | re.I)
 
 
@@ -19,6 +20,8 @@ def reasoning_spans(text: str) -> list[tuple[int, int, int, int]]:
     never closed runs to the end; a closing tag never opened (servers that put ``<think>`` in the prompt)
     closes a block that starts at the beginning."""
     spans: list[tuple[int, int, int, int]] = []
+    if _EITHER.search(text) is None:
+        return spans
     pos = 0
     while True:
         opened, closed = _OPEN.search(text, pos), _CLOSE.search(text, pos)

@@ -51,13 +51,14 @@ class PriorityGate:
 
     @contextlib.asynccontextmanager
     async def slot(self, priority: Callable[[], float]) -> AsyncIterator[None]:
-        await self._acquire(priority)
+        await self.acquire(priority)
         try:
             yield
         finally:
-            self._release()
+            self.release()
 
-    async def _acquire(self, priority: Callable[[], float]) -> None:
+    async def acquire(self, priority: Callable[[], float]) -> None:
+        """A place (each ``acquire`` is followed by one `release`); `slot` is both around a block."""
         await trio.lowlevel.checkpoint_if_cancelled()
         if self.held < self.capacity and not self._waiting:
             # a free place is taken without a trip through trio's scheduler: the holder's request (or cache
@@ -71,13 +72,13 @@ class PriorityGate:
             await waiter.event.wait()
         except BaseException:
             if waiter.granted:  # handed a place just as it was cancelled: pass the place on
-                self._release()
+                self.release()
             else:
                 waiter.cancelled = True
                 self._waiting -= 1
             raise
 
-    def _release(self) -> None:
+    def release(self) -> None:
         self.held -= 1
         if self._epoch() != self._seen:
             self._seen = self._epoch()

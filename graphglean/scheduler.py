@@ -92,15 +92,28 @@ class PassLLM:
         async with self._slot():
             return await self.client.embed(texts, model, self.account)
 
-    @contextlib.asynccontextmanager
-    async def _slot(self) -> AsyncIterator[None]:
+    def _slot(self) -> "_Slot":
         """A request slot once one is free: the item with the most work left gets one first."""
-        work = _CURRENT_ITEM.get()
-        async with self.gate.slot(work.remaining if work is not None else _LAST):
-            started = trio.current_time()
-            yield
-        if work is not None:
-            work.called(trio.current_time() - started)
+        return _Slot(self.gate, _CURRENT_ITEM.get())
+
+
+class _Slot:
+    """`PassLLM._slot`: the gate's place around one call, and the call's time counted in its item's work once
+    it ended well (a class, not a generator: entered for every call)."""
+
+    __slots__ = ("gate", "work", "started")
+
+    def __init__(self, gate: PriorityGate, work: ItemWork | None) -> None:
+        self.gate, self.work, self.started = gate, work, 0.0
+
+    async def __aenter__(self) -> None:
+        await self.gate.acquire(self.work.remaining if self.work is not None else _LAST)
+        self.started = trio.current_time()
+
+    async def __aexit__(self, exc_type: Any, *exc: Any) -> None:
+        self.gate.release()
+        if exc_type is None and self.work is not None:
+            self.work.called(trio.current_time() - self.started)
 
 
 def _LAST() -> float:  # a call outside any item: after every item's calls
@@ -147,7 +160,7 @@ class Scheduler:
         unreachable endpoint): a refusal of one item's request (too long, filtered) fails that item only.
 
         ``weight`` is an item's expected size (its prompt tokens, say): heavier items start first (equal
-        ones in input order), and an item's work is estimated in proportion until its own calls show its
+        ones in input order, except that equal ones started in the same scheduler pass run in trio's order), and an item's work is estimated in proportion until its own calls show its
         pace. Outcomes are in input order whatever the order of work."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
@@ -186,8 +199,14 @@ class Scheduler:
 
         try:
             async with trio.open_nursery() as nursery:
+                previous = None
                 for i in order:
-                    await slots.acquire()
+                    # Places freed together are refilled in one scheduler pass, so the items' calls go (and are
+                    # stored) together; but a lighter item waits a pass, so that a heavier one's first call
+                    # reaches the gate first.
+                    if weights[i] != previous or not _took(slots):
+                        await slots.acquire()
+                    previous = weights[i]
                     nursery.start_soon(run_one, outcomes[i])
         finally:
             self.progress.finish(pass_name)
@@ -195,3 +214,11 @@ class Scheduler:
             raise fatal[0]
         return outcomes
 
+
+def _took(slots: trio.Semaphore) -> bool:
+    """Whether a free place was taken, without yielding."""
+    try:
+        slots.acquire_nowait()
+    except trio.WouldBlock:
+        return False
+    return True

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import networkx as nx
 import trio
 
@@ -162,3 +164,22 @@ def test_descriptions_too_short_for_the_budget_are_not_counted():
         assert needs_summary(descriptions, budget, tok) == plain
 
     same_answer_as_counting()
+
+
+def _named_words_by_scan(text: str) -> int:
+    """The first reading of `named_words`, word by word with a regex scan."""
+    count, previous = 0, "."
+    for match in re.finditer(r"\S+", text):
+        word = match.group()
+        if word[:1].isupper() and not previous.endswith((".", "!", "?", ":", ";", "\u3002")):
+            count += 1
+        previous = word
+    return count
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Ada", "ben", "Old.", "mill!", "\u00c9mile", "x:", "\u3002", "Z;", "?", " ", "\t",
+                                 "\n", "\u00a0", "\u2003", "\u3000", "\x1c", "\u0130", "\u01c5ab", "", "\u03a3"]),
+                max_size=30).map("".join))
+def test_named_words_reads_as_a_regex_scan_does(text):
+    assert named_words(text) == _named_words_by_scan(text)

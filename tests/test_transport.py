@@ -338,3 +338,11 @@ async def test_a_good_answer_is_stored_as_its_server_wrote_it(tmp_path):
     db = sqlite3.connect(tmp_path / "c.sqlite")
     assert [v for (v,) in db.execute("SELECT value FROM responses")] == written
     db.close()
+
+
+async def test_an_answer_that_never_comes_fails_at_the_timeout_and_says_so():
+    async with FakeLLMServer(lambda r: "ok", faults=FaultPlan(rate=1.0, kinds=("timeout",)), hang_s=5).running() as s:
+        async with ChatClient(llm_config(s, timeout_s=0.3), retry=RetryPolicy(max_retries=0)) as c:
+            with pytest.raises(LLMError) as e:
+                await c.chat(c.request(msg("hi")))
+    assert "no complete answer within 0.3 s" in str(e.value) and c.account.failures == 1

@@ -291,13 +291,13 @@ class ChatClient:
         """One POST of ``payload`` (``content``: its canonical JSON, when made already)."""
         assert self._http is not None
         try:
-            with trio.fail_after(self.cfg.timeout_s):
+            # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
+            with trio.CancelScope(deadline=trio.current_time() + self.cfg.timeout_s):
                 if self._direct is None:
                     return await self._http.post(url, json=payload, headers=headers)
                 text = canonical_json(payload) if content is None else content
                 return await self._direct_post(url, headers, text.encode("utf-8", "surrogatepass"))
-        except trio.TooSlowError:
-            return _Failure(f"no complete answer within {self.cfg.timeout_s:g} s")
+            return _Failure(f"no complete answer within {self.cfg.timeout_s:g} s")  # the deadline was reached
         except httpx.TimeoutException as e:
             return _Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:

@@ -96,6 +96,7 @@ class ShardProgress:
     def __init__(self, folder: Path, interval_s: float = 1.0) -> None:
         self.path, self.interval_s = folder / PROGRESS, interval_s
         self.passes: dict[str, dict[str, int]] = {}
+        self._accounts: dict[str, CallAccount] = {}
         self._last = -math.inf
 
     def start(self, pass_name: str, total: int) -> None:
@@ -106,8 +107,8 @@ class ShardProgress:
     def advance(self, pass_name: str, account: CallAccount, failed: bool) -> None:
         row = self.passes[pass_name]
         row["done"] += 1
-        row["failed"] += int(failed)
-        row.update({k: getattr(account, k) for k in ACCOUNT_FIELDS})
+        row["failed"] += failed
+        self._accounts[pass_name] = account  # its counts are read when the file is written
         if time.monotonic() - self._last >= self.interval_s:
             self._write()
 
@@ -116,6 +117,8 @@ class ShardProgress:
 
     def _write(self) -> None:
         self._last = time.monotonic()
+        for pass_name, account in self._accounts.items():
+            self.passes[pass_name].update({k: getattr(account, k) for k in ACCOUNT_FIELDS})
         write_text(self.path, json.dumps(self.passes))
 
 

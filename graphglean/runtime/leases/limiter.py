@@ -155,6 +155,14 @@ class LeasedRateLimiter:
         only the spare is left."""
         return self._blocked_since is not None or self._low()
 
+    def acquire_nowait(self, estimated_tokens: int = 0) -> bool:
+        """With no configured limit (nothing leased), a turn taken without yielding when nobody waits and this
+        worker is not paused; False otherwise (then `acquire`). Awaited, every call held the lock across the
+        local limiter's checkpoint, so a task's calls passed the limiter one per scheduler pass."""
+        if self.batch.requests or self.batch.tokens or self._lock.locked():
+            return False
+        return self.local.acquire_nowait(0)
+
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
             await self.local.acquire(0)
