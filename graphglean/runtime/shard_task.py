@@ -267,9 +267,9 @@ async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         dropped.update(json.loads((merge_dir / f"dropped-{q:04d}.json").read_text(encoding="utf-8")))
 
     async def work(scheduler: Scheduler | None) -> None:
-        graph = await partitions.finish_edges(acc, partitions.names_of(merge_dir, P), dropped, cfg, scheduler,
+        rows = await partitions.finish_edges(acc, partitions.names_of(merge_dir, P), dropped, cfg, scheduler,
                                               Tokenizer(cfg.llm.model), stats)
-        partitions.write_edge_rows(graph, merge_dir, p)
+        partitions.write_edge_rows(rows, merge_dir, p)
 
     account = await _with_scheduler(cfg, limiter, work)
     return {"summarized_descriptions": stats.summarized_descriptions, "cpu_s": time.process_time() - cpu}, account
