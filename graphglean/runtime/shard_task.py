@@ -268,7 +268,7 @@ async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
 
     async def work(scheduler: Scheduler | None) -> None:
         rows = await partitions.finish_edges(acc, partitions.names_of(merge_dir, P), dropped, cfg, scheduler,
-                                              Tokenizer(cfg.llm.model), stats)
+                                             Tokenizer(cfg.llm.model), stats)
         partitions.write_edge_rows(rows, merge_dir, p)
 
     account = await _with_scheduler(cfg, limiter, work)
