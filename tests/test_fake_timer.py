@@ -1,6 +1,7 @@
 """The fake server's timer (one task wakes every sleeper at its deadline) and its listener (every waiting
 connection accepted at one wake-up)."""
 
+import math
 import select
 import socket
 import sys
@@ -152,3 +153,32 @@ async def test_the_listener_accepts_every_waiting_connection_as_a_plain_socket()
     assert sorted(seen) == sorted(b"%d" % i for i in range(20))
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1)  # the listener closed with its task
+
+
+def test_a_sleeper_that_never_wakes_leaves_the_timer_running():
+    """A deadline of infinity (a fake answer that hangs for good) is no time to arm a timerfd for."""
+    async def main():
+        timer = Timer()
+        woke: list[float] = []
+        async with trio.open_nursery() as nursery:
+            await nursery.start(timer.run)
+            forever = trio.CancelScope()
+
+            async def sleeps_forever() -> None:
+                with forever:
+                    await timer.sleep(math.inf)
+
+            nursery.start_soon(sleeps_forever)
+            await trio.sleep(0.01)
+
+            async def sleeps() -> None:
+                await timer.sleep(0.02)
+                woke.append(trio.current_time())
+
+            nursery.start_soon(sleeps)
+            await trio.sleep(0.05)
+            forever.cancel()
+            nursery.cancel_scope.cancel()
+        return woke
+
+    assert len(trio.run(main)) == 1

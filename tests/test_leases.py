@@ -11,7 +11,7 @@ import trio.testing
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from graphglean.runtime.leases import LEASE_S, REPORT_S, STALE_S, BatchSize, Holding, LeaseBucket, LeasedRateLimiter, Pace, spare
+from graphglean.runtime.leases import EXPIRY_S, LEASE_S, REPORT_S, STALE_S, BatchSize, Holding, LeaseBucket, LeasedRateLimiter, Pace, spare
 
 RPM = 600  # 10 a second, one second banked
 RATE = RPM / 60
@@ -748,3 +748,88 @@ def test_a_pause_elsewhere_ends_a_live_schedule_within_a_lease_s_time():
     paused_at, sent = _in_virtual_time(main)
     assert any(paused_at - 0.5 < t <= paused_at for t in sent)
     assert not [t for t in sent if t > paused_at + LEASE_S + 1e-6]
+
+
+def test_a_schedule_whose_reply_came_too_late_is_void_and_the_callers_lease_stock():
+    """Each scheduled permit is usable until EXPIRY_S after it was earned, counted from the ask: a reply that
+    took longer brings none usable. It is counted void and the callers lease again at once (they waited out
+    every permit of it, up to PACE_S, and asked for another only then)."""
+
+    async def main(clock):
+        bucket = LeaseBucket(RPM, 0, clock=clock.current_time)
+
+        hiccups = [0.125]
+
+        async def wait_on(fn, *args):  # the first schedule's reply takes 0.25 s (a hiccup), any other call none
+            late = args[0] == "lease" and args[-1] is True and bool(hiccups) and hiccups.pop()
+            await trio.sleep(0.125 if late else 0)
+            answer = fn(*args)
+            await trio.sleep(0.125 if late else 0)
+            return answer
+
+        relay = _relay(bucket)
+        limiter = LeasedRateLimiter(relay, relay, BatchSize.of(RPM, 0, workers=1), clock=clock.current_time,
+                                    wait_on=wait_on)
+        sent: list[float] = []
+        waits_on_void: list[float] = []
+        pace_wait = limiter._pace_wait
+
+        def watched(tokens):  # a caller sleeping until a permit of a schedule that came too late
+            pace = limiter.holding.pace
+            if pace is not None and pace.arrived_at - pace.asked_at >= EXPIRY_S:
+                waits_on_void.append(trio.current_time())
+            return pace_wait(tokens)
+
+        limiter._pace_wait = watched
+        async with limiter:
+
+            async def caller() -> None:
+                for _ in range(3):
+                    await limiter.acquire()
+                    sent.append(trio.current_time())
+
+            async with trio.open_nursery() as nursery:
+                for _ in range(20):
+                    nursery.start_soon(caller)
+        return limiter, sent, waits_on_void
+
+    limiter, sent, waits_on_void = _in_virtual_time(main)
+    assert len(sent) == 60 and limiter.void > 0 and limiter.paced > limiter.void
+    assert waits_on_void == []
+    assert _most_in_a_second(sent) <= 2 * RATE
+
+
+def test_while_a_schedule_serves_the_requests_a_caller_short_of_tokens_leases_tokens_only():
+    """With a request and a token rate, a caller short of tokens while a schedule is still to come asks for
+    tokens alone: a second schedule would replace the first, whose permits the bucket has already counted."""
+
+    async def main(clock):
+        bucket = LeaseBucket(RPM, 6000, clock=clock.current_time)  # 10 requests, 100 tokens a second
+        relay = _relay(bucket)
+        limiter = LeasedRateLimiter(relay, relay, BatchSize.of(RPM, 6000, workers=1), clock=clock.current_time,
+                                    wait_on=_direct)
+        asked_over_a_schedule: list[tuple] = []
+        ask = limiter._ask
+
+        async def watched(requests, tokens, connect=False, pace=False):
+            if limiter._scheduled() and requests:
+                asked_over_a_schedule.append((requests, tokens, pace))
+            return await ask(requests, tokens, connect, pace)
+
+        limiter._ask = watched
+        sent: list[float] = []
+        async with limiter:
+
+            async def caller() -> None:
+                for _ in range(3):
+                    await limiter.acquire(8)
+                    sent.append(trio.current_time())
+
+            async with trio.open_nursery() as nursery:
+                for _ in range(20):
+                    nursery.start_soon(caller)
+        return limiter, sent, asked_over_a_schedule
+
+    limiter, sent, asked_over_a_schedule = _in_virtual_time(main)
+    assert len(sent) == 60 and limiter.paced > 0
+    assert asked_over_a_schedule == []

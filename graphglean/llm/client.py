@@ -266,8 +266,8 @@ class ChatClient:
     async def _take_turn(self, estimate: int) -> None:
         """A turn of the rate limits, then a request slot (``self.concurrency.limiter``, released by the caller).
         What is free now is taken without yielding, the request that follows being the checkpoint: two trips
-        through trio's scheduler per call saved. A limiter without ``acquire_nowait`` (the runtime's leased
-        one) is always awaited."""
+        through trio's scheduler per call saved. A limiter without ``acquire_nowait``, or whose
+        ``acquire_nowait`` says no (the runtime's leased one, with a configured limit), is awaited."""
         acquire_nowait = getattr(self.limiter, "acquire_nowait", None)
         if acquire_nowait is None or not acquire_nowait(estimate):
             await self.limiter.acquire(estimate)

@@ -46,9 +46,9 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
     With ``asks`` (the llm method) its questions are written for `order_questions` and its state kept, else
     its decisions; returns how many questions it has."""
     P, rc = cfg.runtime.graph_partitions, cfg.graph.resolve
-    tables = NodeTables(folder, P)
-    r, pairs, similar = kept_or_built(k, folder, documents, tables)
+    tables, r = NodeTables(folder, P), None
     try:
+        r, pairs, similar = kept_or_built(k, folder, documents, tables)
         stats = ResolutionStats()
         clusters, log = rule_clusters(r, pairs, stats, owners_read(r, P, folder) if owned else {})
         if not asks:
@@ -62,9 +62,10 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
                       folder / f"asked-{k:05d}.jsonl")
         dump(BatchState(r, clusters, asked, log, stats), folder / f"state-{k:05d}.pkl")
         return len(asked)
-    finally:
+    finally:  # a Ray worker process lives on: no table left open
         tables.close()
-        r.facts.tables.close()  # type: ignore[attr-defined]
+        if r is not None and r.facts.tables is not tables:  # type: ignore[attr-defined]
+            r.facts.tables.close()  # type: ignore[attr-defined]
 
 
 def order_questions(batches: int, per_part: int, folder: Path) -> int:

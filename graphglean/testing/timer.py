@@ -83,7 +83,7 @@ class Timer:
             task_status.started()
             while True:
                 self._wake_due()
-                if not self._heap:
+                if not self._heap or self._heap[0][0] == math.inf:  # nobody, or only sleepers that never wake
                     self._armed = math.inf
                     self._idle = trio.lowlevel.current_task()
                     await trio.lowlevel.wait_task_rescheduled(self._abort_idle)

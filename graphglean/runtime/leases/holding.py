@@ -27,6 +27,7 @@ class Holding:
     binding: bool = False  # the bucket said at the last lease that the rate binds: others need what is left
     last: bool = False  # and that no more tasks are coming to spend what this task leaves
     round_trip_s: float = 0.0  # a moving mean of the round trips to the bucket
+    round_trips: int = 0  # how many it is the mean of
     leased: tuple[int, int] = (0, 0)  # the batch (requests, tokens) the last lease filled the stock to
     tokens_per_request: float = 0.0  # a moving mean of the tokens a request is estimated at
     pace: Pace | None = None  # request permits scheduled by the last lease (not held: see `Pace`)
@@ -35,6 +36,7 @@ class Holding:
 
     def heard_round_trip(self, seconds: float) -> None:
         self.round_trip_s = _moved(self.round_trip_s, seconds, 4)
+        self.round_trips += 1
 
     def heard_tokens(self, tokens: int) -> None:
         self.tokens_per_request = _moved(self.tokens_per_request, tokens, 16)

@@ -103,9 +103,11 @@ class LeasedRateLimiter:
         """Callers enough for a least batch ask for their permits in one lease: what the bank has comes in
         stock, the rest as a schedule, which needs no room in the bank's one second (a stock is cut to the
         worker's share of that second, and its round trip shared by a few permits). Not while round trips
-        take half a scheduled permit's time or more: the first permits would go void on the way."""
+        take half a scheduled permit's time or more, nor before one was measured: the first permits would go
+        void on the way."""
+        h = self.holding
         return bool(self.batch.requests and callers >= self.batch.requests
-                    and self.holding.round_trip_s < EXPIRY_S / 2)
+                    and h.round_trips and h.round_trip_s < EXPIRY_S / 2)
 
     def sized(self) -> BatchSize:
         """The batch now: grown so that the round trip this process measures costs each permit little; when
@@ -203,6 +205,8 @@ class LeasedRateLimiter:
             if lease.paced:
                 self._count_void()
                 h.pace = Pace(lease.paced, lease.start, lease.rate, t0, max(t0, arrived))
+                if arrived - t0 >= EXPIRY_S:  # each permit's window closed before the reply came: none usable
+                    self.void, h.pace = self.void + lease.paced, None
         t1 = self._clock()
         if not connect:  # a connection's set-up is no round trip of the leases to come
             h.heard_round_trip(arrived - t0)
@@ -263,7 +267,9 @@ class LeasedRateLimiter:
             if wanted and self._due():
                 asked, callers = self._top_up(), self._callers()
                 pace = self._paces(callers)
-                if pace:
+                if self._scheduled():  # the schedule serves the requests: a caller short of tokens asks for those
+                    asked, pace = (0, asked[1]), False
+                elif pace:
                     asked = (min(callers, self.batch.paced_requests), asked[1])
             if any(asked):  # none: the caller that waited has what it needs, and has not run yet
                 await self._lease(*asked, pace=pace)
@@ -275,13 +281,15 @@ class LeasedRateLimiter:
         pace = self.holding.pace
         return pace is not None and pace.next_at() is not None
 
-    async def _heed_pause(self) -> None:
-        """A schedule covers up to PACE_S of calls with no lease: a pause elsewhere (a 429 at another worker) is
-        asked for every LEASE_S meanwhile, and ends the schedule as a 429 here would."""
-        (paused, _), _ = await self._reply("pause_state")
+    async def _heed_pause(self) -> int:
+        """Ask the bucket whether a pause is on (a 429 at another worker) and heed it as a 429 here: pause this
+        worker and drop what it holds, a schedule included. Returns how many pauses there were so far. A
+        schedule covers up to PACE_S of calls with no lease, so it is asked every LEASE_S meanwhile."""
+        (paused, pauses), _ = await self._reply("pause_state")
         if paused > 0:
             self.local.pause(paused)
             self.holding.drop()
+        return pauses
 
     def _idle_unreported(self) -> bool:
         h = self.holding
@@ -326,13 +334,11 @@ class LeasedRateLimiter:
     async def _watch_pauses(self) -> None:
         """No configured limit, so no leases: still learn of a 429 elsewhere. Every LEASE_S once the endpoint
         has shown it pushes back (a pause anywhere before, or a 429 here); until then every REPORT_S, so a run
-        that is never paused costs the bucket a tenth of the calls and a pause still reaches every worker."""
+        that is never paused costs the bucket a tenth of the calls (a pause shorter than REPORT_S may end before
+        a worker asks: its own 429 tells it then)."""
         h = self.holding
         while True:
-            (paused, pauses), _ = await self._reply("pause_state")
-            h.pauses_seen = h.pauses_seen or pauses > 0
-            if paused > 0:
-                self.local.pause(paused)
+            h.pauses_seen = await self._heed_pause() > 0 or h.pauses_seen
             if h.pauses_seen:
                 await trio.sleep(LEASE_S)
             else:
