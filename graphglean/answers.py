@@ -19,9 +19,12 @@ def reasoning_spans(text: str) -> list[tuple[int, int, int, int]]:
     """Reasoning blocks as (start, end, content start, content end): ``<think>...</think>`` and its kin. A block
     never closed runs to the end; a closing tag never opened (servers that put ``<think>`` in the prompt)
     closes a block that starts at the beginning."""
+    return [] if _EITHER.search(text) is None else _scanned_spans(text)
+
+
+def _scanned_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """`reasoning_spans` by an opening and a closing scan from each position."""
     spans: list[tuple[int, int, int, int]] = []
-    if _EITHER.search(text) is None:
-        return spans
     pos = 0
     while True:
         opened, closed = _OPEN.search(text, pos), _CLOSE.search(text, pos)
