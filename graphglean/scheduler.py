@@ -160,8 +160,8 @@ class Scheduler:
         unreachable endpoint): a refusal of one item's request (too long, filtered) fails that item only.
 
         ``weight`` is an item's expected size (its prompt tokens, say): heavier items start first (equal
-        ones in input order, except that equal ones started in the same scheduler pass run in trio's order), and an item's work is estimated in proportion until its own calls show its
-        pace. Outcomes are in input order whatever the order of work."""
+        ones in input order, though those started in one scheduler pass run in trio's order), and an item's
+        work is estimated in proportion until its own calls show its pace. Outcomes are in input order whatever the order of work."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
         account = self.account(pass_name)
