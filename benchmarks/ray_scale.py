@@ -268,7 +268,7 @@ def main() -> None:
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
     a = p.parse_args()
-    if a.keep and len(a.sizes) > 1:
+    if a.keep and len(a.sizes) > 1 and not a.one:  # a size's own driver process is given --one, not --sizes
         p.error("--keep takes one size")
     if a.alone:
         rows = [shard_alone(a.alone, a) for _ in range(3)]
