@@ -29,9 +29,12 @@ class _Trip(Generic[T, R]):
 class Batched(Generic[T, R]):
     """``await batched(items)`` runs ``run(all queued items)`` in a worker thread (under ``limiter``, one trip at
     a time) and returns the results for ``items``; ``run`` returns one result per item, in order. When a trip
-    fails, every caller whose items were in it gets the error."""
+    fails, every caller whose items were in it gets the error.
 
-    def __init__(self, run: Callable[[list[T]], Sequence[R]], limiter: trio.CapacityLimiter) -> None:
+    ``limiter`` None: each trip runs in the trio thread, once the other tasks ready to run have queued their
+    items (for calls so short that the hand-off to a thread and back would cost more than they do)."""
+
+    def __init__(self, run: Callable[[list[T]], Sequence[R]], limiter: trio.CapacityLimiter | None) -> None:
         self._run = run
         self._limiter = limiter
         self._lock = trio.Lock()
@@ -59,7 +62,7 @@ class Batched(Generic[T, R]):
                 if self._next is trip:
                     self._next = _Trip()
                 try:
-                    trip.results = await trio.to_thread.run_sync(self._run, trip.items, limiter=self._limiter)
+                    trip.results = await self._make(trip)
                 except Exception as e:
                     trip.error = e
                 trip.ran = True
@@ -67,3 +70,9 @@ class Batched(Generic[T, R]):
             trip.led = False
             settled, trip.settled = trip.settled, trio.Event()
             settled.set()
+
+    async def _make(self, trip: _Trip[T, R]) -> Sequence[R]:
+        if self._limiter is not None:
+            return await trio.to_thread.run_sync(self._run, trip.items, limiter=self._limiter)
+        await trio.lowlevel.checkpoint()  # the tasks that are ready queue their items in this trip
+        return self._run(trip.items)

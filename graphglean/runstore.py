@@ -3,7 +3,11 @@ finishes. A run started again with the same command reads it and repeats no fini
 
 It also holds the run's *journal*: every paid answer, kept (by the client, before the request's slot is
 released) whatever the response cache's mode, so the finished steps of items that were half done when the
-run was killed are replayed, not paid for again. A run that ends with nothing failed clears it."""
+run was killed are replayed, not paid for again. A run that ends with nothing failed clears it.
+
+The file is the run's own (no other process writes it), and its writes are short: they are made in the
+trio thread, the journal's and the results' queued meanwhile in one transaction (a trip to a worker thread
+and back cost more CPU than the write)."""
 
 from __future__ import annotations
 
@@ -12,11 +16,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import trio
 
 from .atomic import remove_database
-from .batched import Batched
 from .llm.cache import ResponseCache
+from .sqlite_writes import Transactions
 
 FILENAME = "run.sqlite"
 
@@ -32,13 +35,14 @@ class RunStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS results (pass TEXT, item TEXT, value TEXT, PRIMARY KEY (pass, item))")
         self._db.execute("CREATE TABLE IF NOT EXISTS passes (pass TEXT PRIMARY KEY, fingerprint TEXT)")
-        self._saves = Batched(self._save_many, trio.CapacityLimiter(1))
+        self._writes = Transactions(self._db, None)
         self._journal: ResponseCache | None = None
 
     def journal(self) -> ResponseCache:
         """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
         if self._journal is None:
-            self._journal = ResponseCache(self.path, "readwrite", table="journal", sole_writer=True)
+            self._journal = ResponseCache(self.path, "readwrite", table="journal", sole_writer=True,
+                                          shared=self._writes)
         return self._journal
 
     def clear_journal(self) -> None:
@@ -63,24 +67,14 @@ class RunStore:
         row = self._db.execute("SELECT value FROM results WHERE pass = ? AND item = ?", (name, item)).fetchone()
         return None if row is None else json.loads(row[0])
 
-    def _save_many(self, rows: list[tuple[str, str, str]]) -> list[None]:
-        self._db.execute("BEGIN")
-        try:
-            self._db.executemany("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)", rows)
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
-        return [None] * len(rows)
-
     async def save(self, name: str, item: str, value: Any) -> None:
         """Store one finished item; saves queued while one is written are written together."""
         await self.save_many(name, {item: value})
 
     async def save_many(self, name: str, values: dict[str, Any]) -> None:
         """Store finished items (item -> value) in one transaction, with any saves queued meanwhile."""
-        await self._saves([(name, item, json.dumps(value, ensure_ascii=False)) for item, value in values.items()])
+        await self._writes("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)",
+                           [(name, item, json.dumps(value, ensure_ascii=False)) for item, value in values.items()])
 
     def close(self) -> None:
         if self._journal is not None:

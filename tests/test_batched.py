@@ -23,10 +23,8 @@ def _doubling(trips: list[list[int]], gate: threading.Event | None = None):
     return run
 
 
-async def test_callers_queued_behind_a_trip_share_the_next_and_each_gets_its_own_results():
-    trips: list[list[int]] = []
-    gate = threading.Event()
-    batched = Batched(_doubling(trips, gate), trio.CapacityLimiter(1))
+async def _twenty_callers(batched: Batched, meanwhile=None) -> dict[int, list[int]]:
+    """What 20 concurrent callers got, each for its own two items (``meanwhile`` runs once they started)."""
     got: dict[int, list[int]] = {}
 
     async def call(k: int) -> None:
@@ -35,13 +33,33 @@ async def test_callers_queued_behind_a_trip_share_the_next_and_each_gets_its_own
     async with trio.open_nursery() as nursery:
         for k in range(20):
             nursery.start_soon(call, k)
+        if meanwhile is not None:
+            await meanwhile()
+    return got
+
+
+async def test_callers_queued_behind_a_trip_share_the_next_and_each_gets_its_own_results():
+    trips: list[list[int]] = []
+    gate = threading.Event()
+    batched = Batched(_doubling(trips, gate), trio.CapacityLimiter(1))
+
+    async def release() -> None:
         await trio.sleep(0.05)  # a trip in its thread is held while the others queue up
         gate.set()
-    assert got == {k: [2 * k, 2 * k + 200] for k in range(20)}
+
+    assert await _twenty_callers(batched, release) == {k: [2 * k, 2 * k + 200] for k in range(20)}
     assert len(trips) <= 2 and sorted(i for t in trips for i in t) == sorted([*range(20), *range(100, 120)])
 
 
-async def test_a_failed_trip_fails_every_caller_in_it_and_the_next_trip_runs_afresh():
+THREAD_OR_INLINE = pytest.mark.parametrize("in_thread", [True, False], ids=["thread", "inline"])
+
+
+def _limiter(in_thread: bool) -> trio.CapacityLimiter | None:
+    return trio.CapacityLimiter(1) if in_thread else None
+
+
+@THREAD_OR_INLINE
+async def test_a_failed_trip_fails_every_caller_in_it_and_the_next_trip_runs_afresh(in_thread):
     calls = []
 
     def run(items: list[str]) -> list[str]:
@@ -50,7 +68,7 @@ async def test_a_failed_trip_fails_every_caller_in_it_and_the_next_trip_runs_afr
             raise sqlite3.OperationalError("disk I/O error")
         return items
 
-    batched = Batched(run, trio.CapacityLimiter(1))
+    batched = Batched(run, _limiter(in_thread))
     errors = []
 
     async def call(item: str) -> None:
@@ -66,9 +84,10 @@ async def test_a_failed_trip_fails_every_caller_in_it_and_the_next_trip_runs_afr
     assert list(await batched(["later"])) == ["later"]
 
 
-async def test_a_cancelled_caller_does_not_lose_the_items_of_others_in_its_trip():
+@THREAD_OR_INLINE
+async def test_a_cancelled_caller_does_not_lose_the_items_of_others_in_its_trip(in_thread):
     trips: list[list[int]] = []
-    batched = Batched(_doubling(trips), trio.CapacityLimiter(1))
+    batched = Batched(_doubling(trips), _limiter(in_thread))
     result: list[list[int]] = []
     async with trio.open_nursery() as nursery:
         async with batched._lock:  # hold the trips: both callers queue in one
@@ -159,9 +178,10 @@ async def test_the_callers_of_a_trip_resume_together_not_one_after_another():
     assert batches.count < 20  # one after another, each caller took its own turn of the scheduler: 100+
 
 
-async def test_a_leader_cancelled_before_its_trip_hands_it_to_the_other_callers():
+@THREAD_OR_INLINE
+async def test_a_leader_cancelled_before_its_trip_hands_it_to_the_other_callers(in_thread):
     trips: list[list[int]] = []
-    batched = Batched(_doubling(trips), trio.CapacityLimiter(1))
+    batched = Batched(_doubling(trips), _limiter(in_thread))
     got: dict[int, list[int]] = {}
 
     async def call(k: int) -> None:
@@ -225,3 +245,62 @@ def test_the_written_keys_filter_never_says_no_to_a_key_it_was_given():
         written.add(k)
     assert all(k in written for k in keys)
     assert sum(f"other-{k}" in written for k in range(20000)) < 200  # "maybe" wrongly: rarely
+
+
+async def test_inline_trips_run_in_the_trio_thread_and_take_every_caller_ready_meanwhile():
+    threads: list[int] = []
+    trips: list[list[int]] = []
+
+    def run(items: list[int]) -> list[int]:
+        threads.append(threading.get_ident())
+        return _doubling(trips)(items)
+
+    assert await _twenty_callers(Batched(run, None)) == {k: [2 * k, 2 * k + 200] for k in range(20)}
+    assert len(trips) == 1 and set(threads) == {threading.get_ident()}
+
+
+async def test_the_journal_and_the_run_store_share_the_store_connection_and_its_transactions(tmp_path):
+    store = RunStore(tmp_path)
+    journal = store.journal()
+    statements: list[str] = []
+    store._db.set_trace_callback(lambda sql: statements.append(sql.split()[0]))
+    threads: set[int] = set()
+    store._db.set_progress_handler(lambda: threads.add(threading.get_ident()), 1)
+    async with trio.open_nursery() as nursery:
+        for k in range(50):
+            nursery.start_soon(journal.put, f"k{k}", {"v": k})
+            nursery.start_soon(store.save, "graph", f"item{k}", [k])
+    assert statements.count("INSERT") == 100  # the journal's rows too, on this connection
+    assert statements.count("COMMIT") == 1 and statements.count("BEGIN") == 1  # in one transaction
+    assert threads == {threading.get_ident()}  # in the trio thread
+    journal.close()  # the journal does not close the store's connection
+    assert store.load("graph") == {f"item{k}": [k] for k in range(50)}
+    store.close()
+    store = RunStore(tmp_path)  # all committed: a killed run's next start finds them
+    assert await store.journal().get_many([f"k{k}" for k in range(50)]) == [{"v": k} for k in range(50)]
+    assert store.load("graph") == {f"item{k}": [k] for k in range(50)}
+    store.close()
+
+
+async def test_a_refused_shared_transaction_reaches_the_journal_and_the_store_callers(tmp_path):
+    store = RunStore(tmp_path)
+    journal = store.journal()
+    store._db.execute("CREATE TRIGGER no BEFORE INSERT ON results BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    kept, errors = [], []
+
+    async def save() -> None:
+        try:
+            await store.save("graph", "item", [1])
+        except sqlite3.Error as e:
+            errors.append(str(e))
+
+    with pytest.warns(UserWarning, match="cannot store answers"):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(save)
+            nursery.start_soon(lambda: _put(journal, 0, kept))
+    assert kept == [False] and errors == ["refused"]
+    assert not store._db.in_transaction and journal.count() == 0  # rolled back, both
+    store._db.execute("DROP TRIGGER no")
+    await store.save("graph", "item", [2])  # the next trip runs afresh
+    assert store.get("graph", "item") == [2]
+    store.close()

@@ -1,9 +1,10 @@
 """A persistent response cache on SQLite: a re-run of the same work makes no HTTP call.
 
 One connection, WAL journal, every statement off the trio thread and one at a time (reads, and writes, queued
-while one runs go together in the next: `Batched`). Only complete
-answers are stored; the caller decides what is complete. The same class, on a table of the run store, is
-the run's journal of paid answers (see `graphglean.runstore`).
+while one runs go together in the next: `Batched`, `Transactions`). Only complete
+answers are stored; the caller decides what is complete. The same class, on a table of the run store and on
+its connection, is the run's journal of paid answers (see `graphglean.runstore`): there its writes share the
+run store's transactions, and its statements run in the trio thread.
 
 A failed write (disk full, read-only file, a lock held too long) is rolled back, so the connection is never
 left inside an open transaction, and reported once as a warning: the answer itself still reaches the caller.
@@ -20,6 +21,7 @@ from typing import Any
 import trio
 
 from ..batched import Batched
+from ..sqlite_writes import Transactions
 
 MODES = ("off", "read", "write", "readwrite")
 
@@ -56,10 +58,12 @@ class CacheWriteWarning(UserWarning):
 
 class ResponseCache:
     """``sole_writer``: no other connection writes this table while it is open (the run store's journal): when
-    it is empty at first use, reads of keys not written since are answered without the database."""
+    it is empty at first use, reads of keys not written since are answered without the database.
+    ``shared``: the connection (and its writes) of an owner that closes it; this cache's statements then run
+    in the trio thread, its writes in the owner's transactions."""
 
     def __init__(self, path: str | Path, mode: str = "readwrite", table: str = "responses",
-                 sole_writer: bool = False) -> None:
+                 sole_writer: bool = False, shared: Transactions | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"cache mode must be one of {MODES}, got {mode!r}")
         if not table.isidentifier():
@@ -73,9 +77,12 @@ class ResponseCache:
         self._sole_writer = sole_writer
         self._written: _KeysWritten | None = None
         self._db: sqlite3.Connection | None = None
-        self._one_at_a_time = trio.CapacityLimiter(1)
+        self._shared = shared
+        self._one_at_a_time = None if shared is not None else trio.CapacityLimiter(1)
         self._reads = Batched(self._get_many, self._one_at_a_time)
-        self._writes = Batched(self._put_many, self._one_at_a_time)
+        self._writes = shared
+        if shared is not None:
+            self._prepare(shared.db)
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
@@ -83,11 +90,15 @@ class ResponseCache:
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, kind TEXT, value TEXT)")
-            if self._sole_writer and db.execute(f"SELECT 1 FROM {self.table} LIMIT 1").fetchone() is None:
-                self._written = _KeysWritten()
-            self._db = db
-        return self._db
+            self._writes = Transactions(db, self._one_at_a_time)
+            self._prepare(db)
+        return self._db  # type: ignore[return-value]
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        db.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (key TEXT PRIMARY KEY, kind TEXT, value TEXT)")
+        if self._sole_writer and db.execute(f"SELECT 1 FROM {self.table} LIMIT 1").fetchone() is None:
+            self._written = _KeysWritten()
+        self._db = db
 
     async def _connect_off_loop(self) -> None:
         """`_connect` in the database thread: opening the file may wait on another writer's lock."""
@@ -101,18 +112,6 @@ class ResponseCache:
                 f"SELECT key, value FROM {self.table} WHERE key IN ({','.join('?' * len(part))})", part).fetchall()
             found.update((k, json.loads(v)) for k, v in rows)
         return [found.get(k) for k in keys]
-
-    def _put_many(self, rows: list[tuple[str, str, str]]) -> list[None]:
-        db = self._connect()
-        try:
-            db.execute("BEGIN")
-            db.executemany(f"INSERT OR REPLACE INTO {self.table} (key, kind, value) VALUES (?, ?, ?)", rows)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        return [None] * len(rows)
 
     async def get(self, key: str) -> Any:
         return (await self.get_many([key]))[0]
@@ -136,13 +135,14 @@ class ResponseCache:
         if not (self.writes and items):
             return False
         rows = [(k, kind, v if isinstance(v, StoredJSON) else json.dumps(v, ensure_ascii=False)) for k, v in items]
-        if self._sole_writer and self._db is None:
-            await self._connect_off_loop()  # finds whether the table is empty
+        if self._db is None:
+            await self._connect_off_loop()  # (finds whether the table is empty)
         if self._written is not None:
             for k, _ in items:
                 self._written.add(k)
         try:
-            await self._writes(rows)
+            assert self._writes is not None
+            await self._writes(f"INSERT OR REPLACE INTO {self.table} (key, kind, value) VALUES (?, ?, ?)", rows)
         except sqlite3.Error as e:
             self.write_errors += 1
             if self.write_errors == 1:
@@ -160,6 +160,6 @@ class ResponseCache:
             self._written = _KeysWritten()
 
     def close(self) -> None:
-        if self._db is not None:
+        if self._db is not None and self._shared is None:
             self._db.close()
             self._db = None
