@@ -339,7 +339,7 @@ def test_only_whole_html_entities_are_decoded():
 _PLAIN = ["entity", "Relationship", " relation ", "entities", "实体", "关系", "complete", "COMPLETE", "think",
           "Entity1", "entity_name", "Name", "Type", "Description", "...", "&amp;", "n/a", "source", "target",
           "8/10", "0.5", "Scrooge's", "\u201cquoted\u201d", "'single'", "İſK", "- item", "key: value", "  ", "1.",
-          "Dickens", "person", "A miser.", "é中"]
+          "Dickens", "person", "A miser.", "é中", "entıty", "RELATİON", "Relationſhip"]
 _STRUCTURED = ["##", "<|>", "(deceased)", "| a |", "{\"name\": \"X\"}", "`code`", "**bold**", "\t", "\n", "<think>",
                "<|COMPLETE|>", '"Bah"']
 _PLAIN_FIELD = st.lists(st.one_of(st.sampled_from(_PLAIN), st.text("abcXYZ .,;:'-/&!?0123456789é中", max_size=12)),
@@ -387,6 +387,10 @@ def test_an_answer_in_the_asked_format_takes_the_direct_reading():
     assert P.parse(exact) == P.parse_any(exact)
     assert names(P.parse(exact)) == ["Scrooge", "Jacob Marley"] and pairs(P.parse(exact)) == [("Scrooge", "Jacob Marley")]
     assert LINE._exact(exact.replace("<|>", "<|#|>")) is not None
+    # a field that is only a kind, in any spelling the general reading's case-insensitivity matches, is general
+    for kind in ("entity", "ENTITY", "entıty", "entİty", "relatıon", " Relationship "):
+        glued = exact.replace("<|>person<|>", f"<|>person<|>{kind}<|>", 1)
+        assert P._exact(glued) is None and P.parse(glued) == P.parse_any(glued)
     # delimiters a field may hold leave every answer to the general reading
     assert RecordParser("|", ";", "DONE")._exact('("entity"|A|person|A is.);\nDONE') is None
 

@@ -3,6 +3,7 @@ the placeholder words that prompts show and models copy back."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -97,6 +98,7 @@ def looks_like_type(value: str, configured: frozenset[str]) -> bool:
         c.isdigit() for c in v)
 
 
+@functools.lru_cache(maxsize=1 << 14)  # names and types come back in record after record
 def is_placeholder(value: str) -> bool:
     """A field a model copied from the prompt's format line instead of filling in (``Entity1``,
     ``<source_entity>``, ``entity_name``, ``RelationType``)."""
@@ -114,6 +116,7 @@ def is_placeholder(value: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def is_header_word(value: str) -> bool:
     """A column name (``Name``, ``Type``, ``Description``): a placeholder only when its row has others."""
     v = value.strip().lower().replace("_", " ")

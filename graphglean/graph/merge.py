@@ -21,7 +21,7 @@ _QUOTES = "\"'\u201c\u201d\u2018\u2019`*<>"
 
 def normalize_name(name: str) -> str:
     """The node key: quotes and surrounding whitespace stripped, inner whitespace collapsed, case-folded."""
-    return " ".join(name.strip().strip(_QUOTES).split()).casefold()
+    return clean_name(name).casefold()
 
 
 def clean_name(name: str) -> str:
@@ -135,7 +135,7 @@ class GraphAccumulator:
 
     def add_entity(self, rec: EntityRecord) -> None:
         name = clean_name(rec.name)
-        key = normalize_name(rec.name)
+        key = name.casefold()  # normalize_name's
         if not key:
             return
         node = self._node(key)
@@ -152,13 +152,13 @@ class GraphAccumulator:
         node.frequency += 1
 
     def add_relationship(self, rec: RelationshipRecord) -> None:
-        a, b = normalize_name(rec.source_name), normalize_name(rec.target_name)
+        source, target = clean_name(rec.source_name), clean_name(rec.target_name)
+        a, b = source.casefold(), target.casefold()  # normalize_name's
         if not a or not b:
             return
         where = _key(rec.source)
-        for key, name in ((a, rec.source_name), (b, rec.target_name)):
+        for key, surface in ((a, source), (b, target)):
             node = self._node(key)
-            surface = clean_name(name)
             node.mentions[surface] = node.mentions.get(surface, 0) + 1
             _first_seen(node.first, surface, where)
         pair = (a, b) if self.directed or a <= b else (b, a)

@@ -305,7 +305,7 @@ class _Reader:
 
     def _fresh(self, key: tuple[str, ...]) -> bool:
         """False for a record this answer already gave (a model stuck repeating itself)."""
-        folded = tuple(k.casefold() for k in key)
+        folded = tuple(map(str.casefold, key))
         if folded in self._seen:
             self.result.repeated += 1
             return False
@@ -333,7 +333,7 @@ class _Reader:
 
     def _entity_fields(self, rest: list[str], body: str) -> None:
         types = self.parser._types
-        rest = [r for r in rest]
+        rest = list(rest)
         while len(rest) > 2 and not rest[-1]:
             rest.pop()
         if len(rest) >= 2 and is_known_type(rest[0], types) and not is_known_type(rest[1], types):
