@@ -22,6 +22,7 @@ from .llm.cache import ResponseCache
 from .sqlite_writes import Transactions
 
 FILENAME = "run.sqlite"
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False), made once
 
 
 class RunStore:
@@ -74,9 +75,10 @@ class RunStore:
     async def save_many(self, name: str, values: dict[str, Any]) -> None:
         """Store finished items (item -> value) in one transaction, with any saves queued meanwhile."""
         await self._writes("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)",
-                           [(name, item, json.dumps(value, ensure_ascii=False)) for item, value in values.items()])
+                           [(name, item, _encode(value)) for item, value in values.items()])
 
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
+        self._writes.close()
         self._db.close()

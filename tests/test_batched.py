@@ -304,3 +304,23 @@ async def test_a_refused_shared_transaction_reaches_the_journal_and_the_store_ca
     await store.save("graph", "item", [2])  # the next trip runs afresh
     assert store.get("graph", "item") == [2]
     store.close()
+
+
+async def test_trips_in_the_trio_thread_leave_checkpoints_to_a_worker_thread(tmp_path, monkeypatch):
+    from graphglean import sqlite_writes
+
+    monkeypatch.setattr(sqlite_writes, "CHECKPOINT_ROWS", 100)
+    store = RunStore(tmp_path)
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0  # none inside a commit
+    checkpoints: list[int] = []
+    checkpoint = sqlite_writes.Transactions._checkpoint
+    monkeypatch.setattr(sqlite_writes.Transactions, "_checkpoint",
+                        lambda self: (checkpoints.append(threading.get_ident()), checkpoint(self)))
+    for k in range(5):
+        await store.save_many("graph", {f"item{k}-{i}": [i] for i in range(60)})
+    assert len(checkpoints) == 2 and threading.get_ident() not in checkpoints  # after rows 120 and 240
+    other = sqlite3.connect(tmp_path / "run.sqlite")
+    busy, log, copied = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert busy == 0 and log == copied and len(store.load("graph")) == 300
+    other.close()
+    store.close()

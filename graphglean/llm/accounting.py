@@ -22,10 +22,14 @@ class CallAccount:
     latencies: list[float] = attrs.field(factory=list, repr=False)
 
     def percentile(self, p: float) -> float:
+        return self.percentiles(p)[0]
+
+    def percentiles(self, *ps: float) -> list[float]:
+        """The latency at each percentile ``p`` (0 without calls), from one sort."""
         if not self.latencies:
-            return 0.0
+            return [0.0] * len(ps)
         ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+        return [ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] for p in ps]
 
     def add(self, other: "CallAccount") -> None:
         for f in attrs.fields(CallAccount):
@@ -36,6 +40,6 @@ class CallAccount:
 
     def snapshot(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in attrs.fields(CallAccount) if f.name != "latencies"}
-        out.update(latency_p50_s=round(self.percentile(50), 4), latency_p95_s=round(self.percentile(95), 4),
-                   latency_p99_s=round(self.percentile(99), 4))
+        p50, p95, p99 = self.percentiles(50, 95, 99)
+        out.update(latency_p50_s=round(p50, 4), latency_p95_s=round(p95, 4), latency_p99_s=round(p99, 4))
         return out

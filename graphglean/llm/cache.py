@@ -161,5 +161,7 @@ class ResponseCache:
 
     def close(self) -> None:
         if self._db is not None and self._shared is None:
+            if self._writes is not None:
+                self._writes.close()
             self._db.close()
             self._db = None
