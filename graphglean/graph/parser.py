@@ -48,6 +48,7 @@ _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
+_KEYWORD_SEPARATOR = re.compile(r"[,\uff0c\u3001;]")
 
 
 def _kind(word: str) -> str:
@@ -343,7 +344,7 @@ class _Reader:
         if len(rest) < 3 or not rest[0]:
             self.result.malformed.append(body.strip())
             return
-        self.entity(rest[0], rest[1], " ".join(r for r in rest[2:] if r), rest)
+        self.entity(rest[0], rest[1], rest[2] if len(rest) == 3 else " ".join(r for r in rest[2:] if r), rest)
 
     def _relationship_fields(self, kind: str, rest: list[str], body: str) -> None:
         while len(rest) > 2 and not rest[-1]:
@@ -380,7 +381,7 @@ class _Reader:
         if weight is None and default_counted:
             self.result.default_strengths += 1
         number = float(weight.split("/")[0]) if weight else 1.0
-        kw = tuple(k.strip() for k in re.split(r"[,\uff0c\u3001;]", keywords) if k.strip())
+        kw = tuple(k.strip() for k in _KEYWORD_SEPARATOR.split(keywords) if k.strip()) if keywords else ()
         self.result.relationships.append(RelationshipRecord(source, target, description, number, kw, src))
 
     def by_role(self, row: dict[str, str], text: str) -> None:
