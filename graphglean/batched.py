@@ -4,6 +4,7 @@ SQLite allows one statement at a time per connection, so a thousand concurrent c
 trips to a thread (and as many transactions). Here every caller waits for its own items to be done, as before,
 but a trip takes everything queued since the last one: at high concurrency a trip serves many callers. One
 caller of a trip (its leader) makes it; the others wait for it together and resume together when it is done.
+Calls short enough can be made in the trio thread itself, still in trips (``limiter`` None).
 """
 
 from __future__ import annotations
