@@ -20,9 +20,6 @@ _STRUCTURE = frozenset("<>|#()[]{}*`\"\\~\n\r\t\u25c1\u25b7\uff1c\uff1e\uff5c" +
 # a field that is only a kind: the general reading takes it for records glued by the field delimiter
 _KIND_FIELD = re.compile(r"[ \t]*(?:entity|relation|relationship)[ \t]*", re.I)
 
-# in a record's fields at all (one search; it matches whatever _KIND_FIELD does, in the same case-insensitivity)
-_KIND_WORD = re.compile(r"entity|relation", re.I)
-
 
 @attrs.frozen
 class ExactFormat:
@@ -62,9 +59,8 @@ class ExactFormat:
             m = self.record.match(body, pos, end)
             if m is None:
                 return None
-            raw = m.group(2)
-            fields = raw.split(self.tuple_delimiter)
-            if _KIND_WORD.search(raw) and any(_KIND_FIELD.fullmatch(f) for f in fields):
+            fields = m.group(2).split(self.tuple_delimiter)
+            if any(_KIND_FIELD.fullmatch(f) for f in fields):
                 return None
             fields[0] = m.group(1)
             records.append((m.group(1), body[m.start():m.end(2) + 1], fields))
