@@ -3,7 +3,6 @@ one shared ``httpx.AsyncClient`` under trio, with rate limits, retries and the r
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from typing import Any, AsyncContextManager, Awaitable, Callable, Iterable, TypeVar
@@ -152,11 +151,16 @@ class ChatClient:
             if stored and replayable(req, parsed):
                 await self._store([(key, body)], "chat")
 
-        async with slot() if slot is not None else contextlib.nullcontext():
-            parsed, latency, attempts = await self._send("chat/completions", req.body(), req.model, estimate,
-                                                         accounts, parse_chat_body, keep if stored else None, content)
+        send = ("chat/completions", req.body(), req.model, estimate, accounts, parse_chat_body,
+                keep if stored else None, content)
+        if slot is None:
+            parsed, latency, attempts = await self._send(*send)
+        else:
+            async with slot():
+                parsed, latency, attempts = await self._send(*send)
         result = _timed(parsed, latency, attempts)
-        accounts.bump(prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens)
+        accounts.add("prompt_tokens", result.usage.prompt_tokens)
+        accounts.add("completion_tokens", result.usage.completion_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
         return result
 
@@ -243,7 +247,7 @@ class ChatClient:
             await self._take_turn(estimate)
             try:
                 t0 = trio.current_time()
-                accounts.bump(requests=1)
+                accounts.add("requests")
                 outcome = await self._attempt(url, payload, headers, content)
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, _Failure):
@@ -255,7 +259,7 @@ class ChatClient:
                                 await keep(written, parsed)
                         self.concurrency.on_success()
                         self.limiter.on_success()
-                        accounts.bump(calls=1)
+                        accounts.add("calls")
                         accounts.latency(latency)
                         return parsed, latency, len(failures) + 1
                 else:
@@ -396,9 +400,12 @@ class _Accounts:
         self._accounts = [a for a in accounts if a is not None]
 
     def bump(self, **counts: int) -> None:
+        for name, n in counts.items():
+            self.add(name, n)
+
+    def add(self, name: str, n: int = 1) -> None:
         for a in self._accounts:
-            for name, n in counts.items():
-                setattr(a, name, getattr(a, name) + n)
+            setattr(a, name, getattr(a, name) + n)
 
     def latency(self, seconds: float) -> None:
         for a in self._accounts:
