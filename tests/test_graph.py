@@ -319,3 +319,14 @@ def test_the_extraction_prompt_is_the_template_rendered_with_the_passage(templat
     prompts = GraphPrompts(template, "more", "loop?", fields)
     expected = render(template, input_text=neutralize(passage, ("<|>", "##", "@@DONE@@")))
     assert prompts.extraction(passage) == expected
+
+
+def test_an_extraction_is_stored_as_all_its_fields():
+    """`ChunkExtraction.to_json` lists the fields itself: it is what ``attrs.asdict`` gives, field for field."""
+    import attrs
+
+    from graphglean.graph.gleaning import ChunkExtraction
+
+    extraction = ChunkExtraction("c1", ["a", "b"], 1, 2, 30, 40, 1, 1, [[0, 5], [5, 9]], [False, True], 1, 1, 1, 1)
+    assert list(extraction.to_json().items()) == list(attrs.asdict(extraction, recurse=False).items())
+    assert ChunkExtraction.from_json(extraction.to_json()) == extraction
