@@ -139,7 +139,8 @@ class ChatClient:
         accounts = _Accounts(self.account, account)
         stored = self._readers() or self._writers()
         # the body as sent to our pool (or a direct transport) and as hashed for the cache: encoded once
-        content = req.wire_body() if stored or self._direct is not None else None
+        body = req.body()
+        content = canonical_json(body).encode("utf-8", "surrogatepass") if stored or self._direct is not None else None
         key = req.cache_key(self._url("chat/completions", req.model), content) if stored else ""
         hit = await self._stored(key) if stored else None
         if hit is not None:
@@ -147,11 +148,11 @@ class ChatClient:
             return _timed(parse_chat_body(hit), 0.0, 1, cached=True)
         estimate = self._estimate(req) if self.limiter.limits_tokens else 0
 
-        async def keep(body: Any, parsed: ChatResult) -> None:
+        async def keep(written: Any, parsed: ChatResult) -> None:
             if stored and replayable(req, parsed):
-                await self._store([(key, body)], "chat")
+                await self._store([(key, written)], "chat")
 
-        send = ("chat/completions", req.body(), req.model, estimate, accounts, parse_chat_body,
+        send = ("chat/completions", body, req.model, estimate, accounts, parse_chat_body,
                 keep if stored else None, content)
         if slot is None:
             parsed, latency, attempts = await self._send(*send)
