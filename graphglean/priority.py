@@ -19,12 +19,25 @@ import attrs
 import trio
 
 
-@attrs.define(eq=False)
 class _Waiter:
-    priority: Callable[[], float]
-    event: trio.Event = attrs.field(factory=trio.Event)
-    granted: bool = False
-    cancelled: bool = False
+    """A task waiting for a place: parked, and rescheduled by the `release` that grants it one (a
+    ``trio.Event`` per waiter cost more than the rest of the wait)."""
+
+    __slots__ = ("priority", "task", "granted", "cancelled")
+
+    def __init__(self, priority: Callable[[], float]) -> None:
+        self.priority = priority
+        self.task = trio.lowlevel.current_task()
+        self.granted = False
+        self.cancelled = False
+
+    def grant(self) -> None:
+        self.granted = True
+        trio.lowlevel.reschedule(self.task)
+
+
+def _abort_wait(_: object) -> trio.lowlevel.Abort:
+    return trio.lowlevel.Abort.SUCCEEDED  # a cancelled waiter is skipped when its turn comes
 
 
 class PriorityGate:
@@ -69,7 +82,7 @@ class PriorityGate:
         heapq.heappush(self._queue, (-priority(), next(self._order), waiter))
         self._waiting += 1
         try:
-            await waiter.event.wait()
+            await trio.lowlevel.wait_task_rescheduled(_abort_wait)
         except BaseException:
             if waiter.granted:  # handed a place just as it was cancelled: pass the place on
                 self.release()
@@ -88,10 +101,9 @@ class PriorityGate:
         while self._queue and self.held < capacity:
             waiter = heapq.heappop(self._queue)[2]
             if not waiter.cancelled:
-                waiter.granted = True
                 self.held += 1
                 self._waiting -= 1
-                waiter.event.set()
+                waiter.grant()
 
 
 @attrs.define
@@ -130,6 +142,7 @@ class PassWork:
         # every waiter is ranked by the same numbers, and re-ranked (``version``) when they change.
         self.version = 0
         self._seen: list[_Step] = []
+        self._chains: dict[int, tuple[float, float]] = {}  # step -> (work ahead, work behind) by `_seen`
 
     def expect(self, weights: list[float]) -> None:
         if weights:
@@ -155,6 +168,7 @@ class PassWork:
         if count & (count - 1) == 0:
             self.version += 1
             self._seen = [attrs.evolve(s) for s in self.steps]
+            self._chains = {}
 
     def _mean(self, step: int) -> float:
         s = self._seen[step] if step < len(self._seen) else None
@@ -175,8 +189,16 @@ class PassWork:
         """Expected service seconds of ``work``'s calls from the next one on (the next one is certain: before
         any call at its step has ended, it is taken to last as long as the pass's calls so far)."""
         k = work.steps
-        ahead = self._mean(k) or self._mean_of_any()
-        ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self._seen)))
-        behind = sum(self._mean(j) for j in range(k))
+        chain = self._chains.get(k)
+        if chain is None:  # read once per step between copies: every waiter at a step has the same
+            chain = self._chains[k] = self._chain(k)
+        ahead, behind = chain
         pace = work.spent / behind if k and behind > 0 else work.weight / self.mean_weight
         return pace * ahead
+
+    def _chain(self, k: int) -> tuple[float, float]:
+        """The pass's mean work from step ``k`` on (step ``k`` certain, later ones as likely as items reach them),
+        and its mean work before step ``k``."""
+        ahead = self._mean(k) or self._mean_of_any()
+        ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self._seen)))
+        return ahead, sum(self._mean(j) for j in range(k))

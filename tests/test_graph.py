@@ -300,3 +300,33 @@ async def test_the_groups_of_a_long_description_list_are_summarized_at_once():
     calls = s.chat_requests()
     assert len(calls) >= 4
     assert s.max_in_flight == len(calls) - 1  # every group of the first round in flight together, then the last
+
+
+_TEMPLATE_PIECES = st.sampled_from(["{input_text}", "{examples}", "{", "}", "{{input_text}}", "{input_text", "input_text}",
+                                    "{Input_text}", "Passage:\n", "x", " ", "<|>", '{"a": 1}'])
+
+
+@given(template=st.lists(_TEMPLATE_PIECES, max_size=12).map("".join),
+       passage=st.lists(st.sampled_from(["Ada", "<|", "|>", "##", "{input_text}", "{x}", "\u00e9", " ", "@@", "\n"]),
+                        max_size=10).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_the_extraction_prompt_is_the_template_rendered_with_the_passage(template, passage):
+    """The prompt joined from the template cut once at its passage fields is the one `render` makes of it."""
+    from graphglean.graph.prompts import GraphPrompts
+    from graphglean.prompts import render
+
+    fields = {"tuple_delimiter": "<|>", "record_delimiter": "##", "completion_delimiter": "@@DONE@@"}
+    prompts = GraphPrompts(template, "more", "loop?", fields)
+    expected = render(template, input_text=neutralize(passage, ("<|>", "##", "@@DONE@@")))
+    assert prompts.extraction(passage) == expected
+
+
+def test_an_extraction_is_stored_as_all_its_fields():
+    """`ChunkExtraction.to_json` lists the fields itself: it is what ``attrs.asdict`` gives, field for field."""
+    import attrs
+
+    from graphglean.graph.gleaning import ChunkExtraction
+
+    extraction = ChunkExtraction("c1", ["a", "b"], 1, 2, 30, 40, 1, 1, [[0, 5], [5, 9]], [False, True], 1, 1, 1, 1)
+    assert list(extraction.to_json().items()) == list(attrs.asdict(extraction, recurse=False).items())
+    assert ChunkExtraction.from_json(extraction.to_json()) == extraction

@@ -215,3 +215,32 @@ def test_after_the_client_cuts_its_concurrency_the_long_chain_still_goes_first()
     # each of the chain's later calls starts as soon as two slots' worth of calls allows: at most one second
     # after its previous one ended
     assert starts[0, 1] <= 2.0 and starts[0, 2] <= starts[0, 1] + 2.0
+
+
+@given(ops=st.lists(st.one_of(st.tuples(st.just("observe"), st.integers(0, 3), st.floats(0.01, 5)),
+                              st.tuples(st.just("finish"), st.integers(0, 4), st.just(0.0)),
+                              st.tuples(st.just("ask"), st.integers(0, 4), st.floats(0, 9))), max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_work_left_read_from_the_per_step_memo_is_the_work_left_worked_out_afresh(ops):
+    """`PassWork.remaining` keeps each step's chain until the estimates are copied again: never a stale one."""
+    from graphglean.priority import PassWork
+
+    pw = PassWork()
+    pw.expect([1.0, 2.0, 4.0])
+
+    def afresh(work):
+        kept, pw._chains = pw._chains, {}
+        try:
+            return pw.remaining(work)
+        finally:
+            pw._chains = kept
+
+    for op, steps, x in ops:
+        work = pw.item(1.0 + steps)
+        for _ in range(steps):
+            work.called(0.5 + x / 10)
+        if op == "observe":
+            pw.observe(steps, x)
+        elif op == "finish":
+            pw.finished(work)
+        assert pw.remaining(work) == afresh(work)

@@ -292,6 +292,69 @@ def test_the_cache_key_made_from_the_sent_body_is_the_key_of_the_whole_request(m
     whole = json.dumps([endpoint, req.body()], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert req.cache_key(endpoint) == hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()
     assert req.cache_key(endpoint, req.canonical_body()) == req.cache_key(endpoint)
+    assert req.cache_key(endpoint, req.wire_body()) == req.cache_key(endpoint)
+
+
+@given(content=st.text(alphabet=st.sampled_from(["a", "\u00e9", "\u20ac", "\U0001f600", "\ud800", '"', "\n"]),
+                       min_size=2000, max_size=7000), endpoint=st.text(max_size=20))
+@settings(max_examples=40, deadline=None)
+def test_a_long_body_hashed_in_pieces_has_the_key_of_the_whole(content, endpoint):
+    """Bodies past hashlib's 2 KB piece (multi-byte characters across the cut, lone surrogates) hash as a
+    whole: the key of a cache written before is found again."""
+    import hashlib
+    import json
+
+    req = ChatRequest(messages=[{"role": "user", "content": content}], model="m")
+    whole = json.dumps([endpoint, req.body()], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert req.cache_key(endpoint) == hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()
+    assert req.cache_key(endpoint, req.wire_body()) == req.cache_key(endpoint, req.canonical_body())
+
+
+@given(text=st.text(max_size=30), finish=st.none() | st.sampled_from(["stop", "length"]),
+       usage=st.tuples(st.integers(0, 99), st.integers(0, 99)), refusal=st.text(max_size=5),
+       latency=st.floats(0, 9), attempts=st.integers(1, 5), cached=st.booleans(), raw=st.dictionaries(
+           st.text(max_size=3), st.integers(), max_size=2))
+def test_a_result_timed_is_the_result_evolved(text, finish, usage, refusal, latency, attempts, cached, raw):
+    """`_timed` lists `ChatResult`'s fields by hand: one added to the record and not to it would be lost."""
+    import attrs
+
+    from graphglean.llm.client import _timed
+    from graphglean.llm.records import ChatResult, Usage
+
+    result = ChatResult(text, finish, Usage(*usage), raw=raw, refusal=refusal)
+    timed = _timed(result, latency, attempts, cached=cached)
+    evolved = attrs.evolve(result, latency_s=latency, attempts=attempts, cached=cached)
+    assert attrs.asdict(timed, recurse=False) == attrs.asdict(evolved, recurse=False)
+
+
+@given(value=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                       max_size=3), max_leaves=6),
+       encoding=st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-be"]),
+       mangle=st.sampled_from(["", "bad byte", "surrogate", "cut"]))
+@settings(max_examples=200, deadline=None)
+def test_an_answer_read_once_reads_as_json_and_as_written(value, encoding, mangle):
+    """`read_json` decodes a body once for its value and for the text a cache stores: the value (or the error)
+    ``json.loads`` gives, and the text only for a body in UTF-8 (a UTF-16 one stored as UTF-8 text would
+    be stored unreadable)."""
+    import json
+
+    from graphglean.llm.transport import read_json
+
+    content = json.dumps(value, ensure_ascii=False).encode(encoding, "surrogatepass")
+    content = {"": content, "bad byte": content + b"\xff", "surrogate": content[:-1] + b"\xed\xa0\x80" + content[-1:],
+               "cut": content[:-1]}[mangle]
+    try:
+        expected = json.loads(content)
+    except ValueError as e:
+        with pytest.raises(type(e)):
+            read_json(content)
+        return
+    text = None
+    if encoding.startswith("utf-8") and mangle != "surrogate":
+        text = content.decode("utf-8-sig")
+        assert json.loads(text) == expected
+    assert read_json(content) == (expected, text)
 
 
 async def test_a_chat_request_is_sent_as_the_canonical_body_its_cache_key_hashes(tmp_path):
@@ -338,6 +401,27 @@ async def test_a_good_answer_is_stored_as_its_server_wrote_it(tmp_path):
     db = sqlite3.connect(tmp_path / "c.sqlite")
     assert [v for (v,) in db.execute("SELECT value FROM responses")] == written
     db.close()
+
+
+async def test_an_answer_in_utf16_is_stored_readable_and_replayed(tmp_path):
+    """JSON may come in UTF-16 (json.loads reads it): it is stored as JSON text, not as the UTF-8 reading of its
+    bytes, which no later run could read."""
+    import json
+
+    from graphglean.testing.inprocess import InProcessTransport
+
+    class Utf16(InProcessTransport):
+        async def exchange(self, origin, method, target, headers, body):
+            status, head, payload = await super().exchange(origin, method, target, headers, body)
+            return status, head, json.dumps(json.loads(payload)).encode("utf-16-le")
+
+    cfg = LLMConfig(base_url="http://in-process.invalid/v1", api_key="k", model="m", max_retries=0)
+    cfg.cache.mode, cfg.cache.path = "readwrite", str(tmp_path / "c.sqlite")
+    async with ChatClient.from_config(cfg, transport=Utf16(lambda req: "Grüße")) as client:
+        req = client.request([{"role": "user", "content": "hi"}])
+        assert (await client.chat(req)).text == "Grüße"
+        again = await client.chat(req)
+        assert again.cached and again.text == "Grüße"
 
 
 async def test_an_answer_that_never_comes_fails_at_the_timeout_and_says_so():

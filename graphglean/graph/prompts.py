@@ -10,6 +10,8 @@ from ..config import GraphConfig
 from ..errors import ConfigError
 from ..prompts import load_template, render
 
+INPUT_FIELD = "input_text"  # the extraction template's field for the passage
+
 
 def neutralize(text: str, delimiters: tuple[str, ...] = ()) -> str:
     """Break every record delimiter in a passage, so text that imitates records cannot forge them.
@@ -31,6 +33,18 @@ class GraphPrompts:
     continue_prompt: str
     loop_prompt: str
     fields: dict[str, str]
+    # the template cut at its ``{input_text}`` fields: a prompt is their join with the passage, the same text
+    # `render` makes, without scanning the template (examples and all) for fields once a chunk
+    _around_input: tuple[str, ...] = attrs.field(init=False, eq=False, repr=False)
+    _delimiters: tuple[str, ...] = attrs.field(init=False, eq=False, repr=False)
+
+    @_around_input.default
+    def _cut_template(self) -> tuple[str, ...]:
+        return tuple(self.extraction_template.split("{" + INPUT_FIELD + "}"))
+
+    @_delimiters.default
+    def _record_delimiters(self) -> tuple[str, ...]:
+        return tuple(self.fields[k] for k in ("tuple_delimiter", "record_delimiter", "completion_delimiter"))
 
     @classmethod
     def from_config(cls, cfg: GraphConfig) -> "GraphPrompts":
@@ -51,6 +65,5 @@ class GraphPrompts:
                    render(load_template("graph_loop"), **fields).strip(), fields)
 
     def extraction(self, passage: str) -> str:
-        delimiters = (self.fields["tuple_delimiter"], self.fields["record_delimiter"],
-                      self.fields["completion_delimiter"])
-        return render(self.extraction_template, input_text=neutralize(passage, delimiters))
+        """The extraction prompt of ``passage``: ``render(extraction_template, input_text=...)`` of it neutralized."""
+        return neutralize(passage, self._delimiters).join(self._around_input)

@@ -164,6 +164,8 @@ class RateLimiter:
         return self.tokens is not None
 
     def _buckets(self, estimated_tokens: int) -> list[tuple[TokenBucket, float]]:
+        if self.requests is None and self.tokens is None:  # no configured limit: the common case, once a call
+            return []
         pairs = ((self.requests, 1), (self.tokens, estimated_tokens))
         return [(bucket, amount) for bucket, amount in pairs if bucket is not None]
 
@@ -259,12 +261,18 @@ class RateLimiter:
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         """Pause on an exhausted ``x-ratelimit-remaining-*`` until its reset, unless the server says its limit
         is 0: that is a server (or proxy) with no limit, reporting zeros."""
-        for kind in ("requests", "tokens"):
-            remaining = _number(headers.get(f"x-ratelimit-remaining-{kind}"))
-            limit = _number(headers.get(f"x-ratelimit-limit-{kind}"))
-            if remaining is not None and remaining <= 0 and (limit is None or limit > 0):
-                reset = parse_duration(headers.get(f"x-ratelimit-reset-{kind}", "") or "")
+        for remaining_name, limit_name, reset_name in _QUOTA_HEADERS:
+            remaining = _number(headers.get(remaining_name))
+            if remaining is None or remaining > 0:
+                continue
+            limit = _number(headers.get(limit_name))
+            if limit is None or limit > 0:
+                reset = parse_duration(headers.get(reset_name, "") or "")
                 self.pause(reset if reset is not None else 1.0)
+
+
+_QUOTA_HEADERS = tuple((f"x-ratelimit-remaining-{kind}", f"x-ratelimit-limit-{kind}", f"x-ratelimit-reset-{kind}")
+                       for kind in ("requests", "tokens"))
 
 
 def _forget_before(times: deque[float], moment: float) -> None:

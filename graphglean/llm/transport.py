@@ -64,6 +64,19 @@ class Answer:
             return self.content.decode("utf-8", errors="replace")
 
 
+def read_json(content: bytes) -> tuple[Any, str | None]:
+    """``json.loads(content)``, and the body's text when it is UTF-8 (a BOM dropped; None when not): the one
+    decoding of the body serves both, the text being what a cache stores as the server wrote it."""
+    if json.detect_encoding(content) in ("utf-8", "utf-8-sig"):
+        try:
+            text = content.decode("utf-8-sig")
+        except UnicodeDecodeError:  # not UTF-8 after all (json.loads may still read it, as surrogates)
+            pass
+        else:
+            return json.loads(text), text
+    return json.loads(content), None
+
+
 _CHARSET = re.compile(r"charset=[\"']?([\w.:-]+)", re.IGNORECASE)
 
 
