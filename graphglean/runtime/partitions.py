@@ -23,12 +23,13 @@ from ..atomic import atomic_open
 from ..chunking import Chunk
 from ..config import Config
 from ..graph.describe import within_budget
-from ..graph.export import entity_rows, write_jsonl
+from ..graph.export import entity_rows
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.grounding import Placed
 from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
+from .json_rows import write_rows
 from .stage_files import read_only
 
 PARTS = "graph-parts"
@@ -222,13 +223,13 @@ async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
 
 
 def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
-    write_jsonl(entity_rows(graph), folder / f"nodes-{partition:04d}.jsonl")
-    write_jsonl([{"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)],
-                folder / f"names-{partition:04d}.jsonl")
+    write_rows(entity_rows(graph), folder / f"nodes-{partition:04d}.jsonl")
+    write_rows(({"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)),
+               folder / f"names-{partition:04d}.jsonl")
 
 
 def write_edge_rows(rows: list[dict[str, Any]], folder: Path, partition: int) -> None:
-    write_jsonl(rows, folder / f"edges-{partition:04d}.jsonl")
+    write_rows(rows, folder / f"edges-{partition:04d}.jsonl")
 
 
 def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
