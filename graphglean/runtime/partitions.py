@@ -267,29 +267,36 @@ def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, st
 
 
 def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
+    """The file's lines with their keys, read a block at a time (keys made by ``map``, pairs by ``zip``: no
+    Python step per line)."""
     with path.open(encoding="utf-8") as f:
-        for line in f:
-            yield key(line), line
+        while lines := f.readlines(1 << 20):
+            yield from zip(map(key, lines), lines)
 
 
 def _leading_strings(*fields: str) -> Callable[[str], Any]:
-    """The sort key of a row line: its first fields, the given string-valued ones. They are read with JSON's own
-    string scanner, without decoding the rest of the line (the whole line is decoded if it starts otherwise)."""
-    heads = [f'"{name}": "' for name in fields]
+    """The sort key of a row line: its first one or two fields, string-valued (one: the value; two: a pair).
+    They are read with JSON's own string scanner, without decoding the rest of the line (the whole line is
+    decoded if it starts otherwise)."""
+    scan = json.decoder.scanstring
+    first = '{"%s": "' % fields[0]
+    if len(fields) == 1:
+        def key(line: str) -> Any:
+            if line.startswith(first):
+                return scan(line, len(first))[0]
+            return json.loads(line)[fields[0]]
+        return key
+    second = ', "%s": "' % fields[1]
 
-    def key(line: str) -> Any:
-        values, at = [], 1
-        for head in heads:
-            if not line.startswith(head, at):
-                row = json.loads(line)
-                values = [row[name] for name in fields]
-                break
-            value, at = json.decoder.scanstring(line, at + len(head))
-            values.append(value)
-            at += 2  # ", "
-        return values[0] if len(values) == 1 else tuple(values)
+    def pair(line: str) -> Any:
+        if line.startswith(first):
+            a, at = scan(line, len(first))
+            if line.startswith(second, at):
+                return a, scan(line, at + len(second))[0]
+        row = json.loads(line)
+        return row[fields[0]], row[fields[1]]
 
-    return key
+    return pair
 
 
 ENTITY_KEY = _leading_strings("id")  # entity_rows: the id first
@@ -298,12 +305,18 @@ RELATIONSHIP_KEY = _leading_strings("source", "target")  # relationship_rows: th
 
 def merged_table(paths: list[Path], key: Callable[[str], Any], out: Path) -> int:
     """The partitions' sorted rows merged into one sorted table, streaming; returns the row count. ``key``
-    reads a row line's sort key (`ENTITY_KEY`, `RELATIONSHIP_KEY`)."""
+    reads a row line's sort key (`ENTITY_KEY`, `RELATIONSHIP_KEY`). A key is in one partition only, so the
+    (key, line) pairs are merged as they are: no two compare equal on their keys."""
     count = 0
-    with atomic_open(out) as f:
-        for _, line in heapq.merge(*(_keyed(p, key) for p in paths), key=lambda kv: kv[0]):
-            f.write(line)
-            count += 1
+    with atomic_open(out) as f, _collector_paused():  # pairs of strings only: nothing for it to find
+        batch: list[str] = []
+        for _, line in heapq.merge(*(_keyed(p, key) for p in paths)):
+            batch.append(line)
+            if len(batch) >= 1000:
+                f.write("".join(batch))
+                count, batch = count + len(batch), []
+        f.write("".join(batch))
+        count += len(batch)
     return count
 
 
