@@ -137,11 +137,17 @@ class ShardChunks(Mapping[str, Chunk]):
     def get_many(self, ids: Iterable[str]) -> dict[str, Placed]:
         """The texts of the chunks of ``ids`` that are known, in one statement per shard and 500 ids (what
         grounding asks)."""
-        by_folder: dict[Path, list[str]] = {}
+        by_folder: dict[Any, list[str]] = {}
+        where = self.where.get
         for cid in ids:
-            if cid in self.where:
-                by_folder.setdefault(self.where[cid], []).append(cid)
-        found = {}
+            folder = where(cid)
+            if folder is not None:
+                cids = by_folder.get(folder)
+                if cids is None:
+                    by_folder[folder] = [cid]
+                else:
+                    cids.append(cid)
+        found: dict[str, Placed] = {}
         for folder, cids in by_folder.items():
             db = self._db(folder)
             cids.sort()  # ids in index order: SQLite's lookups walk the index forward
@@ -149,7 +155,7 @@ class ShardChunks(Mapping[str, Chunk]):
                 part = cids[start:start + 500]
                 rows = db.execute(f"SELECT id, text, start FROM chunks WHERE id IN ({','.join('?' * len(part))})",
                                   part).fetchall()
-                found.update((cid, Placed(text, start)) for cid, text, start in rows)
+                found.update({cid: Placed(text, at) for cid, text, at in rows})
         return found
 
     def __iter__(self) -> Iterator[str]:
