@@ -1,13 +1,14 @@
 """engine ray, the merge alone: the stages after the shards (node partitions, edge partitions, tables) re-run
 on the shard files a kept `benchmarks/ray_scale.py --keep DIR` run left, so they are measured without redoing
-the shards.
+the shards. DIR is only read: the merge's files and the two tables go to ``--work`` (a new temporary folder by
+default, removed afterwards).
 
 ``--mode inprocess`` runs each partition task in this process, one after the other (CPU per stage; with
 ``--profile N`` the N heaviest functions of each stage, by cProfile); ``--mode ray`` runs the driver's merge on
 a local cluster as a run does (wall time per stage, the tasks' CPU).
 
     python benchmarks/ray_merge.py DIR [--partitions 16] [--workers 4] [--mode inprocess|ray] [--profile 25]
-                                       [--only N]
+                                       [--only N] [--work FOLDER]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import pstats
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -28,14 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def config(folder: Path, partitions: int, workers: int) -> Any:
-    """The configuration `ray_scale.py` ran its shards with (what the merge reads of it)."""
+def config(folder: Path, out: Path, partitions: int, workers: int) -> Any:
+    """The configuration `ray_scale.py` ran its shards with (what the merge reads of it), its outputs in
+    ``out``."""
     from graphglean.config import Config
 
     cfg = Config()
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = "http://in-process.invalid/v1", "bench", "gpt-4"
     cfg.llm.cache.mode = "off"
-    cfg.input.path, cfg.input.format, cfg.output.dir = str(folder / "chunks.jsonl"), "chunks", str(folder / "out")
+    cfg.input.path, cfg.input.format, cfg.output.dir = str(folder / "chunks.jsonl"), "chunks", str(out)
     cfg.graph.method, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = "llm", 0, 10**6
     cfg.graph.resolve.enabled = False
     rt = cfg.runtime
@@ -138,10 +141,24 @@ def main() -> None:
     p.add_argument("--mode", choices=["inprocess", "ray"], default="inprocess")
     p.add_argument("--profile", type=int, default=0, help="in process: print this many heaviest functions")
     p.add_argument("--only", type=int, help="in process: only the first N node partitions (a sample), no edges")
+    p.add_argument("--work", type=Path, help="the merge's files and tables go here (default: a temporary folder, "
+                                             "removed afterwards); never inside the kept folder")
     a = p.parse_args()
-    cfg = config(a.folder.resolve(), a.partitions, a.workers)
-    dirs = sorted(d for d in (Path(cfg.output.dir) / "shards").iterdir() if (d / "done.json").exists())
-    merge_dir = Path(cfg.output.dir) / "merge"
+    folder = a.folder.resolve()
+    work = Path(tempfile.mkdtemp(prefix="ray_merge-")) if a.work is None else a.work.resolve()
+    if work == folder or folder in work.parents:
+        p.error(f"--work {work} is inside the kept folder {folder}, which is only read")
+    try:
+        measure(a, folder, work)
+    finally:
+        if a.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(a: argparse.Namespace, folder: Path, work: Path) -> None:
+    cfg = config(folder, work, a.partitions, a.workers)
+    dirs = sorted(d for d in (folder / "out" / "shards").iterdir() if (d / "done.json").exists())
+    merge_dir = work / "merge"
     shutil.rmtree(merge_dir, ignore_errors=True)
     merge_dir.mkdir(parents=True)
     load = round(os.getloadavg()[0], 1)

@@ -362,3 +362,29 @@ def test_an_edge_partition_looks_up_only_the_names_its_summaries_need(tmp_path):
         trio.run(partitions.finish_edges, GraphAccumulator(edges=acc.edges), names, set(), cfg, NoCalls(), tok,
                  GraphStats())
         assert asked == wanted
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), JSON_VALUES, max_size=6))
+def test_a_row_line_is_what_json_dumps_writes(row):
+    from graphglean.runtime.json_rows import json_line
+
+    assert json_line(row) == json.dumps(row, ensure_ascii=False)
+
+
+def test_written_rows_are_the_lines_write_jsonl_writes(tmp_path):
+    from graphglean.graph.export import write_jsonl
+    from graphglean.runtime.json_rows import BATCH, write_rows
+
+    rows = [{"id": f"n{i}", "name": "Ünï \"quoted\"\n" * (i % 3), "weight": i / 7, "ids": [i, None, True]}
+            for i in range(2 * BATCH + 7)]
+    write_jsonl(rows, tmp_path / "a.jsonl")
+    write_rows(iter(rows), tmp_path / "b.jsonl")
+    assert (tmp_path / "b.jsonl").read_bytes() == (tmp_path / "a.jsonl").read_bytes()
+    write_rows([], tmp_path / "c.jsonl")
+    assert (tmp_path / "c.jsonl").read_bytes() == b""

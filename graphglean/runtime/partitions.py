@@ -9,6 +9,8 @@ local engine's row for row. Memory per partition task is about the graph's size 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import heapq
 import json
 import pickle
@@ -23,12 +25,13 @@ from ..atomic import atomic_open
 from ..chunking import Chunk
 from ..config import Config
 from ..graph.describe import within_budget
-from ..graph.export import entity_rows, write_jsonl
+from ..graph.export import entity_rows
 from ..graph.extract import GraphStats, finish_descriptions, finish_graph
 from ..graph.grounding import Placed
 from ..graph.merge import GraphAccumulator, edge_attrs
 from ..scheduler import Scheduler
 from ..tokens import Tokenizer
+from .json_rows import write_rows
 from .stage_files import read_only
 
 PARTS = "graph-parts"
@@ -78,8 +81,21 @@ def read_part(shard_dir: Path, partition: int, kind: str) -> GraphAccumulator:
     if not path.exists() and (shard_dir / PARTS / f"{partition:04d}.pkl").exists():
         path = shard_dir / PARTS / f"{partition:04d}.pkl"
     # written by this package's own shard tasks in the run's output folder, which is trusted like run.sqlite
-    with path.open("rb") as f:
+    with path.open("rb") as f, _collector_paused():
         return pickle.load(f)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection in the block: a part unpickles into hundreds of thousands of containers, none in a
+    cycle, and the collections their allocation set off walked them again and again (half of the load's CPU)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def write_chunks(chunks: list[Chunk], shard_dir: Path) -> None:
@@ -121,11 +137,17 @@ class ShardChunks(Mapping[str, Chunk]):
     def get_many(self, ids: Iterable[str]) -> dict[str, Placed]:
         """The texts of the chunks of ``ids`` that are known, in one statement per shard and 500 ids (what
         grounding asks)."""
-        by_folder: dict[Path, list[str]] = {}
+        by_folder: dict[Any, list[str]] = {}
+        where = self.where.get
         for cid in ids:
-            if cid in self.where:
-                by_folder.setdefault(self.where[cid], []).append(cid)
-        found = {}
+            folder = where(cid)
+            if folder is not None:
+                cids = by_folder.get(folder)
+                if cids is None:
+                    by_folder[folder] = [cid]
+                else:
+                    cids.append(cid)
+        found: dict[str, Placed] = {}
         for folder, cids in by_folder.items():
             db = self._db(folder)
             cids.sort()  # ids in index order: SQLite's lookups walk the index forward
@@ -133,7 +155,7 @@ class ShardChunks(Mapping[str, Chunk]):
                 part = cids[start:start + 500]
                 rows = db.execute(f"SELECT id, text, start FROM chunks WHERE id IN ({','.join('?' * len(part))})",
                                   part).fetchall()
-                found.update((cid, Placed(text, start)) for cid, text, start in rows)
+                found.update({cid: Placed(text, at) for cid, text, at in rows})
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -222,13 +244,13 @@ async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
 
 
 def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
-    write_jsonl(entity_rows(graph), folder / f"nodes-{partition:04d}.jsonl")
-    write_jsonl([{"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)],
-                folder / f"names-{partition:04d}.jsonl")
+    write_rows(entity_rows(graph), folder / f"nodes-{partition:04d}.jsonl")
+    write_rows(({"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)),
+               folder / f"names-{partition:04d}.jsonl")
 
 
 def write_edge_rows(rows: list[dict[str, Any]], folder: Path, partition: int) -> None:
-    write_jsonl(rows, folder / f"edges-{partition:04d}.jsonl")
+    write_rows(rows, folder / f"edges-{partition:04d}.jsonl")
 
 
 def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
@@ -251,29 +273,36 @@ def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, st
 
 
 def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
+    """The file's lines with their keys, read a block at a time (keys made by ``map``, pairs by ``zip``: no
+    Python step per line)."""
     with path.open(encoding="utf-8") as f:
-        for line in f:
-            yield key(line), line
+        while lines := f.readlines(1 << 20):
+            yield from zip(map(key, lines), lines)
 
 
 def _leading_strings(*fields: str) -> Callable[[str], Any]:
-    """The sort key of a row line: its first fields, the given string-valued ones. They are read with JSON's own
-    string scanner, without decoding the rest of the line (the whole line is decoded if it starts otherwise)."""
-    heads = [f'"{name}": "' for name in fields]
+    """The sort key of a row line: its first one or two fields, string-valued (one: the value; two: a pair).
+    They are read with JSON's own string scanner, without decoding the rest of the line (the whole line is
+    decoded if it starts otherwise)."""
+    scan = json.decoder.scanstring
+    first = '{"%s": "' % fields[0]
+    if len(fields) == 1:
+        def key(line: str) -> Any:
+            if line.startswith(first):
+                return scan(line, len(first))[0]
+            return json.loads(line)[fields[0]]
+        return key
+    second = ', "%s": "' % fields[1]
 
-    def key(line: str) -> Any:
-        values, at = [], 1
-        for head in heads:
-            if not line.startswith(head, at):
-                row = json.loads(line)
-                values = [row[name] for name in fields]
-                break
-            value, at = json.decoder.scanstring(line, at + len(head))
-            values.append(value)
-            at += 2  # ", "
-        return values[0] if len(values) == 1 else tuple(values)
+    def pair(line: str) -> Any:
+        if line.startswith(first):
+            a, at = scan(line, len(first))
+            if line.startswith(second, at):
+                return a, scan(line, at + len(second))[0]
+        row = json.loads(line)
+        return row[fields[0]], row[fields[1]]
 
-    return key
+    return pair
 
 
 ENTITY_KEY = _leading_strings("id")  # entity_rows: the id first
@@ -282,12 +311,18 @@ RELATIONSHIP_KEY = _leading_strings("source", "target")  # relationship_rows: th
 
 def merged_table(paths: list[Path], key: Callable[[str], Any], out: Path) -> int:
     """The partitions' sorted rows merged into one sorted table, streaming; returns the row count. ``key``
-    reads a row line's sort key (`ENTITY_KEY`, `RELATIONSHIP_KEY`)."""
+    reads a row line's sort key (`ENTITY_KEY`, `RELATIONSHIP_KEY`). A key is in one partition only, so the
+    (key, line) pairs are merged as they are: no two compare equal on their keys."""
     count = 0
-    with atomic_open(out) as f:
-        for _, line in heapq.merge(*(_keyed(p, key) for p in paths), key=lambda kv: kv[0]):
-            f.write(line)
-            count += 1
+    with atomic_open(out) as f, _collector_paused():  # pairs of strings only: nothing for it to find
+        batch: list[str] = []
+        for _, line in heapq.merge(*(_keyed(p, key) for p in paths)):
+            batch.append(line)
+            if len(batch) >= 1000:
+                f.write("".join(batch))
+                count, batch = count + len(batch), []
+        f.write("".join(batch))
+        count += len(batch)
     return count
 
 
