@@ -272,11 +272,14 @@ def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, st
     return lookup
 
 
+KEYED_BLOCK = 1 << 16  # characters of a partition file read at a time: the driver holds one block of each
+
+
 def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
     """The file's lines with their keys, read a block at a time (keys made by ``map``, pairs by ``zip``: no
     Python step per line)."""
     with path.open(encoding="utf-8") as f:
-        while lines := f.readlines(1 << 20):
+        while lines := f.readlines(KEYED_BLOCK):
             yield from zip(map(key, lines), lines)
 
 
