@@ -36,10 +36,6 @@ class _Waiter:
         trio.lowlevel.reschedule(self.task)
 
 
-def _abort_wait(_: object) -> trio.lowlevel.Abort:
-    return trio.lowlevel.Abort.SUCCEEDED  # a cancelled waiter is skipped when its turn comes
-
-
 class PriorityGate:
     """At most ``capacity`` holders at once; a freed place goes to the waiter of highest priority, equal
     priorities first come, first served. Priorities are callables, read when a caller starts waiting and
@@ -81,14 +77,18 @@ class PriorityGate:
         waiter = _Waiter(priority)
         heapq.heappush(self._queue, (-priority(), next(self._order), waiter))
         self._waiting += 1
+
+        def abort(_: object) -> trio.lowlevel.Abort:
+            # marked at once, not when the task runs again: a release before then must not reschedule it twice
+            waiter.cancelled = True
+            self._waiting -= 1
+            return trio.lowlevel.Abort.SUCCEEDED  # skipped when its turn comes
+
         try:
-            await trio.lowlevel.wait_task_rescheduled(_abort_wait)
+            await trio.lowlevel.wait_task_rescheduled(abort)
         except BaseException:
-            if waiter.granted:  # handed a place just as it was cancelled: pass the place on
+            if waiter.granted:  # handed a place, then interrupted before it used it: pass the place on
                 self.release()
-            else:
-                waiter.cancelled = True
-                self._waiting -= 1
             raise
 
     def release(self) -> None:

@@ -244,3 +244,27 @@ def test_work_left_read_from_the_per_step_memo_is_the_work_left_worked_out_afres
         elif op == "finish":
             pw.finished(work)
         assert pw.remaining(work) == afresh(work)
+
+
+async def test_a_holder_and_its_waiters_cancelled_together_leave_the_gate_whole():
+    """One scope cancels the holder and the callers parked behind it: whichever trio runs first, the holder's
+    release must not grant a place to a waiter already rescheduled by its cancellation (trio would refuse to
+    reschedule it twice), and every place comes back."""
+    from graphglean.priority import PriorityGate
+
+    gate = PriorityGate(1)
+
+    async def take(priority):
+        async with gate.slot(lambda: priority):
+            await trio.sleep_forever()
+
+    for _ in range(30):  # trio shuffles each batch of runnable tasks: both orders occur
+        async with trio.open_nursery() as nursery:
+            for priority in (0, 5, 1):
+                nursery.start_soon(take, priority)
+                await trio.testing.wait_all_tasks_blocked()
+            assert gate.held == 1
+            nursery.cancel_scope.cancel()
+        assert gate.held == 0 and gate._waiting == 0
+    async with gate.slot(lambda: 0):  # and the gate still hands places out
+        assert gate.held == 1
