@@ -9,7 +9,8 @@ Calls short enough can be made in the trio thread itself, still in trips (``limi
 
 from __future__ import annotations
 
-from typing import Callable, Generic, Sequence, TypeVar
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Callable, Generic, Sequence, TypeVar
 
 import trio
 
@@ -53,6 +54,12 @@ class Batched(Generic[T, R]):
         if trip.error is not None:
             raise trip.error
         return trip.results[offset:offset + len(items)]
+
+    @asynccontextmanager
+    async def paused(self) -> AsyncIterator[None]:
+        """No trip runs in the block: once the running one is done, callers queue their items for the next."""
+        async with self._lock:
+            yield
 
     async def _lead(self, trip: _Trip[T, R]) -> None:
         """Make ``trip`` once the previous one is done (FIFO), then wake its other callers. A leader cancelled

@@ -5,9 +5,9 @@ It also holds the run's *journal*: every paid answer, kept (by the client, befor
 released) whatever the response cache's mode, so the finished steps of items that were half done when the
 run was killed are replayed, not paid for again. A run that ends with nothing failed clears it.
 
-The file is the run's own (no other process writes it), and its writes are short: they are made in the
+A run's file is its own (no other process writes it), and its writes are short: they are made in the
 trio thread, the journal's and the results' queued meanwhile in one transaction (a trip to a worker thread
-and back cost more CPU than the write)."""
+and back cost more CPU than the write); a file that other processes write too is opened ``shared``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import trio
 
 from .atomic import remove_database
 from .llm.cache import ResponseCache
@@ -26,7 +27,10 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_as
 
 
 class RunStore:
-    def __init__(self, out_dir: str | Path, fresh: bool = False) -> None:
+    """``shared``: other processes write the file too (the resolution's store, which concurrent Ray tasks
+    open): its writes are made in a worker thread, where waiting for another's lock does not stall trio."""
+
+    def __init__(self, out_dir: str | Path, fresh: bool = False, shared: bool = False) -> None:
         self.path = Path(out_dir) / FILENAME
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if fresh:
@@ -36,7 +40,7 @@ class RunStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS results (pass TEXT, item TEXT, value TEXT, PRIMARY KEY (pass, item))")
         self._db.execute("CREATE TABLE IF NOT EXISTS passes (pass TEXT PRIMARY KEY, fingerprint TEXT)")
-        self._writes = Transactions(self._db, None)
+        self._writes = Transactions(self._db, trio.CapacityLimiter(1) if shared else None)
         self._journal: ResponseCache | None = None
 
     def journal(self) -> ResponseCache:

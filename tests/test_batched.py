@@ -324,3 +324,58 @@ async def test_trips_in_the_trio_thread_leave_checkpoints_to_a_worker_thread(tmp
     assert busy == 0 and log == copied and len(store.load("graph")) == 300
     other.close()
     store.close()
+
+
+async def test_the_write_ahead_log_starts_again_after_each_checkpoint_while_writers_go_on(tmp_path, monkeypatch):
+    """Checkpoints made while other tasks kept writing never caught up with the log, which then grew with
+    every row of the run: no trip runs during a checkpoint, so the log is reused from its start after it."""
+    from graphglean import sqlite_writes
+
+    monkeypatch.setattr(sqlite_writes, "CHECKPOINT_ROWS", 100)
+    store = RunStore(tmp_path)
+    value = ["x" * 1000]
+
+    async def writer(w: int) -> None:
+        for i in range(300):
+            await store.save("graph", f"{w}-{i}", value)
+
+    async with trio.open_nursery() as nursery:
+        for w in range(8):
+            nursery.start_soon(writer, w)
+    wal, db = (tmp_path / "run.sqlite-wal").stat().st_size, (tmp_path / "run.sqlite").stat().st_size
+    assert len(store.load("graph")) == 2400
+    assert wal < db / 2  # the pages since the last checkpoint, not the run's (it was 5x the database)
+    store.close()
+
+
+async def test_a_failed_checkpoint_is_a_warning_and_the_committed_rows_stay(tmp_path, monkeypatch):
+    from graphglean import sqlite_writes
+
+    monkeypatch.setattr(sqlite_writes, "CHECKPOINT_ROWS", 10)
+    store = RunStore(tmp_path)
+
+    def refuse(*args, **kw):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(sqlite_writes.sqlite3, "connect", refuse)
+    with pytest.warns(sqlite_writes.CheckpointWarning, match="run.sqlite: a checkpoint .* failed"):
+        await store.save_many("graph", {f"item{i}": [i] for i in range(20)})
+    monkeypatch.undo()
+    store.close()
+    store = RunStore(tmp_path)
+    assert len(store.load("graph")) == 20
+    store.close()
+
+
+async def test_a_store_other_processes_write_too_is_written_from_a_worker_thread(tmp_path):
+    store = RunStore(tmp_path, shared=True)
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] > 0  # SQLite's own, in that thread
+    journal = store.journal()
+    threads: set[int] = set()
+    store._db.set_progress_handler(lambda: threads.add(threading.get_ident()), 1)
+    await store.save("resolve", "item", [1])
+    await journal.put("k", {"v": 1})
+    assert await journal.get("k") == {"v": 1}
+    store._db.set_progress_handler(None, 1)
+    assert threads and threading.get_ident() not in threads  # a lock held elsewhere never stalls trio
+    store.close()

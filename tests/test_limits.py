@@ -246,3 +246,12 @@ async def test_requests_in_flight_never_exceed_the_concurrency_with_free_slots_t
             await run_items(c, 12)
             assert c.concurrency.limiter.borrowed_tokens == 0  # every slot was given back
     assert s.max_in_flight == 3 and len(s.requests) == 12
+
+
+async def test_a_remaining_quota_that_is_not_a_number_pauses_nothing(autojump_clock):
+    limiter = RateLimiter()
+    limiter.observe_headers({"x-ratelimit-remaining-requests": "nan", "x-ratelimit-limit-requests": "10",
+                             "x-ratelimit-reset-requests": "5s"})
+    t0 = trio.current_time()
+    await limiter.acquire()
+    assert trio.current_time() == t0

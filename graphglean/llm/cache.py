@@ -60,7 +60,8 @@ class ResponseCache:
     """``sole_writer``: no other connection writes this table while it is open (the run store's journal): when
     it is empty at first use, reads of keys not written since are answered without the database.
     ``shared``: the connection (and its writes) of an owner that closes it; this cache's statements then run
-    in the trio thread, its writes in the owner's transactions."""
+    where the owner's do (in the trio thread, or in its worker thread), its writes in the owner's
+    transactions."""
 
     def __init__(self, path: str | Path, mode: str = "readwrite", table: str = "responses",
                  sole_writer: bool = False, shared: Transactions | None = None) -> None:
@@ -78,7 +79,7 @@ class ResponseCache:
         self._written: _KeysWritten | None = None
         self._db: sqlite3.Connection | None = None
         self._shared = shared
-        self._one_at_a_time = None if shared is not None else trio.CapacityLimiter(1)
+        self._one_at_a_time = shared.limiter if shared is not None else trio.CapacityLimiter(1)
         self._reads = Batched(self._get_many, self._one_at_a_time)
         self._writes = shared
         if shared is not None:

@@ -263,7 +263,7 @@ class RateLimiter:
         is 0: that is a server (or proxy) with no limit, reporting zeros."""
         for remaining_name, limit_name, reset_name in _QUOTA_HEADERS:
             remaining = _number(headers.get(remaining_name))
-            if remaining is None or remaining > 0:
+            if remaining is None or not remaining <= 0:  # (not "> 0": a NaN is no exhausted quota)
                 continue
             limit = _number(headers.get(limit_name))
             if limit is None or limit > 0:

@@ -87,8 +87,9 @@ def read_part(shard_dir: Path, partition: int, kind: str) -> GraphAccumulator:
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """No garbage collection in the block: a part unpickles into hundreds of thousands of containers, none in a
-    cycle, and the collections their allocation set off walked them again and again (half of the load's CPU)."""
+    """No garbage collection in the block (in the whole process, its other threads too): a part unpickles into
+    hundreds of thousands of containers, none in a cycle, and the collections their allocation set off walked
+    them again and again (half of the load's CPU)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -85,7 +85,7 @@ async def node_table_task(dirs: list[str], p: int, cfg: Config, folder: str, sto
     async def work(scheduler: Scheduler | None) -> CorpusCounts:
         if scheduler is None:
             return await node_table([Path(d) for d in dirs], p, cfg, Path(folder), None)
-        store = RunStore(store_dir)
+        store = RunStore(store_dir, shared=True)
         try:
             return await node_table([Path(d) for d in dirs], p, cfg, Path(folder), scheduler, _stored_memo(store))
         finally:
@@ -135,7 +135,7 @@ async def order_task(batches: int, per_part: int, folder: str, limiter: Any) -> 
 async def ask_task(t: int, per_part: int, cfg: Config, folder: str, store_dir: str, watch: str,
                    limiter: Any) -> CallAccount:
     """Part ``t`` of the questions, with a client of its own; answers kept in the run's store."""
-    store = RunStore(store_dir)
+    store = RunStore(store_dir, shared=True)
     try:
         _, account = await with_client(
             cfg, limiter, True, watch,
