@@ -391,13 +391,7 @@ async def test_a_good_answer_is_stored_as_its_server_wrote_it(tmp_path):
             written.append(payload.decode())
             return status, head, payload
 
-    cfg = LLMConfig(base_url="http://in-process.invalid/v1", api_key="k", model="m", max_retries=0)
-    cfg.cache.mode, cfg.cache.path = "readwrite", str(tmp_path / "c.sqlite")
-    async with ChatClient.from_config(cfg, transport=Spaced(lambda req: "Grüße")) as client:
-        req = client.request([{"role": "user", "content": "hi"}])
-        assert (await client.chat(req)).text == "Grüße"
-        again = await client.chat(req)
-        assert again.cached and again.text == "Grüße"
+    await _asked_twice(tmp_path, Spaced(lambda req: "Grüße"), "Grüße")
     db = sqlite3.connect(tmp_path / "c.sqlite")
     assert [v for (v,) in db.execute("SELECT value FROM responses")] == written
     db.close()
@@ -415,13 +409,19 @@ async def test_an_answer_in_utf16_is_stored_readable_and_replayed(tmp_path):
             status, head, payload = await super().exchange(origin, method, target, headers, body)
             return status, head, json.dumps(json.loads(payload)).encode("utf-16-le")
 
+    await _asked_twice(tmp_path, Utf16(lambda req: "Grüße"), "Grüße")
+
+
+async def _asked_twice(tmp_path, transport, text):
+    """One question asked twice, with the response cache at ``tmp_path/c.sqlite``: the second answer is the
+    first, replayed from the cache."""
     cfg = LLMConfig(base_url="http://in-process.invalid/v1", api_key="k", model="m", max_retries=0)
     cfg.cache.mode, cfg.cache.path = "readwrite", str(tmp_path / "c.sqlite")
-    async with ChatClient.from_config(cfg, transport=Utf16(lambda req: "Grüße")) as client:
+    async with ChatClient.from_config(cfg, transport=transport) as client:
         req = client.request([{"role": "user", "content": "hi"}])
-        assert (await client.chat(req)).text == "Grüße"
+        assert (await client.chat(req)).text == text
         again = await client.chat(req)
-        assert again.cached and again.text == "Grüße"
+        assert again.cached and again.text == text
 
 
 async def test_an_answer_that_never_comes_fails_at_the_timeout_and_says_so():
