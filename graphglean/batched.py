@@ -82,5 +82,4 @@ class Batched(Generic[T, R]):
     async def _make(self, trip: _Trip[T, R]) -> Sequence[R]:
         if self._limiter is not None:
             return await trio.to_thread.run_sync(self._run, trip.items, limiter=self._limiter)
-        await trio.lowlevel.checkpoint()  # the tasks that are ready queue their items in this trip
-        return self._run(trip.items)
+        return self._run(trip.items)  # the lock's checkpoint let the tasks that were ready join the trip

@@ -782,15 +782,7 @@ def test_a_schedule_whose_reply_came_too_late_is_void_and_the_callers_lease_stoc
 
         limiter._pace_wait = watched
         async with limiter:
-
-            async def caller() -> None:
-                for _ in range(3):
-                    await limiter.acquire()
-                    sent.append(trio.current_time())
-
-            async with trio.open_nursery() as nursery:
-                for _ in range(20):
-                    nursery.start_soon(caller)
+            await _twenty_callers_thrice(limiter, sent)
         return limiter, sent, waits_on_void
 
     limiter, sent, waits_on_void = _in_virtual_time(main)
@@ -819,17 +811,22 @@ def test_while_a_schedule_serves_the_requests_a_caller_short_of_tokens_leases_to
         limiter._ask = watched
         sent: list[float] = []
         async with limiter:
-
-            async def caller() -> None:
-                for _ in range(3):
-                    await limiter.acquire(8)
-                    sent.append(trio.current_time())
-
-            async with trio.open_nursery() as nursery:
-                for _ in range(20):
-                    nursery.start_soon(caller)
+            await _twenty_callers_thrice(limiter, sent, tokens=8)
         return limiter, sent, asked_over_a_schedule
 
     limiter, sent, asked_over_a_schedule = _in_virtual_time(main)
     assert len(sent) == 60 and limiter.paced > 0
     assert asked_over_a_schedule == []
+
+
+async def _twenty_callers_thrice(limiter, sent: list[float], tokens: int = 0) -> None:
+    """20 concurrent callers, each acquiring three turns of ``tokens``; when each was sent goes to ``sent``."""
+
+    async def caller() -> None:
+        for _ in range(3):
+            await limiter.acquire(tokens)
+            sent.append(trio.current_time())
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(20):
+            nursery.start_soon(caller)

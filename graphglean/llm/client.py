@@ -56,7 +56,6 @@ class ChatClient:
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
         self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
-        self._urls: dict[tuple[str, ...], str] = {}
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
@@ -103,14 +102,6 @@ class ChatClient:
             return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
         return f"{base or OPENAI_BASE_URL}/{path}"
 
-    def _url(self, path: str, model: str) -> str:
-        """`url`, made once per path and model (the configuration does not change under a running client)."""
-        shape = (path, model, self.cfg.base_url, self.cfg.provider)
-        url = self._urls.get(shape)
-        if url is None:
-            url = self._urls[shape] = self.url(path, model)
-        return url
-
     def _headers(self) -> dict[str, str]:
         if not self.cfg.api_key:
             return {}
@@ -141,7 +132,7 @@ class ChatClient:
         # the body as sent to our pool (or a direct transport) and as hashed for the cache: encoded once
         body = req.body()
         content = canonical_json(body).encode("utf-8", "surrogatepass") if stored or self._direct is not None else None
-        key = req.cache_key(self._url("chat/completions", req.model), content) if stored else ""
+        key = req.cache_key(self.url("chat/completions", req.model), content) if stored else ""
         hit = await self._stored(key) if stored else None
         if hit is not None:
             accounts.bump(cache_hits=1)
@@ -239,7 +230,7 @@ class ChatClient:
         cancellation: an answer that was paid for is stored even when the run is being stopped, and the calls
         a killed run can lose are at most the ones holding a slot."""
         assert self._http is not None, "use the client inside 'async with'"
-        url, headers = self._url(path, model), self._headers()
+        url, headers = self.url(path, model), self._headers()
         budget = RetryBudget(self.retry, trio.current_time())
         failures: list[_Failure] = []
         previous_sent = None
