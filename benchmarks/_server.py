@@ -26,14 +26,12 @@ def _cores() -> tuple[set[int], set[int]]:
 
 @contextlib.contextmanager
 def fake_server(*args: str) -> Iterator[str]:
-    """Yields the base URL of the fake server command (`python -m graphglean.testing.fake_llm`) started with
+    """Yields the base URL of the fake server command (`python -m graphglean.testing.serve`) started with
     ``args``; this process and the server run on separate cores while it lives."""
     client_cores, server_cores = _cores()
     pin = hasattr(os, "sched_setaffinity") and client_cores != server_cores
     with tempfile.TemporaryDirectory() as tmp:
         port_file = Path(tmp) / "port"
-        # graphglean.testing.serve, the command's module, not fake_llm: the package imports fake_llm, and runpy
-        # would run it a second time as __main__ (with a warning)
         proc = subprocess.Popen([sys.executable, "-m", "graphglean.testing.serve", "--port-file", str(port_file),
                                  *args], stdout=subprocess.DEVNULL,
                                 preexec_fn=(lambda: os.sched_setaffinity(0, server_cores)) if pin else None)

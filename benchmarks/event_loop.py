@@ -32,12 +32,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import table  # noqa: E402
 
-from graphglean.chunking import Chunk, chunk_id  # noqa: E402
-from graphglean.config import Config  # noqa: E402
+from graphglean.core.config import Config  # noqa: E402
+from graphglean.core.tokens import Tokenizer  # noqa: E402
 from graphglean.graph.extract import GraphStats, build_graph  # noqa: E402
-from graphglean.graph.gleaning import ChunkExtraction  # noqa: E402
-from graphglean.runstore import RunStore  # noqa: E402
-from graphglean.tokens import Tokenizer  # noqa: E402
+from graphglean.graph.extraction.gleaning import ChunkExtraction  # noqa: E402
+from graphglean.pipeline.runstore import RunStore  # noqa: E402
+from graphglean.text.chunking import Chunk, chunk_id  # noqa: E402
 
 
 async def longest_stall(work: Callable[[], Awaitable[Any]]) -> tuple[float, float, float]:
@@ -95,11 +95,12 @@ def synthetic_run(n_chunks: int, per_chunk: int) -> tuple[list[Chunk], dict[str,
 
 
 async def graph_rows(n_chunks: int, per_chunk: int) -> list[dict]:
-    from graphglean.graph.describe import summarize_descriptions
-    from graphglean.inputs import Inputs
-    from graphglean.passes import RunContext, _graph_outcome
+    from graphglean.graph.building.describe import summarize_descriptions
     from graphglean.llm import ChatClient
-    from graphglean.scheduler import Scheduler
+    from graphglean.pipeline.context import RunContext
+    from graphglean.pipeline.steps import _graph_outcome
+    from graphglean.scheduling.scheduler import Scheduler
+    from graphglean.text.inputs import Inputs
 
     chunks, extractions = synthetic_run(n_chunks, per_chunk)
     stats = GraphStats(chunks=len(chunks))
@@ -153,11 +154,11 @@ async def store_row(n_chunks: int, per_chunk: int) -> dict:
 
 
 async def summary_row(kb: int) -> dict:
-    from graphglean import summarize as summary_module
+    from graphglean import summaries as summary_module
+    from graphglean.llm import ChatClient
+    from graphglean.scheduling.scheduler import Scheduler
     from graphglean.testing import FakeLLMServer
     from graphglean.testing.responders import synthetic
-    from graphglean.llm import ChatClient
-    from graphglean.scheduler import Scheduler
 
     stave = (ROOT / "examples" / "a_christmas_carol_stave1.txt").read_text(encoding="utf-8")
     text = "\n\n".join([stave] * math.ceil(kb * 1000 / len(stave.encode())))

@@ -19,10 +19,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import fake_server, table  # noqa: E402
 
-from graphglean.config import Config  # noqa: E402
+from graphglean.core.config import Config  # noqa: E402
+from graphglean.graph.building.merge import merge_records  # noqa: E402
 from graphglean.graph.extract import extract_graph  # noqa: E402
-from graphglean.graph.merge import merge_records  # noqa: E402
-from graphglean.graph.parser import RecordParser  # noqa: E402
+from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
 from graphglean.graph.records import Provenance  # noqa: E402
 
 

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import fake_server, table  # noqa: E402
 
-from graphglean.config import Config, EnrichConfig  # noqa: E402
-from graphglean.inputs import Message  # noqa: E402
+from graphglean.core.config import Config, EnrichConfig  # noqa: E402
+from graphglean.text.inputs import Message  # noqa: E402
 
 SOURCES = [ROOT / "examples" / "a_christmas_carol_stave1.txt",
            ROOT.parent / "shared" / "corpora" / "artificial_intelligence_wikipedia.txt"]
@@ -44,8 +44,8 @@ def big_text(mb: float) -> str:
 
 def one_graph(method: str, path: str) -> dict:
     """Runs in a child process: the graph of ``path`` by ``method`` (spacy | rules), with its peak RSS."""
-    from graphglean.graph import nlp
     from graphglean.graph.extract import extract_graph
+    from graphglean.graph.offline import nlp
 
     if method == "rules":
         nlp.load_pipeline = lambda *a, **k: None  # as when spaCy is not installed
@@ -63,7 +63,7 @@ def one_graph(method: str, path: str) -> dict:
 
 
 def _tokens(text: str, cfg: Config) -> int:
-    from graphglean.tokens import Tokenizer
+    from graphglean.core.tokens import Tokenizer
 
     return Tokenizer(cfg.llm.model).count(text)
 
@@ -87,9 +87,10 @@ def graph_rows(mb: float) -> list[dict]:
 def conversation(n: int) -> list[Message]:
     locomo = ROOT.parent / "shared" / "corpora" / "locomo" / "locomo10.json"
     if locomo.exists():
-        from graphglean.locomo import parse_locomo, to_messages
+        from graphglean.text.inputs import locomo_messages
+        from graphglean.text.locomo import parse_locomo
 
-        messages = to_messages(parse_locomo(locomo.read_bytes(), str(locomo)))[:n]
+        messages = locomo_messages(parse_locomo(locomo.read_text(encoding="utf-8"), str(locomo)))[:n]
     else:
         lines = [p.strip() for p in SOURCES[0].read_text().split(".") if p.strip()]
         messages = [Message("s1", "user", lines[i % len(lines)]) for i in range(n)]
@@ -99,7 +100,7 @@ def conversation(n: int) -> list[Message]:
 async def enrich_once(url: str, backend: str, messages: list[Message], tmp: Path) -> dict:
     from graphglean.enrich import Enricher, MemoryStore
     from graphglean.llm import ChatClient
-    from graphglean.scheduler import Scheduler
+    from graphglean.scheduling.scheduler import Scheduler
 
     cfg = Config()
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"

@@ -48,9 +48,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _server import table  # noqa: E402
 from ray_scale import write_chunks  # noqa: E402
 
-from graphglean.config import Config  # noqa: E402
-from graphglean.pipeline import run  # noqa: E402
-from graphglean.runtime.leases import BatchSize  # noqa: E402
+from graphglean.core.config import Config  # noqa: E402
+from graphglean.engines.ray.leases import BatchSize  # noqa: E402
+from graphglean.launch import run  # noqa: E402
 from graphglean.testing import FakeLLMServer  # noqa: E402
 from graphglean.testing.responders import synthetic  # noqa: E402
 

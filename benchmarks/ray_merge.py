@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 def config(folder: Path, out: Path, partitions: int, workers: int) -> Any:
     """The configuration `ray_scale.py` ran its shards with (what the merge reads of it), its outputs in
     ``out``."""
-    from graphglean.config import Config
+    from graphglean.core.config import Config
 
     cfg = Config()
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = "http://in-process.invalid/v1", "bench", "gpt-4"
@@ -64,8 +64,8 @@ def _profiled(top: int, stage: str, run: Callable[[], None]) -> float:
 def in_process(cfg: Any, dirs: list[Path], merge_dir: Path, top: int, only: int | None) -> dict[str, Any]:
     import trio
 
-    from graphglean.runtime import partitions, shard_task
-    from graphglean.runtime.task_gc import task_gc
+    from graphglean.engines.ray import partitions, shard_task
+    from graphglean.engines.ray.task_gc import task_gc
 
     if top:  # cProfile sees only its own thread: the work sent to threads is done inline
         async def inline(fn: Any, *args: Any, **_: Any) -> Any:
@@ -94,8 +94,8 @@ def in_process(cfg: Any, dirs: list[Path], merge_dir: Path, top: int, only: int 
 async def _warm(model: str, seconds: float, limiter: Any) -> None:
     import trio
 
-    from graphglean.runtime import shard_task  # noqa: F401
-    from graphglean.tokens import Tokenizer
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.engines.ray import shard_task  # noqa: F401
 
     Tokenizer(model).count("warm")
     await trio.sleep(seconds)
@@ -108,10 +108,10 @@ def on_ray(cfg: Any, dirs: list[Path], merge_dir: Path) -> dict[str, Any]:
     import ray
     import trio
 
-    from graphglean.runtime import ray_engine
-    from graphglean.scheduler import NoProgress
-    from graphglean.runtime.leases import BatchSize, LeaseBucket
-    from graphglean.runtime.ray_report import Totals
+    from graphglean.engines.ray import driver as ray_engine
+    from graphglean.engines.ray.leases import BatchSize, LeaseBucket
+    from graphglean.engines.ray.report import Totals
+    from graphglean.scheduling.scheduler import NoProgress
 
     rt = cfg.runtime
     ray.init(num_cpus=max(1, math.ceil(rt.workers * ray_engine.TASK_CPUS)), include_dashboard=False,

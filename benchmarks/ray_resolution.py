@@ -28,15 +28,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from resolution import synthetic_graph  # noqa: E402
 
-from graphglean.chunking import Chunk  # noqa: E402
-from graphglean.config import Config  # noqa: E402
-from graphglean.graph.export import entity_rows, relationship_rows  # noqa: E402
+from graphglean.core.config import Config  # noqa: E402
+from graphglean.core.tokens import Tokenizer  # noqa: E402
+from graphglean.engines.ray import partitions  # noqa: E402
+from graphglean.engines.ray.resolution.driver import resolved_merge  # noqa: E402
+from graphglean.graph.building.merge import merge_records  # noqa: E402
 from graphglean.graph.extract import GraphStats, _resolve_stage, finish_graph  # noqa: E402
-from graphglean.graph.merge import merge_records  # noqa: E402
+from graphglean.graph.formats.export import entity_rows, relationship_rows  # noqa: E402
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord  # noqa: E402
-from graphglean.runtime import partitions  # noqa: E402
-from graphglean.runtime.resolve_partitions import resolved_merge  # noqa: E402
-from graphglean.tokens import Tokenizer  # noqa: E402
+from graphglean.text.chunking import Chunk  # noqa: E402
 
 SHARDS, CHUNKS = 8, 997
 

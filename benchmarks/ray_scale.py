@@ -66,7 +66,7 @@ def write_chunks(path: Path, n: int) -> None:
 
 def bench_config(data: Path, out: Path, url: str, a: argparse.Namespace):
     """The run's configuration: ``data`` pre-chunked, fake calls, no cache, no resolution."""
-    from graphglean.config import Config
+    from graphglean.core.config import Config
 
     cfg = Config()
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = url, "bench", "gpt-4"
@@ -84,7 +84,7 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
     """Run in a driver process of its own: one size."""
     import trio
 
-    from graphglean.pipeline import run
+    from graphglean.launch import run
 
     with (contextlib.nullcontext(a.keep) if a.keep else tempfile.TemporaryDirectory()) as tmp:
         Path(tmp).mkdir(parents=True, exist_ok=True)
@@ -115,8 +115,8 @@ def fake_model_ms(sample: int = 3000) -> float:
 
     import trio
 
-    from graphglean.config import Config
-    from graphglean.graph.prompts import GraphPrompts
+    from graphglean.core.config import Config
+    from graphglean.graph.extraction.prompts import GraphPrompts
     from graphglean.testing.inprocess import InProcessTransport
     from graphglean.testing.responders import synthetic
 
@@ -145,13 +145,13 @@ def shard_alone(n: int, a: argparse.Namespace) -> dict:
     a task has it). CPU per chunk of the per-chunk path alone, with no other process on the cores."""
     import trio
 
-    from graphglean.runtime import shard_task
-    from graphglean.runtime.ray_engine import worker_config
-    from graphglean.runtime.shards import absolute_paths, plan_shards
-    from graphglean.runtime.task_gc import task_gc
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.engines.ray import shard_task
+    from graphglean.engines.ray.driver import worker_config
+    from graphglean.engines.ray.shards import absolute_paths, plan_shards
+    from graphglean.engines.ray.task_gc import task_gc
     from graphglean.testing.inprocess import InProcessTransport
     from graphglean.testing.responders import synthetic
-    from graphglean.tokens import Tokenizer
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "chunks.jsonl"
@@ -186,7 +186,7 @@ def _cluster(a: argparse.Namespace) -> Iterator[None]:
 
     import ray
 
-    from graphglean.runtime.ray_engine import TASK_CPUS
+    from graphglean.engines.ray.driver import TASK_CPUS
     from graphglean.testing.inprocess import ray_runtime_env
 
     ray.init(num_cpus=max(1, math.ceil(a.workers * TASK_CPUS)), include_dashboard=False, log_to_driver=False,

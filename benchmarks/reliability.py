@@ -2,7 +2,7 @@
 
     python benchmarks/reliability.py
 
-Every run here is a real `graphglean run` process against `python -m graphglean.testing.fake_llm` in
+Every run here is a real `graphglean run` process against `python -m graphglean.testing.serve` in
 another process; the calls are counted by the server.
 """
 

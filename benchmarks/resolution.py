@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import table  # noqa: E402
 
-from graphglean.config import Config  # noqa: E402
-from graphglean.graph.merge import normalize_name  # noqa: E402
-from graphglean.graph.blocking import candidate_pairs  # noqa: E402
-from graphglean.graph.resolve import Resolver, resolve_entities_sync  # noqa: E402
+from graphglean.core.config import Config  # noqa: E402
+from graphglean.graph.building.merge import normalize_name  # noqa: E402
+from graphglean.graph.resolution.blocking import candidate_pairs  # noqa: E402
+from graphglean.graph.resolution.resolve import Resolver, resolve_entities_sync  # noqa: E402
 
 _SYL = ("ka lo mer tin sa vor el bri dun fen gal hor is jun kel mar nor ost pra quil ros sten tor ul ven wyn yar "
         "zel").split()

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import table  # noqa: E402
 
-from graphglean.inputs import read_folder  # noqa: E402
-from graphglean.summarize import plan_chunks  # noqa: E402
-from graphglean.tokens import Tokenizer  # noqa: E402
+from graphglean.core.tokens import Tokenizer  # noqa: E402
+from graphglean.summaries import plan_chunks  # noqa: E402
+from graphglean.text.inputs import read_folder  # noqa: E402
 
 
 def text_of(kb: int) -> str:

@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE))
 
 from _server import fake_server, table  # noqa: E402
 
-from graphglean.config import Config  # noqa: E402
+from graphglean.core.config import Config  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
 from graphglean.testing.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, passage_of  # noqa: E402
 
@@ -195,8 +195,8 @@ def config(base_url: str) -> Config:
 
 
 async def graphglean_build(base_url: str, texts: list[str]) -> dict:
+    from graphglean.graph.building.merge import normalize_name
     from graphglean.graph.extract import extract_graph
-    from graphglean.graph.merge import normalize_name
 
     t0, cpu0 = time.perf_counter(), time.process_time()
     result = await extract_graph(texts, config(base_url))
@@ -224,9 +224,9 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
     """C workers, chunks in input order, each through extract, check, continue; nothing else."""
     import httpx
 
-    from graphglean.chunking import token_chunks
-    from graphglean.graph.prompts import GraphPrompts
-    from graphglean.tokens import Tokenizer
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.graph.extraction.prompts import GraphPrompts
+    from graphglean.text.chunking import token_chunks
 
     t0, cpu0 = time.perf_counter(), time.process_time()
     cfg = config(base_url)

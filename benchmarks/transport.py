@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _server import fake_server, server_log, server_stats, table  # noqa: E402
 
-from graphglean.config import LLMConfig  # noqa: E402
-from graphglean.errors import LLMError  # noqa: E402
+from graphglean.core.config import LLMConfig  # noqa: E402
+from graphglean.core.errors import LLMError  # noqa: E402
 from graphglean.llm import ChatClient  # noqa: E402
 
 

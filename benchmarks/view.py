@@ -20,10 +20,10 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from graphglean.chunking import Chunk  # noqa: E402
-from graphglean.config import OutputConfig  # noqa: E402
-from graphglean.graph.grounding import ground  # noqa: E402
+from graphglean.core.config import OutputConfig  # noqa: E402
+from graphglean.graph.building.grounding import ground  # noqa: E402
 from graphglean.testing.chromium import HeadlessChromium  # noqa: E402
+from graphglean.text.chunking import Chunk  # noqa: E402
 from graphglean.view import ChunkText, write_view  # noqa: E402
 
 TYPES = ["person", "organization", "geo", "event", "concept", "product", "date", "law"]

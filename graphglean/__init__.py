@@ -1,8 +1,77 @@
-"""graphglean: text to entity graphs, episodic facts, summaries and enriched chat memory, with an LLM."""
+"""graphglean: text to entity graphs, episodic facts, summaries and enriched chat memory, with an LLM.
 
+The public API, importable from here (each name is loaded on first use, so ``import graphglean`` stays light):
+
+    from graphglean import Config, load_config, run_sync, extract_graph_sync
+    cfg = load_config("config.yaml")          # or Config() and set its fields
+    result = run_sync(cfg)                     # every pass the config enables; outputs in cfg.output.dir
+    graph = extract_graph_sync(["Ada Lovelace wrote to Charles Babbage."], cfg).output
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("graphglean")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0+source"
+
+# public name -> the module that defines it
+_PUBLIC = {
+    "Config": "core.config", "load_config": "core.config_loader",
+    "GraphgleanError": "core.errors", "ConfigError": "core.errors", "InputError": "core.errors",
+    "LLMError": "core.errors", "LLMAuthError": "core.errors", "LLMRequestError": "core.errors",
+    "LLMModelError": "core.errors", "LLMParameterError": "core.errors", "LLMUnreachableError": "core.errors",
+    "run": "launch", "run_sync": "launch", "RunResult": "launch",
+    "extract_graph": "graph.extract", "extract_graph_sync": "graph.extract",
+    "resolve_entities": "graph.resolution.resolve", "resolve_entities_sync": "graph.resolution.resolve",
+    "summarize": "summaries", "ProgressiveSummarizer": "summaries",
+    "EpisodicGistExtraction": "episodic",
+    "Enricher": "enrich", "MemoryStore": "enrich", "search": "enrich",
+    "Scheduler": "scheduling.scheduler", "ChatClient": "llm.client",
+}
+__all__ = ["ChatClient", "Config", "ConfigError", "Enricher", "EpisodicGistExtraction", "GraphgleanError",
+           "InputError", "LLMAuthError", "LLMError", "LLMModelError", "LLMParameterError", "LLMRequestError",
+           "LLMUnreachableError", "MemoryStore", "ProgressiveSummarizer", "RunResult", "Scheduler", "extract_graph",
+           "extract_graph_sync", "load_config", "resolve_entities", "resolve_entities_sync", "run", "run_sync",
+           "search", "summarize"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphglean' has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])
+
+
+if TYPE_CHECKING:  # what type checkers and editors see
+    from .core.config import Config
+    from .core.config_loader import load_config
+    from .core.errors import (
+        ConfigError,
+        GraphgleanError,
+        InputError,
+        LLMAuthError,
+        LLMError,
+        LLMModelError,
+        LLMParameterError,
+        LLMRequestError,
+        LLMUnreachableError,
+    )
+    from .enrich import Enricher, MemoryStore, search
+    from .episodic import EpisodicGistExtraction
+    from .graph.extract import extract_graph, extract_graph_sync
+    from .graph.resolution.resolve import resolve_entities, resolve_entities_sync
+    from .launch import RunResult, run, run_sync
+    from .llm.client import ChatClient
+    from .scheduling.scheduler import Scheduler
+    from .summaries import ProgressiveSummarizer, summarize

@@ -15,9 +15,9 @@ from typing import Any
 import trio
 
 from . import __version__
-from .config import OutputConfig
-from .config_loader import load_config
-from .errors import GraphgleanError, primary
+from .core.config import OutputConfig
+from .core.config_loader import load_config
+from .core.errors import GraphgleanError, primary
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -79,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .pipeline import run
-    from .progress import ConsoleProgress
+    from .launch import run
+    from .pipeline.progress import ConsoleProgress
 
     cfg = load_config(args.config)
     if args.input:
@@ -101,8 +101,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    from .errors import InputError
-    from .exports import rebuild_view
+    from .core.errors import InputError
+    from .pipeline.outputs import rebuild_view
 
     if args.max_nodes < 0:
         raise InputError(f"--max-nodes: expected 0 (all) or a positive number, got {args.max_nodes}")

@@ -12,14 +12,14 @@ from typing import Any, Callable
 
 import attrs
 
-from .answers import parse_json_output, replace_nulls
-from .config import WIKIPEDIA_DATASETS, Config
-from .errors import ConfigError, LLMRequestError
+from .core.answers import parse_json_output, replace_nulls
+from .core.config import WIKIPEDIA_DATASETS, Config
+from .core.errors import ConfigError, LLMRequestError
+from .core.prompts import load_template, render
+from .core.sync import entry_point, run_sync
 from .llm.records import ChatResult
-from .locomo import turn_passage
-from .prompts import load_template, render
-from .scheduler import FATAL, PassLLM, Scheduler
-from .sync import entry_point, run_sync
+from .scheduling.scheduler import FATAL, PassLLM, Scheduler
+from .text.locomo import turn_passage
 
 PASS = "episodic"
 

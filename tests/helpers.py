@@ -8,8 +8,8 @@ from typing import Iterator
 
 import trio
 
-from graphglean.config import Config, LLMConfig
-from graphglean.tokens import Tokenizer
+from graphglean.core.config import Config, LLMConfig
+from graphglean.core.tokens import Tokenizer
 
 
 def llm_config(server, tmp_path=None, **kw) -> LLMConfig:
@@ -41,11 +41,11 @@ class ThreadRecordingTokenizer(Tokenizer):
 
 async def replayed_graph(folder: str):
     """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks."""
-    from graphglean.chunking import Chunk
     from graphglean.graph.extract import extract_graph
-    from graphglean.inputs import Inputs
     from graphglean.testing import FakeLLMServer
     from graphglean.testing.responders import ReplayResponder
+    from graphglean.text.chunking import Chunk
+    from graphglean.text.inputs import Inputs
 
     from .conftest import shared_path
 

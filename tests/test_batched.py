@@ -9,9 +9,9 @@ import pytest
 import trio
 import trio.testing
 
-from graphglean.batched import Batched
+from graphglean.core.batched import Batched
 from graphglean.llm.cache import ResponseCache
-from graphglean.runstore import RunStore
+from graphglean.pipeline.runstore import RunStore
 
 
 def _doubling(trips: list[list[int]], gate: threading.Event | None = None):
@@ -307,7 +307,7 @@ async def test_a_refused_shared_transaction_reaches_the_journal_and_the_store_ca
 
 
 async def test_trips_in_the_trio_thread_leave_checkpoints_to_a_worker_thread(tmp_path, monkeypatch):
-    from graphglean import sqlite_writes
+    from graphglean.core import sqlite_writes
 
     monkeypatch.setattr(sqlite_writes, "CHECKPOINT_ROWS", 100)
     store = RunStore(tmp_path)
@@ -329,7 +329,7 @@ async def test_trips_in_the_trio_thread_leave_checkpoints_to_a_worker_thread(tmp
 async def test_the_write_ahead_log_starts_again_after_each_checkpoint_while_writers_go_on(tmp_path, monkeypatch):
     """Checkpoints made while other tasks kept writing never caught up with the log, which then grew with
     every row of the run: no trip runs during a checkpoint, so the log is reused from its start after it."""
-    from graphglean import sqlite_writes
+    from graphglean.core import sqlite_writes
 
     monkeypatch.setattr(sqlite_writes, "CHECKPOINT_ROWS", 100)
     store = RunStore(tmp_path)
@@ -349,7 +349,7 @@ async def test_the_write_ahead_log_starts_again_after_each_checkpoint_while_writ
 
 
 async def test_a_failed_checkpoint_is_a_warning_and_the_committed_rows_stay(tmp_path, monkeypatch):
-    from graphglean import sqlite_writes
+    from graphglean.core import sqlite_writes
 
     monkeypatch.setattr(sqlite_writes, "CHECKPOINT_ROWS", 10)
     store = RunStore(tmp_path)

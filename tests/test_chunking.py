@@ -1,8 +1,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.chunking import chunk_on_delimiter, combine_pieces, token_chunks
-from graphglean.tokens import Tokenizer
+from graphglean.core.tokens import Tokenizer
+from graphglean.text.chunking import chunk_on_delimiter, combine_pieces, token_chunks
 
 from .conftest import shared_path
 
@@ -121,7 +121,7 @@ def test_delimiter_chunking_tokenizes_each_character_a_bounded_number_of_times()
 @settings(max_examples=200, deadline=None)
 @given(parts=st.lists(TEXTS, max_size=30))
 def test_running_count_is_the_exact_count_of_the_text_so_far(parts):
-    from graphglean.chunking import _RunningCount
+    from graphglean.text.chunking import _RunningCount
 
     running, text = _RunningCount(TOK), ""
     for part in parts:

@@ -170,7 +170,7 @@ async def test_fresh_starts_over(tmp_path):
 
 
 async def test_prompts_are_found_by_the_installed_package(tmp_path):
-    code = ("from graphglean.prompts import load_template, prompt_dirs; "
+    code = ("from graphglean.core.prompts import load_template, prompt_dirs; "
             "assert 'Passage:' in load_template('graph_extraction'); print(prompt_dirs())")
     e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = await trio.run_process([sys.executable, "-c", code], cwd=tmp_path, capture_stdout=True, env=e, check=False)

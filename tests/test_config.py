@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphglean.config import Config, field_docs
-from graphglean.config_loader import load_config, load_config_text
-from graphglean.errors import ConfigError
+from graphglean.core.config import Config, field_docs
+from graphglean.core.config_loader import load_config, load_config_text
+from graphglean.core.errors import ConfigError
 
 from .conftest import ROOT
 

@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 import networkx as nx
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from graphglean.graph.describe import SummaryMemo, summarize_descriptions
+from graphglean.core.tokens import Tokenizer
+from graphglean.graph.building.describe import SummaryMemo, summarize_descriptions
+from graphglean.graph.building.stream import DescriptionStream
 from graphglean.graph.extract import GraphStats, _chunks_of, build_graph, extract_graph, parse_extraction, record_parser
-from graphglean.graph.gleaning import ChunkExtraction
-from graphglean.graph.stream import DescriptionStream
-from graphglean.graph.workload import named_words
-from graphglean.inputs import Document
+from graphglean.graph.extraction.gleaning import ChunkExtraction
+from graphglean.graph.extraction.workload import named_words
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, RecordedRequest, Reply
 from graphglean.testing.responders import MARK_DESCRIBE, MARK_LOOP, passage_of
-from graphglean.tokens import Tokenizer
+from graphglean.text.inputs import Document
 
 from .helpers import config
 
@@ -130,7 +130,7 @@ async def test_only_a_node_whose_descriptions_changed_is_summarized_again():
 
 
 def cfg_prompt(cfg, text: str) -> str:
-    from graphglean.graph.prompts import GraphPrompts
+    from graphglean.graph.extraction.prompts import GraphPrompts
 
     return GraphPrompts.from_config(cfg.graph).extraction(text)
 
@@ -144,7 +144,7 @@ def test_descriptions_too_short_for_the_budget_are_not_counted():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from graphglean.graph.describe import needs_summary
+    from graphglean.graph.building.describe import needs_summary
 
     tok = Tokenizer("gpt-4")
     counted = []

@@ -2,14 +2,14 @@
 import numpy as np
 import trio
 
-from graphglean.config import EnrichConfig
+from graphglean.core.config import EnrichConfig
 from graphglean.enrich import Enricher, MemoryStore, search
 from graphglean.enrich.search import mmr
-from graphglean.inputs import Message
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.responders import synthetic
+from graphglean.text.inputs import Message
 
 from .helpers import llm_config
 

@@ -9,16 +9,16 @@ import threading
 import pytest
 import trio
 
-from graphglean import pipeline
-from graphglean.config import EnrichConfig
+from graphglean import launch as pipeline
+from graphglean.core.config import EnrichConfig
+from graphglean.core.errors import LLMAuthError, LLMModelError
 from graphglean.enrich import Enricher, MemoryStore
-from graphglean.errors import LLMAuthError, LLMModelError
 from graphglean.graph.extract import extract_graph, extract_graph_sync
-from graphglean.inputs import Message
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, Reply, refusal
 from graphglean.testing.responders import synthetic
+from graphglean.text.inputs import Message
 
 from .conftest import ROOT
 from .helpers import config, llm_config

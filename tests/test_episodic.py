@@ -1,13 +1,13 @@
-import pytest
 import json
 
+import pytest
 import trio
 
-from graphglean.answers import parse_json_output
-from graphglean.config import Config
+from graphglean.core.answers import parse_json_output
+from graphglean.core.config import Config
 from graphglean.episodic import ChunkInfo, EpisodicGistExtraction, template_family
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, Reply
 
 from .helpers import llm_config
@@ -25,8 +25,8 @@ def test_template_family_by_dataset_name():
 
 
 def test_a_dataset_naming_no_template_family_is_a_config_error():
-    from graphglean.config_loader import load_config_text
-    from graphglean.errors import ConfigError
+    from graphglean.core.config_loader import load_config_text
+    from graphglean.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"c.yaml:2.*episodic.dataset.*locomo.*wikipedia"):
         load_config_text("episodic:\n  dataset: wikipedai\n", "c.yaml")
@@ -134,7 +134,7 @@ def test_sync_wrapper_from_plain_code():
 def test_missing_template_folder_is_a_config_error(tmp_path):
     import pytest
 
-    from graphglean.errors import ConfigError
+    from graphglean.core.errors import ConfigError
 
     cfg = Config()
     cfg.episodic.templates = str(tmp_path / "nope")
@@ -143,7 +143,8 @@ def test_missing_template_folder_is_a_config_error(tmp_path):
 
 
 def test_json_reader_fails_only_with_value_error():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     @settings(max_examples=300, deadline=None)
     @given(st.one_of(st.text(max_size=200), st.text(alphabet='{}[]",: \\ab1n', max_size=60)))
@@ -157,7 +158,8 @@ def test_json_reader_fails_only_with_value_error():
 
 
 def test_truncation_keeps_exactly_the_complete_items():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     @settings(max_examples=200, deadline=None)
     @given(st.lists(st.text(max_size=15), min_size=1, max_size=6), st.integers(0, 10**6))

@@ -4,15 +4,15 @@ would hold up the requests other passes have in flight (figures: benchmarks/even
 import io
 import threading
 
-from graphglean import passes
-from graphglean.config import Config
+from graphglean.core.config import Config
 from graphglean.graph import extract
-from graphglean.inputs import Document, Inputs
+from graphglean.launch import run
 from graphglean.llm import ChatClient
-from graphglean.pipeline import run
-from graphglean.scheduler import Scheduler
+from graphglean.pipeline import steps as passes
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
+from graphglean.text.inputs import Document, Inputs
 
 from .helpers import ThreadRecordingTokenizer, config
 
@@ -64,7 +64,8 @@ async def test_graph_outputs_are_written_off_the_event_loop(tmp_path, monkeypatc
 async def test_resolution_llm_tier_checks_pairs_off_the_event_loop(monkeypatch):
     import re
 
-    from graphglean.graph import resolve, resolve_llm
+    from graphglean.graph.resolution import llm_tier as resolve_llm
+    from graphglean.graph.resolution import resolve
 
     seen = {}
     for module, name in ((resolve, "_by_rules"), (resolve, "questions"), (resolve_llm, "vector_pairs"),

@@ -5,13 +5,13 @@ import re
 import networkx as nx
 import pytest
 
-from graphglean.config import Config
-from graphglean.config_loader import load_config_text
-from graphglean.errors import ConfigError
-from graphglean.graph.export import entity_rows, relationship_rows
+from graphglean.core.config import Config
+from graphglean.core.config_loader import load_config_text
+from graphglean.core.errors import ConfigError
 from graphglean.graph.extract import extract_graph_sync
-from graphglean.graph.neo4j import label_of, write_neo4j
-from graphglean.pipeline import run_sync
+from graphglean.graph.formats.export import entity_rows, relationship_rows
+from graphglean.graph.formats.neo4j import label_of, write_neo4j
+from graphglean.launch import run_sync
 
 from .conftest import ROOT
 from .helpers import replayed_graph
@@ -125,7 +125,7 @@ def test_labels_are_valid_identifiers():
 
 def test_parquet_has_the_jsonl_columns_and_values(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
-    from graphglean.graph.parquet import write_parquet
+    from graphglean.graph.formats.parquet import write_parquet
 
     graph = tricky_graph()
     graph.nodes["1851 exhibition"]["odd"] = [1, "mixed"]  # no single Arrow type: kept as JSON text
@@ -214,7 +214,7 @@ def test_outputs_get_the_permissions_of_any_new_file(tmp_path):
     import os
     import stat
 
-    from graphglean.atomic import write_text
+    from graphglean.core.atomic import write_text
 
     cfg = Config()
     cfg.input.path, cfg.output.dir = str(STAVE), str(tmp_path / "out")

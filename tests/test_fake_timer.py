@@ -10,10 +10,10 @@ import pytest
 import trio
 import trio.testing
 
-from graphglean.llm.plain_socket import PlainSocket
-from graphglean.testing.listen import serve_plain_tcp
-from graphglean.testing.timer import Timer
-from graphglean.testing.timerfd import TimerFD
+from graphglean.llm.http.plain_socket import PlainSocket
+from graphglean.testing.wire.listen import serve_plain_tcp
+from graphglean.testing.wire.timer import Timer
+from graphglean.testing.wire.timerfd import TimerFD
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="timerfds are Linux's")
 

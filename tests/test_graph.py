@@ -5,18 +5,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.chunking import Chunk
-from graphglean.config import Config
-from graphglean.graph.export import write_graph
+from graphglean.core.config import Config
+from graphglean.graph.building.merge import GraphAccumulator, merge_records, normalize_name
 from graphglean.graph.extract import extract_graph, extract_graph_sync
-from graphglean.graph.merge import GraphAccumulator, merge_records, normalize_name
-from graphglean.graph.fields import COMMON_TYPES, is_header_word, is_placeholder
-from graphglean.graph.parser import RecordParser
-from graphglean.graph.prompts import neutralize
+from graphglean.graph.extraction.fields import COMMON_TYPES, is_header_word, is_placeholder
+from graphglean.graph.extraction.parser import RecordParser
+from graphglean.graph.extraction.prompts import neutralize
+from graphglean.graph.formats.export import write_graph
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
-from graphglean.inputs import Inputs
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.responders import ReplayResponder, synthetic
+from graphglean.text.chunking import Chunk
+from graphglean.text.inputs import Inputs
 
 from .conftest import shared_path
 from .helpers import config
@@ -260,10 +260,10 @@ def test_well_formed_records_survive_any_layout(fields, separator, completion, p
 
 
 async def test_summaries_end_when_each_description_alone_fills_the_budget():
-    from graphglean.graph.describe import summarize_descriptions
-    from graphglean.scheduler import Scheduler
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.graph.building.describe import summarize_descriptions
     from graphglean.llm.client import ChatClient
-    from graphglean.tokens import Tokenizer
+    from graphglean.scheduling.scheduler import Scheduler
 
     g = nx.Graph()
     long = "word " * 60
@@ -276,7 +276,7 @@ async def test_summaries_end_when_each_description_alone_fills_the_budget():
 
 
 def test_a_mention_inside_a_longer_name_of_the_same_node_is_one_span():
-    from graphglean.graph.grounding import ground
+    from graphglean.graph.building.grounding import ground
 
     text = "Ebenezer Scrooge signed it. Later Scrooge left."
     g = nx.Graph()
@@ -286,10 +286,10 @@ def test_a_mention_inside_a_longer_name_of_the_same_node_is_one_span():
 
 
 async def test_the_groups_of_a_long_description_list_are_summarized_at_once():
-    from graphglean.graph.describe import summarize
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.graph.building.describe import summarize
     from graphglean.llm.client import ChatClient
-    from graphglean.scheduler import Scheduler
-    from graphglean.tokens import Tokenizer
+    from graphglean.scheduling.scheduler import Scheduler
 
     descriptions = [f"fact {i} " + "word " * 30 for i in range(12)]  # about 4 groups at a budget of 25
     async with FakeLLMServer(lambda req: "short", latency=0.2).running() as s:
@@ -312,8 +312,8 @@ _TEMPLATE_PIECES = st.sampled_from(["{input_text}", "{examples}", "{", "}", "{{i
 @settings(max_examples=300, deadline=None)
 def test_the_extraction_prompt_is_the_template_rendered_with_the_passage(template, passage):
     """The prompt joined from the template cut once at its passage fields is the one `render` makes of it."""
-    from graphglean.graph.prompts import GraphPrompts
-    from graphglean.prompts import render
+    from graphglean.core.prompts import render
+    from graphglean.graph.extraction.prompts import GraphPrompts
 
     fields = {"tuple_delimiter": "<|>", "record_delimiter": "##", "completion_delimiter": "@@DONE@@"}
     prompts = GraphPrompts(template, "more", "loop?", fields)
@@ -325,7 +325,7 @@ def test_an_extraction_is_stored_as_all_its_fields():
     """`ChunkExtraction.to_json` lists the fields itself: it is what ``attrs.asdict`` gives, field for field."""
     import attrs
 
-    from graphglean.graph.gleaning import ChunkExtraction
+    from graphglean.graph.extraction.gleaning import ChunkExtraction
 
     extraction = ChunkExtraction("c1", ["a", "b"], 1, 2, 30, 40, 1, 1, [[0, 5], [5, 9]], [False, True], 1, 1, 1, 1)
     assert list(extraction.to_json().items()) == list(attrs.asdict(extraction, recurse=False).items())

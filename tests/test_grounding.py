@@ -8,8 +8,15 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.chunking import Chunk
-from graphglean.graph.grounding import _FOLDS_TO_ASCII, Name, _comparable_lower, _name_pattern, _outermost, ground
+from graphglean.graph.building.grounding import (
+    _FOLDS_TO_ASCII,
+    Name,
+    _comparable_lower,
+    _name_pattern,
+    _outermost,
+    ground,
+)
+from graphglean.text.chunking import Chunk
 
 # pieces chosen to meet every rule of the pattern: case, whitespace of every kind between words, word edges
 # (letters, digits, "_", accents), characters that fold to ASCII letters, lower-casing that changes length

@@ -1,4 +1,4 @@
-"""graphglean.llm.http1: responses as real servers and proxies write them, read back whole, in any byte split;
+"""graphglean.llm.http.http1: responses as real servers and proxies write them, read back whole, in any byte split;
 the edge cases by name; the pool's keep-alive decisions on a real socket."""
 
 import contextlib
@@ -10,13 +10,20 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphglean.errors import LLMRequestError
+from graphglean.core.errors import LLMRequestError
 from graphglean.llm import ChatClient
-from graphglean.llm.http1 import (MAX_HEAD, ByteReader, ProtocolError, parse_fields, read_request_body,
-                                  read_response, request_bytes)
-from graphglean.llm.transport import Answer, PooledTransport
+from graphglean.llm.http.http1 import (
+    MAX_HEAD,
+    ByteReader,
+    ProtocolError,
+    parse_fields,
+    read_request_body,
+    read_response,
+    request_bytes,
+)
+from graphglean.llm.http.transport import Answer, PooledTransport
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.http1 import RequestReader
+from graphglean.testing.wire.http1 import RequestReader
 
 from .helpers import llm_config
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphglean.errors import LLMAuthError
+from graphglean.core.errors import LLMAuthError
+from graphglean.engines.ray import shard_task
 from graphglean.llm import ChatClient, RetryPolicy
-from graphglean.runtime import shard_task
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.inprocess import RESPONDER_ENV, InProcessTransport, install
 from graphglean.testing.responders import synthetic

@@ -4,10 +4,10 @@ import warnings
 
 import pytest
 
-from graphglean.config import InputConfig
-from graphglean.errors import InputError
-from graphglean.inputs import InputWarning, read_inputs
-from graphglean.tokens import Tokenizer
+from graphglean.core.config import InputConfig
+from graphglean.core.errors import InputError
+from graphglean.core.tokens import Tokenizer
+from graphglean.text.inputs import InputWarning, read_inputs
 
 from .conftest import shared_path
 

@@ -11,7 +11,18 @@ import trio.testing
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from graphglean.runtime.leases import EXPIRY_S, LEASE_S, REPORT_S, STALE_S, BatchSize, Holding, LeaseBucket, LeasedRateLimiter, Pace, spare
+from graphglean.engines.ray.leases import (
+    EXPIRY_S,
+    LEASE_S,
+    REPORT_S,
+    STALE_S,
+    BatchSize,
+    Holding,
+    LeaseBucket,
+    LeasedRateLimiter,
+    Pace,
+    spare,
+)
 
 RPM = 600  # 10 a second, one second banked
 RATE = RPM / 60
@@ -508,7 +519,7 @@ def test_a_batch_grows_with_the_round_trip_within_the_worker_s_share_of_one_seco
 
 
 def test_a_round_trip_ends_when_the_reply_reaches_the_process_not_when_a_busy_loop_takes_it_up():
-    from graphglean.runtime.leases.ray_wait import Arrived
+    from graphglean.engines.ray.leases.ray_wait import Arrived
 
     async def main(clock):
         bucket = LeaseBucket(RPM, 0, clock=clock.current_time)

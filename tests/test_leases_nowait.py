@@ -3,9 +3,9 @@ limiter does: awaited, a task's calls passed it one per scheduler pass."""
 
 from __future__ import annotations
 
+from graphglean.engines.ray.leases import BatchSize, LeaseBucket, LeasedRateLimiter
 from graphglean.llm import ChatClient
-from graphglean.runtime.leases import BatchSize, LeaseBucket, LeasedRateLimiter
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing.inprocess import InProcessTransport
 
 from .helpers import llm_config, task_resumes

@@ -4,7 +4,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from graphglean.errors import LLMError
+from graphglean.core.errors import LLMError
 from graphglean.llm import ChatClient, RateLimiter
 from graphglean.llm.limits import AdaptiveConcurrency, LearnedRate, TokenBucket
 from graphglean.testing import FakeLLMServer, Reply

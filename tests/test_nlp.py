@@ -8,13 +8,13 @@ import sys
 import pytest
 import trio
 
-from graphglean.config import Config
-from graphglean.config_loader import load_config
-from graphglean.errors import ConfigError
-from graphglean.graph import nlp as nlp_method
+from graphglean.core.config import Config
+from graphglean.core.config_loader import load_config
+from graphglean.core.errors import ConfigError
+from graphglean.core.spacy_pipeline import load_pipeline, pieces
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.span_names import CaseEvidence, blank_markers, entity_names, speaker_labels
-from graphglean.spacy_pipeline import load_pipeline, pieces
+from graphglean.graph.offline import nlp as nlp_method
+from graphglean.graph.offline.span_names import CaseEvidence, blank_markers, entity_names, speaker_labels
 
 from .conftest import ROOT, shared_path
 
@@ -104,7 +104,7 @@ async def test_provenance_spans_slice_the_document_and_descriptions_fit_the_budg
     names = {n.casefold() for n in [scrooge["name"], *scrooge.get("aliases", [])]}
     assert len(scrooge["source_ids"]) > 3 and len(scrooge["spans"]) > 50
     assert all(text[a:b].casefold() in names for _, a, b in scrooge["spans"])
-    from graphglean.tokens import Tokenizer
+    from graphglean.core.tokens import Tokenizer
 
     tokens = Tokenizer(cfg.llm.model)
     for _, data in result.output.nodes(data=True):
@@ -115,8 +115,8 @@ async def test_provenance_spans_slice_the_document_and_descriptions_fit_the_budg
 async def test_without_spacy_the_rule_based_fallback_runs_with_one_notice(monkeypatch):
     monkeypatch.setattr(nlp_method, "load_pipeline", lambda *a, **k: None)
     said = []
+    from graphglean.core.tokens import Tokenizer
     from graphglean.graph.extract import GraphStats, _chunks_of, build_graph
-    from graphglean.tokens import Tokenizer
 
     cfg = Config()
     tokenizer = Tokenizer(cfg.llm.model)
@@ -203,8 +203,8 @@ async def test_locomo_conversation_has_speakers_not_speaker_label_artefacts(tmp_
     sample.write_text(json.dumps(data[:1]))
     (tmp_path / "c.yaml").write_text(f"input: {{path: {sample}, format: locomo}}\ngraph: {{method: nlp}}\n")
     cfg = load_config(tmp_path / "c.yaml")
-    from graphglean.inputs import read_inputs
-    from graphglean.tokens import Tokenizer
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.text.inputs import read_inputs
 
     inputs = read_inputs(cfg.input, Tokenizer(cfg.llm.model))
     graph = (await extract_graph(inputs, cfg, method="nlp")).output

@@ -2,16 +2,15 @@
 
 import pytest
 
-from graphglean.config import EnrichConfig
-from graphglean.enrich import Enricher, MemoryStore
-from graphglean.enrich import spacy_entities
-from graphglean.errors import ConfigError
-from graphglean.inputs import Message
+from graphglean.core.config import EnrichConfig
+from graphglean.core.errors import ConfigError
+from graphglean.core.spacy_pipeline import load_pipeline
+from graphglean.enrich import Enricher, MemoryStore, spacy_entities
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
-from graphglean.spacy_pipeline import load_pipeline
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
+from graphglean.text.inputs import Message
 
 from .helpers import llm_config
 
@@ -70,11 +69,12 @@ async def test_spacy_backend_without_a_model_is_a_config_error_and_auto_falls_ba
 def test_dry_run_counts_no_entity_call_when_spacy_finds_them(tmp_path):
     import io
 
-    from graphglean.config import Config
-    from graphglean.inputs import Inputs
-    from graphglean.pipeline import dry_run, enrich_pass
-    from graphglean.spacy_pipeline import installed
-    from graphglean.tokens import Tokenizer
+    from graphglean.core.config import Config
+    from graphglean.core.spacy_pipeline import installed
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.pipeline.estimate import dry_run
+    from graphglean.pipeline.steps import enrich_pass
+    from graphglean.text.inputs import Inputs
 
     assert installed("") and not installed("xx_no_such_model")
     inputs = Inputs(messages=[Message("s1", "user", t) for t in TEXTS * 25])

@@ -9,14 +9,14 @@ import pytest
 import spacy
 import trio
 
-from graphglean import spacy_pipeline
-from graphglean.config import Config
+from graphglean.core import spacy_pipeline
+from graphglean.core.config import Config
+from graphglean.core.spacy_pipeline import load_pipeline
 from graphglean.enrich.spacy_entities import SpacyEntities
-from graphglean.graph import nlp as nlp_method
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.nlp_spacy import SpacyGraphExtractor
-from graphglean.pipeline import run
-from graphglean.spacy_pipeline import load_pipeline
+from graphglean.graph.offline import nlp as nlp_method
+from graphglean.graph.offline.nlp_spacy import SpacyGraphExtractor
+from graphglean.launch import run
 
 from .conftest import ROOT
 
@@ -84,8 +84,8 @@ async def test_a_shared_pipeline_is_used_by_one_thread_at_a_time(monkeypatch):
         return iter(docs)
 
     monkeypatch.setattr(nlp, "pipe", pipe)
+    from graphglean.core.tokens import Tokenizer
     from graphglean.graph.extract import _chunks_of
-    from graphglean.tokens import Tokenizer
 
     chunks, _ = _chunks_of(["Scrooge met Marley in London.", "Bob Cratchit went to Camden Town."], Config(),
                            Tokenizer("gpt-4o-mini"))
@@ -205,7 +205,7 @@ async def test_an_interrupted_offline_pass_keeps_the_batches_it_finished(tmp_pat
 
 
 async def test_the_llm_methods_stored_answers_survive_an_offline_run(tmp_path):
-    from graphglean.runstore import RunStore
+    from graphglean.pipeline.runstore import RunStore
 
     cfg = big_input(tmp_path)
     store = RunStore(tmp_path / "out")
@@ -248,9 +248,9 @@ async def test_parsing_runs_in_worker_threads(monkeypatch):
 
 
 async def test_a_damaged_or_outdated_stored_analysis_is_parsed_again():
+    from graphglean.core.tokens import Tokenizer
     from graphglean.graph.extract import _chunks_of
-    from graphglean.graph.nlp_spacy import pack
-    from graphglean.tokens import Tokenizer
+    from graphglean.graph.offline.nlp_spacy import pack
 
     cfg = Config()
     chunks, _ = _chunks_of(["Scrooge met Marley in London.", "Bob Cratchit went to Camden Town."], cfg,
@@ -277,7 +277,7 @@ async def test_a_run_without_spacy_falls_back_with_one_notice_and_stores_nothing
     assert [m for m in said if "pip install" in m] == [nlp_method.FALLBACK_NOTICE]
     row = result.report["passes"][0]
     assert row["offline_backend"] == "rules" and row["resumed_chunks"] == 0 and row["nodes"] > 0
-    from graphglean.runstore import RunStore
+    from graphglean.pipeline.runstore import RunStore
 
     store = RunStore(tmp_path / "out")
     assert store.load("graph.nlp") == {}

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from graphglean.answers import _scanned_spans, parse_json_output, reasoning_spans, strip_reasoning
-from graphglean.graph.fields import COMMON_TYPES, is_placeholder
-from graphglean.graph.parser import RecordParser
+from graphglean.core.answers import _scanned_spans, parse_json_output, reasoning_spans, strip_reasoning
+from graphglean.graph.extraction.fields import COMMON_TYPES, is_placeholder
+from graphglean.graph.extraction.parser import RecordParser
 from graphglean.graph.records import Provenance
 
 P = RecordParser()
@@ -237,7 +237,7 @@ def test_records_in_any_script_survive_layouts_and_reasoning(records, delim, sep
 
 # -- at least what the original tools read, from answers as real models garble them ----------------------------
 
-from graphglean.graph.merge import normalize_name  # noqa: E402
+from graphglean.graph.building.merge import normalize_name  # noqa: E402
 
 from .reference_parsers import line_style, tuple_style  # noqa: E402
 
@@ -326,7 +326,7 @@ def test_a_cut_answer_yields_only_whole_records(records, style, sep, data):
 
 
 def test_only_whole_html_entities_are_decoded():
-    from graphglean.graph.fields import clean_field
+    from graphglean.graph.extraction.fields import clean_field
 
     assert clean_field("AT&amp;T") == "AT&T"
     assert clean_field("&LT") == "&LT" and clean_field("R&D &copy 2020") == "R&D &copy 2020"  # found by hypothesis

@@ -6,7 +6,7 @@ import pytest
 import trio
 import trio.testing
 
-from graphglean.llm.plain_socket import PlainSocket
+from graphglean.llm.http.plain_socket import PlainSocket
 
 
 def pair():
@@ -101,7 +101,7 @@ async def test_connect_reaches_a_listener_with_nagle_off_and_a_refusal_is_an_ose
 
 
 async def test_a_pool_finds_its_way_to_an_origin_once_and_again_when_the_address_fails(monkeypatch):
-    from graphglean.llm import transport
+    from graphglean.llm.http import transport
     from graphglean.testing import FakeLLMServer
 
     by_name = []

@@ -1,7 +1,7 @@
 import io
 
 from graphglean.llm.accounting import CallAccount
-from graphglean.progress import ConsoleProgress
+from graphglean.pipeline.progress import ConsoleProgress
 
 
 class Tty(io.StringIO):

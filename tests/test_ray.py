@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from graphglean.config import Config
-from graphglean.pipeline import run
-from graphglean.runtime.leases import BatchSize
+from graphglean.core.config import Config
+from graphglean.engines.ray.leases import BatchSize
+from graphglean.launch import run
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import MARK_DESCRIBE, synthetic
 
@@ -129,7 +129,7 @@ async def _rate_run(tmp_path: Path, rpm: int, out: str) -> tuple[dict, list[tupl
     """A run of 4 workers against a server that allows ``rpm``, the client configured at 0.9 of it. Returns
     the report, when the server read each chat request (its own log) with the shard of its document, and
     the 429s."""
-    from graphglean.runtime.shards import plan_shards
+    from graphglean.engines.ray.shards import plan_shards
 
     docs = _documents(tmp_path / f"{out}.jsonl", 80)
     async with FakeLLMServer(synthetic, rpm=rpm).running() as server:
@@ -196,7 +196,7 @@ async def test_leases_follow_calls_when_the_rate_does_not_bind(cluster, tmp_path
 
 
 async def test_per_worker_limits_do_produce_429s(cluster, tmp_path, monkeypatch):
-    from graphglean.runtime import ray_engine
+    from graphglean.engines.ray import driver as ray_engine
 
     real = ray_engine.worker_config
 
@@ -273,7 +273,7 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
             driver.wait()
         finished = {p.parent.name for p in shards.glob("*/done.json")}
         await trio.sleep(0.5)
-        from graphglean.config_loader import load_config
+        from graphglean.core.config_loader import load_config
 
         result = await run(load_config(tmp_path / "c.yaml"), out=io.StringIO(), notice=lambda m: None)
     assert result.report["runtime"]["shards_skipped"] >= len(finished)

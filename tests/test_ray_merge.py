@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import io
 import json
 import subprocess
 import sys
@@ -15,19 +14,18 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.chunking import Chunk
-from graphglean.config import Config
-from graphglean.config_loader import load_config_text
-from graphglean.errors import ConfigError
-from graphglean.graph.export import entity_rows, relationship_rows
+from graphglean.core.config import Config
+from graphglean.core.config_loader import load_config_text
+from graphglean.core.errors import ConfigError
+from graphglean.core.tokens import Tokenizer
+from graphglean.engines.ray import partitions
+from graphglean.engines.ray.shards import plan_shards, read_shard
+from graphglean.graph.building.merge import merge_records
 from graphglean.graph.extract import GraphStats, finish_graph
-from graphglean.graph.merge import merge_records
+from graphglean.graph.formats.export import entity_rows, relationship_rows
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
-from graphglean.inputs import read_inputs
-from graphglean.pipeline import run
-from graphglean.runtime import partitions
-from graphglean.runtime.shards import plan_shards, read_shard
-from graphglean.tokens import Tokenizer
+from graphglean.text.chunking import Chunk
+from graphglean.text.inputs import read_inputs
 
 NAMES = ["Alice", " alice ", "BOB", "Bob", '"Carol"', "carol", "Dave", "Eve Adams", "eve  adams", "Zed"]
 
@@ -154,7 +152,7 @@ def test_engine_ray_without_ray_is_one_config_error_naming_the_extra(monkeypatch
 
 
 def test_engine_local_never_imports_ray(tmp_path):
-    code = ("import sys, io, trio; from graphglean.config import Config; from graphglean.pipeline import run\n"
+    code = ("import sys, io, trio; from graphglean.core.config import Config; from graphglean.launch import run\n"
             "cfg = Config(); cfg.input.path = 'examples/'; cfg.graph.method = 'nlp'; "
             f"cfg.output.dir = {str(tmp_path)!r}\n"
             "trio.run(lambda: run(cfg, out=io.StringIO()))\n"
@@ -167,7 +165,7 @@ def test_engine_local_never_imports_ray(tmp_path):
 
 def test_an_unreachable_cluster_is_one_config_error(monkeypatch):
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
-    from graphglean.runtime.ray_engine import connect
+    from graphglean.engines.ray.driver import connect
 
     def refuse(**kw):
         raise ConnectionError("Could not find any running Ray instance.\nPlease specify the one to connect to.")
@@ -182,7 +180,7 @@ def test_an_unreachable_cluster_is_one_config_error(monkeypatch):
 
 
 def test_each_worker_gets_its_share_of_the_concurrency_and_no_limit_of_its_own():
-    from graphglean.runtime.ray_engine import worker_config
+    from graphglean.engines.ray.driver import worker_config
 
     cfg = Config()
     cfg.llm.max_concurrency, cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute = 30, 600, 90_000
@@ -196,8 +194,8 @@ def test_each_worker_gets_its_share_of_the_concurrency_and_no_limit_of_its_own()
 def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_unchanged(tmp_path):
     import os
 
-    from graphglean.runtime.shard_task import FINISHED, finished_report, fingerprint
-    from graphglean.runtime.shards import ShardSpec
+    from graphglean.engines.ray.shard_task import FINISHED, fingerprint, finished_report
+    from graphglean.engines.ray.shards import ShardSpec
 
     data = tmp_path / "in.jsonl"
     data.write_text('{"text": "Ada"}\n')
@@ -217,7 +215,7 @@ def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_uncha
 
 async def test_an_offline_shard_run_again_parses_nothing_it_stored(tmp_path):
     """A retried or unfinished shard of the offline method resumes from its run store, as a local run does."""
-    from graphglean.runtime.shard_task import process_shard
+    from graphglean.engines.ray.shard_task import process_shard
 
     docs = tmp_path / "in.jsonl"
     docs.write_text("".join(json.dumps({"id": f"d{i}", "text": f"Ada Lovelace wrote to Charles Babbage in London "
@@ -287,7 +285,7 @@ def test_a_shard_finished_by_an_earlier_version_merges_from_its_combined_part_fi
 def test_grounding_from_the_shards_reads_their_chunks_a_block_at_a_time(tmp_path):
     import networkx as nx
 
-    from graphglean.graph.grounding import ground
+    from graphglean.graph.building.grounding import ground
 
     chunks = [_chunk(i, ["Alice", "Bob"] if i % 2 else ["Carol"]) for i in range(1200)]
     folders = [tmp_path / "s0", tmp_path / "s1"]
@@ -335,7 +333,7 @@ def test_merged_records_pickle_as_plain_data_and_absorb_as_update_merges():
 
 
 def test_an_edge_partition_looks_up_only_the_names_its_summaries_need(tmp_path):
-    from graphglean.graph.merge import GraphAccumulator
+    from graphglean.graph.building.merge import GraphAccumulator
 
     acc = merge_records([ParseResult([], [RelationshipRecord("Alice", "Bob", "met " * 30 + f"{i}", 1.0, (),
                                                              Provenance("d", i, f"c{i}", 0)),
@@ -372,14 +370,14 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.text(), JSON_VALUES, max_size=6))
 def test_a_row_line_is_what_json_dumps_writes(row):
-    from graphglean.runtime.json_rows import json_line
+    from graphglean.engines.ray.json_rows import json_line
 
     assert json_line(row) == json.dumps(row, ensure_ascii=False)
 
 
 def test_written_rows_are_the_lines_write_jsonl_writes(tmp_path):
-    from graphglean.graph.export import write_jsonl
-    from graphglean.runtime.json_rows import BATCH, write_rows
+    from graphglean.engines.ray.json_rows import BATCH, write_rows
+    from graphglean.graph.formats.export import write_jsonl
 
     rows = [{"id": f"n{i}", "name": "Ünï \"quoted\"\n" * (i % 3), "weight": i / 7, "ids": [i, None, True]}
             for i in range(2 * BATCH + 7)]

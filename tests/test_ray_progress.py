@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
+from graphglean.engines.ray.driver import ItemProgress
+from graphglean.engines.ray.shard_task import ShardProgress
 from graphglean.llm.accounting import CallAccount
-from graphglean.progress import ConsoleProgress
-from graphglean.runtime.ray_engine import ItemProgress
-from graphglean.runtime.shard_task import ShardProgress
+from graphglean.pipeline.progress import ConsoleProgress
 
 
 def _account(calls: int) -> CallAccount:

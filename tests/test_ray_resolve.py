@@ -17,21 +17,21 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.chunking import Chunk
-from graphglean.config import Config
-from graphglean.config_loader import load_config_text
-from graphglean.graph.export import entity_rows, relationship_rows
+from graphglean.core.config import Config
+from graphglean.core.config_loader import load_config_text
+from graphglean.core.tokens import Tokenizer
+from graphglean.engines.ray import partitions
+from graphglean.engines.ray.resolution.decision_tables import Decisions, decision_table, write_group_parts
+from graphglean.engines.ray.resolution.driver import resolved_merge
+from graphglean.engines.ray.resolution.finish import merged_edges, new_pair
+from graphglean.graph.building.merge import merge_records
 from graphglean.graph.extract import GraphStats, _resolve_stage, finish_graph
-from graphglean.graph.merge import merge_records
+from graphglean.graph.formats.export import entity_rows, relationship_rows
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
-from graphglean.pipeline import run
-from graphglean.progress import ConsoleProgress
-from graphglean.runtime import partitions
-from graphglean.runtime.decision_tables import Decisions, decision_table, write_group_parts
-from graphglean.runtime.resolve_finish import merged_edges, new_pair
-from graphglean.runtime.resolve_partitions import resolved_merge
+from graphglean.launch import run
+from graphglean.pipeline.progress import ConsoleProgress
 from graphglean.testing import FakeLLMServer
-from graphglean.tokens import Tokenizer
+from graphglean.text.chunking import Chunk
 
 PEOPLE = ["Scrooge", "Ebenezer Scrooge", "Mr. Scrooge", "Ebenezer", "Jacob Marley", "Marley", "Old Marley",
           "Mr. Fezziwig", "Mrs. Fezziwig", "Fezziwig", "Bob Cratchit", "Martha Cratchit", "Cratchit", "Bob",
@@ -284,7 +284,7 @@ def _shows_resolution_progress(lines: list[str], llm_batch: int) -> None:
 
 
 def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share():
-    import graphglean.runtime.batch_decisions as decisions
+    import graphglean.engines.ray.resolution.batch_decisions as decisions
 
     letters = "bcdfghjklmnprstvz"
     surnames = [f"{letters[i % 17].upper()}{'aeiou'[i // 17 % 5]}{letters[i // 85 % 17]}wick" for i in range(40)]
@@ -318,8 +318,8 @@ def test_each_decision_task_holds_a_batch_of_whole_components_within_its_share()
 
 
 def test_a_batch_that_reads_the_owners_clusters_builds_its_resolver_once(monkeypatch):
-    import graphglean.runtime.batch_resolver as resolvers
-    import graphglean.runtime.resolve_partitions as steps
+    import graphglean.engines.ray.resolution.batch_resolver as resolvers
+    import graphglean.engines.ray.resolution.driver as steps
 
     built, owners = [], []
     build, write = resolvers.batch_resolver, resolvers.write_owner_entries
@@ -331,9 +331,9 @@ def test_a_batch_that_reads_the_owners_clusters_builds_its_resolver_once(monkeyp
 
 
 def test_batches_hold_whole_components_and_a_larger_component_alone(tmp_path):
-    from graphglean.runtime.decision_batches import batch_pairs, plan_batches
-    from graphglean.runtime.resolve_candidates import KeptPairs
-    from graphglean.runtime.stage_files import dump
+    from graphglean.engines.ray.resolution.candidates import KeptPairs
+    from graphglean.engines.ray.resolution.decision_batches import batch_pairs, plan_batches
+    from graphglean.engines.ray.stage_files import dump
 
     chain = [(f"big{i:02d}", f"big{i + 1:02d}") for i in range(19)]  # one component of 20 nodes
     small = [(f"a{i}", f"b{i}") for i in range(20)]  # 20 of 2
@@ -361,9 +361,9 @@ def test_batches_hold_whole_components_and_a_larger_component_alone(tmp_path):
 def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it(tmp_path):
     from collections import Counter
 
-    from graphglean.graph.evidence import Corpus, Evidence, corpus_words, profile_from
-    from graphglean.runtime.node_tables import NodeTables
-    from graphglean.runtime.word_tables import corpus_of, word_table, write_word_parts
+    from graphglean.engines.ray.resolution.node_tables import NodeTables
+    from graphglean.engines.ray.resolution.word_tables import corpus_of, word_table, write_word_parts
+    from graphglean.graph.resolution.evidence import Corpus, Evidence, corpus_words, profile_from
 
     def profiles_of(names, said):
         return [profile_from(n.lower(), {"name": n, "type": KINDS.get(n, "person"),
@@ -397,7 +397,7 @@ def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it
 
 
 def test_node_tables_read_many_keys_in_one_statement_per_partition(tmp_path):
-    from graphglean.runtime.node_tables import NodeTables, write_table
+    from graphglean.engines.ray.resolution.node_tables import NodeTables, write_table
 
     P = 3
     keys = [f"key {i}" for i in range(1200)]

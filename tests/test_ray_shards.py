@@ -11,13 +11,13 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphglean.config import Config
-from graphglean.errors import InputError
-from graphglean.inputs import read_inputs
-from graphglean.pipeline import run
-from graphglean.runtime import shards
-from graphglean.runtime.shards import plan_shards, read_shard
-from graphglean.tokens import Tokenizer
+from graphglean.core.config import Config
+from graphglean.core.errors import InputError
+from graphglean.core.tokens import Tokenizer
+from graphglean.engines.ray import shards
+from graphglean.engines.ray.shards import plan_shards, read_shard
+from graphglean.launch import run
+from graphglean.text.inputs import read_inputs
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphglean.config import Config
-from graphglean.pipeline import run
-from graphglean.progress import ConsoleProgress
+from graphglean.core.config import Config
+from graphglean.launch import run
+from graphglean.pipeline.progress import ConsoleProgress
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
 

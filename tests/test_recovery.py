@@ -2,10 +2,10 @@
 
 import pytest
 
+from graphglean.graph.building.merge import normalize_name
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.gleaning import ChunkExtraction, split_point
-from graphglean.graph.merge import normalize_name
-from graphglean.output_limits import output_limit
+from graphglean.graph.extraction.gleaning import ChunkExtraction, split_point
+from graphglean.llm.output_limits import output_limit
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.responders import capped, dense, dense_corpus, dense_records
 
@@ -145,7 +145,7 @@ def test_output_limits_of_common_models():
 
 
 async def test_a_resumed_run_rereads_split_and_cut_answers_without_asking_again(tmp_path):
-    from graphglean.pipeline import run
+    from graphglean.launch import run
 
     source = tmp_path / "dense.txt"
     source.write_text(dense_corpus(24))
@@ -227,7 +227,7 @@ async def test_a_window_too_small_for_the_raised_cap_sends_the_pass_back_to_the_
 
 
 def test_the_limit_a_refusal_names():
-    from graphglean.output_limits import stated_limit
+    from graphglean.llm.output_limits import stated_limit
 
     assert stated_limit("This model supports at most 1000 completion tokens, whereas you provided 4000.") == 1000
     assert stated_limit("max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for "

@@ -4,19 +4,20 @@ import json
 
 import pytest
 
-from graphglean.episodic import EpisodicGistExtraction
-from graphglean.errors import (
+from graphglean.core.errors import (
     FATAL,
     LLMAuthError,
     LLMModelError,
     LLMParameterError,
     LLMRequestError,
 )
+from graphglean.episodic import EpisodicGistExtraction
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.gleaning import LoopCheck
+from graphglean.graph.extraction.gleaning import LoopCheck
 from graphglean.llm import ChatClient
-from graphglean.llm.refusals import read_error_body, refusal as classify
-from graphglean.scheduler import Scheduler
+from graphglean.llm.refusals import read_error_body
+from graphglean.llm.refusals import refusal as classify
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, refusal, refusing
 from graphglean.testing.responders import synthetic
 

@@ -5,13 +5,13 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from graphglean.config import Config
-from graphglean.graph.export import write_graph
-from graphglean.graph.merge import merge_records, normalize_name
-from graphglean.graph.names import read_name
-from graphglean.graph.parser import RecordParser
+from graphglean.core.config import Config
+from graphglean.graph.building.merge import merge_records, normalize_name
+from graphglean.graph.extraction.parser import RecordParser
+from graphglean.graph.formats.export import write_graph
 from graphglean.graph.records import Provenance
-from graphglean.graph.resolve import AnswerMemo, resolve_entities, resolve_entities_sync
+from graphglean.graph.resolution.names import read_name
+from graphglean.graph.resolution.resolve import AnswerMemo, resolve_entities, resolve_entities_sync
 from graphglean.testing import FakeLLMServer
 
 from .conftest import shared_path
@@ -295,7 +295,7 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
     """Resolution settings are not in the extraction fingerprint: off, or other settings, re-runs from the store."""
     import io
 
-    from graphglean.pipeline import run
+    from graphglean.launch import run
     from graphglean.testing.responders import synthetic
 
     text = tmp_path / "story.txt"
@@ -333,7 +333,7 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
 
 
 def test_answers_are_read_in_the_forms_models_write():
-    from graphglean.graph.resolve_llm import read_answers
+    from graphglean.graph.resolution.llm_tier import read_answers
 
     text = "<think>1: SAME? maybe</think>\nPair 1: DIFFERENT\n**2.** same\n3 - Yes\n- 4: NO\nfive: SAME"
     assert read_answers(text) == {1: False, 2: True, 3: True, 4: False}
@@ -372,8 +372,8 @@ def test_a_graph_read_back_from_graphml_resolves_again(tmp_path):
 
 
 def test_spans_of_a_merged_node_cover_every_name():
-    from graphglean.chunking import Chunk
-    from graphglean.graph.grounding import ground
+    from graphglean.graph.building.grounding import ground
+    from graphglean.text.chunking import Chunk
 
     text = "Ebenezer Scrooge sat alone. Mr. Scrooge was cold."
     g = graph_of([("Ebenezer Scrooge", "person", "Ebenezer Scrooge is a miser."),
@@ -404,7 +404,7 @@ def chunks_file(folder: str, path: Path) -> Path:
 async def test_dry_run_bounds_the_resolution_calls_a_run_makes(tmp_path):
     import io
 
-    from graphglean.pipeline import run
+    from graphglean.launch import run
 
     folder = "lightrag-gpt4o-mini-dickens"
     labels = json.loads(shared_path("realdata", "er_gold", f"{folder}.json").read_text())
@@ -430,7 +430,7 @@ async def test_dry_run_bounds_the_resolution_calls_a_run_makes(tmp_path):
 async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path):
     import io
 
-    from graphglean.pipeline import run
+    from graphglean.launch import run
 
     def model(req):
         pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
@@ -456,7 +456,7 @@ async def test_offline_graph_with_llm_resolution_is_counted_and_resumed(tmp_path
 async def test_offline_extract_graph_resolves_on_the_callers_scheduler():
     from graphglean.graph.extract import extract_graph
     from graphglean.llm.client import ChatClient
-    from graphglean.scheduler import Scheduler
+    from graphglean.scheduling.scheduler import Scheduler
 
     def model(req):
         return "\n".join(f"{n}: DIFFERENT" for n in re.findall(r"^Pair (\d+)$", req.last_user, re.M))
@@ -579,7 +579,7 @@ async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room
 async def test_dry_run_bounds_the_description_summaries_a_run_makes(tmp_path, folder):
     import io
 
-    from graphglean.pipeline import run
+    from graphglean.launch import run
     from graphglean.testing.responders import ReplayResponder
 
     replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))

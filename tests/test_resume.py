@@ -5,14 +5,14 @@ import sqlite3
 
 import pytest
 
-from graphglean.config import Config
+from graphglean.core.config import Config
 from graphglean.enrich import MemoryStore
 from graphglean.enrich.store import StoredMessage
+from graphglean.launch import run
 from graphglean.llm import ChatClient, ResponseCache
 from graphglean.llm.cache import CacheWriteWarning
-from graphglean.passes import RunContext
-from graphglean.pipeline import run
-from graphglean.runstore import RunStore
+from graphglean.pipeline.context import RunContext
+from graphglean.pipeline.runstore import RunStore
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.responders import synthetic
 
@@ -68,10 +68,10 @@ async def test_enrich_rerun_over_messages_without_ids_stores_nothing_twice(tmp_p
 
 
 async def test_enricher_position_makes_adding_idempotent_and_appending_stays_the_default(tmp_path):
-    from graphglean.config import EnrichConfig
+    from graphglean.core.config import EnrichConfig
     from graphglean.enrich import Enricher
-    from graphglean.inputs import Message
-    from graphglean.scheduler import Scheduler
+    from graphglean.scheduling.scheduler import Scheduler
+    from graphglean.text.inputs import Message
 
     turns = [Message("s1", "user", "hi"), Message("s1", "assistant", "hello"), Message("s1", "user", "hi")]
     store = MemoryStore(tmp_path / "memory.sqlite")
@@ -327,11 +327,11 @@ async def test_journal_is_kept_until_a_run_finishes_everything(tmp_path):
 
 
 async def test_a_refused_intent_is_a_failed_step_not_the_intent(tmp_path):
-    from graphglean.config import EnrichConfig
+    from graphglean.core.config import EnrichConfig
     from graphglean.enrich import Enricher
-    from graphglean.inputs import Message
-    from graphglean.scheduler import Scheduler
+    from graphglean.scheduling.scheduler import Scheduler
     from graphglean.testing.responders import MARK_INTENT
+    from graphglean.text.inputs import Message
 
     def respond(req):
         return "I'm sorry, I can't help with that." if MARK_INTENT in req.prompt else synthetic(req)

@@ -1,10 +1,10 @@
 import pytest
 import trio
 
-from graphglean.config import LLMConfig
-from graphglean.errors import LLMAuthError
+from graphglean.core.config import LLMConfig
+from graphglean.core.errors import LLMAuthError
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
 
 from .helpers import llm_config, task_resumes

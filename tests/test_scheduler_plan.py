@@ -9,10 +9,10 @@ import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphglean.config import LLMConfig
+from graphglean.core.config import LLMConfig
 from graphglean.llm.limits import AdaptiveConcurrency
 from graphglean.llm.records import ChatResult, Usage
-from graphglean.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler
 
 
 @attrs.define
@@ -149,7 +149,7 @@ def test_every_item_runs_once_results_in_order_errors_per_item(spec, concurrency
 
 
 async def test_a_freed_slot_goes_to_the_highest_priority_waiter():
-    from graphglean.priority import PriorityGate
+    from graphglean.scheduling.priority import PriorityGate
 
     gate = PriorityGate(1)
     got = []
@@ -223,7 +223,7 @@ def test_after_the_client_cuts_its_concurrency_the_long_chain_still_goes_first()
 @settings(max_examples=200, deadline=None)
 def test_work_left_read_from_the_per_step_memo_is_the_work_left_worked_out_afresh(ops):
     """`PassWork.remaining` keeps each step's chain until the estimates are copied again: never a stale one."""
-    from graphglean.priority import PassWork
+    from graphglean.scheduling.priority import PassWork
 
     pw = PassWork()
     pw.expect([1.0, 2.0, 4.0])
@@ -250,7 +250,7 @@ async def test_a_holder_and_its_waiters_cancelled_together_leave_the_gate_whole(
     """One scope cancels the holder and the callers parked behind it: whichever trio runs first, the holder's
     release must not grant a place to a waiter already rescheduled by its cancellation (trio would refuse to
     reschedule it twice), and every place comes back."""
-    from graphglean.priority import PriorityGate
+    from graphglean.scheduling.priority import PriorityGate
 
     gate = PriorityGate(1)
 

@@ -3,10 +3,10 @@ import threading
 
 import pytest
 
-from graphglean.errors import ConfigError
+from graphglean.core.errors import ConfigError
 from graphglean.llm import ChatClient
-from graphglean.scheduler import Scheduler
-from graphglean.summarize import HistoryMessage, ProgressiveSummarizer, summarize
+from graphglean.scheduling.scheduler import Scheduler
+from graphglean.summaries import HistoryMessage, ProgressiveSummarizer, summarize
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
 

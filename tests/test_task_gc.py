@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import gc
 
-from graphglean.runtime import ray_engine
-from graphglean.runtime.task_gc import YOUNG_THRESHOLD, task_gc
+from graphglean.engines.ray import driver as ray_engine
+from graphglean.engines.ray.task_gc import YOUNG_THRESHOLD, task_gc
 
 
 def test_a_task_freezes_the_heap_before_it_and_collects_its_young_objects_less_often():
@@ -48,7 +48,7 @@ def test_every_ray_task_body_runs_under_the_task_settings(monkeypatch):
 def test_a_task_frees_its_cycles_as_it_ends_and_walks_the_whole_heap_at_most_every_interval(monkeypatch):
     import weakref
 
-    from graphglean.runtime import task_gc as module
+    from graphglean.engines.ray import task_gc as module
 
     class Node:
         pass

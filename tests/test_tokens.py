@@ -10,11 +10,11 @@ import pytest
 import tiktoken
 import tiktoken_ext.openai_public as openai_public
 
-from graphglean import tokens
+from graphglean.core import tokens
+from graphglean.core.tokens import Tokenizer, VocabularyError, bundled_ranks, encoding_name_for
 from graphglean.graph.extract import extract_graph
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
-from graphglean.tokens import Tokenizer, VocabularyError, bundled_ranks, encoding_name_for
 
 from .helpers import config
 
@@ -53,7 +53,7 @@ def refuse(*args, **kwargs):
 socket.socket.connect = refuse
 socket.create_connection = refuse
 warnings.simplefilter("error")
-from graphglean.tokens import Tokenizer
+from graphglean.core.tokens import Tokenizer
 tok = Tokenizer("gpt-4o-mini")
 print(json.dumps({"exact": tok.exact, "name": tok.encoding.name, "yes": tok.single_token_id("YES"),
                   "no": tok.single_token_id("NO"), "hello": tok.encode("hello world"),

@@ -2,16 +2,16 @@ import random
 
 import pytest
 import trio
-
-from graphglean.errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
-from graphglean.llm import ChatClient, RateLimiter, RetryPolicy
-from graphglean.llm.limits import TokenBucket
-from graphglean.llm.retry import parse_duration, parse_retry_after
-from graphglean.testing import FakeLLMServer, FaultPlan, Reply
-from graphglean.config import LLMConfig
-from graphglean.llm.records import ChatRequest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from graphglean.core.config import LLMConfig
+from graphglean.core.errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
+from graphglean.llm import ChatClient, RateLimiter, RetryPolicy
+from graphglean.llm.limits import TokenBucket
+from graphglean.llm.records import ChatRequest
+from graphglean.llm.retry import parse_duration, parse_retry_after
+from graphglean.testing import FakeLLMServer, FaultPlan, Reply
 
 from .helpers import llm_config, task_resumes
 
@@ -72,7 +72,7 @@ async def test_unreachable_endpoint():
     with trio.socket.socket() as sock:
         await sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    from graphglean.config import LLMConfig
+    from graphglean.core.config import LLMConfig
 
     cfg = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
     cfg.cache.mode = "off"
@@ -226,7 +226,7 @@ async def test_cache_is_per_endpoint(tmp_path):
 
 
 def test_pooled_answer_reads_headers_and_text_as_httpx_does():
-    from graphglean.llm.transport import Answer
+    from graphglean.llm.http.transport import Answer
 
     answer = Answer.read(429, [(b"Retry-After", b"2"), (b"X-Note", b"a"), (b"x-note", b"b"),
                                (b"Content-Type", b'text/plain; charset="iso-8859-1"')], "caf\xe9".encode("latin-1"))
@@ -339,7 +339,7 @@ def test_an_answer_read_once_reads_as_json_and_as_written(value, encoding, mangl
     be stored unreadable)."""
     import json
 
-    from graphglean.llm.transport import read_json
+    from graphglean.llm.http.transport import read_json
 
     content = json.dumps(value, ensure_ascii=False).encode(encoding, "surrogatepass")
     content = {"": content, "bad byte": content + b"\xff", "surrogate": content[:-1] + b"\xed\xa0\x80" + content[-1:],

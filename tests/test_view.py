@@ -105,7 +105,7 @@ async def cli(*args, **kw):
 
 async def test_view_command_rebuilds_the_page_from_any_graph_output(tmp_path):
     g, _ = small_graph()
-    from graphglean.graph.export import entity_rows, relationship_rows, write_graphml, write_jsonl
+    from graphglean.graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl
 
     for name, write in (("json", None), ("jsonl", None), ("graphml", write_graphml)):
         out = tmp_path / name
@@ -157,8 +157,8 @@ async def test_view_open_starts_the_browser_on_the_page(tmp_path):
 
 
 def test_a_bad_table_row_is_named_by_its_real_line_number(tmp_path):
-    from graphglean.errors import InputError
-    from graphglean.graph.readback import read_graph
+    from graphglean.core.errors import InputError
+    from graphglean.graph.formats.readback import read_graph
 
     (tmp_path / "entities.jsonl").write_text('{"id": "a"}\n\n{"name": "no id"}\n')
     with pytest.raises(InputError, match=r"entities\.jsonl:3: no id"):

@@ -20,14 +20,14 @@ from typing import Any, Awaitable, Callable, Sequence
 import attrs
 import trio
 
-from ..answers import json_answer, parse_json_output, answered
-from ..config import EnrichConfig
-from ..errors import single
-from ..inputs import Message
-from ..prompts import load_template, render
-from ..scheduler import FATAL, Scheduler
-from ..summarize import HistoryMessage, ProgressiveSummarizer, SummaryPoint
-from ..tokens import Tokenizer
+from ..core.answers import answered, json_answer, parse_json_output
+from ..core.config import EnrichConfig
+from ..core.errors import single
+from ..core.prompts import load_template, render
+from ..core.tokens import Tokenizer
+from ..scheduling.scheduler import FATAL, Scheduler
+from ..summaries import HistoryMessage, ProgressiveSummarizer, SummaryPoint
+from ..text.inputs import Message
 from .spacy_entities import SpacyEntities
 from .store import NAMESPACE, MemoryStore, StoredMessage, StoredSummary, message_uuid
 

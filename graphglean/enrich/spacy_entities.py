@@ -8,8 +8,8 @@ from typing import Any
 
 import trio
 
-from ..errors import ConfigError
-from ..spacy_pipeline import INSTALL_HINT, exclusive, load_pipeline
+from ..core.errors import ConfigError
+from ..core.spacy_pipeline import INSTALL_HINT, exclusive, load_pipeline
 
 
 def zep_entities(doc: Any) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import attrs
 import numpy as np
 
-from ..atomic import remove_database
+from ..core.atomic import remove_database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (

@@ -1,1 +1,2 @@
-"""Graph extraction: prompts, the gleaning loop, the record parser, merging into NetworkX, export."""
+"""Entity graphs: `extract` (the public API) runs extraction, building, resolution and writing over the
+records the model gave (`records`)."""

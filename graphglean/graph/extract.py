@@ -14,26 +14,26 @@ import attrs
 import networkx as nx
 import trio
 
-from ..answers import answered
-from ..chunking import Chunk
-from ..config import Config
-from ..inputs import Document, Inputs, content_id
-from ..output_limits import output_limit
-from ..scheduler import Outcome, Scheduler
-from ..sync import entry_point, run_sync
-from ..tokens import Tokenizer
-from .describe import PASS as DESCRIBE
-from .describe import SummaryMemo, summarize_descriptions
-from .gleaning import ChunkExtraction, GleaningLoop, LoopCheck
-from .grounding import ground
-from .merge import GraphAccumulator
-from .nlp import OfflineExtraction, extract_offline, fit_quotes
-from .parser import RecordParser
-from .prompts import GraphPrompts
+from ..core.answers import answered
+from ..core.config import Config
+from ..core.sync import entry_point, run_sync
+from ..core.tokens import Tokenizer
+from ..llm.output_limits import output_limit
+from ..scheduling.scheduler import Outcome, Scheduler
+from ..text.chunking import Chunk
+from ..text.inputs import Document, Inputs, content_id
+from .building.describe import PASS as DESCRIBE
+from .building.describe import SummaryMemo, summarize_descriptions
+from .building.grounding import ground
+from .building.merge import GraphAccumulator
+from .building.stream import DescriptionStream
+from .extraction.gleaning import ChunkExtraction, GleaningLoop, LoopCheck
+from .extraction.parser import RecordParser
+from .extraction.prompts import GraphPrompts
+from .extraction.workload import chunk_weight
+from .offline.nlp import OfflineExtraction, extract_offline, fit_quotes
 from .records import ParseResult, Provenance
-from .resolve import AnswerMemo, asks_llm, resolve_entities, run_method
-from .stream import DescriptionStream
-from .workload import chunk_weight
+from .resolution.resolve import AnswerMemo, asks_llm, resolve_entities, run_method
 
 PASS = "graph"
 

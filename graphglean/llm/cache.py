@@ -3,7 +3,7 @@
 One connection, WAL journal, every statement off the trio thread and one at a time (reads, and writes, queued
 while one runs go together in the next: `Batched`, `Transactions`). Only complete
 answers are stored; the caller decides what is complete. The same class, on a table of the run store and on
-its connection, is the run's journal of paid answers (see `graphglean.runstore`): there its writes share the
+its connection, is the run's journal of paid answers (see `graphglean.pipeline.runstore`): there its writes share the
 run store's transactions, and its statements run in the trio thread.
 
 A failed write (disk full, read-only file, a lock held too long) is rolled back, so the connection is never
@@ -20,8 +20,8 @@ from typing import Any
 
 import trio
 
-from ..batched import Batched
-from ..sqlite_writes import Transactions
+from ..core.batched import Batched
+from ..core.sqlite_writes import Transactions
 
 MODES = ("off", "read", "write", "readwrite")
 

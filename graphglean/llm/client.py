@@ -1,48 +1,34 @@
-"""`ChatClient`: chat completions and embeddings of any OpenAI-compatible endpoint (and Azure OpenAI) over
-one shared ``httpx.AsyncClient`` under trio, with rate limits, retries and the response cache."""
+"""`ChatClient`: chat completions and embeddings of any OpenAI-compatible endpoint (and Azure OpenAI) under trio,
+with rate limits, retries, the response cache and the accounts; one attempt on the wire is `Endpoint`'s."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, AsyncContextManager, Awaitable, Callable, Iterable, TypeVar
+from typing import Any, AsyncContextManager, Awaitable, Callable, TypeVar
 
-import attrs
 import httpx
 import trio
 
-from ..config import LLMConfig
-from ..errors import LLMError, LLMRequestError, LLMUnreachableError
+from ..core.config import LLMConfig
 from .accounting import CallAccount
-from .cache import ResponseCache, StoredJSON
+from .cache import ResponseCache
+from .endpoint import Endpoint, Failure
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
-from .refusals import read_error_body, refusal
-from .retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
-from .transport import Answer, PooledTransport, origin_of, read_json
+from .retry import RetryBudget, RetryPolicy
 
 T = TypeVar("T")
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_COMPLETION_ESTIMATE = 512
-USER_AGENT = "graphglean"
 
 
-@attrs.frozen
-class _Failure:
-    reason: str
-    status: int | None = None
-    body: str = ""
-    retry_after: float | None = None
-    connection: bool = False
-
-
-class ChatClient:
+class ChatClient(Endpoint):
     """Use as ``async with ChatClient(cfg) as client: await client.chat(request)``."""
 
     def __init__(self, cfg: LLMConfig, *, cache: ResponseCache | None = None, limiter: RateLimiter | None = None,
                  retry: RetryPolicy | None = None, count_tokens: Callable[[str], int] | None = None,
                  transport: httpx.AsyncBaseTransport | None = None, journal: ResponseCache | None = None) -> None:
-        self.cfg = cfg
+        super().__init__(cfg, transport)
         self.cache = cache
         # The run's journal of paid answers (owned by the run store): it keeps them where the cache does not
         # both keep and replay them, so a resumed run replays the finished steps of half-done items.
@@ -52,10 +38,6 @@ class ChatClient:
         self.concurrency = AdaptiveConcurrency(cfg.max_concurrency)
         self.account = CallAccount()  # everything this client did, whichever pass asked
         self._count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
-        self._transport = transport
-        self._http: httpx.AsyncClient | None = None
-        self._direct: Any = None  # a transport with `PooledTransport.exchange`
-        self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
@@ -63,55 +45,16 @@ class ChatClient:
         return cls(cfg, cache=cache, **kw)
 
     async def __aenter__(self) -> "ChatClient":
-        n = self.cfg.max_concurrency
-        transport = self._transport
-        if transport is None and self.cfg.http_transport == "pooled":
-            transport = PooledTransport(n, self.cfg.connect_timeout_s)
-        # With our own pool, requests go straight to it: httpx's per-request client machinery (auth flow,
-        # redirects, cookies, event hooks) is a third of the client's CPU per call and does nothing here. A
-        # transport that says ``direct = True`` (graphglean.testing's in-process one) has the same ``exchange``.
-        direct = isinstance(transport, PooledTransport) or getattr(transport, "direct", False) is True
-        self._direct = transport if direct else None
-        self._http = httpx.AsyncClient(
-            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-            timeout=httpx.Timeout(self.cfg.timeout_s, connect=self.cfg.connect_timeout_s),
-            transport=transport)
+        self.open()
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            with trio.CancelScope(shield=True):
-                await self._http.aclose()
-            self._http = None
+        await self.close_http()
         if self.cache is not None:
             self.cache.close()
-
-    # -- endpoint shape -------------------------------------------------------------------------------
-
-    def url(self, path: str, model: str | None = None) -> str:
-        base = self.cfg.base_url.rstrip("/")
-        if self.cfg.provider == "azure":
-            azure = self.cfg.azure
-            if path == "embeddings":
-                deployment = azure.embedding_deployment or model or self.cfg.embedding_model
-            else:
-                deployment = azure.deployment or model or self.cfg.model
-            return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
-        return f"{base or OPENAI_BASE_URL}/{path}"
-
-    def _headers(self) -> dict[str, str]:
-        if not self.cfg.api_key:
-            return {}
-        if self.cfg.provider == "azure":
-            return {"api-key": self.cfg.api_key}
-        return {"Authorization": f"Bearer {self.cfg.api_key}"}
-
-    def redact(self, text: str) -> str:
-        key = self.cfg.api_key
-        return text.replace(key, "[redacted]") if key else text
 
     # -- public calls ---------------------------------------------------------------------------------
 
@@ -204,18 +147,6 @@ class ChatClient:
         for store in self._writers():
             await store.put_many(items, kind)
 
-    async def post_json(self, url: str, body: dict[str, Any]) -> Any:
-        """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
-        Returns the JSON answer of a 200, or None on any failure."""
-        assert self._http is not None, "use the client inside 'async with'"
-        with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
-            try:
-                resp = await self._http.post(url, json=body, headers=self._headers())
-                return resp.json() if resp.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
-                return None
-        return None
-
     # -- the retry loop -------------------------------------------------------------------------------
 
     def _estimate(self, req: ChatRequest) -> int:
@@ -232,7 +163,7 @@ class ChatClient:
         assert self._http is not None, "use the client inside 'async with'"
         url, headers = self.url(path, model), self._headers()
         budget = RetryBudget(self.retry, trio.current_time())
-        failures: list[_Failure] = []
+        failures: list[Failure] = []
         previous_sent = None
         slots = self.concurrency.limiter
         while True:
@@ -242,7 +173,7 @@ class ChatClient:
                 accounts.add("requests")
                 outcome = await self._attempt(url, payload, headers, content)
                 latency = trio.current_time() - t0
-                if not isinstance(outcome, _Failure):
+                if not isinstance(outcome, Failure):
                     self.limiter.observe_headers(outcome.headers)
                     written, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
@@ -281,7 +212,7 @@ class ChatClient:
         except trio.WouldBlock:
             await self.concurrency.limiter.acquire()
 
-    def _rate_limited(self, failure: _Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
+    def _rate_limited(self, failure: Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
                       accounts: "_Accounts") -> bool:
         """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
         requests were answered since its previous attempt) rather than a fault."""
@@ -290,72 +221,6 @@ class ChatClient:
         self.limiter.on_rate_limited(sent_at, failure.retry_after)
         self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
         return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
-
-    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None = None
-                       ) -> httpx.Response | Answer | _Failure:
-        """One POST of ``payload`` (``content``: its canonical JSON's bytes, when made already)."""
-        assert self._http is not None
-        try:
-            # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
-            with trio.CancelScope(deadline=trio.current_time() + self.cfg.timeout_s):
-                if self._direct is None:
-                    return await self._http.post(url, json=payload, headers=headers)
-                if content is None:
-                    content = canonical_json(payload).encode("utf-8", "surrogatepass")
-                return await self._direct_post(url, headers, content)
-            return _Failure(f"no complete answer within {self.cfg.timeout_s:g} s")  # the deadline was reached
-        except httpx.TimeoutException as e:
-            return _Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
-        except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
-            return _Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True)
-        except httpx.LocalProtocolError as e:  # asking again would not help
-            raise LLMRequestError(f"the request cannot be sent: {self.redact(str(e))}") from None
-        except httpx.TransportError as e:
-            return _Failure(f"connection broken ({type(e).__name__})")
-
-    async def _direct_post(self, url: str, headers: dict[str, str], content: bytes) -> Answer:
-        """The POST httpx would send, straight on our pool (or a ``direct`` transport's ``exchange``): building an
-        ``httpx.Request`` for each call was a tenth of the client's CPU per call (benchmarks/transport.py)."""
-        assert self._direct is not None
-        shape = (url, *headers.items())
-        prepared = self._prepared.get(shape)
-        if prepared is None:
-            parsed = httpx.URL(url)
-            raw = httpx.Headers({**headers, "content-type": "application/json", "user-agent": USER_AGENT}).raw
-            prepared = self._prepared[shape] = (origin_of(parsed), parsed.raw_path, [(b"Host", parsed.netloc), *raw])
-        origin, target, head = prepared
-        status, response_headers, body = await self._direct.exchange(
-            origin, b"POST", target, [*head, (b"Content-Length", str(len(content)).encode())], content)
-        return Answer.read(status, response_headers, body)
-
-    def _judge(self, resp: httpx.Response | Answer, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
-               model: str = "") -> tuple[Any, Any, _Failure | None]:
-        """(body, parsed, None) for a good answer, the body as its server wrote it (`StoredJSON`) when it is UTF-8,
-        for the cache and the journal to store without encoding it again; else why it is not good (raising the
-        `refusal` when that is final). ``url``, the body keys ``sent`` and ``model`` make the refusal precise."""
-        status = resp.status_code
-        if status == 200:
-            try:
-                body, text = read_json(resp.content)
-                return (body if text is None else StoredJSON(text)), parse(body), None
-            except ValueError as e:  # json.JSONDecodeError is a ValueError too
-                return None, None, _Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
-        text = self.redact(resp.text[:2000])
-        if is_retryable_status(status):
-            return None, None, _Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
-        raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
-
-    def _give_up(self, failures: list[_Failure], url: str) -> LLMError:
-        last = failures[-1]
-        where = self.redact(url.split("?", 1)[0])
-        message = f"{where}: gave up after {len(failures)} attempts; last: {last.reason}"
-        if last.body:
-            message += f": {read_error_body(last.body).message}"
-        if all(f.connection for f in failures):
-            return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
-                                       None, "")
-        return LLMError(message, last.status, last.body)
-
 
 def replayable(req: ChatRequest, result: ChatResult) -> bool:
     """Whether an answer may be stored and replayed on a later run: complete, neither filtered, refused nor

@@ -9,7 +9,6 @@ from typing import Any, Callable
 
 import attrs
 
-
 # json.dumps with these arguments makes a new encoder for every call (a fifth of a request body's encoding)
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 

@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from ..errors import LLMAuthError, LLMError, LLMModelError, LLMParameterError, LLMRequestError
+from ..core.errors import LLMAuthError, LLMError, LLMModelError, LLMParameterError, LLMRequestError
 
 #: body keys that carry the item's own content, not a setting: a refusal naming them is about the item
 CONTENT_KEYS = frozenset({"messages", "input", "prompt", "model"})

@@ -6,7 +6,7 @@
 Answers come from a callable (``RecordedRequest -> Reply | str``) or a table of prompt substrings. It
 enforces RPM/TPM limits with 429 + Retry-After, injects faults by rate or by schedule (500, 503, timeouts,
 dropped connections, truncated and malformed bodies) and records every request for assertions.
-Run it standalone with ``python -m graphglean.testing.fake_llm --help``.
+Run it standalone with ``python -m graphglean.testing.serve --help``.
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ from typing import Any, AsyncIterator, Callable, Mapping
 import attrs
 import trio
 
-from ..llm.http1 import ProtocolError
+from ..llm.http.http1 import ProtocolError
+from ..llm.http.plain_socket import PlainSocket
 from ..llm.limits import TokenBucket
-from ..llm.plain_socket import PlainSocket
 from .exchange import RecordedRequest, Reply, Responder
-from .http1 import Request, RequestReader, response_head
-from .listen import serve_plain_tcp
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
-from .timer import Timer
+from .wire.http1 import Request, RequestReader, response_head
+from .wire.listen import serve_plain_tcp
+from .wire.timer import Timer
 
 __all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply",
-           "Responder", "ServerTokenizer", "completion_body", "embeddings_body", "hashed_embedding", "main", "refusal",
+           "Responder", "ServerTokenizer", "completion_body", "embeddings_body", "hashed_embedding", "refusal",
            "refusing", "rough_tokens", "table_responder"]
 
 FAULT_KINDS = ("500", "503", "timeout", "drop", "truncated", "malformed")
@@ -344,14 +344,3 @@ class FakeLLMServer:
         return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
                 "faults_injected": self.faults_injected, "process_cpu_s": time.process_time()}
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m graphglean.testing.fake_llm``: the server as a command (`graphglean.testing.serve`)."""
-    from .serve import main as serve
-
-    serve(argv)
-
-
-if __name__ == "__main__":
-    main()

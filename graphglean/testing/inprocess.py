@@ -90,7 +90,7 @@ class InProcessTransport(httpx.AsyncBaseTransport):
 def install() -> None:
     """Ray's worker set-up hook: every client of this worker's shard and partition tasks answers in process,
     with the responder named by ``GRAPHGLEAN_INPROCESS_RESPONDER`` (default: the synthetic model)."""
-    from ..runtime import shard_task
+    from ..engines.ray import shard_task
 
     responder = load_responder(os.environ.get(RESPONDER_ENV, "graphglean.testing.responders:synthetic"))
     shard_task.transport_factory = lambda: InProcessTransport(responder)

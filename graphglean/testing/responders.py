@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import attrs
 
-from ..graph.nlp_heuristic import noun_phrases
+from ..graph.offline.nlp_heuristic import noun_phrases
 from .fake_llm import RecordedRequest, Reply, Responder, rough_tokens
 
 MARK_LOOP = "Answer with one word, YES or NO"

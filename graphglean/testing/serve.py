@@ -1,4 +1,4 @@
-"""The fake server as a command, ``python -m graphglean.testing.fake_llm``: a responder named by module path
+"""The fake server as a command, ``python -m graphglean.testing.serve``: a responder named by module path
 (or a replay file), refusal rules, faults and limits from the command line."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     import sys
 
-    p = argparse.ArgumentParser(prog="python -m graphglean.testing.fake_llm",
+    p = argparse.ArgumentParser(prog="python -m graphglean.testing.serve",
                                 description="A scriptable OpenAI-compatible server for tests and benchmarks.")
     p.add_argument("--port", type=int, default=0, help="0 = any free port")
     p.add_argument("--port-file", help="write the chosen port here once listening")

@@ -2,8 +2,8 @@
 
     write_view(graph, chunks, "output/graph.html", max_nodes=10000)
 
-A run writes it through `graphglean.exports`; ``graphglean view OUTPUT_DIR`` rebuilds it from an output folder
-(`graphglean.exports.rebuild_view`), with no LLM call.
+A run writes it through `graphglean.pipeline.outputs`; ``graphglean view OUTPUT_DIR`` rebuilds it from an output folder
+(`graphglean.pipeline.outputs.rebuild_view`), with no LLM call.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Iterable
 
 import networkx as nx
 
-from ..atomic import write_text
+from ..core.atomic import write_text
 from .page import render_page
 from .payload import ChunkText, build_payload
 

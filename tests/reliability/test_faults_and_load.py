@@ -5,8 +5,8 @@ import os
 import networkx as nx
 import trio
 
-from graphglean.graph.export import write_graph
 from graphglean.graph.extract import extract_graph
+from graphglean.graph.formats.export import write_graph
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
 from graphglean.testing.responders import synthetic
 
@@ -39,7 +39,7 @@ async def test_200_chunks_with_10_percent_faults_and_429s_lose_nothing():
     async with FakeLLMServer(synthetic, faults=faults, rpm=6000, hang_s=30).running() as s:
         cfg = settings(config(s, max_concurrency=32, max_retries=8, timeout_s=1.0))
         from graphglean.llm import ChatClient
-        from graphglean.scheduler import Scheduler
+        from graphglean.scheduling.scheduler import Scheduler
 
         async with ChatClient(cfg.llm) as client:
             client.retry = client.retry.__class__(max_retries=8, base_s=0.05, cap_s=1.0)

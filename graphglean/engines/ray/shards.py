@@ -1,0 +1,271 @@
+"""Shards: parts of a run's input that one worker reads and processes alone.
+
+The driver plans them by streaming the input once, never holding it: a JSONL file (documents or chunks) is cut
+into byte ranges at line ends, a folder into groups of files, a text file into byte ranges at line or sentence
+ends whose token and character offsets are counted as it is streamed; a LoCoMo file or chat messages (whose
+sessions must stay whole), or a text to be summarized whole, are one shard. A shard reads exactly what the
+local engine would read for the same lines, files or text: line numbers, document ids, chunk indices and
+offsets are those of the whole input.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import attrs
+
+from ...core.config import Config
+from ...core.errors import InputError
+from ...core.tokens import Tokenizer
+from ...text.chunking import TextPart, chunk_count, token_chunks
+from ...text.inputs import (
+    Inputs,
+    _detect,
+    decode,
+    duplicate_id,
+    jsonl_documents,
+    prechunked_lines,
+    read_folder,
+    read_inputs,
+    read_jsonl,
+    read_prechunked,
+    text_files,
+)
+
+BYTES_PER_TOKEN = 4  # roughly, for English: a shard of JSONL documents is cut by size as well as by lines
+
+
+@attrs.frozen
+class ShardSpec:
+    index: int
+    kind: str  # lines | files | whole
+    path: str
+    start: int = 0  # lines: the byte range [start, end) of the file
+    end: int = 0
+    first_line: int = 1  # lines: line number of the first line, and how many chunk lines come before it
+    first_item: int = 0
+    files: tuple[str, ...] = ()  # files: paths relative to the folder
+    first_token: int = 0  # text: the range's first token and character in the document, and its chunk count
+    first_char: int = 0
+    items: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.index:05d}"
+
+
+def plan_shards(cfg: Config) -> Iterator[ShardSpec]:
+    """The shards of ``cfg.input``, in input order, planned as the input is streamed."""
+    path = Path(cfg.input.path)
+    if not path.exists():
+        raise InputError(f"{path}: input not found")
+    per_shard = cfg.runtime.shard_chunks
+    max_bytes = per_shard * cfg.chunking.size * BYTES_PER_TOKEN
+    if path.is_dir():
+        yield from _file_groups(path, per_shard, max_bytes)
+        return
+    fmt = _detect(path, None) if cfg.input.format == "auto" else cfg.input.format
+    if fmt in ("jsonl", "chunks"):
+        with _SeenIds(path, cfg, fmt) as seen:
+            yield from _line_ranges(path, per_shard, max_bytes if fmt == "jsonl" else None, seen)
+    elif fmt == "text" and not cfg.summary.enabled:  # a summary is of the whole document: one shard then
+        yield from _text_ranges(path, cfg)
+    else:
+        yield ShardSpec(0, "whole", str(path))
+
+
+# Where a text may be cut so that the tokens of both sides are the tokens of the whole: after a line break
+# (best a blank line) or a sentence's end, before a printable ASCII character. tiktoken's pre-tokenizer ends a
+# piece there (a run of line breaks is one piece; a space joins the word after it), and a token never spans
+# two pieces. Tried in this order, each on the second half of a block.
+_TEXT_CUTS = [re.compile(rb"\n[ \t\r]*\n(?=[!-~])"), re.compile(rb"\n(?=[!-~])"), re.compile(rb"[.!?](?= [A-Z])")]
+TEXT_BLOCK = 1 << 20  # bytes decoded and counted at a time, at most
+
+
+def _text_cut(buf: bytes) -> int | None:
+    for pattern in _TEXT_CUTS:
+        last = None
+        for last in pattern.finditer(buf, len(buf) // 2):
+            pass
+        if last is not None:
+            return last.end()
+    return None
+
+
+def _text_ranges(path: Path, cfg: Config) -> Iterator[ShardSpec]:
+    """A text file cut into ranges of ``shard_chunks`` chunks each, streaming: blocks cut at `_TEXT_CUTS` are
+    decoded and their tokens counted, so each range starts at a known token and character of the document and
+    chunks exactly as the whole does. A text of one shard's chunks (or none) stays whole."""
+    size, overlap, per_shard = cfg.chunking.size, cfg.chunking.overlap, cfg.runtime.shard_chunks
+    step = size - overlap
+    tokenizer = Tokenizer(cfg.llm.model)
+    block = min(TEXT_BLOCK, max(4096, per_shard * step * BYTES_PER_TOKEN // 8))
+    cuts = [(0, 0, 0)]  # (byte, token, character) where each block starts
+    buf, pos, tokens, chars = b"", 0, 0, 0
+    with path.open("rb") as f:
+        while True:
+            data = f.read(block)
+            buf += data
+            while buf and (not data or len(buf) >= block):
+                end = len(buf) if not data else _text_cut(buf)
+                if end is None:
+                    break  # no place to cut yet: read on
+                text = decode(buf[:end], str(path), cfg.input.encoding_errors, offset=pos)
+                tokens, chars, pos, buf = tokens + len(tokenizer.encode(text)), chars + len(text), pos + end, buf[end:]
+                cuts.append((pos, tokens, chars))
+            if not data:
+                break
+    total = chunk_count(tokens, size, overlap)
+    if total <= per_shard:
+        yield ShardSpec(0, "whole", str(path))
+        return
+    at_token = [t for _, t, _ in cuts]
+    for index, first in enumerate(range(0, total, per_shard)):
+        stop = min(total, first + per_shard)
+        start = cuts[bisect.bisect_right(at_token, first * step) - 1]
+        end = cuts[bisect.bisect_left(at_token, min((stop - 1) * step + size, tokens))]
+        yield ShardSpec(index, "text", str(path), start[0], end[0], first_item=first, first_token=start[1],
+                        first_char=start[2], items=stop - first)
+
+
+def _file_groups(root: Path, per_shard: int, max_bytes: int) -> Iterator[ShardSpec]:
+    group: list[str] = []
+    size = index = 0
+    for p in text_files(root):
+        n = p.stat().st_size
+        if group and (len(group) >= per_shard or size + n > max_bytes):
+            yield ShardSpec(index, "files", str(root), files=tuple(group))
+            index, group, size = index + 1, [], 0
+        group.append(p.relative_to(root).as_posix())
+        size += n
+    if group:
+        yield ShardSpec(index, "files", str(root), files=tuple(group))
+
+
+def _line_count(raw: bytes) -> int:
+    """Lines as ``str.splitlines`` counts them in the decoded file (it also splits at \\r, \\x1c, U+2028 ...)."""
+    return max(1, len(raw.decode("utf-8", "replace").splitlines()))
+
+
+def _line_ranges(path: Path, per_shard: int, max_bytes: int | None, seen: "_SeenIds") -> Iterator[ShardSpec]:
+    index, start, offset, line, items = 0, 0, 0, 1, 0
+    first_line, first_item, in_shard = 1, 0, 0
+    with path.open("rb") as f:
+        for raw in f:
+            if in_shard and (in_shard >= per_shard or (max_bytes is not None and offset - start >= max_bytes)):
+                seen.flush()
+                yield ShardSpec(index, "lines", str(path), start, offset, first_line, first_item)
+                index, start, first_line, first_item, in_shard = index + 1, offset, line, items, 0
+            seen.line(raw, line)
+            offset += len(raw)
+            line += _line_count(raw)
+            if raw.strip():
+                items += 1
+                in_shard += 1
+    seen.flush()
+    if in_shard or index == 0:
+        yield ShardSpec(index, "lines", str(path), start, offset, first_line, first_item)
+
+
+class _SeenIds:
+    """The ids of a JSONL input as the planner streams it, in a temporary SQLite file (the driver's memory stays
+    flat): an id met again in any shard is the local engine's error, naming the line, before any work starts.
+    Lines are read by the local readers, so a malformed line before it is that line's error, as locally."""
+
+    BUFFER = 4 << 20  # bytes of lines read in one go
+
+    def __init__(self, path: Path, cfg: Config, fmt: str) -> None:
+        self.name, self.cfg, self.fmt = str(path), cfg.input, fmt
+        self.kind = "chunk" if fmt == "chunks" else "document"
+        self._lines: list[bytes] = []
+        self._size, self._first = 0, 1
+        self._dir = tempfile.TemporaryDirectory(prefix="graphglean-ids-")
+        self._db = sqlite3.connect(Path(self._dir.name) / "ids.sqlite", isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("CREATE TABLE ids (id TEXT PRIMARY KEY) WITHOUT ROWID")
+
+    def __enter__(self) -> "_SeenIds":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._db.close()
+        self._dir.cleanup()
+
+    def line(self, raw: bytes, lineno: int) -> None:
+        if not self._lines:
+            self._first = lineno
+        self._lines.append(raw)
+        self._size += len(raw)
+        if self._size >= self.BUFFER:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._lines:
+            return
+        data, self._lines, self._size = b"".join(self._lines), [], 0
+        if self.fmt == "chunks":
+            ids = [(lineno, cid) for lineno, cid, *_ in prechunked_lines(data, self.name, self.cfg.encoding_errors,
+                                                                            self._first)]
+        else:
+            ids = [(lineno, doc.id) for lineno, doc in jsonl_documents(data, self.name, self.cfg, self._first)]
+        self._add(ids)
+
+    def _add(self, ids: list[tuple[int, str]]) -> None:
+        try:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT INTO ids VALUES (?)", ((i,) for _, i in ids))
+            self._db.execute("COMMIT")
+            return
+        except sqlite3.IntegrityError:
+            self._db.execute("ROLLBACK")
+        for lineno, item_id in ids:  # the first line whose id was met before, in input order
+            try:
+                self._db.execute("INSERT INTO ids VALUES (?)", (item_id,))
+            except sqlite3.IntegrityError:
+                raise duplicate_id(self.name, lineno, self.kind, item_id) from None
+
+
+def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
+    """What the local engine would read for the shard's part of the input."""
+    c = cfg.input
+    if spec.kind == "whole":
+        return read_inputs(c, tokenizer)
+    root = Path(spec.path)
+    if spec.kind == "text":
+        with root.open("rb") as f:
+            f.seek(spec.start)
+            text = decode(f.read(spec.end - spec.start), str(root), c.encoding_errors, offset=spec.start)
+        part = TextPart(spec.first_token, spec.first_char, range(spec.first_item, spec.first_item + spec.items))
+        return Inputs(chunks=token_chunks(root.name, text, tokenizer, cfg.chunking.size, cfg.chunking.overlap,
+                                          part=part))
+    if spec.kind == "files":
+        return Inputs(documents=read_folder(root, c.encoding_errors, [root / f for f in spec.files]))
+    with root.open("rb") as f:
+        f.seek(spec.start)
+        data = f.read(spec.end - spec.start)
+    fmt = _detect(root, None) if c.format == "auto" else c.format
+    if fmt == "chunks":
+        return Inputs(chunks=read_prechunked(data, str(root), tokenizer, c.encoding_errors, spec.first_line,
+                                             spec.first_item))
+    return Inputs(documents=read_jsonl(data, str(root), c, spec.first_line))
+
+
+def absolute_paths(cfg: Config) -> Config:
+    """A copy of ``cfg`` whose paths do not depend on the working folder (a worker's is not the driver's)."""
+    cfg = attrs.evolve(cfg, input=attrs.evolve(cfg.input), output=attrs.evolve(cfg.output),
+                       llm=attrs.evolve(cfg.llm, cache=attrs.evolve(cfg.llm.cache)), graph=attrs.evolve(cfg.graph),
+                       episodic=attrs.evolve(cfg.episodic))
+    cfg.input.path = os.path.abspath(cfg.input.path)
+    cfg.output.dir = os.path.abspath(cfg.output.dir)
+    cfg.llm.cache.path = os.path.abspath(cfg.llm.cache.path)
+    if cfg.graph.examples not in ("default", "none"):
+        cfg.graph.examples = os.path.abspath(cfg.graph.examples)
+    if cfg.episodic.templates:
+        cfg.episodic.templates = os.path.abspath(cfg.episodic.templates)
+    return cfg

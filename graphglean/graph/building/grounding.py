@@ -1,0 +1,149 @@
+"""Provenance spans: where each node's name occurs in the source text of its chunks."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, NamedTuple
+
+import networkx as nx
+
+from ...text.chunking import Chunk
+from ..resolution.evidence import aliases_of
+
+BLOCK_SOURCES = 5_000  # a block's nodes cite about this many chunks, fetched together (and then let go)
+
+
+class Placed(NamedTuple):
+    """All grounding reads of a chunk: its text and where it starts in its document."""
+
+    text: str
+    start: int
+
+
+def ground(graph: nx.Graph, chunks: Mapping[str, Chunk], drop_ungrounded: bool = False) -> int:
+    """Set ``spans`` ([chunk id, start, end] in document offsets) and ``grounded`` on every node.
+    Returns how many nodes are ungrounded (and were dropped, when asked). ``chunks`` with a ``get_many(ids)``
+    (chunks kept on disk; it gives the `Placed` texts of those it knows) are asked for the chunks of a block of
+    nodes at a time."""
+    ungrounded: list[Any] = []
+    block: list[tuple[Any, dict[str, Any]]] = []
+    cited = 0
+    for node, data in graph.nodes(data=True):
+        block.append((node, data))
+        cited += len(data.get("source_ids", []))
+        if cited >= BLOCK_SOURCES:
+            _ground_block(block, chunks, ungrounded)
+            block, cited = [], 0
+    _ground_block(block, chunks, ungrounded)
+    if drop_ungrounded:
+        graph.remove_nodes_from(ungrounded)
+    return len(ungrounded)
+
+
+def _ground_block(block: list[tuple[Any, dict[str, Any]]], chunks: Mapping[str, Chunk],
+                  ungrounded: list[Any]) -> None:
+    get_many = getattr(chunks, "get_many", None)
+    found = get_many({cid for _, data in block for cid in data.get("source_ids", [])}) if get_many else chunks
+    lowered: dict[str, str | None] = {}  # the block's chunk texts lower-cased once (None: not comparable so)
+    for node, data in block:
+        data["spans"] = _spans(node, data, found, lowered)
+        data["grounded"] = bool(data["spans"])
+        if not data["spans"]:
+            ungrounded.append(node)
+
+
+def _spans(node: Any, data: dict[str, Any], chunks: Mapping[str, Chunk | Placed],
+           lowered: dict[str, str | None]) -> list[list[Any]]:
+    names = [Name(n) for n in dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])]  # every name
+    names = [n for n in names if n.words]
+    spans = []
+    for cid in data.get("source_ids", []):
+        chunk = chunks.get(cid)
+        if chunk is None:
+            continue
+        text, at = chunk.text, chunk.start
+        if cid not in lowered:
+            lowered[cid] = _comparable_lower(text)
+        low = lowered[cid]
+        if len(names) == 1:  # one name's matches neither overlap nor repeat, and come in order
+            spans += [[cid, at + a, at + b] for a, b in names[0].find_all(text, low)]
+            continue
+        found = {span for n in names for span in n.find_all(text, low)}
+        spans += [[cid, at + a, at + b] for a, b in _outermost(found)]
+    return spans
+
+
+def _outermost(found: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans not inside another: "Scrooge" within "Ebenezer Scrooge" is one mention, not two."""
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(found, key=lambda s: (s[0], -s[1])):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept
+
+
+def _name_pattern(name: str) -> re.Pattern[str] | None:
+    words = name.split()
+    if not words:
+        return None
+    # any whitespace between words (names wrap across lines), whole words only ("_" of _italics_ is not part
+    # of a word), any case
+    return re.compile(r"(?<![^\W_])" + r"\s+".join(map(re.escape, words)) + r"(?![^\W_])", re.I)
+
+
+# Non-ASCII characters that match an ASCII letter case-insensitively (re.I) or lower-case to ASCII: in a text
+# without them, where lower-casing keeps the length, an ASCII name matches where its lower-cased words do.
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def _comparable_lower(text: str) -> str | None:
+    """``text`` lower-cased, each character to one at its place, if an ASCII name's case-insensitive matches in
+    it are those of its lower-cased words in the result; else None."""
+    low = text.lower()
+    if text.isascii() or (len(low) == len(text) and not _FOLDS_TO_ASCII.search(text)):
+        return low
+    return None
+
+
+class Name:
+    """A name's occurrences in texts, as `_name_pattern` finds them. An ASCII name in a text `_comparable_lower`
+    accepts is found with plain string searches (compiling a pattern per node was a third of grounding a large
+    graph); otherwise its pattern is compiled, once, when first needed."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.words = name, name.split()
+        self.lowered = [w.lower() for w in self.words] if name.isascii() else None
+        self._pattern: re.Pattern[str] | None = None
+
+    def find_all(self, text: str, low: str | None) -> list[tuple[int, int]]:
+        """The (start, end) of each match in ``text`` (``low``: its `_comparable_lower`), as ``finditer``."""
+        if self.lowered is not None and low is not None:
+            return _found_words(text, low, self.lowered)
+        if self._pattern is None:
+            self._pattern = _name_pattern(self.name)
+        return [m.span() for m in self._pattern.finditer(text)]
+
+
+def _found_words(text: str, low: str, words: list[str]) -> list[tuple[int, int]]:
+    """`_name_pattern`'s matches of ``words`` (lower-cased) in ``text``: the pattern matches at most one way at a
+    place (a word never starts with whitespace, so the whitespace run before it is all taken), and its matches
+    are searched from the end of the one before, as ``finditer`` does."""
+    first, rest, n = words[0], words[1:], len(text)
+    found, pos = [], 0
+    while (start := low.find(first, pos)) >= 0:
+        end = start + len(first)
+        ok = not (start and text[start - 1].isalnum())
+        for word in rest if ok else ():
+            gap = end
+            while gap < n and text[gap].isspace():
+                gap += 1
+            if gap == end or not low.startswith(word, gap):
+                ok = False
+                break
+            end = gap + len(word)
+        if ok and not (end < n and text[end].isalnum()):
+            found.append((start, end))
+            pos = end
+        else:
+            pos = start + 1
+    return found

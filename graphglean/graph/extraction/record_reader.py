@@ -1,0 +1,126 @@
+"""`RecordReader`: the fields of one answer's records into entity and relationship records, whichever way the
+parser found them (positional fields, a table row, a key-value block); placeholders copied from the prompt,
+repeats of a looping model and records written inside reasoning are counted here, never kept."""
+
+from __future__ import annotations
+
+import re
+
+from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
+from .fields import clean_field, is_header_word, is_known_type, is_placeholder, looks_like_type
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*10)?")
+_KEYWORD_SEPARATOR = re.compile(r"[,\uff0c\u3001;]")
+
+
+class RecordReader:
+    """Turns fields into records of one parse: placeholders, repeats and reasoning are counted here."""
+
+    def __init__(self, result: ParseResult, source: Provenance | None, first: int, types: frozenset[str]) -> None:
+        self.result, self.source, self.first, self.types = result, source, first, types
+        self._seen: set[tuple[str, ...]] = set()
+
+    def _src(self) -> Provenance | None:
+        position = self.first + self.result.examined
+        self.result.examined += 1
+        s = self.source
+        return None if s is None else Provenance(s.doc_id, s.chunk_index, s.chunk_id, position)
+
+    def _fresh(self, key: tuple[str, ...]) -> bool:
+        """False for a record this answer already gave (a model stuck repeating itself)."""
+        folded = tuple(map(str.casefold, key))
+        if folded in self._seen:
+            self.result.repeated += 1
+            return False
+        self._seen.add(folded)
+        return True
+
+    def positional(self, kind: str, fields: list[str], body: str, in_reasoning: bool = False) -> None:
+        rest = fields[1:]
+        if kind == "keywords":
+            self.result.keywords += [k.strip() for k in ",".join(rest).split(",") if k.strip()]
+            return
+        before = self.result.records
+        if kind.startswith("typed:") and len(rest) >= 2 and rest[0]:
+            # ("event"<|>NAME<|>EVENT<|>DESCRIPTION): a model that wrote the type where the kind goes
+            types = self.types
+            kind, rest = "entity", rest if is_known_type(rest[1], types) else [rest[0], kind[6:], *rest[1:]]
+        if kind == "entity":
+            self._entity_fields(rest, body)
+        elif kind.startswith("typed:"):
+            self.result.malformed.append(body.strip())
+        else:
+            self._relationship_fields(kind, rest, body)
+        if in_reasoning:
+            self.result.reasoning_records += self.result.records - before
+
+    def _entity_fields(self, rest: list[str], body: str) -> None:
+        types = self.types
+        rest = list(rest)
+        while len(rest) > 2 and not rest[-1]:
+            rest.pop()
+        if len(rest) >= 2 and is_known_type(rest[0], types) and not is_known_type(rest[1], types):
+            rest[0], rest[1] = rest[1], rest[0]  # type first: entity<|#|>Organization<|#|>U.S. Navy<|#|>...
+        if len(rest) == 2:
+            rest = [rest[0], rest[1], ""] if looks_like_type(rest[1], types) else [rest[0], "", rest[1]]
+        if len(rest) < 3 or not rest[0]:
+            self.result.malformed.append(body.strip())
+            return
+        self.entity(rest[0], rest[1], rest[2] if len(rest) == 3 else " ".join(r for r in rest[2:] if r), rest)
+
+    def _relationship_fields(self, kind: str, rest: list[str], body: str) -> None:
+        while len(rest) > 2 and not rest[-1]:
+            rest = rest[:-1]
+        if len(rest) < 2 or not rest[0] or not rest[1] or (len(rest) == 2 and not looks_like_name(rest[1])):
+            self.result.malformed.append(body.strip())
+            return
+        source, target, values = rest[0], rest[1], rest[2:]
+        weight = None
+        if values and _NUMBER.fullmatch(values[-1]):
+            weight, values = values[-1], values[:-1]
+        if kind == "relation" and len(values) > 1:  # newer line format: keywords, then description
+            keywords, description = values[0], " ".join(values[1:])
+        else:  # tuple format: description, then LightRAG's keywords when present
+            description, keywords = (values[0] if values else ""), " ".join(values[1:])
+        self.relationship(source, target, description, weight, keywords, rest, default_counted=kind == "relationship")
+
+    def entity(self, name: str, type_: str, description: str, fields: list[str]) -> None:
+        src = self._src()
+        if is_placeholder(name) or (is_header_word(name) and sum(map(is_header_word, fields)) >= 2):
+            self.result.placeholders += 1
+            return
+        if self._fresh(("entity", name, type_, description)):
+            self.result.entities.append(EntityRecord(name, type_, description, src))
+
+    def relationship(self, source: str, target: str, description: str, weight: str | None, keywords: str,
+                     fields: list[str], default_counted: bool = True) -> None:
+        src = self._src()
+        if any(map(is_placeholder, (source, target))) or sum(map(is_header_word, fields)) >= 3:
+            self.result.placeholders += 1
+            return
+        if not self._fresh(("relationship", source, target, description, keywords)):
+            return
+        if weight is None and default_counted:
+            self.result.default_strengths += 1
+        number = float(weight.split("/")[0]) if weight else 1.0
+        kw = tuple(k.strip() for k in _KEYWORD_SEPARATOR.split(keywords) if k.strip()) if keywords else ()
+        self.result.relationships.append(RelationshipRecord(source, target, description, number, kw, src))
+
+    def by_role(self, row: dict[str, str], text: str) -> None:
+        """A table row or key-value block, by the roles its header or keys name."""
+        values = {k: clean_field(v) for k, v in row.items()}
+        if values.get("source") and values.get("target"):
+            strength = values.get("strength", "")
+            weight = strength if _NUMBER.fullmatch(strength) else None
+            self.relationship(values["source"], values["target"], values.get("description", ""), weight,
+                              values.get("keywords", ""), list(values.values()))
+        elif values.get("name"):
+            self.entity(values["name"], values.get("type", ""), values.get("description", ""),
+                        list(values.values()))
+        elif any(values.values()):
+            self.result.malformed.append(text)
+
+
+def looks_like_name(value: str) -> bool:
+    """A name rather than a sentence (a relationship missing its target has its description there)."""
+    return len(value.split()) <= 8 and not value.rstrip().endswith((".", "\u3002"))

@@ -1,0 +1,221 @@
+"""Neo4j export: ``nodes.csv`` and ``relationships.csv`` for ``neo4j-admin database import``, and
+``import.cypher`` doing the same with ``LOAD CSV`` for users without admin access.
+
+Headers are typed (``frequency:long``, ``aliases:string[]``, ...), each node carries the label ``Entity`` and
+its type as a second label, and provenance spans become three parallel arrays (``span_chunk_ids``,
+``span_starts``, ``span_ends``): Neo4j properties cannot nest lists. Values no Neo4j type holds are JSON text.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+import networkx as nx
+
+from ...core.atomic import atomic_open
+
+BASE_LABEL = "Entity"
+REL_TYPE = "RELATED_TO"
+SPAN_COLUMNS = ("span_chunk_ids", "span_starts", "span_ends")
+# an array delimiter that occurs in no array value is chosen, in this order
+DELIMITERS = ("|", ";", "\u00a6", "\u001f", "\u001e", "\u001d")
+_CYPHER_CONVERT = {"long": "toInteger({})", "double": "toFloat({})", "boolean": "({} = 'true')"}
+
+
+def label_of(node_type: str) -> str:
+    """A node type as a Neo4j label: words in CamelCase, only letters, digits and _, never empty."""
+    words = re.findall(r"[^\W_]+", str(node_type))
+    label = "".join(w[:1].upper() + w[1:] for w in words)
+    if not label:
+        return "Unknown"
+    return "_" + label if label[0].isdigit() else label
+
+
+def _kind(values: list[Any]) -> str:
+    """The Neo4j type of a property from its values (None = absent)."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return "string"
+    if all(isinstance(v, bool) for v in present):
+        return "boolean"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return "long"
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return "double"
+    if all(isinstance(v, str) for v in present):
+        return "string"
+    if all(isinstance(v, (list, tuple)) for v in present):
+        items = [i for v in present for i in v]
+        inner = _kind(items) if items else "string"
+        if inner in ("string", "long", "double", "boolean") and all(not isinstance(i, (list, tuple, dict))
+                                                                     for i in items):
+            return inner + "[]"
+    return "json"
+
+
+def _is_spans(values: list[Any]) -> bool:
+    return all(v is None or (isinstance(v, (list, tuple)) and all(
+        isinstance(s, (list, tuple)) and len(s) == 3 and isinstance(s[0], str)
+        and isinstance(s[1], int) and isinstance(s[2], int) for s in v)) for v in values)
+
+
+class _Columns:
+    """The typed columns of one CSV, built from the attribute dicts of its rows."""
+
+    def __init__(self, rows: list[dict[str, Any]], reserved: Iterable[str]) -> None:
+        keys: dict[str, None] = {}
+        for row in rows:
+            keys.update(dict.fromkeys(row))
+        self.kinds: dict[str, str] = {}
+        self.spans = False
+        for key in keys:
+            if key in reserved:
+                continue
+            values = [row.get(key) for row in rows]
+            if key == "spans" and _is_spans(values):
+                self.spans = True
+                continue
+            self.kinds[key] = _kind(values)
+
+    def header(self) -> list[str]:
+        cols = [f"{k}:{'string' if kind == 'json' else kind}" for k, kind in self.kinds.items()]
+        if self.spans:
+            cols += ["span_chunk_ids:string[]", "span_starts:long[]", "span_ends:long[]"]
+        return cols
+
+    def cells(self, row: dict[str, Any], delimiter: str) -> list[str]:
+        out = [_cell(row.get(k), kind, delimiter) for k, kind in self.kinds.items()]
+        if self.spans:
+            spans = row.get("spans") or []
+            out += [_cell([s[i] for s in spans], kind, delimiter) if spans else ""
+                    for i, kind in enumerate(("string[]", "long[]", "long[]"))]
+        return out
+
+    def array_values(self, rows: list[dict[str, Any]]) -> Iterable[str]:
+        for row in rows:
+            for k, kind in self.kinds.items():
+                if kind.endswith("[]") and row.get(k):
+                    yield from map(str, row[k])
+            if self.spans:
+                yield from (str(s[0]) for s in row.get("spans") or [])
+
+
+def _scalar(value: Any, kind: str) -> str:
+    if kind.startswith("boolean"):
+        return "true" if value else "false"
+    if kind.startswith("double"):
+        return repr(float(value))
+    return str(value)
+
+
+def _cell(value: Any, kind: str, delimiter: str) -> str:
+    if value is None:
+        return ""
+    if kind == "json":
+        return json.dumps(value, ensure_ascii=False)
+    if kind.endswith("[]"):
+        return delimiter.join(_scalar(v, kind) for v in value) if value else ""
+    return _scalar(value, kind)
+
+
+def _delimiter(values: Iterable[str]) -> str:
+    text = "".join(values)
+    for d in DELIMITERS:
+        if d not in text:
+            return d
+    raise ValueError("every candidate array delimiter occurs in the graph's list values")
+
+
+def write_neo4j(graph: nx.Graph, folder: str | Path) -> list[Path]:
+    """``nodes.csv``, ``relationships.csv`` and ``import.cypher`` in ``folder``; returns their paths."""
+    folder = Path(folder)
+    node_rows = [{"id": str(n), **d} for n, d in graph.nodes(data=True)]
+    edge_rows = [dict(d) for _, _, d in graph.edges(data=True)]
+    node_cols = _Columns(node_rows, reserved=("id",))
+    edge_cols = _Columns(edge_rows, reserved=())
+    labels = {str(d.get("type") or "unknown"): label_of(str(d.get("type") or "unknown")) for d in node_rows}
+    d = _delimiter([*node_cols.array_values(node_rows), *edge_cols.array_values(edge_rows), *labels.values()])
+    paths = [folder / "nodes.csv", folder / "relationships.csv", folder / "import.cypher"]
+    with atomic_open(paths[0], "w") as f:  # csv wants newline="": atomic_open's text mode writes "\n" as is
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["id:ID", ":LABEL", *node_cols.header()])
+        for row in node_rows:
+            label = labels[str(row.get("type") or "unknown")]
+            w.writerow([row["id"], f"{BASE_LABEL}{d}{label}", *node_cols.cells(row, d)])
+    with atomic_open(paths[1], "w") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow([":START_ID", ":END_ID", ":TYPE", *edge_cols.header()])
+        for (a, b, _), row in zip(graph.edges(data=True), edge_rows):
+            w.writerow([str(a), str(b), REL_TYPE, *edge_cols.cells(row, d)])
+    with atomic_open(paths[2]) as f:
+        f.write(_cypher(node_cols, edge_cols, labels, d))
+    return paths
+
+
+def _cypher_value(column: str, delimiter: str) -> str:
+    kind = column.rsplit(":", 1)[1]
+    field = f"row.`{column}`"
+    if kind.endswith("[]"):
+        inner = kind[:-2]
+        items = f"split({field}, {_cypher_string(delimiter)})"
+        if inner in _CYPHER_CONVERT:
+            items = f"[x IN {items} | {_CYPHER_CONVERT[inner].format('x')}]"
+        return f"CASE WHEN {field} IS NULL OR {field} = '' THEN null ELSE {items} END"
+    if kind in _CYPHER_CONVERT:
+        return _CYPHER_CONVERT[kind].format(field)
+    return field
+
+
+def _cypher_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'")
+    return "'" + "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in escaped) + "'"
+
+
+def _sets(var: str, header: list[str], delimiter: str) -> str:
+    return ",\n      ".join(f"{var}.`{c.rsplit(':', 1)[0]}` = {_cypher_value(c, delimiter)}" for c in header)
+
+
+def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], delimiter: str) -> str:
+    admin_delimiter = delimiter if delimiter.isascii() and delimiter.isprintable() else f"U+{ord(delimiter):04X}"
+    node_sets = _sets("n", node_cols.header(), delimiter)
+    edge_sets = _sets("r", edge_cols.header(), delimiter)
+    by_label: dict[str, list[str]] = {}
+    for node_type, label in sorted(labels.items()):
+        by_label.setdefault(label, []).append(node_type)
+    label_lines = "\n".join(
+        f"MATCH (n:{BASE_LABEL}) WHERE n.type IN [{', '.join(map(_cypher_string, types))}] SET n:`{label}`;"
+        for label, types in by_label.items())
+    return f"""// graphglean graph for Neo4j.
+//
+// With admin access (an empty database, fastest):
+//   neo4j-admin database import full --nodes=nodes.csv --relationships=relationships.csv \\
+//     --array-delimiter='{admin_delimiter}' --multiline-fields=true neo4j
+//
+// Without: copy nodes.csv and relationships.csv into the server's import folder and run this file,
+//   cypher-shell -f import.cypher
+// Array values are separated by {_cypher_string(delimiter)}. Relationships are {REL_TYPE}; in an undirected graph
+// their direction means nothing.
+
+CREATE CONSTRAINT graphglean_entity_id IF NOT EXISTS FOR (n:{BASE_LABEL}) REQUIRE n.id IS UNIQUE;
+
+LOAD CSV WITH HEADERS FROM 'file:///nodes.csv' AS row
+CALL {{
+  WITH row
+  MERGE (n:{BASE_LABEL} {{id: row.`id:ID`}})
+  SET {node_sets}
+}} IN TRANSACTIONS OF 1000 ROWS;
+
+{label_lines}
+
+LOAD CSV WITH HEADERS FROM 'file:///relationships.csv' AS row
+CALL {{
+  WITH row
+  MATCH (a:{BASE_LABEL} {{id: row.`:START_ID`}}), (b:{BASE_LABEL} {{id: row.`:END_ID`}})
+  CREATE (a)-[r:{REL_TYPE}]->(b)
+  SET {edge_sets}
+}} IN TRANSACTIONS OF 1000 ROWS;
+"""

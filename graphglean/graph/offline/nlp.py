@@ -1,0 +1,97 @@
+"""The offline graph method (``graph.method: nlp``): spaCy named entities where spaCy and an English model
+are installed, else the rule-based fallback with a notice saying how to get the better method. Its records go
+through the same merge and grounding as the LLM method's."""
+
+from __future__ import annotations
+
+import functools
+from typing import Awaitable, Callable, Mapping
+
+import attrs
+import networkx as nx
+import trio
+
+from ...core.config import GraphConfig
+from ...core.spacy_pipeline import INSTALL_HINT, load_pipeline, model_name
+from ...core.tokens import Tokenizer
+from ...text.chunking import Chunk
+from ..records import ParseResult
+from .nlp_heuristic import extract_chunk
+from .nlp_spacy import SpacyGraphExtractor
+from .span_names import case_evidence
+
+FALLBACK_NOTICE = ("graph.method nlp: spaCy or its English model is not installed, so entities are capitalized "
+                   f"phrases found by rules; for typed named entities: {INSTALL_HINT}")
+CHUNKS_PER_THREAD_CALL = 32  # ~3 CPU s: a cancelled run stops, and a killed one has stored, between these; 16
+# cost ~9% more CPU (nlp.pipe batches of 32 texts half full), 64 made Ctrl-C wait ~7 s
+
+SaveAnalyses = Callable[[dict[str, str]], Awaitable[None]]
+# given the backend ("spacy <model> <version>"): the stored analyses by chunk id, and how to store new ones
+OfflineResume = Callable[[str], tuple[Mapping[str, str], SaveAnalyses]]
+
+
+@attrs.frozen
+class OfflineExtraction:
+    results: list[ParseResult]  # one per chunk, in order
+    backend: str  # "spacy <model> <version>" or "rules"
+    resumed: int = 0  # chunks whose stored spaCy analysis was used
+
+
+def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[list[ParseResult], dict[str, str]]:
+    return [extract_chunk(c) for c in chunks], {}
+
+
+async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callable[[str], None], *,
+                          resume: OfflineResume | None = None,
+                          advance: Callable[[int], None] | None = None) -> OfflineExtraction:
+    """Records of every chunk without an LLM; the parsing runs in worker threads, in batches of chunks.
+    With ``resume``, spaCy's analysis of each chunk is stored as its batch finishes and read back instead of
+    parsed again; ``advance`` is told how many chunks each batch finished."""
+    nlp = await trio.to_thread.run_sync(functools.partial(load_pipeline, cfg.nlp_model, "graph.nlp_model",
+                                                          sentences=True))
+    stored: Mapping[str, str] = {}
+    save: SaveAnalyses | None = None
+    if nlp is None:
+        notice(FALLBACK_NOTICE)
+        extract, backend = _rules, "rules"
+    else:
+        evidence = await trio.to_thread.run_sync(case_evidence, chunks)
+        extract, backend = SpacyGraphExtractor(nlp, cfg, evidence).extract_stored, f"spacy {model_name(nlp)}"
+        if resume is not None:
+            stored, save = resume(backend)
+    results: list[ParseResult] = []
+    resumed = 0
+    for i in range(0, len(chunks), CHUNKS_PER_THREAD_CALL):
+        batch = chunks[i:i + CHUNKS_PER_THREAD_CALL]
+        found, analyses = await trio.to_thread.run_sync(extract, batch, stored, save is not None)
+        results += found
+        resumed += sum(c.id in stored and c.id not in analyses for c in batch)  # a damaged one was parsed
+        if save is not None and analyses:
+            await save(analyses)
+        if advance is not None:
+            advance(len(batch))
+    return OfflineExtraction(results, backend, resumed)
+
+
+def fit_quotes(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> None:
+    """Cut each node's and edge's descriptions (quotes, in order of appearance) to the first ones that fit in
+    ``budget`` tokens together; a first quote longer than the budget is cut short with an ellipsis."""
+    for _, data in graph.nodes(data=True):
+        _fit(data, tokenizer, budget)
+    for _, _, data in graph.edges(data=True):
+        _fit(data, tokenizer, budget)
+
+
+def _fit(data: dict, tokenizer: Tokenizer, budget: int) -> None:
+    kept: list[str] = []
+    used = 0
+    for text in data.get("descriptions", []):
+        n = tokenizer.count(text) + 1  # + the line break that joins them
+        if used + n > budget:
+            if not kept:
+                kept.append(tokenizer.truncate(text, max(budget - 1, 1)).rstrip() + "…")
+            break
+        kept.append(text)
+        used += n
+    data["descriptions"] = kept
+    data["description"] = "\n".join(kept)

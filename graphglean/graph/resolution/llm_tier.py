@@ -1,0 +1,207 @@
+"""The LLM tier of entity resolution: which pairs to ask about (rule-uncertain pairs, embedding neighbours),
+the batched questions on the scheduler, and reading the one-line-per-pair answers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import warnings
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
+
+import attrs
+import numpy as np
+import trio
+
+from ...core.config import ResolveConfig
+from ...core.errors import FATAL
+from ...core.prompts import load_template, render
+from ...scheduling.scheduler import Scheduler
+from .blocking import vector_pairs
+from .evidence import NONE, UNSURE, Profile, Verdict
+
+if TYPE_CHECKING:
+    from .resolver import Clusters, Resolver
+
+PASS = "graph.resolve"
+EMBED_BATCH = 256  # texts per embedding call
+_ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
+_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
+
+
+@attrs.define
+class AnswerMemo:
+    """LLM answers kept across runs (the run store): ``done`` maps a request's hash to its answer (a chat
+    answer's text, or a batch's embeddings); ``save`` is awaited as each answer arrives. A resumed run asks only
+    what it has no answer for, even with the response cache off."""
+
+    done: dict[str, Any] = attrs.field(factory=dict)
+    save: Callable[[str, Any], Awaitable[None]] | None = None
+
+    async def keep(self, key: str, answer: Any) -> None:
+        if self.save is not None:
+            with trio.CancelScope(shield=True):  # a paid answer is always kept
+                await self.save(key, answer)
+
+
+
+async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int,
+                        memo: AnswerMemo | None = None) -> set[tuple[int, int]]:
+    """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
+    Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
+    rows = await embed_profiles(r.profiles, scheduler, memo)
+    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
+    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
+
+
+def _close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
+    index = sorted(rows)
+    if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
+        return set()
+    close = vector_pairs(np.array([rows[i] for i in index], dtype=float), max_block)
+    return mark_similar(r, [(index[a], index[b], cosine) for a, b, cosine in close])
+
+
+async def embed_profiles(profiles: list[Profile], scheduler: Scheduler,
+                         memo: AnswerMemo | None = None) -> dict[int, list[float]]:
+    """The embedding of each profile's `embedding_text`, by position (those whose batch failed are missing).
+    Batches answered whole are kept in ``memo``."""
+    llm = scheduler.llm(PASS + ".embed")
+    model = llm.client.cfg.embedding_model
+    texts = [embedding_text(p) for p in profiles]
+    batches = [list(range(k, min(k + EMBED_BATCH, len(texts)))) for k in range(0, len(texts), EMBED_BATCH)]
+    memo = memo or AnswerMemo()
+
+    async def one(batch: list[int]) -> list[list[float]]:
+        asked = [texts[i] for i in batch]
+        key = "embed:" + hashlib.sha256("\n".join([model, *asked]).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        vectors = memo.done.get(key)
+        if vectors is None:
+            vectors = (await llm.embed(asked)).vectors
+            if len(vectors) == len(asked):
+                await memo.keep(key, vectors)
+        return vectors
+
+    rows: dict[int, list[float]] = {}
+    try:
+        outcomes = await scheduler.map(one, batches, pass_name=PASS + ".embed")
+    except FATAL as e:  # a chat-only endpoint (no such model, no route): the rules' candidates still stand
+        warnings.warn(f"graph.resolve.embeddings: {e}; entity resolution goes on without embeddings (set "
+                      "graph.resolve.embeddings: false, or llm.embedding_model to a model the endpoint serves)",
+                      stacklevel=2)
+        return {}
+    for outcome in outcomes:
+        if outcome.ok and outcome.value is not None:
+            rows.update(zip(outcome.item, outcome.value))
+    return rows
+
+
+def mark_similar(r: "Resolver", close: Iterable[tuple[int, int, float]]) -> set[tuple[int, int]]:
+    """Pairs of close embeddings (i < j, cosine) that no rule decides become UNSURE: LLM questions."""
+    found = set()
+    for i, j, cosine in close:
+        if r.verdict(i, j).kind == NONE:
+            r.memo[(i, j)] = Verdict(UNSURE, 0.4 * cosine, f"similar descriptions (cosine {cosine:.2f})")
+        found.add((i, j))
+    return found
+
+
+def question_bound(entities: int, rc: ResolveConfig) -> int:
+    """At most how many questions the LLM tier asks about a graph of ``entities`` nodes: a question names two
+    nodes, a node is in at most ``llm_pairs_per_entity`` questions."""
+    return entities * rc.llm_pairs_per_entity // 2
+
+
+def call_bound(entities: int, rc: ResolveConfig) -> tuple[int, int]:
+    """At most how many chat calls and embedding calls the LLM tier makes for a graph of ``entities`` nodes:
+    ``llm_batch`` of its `question_bound` questions make one call (retries, and re-asks of answers cut short,
+    aside)."""
+    asked = question_bound(entities, rc)
+    return -(-asked // rc.llm_batch), (-(-entities // EMBED_BATCH) if rc.embeddings else 0)
+
+
+def embedding_text(p: Profile) -> str:
+    """What is embedded of a node: its name and the start of its description."""
+    return f"{p.name}: {' '.join(p.description.split())[:300]}"
+
+
+def questions(r: "Resolver", clusters: "Clusters", pairs: list[tuple[int, int]],
+              per_entity: int) -> list[tuple[int, int]]:
+    """UNSURE pairs across clusters: one per cluster pair, at most ``per_entity`` per node, strongest first."""
+    unsure = [(i, j, v) for i, j in pairs
+              if (v := r.verdict(i, j)).kind == UNSURE and clusters.find(i) != clusters.find(j)]
+    # ties ("Dengue" against "Dengue Virus", "Dengue Cases", "Dengue Fever", ...) go to the pairs whose
+    # descriptions and neighbours agree most: with a few questions per node, the likeliest are asked
+    unsure.sort(key=lambda t: (*question_strength(r, *t), t[0], t[1]))
+    asked, seen, count = [], set(), {}
+    for i, j, _ in unsure:
+        ci, cj = clusters.find(i), clusters.find(j)
+        key = (min(ci, cj), max(ci, cj))
+        if key in seen or count.get(i, 0) >= per_entity or count.get(j, 0) >= per_entity:
+            continue
+        seen.add(key)
+        count[i], count[j] = count.get(i, 0) + 1, count.get(j, 0) + 1
+        asked.append((i, j))
+    return asked
+
+
+def question_strength(r: "Resolver", i: int, j: int, v: Verdict) -> tuple[float, float]:
+    """How a question ranks (smaller first): the verdict's score, then how much the two nodes share."""
+    return -v.score, -r.evidence.context(r.profiles[i], r.profiles[j])
+
+
+def card(r: "Resolver", i: int) -> str:
+    """What a question shows of node ``i``: name, type, the start of its description, its best neighbours."""
+    p = r.profiles[i]
+    data = r.facts.data(r.nodes[i])
+    desc = " ".join(p.description.split())
+    desc = desc[:400] + ("..." if len(desc) > 400 else "")
+    related = ", ".join(r.facts.related(r.nodes[i])) or "none"
+    return f'"{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
+
+
+async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
+                  memo: AnswerMemo, max_tokens: int) -> dict[tuple[int, int], bool]:
+    """The LLM's answers to ``asked`` (see `ask_about`), in the order asked."""
+    said = await ask_about([(card(r, i), card(r, j)) for i, j in asked], scheduler, batch, memo, max_tokens)
+    return {asked[n]: same for n, same in said.items()}
+
+
+async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: int, memo: AnswerMemo,
+                    max_tokens: int) -> dict[int, bool]:
+    """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards``, ``batch``
+    a call, in position order. A call is capped at the few tokens the answer lines take; one cut there before
+    every pair is answered (a reasoning model thinks first) is asked again capped at ``max_tokens``. Only
+    complete answers are kept in ``memo``."""
+    llm = scheduler.llm(PASS)
+    template = load_template("graph_resolve")
+    batches = [list(range(k, min(k + batch, len(cards)))) for k in range(0, len(cards), batch)]
+
+    async def one(pairs: list[int]) -> dict[int, bool]:
+        text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(pairs, 1))
+        prompt = render(template, pairs=text)
+        key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
+        answer = memo.done.get(key)
+        if answer is not None:
+            return read_answers(answer)
+        messages, cap = [{"role": "user", "content": prompt}], 8 * len(pairs) + 16
+        result = await llm.chat(llm.request(messages, max_tokens=cap))
+        read = read_answers(result.text)
+        if result.truncated and len(read) < len(pairs):
+            result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, cap)))
+            read = read_answers(result.text)
+        if not result.truncated or len(read) == len(pairs):
+            await memo.keep(key, result.text)
+        return read
+
+    answers: dict[int, bool] = {}
+    for outcome in await scheduler.map(one, batches, pass_name=PASS):
+        if outcome.ok and outcome.value is not None:
+            for n, q in enumerate(outcome.item, 1):
+                if n in outcome.value:
+                    answers[q] = outcome.value[n]
+    return answers
+
+
+def read_answers(text: str) -> dict[int, bool]:
+    """Pair number -> same, from lines like "3: SAME", "Pair 3 - different", "**3.** YES" (reasoning skipped)."""
+    return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(_THINKING.sub("", text))}

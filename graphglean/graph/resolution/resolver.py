@@ -1,0 +1,173 @@
+"""The nodes as resolution sees them (`Resolver`: profiles, graph-wide word statistics, memoized verdicts) and
+the clusters it makes of them (`Clusters`), shared by the rules and the LLM tier."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Protocol
+
+import attrs
+import networkx as nx
+
+from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
+
+
+@attrs.define
+class ResolutionStats:
+    method: str = "rules"
+    entities_before: int = 0
+    entities_after: int = 0
+    candidate_pairs: int = 0
+    skipped_blocks: int = 0
+    rule_merges: int = 0
+    llm_pairs: int = 0
+    llm_merges: int = 0
+    llm_unanswered: int = 0
+    refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
+
+
+class Clusters:
+    """Union-find whose unions are refused when any pair across the two sides is DIFFERENT."""
+
+    def __init__(self, n: int, verdict: Any, max_cross: int = 4096) -> None:
+        self.parent = list(range(n))
+        self.members: dict[int, list[int]] = {i: [i] for i in range(n)}
+        self.verdict = verdict
+        self.max_cross = max_cross
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, i: int, j: int) -> bool | None:
+        """True when merged, False when refused, None when already one cluster."""
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return None
+        a, b = self.members[ri], self.members[rj]
+        if len(a) * len(b) > self.max_cross:
+            return False
+        if any(self.verdict(x, y).kind == DIFFERENT for x in a for y in b):
+            return False
+        if len(a) < len(b):
+            ri, rj, a, b = rj, ri, b, a
+        self.parent[rj] = ri
+        a.extend(b)
+        del self.members[rj]
+        return True
+
+
+class NodeFacts(Protocol):
+    """What the resolver reads of nodes beyond their profiles (the LLM tier's cards, the merged node's name)."""
+
+    def data(self, node: Any) -> Mapping[str, Any]:
+        """The node's attributes (``type``, ``frequency``, ...)."""
+
+    def related(self, node: Any) -> list[str]:
+        """Display names of its best-connected neighbours (at most 4, most connected first)."""
+
+
+class GraphFacts:
+    """`NodeFacts` of a graph in memory."""
+
+    def __init__(self, graph: nx.Graph) -> None:
+        self.graph = graph
+
+    def data(self, node: Any) -> Mapping[str, Any]:
+        return self.graph.nodes[node]
+
+    def related(self, node: Any) -> list[str]:
+        g = self.graph
+        return [str(g.nodes[n].get("name") or n) for n in sorted(g.neighbors(node), key=lambda n: -g.degree(n))[:4]]
+
+
+class Resolver:
+    """The decisions of resolution over ``nodes`` (their ``profiles`` and graph-wide ``corpus``): the whole graph
+    locally, or under engine ray only the nodes of the candidate pairs that can matter (the statistics in
+    ``corpus`` are still those of the whole graph)."""
+
+    def __init__(self, nodes: list[Any], profiles: list[Profile], corpus: Corpus, facts: NodeFacts) -> None:
+        self.nodes = nodes
+        self.profiles = profiles
+        self.corpus = corpus
+        self.facts = facts
+        self.evidence = Evidence(None, {p.key: p for p in profiles}, corpus)
+        self.memo: dict[tuple[int, int], Verdict] = {}
+        self.llm_different: set[tuple[int, int]] = set()
+
+    @classmethod
+    def of_graph(cls, graph: nx.Graph) -> "Resolver":
+        nodes = list(graph.nodes)
+        profiles = [profile_of(graph, n) for n in nodes]
+        return cls(nodes, profiles, Corpus.of(graph, profiles), GraphFacts(graph))
+
+    def verdict(self, i: int, j: int) -> Verdict:
+        pair = (i, j) if i < j else (j, i)
+        if pair in self.llm_different:
+            return Verdict(DIFFERENT, 0.0, "the LLM said different")
+        v = self.memo.get(pair)
+        if v is None:
+            v = self.memo[pair] = self.evidence.verdict(self.profiles[pair[0]], self.profiles[pair[1]])
+        return v
+
+    def rule_links(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int, Verdict]]:
+        links = [(i, j, v) for i, j in pairs if (v := self.verdict(i, j)).kind == SAME]
+        return self._unique_readings(links)
+
+    def _unique_readings(self, links: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
+        """Drop a name's links to readings that are not one entity: "Cratchit" is neither Bob nor Martha
+        Cratchit, "BVC" neither of two councils with those initials. Fuller names (more words) must all be
+        one entity; as full ones must not differ ("Fezziwig": Mr. or Mrs.)."""
+        targets: dict[int, list[int]] = {}
+        for i, j, _ in links:
+            targets.setdefault(i, []).append(j)
+            targets.setdefault(j, []).append(i)
+        ambiguous: set[tuple[int, int]] = set()
+        for x, ys in targets.items():
+            ys = [y for y in ys if self.words(y) >= self.words(x)]
+            if len(ys) > 64:
+                ambiguous.update((min(x, y), max(x, y)) for y in ys)
+                continue
+            for k, y1 in enumerate(ys):
+                for y2 in ys[k + 1:]:
+                    v = self.verdict(y1, y2).kind
+                    fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
+                    if v == DIFFERENT or (fuller and v != SAME):
+                        ambiguous.update(((min(x, y1), max(x, y1)), (min(x, y2), max(x, y2))))
+        kept = []
+        for i, j, v in links:
+            if (i, j) in ambiguous:
+                self.memo[(i, j)] = Verdict(UNSURE, v.score * 0.6, v.rule + ", but the name has other readings")
+            else:
+                kept.append((i, j, v))
+        return kept
+
+    def words(self, i: int) -> int:
+        f = self.profiles[i].forms[0]
+        return len(f.person) if f.person else len(f.key.split())
+
+    def cluster(self, clusters: Clusters, links: Iterable[tuple[int, int, Verdict]], tier: str,
+                log: list[dict[str, Any]], stats: ResolutionStats) -> int:
+        merged = 0
+        order = sorted(links, key=lambda t: (-t[2].score, self.profiles[t[0]].name, self.profiles[t[1]].name))
+        for i, j, v in order:
+            done = clusters.union(i, j)
+            if done:
+                merged += 1
+                log.append({"a": self.profiles[i].name, "b": self.profiles[j].name, "rule": v.rule,
+                            "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
+            elif done is False:
+                stats.refused_merges += 1
+        return merged
+
+    def owner_clusters(self, clusters: Clusters) -> dict[str, str]:
+        """Each name form of a clustered node -> its cluster's root node; where a form is in several clusters,
+        the one whose root is listed last."""
+        out: dict[str, str] = {}
+        for root, members in clusters.members.items():
+            if len(members) > 1:
+                for m in members:
+                    for f in self.profiles[m].forms:
+                        out[f.key] = str(self.nodes[root])
+        return out

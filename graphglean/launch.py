@@ -1,0 +1,59 @@
+"""The library's `run`: one run of everything a configuration enables, on the engine it names (local, or Ray),
+with its report printed as a table; `run_sync` for callers that are not trio."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any, Callable, TextIO
+
+import attrs
+
+from .core.config import Config
+from .core.sync import entry_point
+from .core.sync import run_sync as _run_sync
+from .pipeline.context import PassOutcome
+from .pipeline.estimate import estimate_run
+from .pipeline.plan import check_runnable
+from .pipeline.report import format_table
+from .scheduling.scheduler import Progress
+
+
+@attrs.define
+class RunResult:
+    report: dict[str, Any]
+    passes: list[PassOutcome]
+
+    @property
+    def failed(self) -> int:
+        return sum(len(p.failed) for p in self.passes)
+
+
+def _stderr(message: str) -> None:
+    print(f"graphglean: {message}", file=sys.stderr, flush=True)
+
+
+@entry_point
+async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
+              notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
+    """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``; ``dry``
+    estimates calls, tokens and cost instead, without any LLM call."""
+    out = out or sys.stdout
+    check_runnable(cfg, dry)
+    if dry:
+        return RunResult(estimate_run(cfg, notice, out, stdin), [])
+    if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it
+        from .engines.ray.driver import run_on_ray
+
+        report, outcomes = await run_on_ray(cfg, fresh=fresh, progress=progress, notice=notice)
+    else:
+        from .engines.local import run_local
+
+        report, outcomes = await run_local(cfg, fresh=fresh, progress=progress, notice=notice, stdin=stdin)
+    print(format_table(report["passes"]), file=out)
+    return RunResult(report, outcomes)
+
+
+def run_sync(cfg: Config, **kw: Any) -> RunResult:
+    with warnings.catch_warnings():
+        return _run_sync(run, cfg, **kw)

@@ -1,0 +1,167 @@
+"""`Endpoint`: where a client's requests go and one attempt there: URLs and headers for OpenAI-compatible
+servers and Azure OpenAI, the POST (on our own pool, or httpx's), and what the answer means: a good body,
+a `Failure` to retry, or a refusal raised as final."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import attrs
+import httpx
+import trio
+
+from ..core.config import LLMConfig
+from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
+from .cache import StoredJSON
+from .http.transport import Answer, PooledTransport, origin_of, read_json
+from .records import canonical_json
+from .refusals import read_error_body, refusal
+from .retry import is_retryable_status, parse_retry_after
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+USER_AGENT = "graphglean"
+
+
+@attrs.frozen
+class Failure:
+    """Why one attempt did not give a good answer: what the retry loop reads."""
+
+    reason: str
+    status: int | None = None
+    body: str = ""
+    retry_after: float | None = None
+    connection: bool = False
+
+
+class Endpoint:
+    """The HTTP side of a client; open it (`open`) before the first request and close it (`close_http`)."""
+
+    def __init__(self, cfg: LLMConfig, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.cfg = cfg
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None
+        self._direct: Any = None  # a transport with `PooledTransport.exchange`
+        self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
+
+    def open(self) -> None:
+        """Make the HTTP client (our pool, unless ``llm.http_transport`` is httpx or a transport was given)."""
+        n = self.cfg.max_concurrency
+        transport = self._transport
+        if transport is None and self.cfg.http_transport == "pooled":
+            transport = PooledTransport(n, self.cfg.connect_timeout_s)
+        # With our own pool, requests go straight to it: httpx's per-request client machinery (auth flow,
+        # redirects, cookies, event hooks) is a third of the client's CPU per call and does nothing here. A
+        # transport that says ``direct = True`` (graphglean.testing's in-process one) has the same ``exchange``.
+        direct = isinstance(transport, PooledTransport) or getattr(transport, "direct", False) is True
+        self._direct = transport if direct else None
+        self._http = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+            timeout=httpx.Timeout(self.cfg.timeout_s, connect=self.cfg.connect_timeout_s),
+            transport=transport)
+
+    async def close_http(self) -> None:
+        if self._http is not None:
+            with trio.CancelScope(shield=True):
+                await self._http.aclose()
+            self._http = None
+
+    # -- endpoint shape -------------------------------------------------------------------------------
+
+    def url(self, path: str, model: str | None = None) -> str:
+        base = self.cfg.base_url.rstrip("/")
+        if self.cfg.provider == "azure":
+            azure = self.cfg.azure
+            if path == "embeddings":
+                deployment = azure.embedding_deployment or model or self.cfg.embedding_model
+            else:
+                deployment = azure.deployment or model or self.cfg.model
+            return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
+        return f"{base or OPENAI_BASE_URL}/{path}"
+
+    def _headers(self) -> dict[str, str]:
+        if not self.cfg.api_key:
+            return {}
+        if self.cfg.provider == "azure":
+            return {"api-key": self.cfg.api_key}
+        return {"Authorization": f"Bearer {self.cfg.api_key}"}
+
+    def redact(self, text: str) -> str:
+        key = self.cfg.api_key
+        return text.replace(key, "[redacted]") if key else text
+
+    async def post_json(self, url: str, body: dict[str, Any]) -> Any:
+        """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
+        Returns the JSON answer of a 200, or None on any failure."""
+        assert self._http is not None, "use the client inside 'async with'"
+        with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
+            try:
+                resp = await self._http.post(url, json=body, headers=self._headers())
+                return resp.json() if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                return None
+        return None
+
+    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None = None
+                       ) -> httpx.Response | Answer | Failure:
+        """One POST of ``payload`` (``content``: its canonical JSON's bytes, when made already)."""
+        assert self._http is not None
+        try:
+            # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
+            with trio.CancelScope(deadline=trio.current_time() + self.cfg.timeout_s):
+                if self._direct is None:
+                    return await self._http.post(url, json=payload, headers=headers)
+                if content is None:
+                    content = canonical_json(payload).encode("utf-8", "surrogatepass")
+                return await self._direct_post(url, headers, content)
+            return Failure(f"no complete answer within {self.cfg.timeout_s:g} s")  # the deadline was reached
+        except httpx.TimeoutException as e:
+            return Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
+        except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
+            return Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True)
+        except httpx.LocalProtocolError as e:  # asking again would not help
+            raise LLMRequestError(f"the request cannot be sent: {self.redact(str(e))}") from None
+        except httpx.TransportError as e:
+            return Failure(f"connection broken ({type(e).__name__})")
+
+    async def _direct_post(self, url: str, headers: dict[str, str], content: bytes) -> Answer:
+        """The POST httpx would send, straight on our pool (or a ``direct`` transport's ``exchange``): building an
+        ``httpx.Request`` for each call was a tenth of the client's CPU per call (benchmarks/transport.py)."""
+        assert self._direct is not None
+        shape = (url, *headers.items())
+        prepared = self._prepared.get(shape)
+        if prepared is None:
+            parsed = httpx.URL(url)
+            raw = httpx.Headers({**headers, "content-type": "application/json", "user-agent": USER_AGENT}).raw
+            prepared = self._prepared[shape] = (origin_of(parsed), parsed.raw_path, [(b"Host", parsed.netloc), *raw])
+        origin, target, head = prepared
+        status, response_headers, body = await self._direct.exchange(
+            origin, b"POST", target, [*head, (b"Content-Length", str(len(content)).encode())], content)
+        return Answer.read(status, response_headers, body)
+
+    def _judge(self, resp: httpx.Response | Answer, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
+               model: str = "") -> tuple[Any, Any, Failure | None]:
+        """(body, parsed, None) for a good answer, the body as its server wrote it (`StoredJSON`) when it is UTF-8,
+        for the cache and the journal to store without encoding it again; else why it is not good (raising the
+        `refusal` when that is final). ``url``, the body keys ``sent`` and ``model`` make the refusal precise."""
+        status = resp.status_code
+        if status == 200:
+            try:
+                body, text = read_json(resp.content)
+                return (body if text is None else StoredJSON(text)), parse(body), None
+            except ValueError as e:  # json.JSONDecodeError is a ValueError too
+                return None, None, Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
+        text = self.redact(resp.text[:2000])
+        if is_retryable_status(status):
+            return None, None, Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
+        raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
+
+    def _give_up(self, failures: list[Failure], url: str) -> LLMError:
+        last = failures[-1]
+        where = self.redact(url.split("?", 1)[0])
+        message = f"{where}: gave up after {len(failures)} attempts; last: {last.reason}"
+        if last.body:
+            message += f": {read_error_body(last.body).message}"
+        if all(f.connection for f in failures):
+            return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
+                                       None, "")
+        return LLMError(message, last.status, last.body)

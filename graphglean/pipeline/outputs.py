@@ -1,0 +1,85 @@
+"""The graph files a run writes, as ``output.formats`` chooses, and ``graph.html`` rebuilt from an output folder.
+
+``chunks.jsonl`` (each chunk's id, document, offsets and text) is written with every graph: the provenance
+spans of the other files point into it, and the view reads its source sentences from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+import networkx as nx
+
+from ..core.config import OutputConfig
+from ..core.errors import InputError
+from ..graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
+from ..graph.formats.readback import json_rows, read_graph
+from ..text.chunking import Chunk
+from ..view import FILENAME as VIEW_FILENAME
+from ..view import ChunkText, write_view
+
+CHUNKS = "chunks.jsonl"
+
+
+def chunk_rows(chunks: Iterable[Chunk]) -> list[dict[str, Any]]:
+    return [{"id": c.id, "doc_id": c.doc_id, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
+            for c in chunks]
+
+
+def write_graph_outputs(graph: nx.Graph, chunks: list[Chunk], out_dir: str | Path, output: OutputConfig) -> list[Path]:
+    """Every export ``output.formats`` names, plus chunks.jsonl; returns the paths written."""
+    out = Path(out_dir)
+    formats = set(output.formats)
+    paths: list[Path] = []
+    if "graphml" in formats:
+        write_graphml(graph, out / "graph.graphml")
+        paths.append(out / "graph.graphml")
+    if "json" in formats:
+        write_node_link(graph, out / "graph.json")
+        paths.append(out / "graph.json")
+    if "jsonl" in formats:
+        write_jsonl(entity_rows(graph), out / "entities.jsonl")
+        write_jsonl(relationship_rows(graph), out / "relationships.jsonl")
+        paths += [out / "entities.jsonl", out / "relationships.jsonl"]
+    if "neo4j" in formats:
+        from ..graph.formats.neo4j import write_neo4j
+
+        paths += write_neo4j(graph, out / "neo4j")
+    if "parquet" in formats:
+        from ..graph.formats.parquet import write_parquet
+
+        paths += write_parquet(graph, out)
+    rows = chunk_rows(chunks)
+    write_jsonl(rows, out / CHUNKS)
+    paths.append(out / CHUNKS)
+    if "html" in formats:
+        texts = [ChunkText.from_json(r) for r in rows]
+        paths.append(write_view(graph, texts, out / VIEW_FILENAME, max_nodes=output.view_max_nodes,
+                                title=out.resolve().name))
+    return paths
+
+
+def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
+    """The chunks of ``out_dir/chunks.jsonl`` (none when an older run wrote no such file)."""
+    path = Path(out_dir) / CHUNKS
+    if not path.is_file():
+        return []
+    found = []
+    for number, row in json_rows(path):
+        try:
+            found.append(ChunkText.from_json(row))
+        except (ValueError, KeyError, TypeError) as e:
+            raise InputError(f"{path}:{number}: not a chunk record ({type(e).__name__}: {e})") from None
+    return found
+
+
+def rebuild_view(out_dir: str | Path, max_nodes: int) -> Path:
+    """``graph.html`` written again from the graph and chunks in ``out_dir``; no LLM call."""
+    out = Path(out_dir)
+    graph = read_graph(out)
+    try:
+        return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
+                          title=out.resolve().name)
+    except OSError as e:
+        raise InputError(f"{out / VIEW_FILENAME}: cannot write ({e.strerror or type(e).__name__})") from None

@@ -1,0 +1,87 @@
+"""One run's plan, which both engines execute: the passes a configuration enables (and why), what they need
+before any call, and how they run together on one context."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+import trio
+
+from ..core.config import Config, missing_extra
+from ..core.errors import ConfigError
+from .context import PassFn, PassOutcome, RunContext
+from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
+
+HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server"
+
+
+def llm_without_endpoint(cfg: Config) -> str | None:
+    """The key that asks for the LLM by name when no endpoint is configured (it would be asked with no key)."""
+    if cfg.llm.has_endpoint:
+        return None
+    if cfg.graph.enabled and cfg.graph.method == "llm":
+        return "graph.method"
+    if cfg.graph.enabled and cfg.graph.resolve.enabled and cfg.graph.resolve.method == "llm":
+        return "graph.resolve.method"
+    return None
+
+
+def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
+    """The passes this configuration enables, with the choice of graph method explained."""
+    passes: list[tuple[str, PassFn]] = []
+    endpoint = cfg.llm.has_endpoint
+    how = HOW_TO_GET_AN_ENDPOINT + ", to use the LLM"
+    if cfg.graph.enabled:
+        method = cfg.graph.method
+        if method == "auto":
+            method = "llm" if endpoint else "nlp"
+            notice(f"graph.method auto: using the {'LLM' if endpoint else 'offline NLP'} method"
+                   + ("" if endpoint else f"; {how}"))
+        passes.append(("graph", graph_llm_pass if method == "llm" else graph_nlp_pass))
+    for name, enabled, fn in (("summary", cfg.summary.enabled, summary_pass),
+                              ("episodic", cfg.episodic.enabled, episodic_pass),
+                              ("enrich", cfg.enrich.enabled, enrich_pass)):
+        if enabled and not endpoint:
+            notice(f"{name}: needs an LLM endpoint; skipped ({how})")
+        elif enabled:
+            passes.append((name, fn))
+    return passes
+
+
+def check_runnable(cfg: Config, dry: bool) -> None:
+    """Refuse, before any work, a configuration that could not run: a missing extra for an output format, or
+    the LLM asked for by name with no endpoint to ask."""
+    if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
+        raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
+    if not dry and (key := llm_without_endpoint(cfg)):
+        raise ConfigError(f"{key}: llm needs an LLM endpoint: {HOW_TO_GET_AN_ENDPOINT}; or set {key} to "
+                          f"{'nlp' if key == 'graph.method' else 'rules'}")
+
+
+def writable_dir(path: Path, key: str) -> None:
+    """Fail before any LLM call, with the key to fix, when results could not be written."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".graphglean-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise ConfigError(f"{key}: cannot write to {path} ({e.strerror or type(e).__name__})") from None
+
+
+async def run_passes(ctx: RunContext, passes: list[tuple[str, PassFn]]) -> list[PassOutcome]:
+    """Run ``passes`` concurrently on ``ctx``'s scheduler; their outcomes, timed, in the given order."""
+    results: dict[str, PassOutcome] = {}
+
+    async def one(name: str, fn: PassFn) -> None:
+        t0 = time.monotonic()
+        outcome = await fn(ctx)
+        outcome.wall_s = time.monotonic() - t0
+        results[name] = outcome
+
+    async with trio.open_nursery() as nursery:  # independent passes run concurrently on the one scheduler
+        for name, fn in passes:
+            nursery.start_soon(one, name, fn)
+    return [results[name] for name, _ in passes]

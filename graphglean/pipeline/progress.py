@@ -1,0 +1,61 @@
+"""Progress per pass: a line per pass redrawn in place on a terminal, plain log lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from ..llm.accounting import CallAccount
+
+
+class ConsoleProgress:
+    def __init__(self, stream: TextIO | None = None, interval_s: float = 2.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.interval_s = interval_s
+        self.totals: dict[str, int] = {}
+        self.done: dict[str, int] = {}
+        self.failed: dict[str, int] = {}
+        self.lines: dict[str, str] = {}
+        self._drawn = 0
+        self._last = float("-inf")  # the first update shows at once
+
+    def start(self, pass_name: str, total: int) -> None:
+        self.totals[pass_name] = self.totals.get(pass_name, 0) + total
+        self.done.setdefault(pass_name, 0)
+        self.failed.setdefault(pass_name, 0)
+
+    def _line(self, name: str, account: CallAccount) -> str:
+        total = self.totals[name]
+        bar = ""
+        if self.tty and total:
+            filled = int(20 * self.done[name] / total)
+            bar = "[" + "#" * filled + "." * (20 - filled) + "] "
+        return (f"{name:<15} {bar}{self.done[name]}/{total} items, {account.calls} calls, "
+                f"{account.cache_hits} cached, {account.prompt_tokens + account.completion_tokens} tokens, "
+                f"{self.failed[name]} errors")
+
+    def advance(self, pass_name: str, account: CallAccount, failed: bool) -> None:
+        self.done[pass_name] += 1
+        self.failed[pass_name] += int(failed)
+        self.lines[pass_name] = self._line(pass_name, account)
+        now = time.monotonic()
+        final = self.done[pass_name] == self.totals[pass_name]
+        if self.tty:
+            if final or now - self._last >= 0.1:
+                self._last = now
+                self._redraw()
+        elif final or now - self._last >= self.interval_s:
+            self._last = now
+            print(self.lines[pass_name], file=self.stream, flush=True)
+
+    def _redraw(self) -> None:
+        up = f"\x1b[{self._drawn}F" if self._drawn else ""
+        self.stream.write(up + "".join(f"\x1b[K{line}\n" for line in self.lines.values()))
+        self.stream.flush()
+        self._drawn = len(self.lines)
+
+    def finish(self, pass_name: str) -> None:
+        if self.tty and pass_name in self.lines:
+            self._redraw()

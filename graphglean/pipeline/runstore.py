@@ -1,0 +1,88 @@
+"""`RunStore`: every finished item x pass of a run, in SQLite in the output folder, written the moment it
+finishes. A run started again with the same command reads it and repeats no finished LLM work.
+
+It also holds the run's *journal*: every paid answer, kept (by the client, before the request's slot is
+released) whatever the response cache's mode, so the finished steps of items that were half done when the
+run was killed are replayed, not paid for again. A run that ends with nothing failed clears it.
+
+A run's file is its own (no other process writes it), and its writes are short: they are made in the
+trio thread, the journal's and the results' queued meanwhile in one transaction (a trip to a worker thread
+and back cost more CPU than the write); a file that other processes write too is opened ``shared``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..core.atomic import remove_database
+from ..core.sqlite_writes import Transactions
+from ..llm.cache import ResponseCache
+
+FILENAME = "run.sqlite"
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False), made once
+
+
+class RunStore:
+    """``shared``: other processes write the file too (the resolution's store, which concurrent Ray tasks
+    open): its writes are made in a worker thread, where waiting for another's lock does not stall trio."""
+
+    def __init__(self, out_dir: str | Path, fresh: bool = False, shared: bool = False) -> None:
+        self.path = Path(out_dir) / FILENAME
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if fresh:
+            remove_database(self.path)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS results (pass TEXT, item TEXT, value TEXT, PRIMARY KEY (pass, item))")
+        self._db.execute("CREATE TABLE IF NOT EXISTS passes (pass TEXT PRIMARY KEY, fingerprint TEXT)")
+        self._writes = Transactions(self._db, trio.CapacityLimiter(1) if shared else None)
+        self._journal: ResponseCache | None = None
+
+    def journal(self) -> ResponseCache:
+        """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
+        if self._journal is None:
+            self._journal = ResponseCache(self.path, "readwrite", table="journal", sole_writer=True,
+                                          shared=self._writes)
+        return self._journal
+
+    def clear_journal(self) -> None:
+        self.journal().clear()
+
+    def open_pass(self, name: str, fingerprint: str) -> bool:
+        """Start (or continue) pass ``name``. Stored results made under another fingerprint (another model,
+        prompt or setting) are discarded; returns whether any were."""
+        row = self._db.execute("SELECT fingerprint FROM passes WHERE pass = ?", (name,)).fetchone()
+        stale = row is not None and row[0] != fingerprint
+        if stale:
+            self._db.execute("DELETE FROM results WHERE pass = ?", (name,))
+        self._db.execute("INSERT OR REPLACE INTO passes (pass, fingerprint) VALUES (?, ?)", (name, fingerprint))
+        return stale
+
+    def load(self, name: str) -> dict[str, Any]:
+        rows = self._db.execute("SELECT item, value FROM results WHERE pass = ?", (name,)).fetchall()
+        return {item: json.loads(value) for item, value in rows}
+
+    def get(self, name: str, item: str) -> Any | None:
+        """One stored item of pass ``name`` (None when there is none)."""
+        row = self._db.execute("SELECT value FROM results WHERE pass = ? AND item = ?", (name, item)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    async def save(self, name: str, item: str, value: Any) -> None:
+        """Store one finished item; saves queued while one is written are written together."""
+        await self.save_many(name, {item: value})
+
+    async def save_many(self, name: str, values: dict[str, Any]) -> None:
+        """Store finished items (item -> value) in one transaction, with any saves queued meanwhile."""
+        await self._writes("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)",
+                           [(name, item, _encode(value)) for item, value in values.items()])
+
+    def close(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+        self._writes.close()
+        self._db.close()

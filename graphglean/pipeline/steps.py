@@ -1,0 +1,228 @@
+"""Each pass as a step of a run: resume from the run store, submit work to the scheduler, write outputs."""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Sequence
+
+import attrs
+import trio
+
+from ..core.spacy_pipeline import MAX_PIECE_CHARS
+from ..core.tokens import Tokenizer
+from ..episodic import PASS as EPISODIC
+from ..episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
+from ..graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
+from ..graph.extraction.gleaning import ChunkExtraction
+from ..graph.extraction.prompts import GraphPrompts
+from ..graph.formats.export import write_jsonl
+from ..graph.offline.nlp import OfflineExtraction, extract_offline
+from ..graph.offline.nlp_spacy import ANALYSIS
+from ..graph.resolution.resolve import PASS as RESOLVE
+from ..graph.resolution.resolve import AnswerMemo, asks_llm
+from ..llm.accounting import CallAccount
+from ..scheduling.scheduler import NoProgress
+from ..summaries import PASS as SUMMARY
+from ..summaries import SYSTEM as SUMMARY_SYSTEM
+from ..summaries import SummaryResult, summarize
+from ..text.chunking import Chunk, chunk_id
+from ..text.inputs import Document
+from .context import PassOutcome, RunContext, failure_row, failures_of
+from .outputs import write_graph_outputs
+
+
+async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
+    # seconds for a large graph, while other passes may have requests in flight: in a worker thread
+    files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
+                                                           ctx.cfg.output)]
+    extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
+    if stats.malformed_records:
+        path = ctx.out_dir / "malformed_records.jsonl"
+        write_jsonl(stats.malformed_records, path)
+        files.append(str(path))
+    path = ctx.out_dir / "resolution.jsonl"
+    if stats.resolution_log is not None:
+        write_jsonl(stats.resolution_log, path)
+        files.append(str(path))
+    else:  # resolution off: a log from an earlier run would describe merges this graph does not have
+        path.unlink(missing_ok=True)
+    return PassOutcome("graph", failed=failed, extra=extra, files=files)
+
+
+async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
+    """The offline graph (see `offline_extraction`), resolved, grounded and written."""
+    extraction = await offline_extraction(ctx)
+    stats = GraphStats(chunks=len(ctx.chunks))
+    # only resolution may ask the LLM here (method: llm): on the run's scheduler, counted and resumable
+    scheduler = ctx.scheduler if asks_llm(ctx.cfg, offline=True) else None
+    graph = await build_graph(ctx.chunks, None, ctx.cfg, scheduler, ctx.tokenizer, stats, notice=ctx.notice,
+                              offline_done=extraction, memo=resolution_memo(ctx) if scheduler else None)
+    outcome = await _graph_outcome(ctx, stats, graph, [])
+    outcome.extra["resumed_chunks"] = extraction.resumed
+    return outcome
+
+
+async def offline_extraction(ctx: RunContext) -> OfflineExtraction:
+    """The offline method's records of every chunk. spaCy's analysis of each chunk is stored as it is made (as
+    the LLM method stores its answers), so a run started again parses only what is new; progress counts chunks."""
+    assert ctx.store is not None
+    store, progress = ctx.store, ctx.progress or NoProgress()
+
+    def resume(backend: str) -> tuple[dict[str, Any], Callable[[dict[str, str]], Awaitable[None]]]:
+        # its own pass name and fingerprint: only the model shapes an analysis (labels, window and names are
+        # read from it each run), and switching graph.method must not discard the LLM method's answers
+        stored = ctx.resume("graph.nlp", backend, ANALYSIS, MAX_PIECE_CHARS, endpoint=False)
+
+        async def save(analyses: dict[str, str]) -> None:
+            await store.save_many("graph.nlp", analyses)
+
+        return stored, save
+
+    def advance(n: int) -> None:
+        for _ in range(n):
+            progress.advance("graph", CallAccount(), False)
+
+    progress.start("graph", len(ctx.chunks))
+    extraction = await extract_offline(ctx.chunks, ctx.cfg.graph, ctx.notice, resume=resume, advance=advance)
+    progress.finish("graph")
+    return extraction
+
+
+def resolution_memo(ctx: RunContext) -> AnswerMemo:
+    """Entity-resolution answers kept in the run store, keyed by their prompt: other resolution settings ask
+    other questions, and the extractions stay valid whatever resolution does (its settings are not in their
+    fingerprint)."""
+    store = ctx.store
+    assert store is not None
+
+    async def save_answer(key: str, answer: str) -> None:
+        await store.save(RESOLVE, key, answer)
+
+    return AnswerMemo(ctx.resume(RESOLVE), save_answer)
+
+
+def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
+    """The graph pass's stored extractions (none when its settings changed) and how to store a new one."""
+    cfg = ctx.cfg
+    assert ctx.store is not None
+    g = cfg.graph
+    prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
+    stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
+                        g.max_gleanings, cfg.llm.logit_bias_ids)
+    store = ctx.store
+
+    async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
+        await store.save("graph", chunk.id, extraction.to_json())
+
+    return {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}, save
+
+
+async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
+    assert ctx.scheduler is not None and ctx.store is not None
+    done, save = graph_resume(ctx)
+    result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
+                                    memo=resolution_memo(ctx))
+    outcome = await _graph_outcome(ctx, result.stats, result.output, failures_of(result.failed, lambda c: c.id))
+    outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
+    return outcome
+
+
+async def enrich_pass(ctx: RunContext) -> PassOutcome:
+    """Chat messages of the input into a MemoryStore in the output folder, enriched; one line per message in
+    enrichment.jsonl and one per summary in session_summaries.jsonl."""
+    from ..core.errors import InputError
+    from ..enrich import Enricher, MemoryStore
+
+    if not ctx.inputs.messages:
+        raise InputError(f"{ctx.cfg.input.path}: enrich needs chat messages (input.format locomo, or messages "
+                         "for JSONL of {session_id, role, content})")
+    assert ctx.scheduler is not None
+    store = MemoryStore(ctx.out_dir / "memory.sqlite", fresh=ctx.fresh)
+    try:
+        async with Enricher(store, ctx.scheduler, ctx.cfg.enrich) as enricher:
+            by_session: dict[str, list[Any]] = {}
+            for m in ctx.inputs.messages:
+                by_session.setdefault(m.session_id, []).append(m)
+            for session_id, messages in by_session.items():  # whole sessions: a re-run stores nothing twice
+                await enricher.add_messages(session_id, messages, position=0)
+            stats = await enricher.drain()
+        rows = [m.to_json() for m in store.messages()]
+        summaries = [s.to_json() for s in store.summaries()]
+        failures = store.failures()
+    finally:
+        store.close()
+    paths = [ctx.out_dir / "enrichment.jsonl", ctx.out_dir / "session_summaries.jsonl"]
+    write_jsonl(rows, paths[0])
+    write_jsonl(summaries, paths[1])
+    failed = [failure_row(f"{uuid} {step}", error) for uuid, step, error in failures]
+    return PassOutcome("enrich", failed=failed, extra=attrs.asdict(stats), files=[str(p) for p in paths])
+
+
+def documents_of_chunks(chunks: Sequence[Any]) -> list[Any]:
+    """Inputs given as chunks (pre-chunked JSONL, LoCoMo sessions): each document is its chunks, in order."""
+    texts: dict[str, list[str]] = {}
+    for c in chunks:
+        texts.setdefault(c.doc_id, []).append(c.text)
+    return [Document(doc_id, "\n".join(parts), doc_id) for doc_id, parts in texts.items()]
+
+
+async def _map_and_store(ctx: RunContext, name: str, items: list[Any], item_id: Callable[[Any], str],
+                         fn: Callable[[Any], Awaitable[Any]], stored: dict[str, Any],
+                         durable: Callable[[Any], bool] = lambda value: True) -> tuple[dict[str, Any], list[Any]]:
+    """Run ``fn`` over the items not yet ``stored``; each result goes to the run store as it finishes
+    (unless ``durable`` says it should be asked again next run). Returns every result, stored ones included."""
+    assert ctx.scheduler is not None and ctx.store is not None
+    results, store = dict(stored), ctx.store
+
+    async def save(outcome: Any) -> None:
+        if outcome.ok:
+            key = item_id(outcome.item)
+            results[key] = outcome.value.to_json()
+            if durable(outcome.value):
+                await store.save(name, key, results[key])
+
+    todo = [i for i in items if item_id(i) not in stored]
+    return results, await ctx.scheduler.map(fn, todo, pass_name=name, on_result=save)
+
+
+async def summary_pass(ctx: RunContext) -> PassOutcome:
+    """Each input document summarized whole, one line each in summaries.jsonl."""
+    cfg = ctx.cfg.summary
+    stored = ctx.resume(SUMMARY, SUMMARY_SYSTEM, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
+                        cfg.additional_instructions, cfg.recursive)
+    documents = ctx.inputs.documents or documents_of_chunks(ctx.chunks)
+    tokenizer = Tokenizer.cl100k()
+
+    async def one(doc: Document) -> SummaryResult:
+        return await summarize(doc.text, ctx.scheduler, cfg.detail, cfg.additional_instructions or None,
+                               cfg.minimum_chunk_size, cfg.chunk_delimiter, cfg.recursive, tokenizer,
+                               pass_name=SUMMARY + ".chunks")
+
+    def key(doc: Document) -> str:  # by content: an edited document is summarized again
+        return chunk_id(doc.id, doc.text)
+
+    results, outcomes = await _map_and_store(ctx, SUMMARY, documents, key, one, stored)
+    rows = [{"doc_id": d.id, **results[key(d)]} for d in documents if key(d) in results]
+    path = ctx.out_dir / "summaries.jsonl"
+    write_jsonl(rows, path)
+    failed = failures_of([o for o in outcomes if not o.ok], lambda d: d.id)
+    return PassOutcome(SUMMARY, failed=failed, extra={"documents": len(rows)}, files=[str(path)])
+
+
+async def episodic_pass(ctx: RunContext) -> PassOutcome:
+    """Gists and facts of every chunk, one line each in episodes.jsonl."""
+    extractor = EpisodicGistExtraction(ctx.scheduler, ctx.cfg)
+    stored = ctx.resume(EPISODIC, ctx.cfg.episodic.dataset, extractor.gist_template, extractor.fact_template)
+
+    async def one(chunk: Chunk) -> EpisodeRawOutput:
+        info = ChunkInfo(chunk.text, chunk.tokens, [chunk.index], [chunk.doc_id], dict(chunk.metadata))
+        return await extractor.extract(chunk.id, info)
+
+    # a chunk that ended with an error is kept in the output but asked again on the next run
+    results, _ = await _map_and_store(ctx, EPISODIC, ctx.chunks, lambda c: c.id, one, stored,
+                                      durable=lambda episode: not episode.metadata["errors"])
+    rows = [results[c.id] for c in ctx.chunks if c.id in results]
+    path = ctx.out_dir / "episodes.jsonl"
+    write_jsonl(rows, path)
+    failed = [failure_row(r["chunk_id"], "; ".join(r["metadata"]["errors"])) for r in rows
+              if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
+    return PassOutcome(EPISODIC, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

@@ -1,0 +1,256 @@
+"""Input readers: text and Markdown files, folders, JSONL, pre-chunked JSONL, stdin, LoCoMo and message JSONL.
+
+Every reader fails with an `InputError` that names the file (and the line or byte offset) and never drops
+data silently: what is skipped is reported through ``warnings``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import attrs
+
+from ..core.config import InputConfig
+from ..core.errors import InputError
+from ..core.tokens import Tokenizer
+from . import locomo
+from .chunking import Chunk, token_chunks
+from .decoding import InputWarning, decode
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
+
+
+@attrs.frozen
+class Document:
+    id: str
+    text: str
+    source: str
+    metadata: dict[str, Any] = attrs.field(factory=dict, eq=False, hash=False)
+
+
+@attrs.frozen
+class Message:
+    """One chat message, as the enrichment pass and the LoCoMo reader see it."""
+
+    session_id: str
+    role: str
+    content: str
+    created_at: str = ""
+    metadata: dict[str, Any] = attrs.field(factory=dict, eq=False, hash=False)
+    id: str = ""
+
+
+@attrs.frozen
+class Inputs:
+    """What a run reads: documents to chunk, chunks given as they are, and/or chat messages."""
+
+    documents: list[Document] = attrs.field(factory=list)
+    chunks: list[Chunk] = attrs.field(factory=list)
+    messages: list[Message] = attrs.field(factory=list)
+
+    def all_chunks(self, tokenizer: Tokenizer, size: int, overlap: int) -> list[Chunk]:
+        """The chunks given as they are, then every document's token chunks."""
+        chunks = list(self.chunks)
+        for doc in self.documents:
+            chunks += token_chunks(doc.id, doc.text, tokenizer, size, overlap, doc.metadata)
+        return chunks
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: input not found") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def content_id(text: str) -> str:
+    return "doc-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def read_text_file(path: Path, doc_id: str, errors: str = "strict") -> Document | None:
+    text = decode(_read_bytes(path), str(path), errors)
+    if not text.strip():
+        warnings.warn(f"{path}: empty input; nothing to read", InputWarning, stacklevel=2)
+        return None
+    return Document(doc_id, text, str(path))
+
+
+def text_files(root: Path) -> list[Path]:
+    """The text files under ``root``, sorted; a warning names the others, which are skipped."""
+    texts: list[Path] = []
+    others: list[Path] = []
+    for p in sorted(p for p in root.rglob("*") if p.is_file()):
+        if p.suffix.lower() in TEXT_SUFFIXES:
+            texts.append(p)
+        elif not p.name.startswith("."):
+            others.append(p)
+    if others:
+        shown = ", ".join(str(p.relative_to(root)) for p in others[:5])
+        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
+        warnings.warn(f"{root}: skipped {len(others)} file(s) that are not text ({', '.join(TEXT_SUFFIXES)}): "
+                      f"{shown}{more}", InputWarning, stacklevel=2)
+    if not texts:
+        raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
+    return texts
+
+
+def read_folder(root: Path, errors: str = "strict", files: list[Path] | None = None) -> list[Document]:
+    """Every text file under ``root`` (or the given ``files`` of it) as a document named by its path."""
+    texts = text_files(root) if files is None else files
+    docs = [read_text_file(p, p.relative_to(root).as_posix(), errors) for p in texts]
+    return [d for d in docs if d is not None]
+
+
+def _jsonl_lines(data: bytes, name: str, errors: str, first_line: int = 1) -> Iterable[tuple[int, dict[str, Any]]]:
+    text = decode(data, name, errors)
+    for lineno, line in enumerate(text.splitlines(), first_line):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{name}:{lineno}: invalid JSON: {e.msg} (column {e.colno})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        yield lineno, obj
+
+
+def _field(obj: dict[str, Any], key: str, name: str, lineno: int, required: bool = True) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise InputError(f"{name}:{lineno}: missing field {key!r}")
+        return None
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise InputError(f"{name}:{lineno}: field {key!r} must be a string, got {type(value).__name__}")
+    return str(value)
+
+
+def duplicate_id(name: str, lineno: int, kind: str, item_id: str) -> InputError:
+    return InputError(f"{name}:{lineno}: duplicate {kind} id {item_id!r}")
+
+
+def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> Iterator[tuple[int, Document]]:
+    """Each line's document with its line number (empty ones warned about and skipped); ids not checked."""
+    for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line):
+        text = _field(obj, cfg.text_field, name, lineno)
+        if not text.strip():
+            warnings.warn(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped", InputWarning, stacklevel=2)
+            continue
+        doc_id = _field(obj, cfg.id_field, name, lineno, required=False) or f"{Path(name).name}:{lineno}"
+        meta = {k: obj[k] for k in cfg.metadata_fields if k in obj}
+        yield lineno, Document(doc_id, text, f"{name}:{lineno}", meta)
+
+
+def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
+    """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
+    docs, seen = [], set()
+    for lineno, doc in jsonl_documents(data, name, cfg, first_line):
+        if doc.id in seen:
+            raise duplicate_id(name, lineno, "document", doc.id)
+        seen.add(doc.id)
+        docs.append(doc)
+    return docs
+
+
+def prechunked_lines(data: bytes, name: str, errors: str = "strict",
+                     first_line: int = 1) -> Iterator[tuple[int, str, str, str, dict[str, Any]]]:
+    """Each line's (line number, chunk id, text, document id, metadata); ids not checked."""
+    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
+        cid = _field(obj, "id", name, lineno)
+        text = _field(obj, "text", name, lineno)
+        doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        yield lineno, cid, text, doc_id, meta
+
+
+def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict", first_line: int = 1,
+                    first_index: int = 0) -> list[Chunk]:
+    """``{"id", "text"}`` lines used as chunks exactly as given (a part of a file: its first line number and
+    the index of its first chunk in the whole)."""
+    chunks, seen = [], set()
+    for lineno, cid, text, doc_id, meta in prechunked_lines(data, name, errors, first_line):
+        if cid in seen:
+            raise duplicate_id(name, lineno, "chunk", cid)
+        seen.add(cid)
+        chunks.append(Chunk(cid, doc_id, first_index + len(chunks), text, 0, len(text), tokenizer.count(text), meta))
+    return chunks
+
+
+def read_messages_jsonl(data: bytes, name: str, errors: str = "strict") -> list[Message]:
+    """``{"session_id", "role", "content", "created_at"?, "metadata"?}`` lines."""
+    out = []
+    for lineno, obj in _jsonl_lines(data, name, errors):
+        meta = obj.get("metadata") or {}
+        if not isinstance(meta, dict):
+            raise InputError(f"{name}:{lineno}: field 'metadata' must be an object")
+        out.append(Message(_field(obj, "session_id", name, lineno), _field(obj, "role", name, lineno),
+                           _field(obj, "content", name, lineno),
+                           _field(obj, "created_at", name, lineno, required=False) or "", meta,
+                           _field(obj, "uuid", name, lineno, required=False) or ""))
+    return out
+
+
+def _detect(path: Path, data: bytes | None) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return "jsonl"
+    if suffix == ".json":
+        return "locomo"
+    return "text"
+
+
+def read_inputs(cfg: InputConfig, tokenizer: Tokenizer, stdin: Any = None) -> Inputs:
+    """Read what ``cfg`` names. Raises `InputError` with the file (and line) on anything unreadable."""
+    if cfg.path == "-":
+        data = (stdin or sys.stdin.buffer).read()
+        name = "<stdin>"
+        fmt = "text" if cfg.format == "auto" else cfg.format
+    else:
+        path = Path(cfg.path)
+        if not path.exists():
+            raise InputError(f"{path}: input not found")
+        if path.is_dir():
+            if cfg.format not in ("auto", "text"):
+                raise InputError(f"{path}: is a folder; input.format {cfg.format} needs a file")
+            return Inputs(documents=_nonempty(read_folder(path, cfg.encoding_errors), str(path)))
+        data, name = _read_bytes(path), str(path)
+        fmt = _detect(path, data) if cfg.format == "auto" else cfg.format
+    if not data.strip():
+        raise InputError(f"{name}: empty input")
+    if fmt == "text":
+        text = decode(data, name, cfg.encoding_errors)
+        doc_id = Path(name).name if name != "<stdin>" else content_id(text)
+        return Inputs(documents=[Document(doc_id, text, name)])
+    if fmt == "jsonl":
+        return Inputs(documents=_nonempty(read_jsonl(data, name, cfg), name))
+    if fmt == "chunks":
+        return Inputs(chunks=read_prechunked(data, name, tokenizer, cfg.encoding_errors))
+    if fmt == "messages":
+        return Inputs(messages=read_messages_jsonl(data, name, cfg.encoding_errors))
+    if fmt == "locomo":
+        conversations = locomo.parse_locomo(decode(data, name, cfg.encoding_errors), name)
+        return Inputs(chunks=locomo.to_chunks(conversations, tokenizer, cfg.locomo_granularity),
+                      messages=locomo_messages(conversations))
+    raise InputError(f"{name}: unknown input format {fmt!r}")
+
+
+def locomo_messages(conversations: list[locomo.Conversation]) -> list[Message]:
+    """Each LoCoMo turn as a message: role = speaker, session = the conversation's session, created_at = its date."""
+    return [Message(session_id, t.speaker, t.text, date, {"dia_id": t.dia_id}, f"{sample_id}:{t.dia_id}")
+            for sample_id, session_id, date, t in locomo.turns(conversations)]
+
+
+def _nonempty(docs: list[Document], name: str) -> list[Document]:
+    if not docs:
+        raise InputError(f"{name}: every input is empty")
+    return docs
