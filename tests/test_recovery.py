@@ -216,16 +216,6 @@ async def test_a_refusal_that_names_the_model_limit_is_asked_again_at_that_limit
     assert result.stats.split_passages == 0
 
 
-async def test_a_window_too_small_for_the_raised_cap_sends_the_pass_back_to_the_configured_cap():
-    window = {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested "
-                        "4300 tokens. Please reduce the length of the messages or completion.",
-                        "type": "invalid_request_error", "code": "context_length_exceeded"}}
-    result, caps = await serial_extraction([dense_corpus(6, seed=6 * k) for k in range(4)],
-                                           refusing_above(1000, window))
-    assert caps.count(4000) <= 2  # the first chunk's raise, and at most one call built before it was refused
-    assert result.stats.split_passages > 0
-
-
 def test_the_limit_a_refusal_names():
     from graphglean.llm.output_limits import stated_limit
 
