@@ -29,8 +29,10 @@ from ....graph.resolution.blocking import (
     rare_threshold,
     unit_rows,
 )
-from ....graph.resolution.evidence import SAME, UNSURE, Corpus, Evidence, Profile, corpus_words, profile_from
+from ....graph.resolution.evidence import Evidence
 from ....graph.resolution.llm_tier import AnswerMemo, embed_profiles
+from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
+from ....graph.resolution.verdicts import SAME, UNSURE
 from ....scheduling.scheduler import Scheduler
 from ..partitions import edge_partition, merge_edges, merge_nodes, node_partition
 from ..stage_files import dump, load
