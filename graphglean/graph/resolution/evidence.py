@@ -19,7 +19,7 @@ import networkx as nx
 from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST
 from .names import NameForm, key_of, read_name, words_of
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
+from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -133,7 +133,9 @@ class Evidence:
             if x.acronym and x.acronym == y.initials:
                 if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
                     return doubtful(0.6, "acronym, types differ")
-                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
+                # the initials of three words or more are seldom another's: short descriptions cannot disagree
+                short = SHORT_DESCRIPTION if len(x.acronym) >= 3 else 0
+                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"), short)
         return None
 
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -217,11 +219,17 @@ class Evidence:
             return DIFFERENT if (fx.head or fx.parts) != (fy.head or fy.parts) else NONE
         return NONE
 
-    def _short_form(self, a: Profile, b: Profile, same: Verdict) -> Verdict:
+    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool:
+        """The two descriptions share (next to) nothing; descriptions of fewer than ``short`` words (besides the
+        names' own) say too little to disagree."""
+        return bool(a.words and b.words) and min(len(a.words), len(b.words)) >= short and \
+            self.context(a, b) < self.disagree_below
+
+    def _short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
         """An acronym or a name without its qualifier names many things: kept only when the descriptions do
         not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
-        if a.words and b.words and self.context(a, b) < self.disagree_below:
-            return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree")
+        if self.disagree(a, b, short):
+            return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree", named=True)
         return same
 
     def overlap(self, fa: NameForm, fb: NameForm) -> Verdict:

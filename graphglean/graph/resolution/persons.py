@@ -14,12 +14,11 @@ from typing import Protocol
 
 from .lexicon import KIN
 from .names import NameForm
-from .profiles import Corpus, Profile
+from .profiles import SHORT_DESCRIPTION, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
 _TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
-_SHORT = 8  # description words (besides the name's own) below which a surname's descriptions cannot disagree
 _KIN_WINDOW = 3  # words between a given name and a kinship word ("Ron's father", "mother of Elizabeth")
 
 
@@ -27,9 +26,10 @@ class Judge(Protocol):
     """What the personal-name rules read of `evidence.Evidence`."""
 
     corpus: Corpus
-    disagree_below: float
 
     def context(self, a: Profile, b: Profile) -> float: ...
+
+    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool: ...
 
     def overlap(self, fa: NameForm, fb: NameForm) -> Verdict: ...
 
@@ -77,7 +77,7 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
     if short[0] == long[-1]:
         if sf.gender == "f" and (lf.gender or lp.pronoun_gender) != "f":
             return doubtful(0.5, "a woman's title with a surname: a relative may bear it")
-        return _partial(ev, a, b, "surname", _SHORT)
+        return _partial(ev, a, b, "surname")
     return ev.overlap(fa, fb)
 
 
@@ -86,7 +86,7 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     wa, wb = fa.person, fb.person
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
-        return _partial(ev, a, b, "surname", _SHORT)
+        return _partial(ev, a, b, "surname")
     if wa[-1] == wb[-1]:
         given = _given(wa[:-1], wb[:-1])
         if given == SAME:
@@ -139,10 +139,11 @@ def _given_names(form: NameForm, other: NameForm) -> set[str]:
     return set(form.person[:-1]) - set(other.person) if len(form.person) > 1 else set()
 
 
-def _partial(ev: Judge, a: Profile, b: Profile, rule: str, short: int = 0) -> Verdict:
+def _partial(ev: Judge, a: Profile, b: Profile, rule: str) -> Verdict:
     """A partial match (first name, surname, initials) is kept when the descriptions neither name the other
-    as a relative nor disagree; descriptions of fewer than ``short`` words each cannot disagree (a surname
-    alone is one person of the document where two short descriptions just say different things of him)."""
+    as a relative nor disagree. A first name is shared by many: any two descriptions may disagree; otherwise
+    short ones cannot (a surname alone is one person of the document, of whom two short descriptions just say
+    different things)."""
     for x, y in ((a, b), (b, a)):
         fx, fy = x.forms[0], y.forms[0]
         if _kin(x.description, _given_names(fy, fx)):
@@ -152,7 +153,7 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, short: int = 0) -> Ve
         if rest & x.words.keys() and a.key not in b.neighbours:
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
-        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other")
-    if a.words and b.words and min(len(a.words), len(b.words)) >= short and ev.context(a, b) < ev.disagree_below:
-        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree")
+        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", named=True)
+    if ev.disagree(a, b, 0 if rule == "first name" else SHORT_DESCRIPTION):
+        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", named=True)
     return Verdict(SAME, 0.8, rule)

@@ -18,6 +18,7 @@ from .names import NameForm, read_name, words_of
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc".split())
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
+SHORT_DESCRIPTION = 8  # description words (besides the name's own) below which two descriptions cannot disagree
 _DEFINED_THING = re.compile(r"\b(?:is|was|are|were)\s+(?:\w+\s+){0,5}?(?:" + "|".join(sorted(THINGS)) + r")s?\b",
                             re.I)
 # what a description says its node is: "is a nervous woman", "was a businessman and the husband of"
