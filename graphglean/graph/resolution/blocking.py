@@ -45,8 +45,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
         if f.acronym:
             keys.add("a:" + f.acronym)
-        if f.initials in acronyms:
-            keys.add("a:" + f.initials)
+        keys.update("a:" + i for i in (f.initials, f.short_initials) if i and i in acronyms)
         if f.head:
             owner = read_name(f.owner)
             keys.add("h:" + f.head + "|" + (owner.person[-1] if owner.person else owner.key))

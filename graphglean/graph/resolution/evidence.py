@@ -19,7 +19,7 @@ import networkx as nx
 from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST
 from .names import NameForm, key_of, read_name, words_of
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
+from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -130,12 +130,10 @@ class Evidence:
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
-            if x.acronym and x.acronym == y.initials:
+            if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
                     return doubtful(0.6, "acronym, types differ")
-                # the initials of three words or more are seldom another's: short descriptions cannot disagree
-                short = SHORT_DESCRIPTION if len(x.acronym) >= 3 else 0
-                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"), short)
+                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -149,7 +147,8 @@ class Evidence:
             if clash:
                 return doubtful(0.5, "trailing qualifier, person and place")
             x = fa if fa.qualifier else fb
-            if x.paren and x.qualifier.replace(" ", "") == read_name(x.core).initials:
+            spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
+            if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
             if x.qualifier in COUNTRIES or _places(a, b) or (x.paren and not _types_conflict(a, b)):
                 return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
@@ -229,7 +228,7 @@ class Evidence:
         """An acronym or a name without its qualifier names many things: kept only when the descriptions do
         not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
         if self.disagree(a, b, short):
-            return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree", named=True)
+            return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree")
         return same
 
     def overlap(self, fa: NameForm, fb: NameForm) -> Verdict:

@@ -137,6 +137,7 @@ class NameForm:
     legal: str = ""  # that legal form, canonical ("Corp." and "Corporation": "corporation")
     country: str = ""  # a country before a public body ("U.K. Ministry of Defence": "uk") ...
     unprefixed: str = ""  # ... and the key without it ("ministry of defence"); both "" otherwise
+    short_initials: str = ""  # the initials without the legal form or qualifier ("IBM" of "IBM Corp."), or ""
 
     @property
     def gender(self) -> str:
@@ -250,6 +251,12 @@ def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], 
     return tuple(sorted(found)), " ".join(out)
 
 
+def _initials(key: str) -> str:
+    """First letters of the content words of a key of two or more words."""
+    content = [w for w in key.split() if w not in _CONTENT_SKIP]
+    return "".join(w[0] for w in content) if len(content) >= 2 else ""
+
+
 def _country_prefix(key: str) -> tuple[str, str]:
     """A country before the name of a public body ("U.K. Ministry of Defence": "uk", "ministry of defence"),
     or ("", "")."""
@@ -287,6 +294,8 @@ def read_name(surface: str) -> NameForm:
     """Read one name (pure; cached)."""
     cased, legal = _without_legal_form(" ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
     text, qualifier, paren = _qualified(fold(cased).translate(_QUOTES))
+    if qualifier and not legal:  # "Acme Company (AC)"
+        text, legal = _without_legal_form(text)
     key = key_of(surface)
     core = key_of(text)
     ws = core.split()
@@ -320,8 +329,7 @@ def read_name(surface: str) -> NameForm:
     plural = bool(ws) and (singular(ws[-1]) != ws[-1] or bool(set(honorifics) & PLURAL_HONORIFICS))
     kws = key.split()
     trade = core if legal else ""
-    content = [w for w in (trade or key).split() if w not in _CONTENT_SKIP]
-    initials = "".join(w[0] for w in content) if len(content) >= 2 else ""
+    initials, short_initials = _initials(key), _initials(core)
     letters = re.sub(r"[^\w]", "", cased)
     acronym = ""
     if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)):
@@ -331,7 +339,7 @@ def read_name(surface: str) -> NameForm:
     country, unprefixed = _country_prefix(core)
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
-                    generation, trade, legal, country, unprefixed)
+                    generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials)
 
 
 _INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")

@@ -48,18 +48,20 @@ def person_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return Verdict(DIFFERENT, 0.0, "one person and a group")
     wa, wb = fa.person, fb.person
     if wa == wb:
-        return _same_words(a, b, fa, fb)
+        return _same_words(ev, a, b, fa, fb)
     if len(wa) == 1 or len(wb) == 1:
         return _one_word(ev, a, b, fa, fb)
     return _full_names(ev, a, b, fa, fb)
 
 
-def _same_words(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
     """The same personal name, titles aside: a woman's title (not a queen's) before a surname alone is a
     relative's as often as hers ("Lady Macbeth", "Macbeth") unless the other is a woman too."""
     for x, y, py in ((fa, fb, b), (fb, fa, a)):
         if len(x.person) == 1 and x.gender == "f" and not x.royal and not y.gender and py.pronoun_gender != "f":
             return doubtful(0.5, "same name, a woman's title on one side only")
+    if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
+        return _partial(ev, a, b, "a royal's given name")
     titled = " with a title" if fa.honorifics or fb.honorifics else ""
     return Verdict(SAME, 0.9, "same personal name" + titled)
 
@@ -153,7 +155,7 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str) -> Verdict:
         if rest & x.words.keys() and a.key not in b.neighbours:
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
-        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", named=True)
-    if ev.disagree(a, b, 0 if rule == "first name" else SHORT_DESCRIPTION):
-        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", named=True)
+        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other")
+    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION):
+        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree")
     return Verdict(SAME, 0.8, rule)

@@ -120,17 +120,16 @@ class Resolver:
         return v
 
     def rule_links(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int, Verdict]]:
-        readings = [(i, j, v) for i, j in pairs if (v := self.verdict(i, j)).kind == SAME or v.named]
-        return self._unique_readings(readings)
+        links = [(i, j, v) for i, j in pairs if (v := self.verdict(i, j)).kind == SAME]
+        return self._unique_readings(links)
 
-    def _unique_readings(self, readings: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
+    def _unique_readings(self, links: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
         """Drop a name's links to readings that are not one entity: "Cratchit" is neither Bob nor Martha
         Cratchit, "BVC" neither of two councils with those initials, "William" neither "Prince William" nor
         "William Shakespeare". Fuller names (more words) must all be one entity; as full ones must not differ
-        or be in doubt ("Fezziwig": Mr. or Mrs.). ``readings``: the SAME pairs (the links) and the pairs whose
-        names match but the descriptions or the graph hold back (`Verdict.named`); returns the links kept."""
+        or be in doubt ("Fezziwig": Mr. or Mrs.)."""
         targets: dict[int, list[int]] = {}
-        for i, j, _ in readings:
+        for i, j, _ in links:
             targets.setdefault(i, []).append(j)
             targets.setdefault(j, []).append(i)
         ambiguous: set[tuple[int, int]] = set()
@@ -146,10 +145,10 @@ class Resolver:
                     if v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME):
                         ambiguous.update(((min(x, y1), max(x, y1)), (min(x, y2), max(x, y2))))
         kept = []
-        for i, j, v in (link for link in readings if link[2].kind == SAME):
+        for i, j, v in links:
             if (i, j) in ambiguous:
                 self.memo[(i, j)] = Verdict(UNSURE, v.score * 0.6, v.rule + ", but the name has other readings",
-                                            doubt=True, named=True)
+                                            doubt=True)
             else:
                 kept.append((i, j, v))
         return kept

@@ -14,7 +14,6 @@ class Verdict:
     score: float = 0.0  # orders the merges; not a probability
     rule: str = ""
     doubt: bool = False  # an UNSURE the rules saw evidence against: no rule cluster may hold both nodes
-    named: bool = False  # an UNSURE whose names match, held back by descriptions or the graph: a reading of both
 
 
 NO_EVIDENCE = Verdict(NONE)
