@@ -363,7 +363,8 @@ def test_a_batch_reads_of_the_corpus_only_its_words_and_judges_as_with_all_of_it
 
     from graphglean.engines.ray.resolution.node_tables import NodeTables
     from graphglean.engines.ray.resolution.word_tables import corpus_of, word_table, write_word_parts
-    from graphglean.graph.resolution.evidence import Corpus, Evidence, corpus_words, profile_from
+    from graphglean.graph.resolution.evidence import Evidence
+    from graphglean.graph.resolution.profiles import Corpus, corpus_words, profile_from
 
     def profiles_of(names, said):
         return [profile_from(n.lower(), {"name": n, "type": KINDS.get(n, "person"),

@@ -8,7 +8,7 @@ from typing import Any, Mapping, NamedTuple
 import networkx as nx
 
 from ...text.chunking import Chunk
-from ..resolution.evidence import aliases_of
+from ..resolution.profiles import aliases_of
 
 BLOCK_SOURCES = 5_000  # a block's nodes cite about this many chunks, fetched together (and then let go)
 

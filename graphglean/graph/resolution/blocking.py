@@ -15,8 +15,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .evidence import Corpus, Profile, words_of
-from .names import read_name
+from .names import read_name, words_of
+from .profiles import Corpus, Profile
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
@@ -29,7 +29,9 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
     the pairs only the LLM can decide."""
     keys: set[str] = set()
     for f in p.forms:
-        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core))
+        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered))
+        if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
+            keys.add("k:" + f.unprefixed)
         keys.update("k:" + k for k in f.spelled)
         if f.key.endswith("es"):  # viruses: the singular rule read "viruse"
             keys.add("s:" + f.key[:-2])
@@ -43,8 +45,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
         if f.acronym:
             keys.add("a:" + f.acronym)
-        if f.initials in acronyms:
-            keys.add("a:" + f.initials)
+        keys.update("a:" + i for i in (f.initials, f.short_initials) if i and i in acronyms)
         if f.head:
             owner = read_name(f.owner)
             keys.add("h:" + f.head + "|" + (owner.person[-1] if owner.person else owner.key))

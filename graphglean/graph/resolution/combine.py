@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable
 
 import networkx as nx
 
-from .evidence import Profile, aliases_of
+from .profiles import Profile, aliases_of
 
 
 def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:

@@ -1,152 +1,26 @@
 """Pairwise evidence for entity resolution: do two nodes name one entity?
 
 `Evidence.verdict(a, b)` weighs names (`names.read_name`), declared types, descriptions and graph neighbours,
-and answers SAME (the rules may merge), DIFFERENT (never merge, and never let a cluster join the two), UNSURE
-(a question for the LLM tier) or NONE (no evidence either way). Scores order the merges; they are not
-probabilities.
+and answers a `verdicts.Verdict`. A merge needs positive evidence: the same name written another way, a title,
+legal form, country or qualifier more or less, an acronym, a partial personal name (`persons`). Differing
+numbers, generations, qualifiers, countries or legal forms are evidence against it, and so is a number, a
+generation or a qualifier on one side only: the rules then keep the two apart (DIFFERENT, or UNSURE with
+doubt for the LLM tier).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections import Counter
-from typing import Any, Iterable
 
 import attrs
 import networkx as nx
 
-from .names import ARTICLES, NameForm, read_name, singular
-
-SAME, DIFFERENT, UNSURE, NONE = "same", "different", "unsure", "none"
-PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
-PLACE_TYPES = frozenset("geo location place city country region gpe loc".split())
-UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
-_HE = frozenset("he him his himself".split())
-_SHE = frozenset("she her hers herself".split())
-_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
-_STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this
-these those
-it its their them they who which whose what when where while into during through about over under than then also
-not no but so such very more most one two three his her he she him""".split())
-
-
-@attrs.frozen
-class Verdict:
-    kind: str
-    score: float = 0.0
-    rule: str = ""
-
-
-NO_EVIDENCE = Verdict(NONE)
-
-
-@attrs.define
-class Profile:
-    """What the rules know of one node."""
-
-    key: str
-    forms: list[NameForm]
-    types: frozenset[str]
-    description: str
-    words: Counter[str]
-    neighbours: frozenset[str]
-    pronoun_gender: str
-
-    @property
-    def name(self) -> str:
-        return self.forms[0].surface
-
-    @property
-    def personal(self) -> bool:
-        return bool(self.types & PERSON_TYPES)
-
-    @property
-    def person_compatible(self) -> bool:
-        return self.personal or self.types <= UNTYPED
-
-
-def _pronoun_gender(text: str) -> str:
-    ws = [w.lower() for w in _TOKEN.findall(text)]
-    he, she = sum(w in _HE for w in ws), sum(w in _SHE for w in ws)
-    if he and not she:
-        return "m"
-    if she and not he:
-        return "f"
-    return ""
-
-
-def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
-    """A node's aliases (or other list): a list, or the JSON list GraphML keeps (a graph read from graph.graphml)."""
-    value = data.get(key) or []
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            value = [value]
-    return [str(a) for a in value if a] if isinstance(value, list) else []
-
-
-def profile_of(graph: nx.Graph, node: Any) -> Profile:
-    return profile_from(node, graph.nodes[node], graph.neighbors(node))
-
-
-def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
-    """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
-    names = [str(data.get("name") or node)] + aliases_of(data)
-    forms = [read_name(n) for n in dict.fromkeys(names)]
-    types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
-    description = data.get("description") or ""
-    own = {w for f in forms for w in f.key.split()}
-    counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
-    return Profile(str(node), forms, types, description, counted, frozenset(map(str, neighbours)),
-                   _pronoun_gender(description))
-
-
-@attrs.define
-class Corpus:
-    """Graph-wide statistics the rules read: word rarity, which words are written in lower case (common words,
-    not names), and the words used in personal names."""
-
-    documents: int = 0
-    df: Counter[str] = attrs.field(factory=Counter)
-    lowercase: set[str] = attrs.field(factory=set)
-    person_words: set[str] = attrs.field(factory=set)
-    degree: dict[str, int] = attrs.field(factory=dict)
-
-    @classmethod
-    def of(cls, graph: nx.Graph, profiles: Iterable[Profile]) -> "Corpus":
-        corpus = cls()
-        for p in profiles:
-            corpus.documents += 1
-            corpus.df.update(p.words.keys())
-            corpus.lowercase.update(w for w in _TOKEN.findall(p.description) if w.islower())
-            for f in p.forms:
-                corpus.person_words.update(f.person)
-            corpus.degree[p.key] = len(p.neighbours)
-        return corpus
-
-    def idf(self, word: str) -> float:
-        return math.log(1 + (1 + self.documents) / (1 + self.df.get(word, 0)))  # > 0: a word in every text counts
-
-    def proper(self, form: NameForm) -> bool:
-        """Every word of the personal name is a name, not a common word (one letter: an initial)."""
-        return bool(form.person) and all(len(w) == 1 or w not in self.lowercase for w in form.person)
-
-
-def corpus_words(profiles: Iterable[Profile]) -> set[str]:
-    """The words whose `Corpus` statistics `Evidence` may read for pairs among ``profiles``: their description
-    words, their names' words and personal-name words (with the last one's plural ``s`` taken off)."""
-    found: set[str] = set()
-    for p in profiles:
-        found.update(p.words)
-        for f in p.forms:
-            found.update(words_of(f))
-            found.update(f.person)
-            if f.person:
-                found.add(f.person[-1][:-1])
-    return found
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST
+from .names import NameForm, key_of, read_name, words_of
+from .persons import person_verdict
+from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
+from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
 def _defines_relative(description: str, other: NameForm) -> bool:
@@ -188,7 +62,7 @@ class Evidence:
                 v = self._forms(a, b, fa, fb)
                 if v.kind == DIFFERENT:
                     return v
-                if _rank(v) > _rank(best):
+                if rank(v) > rank(best):
                     best = v
         if best.kind in (SAME, UNSURE):
             for x, y in ((a, b), (b, a)):
@@ -197,9 +71,28 @@ class Evidence:
         return best
 
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
-        acronym = self._acronym(a, b, fa, fb)
-        if acronym is not None:
-            return acronym
+        v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
+        if v.kind == SAME and (fa.numbers != fb.numbers or fa.generation != fb.generation):
+            return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
+        return v
+
+    def _designated(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+        """What the parts that set namesakes apart say: numbers, generations, qualifiers, legal forms,
+        countries (and acronyms); None when they say nothing."""
+        if fa.numbers and fb.numbers and fa.numbers != fb.numbers:
+            return Verdict(DIFFERENT, 0.0, "different numbers")
+        if fa.generation and fb.generation and fa.generation != fb.generation:
+            return Verdict(DIFFERENT, 0.0, "different generations")
+        clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
+        for rule in (self._qualified, self._acronym, self._legal, self._country):
+            v = rule(a, b, fa, fb, clash)
+            if v is not None:
+                return v
+        if fa.numbered == fb.numbered and fa.key != fb.key:
+            return Verdict(SAME, 0.95, "same name, its number written another way")
+        return None
+
+    def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -212,45 +105,84 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
         if fa.key == fb.key:
-            return Verdict(UNSURE, 0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
+            return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:
-            return Verdict(UNSURE, 0.6, "same letters, person and place") if clash else \
+            return doubtful(0.6, "same letters, person and place") if clash else \
                 Verdict(SAME, 0.95, "same name but spacing or hyphens")
-        person = self._person(a, b, fa, fb)
+        person = person_verdict(self, a, b, fa, fb)
         if person is not None:
             return person
         if _plural_pair(fa, fb):
-            if a.personal or b.personal:
-                return Verdict(DIFFERENT, 0.0, "one and a group")
-            if fa.key != fa.core or _definite(fa) or _definite(fb):
-                return Verdict(UNSURE, 0.5, "a particular one and the plural")
-            return Verdict(SAME, 0.85, "singular and plural")
-        return self._qualified(a, b, fa, fb, bool(clash)) or self._overlap(fa, fb)
+            return self._plural(a, b, fa, fb)
+        return self.overlap(fa, fb)
 
-    def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    def _plural(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+        if a.personal or b.personal:
+            return Verdict(DIFFERENT, 0.0, "one and a group")
+        if fa.key != fa.core or _definite(fa) or _definite(fb):
+            return Verdict(UNSURE, 0.5, "a particular one and the plural")
+        last = min(fa.key, fb.key, key=len)
+        if " " not in last and last not in self.corpus.lowercase:  # "Heart", "Hearts": a band and a club
+            return doubtful(0.5, "a one-word name and its plural")
+        return self._short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
+
+    def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
-            if x.acronym and x.acronym == y.initials:
+            if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
-                    return Verdict(UNSURE, 0.6, "acronym, types differ")
+                    return doubtful(0.6, "acronym, types differ")
                 return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "Salt Lake City, Utah" and "Salt Lake City"; "Internal Revenue Service (IRS)" and "IRS"."""
-        if fa.core == fb.core and (fa.qualifier or fb.qualifier):
+        """ "Salt Lake City, Utah" and "Salt Lake City"; "Internal Revenue Service (IRS)" and "IRS"; not
+        "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
+        if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
-                return Verdict(DIFFERENT, 0.0, "different qualifiers")
+                if fa.qualifier.replace(" ", "") != fb.qualifier.replace(" ", ""):
+                    return Verdict(DIFFERENT, 0.0, "different qualifiers")
+                return None
             if clash:
-                return Verdict(UNSURE, 0.5, "trailing qualifier, person and place")
-            return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
+                return doubtful(0.5, "trailing qualifier, person and place")
+            x = fa if fa.qualifier else fb
+            spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
+            if x.paren and x.qualifier.replace(" ", "") in spelled:
+                return Verdict(SAME, 0.9, "its acronym in parentheses")
+            if x.qualifier in COUNTRIES or _places(a, b) or (x.paren and not _types_conflict(a, b)):
+                return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
+            return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
             if x.paren and x.qualifier == y.key:
                 if clash:
-                    return Verdict(UNSURE, 0.5, "parenthesized alias, person and place")
+                    return doubtful(0.5, "parenthesized alias, person and place")
                 same = Verdict(SAME, 0.85, "parenthesized alias")
                 return self._short_form(a, b, same) if y.acronym else same
+        return None
+
+    def _legal(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "Siemens AG" and "Siemens"; "Microsoft Corp." and "Microsoft Corporation"; not "Siemens AG" and
+        "Siemens Ltd." (a subsidiary), nor a company and a person or place of its name."""
+        if not (fa.legal or fb.legal) or (fa.trade or fa.key) != (fb.trade or fb.key):
+            return None
+        if fa.legal and fb.legal:
+            return Verdict(SAME, 0.95, "same legal form written another way") if fa.legal == fb.legal else \
+                doubtful(0.5, "different legal forms (a subsidiary?)")
+        if _types_conflict(a, b):
+            return doubtful(0.4, "a company and a namesake of another type")
+        return Verdict(SAME, 0.9, "with and without its legal form")
+
+    def _country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "U.K. Ministry of Defence" and "Ministry of Defence"; not "US Army" and "British Army"."""
+        if fa.country and fb.country and fa.unprefixed == fb.unprefixed:
+            return None if fa.country == fb.country else Verdict(DIFFERENT, 0.0, "different countries")
+        for (x, px), (y, py) in (((fa, a), (fb, b)), ((fb, b), (fa, a))):
+            if x.country and x.unprefixed in (y.key, y.core) and not y.country:
+                named = _countries_named(py.description)
+                if named and x.country not in named:
+                    return doubtful(0.5, "a country before a public body, another country in the description")
+                return Verdict(SAME, 0.85, "a country before a public body")
         return None
 
     def _owned(self, fa: NameForm, fb: NameForm) -> Verdict:
@@ -269,7 +201,7 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "a thing owned is not its owner")
         if other.key in (owned.head, read_name(owned.owner).key):
             return Verdict(DIFFERENT, 0.0, "a particular one is not the general")
-        return self._overlap(fa, fb)
+        return self.overlap(fa, fb)
 
     def _owners(self, x: str, y: str) -> str:
         fx, fy = read_name(x), read_name(y)
@@ -286,61 +218,20 @@ class Evidence:
             return DIFFERENT if (fx.head or fx.parts) != (fy.head or fy.parts) else NONE
         return NONE
 
-    def _person(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
-        """Personal-name rules; None when the two are not both personal names."""
-        titled = bool(fa.honorifics or fb.honorifics)  # "Mr." says person where no type does
-        if not (a.person_compatible and b.person_compatible and (a.personal or b.personal or titled)):
-            return None
-        if not (self.corpus.proper(fa) and self.corpus.proper(fb)):
-            return None
-        ga, gb = fa.gender or a.pronoun_gender, fb.gender or b.pronoun_gender
-        if ga and gb and ga != gb:
-            return Verdict(DIFFERENT, 0.0, "different genders")
-        if self._group(fa) != self._group(fb):
-            return Verdict(DIFFERENT, 0.0, "one person and a group")
-        wa, wb = fa.person, fb.person
-        if wa == wb:
-            titled = " with a title" if fa.honorifics or fb.honorifics else ""
-            return Verdict(SAME, 0.9, "same personal name" + titled)
-        if len(wa) == 1 or len(wb) == 1:
-            short, long = (wa, wb) if len(wa) == 1 else (wb, wa)
-            if len(long) == 1:
-                return NO_EVIDENCE
-            if short[0] == long[0]:
-                return self._partial(a, b, "first name")
-            if short[0] == long[-1]:
-                return self._partial(a, b, "surname")
-            return self._overlap(fa, fb)
-        if wa[-1] == wb[-1] and _given_match(wa[:-1], wb[:-1]):
-            return self._partial(a, b, "same name, middle names or initials differ")
-        if wa[-1] == wb[-1] or wa[0] == wb[0]:
-            return Verdict(DIFFERENT, 0.0, "different full names")
-        return self._overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
+    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool:
+        """The two descriptions share (next to) nothing; descriptions of fewer than ``short`` words (besides the
+        names' own) say too little to disagree."""
+        return bool(a.words and b.words) and min(len(a.words), len(b.words)) >= short and \
+            self.context(a, b) < self.disagree_below
 
-    def _group(self, form: NameForm) -> bool:
-        last = form.person[-1]
-        return form.plural and (bool({"misses", "messrs"} & set(form.honorifics))
-                                or (last.endswith("s") and last[:-1] in self.corpus.person_words))
-
-    def _partial(self, a: Profile, b: Profile, rule: str) -> Verdict:
-        for x, y in ((a, b), (b, a)):  # "Ebenezer is another name for Scrooge": the rest of the name is mentioned
-            rest = {w for f in y.forms for w in f.person} - {w for f in x.forms for w in f.person}
-            if rest & x.words.keys() and a.key not in b.neighbours:
-                return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
-        if a.key in b.neighbours and self.context(a, b) < 0.5:
-            return Verdict(UNSURE, 0.5, f"{rule}, but related to each other")
-        if a.words and b.words and self.context(a, b) < self.disagree_below:
-            return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree")
-        return Verdict(SAME, 0.8, rule)
-
-    def _short_form(self, a: Profile, b: Profile, same: Verdict) -> Verdict:
+    def _short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
         """An acronym or a name without its qualifier names many things: kept only when the descriptions do
         not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
-        if a.words and b.words and self.context(a, b) < self.disagree_below:
+        if self.disagree(a, b, short):
             return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree")
         return same
 
-    def _overlap(self, fa: NameForm, fb: NameForm) -> Verdict:
+    def overlap(self, fa: NameForm, fb: NameForm) -> Verdict:
         wa, wb = words_of(fa), words_of(fb)
         shared = wa & wb
         if not shared:
@@ -350,11 +241,6 @@ class Evidence:
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE
-
-
-def words_of(form: NameForm) -> set[str]:
-    """The name's words, each made singular: "Christmas" reads "christma" wherever it stands."""
-    return {singular(w) for w in form.key.split()}
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
@@ -371,16 +257,19 @@ def _definite(form: NameForm) -> bool:
     return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
 
 
-def _given_match(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
-    """Given names agree: the same first (or its initial), and the shorter list's names all in the longer."""
-    if not x or not y:
-        return False
-    if not (x[0] == y[0] or (len(x[0]) == 1 and y[0].startswith(x[0])) or (len(y[0]) == 1 and x[0].startswith(y[0]))):
-        return False
-    short, long = (x, y) if len(x) <= len(y) else (y, x)
-    return all(any(s == l or (len(s) == 1 and l.startswith(s)) for l in long) for s in short[1:])
+def _countries_named(text: str) -> set[str]:
+    """The countries a text names (by name, abbreviation or adjective)."""
+    ws = key_of(text).split()
+    return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
+            if " ".join(ws[i:i + n]) in COUNTRIES}
 
 
-def _rank(v: Verdict) -> tuple[int, float]:
-    return ({SAME: 3, UNSURE: 2, NONE: 0}.get(v.kind, 0), v.score)
+def _types_conflict(a: Profile, b: Profile) -> bool:
+    """Both nodes are typed, with no type in common."""
+    return not (a.types & b.types or a.types <= UNTYPED or b.types <= UNTYPED)
 
+
+def _places(a: Profile, b: Profile) -> bool:
+    """Both nodes are places, or one is and the other has no type."""
+    return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
+        p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))

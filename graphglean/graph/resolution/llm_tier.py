@@ -17,7 +17,8 @@ from ...core.errors import FATAL
 from ...core.prompts import load_template, render
 from ...scheduling.scheduler import Scheduler
 from .blocking import vector_pairs
-from .evidence import NONE, UNSURE, Profile, Verdict
+from .profiles import Profile
+from .verdicts import NONE, UNSURE, Verdict
 
 if TYPE_CHECKING:
     from .resolver import Clusters, Resolver

@@ -14,19 +14,28 @@ from functools import lru_cache
 
 import attrs
 
-ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
-MALE = frozenset(
-    "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
-    "senor sr don signor signore sig senhor tio tío onkel oncle messrs".split())
-FEMALE = frozenset(
-    "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
-    "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "
-    "signorina senhora tia tía tante".split())
-NEUTRAL = frozenset("old young dr doctor prof professor rev reverend capt captain col colonel gen general lt sgt "
-                    "saint st cousin dott".split())
-HONORIFICS = MALE | FEMALE | NEUTRAL
-PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
-CONJUNCTIONS = frozenset("and & + or und oder et ou y och og és vs v versus".split())
+from .lexicon import (
+    ABBREVIATIONS,
+    ARTICLES,
+    CARDINALS,
+    CONJUNCTIONS,
+    COUNTRIES,
+    COUNTRY_LONGEST,
+    CREDENTIALS,
+    FEMALE,
+    GENERATIONS,
+    HONORIFICS,
+    INSTITUTIONS,
+    LEADING_ABBREVIATIONS,
+    LEGAL_FORMS,
+    LEGAL_LONGEST,
+    MALE,
+    ORDINALS,
+    PLURAL_HONORIFICS,
+    ROYAL,
+    SUFFIX_TITLES,
+)
+
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*'?|&|\+", re.UNICODE)
@@ -34,6 +43,16 @@ _OF = re.compile(r"\s+of\s+", re.I)
 _POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
 _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
 _PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
+_TIGHT_AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
+_ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+_ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_ROMAN_TOKEN = re.compile(r"[^\W\d_]+\.?")
+_DIGITS = re.compile(r"\d\w*")
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th|er|e|re|eme)")
+_SUFFIX_TITLE = re.compile(r"\w-(?:" + "|".join(sorted(SUFFIX_TITLES)) + r")\b")
+_LEGAL_TAIL = {n: re.compile(r"(?:^|[\s,])(?:" + "|".join(
+    r"[\s./]*".join(map(re.escape, form.split())) for form in LEGAL_FORMS if len(form.split()) == n) + r")\.?\s*$",
+    re.I) for n in range(1, LEGAL_LONGEST + 1)}
 _IRREGULAR = {"men": "man", "women": "woman", "children": "child", "people": "person", "geese": "goose",
               "mice": "mouse", "feet": "foot", "teeth": "tooth", "wives": "wife", "lives": "life",
               "knives": "knife", "leaves": "leaf", "wolves": "wolf", "halves": "half"}
@@ -49,8 +68,10 @@ def strip_accents(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay."""
-    return [w.strip("'") or w for w in _WORD.findall(fold(text).replace("-", " ").replace(".", " "))]
+    """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay;
+    an ampersand between letters joins them ("A&M", "AT&T"), one between words is "and"."""
+    folded = _TIGHT_AMPERSAND.sub("", fold(text)).replace("-", " ").replace(".", " ")
+    return [ABBREVIATIONS.get(w, w) for w in (w.strip("'") or w for w in _WORD.findall(folded))]
 
 
 @lru_cache(maxsize=65536)
@@ -78,6 +99,8 @@ def _without_articles(ws: list[str]) -> list[str]:
     out = ws[i:]
     if out and out[0].startswith(("l'", "d'")) and len(out[0]) > 2:  # l'Oréal, d'Artagnan: elided article
         out = [out[0][2:]] + out[1:]
+    if len(out) > 1 and out[0] in LEADING_ABBREVIATIONS:  # "Mt. Everest", "St. Louis"; "Main St." stays
+        out = [LEADING_ABBREVIATIONS[out[0]]] + out[1:]
     return out
 
 
@@ -94,25 +117,38 @@ class NameForm:
     key: str  # articles, punctuation, marks, accents and case removed
     compact: str  # the key without spaces (counting-house = counting house = countinghouse)
     singular: str  # the key with its last word made singular
-    core: str  # the key without a trailing qualifier (", Utah", "(IRS)")
+    core: str  # the key without a trailing qualifier (", Utah", "(IRS)") or legal form ("Inc.")
     qualifier: str  # that qualifier's key, or ""
     paren: bool  # the qualifier was in parentheses: it may be another name of the whole ("(IRS)")
     parts: tuple[str, ...]  # the keys of a combination ("Scrooge and Marley"), else ()
     head: str  # an owned thing ("Scrooge's Clerk", "Ghost of Marley"): the singular key of the thing ...
     owner: str  # ... and the owner's surface name; both "" otherwise
     elliptic: bool  # "The Poulterer's": a possessive with its noun left out
-    honorifics: tuple[str, ...]  # leading titles (mr, old, uncle...), for personal names
-    person: tuple[str, ...]  # the personal-name words after the titles; () for combinations and owned things
+    honorifics: tuple[str, ...]  # titles (mr, old, uncle, president, a "-san" after the name), for personal names
+    person: tuple[str, ...]  # the personal-name words without titles, numbers and generational markers
     plural: bool  # the last word looks plural ("The Miss Fezziwigs", "Portly Gentlemen"; also "Dickens")
     initials: str  # first letters of the content words of a name of 2 or more words
     acronym: str  # the name itself when it looks like an acronym ("IRS", "U.S."), folded, else ""
     spelled: tuple[str, ...] = ()  # "Electronic Health Record (EHR) Systems": keys of "ehr systems" and the long form
+    numbers: tuple[str, ...] = ()  # the numbers it holds, as digits ("XIV", "Eighth", "4o", "10b"), sorted
+    numbered: str = ""  # the key with each number as digits ("henry the eighth" -> "henry 8")
+    generation: str = ""  # "jr" or "sr" (Jr., Junior, the Younger, fils; Sr., the Elder, père)
+    trade: str = ""  # the key without a company's legal form ("siemens" of "Siemens AG"), or ""
+    legal: str = ""  # that legal form, canonical ("Corp." and "Corporation": "corporation")
+    country: str = ""  # a country before a public body ("U.K. Ministry of Defence": "uk") ...
+    unprefixed: str = ""  # ... and the key without it ("ministry of defence"); both "" otherwise
+    short_initials: str = ""  # the initials without the legal form or qualifier ("IBM" of "IBM Corp."), or ""
 
     @property
     def gender(self) -> str:
         male = any(h in MALE for h in self.honorifics)
         female = any(h in FEMALE for h in self.honorifics)
         return "m" if male and not female else "f" if female and not male else ""
+
+    @property
+    def royal(self) -> bool:
+        """A title that names its bearer by the given name alone ("King Charles", "Pope Francis")."""
+        return any(h in ROYAL for h in self.honorifics)
 
 
 _CONTENT_SKIP = ARTICLES | frozenset("of and for in on at to de du des del di von van".split())
@@ -129,18 +165,137 @@ def _split_owner(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _without_legal_form(text: str) -> tuple[str, str]:
+    """``text`` without the legal forms that end it ("Samsung Electronics Co., Ltd."), and those forms,
+    canonical; a name that is only a legal form keeps it."""
+    forms: list[str] = []
+    while True:
+        ws = words(strip_accents(text))
+        found = next((n for n in range(min(LEGAL_LONGEST, len(ws) - 1), 0, -1)
+                      if " ".join(ws[-n:]) in LEGAL_FORMS), 0)
+        if not found:
+            return text, " ".join(forms)
+        forms.insert(0, LEGAL_FORMS[" ".join(ws[-found:])])
+        cut = _LEGAL_TAIL[found].search(text)
+        if cut is None:  # written in a way the word pattern does not see: keep the text as it is
+            return text, " ".join(forms[1:])
+        text = text[:cut.start()].rstrip(" ,")
+        if forms[0] == "company" and text.endswith((" &", " and")):  # "J.P. Morgan & Co."
+            text = text.rsplit(" ", 1)[0]
+
+
+def _qualified(text: str) -> tuple[str, str, bool]:
+    """``text`` without a trailing qualifier (", Utah", "(IRS)"), the qualifier's key, and whether it was in
+    parentheses; degrees and generational markers after a comma are not qualifiers."""
+    m = _PAREN.match(text)
+    if m:
+        return m.group(1), key_of(m.group(2)), True
+    if ", " in text:
+        head, _, tail = text.rpartition(", ")
+        tail_words = set(words(tail))
+        if tail_words and tail_words <= CREDENTIALS:
+            return head, "", False
+        if head and 0 < len(tail_words) <= 3 and not (tail_words & CONJUNCTIONS) and not tail_words <= set(GENERATIONS):
+            return head, key_of(tail), False
+    return text, "", False
+
+
+def _roman_words(surface: str) -> dict[str, int]:
+    """Roman numerals after the first word, written in capitals ("Louis XIV", "World War I"): folded word ->
+    value. Those without I, V or X ("CD", "MD") are taken for acronyms, a lone letter followed by a dot for an
+    initial, and in a name all in capitals only I, V and X are numerals."""
+    tokens = _ROMAN_TOKEN.findall(unicodedata.normalize("NFKC", surface))
+    capitals = surface.upper() == surface
+    found = {}
+    for tok in tokens[1:]:
+        t = tok.rstrip(".")
+        if not t or not t.isupper() or not _ROMAN.fullmatch(t) or not set(t) & set("IVX"):
+            continue
+        if (len(t) == 1 and tok.endswith(".")) or ((len(t) == 1 or capitals) and not set(t) <= set("IVX")):
+            continue
+        found[t.casefold()] = _roman_value(t)
+    return found
+
+
+def _roman_value(text: str) -> int:
+    values = [_ROMAN_DIGITS[c] for c in text]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def _number(word: str, romans: dict[str, int]) -> str:
+    """The number a word writes, as digits ("", if none): digits from the first one on ("s23": "23", "4o"),
+    an ordinal's suffix dropped ("2nd"), Roman numerals, and the English number words."""
+    if word in romans:
+        return str(romans[word])
+    m = _DIGITS.search(word)
+    if m:
+        ordinal = _ORDINAL.fullmatch(m.group())
+        digits = ordinal.group(1) if ordinal else m.group()
+        return str(int(digits)) if digits.isdigit() else digits
+    value = ORDINALS.get(word, CARDINALS.get(word))
+    return "" if value is None else str(value)
+
+
+def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], str]:
+    """The numbers among key words ``ws`` (sorted), and the key with each as digits ("henry the eighth":
+    "henry 8")."""
+    out: list[str] = []
+    found: list[str] = []
+    for i, w in enumerate(ws):
+        n = _number(w, romans) if i or len(ws) == 1 or w in romans else _number(w, {})
+        if n:
+            found.append(n)
+            if out and out[-1] in ARTICLES:
+                out.pop()
+        out.append(n or w)
+    return tuple(sorted(found)), " ".join(out)
+
+
+def _initials(key: str) -> str:
+    """First letters of the content words of a key of two or more words."""
+    content = [w for w in key.split() if w not in _CONTENT_SKIP]
+    return "".join(w[0] for w in content) if len(content) >= 2 else ""
+
+
+def _country_prefix(key: str) -> tuple[str, str]:
+    """A country before the name of a public body ("U.K. Ministry of Defence": "uk", "ministry of defence"),
+    or ("", "")."""
+    ws = key.split()
+    for n in range(min(COUNTRY_LONGEST, len(ws) - 1), 0, -1):
+        country = COUNTRIES.get(" ".join(ws[:n]))
+        rest = _without_articles(ws[n:])
+        if country and any(w in INSTITUTIONS for w in rest):
+            return country, " ".join(rest)
+    return "", ""
+
+
+def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list[str], list[str], str]:
+    """Titles, personal-name words and generational marker ("jr", "sr" or "") of a name's key words."""
+    honorifics: list[str] = []
+    while len(ws) > 1 and ws[0] in HONORIFICS:
+        honorifics.append(ws.pop(0))
+    generation = ""
+    while len(ws) > 1:
+        last = ws[-1]
+        if last in GENERATIONS and not generation:
+            generation = GENERATIONS[last]
+        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)):
+            honorifics.append(last)
+        elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
+            break
+        ws = ws[:-1]
+        if len(ws) > 1 and ws[-1] == "the":
+            ws = ws[:-1]
+    return honorifics, ws, generation
+
+
 @lru_cache(maxsize=262144)
 def read_name(surface: str) -> NameForm:
     """Read one name (pure; cached)."""
-    text = " ".join(fold(surface).translate(_QUOTES).split()).strip("\"'*<>")
-    qualifier, paren = "", False
-    m = _PAREN.match(text)
-    if m:
-        text, qualifier, paren = m.group(1), key_of(m.group(2)), True
-    elif ", " in text:
-        head, _, tail = text.rpartition(", ")
-        if head and 0 < len(words(tail)) <= 3 and not (set(words(tail)) & CONJUNCTIONS):
-            text, qualifier = head, key_of(tail)
+    cased, legal = _without_legal_form(" ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
+    text, qualifier, paren = _qualified(fold(cased).translate(_QUOTES))
+    if qualifier and not legal:  # "Acme Company (AC)"
+        text, legal = _without_legal_form(text)
     key = key_of(surface)
     core = key_of(text)
     ws = core.split()
@@ -167,23 +322,24 @@ def read_name(surface: str) -> NameForm:
     if elliptic:
         core = key_of(_TRAILING_POSSESSIVE.sub("", text))
         ws = core.split()
-    honorifics: list[str] = []
     if parts or head:  # titles and personal names belong to the owner or the parts, not to the whole
         ws = []
-    while len(ws) > 1 and ws[0] in HONORIFICS:
-        honorifics.append(ws.pop(0))
+    romans = _roman_words(surface)
+    honorifics, ws, generation = _personal(ws, romans, surface)
     plural = bool(ws) and (singular(ws[-1]) != ws[-1] or bool(set(honorifics) & PLURAL_HONORIFICS))
-    person = tuple(ws)
     kws = key.split()
-    content = [w for w in kws if w not in _CONTENT_SKIP]
-    initials = "".join(w[0] for w in content) if len(content) >= 2 else ""
-    letters = re.sub(r"[^\w]", "", surface)
+    trade = core if legal else ""
+    initials, short_initials = _initials(key), _initials(core)
+    letters = re.sub(r"[^\w]", "", cased)
     acronym = ""
-    if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", surface)):
+    if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)):
         acronym = letters.casefold()
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
+    numbers, numbered = _numbering(kws, romans)
+    country, unprefixed = _country_prefix(core)
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
-                    tuple(honorifics), person, plural, initials, acronym, _spelled(surface))
+                    tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
+                    generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials)
 
 
 _INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")
@@ -200,3 +356,8 @@ def _spelled(surface: str) -> tuple[str, ...]:
     if key_of(short).replace(" ", "") != letters:
         return ()
     return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))
+
+
+def words_of(form: NameForm) -> set[str]:
+    """The name's words, each made singular: "Christmas" reads "christma" wherever it stands."""
+    return {singular(w) for w in form.key.split()}

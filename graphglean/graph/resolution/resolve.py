@@ -22,9 +22,9 @@ from ...core.config import Config
 from ...scheduling.scheduler import Scheduler
 from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
-from .evidence import SAME, Verdict
 from .llm_tier import PASS, AnswerMemo, ask_llm, questions, similar_pairs
 from .resolver import Clusters, ResolutionStats, Resolver
+from .verdicts import SAME, Verdict
 
 
 @attrs.define

@@ -8,7 +8,9 @@ from typing import Any, Iterable, Mapping, Protocol
 import attrs
 import networkx as nx
 
-from .evidence import DIFFERENT, SAME, UNSURE, Corpus, Evidence, Profile, Verdict, profile_of
+from .evidence import Evidence
+from .profiles import Corpus, Profile, profile_of
+from .verdicts import DIFFERENT, SAME, UNSURE, Verdict
 
 
 @attrs.define
@@ -26,7 +28,9 @@ class ResolutionStats:
 
 
 class Clusters:
-    """Union-find whose unions are refused when any pair across the two sides is DIFFERENT."""
+    """Union-find whose unions are refused when any pair across the two sides is DIFFERENT, or, for ``strict``
+    unions (the rules'), UNSURE with doubt: every pair of a cluster the rules make is compatible, not only the
+    pairs that linked it ("King Charles" ~ "Charles" ~ "Charles Darwin" stays apart)."""
 
     def __init__(self, n: int, verdict: Any, max_cross: int = 4096) -> None:
         self.parent = list(range(n))
@@ -40,7 +44,7 @@ class Clusters:
             i = self.parent[i]
         return i
 
-    def union(self, i: int, j: int) -> bool | None:
+    def union(self, i: int, j: int, strict: bool = False) -> bool | None:
         """True when merged, False when refused, None when already one cluster."""
         ri, rj = self.find(i), self.find(j)
         if ri == rj:
@@ -48,7 +52,7 @@ class Clusters:
         a, b = self.members[ri], self.members[rj]
         if len(a) * len(b) > self.max_cross:
             return False
-        if any(self.verdict(x, y).kind == DIFFERENT for x in a for y in b):
+        if any(_incompatible(self.verdict(x, y), strict) for x in a for y in b):
             return False
         if len(a) < len(b):
             ri, rj, a, b = rj, ri, b, a
@@ -56,6 +60,10 @@ class Clusters:
         a.extend(b)
         del self.members[rj]
         return True
+
+
+def _incompatible(v: Verdict, strict: bool) -> bool:
+    return v.kind == DIFFERENT or (strict and v.doubt)
 
 
 class NodeFacts(Protocol):
@@ -117,8 +125,9 @@ class Resolver:
 
     def _unique_readings(self, links: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
         """Drop a name's links to readings that are not one entity: "Cratchit" is neither Bob nor Martha
-        Cratchit, "BVC" neither of two councils with those initials. Fuller names (more words) must all be
-        one entity; as full ones must not differ ("Fezziwig": Mr. or Mrs.)."""
+        Cratchit, "BVC" neither of two councils with those initials, "William" neither "Prince William" nor
+        "William Shakespeare". Fuller names (more words) must all be one entity; as full ones must not differ
+        or be in doubt ("Fezziwig": Mr. or Mrs.)."""
         targets: dict[int, list[int]] = {}
         for i, j, _ in links:
             targets.setdefault(i, []).append(j)
@@ -131,14 +140,15 @@ class Resolver:
                 continue
             for k, y1 in enumerate(ys):
                 for y2 in ys[k + 1:]:
-                    v = self.verdict(y1, y2).kind
+                    v = self.verdict(y1, y2)
                     fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
-                    if v == DIFFERENT or (fuller and v != SAME):
+                    if v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME):
                         ambiguous.update(((min(x, y1), max(x, y1)), (min(x, y2), max(x, y2))))
         kept = []
         for i, j, v in links:
             if (i, j) in ambiguous:
-                self.memo[(i, j)] = Verdict(UNSURE, v.score * 0.6, v.rule + ", but the name has other readings")
+                self.memo[(i, j)] = Verdict(UNSURE, v.score * 0.6, v.rule + ", but the name has other readings",
+                                            doubt=True)
             else:
                 kept.append((i, j, v))
         return kept
@@ -152,7 +162,7 @@ class Resolver:
         merged = 0
         order = sorted(links, key=lambda t: (-t[2].score, self.profiles[t[0]].name, self.profiles[t[1]].name))
         for i, j, v in order:
-            done = clusters.union(i, j)
+            done = clusters.union(i, j, strict=tier == "rules")
             if done:
                 merged += 1
                 log.append({"a": self.profiles[i].name, "b": self.profiles[j].name, "rule": v.rule,

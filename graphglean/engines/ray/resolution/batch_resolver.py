@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from ....graph.resolution.evidence import corpus_words
 from ....graph.resolution.names import read_name
+from ....graph.resolution.profiles import corpus_words
 from ....graph.resolution.resolve import Resolver, first_round
 from ..partitions import node_partition
 from ..stage_files import dump, load

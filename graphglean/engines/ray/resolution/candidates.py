@@ -29,8 +29,10 @@ from ....graph.resolution.blocking import (
     rare_threshold,
     unit_rows,
 )
-from ....graph.resolution.evidence import SAME, UNSURE, Corpus, Evidence, Profile, corpus_words, profile_from
+from ....graph.resolution.evidence import Evidence
 from ....graph.resolution.llm_tier import AnswerMemo, embed_profiles
+from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
+from ....graph.resolution.verdicts import SAME, UNSURE
 from ....scheduling.scheduler import Scheduler
 from ..partitions import edge_partition, merge_edges, merge_nodes, node_partition
 from ..stage_files import dump, load
@@ -113,7 +115,7 @@ def _write_blocks(profiles: list[Profile], vectors: dict[int, list[float]], broa
             k = f"e{band}:{code}"
             out[block_partition(k, P)].append((k, pr.key, ""))
         own = {f.acronym for f in pr.forms if f.acronym}
-        initials = {f.initials for f in pr.forms if f.initials}
+        initials = {i for f in pr.forms for i in (f.initials, f.short_initials) if i}
         keys = block_keys(pr, Corpus(), own | initials, _ALL_WORDS if broad else 0)
         if bands:
             keys.update(f"m{band}:{h}" for band, h in enumerate(bands[n]))

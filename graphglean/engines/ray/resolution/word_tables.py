@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from ....graph.resolution.evidence import Corpus, Profile
+from ....graph.resolution.profiles import Corpus, Profile
 from ..partitions import node_partition
 from ..stage_files import dump, load
 from .node_tables import NodeTables, TableDegrees, write_table

@@ -1,0 +1,116 @@
+"""The words reading a name relies on: articles, titles and their gender, generational markers, number words,
+legal forms of companies, countries and the institutions a country prefix may stand before, kinship words.
+
+English first, with the common forms of the main European languages; a language they miss is still read by
+its key, only with less evidence. All words are folded (lower case, accents kept where a name keeps them).
+"""
+
+from __future__ import annotations
+
+ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
+PARTICLES = frozenset("van von de da di del della der den du dos das bin ibn bint al el la le ter ten zu".split())
+CONJUNCTIONS = frozenset("and & + or und oder et ou y och og és vs v versus".split())
+
+# titles before a personal name, by the gender they say
+MALE = frozenset(
+    "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
+    "senor sr don signor signore sig senhor tio tío onkel oncle messrs emperor tsar czar kaiser sultan shah duke "
+    "earl baron archduke congressman pope cardinal fr abbot sheikh".split())
+FEMALE = frozenset(
+    "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
+    "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "
+    "signorina senhora tia tía tante empress tsarina czarina duchess countess baroness archduchess congresswoman "
+    "abbess bundeskanzlerin kanzlerin".split())
+NEUTRAL = frozenset(
+    "old young dr doctor prof professor rev reverend capt captain col colonel gen general lt sgt saint st cousin "
+    "dott senator sen president pres vice prime minister premier chancellor bundeskanzler kanzler secretary "
+    "ambassador governor gov mayor judge justice chief commander cmdr admiral adm major maj lieutenant sergeant "
+    "corporal private officer detective inspector constable sheriff marshal agent bishop archbishop pastor rabbi "
+    "imam ayatollah coach councillor councilor alderman representative rep speaker chairman chairwoman chair "
+    "président presidente präsident ministerpräsident ministre ministro minister dottore ing avv sri shri smt "
+    "hon honourable honorable count".split())
+HONORIFICS = MALE | FEMALE | NEUTRAL
+PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
+# a title that names its bearer by the given name alone ("King Charles", "Pope Francis", "Prince William")
+ROYAL = frozenset("king queen prince princess emperor empress tsar czar tsarina czarina kaiser sultan shah pope "
+                  "saint st archduke archduchess pharaoh caliph emir".split())
+# honorific suffixes joined by a hyphen ("Tanaka-san")
+SUFFIX_TITLES = frozenset("san sama kun chan sensei senpai dono ji sahib".split())
+
+# generational markers after a personal name: the same marker means the same generation
+GENERATIONS = {"jr": "jr", "junior": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "younger": "jr",
+               "sr": "sr", "senior": "sr", "père": "sr", "pere": "sr", "elder": "sr"}
+
+ORDINALS = {w: i for i, w in enumerate(
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
+CARDINALS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split()) if i}
+
+# legal forms of companies, as they end a name (read after punctuation is gone: "S.p.A." is "s p a");
+# each with its canonical form, so "Corp." and "Corporation" are one form
+LEGAL_FORMS = {
+    "inc": "incorporated", "incorporated": "incorporated", "corp": "corporation", "corporation": "corporation",
+    "co": "company", "company": "company", "ltd": "limited", "limited": "limited", "llc": "llc", "l l c": "llc",
+    "plc": "plc", "p l c": "plc", "ag": "ag", "gmbh": "gmbh", "kgaa": "kgaa", "kg": "kg", "se": "se", "sa": "sa",
+    "s a": "sa", "sas": "sas", "s a s": "sas", "sau": "sau", "s a u": "sau", "spa": "spa", "s p a": "spa",
+    "srl": "srl", "s r l": "srl", "sarl": "sarl", "s a r l": "sarl", "nv": "nv", "n v": "nv", "bv": "bv",
+    "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "kk": "kk", "k k": "kk",
+    "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
+    "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv",
+}
+LEGAL_LONGEST = max(len(k.split()) for k in LEGAL_FORMS)
+# abbreviations written either way inside names: the full word is the key's
+ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
+                 "natl": "national", "assn": "association", "assoc": "association", "inst": "institute",
+                 "mfg": "manufacturing", "govt": "government", "&": "and"}
+LEADING_ABBREVIATIONS = {"mt": "mount", "ft": "fort", "st": "saint"}  # "St. Louis"; "Main St." is a street
+
+# a country, its abbreviation or its people's adjective, before the name of a public body ("U.K. Ministry of
+# Defence", "French Ministry of Foreign Affairs"): canonical country for each
+_COUNTRIES = """us: us, u s, usa, u s a, united states, united states of america, american, america
+uk: uk, u k, united kingdom, great britain, britain, british, england, english
+eu: eu, european union, european
+scotland: scotland, scottish; wales: wales, welsh; ireland: ireland, irish; france: france, french
+germany: germany, german; italy: italy, italian; spain: spain, spanish; portugal: portugal, portuguese
+netherlands: netherlands, dutch; belgium: belgium, belgian; switzerland: switzerland, swiss
+austria: austria, austrian; sweden: sweden, swedish; norway: norway, norwegian; denmark: denmark, danish
+finland: finland, finnish; poland: poland, polish; ukraine: ukraine, ukrainian
+russia: russia, russian, russian federation; turkey: turkey, turkish; greece: greece, greek
+israel: israel, israeli; iran: iran, iranian; iraq: iraq, iraqi; saudi arabia: saudi, saudi arabia
+egypt: egypt, egyptian; india: india, indian; pakistan: pakistan, pakistani; china: china, chinese, prc
+japan: japan, japanese; south korea: korea, south korea, korean, rok; north korea: north korea, dprk
+taiwan: taiwan, taiwanese; vietnam: vietnam, vietnamese; indonesia: indonesia, indonesian
+philippines: philippines, philippine; australia: australia, australian; new zealand: new zealand
+canada: canada, canadian; mexico: mexico, mexican; brazil: brazil, brazilian; argentina: argentina, argentine
+chile: chile, chilean; colombia: colombia, colombian; nigeria: nigeria, nigerian; kenya: kenya, kenyan
+south africa: south africa, south african; uae: uae, united arab emirates; singapore: singapore, singaporean
+malaysia: malaysia, malaysian; thailand: thailand, thai"""
+COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
+             for country, names in [line.split(": ")] for name in names.split(", ")}
+COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
+INSTITUTIONS = frozenset(
+    "ministry department dept agency office bureau service services army navy air force marines marine corps coast "
+    "guard police parliament senate congress court government embassy consulate treasury administration commission "
+    "committee council authority directorate cabinet census federal reserve ministerium ministère ministerio "
+    "ministero bundesamt armed forces military intelligence customs".split())
+
+KIN = frozenset(
+    "father mother son daughter husband wife brother sister uncle aunt nephew niece cousin grandson granddaughter "
+    "grandfather grandmother grandchild widow widower parent parents child children sibling spouse stepson "
+    "stepdaughter stepfather stepmother fiancé fiancée fiance fiancee in-law".split())
+MALE_NOUNS = frozenset("husband father son brother uncle nephew grandfather grandson widower king prince emperor "
+                       "businessman congressman chairman stepfather stepson boy man gentleman".split())
+FEMALE_NOUNS = frozenset("wife mother daughter sister aunt niece grandmother granddaughter widow queen princess "
+                         "empress businesswoman congresswoman chairwoman stepmother stepdaughter girl woman lady "
+                         "actress".split())
+# degrees and honours after a personal name ("John Smith, MD"): not a qualifier
+CREDENTIALS = frozenset("md phd esq mba cpa rn dds jd llm obe cbe kbe mbe dbe frs qc kc mp ba ma bsc msc".split())
+# what a description calls a node that is not a person ("Lincoln is a cathedral city")
+THINGS = frozenset(
+    "city town village capital county state country region province district river lake sea ocean mountain island "
+    "street road avenue square airport station port bridge building palace castle church cathedral company "
+    "carmaker automaker manufacturer maker corporation firm brand business bank university college school "
+    "hospital band magazine newspaper journal team club league agency ministry department party product car "
+    "model software program programme app book film novel album song ship aircraft planet element".split())

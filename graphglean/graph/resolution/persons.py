@@ -1,0 +1,161 @@
+"""The rules for two personal names: titles and their gender, given names, middle names and initials,
+patronymics, surnames alone, royal names, and descriptions that make one a relative of the other.
+
+A merge needs the names to agree: a middle name on one side only ("John Adams", "John Quincy Adams"), a woman's
+title with a surname against a full name ("Mrs. Smith", "John Smith"), or a royal named by the given name
+against a full name ("King Charles", "Charles Darwin") is doubt, left to the LLM tier; different given names,
+middle initials or genders are different people.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from .lexicon import KIN
+from .names import NameForm
+from .profiles import SHORT_DESCRIPTION, Corpus, Profile
+from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
+
+_PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
+_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_KIN_WINDOW = 3  # words between a given name and a kinship word ("Ron's father", "mother of Elizabeth")
+
+
+class Judge(Protocol):
+    """What the personal-name rules read of `evidence.Evidence`."""
+
+    corpus: Corpus
+
+    def context(self, a: Profile, b: Profile) -> float: ...
+
+    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool: ...
+
+    def overlap(self, fa: NameForm, fb: NameForm) -> Verdict: ...
+
+
+def person_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """The verdict on two personal names; None when the two are not both personal names."""
+    titled = bool(fa.honorifics or fb.honorifics)  # "Mr." says person where no type does
+    if not (a.person_compatible and b.person_compatible and (a.personal or b.personal or titled)):
+        return None
+    if not (ev.corpus.proper(fa) and ev.corpus.proper(fb)):
+        return None
+    ga, gb = fa.gender or a.pronoun_gender, fb.gender or b.pronoun_gender
+    if ga and gb and ga != gb:
+        return Verdict(DIFFERENT, 0.0, "different genders")
+    if _group(ev.corpus, fa) != _group(ev.corpus, fb):
+        return Verdict(DIFFERENT, 0.0, "one person and a group")
+    wa, wb = fa.person, fb.person
+    if wa == wb:
+        return _same_words(ev, a, b, fa, fb)
+    if len(wa) == 1 or len(wb) == 1:
+        return _one_word(ev, a, b, fa, fb)
+    return _full_names(ev, a, b, fa, fb)
+
+
+def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+    """The same personal name, titles aside: a woman's title (not a queen's) before a surname alone is a
+    relative's as often as hers ("Lady Macbeth", "Macbeth") unless the other is a woman too."""
+    for x, y, py in ((fa, fb, b), (fb, fa, a)):
+        if len(x.person) == 1 and x.gender == "f" and not x.royal and not y.gender and py.pronoun_gender != "f":
+            return doubtful(0.5, "same name, a woman's title on one side only")
+    if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
+        return _partial(ev, a, b, "a royal's given name")
+    titled = " with a title" if fa.honorifics or fb.honorifics else ""
+    return Verdict(SAME, 0.9, "same personal name" + titled)
+
+
+def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+    """A one-word personal name against a longer one: a first name or a surname."""
+    (sf, _), (lf, lp) = sorted(((fa, a), (fb, b)), key=lambda t: len(t[0].person))
+    short, long = sf.person, lf.person
+    if len(long) == 1:
+        return NO_EVIDENCE
+    if sf.royal and not lf.royal:
+        return doubtful(0.4, "a royal named by the given name, and a full name")
+    if short[0] == long[0]:
+        return _partial(ev, a, b, "first name")
+    if short[0] == long[-1]:
+        if sf.gender == "f" and (lf.gender or lp.pronoun_gender) != "f":
+            return doubtful(0.5, "a woman's title with a surname: a relative may bear it")
+        return _partial(ev, a, b, "surname")
+    return ev.overlap(fa, fb)
+
+
+def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+    """Two names of two or more words: given names, middle names and initials, the order of the words."""
+    wa, wb = fa.person, fb.person
+    short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
+        return _partial(ev, a, b, "surname")
+    if wa[-1] == wb[-1]:
+        given = _given(wa[:-1], wb[:-1])
+        if given == SAME:
+            return _partial(ev, a, b, "same name, initials or patronymic written out")
+        if given == UNSURE:
+            return doubtful(0.5, "a middle name on one side only")
+        return Verdict(DIFFERENT, 0.0, "different given names")
+    if wa[0] == wb[0]:
+        if long[:len(short)] == short:
+            return ev.overlap(fa, fb)
+        return Verdict(DIFFERENT, 0.0, "different full names")
+    if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
+        return _partial(ev, a, b, "the same names in another order")
+    return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
+
+
+def _matches(x: str, y: str) -> bool:
+    """One given name and another, or its initial."""
+    return x == y or (len(x) == 1 and y.startswith(x)) or (len(y) == 1 and x.startswith(y))
+
+
+def _given(x: tuple[str, ...], y: tuple[str, ...]) -> str:
+    """Given names (and middle names) compared: SAME when they agree word for word (an initial agrees with
+    its name; a patronymic may be left out), UNSURE when one has a middle name the other lacks, else
+    DIFFERENT."""
+    x = x[:1] + tuple(w for w in x[1:] if not w.endswith(_PATRONYMIC))
+    y = y[:1] + tuple(w for w in y[1:] if not w.endswith(_PATRONYMIC))
+    if not x or not y or not _matches(x[0], y[0]):
+        return DIFFERENT
+    if len(x) == len(y):
+        return SAME if all(_matches(p, q) for p, q in zip(x, y)) else DIFFERENT
+    return UNSURE
+
+
+def _group(corpus: Corpus, form: NameForm) -> bool:
+    last = form.person[-1]
+    return form.plural and (bool({"misses", "messrs"} & set(form.honorifics))
+                            or (last.endswith("s") and last[:-1] in corpus.person_words))
+
+
+def _kin(description: str, names: set[str]) -> bool:
+    """``description`` names one of ``names`` next to a kinship word ("Ron's father", "mother of Elizabeth")."""
+    ws = [w.lower() for w in _TOKEN.findall(description)]
+    return any(ws[j] in KIN for i, w in enumerate(ws) if w in names
+               for j in range(max(0, i - _KIN_WINDOW), min(len(ws), i + _KIN_WINDOW + 1)))
+
+
+def _given_names(form: NameForm, other: NameForm) -> set[str]:
+    """The words of ``form``'s name before its surname that ``other`` lacks (a one-word name: none)."""
+    return set(form.person[:-1]) - set(other.person) if len(form.person) > 1 else set()
+
+
+def _partial(ev: Judge, a: Profile, b: Profile, rule: str) -> Verdict:
+    """A partial match (first name, surname, initials) is kept when the descriptions neither name the other
+    as a relative nor disagree. A first name is shared by many: any two descriptions may disagree; otherwise
+    short ones cannot (a surname alone is one person of the document, of whom two short descriptions just say
+    different things)."""
+    for x, y in ((a, b), (b, a)):
+        fx, fy = x.forms[0], y.forms[0]
+        if _kin(x.description, _given_names(fy, fx)):
+            return Verdict(DIFFERENT, 0.0, f"{rule}, but described as a relative")
+    for x, y in ((a, b), (b, a)):  # "Ebenezer is another name for Scrooge": the rest of the name is mentioned
+        rest = {w for f in y.forms for w in f.person} - {w for f in x.forms for w in f.person}
+        if rest & x.words.keys() and a.key not in b.neighbours:
+            return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
+    if a.key in b.neighbours and ev.context(a, b) < 0.5:
+        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other")
+    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION):
+        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree")
+    return Verdict(SAME, 0.8, rule)

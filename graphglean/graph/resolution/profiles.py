@@ -1,0 +1,148 @@
+"""What entity resolution knows of a node (`Profile`: its names read, types, description words, neighbours)
+and of the whole graph (`Corpus`: word rarity, words written in lower case, words of personal names)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from typing import Any, Iterable
+
+import attrs
+import networkx as nx
+
+from .lexicon import FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, THINGS
+from .names import NameForm, read_name, words_of
+
+PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
+PLACE_TYPES = frozenset("geo location place city country region gpe loc".split())
+UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
+SHORT_DESCRIPTION = 8  # description words (besides the name's own) below which two descriptions cannot disagree
+_DEFINED_THING = re.compile(r"\b(?:is|was|are|were)\s+(?:\w+\s+){0,5}?(?:" + "|".join(sorted(THINGS)) + r")s?\b",
+                            re.I)
+# what a description says its node is: "is a nervous woman", "was a businessman and the husband of"
+_CALLED = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:a|an|the|also|once|later)\s+)?(?:[\w'-]+\s+){0,2}?("
+                     + "|".join(sorted(MALE_NOUNS | FEMALE_NOUNS)) + r")\b", re.I)
+_HE, _SHE = frozenset("he him himself".split()), frozenset("she herself".split())
+_HIS, _HER = frozenset({"his"}), frozenset({"her", "hers"})
+_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this
+these those
+it its their them they who which whose what when where while into during through about over under than then also
+not no but so such very more most one two three his her he she him""".split())
+
+
+@attrs.define
+class Profile:
+    """What the rules know of one node."""
+
+    key: str
+    forms: list[NameForm]
+    types: frozenset[str]
+    description: str
+    words: Counter[str]
+    neighbours: frozenset[str]
+    pronoun_gender: str
+    thing: bool = False  # its description says what thing it is ("a cathedral city", "the carmaker that")
+
+    @property
+    def name(self) -> str:
+        return self.forms[0].surface
+
+    @property
+    def personal(self) -> bool:
+        return bool(self.types & PERSON_TYPES)
+
+    @property
+    def person_compatible(self) -> bool:
+        return self.personal or (self.types <= UNTYPED and not self.thing)
+
+
+def _one_sided(ws: list[str], male: frozenset[str], female: frozenset[str]) -> str:
+    m, f = sum(w in male for w in ws), sum(w in female for w in ws)
+    return "m" if m and not f else "f" if f and not m else ""
+
+
+def description_gender(text: str) -> str:
+    """The gender a description gives its subject ("m", "f" or ""): by its pronouns, else by gendered nouns
+    ("the husband of", "first lady"), else by possessives (a "her husband" says nothing of the node's own)."""
+    ws = [w.lower() for w in _TOKEN.findall(text)]
+    owned = {i + 1 for i, w in enumerate(ws) if w in _HIS | _HER}  # "her husband": a noun someone else's
+    called = [m.group(1).lower() for m in _CALLED.finditer(text)]
+    return (_one_sided(ws, _HE, _SHE) or _one_sided(called, MALE_NOUNS, FEMALE_NOUNS)
+            or _one_sided([w for i, w in enumerate(ws) if i + 1 not in owned or ws[i + 1] not in KIN], _HIS, _HER))
+
+
+def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
+    """A node's aliases (or other list): a list, or the JSON list GraphML keeps (a graph read from graph.graphml)."""
+    value = data.get(key) or []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = [value]
+    return [str(a) for a in value if a] if isinstance(value, list) else []
+
+
+def profile_of(graph: nx.Graph, node: Any) -> Profile:
+    return profile_from(node, graph.nodes[node], graph.neighbors(node))
+
+
+def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
+    """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
+    names = [str(data.get("name") or node)] + aliases_of(data)
+    forms = [read_name(n) for n in dict.fromkeys(names)]
+    types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
+    description = data.get("description") or ""
+    own = {w for f in forms for w in f.key.split()}
+    counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
+    return Profile(str(node), forms, types, description, counted, frozenset(map(str, neighbours)),
+                   description_gender(description), bool(_DEFINED_THING.search(description)))
+
+
+@attrs.define
+class Corpus:
+    """Graph-wide statistics the rules read: word rarity, which words are written in lower case (common words,
+    not names), and the words used in personal names."""
+
+    documents: int = 0
+    df: Counter[str] = attrs.field(factory=Counter)
+    lowercase: set[str] = attrs.field(factory=set)
+    person_words: set[str] = attrs.field(factory=set)
+    degree: dict[str, int] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, graph: nx.Graph, profiles: Iterable[Profile]) -> "Corpus":
+        corpus = cls()
+        for p in profiles:
+            corpus.documents += 1
+            corpus.df.update(p.words.keys())
+            corpus.lowercase.update(w for w in _TOKEN.findall(p.description) if w.islower())
+            for f in p.forms:
+                corpus.person_words.update(f.person)
+            corpus.degree[p.key] = len(p.neighbours)
+        return corpus
+
+    def idf(self, word: str) -> float:
+        return math.log(1 + (1 + self.documents) / (1 + self.df.get(word, 0)))  # > 0: a word in every text counts
+
+    def proper(self, form: NameForm) -> bool:
+        """Every word of the personal name is a name, not a common word (one letter: an initial; a particle
+        such as "van" or "de" is written in lower case inside names)."""
+        return bool(form.person) and all(len(w) == 1 or w in PARTICLES or w not in self.lowercase
+                                         for w in form.person)
+
+
+def corpus_words(profiles: Iterable[Profile]) -> set[str]:
+    """The words whose `Corpus` statistics `Evidence` may read for pairs among ``profiles``: their description
+    words, their names' words and personal-name words (with the last one's plural ``s`` taken off)."""
+    found: set[str] = set()
+    for p in profiles:
+        found.update(p.words)
+        for f in p.forms:
+            found.update(words_of(f))
+            found.update(f.person)
+            if f.person:
+                found.add(f.person[-1][:-1])
+    return found

@@ -1,0 +1,77 @@
+"""The rules method on look-alikes from public knowledge (tests/data/lookalikes.jsonl): each labelled pair alone in
+a graph of two nodes with its descriptions, and small graphs where a short name or a parent could pull several
+nodes into one (tests/data/lookalike_groups.jsonl). No pair labelled different may be merged; the pairs that
+are one entity must mostly be."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from graphglean.graph.building.merge import normalize_name
+from graphglean.graph.resolution.resolve import resolve_entities_sync
+
+DATA = Path(__file__).parent / "data"
+PAIRS = [json.loads(line) for line in (DATA / "lookalikes.jsonl").read_text(encoding="utf-8").splitlines()]
+GROUPS = [json.loads(line) for line in (DATA / "lookalike_groups.jsonl").read_text(encoding="utf-8").splitlines()]
+BY_CLASS: dict[str, list[dict]] = defaultdict(list)
+for _row in PAIRS:
+    BY_CLASS[_row["class"]].append(_row)
+
+
+def graph_of(sides: list[dict]) -> nx.Graph:
+    """A merged graph as `merge_records` makes it, one node a side."""
+    g = nx.Graph()
+    for i, s in enumerate(sides):
+        g.add_node(normalize_name(s["name"]), name=s["name"], type=s["type"], types=[s["type"]],
+                   descriptions=[s["description"]], description=s["description"], source_ids=[f"c{i}"], frequency=1)
+    return g
+
+
+def node_of(graph: nx.Graph) -> dict[str, object]:
+    """Every name of the resolved graph (its own and its aliases) to its node."""
+    return {normalize_name(name): n for n, d in graph.nodes(data=True) for name in [d["name"], *d.get("aliases", [])]}
+
+
+def merged(row: dict) -> bool:
+    g = graph_of([row["a"], row["b"]])
+    if len(g) == 1:  # one name once normalized: one node before resolution
+        return True
+    return resolve_entities_sync(g, method="rules").graph.number_of_nodes() == 1
+
+
+def test_the_labelled_set_is_large_and_covers_every_class():
+    labels = {(r["class"], r["label"]) for r in PAIRS}
+    assert len(PAIRS) >= 150 and len({(r["a"]["name"], r["b"]["name"]) for r in PAIRS}) > 0.95 * len(PAIRS)
+    for cls in ("number", "regnal", "qualifier", "middle", "title_surname", "plural", "contained"):
+        assert (cls, "different") in labels, cls
+    for cls in ("corporate", "title", "country_prefix", "surname"):
+        assert (cls, "same") in labels, cls
+
+
+@pytest.mark.parametrize("cls", sorted(BY_CLASS))
+def test_look_alikes_stay_apart_and_one_entity_merges(cls):
+    rows = BY_CLASS[cls]
+    wrong = [(r["a"]["name"], r["b"]["name"]) for r in rows if r["label"] == "different" and merged(r)]
+    assert wrong == []
+    same = [r for r in rows if r["label"] == "same"]
+    missed = [(r["a"]["name"], r["b"]["name"]) for r in same if not merged(r)]
+    assert len(missed) <= 0.15 * len(same), missed
+
+
+def test_nearly_every_pair_that_is_one_entity_merges():
+    same = [r for r in PAIRS if r["label"] == "same"]
+    assert sum(merged(r) for r in same) >= 0.95 * len(same)
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=[f"{g['class']}:{g['nodes'][0]['name']}" for g in GROUPS])
+def test_a_short_name_or_a_parent_pulls_no_look_alikes_together(group):
+    out = node_of(resolve_entities_sync(graph_of(group["nodes"]), method="rules").graph)
+    for a, b in group["together"]:
+        assert out[normalize_name(a)] == out[normalize_name(b)], (a, b)
+    for a, b in group["apart"]:
+        assert out[normalize_name(a)] != out[normalize_name(b)], (a, b)
