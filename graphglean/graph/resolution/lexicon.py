@@ -34,6 +34,30 @@ PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
 # a title that names its bearer by the given name alone ("King Charles", "Pope Francis", "Prince William")
 ROYAL = frozenset("king queen prince princess emperor empress tsar czar tsarina czarina kaiser sultan shah pope "
                   "saint st archduke archduchess pharaoh caliph emir".split())
+# given names that say a gender in nearly every use (names borne by both, "Jordan", "Kim", "Andrea", are in neither)
+MALE_GIVEN = frozenset(
+    "john james robert michael william david richard joseph thomas charles christopher daniel matthew george "
+    "edward henry paul mark donald steven kenneth andrew joshua kevin brian ronald anthony jacob gary eric "
+    "jonathan stephen larry justin scott frank benjamin gregory samuel raymond patrick jack dennis jerry tyler "
+    "aaron adam nathan peter walter harold arthur albert louis ludwig franz friedrich wilhelm heinrich hans karl "
+    "klaus jürgen wolfgang pierre jacques jean-paul françois henri philippe michel nicolas emmanuel giuseppe "
+    "giovanni luigi marco francesco antonio alessandro pedro pablo juan carlos josé jose miguel luis diego "
+    "fernando vladimir ivan dmitri sergei mikhail nikolai boris alexei igor mohammed muhammad ahmed ali omar "
+    "hassan hussein ibrahim yusuf mustafa abdul rajesh rahul amit sanjay vijay arjun hiroshi takeshi kenji "
+    "haruki lars sven erik olaf bjorn björn barack elon bill ebenezer jacob isaac abraham moses "
+    "ulysses woodrow franklin dwight lyndon ronald gerald jimmy".split())
+FEMALE_GIVEN = frozenset(
+    "mary patricia jennifer linda elizabeth barbara susan jessica sarah karen nancy lisa betty margaret sandra "
+    "ashley kimberly emily donna michelle dorothy carol amanda melissa deborah stephanie rebecca sharon laura "
+    "cynthia kathleen amy angela shirley anna brenda pamela emma nicole helen samantha katherine christine "
+    "debra rachel carolyn janet catherine maria heather diane julie joyce victoria kelly christina joan evelyn "
+    "lauren judith olivia martha cheryl megan hannah jacqueline ann anne jane alice julia grace sophia "
+    "charlotte isabella amelia marie sophie claire camille isabelle françoise monique nathalie brigitte "
+    "chloé chloe ursula greta ingrid gisela hildegard sabine giulia francesca chiara giovanna lucia carmen "
+    "lucía rosa pilar dolores elena natalia olga tatiana svetlana irina anastasia ekaterina fatima aisha "
+    "khadija zainab priya sunita anjali lakshmi yuki keiko hanako sakura hillary jacinda angela "
+    "theresa margaret indira golda eleanor ada florence marilyn madonna beyoncé beyonce serena venus "
+    "oprah melania michelle kamala nancy".split())
 # honorific suffixes joined by a hyphen ("Tanaka-san")
 SUFFIX_TITLES = frozenset("san sama kun chan sensei senpai dono ji sahib".split())
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from .lexicon import KIN
+from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
@@ -41,7 +41,8 @@ def person_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return None
     if not (ev.corpus.proper(fa) and ev.corpus.proper(fb)):
         return None
-    ga, gb = fa.gender or a.pronoun_gender, fb.gender or b.pronoun_gender
+    ga = fa.gender or given_gender(fa.person) or a.pronoun_gender
+    gb = fb.gender or given_gender(fb.person) or b.pronoun_gender
     if ga and gb and ga != gb:
         return Verdict(DIFFERENT, 0.0, "different genders")
     if _group(ev.corpus, fa) != _group(ev.corpus, fb):
@@ -52,6 +53,14 @@ def person_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     if len(wa) == 1 or len(wb) == 1:
         return _one_word(ev, a, b, fa, fb)
     return _full_names(ev, a, b, fa, fb)
+
+
+def given_gender(words: tuple[str, ...]) -> str:
+    """The gender a full name's given name says ("m", "f"), or "" (one word: maybe a surname; a name borne by
+    both): "Mr. Curie" is not "Marie Curie"."""
+    if len(words) < 2:
+        return ""
+    return "m" if words[0] in MALE_GIVEN else "f" if words[0] in FEMALE_GIVEN else ""
 
 
 def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
