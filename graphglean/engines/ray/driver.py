@@ -327,7 +327,9 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
-        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others)
+        failed: list[dict[str, Any]] = []
+        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
+        totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
         stage("whole_graph_exports")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)
