@@ -68,9 +68,9 @@ def _tables(entities: Path, relationships: Path) -> nx.Graph:
             if "source" not in row or "target" not in row:
                 raise InputError(f"{relationships}:{number}: needs source and target")
             edges.append((row.pop("source"), row.pop("target"), row))
-    flagged = any(row.pop("directed", False) is True for *_, row in edges)
+    flagged = [row.pop("directed", False) is True for *_, row in edges]
     pairs = {(a, b) for a, b, _ in edges}
-    directed = flagged or any((b, a) in pairs for a, b in pairs if a != b)
+    directed = any(flagged) or any((b, a) in pairs for a, b in pairs if a != b)
     graph: nx.Graph = nx.DiGraph() if directed else nx.Graph()
     graph.add_nodes_from(nodes)
     graph.add_edges_from(edges)
