@@ -27,6 +27,7 @@ from .building.describe import SummaryMemo, summarize_descriptions
 from .building.grounding import ground
 from .building.merge import GraphAccumulator
 from .building.stream import DescriptionStream
+from .extraction.debris import clean_names
 from .extraction.gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .extraction.parser import RecordParser
 from .extraction.prompts import GraphPrompts
@@ -59,6 +60,7 @@ class GraphStats:
     repeated_records: int = 0  # records an answer gave again (read once)
     placeholder_rows: int = 0  # format lines copied from the prompt (no nodes)
     reasoning_records: int = 0  # records found inside a reasoning block (kept)
+    repaired_names: int = 0  # names that held delimiter fragments, arrows or stray quotes at an end (cut off)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ungrounded: int = 0
@@ -81,11 +83,13 @@ class GraphExtractionResult:
 
 
 def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser) -> ParseResult:
-    """All records of one chunk's responses, stamped with the chunk's provenance."""
+    """All records of one chunk's responses, stamped with the chunk's provenance; no name keeps a piece of the
+    answer's format that the chunk's text does not hold (`clean_names`)."""
     result = ParseResult()
     src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
     for i, response in enumerate(extraction.responses):
         result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
+    clean_names(result, chunk.text)
     return result
 
 
@@ -229,6 +233,7 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.repeated_records += parsed.repeated
         stats.placeholder_rows += parsed.placeholders
         stats.reasoning_records += parsed.reasoning_records
+        stats.repaired_names += parsed.repaired_names
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         acc.add(parsed)
     return acc
