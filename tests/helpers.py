@@ -42,6 +42,12 @@ class ThreadRecordingTokenizer(Tokenizer):
 async def replayed_graph(folder: str, garble: float = 0.0):
     """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks;
     ``garble``: that share of the answers' lines garbled as small models garble them."""
+    result, chunks = await replayed(folder, garble)
+    return result.output, chunks
+
+
+async def replayed(folder: str, garble: float = 0.0):
+    """`replayed_graph`'s whole extraction result (graph and stats), and its chunks."""
     from graphglean.graph.extract import extract_graph
     from graphglean.testing import FakeLLMServer
     from graphglean.testing.garbling import garbling
@@ -58,7 +64,7 @@ async def replayed_graph(folder: str, garble: float = 0.0):
         cfg = config(s, max_concurrency=16)
         cfg.graph.description_max_tokens = 100000
         result = await extract_graph(Inputs(chunks=chunks), cfg)
-    return result.output, chunks
+    return result, chunks
 
 
 class _TaskSteps(trio.abc.Instrument):

@@ -300,7 +300,7 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     account = CallAccount()
-    found: dict[str, int] = {"ungrounded": 0, "summarized_descriptions": 0}
+    found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
         resolved = await resolution_driver.resolved_merge(
