@@ -6,16 +6,22 @@ then again with a seeded share of their record lines garbled the ways small mode
 hold (debris), and the share of the clean answers' grounded names (names that occur in their chunk) and pairs
 still found. Runs on any version of graphglean (names are checked against the chunk only where it can).
 
+Then a whole run on each set's recorded chunks, answered by its recording: the new counts in report.json.
+
     python benchmarks/debris.py [SHARE]      # SHARE of record lines garbled, default 0.3
 """
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import re
 import sys
+import tempfile
 from pathlib import Path
+
+import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -23,7 +29,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _server import table  # noqa: E402
 
-from graphglean.graph.building.merge import merge_records, normalize_name  # noqa: E402
+from graphglean.graph.building.merge import merge_records  # noqa: E402
 from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
 from graphglean.graph.records import ParseResult, Provenance  # noqa: E402
 from graphglean.testing.garbling import garbled_answer  # noqa: E402
@@ -90,12 +96,46 @@ def rows(share: float) -> list[dict]:
     return out
 
 
+async def run_row(folder: Path, out: Path) -> dict:
+    """report.json's counts of a whole run (local engine) on the set's chunks, answered by its recording."""
+    from graphglean.core.config import Config
+    from graphglean.launch import run
+    from graphglean.testing import FakeLLMServer
+    from graphglean.testing.responders import ReplayResponder
+
+    responder = ReplayResponder.from_file(folder / "replay.jsonl")
+    source = out / f"{folder.name}.jsonl"
+    source.write_text("".join(json.dumps({"id": e["chunk_id"], "text": e["content"]}) + "\n"
+                              for e in responder.entries))
+    async with FakeLLMServer(responder).running() as server:
+        cfg = Config()
+        cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = server.base_url, "sk-bench", "gpt-4o-mini"
+        cfg.llm.cache.mode, cfg.llm.max_concurrency = "off", 16
+        cfg.input.path, cfg.input.format = str(source), "chunks"
+        cfg.output.dir, cfg.output.formats = str(out / folder.name), ["jsonl"]
+        cfg.graph.description_max_tokens = 100_000
+        report = (await run(cfg, out=io.StringIO(), notice=lambda m: None)).report
+    graph = report["passes"][0]
+    text = "\n".join(e["content"] for e in responder.entries)
+    names = [json.loads(line)["name"] for line in (out / folder.name / "entities.jsonl").open(encoding="utf-8")]
+    return {"data": folder.name, "nodes": graph["nodes"], "debris": len(debris(names, text)),
+            **{k: report.get(k, graph.get(k)) for k in ("repaired_names", "echoed_examples", "lone_surrogates",
+                                                        "ungrounded", "malformed", "placeholder_rows")}}
+
+
 def main() -> None:
     share = float(sys.argv[1]) if len(sys.argv) > 1 else 0.3
     found = rows(share)
     print(table(found, list(found[0])))
     print(f"\n{share:.0%} of record lines garbled (seed 7); grounded: the clean answers' node names that occur in their "
           "chunk, and pairs of those; debris: names holding <|, |>, ||, -> or a stray quote the input does not hold")
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [trio.run(run_row, folder, Path(tmp))
+                for folder in sorted(p for p in REALDATA.iterdir() if (p / "replay.jsonl").exists())]
+    print()
+    print(table(runs, list(runs[0])))
+    print("\nwhole runs on each set's recorded chunks (pre-chunked JSONL), answered by its recording: report.json's "
+          "counts (repaired_names: names cut free of format pieces; echoed_examples: ungrounded echoes dropped)")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ _FILLERS = frozenset("a an and at by for from in of on the to with".split())
 # placeholders of a pattern: "Company X", "Person A", "Organization 2"
 _PATTERN = re.compile(r"(?:person|people|company|organi[sz]ation|org|country|city|place|location|entity|individual|"
                       r"user|customer|product|project|team|event|group|agency|firm|vendor|supplier)"
-                      r" (?:[a-z]|[xyz]|\d{1,2})", re.I)
+                      r" (?:[a-z]|\d{1,2})", re.I)
 
 
 def words_of(text: str) -> tuple[str, ...]:
