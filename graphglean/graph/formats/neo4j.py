@@ -12,7 +12,7 @@ backslash, so a quoted value ending in a backslash, or holding one before a quot
 end early or lose a character. Both read a field that is not quoted as it stands (a quote not at its start, a
 backslash anywhere), so a value is quoted only when it must be (a comma, a line break, a quote first,
 whitespace at an edge). When some quoted value still holds such a backslash, ``LOAD CSV`` gets files of its
-own, ``nodes.load.csv`` and ``relationships.load.csv``, whose backslashes inside quotes are doubled, and
+own, ``nodes.load.csv`` and ``relationships.load.csv``, where each such backslash is escaped by another, and
 ``import.cypher`` reads those.
 """
 
@@ -145,11 +145,12 @@ _LEGACY_ESCAPE = re.compile(r'\\(?=["\\]|\Z)')  # a backslash LOAD CSV would rea
 
 def csv_field(value: str, load_csv: bool = False) -> str:
     """``value`` as a CSV field that Neo4j reads back as it is: quoted only when it must be, a quote inside
-    doubled; ``load_csv``: with backslashes doubled too, for LOAD CSV's legacy quote escaping."""
+    doubled; ``load_csv``: for LOAD CSV's legacy quote escaping, a backslash before a quote, a backslash or the
+    end escaped by another."""
     if not _MUST_QUOTE.search(value):
         return value
-    if load_csv:
-        value = value.replace("\\", "\\\\")
+    if load_csv:  # any other backslash stays as it is: LOAD CSV reads it so
+        value = _LEGACY_ESCAPE.sub(r"\\\\", value)
     return '"' + value.replace('"', '""') + '"'
 
 
