@@ -31,7 +31,8 @@ from graphglean.graph.building.merge import merge_records, normalize_name  # noq
 from graphglean.graph.extract import extract_graph  # noqa: E402
 from graphglean.graph.extraction.fields import is_placeholder  # noqa: E402
 from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
-from graphglean.graph.records import Provenance  # noqa: E402
+from graphglean.graph.extraction.debris import clean_names  # noqa: E402
+from graphglean.graph.records import ParseResult, Provenance  # noqa: E402
 from graphglean.llm.records import parse_chat_body  # noqa: E402
 from graphglean.testing import FakeLLMServer  # noqa: E402
 from graphglean.testing.responders import capped, dense, dense_corpus, dense_records  # noqa: E402
@@ -41,10 +42,28 @@ REALDATA = ROOT.parent / "shared" / "realdata"
 
 
 def responses(folder: Path) -> list[list[str]]:
+    return [texts for _, texts in chunk_responses(folder)]
+
+
+def chunk_responses(folder: Path) -> list[tuple[str, list[str]]]:
+    """(the chunk's text, its responses) per chunk; GraphRAG's responses are not mapped to chunks: each gets
+    the whole input as its text."""
     if (folder / "replay.jsonl").exists():
-        return [[c["response"] for c in json.loads(line)["calls"]] for line in open(folder / "replay.jsonl")]
-    return [[parse_chat_body(json.loads(p.read_text())["result"]["response"]).text]
+        entries = [json.loads(line) for line in open(folder / "replay.jsonl")]
+        return [(e["content"], [c["response"] for c in e["calls"]]) for e in entries]
+    book = "\n".join(p.read_text(encoding="utf-8") for p in sorted((folder / "input").iterdir()))
+    return [(book, [parse_chat_body(json.loads(p.read_text())["result"]["response"]).text])
             for p in sorted((folder / "cache" / "extract_graph").iterdir())]
+
+
+# what a format leaves in a name: a name holding one that the input does not hold is debris
+DEBRIS = ("<|", "|>", "||", "->")
+
+
+def debris(names: list[str], text: str) -> list[str]:
+    """Names holding a delimiter fragment, an arrow or a stray quote that ``text`` (the whole input) does not hold."""
+    return [n for n in names if any(f in n and f not in text for f in DEBRIS)
+            or (n.count('"') % 2 == 1 and n not in text)]
 
 
 def theirs(folder: Path) -> tuple[set[str], set[frozenset[str]]]:
@@ -66,11 +85,16 @@ def real_data_rows() -> list[dict]:
     for folder in sorted(p for p in REALDATA.iterdir() if (p / "replay.jsonl").exists() or (p / "cache").is_dir()):
         parser = RecordParser()
         results = []
-        calls = responses(folder)
-        for i, texts in enumerate(calls):
+        chunks = chunk_responses(folder)
+        calls = [texts for _, texts in chunks]
+        for i, (chunk, texts) in enumerate(chunks):
+            result = ParseResult()
             for text in texts:
-                results.append(parser.parse(text, Provenance("d", i, f"c{i}", 0)))
+                result.extend(parser.parse(text, Provenance("d", i, f"c{i}", 0)))
+            clean_names(result, chunk)  # as the graph pass does with each chunk's text
+            results.append(result)
         ours = merge_records(results).to_graph()
+        inputs = "\n".join(dict.fromkeys(chunk for chunk, _ in chunks))
         said = normalize_name(" ".join(t for texts in calls for t in texts))
         nodes, edges = theirs(folder)
         nodes = {n for n in nodes if n in said and not is_placeholder(n)}
@@ -83,7 +107,9 @@ def real_data_rows() -> list[dict]:
                      "records": sum(r.records for r in results), "malformed": sum(len(r.malformed) for r in results),
                      "their nodes": len(nodes), "our nodes": ours.number_of_nodes(), "nodes recalled": got_nodes,
                      "their edges": len(edges), "our edges": ours.number_of_edges(), "edges recalled": got_edges,
-                     "recall": f"{recall:.4f}"})
+                     "recall": f"{recall:.4f}",
+                     "debris": len(debris([ours.nodes[n]["name"] for n in ours.nodes], inputs)),
+                     "repaired": sum(r.repaired_names for r in results)})
     overall = (totals[1] + totals[3]) / max(1, totals[0] + totals[2])
     rows.append({"data": "overall", "their nodes": totals[0], "nodes recalled": totals[1], "their edges": totals[2],
                  "edges recalled": totals[3], "recall": f"{overall:.4f}"})
@@ -132,7 +158,8 @@ def main() -> None:
     rows = real_data_rows()
     print(table(rows, list(rows[0])))
     print("\nnames compared after normalization (quotes, whitespace, case); edges unordered; their names that occur "
-          "in the responses, placeholders left out")
+          "in the responses, placeholders left out; debris: our node names holding <|, |>, ||, -> or a stray quote "
+          "that the input does not hold; repaired: names whose format pieces were cut off with the chunk's text")
     text = "\n\n".join(dense_corpus(90, seed) for seed in range(4))
     cap_rows = [trio.run(capped_run, text, recover) for recover in (False, True)]
     print()

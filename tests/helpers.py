@@ -39,10 +39,18 @@ class ThreadRecordingTokenizer(Tokenizer):
         return super().encode(text)
 
 
-async def replayed_graph(folder: str):
-    """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks."""
+async def replayed_graph(folder: str, garble: float = 0.0):
+    """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks;
+    ``garble``: that share of the answers' lines garbled as small models garble them."""
+    result, chunks = await replayed(folder, garble)
+    return result.output, chunks
+
+
+async def replayed(folder: str, garble: float = 0.0):
+    """`replayed_graph`'s whole extraction result (graph and stats), and its chunks."""
     from graphglean.graph.extract import extract_graph
     from graphglean.testing import FakeLLMServer
+    from graphglean.testing.garbling import garbling
     from graphglean.testing.responders import ReplayResponder
     from graphglean.text.chunking import Chunk
     from graphglean.text.inputs import Inputs
@@ -52,11 +60,11 @@ async def replayed_graph(folder: str):
     responder = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
     chunks = [Chunk(e["chunk_id"], folder, i, e["content"], 0, len(e["content"]), 0)
               for i, e in enumerate(responder.entries)]
-    async with FakeLLMServer(responder).running() as s:
+    async with FakeLLMServer(garbling(responder, garble) if garble else responder).running() as s:
         cfg = config(s, max_concurrency=16)
         cfg.graph.description_max_tokens = 100000
         result = await extract_graph(Inputs(chunks=chunks), cfg)
-    return result.output, chunks
+    return result, chunks
 
 
 class _TaskSteps(trio.abc.Instrument):

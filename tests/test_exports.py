@@ -1,4 +1,3 @@
-import csv
 import json
 import re
 
@@ -13,6 +12,7 @@ from graphglean.graph.formats.export import entity_rows, relationship_rows
 from graphglean.graph.formats.neo4j import label_of, write_neo4j
 from graphglean.launch import run_sync
 
+from . import neo4j_csv
 from .conftest import ROOT
 from .helpers import replayed_graph
 
@@ -35,29 +35,32 @@ def tricky_graph(directed=False):
     return g
 
 
-def read_neo4j(folder):
-    """The CSVs parsed back with the typed headers: (delimiter, nodes by id, edges as (start, end, props))."""
-    delimiter = re.search(r"--array-delimiter='([^']+)'", (folder / "import.cypher").read_text()).group(1)
+def read_neo4j(folder, load_csv=False):
+    """The CSVs parsed back with the typed headers, by Neo4j's rules: neo4j-admin's defaults reading nodes.csv
+    and relationships.csv, or LOAD CSV's reading the files import.cypher names. (delimiter, nodes by id,
+    edges as (start, end, props))."""
+    cypher = (folder / "import.cypher").read_text()
+    delimiter = re.search(r"--array-delimiter='([^']+)'", cypher).group(1)
     if delimiter.startswith("U+"):
         delimiter = chr(int(delimiter[2:], 16))
+    files = re.findall(r"LOAD CSV WITH HEADERS FROM 'file:///([^']+)'", cypher) if load_csv else [
+        "nodes.csv", "relationships.csv"]
 
     def typed(header, row):
         out = {}
         for column, cell in zip(header, row):
             name, _, kind = column.partition(":")
-            if cell == "" or not name:
+            if cell is None or not name:
                 continue
             convert = {"long": int, "double": float, "boolean": lambda v: v == "true"}.get(kind.rstrip("[]"), str)
             out[name] = [convert(v) for v in cell.split(delimiter)] if kind.endswith("[]") else convert(cell)
         return out
 
-    with open(folder / "nodes.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    assert rows[0][:2] == ["id:ID", ":LABEL"]
+    rows = neo4j_csv.read_file(folder / files[0], legacy=load_csv)
+    assert rows[0][:2] == ["id:ID", ":LABEL"] and all(len(r) == len(rows[0]) for r in rows)
     nodes = {row[0]: (row[1].split(delimiter), typed(rows[0], row)) for row in rows[1:]}
-    with open(folder / "relationships.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    assert rows[0][:3] == [":START_ID", ":END_ID", ":TYPE"]
+    rows = neo4j_csv.read_file(folder / files[1], legacy=load_csv)
+    assert rows[0][:3] == [":START_ID", ":END_ID", ":TYPE"] and all(len(r) == len(rows[0]) for r in rows)
     edges = [(row[0], row[1], row[2], typed(rows[0], row)) for row in rows[1:]]
     return delimiter, nodes, edges
 
@@ -77,17 +80,18 @@ def expected_props(data):
 
 def assert_round_trip(graph, folder):
     write_neo4j(graph, folder)
-    delimiter, nodes, edges = read_neo4j(folder)
-    assert set(nodes) == {str(n) for n in graph.nodes}
-    for n, data in graph.nodes(data=True):
-        labels, props = nodes[str(n)]
-        assert labels == ["Entity", label_of(data.get("type") or "unknown")]
-        assert props == {"id": str(n), **expected_props(data)}
-    assert len(edges) == graph.number_of_edges()
-    by_pair = {(a, b): props for a, b, kind, props in edges}
-    assert {kind for *_, kind, _ in edges} <= {"RELATED_TO"}
-    for a, b, data in graph.edges(data=True):
-        assert by_pair[(str(a), str(b))] == expected_props(data)
+    for load_csv in (False, True):
+        delimiter, nodes, edges = read_neo4j(folder, load_csv)
+        assert set(nodes) == {str(n) for n in graph.nodes}
+        for n, data in graph.nodes(data=True):
+            labels, props = nodes[str(n)]
+            assert labels == ["Entity", label_of(data.get("type") or "unknown")]
+            assert props == {"id": str(n), **expected_props(data)}
+        assert len(edges) == graph.number_of_edges()
+        by_pair = {(a, b): props for a, b, kind, props in edges}
+        assert {kind for *_, kind, _ in edges} <= {"RELATED_TO"}
+        for a, b, data in graph.edges(data=True):
+            assert by_pair[(str(a), str(b))] == expected_props(data)
     return delimiter
 
 
@@ -99,6 +103,49 @@ def test_neo4j_csvs_round_trip_every_node_edge_and_property(tmp_path):
     assert "LOAD CSV WITH HEADERS FROM 'file:///nodes.csv'" in cypher
     assert "SET n:`GeoPoliticalEntity`" in cypher and "n.`aliases` = " in cypher
     assert "toInteger(row.`frequency:long`)" in cypher
+
+
+@pytest.mark.parametrize("value", [
+    "C:\\Users\\", 'ends in a backslash, after a comma \\', 'a quote "inside", and a comma', '"quoted first"',
+    'a backslash before a quote \\" and, a comma', "two backslashes \\\\ then a comma,", "line\nbreak \\",
+    "line\r\nbreak", " leading and trailing space ", "\\", '"', "\\\\", 'x\\"y', "tab\there, \\t too",
+    "end\\\n", ",", "ünïcødé, ✓ \\ 🎉"])
+def test_neo4j_values_read_back_exactly_by_neo4j_admin_and_load_csv(tmp_path, value):
+    g = nx.Graph()
+    g.add_node(value, name=value, type="person", description=value, aliases=[value, "plain"])
+    g.add_node("b", name="b", type="person")
+    g.add_edge(value, "b", description=value, keywords=[value])
+    assert_round_trip(g, tmp_path)
+    listed = {p.name for p in tmp_path.iterdir()}
+    cypher = (tmp_path / "import.cypher").read_text()
+    if "nodes.load.csv" in listed:  # LOAD CSV gets its own copies only when the others would be misread
+        assert "file:///nodes.load.csv" in cypher and "copy nodes.load.csv and relationships.load.csv" in cypher
+        assert not load_csv_reads_the_admin_files_right(tmp_path, value)  # the copies were needed
+    else:
+        assert "file:///nodes.csv" in cypher and "relationships.load.csv" not in listed
+
+
+def load_csv_reads_the_admin_files_right(folder, value):
+    cypher = folder / "import.cypher"
+    text = cypher.read_text()
+    cypher.write_text(text.replace(".load.csv", ".csv"))
+    try:
+        _, nodes, _ = read_neo4j(folder, load_csv=True)
+        return nodes[value][1]["description"] == value
+    except (neo4j_csv.CsvError, AssertionError, KeyError):
+        return False
+    finally:
+        cypher.write_text(text)
+
+
+def test_a_value_that_load_csv_would_misread_gets_load_csv_files_and_a_later_graph_drops_them(tmp_path):
+    g = nx.Graph()
+    g.add_node("n", name="n", type="person", description='ends in a backslash, and a comma \\')
+    write_neo4j(g, tmp_path)
+    assert (tmp_path / "nodes.load.csv").exists() and (tmp_path / "relationships.load.csv").exists()
+    g.nodes["n"]["description"] = "plain"
+    paths = write_neo4j(g, tmp_path)
+    assert not (tmp_path / "nodes.load.csv").exists() and len(paths) == 3
 
 
 def test_neo4j_round_trip_of_directed_and_real_graphs(tmp_path):

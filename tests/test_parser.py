@@ -1,5 +1,7 @@
 """What real models write instead of the asked record format, class by class."""
 
+import re
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -245,9 +247,10 @@ _letters = st.sampled_from(list("AbCdEfghKLmnoPqrStuvwXyz") + list("贾宝玉林
                            + list("தமிழ்நாடுசென்னை") + list("0123456789"))
 _name_chars = st.one_of(_letters, _letters, _letters, st.sampled_from(list(" .'-&()（）·<>|《》「」")))
 _real_name = st.text(_name_chars, min_size=1, max_size=14).map(str.strip).filter(
-    # a name holding a delimiter half ("A|>") cannot be told from a corrupted delimiter
+    # a name holding a delimiter half ("A|>") cannot be told from a corrupted delimiter, nor one holding a spaced
+    # arrow ("A -> B") from arrow notation
     lambda s: s and s[0] not in "()（）.'-&·" and any(c.isalnum() for c in s) and not is_placeholder(s)
-    and "|>" not in s and "<|" not in s
+    and "|>" not in s and "<|" not in s and re.search(r"(?:^|\s)->|->(?:\s|$)", s) is None
     and s.lower() not in COMMON_TYPES)
 _desc = st.text(st.one_of(_letters, st.sampled_from(list(" ,.()\"“”'!?-:;（），。"))), min_size=1, max_size=40).map(
     str.strip).filter(lambda s: s and not s.startswith(("(", "（", "-")))

@@ -242,3 +242,32 @@ def test_labels_move_aside_rather_than_hide(browser, tmp_path):
     drawn = page.wait_for("window.ggLabels.size && [...window.ggLabels]")
     assert set(drawn) >= {d["name"] for _, d in g.nodes(data=True)}
     assert page.errors == []
+
+
+def test_mentions_after_emoji_and_in_cjk_text_highlight_the_names(browser, tmp_path):
+    import re
+
+    text = ("🎄🎁 Scrooge met Bob at 𠮷野家 in 東京. 👻👻👻 Later, 𠮷野家 closed; Scrooge 笑った。 "
+            "Then Bob 🎉 left Scrooge.")
+    chunk = ChunkText("c1", "d", 0, 5, text)
+    g = nx.Graph()
+    for name in ("Scrooge", "Bob", "𠮷野家", "東京"):
+        spans = [["c1", 5 + m.start(), 5 + m.end()] for m in re.finditer(re.escape(name), text)]
+        g.add_node(name.lower(), name=name, type="person", source_ids=["c1"], spans=spans, grounded=True)
+    g.add_edge("scrooge", "bob")
+    g.add_edge("𠮷野家", "東京")
+    page = browser.open(write_view(g, [chunk], tmp_path / "graph.html").as_uri())
+    assert page.wait_for(STATS) == [4, 2]
+    first, second = "🎄🎁 Scrooge met Bob at 𠮷野家 in 東京.", "👻👻👻 Later, 𠮷野家 closed; Scrooge 笑った。 Then Bob 🎉 left Scrooge."
+    for query, name, marked in [("scrooge", "Scrooge", [(first, 1), (second, 2)]),
+                                ("𠮷野", "𠮷野家", [(first, 1), (second, 1)]), ("東京", "東京", [(first, 1)]),
+                                ("bob", "Bob", [(first, 1), (second, 1)])]:
+        page.evaluate(f"""(() => {{ const s = document.getElementById('gg-search');
+            s.value = {json.dumps(query)}; s.dispatchEvent(new Event('input'));
+            s.dispatchEvent(new KeyboardEvent('keydown', {{key: 'Enter'}})); }})()""")
+        page.wait_for(f"!document.getElementById('gg-panel').hidden && "
+                      f"document.getElementById('gg-panel').innerText.startsWith('×\\n' + {json.dumps(name)})")
+        marks = page.evaluate("[...document.querySelectorAll('#gg-panel mark.s')].map(m => [m.textContent, "
+                              "[...m.querySelectorAll('b')].map(b => b.textContent)])")
+        assert marks == [[sentence, [name] * n] for sentence, n in marked], query
+    assert page.errors == []

@@ -21,6 +21,11 @@ class InputError(GraphgleanError):
     exit_code = 2
 
 
+class OutputError(GraphgleanError):
+    """An output file could not be written; the message names it. What the run made is kept in run.sqlite:
+    the same command writes it again without asking the LLM."""
+
+
 class LLMError(GraphgleanError):
     """An LLM endpoint failed for good (after retries, or at once for a refusal)."""
 

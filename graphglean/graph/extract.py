@@ -24,9 +24,11 @@ from ..text.chunking import Chunk
 from ..text.inputs import Document, Inputs, content_id
 from .building.describe import PASS as DESCRIBE
 from .building.describe import SummaryMemo, summarize_descriptions
+from .building.echoes import Examples, drop_echoes
 from .building.grounding import ground
 from .building.merge import GraphAccumulator
 from .building.stream import DescriptionStream
+from .extraction.debris import clean_names
 from .extraction.gleaning import ChunkExtraction, GleaningLoop, LoopCheck
 from .extraction.parser import RecordParser
 from .extraction.prompts import GraphPrompts
@@ -59,9 +61,11 @@ class GraphStats:
     repeated_records: int = 0  # records an answer gave again (read once)
     placeholder_rows: int = 0  # format lines copied from the prompt (no nodes)
     reasoning_records: int = 0  # records found inside a reasoning block (kept)
+    repaired_names: int = 0  # names that held delimiter fragments, arrows or stray quotes at an end (cut off)
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    ungrounded: int = 0
+    ungrounded: int = 0  # nodes whose names occur in none of their chunks (echoed examples among them)
+    echoed_examples: int = 0  # ungrounded nodes named after the prompt's examples or a stock placeholder (dropped)
     summarized_descriptions: int = 0
     offline_backend: str = ""  # the nlp method's: "spacy <model> <version>" or "rules"
     nodes: int = 0
@@ -81,11 +85,13 @@ class GraphExtractionResult:
 
 
 def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser) -> ParseResult:
-    """All records of one chunk's responses, stamped with the chunk's provenance."""
+    """All records of one chunk's responses, stamped with the chunk's provenance; no name keeps a piece of the
+    answer's format that the chunk's text does not hold (`clean_names`)."""
     result = ParseResult()
     src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
     for i, response in enumerate(extraction.responses):
         result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
+    clean_names(result, chunk.text)
     return result
 
 
@@ -229,6 +235,7 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.repeated_records += parsed.repeated
         stats.placeholder_rows += parsed.placeholders
         stats.reasoning_records += parsed.reasoning_records
+        stats.repaired_names += parsed.repaired_names
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         acc.add(parsed)
     return acc
@@ -240,10 +247,21 @@ async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
-    stats.ungrounded += await trio.to_thread.run_sync(ground, graph, chunks, cfg.graph.drop_ungrounded,
-                                                      abandon_on_cancel=True)
+    ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
+    stats.ungrounded += ungrounded
+    stats.echoed_examples += echoed
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
     return graph
+
+
+def _ground(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config, offline: bool) -> tuple[int, int]:
+    """Ground the nodes, drop the ungrounded ones that echo the prompt's examples (LLM method), then the other
+    ungrounded ones when ``graph.drop_ungrounded`` asks; (ungrounded, echoed) counts."""
+    ungrounded = ground(graph, chunks)
+    echoed = 0 if offline else drop_echoes(graph, Examples.of(cfg.graph))
+    if cfg.graph.drop_ungrounded:
+        graph.remove_nodes_from([n for n, grounded in graph.nodes(data="grounded") if not grounded])
+    return ungrounded, echoed
 
 
 async def finish_descriptions(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer,

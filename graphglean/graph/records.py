@@ -48,6 +48,7 @@ class ParseResult:
     repeated: int = 0  # records an answer gave more than once (a model stuck in a loop), kept once
     placeholders: int = 0  # rows copied from the prompt's format line (``Entity1``, ``<source_entity>``)
     reasoning_records: int = 0  # records found inside a reasoning block (kept)
+    repaired_names: int = 0  # names whose ends held pieces of the format that the text does not hold (cut off)
     examined: int = 0  # records looked at, kept or not: the next record's position
 
     @property
@@ -64,4 +65,5 @@ class ParseResult:
         self.repeated += other.repeated
         self.placeholders += other.placeholders
         self.reasoning_records += other.reasoning_records
+        self.repaired_names += other.repaired_names
         self.examined += other.examined

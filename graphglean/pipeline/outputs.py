@@ -7,17 +7,18 @@ spans of the other files point into it, and the view reads its source sentences 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import networkx as nx
 
 from ..core.config import OutputConfig
-from ..core.errors import InputError
+from ..core.errors import InputError, OutputError
 from ..graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
 from ..graph.formats.readback import json_rows, read_graph
 from ..text.chunking import Chunk
 from ..view import FILENAME as VIEW_FILENAME
 from ..view import ChunkText, write_view
+from .context import failure_row
 
 CHUNKS = "chunks.jsonl"
 
@@ -27,36 +28,50 @@ def chunk_rows(chunks: Iterable[Chunk]) -> list[dict[str, Any]]:
             for c in chunks]
 
 
-def write_graph_outputs(graph: nx.Graph, chunks: list[Chunk], out_dir: str | Path, output: OutputConfig) -> list[Path]:
-    """Every export ``output.formats`` names, plus chunks.jsonl; returns the paths written."""
+def write_graph_outputs(graph: nx.Graph, chunks: list[Chunk], out_dir: str | Path, output: OutputConfig,
+                        failed: list[dict[str, Any]] | None = None) -> list[Path]:
+    """Every export ``output.formats`` names, plus chunks.jsonl; returns the paths written. A file that cannot
+    be written does not stop the others: it is added to ``failed`` as a failure row (item: its path), or,
+    without ``failed``, raised as an `OutputError` once the others are written."""
     out = Path(out_dir)
     formats = set(output.formats)
-    paths: list[Path] = []
+    rows = chunk_rows(chunks)
+    writers: list[tuple[list[Path], Callable[[], Any]]] = []
     if "graphml" in formats:
-        write_graphml(graph, out / "graph.graphml")
-        paths.append(out / "graph.graphml")
+        writers.append(([out / "graph.graphml"], lambda: write_graphml(graph, out / "graph.graphml")))
     if "json" in formats:
-        write_node_link(graph, out / "graph.json")
-        paths.append(out / "graph.json")
+        writers.append(([out / "graph.json"], lambda: write_node_link(graph, out / "graph.json")))
     if "jsonl" in formats:
-        write_jsonl(entity_rows(graph), out / "entities.jsonl")
-        write_jsonl(relationship_rows(graph), out / "relationships.jsonl")
-        paths += [out / "entities.jsonl", out / "relationships.jsonl"]
+        writers.append(([out / "entities.jsonl"], lambda: write_jsonl(entity_rows(graph), out / "entities.jsonl")))
+        writers.append(([out / "relationships.jsonl"],
+                        lambda: write_jsonl(relationship_rows(graph), out / "relationships.jsonl")))
     if "neo4j" in formats:
         from ..graph.formats.neo4j import write_neo4j
 
-        paths += write_neo4j(graph, out / "neo4j")
+        writers.append(([out / "neo4j"], lambda: write_neo4j(graph, out / "neo4j")))
     if "parquet" in formats:
         from ..graph.formats.parquet import write_parquet
 
-        paths += write_parquet(graph, out)
-    rows = chunk_rows(chunks)
-    write_jsonl(rows, out / CHUNKS)
-    paths.append(out / CHUNKS)
+        writers.append(([out / "entities.parquet", out / "relationships.parquet"], lambda: write_parquet(graph, out)))
+    writers.append(([out / CHUNKS], lambda: write_jsonl(rows, out / CHUNKS)))
     if "html" in formats:
-        texts = [ChunkText.from_json(r) for r in rows]
-        paths.append(write_view(graph, texts, out / VIEW_FILENAME, max_nodes=output.view_max_nodes,
-                                title=out.resolve().name))
+        writers.append(([out / VIEW_FILENAME], lambda: write_view(
+            graph, [ChunkText.from_json(r) for r in rows], out / VIEW_FILENAME, max_nodes=output.view_max_nodes,
+            title=out.resolve().name)))
+    paths: list[Path] = []
+    failures: list[dict[str, Any]] = []
+    for names, write in writers:
+        try:
+            written = write()
+        except Exception as e:  # noqa: BLE001 - one file's failure (a full disk, a bug) must not cost the others
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
+            failures.append(failure_row(str(names[0]), f"cannot write: {reason}"))
+            continue
+        paths += written if isinstance(written, list) else names
+    if failures and failed is None:
+        raise OutputError("; ".join(f"{f['item']}: {f['error']}" for f in failures))
+    if failed is not None:
+        failed += failures
     return paths
 
 

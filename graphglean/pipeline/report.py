@@ -68,7 +68,8 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> d
         total = None if None in costs else round(sum(costs), 6)  # type: ignore[arg-type]
         rows.append(pass_row(o.name, account, total, o.wall_s, len(o.failed), o.extra))
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": len(ctx.chunks),
-            "documents": len(ctx.inputs.documents), "model": ctx.cfg.llm.model,
+            "documents": len(ctx.inputs.documents), "lone_surrogates": ctx.inputs.repairs.lone_surrogates,
+            "model": ctx.cfg.llm.model,
             "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
             "outputs": [f for o in outcomes for f in o.files],
             "prices_known": ctx.cfg.llm.model in ctx.cfg.prices or price_of(ctx.cfg.llm.model, {}) is not None,

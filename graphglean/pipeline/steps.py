@@ -32,8 +32,9 @@ from .outputs import write_graph_outputs
 
 async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
     # seconds for a large graph, while other passes may have requests in flight: in a worker thread
+    # a file that cannot be written is a failed item (exit 1, in report.json); the other files are written
     files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
-                                                           ctx.cfg.output)]
+                                                           ctx.cfg.output, failed)]
     extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"

@@ -21,6 +21,7 @@ from ..core.tokens import Tokenizer
 from . import locomo
 from .chunking import Chunk, token_chunks
 from .decoding import InputWarning, decode
+from .surrogates import Repairs, repaired_line, repaired_text
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 
@@ -52,6 +53,7 @@ class Inputs:
     documents: list[Document] = attrs.field(factory=list)
     chunks: list[Chunk] = attrs.field(factory=list)
     messages: list[Message] = attrs.field(factory=list)
+    repairs: Repairs = attrs.field(factory=Repairs, eq=False)  # what the readers replaced (lone surrogates)
 
     def all_chunks(self, tokenizer: Tokenizer, size: int, overlap: int) -> list[Chunk]:
         """The chunks given as they are, then every document's token chunks."""
@@ -110,11 +112,13 @@ def read_folder(root: Path, errors: str = "strict", files: list[Path] | None = N
     return [d for d in docs if d is not None]
 
 
-def _jsonl_lines(data: bytes, name: str, errors: str, first_line: int = 1) -> Iterable[tuple[int, dict[str, Any]]]:
+def _jsonl_lines(data: bytes, name: str, errors: str, first_line: int = 1,
+                 repairs: Repairs | None = None) -> Iterable[tuple[int, dict[str, Any]]]:
     text = decode(data, name, errors)
     for lineno, line in enumerate(text.splitlines(), first_line):
         if not line.strip():
             continue
+        line = repaired_line(line, name, lineno, repairs)
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
@@ -139,9 +143,10 @@ def duplicate_id(name: str, lineno: int, kind: str, item_id: str) -> InputError:
     return InputError(f"{name}:{lineno}: duplicate {kind} id {item_id!r}")
 
 
-def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> Iterator[tuple[int, Document]]:
+def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 1,
+                    repairs: Repairs | None = None) -> Iterator[tuple[int, Document]]:
     """Each line's document with its line number (empty ones warned about and skipped); ids not checked."""
-    for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line):
+    for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line, repairs):
         text = _field(obj, cfg.text_field, name, lineno)
         if not text.strip():
             warnings.warn(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped", InputWarning, stacklevel=2)
@@ -151,10 +156,11 @@ def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 
         yield lineno, Document(doc_id, text, f"{name}:{lineno}", meta)
 
 
-def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) -> list[Document]:
+def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1,
+               repairs: Repairs | None = None) -> list[Document]:
     """One document per line; ``first_line`` numbers the lines of a part of a file as in the whole."""
     docs, seen = [], set()
-    for lineno, doc in jsonl_documents(data, name, cfg, first_line):
+    for lineno, doc in jsonl_documents(data, name, cfg, first_line, repairs):
         if doc.id in seen:
             raise duplicate_id(name, lineno, "document", doc.id)
         seen.add(doc.id)
@@ -162,10 +168,10 @@ def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1) ->
     return docs
 
 
-def prechunked_lines(data: bytes, name: str, errors: str = "strict",
-                     first_line: int = 1) -> Iterator[tuple[int, str, str, str, dict[str, Any]]]:
+def prechunked_lines(data: bytes, name: str, errors: str = "strict", first_line: int = 1,
+                     repairs: Repairs | None = None) -> Iterator[tuple[int, str, str, str, dict[str, Any]]]:
     """Each line's (line number, chunk id, text, document id, metadata); ids not checked."""
-    for lineno, obj in _jsonl_lines(data, name, errors, first_line):
+    for lineno, obj in _jsonl_lines(data, name, errors, first_line, repairs):
         cid = _field(obj, "id", name, lineno)
         text = _field(obj, "text", name, lineno)
         doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
@@ -174,11 +180,11 @@ def prechunked_lines(data: bytes, name: str, errors: str = "strict",
 
 
 def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict", first_line: int = 1,
-                    first_index: int = 0) -> list[Chunk]:
+                    first_index: int = 0, repairs: Repairs | None = None) -> list[Chunk]:
     """``{"id", "text"}`` lines used as chunks exactly as given (a part of a file: its first line number and
     the index of its first chunk in the whole)."""
     chunks, seen = [], set()
-    for lineno, cid, text, doc_id, meta in prechunked_lines(data, name, errors, first_line):
+    for lineno, cid, text, doc_id, meta in prechunked_lines(data, name, errors, first_line, repairs):
         if cid in seen:
             raise duplicate_id(name, lineno, "chunk", cid)
         seen.add(cid)
@@ -186,10 +192,11 @@ def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = 
     return chunks
 
 
-def read_messages_jsonl(data: bytes, name: str, errors: str = "strict") -> list[Message]:
+def read_messages_jsonl(data: bytes, name: str, errors: str = "strict",
+                        repairs: Repairs | None = None) -> list[Message]:
     """``{"session_id", "role", "content", "created_at"?, "metadata"?}`` lines."""
     out = []
-    for lineno, obj in _jsonl_lines(data, name, errors):
+    for lineno, obj in _jsonl_lines(data, name, errors, repairs=repairs):
         meta = obj.get("metadata") or {}
         if not isinstance(meta, dict):
             raise InputError(f"{name}:{lineno}: field 'metadata' must be an object")
@@ -210,7 +217,9 @@ def _detect(path: Path, data: bytes | None) -> str:
 
 
 def read_inputs(cfg: InputConfig, tokenizer: Tokenizer, stdin: Any = None) -> Inputs:
-    """Read what ``cfg`` names. Raises `InputError` with the file (and line) on anything unreadable."""
+    """Read what ``cfg`` names. Raises `InputError` with the file (and line) on anything unreadable. Lone
+    surrogates in JSON are replaced with U+FFFD (a warning names each line; ``Inputs.repairs`` counts them)."""
+    repairs = Repairs()
     if cfg.path == "-":
         data = (stdin or sys.stdin.buffer).read()
         name = "<stdin>"
@@ -232,15 +241,17 @@ def read_inputs(cfg: InputConfig, tokenizer: Tokenizer, stdin: Any = None) -> In
         doc_id = Path(name).name if name != "<stdin>" else content_id(text)
         return Inputs(documents=[Document(doc_id, text, name)])
     if fmt == "jsonl":
-        return Inputs(documents=_nonempty(read_jsonl(data, name, cfg), name))
+        return Inputs(documents=_nonempty(read_jsonl(data, name, cfg, repairs=repairs), name), repairs=repairs)
     if fmt == "chunks":
-        return Inputs(chunks=read_prechunked(data, name, tokenizer, cfg.encoding_errors))
+        return Inputs(chunks=read_prechunked(data, name, tokenizer, cfg.encoding_errors, repairs=repairs),
+                      repairs=repairs)
     if fmt == "messages":
-        return Inputs(messages=read_messages_jsonl(data, name, cfg.encoding_errors))
+        return Inputs(messages=read_messages_jsonl(data, name, cfg.encoding_errors, repairs), repairs=repairs)
     if fmt == "locomo":
-        conversations = locomo.parse_locomo(decode(data, name, cfg.encoding_errors), name)
+        text = repaired_text(decode(data, name, cfg.encoding_errors), name, repairs)
+        conversations = locomo.parse_locomo(text, name)
         return Inputs(chunks=locomo.to_chunks(conversations, tokenizer, cfg.locomo_granularity),
-                      messages=locomo_messages(conversations))
+                      messages=locomo_messages(conversations), repairs=repairs)
     raise InputError(f"{name}: unknown input format {fmt!r}")
 
 

@@ -17,6 +17,7 @@ import networkx as nx
 UNGROUNDED, TYPE_CONFLICT = 1, 2  # node flag bits
 # a sentence ends at . ! ? (and any closing quotes or brackets) before whitespace, or at a blank line
 _SENTENCE_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 @attrs.frozen
@@ -36,11 +37,17 @@ class ChunkText:
 
 
 class _Sentences:
-    """Sentence boundaries of one chunk's text, found once."""
+    """Sentence boundaries of one chunk's text, found once, and its offsets as the page counts them."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        # characters beyond U+FFFF (emoji, rare CJK) are two UTF-16 units in JavaScript strings
+        self.astral = [m.start() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
+
+    def utf16(self, offsets: Iterable[int]) -> list[int]:
+        """Code-point offsets into the text as JavaScript's string indices."""
+        return [i + bisect.bisect_left(self.astral, i) for i in offsets] if self.astral else list(offsets)
 
     def around(self, start: int, end: int) -> tuple[int, int]:
         """The sentence holding text[start:end], without surrounding whitespace."""
@@ -90,8 +97,8 @@ class _Mentions:
         return self.used[cid]
 
     def of(self, data: Mapping[str, Any]) -> list[list[Any]]:
-        """[[chunk number, [sentence start, sentence end, name start, name end, ...]], ...] per source chunk;
-        a source chunk without spans in it comes with an empty list."""
+        """[[chunk number, [sentence start, sentence end, name start, name end, ...]], ...] per source chunk, as
+        JavaScript string indices (UTF-16); a source chunk without spans in it comes with an empty list."""
         by_chunk: dict[str, list[int]] = {cid: [] for cid in _as_list(data.get("source_ids")) if cid in self.chunks}
         for span in data.get("spans") or []:
             if not isinstance(span, (list, tuple)) or len(span) != 3:
@@ -106,7 +113,7 @@ class _Mentions:
             sentences = self._sentences.get(cid)
             if sentences is None:
                 sentences = self._sentences[cid] = _Sentences(chunk.text)
-            by_chunk.setdefault(cid, []).extend((*sentences.around(a, b), a, b))
+            by_chunk.setdefault(cid, []).extend(sentences.utf16((*sentences.around(a, b), a, b)))
         return [[self._chunk_index(cid), ranges] for cid, ranges in by_chunk.items()]
 
 

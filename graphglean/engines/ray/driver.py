@@ -300,7 +300,7 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     account = CallAccount()
-    found: dict[str, int] = {"ungrounded": 0, "summarized_descriptions": 0}
+    found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
         resolved = await resolution_driver.resolved_merge(
@@ -327,7 +327,9 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
-        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others)
+        failed: list[dict[str, Any]] = []
+        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
+        totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
         stage("whole_graph_exports")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)

@@ -216,7 +216,8 @@ async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[s
     edges = [(a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges)
              if a not in dropped and b not in dropped]
     await finish_edge_descriptions(edges, names, cfg, scheduler, tokenizer, stats)
-    return [{"source": a, "target": b, **data} for a, b, data in edges]
+    flag = {"directed": True} if cfg.graph.directed else {}  # as `relationship_rows` writes them
+    return [{"source": a, "target": b, **flag, **data} for a, b, data in edges]
 
 
 async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
@@ -343,6 +344,7 @@ def graph_of_tables(entities: Path, relationships: Path, directed: bool) -> nx.G
     for row in _rows(entities):
         graph.add_node(row.pop("id"), **row)
     for row in _rows(relationships):
+        row.pop("directed", None)
         graph.add_edge(row.pop("source"), row.pop("target"), **row)
     return graph
 

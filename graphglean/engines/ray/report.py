@@ -24,6 +24,7 @@ class Totals:
     outputs: dict[str, list[Path]] = attrs.field(factory=dict)
     chunks: int = 0
     documents: int = 0
+    lone_surrogates: int = 0  # replaced by the input readers
     shards: int = 0
     skipped: int = 0
     retries: int = 0
@@ -39,6 +40,7 @@ class Totals:
             self.add_cpu("shards", report.get("cpu_s", 0.0))
         self.chunks += report["chunks"]
         self.documents += report["documents"]
+        self.lone_surrogates += report.get("lone_surrogates", 0)
         self.failed += report["failed"]
         for row in report["passes"]:
             add_row(self.rows.setdefault(row["pass"], {"pass": row["pass"]}), row)
@@ -95,7 +97,7 @@ def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str
         for k in ("round_trip", "reply_wait", "stall"):
             leases[f"{k}_ms_per_permit"] = round(1000 * leases[f"lease_{k}_s"] / leases["leased_permits"], 4)
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks, "documents": totals.documents,
-            "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,
+            "lone_surrogates": totals.lone_surrogates, "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,
             "prices_known": cfg.llm.model in cfg.prices or price_of(cfg.llm.model, {}) is not None,
             "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,

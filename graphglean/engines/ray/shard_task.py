@@ -253,7 +253,8 @@ async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         account = await _with_scheduler(cfg, limiter, work)
     finally:
         chunks.close()
-    return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions,
+    return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
+            "summarized_descriptions": stats.summarized_descriptions,
             "cpu_s": time.process_time() - cpu}, account
 
 

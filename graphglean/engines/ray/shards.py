@@ -37,6 +37,7 @@ from ...text.inputs import (
     read_prechunked,
     text_files,
 )
+from ...text.surrogates import Repairs
 
 BYTES_PER_TOKEN = 4  # roughly, for English: a shard of JSONL documents is cut by size as well as by lines
 
@@ -209,11 +210,13 @@ class _SeenIds:
         if not self._lines:
             return
         data, self._lines, self._size = b"".join(self._lines), [], 0
+        repairs = Repairs()  # warned about here, in the driver; the shards count them
         if self.fmt == "chunks":
             ids = [(lineno, cid) for lineno, cid, *_ in prechunked_lines(data, self.name, self.cfg.encoding_errors,
-                                                                            self._first)]
+                                                                            self._first, repairs)]
         else:
-            ids = [(lineno, doc.id) for lineno, doc in jsonl_documents(data, self.name, self.cfg, self._first)]
+            ids = [(lineno, doc.id) for lineno, doc in jsonl_documents(data, self.name, self.cfg, self._first,
+                                                                       repairs)]
         self._add(ids)
 
     def _add(self, ids: list[tuple[int, str]]) -> None:
@@ -250,10 +253,11 @@ def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
         f.seek(spec.start)
         data = f.read(spec.end - spec.start)
     fmt = _detect(root, None) if c.format == "auto" else c.format
+    repairs = Repairs(warn=False)  # the planner warned about them, reading the same lines
     if fmt == "chunks":
         return Inputs(chunks=read_prechunked(data, str(root), tokenizer, c.encoding_errors, spec.first_line,
-                                             spec.first_item))
-    return Inputs(documents=read_jsonl(data, str(root), c, spec.first_line))
+                                             spec.first_item, repairs), repairs=repairs)
+    return Inputs(documents=read_jsonl(data, str(root), c, spec.first_line, repairs), repairs=repairs)
 
 
 def absolute_paths(cfg: Config) -> Config:

@@ -12,11 +12,16 @@ QUOTE_PAIRS = (('"', '"'), ("'", "'"), ("`", "`"), ("\u201c", "\u201d"), ("\u201
 QUOTES = "\"'`*\u201c\u201d\u2018\u2019"  # not CJK corner brackets: they belong to titles ("「红楼梦」")
 OPENERS, CLOSERS = "([\uff08\u3010", ")]\uff09\u3011"
 
-# <|>, <|#|>, <||>, <|#>, <#|>, <<|>, <|>>, <| |>, <|##|>, <|\#|>, full-width bars and brackets, and the lone
-# halves |> and <| (which also cover <|" and "|>: the quote is stripped from the field afterwards)
+# A field delimiter as models write and garble it: any run of bars, hashes and backslashes (a bar or a hash among
+# them) between one or two angle brackets on each side: <|>, <|#|>, <||>, <|#>, <#|>, <#>, <<|>, <|>>, <| |>,
+# <|##|>, <|\#|>, <||#|>, <|#||>, <|#|#|>, full-width bars and brackets; and the halves of one, holding a bar:
+# <| <|# <||# before a field and |> #|> |#|> after one (also <|" and "|>: the quote is stripped from the field
+# afterwards).
 _LT, _GT, _BAR = "[<\uff1c]", "[>\uff1e]", "[|\uff5c]"
-GENERIC_DELIMITER = (rf"{_LT}{{1,2}}[ \t]?{_BAR}[ \t]?\\?#{{0,2}}[ \t]?{_BAR}?[ \t]?{_GT}{{1,2}}"
-                     rf"|{_LT}#{_BAR}{_GT}|(?<!{_LT}){_BAR}{_GT}|{_LT}{_BAR}(?![|\uff5c#>\uff1e])")
+_MARK = "[|\uff5c#\\\\]"  # what a delimiter holds between its brackets
+GENERIC_DELIMITER = (rf"{_LT}{{1,2}}(?=[ \t#\\]*{_BAR}|[ \t\\]*#)(?:[ \t]?{_MARK}){{1,8}}[ \t]?{_GT}{{1,2}}"
+                     rf"|{_LT}(?=[ \t#\\]*{_BAR})(?:[ \t]?{_MARK}){{1,8}}(?![ \t]?[|\uff5c#\\>\uff1e])"
+                     rf"|(?<![<\uff1c|\uff5c#\\])(?:{_MARK}[ \t]?){{0,7}}{_BAR}[ \t]?{_GT}{{1,2}}")
 PIPE = "[|\uff5c]"
 
 COMMON_TYPES = frozenset("""
@@ -122,3 +127,39 @@ def is_header_word(value: str) -> bool:
     v = value.strip().lower().replace("_", " ")
     return is_placeholder(value) or v in _SCHEMA_WORDS or v in ("entity name", "entity type", "source entity",
                                                                 "target entity", "relationship description")
+
+
+# an arrow between names, as models write relationships ("Navy -> Contractor", "A → B") or put before a field;
+# an ASCII arrow only with a space or quote on each side ("x->y" may be a name of its own)
+ARROW = r"(?:-{1,2}|={1,2}|\u2014|\u2013)>|[\u2192\u27f6\u2794\u279c\u21d2]"
+_SPACED = rf"(?<![^\s\"'\u201c\u201d])(?:{ARROW})(?![^\s\"'\u201c\u201d])|[\u2192\u27f6\u2794\u279c\u21d2]"
+_ARROW_SPLIT = re.compile(rf"\s*(?:{_SPACED})\s*")
+_EDGE_ARROWS = re.compile(rf"^\s*(?:{ARROW})\s*|\s(?:{ARROW})\s*$")
+_BARE_PIPE = re.compile(r"\s*[|\uff5c]\s*")
+
+
+def _has_pipe(field: str) -> bool:
+    return "|" in field or "\uff5c" in field
+
+
+def pipe_fields(rest: list[str], needed: int) -> list[str]:
+    """A record's fields (after its kind), where a model separated fields by plain pipes inside a delimited
+    record (``relation<|#|>Government|Offeror|evaluates|...``): split, when the record has fewer than
+    ``needed`` fields. (A name holding a pipe in a full record is checked against the chunk's text later.)"""
+    if len(rest) >= needed or not any(map(_has_pipe, rest)):
+        return rest
+    return [clean_field(p) for f in rest for p in (_BARE_PIPE.split(f) if _has_pipe(f) else [f])]
+
+
+def arrow_pair(field: str) -> tuple[str, str] | None:
+    """The two names of ``A -> B`` (one arrow between two names), else None."""
+    parts = _ARROW_SPLIT.split(field)
+    if len(parts) != 2:
+        return None
+    a, b = clean_field(parts[0]), clean_field(parts[1])
+    return (a, b) if a and b else None
+
+
+def without_edge_arrows(field: str) -> str:
+    """A name without an arrow before or after it (``-> "Contractor"``, ``Navy ->``)."""
+    return clean_field(_EDGE_ARROWS.sub("", field)) if _EDGE_ARROWS.search(field) else field

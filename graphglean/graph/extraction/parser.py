@@ -21,6 +21,7 @@ from ..records import ParseResult, Provenance
 from .blocks import json_rows, json_values, key_value_blocks, tables
 from .exact_format import ExactFormat
 from .fields import (
+    ARROW,
     CLOSERS,
     GENERIC_DELIMITER,
     OPENERS,
@@ -55,6 +56,7 @@ _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
+_ARROWS = re.compile(rf"\s*(?:{ARROW})\s*")
 
 
 def _kind(word: str) -> str:
@@ -80,15 +82,16 @@ class RecordParser:
             sorted(map(re.escape, _KINDS), key=len, reverse=True))
         typed = "|".join(re.escape(t) for t in sorted(self._types | _TYPED, key=len, reverse=True))
         after = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE})"
+        arrowed = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE}|{ARROW})"  # ("entity" -> "Navy" -> ...)
         # A record starts where a parenthesized kind stands anywhere ("(\"entity\"<|>"), where a bare kind opens
         # a line or follows a record delimiter or a closing parenthesis ("entity<|#|>"), or follows a delimiter
         # that ended a full record (records glued with the field delimiter), or stands after any words that open
         # a line ("Here is another entity<|#|>") when no delimiter precedes it there. A bare "relationship<|>"
         # inside a description ("a caring relationship<|>10") is not a record.
         self._start = re.compile(
-            rf"{_OPEN}[ \t]*{_Q}*[ \t]*(?P<quoted>{kinds}|{typed}){after}"
+            rf"{_OPEN}[ \t]*{_Q}*[ \t]*(?P<quoted>{kinds}|{typed}){arrowed}"
             rf"|(?:^|(?<=#)|(?<=[{re.escape(CLOSERS)}]))[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]*)?(?:{_OPEN}[ \t]*)?"
-            rf"{_Q}*[ \t]*(?P<bare>{kinds}){after}"
+            rf"{_Q}*[ \t]*(?P<bare>{kinds}){arrowed}"
             rf"|{delimiter}[ \t]*(?P<glued>entity|relation|relationship)[ \t]*{delimiter}"
             rf"|^[^\n]*?(?<![^\W_])(?P<lead>{kinds}){after}",
             re.I | re.M)
@@ -245,7 +248,10 @@ class RecordParser:
         if body[:1] in OPENERS:  # "(...)," "(...)**": what follows the closing bracket is no field
             body = _AFTER_CLOSER.sub("", body[1:])
         body = strip_closers(body)
-        parts = self._tuple.split(body) if self._tuple.search(body) else re.split(PIPE, body)
+        if self._tuple.search(body):
+            parts = self._tuple.split(body)
+        else:  # pipe rows; records whose fields are joined by arrows ("relationship" -> "Navy" -> "Contractor")
+            parts = re.split(PIPE, body) if re.search(PIPE, body) else _ARROWS.split(body)
         return [clean_field(p) for p in parts]
 
     # -- text between records: tables, key-value blocks, malformed lines -------------------------------------

@@ -48,22 +48,29 @@ class GraphPrompts:
 
     @classmethod
     def from_config(cls, cfg: GraphConfig) -> "GraphPrompts":
-        fields = {"tuple_delimiter": cfg.tuple_delimiter, "record_delimiter": cfg.record_delimiter,
-                  "completion_delimiter": cfg.completion_delimiter, "language": cfg.language,
-                  "entity_types": ", ".join(cfg.entity_types)}
-        if cfg.examples == "none":
-            examples = ""
-        elif cfg.examples == "default":
-            examples = render(load_template("graph_examples"), **fields)
-        else:
-            try:
-                examples = render(Path(cfg.examples).read_text(encoding="utf-8"), **fields)
-            except OSError as e:
-                raise ConfigError(f"graph.examples: cannot read {cfg.examples}: {e.strerror}") from None
-        template = render(load_template("graph_extraction"), examples=examples, **fields)
+        fields = _fields(cfg)
+        template = render(load_template("graph_extraction"), examples=examples_text(cfg), **fields)
         return cls(template, render(load_template("graph_continue"), **fields).strip(),
                    render(load_template("graph_loop"), **fields).strip(), fields)
 
     def extraction(self, passage: str) -> str:
         """The extraction prompt of ``passage``: ``render(extraction_template, input_text=...)`` of it neutralized."""
         return neutralize(passage, self._delimiters).join(self._around_input)
+
+
+def _fields(cfg: GraphConfig) -> dict[str, str]:
+    return {"tuple_delimiter": cfg.tuple_delimiter, "record_delimiter": cfg.record_delimiter,
+            "completion_delimiter": cfg.completion_delimiter, "language": cfg.language,
+            "entity_types": ", ".join(cfg.entity_types)}
+
+
+def examples_text(cfg: GraphConfig) -> str:
+    """The few-shot examples the extraction prompt shows (``graph.examples``), rendered."""
+    if cfg.examples == "none":
+        return ""
+    if cfg.examples == "default":
+        return render(load_template("graph_examples"), **_fields(cfg))
+    try:
+        return render(Path(cfg.examples).read_text(encoding="utf-8"), **_fields(cfg))
+    except OSError as e:
+        raise ConfigError(f"graph.examples: cannot read {cfg.examples}: {e.strerror}") from None

@@ -7,7 +7,16 @@ from __future__ import annotations
 import re
 
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
-from .fields import clean_field, is_header_word, is_known_type, is_placeholder, looks_like_type
+from .fields import (
+    arrow_pair,
+    clean_field,
+    is_header_word,
+    is_known_type,
+    is_placeholder,
+    looks_like_type,
+    pipe_fields,
+    without_edge_arrows,
+)
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*10)?")
 _KEYWORD_SEPARATOR = re.compile(r"[,\uff0c\u3001;]")
@@ -56,7 +65,13 @@ class RecordReader:
 
     def _entity_fields(self, rest: list[str], body: str) -> None:
         types = self.types
-        rest = list(rest)
+        rest = pipe_fields(list(rest), 3)
+        if rest and (name := without_edge_arrows(rest[0])) != rest[0]:
+            if is_header_word(name):  # ("entity" -> "name" -> ...): the prompt's format line
+                self._src()
+                self.result.placeholders += 1
+                return
+            rest[0] = name
         while len(rest) > 2 and not rest[-1]:
             rest.pop()
         if len(rest) >= 2 and is_known_type(rest[0], types) and not is_known_type(rest[1], types):
@@ -69,6 +84,10 @@ class RecordReader:
         self.entity(rest[0], rest[1], rest[2] if len(rest) == 3 else " ".join(r for r in rest[2:] if r), rest)
 
     def _relationship_fields(self, kind: str, rest: list[str], body: str) -> None:
+        rest = pipe_fields(rest, 4 if kind == "relation" else 3)
+        if rest and (pair := arrow_pair(rest[0])) is not None:  # relation<|#|>Navy -> Contractor<|#|>...
+            rest = [*pair, *rest[1:]]
+        rest = [without_edge_arrows(f) for f in rest[:2]] + rest[2:]
         while len(rest) > 2 and not rest[-1]:
             rest = rest[:-1]
         if len(rest) < 2 or not rest[0] or not rest[1] or (len(rest) == 2 and not looks_like_name(rest[1])):

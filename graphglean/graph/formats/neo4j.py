@@ -4,15 +4,24 @@
 Headers are typed (``frequency:long``, ``aliases:string[]``, ...), each node carries the label ``Entity`` and
 its type as a second label, and provenance spans become three parallel arrays (``span_chunk_ids``,
 ``span_starts``, ``span_ends``): Neo4j properties cannot nest lists. Values no Neo4j type holds are JSON text.
+
+Every value reads back exactly under each reader's default settings, and the two differ. ``neo4j-admin
+database import`` reads RFC 4180 (a quote inside quotes is doubled; a backslash is a character). ``LOAD CSV``
+keeps ``dbms.import.csv.legacy_quote_escaping`` on: inside quotes, ``\\"`` is a quote and ``\\\\`` one
+backslash, so a quoted value ending in a backslash, or holding one before a quote or another backslash, would
+end early or lose a character. Both read a field that is not quoted as it stands (a quote not at its start, a
+backslash anywhere), so a value is quoted only when it must be (a comma, a line break, a quote first,
+whitespace at an edge). When some quoted value still holds such a backslash, ``LOAD CSV`` gets files of its
+own, ``nodes.load.csv`` and ``relationships.load.csv``, where each such backslash is escaped by another, and
+``import.cypher`` reads those.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import networkx as nx
 
@@ -130,8 +139,40 @@ def _delimiter(values: Iterable[str]) -> str:
     raise ValueError("every candidate array delimiter occurs in the graph's list values")
 
 
+_MUST_QUOTE = re.compile(r'[,\r\n]|^"|^\s|\s\Z')
+_LEGACY_ESCAPE = re.compile(r'\\(?=["\\]|\Z)')  # a backslash LOAD CSV would read as an escape inside quotes
+
+
+def csv_field(value: str, load_csv: bool = False) -> str:
+    """``value`` as a CSV field that Neo4j reads back as it is: quoted only when it must be, a quote inside
+    doubled; ``load_csv``: for LOAD CSV's legacy quote escaping, a backslash before a quote, a backslash or the
+    end escaped by another."""
+    if not _MUST_QUOTE.search(value):
+        return value
+    if load_csv:  # any other backslash stays as it is: LOAD CSV reads it so
+        value = _LEGACY_ESCAPE.sub(r"\\\\", value)
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _misread_by_load_csv(field: str) -> bool:
+    """A field that LOAD CSV would read otherwise than neo4j-admin: quoted, with a backslash it takes for an escape."""
+    return field.startswith('"') and _LEGACY_ESCAPE.search(field, 1, len(field) - 1) is not None
+
+
+def _write_csv(path: Path, rows: Iterable[list[str]], load_csv: bool) -> bool:
+    """Write the rows; whether any field would be misread by LOAD CSV (checked in the neo4j-admin files)."""
+    misread = False
+    with atomic_open(path, "w") as f:  # "\n" ends every row; a line break inside a value is quoted
+        for row in rows:
+            fields = [csv_field(v, load_csv) for v in row]
+            misread = misread or (not load_csv and any(map(_misread_by_load_csv, fields)))
+            f.write(",".join(fields) + "\n")
+    return misread
+
+
 def write_neo4j(graph: nx.Graph, folder: str | Path) -> list[Path]:
-    """``nodes.csv``, ``relationships.csv`` and ``import.cypher`` in ``folder``; returns their paths."""
+    """``nodes.csv``, ``relationships.csv`` and ``import.cypher`` in ``folder`` (and the LOAD CSV copies
+    when some value needs them); returns their paths."""
     folder = Path(folder)
     node_rows = [{"id": str(n), **d} for n, d in graph.nodes(data=True)]
     edge_rows = [dict(d) for _, _, d in graph.edges(data=True)]
@@ -139,21 +180,31 @@ def write_neo4j(graph: nx.Graph, folder: str | Path) -> list[Path]:
     edge_cols = _Columns(edge_rows, reserved=())
     labels = {str(d.get("type") or "unknown"): label_of(str(d.get("type") or "unknown")) for d in node_rows}
     d = _delimiter([*node_cols.array_values(node_rows), *edge_cols.array_values(edge_rows), *labels.values()])
-    paths = [folder / "nodes.csv", folder / "relationships.csv", folder / "import.cypher"]
-    with atomic_open(paths[0], "w") as f:  # csv wants newline="": atomic_open's text mode writes "\n" as is
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["id:ID", ":LABEL", *node_cols.header()])
+
+    def nodes() -> Iterator[list[str]]:
+        yield ["id:ID", ":LABEL", *node_cols.header()]
         for row in node_rows:
             label = labels[str(row.get("type") or "unknown")]
-            w.writerow([row["id"], f"{BASE_LABEL}{d}{label}", *node_cols.cells(row, d)])
-    with atomic_open(paths[1], "w") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow([":START_ID", ":END_ID", ":TYPE", *edge_cols.header()])
+            yield [row["id"], f"{BASE_LABEL}{d}{label}", *node_cols.cells(row, d)]
+
+    def edges() -> Iterator[list[str]]:
+        yield [":START_ID", ":END_ID", ":TYPE", *edge_cols.header()]
         for (a, b, _), row in zip(graph.edges(data=True), edge_rows):
-            w.writerow([str(a), str(b), REL_TYPE, *edge_cols.cells(row, d)])
-    with atomic_open(paths[2]) as f:
-        f.write(_cypher(node_cols, edge_cols, labels, d))
-    return paths
+            yield [str(a), str(b), REL_TYPE, *edge_cols.cells(row, d)]
+
+    paths = [folder / "nodes.csv", folder / "relationships.csv"]
+    load = [folder / "nodes.load.csv", folder / "relationships.load.csv"]
+    misread = [_write_csv(path, rows(), load_csv=False) for path, rows in zip(paths, (nodes, edges))]
+    if any(misread):
+        for path, rows in zip(load, (nodes, edges)):
+            _write_csv(path, rows(), load_csv=True)
+        paths += load
+    else:
+        for path in load:  # an earlier run's copies would be read instead of this graph
+            path.unlink(missing_ok=True)
+    with atomic_open(folder / "import.cypher") as f:
+        f.write(_cypher(node_cols, edge_cols, labels, d, load if any(misread) else paths[:2]))
+    return [*paths, folder / "import.cypher"]
 
 
 def _cypher_value(column: str, delimiter: str) -> str:
@@ -179,7 +230,8 @@ def _sets(var: str, header: list[str], delimiter: str) -> str:
     return ",\n      ".join(f"{var}.`{c.rsplit(':', 1)[0]}` = {_cypher_value(c, delimiter)}" for c in header)
 
 
-def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], delimiter: str) -> str:
+def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], delimiter: str,
+            files: list[Path]) -> str:
     admin_delimiter = delimiter if delimiter.isascii() and delimiter.isprintable() else f"U+{ord(delimiter):04X}"
     node_sets = _sets("n", node_cols.header(), delimiter)
     edge_sets = _sets("r", edge_cols.header(), delimiter)
@@ -195,14 +247,14 @@ def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], de
 //   neo4j-admin database import full --nodes=nodes.csv --relationships=relationships.csv \\
 //     --array-delimiter='{admin_delimiter}' --multiline-fields=true neo4j
 //
-// Without: copy nodes.csv and relationships.csv into the server's import folder and run this file,
+// Without: copy {files[0].name} and {files[1].name} into the server's import folder and run this file,
 //   cypher-shell -f import.cypher
 // Array values are separated by {_cypher_string(delimiter)}. Relationships are {REL_TYPE}; in an undirected graph
 // their direction means nothing.
 
 CREATE CONSTRAINT graphglean_entity_id IF NOT EXISTS FOR (n:{BASE_LABEL}) REQUIRE n.id IS UNIQUE;
 
-LOAD CSV WITH HEADERS FROM 'file:///nodes.csv' AS row
+LOAD CSV WITH HEADERS FROM 'file:///{files[0].name}' AS row
 CALL {{
   WITH row
   MERGE (n:{BASE_LABEL} {{id: row.`id:ID`}})
@@ -211,7 +263,7 @@ CALL {{
 
 {label_lines}
 
-LOAD CSV WITH HEADERS FROM 'file:///relationships.csv' AS row
+LOAD CSV WITH HEADERS FROM 'file:///{files[1].name}' AS row
 CALL {{
   WITH row
   MATCH (a:{BASE_LABEL} {{id: row.`:START_ID`}}), (b:{BASE_LABEL} {{id: row.`:END_ID`}})

@@ -1,5 +1,7 @@
 """A graph read back from an output folder: graph.json, else entities.jsonl + relationships.jsonl, else
-graph.graphml (whose list attributes are JSON text)."""
+graph.graphml (whose list attributes are JSON text). Direction and every relationship are kept: a table's rows
+of a directed graph say ``"directed": true`` (a table from before that flag is directed when it holds a pair
+both ways), and GraphML says it itself."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ from typing import Any, Iterator
 import networkx as nx
 
 from ...core.errors import InputError
+from .export import JSON_EDGE_KEYS, JSON_NODE_KEYS
 
+# the attributes graphglean writes as lists, decoded from a GraphML file that does not name its JSON attributes
+_LIST_KEYS = frozenset({"types", "descriptions", "source_ids", "aliases", "spans", "keywords", "merged_from"})
 SOURCES = ("graph.json", "entities.jsonl", "graph.graphml")
 
 
@@ -52,27 +57,33 @@ def json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _tables(entities: Path, relationships: Path) -> nx.Graph:
-    graph = nx.Graph()
+    nodes = []
     for number, row in json_rows(entities):
         if "id" not in row:
             raise InputError(f"{entities}:{number}: no id")
-        graph.add_node(row.pop("id"), **row)
+        nodes.append((row.pop("id"), row))
+    edges = []
     if relationships.is_file():
         for number, row in json_rows(relationships):
             if "source" not in row or "target" not in row:
                 raise InputError(f"{relationships}:{number}: needs source and target")
-            graph.add_edge(row.pop("source"), row.pop("target"), **row)
+            edges.append((row.pop("source"), row.pop("target"), row))
+    flagged = [row.pop("directed", False) is True for *_, row in edges]
+    pairs = {(a, b) for a, b, _ in edges}
+    directed = any(flagged) or any((b, a) in pairs for a, b in pairs if a != b)
+    graph: nx.Graph = nx.DiGraph() if directed else nx.Graph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(edges)
     return graph
 
 
 def _decoded(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith("["):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return value
-        return parsed if isinstance(parsed, list) else value
-    return value
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 def _graphml(path: Path) -> nx.Graph:
@@ -80,8 +91,19 @@ def _graphml(path: Path) -> nx.Graph:
         g = nx.read_graphml(path)
     except Exception as e:  # the XML parser's and networkx's own errors: both mean "not readable GraphML"
         raise InputError(f"{path}: not readable GraphML ({type(e).__name__}: {e})") from None
+    node_keys, edge_keys = _json_keys(g, JSON_NODE_KEYS), _json_keys(g, JSON_EDGE_KEYS)
     for _, data in g.nodes(data=True):
-        data.update({k: _decoded(v) for k, v in data.items()})
+        data.update({k: _decoded(v) for k, v in data.items() if k in node_keys})
     for _, _, data in g.edges(data=True):
-        data.update({k: _decoded(v) for k, v in data.items()})
+        data.update({k: _decoded(v) for k, v in data.items() if k in edge_keys})
     return g
+
+
+def _json_keys(graph: nx.Graph, name: str) -> frozenset[str]:
+    """The attributes a GraphML file holds as JSON text: as it names them, or graphglean's list attributes."""
+    named = graph.graph.pop(name, None)
+    try:
+        keys = json.loads(named) if isinstance(named, str) else None
+    except ValueError:
+        keys = None
+    return frozenset(map(str, keys)) if isinstance(keys, list) else _LIST_KEYS

@@ -168,14 +168,15 @@ async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Confi
         await finish(p, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
 
     _, account = await with_client(cfg, limiter, llm_graph(cfg), watch, work)
-    return {"ungrounded": stats.ungrounded, "summarized_descriptions": stats.summarized_descriptions}, account
+    return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
+            "summarized_descriptions": stats.summarized_descriptions}, account
 
 
 # -- the driver ---------------------------------------------------------------------------------------------
 
 @attrs.define
 class ResolvedMerge:
-    found: dict[str, int]  # ungrounded, summarized_descriptions
+    found: dict[str, int]  # ungrounded, echoed_examples, summarized_descriptions
     account: CallAccount  # the LLM calls of the merge (summaries, resolution)
     stats: dict[str, Any]  # `ResolutionStats`
     nodes: int = 0
@@ -216,7 +217,7 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     # the store made here, not by the tasks that open it together: two making it at once (WAL set up, tables
     # made) can find it locked
     await trio.to_thread.run_sync(lambda: RunStore(store_dir).close())
-    result = ResolvedMerge({"ungrounded": 0, "summarized_descriptions": 0}, CallAccount(), {})
+    result = ResolvedMerge({"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}, CallAccount(), {})
     await steps.run("resolve.adjacency", adjacency_task, [([str(d) for d in shard_dirs], q, cfg, f) for q in range(P)])
     counts = CorpusCounts()
     for part, calls in await steps.run("resolve.nodes", node_table_task,

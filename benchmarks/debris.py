@@ -1,0 +1,142 @@
+"""Parser debris on real answers corrupted as small local models corrupt them.
+
+The recorded answers in ../shared/realdata (replay.jsonl: each chunk's text and responses) are read as they are,
+then again with a seeded share of their record lines garbled the ways small models garble them
+(`graphglean.testing.garbling`: broken delimiters, pipe-joined fields, arrows, stray quotes). For each set: node names holding a delimiter fragment, an arrow or a stray quote that the input does not
+hold (debris), and the share of the clean answers' grounded names (names that occur in their chunk) and pairs
+still found. Runs on any version of graphglean (names are checked against the chunk only where it can).
+
+Then a whole run on each set's recorded chunks, answered by its recording: the new counts in report.json.
+
+    python benchmarks/debris.py [SHARE]      # SHARE of record lines garbled, default 0.3
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _server import table  # noqa: E402
+
+from graphglean.graph.building.merge import merge_records  # noqa: E402
+from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
+from graphglean.graph.records import ParseResult, Provenance  # noqa: E402
+from graphglean.testing.garbling import garbled_answer  # noqa: E402
+
+try:
+    from graphglean.graph.extraction.debris import clean_names
+except ImportError:  # a version from before the check
+    def clean_names(result: ParseResult, text: str) -> None:
+        return None
+
+REALDATA = ROOT.parent / "shared" / "realdata"
+DEBRIS = ("<|", "|>", "||", "->")
+
+
+def _graph(chunks: list[tuple[str, list[str]]], parser: RecordParser):
+    results = []
+    for i, (text, answers) in enumerate(chunks):
+        result = ParseResult()
+        for answer in answers:
+            result.extend(parser.parse(answer, Provenance("d", i, f"c{i}", 0)))
+        clean_names(result, text)
+        results.append(result)
+    return merge_records(results).to_graph(), results
+
+
+def _grounded(graph, chunks) -> tuple[set[str], set[frozenset[str]]]:
+    texts = {f"c{i}": text for i, (text, _) in enumerate(chunks)}
+    names = set()
+    for node, data in graph.nodes(data=True):
+        name = data.get("name", node)
+        pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)", re.I)
+        if name.split() and any(pattern.search(texts[c]) for c in data["source_ids"]):
+            names.add(node)
+    return names, {frozenset(e) for e in graph.edges if set(e) <= names}
+
+
+def debris(names: list[str], text: str) -> list[str]:
+    return [n for n in names if any(f in n and f not in text for f in DEBRIS)
+            or (n.count('"') % 2 == 1 and n not in text)]
+
+
+def rows(share: float) -> list[dict]:
+    out = []
+    for folder in sorted(p for p in REALDATA.iterdir() if (p / "replay.jsonl").exists()):
+        entries = [json.loads(line) for line in open(folder / "replay.jsonl")]
+        chunks = [(e["content"], [c["response"] for c in e["calls"]]) for e in entries]
+        delimiter = "<|#|>" if any("<|#|>" in a for _, answers in chunks for a in answers) else "<|>"
+        parser = RecordParser(delimiter)
+        clean, _ = _graph(chunks, parser)
+        names, pairs = _grounded(clean, chunks)
+        rng = random.Random(7)
+        garbled_chunks = [(text, [garbled_answer(a, share, rng) for a in answers]) for text, answers in chunks]
+        ours, results = _graph(garbled_chunks, parser)
+        inputs = "\n".join(text for text, _ in chunks)
+        found = debris([ours.nodes[n].get("name", n) for n in ours.nodes], inputs)
+        edges = {frozenset(e) for e in ours.edges}
+        out.append({"data": folder.name, "share garbled": share, "clean nodes": clean.number_of_nodes(),
+                    "grounded names": len(names), "names kept": f"{len(names & set(ours.nodes)) / max(1, len(names)):.4f}",
+                    "grounded pairs": len(pairs), "pairs kept": f"{len(pairs & edges) / max(1, len(pairs)):.4f}",
+                    "nodes": ours.number_of_nodes(), "debris": len(found),
+                    "debris share": f"{len(found) / max(1, ours.number_of_nodes()):.4f}",
+                    "repaired": sum(getattr(r, "repaired_names", 0) for r in results),
+                    "malformed": sum(len(r.malformed) for r in results), "example": (found or [""])[0][:40]})
+    return out
+
+
+async def run_row(folder: Path, out: Path) -> dict:
+    """report.json's counts of a whole run (local engine) on the set's chunks, answered by its recording."""
+    from graphglean.core.config import Config
+    from graphglean.launch import run
+    from graphglean.testing import FakeLLMServer
+    from graphglean.testing.responders import ReplayResponder
+
+    responder = ReplayResponder.from_file(folder / "replay.jsonl")
+    source = out / f"{folder.name}.jsonl"
+    source.write_text("".join(json.dumps({"id": e["chunk_id"], "text": e["content"]}) + "\n"
+                              for e in responder.entries))
+    async with FakeLLMServer(responder).running() as server:
+        cfg = Config()
+        cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = server.base_url, "sk-bench", "gpt-4o-mini"
+        cfg.llm.cache.mode, cfg.llm.max_concurrency = "off", 16
+        cfg.input.path, cfg.input.format = str(source), "chunks"
+        cfg.output.dir, cfg.output.formats = str(out / folder.name), ["jsonl"]
+        cfg.graph.description_max_tokens = 100_000
+        report = (await run(cfg, out=io.StringIO(), notice=lambda m: None)).report
+    graph = report["passes"][0]
+    text = "\n".join(e["content"] for e in responder.entries)
+    names = [json.loads(line)["name"] for line in (out / folder.name / "entities.jsonl").open(encoding="utf-8")]
+    return {"data": folder.name, "nodes": graph["nodes"], "debris": len(debris(names, text)),
+            **{k: report.get(k, graph.get(k)) for k in ("repaired_names", "echoed_examples", "lone_surrogates",
+                                                        "ungrounded", "malformed", "placeholder_rows")}}
+
+
+def main() -> None:
+    share = float(sys.argv[1]) if len(sys.argv) > 1 else 0.3
+    found = rows(share)
+    print(table(found, list(found[0])))
+    print(f"\n{share:.0%} of record lines garbled (seed 7); grounded: the clean answers' node names that occur in their "
+          "chunk, and pairs of those; debris: names holding <|, |>, ||, -> or a stray quote the input does not hold")
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [trio.run(run_row, folder, Path(tmp))
+                for folder in sorted(p for p in REALDATA.iterdir() if (p / "replay.jsonl").exists())]
+    print()
+    print(table(runs, list(runs[0])))
+    print("\nwhole runs on each set's recorded chunks (pre-chunked JSONL), answered by its recording: report.json's "
+          "counts (repaired_names: names cut free of format pieces; echoed_examples: ungrounded echoes dropped)")
+
+
+if __name__ == "__main__":
+    main()

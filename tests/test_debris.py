@@ -1,0 +1,96 @@
+"""Parser debris: no node name keeps a piece of the answer's format (a broken delimiter, pipes, arrows, a stray
+quote) that the input text does not hold, and the records around it are read as meant."""
+
+import random
+
+import pytest
+
+from graphglean.graph.extract import parse_extraction
+from graphglean.graph.extraction.gleaning import ChunkExtraction
+from graphglean.graph.extraction.parser import RecordParser
+from graphglean.testing.garbling import BROKEN, garbled_answer
+from graphglean.text.chunking import Chunk
+
+from .helpers import replayed_graph
+
+TEXT = ("The Government evaluates each Offeror. Annex 1606000 Water covers the supply. The Navy hires a Contractor "
+        "at Naval Base Norfolk.")
+TUPLE, LINE = RecordParser(), RecordParser("<|#|>", "##", "<|COMPLETE|>")
+
+
+def read(answer, text=TEXT):
+    parser = LINE if "<|#|>" in answer or "<#>" in answer else TUPLE
+    chunk = Chunk("c1", "d", 0, text, 0, len(text), 0)
+    result = parse_extraction(ChunkExtraction("c1", [answer], 0, 0, 0, 0), chunk, parser)
+    return ([e.name for e in result.entities], [(r.source_name, r.target_name) for r in result.relationships],
+            result)
+
+
+@pytest.mark.parametrize("broken", [*BROKEN, "<|#|#|>", "<| # |>", "<||#| >", "|#|>"])
+def test_a_broken_delimiter_after_a_name_is_a_delimiter(broken):
+    names, _, _ = read(f"entity<|#|>Annex 1606000 Water{broken}location<|#|>The water annex.\n<|COMPLETE|>")
+    assert names == ["Annex 1606000 Water"]
+    _, found, _ = read(f"relation<|#|>Navy{broken}Contractor<|#|>hires<|#|>The Navy hires a contractor.")
+    assert found == [("Navy", "Contractor")]
+
+
+@pytest.mark.parametrize("answer,pairs", [
+    ("relation<|#|>Government|Offeror|evaluates|The Government evaluates each Offeror.", [("Government", "Offeror")]),
+    ("relation<|#|>Government<|#|>Offeror|evaluates|The Government evaluates.", [("Government", "Offeror")]),
+    ('("relationship"<|>Government|Offeror|The Government evaluates each Offeror.|7)', [("Government", "Offeror")]),
+    ("relation<|#|>Government -> Offeror<|#|>evaluates<|#|>The Government evaluates.", [("Government", "Offeror")]),
+    ('("relationship"<|>"Navy" -> "Contractor"<|>"The Navy hires a contractor."<|>8)', [("Navy", "Contractor")]),
+    ('("relationship" -> "Navy" -> "Contractor" -> "The Navy hires a contractor." -> 8)', [("Navy", "Contractor")]),
+    ('("relationship"<|>Navy<|>-> "Contractor"<|>The Navy hires a contractor.<|>8)', [("Navy", "Contractor")]),
+    ('("relationship"<|>Navy \u2192 Contractor<|>The Navy hires a contractor.<|>8)', [("Navy", "Contractor")]),
+])
+def test_pipes_and_arrows_between_names_are_read_as_fields(answer, pairs):
+    names, found, result = read(answer)
+    assert found == pairs and not result.malformed
+
+
+@pytest.mark.parametrize("answer", [
+    '("relationship"<|>"source_entity" -> "target_entity"<|>"desc"<|>8)',
+    '("relationship"<|>"Navy"<|>-> "target_entity"|>desc<|>5)',
+    '("entity"<|>-> "name"<|>person<|>A person.)',
+    '("entity" -> "name" -> "type" -> "description")',
+])
+def test_the_format_line_copied_with_arrows_is_a_placeholder_row(answer):
+    names, found, result = read(answer)
+    assert names == [] and found == [] and result.placeholders == 1
+
+
+def test_a_name_the_reading_leaves_with_format_pieces_is_cut_or_set_aside_by_the_chunk_text():
+    answer = ('("entity"<|>Naval Base "Norfolk<|>geo<|>A base.)##\n'
+              '("entity"<|>Government|Offeror|evaluates|\u2026<|>organization<|>The buyer.)##\n'
+              '("entity"<|>Port||Side<|>person<|>Someone.)')
+    names, _, result = read(answer)
+    assert names == ["Naval Base Norfolk"] and result.repaired_names == 1
+    assert [m.split(" | ")[1] for m in result.malformed] == ["Government|Offeror|evaluates|\u2026", "Port||Side"]
+
+
+@pytest.mark.parametrize("name,text", [
+    ("a || b", "The operator a || b is lazy."), ("C->D", "Then C->D holds."), ('12" Pipe', 'A 12" pipe burst.'),
+    ('Dwayne "The Rock" Johnson', "Dwayne 'The Rock' Johnson acts."), ("Ada|Byron", "Signed Ada|Byron."),
+])
+def test_names_whose_text_holds_the_same_characters_are_kept(name, text):
+    names, _, result = read(f'("entity"<|>{name}<|>person<|>Named so.)', text)
+    assert names == [name] and result.repaired_names == 0
+
+
+async def test_garbled_real_answers_leave_no_debris_and_keep_every_grounded_name():
+    folder = "lightrag-llama3.1-abstracts"
+    clean, chunks = await replayed_graph(folder)
+    garbled, _ = await replayed_graph(folder, garble=0.3)
+    text = "\n".join(c.text for c in chunks)
+    names = [d["name"] for _, d in garbled.nodes(data=True)]
+    assert not [n for n in names if any(f in n and f not in text for f in ("<|", "|>", "||", "->", '"'))]
+    grounded = {n for n, d in clean.nodes(data=True) if d["grounded"]}
+    assert len(grounded) > 50 and grounded <= set(garbled.nodes)
+    assert {e for e in clean.edges if set(e) <= grounded} <= set(garbled.edges)
+
+
+def test_the_garbler_garbles():
+    rng = random.Random(1)
+    answer = "\n".join(f"relation<|#|>A{i} B<|#|>C{i}<|#|>kw<|#|>desc {i}" for i in range(50))
+    assert sum(a != b for a, b in zip(answer.split("\n"), garbled_answer(answer, 0.5, rng).split("\n"))) > 15
