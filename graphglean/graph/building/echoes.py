@@ -22,7 +22,7 @@ import networkx as nx
 from ...core.config import GraphConfig
 from ..extraction.parser import RecordParser
 from ..extraction.prompts import examples_text
-from ..resolution.evidence import aliases_of
+from ..resolution.profiles import aliases_of
 
 _WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['\u2019]s\b", re.I)
