@@ -57,9 +57,11 @@ def _table(rows: list[tuple[str, np.ndarray]], dimension: int, created: str) -> 
 
 
 def _create(db: Any, name: str, rows: list[tuple[str, np.ndarray]], dimension: int, created: str) -> None:
+    from lancedb.index import IvfFlat
+
     # as LanceDBVectorStore.create_index: a dummy row gives the index its schema, then leaves
     table = db.create_table(name, data=_table([(_DUMMY, np.zeros(dimension, np.float32))], dimension, created))
-    table.create_index(vector_column_name="vector", index_type="IVF_FLAT")
+    table.create_index("vector", config=IvfFlat(distance_type="l2"))  # GraphRAG's IVF_FLAT, its default metric
     table.delete(f"id = '{_DUMMY}'")
     if rows:
         table.add(_table(rows, dimension, created))
