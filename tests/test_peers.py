@@ -172,7 +172,8 @@ async def test_dry_run_estimates_the_embeddings_of_the_chosen_formats(tmp_path):
     assert both["calls_max"] >= 1 and both["tokens_in_est"] > sum(1 for _ in (tmp_path / "in").iterdir())
     assert "graph.peers.embed" in out.getvalue()
     cfg.output.formats = ["lightrag"]
-    single = {r["pass"]: r for r in (await run(cfg, dry=True, notice=lambda _: None, out=io.StringIO())).report["passes"]}
+    result = await run(cfg, dry=True, notice=lambda _: None, out=io.StringIO())
+    single = {r["pass"]: r for r in result.report["passes"]}
     assert single["graph.peers.embed"]["tokens_in_est"] < both["tokens_in_est"]
 
 

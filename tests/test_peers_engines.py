@@ -68,7 +68,8 @@ async def _graphglean(server: FakeLLMServer, tmp_path: Path, *added: str) -> Pat
     for name in ("communities.jsonl", "community_reports.jsonl"):  # the graph pass's communities (issue #26)
         shutil.copy(DATA / "communities" / name, out / name)
     # a model LiteLLM knows to take a JSON schema (DRIFT's primer sends one): it passes the schema on to the server
-    result = await quiet_run(peer_config(server, tmp_path, model="gpt-4o-mini", embedding_model="text-embedding-3-small"))
+    cfg = peer_config(server, tmp_path, model="gpt-4o-mini", embedding_model="text-embedding-3-small")
+    result = await quiet_run(cfg)
     assert result.failed == 0
     return out
 

@@ -47,7 +47,8 @@ def small_graph(chunks: list[Chunk]) -> nx.Graph:
     """A graph as graphglean builds one (casefolded keys, display names, aliases, provenance)."""
     h0, h1, c0, c1 = (c.id for c in chunks)
     g = nx.Graph()
-    nodes = [_node("Zoë Ångström", "person", [h0, h1], ["Ångström"], 3), _node("Hiroshi Tanaka", "person", [h0, h1]),
+    nodes = [_node("Zoë Ångström", "person", [h0, h1], ["Ångström"], 3),
+             _node("Hiroshi Tanaka", "person", [h0, h1]),
              _node("Göteborg", "geo", [h0]), _node("Société Générale de Dragage", "organization", [h0]),
              _node("Port of Rotterdam", "organization", [h1]), _node("Scrooge", "person", [c0, c1], [], 4),
              _node("Marley", "person", [c0]), _node("&quot;Mats&quot; Lindqvist", "person", [h1], ["Lindqvist"]),
@@ -55,7 +56,8 @@ def small_graph(chunks: list[Chunk]) -> nx.Graph:
     for n in nodes:
         g.add_node(n["name"].casefold(), **n)
     for a, b, chunk in (("zoë ångström", "hiroshi tanaka", h0), ("zoë ångström", "göteborg", h0),
-                        ("hiroshi tanaka", "société générale de dragage", h0), ("port of rotterdam", "göteborg", h1),
+                        ("hiroshi tanaka", "société générale de dragage", h0),
+                        ("port of rotterdam", "göteborg", h1),
                         ("scrooge", "marley", c0), ("&quot;mats&quot; lindqvist", "göteborg", h1)):
         g.add_edge(a, b, weight=2.0, description=f"{g.nodes[a]['name']} and {g.nodes[b]['name']} work together.",
                    keywords=["work"], source_ids=[chunk], frequency=1)
@@ -107,7 +109,8 @@ def _rows(out: Path, table: str) -> list[dict]:
 
 def test_graphrag_relationships_name_entity_titles_and_titles_are_graphrag_names(written):
     titles = {e["title"] for e in _rows(written, "entities")}
-    assert {"ZOË ÅNGSTRÖM", "SOCIÉTÉ GÉNÉRALE DE DRAGAGE", '"MATS" LINDQVIST', "ＮＯＲＤＳＴＪÄＲＮＡＮ"} <= titles
+    assert {"ZOË ÅNGSTRÖM", "SOCIÉTÉ GÉNÉRALE DE DRAGAGE", '"MATS" LINDQVIST'} <= titles
+    assert "ＮＯＲＤＳＴＪÄＲＮＡＮ" in titles  # GraphRAG keeps full-width letters (LightRAG does not)
     for r in _rows(written, "relationships"):
         assert r["source"] in titles and r["target"] in titles
     zoe = next(e for e in _rows(written, "entities") if e["title"] == "ZOË ÅNGSTRÖM")
@@ -240,9 +243,11 @@ def test_lightrag_vector_stores_are_nanovectordb_files_lightrag_reads(written):
     entities = _json(ours, "vdb_entities.json")["data"]
     zoe = next(r for r in entities if r["entity_name"] == "Zoë Ångström")
     assert zoe["__id__"] == "ent-" + hashlib.md5("Zoë Ångström".encode()).hexdigest()
-    assert zoe["content"].startswith("Zoë Ångström\nZoë Ångström is named") and "Also known as: Ångström." in zoe["content"]
+    assert zoe["content"].startswith("Zoë Ångström\nZoë Ångström is named")
+    assert "Also known as: Ångström." in zoe["content"]
     for r in _json(ours, "vdb_relationships.json")["data"]:
-        assert r["src_id"] < r["tgt_id"] and r["__id__"] == "rel-" + hashlib.md5((r["src_id"] + r["tgt_id"]).encode()).hexdigest()
+        assert r["src_id"] < r["tgt_id"]  # the pair sorted, and the id made of it
+        assert r["__id__"] == "rel-" + hashlib.md5((r["src_id"] + r["tgt_id"]).encode()).hexdigest()
         assert r["content"].startswith(f"work\t{r['src_id']}\n{r['tgt_id']}\n")
 
 
@@ -263,7 +268,8 @@ def test_lightrag_graph_has_lightrag_attributes_and_names(written):
 def test_communities_rows_without_a_field_name_the_file_and_line(tmp_path):
     from graphglean.core.errors import InputError
 
-    (tmp_path / "communities.jsonl").write_text('{"id": "a", "level": 0, "entities": ["x"]}\n{"id": "b", "entities": []}\n')
+    rows = ['{"id": "a", "level": 0, "entities": ["x"]}', '{"id": "b", "entities": []}']
+    (tmp_path / "communities.jsonl").write_text("\n".join(rows) + "\n")
     with pytest.raises(InputError, match=r"communities.jsonl:2: no level"):
         read_communities(tmp_path)
     assert Communities.from_rows([{"id": "a", "level": 0, "entities": ["x"]}], []).communities[0].size == 1

@@ -286,7 +286,8 @@ class Config:
 
 def _resolve_types() -> None:
     for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, CommunitiesConfig,
-                GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig, Config):
+                GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig,
+                Config):
         attrs.resolve_types(cls, globals(), locals())
 
 

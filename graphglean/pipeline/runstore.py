@@ -82,7 +82,8 @@ class RunStore:
                            [(name, item, _encode(value)) for item, value in values.items()])
 
     async def forget_others(self, name: str, keep: set[str]) -> int:
-        """Drop the stored items of pass ``name`` not in ``keep`` (results no output uses any more); returns how many."""
+        """Drop the stored items of pass ``name`` not in ``keep`` (results no output uses any more); returns how
+        many."""
         items = [row[0] for row in self._db.execute("SELECT item FROM results WHERE pass = ?", (name,))]
         stale = [(name, item) for item in items if item not in keep]
         if stale:

@@ -105,8 +105,9 @@ async def make(graphrag_venv: Path, lightrag_venv: Path) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--graphrag-venv", type=Path, default=Path(os.environ.get("GRAPHRAG_VENV", "/work/scratch-graphrag")))
-    p.add_argument("--lightrag-venv", type=Path, default=Path(os.environ.get("LIGHTRAG_VENV", "/work/scratch-lightrag")))
+    for engine in ("graphrag", "lightrag"):
+        variable = f"{engine.upper()}_VENV"
+        p.add_argument(f"--{engine}-venv", type=Path, default=Path(os.environ.get(variable, f"/work/scratch-{engine}")))
     args = p.parse_args()
     trio.run(make, args.graphrag_venv, args.lightrag_venv)
 

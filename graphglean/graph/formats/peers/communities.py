@@ -103,7 +103,8 @@ def _finding(value: Any, where: str) -> Finding:
     if not isinstance(value, dict):
         raise InputError(f"{where}: a finding is neither text nor an object")
     refs = _field(value, where, "references", "refs", default=[])
-    return Finding(str(_field(value, where, "summary", default="")), str(_field(value, where, "explanation", default="")),
+    return Finding(str(_field(value, where, "summary", default="")),
+                   str(_field(value, where, "explanation", default="")),
                    _texts(refs if isinstance(refs, list) else [refs], where, "references"))
 
 

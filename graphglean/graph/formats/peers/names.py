@@ -19,10 +19,10 @@ _GRAPHRAG_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SURROGATES = re.compile(r"[\uD800-\uDFFF\uFFFE\uFFFF]")
 _CONTROL = re.compile(r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]")
 _PARAGRAPH = re.compile(r"</p\s*>|<p\s*>|<p/>|</br\s*>|<br\s*>|<br/>", re.IGNORECASE)
-_FULL_WIDTH = str.maketrans(
-    "ＡＢＣＤＥＦＧＨＩＪＫＬＭＮＯＰＱＲＳＴＵＶＷＸＹＺａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒｓｔｕｖｗｘｙｚ０１２３４５６７８９",
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_SYMBOLS = (("－", "-"), ("＋", "+"), ("／", "/"), ("＊", "*"), ("（", "("), ("）", ")"), ("—", "-"), ("　", " "))
+_FULL_WIDTH = str.maketrans({chr(wide): chr(wide - 0xFEE0) for wide in  # Ａ-Ｚ ａ-ｚ ０-９
+                             [*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B), *range(0xFF10, 0xFF1A)]})
+_SYMBOLS = (("－", "-"), ("＋", "+"), ("／", "/"), ("＊", "*"), ("（", "("), ("）", ")"), ("—", "-"),
+            ("　", " "))
 _HAN = "\u4e00-\u9fa5"
 _HAN_SPACE = re.compile(rf"(?<=[{_HAN}])\s+(?=[{_HAN}])")
 _HAN_THEN_LATIN = re.compile(rf"(?<=[{_HAN}])\s+(?=[a-zA-Z0-9\(\)\[\]@#$%!&\*\-=+_])")

@@ -50,7 +50,8 @@ def _escaped(value: Any) -> Any:
 
 
 def settings_yaml(llm: LLMConfig, dimension: int) -> str:
-    head = ("# A GraphRAG 3.3 project over graphglean's index (see graphglean's docs/peers.md). Set GRAPHRAG_API_KEY\n"
-            "# (or write it in a .env file here), then: graphrag query --root THIS_FOLDER --method local \"...\"\n"
-            "# (local, global, drift or basic). Prompts and search settings not written here are GraphRAG's defaults.\n")
+    head = ("# A GraphRAG 3.3 project over graphglean's index (see graphglean's docs/peers.md). Set\n"
+            "# GRAPHRAG_API_KEY (or write it in a .env file here), then:\n"
+            "#   graphrag query --root THIS_FOLDER --method local \"...\"   (local, global, drift or basic)\n"
+            "# Prompts and search settings not written here are GraphRAG's defaults.\n")
     return head + yaml.safe_dump(_escaped(settings(llm, dimension)), sort_keys=False, allow_unicode=True)

@@ -143,7 +143,8 @@ def _communities(found: Communities, view: EngineGraph, name_of: Callable[[str],
     kept = sorted((c for c in found.communities if c.id in reports), key=lambda c: (c.level, c.id))
     known = {c.id for c in found.communities}
     dropped += [f"community {c.id}: no report" for c in found.communities if c.id not in reports]
-    dropped += [f"report of community {r.community}: no such community" for r in found.reports if r.community not in known]
+    dropped += [f"report of community {r.community}: no such community" for r in found.reports
+                if r.community not in known]
     number = {c.id: i for i, c in enumerate(kept)}
     children: dict[str, set[int]] = {c.id: {number[k] for k in c.children if k in number} for c in kept}
     for c in kept:
@@ -163,7 +164,8 @@ def _communities(found: Communities, view: EngineGraph, name_of: Callable[[str],
         members = list(dict.fromkeys(m for m in map(member, c.entities) if m is not None))
         inside = set(members)
         edges = [r for r in relationships if r["source"] in inside and r["target"] in inside]
-        units = [u for r in edges for u in r["text_unit_ids"]] or [u for m in members for u in by_name[m]["text_unit_ids"]]
+        units = ([u for r in edges for u in r["text_unit_ids"]]
+                 or [u for m in members for u in by_name[m]["text_unit_ids"]])
         shared = {"community": number[c.id], "level": c.level,
                   "parent": number.get(c.parent, -1) if c.parent is not None else -1,
                   "children": sorted(children[c.id]), "period": _period(c.changed, now),
@@ -175,7 +177,8 @@ def _communities(found: Communities, view: EngineGraph, name_of: Callable[[str],
     return community_rows, report_rows
 
 
-def _report_row(report: Report, shared: dict[str, Any], entity: Callable[[str], dict[str, Any] | None]) -> dict[str, Any]:
+def _report_row(report: Report, shared: dict[str, Any],
+                entity: Callable[[str], dict[str, Any] | None]) -> dict[str, Any]:
     def explanation(f: Finding) -> str:
         ids = [str(row["human_readable_id"]) for row in map(entity, f.references) if row is not None]
         if not ids or "[Data:" in f.explanation:

@@ -84,7 +84,8 @@ def kv_stores(docs: list[Doc], pieces: list[Piece], entity_chunks: dict[str, lis
             by_doc_relations.setdefault(doc_of[k], set()).add(pair)
     return {
         "full_docs": full_docs, "text_chunks": chunks, "doc_status": status,
-        "entity_chunks": {n: _stamped(n, {"chunk_ids": keys, "count": len(keys)}, t) for n, keys in entity_chunks.items()},
+        "entity_chunks": {n: _stamped(n, {"chunk_ids": keys, "count": len(keys)}, t)
+                          for n, keys in entity_chunks.items()},
         "relation_chunks": {SEP.join(pair): _stamped(SEP.join(pair), {"chunk_ids": keys, "count": len(keys)}, t)
                             for pair, keys in relation_chunks.items()},
         "full_entities": {d: _stamped(d, {"entity_names": sorted(names), "count": len(names)}, t)
