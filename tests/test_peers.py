@@ -186,3 +186,25 @@ async def test_peer_formats_without_an_endpoint_are_refused_with_the_key(tmp_pat
     with pytest.raises(ConfigError, match=r"output.formats: lightrag embeds texts with llm.embedding_model"):
         await quiet_run(cfg)
     assert not (tmp_path / "out" / "lightrag").exists()
+
+
+async def test_a_ray_run_writes_the_indexes_of_the_whole_graph_and_resumes_them(cluster, tmp_path):
+    corpus(tmp_path, "lighthouse.txt")
+    async with FakeLLMServer(peers, embedding_dim=32).running() as server:
+        cfg = peer_config(server, tmp_path)
+        cfg.runtime.engine, cfg.runtime.address, cfg.runtime.workers = "ray", cluster, 2
+        cfg.runtime.shard_chunks, cfg.runtime.graph_partitions = 1, 2
+        cfg.chunking.size, cfg.chunking.overlap = 80, 20  # documents of several overlapping chunks
+        result = await quiet_run(cfg)
+        texts = embedded_inputs(server)
+        stats = peer_row(result)["peer_index"]
+        assert result.failed == 0 and stats["embedded"] == len(texts) == stats["texts"]
+        assert peer_row(result)["cost_usd"] > 0
+        vdb = json.loads((tmp_path / "out" / "lightrag" / "vdb_entities.json").read_text())
+        assert {"Zoë Ångström", "Ingrid Berg"} <= {r["entity_name"] for r in vdb["data"]}
+        documents = json.loads((tmp_path / "out" / "lightrag" / "kv_store_full_docs.json").read_text())
+        assert sorted(d["content"] for d in documents.values()) == sorted(
+            p.read_text(encoding="utf-8").strip() for p in (tmp_path / "in").iterdir())  # whole, not overlapped
+        del server.requests[:]
+        again = await quiet_run(cfg)
+        assert embedded_inputs(server) == [] and peer_row(again)["peer_index"]["reused"] == len(texts)
