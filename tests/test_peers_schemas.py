@@ -273,3 +273,30 @@ def test_communities_rows_without_a_field_name_the_file_and_line(tmp_path):
     with pytest.raises(InputError, match=r"communities.jsonl:2: no level"):
         read_communities(tmp_path)
     assert Communities.from_rows([{"id": "a", "level": 0, "entities": ["x"]}], []).communities[0].size == 1
+
+
+def test_an_edited_settings_file_is_kept_and_graphglean_writes_its_own_beside_it(tmp_path):
+    from graphglean.core.config import LLMConfig
+    from graphglean.graph.formats.peers.graphrag.settings import write_settings
+
+    path, note = write_settings(tmp_path, LLMConfig(), 64)
+    assert path.name == "settings.yaml" and note is None
+    assert write_settings(tmp_path, LLMConfig(model="gpt-4.1"), 64) == (path, None)  # ours, unedited: replaced
+    path.write_text(path.read_text().replace("local_search", "") + "local_search: {top_k_entities: 20}\n")
+    edited = path.read_text()
+    ours, note = write_settings(tmp_path, LLMConfig(), 32)
+    assert path.read_text() == edited and ours.name == "settings.graphglean.yaml" and "vector_size 32" in note
+
+
+def test_an_empty_graph_gives_empty_indexes_of_the_right_shape(tmp_path):
+    from graphglean.core.config import LLMConfig
+    from graphglean.graph.formats.peers.graphrag.write import plan_graphrag
+    from graphglean.graph.formats.peers.lightrag.write import plan_lightrag
+
+    pytest.importorskip("lancedb")
+    for plan in (plan_graphrag(nx.Graph(), [], [], Communities(), LLMConfig(), tmp_path),
+                 plan_lightrag(nx.Graph(), [], [], tmp_path, (1200, 100))):
+        assert plan.texts() == []
+        plan.write({}, DIM)
+    assert pq.read_table(tmp_path / "graphrag" / "output" / "entities.parquet").num_rows == 0
+    assert _json(tmp_path / "lightrag", "vdb_entities.json")["data"] == []

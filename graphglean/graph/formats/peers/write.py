@@ -25,6 +25,9 @@ KNOWN_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 30
 
 
 class _Plan(Protocol):
+    merged_edges: int  # edges between two nodes the engine names alike: no place for them
+    notes: list[str]  # lines for the run to say, once written
+
     def texts(self) -> list[str]: ...
     def write(self, vectors: dict[str, np.ndarray], dimension: int) -> list[Path]: ...
 
@@ -74,12 +77,11 @@ async def write_peer_indexes(graph: nx.Graph, chunks: list[Chunk], documents: Se
     embedded = await embed_texts(texts, scheduler, memo)
     dimension = _dimension(cfg, embedded.dimension)
     files = await trio.to_thread.run_sync(lambda: [str(f) for p in plans for f in p.write(embedded.vectors, dimension)])
-    dropped = [line for p in plans for line in getattr(getattr(p, "tables", None), "dropped", [])]
-    for line in dropped:
-        notice(f"output.formats graphrag: {line}; left out of the index")
+    for line in (line for p in plans for line in p.notes):
+        notice(line)
     failed = [(f"{PASS} batch {o.index}", o.error) for o in embedded.failed if o.error is not None]
     extra = {"peer_index": {"formats": peer_formats(cfg), "texts": len(set(t for t in texts if t)),
                             "embedded": embedded.asked, "reused": embedded.reused,
                             "unembedded_batches": len(failed), "dimension": dimension,
-                            "merged_edges": sum(getattr(p, "merged_edges", 0) for p in plans)}}
+                            "merged_edges": sum(p.merged_edges for p in plans)}}
     return PeerOutcome(files, failed, extra, embedded.keys)

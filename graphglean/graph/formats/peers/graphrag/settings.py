@@ -6,13 +6,17 @@ run asks the embedding model for a size (``llm.embedding_dimensions``), so does 
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .....core.atomic import write_text
 from .....core.config import LLMConfig
 
 API_KEY = "${GRAPHRAG_API_KEY}"
+SEAL = "# graphglean wrote this file; sha256 of the lines above: "
 OUTPUT = "output"
 VECTORS = "output/lancedb"
 
@@ -55,3 +59,25 @@ def settings_yaml(llm: LLMConfig, dimension: int) -> str:
             "#   graphrag query --root THIS_FOLDER --method local \"...\"   (local, global, drift or basic)\n"
             "# Prompts and search settings not written here are GraphRAG's defaults.\n")
     return head + yaml.safe_dump(_escaped(settings(llm, dimension)), sort_keys=False, allow_unicode=True)
+
+
+def _sealed(text: str) -> str:
+    return text + SEAL + hashlib.sha256(text.encode("utf-8")).hexdigest() + "\n"
+
+
+def _unedited(text: str) -> bool:
+    body, _, seal = text.rstrip("\n").rpartition("\n")
+    return seal == SEAL + hashlib.sha256((body + "\n").encode("utf-8")).hexdigest()
+
+
+def write_settings(root: Path, llm: LLMConfig, dimension: int) -> tuple[Path, str | None]:
+    """``root/settings.yaml``, unless a settings.yaml graphglean did not write (or that was edited since) is
+    there: it is kept, graphglean's goes to ``settings.graphglean.yaml``, and the second value says so."""
+    path, text = root / "settings.yaml", _sealed(settings_yaml(llm, dimension))
+    current = path.read_text(encoding="utf-8") if path.is_file() else None
+    if current is not None and current != text and not _unedited(current):
+        ours = root / "settings.graphglean.yaml"
+        write_text(ours, text)
+        return ours, f"{path}: kept as edited; graphglean's settings (vector_size {dimension}) are in {ours.name}"
+    write_text(path, text)
+    return path, None

@@ -152,6 +152,10 @@ def _communities(found: Communities, view: EngineGraph, name_of: Callable[[str],
             children[c.parent].add(number[c.id])
     by_name = {e["title"]: e for e in entities}
     titles = set(by_name)
+    touching: dict[str, list[dict[str, Any]]] = {}  # relationships by the entities at their ends
+    for r in relationships:
+        touching.setdefault(r["source"], []).append(r)
+        touching.setdefault(r["target"], []).append(r)
 
     def member(name: str) -> str | None:
         for found_name in (view.names.get(name), view.names.get(name.casefold()), name_of(name)):
@@ -163,7 +167,8 @@ def _communities(found: Communities, view: EngineGraph, name_of: Callable[[str],
     for c in kept:
         members = list(dict.fromkeys(m for m in map(member, c.entities) if m is not None))
         inside = set(members)
-        edges = [r for r in relationships if r["source"] in inside and r["target"] in inside]
+        edges = list({r["id"]: r for m in members for r in touching.get(m, ())
+                      if r["source"] in inside and r["target"] in inside}.values())
         units = ([u for r in edges for u in r["text_unit_ids"]]
                  or [u for m in members for u in by_name[m]["text_unit_ids"]])
         shared = {"community": number[c.id], "level": c.level,

@@ -10,13 +10,13 @@ import attrs
 import networkx as nx
 import numpy as np
 
-from .....core.atomic import atomic_open, write_text
+from .....core.atomic import atomic_open
 from .....core.config import LLMConfig
 from .....text.chunking import Chunk
 from ..communities import Communities
 from ..index import Document, engine_graph
 from ..names import graphrag_name
-from .settings import OUTPUT, VECTORS, settings_yaml
+from .settings import OUTPUT, VECTORS, write_settings
 from .tables import TABLES, GraphRAGTables, arrow_table, graphrag_tables
 from .vector_tables import write_vector_tables
 
@@ -29,6 +29,7 @@ class GraphRAGPlan:
     tables: GraphRAGTables
     llm: LLMConfig
     merged_edges: int = 0
+    notes: list[str] = attrs.field(factory=list)  # what the run should say about this index, one line each
 
     def texts(self) -> list[str]:
         return [text for rows in self.tables.embedded_texts().values() for _, text in rows]
@@ -47,8 +48,10 @@ class GraphRAGPlan:
         rows = {name: [(rid, vectors[text]) for rid, text in pairs if text in vectors]
                 for name, pairs in self.tables.embedded_texts().items()}
         paths.append(write_vector_tables(self.root / VECTORS, rows, dimension, now))
-        write_text(self.root / "settings.yaml", settings_yaml(self.llm, dimension))
-        return [self.root / "settings.yaml", *paths]
+        settings, note = write_settings(self.root, self.llm, dimension)
+        self.notes += [f"output.formats graphrag: {line}; left out of the index" for line in self.tables.dropped]
+        self.notes += [f"output.formats graphrag: {note}"] if note else []
+        return [settings, *paths]
 
 
 def plan_graphrag(graph: nx.Graph, documents: list[Document], chunks: list[Chunk], communities: Communities,

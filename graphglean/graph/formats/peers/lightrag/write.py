@@ -41,6 +41,11 @@ class LightRAGPlan:
     pieces: list[Piece]
     key_of: dict[str, str]  # graphglean chunk id -> LightRAG chunk key
     chunking: tuple[int, int]
+    notes: list[str] = attrs.field(factory=list)
+
+    @property
+    def merged_edges(self) -> int:
+        return self.view.merged_edges
 
     def texts(self) -> list[str]:
         return ([entity_content(e.name, e.description) for e in self.view.entities]
