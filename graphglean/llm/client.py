@@ -105,7 +105,9 @@ class ChatClient(Endpoint):
         model = model or self.cfg.embedding_model
         accounts = _Accounts(self.account, account)
         endpoint = self.url("embeddings", model)
-        keys = [hashlib.sha256(json.dumps([endpoint, model, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        dims = self.cfg.embedding_dimensions
+        asked = [endpoint, model, dims] if dims else [endpoint, model]  # keys of vectors of the model's own size stay
+        keys = [hashlib.sha256(json.dumps([*asked, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
                 .hexdigest() for t in texts]
         vectors: list[list[float] | None] = [None] * len(texts)
         for store in self._readers():
@@ -116,6 +118,8 @@ class ChatClient(Endpoint):
         usage = Usage()
         if missing:
             payload = {"model": model, "input": [texts[i] for i in missing], **self.cfg.extra_body}
+            if dims:
+                payload["dimensions"] = dims
             estimate = sum(self._count_tokens(texts[i]) for i in missing) if self.limiter.limits_tokens else 0
 
             async def keep(body: Any, parsed: tuple[list[list[float]], Usage]) -> None:

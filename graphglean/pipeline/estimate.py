@@ -10,6 +10,9 @@ from ..core.tokens import Tokenizer
 from ..graph.building.describe import summary_call_bound
 from ..graph.extraction.prompts import GraphPrompts
 from ..graph.extraction.workload import named_words
+from ..graph.formats.peers.vectors import BATCH_TOKENS, EMBED_BATCH
+from ..graph.formats.peers.vectors import PASS as EMBED
+from ..graph.formats.peers.write import peer_formats
 from ..graph.resolution.llm_tier import call_bound, question_bound
 from ..graph.resolution.resolve import asks_llm
 from ..summaries import plan_chunks
@@ -59,6 +62,8 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             rows.append(_describe_estimate(cfg, len(chunks), tokens_out))
         if name == "graph" and asks_llm(cfg, offline=fn is graph_nlp_pass):
             rows.extend(_resolve_estimate(cfg, chunks, fn is graph_nlp_pass, tokens_out))
+        if name == "graph" and peer_formats(cfg):
+            rows.append(_peers_estimate(cfg, chunks, _entities(chunks, fn is graph_nlp_pass, tokens_out)))
     print(f"dry run: {len(chunks)} chunks, {chunk_tokens} tokens of input; no LLM is called", file=out)
     for r in rows:
         cost = "unknown price" if r["cost_usd_est"] is None else f"~${r['cost_usd_est']}"
@@ -82,12 +87,17 @@ _CARD_TOKENS = 130  # one side of a resolution question: name, type, 400 charact
 _EMBED_TOKENS = 80  # an embedded "name: description" text (300 characters of description)
 
 
+def _entities(chunks: list[Chunk], offline: bool, answer_tokens: int) -> int:
+    """The entities the graph is estimated to have: one per capitalized word that opens no sentence (offline:
+    spaCy names are such words), else one per ~90 tokens of the extraction's estimated answers."""
+    return sum(named_words(c.text) for c in chunks) if offline else answer_tokens // _TOKENS_PER_ENTITY
+
+
 def _resolve_estimate(cfg: Config, chunks: list[Chunk], offline: bool, answer_tokens: int) -> list[dict[str, Any]]:
     """Entity resolution's LLM calls: the tier's hard bound (`call_bound`) for the entities the graph is
-    estimated to have: one per capitalized word that opens no sentence (offline: spaCy names are such words),
-    else one per ~90 tokens of the extraction's estimated answers."""
+    estimated to have (`_entities`)."""
     rc = cfg.graph.resolve
-    entities = sum(named_words(c.text) for c in chunks) if offline else answer_tokens // _TOKENS_PER_ENTITY
+    entities = _entities(chunks, offline, answer_tokens)
     chat, embed = call_bound(entities, rc)
     asked = question_bound(entities, rc)
     rows = [_estimate_row(cfg, "graph.resolve", len(chunks), chat, chat * 200 + asked * 2 * _CARD_TOKENS,
@@ -96,6 +106,28 @@ def _resolve_estimate(cfg: Config, chunks: list[Chunk], offline: bool, answer_to
         rows.append(_estimate_row(cfg, "graph.resolve.embed", len(chunks), embed, entities * _EMBED_TOKENS, 0,
                                   cfg.llm.embedding_model))
     return rows
+
+
+_RELATION_TOKENS = 60  # a LightRAG relationship text: keywords, both names, a description
+_REPORT_TOKENS = 600  # a community report's full text
+_ENTITIES_PER_COMMUNITY = 4
+
+
+def _peers_estimate(cfg: Config, chunks: list[Chunk], entities: int) -> dict[str, Any]:
+    """The peer indexes' embeddings: every chunk once, each format's entity texts (and LightRAG's relationship
+    texts, about one per entity; GraphRAG's community reports), packed as `vectors` packs them. A re-run
+    embeds only what changed: this is the bound of a first run."""
+    formats = peer_formats(cfg)
+    texts, tokens = len(chunks), sum(c.tokens for c in chunks)
+    texts += entities * len(formats)
+    tokens += entities * _EMBED_TOKENS * len(formats)
+    if "lightrag" in formats:
+        texts, tokens = texts + entities, tokens + entities * _RELATION_TOKENS
+    if "graphrag" in formats:
+        reports = -(-entities // _ENTITIES_PER_COMMUNITY)
+        texts, tokens = texts + reports, tokens + reports * _REPORT_TOKENS
+    calls = max(-(-texts // EMBED_BATCH), -(-tokens // BATCH_TOKENS))
+    return _estimate_row(cfg, EMBED, len(chunks), calls, tokens, 0, cfg.llm.embedding_model)
 
 
 def _describe_estimate(cfg: Config, chunks: int, answer_tokens: int) -> dict[str, Any]:

@@ -7,9 +7,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import attrs
 import trio
 
-from ..core.config import Config, missing_extra
+from ..core.config import PEER_FORMATS, Config, missing_extra
 from ..core.errors import ConfigError
 from .context import PassFn, PassOutcome, RunContext
 from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
@@ -51,13 +52,28 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
 
 
 def check_runnable(cfg: Config, dry: bool) -> None:
-    """Refuse, before any work, a configuration that could not run: a missing extra for an output format, or
-    the LLM asked for by name with no endpoint to ask."""
+    """Refuse, before any work, a configuration that could not run: a missing extra for an output format, the
+    LLM asked for by name with no endpoint to ask, or a peer index with no embedding endpoint."""
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
     if not dry and (key := llm_without_endpoint(cfg)):
         raise ConfigError(f"{key}: llm needs an LLM endpoint: {HOW_TO_GET_AN_ENDPOINT}; or set {key} to "
                           f"{'nlp' if key == 'graph.method' else 'rules'}")
+    peers = [f for f in cfg.output.formats if f in PEER_FORMATS] if cfg.graph.enabled else []
+    if peers and not dry and not cfg.llm.has_endpoint:
+        raise ConfigError(f"output.formats: {peers[0]} embeds texts with llm.embedding_model: "
+                          f"{HOW_TO_GET_AN_ENDPOINT}; or leave {peers[0]} out")
+
+
+def with_peer_needs(cfg: Config, notice: Callable[[str], None]) -> Config:
+    """``cfg``, with communities enabled when a GraphRAG index is asked for: every GraphRAG search reads
+    communities and their reports (local search too), so the format asked for implies them."""
+    if cfg.graph.enabled and "graphrag" in cfg.output.formats and not cfg.graph.communities.enabled:
+        notice("output.formats graphrag: GraphRAG's searches read communities and their reports, so "
+               "graph.communities.enabled is on for this run")
+        communities = attrs.evolve(cfg.graph.communities, enabled=True)
+        return attrs.evolve(cfg, graph=attrs.evolve(cfg.graph, communities=communities))
+    return cfg
 
 
 def writable_dir(path: Path, key: str) -> None:

@@ -81,6 +81,15 @@ class RunStore:
         await self._writes("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)",
                            [(name, item, _encode(value)) for item, value in values.items()])
 
+    async def forget_others(self, name: str, keep: set[str]) -> int:
+        """Drop the stored items of pass ``name`` not in ``keep`` (results no output uses any more); returns how
+        many."""
+        items = [row[0] for row in self._db.execute("SELECT item FROM results WHERE pass = ?", (name,))]
+        stale = [(name, item) for item in items if item not in keep]
+        if stale:
+            await self._writes("DELETE FROM results WHERE pass = ? AND item = ?", stale)
+        return len(stale)
+
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()

@@ -28,6 +28,7 @@ from ..text.chunking import Chunk, chunk_id
 from ..text.inputs import Document
 from .context import PassOutcome, RunContext, failure_row, failures_of
 from .outputs import write_graph_outputs
+from .peers import peer_indexes
 
 
 async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
@@ -36,6 +37,11 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
     files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
                                                            ctx.cfg.output, failed)]
     extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
+    peer_files, peer_failed, peer_extra = await peer_indexes(
+        ctx, graph, ctx.inputs.documents or documents_of_chunks(ctx.chunks))
+    files += peer_files
+    failed = failed + peer_failed
+    extra.update(peer_extra)
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)

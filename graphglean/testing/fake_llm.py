@@ -30,6 +30,7 @@ from ..llm.limits import TokenBucket
 from .exchange import RecordedRequest, Reply, Responder
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
+from .sse import include_usage, sse_body, wants_stream
 from .wire.http1 import Request, RequestReader, response_head
 from .wire.listen import serve_plain_tcp
 from .wire.timer import Timer
@@ -105,8 +106,11 @@ def completion_body(req: RecordedRequest | None, reply: Reply, number: int) -> d
 
 
 def embeddings_body(req: RecordedRequest, dim: int) -> dict[str, Any]:
-    """The embeddings JSON for the request's inputs (`hashed_embedding` vectors)."""
+    """The embeddings JSON for the request's inputs (`hashed_embedding` vectors of the ``dimensions`` the
+    request asks for, as text-embedding-3 models take it, else ``dim``)."""
     inputs = (req.body or {}).get("input") or []
+    asked = (req.body or {}).get("dimensions")
+    dim = asked if isinstance(asked, int) and asked > 0 else dim
     if isinstance(inputs, str):
         inputs = [inputs]
     data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, dim)} for i, t in enumerate(inputs)]
@@ -199,8 +203,9 @@ class FakeLLMServer:
 
     async def _send(self, conn: "_Exchange", status: int, payload: bytes,
                     headers: Mapping[str, str] | None = None, truncate: bool = False) -> None:
-        hdrs = [("content-type", "application/json"), ("content-length", str(len(payload)))]
-        hdrs += [(k, v) for k, v in (headers or {}).items()]
+        hdrs = [("content-type", (headers or {}).get("content-type", "application/json")),
+                ("content-length", str(len(payload)))]
+        hdrs += [(k, v) for k, v in (headers or {}).items() if k != "content-type"]
         self.status_counts[status] = self.status_counts.get(status, 0) + 1
         head = response_head(status, hdrs, conn.keep_alive)
         # one write: head and body in separate segments cost a syscall here and a wake-up in the client
@@ -283,6 +288,10 @@ class FakeLLMServer:
             await self._send(conn, reply.status, reply.text.encode(), reply.headers)
             return True
         payload = reply.body if reply.body is not None else self._completion(req, reply)
+        if reply.body is None and wants_stream(req.body):
+            await self._send(conn, reply.status, sse_body(payload, include_usage(req.body)),
+                             {**reply.headers, "content-type": "text/event-stream"})
+            return True
         await self._send(conn, reply.status, json.dumps(payload).encode(), reply.headers)
         return True
 

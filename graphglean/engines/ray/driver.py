@@ -23,11 +23,12 @@ import trio
 from ...core.atomic import atomic_open
 from ...core.config import Config
 from ...core.errors import ConfigError, GraphgleanError
+from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
-from . import partitions, shard_task
+from . import partitions, peers, shard_task
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .report import Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
@@ -184,6 +185,9 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
         shutil.rmtree(shards_root, ignore_errors=True)
     shutil.rmtree(merge_dir, ignore_errors=True)
     passes = plan_passes(cfg, notice)
+    if peer_formats(cfg) and not rt.single_graph:
+        notice(f"output.formats {', '.join(peer_formats(cfg))}: not written, as they need the whole graph "
+               "(runtime.single_graph is false)")
     totals = Totals()
     stage = totals.stage_clock()
     specs = list(plan_shards(cfg))
@@ -331,6 +335,9 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
         totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
         stage("whole_graph_exports")
+        if peer_formats(cfg):
+            paths += await peers.write_peer_indexes(cfg, graph, chunks, out, row, totals.failed, progress)
+            stage("peer_indexes")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)

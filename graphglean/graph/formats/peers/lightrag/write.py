@@ -1,0 +1,109 @@
+"""``OUTPUT/lightrag/``: a LightRAG 1.5 working directory that ``LightRAG(working_dir=...)`` loads and queries in
+every mode (with an ``embedding_func`` of the run's embedding model and size): the graph, the key-value
+stores, and the entity, relationship and chunk vectors as NanoVectorDB files. Entities carry LightRAG's names
+and types; each relationship's ends are in sorted order and its vector id is ``rel-`` + md5 of them (an
+entity's: ``ent-`` + md5 of its name); every ``source_id`` names chunks of ``kv_store_text_chunks.json``."""
+
+from __future__ import annotations
+
+import posixpath
+from datetime import datetime, timezone
+from pathlib import Path
+
+import attrs
+import networkx as nx
+import numpy as np
+
+from .....text.chunking import Chunk
+from ..index import Document, EngineGraph, engine_graph
+from ..names import lightrag_name, lightrag_type
+from .graphml import FILENAME as GRAPHML
+from .graphml import limited, write_lightrag_graphml
+from .nano_vectordb import write_nano_vectordb
+from .stores import Doc, Piece, kv_stores, md5, write_kv_stores
+
+FOLDER = "lightrag"
+
+
+def entity_content(name: str, description: str) -> str:
+    return f"{name}\n{description}"
+
+
+def relation_content(keywords: list[str], source: str, target: str, description: str) -> str:
+    return f"{','.join(sorted(keywords))}\t{source}\n{target}\n{description}"
+
+
+@attrs.define
+class LightRAGPlan:
+    folder: Path
+    view: EngineGraph
+    docs: list[Doc]
+    pieces: list[Piece]
+    key_of: dict[str, str]  # graphglean chunk id -> LightRAG chunk key
+    chunking: tuple[int, int]
+    notes: list[str] = attrs.field(factory=list)
+
+    @property
+    def merged_edges(self) -> int:
+        return self.view.merged_edges
+
+    def texts(self) -> list[str]:
+        return ([entity_content(e.name, e.description) for e in self.view.entities]
+                + [relation_content(r.keywords, r.source, r.target, r.description) for r in self.view.relationships]
+                + [p.content for p in self.pieces])
+
+    def write(self, vectors: dict[str, np.ndarray], dimension: int, now: datetime | None = None) -> list[Path]:
+        now = now or datetime.now(timezone.utc)
+        created = int(now.timestamp())
+        file_of = {p.key: p.doc.file_path for p in self.pieces}
+        graph = nx.Graph()
+        entities, relations = [], []
+        entity_chunks: dict[str, list[str]] = {}
+        for e in self.view.entities:
+            keys = [self.key_of[c] for c in e.chunk_ids if c in self.key_of]
+            source_id, file_path, truncate = limited(keys, file_of)
+            graph.add_node(e.name, entity_id=e.name, entity_type=e.type, description=e.description,
+                           source_id=source_id, file_path=file_path, created_at=created, truncate=truncate)
+            entity_chunks[e.name] = keys
+            meta = {"entity_name": e.name, "content": entity_content(e.name, e.description), "source_id": source_id,
+                    "file_path": file_path}
+            entities.append(("ent-" + md5(e.name), meta, vectors.get(meta["content"])))
+        relation_chunks: dict[tuple[str, str], list[str]] = {}
+        for r in self.view.relationships:
+            keys = [self.key_of[c] for c in r.chunk_ids if c in self.key_of]
+            source_id, file_path, truncate = limited(keys, file_of)
+            keywords = ",".join(sorted(r.keywords))
+            graph.add_edge(r.source, r.target, weight=float(r.weight), description=r.description, keywords=keywords,
+                           source_id=source_id, file_path=file_path, created_at=created, truncate=truncate)
+            relation_chunks[(r.source, r.target)] = keys
+            meta = {"src_id": r.source, "tgt_id": r.target, "source_id": source_id,
+                    "content": relation_content(r.keywords, r.source, r.target, r.description), "file_path": file_path}
+            relations.append(("rel-" + md5(r.source + r.target), meta, vectors.get(meta["content"])))
+        chunks = [(p.key, {"content": p.content, "full_doc_id": p.doc.key, "file_path": p.doc.file_path},
+                   vectors.get(p.content)) for p in self.pieces]
+        self.folder.mkdir(parents=True, exist_ok=True)
+        paths = [write_lightrag_graphml(self.folder / GRAPHML, graph)]
+        paths += write_kv_stores(self.folder, kv_stores(self.docs, self.pieces, entity_chunks, relation_chunks,
+                                                        self.chunking, now))
+        for name, records in (("entities", entities), ("relationships", relations), ("chunks", chunks)):
+            with_vectors = [(rid, meta, v) for rid, meta, v in records if v is not None]
+            paths.append(write_nano_vectordb(self.folder / f"vdb_{name}.json", with_vectors, dimension, created))
+        return paths
+
+
+def plan_lightrag(graph: nx.Graph, documents: list[Document], chunks: list[Chunk], out_dir: Path,
+                  chunking: tuple[int, int]) -> LightRAGPlan:
+    """What ``out_dir/lightrag`` will hold; ``chunking``: the run's chunk size and overlap, in tokens."""
+    view = engine_graph(graph, lightrag_name, lightrag_type, undirected_pairs=True)
+    by_id = {c.id: c for c in chunks}
+    docs, pieces, key_of = [], [], {}
+    for d in documents:
+        file_path = posixpath.basename(d.id.replace("\\", "/")) or d.id
+        key = "doc-" + md5(d.id)
+        own = [by_id[c] for c in d.chunk_ids if c in by_id]
+        doc = Doc(key, file_path, d.text.strip(), tuple(f"{key}-chunk-{c.index:03d}" for c in own))
+        docs.append(doc)
+        for c, chunk_key in zip(own, doc.chunk_keys):
+            pieces.append(Piece(chunk_key, doc, c.index, c.text, c.tokens))
+            key_of[c.id] = chunk_key
+    return LightRAGPlan(out_dir / FOLDER, view, docs, pieces, key_of, chunking)
