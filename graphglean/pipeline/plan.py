@@ -14,6 +14,8 @@ from ..core.errors import ConfigError
 from .context import PassFn, PassOutcome, RunContext
 from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
+BATCH_ON_RAY = ("llm.batch: batch mode runs on runtime.engine local (the endpoint answers the batches; one "
+                "process sends them and keeps up with thousands of requests)")
 HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server"
 
 
@@ -50,14 +52,19 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
     return passes
 
 
-def check_runnable(cfg: Config, dry: bool) -> None:
-    """Refuse, before any work, a configuration that could not run: a missing extra for an output format, or
-    the LLM asked for by name with no endpoint to ask."""
+def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
+    """Refuse, before any work, a configuration that could not run: a missing extra for an output format, the
+    LLM asked for by name with no endpoint to ask, batch mode on Ray, or ``detach`` without batch mode."""
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
     if not dry and (key := llm_without_endpoint(cfg)):
         raise ConfigError(f"{key}: llm needs an LLM endpoint: {HOW_TO_GET_AN_ENDPOINT}; or set {key} to "
                           f"{'nlp' if key == 'graph.method' else 'rules'}")
+    if cfg.llm.batch.enabled and cfg.runtime.engine == "ray":
+        raise ConfigError(BATCH_ON_RAY)
+    if detach and not cfg.llm.batch.enabled:
+        raise ConfigError("--detach needs batch mode (llm.batch.enabled: true): only batches keep working while "
+                          "no run waits for them")
 
 
 def writable_dir(path: Path, key: str) -> None:

@@ -1,0 +1,437 @@
+"""`Waves`: batch mode's way of sending. `ChatClient.chat` hands a request here instead of to its retry loop.
+
+Requests that arrive together make a wave: it is cut once none has joined it for ``quiet_s`` (the passes' ready
+requests arrive within moments of each other), or when it holds a batch's worth. A pass's share of a wave that
+is at most ``online_tail`` requests goes online instead; the rest becomes batches (`wavefile.split`), each
+uploaded, recorded in the ledger, created, and looked at every ``poll_s`` until it is done. Its answers go back
+to the waiting callers, which read, store and count them as online answers; the next round's requests make the
+next wave. A request that gets no good answer (an error line, an expired or failed batch) joins a later wave
+within its retry budget; one the endpoint refuses fails alone. A batch whose requests all have their answers
+stored is struck from the ledger; a run started again finds the others and waits for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import attrs
+import trio
+
+from ...core.config import LLMConfig
+from ...core.errors import GraphgleanError, LLMError
+from ..records import ChatResult
+from ..retry import RetryBudget, RetryPolicy
+from .api import BatchEndpoint, BatchState
+from .ledger import WaveLedger
+from .wavefile import LineResult, input_line, judged, no_answer, read_results, split
+
+Keep = Callable[[Any, ChatResult], Awaitable[None]]
+_ONLINE = "online"  # a line's outcome when its wave sends it online
+
+
+class Detached(GraphgleanError):
+    """``--detach``: the run stopped where it would only wait for batches; the same command continues it."""
+
+    exit_code = 0
+
+
+@attrs.define(eq=False)
+class _Line:
+    """One request (by cache key) and everyone waiting for its answer."""
+
+    key: str
+    body: dict[str, Any]
+    group: Any  # the pass's account: a wave's requests are counted per pass for online_tail
+    accounts: Any
+    budget: RetryBudget
+    asked: float
+    batch: "_Batch | None" = None
+    data: bytes = b""
+    waiters: int = 0
+    answered: bool = False  # the first waiter stored and counted the answer
+    done: trio.Event = attrs.field(factory=trio.Event)
+    outcome: Any = None
+    failures: list[str] = attrs.field(factory=list)
+
+
+@attrs.define(eq=False)
+class _Batch:
+    wave: str
+    number: int
+    file_id: str
+    keys: tuple[str, ...]
+    lines: dict[str, _Line] = attrs.field(factory=dict)  # this process's requests waiting for it
+    open: set[str] = attrs.field(factory=set)  # keys whose answers are not stored yet (nor handed to a later wave)
+    batch_id: str | None = None
+    state: BatchState | None = None
+    restored: bool = False  # made by an earlier process: it may be done already
+    looked: bool = False
+    collected: bool = False
+    struck: bool = False  # struck from the ledger
+
+
+class Waves:
+    """``ledger``: where batches are recorded (None: this process only); ``report(key, line)``: progress lines;
+    ``detach``: raise `Detached` once the run would only wait for batches."""
+
+    def __init__(self, cfg: LLMConfig, *, ledger: WaveLedger | None = None,
+                 report: Callable[[str, str], None] | None = None, detach: bool = False, transport: Any = None) -> None:
+        self.cfg, self.settings = cfg, cfg.batch
+        self.api = BatchEndpoint(cfg, transport)
+        self.ledger, self.detach = ledger, detach
+        self.report = report or (lambda key, line: None)
+        self.made = {"batches": 0, "lines": 0}
+        self._policy = RetryPolicy(max_retries=cfg.max_retries)
+        self._lines: dict[str, _Line] = {}  # asked, no outcome yet
+        self._pending: dict[str, _Line] = {}  # waiting for the next wave
+        self._known: dict[str, _Batch] = {}  # keys of batches made by an earlier process
+        self._early: dict[str, tuple[LineResult, _Batch]] = {}  # answers in before their request (made earlier)
+        self._in_flight: dict[str, _Batch] = {}
+        self._submitting = self._retrying = 0
+        self._last_arrival = self._last_event = 0.0
+        self._arrived, self._full = trio.Event(), trio.Event()
+        self._quota: trio.Event | None = None  # set when a batch ends: a wave refused for the quota may try again
+        self._max_lines = self.settings.max_requests
+        self._number = 1
+        self._shown: dict[str, str] = {}
+        self._busy: Callable[[], bool] = lambda: False
+        self._nursery: trio.Nursery | None = None
+
+    @contextlib.asynccontextmanager
+    async def running(self, busy: Callable[[], bool] = lambda: False) -> AsyncIterator["Waves"]:
+        """Cut waves and look at batches while the block runs. ``busy``: online requests are on the wire."""
+        self._busy = busy
+        self.api.open()
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                await self._restore()
+                nursery.start_soon(self._cut_waves)
+                nursery.start_soon(self._look_at_batches)
+                if self.detach:
+                    nursery.start_soon(self._watch_for_detach)
+                try:
+                    yield self
+                finally:
+                    nursery.cancel_scope.cancel()
+        finally:
+            await self.api.close_http()
+
+    # -- a caller's request -----------------------------------------------------------------------------
+
+    async def chat(self, key: str, body: dict[str, Any], accounts: Any, keep: Keep | None,
+                   group: Any = None) -> ChatResult | None:
+        """The answer to ``body`` from a batch, read, stored (``keep``) and counted as online; None when its
+        wave sends it online. Raises the refusal, or `LLMError` once its retries are spent."""
+        line = self._lines.get(key)
+        if line is None:
+            now = trio.current_time()
+            line = self._lines[key] = _Line(key, body, group, accounts, RetryBudget(self._policy, now), now)
+            if (early := self._early.pop(key, None)) is not None:
+                line.batch = early[1]
+                self._judge(line, early[0])
+            elif (batch := self._known.pop(key, None)) is not None and not batch.collected:
+                line.batch, batch.lines[key] = batch, line
+            else:
+                self._queue(line)
+        line.waiters += 1
+        try:
+            await line.done.wait()
+        finally:
+            line.waiters -= 1
+        return await self._answer(line, accounts, keep)
+
+    async def _answer(self, line: _Line, accounts: Any, keep: Keep | None) -> ChatResult | None:
+        if line.outcome is _ONLINE:
+            return None
+        if isinstance(line.outcome, BaseException):
+            raise line.outcome
+        parsed, written = line.outcome
+        if line.answered:  # asked twice at once, paid once
+            accounts.bump(cache_hits=1)
+        else:
+            line.answered = True
+            with trio.CancelScope(shield=True):  # a paid answer is stored even when the run is being stopped
+                if keep is not None:
+                    await keep(written, parsed)
+                await self._stored(line)
+            usage = parsed.usage
+            accounts.bump(calls=1, batch_calls=1, prompt_tokens=usage.prompt_tokens, batch_prompt_tokens=
+                          usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                          batch_completion_tokens=usage.completion_tokens)
+        return ChatResult(parsed.text, parsed.finish_reason, parsed.usage, trio.current_time() - line.asked,
+                          parsed.raw, False, len(line.failures) + 1, parsed.refusal)
+
+    def _queue(self, line: _Line) -> None:
+        self._pending[line.key] = line
+        self._last_arrival = self._last_event = trio.current_time()
+        if len(self._pending) == 1:
+            self._arrived.set()
+        if len(self._pending) >= self._max_lines:
+            self._full.set()
+
+    def _settle(self, line: _Line, outcome: Any) -> None:
+        line.outcome = outcome
+        line.done.set()
+        if self._lines.get(line.key) is line:
+            del self._lines[line.key]
+        self._last_event = trio.current_time()
+
+    def _judge(self, line: _Line, result: LineResult) -> None:
+        """Hand a batch's answer to its line: settled when good or refused, into a later wave when it may pass."""
+        batch = line.batch
+        assert batch is not None
+        try:
+            verdict = judged(result, line.body, str(line.body.get("model", "")), self.api.line_url)
+        except LLMError as e:  # refused: this request fails alone, as online
+            line.accounts.bump(failures=1)
+            self._settle(line, e)
+            batch.open.discard(line.key)
+            return
+        if isinstance(verdict, str):
+            batch.open.discard(line.key)
+            self._retry(line, verdict)
+        else:
+            self._settle(line, verdict)
+
+    def _retry(self, line: _Line, reason: str, spend: bool = True) -> None:
+        line.failures.append(reason)
+        line.batch = None
+        if spend:
+            line.budget.spend(False)
+        if line.budget.faults > self._policy.max_retries:
+            line.accounts.bump(failures=1)
+            where = self.api.route("batches").split("?", 1)[0]
+            self._settle(line, LLMError(f"{where}: gave up after {len(line.failures)} batches; last: {reason}"))
+            return
+        line.accounts.bump(retries=1)
+        self._retrying += 1
+        assert self._nursery is not None
+        self._nursery.start_soon(self._queue_after, line, line.budget.next_wait(None) if spend else 0.0)
+
+    async def _queue_after(self, line: _Line, wait: float) -> None:
+        try:
+            await trio.sleep(wait)
+            self._queue(line)
+        finally:
+            self._retrying -= 1
+
+    async def _stored(self, line: _Line) -> None:
+        if line.batch is not None:
+            line.batch.open.discard(line.key)
+            await self._strike(line.batch)
+
+    async def _strike(self, batch: _Batch) -> None:
+        """Strike a collected batch from the ledger once every answer it brought is stored."""
+        if batch.collected and not batch.open and not batch.struck and self.ledger is not None:
+            batch.struck = True
+            await self.ledger.collected(batch.wave)
+
+    # -- waves ----------------------------------------------------------------------------------------
+
+    async def _cut_waves(self) -> None:
+        while True:
+            await self._arrived.wait()
+            while len(self._pending) < self._max_lines:
+                left = self._last_arrival + self.settings.quiet_s - trio.current_time()
+                if left <= 0:
+                    break
+                with trio.move_on_after(left):
+                    await self._full.wait()
+            if self._quota is not None:  # the last wave was over the endpoint's quota: wait for a batch to end
+                await self._quota.wait()
+                self._quota = None
+            lines = list(self._pending.values())[:self._max_lines]
+            for line in lines:
+                del self._pending[line.key]
+            self._arrived, self._full = trio.Event(), trio.Event()
+            if self._pending:
+                self._arrived.set()
+            for line in lines:
+                if not line.waiters and self._lines.get(line.key) is line:  # nobody asks any more (cancelled)
+                    del self._lines[line.key]
+            self._cut([line for line in lines if line.waiters])
+
+    def _cut(self, lines: list[_Line]) -> None:
+        groups: dict[int, list[_Line]] = {}
+        for line in lines:
+            groups.setdefault(id(line.group), []).append(line)
+        batched = []
+        for group in groups.values():
+            if len(group) <= self.settings.online_tail:
+                for line in group:
+                    self._settle(line, _ONLINE)
+            else:
+                batched.extend(group)
+        for line in batched:
+            line.data = input_line(line.key, self.api.line_url, self.api.line_body(line.body))
+        assert self._nursery is not None
+        for part in split(batched, lambda line: len(line.data), self._max_lines,
+                          int(self.settings.max_file_mb * 1_000_000)):
+            self._submitting += 1
+            self._nursery.start_soon(self._submit, part)
+
+    async def _submit(self, lines: list[_Line]) -> None:
+        try:
+            await self._make_batch(lines)
+        finally:
+            self._submitting -= 1
+
+    async def _make_batch(self, lines: list[_Line]) -> None:
+        wave, number = uuid.uuid4().hex, self._number
+        self._number += 1
+        keys = [line.key for line in lines]
+        batch = _Batch(wave, number, "", tuple(keys), {line.key: line for line in lines}, set(keys))
+        try:
+            content = b"".join(line.data for line in lines)
+            batch.file_id = await self.api.upload(f"graphglean-wave-{number}.jsonl", content)
+            if self.ledger is not None:
+                await self.ledger.uploaded(wave, number, batch.file_id, keys)
+            self._in_flight[wave] = batch
+            for line in lines:
+                line.batch = batch
+                line.accounts.bump(requests=1)
+            state = await self.api.create(batch.file_id, {"graphglean_wave": wave})
+        except LLMError as e:  # the wave could not be made: nothing was asked of the endpoint
+            self._in_flight.pop(wave, None)
+            if self.ledger is not None and batch.file_id:
+                await self.ledger.collected(wave)
+            for line in lines:
+                line.accounts.bump(failures=1)
+                self._settle(line, e)
+            return
+        batch.batch_id, batch.state = state.id, state
+        self.made["batches"] += 1
+        self.made["lines"] += len(lines)
+        if self.ledger is not None:
+            await self.ledger.created(wave, state.id)
+        self._show(batch)
+
+    # -- batches in flight ----------------------------------------------------------------------------
+
+    async def _restore(self) -> None:
+        """The batches an earlier process made and did not collect; one it uploaded but left uncreated
+        (killed in between) is adopted when the endpoint has it, else forgotten (its requests are asked anew)."""
+        if self.ledger is None:
+            return
+        self._number = self.ledger.next_number()
+        for w in self.ledger.open_waves():
+            batch = _Batch(w.wave, w.number, w.file_id, w.keys, open=set(w.keys), batch_id=w.batch_id, restored=True)
+            if batch.batch_id is None:
+                found = await self.api.find(w.file_id)
+                if found is None:
+                    await self.ledger.collected(w.wave)
+                    continue
+                batch.batch_id = found.id
+                await self.ledger.created(w.wave, found.id)
+            self._in_flight[w.wave] = batch
+            for key in w.keys:
+                self._known[key] = batch
+
+    async def _look_at_batches(self) -> None:
+        while True:
+            for batch in list(self._in_flight.values()):
+                if batch.batch_id is None or batch.collected:
+                    continue
+                batch.state, batch.looked = await self.api.look(batch.batch_id), True
+                self._show(batch)
+                if batch.state.done:
+                    await self._collect(batch)
+            await trio.sleep(self.settings.poll_s)
+
+    async def _collect(self, batch: _Batch) -> None:
+        """Read a finished batch's output and error files; hand each request its answer (or its lack of one)."""
+        state = batch.state
+        assert state is not None
+        results: dict[str, LineResult] = {}
+        for file_id in (state.output_file_id, state.error_file_id):
+            if file_id:
+                content = await self.api.content(file_id)
+                await trio.to_thread.run_sync(read_results, content, results)
+        over_quota = state.status == "failed" and any(_over_quota(p.code, p.message) for p in state.problems)
+        named = {p.line: p for p in state.problems if p.line is not None and state.status == "failed"}
+        why = _why_unanswered(state)
+        batch.collected = True
+        del self._in_flight[batch.wave]
+        if self._quota is not None:
+            self._quota.set()
+        if over_quota:
+            self._over_quota(batch)
+        for position, key in enumerate(batch.keys, start=1):
+            result = results.get(key)
+            if result is None and position in named:  # validation named this line: refused, alone
+                result = LineResult(400, {"error": {"code": named[position].code, "message": named[position].message}})
+            line = batch.lines.get(key)
+            if line is not None and line.batch is batch and over_quota and result is None:
+                batch.open.discard(key)
+                self._retry(line, why, spend=len(batch.keys) == 1)
+            elif line is not None and line.batch is batch:
+                self._judge(line, result or no_answer(why))
+            else:
+                self._early[key] = (result or no_answer(why), batch)
+        await self._strike(batch)
+        self._show(batch, "collected")
+
+    def _over_quota(self, batch: _Batch) -> None:
+        """A batch refused for the endpoint's enqueued-token quota: its requests are asked again at no cost to
+        their budgets, once another batch has ended, or (none in flight) in batches half its size."""
+        if any(not b.collected for b in self._in_flight.values()):
+            self._quota = trio.Event()
+        else:
+            self._max_lines = max(1, len(batch.keys) // 2)
+
+    def _show(self, batch: _Batch, note: str = "") -> None:
+        s = batch.state
+        if s is None:
+            return
+        line = (f"batch {batch.number} ({s.id}): {s.status}, {s.completed}/{s.total or len(batch.keys)} answered, "
+                f"{s.failed} failed" + (f"; {note}" if note else "")
+                + (f"; retrying: {self.api.last_trouble}" if self.api.last_trouble else ""))
+        key = f"batch {batch.number}"
+        if self._shown.get(key) != line:
+            self._shown[key] = line
+            self.report(key, line)
+
+    # -- --detach -------------------------------------------------------------------------------------
+
+    async def _watch_for_detach(self) -> None:
+        while True:
+            await trio.sleep(self.settings.quiet_s / 4)
+            if self._only_waiting():
+                raise Detached(self._come_back())
+
+    def _only_waiting(self) -> bool:
+        """Whether every request under way waits for a batch that is not done, and nothing else moved lately."""
+        flying = list(self._in_flight.values())
+        waited_for = any(line.waiters for b in flying for line in b.lines.values())
+        return (waited_for and not self._pending and not self._submitting and not self._retrying
+                and all(b.state is not None and not b.state.done and (b.looked or not b.restored) for b in flying)
+                and trio.current_time() - self._last_event >= self.settings.quiet_s and not self._busy())
+
+    def _come_back(self) -> str:
+        flying = [b for b in self._in_flight.values() if b.state is not None]
+        total = sum(b.state.total or len(b.keys) for b in flying)  # type: ignore[union-attr]
+        answered = sum(b.state.completed for b in flying)  # type: ignore[union-attr]
+        hours = int(self.settings.completion_window.rstrip("h"))
+        due = max((b.state.expires_at or time.time() + hours * 3600) for b in flying)  # type: ignore[union-attr]
+        return (f"{len(flying)} batch(es) in flight, {answered}/{total} requests answered so far; all are due by "
+                f"{time.strftime('%Y-%m-%d %H:%M %Z', time.localtime(due))} at the latest, usually much sooner: "
+                "run the same command again to continue")
+
+
+def _over_quota(code: str, message: str) -> bool:
+    return code == "token_limit_exceeded" or "enqueued token" in message.lower()
+
+
+def _why_unanswered(state: BatchState) -> str:
+    if state.status == "failed":
+        said = "; ".join(p.message for p in state.problems if p.line is None) or "no reason given"
+        return f"batch {state.id} failed validation: {said}"
+    if state.status == "gone":
+        return f"the endpoint no longer knows batch {state.id}"
+    if state.status in ("expired", "cancelled"):
+        return f"batch {state.id} {state.status} before answering it"
+    return f"batch {state.id} has no line for it in its output or error file"
