@@ -67,5 +67,7 @@ async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, noti
     if detached:  # the batches in flight are in the run store: the same command continues
         return {"detached": str(detached[0]), "passes": [], "model": cfg.llm.model}, []
     report = run_report(ctx, outcomes, time.monotonic() - started)
+    if waves is not None:
+        report["batches"] = dict(waves.made)  # batches created by this process, and the requests they carried
     write_text(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     return report, outcomes

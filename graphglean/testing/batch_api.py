@@ -9,7 +9,8 @@ answers as online) ``completion_delay`` seconds after it was created; its counts
 between. Faults: ``failed_lines``, the share of requests (chosen by their custom_id, seeded) whose first answer
 is a 500 in the error file; ``expire``, batches (numbered in the order they were created, from 0) that expire
 with half their lines answered and the rest in the error file as ``batch_expired``; ``fail_validation``,
-batches that fail validation with an error code of their own. A line the responder refuses (a `Reply` with a
+batches that fail validation with an error code of their own (``CODE``, or ``CODE:LINE`` for an error that
+names an input line, from 1). A line the responder refuses (a `Reply` with a
 4xx status) is in the error file with that status and body, as an endpoint's refusal of one request.
 """
 
@@ -199,9 +200,9 @@ class FakeBatchAPI:
                 errors.append({"code": "invalid_request", "message": problem, "param": None, "line": n})
             lines.append(line)
         if batch.number in self.fail_validation:
-            code = self.fail_validation[batch.number]
+            code, _, line_number = self.fail_validation[batch.number].partition(":")
             errors.append({"code": code, "message": f"injected validation failure ({code})", "param": None,
-                           "line": None})
+                           "line": int(line_number) if line_number else None})
         batch.lines = lines
         batch.errors = errors
         batch.status = "failed" if errors else "in_progress"

@@ -13,7 +13,6 @@ stored is struck from the ledger; a run started again finds the others and waits
 from __future__ import annotations
 
 import contextlib
-import time
 import uuid
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -24,9 +23,10 @@ from ...core.config import LLMConfig
 from ...core.errors import GraphgleanError, LLMError
 from ..records import ChatResult
 from ..retry import RetryBudget, RetryPolicy
-from .api import BatchEndpoint, BatchState
+from .api import BatchEndpoint
+from .flight import Batch, Flight
 from .ledger import WaveLedger
-from .wavefile import LineResult, input_line, judged, no_answer, read_results, split
+from .wavefile import LineResult, input_line, judged, split
 
 Keep = Callable[[Any, ChatResult], Awaitable[None]]
 _ONLINE = "online"  # a line's outcome when its wave sends it online
@@ -48,29 +48,13 @@ class _Line:
     accounts: Any
     budget: RetryBudget
     asked: float
-    batch: "_Batch | None" = None
+    batch: Batch | None = None
     data: bytes = b""
     waiters: int = 0
     answered: bool = False  # the first waiter stored and counted the answer
     done: trio.Event = attrs.field(factory=trio.Event)
     outcome: Any = None
     failures: list[str] = attrs.field(factory=list)
-
-
-@attrs.define(eq=False)
-class _Batch:
-    wave: str
-    number: int
-    file_id: str
-    keys: tuple[str, ...]
-    lines: dict[str, _Line] = attrs.field(factory=dict)  # this process's requests waiting for it
-    open: set[str] = attrs.field(factory=set)  # keys whose answers are not stored yet (nor handed to a later wave)
-    batch_id: str | None = None
-    state: BatchState | None = None
-    restored: bool = False  # made by an earlier process: it may be done already
-    looked: bool = False
-    collected: bool = False
-    struck: bool = False  # struck from the ledger
 
 
 class Waves:
@@ -85,18 +69,14 @@ class Waves:
         self.report = report or (lambda key, line: None)
         self.made = {"batches": 0, "lines": 0}
         self._policy = RetryPolicy(max_retries=cfg.max_retries)
+        self.flight = Flight(self.api, ledger, self.report, self.settings.max_requests)
         self._lines: dict[str, _Line] = {}  # asked, no outcome yet
         self._pending: dict[str, _Line] = {}  # waiting for the next wave
-        self._known: dict[str, _Batch] = {}  # keys of batches made by an earlier process
-        self._early: dict[str, tuple[LineResult, _Batch]] = {}  # answers in before their request (made earlier)
-        self._in_flight: dict[str, _Batch] = {}
-        self._submitting = self._retrying = 0
+        self._early: dict[str, tuple[LineResult, Batch]] = {}  # answers in before their request (made earlier)
+        self._submitting = 0
         self._last_arrival = self._last_event = 0.0
         self._arrived, self._full = trio.Event(), trio.Event()
-        self._quota: trio.Event | None = None  # set when a batch ends: a wave refused for the quota may try again
-        self._max_lines = self.settings.max_requests
         self._number = 1
-        self._shown: dict[str, str] = {}
         self._busy: Callable[[], bool] = lambda: False
         self._nursery: trio.Nursery | None = None
 
@@ -108,7 +88,7 @@ class Waves:
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                await self._restore()
+                self._number = await self.flight.restore()
                 nursery.start_soon(self._cut_waves)
                 nursery.start_soon(self._look_at_batches)
                 if self.detach:
@@ -133,7 +113,7 @@ class Waves:
             if (early := self._early.pop(key, None)) is not None:
                 line.batch = early[1]
                 self._judge(line, early[0])
-            elif (batch := self._known.pop(key, None)) is not None and not batch.collected:
+            elif (batch := self.flight.known.pop(key, None)) is not None and not batch.collected:
                 line.batch, batch.lines[key] = batch, line
             else:
                 self._queue(line)
@@ -170,7 +150,7 @@ class Waves:
         self._last_arrival = self._last_event = trio.current_time()
         if len(self._pending) == 1:
             self._arrived.set()
-        if len(self._pending) >= self._max_lines:
+        if len(self._pending) >= self.flight.max_lines:
             self._full.set()
 
     def _settle(self, line: _Line, outcome: Any) -> None:
@@ -208,43 +188,41 @@ class Waves:
             self._settle(line, LLMError(f"{where}: gave up after {len(line.failures)} batches; last: {reason}"))
             return
         line.accounts.bump(retries=1)
-        self._retrying += 1
-        assert self._nursery is not None
-        self._nursery.start_soon(self._queue_after, line, line.budget.next_wait(None) if spend else 0.0)
-
-    async def _queue_after(self, line: _Line, wait: float) -> None:
-        try:
-            await trio.sleep(wait)
-            self._queue(line)
-        finally:
-            self._retrying -= 1
+        self._queue(line)  # no backoff: the next wave is its own (and a batch's failures go on together)
 
     async def _stored(self, line: _Line) -> None:
         if line.batch is not None:
             line.batch.open.discard(line.key)
-            await self._strike(line.batch)
+            await self.flight.strike(line.batch)
 
-    async def _strike(self, batch: _Batch) -> None:
-        """Strike a collected batch from the ledger once every answer it brought is stored."""
-        if batch.collected and not batch.open and not batch.struck and self.ledger is not None:
-            batch.struck = True
-            await self.ledger.collected(batch.wave)
+    def _hand(self, batch: Batch, key: str, result: LineResult, over_quota: bool) -> None:
+        """A collected batch's answer to ``key``: to the line waiting for it, or kept until it is asked."""
+        line = batch.lines.get(key)
+        if line is None or line.batch is not batch or not line.waiters:  # nobody asks it (yet, or any more)
+            self._early[key] = (result, batch)
+            if line is not None and self._lines.get(key) is line:
+                del self._lines[key]
+        elif over_quota:  # not the request's fault: asked again at no cost, unless it was over the quota alone
+            batch.open.discard(key)
+            self._retry(line, str((result.error or {}).get("message")), spend=len(batch.keys) == 1)
+        else:
+            self._judge(line, result)
 
     # -- waves ----------------------------------------------------------------------------------------
 
     async def _cut_waves(self) -> None:
         while True:
             await self._arrived.wait()
-            while len(self._pending) < self._max_lines:
+            while len(self._pending) < self.flight.max_lines:
                 left = self._last_arrival + self.settings.quiet_s - trio.current_time()
                 if left <= 0:
                     break
                 with trio.move_on_after(left):
                     await self._full.wait()
-            if self._quota is not None:  # the last wave was over the endpoint's quota: wait for a batch to end
-                await self._quota.wait()
-                self._quota = None
-            lines = list(self._pending.values())[:self._max_lines]
+            if self.flight.quota is not None:  # a wave was over the endpoint's quota: wait for a batch to end
+                await self.flight.quota.wait()
+                self.flight.quota = None
+            lines = list(self._pending.values())[:self.flight.max_lines]
             for line in lines:
                 del self._pending[line.key]
             self._arrived, self._full = trio.Event(), trio.Event()
@@ -269,7 +247,7 @@ class Waves:
         for line in batched:
             line.data = input_line(line.key, self.api.line_url, self.api.line_body(line.body))
         assert self._nursery is not None
-        for part in split(batched, lambda line: len(line.data), self._max_lines,
+        for part in split(batched, lambda line: len(line.data), self.flight.max_lines,
                           int(self.settings.max_file_mb * 1_000_000)):
             self._submitting += 1
             self._nursery.start_soon(self._submit, part)
@@ -284,19 +262,21 @@ class Waves:
         wave, number = uuid.uuid4().hex, self._number
         self._number += 1
         keys = [line.key for line in lines]
-        batch = _Batch(wave, number, "", tuple(keys), {line.key: line for line in lines}, set(keys))
+        batch = Batch(wave, number, "", tuple(keys), {line.key: line for line in lines}, set(keys))
         try:
             content = b"".join(line.data for line in lines)
+            for line in lines:
+                line.data = b""
             batch.file_id = await self.api.upload(f"graphglean-wave-{number}.jsonl", content)
             if self.ledger is not None:
                 await self.ledger.uploaded(wave, number, batch.file_id, keys)
-            self._in_flight[wave] = batch
+            self.flight.batches[wave] = batch
             for line in lines:
                 line.batch = batch
                 line.accounts.bump(requests=1)
             state = await self.api.create(batch.file_id, {"graphglean_wave": wave})
         except LLMError as e:  # the wave could not be made: nothing was asked of the endpoint
-            self._in_flight.pop(wave, None)
+            self.flight.batches.pop(wave, None)
             if self.ledger is not None and batch.file_id:
                 await self.ledger.collected(wave)
             for line in lines:
@@ -308,92 +288,12 @@ class Waves:
         self.made["lines"] += len(lines)
         if self.ledger is not None:
             await self.ledger.created(wave, state.id)
-        self._show(batch)
-
-    # -- batches in flight ----------------------------------------------------------------------------
-
-    async def _restore(self) -> None:
-        """The batches an earlier process made and did not collect; one it uploaded but left uncreated
-        (killed in between) is adopted when the endpoint has it, else forgotten (its requests are asked anew)."""
-        if self.ledger is None:
-            return
-        self._number = self.ledger.next_number()
-        for w in self.ledger.open_waves():
-            batch = _Batch(w.wave, w.number, w.file_id, w.keys, open=set(w.keys), batch_id=w.batch_id, restored=True)
-            if batch.batch_id is None:
-                found = await self.api.find(w.file_id)
-                if found is None:
-                    await self.ledger.collected(w.wave)
-                    continue
-                batch.batch_id = found.id
-                await self.ledger.created(w.wave, found.id)
-            self._in_flight[w.wave] = batch
-            for key in w.keys:
-                self._known[key] = batch
+        self.flight.show(batch)
 
     async def _look_at_batches(self) -> None:
         while True:
-            for batch in list(self._in_flight.values()):
-                if batch.batch_id is None or batch.collected:
-                    continue
-                batch.state, batch.looked = await self.api.look(batch.batch_id), True
-                self._show(batch)
-                if batch.state.done:
-                    await self._collect(batch)
+            await self.flight.look(self._hand)
             await trio.sleep(self.settings.poll_s)
-
-    async def _collect(self, batch: _Batch) -> None:
-        """Read a finished batch's output and error files; hand each request its answer (or its lack of one)."""
-        state = batch.state
-        assert state is not None
-        results: dict[str, LineResult] = {}
-        for file_id in (state.output_file_id, state.error_file_id):
-            if file_id:
-                content = await self.api.content(file_id)
-                await trio.to_thread.run_sync(read_results, content, results)
-        over_quota = state.status == "failed" and any(_over_quota(p.code, p.message) for p in state.problems)
-        named = {p.line: p for p in state.problems if p.line is not None and state.status == "failed"}
-        why = _why_unanswered(state)
-        batch.collected = True
-        del self._in_flight[batch.wave]
-        if self._quota is not None:
-            self._quota.set()
-        if over_quota:
-            self._over_quota(batch)
-        for position, key in enumerate(batch.keys, start=1):
-            result = results.get(key)
-            if result is None and position in named:  # validation named this line: refused, alone
-                result = LineResult(400, {"error": {"code": named[position].code, "message": named[position].message}})
-            line = batch.lines.get(key)
-            if line is not None and line.batch is batch and over_quota and result is None:
-                batch.open.discard(key)
-                self._retry(line, why, spend=len(batch.keys) == 1)
-            elif line is not None and line.batch is batch:
-                self._judge(line, result or no_answer(why))
-            else:
-                self._early[key] = (result or no_answer(why), batch)
-        await self._strike(batch)
-        self._show(batch, "collected")
-
-    def _over_quota(self, batch: _Batch) -> None:
-        """A batch refused for the endpoint's enqueued-token quota: its requests are asked again at no cost to
-        their budgets, once another batch has ended, or (none in flight) in batches half its size."""
-        if any(not b.collected for b in self._in_flight.values()):
-            self._quota = trio.Event()
-        else:
-            self._max_lines = max(1, len(batch.keys) // 2)
-
-    def _show(self, batch: _Batch, note: str = "") -> None:
-        s = batch.state
-        if s is None:
-            return
-        line = (f"batch {batch.number} ({s.id}): {s.status}, {s.completed}/{s.total or len(batch.keys)} answered, "
-                f"{s.failed} failed" + (f"; {note}" if note else "")
-                + (f"; retrying: {self.api.last_trouble}" if self.api.last_trouble else ""))
-        key = f"batch {batch.number}"
-        if self._shown.get(key) != line:
-            self._shown[key] = line
-            self.report(key, line)
 
     # -- --detach -------------------------------------------------------------------------------------
 
@@ -401,37 +301,9 @@ class Waves:
         while True:
             await trio.sleep(self.settings.quiet_s / 4)
             if self._only_waiting():
-                raise Detached(self._come_back())
+                raise Detached(self.flight.come_back(int(self.settings.completion_window.rstrip("h"))))
 
     def _only_waiting(self) -> bool:
         """Whether every request under way waits for a batch that is not done, and nothing else moved lately."""
-        flying = list(self._in_flight.values())
-        waited_for = any(line.waiters for b in flying for line in b.lines.values())
-        return (waited_for and not self._pending and not self._submitting and not self._retrying
-                and all(b.state is not None and not b.state.done and (b.looked or not b.restored) for b in flying)
+        return (not self._pending and not self._submitting and self.flight.only_waited_for()
                 and trio.current_time() - self._last_event >= self.settings.quiet_s and not self._busy())
-
-    def _come_back(self) -> str:
-        flying = [b for b in self._in_flight.values() if b.state is not None]
-        total = sum(b.state.total or len(b.keys) for b in flying)  # type: ignore[union-attr]
-        answered = sum(b.state.completed for b in flying)  # type: ignore[union-attr]
-        hours = int(self.settings.completion_window.rstrip("h"))
-        due = max((b.state.expires_at or time.time() + hours * 3600) for b in flying)  # type: ignore[union-attr]
-        return (f"{len(flying)} batch(es) in flight, {answered}/{total} requests answered so far; all are due by "
-                f"{time.strftime('%Y-%m-%d %H:%M %Z', time.localtime(due))} at the latest, usually much sooner: "
-                "run the same command again to continue")
-
-
-def _over_quota(code: str, message: str) -> bool:
-    return code == "token_limit_exceeded" or "enqueued token" in message.lower()
-
-
-def _why_unanswered(state: BatchState) -> str:
-    if state.status == "failed":
-        said = "; ".join(p.message for p in state.problems if p.line is None) or "no reason given"
-        return f"batch {state.id} failed validation: {said}"
-    if state.status == "gone":
-        return f"the endpoint no longer knows batch {state.id}"
-    if state.status in ("expired", "cancelled"):
-        return f"batch {state.id} {state.status} before answering it"
-    return f"batch {state.id} has no line for it in its output or error file"
