@@ -46,7 +46,7 @@ class Flight:
         self.known: dict[str, Batch] = {}  # keys of batches made by an earlier process
         self.quota: trio.Event | None = None
         self.max_lines = max_lines
-        self._shown: dict[str, str] = {}
+        self._shown: dict[str, tuple[Any, ...]] = {}
 
     async def restore(self) -> int:
         """Take up the batches an earlier process made and did not collect; one it uploaded but left uncreated
@@ -120,8 +120,10 @@ class Flight:
                 f"{s.failed} failed" + (f"; {note}" if note else "")
                 + (f"; retrying: {self.api.last_trouble}" if self.api.last_trouble else ""))
         key = f"batch {batch.number}"
-        if self._shown.get(key) != line:
-            self._shown[key] = line
+        # a new status, note or trouble, or another twentieth of the batch answered
+        shown = (s.status, note, self.api.last_trouble, 20 * s.completed // max(1, s.total))
+        if self._shown.get(key) != shown:
+            self._shown[key] = shown
             self.report(key, line)
 
     def only_waited_for(self) -> bool:
