@@ -184,6 +184,27 @@ async def test_a_stopped_run_started_again_waits_for_its_batches_and_asks_nothin
     assert s.batch_api.batches["batch_000001"].status == "completed"
 
 
+async def test_batches_of_requests_a_finished_run_never_asked_are_cancelled(tmp_path):
+    async with FakeLLMServer(synthetic, batch_api=FakeBatchAPI(30)).running() as s:
+        cfg = run_config(s, tmp_path, "batch")
+        with trio.move_on_after(5):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(quiet_run, cfg)
+                while not s.batch_api.batches:
+                    await trio.sleep(0.01)
+                nursery.cancel_scope.cancel()
+        cfg.graph.entity_types = ["person", "place"]  # another prompt: those requests are asked no more
+        cfg.summary.enabled = cfg.episodic.enabled = False
+        s.batch_api.completion_delay = 0.02
+        result = await quiet_run(cfg)
+    assert not result.failed
+    assert s.batch_api.batches["batch_000000"].status == "cancelled"
+    assert all(b.status == "completed" for b in list(s.batch_api.batches.values())[1:])
+    ledger = WaveLedger(tmp_out(cfg) / "run.sqlite")
+    assert ledger.open_waves() == []
+    ledger.close()
+
+
 @pytest.mark.parametrize("created", [True, False])
 async def test_a_batch_uploaded_but_not_recorded_as_created_is_found_by_its_file_or_forgotten(tmp_path, created):
     from graphglean.llm.batch.wavefile import input_line

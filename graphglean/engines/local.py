@@ -54,6 +54,8 @@ async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, noti
                                               waves=waves) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
                 outcomes = await run_passes(ctx, passes)
+                if waves is not None and not any(o.failed for o in outcomes):
+                    await waves.abandon()
         else:
             outcomes = await run_passes(ctx, passes)
         if not any(o.failed for o in outcomes):  # nothing left to resume: the journal (and batches) have served

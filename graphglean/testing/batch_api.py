@@ -5,7 +5,7 @@ the batches, cancel one, download its output and error files.
     server = FakeLLMServer(synthetic, batch_api=FakeBatchAPI(completion_delay=0.2, failed_lines=0.1, expire={0}))
 
 A batch is validated when first looked at, then answers its lines with the server's own responder (the same
-answers as online) ``completion_delay`` seconds after it was created; its counts of answered lines grow in
+answers as online) ``completion_delay`` seconds (as set when it was created) after it was created; its counts of answered lines grow in
 between. Faults: ``failed_lines``, the share of requests (chosen by their custom_id, seeded) whose first answer
 is a 500 in the error file; ``expire``, batches (numbered in the order they were created, from 0) that expire
 with half their lines answered and the rest in the error file as ``batch_expired``; ``fail_validation``,
@@ -41,6 +41,7 @@ class FakeBatch:
     metadata: dict[str, Any]
     created: float  # trio clock
     created_at: int  # epoch seconds, as the API shows it
+    delay: float = 0.0  # seconds from creation to its answers (the API's completion_delay when it was created)
     status: str = "validating"
     lines: list[dict[str, Any]] = attrs.field(factory=list, repr=False)
     output_file_id: str | None = None
@@ -154,7 +155,7 @@ class FakeBatchAPI:
         number = len(self.batches)
         batch = FakeBatch(f"batch_{number:06d}", number, body["input_file_id"], body["endpoint"],
                           body["completion_window"], dict(body.get("metadata") or {}), trio.current_time(),
-                          int(time.time()))
+                          int(time.time()), self.completion_delay)
         self.batches[batch.id] = batch
         return 200, json.dumps(batch.body()).encode()
 
@@ -177,7 +178,7 @@ class FakeBatchAPI:
             return
         total = len(batch.lines)
         elapsed = trio.current_time() - batch.created
-        share = 1.0 if self.completion_delay <= 0 else min(1.0, elapsed / self.completion_delay)
+        share = 1.0 if batch.delay <= 0 else min(1.0, elapsed / batch.delay)
         batch.completed = int(share * total)
         if batch.status == "cancelling":
             await self._finish(server, batch, "cancelled", batch.completed, "batch_cancelled")

@@ -100,6 +100,14 @@ class Waves:
         finally:
             await self.api.close_http()
 
+    async def abandon(self) -> None:
+        """Cancel the batches still in flight once the run needs nothing more from them: made by an earlier process
+        for requests this one never asked (its settings changed since), they would be paid for nothing."""
+        for batch in list(self.flight.batches.values()):
+            if batch.batch_id is not None and not any(line.waiters for line in batch.lines.values()):
+                batch.state = await self.api.cancel(batch.batch_id)
+                self.flight.show(batch, "cancelled: this run asked none of its requests")
+
     # -- a caller's request -----------------------------------------------------------------------------
 
     async def chat(self, key: str, body: dict[str, Any], accounts: Any, keep: Keep | None,
