@@ -66,7 +66,7 @@ class AzureConfig:
 
 
 def _window(v: Any) -> str | None:
-    return None if re.fullmatch(r"[1-9][0-9]*h", v) else "hours as the Batch API writes them, e.g. 24h, i.e. a"
+    return None if re.fullmatch(r"[1-9][0-9]*h", v) else "a number of hours written like 24h as the"
 
 
 @attrs.define

@@ -77,6 +77,7 @@ class FakeBatchAPI:
         self.contents: dict[str, bytes] = {}
         self.batches: dict[str, FakeBatch] = {}
         self.uploaded_lines: list[str] = []
+        self.calls: list[tuple[str, str]] = []  # (method, target) of every request to these routes
         self.answered_lines = 0
         self._first_tries: set[str] = set()
 
@@ -86,6 +87,7 @@ class FakeBatchAPI:
 
     async def answer(self, server: Any, req: RecordedRequest, raw: bytes, target: str) -> tuple[int, bytes]:
         """(status, body) for a request to the Files or Batches routes."""
+        self.calls.append((req.method, target))
         query = {k: v[0] for k, v in parse_qs(target.partition("?")[2]).items()}
         route = re.search(r"/(files|batches)(?:/([^/]+))?(?:/(content|cancel))?$", req.path)
         if route is None:
