@@ -137,7 +137,19 @@ def test_batch_progress_lines_are_shown_beside_the_passes():
     stream = io.StringIO()
     progress = ConsoleProgress(stream)
     progress.note("batch 1", "batch 1 (b1): in_progress, 2/5 answered, 0 failed")
-    assert stream.getvalue() == "batch 1 (b1): in_progress, 2/5 answered, 0 failed\n"
+    progress.note("batch 1", "")  # collected: its line has served
+    assert stream.getvalue() == "batch 1 (b1): in_progress, 2/5 answered, 0 failed\n" and not progress.lines
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = ConsoleProgress(Terminal())
+    tty.start("graph", 4)
+    tty.advance("graph", CallAccount(calls=1), False)
+    tty.note("batch 1", "batch 1 (b1): validating")
+    tty.note("batch 1", "")
+    assert list(tty.lines) == ["graph"] and tty.stream.getvalue().endswith("0 errors\n")
 
 
 @pytest.mark.parametrize("text,message", [

@@ -45,7 +45,7 @@ async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, noti
     outcomes: list[PassOutcome] = []
     waves = None
     if needs_llm and cfg.llm.batch.enabled:
-        note = getattr(progress, "note", None) or (lambda key, line: notice(line))
+        note = getattr(progress, "note", None) or (lambda key, line: notice(line) if line else None)
         waves = Waves(cfg.llm, ledger=store.batch_ledger(), report=note, detach=detach)
     detached: list[BaseException] = []
     try:

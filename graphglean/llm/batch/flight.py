@@ -105,6 +105,7 @@ class Flight:
             hand(batch, key, result or no_answer(why), over_quota and result is None)
         await self.strike(batch)
         self.show(batch, "collected")
+        self.report(f"batch {batch.number}", "")  # its line has served
 
     async def strike(self, batch: Batch) -> None:
         """Strike a collected batch from the ledger once every answer it brought is stored."""

@@ -114,6 +114,7 @@ class Waves:
                    group: Any = None) -> ChatResult | None:
         """The answer to ``body`` from a batch, read, stored (``keep``) and counted as online; None when its
         wave sends it online. Raises the refusal, or `LLMError` once its retries are spent."""
+        assert self._nursery is not None, "use the client inside 'async with'"
         line = self._lines.get(key)
         if line is None:
             now = trio.current_time()
@@ -239,9 +240,9 @@ class Waves:
             for line in lines:
                 if not line.waiters and self._lines.get(line.key) is line:  # nobody asks any more (cancelled)
                     del self._lines[line.key]
-            self._cut([line for line in lines if line.waiters])
+            await self._cut([line for line in lines if line.waiters])
 
-    def _cut(self, lines: list[_Line]) -> None:
+    async def _cut(self, lines: list[_Line]) -> None:
         groups: dict[int, list[_Line]] = {}
         for line in lines:
             groups.setdefault(id(line.group), []).append(line)
@@ -252,8 +253,13 @@ class Waves:
                     self._settle(line, _ONLINE)
             else:
                 batched.extend(group)
-        for line in batched:
-            line.data = input_line(line.key, self.api.line_url, self.api.line_body(line.body))
+        url, body = self.api.line_url, self.api.line_body
+
+        def encode() -> None:  # a wave of 50,000 requests is seconds of encoding: not in the event loop
+            for line in batched:
+                line.data = input_line(line.key, url, body(line.body))
+
+        await trio.to_thread.run_sync(encode)
         assert self._nursery is not None
         for part in split(batched, lambda line: len(line.data), self.flight.max_lines,
                           int(self.settings.max_file_mb * 1_000_000)):
