@@ -102,3 +102,5 @@ async def test_dry_run_estimates_the_cost_online_and_in_batch_mode(tmp_path):
     costs = [line for line in out.splitlines() if line.startswith("  graph:")]
     online, batch = (float(x.split("$")[1].split()[0].rstrip(",")) for x in costs[0].split(" online, "))
     assert batch == round(online / 2, 4) > 0 and "in batch mode" in costs[0]
+    total = next(line for line in out.splitlines() if line.startswith("  total:"))
+    assert "online" in total and "in batch mode (llm.batch)" in total

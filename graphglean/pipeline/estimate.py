@@ -65,6 +65,9 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             f"~${r['cost_usd_est']} online, ~${r['cost_usd_est_batch']} in batch mode")
         print(f"  {r['pass']}: up to {r['calls_max']} calls, ~{r['tokens_in_est']} tokens in, "
               f"~{r['tokens_out_est']} out, {cost}", file=out)
+    if rows and all(r["cost_usd_est"] is not None for r in rows):
+        print(f"  total: ~${round(sum(r['cost_usd_est'] for r in rows), 4)} online, "
+              f"~${round(sum(r['cost_usd_est_batch'] for r in rows), 4)} in batch mode (llm.batch)", file=out)
     return {"dry_run": True, "passes": rows}
 
 
