@@ -265,7 +265,8 @@ async def ask_all(client, n, offset=0, same=False):
     async def one(i):
         text = "Bob met Alice." if same else f"Person{i + offset} met Alice."
         try:
-            results[i] = await client.chat(client.request([{"role": "user", "content": f"Passage:\n{text}\n\nRecords:"}]))
+            prompt = f"Passage:\n{text}\n\nRecords:"
+            results[i] = await client.chat(client.request([{"role": "user", "content": prompt}]))
         except Exception as e:  # noqa: BLE001 - the test reads which requests failed
             results[i] = e
 

@@ -83,7 +83,7 @@ def test_output_and_error_files_are_read_by_custom_id():
     errors = b"\n".join([
         json.dumps({"custom_id": "a", "response": None, "error": {"code": "batch_expired"}}).encode(),
         json.dumps({"custom_id": "c", "response": {"status_code": 500, "body": {"error": {}}}}).encode(),
-        json.dumps({"custom_id": "d", "response": None, "error": {"code": "batch_expired", "message": "late"}}).encode()])
+        json.dumps({"custom_id": "d", "error": {"code": "batch_expired", "message": "late"}}).encode()])
     found = {}
     assert read_results(output, found) == 2 and read_results(errors, found) == 0
     assert found["a"] == LineResult(200, {"choices": []}) and found["b"] == LineResult(200, {"x": 1})
@@ -162,4 +162,5 @@ def test_batch_settings_are_checked_where_they_are_written(text, message):
     with pytest.raises(ConfigError) as e:
         load_config_text(text, "c.yaml")
     assert message in str(e.value)
-    assert load_config_text("llm: {batch: {enabled: true, completion_window: 48h}}").llm.batch.completion_window == "48h"
+    cfg = load_config_text("llm: {batch: {enabled: true, completion_window: 48h}}")
+    assert cfg.llm.batch.completion_window == "48h"

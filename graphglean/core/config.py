@@ -302,7 +302,8 @@ class Config:
 
 def _resolve_types() -> None:
     for cls in (CacheConfig, AzureConfig, BatchConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig,
-                GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig, Config):
+                GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig,
+                Config):
         attrs.resolve_types(cls, globals(), locals())
 
 

@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 from ..core.atomic import write_text
 from ..core.config import Config
+from ..core.errors import leaves
 from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
-from ..core.errors import leaves
 from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
 from ..pipeline.context import PassOutcome, RunContext

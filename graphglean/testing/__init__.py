@@ -6,5 +6,5 @@ from .fake_llm import FakeLLMServer, FaultPlan, table_responder
 from .refusals import refusal, refusing
 from .server_tokenizer import ServerTokenizer
 
-__all__ = ["FakeBatchAPI", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply", "ServerTokenizer", "refusal", "refusing",
-           "table_responder"]
+__all__ = ["FakeBatchAPI", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply", "ServerTokenizer", "refusal",
+           "refusing", "table_responder"]

@@ -5,13 +5,13 @@ the batches, cancel one, download its output and error files.
     server = FakeLLMServer(synthetic, batch_api=FakeBatchAPI(completion_delay=0.2, failed_lines=0.1, expire={0}))
 
 A batch is validated when first looked at, then answers its lines with the server's own responder (the same
-answers as online) ``completion_delay`` seconds (as set when it was created) after it was created; its counts of answered lines grow in
-between. Faults: ``failed_lines``, the share of requests (chosen by their custom_id, seeded) whose first answer
-is a 500 in the error file; ``expire``, batches (numbered in the order they were created, from 0) that expire
-with half their lines answered and the rest in the error file as ``batch_expired``; ``fail_validation``,
-batches that fail validation with an error code of their own (``CODE``, or ``CODE:LINE`` for an error that
-names an input line, from 1). A line the responder refuses (a `Reply` with a
-4xx status) is in the error file with that status and body, as an endpoint's refusal of one request.
+answers as online) ``completion_delay`` seconds (its value then) after it was created; its counts of answered
+lines grow in between. Faults: ``failed_lines``, the share of requests (chosen by their custom_id, seeded)
+whose first answer is a 500 in the error file; ``expire``, batches (numbered in the order they were created,
+from 0) that expire with half their lines answered and the rest in the error file as ``batch_expired``;
+``fail_validation``, batches that fail validation with an error code of their own (``CODE``, or ``CODE:LINE``
+for an error that names an input line, from 1). A line the responder refuses (a `Reply` with a 4xx status) is
+in the error file with that status and body, as an endpoint's refusal of one request.
 """
 
 from __future__ import annotations
