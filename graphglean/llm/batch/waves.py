@@ -105,7 +105,11 @@ class Waves:
         for requests this one never asked (its settings changed since), they would be paid for nothing."""
         for batch in list(self.flight.batches.values()):
             if batch.batch_id is not None and not any(line.waiters for line in batch.lines.values()):
-                batch.state = await self.api.cancel(batch.batch_id)
+                try:
+                    batch.state = await self.api.cancel(batch.batch_id)
+                except LLMError as e:  # the run itself is done: a batch that cannot be cancelled is only said
+                    self.report(f"batch {batch.number}", f"batch {batch.number} ({batch.batch_id}): not cancelled: {e}")
+                    continue
                 self.flight.show(batch, "cancelled: this run asked none of its requests")
 
     # -- a caller's request -----------------------------------------------------------------------------
