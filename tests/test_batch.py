@@ -73,6 +73,7 @@ async def test_batch_run_gives_the_online_outputs_with_no_online_call_at_half_pr
     assert not result.failed and outputs(cfg) == outputs(reference)
     lines = s.batch_api.uploaded_lines
     assert len(lines) == len(set(lines)) == asked_online  # each request once, in some batch
+    assert s.batch_api.files == {}  # each batch's files deleted once its answers were stored
     assert result.report["batches"] == {"batches": len(s.batch_api.batches), "lines": len(lines)}
     for batch_row, online_row in zip(result.report["passes"], online.report["passes"]):
         assert batch_row["calls"] == batch_row["batch_calls"] == online_row["calls"] > 0

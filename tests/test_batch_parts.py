@@ -31,7 +31,7 @@ async def test_azure_batches_use_its_routes_api_version_and_global_batch_deploym
         async with ChatClient(cfg) as client:
             results = await ask_all(client, 3)
     assert all(not isinstance(r, Exception) and r.text for r in results)
-    assert {method for method, _ in api.calls} == {"POST", "GET"}
+    assert {method for method, _ in api.calls} == {"POST", "GET", "DELETE"}  # files deleted once collected
     assert all(target.startswith(("/openai/files", "/openai/batches")) and "api-version=2024-10-21" in target
                for _, target in api.calls)
     assert {r.headers.get("api-key") for r in s.requests} == {"sk-test"} and s.chat_requests() == []

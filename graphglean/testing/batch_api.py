@@ -1,6 +1,6 @@
 """The fake server's Files and Batches API, in OpenAI's shapes (``/v1/files``, ``/v1/batches``) and Azure
 OpenAI's (``/openai/files?api-version=...``): upload a JSONL of requests, create a batch of it, look at it, list
-the batches, cancel one, download its output and error files.
+the batches, cancel one, download its output and error files, delete a file.
 
     server = FakeLLMServer(synthetic, batch_api=FakeBatchAPI(completion_delay=0.2, failed_lines=0.1, expire={0}))
 
@@ -133,6 +133,9 @@ class FakeBatchAPI:
             return 200, json.dumps(self.files[file_id]).encode()
         if ident not in self.files:
             return _error(404, f"No such File object: {ident}")
+        if req.method == "DELETE":  # its contents stay readable here, for tests
+            del self.files[ident]
+            return 200, json.dumps({"id": ident, "object": "file", "deleted": True}).encode()
         if action == "content":
             return 200, self.contents[ident]
         return 200, json.dumps(self.files[ident]).encode()

@@ -158,6 +158,9 @@ class BatchEndpoint(Endpoint):
                 return None
         return None
 
+    async def delete(self, file_id: str) -> None:
+        await self._call("DELETE", f"files/{file_id}", lambda resp: None, gone=None)
+
     async def content(self, file_id: str) -> bytes:
         """A file's bytes (a batch's output or error file)."""
         return await self._call("GET", f"files/{file_id}/content", lambda resp: resp.content, patient=True,

@@ -5,12 +5,14 @@ answer it brought is stored."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, Callable
 
 import attrs
 import trio
 
+from ...core.errors import LLMError
 from .api import BatchEndpoint, BatchState
 from .ledger import WaveLedger
 from .wavefile import LineResult, no_answer, read_results
@@ -47,6 +49,7 @@ class Flight:
         self.quota: trio.Event | None = None
         self.max_lines = max_lines
         self._shown: dict[str, tuple[Any, ...]] = {}
+        self.nursery: trio.Nursery | None = None  # where files of struck batches are deleted
 
     async def restore(self) -> int:
         """Take up the batches an earlier process made and did not collect; one it uploaded but left uncreated
@@ -108,10 +111,21 @@ class Flight:
         self.report(f"batch {batch.number}", "")  # its line has served
 
     async def strike(self, batch: Batch) -> None:
-        """Strike a collected batch from the ledger once every answer it brought is stored."""
-        if batch.collected and not batch.open and not batch.struck and self.ledger is not None:
+        """Once every answer a collected batch brought is stored: strike it from the ledger, and delete its files
+        from the endpoint (in the background; one left behind is no harm)."""
+        if batch.collected and not batch.open and not batch.struck:
             batch.struck = True
-            await self.ledger.collected(batch.wave)
+            if self.ledger is not None:
+                await self.ledger.collected(batch.wave)
+            if self.nursery is not None:
+                self.nursery.start_soon(self._delete_files, batch)
+
+    async def _delete_files(self, batch: Batch) -> None:
+        state = batch.state
+        for file_id in (batch.file_id, state and state.output_file_id, state and state.error_file_id):
+            if file_id:
+                with contextlib.suppress(LLMError):
+                    await self.api.delete(file_id)
 
     def show(self, batch: Batch, note: str = "") -> None:
         s = batch.state

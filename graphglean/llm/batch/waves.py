@@ -87,7 +87,7 @@ class Waves:
         self.api.open()
         try:
             async with trio.open_nursery() as nursery:
-                self._nursery = nursery
+                self._nursery = self.flight.nursery = nursery
                 self._number = await self.flight.restore()
                 nursery.start_soon(self._cut_waves)
                 nursery.start_soon(self._look_at_batches)
