@@ -177,7 +177,9 @@ async def test_a_stopped_run_started_again_waits_for_its_batches_and_asks_nothin
                     await trio.sleep(0.01)
                 nursery.cancel_scope.cancel()
         ledger = WaveLedger(tmp_out(cfg) / "run.sqlite")
-        assert [w.batch_id for w in ledger.open_waves()] == ["batch_000001"]
+        (open_wave,) = ledger.open_waves()  # its id recorded, or (stopped right after creating it) not yet
+        assert open_wave.file_id == s.batch_api.batches["batch_000001"].input_file_id
+        assert open_wave.batch_id in ("batch_000001", None)
         ledger.close()
         result = await quiet_run(cfg)
     assert not result.failed and outputs(cfg) == outputs(reference)

@@ -17,6 +17,7 @@ in the error file with that status and body, as an endpoint's refusal of one req
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import time
@@ -80,6 +81,7 @@ class FakeBatchAPI:
         self.calls: list[tuple[str, str]] = []  # (method, target) of every request to these routes
         self.answered_lines = 0
         self._first_tries: set[str] = set()
+        self._file_numbers = itertools.count()
 
     @staticmethod
     def handles(path: str) -> bool:
@@ -121,7 +123,7 @@ class FakeBatchAPI:
             if "file" not in fields:
                 return _error(400, "no file in the upload")
             name, content = fields["file"]
-            file_id = f"file-{len(self.files):06d}"
+            file_id = f"file-{next(self._file_numbers):06d}"
             self.files[file_id] = {"id": file_id, "object": "file", "bytes": len(content), "purpose": "batch",
                                    "filename": name or "upload.jsonl", "created_at": int(time.time())}
             self.contents[file_id] = content
@@ -141,7 +143,7 @@ class FakeBatchAPI:
         return 200, json.dumps(self.files[ident]).encode()
 
     def _store(self, name: str, lines: list[dict[str, Any]]) -> str:
-        file_id = f"file-{len(self.files):06d}"
+        file_id = f"file-{next(self._file_numbers):06d}"
         content = "".join(json.dumps(line) + "\n" for line in lines).encode()
         self.files[file_id] = {"id": file_id, "object": "file", "bytes": len(content), "purpose": "batch_output",
                                "filename": name, "created_at": int(time.time())}

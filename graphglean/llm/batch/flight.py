@@ -50,6 +50,9 @@ class Flight:
         self.max_lines = max_lines
         self._shown: dict[str, tuple[Any, ...]] = {}
         self.nursery: trio.Nursery | None = None  # where files of struck batches are deleted
+        self._deleting = 0
+        self._deleted = trio.Event()
+        self._deleted.set()
 
     async def restore(self) -> int:
         """Take up the batches an earlier process made and did not collect; one it uploaded but left uncreated
@@ -118,14 +121,26 @@ class Flight:
             if self.ledger is not None:
                 await self.ledger.collected(batch.wave)
             if self.nursery is not None:
+                if not self._deleting:
+                    self._deleted = trio.Event()
+                self._deleting += 1
                 self.nursery.start_soon(self._delete_files, batch)
 
     async def _delete_files(self, batch: Batch) -> None:
         state = batch.state
-        for file_id in (batch.file_id, state and state.output_file_id, state and state.error_file_id):
-            if file_id:
-                with contextlib.suppress(LLMError):
-                    await self.api.delete(file_id)
+        try:
+            for file_id in (batch.file_id, state and state.output_file_id, state and state.error_file_id):
+                if file_id:
+                    with contextlib.suppress(LLMError):
+                        await self.api.delete(file_id)
+        finally:
+            self._deleting -= 1
+            if not self._deleting:
+                self._deleted.set()
+
+    async def files_deleted(self) -> None:
+        """Wait for the files of struck batches to be deleted."""
+        await self._deleted.wait()
 
     def show(self, batch: Batch, note: str = "") -> None:
         s = batch.state

@@ -95,6 +95,8 @@ class Waves:
                     nursery.start_soon(self._watch_for_detach)
                 try:
                     yield self
+                    with trio.move_on_after(self.cfg.timeout_s):  # a finished run leaves no files behind
+                        await self.flight.files_deleted()
                 finally:
                     nursery.cancel_scope.cancel()
         finally:
