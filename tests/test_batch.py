@@ -232,6 +232,31 @@ async def test_a_batch_uploaded_but_not_recorded_as_created_is_found_by_its_file
     assert s.batch_api.uploaded_lines == [key] * (1 if created else 2)
 
 
+async def test_an_answer_that_came_before_its_request_is_judged_then_its_batch_leaves_the_ledger(tmp_path):
+    from graphglean.llm.batch.wavefile import input_line
+
+    api = FakeBatchAPI(0.0, failed_lines=1.0)  # every request's first answer is a 500
+    async with FakeLLMServer(synthetic, batch_api=api).running() as s:
+        cfg = batch_llm(s)
+        client = ChatClient(cfg)
+        req = client.request([{"role": "user", "content": "Passage:\nBob met Alice.\n\nRecords:"}])
+        key = req.cache_key(client.url("chat/completions", req.model))
+        ledger = WaveLedger(tmp_path / "run.sqlite")
+        waves = Waves(cfg, ledger=ledger)
+        async with waves.running():  # an earlier process's batch
+            file_id = await waves.api.upload("w.jsonl", input_line(key, "/v1/chat/completions", req.body()))
+            await ledger.uploaded("w1", 1, file_id, [key])
+            await ledger.created("w1", (await waves.api.create(file_id, {})).id)
+        waves = Waves(cfg, ledger=ledger)
+        async with ChatClient(cfg, waves=waves) as client:
+            while key not in waves._early:  # collected before anyone asks
+                await trio.sleep(0.01)
+            answer = await client.chat(req)
+        assert ledger.open_waves() == []
+        ledger.close()
+    assert "Bob" in answer.text and api.uploaded_lines == [key, key] and client.account.retries == 1
+
+
 async def test_detach_stops_where_the_run_would_wait_and_the_same_call_continues(tmp_path):
     from graphglean.launch import run
 

@@ -162,9 +162,10 @@ class BatchEndpoint(Endpoint):
         await self._call("DELETE", f"files/{file_id}", lambda resp: None, gone=None)
 
     async def content(self, file_id: str) -> bytes:
-        """A file's bytes (a batch's output or error file)."""
+        """A file's bytes (a batch's output or error file); empty when the endpoint no longer has it (its answers
+        are then asked again)."""
         return await self._call("GET", f"files/{file_id}/content", lambda resp: resp.content, patient=True,
-                                timeout=max(self.cfg.timeout_s, 600.0))
+                                timeout=max(self.cfg.timeout_s, 600.0), gone=b"")
 
     # -- one call, retried -----------------------------------------------------------------------------
 

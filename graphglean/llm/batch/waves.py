@@ -121,7 +121,7 @@ class Waves:
         """The answer to ``body`` from a batch, read, stored (``keep``) and counted as online; None when its
         wave sends it online. Raises the refusal, or `LLMError` once its retries are spent."""
         assert self._nursery is not None, "use the client inside 'async with'"
-        line = self._lines.get(key)
+        line, early = self._lines.get(key), None
         if line is None:
             now = trio.current_time()
             line = self._lines[key] = _Line(key, body, group, accounts, RetryBudget(self._policy, now), now)
@@ -134,6 +134,8 @@ class Waves:
                 self._queue(line)
         line.waiters += 1
         try:
+            if early is not None:  # the answer an earlier process's batch kept may have been its last one open
+                await self.flight.strike(early[1])
             await line.done.wait()
         finally:
             line.waiters -= 1
@@ -325,5 +327,6 @@ class Waves:
 
     def _only_waiting(self) -> bool:
         """Whether every request under way waits for a batch that is not done, and nothing else moved lately."""
-        return (not self._pending and not self._submitting and self.flight.only_waited_for()
+        held = self.flight.quota is not None  # the next wave waits for a batch to end (the endpoint's quota)
+        return ((held or not self._pending) and not self._submitting and self.flight.only_waited_for()
                 and trio.current_time() - self._last_event >= self.settings.quiet_s and not self._busy())
