@@ -75,6 +75,20 @@ async def test_a_server_without_the_batch_api_stops_the_run_with_one_clear_error
     assert all("has no Files and Batches API" in str(r) and "llm.batch.enabled: false" in str(r) for r in results)
 
 
+async def test_a_completion_window_the_endpoint_does_not_offer_stops_the_run_with_one_clear_error(tmp_path):
+    class OnlyADay(FakeBatchAPI):
+        def _create(self, body):
+            if body.get("completion_window") != "24h":
+                return 400, json.dumps({"error": {"message": "Invalid value for completion_window: only 24h is "
+                                                  "supported", "param": "completion_window"}}).encode()
+            return super()._create(body)
+
+    async with FakeLLMServer(synthetic, batch_api=OnlyADay()).running() as s:
+        async with ChatClient(batch_llm(s, completion_window="48h")) as client:
+            results = await ask_all(client, 2)
+    assert all(isinstance(r, LLMParameterError) and "completion_window" in str(r) for r in results)
+
+
 def test_output_and_error_files_are_read_by_custom_id():
     output = b"\n".join([
         json.dumps({"custom_id": "a", "response": {"status_code": 200, "body": {"choices": []}}}).encode(),

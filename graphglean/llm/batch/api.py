@@ -219,7 +219,8 @@ class BatchEndpoint(Endpoint):
                 text = self.redact(resp.text[:2000])
                 if is_retryable_status(status):
                     return Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
-                raise self._refused(status, text, url)
+                settings = [k for k in ("endpoint", "completion_window") if k in (send.get("json") or {})]
+                raise self._refused(status, text, url, settings)
             return Failure(f"no complete answer within {timeout:g} s")
         except httpx.TimeoutException as e:
             return Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
@@ -228,7 +229,9 @@ class BatchEndpoint(Endpoint):
         except httpx.TransportError as e:
             return Failure(f"connection broken ({type(e).__name__})")
 
-    def _refused(self, status: int, text: str, url: str) -> Exception:
+    def _refused(self, status: int, text: str, url: str, settings: list[str]) -> Exception:
+        """What a refusal means: no such routes, or as online (`refusal`; naming one of the batch's ``settings``
+        it is fatal, as a refused parameter is)."""
         where = self.redact(url.split("?", 1)[0])
         if status in (404, 405):  # every call of the wave goes to these routes
             said = read_error_body(text).message or "(no message)"
@@ -236,7 +239,7 @@ class BatchEndpoint(Endpoint):
                                  "llm.batch needs one (OpenAI, an Azure OpenAI global batch deployment, a server "
                                  "that implements them): check llm.base_url, or set llm.batch.enabled: false",
                                  status, text, kind="model")
-        return refusal(status, text, url=where)
+        return refusal(status, text, url=where, sent=settings)
 
 
 def _file_id(resp: httpx.Response) -> str:
