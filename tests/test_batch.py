@@ -220,7 +220,7 @@ async def test_a_batch_uploaded_but_not_recorded_as_created_is_found_by_its_file
         ledger = WaveLedger(tmp_path / "run.sqlite")
         waves = Waves(cfg, ledger=ledger)
         async with waves.running():  # what a process killed after the upload, before recording the batch, left
-            file_id = await waves.api.upload("w.jsonl", input_line(key, "/v1/chat/completions", req.body()))
+            file_id = await waves.api.upload("w.jsonl", [input_line(key, "/v1/chat/completions", req.body())])
             await ledger.uploaded("w1", 1, file_id, [key])
             if created:
                 await waves.api.create(file_id, {})
@@ -244,7 +244,7 @@ async def test_an_answer_that_came_before_its_request_is_judged_then_its_batch_l
         ledger = WaveLedger(tmp_path / "run.sqlite")
         waves = Waves(cfg, ledger=ledger)
         async with waves.running():  # an earlier process's batch
-            file_id = await waves.api.upload("w.jsonl", input_line(key, "/v1/chat/completions", req.body()))
+            file_id = await waves.api.upload("w.jsonl", [input_line(key, "/v1/chat/completions", req.body())])
             await ledger.uploaded("w1", 1, file_id, [key])
             await ledger.created("w1", (await waves.api.create(file_id, {})).id)
         waves = Waves(cfg, ledger=ledger)

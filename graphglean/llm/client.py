@@ -100,6 +100,7 @@ class ChatClient(Endpoint):
 
         if self.waves is not None:  # batch mode: answered from a batch, unless its wave sends it online
             key = key or req.cache_key(self.url("chat/completions", req.model), content)
+            content = None  # not held while it waits (50,000 wait at once); sent online, it is encoded again
             answered = await self.waves.chat(key, body, accounts, keep if stored else None, account)
             if answered is not None:
                 return answered

@@ -286,10 +286,10 @@ class Waves:
         keys = [line.key for line in lines]
         batch = Batch(wave, number, "", tuple(keys), {line.key: line for line in lines}, set(keys))
         try:
-            content = b"".join(line.data for line in lines)
+            parts = [line.data for line in lines]
             for line in lines:
                 line.data = b""
-            batch.file_id = await self.api.upload(f"graphglean-wave-{number}.jsonl", content)
+            batch.file_id = await self.api.upload(f"graphglean-wave-{number}.jsonl", parts)
             if self.ledger is not None:
                 await self.ledger.uploaded(wave, number, batch.file_id, keys)
             self.flight.batches[wave] = batch
