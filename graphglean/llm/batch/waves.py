@@ -110,7 +110,8 @@ class Waves:
                 try:
                     batch.state = await self.api.cancel(batch.batch_id)
                 except LLMError as e:  # the run itself is done: a batch that cannot be cancelled is only said
-                    self.report(f"batch {batch.number}", f"batch {batch.number} ({batch.batch_id}): not cancelled: {e}")
+                    key = f"batch {batch.number}"
+                    self.report(key, f"{key} ({batch.batch_id}): not cancelled: {e}")
                     continue
                 self.flight.show(batch, "cancelled: this run asked none of its requests")
 
@@ -236,9 +237,10 @@ class Waves:
                     break
                 with trio.move_on_after(left):
                     await self._full.wait()
-            if self.flight.quota is not None:  # a wave was over the endpoint's quota: wait for a batch to end
-                await self.flight.quota.wait()
-                self.flight.quota = None
+            while (quota := self.flight.quota) is not None:  # a wave was over the endpoint's quota: wait for a
+                await quota.wait()  # batch to end (and for the next, if that one's wave was over it too)
+                if self.flight.quota is quota:
+                    self.flight.quota = None
             lines = list(self._pending.values())[:self.flight.max_lines]
             for line in lines:
                 del self._pending[line.key]
