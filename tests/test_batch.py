@@ -211,22 +211,31 @@ async def test_batches_of_requests_a_finished_run_never_asked_are_cancelled(tmp_
     ledger.close()
 
 
-@pytest.mark.parametrize("created", [True, False])
-async def test_a_batch_uploaded_but_not_recorded_as_created_is_found_by_its_file_or_forgotten(tmp_path, created):
+async def earlier_batch(cfg, ledger, *, created: bool, recorded: bool):
+    """What an earlier process left: one request's file uploaded and in the ledger, its batch created or not, its
+    id recorded or not. Returns the request and its key."""
     from graphglean.llm.batch.wavefile import input_line
 
+    client = ChatClient(cfg)
+    req = client.request([{"role": "user", "content": "Passage:\nBob met Alice.\n\nRecords:"}])
+    key = req.cache_key(client.url("chat/completions", req.model))
+    waves = Waves(cfg, ledger=ledger)
+    async with waves.running():
+        file_id = await waves.api.upload("w.jsonl", [input_line(key, "/v1/chat/completions", req.body())])
+        await ledger.uploaded("w1", 1, file_id, [key])
+        if created:
+            batch_id = (await waves.api.create(file_id, {})).id
+            if recorded:
+                await ledger.created("w1", batch_id)
+    return req, key
+
+
+@pytest.mark.parametrize("created", [True, False])
+async def test_a_batch_uploaded_but_not_recorded_as_created_is_found_by_its_file_or_forgotten(tmp_path, created):
     async with FakeLLMServer(synthetic, batch_api=FakeBatchAPI(0.02)).running() as s:
         cfg = batch_llm(s)
-        client = ChatClient(cfg)
-        req = client.request([{"role": "user", "content": "Passage:\nBob met Alice.\n\nRecords:"}])
-        key = req.cache_key(client.url("chat/completions", req.model))
         ledger = WaveLedger(tmp_path / "run.sqlite")
-        waves = Waves(cfg, ledger=ledger)
-        async with waves.running():  # what a process killed after the upload, before recording the batch, left
-            file_id = await waves.api.upload("w.jsonl", [input_line(key, "/v1/chat/completions", req.body())])
-            await ledger.uploaded("w1", 1, file_id, [key])
-            if created:
-                await waves.api.create(file_id, {})
+        req, key = await earlier_batch(cfg, ledger, created=created, recorded=False)  # killed before recording
         async with ChatClient(cfg, waves=Waves(cfg, ledger=ledger)) as client:
             answer = await client.chat(req)
         assert ledger.open_waves() == []
@@ -236,20 +245,11 @@ async def test_a_batch_uploaded_but_not_recorded_as_created_is_found_by_its_file
 
 
 async def test_an_answer_that_came_before_its_request_is_judged_then_its_batch_leaves_the_ledger(tmp_path):
-    from graphglean.llm.batch.wavefile import input_line
-
     api = FakeBatchAPI(0.0, failed_lines=1.0)  # every request's first answer is a 500
     async with FakeLLMServer(synthetic, batch_api=api).running() as s:
         cfg = batch_llm(s)
-        client = ChatClient(cfg)
-        req = client.request([{"role": "user", "content": "Passage:\nBob met Alice.\n\nRecords:"}])
-        key = req.cache_key(client.url("chat/completions", req.model))
         ledger = WaveLedger(tmp_path / "run.sqlite")
-        waves = Waves(cfg, ledger=ledger)
-        async with waves.running():  # an earlier process's batch
-            file_id = await waves.api.upload("w.jsonl", [input_line(key, "/v1/chat/completions", req.body())])
-            await ledger.uploaded("w1", 1, file_id, [key])
-            await ledger.created("w1", (await waves.api.create(file_id, {})).id)
+        req, key = await earlier_batch(cfg, ledger, created=True, recorded=True)
         waves = Waves(cfg, ledger=ledger)
         async with ChatClient(cfg, waves=waves) as client:
             while key not in waves._early:  # collected before anyone asks
