@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", metavar="DIR", help="write here instead of output.dir")
     run.add_argument("--dry-run", action="store_true", help="print chunk counts and estimated calls, tokens "
                      "and cost; call no LLM")
+    run.add_argument("--detach", action="store_true", help="batch mode: submit the next wave of batches and exit "
+                     "(0), saying when to come back; the same command continues the run")
     run.add_argument("--fresh", action="store_true", help="start over: empty the output folder's run store "
                      "(results and journal) and memory store; the response cache is kept")
     view = sub.add_parser("view", help="write graph.html again from an output folder (no LLM call)",
@@ -87,7 +89,11 @@ def _run(args: argparse.Namespace) -> int:
         cfg.input.path = args.input
     if args.output:
         cfg.output.dir = args.output
-    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress()))
+    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress(),
+                                  detach=args.detach))
+    if result.detached:
+        print(f"graphglean: detached: {result.detached}", file=sys.stderr)
+        return EXIT_OK
     if result.failed:
         print(f"graphglean: {result.failed} item(s) failed (the rest of the output is written; report.json "
               "lists them):", file=sys.stderr)

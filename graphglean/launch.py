@@ -28,6 +28,11 @@ class RunResult:
     def failed(self) -> int:
         return sum(len(p.failed) for p in self.passes)
 
+    @property
+    def detached(self) -> str:
+        """Batch mode's ``detach``: where the run stopped and when to come back (empty: it ran to the end)."""
+        return str(self.report.get("detached") or "")
+
 
 def _stderr(message: str) -> None:
     print(f"graphglean: {message}", file=sys.stderr, flush=True)
@@ -35,11 +40,14 @@ def _stderr(message: str) -> None:
 
 @entry_point
 async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
-              notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None) -> RunResult:
+              notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None,
+              detach: bool = False) -> RunResult:
     """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``; ``dry``
-    estimates calls, tokens and cost instead, without any LLM call."""
+    estimates calls, tokens and cost instead, without any LLM call. ``detach`` (batch mode): submit the next
+    wave and return once the run would only wait for batches (`RunResult.detached` says when to come back);
+    the same call continues the run."""
     out = out or sys.stdout
-    check_runnable(cfg, dry)
+    check_runnable(cfg, dry, detach)
     cfg = with_peer_needs(cfg, notice)
     if dry:
         return RunResult(estimate_run(cfg, notice, out, stdin), [])
@@ -50,8 +58,10 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     else:
         from .engines.local import run_local
 
-        report, outcomes = await run_local(cfg, fresh=fresh, progress=progress, notice=notice, stdin=stdin)
-    print(format_table(report["passes"]), file=out)
+        report, outcomes = await run_local(cfg, fresh=fresh, progress=progress, notice=notice, stdin=stdin,
+                                           detach=detach)
+    if not report.get("detached"):
+        print(format_table(report["passes"]), file=out)
     return RunResult(report, outcomes)
 
 

@@ -8,6 +8,7 @@ Every field carries its documentation and its check in ``metadata``, so the load
 from __future__ import annotations
 
 import importlib.util
+import re
 import typing
 from typing import Any, Callable, Literal
 
@@ -64,6 +65,28 @@ class AzureConfig:
     api_version: str = setting("2024-06-01", "Azure OpenAI api-version query parameter")
 
 
+def _window(v: Any) -> str | None:
+    return None if re.fullmatch(r"[1-9][0-9]*h", v) else "a number of hours written like 24h as the"
+
+
+@attrs.define
+class BatchConfig:
+    enabled: bool = setting(
+        False, "send chat requests through the provider's Batch API (OpenAI, Azure global batch, servers that speak "
+        "its Files and Batches protocol): half price, results within completion_window; see docs/batch.md")
+    completion_window: str = setting("24h", "the batches' completion window", _window)
+    poll_s: float = setting(60.0, "seconds between two looks at a batch in flight", positive)
+    max_requests: int = setting(
+        50000, "requests in one batch (OpenAI's limit: 50,000); also the items a pass has under way at once",
+        positive)
+    max_file_mb: float = setting(190.0, "a batch's input file stays under this many MB (OpenAI's limit: 200)",
+                                 positive)
+    online_tail: int = setting(
+        10, "when a wave holds at most this many requests of a pass, they are sent online instead (a nearly "
+        "finished pass is not kept a day waiting on a handful); 0 = never online", non_negative)
+    quiet_s: float = setting(2.0, "a wave is cut once no request has joined it for this long", positive)
+
+
 @attrs.define
 class LLMConfig:
     provider: Literal["openai", "azure"] = setting(
@@ -100,6 +123,7 @@ class LLMConfig:
         "pooled", "pooled = graphglean's O(1) keep-alive pool; httpx = httpx's own (proxies, HTTP/2)")
     cache: CacheConfig = section(CacheConfig, "persistent response cache")
     azure: AzureConfig = section(AzureConfig, "used when provider is azure")
+    batch: BatchConfig = section(BatchConfig, "batch mode: requests go in waves through the Batch API")
 
     @property
     def has_endpoint(self) -> bool:
@@ -266,6 +290,10 @@ class RuntimeConfig:
 class PriceConfig:
     input: float = setting(0.0, "USD per 1M input tokens", non_negative)
     output: float = setting(0.0, "USD per 1M output tokens", non_negative)
+    batch_input: float | None = setting(None, "USD per 1M input tokens sent in batches; empty = half of input",
+                                        non_negative)
+    batch_output: float | None = setting(None, "USD per 1M output tokens of batches; empty = half of output",
+                                         non_negative)
 
 
 @attrs.define
@@ -285,9 +313,9 @@ class Config:
 
 
 def _resolve_types() -> None:
-    for cls in (CacheConfig, AzureConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig, CommunitiesConfig,
-                GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig, RuntimeConfig, PriceConfig,
-                Config):
+    for cls in (CacheConfig, AzureConfig, BatchConfig, LLMConfig, InputConfig, ChunkingConfig, ResolveConfig,
+                CommunitiesConfig, GraphConfig, EpisodicConfig, SummaryConfig, EnrichConfig, OutputConfig,
+                RuntimeConfig, PriceConfig, Config):
         attrs.resolve_types(cls, globals(), locals())
 
 

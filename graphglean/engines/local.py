@@ -10,8 +10,10 @@ from typing import Any, Callable
 
 from ..core.atomic import write_text
 from ..core.config import PEER_FORMATS, Config
+from ..core.errors import leaves
 from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
+from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.plan import plan_passes, run_passes, writable_dir
@@ -23,8 +25,9 @@ from ..text.inputs import read_inputs
 
 
 async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, notice: Callable[[str], None],
-                    stdin: Any = None) -> tuple[dict[str, Any], list[PassOutcome]]:
-    """Run ``cfg``'s passes here. Returns the report (also written to report.json) and one outcome per pass."""
+                    stdin: Any = None, detach: bool = False) -> tuple[dict[str, Any], list[PassOutcome]]:
+    """Run ``cfg``'s passes here. Returns the report (also written to report.json) and one outcome per pass;
+    ``detach`` (batch mode): stop where the run would only wait for batches, the report saying so."""
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
@@ -41,18 +44,33 @@ async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, noti
     ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice, fresh=fresh, progress=progress)
     started = time.monotonic()
     outcomes: list[PassOutcome] = []
+    waves = None
+    if needs_llm and cfg.llm.batch.enabled:
+        note = getattr(progress, "note", None) or (lambda key, line: notice(line) if line else None)
+        waves = Waves(cfg.llm, ledger=store.batch_ledger(), report=note, detach=detach)
+    detached: list[BaseException] = []
     try:
         if needs_llm:
-            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count,
-                                              journal=store.journal()) as client:
+            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
+                                              waves=waves) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
                 outcomes = await run_passes(ctx, passes)
+                if waves is not None and not any(o.failed for o in outcomes):
+                    await waves.abandon()
         else:
             outcomes = await run_passes(ctx, passes)
-        if not any(o.failed for o in outcomes):  # nothing left to resume: the journal has served
+        if not any(o.failed for o in outcomes):  # nothing left to resume: the journal (and batches) have served
             store.clear_journal()
+            if waves is not None:
+                store.batch_ledger().clear()
+    except* Detached as stopped:
+        detached = leaves(stopped)
     finally:
         store.close()
+    if detached:  # the batches in flight are in the run store: the same command continues
+        return {"detached": str(detached[0]), "passes": [], "model": cfg.llm.model}, []
     report = run_report(ctx, outcomes, time.monotonic() - started)
+    if waves is not None:
+        report["batches"] = dict(waves.made)  # batches created by this process, and the requests they carried
     write_text(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     return report, outcomes

@@ -19,6 +19,9 @@ class CallAccount:
     failures: int = 0         # calls that failed for good
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    batch_calls: int = 0      # of the calls, answers that came in a batch (batch mode), and their tokens
+    batch_prompt_tokens: int = 0
+    batch_completion_tokens: int = 0
     latencies: list[float] = attrs.field(factory=list, repr=False)
 
     def percentile(self, p: float) -> float:

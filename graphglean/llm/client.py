@@ -3,6 +3,7 @@ with rate limits, retries, the response cache and the accounts; one attempt on t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from typing import Any, AsyncContextManager, Awaitable, Callable, TypeVar
@@ -12,6 +13,7 @@ import trio
 
 from ..core.config import LLMConfig
 from .accounting import CallAccount
+from .batch.waves import Waves
 from .cache import ResponseCache
 from .endpoint import Endpoint, Failure
 from .limits import AdaptiveConcurrency, RateLimiter
@@ -27,8 +29,12 @@ class ChatClient(Endpoint):
 
     def __init__(self, cfg: LLMConfig, *, cache: ResponseCache | None = None, limiter: RateLimiter | None = None,
                  retry: RetryPolicy | None = None, count_tokens: Callable[[str], int] | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, journal: ResponseCache | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None, journal: ResponseCache | None = None,
+                 waves: Waves | None = None) -> None:
         super().__init__(cfg, transport)
+        # batch mode (llm.batch): chat requests wait in waves sent through the Batch API, not in `_send`
+        self.waves = waves if waves is not None else Waves(cfg) if cfg.batch.enabled else None
+        self._tasks = contextlib.AsyncExitStack()
         self.cache = cache
         # The run's journal of paid answers (owned by the run store): it keeps them where the cache does not
         # both keep and replay them, so a resumed run replays the finished steps of half-done items.
@@ -46,10 +52,16 @@ class ChatClient(Endpoint):
 
     async def __aenter__(self) -> "ChatClient":
         self.open()
+        if self.waves is not None:  # its tasks (cutting waves, looking at batches) live as long as the client
+            on_the_wire = self.concurrency.limiter
+            await self._tasks.enter_async_context(self.waves.running(lambda: on_the_wire.borrowed_tokens > 0))
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
-        await self.aclose()
+    async def __aexit__(self, *exc: Any) -> bool:
+        try:
+            return await self._tasks.__aexit__(*exc)
+        finally:
+            await self.aclose()
 
     async def aclose(self) -> None:
         await self.close_http()
@@ -86,6 +98,12 @@ class ChatClient(Endpoint):
             if stored and replayable(req, parsed):
                 await self._store([(key, written)], "chat")
 
+        if self.waves is not None:  # batch mode: answered from a batch, unless its wave sends it online
+            key = key or req.cache_key(self.url("chat/completions", req.model), content)
+            content = None  # not held while it waits (50,000 wait at once); sent online, it is encoded again
+            answered = await self.waves.chat(key, body, accounts, keep if stored else None, account)
+            if answered is not None:
+                return answered
         send = ("chat/completions", body, req.model, estimate, accounts, parse_chat_body,
                 keep if stored else None, content)
         if slot is None:

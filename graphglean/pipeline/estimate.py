@@ -20,7 +20,7 @@ from ..text.chunking import Chunk
 from ..text.inputs import Inputs, read_inputs
 from .context import PassFn
 from .plan import plan_passes
-from .report import price_of
+from .report import batch_price_of, price_of
 from .steps import documents_of_chunks, graph_llm_pass, graph_nlp_pass
 
 
@@ -66,18 +66,26 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             rows.append(_peers_estimate(cfg, chunks, _entities(chunks, fn is graph_nlp_pass, tokens_out)))
     print(f"dry run: {len(chunks)} chunks, {chunk_tokens} tokens of input; no LLM is called", file=out)
     for r in rows:
-        cost = "unknown price" if r["cost_usd_est"] is None else f"~${r['cost_usd_est']}"
+        cost = "unknown price" if r["cost_usd_est"] is None else (
+            f"~${r['cost_usd_est']} online, ~${r['cost_usd_est_batch']} in batch mode")
         print(f"  {r['pass']}: up to {r['calls_max']} calls, ~{r['tokens_in_est']} tokens in, "
               f"~{r['tokens_out_est']} out, {cost}", file=out)
+    if rows and all(r["cost_usd_est"] is not None for r in rows):
+        print(f"  total: ~${round(sum(r['cost_usd_est'] for r in rows), 4)} online, "
+              f"~${round(sum(r['cost_usd_est_batch'] for r in rows), 4)} in batch mode (llm.batch)", file=out)
     return {"dry_run": True, "passes": rows}
 
 
 def _estimate_row(cfg: Config, name: str, chunks: int, calls: int, tokens_in: int, tokens_out: int,
                   model: str | None = None) -> dict[str, Any]:
-    price = price_of(model or cfg.llm.model, cfg.prices)
-    est = None if price is None else round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 4)
+    def usd(price: tuple[float, float] | None) -> float | None:
+        return None if price is None else round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 4)
+
+    model = model or cfg.llm.model
     return {"pass": name, "chunks": chunks, "calls_max": calls, "tokens_in_est": tokens_in,
-            "tokens_out_est": tokens_out, "cost_usd_est": est}
+            "tokens_out_est": tokens_out, "cost_usd_est": usd(price_of(model, cfg.prices)),
+            # embeddings are sent online in batch mode too
+            "cost_usd_est_batch": usd((price_of if name.endswith(".embed") else batch_price_of)(model, cfg.prices))}
 
 
 # what one entity record and its share of relationships took in recorded real answers (gpt-4o-mini: 92

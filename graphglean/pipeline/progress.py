@@ -50,6 +50,18 @@ class ConsoleProgress:
             self._last = now
             print(self.lines[pass_name], file=self.stream, flush=True)
 
+    def note(self, key: str, line: str) -> None:
+        """A line of its own beside the passes' (a batch's status), shown when it changes; empty: gone."""
+        if line:
+            self.lines[key] = line
+        elif self.lines.pop(key, None) is not None and self.tty and self._drawn:
+            self.stream.write(f"\x1b[{self._drawn}F\x1b[J")  # drawn again one line shorter
+            self._drawn = 0
+        if self.tty:
+            self._redraw()
+        elif line:
+            print(line, file=self.stream, flush=True)
+
     def _redraw(self) -> None:
         up = f"\x1b[{self._drawn}F" if self._drawn else ""
         self.stream.write(up + "".join(f"\x1b[K{line}\n" for line in self.lines.values()))

@@ -27,11 +27,31 @@ def price_of(model: str, prices: dict[str, Any]) -> tuple[float, float] | None:
     return None
 
 
-def cost(account: CallAccount, model: str, prices: dict[str, Any]) -> float | None:
+def batch_price_of(model: str, prices: dict[str, Any]) -> tuple[float, float] | None:
+    """USD per 1M tokens sent in batches: ``prices``' batch_input/batch_output, else half the online price (what
+    OpenAI and Azure OpenAI charge)."""
     price = price_of(model, prices)
     if price is None:
         return None
-    return round((account.prompt_tokens * price[0] + account.completion_tokens * price[1]) / 1e6, 6)
+    own = prices.get(model)
+    half_in, half_out = price[0] / 2, price[1] / 2
+    if own is None:
+        return half_in, half_out
+    return (half_in if own.batch_input is None else own.batch_input,
+            half_out if own.batch_output is None else own.batch_output)
+
+
+def cost(account: CallAccount, model: str, prices: dict[str, Any], online: bool = False) -> float | None:
+    """What ``account``'s tokens cost: those of batches at the batch price (``online``: as if sent online)."""
+    price, batch = price_of(model, prices), batch_price_of(model, prices)
+    if price is None or batch is None:
+        return None
+    if online:
+        batch = price
+    batch_in, batch_out = account.batch_prompt_tokens, account.batch_completion_tokens
+    usd = ((account.prompt_tokens - batch_in) * price[0] + (account.completion_tokens - batch_out) * price[1]
+           + batch_in * batch[0] + batch_out * batch[1])
+    return round(usd / 1e6, 6)
 
 
 def pass_row(name: str, account: CallAccount, cost_usd: float | None, wall_s: float, errors: int,
@@ -46,6 +66,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     cols = [("pass", "pass"), ("calls", "calls"), ("cache_hits", "cached"), ("retries", "retries"),
             ("rate_limited", "429s"), ("prompt_tokens", "tokens in"), ("completion_tokens", "tokens out"),
             ("cost_usd", "cost $"), ("wall_s", "wall s"), ("errors", "errors")]
+    if any(r.get("batch_calls") for r in rows):  # batch mode: calls online and in batches, and the online price
+        rows = [dict(r, online_calls=r.get("calls", 0) - r.get("batch_calls", 0)) for r in rows]
+        cols[1:2] = [("online_calls", "online"), ("batch_calls", "batch")]
+        cols.insert(8, ("cost_online_usd", "online $"))
     cells = [[h for _, h in cols]] + [["-" if r.get(k) is None else str(r.get(k, "")) for k, _ in cols] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
@@ -59,14 +83,18 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> d
     rows = []
     accounts = ctx.scheduler.accounts if ctx.scheduler else {}
     for o in outcomes:
-        account, costs = CallAccount(), []
+        account, costs, online = CallAccount(), [], []
         for name, acc in accounts.items():
             if name == o.name or name.startswith(o.name + "."):
                 account.add(acc)
                 model = ctx.cfg.llm.embedding_model if name.endswith(".embed") else ctx.cfg.llm.model
                 costs.append(cost(acc, model, ctx.cfg.prices))
+                online.append(cost(acc, model, ctx.cfg.prices, online=True))
         total = None if None in costs else round(sum(costs), 6)  # type: ignore[arg-type]
-        rows.append(pass_row(o.name, account, total, o.wall_s, len(o.failed), o.extra))
+        row = pass_row(o.name, account, total, o.wall_s, len(o.failed), o.extra)
+        if account.batch_calls:  # what the same tokens would have cost online
+            row["cost_online_usd"] = None if None in online else round(sum(online), 6)  # type: ignore[arg-type]
+        rows.append(row)
     return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": len(ctx.chunks),
             "documents": len(ctx.inputs.documents), "lone_surrogates": ctx.inputs.repairs.lone_surrogates,
             "model": ctx.cfg.llm.model,

@@ -20,6 +20,7 @@ import trio
 
 from ..core.atomic import remove_database
 from ..core.sqlite_writes import Transactions
+from ..llm.batch.ledger import WaveLedger
 from ..llm.cache import ResponseCache
 
 FILENAME = "run.sqlite"
@@ -42,6 +43,7 @@ class RunStore:
         self._db.execute("CREATE TABLE IF NOT EXISTS passes (pass TEXT PRIMARY KEY, fingerprint TEXT)")
         self._writes = Transactions(self._db, trio.CapacityLimiter(1) if shared else None)
         self._journal: ResponseCache | None = None
+        self._ledger: WaveLedger | None = None
 
     def journal(self) -> ResponseCache:
         """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
@@ -52,6 +54,12 @@ class RunStore:
 
     def clear_journal(self) -> None:
         self.journal().clear()
+
+    def batch_ledger(self) -> WaveLedger:
+        """The run's batches in flight (batch mode), in tables of this file: a run started again finds them."""
+        if self._ledger is None:
+            self._ledger = WaveLedger(self.path)
+        return self._ledger
 
     def open_pass(self, name: str, fingerprint: str) -> bool:
         """Start (or continue) pass ``name``. Stored results made under another fingerprint (another model,
@@ -93,5 +101,7 @@ class RunStore:
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
+        if self._ledger is not None:
+            self._ledger.close()
         self._writes.close()
         self._db.close()

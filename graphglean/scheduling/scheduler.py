@@ -140,7 +140,11 @@ class Scheduler:
         self.work: dict[str, PassWork] = {}
         # one gate for every pass: their calls share the client's request slots, as many as the client sends
         # at once now (fewer for a while after a 429)
-        self.gate = PriorityGate(lambda: client.concurrency.current,
+        batch = getattr(client, "waves", None) is not None
+        if batch:  # batch mode: calls wait in waves, not on the wire: a batch's worth of items are under way,
+            # and all their ready calls join the wave
+            self.max_active_items = max_active_items or client.cfg.batch.max_requests
+        self.gate = PriorityGate(client.cfg.batch.max_requests if batch else lambda: client.concurrency.current,
                                  epoch=lambda: sum(w.version for w in self.work.values()))
 
     def account(self, pass_name: str) -> CallAccount:

@@ -27,6 +27,7 @@ import trio
 from ..llm.http.http1 import ProtocolError
 from ..llm.http.plain_socket import PlainSocket
 from ..llm.limits import TokenBucket
+from .batch_api import FakeBatchAPI
 from .exchange import RecordedRequest, Reply, Responder
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
@@ -133,7 +134,8 @@ class FakeLLMServer:
                  faults: FaultPlan | None = None,
                  hang_s: float = 3600.0, embedding_dim: int = 64, reject_logit_bias: bool = False,
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
-                 tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+                 tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0,
+                 batch_api: FakeBatchAPI | None = None) -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
@@ -146,6 +148,7 @@ class FakeLLMServer:
         self.tokenizer = tokenizer
         self.tokenize_path = tokenize_path
         self.tokenizer_api = tokenizer_api
+        self.batch_api = batch_api or FakeBatchAPI()  # the Files and Batches routes (batch mode)
         self.host, self.port = host, port
         self.rpm, self.tpm = rpm, tpm
         self._rpm: TokenBucket | None = None
@@ -224,6 +227,8 @@ class FakeLLMServer:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
+            if self.batch_api.handles(req.path):
+                return await self._batch_route(conn, req, raw, request.target)
             return await self._answer(conn, req)
         finally:
             self.in_flight -= 1
@@ -294,6 +299,28 @@ class FakeLLMServer:
             return True
         await self._send(conn, reply.status, json.dumps(payload).encode(), reply.headers)
         return True
+
+    async def _batch_route(self, conn: "_Exchange", req: RecordedRequest, raw: bytes, target: str) -> bool:
+        fault = self.faults.pick(req.number)
+        if fault is not None:
+            self.faults_injected[fault] = self.faults_injected.get(fault, 0) + 1
+            return await self._fault(conn, fault)
+        status, payload = await self.batch_api.answer(self, req, raw, target)
+        await self._send(conn, status, payload)
+        return True
+
+    async def reply_to(self, req: RecordedRequest) -> tuple[int, Any]:
+        """The status and JSON body (text, for an error page) the server answers chat request ``req`` with,
+        without a socket: what a batch's line gets."""
+        if self.reject_logit_bias and req.logit_bias:
+            return 400, {"error": {"message": "logit_bias is not supported", "param": "logit_bias"}}
+        reply = self.responder(req)
+        if not isinstance(reply, (str, Reply)) and inspect.isawaitable(reply):
+            reply = await reply
+        reply = Reply(reply) if isinstance(reply, str) else reply
+        if reply.body is None and reply.status >= 400:
+            return reply.status, reply.text
+        return reply.status, reply.body if reply.body is not None else self._completion(req, reply)
 
     async def _decode(self, req: RecordedRequest, reply: Reply) -> None:
         """Take ``token_latency`` per output token, as a model decoding the answer would."""

@@ -8,6 +8,7 @@ from typing import Any
 
 import trio
 
+from .batch_api import FakeBatchAPI
 from .exchange import Responder
 from .fake_llm import FAULT_KINDS, FakeLLMServer, FaultPlan
 from .refusals import REFUSAL_KINDS, refusal, refusing
@@ -50,6 +51,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--fault-kinds", default=",".join(FAULT_KINDS))
     p.add_argument("--hang-s", type=float, default=3600.0, help="how long a 'timeout' fault holds the request")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch-delay", type=float, default=0.0, metavar="S",
+                   help="the Batch API: seconds from a batch's creation to its answers")
+    p.add_argument("--batch-failed-lines", type=float, default=0.0, metavar="SHARE",
+                   help="the Batch API: share of requests whose first answer in a batch is a 500 (by --seed)")
     p.add_argument("--responder", default="graphglean.testing.responders:synthetic",
                    help="module:function taking a RecordedRequest")
     p.add_argument("--replay", help="a replay.jsonl of recorded responses (overrides --responder)")
@@ -68,7 +73,9 @@ def main(argv: list[str] | None = None) -> None:
     server = FakeLLMServer(responder, latency=args.latency, token_latency=args.token_latency, rpm=args.rpm,
                            tpm=args.tpm, hang_s=args.hang_s,
                            faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
-                                            seed=args.seed), port=args.port)
+                                            seed=args.seed), port=args.port,
+                           batch_api=FakeBatchAPI(args.batch_delay, failed_lines=args.batch_failed_lines,
+                                                  seed=args.seed))
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
