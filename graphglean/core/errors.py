@@ -21,6 +21,12 @@ class InputError(GraphgleanError):
     exit_code = 2
 
 
+class OutputFolderInUseError(GraphgleanError):
+    """Another process is writing the output folder (it holds the folder's lock); the message names it."""
+
+    exit_code = 2
+
+
 class LLMError(GraphgleanError):
     """An LLM endpoint failed for good (after retries, or at once for a refusal)."""
 

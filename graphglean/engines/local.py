@@ -14,6 +14,7 @@ from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
 from ..llm.client import ChatClient
 from ..pipeline.context import PassOutcome, RunContext
+from ..pipeline.folder_lock import output_folder_lock
 from ..pipeline.plan import plan_passes, run_passes, writable_dir
 from ..pipeline.report import run_report
 from ..pipeline.runstore import RunStore
@@ -24,13 +25,20 @@ from ..text.inputs import read_inputs
 
 async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, notice: Callable[[str], None],
                     stdin: Any = None) -> tuple[dict[str, Any], list[PassOutcome]]:
-    """Run ``cfg``'s passes here. Returns the report (also written to report.json) and one outcome per pass."""
+    """Run ``cfg``'s passes here, holding the output folder's lock. Returns the report (also written to
+    report.json) and one outcome per pass."""
+    out_dir = Path(cfg.output.dir)
+    writable_dir(out_dir, "output.dir")
+    with output_folder_lock(out_dir, "run"):
+        return await _run(cfg, out_dir, fresh=fresh, progress=progress, notice=notice, stdin=stdin)
+
+
+async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | None, notice: Callable[[str], None],
+               stdin: Any) -> tuple[dict[str, Any], list[PassOutcome]]:
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
-    out_dir = Path(cfg.output.dir)
-    writable_dir(out_dir, "output.dir")
     needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
     if cfg.llm.cache.mode != "off" and needs_llm:
         writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")

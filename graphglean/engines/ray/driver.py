@@ -24,6 +24,7 @@ from ...core.atomic import atomic_open
 from ...core.config import Config
 from ...core.errors import ConfigError, GraphgleanError
 from ...llm.accounting import CallAccount
+from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
@@ -169,16 +170,26 @@ def _result(ray: Any, ref: Any) -> Any:
 
 async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | None = None,
                      notice: Callable[[str], None] = print) -> tuple[dict[str, Any], list[PassOutcome]]:
-    """Run ``cfg`` on Ray. Returns the report (also written to report.json) and one outcome per pass."""
-    import ray
+    """Run ``cfg`` on Ray, holding the output folder's lock in the driver. Returns the report (also written to
+    report.json) and one outcome per pass."""
+    from ...pipeline.plan import writable_dir
 
-    from ...pipeline.plan import plan_passes, writable_dir
-
-    started, cpu = time.monotonic(), time.process_time()
+    started = time.monotonic()
     cfg = absolute_paths(cfg)
-    rt = cfg.runtime
     out = Path(cfg.output.dir)
     writable_dir(out, "output.dir")
+    with output_folder_lock(out, "run on Ray"):
+        return await _run(cfg, out, started, fresh=fresh, progress=progress, notice=notice)
+
+
+async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress: Progress | None,
+               notice: Callable[[str], None]) -> tuple[dict[str, Any], list[PassOutcome]]:
+    import ray
+
+    from ...pipeline.plan import plan_passes
+
+    cpu = time.process_time()
+    rt = cfg.runtime
     shards_root, merge_dir = out / "shards", out / "merge"
     if fresh:
         shutil.rmtree(shards_root, ignore_errors=True)
