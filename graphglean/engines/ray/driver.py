@@ -278,9 +278,13 @@ async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: C
     progress = progress or NoProgress()
     items = ItemProgress(progress)
     progress.start("shards", len(specs))
+    said: set[str] = set()
 
     def done(spec: ShardSpec, report: dict[str, Any], skipped: bool = False) -> None:
         totals.add(report, root / spec.name, skipped)
+        for line in {row.get("language_notice") for row in report["passes"]} - said - {None, ""}:
+            said.add(line)  # type: ignore[arg-type]
+            notice(f"shard {spec.name}: {line}")
         items.read(root / spec.name, finished=True)
         progress.advance("shards", account_of(totals.rows), bool(report["failed"]))
         notice(f"shard {spec.name} {'was finished before' if skipped else 'done'}: {report['chunks']} chunks; "

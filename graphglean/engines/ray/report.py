@@ -4,6 +4,7 @@ the tasks' CPU, and `report.json` made of them as a local run's is."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -64,9 +65,12 @@ class Totals:
 
 def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
     """Sum a pass row into another: counts add, latency percentiles and wall times take the largest, texts
-    (the offline backend) are kept once each."""
+    (the offline backend) are kept once each, counts by name (documents by language) add by name."""
     for k, v in row.items():
         if k == "pass" or isinstance(v, bool):
+            continue
+        if isinstance(v, dict) and v and all(isinstance(n, int) for n in v.values()):
+            into[k] = dict(sorted((Counter(into.get(k, {})) + Counter(v)).items()))
             continue
         if k.startswith("latency_") or k == "wall_s":
             into[k] = max(into.get(k, 0), v)

@@ -1,23 +1,27 @@
-"""The offline graph method (``graph.method: nlp``): spaCy named entities where spaCy and an English model
-are installed, else the rule-based fallback with a notice saying how to get the better method. Its records go
-through the same merge and grounding as the LLM method's."""
+"""The offline graph method (``graph.method: nlp``): spaCy named entities where spaCy and a pipeline are
+installed (the configured one, else one for the text's language, else English), else the rule-based fallback
+with a notice saying how to get the better method; a notice too for text in a language the pipeline does not
+read. Its records go through the same merge and grounding as the LLM method's."""
 
 from __future__ import annotations
 
 import functools
-from typing import Awaitable, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 import attrs
 import networkx as nx
 import trio
 
 from ...core.config import GraphConfig
+from ...core.errors import ConfigError
 from ...core.spacy_pipeline import INSTALL_HINT, load_pipeline, model_name
 from ...core.tokens import Tokenizer
 from ...text.chunking import Chunk
+from ...text.language import name_of
 from ..records import ParseResult
 from .nlp_heuristic import extract_chunk
 from .nlp_spacy import SpacyGraphExtractor
+from .pipeline_choice import Languages, choose, covers, coverage_notice, detect_languages, reader_of
 from .span_names import case_evidence
 
 FALLBACK_NOTICE = ("graph.method nlp: spaCy or its English model is not installed, so entities are capitalized "
@@ -35,6 +39,14 @@ class OfflineExtraction:
     results: list[ParseResult]  # one per chunk, in order
     backend: str  # "spacy <model> <version>" or "rules"
     resumed: int = 0  # chunks whose stored spaCy analysis was used
+    languages: dict[str, int] = attrs.field(factory=dict)  # documents per detected language
+    uncovered_documents: int = 0  # documents in a language the backend does not read
+    language_notice: str = ""  # the line that said so
+
+    def report_fields(self) -> dict[str, Any]:
+        """What the graph pass's row of report.json says of the languages."""
+        return {"languages": self.languages, "uncovered_documents": self.uncovered_documents,
+                "language_notice": self.language_notice}
 
 
 def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[list[ParseResult], dict[str, str]]:
@@ -47,8 +59,8 @@ async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callabl
     """Records of every chunk without an LLM; the parsing runs in worker threads, in batches of chunks.
     With ``resume``, spaCy's analysis of each chunk is stored as its batch finishes and read back instead of
     parsed again; ``advance`` is told how many chunks each batch finished."""
-    nlp = await trio.to_thread.run_sync(functools.partial(load_pipeline, cfg.nlp_model, "graph.nlp_model",
-                                                          sentences=True))
+    languages = await trio.to_thread.run_sync(detect_languages, chunks)
+    nlp = await trio.to_thread.run_sync(_load, cfg.nlp_model, languages, notice)
     stored: Mapping[str, str] = {}
     save: SaveAnalyses | None = None
     if nlp is None:
@@ -56,9 +68,15 @@ async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callabl
         extract, backend = _rules, "rules"
     else:
         evidence = await trio.to_thread.run_sync(case_evidence, chunks)
-        extract, backend = SpacyGraphExtractor(nlp, cfg, evidence).extract_stored, f"spacy {model_name(nlp)}"
+        extractor = await trio.to_thread.run_sync(SpacyGraphExtractor, nlp, cfg, evidence, languages.by_document)
+        extract, backend = extractor.extract_stored, f"spacy {model_name(nlp)}"
         if resume is not None:
             stored, save = resume(backend)
+    reads = "en" if nlp is None else nlp.lang
+    reader = "the rule-based fallback (English only)" if nlp is None else reader_of(model_name(nlp), nlp.lang)
+    said = coverage_notice(languages, reader, reads, configured=bool(cfg.nlp_model))
+    if said:
+        notice(said)
     results: list[ParseResult] = []
     resumed = 0
     for i in range(0, len(chunks), CHUNKS_PER_THREAD_CALL):
@@ -70,7 +88,24 @@ async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callabl
             await save(analyses)
         if advance is not None:
             advance(len(batch))
-    return OfflineExtraction(results, backend, resumed)
+    uncovered = sum(not covers(reads, code) for code in languages.by_document.values())
+    return OfflineExtraction(results, backend, resumed, languages.documents(), uncovered, said)
+
+
+def _load(configured: str, languages: Languages, notice: Callable[[str], None]) -> Any:
+    """The pipeline `pipeline_choice.choose` picks, loaded (blocking); the default one when the pipeline chosen
+    by language cannot be loaded."""
+    chosen = choose(configured, languages)
+    if chosen == configured:
+        return load_pipeline(configured, "graph.nlp_model", sentences=True)
+    try:
+        nlp = load_pipeline(chosen, "graph.nlp_model", sentences=True)
+    except ConfigError as e:
+        notice(f"{e}; reading {name_of(languages.main)} with the default English pipeline")
+        return load_pipeline("", "graph.nlp_model", sentences=True)
+    notice(f"graph.nlp_model: the text is {name_of(languages.main)}: reading it with the installed "
+           f"{model_name(nlp)} (set graph.nlp_model to choose another)")
+    return nlp
 
 
 def fit_quotes(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> None:
