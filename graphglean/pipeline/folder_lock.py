@@ -36,7 +36,8 @@ def output_folder_lock(out_dir: str | Path, task: str) -> Iterator[None]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
-        raise InputError(f"{path}: cannot open the output folder's lock file ({e.strerror or type(e).__name__})") from None
+        why = e.strerror or type(e).__name__
+        raise InputError(f"{path}: cannot open the output folder's lock file ({why})") from None
     try:
         if not _try_lock(fd):
             raise OutputFolderInUseError(f"output folder {out.resolve()} is in use by {_holder(fd)}; wait for it "
