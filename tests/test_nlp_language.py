@@ -118,6 +118,10 @@ def test_articles_of_the_texts_language_are_taken_off_names():
 
 @pytest.fixture
 def german_pipeline(tmp_path, monkeypatch):
+    return install_german(tmp_path, monkeypatch, "de_graphglean_test")
+
+
+def install_german(tmp_path, monkeypatch, name):
     """A spaCy pipeline package for German, installed (an entry point, as spaCy's own) on ``sys.path``: a
     sentencizer and an entity ruler that, like small models do, takes articles into names."""
     import spacy
@@ -128,8 +132,7 @@ def german_pipeline(tmp_path, monkeypatch):
         {"label": "ORG", "pattern": "Die Deutsche Bank"}, {"label": "ORG", "pattern": "die Commerzbank"},
         {"label": "PER", "pattern": "Angela Merkel"}, {"label": "LOC", "pattern": "Den Haag"},
         {"label": "LOC", "pattern": "Berlin"}])
-    name = "de_graphglean_test"
-    nlp.meta.update(name="graphglean_test", version="0.0.1")
+    nlp.meta.update(name=name.removeprefix("de_"), version="0.0.1")
     package = tmp_path / "site" / name
     package.mkdir(parents=True)
     nlp.to_disk(package / f"{name}-0.0.1")
@@ -157,6 +160,18 @@ async def test_an_installed_pipeline_for_the_language_is_chosen(german_pipeline,
     found = await extract_offline(chunks_of(GERMAN), cfg, said.append)
     assert found.backend.startswith("spacy en_core_web_sm") and found.uncovered_documents == 1
     assert len(said) == 1 and f"set graph.nlp_model to {german_pipeline}" in said[0]
+
+
+async def test_a_pipeline_for_the_language_that_cannot_be_loaded_leaves_the_default(tmp_path, monkeypatch,
+                                                                                   model_installed):
+    import shutil
+
+    name = install_german(tmp_path, monkeypatch, "de_graphglean_broken")
+    shutil.rmtree(tmp_path / "site" / name / f"{name}-0.0.1")  # its data is gone
+    said = []
+    found = await extract_offline(chunks_of(GERMAN), Config().graph, said.append)
+    assert found.backend.startswith("spacy en_core_web_sm") and found.uncovered_documents == 1
+    assert len(said) == 2 and f"{name}, installed for German (de), cannot be loaded" in said[0]
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +211,19 @@ def test_a_ray_run_sums_documents_by_language():
     for shard in ({"languages": {"en": 2, "de": 1}, "resolution": {}}, {"languages": {"en": 1, "zh": 1}}):
         add_row(row, {"pass": "graph", **shard})
     assert row == {"pass": "graph", "languages": {"de": 1, "en": 3, "zh": 1}}
+
+
+def test_a_minority_of_documents_in_another_language_is_counted_in_the_line():
+    from collections import Counter
+
+    from graphglean.graph.offline.pipeline_choice import Languages, coverage_notice, reader_of
+
+    languages = Languages({"a": "en", "b": "en", "c": "zh", "d": "ar", "e": ""},
+                          Counter({"en": 8000, "zh": 1500, "ar": 500, "": 40}))
+    said = coverage_notice(languages, reader_of("en_core_web_sm 3.8.0", "en"), "en")
+    assert said.startswith("graph.nlp_model: 2 of 5 documents (20% of the text) are in Chinese (zh) and Arabic (ar), "
+                           "which the English pipeline en_core_web_sm 3.8.0 does not read")
+    assert "zh_core_web_sm" in said and "\n" not in said
+    assert coverage_notice(languages, reader_of("xx_ent_wiki_sm 3.8.0", "xx"), "xx").startswith(
+        "graph.nlp_model: 1 of 5 documents (15% of the text) are in Chinese (zh)")  # spaces split no Chinese
+    assert languages.main == "en" and languages.documents() == {"ar": 1, "en": 2, "unknown": 1, "zh": 1}

@@ -72,11 +72,7 @@ async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callabl
         extract, backend = extractor.extract_stored, f"spacy {model_name(nlp)}"
         if resume is not None:
             stored, save = resume(backend)
-    reads = "en" if nlp is None else nlp.lang
-    reader = "the rule-based fallback (English only)" if nlp is None else reader_of(model_name(nlp), nlp.lang)
-    said = coverage_notice(languages, reader, reads, configured=bool(cfg.nlp_model))
-    if said:
-        notice(said)
+    reads, said = _coverage(nlp, languages, notice)
     results: list[ParseResult] = []
     resumed = 0
     for i in range(0, len(chunks), CHUNKS_PER_THREAD_CALL):
@@ -101,11 +97,23 @@ def _load(configured: str, languages: Languages, notice: Callable[[str], None]) 
     try:
         nlp = load_pipeline(chosen, "graph.nlp_model", sentences=True)
     except ConfigError as e:
-        notice(f"{e}; reading {name_of(languages.main)} with the default English pipeline")
+        notice(f"graph.nlp_model: {chosen}, installed for {name_of(languages.main)}, cannot be loaded "
+               f"({str(e).removeprefix('graph.nlp_model: ')}); reading with the default English pipeline")
         return load_pipeline("", "graph.nlp_model", sentences=True)
     notice(f"graph.nlp_model: the text is {name_of(languages.main)}: reading it with the installed "
            f"{model_name(nlp)} (set graph.nlp_model to choose another)")
     return nlp
+
+
+def _coverage(nlp: Any, languages: Languages, notice: Callable[[str], None]) -> tuple[str, str]:
+    """The language the backend reads ("en" for the rules), and the line that says what text it does not read
+    (told to ``notice``; "" when it reads all)."""
+    reads = "en" if nlp is None else nlp.lang
+    reader = "the rule-based fallback (English only)" if nlp is None else reader_of(model_name(nlp), nlp.lang)
+    said = coverage_notice(languages, reader, reads)
+    if said:
+        notice(said)
+    return reads, said
 
 
 def fit_quotes(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> None:

@@ -72,7 +72,7 @@ def choose(configured: str, languages: Languages) -> str:
     return ""
 
 
-def coverage_notice(languages: Languages, reader: str, backend_language: str, configured: bool) -> str:
+def coverage_notice(languages: Languages, reader: str, backend_language: str) -> str:
     """One line on the text that ``reader`` (a pipeline of ``backend_language``, or the rules: "en") does not
     cover, and how to read it; "" when it covers all of it."""
     missed = Counter({code: n for code, n in languages.chars.items() if not covers(backend_language, code)})
@@ -88,7 +88,7 @@ def coverage_notice(languages: Languages, reader: str, backend_language: str, co
         docs = sum(not covers(backend_language, c) for c in languages.by_document.values())
         what = f"{docs} of {len(languages.by_document)} documents ({share:.0%} of the text) are in {names}"
     return (f"graph.nlp_model: {what}, which {reader} does not read: it finds few or no entities there; "
-            f"{_remedy(code, configured)}")
+            f"{_remedy(code, whole=share > 0.5)}")
 
 
 def reader_of(model: str, language: str) -> str:
@@ -96,11 +96,11 @@ def reader_of(model: str, language: str) -> str:
     return f"the {NAMES.get(language, language)} pipeline {model}"
 
 
-def _remedy(code: str, configured: bool) -> str:
+def _remedy(code: str, whole: bool) -> str:
     installed = installed_pipelines().get(code)
     if installed:
-        return (f"set graph.nlp_model to {installed[0]} (installed)" if configured else
-                f"run those documents with graph.nlp_model: {installed[0]} (installed)")
+        return (f"set graph.nlp_model to {installed[0]} (installed)" if whole else
+                f"run those documents on their own with graph.nlp_model: {installed[0]} (installed)")
     if code in _OFFICIAL:
         package = f"{code}_core_{'web' if code in ('en', 'zh') else 'news'}_sm"
         how = f"install spaCy's {package} (python -m spacy download {package}, or its wheel)"
