@@ -57,24 +57,19 @@ def refused_at_once(result, elapsed, out, holder):
 async def test_a_second_run_fresh_or_view_is_refused_while_a_run_holds_the_folder(tmp_path):
     gate = Gate()
     async with FakeLLMServer(gate).running() as s:
-        (tmp_path / "ref").mkdir()
-        gate.opened.set()
-        assert (await cli("run", write_config(tmp_path / "ref", s.base_url))).returncode == 0
-        alone = len(s.chat_requests())
-        s.requests.clear()
-        gate.shut()
-        cfg = write_config(tmp_path, s.base_url)
+        cfg = write_config(tmp_path, s.base_url, llm={"timeout_s": 300})  # max_concurrency 4; no retry while held
         out = tmp_path / "out"
         first = await holding(cfg, out)
-        while not s.chat_requests():  # it has paid-for work in its store's journal by now
+        while s.in_flight < 4:  # every request slot of the run waits at the gate: it sends nothing more
             await trio.sleep(0.01)
+        asked = len(s.requests)
         for args in (("run", cfg), ("run", cfg, "--fresh"), ("view", out)):
             t0 = time.monotonic()
             refused_at_once(await cli(*args), time.monotonic() - t0, out, first)
+        assert len(s.requests) == asked  # the refused runs asked for nothing
         assert (out / "run.sqlite").exists() and first.poll() is None
         gate.opened.set()
         assert await first.wait() == 0
-    assert len(s.chat_requests()) == alone  # the refused runs asked for nothing
     assert (await cli("view", out)).returncode == 0  # released when the run ended
 
 
