@@ -159,7 +159,22 @@ async def test_an_installed_pipeline_for_the_language_is_chosen(german_pipeline,
     said.clear()
     found = await extract_offline(chunks_of(GERMAN), cfg, said.append)
     assert found.backend.startswith("spacy en_core_web_sm") and found.uncovered_documents == 1
-    assert len(said) == 1 and f"set graph.nlp_model to {german_pipeline}" in said[0]
+    assert len(said) == 1 and f"leave graph.nlp_model empty to read each language with its installed pipeline " \
+        f"({german_pipeline} for German (de))" in said[0]
+
+
+async def test_each_document_is_read_by_the_pipeline_for_its_language(german_pipeline, model_installed):
+    english = "Barack Obama met Angela Merkel in Washington on Monday, and they spoke about the plan for Europe."
+    found = await extract_offline(chunks_of([english, GERMAN]), Config().graph, [].append)
+    assert found.backend.startswith(f"spacy {german_pipeline}") and "; spacy en_core_web_sm" in found.backend
+    assert found.languages == {"de": 1, "en": 1} and found.uncovered_documents == 0
+    by_doc = {}
+    for r in found.results:
+        for e in r.entities:
+            by_doc.setdefault(e.source.doc_id, set()).add(e.name)
+    english_names, german_names = by_doc.values()
+    assert {"Barack Obama", "Washington"} <= english_names  # the English model's
+    assert german_names == {"Deutsche Bank", "Commerzbank", "Angela Merkel", "Den Haag", "Berlin"}  # the ruler's
 
 
 async def test_a_pipeline_for_the_language_that_cannot_be_loaded_leaves_the_default(tmp_path, monkeypatch,
@@ -208,9 +223,10 @@ def test_a_ray_run_sums_documents_by_language():
     from graphglean.engines.ray.report import add_row
 
     row = {"pass": "graph"}
-    for shard in ({"languages": {"en": 2, "de": 1}, "resolution": {}}, {"languages": {"en": 1, "zh": 1}}):
+    for shard in ({"languages": {"en": 2, "de": 1}, "resolution": {}, "offline_backend": "spacy de; spacy en"},
+                  {"languages": {"en": 1, "zh": 1}, "offline_backend": "spacy en"}):
         add_row(row, {"pass": "graph", **shard})
-    assert row == {"pass": "graph", "languages": {"de": 1, "en": 3, "zh": 1}}
+    assert row == {"pass": "graph", "languages": {"de": 1, "en": 3, "zh": 1}, "offline_backend": "spacy de; spacy en"}
 
 
 def test_a_minority_of_documents_in_another_language_is_counted_in_the_line():
@@ -220,10 +236,12 @@ def test_a_minority_of_documents_in_another_language_is_counted_in_the_line():
 
     languages = Languages({"a": "en", "b": "en", "c": "zh", "d": "ar", "e": ""},
                           Counter({"en": 8000, "zh": 1500, "ar": 500, "": 40}))
-    said = coverage_notice(languages, reader_of("en_core_web_sm 3.8.0", "en"), "en")
+    english = (reader_of("en_core_web_sm 3.8.0", "en"), "en")
+    said = coverage_notice(languages, dict.fromkeys(languages.chars, english), configured=False)
     assert said.startswith("graph.nlp_model: 2 of 5 documents (20% of the text) are in Chinese (zh) and Arabic (ar), "
                            "which the English pipeline en_core_web_sm 3.8.0 does not read")
     assert "zh_core_web_sm" in said and "\n" not in said
-    assert coverage_notice(languages, reader_of("xx_ent_wiki_sm 3.8.0", "xx"), "xx").startswith(
+    many = dict.fromkeys(languages.chars, (reader_of("xx_ent_wiki_sm 3.8.0", "xx"), "xx"))
+    assert coverage_notice(languages, many, configured=False).startswith(
         "graph.nlp_model: 1 of 5 documents (15% of the text) are in Chinese (zh)")  # spaces split no Chinese
-    assert languages.main == "en" and languages.documents() == {"ar": 1, "en": 2, "unknown": 1, "zh": 1}
+    assert languages.documents() == {"ar": 1, "en": 2, "unknown": 1, "zh": 1}

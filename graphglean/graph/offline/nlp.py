@@ -5,7 +5,6 @@ read. Its records go through the same merge and grounding as the LLM method's.""
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Awaitable, Callable, Mapping
 
 import attrs
@@ -21,7 +20,7 @@ from ...text.language import name_of
 from ..records import ParseResult
 from .nlp_heuristic import extract_chunk
 from .nlp_spacy import SpacyGraphExtractor
-from .pipeline_choice import Languages, choose, covers, coverage_notice, detect_languages, reader_of
+from .pipeline_choice import Languages, assign, coverage_notice, covers, detect_languages, reader_of
 from .span_names import case_evidence
 
 FALLBACK_NOTICE = ("graph.method nlp: spaCy or its English model is not installed, so entities are capitalized "
@@ -37,7 +36,7 @@ OfflineResume = Callable[[str], tuple[Mapping[str, str], SaveAnalyses]]
 @attrs.frozen
 class OfflineExtraction:
     results: list[ParseResult]  # one per chunk, in order
-    backend: str  # "spacy <model> <version>" or "rules"
+    backend: str  # "spacy <model> <version>" or "rules"; several joined by "; " (documents in several languages)
     resumed: int = 0  # chunks whose stored spaCy analysis was used
     languages: dict[str, int] = attrs.field(factory=dict)  # documents per detected language
     uncovered_documents: int = 0  # documents in a language the backend does not read
@@ -49,6 +48,9 @@ class OfflineExtraction:
                 "language_notice": self.language_notice}
 
 
+Extract = Callable[[list[Chunk], Mapping[str, str], bool], tuple[list[ParseResult], dict[str, str]]]
+
+
 def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[list[ParseResult], dict[str, str]]:
     return [extract_chunk(c) for c in chunks], {}
 
@@ -56,64 +58,87 @@ def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[
 async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callable[[str], None], *,
                           resume: OfflineResume | None = None,
                           advance: Callable[[int], None] | None = None) -> OfflineExtraction:
-    """Records of every chunk without an LLM; the parsing runs in worker threads, in batches of chunks.
-    With ``resume``, spaCy's analysis of each chunk is stored as its batch finishes and read back instead of
-    parsed again; ``advance`` is told how many chunks each batch finished."""
+    """Records of every chunk without an LLM, each document read by the pipeline for its language; the parsing
+    runs in worker threads, in batches of chunks. With ``resume``, spaCy's analysis of each chunk is stored as
+    its batch finishes and read back instead of parsed again; ``advance`` is told how many chunks each batch
+    finished."""
     languages = await trio.to_thread.run_sync(detect_languages, chunks)
-    nlp = await trio.to_thread.run_sync(_load, cfg.nlp_model, languages, notice)
+    readers = await trio.to_thread.run_sync(_load_readers, cfg.nlp_model, languages, notice)
+    groups: dict[int, list[int]] = {}  # id of a language's pipeline (or of None: the rules) -> its chunks
+    for i, c in enumerate(chunks):
+        groups.setdefault(id(readers[languages.by_document[c.doc_id]]), []).append(i)
+    pipelines = {id(nlp): nlp for nlp in readers.values() if id(nlp) in groups}
+    if None in pipelines.values():
+        notice(FALLBACK_NOTICE)
+    evidence = await trio.to_thread.run_sync(case_evidence, chunks) if any(pipelines.values()) else None
+    extract: dict[int, Extract] = {}
+    for key, nlp in pipelines.items():
+        if nlp is None:
+            extract[key] = _rules
+        else:
+            extractor = await trio.to_thread.run_sync(SpacyGraphExtractor, nlp, cfg, evidence, languages.by_document)
+            extract[key] = extractor.extract_stored
+    backend = "; ".join(sorted({"rules" if nlp is None else f"spacy {model_name(nlp)}" for nlp in pipelines.values()}))
     stored: Mapping[str, str] = {}
     save: SaveAnalyses | None = None
-    if nlp is None:
-        notice(FALLBACK_NOTICE)
-        extract, backend = _rules, "rules"
-    else:
-        evidence = await trio.to_thread.run_sync(case_evidence, chunks)
-        extractor = await trio.to_thread.run_sync(SpacyGraphExtractor, nlp, cfg, evidence, languages.by_document)
-        extract, backend = extractor.extract_stored, f"spacy {model_name(nlp)}"
-        if resume is not None:
-            stored, save = resume(backend)
-    reads, said = _coverage(nlp, languages, notice)
-    results: list[ParseResult] = []
+    if resume is not None and any(pipelines.values()):
+        stored, save = resume(backend)
+    said = _coverage(readers, languages, bool(cfg.nlp_model), notice)
+    results: list[ParseResult | None] = [None] * len(chunks)
     resumed = 0
-    for i in range(0, len(chunks), CHUNKS_PER_THREAD_CALL):
-        batch = chunks[i:i + CHUNKS_PER_THREAD_CALL]
-        found, analyses = await trio.to_thread.run_sync(extract, batch, stored, save is not None)
-        results += found
-        resumed += sum(c.id in stored and c.id not in analyses for c in batch)  # a damaged one was parsed
-        if save is not None and analyses:
-            await save(analyses)
-        if advance is not None:
-            advance(len(batch))
-    uncovered = sum(not covers(reads, code) for code in languages.by_document.values())
-    return OfflineExtraction(results, backend, resumed, languages.documents(), uncovered, said)
+    for key, indexes in groups.items():
+        for i in range(0, len(indexes), CHUNKS_PER_THREAD_CALL):
+            batch = [chunks[j] for j in indexes[i:i + CHUNKS_PER_THREAD_CALL]]
+            found, analyses = await trio.to_thread.run_sync(extract[key], batch, stored, save is not None)
+            for j, result in zip(indexes[i:i + CHUNKS_PER_THREAD_CALL], found):
+                results[j] = result
+            resumed += sum(c.id in stored and c.id not in analyses for c in batch)  # a damaged one was parsed
+            if save is not None and analyses:
+                await save(analyses)
+            if advance is not None:
+                advance(len(batch))
+    uncovered = sum(not covers(_language_of(readers[code]), code) for code in languages.by_document.values())
+    return OfflineExtraction(results, backend, resumed, languages.documents(), uncovered, said)  # type: ignore[arg-type]
 
 
-def _load(configured: str, languages: Languages, notice: Callable[[str], None]) -> Any:
-    """The pipeline `pipeline_choice.choose` picks, loaded (blocking); the default one when the pipeline chosen
-    by language cannot be loaded."""
-    chosen = choose(configured, languages)
-    if chosen == configured:
-        return load_pipeline(configured, "graph.nlp_model", sentences=True)
+def _load_readers(configured: str, languages: Languages, notice: Callable[[str], None]) -> dict[str, Any]:
+    """The pipeline (None: the rules) that reads each language of the text, as `pipeline_choice.assign` plans
+    them, loaded once each (blocking); the default one for a language whose pipeline cannot be loaded."""
+    loaded: dict[str, Any] = {}
+    readers = {}
+    for code, name in sorted(assign(configured, languages).items()):
+        if name not in loaded:
+            loaded[name] = _load(name, name == configured, code, notice)
+        readers[code] = loaded[name]
+    return readers
+
+
+def _load(name: str, configured: bool, code: str, notice: Callable[[str], None]) -> Any:
+    if configured:
+        return load_pipeline(name, "graph.nlp_model", sentences=True)
     try:
-        nlp = load_pipeline(chosen, "graph.nlp_model", sentences=True)
+        nlp = load_pipeline(name, "graph.nlp_model", sentences=True)
     except ConfigError as e:
-        notice(f"graph.nlp_model: {chosen}, installed for {name_of(languages.main)}, cannot be loaded "
-               f"({str(e).removeprefix('graph.nlp_model: ')}); reading with the default English pipeline")
+        notice(f"graph.nlp_model: {name}, installed for {name_of(code)}, cannot be loaded "
+               f"({str(e).removeprefix('graph.nlp_model: ')}); reading it with the default English pipeline")
         return load_pipeline("", "graph.nlp_model", sentences=True)
-    notice(f"graph.nlp_model: the text is {name_of(languages.main)}: reading it with the installed "
-           f"{model_name(nlp)} (set graph.nlp_model to choose another)")
+    notice(f"graph.nlp_model: reading {name_of(code)} with the installed {model_name(nlp)} (set graph.nlp_model "
+           "to choose one for all)")
     return nlp
 
 
-def _coverage(nlp: Any, languages: Languages, notice: Callable[[str], None]) -> tuple[str, str]:
-    """The language the backend reads ("en" for the rules), and the line that says what text it does not read
-    (told to ``notice``; "" when it reads all)."""
-    reads = "en" if nlp is None else nlp.lang
-    reader = "the rule-based fallback (English only)" if nlp is None else reader_of(model_name(nlp), nlp.lang)
-    said = coverage_notice(languages, reader, reads)
+def _language_of(nlp: Any) -> str:
+    return "en" if nlp is None else nlp.lang  # the rules read English
+
+
+def _coverage(readers: dict[str, Any], languages: Languages, configured: bool, notice: Callable[[str], None]) -> str:
+    """The line that says what text its pipeline does not read (told to ``notice``; "" when it reads all)."""
+    reads = {code: ("the rule-based fallback (English only)" if nlp is None else
+                    reader_of(model_name(nlp), nlp.lang), _language_of(nlp)) for code, nlp in readers.items()}
+    said = coverage_notice(languages, reads, configured)
     if said:
         notice(said)
-    return reads, said
+    return said
 
 
 def fit_quotes(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> None:

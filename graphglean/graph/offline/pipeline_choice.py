@@ -1,6 +1,6 @@
-"""Which spaCy pipeline reads a run's text: the configured one (``graph.nlp_model``), else one installed for the
-language most of the text is in, else the default English one; and the one line that says so when the pipeline
-does not cover the language of some of the text (a Chinese text read by the English model finds nothing)."""
+"""Which spaCy pipeline reads each document of a run: the configured one (``graph.nlp_model``), else one installed
+for the document's language, else the default English one; and the one line that says so when a document's
+pipeline does not cover its language (a Chinese text read by the English model finds nothing)."""
 
 from __future__ import annotations
 
@@ -25,12 +25,6 @@ class Languages:
 
     by_document: dict[str, str]  # document id -> language code ("" = too little text to tell)
     chars: Counter[str]  # language code -> characters of text
-
-    @property
-    def main(self) -> str:
-        """The language most of the text is in ("" when none could be told)."""
-        known = [(n, code) for code, n in self.chars.items() if code]
-        return max(known)[1] if known else ""
 
     def documents(self) -> dict[str, int]:
         """Documents per language, for the report ("" is ``unknown``)."""
@@ -59,36 +53,36 @@ def covers(model_language: str, language: str) -> bool:
     return not language or language == model_language or (model_language == "xx" and language not in _UNSPACED)
 
 
-def choose(configured: str, languages: Languages) -> str:
-    """The pipeline to load: the configured one, else the cheapest one installed for the main language (or
-    the multi-language one), else "" (the default English models)."""
-    main = languages.main
-    if configured or main in ("", "en"):
-        return configured
+def assign(configured: str, languages: Languages) -> dict[str, str]:
+    """The pipeline that reads each language of the text: the configured one for all; else the cheapest one
+    installed for the language (or the multi-language one), else "" (the default English models)."""
+    if configured:
+        return {code: configured for code in languages.chars}
     installed = installed_pipelines()
-    for lang in (main, "xx"):
-        if lang in installed and covers(lang, main):
-            return installed[lang][0]
-    return ""
+    plan = {}
+    for code in languages.chars:
+        found = [installed[lang][0] for lang in (code, "xx") if code not in ("", "en") and lang in installed
+                 and covers(lang, code)]
+        plan[code] = found[0] if found else ""
+    return plan
 
 
-def coverage_notice(languages: Languages, reader: str, backend_language: str) -> str:
-    """One line on the text that ``reader`` (a pipeline of ``backend_language``, or the rules: "en") does not
-    cover, and how to read it; "" when it covers all of it."""
-    missed = Counter({code: n for code, n in languages.chars.items() if not covers(backend_language, code)})
+def coverage_notice(languages: Languages, reads: dict[str, tuple[str, str]], configured: bool) -> str:
+    """One line on the text whose reader (``reads``: language -> (how it is named, its language; "en" for the
+    rules)) does not cover its language, and how to read it; "" when every language is read."""
+    missed = Counter({code: n for code, n in languages.chars.items() if not covers(reads[code][1], code)})
     if not missed:
         return ""
     code = missed.most_common(1)[0][0]
     names = " and ".join(name_of(c) for c, _ in missed.most_common(2))
-    whole = sum(n for c, n in languages.chars.items() if c)
-    share = sum(missed.values()) / max(whole, 1)
+    share = sum(missed.values()) / max(sum(n for c, n in languages.chars.items() if c), 1)
     if share > 0.5:
         what = f"the text is {names}"
     else:
-        docs = sum(not covers(backend_language, c) for c in languages.by_document.values())
+        docs = sum(not covers(reads[c][1], c) for c in languages.by_document.values())
         what = f"{docs} of {len(languages.by_document)} documents ({share:.0%} of the text) are in {names}"
-    return (f"graph.nlp_model: {what}, which {reader} does not read: it finds few or no entities there; "
-            f"{_remedy(code, whole=share > 0.5)}")
+    return (f"graph.nlp_model: {what}, which {reads[code][0]} does not read: it finds few or no entities there; "
+            f"{_remedy(code, configured)}")
 
 
 def reader_of(model: str, language: str) -> str:
@@ -96,11 +90,11 @@ def reader_of(model: str, language: str) -> str:
     return f"the {NAMES.get(language, language)} pipeline {model}"
 
 
-def _remedy(code: str, whole: bool) -> str:
+def _remedy(code: str, configured: bool) -> str:
     installed = installed_pipelines().get(code)
-    if installed:
-        return (f"set graph.nlp_model to {installed[0]} (installed)" if whole else
-                f"run those documents on their own with graph.nlp_model: {installed[0]} (installed)")
+    if installed and configured:
+        return (f"leave graph.nlp_model empty to read each language with its installed pipeline ({installed[0]} "
+                f"for {name_of(code)}), or set it to {installed[0]}")
     if code in _OFFICIAL:
         package = f"{code}_core_{'web' if code in ('en', 'zh') else 'news'}_sm"
         how = f"install spaCy's {package} (python -m spacy download {package}, or its wheel)"
@@ -108,5 +102,4 @@ def _remedy(code: str, whole: bool) -> str:
         return f"spaCy has no pipeline for {name_of(code)}: set graph.method: llm (with an endpoint) to read it"
     else:
         how = f"spaCy has no pipeline of its own for {name_of(code)}: install xx_ent_wiki_sm (many languages)"
-    return (f"{how}, then leave graph.nlp_model empty to have it chosen by language, or set it to the "
-            "pipeline's name or folder")
+    return f"{how}, then leave graph.nlp_model empty to read each language with its own pipeline"
