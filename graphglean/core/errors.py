@@ -26,6 +26,12 @@ class OutputError(GraphgleanError):
     the same command writes it again without asking the LLM."""
 
 
+class OutputFolderInUseError(GraphgleanError):
+    """Another process is writing the output folder (it holds the folder's lock); the message names it."""
+
+    exit_code = 2
+
+
 class LLMError(GraphgleanError):
     """An LLM endpoint failed for good (after retries, or at once for a refusal)."""
 

@@ -4,6 +4,7 @@ loaded once per process (about 0.5 s and 50 MB each) and shared; `exclusive` ser
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ MAX_PIECE_CHARS = 100_000
 
 _loaded: dict[tuple[str, bool], Any] = {}  # (model, sentences) -> Language, for the life of the process
 _users: dict[int, threading.Lock] = {}  # id of a loaded Language -> the lock its users hold
+_shipped: dict[int, frozenset[str]] = {}  # id of a loaded Language -> its vocabulary's strings as loaded
 _loading = threading.Lock()
 
 
@@ -37,7 +39,37 @@ def load_pipeline(model: str, key: str, *, sentences: bool) -> Any | None:
             if nlp is not None:
                 _loaded[(model, sentences)] = nlp
                 _users[id(nlp)] = threading.Lock()
+                _shipped[id(nlp)] = frozenset(nlp.vocab.strings)
         return nlp
+
+
+def shipped_strings(nlp: Any) -> frozenset[str]:
+    """The strings of ``nlp``'s vocabulary as the pipeline shipped them (the words of its training text, in the
+    cases they were written), without those that the texts it has parsed since then added."""
+    return _shipped[id(nlp)]
+
+
+def installed_pipelines() -> dict[str, list[str]]:
+    """The spaCy pipeline packages installed, by language code ("en": ["en_core_web_sm"]): read from their
+    package data, none imported or loaded."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    found: dict[str, list[str]] = {}
+    for point in entry_points(group="spacy_models"):
+        try:
+            spec = find_spec(point.name)
+            folder = Path(next(iter(spec.submodule_search_locations or ())))  # type: ignore[union-attr]
+            lang = json.loads((folder / "meta.json").read_text(encoding="utf-8"))["lang"]
+        except (ImportError, ValueError, AttributeError, StopIteration, OSError, KeyError, TypeError):
+            continue  # a broken install: not offered
+        found.setdefault(str(lang), []).append(point.name)
+    return {lang: sorted(set(names), key=_cheapest_first) for lang, names in found.items()}
+
+
+def _cheapest_first(name: str) -> tuple[int, str]:
+    sizes = ("_sm", "_md", "_lg", "_trf")
+    return next((i for i, size in enumerate(sizes) if size in name), len(sizes)), name
 
 
 def exclusive(nlp: Any) -> threading.Lock:

@@ -16,6 +16,7 @@ from ..graph.resolution.resolve import asks_llm
 from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
 from ..pipeline.context import PassOutcome, RunContext
+from ..pipeline.folder_lock import output_folder_lock
 from ..pipeline.plan import plan_passes, run_passes, writable_dir
 from ..pipeline.report import run_report
 from ..pipeline.runstore import RunStore
@@ -26,14 +27,21 @@ from ..text.inputs import read_inputs
 
 async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, notice: Callable[[str], None],
                     stdin: Any = None, detach: bool = False) -> tuple[dict[str, Any], list[PassOutcome]]:
-    """Run ``cfg``'s passes here. Returns the report (also written to report.json) and one outcome per pass;
-    ``detach`` (batch mode): stop where the run would only wait for batches, the report saying so."""
+    """Run ``cfg``'s passes here, holding the output folder's lock. Returns the report (also written to
+    report.json) and one outcome per pass; ``detach`` (batch mode): stop where the run would only wait for
+    batches, the report saying so."""
+    out_dir = Path(cfg.output.dir)
+    writable_dir(out_dir, "output.dir")
+    with output_folder_lock(out_dir, "run"):
+        return await _run(cfg, out_dir, fresh=fresh, progress=progress, notice=notice, stdin=stdin, detach=detach)
+
+
+async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | None, notice: Callable[[str], None],
+               stdin: Any, detach: bool) -> tuple[dict[str, Any], list[PassOutcome]]:
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
-    out_dir = Path(cfg.output.dir)
-    writable_dir(out_dir, "output.dir")
     peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)  # they embed texts
     needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
     if cfg.llm.cache.mode != "off" and needs_llm:

@@ -6,6 +6,7 @@ spans of the other files point into it, and the view reads its source sentences 
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -19,6 +20,7 @@ from ..text.chunking import Chunk
 from ..view import FILENAME as VIEW_FILENAME
 from ..view import ChunkText, write_view
 from .context import failure_row
+from .folder_lock import output_folder_lock
 
 CHUNKS = "chunks.jsonl"
 
@@ -90,11 +92,13 @@ def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
 
 
 def rebuild_view(out_dir: str | Path, max_nodes: int) -> Path:
-    """``graph.html`` written again from the graph and chunks in ``out_dir``; no LLM call."""
+    """``graph.html`` written again from the graph and chunks in ``out_dir``, holding the folder's lock (not while
+    a run writes there); no LLM call."""
     out = Path(out_dir)
-    graph = read_graph(out)
-    try:
-        return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
-                          title=out.resolve().name)
-    except OSError as e:
-        raise InputError(f"{out / VIEW_FILENAME}: cannot write ({e.strerror or type(e).__name__})") from None
+    with output_folder_lock(out, "view") if out.is_dir() else contextlib.nullcontext():  # else: read_graph says
+        graph = read_graph(out)
+        try:
+            return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
+                              title=out.resolve().name)
+        except OSError as e:
+            raise InputError(f"{out / VIEW_FILENAME}: cannot write ({e.strerror or type(e).__name__})") from None

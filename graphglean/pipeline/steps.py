@@ -64,7 +64,7 @@ async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:
     graph = await build_graph(ctx.chunks, None, ctx.cfg, scheduler, ctx.tokenizer, stats, notice=ctx.notice,
                               offline_done=extraction, memo=resolution_memo(ctx) if scheduler else None)
     outcome = await _graph_outcome(ctx, stats, graph, [])
-    outcome.extra["resumed_chunks"] = extraction.resumed
+    outcome.extra.update(resumed_chunks=extraction.resumed, **extraction.report_fields())
     return outcome
 
 

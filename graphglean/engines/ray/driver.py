@@ -25,6 +25,7 @@ from ...core.config import Config
 from ...core.errors import ConfigError, GraphgleanError
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
+from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
@@ -170,16 +171,26 @@ def _result(ray: Any, ref: Any) -> Any:
 
 async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | None = None,
                      notice: Callable[[str], None] = print) -> tuple[dict[str, Any], list[PassOutcome]]:
-    """Run ``cfg`` on Ray. Returns the report (also written to report.json) and one outcome per pass."""
-    import ray
+    """Run ``cfg`` on Ray, holding the output folder's lock in the driver. Returns the report (also written to
+    report.json) and one outcome per pass."""
+    from ...pipeline.plan import writable_dir
 
-    from ...pipeline.plan import plan_passes, writable_dir
-
-    started, cpu = time.monotonic(), time.process_time()
+    started = time.monotonic()
     cfg = absolute_paths(cfg)
-    rt = cfg.runtime
     out = Path(cfg.output.dir)
     writable_dir(out, "output.dir")
+    with output_folder_lock(out, "run on Ray"):
+        return await _run(cfg, out, started, fresh=fresh, progress=progress, notice=notice)
+
+
+async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress: Progress | None,
+               notice: Callable[[str], None]) -> tuple[dict[str, Any], list[PassOutcome]]:
+    import ray
+
+    from ...pipeline.plan import plan_passes
+
+    cpu = time.process_time()
+    rt = cfg.runtime
     shards_root, merge_dir = out / "shards", out / "merge"
     if fresh:
         shutil.rmtree(shards_root, ignore_errors=True)
@@ -271,9 +282,13 @@ async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: C
     progress = progress or NoProgress()
     items = ItemProgress(progress)
     progress.start("shards", len(specs))
+    said: set[str] = set()
 
     def done(spec: ShardSpec, report: dict[str, Any], skipped: bool = False) -> None:
         totals.add(report, root / spec.name, skipped)
+        for line in {row.get("language_notice") for row in report["passes"]} - said - {None, ""}:
+            said.add(line)  # type: ignore[arg-type]
+            notice(f"shard {spec.name}: {line}")
         items.read(root / spec.name, finished=True)
         progress.advance("shards", account_of(totals.rows), bool(report["failed"]))
         notice(f"shard {spec.name} {'was finished before' if skipped else 'done'}: {report['chunks']} chunks; "

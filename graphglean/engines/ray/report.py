@@ -4,6 +4,7 @@ the tasks' CPU, and `report.json` made of them as a local run's is."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -66,9 +67,12 @@ class Totals:
 
 def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
     """Sum a pass row into another: counts add, latency percentiles and wall times take the largest, texts
-    (the offline backend) are kept once each."""
+    (the offline backend) are kept once each, counts by name (documents by language) add by name."""
     for k, v in row.items():
         if k == "pass" or isinstance(v, bool):
+            continue
+        if isinstance(v, dict) and v and all(isinstance(n, int) for n in v.values()):
+            into[k] = dict(sorted((Counter(into.get(k, {})) + Counter(v)).items()))
             continue
         if k.startswith("latency_") or k == "wall_s":
             into[k] = max(into.get(k, 0), v)
@@ -76,9 +80,9 @@ def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
             into[k] = None
         elif isinstance(v, (int, float)):
             into[k] = round(into.get(k, 0) + v, 6) if isinstance(v, float) else into.get(k, 0) + v
-        elif isinstance(v, str) and v:  # e.g. the offline backend: each distinct value once
+        elif isinstance(v, str) and v:  # e.g. the offline backends ("a; b"): each distinct value once
             seen = [x for x in into.get(k, "").split("; ") if x]
-            into[k] = "; ".join(seen if v in seen else [*seen, v])
+            into[k] = "; ".join([*seen, *(x for x in dict.fromkeys(v.split("; ")) if x not in seen)])
 
 
 def account_of(rows: dict[str, dict[str, Any]]) -> CallAccount:

@@ -152,7 +152,7 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
     if not llm:
         extraction = await offline_extraction(ctx)  # resumed from the shard's store, as a local run
         offline, stats.offline_backend = extraction.results, extraction.backend
-        extra["resumed_chunks"] = extraction.resumed
+        extra.update(resumed_chunks=extraction.resumed, **extraction.report_fields())
     acc = await trio.to_thread.run_sync(accumulate, ctx.chunks, extractions, ctx.cfg, stats, offline,
                                         abandon_on_cancel=True)
     partitions.write_parts(acc, ctx.cfg.runtime.graph_partitions, ctx.out_dir)

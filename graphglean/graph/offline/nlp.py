@@ -1,23 +1,26 @@
-"""The offline graph method (``graph.method: nlp``): spaCy named entities where spaCy and an English model
-are installed, else the rule-based fallback with a notice saying how to get the better method. Its records go
-through the same merge and grounding as the LLM method's."""
+"""The offline graph method (``graph.method: nlp``): spaCy named entities where spaCy and a pipeline are
+installed (the configured one, else one for the text's language, else English), else the rule-based fallback
+with a notice saying how to get the better method; a notice too for text in a language the pipeline does not
+read. Its records go through the same merge and grounding as the LLM method's."""
 
 from __future__ import annotations
 
-import functools
-from typing import Awaitable, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 import attrs
 import networkx as nx
 import trio
 
 from ...core.config import GraphConfig
+from ...core.errors import ConfigError
 from ...core.spacy_pipeline import INSTALL_HINT, load_pipeline, model_name
 from ...core.tokens import Tokenizer
 from ...text.chunking import Chunk
+from ...text.language import name_of
 from ..records import ParseResult
 from .nlp_heuristic import extract_chunk
 from .nlp_spacy import SpacyGraphExtractor
+from .pipeline_choice import Languages, assign, coverage_notice, covers, detect_languages, reader_of
 from .span_names import case_evidence
 
 FALLBACK_NOTICE = ("graph.method nlp: spaCy or its English model is not installed, so entities are capitalized "
@@ -33,8 +36,19 @@ OfflineResume = Callable[[str], tuple[Mapping[str, str], SaveAnalyses]]
 @attrs.frozen
 class OfflineExtraction:
     results: list[ParseResult]  # one per chunk, in order
-    backend: str  # "spacy <model> <version>" or "rules"
+    backend: str  # "spacy <model> <version>" or "rules"; several joined by "; " (documents in several languages)
     resumed: int = 0  # chunks whose stored spaCy analysis was used
+    languages: dict[str, int] = attrs.field(factory=dict)  # documents per detected language
+    uncovered_documents: int = 0  # documents in a language the backend does not read
+    language_notice: str = ""  # the line that said so
+
+    def report_fields(self) -> dict[str, Any]:
+        """What the graph pass's row of report.json says of the languages."""
+        return {"languages": self.languages, "uncovered_documents": self.uncovered_documents,
+                "language_notice": self.language_notice}
+
+
+Extract = Callable[[list[Chunk], Mapping[str, str], bool], tuple[list[ParseResult], dict[str, str]]]
 
 
 def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[list[ParseResult], dict[str, str]]:
@@ -44,33 +58,87 @@ def _rules(chunks: list[Chunk], stored: Mapping[str, str], keep: bool) -> tuple[
 async def extract_offline(chunks: list[Chunk], cfg: GraphConfig, notice: Callable[[str], None], *,
                           resume: OfflineResume | None = None,
                           advance: Callable[[int], None] | None = None) -> OfflineExtraction:
-    """Records of every chunk without an LLM; the parsing runs in worker threads, in batches of chunks.
-    With ``resume``, spaCy's analysis of each chunk is stored as its batch finishes and read back instead of
-    parsed again; ``advance`` is told how many chunks each batch finished."""
-    nlp = await trio.to_thread.run_sync(functools.partial(load_pipeline, cfg.nlp_model, "graph.nlp_model",
-                                                          sentences=True))
+    """Records of every chunk without an LLM, each document read by the pipeline for its language; the parsing
+    runs in worker threads, in batches of chunks. With ``resume``, spaCy's analysis of each chunk is stored as
+    its batch finishes and read back instead of parsed again; ``advance`` is told how many chunks each batch
+    finished."""
+    languages = await trio.to_thread.run_sync(detect_languages, chunks)
+    readers = await trio.to_thread.run_sync(_load_readers, cfg.nlp_model, languages, notice)
+    groups: dict[int, list[int]] = {}  # id of a language's pipeline (or of None: the rules) -> its chunks
+    for i, c in enumerate(chunks):
+        groups.setdefault(id(readers[languages.by_document[c.doc_id]]), []).append(i)
+    pipelines = {id(nlp): nlp for nlp in readers.values() if id(nlp) in groups}
+    if None in pipelines.values():
+        notice(FALLBACK_NOTICE)
+    evidence = await trio.to_thread.run_sync(case_evidence, chunks) if any(pipelines.values()) else None
+    extract: dict[int, Extract] = {}
+    for key, nlp in pipelines.items():
+        if nlp is None:
+            extract[key] = _rules
+        else:
+            extractor = await trio.to_thread.run_sync(SpacyGraphExtractor, nlp, cfg, evidence, languages.by_document)
+            extract[key] = extractor.extract_stored
+    backend = "; ".join(sorted({"rules" if nlp is None else f"spacy {model_name(nlp)}" for nlp in pipelines.values()}))
     stored: Mapping[str, str] = {}
     save: SaveAnalyses | None = None
-    if nlp is None:
-        notice(FALLBACK_NOTICE)
-        extract, backend = _rules, "rules"
-    else:
-        evidence = await trio.to_thread.run_sync(case_evidence, chunks)
-        extract, backend = SpacyGraphExtractor(nlp, cfg, evidence).extract_stored, f"spacy {model_name(nlp)}"
-        if resume is not None:
-            stored, save = resume(backend)
-    results: list[ParseResult] = []
+    if resume is not None and any(pipelines.values()):
+        stored, save = resume(backend)
+    said = _coverage(readers, languages, bool(cfg.nlp_model), notice)
+    results: list[ParseResult | None] = [None] * len(chunks)
     resumed = 0
-    for i in range(0, len(chunks), CHUNKS_PER_THREAD_CALL):
-        batch = chunks[i:i + CHUNKS_PER_THREAD_CALL]
-        found, analyses = await trio.to_thread.run_sync(extract, batch, stored, save is not None)
-        results += found
-        resumed += sum(c.id in stored and c.id not in analyses for c in batch)  # a damaged one was parsed
-        if save is not None and analyses:
-            await save(analyses)
-        if advance is not None:
-            advance(len(batch))
-    return OfflineExtraction(results, backend, resumed)
+    for key, indexes in groups.items():
+        for i in range(0, len(indexes), CHUNKS_PER_THREAD_CALL):
+            batch = [chunks[j] for j in indexes[i:i + CHUNKS_PER_THREAD_CALL]]
+            found, analyses = await trio.to_thread.run_sync(extract[key], batch, stored, save is not None)
+            for j, result in zip(indexes[i:i + CHUNKS_PER_THREAD_CALL], found):
+                results[j] = result
+            resumed += sum(c.id in stored and c.id not in analyses for c in batch)  # a damaged one was parsed
+            if save is not None and analyses:
+                await save(analyses)
+            if advance is not None:
+                advance(len(batch))
+    uncovered = sum(not covers(_language_of(readers[code]), code) for code in languages.by_document.values())
+    return OfflineExtraction(results, backend, resumed, languages.documents(), uncovered, said)  # type: ignore[arg-type]
+
+
+def _load_readers(configured: str, languages: Languages, notice: Callable[[str], None]) -> dict[str, Any]:
+    """The pipeline (None: the rules) that reads each language of the text, as `pipeline_choice.assign` plans
+    them, loaded once each (blocking); the default one for a language whose pipeline cannot be loaded."""
+    loaded: dict[str, Any] = {}
+    readers = {}
+    for code, name in sorted(assign(configured, languages).items()):
+        if name not in loaded:
+            loaded[name] = _load(name, name == configured, code, notice)
+        readers[code] = loaded[name]
+    return readers
+
+
+def _load(name: str, configured: bool, code: str, notice: Callable[[str], None]) -> Any:
+    if configured:
+        return load_pipeline(name, "graph.nlp_model", sentences=True)
+    try:
+        nlp = load_pipeline(name, "graph.nlp_model", sentences=True)
+    except ConfigError as e:
+        notice(f"graph.nlp_model: {name}, installed for {name_of(code)}, cannot be loaded "
+               f"({str(e).removeprefix('graph.nlp_model: ')}); reading it with the default English pipeline")
+        return load_pipeline("", "graph.nlp_model", sentences=True)
+    notice(f"graph.nlp_model: reading {name_of(code)} with the installed {model_name(nlp)} (set graph.nlp_model "
+           "to choose one for all)")
+    return nlp
+
+
+def _language_of(nlp: Any) -> str:
+    return "en" if nlp is None else nlp.lang  # the rules read English
+
+
+def _coverage(readers: dict[str, Any], languages: Languages, configured: bool, notice: Callable[[str], None]) -> str:
+    """The line that says what text its pipeline does not read (told to ``notice``; "" when it reads all)."""
+    reads = {code: ("the rule-based fallback (English only)" if nlp is None else
+                    reader_of(model_name(nlp), nlp.lang), _language_of(nlp)) for code, nlp in readers.items()}
+    said = coverage_notice(languages, reads, configured)
+    if said:
+        notice(said)
+    return said
 
 
 def fit_quotes(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> None:

@@ -16,7 +16,8 @@ from ...core.spacy_pipeline import exclusive, pieces
 from ...text.chunking import Chunk
 from ..building.merge import normalize_name
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
-from .span_names import CaseEvidence, blank_markers, case_evidence, entity_names, speaker_labels
+from .lexicon import lexicon_of
+from .span_names import CaseEvidence, articles_of, blank_markers, case_evidence, entity_names, speaker_labels
 
 QUOTES_PER_CHUNK = 3  # sentences quoted per entity per chunk; the description budget trims the rest later
 BATCH_SIZE = 32  # texts per nlp.pipe batch
@@ -70,9 +71,12 @@ def quote(text: str, start: int, end: int) -> str:
 class SpacyGraphExtractor:
     """Records of chunks from a shared spaCy pipeline (`graphglean.core.spacy_pipeline.load_pipeline`)."""
 
-    def __init__(self, nlp: Any, cfg: GraphConfig, evidence: CaseEvidence | None = None) -> None:
+    def __init__(self, nlp: Any, cfg: GraphConfig, evidence: CaseEvidence | None = None,
+                 languages: Mapping[str, str] | None = None) -> None:
         self.nlp = nlp
         self.evidence = evidence  # None: from each batch of chunks
+        self.languages = languages or {}  # document id -> its language ("" or absent: unknown)
+        self.lexicon = lexicon_of(nlp)
         self.types = {label.upper(): kind for label, kind in cfg.nlp_labels.items()}
         self.dropped = {label.upper() for label in cfg.nlp_drop_labels}
         self.window = cfg.nlp_window
@@ -103,23 +107,30 @@ class SpacyGraphExtractor:
                 docs[i].append(doc)  # type: ignore[union-attr]
             for i in {i for i, _ in jobs} if keep else ():
                 packed[chunks[i].id] = pack(docs[i])  # type: ignore[arg-type]
-            read = [self._chunk(part, chunk_docs, evidence, chunk_labels)  # type: ignore[arg-type]
-                    for part, chunk_docs, chunk_labels in zip(parts, docs, labels)]
+            read = [self._chunk(part, chunk_docs, evidence, chunk_labels, self.cleaning(c.doc_id))  # type: ignore
+                    for c, part, chunk_docs, chunk_labels in zip(chunks, parts, docs, labels)]
         # records are made of plain data: without holding the pipeline other threads wait for
         results = [self.records(c, text, parsed.sentences, parsed.mentions)
                    for c, text, parsed in zip(chunks, texts, read)]
         return results, packed
 
+    def cleaning(self, doc_id: str) -> dict[str, Any]:
+        """How names of document ``doc_id`` are cleaned: the articles of its language, and the model's lexicon
+        where the document is in the model's language (or its language is unknown)."""
+        language = self.languages.get(doc_id, "")
+        own = language in ("", self.lexicon.language)
+        return {"articles": articles_of(language), "lexicon": self.lexicon if own else None}
+
     def _chunk(self, part: list[tuple[int, str]], docs: list[Any], evidence: CaseEvidence,
-               labels: list[tuple[int, int, str]]) -> _Parsed:
+               labels: list[tuple[int, int, str]], cleaning: dict[str, Any]) -> _Parsed:
         """Sentences and mentions of a chunk's parsed pieces (read under the pipeline's lock)."""
         parsed = _Parsed()
         for (offset, _), doc in zip(part, docs):
-            self._read(doc, offset, evidence, labels, parsed)
+            self._read(doc, offset, evidence, labels, parsed, cleaning)
         return parsed
 
     def _read(self, doc: Any, offset: int, evidence: CaseEvidence, labels: list[tuple[int, int, str]],
-              into: _Parsed) -> None:
+              into: _Parsed, cleaning: dict[str, Any]) -> None:
         """Sentences and mentions of one parsed piece of a chunk (at ``offset``); ``labels`` are the chunk's
         speaker labels, each a mention of its speaker, whatever the model made of it."""
         first = len(into.sentences)
@@ -142,7 +153,7 @@ class SpacyGraphExtractor:
                     tokens = [t for t in tokens if t.idx > b]
             kind = self.types.get(ent.label_, ent.label_.lower())
             sentence = first + bisect.bisect_right(starts, ent.start) - 1
-            for name in entity_names(tokens, evidence, text):
+            for name in entity_names(tokens, evidence, text, **cleaning):
                 into.mentions.append(Mention(name, kind, sentence, offset + ent.start_char))
 
     def records(self, chunk: Chunk, text: str, sentences: list[tuple[int, int]],
