@@ -13,6 +13,7 @@ from ..core.config import Config
 from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
 from ..llm.client import ChatClient
+from ..pipeline.communities import reports_asked
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.plan import plan_passes, run_passes, writable_dir
 from ..pipeline.report import run_report
@@ -31,7 +32,7 @@ async def run_local(cfg: Config, *, fresh: bool, progress: Progress | None, noti
     passes = plan_passes(cfg, notice)
     out_dir = Path(cfg.output.dir)
     writable_dir(out_dir, "output.dir")
-    needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
+    needs_llm = any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg) for _, fn in passes)
     if cfg.llm.cache.mode != "off" and needs_llm:
         writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
-import trio
 
 from ..core.spacy_pipeline import MAX_PIECE_CHARS
 from ..core.tokens import Tokenizer
@@ -27,14 +26,16 @@ from ..summaries import SummaryResult, summarize
 from ..text.chunking import Chunk, chunk_id
 from ..text.inputs import Document
 from .context import PassOutcome, RunContext, failure_row, failures_of
-from .outputs import write_graph_outputs
+from .communities import write_graph_with_communities
 
 
 async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
-    # seconds for a large graph, while other passes may have requests in flight: in a worker thread
-    files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
-                                                           ctx.cfg.output)]
+    # seconds for a large graph, while other passes may have requests in flight: written in a worker thread
+    # (and, with graph.communities, while the community reports are asked)
+    written = await write_graph_with_communities(ctx, graph)
+    files, failed = written.files, failed + written.failed
     extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
+    extra.update(written.extra)
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)

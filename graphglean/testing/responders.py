@@ -59,7 +59,7 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     prompt = req.prompt
     if req.max_tokens == 1 or MARK_LOOP in last:
         return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
-    if MARK_REPORT in req.messages[0]["content"]:
+    if req.messages and MARK_REPORT in req.messages[0]["content"]:
         return community_report(req.messages[0]["content"])
     if MARK_CONTINUE in last:
         return _records(passage_of(req.messages[0]["content"]), 1)

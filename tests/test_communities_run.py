@@ -1,0 +1,112 @@
+"""graph.communities in a run: planted communities recovered, one report per community asked once, reports
+reused while their community is unchanged, outputs that agree, and the dry run's bound."""
+
+import io
+import json
+
+import networkx as nx
+
+from graphglean.launch import run
+from graphglean.testing import FakeLLMServer
+from graphglean.testing.planted import one_more_document, planted_corpus
+from graphglean.testing.responders import MARK_REPORT, synthetic
+
+from .helpers import config
+
+
+def planted_config(server, tmp_path, corpus, **communities):
+    cfg = config(server, tmp_path)
+    cfg.llm.max_concurrency = 8
+    folder = tmp_path / "docs"
+    folder.mkdir(exist_ok=True)
+    for k, text in enumerate(corpus.documents):
+        (folder / f"doc{k:02}.txt").write_text(text)
+    cfg.input.path = str(folder)
+    cfg.output.dir = str(tmp_path / "out")
+    cfg.output.formats = ["json", "jsonl", "graphml", "html", "parquet"]
+    cfg.graph.max_gleanings = 0
+    cfg.graph.communities.enabled = True
+    for key, value in communities.items():
+        setattr(cfg.graph.communities, key, value)
+    return cfg
+
+
+async def quiet_run(cfg, **kw):
+    return await run(cfg, notice=lambda _: None, out=io.StringIO(), **kw)
+
+
+def rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def report_requests(server):
+    return [r for r in server.requests if r.messages and MARK_REPORT in r.messages[0]["content"]]
+
+
+async def test_planted_groups_are_the_coarsest_communities_and_each_gets_one_report_asked_once(tmp_path):
+    corpus = planted_corpus()
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = planted_config(s, tmp_path, corpus)
+        result = await quiet_run(cfg)
+        asked = report_requests(s)
+    out = tmp_path / "out"
+    communities = rows(out / "communities.jsonl")
+    reports = rows(out / "community_reports.jsonl")
+    top = [c["entities"] for c in communities if c["level"] == 0]
+    assert len(top) >= 4 and corpus.purity(top) >= 0.9
+    reportable = {c["id"] for c in communities if c["size"] >= 3}
+    assert sorted(r["community"] for r in reports) == sorted(reportable)  # exactly one each
+    assert len(asked) == len(reportable)  # each asked once
+    assert len({r.messages[0]["content"] for r in asked}) == len(asked)
+    row = next(p for p in result.report["passes"] if p["pass"] == "graph")
+    assert row["community_reports"]["made"] == len(reportable) and row["community_reports"]["failed"] == 0
+    # the tables agree: parents and children point at each other, levels nest
+    by_id = {c["id"]: c for c in communities}
+    for c in communities:
+        for child in c["children"]:
+            assert by_id[child]["parent"] == c["id"] and by_id[child]["level"] == c["level"] + 1
+            assert set(by_id[child]["entity_ids"]) <= set(c["entity_ids"])
+    graph = nx.node_link_graph(json.loads((out / "graph.json").read_text()), edges="edges")
+    for node, data in graph.nodes(data=True):
+        if graph.degree(node):
+            assert data["community"][0] in {c["id"] for c in communities if c["level"] == 0}
+    assert (out / "communities.parquet").is_file() and (out / "community_reports.parquet").is_file()
+    page = (out / "graph.html").read_text()
+    assert reports[0]["title"] in page
+
+
+async def test_adding_one_document_rereports_only_the_touched_communities(tmp_path):
+    corpus = planted_corpus()
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = planted_config(s, tmp_path, corpus)
+        await quiet_run(cfg)
+        first = len(report_requests(s))
+        before = {c["id"]: c for c in rows(tmp_path / "out" / "communities.jsonl")}
+        await quiet_run(cfg)  # nothing changed: every report is reused, none asked
+        assert len(report_requests(s)) == first
+        (tmp_path / "docs" / "extra.txt").write_text(one_more_document(corpus, group=2))
+        result = await quiet_run(cfg)
+        again = len(report_requests(s)) - first
+    after = {c["id"]: c for c in rows(tmp_path / "out" / "communities.jsonl")}
+    assert 1 <= again <= first / 2
+    row = next(p for p in result.report["passes"] if p["pass"] == "graph")
+    assert row["community_reports"]["made"] == again
+    assert row["community_reports"]["cached"] == row["community_reports"]["reportable"] - again
+    kept = [k for k in before if k in after and before[k]["entity_ids"] == after[k]["entity_ids"]]
+    assert len(kept) >= len(before) / 2  # ids stay with their members
+    untouched = [k for k in after if after[k]["level"] == 0 and not any("Castle" in e for e in after[k]["entities"])]
+    assert untouched and all(after[k]["changed_run"] == 1 and k in kept for k in untouched)
+    assert any(c["changed_run"] == 3 for c in after.values())
+
+
+async def test_dry_run_bounds_the_report_calls(tmp_path):
+    corpus = planted_corpus()
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = planted_config(s, tmp_path, corpus)
+        printed = io.StringIO()
+        estimate = (await run(cfg, dry=True, notice=lambda _: None, out=printed)).report
+        await quiet_run(cfg)
+        made = len(report_requests(s))
+    row = next(r for r in estimate["passes"] if r["pass"] == "graph.communities")
+    assert row["calls_max"] >= made
+    assert "graph.communities" in printed.getvalue()
