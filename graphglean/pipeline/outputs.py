@@ -13,6 +13,7 @@ import networkx as nx
 
 from ..core.config import OutputConfig
 from ..core.errors import InputError
+from ..graph.formats.communities import COMMUNITIES, REPORTS
 from ..graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
 from ..graph.formats.readback import json_rows, read_graph
 from ..text.chunking import Chunk
@@ -74,12 +75,18 @@ def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
     return found
 
 
+def _table(path: Path) -> list[dict[str, Any]] | None:
+    """The rows of a community table the run wrote (None when it wrote none)."""
+    return [row for _, row in json_rows(path)] if path.is_file() else None
+
+
 def rebuild_view(out_dir: str | Path, max_nodes: int) -> Path:
     """``graph.html`` written again from the graph and chunks in ``out_dir``; no LLM call."""
     out = Path(out_dir)
     graph = read_graph(out)
+    communities, reports = (_table(out / f"{name}.jsonl") for name in (COMMUNITIES, REPORTS))
     try:
         return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
-                          title=out.resolve().name)
+                          title=out.resolve().name, communities=communities, reports=reports)
     except OSError as e:
         raise InputError(f"{out / VIEW_FILENAME}: cannot write ({e.strerror or type(e).__name__})") from None

@@ -390,12 +390,14 @@
     if (focus && focus.visible) wanted.push(focus);
     if (near) near.nodes.forEach(function (n) { if (n !== focus && n.visible) wanted.push(n); });
     wanted = wanted.concat(leaders, byDegree);
-    // labels by importance at the current zoom: about one per 9000 square pixels when the whole graph is in
+    // labels by importance at the current zoom: about one per 14000 square pixels when the whole graph is in
     // view, more as one zooms in (the most connected first), never more than LABELS
-    var budget = Math.min(LABELS, Math.max(12, Math.round(width * height / 9000 * Math.pow(cam.k / fitK, 2))));
+    var budget = Math.min(LABELS, Math.max(12, Math.round(width * height / 14000 * Math.pow(cam.k / fitK, 2))));
+    var labelled = new Set();
     for (var i = 0; i < wanted.length && shown < budget && i < 4000; i++) {
       var n = wanted[i];
-      if (!n.visible || (near && !near.nodes.has(n))) continue;
+      if (!n.visible || (near && !near.nodes.has(n)) || labelled.has(n)) continue;
+      labelled.add(n);
       var sx = cam.x + n.x * cam.k, sy = cam.y + n.y * cam.k, r = radius(n) * cam.k;
       if (sx < -50 || sy < -10 || sx > width + 50 || sy > height + 10) continue;
       var important = n === focus;

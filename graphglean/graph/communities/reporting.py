@@ -85,6 +85,18 @@ def prompt_parts(cfg: Config) -> tuple[Any, ...]:
     return (load_template(TEMPLATE), cfg.graph.language, REPORT_MAX_TOKENS, cfg.llm.json_mode)
 
 
+def report_call_bound(entities: int, cc: CommunitiesConfig) -> tuple[int, int]:
+    """The most report calls a graph of ``entities`` nodes can take, and how many levels that assumes: each
+    level's communities are disjoint, so at most ``entities // min_report_size`` of them get a report; with
+    ``levels`` 0, each level below the first is taken to at least halve the communities it splits."""
+    levels = cc.levels
+    if not levels:
+        levels, size = 1, entities
+        while size > cc.max_cluster_size:
+            levels, size = levels + 1, size // 2
+    return levels * (entities // cc.min_report_size), levels
+
+
 class Reporter:
     """Asks for one report and reads it; a non-report is asked again once, in the same conversation."""
 
