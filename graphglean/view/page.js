@@ -413,6 +413,7 @@
       ctx.lineWidth = 3; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(n.label, box[0], ly);
       ctx.fillStyle = important ? "#000" : "#24292f"; ctx.fillText(n.label, box[0], ly);
     }
+    $("gg-stats").setAttribute("data-labels", String(shown));
   }
 
   function overlaps(a, b) { return !(a[2] < b[0] || a[0] > b[2] || a[3] < b[1] || a[1] > b[3]); }
