@@ -269,3 +269,37 @@ def test_synthetic_reports_cite_what_the_context_holds():
     answer = community_report("writing a community report\nCommunity data:\n" + ctx.text)
     report = read_report(answer, ctx, c.id, c.level)
     assert report.dropped_references == 0 and report.findings[0].entities == ["hub"]
+
+
+def test_the_library_api_from_synchronous_code():
+    import threading
+
+    import graphglean
+
+    g = planted_graph(groups=2, size=5, edges=40)
+    found = graphglean.find_communities(g, cfg_with(max_cluster_size=100))
+    ready, stop = threading.Event(), threading.Event()
+    box = {}
+
+    def serve():
+        import trio
+
+        async def main_():
+            async with FakeLLMServer(synthetic).running() as s:
+                box["url"] = s.base_url
+                ready.set()
+                await trio.to_thread.run_sync(stop.wait)
+
+        trio.run(main_)
+
+    t = threading.Thread(target=serve)
+    t.start()
+    try:
+        ready.wait(10)
+        cfg = cfg_with(max_cluster_size=100)
+        cfg.llm.base_url, cfg.llm.api_key, cfg.llm.cache.mode = box["url"], "k", "off"
+        out = graphglean.report_communities_sync(g, found, cfg)
+    finally:
+        stop.set()
+        t.join(10)
+    assert len(out.reports) == len(found.items) and not out.failed
