@@ -5,7 +5,8 @@ view. Reports are kept in the run store by their community's content: a re-run a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+import functools
+from typing import Any, Awaitable, Callable
 
 import attrs
 import networkx as nx
@@ -17,7 +18,6 @@ from ..graph.communities.detect import annotate, community_names, find_communiti
 from ..graph.communities.records import Communities
 from ..graph.communities.reporting import PASS, CommunityReports, ReportMemo, prompt_parts, report_communities
 from ..graph.formats.communities import remove_community_tables, write_community_tables
-from ..scheduling.scheduler import Scheduler
 from ..text.chunking import Chunk
 from ..view import FILENAME as VIEW_FILENAME
 from ..view import ChunkText, write_view
@@ -75,26 +75,33 @@ async def write_graph_with_communities(ctx: RunContext, graph: nx.Graph) -> Comm
     scheduler = ctx.scheduler if reports_asked(cfg) else None
     if cfg.graph.communities.reports and scheduler is None:
         ctx.notice("graph.communities.reports: needs an LLM endpoint; communities are written without reports")
-    return await finish_communities(graph, communities, ctx.chunks, out, cfg, scheduler, ctx.tokenizer,
-                                    report_memo(ctx) if scheduler is not None else None)
+    ask = None
+    if scheduler is not None:
+        ask = functools.partial(report_communities, graph, communities, cfg, scheduler, memo=report_memo(ctx),
+                                tokenizer=ctx.tokenizer)
+    return await finish_communities(graph, communities, ctx.chunks, out, cfg, ask)
 
 
 async def finish_communities(graph: nx.Graph, communities: Communities, chunks: list[Chunk], out: Path, cfg: Config,
-                             scheduler: Scheduler | None, tokenizer: Tokenizer, memo: ReportMemo | None,
-                             write_graph: Callable[..., list[Path]] = write_graph_outputs) -> CommunityOutcome:
-    """Reports (when a ``scheduler`` is given) asked while ``write_graph`` writes the graph's files but the
-    view; then the community tables and the view, which lists the reports. The Ray driver runs it too."""
+                             ask: Callable[[], Awaitable[CommunityReports]] | None,
+                             whole_graph: bool = True) -> CommunityOutcome:
+    """The reports (``ask``, when given) asked while the graph's files but the view are written (with
+    ``whole_graph``: the Ray engine without ``single_graph`` writes none); then the community tables and the
+    view, which lists the reports. The Ray engine runs it too."""
     reports: CommunityReports | None = None
     without_view = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "html"])
+    paths: list[Path] = []
     async with trio.open_nursery() as nursery:
-        if scheduler is not None:
-            async def ask() -> None:
+        if ask is not None:
+            async def asking() -> None:
                 nonlocal reports
-                reports = await report_communities(graph, communities, cfg, scheduler, memo=memo, tokenizer=tokenizer)
+                reports = await ask()
 
-            nursery.start_soon(ask)
-        paths = await trio.to_thread.run_sync(write_graph, graph, chunks, out, without_view)
-    paths += await trio.to_thread.run_sync(_tables_and_view, graph, communities, reports, chunks, out, cfg)
+            nursery.start_soon(asking)
+        if whole_graph:
+            paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, without_view)
+    paths += await trio.to_thread.run_sync(_tables_and_view, graph, communities, reports, chunks, out, cfg,
+                                           whole_graph)
     outcome = CommunityOutcome([str(p) for p in paths])
     outcome.extra = {"communities": len(communities.items), "community_levels": communities.levels,
                      "community_run": communities.run,
@@ -106,12 +113,12 @@ async def finish_communities(graph: nx.Graph, communities: Communities, chunks: 
 
 
 def _tables_and_view(graph: nx.Graph, communities: Communities, reports: CommunityReports | None,
-                     chunks: list[Chunk], out: Path, cfg: Config) -> list[Path]:
+                     chunks: list[Chunk], out: Path, cfg: Config, view: bool) -> list[Path]:
     names = community_names(graph)
     rows = [c.to_json(names) for c in sorted(communities.items, key=lambda c: (c.level, c.id))]
     report_rows = None if reports is None else [r.to_json() for r in reports.ordered()]
     paths = write_community_tables(rows, report_rows, out, "parquet" in cfg.output.formats)
-    if "html" in cfg.output.formats:
+    if view and "html" in cfg.output.formats:
         texts = [ChunkText.from_json(r) for r in chunk_rows(chunks)]
         paths.append(write_view(graph, texts, out / VIEW_FILENAME, max_nodes=cfg.output.view_max_nodes,
                                 title=out.resolve().name, communities=rows, reports=report_rows))

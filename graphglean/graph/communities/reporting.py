@@ -207,6 +207,23 @@ async def _report(graph: nx.Graph, communities: Communities, cfg: Config, schedu
     return out
 
 
+async def ask_reports(scheduler: Scheduler, cfg: Config, jobs: list[tuple[Community, ReportContext]],
+                      ) -> tuple[list[tuple[int, dict[str, Any]]], dict[int, str], dict[str, int]]:
+    """Reports of prepared contexts (the Ray engine's tasks, a level at a time): each community's report as
+    JSON, the communities that failed and why, and the counts of `ReportStats`."""
+    stats = ReportStats()
+    reporter = Reporter(scheduler.llm(PASS), cfg, stats)
+
+    async def one(job: tuple[Community, ReportContext]) -> CommunityReport:
+        return await reporter.ask(job[1], job[0])
+
+    outcomes = await scheduler.map(one, jobs, pass_name=PASS)
+    done = [(o.item[0].id, o.value.to_json()) for o in outcomes if o.ok and o.value is not None]
+    failed = {o.item[0].id: " ".join(str(o.error).split())[:300] or type(o.error).__name__
+              for o in outcomes if not o.ok}
+    return done, failed, attrs.asdict(stats)
+
+
 def report_communities_sync(graph: nx.Graph, communities: Communities, config: Config | None = None,
                             **kw: Any) -> CommunityReports:
     """`report_communities` from synchronous code, including a Jupyter cell where an asyncio loop is running."""
