@@ -235,7 +235,9 @@ async def test_a_non_report_is_asked_again_once_then_fails_that_community_alone(
     assert list(out.failed) == [found.items[0].id]
     assert len(out.reports) == len(found.items) - 1 and out.stats.asked_again == 1
     assert len(asked) == len(found.items) + 1  # the failing one twice, the others once
-    assert "not a report" in asked[-1].messages[-1]["content"] or len(asked[-1].messages) == 1
+    again = [r for r in asked if len(r.messages) == 3]
+    assert len(again) == 1 and again[0].messages[-1]["content"].startswith("That answer was not the JSON report")
+    assert '{"title": ...' in again[0].messages[-1]["content"]
 
 
 async def test_reports_are_reused_by_content_and_small_communities_get_none(tmp_path):
@@ -303,3 +305,17 @@ def test_the_library_api_from_synchronous_code():
         stop.set()
         t.join(10)
     assert len(out.reports) == len(found.items) and not out.failed
+
+
+def test_an_untouched_node_keeps_its_community_and_a_touched_one_follows_leiden():
+    from graphglean.graph.communities.clustering import _split
+
+    a = [(f"a{i}", f"a{j}", 1.0) for i in range(5) for j in range(i + 1, 5)]
+    b = [(f"b{i}", f"b{j}", 1.0) for i in range(5) for j in range(i + 1, 5)]
+    edges = sorted(a + b + [("a0", "x", 1.0), ("b0", "x", 3.0), ("b1", "x", 3.0)])
+    start = {**{f"a{i}": 7 for i in range(5)}, **{f"b{i}": 9 for i in range(5)}, "x": 7}
+    everyone = {n for e in edges for n in e[:2]}
+    kept = _split(edges, 1, start, everyone)  # x's edges did not change: it stays with the a's
+    assert sorted(kept) == [[f"a{i}" for i in range(5)] + ["x"], [f"b{i}" for i in range(5)]]
+    moved = _split(edges, 1, start, everyone - {"x"})  # touched: Leiden puts it with the b's
+    assert sorted(moved) == [[f"a{i}" for i in range(5)], [f"b{i}" for i in range(5)] + ["x"]]

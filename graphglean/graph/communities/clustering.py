@@ -80,19 +80,32 @@ class Previous:
 
     labels: Mapping[int, Mapping[str, int]] = attrs.field(factory=dict)  # level -> label -> community
     splits: Mapping[str, list[list[str]]] = attrs.field(factory=dict)  # edges' digest -> clusters
+    adjacency: Mapping[str, str] = attrs.field(factory=dict)  # label -> digest of its edges
+
+
+def adjacency_digests(edges: list[Edge]) -> dict[str, str]:
+    """Each node's digest of its neighbours and weights: a node whose digest is unchanged was not touched."""
+    around: dict[str, list[str]] = {}
+    for a, b, w in edges:
+        around.setdefault(a, []).append(f"{b}\x1f{w!r}")
+        around.setdefault(b, []).append(f"{a}\x1f{w!r}")
+    return {n: hashlib.sha256("\x1e".join(sorted(parts)).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+            for n, parts in around.items()}
 
 
 def hierarchical_leiden(edges: list[Edge], max_cluster_size: int, seed: int, levels: int = 0,
-                        previous: Previous | None = None) -> tuple[list[Cluster], str]:
-    """Clusters of every level, coarsest first (a parent before its children), and the digest of ``edges``
-    (the whole network's split is level 0)."""
+                        previous: Previous | None = None) -> tuple[list[Cluster], str, dict[str, str]]:
+    """Clusters of every level, coarsest first (a parent before its children), the digest of ``edges`` (the
+    whole network's split is level 0), and each node's `adjacency_digests` (for the next run)."""
     previous = previous or Previous()
     clusters: list[Cluster] = []
     top = _digest(edges)
+    adjacency = adjacency_digests(edges)
+    untouched = {n for n, d in adjacency.items() if previous.adjacency.get(n) == d}
     work: list[tuple[int, int | None, list[Edge], str]] = [(0, None, edges, top)] if edges else []
     while work:
         level, parent, sub, digest = work.pop(0)
-        parts = previous.splits.get(digest) or _split(sub, seed, previous.labels.get(level, {}))
+        parts = previous.splits.get(digest) or _split(sub, seed, previous.labels.get(level, {}), untouched)
         if parent is not None:
             if len(parts) < 2:
                 continue  # Leiden keeps it whole: no level below it
@@ -103,12 +116,14 @@ def hierarchical_leiden(edges: list[Edge], max_cluster_size: int, seed: int, lev
             if len(members) > max_cluster_size and (levels == 0 or level + 1 < levels):
                 own = by_part[members[0]]
                 work.append((level + 1, len(clusters) - 1, own, _digest(own)))
-    return clusters, top
+    return clusters, top, adjacency
 
 
-def _split(edges: list[Edge], seed: int, start: Mapping[str, int]) -> list[list[str]]:
-    """Leiden's clusters of one (sub-)network, each sorted, in order of their first member; started from
-    the previous run's communities where known (new nodes on their own)."""
+def _split(edges: list[Edge], seed: int, start: Mapping[str, int], untouched: set[str]) -> list[list[str]]:
+    """Leiden's clusters of one (sub-)network, each sorted, in order of their first member; started from the
+    previous run's communities where known (new nodes on their own). An ``untouched`` node stays in its previous
+    community; the others go where Leiden put them, in the previous community most of the untouched nodes of
+    their Leiden cluster come from."""
     nodes = sorted({a for a, _, _ in edges} | {b for _, b, _ in edges})
     fresh = max(start.values(), default=-1) + 1
     initial = {}
@@ -119,9 +134,19 @@ def _split(edges: list[Edge], seed: int, start: Mapping[str, int]) -> list[list[
             fresh += 1
     _, partition = _leiden()(edges, starting_communities=_compact(initial), seed=seed & 0xFFFFFFFFFFFFFFFF,
                              resolution=1.0, randomness=0.001, use_modularity=True)
-    groups: dict[int, list[str]] = {}
+    label = {n: ("leiden", partition[n]) for n in nodes}
+    kept = [n for n in nodes if n in untouched and n in start]
+    if kept:
+        votes: dict[int, dict[int, int]] = {}
+        for n in kept:
+            tally = votes.setdefault(partition[n], {})
+            tally[start[n]] = tally.get(start[n], 0) + 1
+        where = {k: ("kept", max(t, key=lambda c: (t[c], -c))) for k, t in votes.items()}
+        label = {n: ("kept", start[n]) if n in untouched and n in start else where.get(partition[n], label[n])
+                 for n in nodes}
+    groups: dict[tuple[str, int], list[str]] = {}
     for node in nodes:
-        groups.setdefault(partition[node], []).append(node)
+        groups.setdefault(label[node], []).append(node)
     return sorted(groups.values(), key=lambda g: g[0])
 
 

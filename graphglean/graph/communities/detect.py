@@ -25,8 +25,11 @@ def find_communities(graph: nx.Graph, config: Config | None = None, *,
     community keeps the id of the one it overlaps most. Synchronous and CPU-bound: seconds per 100k edges."""
     cc = (config or Config()).graph.communities
     edges, nodes = weighted_edges(graph)
-    clusters, digest = hierarchical_leiden(edges, cc.max_cluster_size, cc.seed, cc.levels, previous_of(previous))
-    return assign_ids(graph, clusters, nodes, digest, previous)
+    clusters, digest, adjacency = hierarchical_leiden(edges, cc.max_cluster_size, cc.seed, cc.levels,
+                                                      previous_of(previous))
+    found = assign_ids(graph, clusters, nodes, digest, previous)
+    found.adjacency = adjacency
+    return found
 
 
 def annotate(graph: nx.Graph, communities: Communities) -> None:

@@ -1,7 +1,8 @@
 """Stable community ids: a new clustering is matched, level by level, to the previous run's by member overlap;
 a community keeps the id of the previous one it shares at least half of the smaller's members with (largest
 overlaps first, one to one), and the others get ids never used before. Its ``changed_run`` moves only when its
-fingerprint (members' names, types and descriptions; its relationships and their descriptions) changed."""
+fingerprint (members' ids, names, types and descriptions; its relationships' ids and descriptions, not their
+weights or degrees, which only order them) changed."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def previous_of(state: Communities | None) -> Previous:
             splits[c.digest] = _parts(by_id[k].entities for k in c.children if k in by_id)
     if state.digest:
         splits[state.digest] = _parts(c.entities for c in state.items if c.level == 0)
-    return Previous(labels, splits)
+    return Previous(labels, splits, state.adjacency)
 
 
 def _parts(groups: Any) -> list[list[str]]:
@@ -49,7 +50,7 @@ def assign_ids(graph: nx.Graph, clusters: list[Cluster], nodes: dict[str, Any], 
         if ids[i] is None:
             ids[i], next_id = next_id, next_id + 1
     next_id = max([next_id, *(k + 1 for k in ids if k is not None)])
-    relationships = _relationships(graph, clusters, members)
+    relationships, prints = _contents(graph, clusters, members)
     old = previous.by_id() if previous is not None else {}
     children: dict[int, list[int]] = {}
     for k, c in enumerate(clusters):
@@ -60,7 +61,7 @@ def assign_ids(graph: nx.Graph, clusters: list[Cluster], nodes: dict[str, Any], 
         cid = ids[i]
         assert cid is not None
         item = Community(cid, c.level, members[i], relationships[i], None if c.parent is None else ids[c.parent],
-                         children.get(i, []), fingerprint(graph, members[i], relationships[i]), run, c.digest)
+                         children.get(i, []), prints[i], run, c.digest)
         before = old.get(cid)
         if before is not None and before.fingerprint == item.fingerprint:
             item.changed_run = before.changed_run
@@ -97,32 +98,26 @@ def _matched(clusters: list[Cluster], members: list[list[Any]], previous: Commun
     return ids
 
 
-def _relationships(graph: nx.Graph, clusters: list[Cluster], members: list[list[Any]]) -> list[list[str]]:
-    """The ids of each cluster's inner edges (both ends in it), in the graph's order."""
+def _contents(graph: nx.Graph, clusters: list[Cluster], members: list[list[Any]]) -> tuple[list[list[str]], list[str]]:
+    """Each cluster's inner relationship ids (both ends in it, in the graph's order) and its `fingerprint`: one
+    pass over the edges a level, each node and edge hashed once."""
+    nodes = {n for m in members for n in m}
+    node_hash = {n: _hash([str(n), *(graph.nodes[n].get(k) for k in ("name", "type", "description"))]) for n in nodes}
+    edges = [(a, b, edge_id(graph, a, b), str(d.get("description") or "")) for a, b, d in graph.edges(data=True)
+             if a != b and a in nodes and b in nodes]
+    edge_hash = {rid: _hash([rid, text]) for _, _, rid, text in edges}
     found: list[list[str]] = [[] for _ in clusters]
     for level in sorted({c.level for c in clusters}):
         where = {e: i for i, c in enumerate(clusters) if c.level == level for e in members[i]}
-        for a, b in graph.edges():
+        for a, b, rid, _ in edges:
             i = where.get(a)
-            if i is not None and a != b and where.get(b) == i:
-                found[i].append(edge_id(graph, a, b))
-    return found
+            if i is not None and where.get(b) == i:
+                found[i].append(rid)
+    prints = [_hash(sorted(node_hash[n] for n in members[i]) + sorted(edge_hash[r] for r in found[i]))
+              for i in range(len(clusters))]
+    return found, prints
 
 
-def fingerprint(graph: nx.Graph, entities: list[Any], relationships: list[str]) -> str:
-    """What a community's report is written from: its members' ids, names, types and descriptions, and its
-    relationships' ids and descriptions (not their weights or degrees, which only order them)."""
-    h = hashlib.sha256()
-    for n in sorted(entities, key=str):
-        d = graph.nodes[n]
-        h.update(json.dumps([str(n), d.get("name"), d.get("type"), d.get("description")], default=str,
-                            ensure_ascii=False).encode("utf-8", "surrogatepass"))
-    wanted = set(relationships)
-    rows = []
-    for a, b, d in graph.subgraph(entities).edges(data=True):
-        rid = edge_id(graph, a, b)
-        if rid in wanted:
-            rows.append([rid, str(d.get("description") or "")])
-    for row in sorted(rows):
-        h.update(json.dumps(row, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-    return h.hexdigest()[:16]
+def _hash(parts: list[Any]) -> str:
+    return hashlib.sha256(json.dumps(parts, default=str, ensure_ascii=False).encode("utf-8", "surrogatepass")
+                          ).hexdigest()[:16]

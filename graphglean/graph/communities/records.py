@@ -125,21 +125,23 @@ class CommunityReport:
 @attrs.define
 class Communities:
     """A graph's communities, coarsest level first, with the run they were made in; ``next_id`` is the id the
-    next new community gets (ids are never reused), ``digest`` that of the whole graph's edges."""
+    next new community gets (ids are never reused), ``digest`` that of the whole graph's edges, ``adjacency``
+    what tells the next run which nodes it touched."""
 
     items: list[Community] = attrs.field(factory=list)
     run: int = 1
     next_id: int = 0
     digest: str = ""
+    adjacency: dict[str, str] = attrs.field(factory=dict)  # each clustered node's digest of its edges
 
     def state_json(self) -> dict[str, Any]:
-        return {"run": self.run, "next_id": self.next_id, "digest": self.digest,
+        return {"run": self.run, "next_id": self.next_id, "digest": self.digest, "adjacency": self.adjacency,
                 "communities": [c.state_json() for c in self.items]}
 
     @classmethod
     def from_state(cls, row: dict[str, Any]) -> "Communities":
         return cls([Community.from_json(c) for c in row["communities"]], int(row["run"]), int(row["next_id"]),
-                   str(row.get("digest", "")))
+                   str(row.get("digest", "")), dict(row.get("adjacency", {})))
 
     def by_id(self) -> dict[int, Community]:
         return {c.id: c for c in self.items}

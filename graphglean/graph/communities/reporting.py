@@ -32,7 +32,7 @@ PASS = "graph.communities"
 TEMPLATE = "community_report"
 REPORT_MAX_TOKENS = 2000  # an answer's cap: GraphRAG's report length; a longer answer is read up to its cut
 _AGAIN = ("That answer was not the JSON report asked for ({error}). Answer again with only the JSON object: "
-          '{{"title": ..., "summary": ..., "rating": ..., "rating_explanation": ..., "findings": [...]}}.')
+          '{"title": ..., "summary": ..., "rating": ..., "rating_explanation": ..., "findings": [...]}.')
 
 
 @attrs.define
