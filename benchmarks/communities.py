@@ -41,10 +41,12 @@ def planted_graph(edges: int, seed: int = 0):
     g = nx.Graph()
     g.add_nodes_from((f"n{k}", {"name": f"Node {k}", "type": "person", "description": f"Node {k} of group {k % groups}."})
                      for k in range(nodes))
-    while g.number_of_edges() < edges:
+    pairs: set[tuple[int, int]] = set()
+    while len(pairs) < edges:  # (Graph.number_of_edges() walks every node)
         a = rng.randrange(nodes)
         b = rng.randrange(nodes // groups) * groups + a % groups if rng.random() < 0.9 else rng.randrange(nodes)
-        if a != b:
+        if a != b and (min(a, b), max(a, b)) not in pairs:
+            pairs.add((min(a, b), max(a, b)))
             g.add_edge(f"n{a}", f"n{b}", weight=float(rng.randint(1, 9)), description="related")
     return g
 

@@ -66,11 +66,18 @@ def _leiden() -> Callable[..., Any]:
     return leiden
 
 
-def _digest(edges: list[Edge]) -> str:
-    h = hashlib.sha256()
-    for a, b, w in edges:
-        h.update(f"{a}\x1f{b}\x1f{w!r}\x1e".encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
+def _edge_hash(edge: Edge) -> int:
+    a, b, w = edge
+    return int.from_bytes(hashlib.blake2b(f"{a}\x1f{b}\x1f{w!r}".encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "little")
+
+
+def _digest(edges: list[Edge], hashes: dict[tuple[str, str], int]) -> str:
+    """An edge list's digest: the sum of its edges' hashes (order-free, so a sub-network's costs additions)."""
+    total = 0
+    for a, b, _ in edges:
+        total += hashes[(a, b)]
+    return f"{len(edges)}:{total & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
 @attrs.define
@@ -83,14 +90,17 @@ class Previous:
     adjacency: Mapping[str, str] = attrs.field(factory=dict)  # label -> digest of its edges
 
 
-def adjacency_digests(edges: list[Edge]) -> dict[str, str]:
-    """Each node's digest of its neighbours and weights: a node whose digest is unchanged was not touched."""
-    around: dict[str, list[str]] = {}
-    for a, b, w in edges:
-        around.setdefault(a, []).append(f"{b}\x1f{w!r}")
-        around.setdefault(b, []).append(f"{a}\x1f{w!r}")
-    return {n: hashlib.sha256("\x1e".join(sorted(parts)).encode("utf-8", "surrogatepass")).hexdigest()[:12]
-            for n, parts in around.items()}
+def adjacency_digests(edges: list[Edge], hashes: dict[tuple[str, str], int]) -> dict[str, str]:
+    """Each node's digest of its edges (their ends and weights): a node whose digest is unchanged was not
+    touched."""
+    around: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for a, b, _ in edges:
+        h = hashes[(a, b)]
+        for n in (a, b):
+            around[n] = around.get(n, 0) + h
+            count[n] = count.get(n, 0) + 1
+    return {n: f"{count[n]}:{h & 0xFFFFFFFFFFFFFFFF:016x}" for n, h in around.items()}
 
 
 def hierarchical_leiden(edges: list[Edge], max_cluster_size: int, seed: int, levels: int = 0,
@@ -99,8 +109,9 @@ def hierarchical_leiden(edges: list[Edge], max_cluster_size: int, seed: int, lev
     whole network's split is level 0), and each node's `adjacency_digests` (for the next run)."""
     previous = previous or Previous()
     clusters: list[Cluster] = []
-    top = _digest(edges)
-    adjacency = adjacency_digests(edges)
+    hashes = {(a, b): _edge_hash((a, b, w)) for a, b, w in edges}
+    top = _digest(edges, hashes)
+    adjacency = adjacency_digests(edges, hashes)
     untouched = {n for n, d in adjacency.items() if previous.adjacency.get(n) == d}
     work: list[tuple[int, int | None, list[Edge], str]] = [(0, None, edges, top)] if edges else []
     while work:
@@ -115,7 +126,7 @@ def hierarchical_leiden(edges: list[Edge], max_cluster_size: int, seed: int, lev
             clusters.append(Cluster(level, members, parent))
             if len(members) > max_cluster_size and (levels == 0 or level + 1 < levels):
                 own = by_part[members[0]]
-                work.append((level + 1, len(clusters) - 1, own, _digest(own)))
+                work.append((level + 1, len(clusters) - 1, own, _digest(own, hashes)))
     return clusters, top, adjacency
 
 

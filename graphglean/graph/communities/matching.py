@@ -7,13 +7,12 @@ weights or degrees, which only order them) changed."""
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 import networkx as nx
 
 from .clustering import Cluster, Previous
-from .records import Communities, Community, edge_id
+from .records import Communities, Community, relationship_id
 
 
 def previous_of(state: Communities | None) -> Previous:
@@ -102,22 +101,27 @@ def _contents(graph: nx.Graph, clusters: list[Cluster], members: list[list[Any]]
     """Each cluster's inner relationship ids (both ends in it, in the graph's order) and its `fingerprint`: one
     pass over the edges a level, each node and edge hashed once."""
     nodes = {n for m in members for n in m}
-    node_hash = {n: _hash([str(n), *(graph.nodes[n].get(k) for k in ("name", "type", "description"))]) for n in nodes}
-    edges = [(a, b, edge_id(graph, a, b), str(d.get("description") or "")) for a, b, d in graph.edges(data=True)
-             if a != b and a in nodes and b in nodes]
-    edge_hash = {rid: _hash([rid, text]) for _, _, rid, text in edges}
+    node_hash = {n: _hash(str(n), *(graph.nodes[n].get(k) for k in ("name", "type", "description")))
+                 for n in nodes}
+    directed = graph.is_directed()
+    edges = []
+    for a, b, d in graph.edges(data=True):
+        if a != b and a in nodes and b in nodes:
+            rid = relationship_id(a, b, directed)
+            edges.append((a, b, rid, _hash(rid, d.get("description") or "")))
     found: list[list[str]] = [[] for _ in clusters]
+    inner: list[list[str]] = [[] for _ in clusters]
     for level in sorted({c.level for c in clusters}):
         where = {e: i for i, c in enumerate(clusters) if c.level == level for e in members[i]}
-        for a, b, rid, _ in edges:
+        for a, b, rid, h in edges:
             i = where.get(a)
             if i is not None and where.get(b) == i:
                 found[i].append(rid)
-    prints = [_hash(sorted(node_hash[n] for n in members[i]) + sorted(edge_hash[r] for r in found[i]))
-              for i in range(len(clusters))]
+                inner[i].append(h)
+    prints = [_hash(*sorted(node_hash[n] for n in members[i]), "|", *sorted(inner[i])) for i in range(len(clusters))]
     return found, prints
 
 
-def _hash(parts: list[Any]) -> str:
-    return hashlib.sha256(json.dumps(parts, default=str, ensure_ascii=False).encode("utf-8", "surrogatepass")
-                          ).hexdigest()[:16]
+def _hash(*parts: Any) -> str:
+    text = "\x1f".join("" if p is None else str(p) for p in parts)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
