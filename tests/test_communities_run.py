@@ -5,6 +5,7 @@ import io
 import json
 
 import networkx as nx
+import pytest
 
 from graphglean.launch import run
 from graphglean.testing import FakeLLMServer
@@ -110,3 +111,43 @@ async def test_dry_run_bounds_the_report_calls(tmp_path):
     row = next(r for r in estimate["passes"] if r["pass"] == "graph.communities")
     assert row["calls_max"] >= made
     assert "graph.communities" in printed.getvalue()
+
+
+async def test_graphglean_view_rebuilds_the_page_with_communities_and_names_a_bad_table_line(tmp_path):
+    from graphglean.core.errors import InputError
+    from graphglean.pipeline.outputs import rebuild_view
+
+    corpus = planted_corpus(documents=8)
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = planted_config(s, tmp_path, corpus)
+        await quiet_run(cfg)
+    out = tmp_path / "out"
+    (out / "graph.html").unlink()
+    page = rebuild_view(out, 1000).read_text()
+    title = rows(out / "community_reports.jsonl")[0]["title"]
+    assert title in page and '"reports":' in page
+    lines = (out / "communities.jsonl").read_text().splitlines()
+    (out / "communities.jsonl").write_text("\n".join(lines[:1] + ['{"level": 0, "size": 3}'] + lines[1:]) + "\n")
+    with pytest.raises(InputError, match=r"communities.jsonl:2: id must be an integer"):
+        rebuild_view(out, 1000)
+
+
+async def test_communities_off_removes_an_older_runs_tables_and_without_an_endpoint_no_reports(tmp_path):
+    corpus = planted_corpus(documents=8)
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = planted_config(s, tmp_path, corpus)
+        await quiet_run(cfg)
+        out = tmp_path / "out"
+        assert (out / "community_reports.jsonl").is_file()
+        cfg.graph.communities.enabled = False
+        await quiet_run(cfg)
+        assert not any((out / n).exists() for n in ("communities.jsonl", "community_reports.jsonl",
+                                                    "communities.parquet", "community_reports.parquet"))
+    offline = cfg
+    offline.graph.communities.enabled = True
+    offline.graph.method = "nlp"
+    offline.llm.base_url, offline.llm.api_key = "", ""
+    notices = []
+    await run(offline, notice=notices.append, out=io.StringIO())
+    assert (out / "communities.jsonl").is_file() and not (out / "community_reports.jsonl").exists()
+    assert any("needs an LLM endpoint" in n for n in notices)

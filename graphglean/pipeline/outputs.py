@@ -75,16 +75,26 @@ def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
     return found
 
 
-def _table(path: Path) -> list[dict[str, Any]] | None:
-    """The rows of a community table the run wrote (None when it wrote none)."""
-    return [row for _, row in json_rows(path)] if path.is_file() else None
+def _table(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]] | None:
+    """The rows of a community table the run wrote (None when it wrote none); a row without one of
+    ``required`` is an `InputError` naming the file and line."""
+    if not path.is_file():
+        return None
+    rows = []
+    for number, row in json_rows(path):
+        missing = [k for k in required if not isinstance(row.get(k), int)]
+        if missing:
+            raise InputError(f"{path}:{number}: {missing[0]} must be an integer")
+        rows.append(row)
+    return rows
 
 
 def rebuild_view(out_dir: str | Path, max_nodes: int) -> Path:
     """``graph.html`` written again from the graph and chunks in ``out_dir``; no LLM call."""
     out = Path(out_dir)
     graph = read_graph(out)
-    communities, reports = (_table(out / f"{name}.jsonl") for name in (COMMUNITIES, REPORTS))
+    communities = _table(out / f"{COMMUNITIES}.jsonl", ("id", "level", "size"))
+    reports = _table(out / f"{REPORTS}.jsonl", ("community", "level"))
     try:
         return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
                           title=out.resolve().name, communities=communities, reports=reports)

@@ -41,10 +41,13 @@ def add_communities(payload: dict[str, Any], graph: nx.Graph, communities: list[
 
 def _report(row: dict[str, Any], number: dict[str, int]) -> dict[str, Any]:
     findings = []
-    for f in row.get("findings", []):
-        refs = f.get("references") or {}
-        findings.append({"summary": f.get("summary", ""), "explanation": f.get("explanation", ""),
-                         "nodes": [number[e] for e in refs.get("entities", []) if e in number]})
+    for f in row.get("findings") or []:
+        if not isinstance(f, dict):
+            continue
+        refs = f.get("references") if isinstance(f.get("references"), dict) else {}
+        cited = refs.get("entities") if isinstance(refs.get("entities"), list) else []
+        findings.append({"summary": str(f.get("summary", "")), "explanation": str(f.get("explanation", "")),
+                         "nodes": [number[e] for e in cited if isinstance(e, (str, int)) and e in number]})
     return {"community": row["community"], "level": row["level"], "title": row.get("title", ""),
             "summary": row.get("summary", ""), "rating": row.get("rating"),
             "rating_explanation": row.get("rating_explanation", ""), "findings": findings}
