@@ -151,3 +151,28 @@ async def test_communities_off_removes_an_older_runs_tables_and_without_an_endpo
     await run(offline, notice=notices.append, out=io.StringIO())
     assert (out / "communities.jsonl").is_file() and not (out / "community_reports.jsonl").exists()
     assert any("needs an LLM endpoint" in n for n in notices)
+
+
+async def test_a_failed_report_fails_the_run_and_the_next_run_asks_only_for_it(tmp_path):
+    corpus = planted_corpus(documents=8)
+    broken = {"count": 0, "on": True}
+
+    def one_bad(req):  # the first report prompt gets prose twice: that community fails, the rest are written
+        prompt = req.messages[0]["content"] if req.messages else ""
+        if broken["on"] and MARK_REPORT in prompt and broken.get("prompt") in (None, prompt):
+            broken["prompt"] = prompt
+            broken["count"] += 1
+            return "I would rather not write JSON today."
+        return synthetic(req)
+
+    async with FakeLLMServer(one_bad).running() as s:
+        cfg = planted_config(s, tmp_path, corpus)
+        first = await quiet_run(cfg)
+        made = len(report_requests(s))
+        assert broken["count"] == 2 and first.failed == 1
+        assert any(f["item"].startswith("community ") for f in first.report["failed"])
+        broken["on"] = False
+        second = await quiet_run(cfg)
+        assert len(report_requests(s)) == made + 1 and second.failed == 0
+    reports = rows(tmp_path / "out" / "community_reports.jsonl")
+    assert len(reports) == made - 1  # every community of >= 3 has its report now
