@@ -77,14 +77,14 @@ def members_of(graph: nx.Graph, community: Community, count: Callable[[str], int
     for k, n in enumerate(ranked, 1):
         d = graph.nodes[n]
         text = f"{k}|{display[n]}|{_flat(d.get('type') or 'unknown')}|{_flat(d.get('description'))}"
-        entities.append(Line(k, n, text, count(text)))
+        entities.append(Line(k, n, text, count(text) + 1))  # and its line break
     edges = [(a, b, d) for a, b, d in _edges_among(graph, nodes) if a in inside and b in inside and a != b]
     edges.sort(key=lambda e: (-(degree[e[0]] + degree[e[1]]), -_edge_weight(e[2]), str(e[0]), str(e[1])))
     relationships, pairs = [], {}
     for k, (a, b, d) in enumerate(edges, 1):
         rid = edge_id(graph, a, b)
         text = f"{k}|{display[a]}|{display[b]}|{_flat(d.get('description'))}"
-        relationships.append(Line(k, rid, text, count(text), (a, b)))
+        relationships.append(Line(k, rid, text, count(text) + 1, (a, b)))
         pairs[frozenset((a, b))] = rid
     names: dict[str, str] = {}
     for n in ranked:  # the more important node keeps a name two members share
@@ -166,7 +166,7 @@ def build_context(members: Members, budget: int, count: Callable[[str], int],
         return _render(members, _raw_rows(members, None, budget - heads), [], count)
     order = sorted(children, key=lambda cr: (-cr[0].size, cr[0].id))
     texts = [child_summary(k, report, c.size) for k, (c, report) in enumerate(order, 1)]
-    costs = [count(t) for t in texts]
+    costs = [count(t) + 2 for t in texts]  # and the blank line after it
     everyone = {e.key for e in members.entities}
     used: list[int] = []
     covered: set[str] = set()
