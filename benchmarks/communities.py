@@ -39,8 +39,8 @@ def planted_graph(edges: int, seed: int = 0):
     nodes = max(50, edges // 5)
     groups = max(4, nodes // 200)
     g = nx.Graph()
-    g.add_nodes_from((f"n{k}", {"name": f"Node {k}", "type": "person", "description": f"Node {k} of group {k % groups}."})
-                     for k in range(nodes))
+    g.add_nodes_from((f"n{k}", {"name": f"Node {k}", "type": "person",
+                                "description": f"Node {k} of group {k % groups}."}) for k in range(nodes))
     pairs: set[tuple[int, int]] = set()
     while len(pairs) < edges:  # (Graph.number_of_edges() walks every node)
         a = rng.randrange(nodes)
@@ -172,7 +172,8 @@ def main() -> None:
     if not args.skip_reports:
         import trio
 
-        print("\nreports over the planted corpus (fake model; tokens counted by the server)\n" + trio.run(planted_reports))
+        reports = trio.run(planted_reports)
+        print("\nreports over the planted corpus (fake model; tokens counted by the server)\n" + reports)
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
     print(f"\nmachine load after: {' '.join(load)}")
 

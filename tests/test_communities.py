@@ -331,7 +331,8 @@ async def test_real_graph_contexts_stay_within_the_budget_and_parents_use_their_
     async with FakeLLMServer(synthetic).running() as s:
         cfg.llm = config(s).llm
         out = await report_communities(graph, found, cfg)
-        prompts = [r.messages[0]["content"] for r in s.requests if r.messages and MARK_REPORT in r.messages[0]["content"]]
+        prompts = [r.messages[0]["content"] for r in s.requests
+                   if r.messages and MARK_REPORT in r.messages[0]["content"]]
     assert not out.failed and len(out.reports) == sum(c.size >= 3 for c in found.items) == len(prompts)
     assert all(r.context_tokens <= 1500 for r in out.reports.values())
     assert any(REPORTS in p for p in prompts)  # the big communities are written from their parts

@@ -90,7 +90,8 @@ def test_communities_in_the_page(browser, tmp_path):  # noqa: F811
     listed = page.evaluate("[...document.querySelectorAll('#gg-communities a.community')].map(a => a.innerText)")
     assert len(listed) == 4 and all("Group of" in t for t in listed)
     page.evaluate("document.querySelector('#gg-communities a.community').click()")
-    panel = page.wait_for("!document.getElementById('gg-panel').hidden && document.getElementById('gg-panel').innerText")
+    panel = page.wait_for("!document.getElementById('gg-panel').hidden && "
+                          "document.getElementById('gg-panel').innerText")
     assert "Its first member" in panel and "sub-communities" in panel.lower() and "entities (" in panel.lower()
     page.evaluate("document.querySelector('#gg-panel .finding a.node-link').click()")
     panel = page.wait_for("document.getElementById('gg-panel').innerText.includes('level 0: ') && "

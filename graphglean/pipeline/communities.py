@@ -4,8 +4,8 @@ view. Reports are kept in the run store by their community's content: a re-run a
 
 from __future__ import annotations
 
-from pathlib import Path
 import functools
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import attrs
@@ -13,7 +13,6 @@ import networkx as nx
 import trio
 
 from ..core.config import Config
-from ..core.tokens import Tokenizer
 from ..graph.communities.detect import annotate, community_names, find_communities
 from ..graph.communities.records import Communities
 from ..graph.communities.reporting import PASS, CommunityReports, ReportMemo, prompt_parts, report_communities

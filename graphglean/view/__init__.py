@@ -14,8 +14,8 @@ from typing import Any, Iterable
 import networkx as nx
 
 from ..core.atomic import write_text
-from .page import render_page
 from .groups import add_communities
+from .page import render_page
 from .payload import ChunkText, build_payload
 
 FILENAME = "graph.html"

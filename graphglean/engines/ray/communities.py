@@ -17,8 +17,7 @@ from ...core.tokens import Tokenizer
 from ...graph.communities.context import ReportContext, build_context, fits_whole, members_of
 from ...graph.communities.detect import annotate, find_communities
 from ...graph.communities.records import Communities, Community, CommunityReport
-from ...graph.communities.reporting import (PASS, CommunityReports, ReportMemo, ask_reports, prompt_parts,
-                                            report_key)
+from ...graph.communities.reporting import PASS, CommunityReports, ReportMemo, ask_reports, prompt_parts, report_key
 from ...llm.accounting import CallAccount
 from ...pipeline.communities import STATE, CommunityOutcome, finish_communities, load_state, reports_asked
 from ...pipeline.context import RunContext

@@ -23,11 +23,11 @@ import trio
 from ...core.atomic import atomic_open
 from ...core.config import Config
 from ...core.errors import ConfigError, GraphgleanError
+from ...graph.formats.communities import remove_community_tables
 from ...llm.accounting import CallAccount
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
-from ...graph.formats.communities import remove_community_tables
 from . import partitions, shard_task
 from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result

@@ -102,7 +102,8 @@ class CommunityReport:
         """The report as Markdown: title, summary, rating, then each finding."""
         parts = [f"# {self.title}", self.summary]
         if self.rating is not None:
-            parts.append(f"Rating: {self.rating:g}" + (f" ({self.rating_explanation})" if self.rating_explanation else ""))
+            why = f" ({self.rating_explanation})" if self.rating_explanation else ""
+            parts.append(f"Rating: {self.rating:g}{why}")
         parts += [f"## {f.summary}\n\n{f.explanation}" for f in self.findings]
         return "\n\n".join(p for p in parts if p.strip())
 
