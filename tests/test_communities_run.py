@@ -71,7 +71,14 @@ async def test_planted_groups_are_the_coarsest_communities_and_each_gets_one_rep
     for node, data in graph.nodes(data=True):
         if graph.degree(node):
             assert data["community"][0] in {c["id"] for c in communities if c["level"] == 0}
-    assert (out / "communities.parquet").is_file() and (out / "community_reports.parquet").is_file()
+    graphml = nx.read_graphml(out / "graph.graphml")
+    assert all(json.loads(d["community"]) == graph.nodes[n]["community"]
+               for n, d in graphml.nodes(data=True) if "community" in d)
+    assert sum("community" in d for _, d in graphml.nodes(data=True)) == sum(1 for n in graph if graph.degree(n))
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out / "community_reports.parquet").to_pylist()
+    assert [r["community"] for r in table] == [r["community"] for r in reports]
     page = (out / "graph.html").read_text()
     assert reports[0]["title"] in page
 
