@@ -183,3 +183,26 @@ async def test_a_failed_report_fails_the_run_and_the_next_run_asks_only_for_it(t
         assert len(report_requests(s)) == made + 1 and second.failed == 0
     reports = rows(tmp_path / "out" / "community_reports.jsonl")
     assert len(reports) == made - 1  # every community of >= 3 has its report now
+
+
+async def test_reports_are_asked_while_the_graph_files_are_written(tmp_path, monkeypatch):
+    import time
+
+    from graphglean.pipeline import communities as step
+
+    corpus = planted_corpus(documents=8)
+    seen = {}
+    async with FakeLLMServer(synthetic).running() as s:
+        real = step.write_graph_outputs
+
+        def slow(*args):  # a large graph's files take seconds: the reports go on meanwhile
+            paths = real(*args)
+            time.sleep(1.0)
+            seen["reports asked meanwhile"] = len(report_requests(s))
+            return paths
+
+        monkeypatch.setattr(step, "write_graph_outputs", slow)
+        cfg = planted_config(s, tmp_path, corpus)
+        await quiet_run(cfg)
+        total = len(report_requests(s))
+    assert seen["reports asked meanwhile"] == total > 0
