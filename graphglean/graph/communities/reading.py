@@ -97,6 +97,7 @@ class References:
     def __init__(self, ctx: ReportContext) -> None:
         self.ctx = ctx
         self.dropped = 0
+        self.ids = set(ctx.members.pairs.values())
 
     def resolve(self, refs: Any, text: str) -> tuple[list[str], list[str]]:
         entities: dict[str, None] = {}
@@ -148,7 +149,7 @@ class References:
         members = ctx.members
         if kind != "r" and text.casefold() in members.names:
             return "e", members.names[text.casefold()]
-        if text in set(members.pairs.values()):
+        if text in self.ids:
             return "r", text
         ends = [p for p in _PAIR.split(text) if p]
         if len(ends) == 2:
