@@ -305,13 +305,19 @@ async def test_communities_on_ray_are_the_local_ones_and_reports_are_reused(clus
         first = asked(server)
         result = await run(configs["ray"], out=io.StringIO(), notice=lambda m: None)
         assert asked(server) == first  # a re-run reuses every report
-    local, on_ray = (_rows(tmp_path / n, "communities.jsonl") for n in ("local", "ray"))
-    assert [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in on_ray] == \
-           [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in local]
-    reports = {n: _rows(tmp_path / n, "community_reports.jsonl") for n in ("local", "ray")}
-    assert [r["title"] for r in reports["ray"]] == [r["title"] for r in reports["local"]]
-    assert first == 2 * len(reports["local"])  # each asked once by each engine
-    graph = json.loads((tmp_path / "ray" / "graph.json").read_text())
-    assert all("community" in n for n in graph["nodes"] if any(e["source"] == n["id"] for e in graph["edges"]))
-    row = next(p for p in result.report["passes"] if p["pass"] == "graph")
-    assert row["community_reports"]["cached"] == len(reports["ray"]) and row["community_reports"]["made"] == 0
+        local, on_ray = (_rows(tmp_path / n, "communities.jsonl") for n in ("local", "ray"))
+        assert [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in on_ray] == \
+               [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in local]
+        reports = {n: _rows(tmp_path / n, "community_reports.jsonl") for n in ("local", "ray")}
+        assert [r["title"] for r in reports["ray"]] == [r["title"] for r in reports["local"]]
+        assert first == 2 * len(reports["local"])  # each asked once by each engine
+        graph = json.loads((tmp_path / "ray" / "graph.json").read_text())
+        assert all("community" in n for n in graph["nodes"] if any(e["source"] == n["id"] for e in graph["edges"]))
+        row = next(p for p in result.report["passes"] if p["pass"] == "graph")
+        assert row["community_reports"]["cached"] == len(reports["ray"]) and row["community_reports"]["made"] == 0
+        configs["ray"].graph.communities.levels = 1  # a community setting: the shards stay finished
+        notices = []
+        await run(configs["ray"], out=io.StringIO(), notice=notices.append)
+    assert any("was finished before" in n for n in notices)
+    assert not any(re.search(r"shard \S+ done", n) for n in notices)
+    assert {c["level"] for c in _rows(tmp_path / "ray", "communities.jsonl")} == {0}
