@@ -28,6 +28,8 @@ _PUBLIC = {
     "run": "launch", "run_sync": "launch", "RunResult": "launch",
     "extract_graph": "graph.extract", "extract_graph_sync": "graph.extract",
     "resolve_entities": "graph.resolution.resolve", "resolve_entities_sync": "graph.resolution.resolve",
+    "find_communities": "graph.communities.detect", "report_communities": "graph.communities.reporting",
+    "report_communities_sync": "graph.communities.reporting",
     "summarize": "summaries", "ProgressiveSummarizer": "summaries",
     "EpisodicGistExtraction": "episodic",
     "Enricher": "enrich", "MemoryStore": "enrich", "search": "enrich",
@@ -36,8 +38,8 @@ _PUBLIC = {
 __all__ = ["ChatClient", "Config", "ConfigError", "Enricher", "EpisodicGistExtraction", "GraphgleanError",
            "InputError", "LLMAuthError", "LLMError", "LLMModelError", "LLMParameterError", "LLMRequestError",
            "LLMUnreachableError", "MemoryStore", "ProgressiveSummarizer", "RunResult", "Scheduler", "extract_graph",
-           "extract_graph_sync", "load_config", "resolve_entities", "resolve_entities_sync", "run", "run_sync",
-           "search", "summarize"]
+           "extract_graph_sync", "find_communities", "load_config", "report_communities", "report_communities_sync",
+           "resolve_entities", "resolve_entities_sync", "run", "run_sync", "search", "summarize"]
 
 
 def __getattr__(name: str) -> Any:
@@ -69,6 +71,8 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .enrich import Enricher, MemoryStore, search
     from .episodic import EpisodicGistExtraction
+    from .graph.communities.detect import find_communities
+    from .graph.communities.reporting import report_communities, report_communities_sync
     from .graph.extract import extract_graph, extract_graph_sync
     from .graph.resolution.resolve import resolve_entities, resolve_entities_sync
     from .launch import RunResult, run, run_sync

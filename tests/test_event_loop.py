@@ -8,7 +8,7 @@ from graphglean.core.config import Config
 from graphglean.graph import extract
 from graphglean.launch import run
 from graphglean.llm import ChatClient
-from graphglean.pipeline import steps as passes
+from graphglean.pipeline import communities as graph_files
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.responders import synthetic
@@ -50,7 +50,7 @@ async def test_graph_parse_merge_grounding_and_description_scan_run_off_the_even
 
 async def test_graph_outputs_are_written_off_the_event_loop(tmp_path, monkeypatch):
     seen = {}
-    spy(monkeypatch, passes, "write_graph_outputs", seen)
+    spy(monkeypatch, graph_files, "write_graph_outputs", seen)
     cfg = Config()  # no endpoint: the offline method
     cfg.llm.model = "gpt-4"
     cfg.input.path = str(tmp_path / "in.txt")

@@ -287,3 +287,42 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
     assert result.report["chunks"] == 40 and not result.failed
     out = tmp_path / "out"  # single_graph: false: the tables, not the whole graph in one file
     assert (out / "entities.jsonl").stat().st_size > 0 and not (out / "graph.graphml").exists()
+
+
+async def test_communities_on_ray_are_the_local_ones_and_reports_are_reused(cluster, tmp_path):
+    from graphglean.testing.planted import planted_corpus
+    from graphglean.testing.responders import MARK_REPORT
+
+    corpus = planted_corpus(documents=12)
+    docs = tmp_path / "planted.jsonl"
+    docs.write_text("".join(json.dumps({"text": t}) + "\n" for t in corpus.documents))
+
+    def asked(server):
+        return sum(1 for r in server.requests if r.messages and MARK_REPORT in r.messages[0]["content"])
+
+    async with FakeLLMServer(synthetic).running() as server:
+        configs = {}
+        for name, runtime in (("local", {}), ("ray", {"engine": "ray", "workers": 2, "shard_chunks": 4})):
+            cfg = configs[name] = _config(server, tmp_path, docs, name, **runtime)
+            cfg.graph.max_gleanings = 0
+            cfg.graph.communities.enabled = True
+            await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        first = asked(server)
+        result = await run(configs["ray"], out=io.StringIO(), notice=lambda m: None)
+        assert asked(server) == first  # a re-run reuses every report
+        local, on_ray = (_rows(tmp_path / n, "communities.jsonl") for n in ("local", "ray"))
+        assert [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in on_ray] == \
+               [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in local]
+        reports = {n: _rows(tmp_path / n, "community_reports.jsonl") for n in ("local", "ray")}
+        assert [r["title"] for r in reports["ray"]] == [r["title"] for r in reports["local"]]
+        assert first == 2 * len(reports["local"])  # each asked once by each engine
+        graph = json.loads((tmp_path / "ray" / "graph.json").read_text())
+        assert all("community" in n for n in graph["nodes"] if any(e["source"] == n["id"] for e in graph["edges"]))
+        row = next(p for p in result.report["passes"] if p["pass"] == "graph")
+        assert row["community_reports"]["cached"] == len(reports["ray"]) and row["community_reports"]["made"] == 0
+        configs["ray"].graph.communities.levels = 1  # a community setting: the shards stay finished
+        notices = []
+        await run(configs["ray"], out=io.StringIO(), notice=notices.append)
+    assert any("was finished before" in n for n in notices)
+    assert not any(re.search(r"shard \S+ done", n) for n in notices)
+    assert {c["level"] for c in _rows(tmp_path / "ray", "communities.jsonl")} == {0}

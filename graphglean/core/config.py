@@ -164,7 +164,16 @@ class ResolveConfig:
 
 @attrs.define
 class CommunitiesConfig:
-    enabled: bool = setting(False, "group the graph's entities into communities, each with a report")
+    enabled: bool = setting(False, "cluster the resolved graph into hierarchical communities (Leiden; no LLM call)")
+    max_cluster_size: int = setting(10, "a community larger than this is split again one level down", positive)
+    seed: int = setting(0xDEADBEEF, "the clustering's random seed: one seed, one clustering")
+    levels: int = setting(0, "keep at most this many levels (0 = every level max_cluster_size makes)", non_negative)
+    reports: bool = setting(True, "an LLM report per community (needs an endpoint; one call each, reused while a "
+                            "community's content is unchanged)")
+    report_max_input_tokens: int = setting(
+        8000, "a report's context (entities and relationships by importance, or its sub-communities' reports) is cut "
+        "to this many tokens", positive)
+    min_report_size: int = setting(3, "communities of fewer entities get no report", positive)
 
 
 @attrs.define
@@ -199,7 +208,7 @@ class GraphConfig:
         4, "an answer cut even at the model's output limit: halve its passage and extract each half, at most "
         "this many times deep (4 = down to 1/16 of a chunk)", non_negative)
     resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
-    communities: CommunitiesConfig = section(CommunitiesConfig, "communities of entities and their reports")
+    communities: CommunitiesConfig = section(CommunitiesConfig, "communities and their reports (the global view)")
 
 
 WIKIPEDIA_DATASETS = ("wikipedia", "menatqa", "timeqa", "musique", "complex_tr", "2wikimultihopqa")

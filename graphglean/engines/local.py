@@ -15,6 +15,7 @@ from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
 from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
+from ..pipeline.communities import reports_asked
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.folder_lock import output_folder_lock
 from ..pipeline.plan import plan_passes, run_passes, writable_dir
@@ -43,7 +44,8 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
     peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)  # they embed texts
-    needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) for _, fn in passes)
+    needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg)
+                             for _, fn in passes)
     if cfg.llm.cache.mode != "off" and needs_llm:
         writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any, Callable, TextIO
 
 from ..core.config import Config
+from ..core.prompts import load_template
 from ..core.spacy_pipeline import installed
 from ..core.tokens import Tokenizer
 from ..graph.building.describe import summary_call_bound
+from ..graph.communities.reporting import REPORT_MAX_TOKENS, report_call_bound
+from ..graph.communities.reporting import TEMPLATE as REPORT_TEMPLATE
 from ..graph.extraction.prompts import GraphPrompts
 from ..graph.extraction.workload import named_words
 from ..graph.formats.peers.vectors import BATCH_TOKENS, EMBED_BATCH
@@ -64,6 +67,8 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             rows.extend(_resolve_estimate(cfg, chunks, fn is graph_nlp_pass, tokens_out))
         if name == "graph" and peer_formats(cfg):
             rows.append(_peers_estimate(cfg, chunks, _entities(chunks, fn is graph_nlp_pass, tokens_out)))
+        if name == "graph" and cfg.graph.communities.enabled and cfg.graph.communities.reports:
+            rows.append(_communities_estimate(cfg, chunks, fn is graph_nlp_pass, tokens_out, tokenizer))
     print(f"dry run: {len(chunks)} chunks, {chunk_tokens} tokens of input; no LLM is called", file=out)
     for r in rows:
         cost = "unknown price" if r["cost_usd_est"] is None else (
@@ -136,6 +141,19 @@ def _peers_estimate(cfg: Config, chunks: list[Chunk], entities: int) -> dict[str
         texts, tokens = texts + reports, tokens + reports * _REPORT_TOKENS
     calls = max(-(-texts // EMBED_BATCH), -(-tokens // BATCH_TOKENS))
     return _estimate_row(cfg, EMBED, len(chunks), calls, tokens, 0, cfg.llm.embedding_model)
+
+
+def _communities_estimate(cfg: Config, chunks: list[Chunk], offline: bool, answer_tokens: int,
+                          tokenizer: Tokenizer) -> dict[str, Any]:
+    """Community reports, bounded (`report_call_bound`) for the entities the graph is estimated to have (as
+    for resolution). A level's contexts hold each entity and relationship once, or a sub-community's report."""
+    cc = cfg.graph.communities
+    entities = sum(named_words(c.text) for c in chunks) if offline else answer_tokens // _TOKENS_PER_ENTITY
+    calls, levels = report_call_bound(entities, cc)
+    text = sum(c.tokens for c in chunks) * 3 if offline else answer_tokens  # the graph's descriptions, at most
+    overhead = tokenizer.count(load_template(REPORT_TEMPLATE))
+    tokens_in = calls * overhead + min(calls * cc.report_max_input_tokens, levels * text + calls * REPORT_MAX_TOKENS)
+    return _estimate_row(cfg, "graph.communities", len(chunks), calls, tokens_in, calls * REPORT_MAX_TOKENS)
 
 
 def _describe_estimate(cfg: Config, chunks: int, answer_tokens: int) -> dict[str, Any]:

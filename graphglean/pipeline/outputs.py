@@ -14,6 +14,7 @@ import networkx as nx
 
 from ..core.config import OutputConfig
 from ..core.errors import InputError, OutputError
+from ..graph.formats.communities import COMMUNITIES, REPORTS
 from ..graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
 from ..graph.formats.readback import json_rows, read_graph
 from ..text.chunking import Chunk
@@ -91,14 +92,30 @@ def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
     return found
 
 
+def _table(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]] | None:
+    """The rows of a community table the run wrote (None when it wrote none); a row without one of
+    ``required`` is an `InputError` naming the file and line."""
+    if not path.is_file():
+        return None
+    rows = []
+    for number, row in json_rows(path):
+        missing = [k for k in required if not isinstance(row.get(k), int)]
+        if missing:
+            raise InputError(f"{path}:{number}: {missing[0]} must be an integer")
+        rows.append(row)
+    return rows
+
+
 def rebuild_view(out_dir: str | Path, max_nodes: int) -> Path:
     """``graph.html`` written again from the graph and chunks in ``out_dir``, holding the folder's lock (not while
     a run writes there); no LLM call."""
     out = Path(out_dir)
     with output_folder_lock(out, "view") if out.is_dir() else contextlib.nullcontext():  # else: read_graph says
         graph = read_graph(out)
+        communities = _table(out / f"{COMMUNITIES}.jsonl", ("id", "level", "size"))
+        reports = _table(out / f"{REPORTS}.jsonl", ("community", "level"))
         try:
             return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
-                              title=out.resolve().name)
+                              title=out.resolve().name, communities=communities, reports=reports)
         except OSError as e:
             raise InputError(f"{out / VIEW_FILENAME}: cannot write ({e.strerror or type(e).__name__})") from None

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
-import trio
 
 from ..core.spacy_pipeline import MAX_PIECE_CHARS
 from ..core.tokens import Tokenizer
@@ -27,16 +26,18 @@ from ..summaries import SummaryResult, summarize
 from ..text.chunking import Chunk, chunk_id
 from ..text.inputs import Document
 from .context import PassOutcome, RunContext, failure_row, failures_of
-from .outputs import write_graph_outputs
+from .communities import write_graph_with_communities
 from .peers import peer_indexes
 
 
 async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
-    # seconds for a large graph, while other passes may have requests in flight: in a worker thread
-    # a file that cannot be written is a failed item (exit 1, in report.json); the other files are written
-    files = [str(p) for p in await trio.to_thread.run_sync(write_graph_outputs, graph, ctx.chunks, ctx.out_dir,
-                                                           ctx.cfg.output, failed)]
+    # seconds for a large graph, while other passes may have requests in flight: written in a worker thread
+    # (and, with graph.communities, while the community reports are asked); a file that cannot be written is a
+    # failed item (exit 1, in report.json), and the other files are written
+    written = await write_graph_with_communities(ctx, graph)
+    files, failed = written.files, failed + written.failed
     extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
+    extra.update(written.extra)
     peer_files, peer_failed, peer_extra = await peer_indexes(
         ctx, graph, ctx.inputs.documents or documents_of_chunks(ctx.chunks))
     files += peer_files

@@ -27,6 +27,7 @@ MARK_GISTS = '"gists"'
 MARK_FACTS = '"facts"'
 MARK_INTENT = "intent of the message"
 MARK_ENTITIES = "named entities"
+MARK_REPORT = "writing a community report"
 
 
 def passage_of(prompt: str) -> str:
@@ -58,6 +59,8 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     prompt = req.prompt
     if req.max_tokens == 1 or MARK_LOOP in last:
         return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+    if req.messages and MARK_REPORT in req.messages[0]["content"]:
+        return community_report(req.messages[0]["content"])
     if MARK_CONTINUE in last:
         return _records(passage_of(req.messages[0]["content"]), 1)
     if "Records:" in last:
@@ -79,6 +82,40 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     if MARK_SUMMARY in prompt or MARK_PROGRESSIVE in prompt:
         return " ".join(_sentences(passage_of(last), 2))
     return "OK"
+
+
+def _table(context: str, heading: str) -> list[list[str]]:
+    """The rows of one ``id|...`` table of a report prompt's context."""
+    if heading not in context:
+        return []
+    body = context.split(heading, 1)[1].split("\n\n", 1)[0]
+    return [line.split("|") for line in body.splitlines()[1:] if "|" in line]
+
+
+def community_report(prompt: str) -> str:
+    """A plausible report on the community a report prompt describes: titled after its two most important
+    entities, one finding per leading entity citing it and its relationships, rated by its size."""
+    context = prompt.rpartition("Community data:\n")[2]
+    entities = _table(context, "Entities (")
+    relationships = _table(context, "Relationships (")
+    reports = re.findall(r"^Report \d+ \(\d+ entities\): (.*)$", context, re.M)
+    names = [row[1] for row in entities] or reports
+    title = " and ".join(names[:2]) if names else "An unnamed group"
+    findings = []
+    for row in entities[:3]:
+        cited = [r[0] for r in relationships if row[1] in (r[1], r[2])][:3]
+        findings.append({"summary": f"{row[1]} is central to the community",
+                         "explanation": f"{row[1]} ({row[2]}): {row[3] if len(row) > 3 else ''}".strip(),
+                         "references": {"entities": [int(row[0])], "relationships": [int(r) for r in cited]}})
+    for text in reports[:3]:
+        findings.append({"summary": f"It holds the group {text}", "explanation": f"A part of it: {text}.",
+                         "references": {"entities": [], "relationships": []}})
+    size = len(entities) + 5 * len(reports)
+    return json.dumps({"title": f"Community of {title}",
+                       "summary": f"A community of {len(entities)} entities and {len(relationships)} relationships"
+                                  + (f", around {', '.join(names[:4])}." if names else "."),
+                       "rating": min(10.0, 2.0 + size / 4), "rating_explanation": "Rated by how much it holds.",
+                       "findings": findings})
 
 
 _FIRST = ["Ada", "Bram", "Cleo", "Dov", "Esme", "Finn", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lena"]

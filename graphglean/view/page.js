@@ -14,7 +14,7 @@
   });
   var nodes = data.nodes.map(function (n, i) {
     return { i: i, id: n.id, name: n.name, type: n.type, deg: n.deg, desc: n.desc, flags: n.flags,
-      aliases: n.aliases || [], types: n.types || null, freq: n.freq, src: n.src,
+      aliases: n.aliases || [], types: n.types || null, freq: n.freq, src: n.src, c: n.c || [],
       r: 2.5 + 11 * Math.sqrt(n.deg / Math.max(1, data.nodes.length ? data.nodes[0].deg : 1)),
       visible: true, edges: [] };
   });
@@ -28,10 +28,57 @@
     return edge;
   });
   var byDegree = nodes.slice().sort(function (p, q) { return q.deg - p.deg; });
+  var leaders = [];  // the best-connected node of each coarsest community, larger communities first
   var maxDeg = byDegree.length ? byDegree[0].deg : 0;
 
+  // ---- communities: the layout groups nodes by their coarsest community; colours may follow any level -----
+  var communities = data.communities || [], reports = data.reports || [];
+  var reportOf = {}, communityOf = {}, levels = 0;
+  reports.forEach(function (r) { reportOf[r.community] = r; });
+  communities.forEach(function (c) { communityOf[c.id] = c; c.members = []; levels = Math.max(levels, c.level + 1); });
+  nodes.forEach(function (n) { n.c.forEach(function (id) { if (communityOf[id]) communityOf[id].members.push(n); }); });
+  var anchors = (function () {
+    // coarsest communities, largest first, on a sunflower spiral whose rings grow with the area they fill
+    var tops = communities.filter(function (c) { return c.level === 0 && c.members.length; })
+      .sort(function (p, q) { return q.members.length - p.members.length || p.id - q.id; });
+    var at = {}, filled = 0, spacing = 9;
+    tops.forEach(function (c, i) {
+      var rad = spacing * Math.sqrt(filled + c.members.length / 2), angle = i * 2.39996;
+      at[c.id] = { x: rad * Math.cos(angle), y: rad * Math.sin(angle) };
+      filled += c.members.length;
+    });
+    var outer = spacing * Math.sqrt(filled + nodes.length * 0.1) + 40;
+    nodes.forEach(function (n, i) {
+      var a = n.c.length && at[n.c[0]];
+      if (a) { n.ax = a.x; n.ay = a.y; n.grouped = true; }
+      else { var t = i * 2.39996; n.ax = outer * Math.cos(t); n.ay = outer * Math.sin(t); n.grouped = false; }
+    });
+    return at;
+  })();
+  var grouped = Object.keys(anchors).length > 1;
+  communities.filter(function (c) { return c.level === 0 && c.members.length; })
+    .sort(function (p, q) { return q.members.length - p.members.length || p.id - q.id; })
+    .forEach(function (c) {
+      leaders.push(c.members.reduce(function (best, n) { return n.deg > best.deg ? n : best; }, c.members[0]));
+    });
+  var colourBy = "type", colourLevel = 0, communityColour = {};
+  function communityColours(level) {
+    var list = communities.filter(function (c) { return c.level === level; })
+      .sort(function (p, q) { return q.members.length - p.members.length || p.id - q.id; });
+    communityColour = {};
+    list.forEach(function (c, i) {
+      communityColour[c.id] = i < PALETTE.length ? PALETTE[i] : "hsl(" + Math.round((i * 137.508) % 360) + ",55%,55%)";
+    });
+  }
+  function colorOf(n) {
+    if (colourBy === "type") return types[n.type].color;
+    var id = n.c[Math.min(colourLevel, n.c.length - 1)];
+    return n.c.length && communityColour[id] || OTHER;
+  }
+
   // ---- state -------------------------------------------------------------------------------------------
-  var cam = { x: 0, y: 0, k: 1 }, autoFit = true, selected = null, hovered = null, dirty = true;
+  var cam = { x: 0, y: 0, k: 1 }, fitK = 1, autoFit = true, selected = null, hovered = null, dirty = true;
+  var shownCommunity = null;
   var minDegree = 0, onlyFlags = 0, drawnNodes = 0, drawnEdges = 0, firstDrawn = false;
   var width = 0, height = 0, dpr = 1;
 
@@ -40,6 +87,8 @@
   var layoutRunning = nodes.length > 0, layoutStarted = performance.now(), dragging = null;
   var links = edges.filter(function (e) { return e.a !== e.b; }).map(function (e) { return [e.a.i, e.b.i]; });
   d3.forceSimulation(nodes).stop();  // d3's starting positions (a phyllotaxis spiral, hubs in the middle)
+  if (grouped) nodes.forEach(function (n) { n.x = n.ax + n.x * 0.3; n.y = n.ay + n.y * 0.3; });
+  links.forEach(function (l) { var a = nodes[l[0]], b = nodes[l[1]]; l.push(a.c[0] === b.c[0] ? 1 : 0); });
 
   function layoutDone() {
     layoutRunning = false;
@@ -48,7 +97,9 @@
   }
 
   var layout = (function () {
-    var points = nodes.map(function (n) { return { deg: n.deg, r: n.r, x: n.x, y: n.y }; });
+    var points = nodes.map(function (n) {
+      return { deg: n.deg, r: n.r, x: n.x, y: n.y, ax: n.ax, ay: n.ay, grouped: grouped && n.grouped };
+    });
     if (!points.length) { layoutRunning = false; return { pin: function () {}, unpin: function () {}, run: function () {} }; }
     try {
       var vendor = Array.prototype.map.call(document.querySelectorAll("script.gg-vendor"),
@@ -76,7 +127,7 @@
         var here = frameLayout();
         control.pin = here.pin; control.unpin = here.unpin; control.run = here.run;
       };
-      worker.postMessage({ type: "start", nodes: points, links: links, maxTicks: MAX_TICKS });
+      worker.postMessage({ type: "start", nodes: points, links: links, maxTicks: MAX_TICKS, grouped: grouped });
       return control;
     } catch (e) {
       return frameLayout();
@@ -84,15 +135,24 @@
   })();
 
   // Large graphs get fewer ticks (each costs O(n log n)) and a coarser Barnes-Hut approximation.
-  function simulation(d3, points, links) {
+  // Grouped: each node is drawn to its community's anchor, and links between communities pull less, so
+  // communities lie apart and the first screen shows them rather than one hairball.
+  function simulation(d3, points, links, grouped) {
     var ticks = points.length <= 2000 ? 300 : Math.max(120, Math.round(300 * Math.sqrt(2000 / points.length)));
+    var link = d3.forceLink(links.map(function (l) { return { source: l[0], target: l[1], same: l[2] }; }))
+      .distance(function (l) { return 18 + l.source.r + l.target.r; });
+    if (grouped) {
+      var base = link.strength();
+      link.strength(function (l, i, all) { return base(l, i, all) * (l.same ? 1 : 0.15); });
+    }
+    var pull = function (p) { return grouped ? (p.grouped ? 0.12 : 0.03) : 0.04; };
     return d3.forceSimulation(points)
       .alphaDecay(1 - Math.pow(0.001, 1 / ticks))
-      .force("link", d3.forceLink(links.map(function (l) { return { source: l[0], target: l[1] }; }))
-        .distance(function (l) { return 18 + l.source.r + l.target.r; }))
+      .force("link", link)
       .force("charge", d3.forceManyBody().strength(function (p) { return -25 - 6 * Math.sqrt(p.deg); })
-        .theta(points.length > 5000 ? 1.2 : 0.9).distanceMax(600))
-      .force("x", d3.forceX(0).strength(0.04)).force("y", d3.forceY(0).strength(0.04))
+        .theta(points.length > 5000 ? 1.2 : 0.9).distanceMax(grouped ? 250 : 600))
+      .force("x", d3.forceX(function (p) { return grouped ? p.ax : 0; }).strength(pull))
+      .force("y", d3.forceY(function (p) { return grouped ? p.ay : 0; }).strength(pull))
       .stop();
   }
 
@@ -114,7 +174,7 @@
       var m = ev.data;
       if (m.type === "start") {
         points = m.nodes; maxTicks = m.maxTicks;
-        sim = simulation(scope.d3, points, m.links);
+        sim = simulation(scope.d3, points, m.links, m.grouped);
         resume();
       } else if (m.type === "pin") {
         points[m.i].fx = m.x; points[m.i].fy = m.y;
@@ -131,7 +191,7 @@
   }
 
   function frameLayout() {
-    var sim = simulation(d3, nodes, links), ticks = 0, on = true;
+    var sim = simulation(d3, nodes, links, grouped), ticks = 0, on = true;
     function step() {
       if (!on) return;
       var t0 = performance.now();
@@ -180,6 +240,7 @@
     });
     if (!isFinite(x0)) { cam = { x: width / 2, y: height / 2, k: 1 }; return; }
     var k = Math.min(width / (x1 - x0 + 40), height / (y1 - y0 + 40), 4);
+    fitK = k;
     cam = { k: k, x: width / 2 - k * (x0 + x1) / 2, y: height / 2 - k * (y0 + y1) / 2 };
   }
   function toWorld(px, py) { return [(px - cam.x) / cam.k, (py - cam.y) / cam.k]; }
@@ -240,7 +301,7 @@
 
   function fillNodes(list) {
     var groups = {};
-    list.forEach(function (n) { (groups[types[n.type].color] = groups[types[n.type].color] || []).push(n); });
+    list.forEach(function (n) { var c = colorOf(n); (groups[c] = groups[c] || []).push(n); });
     Object.keys(groups).forEach(function (color) {
       ctx.fillStyle = color;
       ctx.beginPath();
@@ -273,7 +334,7 @@
     var shownNodes = nodes.filter(function (n) { return n.visible; });
     var shownEdges = edges.filter(edgeShown), shownCount = shownNodes.length;
     var focus = selected || hovered;
-    var near = focus ? focusSet(focus) : null;
+    var near = focus ? focusSet(focus) : shownCommunity ? memberSet(shownCommunity) : null;
     if (near) {
       strokeEdges(shownEdges.filter(function (e) { return !near.edges.has(e); }), "#8c959f", 0.12, 1);
       var mine = shownEdges.filter(function (e) { return near.edges.has(e); });
@@ -307,6 +368,12 @@
     updateStats();
   }
 
+  function memberSet(c) {
+    var set = { nodes: new Set(c.members), edges: new Set() };
+    edges.forEach(function (e) { if (set.nodes.has(e.a) && set.nodes.has(e.b)) set.edges.add(e); });
+    return set;
+  }
+
   function focusSet(n) {
     var set = { nodes: new Set([n]), edges: new Set() };
     n.edges.forEach(function (e) { set.edges.add(e); set.nodes.add(e.a); set.nodes.add(e.b); });
@@ -322,10 +389,15 @@
     var wanted = [];
     if (focus && focus.visible) wanted.push(focus);
     if (near) near.nodes.forEach(function (n) { if (n !== focus && n.visible) wanted.push(n); });
-    wanted = wanted.concat(byDegree);
-    for (var i = 0; i < wanted.length && shown < LABELS && i < 4000; i++) {
+    wanted = wanted.concat(leaders, byDegree);
+    // labels by importance at the current zoom: about one per 14000 square pixels when the whole graph is in
+    // view, more as one zooms in (the most connected first), never more than LABELS
+    var budget = Math.min(LABELS, Math.max(12, Math.round(width * height / 14000 * Math.pow(cam.k / fitK, 2))));
+    var labelled = new Set();
+    for (var i = 0; i < wanted.length && shown < budget && i < 4000; i++) {
       var n = wanted[i];
-      if (!n.visible || (near && !near.nodes.has(n))) continue;
+      if (!n.visible || (near && !near.nodes.has(n)) || labelled.has(n)) continue;
+      labelled.add(n);
       var sx = cam.x + n.x * cam.k, sy = cam.y + n.y * cam.k, r = radius(n) * cam.k;
       if (sx < -50 || sy < -10 || sx > width + 50 || sy > height + 10) continue;
       var important = n === focus;
@@ -341,6 +413,7 @@
       ctx.lineWidth = 3; ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.strokeText(n.label, box[0], ly);
       ctx.fillStyle = important ? "#000" : "#24292f"; ctx.fillText(n.label, box[0], ly);
     }
+    $("gg-stats").setAttribute("data-labels", String(shown));
   }
 
   function overlaps(a, b) { return !(a[2] < b[0] || a[0] > b[2] || a[3] < b[1] || a[1] > b[3]); }
@@ -467,6 +540,117 @@
     }
   }
 
+  // ---- communities: colour by them, list them with their reports, show one --------------------------------
+  function communityName(c) { return (reportOf[c.id] && reportOf[c.id].title) || "Community " + c.id; }
+
+  function buildCommunities() {
+    if (!communities.length) return;
+    $("gg-communities-box").hidden = false;
+    var toggle = $("gg-colour-community"), level = $("gg-level");
+    for (var l = 0; l < levels; l++) {
+      var opt = document.createElement("option");
+      opt.value = String(l); opt.textContent = "level " + l + (l === 0 ? " (coarsest)" : "");
+      level.appendChild(opt);
+    }
+    level.hidden = levels < 2;
+    function apply() {
+      colourBy = toggle.checked ? "community" : "type";
+      colourLevel = Number(level.value || 0);
+      communityColours(colourLevel);
+      listCommunities();
+      redraw();
+    }
+    toggle.addEventListener("change", apply);
+    level.addEventListener("change", apply);
+    if (data.grouped_for_layout) { $("gg-communities").hidden = true; $("gg-colour-label").lastChild.textContent = " colour by cluster"; }
+    toggle.checked = reports.length > 0;
+    apply();
+  }
+
+  function listCommunities() {
+    var box = $("gg-communities");
+    box.textContent = "";
+    if (data.grouped_for_layout) return;
+    var list = communities.filter(function (c) { return c.level === colourLevel && c.members.length; });
+    list.sort(function (p, q) {
+      var rp = reportOf[p.id] ? reportOf[p.id].rating || 0 : -1, rq = reportOf[q.id] ? reportOf[q.id].rating || 0 : -1;
+      return rq - rp || q.members.length - p.members.length || p.id - q.id;
+    });
+    box.appendChild(shortList(el("div"), list, 40, function (c) {
+      var row = el("a", "community");
+      var sw = el("span", "swatch"); sw.style.background = communityColour[c.id] || OTHER;
+      row.append(sw, el("span", null, communityName(c)), el("span", "count", String(c.size)));
+      row.title = reportOf[c.id] ? reportOf[c.id].summary : "no report (below min_report_size, or it failed)";
+      row.addEventListener("click", function () { showCommunity(c); });
+      return row;
+    }, null, "show all " + list.length));
+  }
+
+  function nodeLink(n) {
+    var link = el("a", "node-link", n.name);
+    link.addEventListener("click", function () { select(n, true); });
+    return link;
+  }
+
+  function showCommunity(c) {
+    selected = null; shownCommunity = c;
+    var panel = $("gg-panel"), report = reportOf[c.id];
+    panel.hidden = false; panel.textContent = "";
+    resize();
+    var close = el("button", "close", "×");
+    close.addEventListener("click", function () { shownCommunity = null; select(null); panel.hidden = true; resize(); });
+    panel.append(close, el("h2", null, communityName(c)));
+    panel.append(el("span", "badge", "level " + c.level), el("span", "badge", c.size + " entities"));
+    if (report && report.rating !== null && report.rating !== undefined) panel.appendChild(el("span", "badge", "rating " + report.rating));
+    if (report) {
+      panel.appendChild(el("p", "desc", report.summary));
+      if (report.rating_explanation) panel.appendChild(el("p", "muted", report.rating_explanation));
+      if (report.findings.length) panel.appendChild(el("h3", null, "Findings (" + report.findings.length + ")"));
+      report.findings.forEach(function (f) {
+        var box = el("div", "finding");
+        box.append(el("b", null, f.summary), el("p", null, f.explanation));
+        if (f.nodes.length) {
+          var refs = el("div", "refs");
+          f.nodes.forEach(function (i, k) { if (k) refs.appendChild(document.createTextNode(" · ")); refs.appendChild(nodeLink(nodes[i])); });
+          box.appendChild(refs);
+        }
+        panel.appendChild(box);
+      });
+    } else panel.appendChild(el("p", "muted", "No report: the community is smaller than graph.communities.min_report_size, reports are off, or its report failed."));
+    var parent = communityOf[c.parent];
+    if (parent) {
+      panel.appendChild(el("h3", null, "Part of"));
+      var up = el("a", "node-link", communityName(parent));
+      up.addEventListener("click", function () { showCommunity(parent); });
+      panel.appendChild(up);
+    }
+    var subs = communities.filter(function (k) { return k.parent === c.id; });
+    if (subs.length) {
+      panel.appendChild(el("h3", null, "Sub-communities (" + subs.length + ")"));
+      panel.appendChild(shortList(el("div"), subs, 20, function (k) {
+        var row = el("a", "rel", communityName(k) + " · " + k.size);
+        row.addEventListener("click", function () { showCommunity(k); });
+        return row;
+      }, null, "show all " + subs.length));
+    }
+    var members = c.members.slice().sort(function (p, q) { return q.deg - p.deg; });
+    panel.appendChild(el("h3", null, "Entities (" + c.size + (members.length < c.size ? ", " + members.length + " drawn" : "") + ")"));
+    panel.appendChild(shortList(el("div"), members, 30, function (n) { var row = el("span", "rel"); row.appendChild(nodeLink(n)); return row; },
+                                null, "show all " + members.length));
+    redraw();
+  }
+
+  function nodeCommunities(panel, n) {
+    var mine = n.c.map(function (id) { return communityOf[id]; }).filter(Boolean);
+    if (!mine.length || data.grouped_for_layout) return;
+    panel.appendChild(el("h3", null, "Communities"));
+    mine.forEach(function (c) {
+      var row = el("a", "rel", "level " + c.level + ": " + communityName(c));
+      row.addEventListener("click", function () { showCommunity(c); });
+      panel.appendChild(row);
+    });
+  }
+
   // ---- search ------------------------------------------------------------------------------------------
   var search = $("gg-search"), matchList = $("gg-matches"), matches = [], active = 0;
   function findMatches(q) {
@@ -492,7 +676,7 @@
     matches.forEach(function (m, i) {
       var li = document.createElement("li");
       if (i === active) li.className = "active";
-      var sw = document.createElement("span"); sw.className = "swatch"; sw.style.background = types[m.node.type].color;
+      var sw = document.createElement("span"); sw.className = "swatch"; sw.style.background = colorOf(m.node);
       var name = document.createElement("span"); name.textContent = m.node.name;
       li.append(sw, name);
       if (m.via) { var via = document.createElement("span"); via.className = "via"; via.textContent = "alias: " + m.via; li.appendChild(via); }
@@ -528,8 +712,9 @@
   }
   function select(n, center) {
     selected = n;
+    if (n) shownCommunity = null;
     var panel = $("gg-panel");
-    if (!n) { panel.hidden = true; resize(); redraw(); return; }
+    if (!n) { if (!shownCommunity) { panel.hidden = true; resize(); } redraw(); return; }
     panel.hidden = false;
     panel.textContent = "";
     resize();
@@ -538,7 +723,7 @@
     close.addEventListener("click", function () { select(null); });
     panel.append(close, el("h2", null, n.name));
     var type = el("span", "badge");
-    var sw = el("span", "swatch"); sw.style.background = types[n.type].color;
+    var sw = el("span", "swatch"); sw.style.background = colorOf(n);
     type.append(sw, document.createTextNode(types[n.type].name));
     panel.append(type, el("span", "badge", "degree " + n.deg));
     if (n.freq !== undefined) panel.appendChild(el("span", "badge", "records " + n.freq));
@@ -552,6 +737,7 @@
       panel.appendChild(shortList(el("div", "desc"), lines, 4, function (line) { return el("p", null, line); },
                                   null, "show all " + lines.length));
     }
+    nodeCommunities(panel, n);
     sources(panel, n);
     relationships(panel, n);
     if (center && n.visible) {
@@ -719,11 +905,12 @@
     $("gg-layout").textContent = layoutRunning ? "Pause layout" : "Resume layout";
   });
   document.addEventListener("keydown", function (ev) {
-    if (ev.key === "Escape" && document.activeElement !== search) select(null);
+    if (ev.key === "Escape" && document.activeElement !== search) { shownCommunity = null; select(null); }
     if (ev.key === "/" && document.activeElement !== search) { ev.preventDefault(); search.focus(); }
   });
 
   buildSide();
+  buildCommunities();
   new ResizeObserver(resize).observe(canvas.parentNode);
   resize();
 })();

@@ -23,6 +23,7 @@ import trio
 from ...core.atomic import atomic_open
 from ...core.config import Config
 from ...core.errors import ConfigError, GraphgleanError
+from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
 from ...pipeline.folder_lock import output_folder_lock
@@ -30,6 +31,7 @@ from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
+from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .report import Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
@@ -218,7 +220,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
         if graph_row is not None:
             dirs = [shards_root / s.name for s in specs]
             outputs += await _merge_graph(tasks, dirs, cfg, wcfg, merge_dir, out, graph_row, stage, totals,
-                                          progress or NoProgress())
+                                          progress or NoProgress(), notice)
         outputs += _concatenate(totals.outputs, out)
         stage("concatenate")
         totals.leases.update(ray.get(actor.stats.remote()))
@@ -315,7 +317,7 @@ async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: C
 
 async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config, merge_dir: Path, out: Path,
                        row: dict[str, Any], stage: Callable[[str], None], totals: Totals,
-                       progress: Progress) -> list[str]:
+                       progress: Progress, notice: Callable[[str], None]) -> list[str]:
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     account = CallAccount()
@@ -342,17 +344,31 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         nodes, edges = partitions.write_tables(merge_dir, P, paths[0], paths[1])
         (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
         stage("tables")
-    if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
+    others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
+    if cfg.graph.communities.enabled:  # clustered once, on the whole graph; reports in tasks, level by level
+        graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
+        chunks = [c for d in dirs for c in partitions.read_chunks(d)] if rt.single_graph else []
+        written, used = await ray_communities(functools.partial(tasks.wave, progress), graph, chunks,
+                                              attrs.evolve(cfg, output=others), wcfg, out, out / "shards",
+                                              rt.single_graph, notice)
+        account.add(used)
+        paths += [Path(p) for p in written.files]
+        row.update(written.extra)
+        totals.failed += [dict(f, **{"pass": "graph"}) for f in written.failed]
+        stage("communities")
+    elif rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
+        remove_community_tables(out)
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
-        others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
         failed: list[dict[str, Any]] = []
         paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
         totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
         stage("whole_graph_exports")
-        if peer_formats(cfg):
-            paths += await peers.write_peer_indexes(cfg, graph, chunks, out, row, totals.failed, progress)
-            stage("peer_indexes")
+    else:
+        remove_community_tables(out)
+    if rt.single_graph and peer_formats(cfg):
+        paths += await peers.write_peer_indexes(cfg, graph, chunks, out, row, totals.failed, progress)
+        stage("peer_indexes")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)

@@ -73,7 +73,9 @@ def fingerprint(cfg: Config, spec: ShardSpec) -> str:
     for k in ("api_key", "max_concurrency", "requests_per_minute", "tokens_per_minute", "max_retries",
               "retry_deadline_s", "timeout_s", "connect_timeout_s", "http_transport", "cache"):
         llm.pop(k)
-    basis = [attrs.asdict(spec), _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), attrs.asdict(cfg.graph),
+    graph = attrs.asdict(cfg.graph)
+    graph.pop("communities")  # made in the driver, after the shards
+    basis = [attrs.asdict(spec), _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), graph,
              attrs.asdict(cfg.episodic), attrs.asdict(cfg.summary), attrs.asdict(cfg.enrich),
              cfg.runtime.graph_partitions]
     return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -66,6 +66,16 @@ def _table(rows: list[dict[str, Any]], base: tuple[str, ...], pa: Any) -> Any:
     return pa.Table.from_arrays(columns, schema=pa.schema(fields))
 
 
+def write_rows(rows: list[dict[str, Any]], base: tuple[str, ...], path: str | Path) -> Path:
+    """One table of ``rows`` (columns ``base`` first, then every other key) to ``path``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with atomic_open(path, "wb") as f:
+        pq.write_table(_table(rows, base, pa), f)
+    return Path(path)
+
+
 def write_parquet(graph: nx.Graph, out_dir: str | Path) -> list[Path]:
     """``entities.parquet`` and ``relationships.parquet`` in ``out_dir``; returns their paths."""
     import pyarrow as pa

@@ -92,7 +92,8 @@ def _community(row: dict[str, Any], where: str) -> Community:
                          parent=None if parent in (None, "", -1, "-1") else str(parent),
                          children=_texts(_field(row, where, "children", default=[]), where, "children"),
                          entities=entities, size=int(_field(row, where, "size", default=len(entities))),
-                         changed=str(_field(row, where, "changed", "last_changed", "run", "period", default="")))
+                         changed=str(_field(row, where, "changed_run", "changed", "last_changed", "run", "period",
+                                            default="")))
     except (TypeError, ValueError) as e:
         raise InputError(f"{where}: not a community ({e})") from None
 
@@ -103,6 +104,8 @@ def _finding(value: Any, where: str) -> Finding:
     if not isinstance(value, dict):
         raise InputError(f"{where}: a finding is neither text nor an object")
     refs = _field(value, where, "references", "refs", default=[])
+    if isinstance(refs, dict):  # the graph pass's: {"entities": [...], "relationships": [...]}
+        refs = [*refs.get("entities", []), *refs.get("relationships", [])]
     return Finding(str(_field(value, where, "summary", default="")),
                    str(_field(value, where, "explanation", default="")),
                    _texts(refs if isinstance(refs, list) else [refs], where, "references"))
