@@ -102,8 +102,8 @@ async def planted_reports() -> str:
     from graphglean.core.config import Config
     from graphglean.launch import run
     from graphglean.testing import FakeLLMServer
-    from graphglean.testing.planted import one_more_document, planted_corpus
-    from graphglean.testing.responders import synthetic
+    from graphglean.testing.models.planted import one_more_document, planted_corpus
+    from graphglean.testing.models.responders import synthetic
 
     corpus = planted_corpus()
     rows = []
@@ -148,7 +148,7 @@ def _purity(corpus, path: Path) -> str:
 def _report_tokens(server, report: dict) -> dict:
     """Tokens (gpt-4o-mini's) of the report prompts the server got and of the answers it gave them."""
     from graphglean.core.tokens import Tokenizer
-    from graphglean.testing.responders import MARK_REPORT, synthetic
+    from graphglean.testing.models.responders import MARK_REPORT, synthetic
 
     count = Tokenizer("gpt-4o-mini").count
     asked = [r for r in server.requests if r.messages and MARK_REPORT in r.messages[0]["content"]]

@@ -2,7 +2,7 @@
 
 The recorded answers in ../shared/realdata (replay.jsonl: each chunk's text and responses) are read as they are,
 then again with a seeded share of their record lines garbled the ways small models garble them
-(`graphglean.testing.garbling`: broken delimiters, pipe-joined fields, arrows, stray quotes). For each set: node names holding a delimiter fragment, an arrow or a stray quote that the input does not
+(`graphglean.testing.models.garbling`: broken delimiters, pipe-joined fields, arrows, stray quotes). For each set: node names holding a delimiter fragment, an arrow or a stray quote that the input does not
 hold (debris), and the share of the clean answers' grounded names (names that occur in their chunk) and pairs
 still found. Runs on any version of graphglean (names are checked against the chunk only where it can).
 
@@ -32,7 +32,7 @@ from _server import table  # noqa: E402
 from graphglean.graph.building.merge import merge_records  # noqa: E402
 from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
 from graphglean.graph.records import ParseResult, Provenance  # noqa: E402
-from graphglean.testing.garbling import garbled_answer  # noqa: E402
+from graphglean.testing.models.garbling import garbled_answer  # noqa: E402
 
 try:
     from graphglean.graph.extraction.debris import clean_names
@@ -101,7 +101,7 @@ async def run_row(folder: Path, out: Path) -> dict:
     from graphglean.core.config import Config
     from graphglean.launch import run
     from graphglean.testing import FakeLLMServer
-    from graphglean.testing.responders import ReplayResponder
+    from graphglean.testing.models.responders import ReplayResponder
 
     responder = ReplayResponder.from_file(folder / "replay.jsonl")
     source = out / f"{folder.name}.jsonl"

@@ -158,7 +158,7 @@ async def summary_row(kb: int) -> dict:
     from graphglean.llm import ChatClient
     from graphglean.scheduling.scheduler import Scheduler
     from graphglean.testing import FakeLLMServer
-    from graphglean.testing.responders import synthetic
+    from graphglean.testing.models.responders import synthetic
 
     stave = (ROOT / "examples" / "a_christmas_carol_stave1.txt").read_text(encoding="utf-8")
     text = "\n\n".join([stave] * math.ceil(kb * 1000 / len(stave.encode())))

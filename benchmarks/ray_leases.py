@@ -52,7 +52,7 @@ from graphglean.core.config import Config  # noqa: E402
 from graphglean.engines.ray.leases import BatchSize  # noqa: E402
 from graphglean.launch import run  # noqa: E402
 from graphglean.testing import FakeLLMServer  # noqa: E402
-from graphglean.testing.responders import synthetic  # noqa: E402
+from graphglean.testing.models.responders import synthetic  # noqa: E402
 
 WORKERS = 4
 FREE_RPM = 60_000  # 1000 a second: 4 workers with 4 calls of 0.2 s in flight each reach about 80

@@ -118,7 +118,7 @@ def fake_model_ms(sample: int = 3000) -> float:
     from graphglean.core.config import Config
     from graphglean.graph.extraction.prompts import GraphPrompts
     from graphglean.testing.inprocess import InProcessTransport
-    from graphglean.testing.responders import synthetic
+    from graphglean.testing.models.responders import synthetic
 
     prompts = GraphPrompts.from_config(Config().graph)
     bodies = []
@@ -151,7 +151,7 @@ def shard_alone(n: int, a: argparse.Namespace) -> dict:
     from graphglean.engines.ray.shards import absolute_paths, plan_shards
     from graphglean.engines.ray.task_gc import task_gc
     from graphglean.testing.inprocess import InProcessTransport
-    from graphglean.testing.responders import synthetic
+    from graphglean.testing.models.responders import synthetic
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "chunks.jsonl"

@@ -29,13 +29,13 @@ from graphglean.core.config import Config  # noqa: E402
 from graphglean.core.tokens import Tokenizer  # noqa: E402
 from graphglean.graph.building.merge import merge_records, normalize_name  # noqa: E402
 from graphglean.graph.extract import extract_graph  # noqa: E402
+from graphglean.graph.extraction.debris import clean_names  # noqa: E402
 from graphglean.graph.extraction.fields import is_placeholder  # noqa: E402
 from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
-from graphglean.graph.extraction.debris import clean_names  # noqa: E402
 from graphglean.graph.records import ParseResult, Provenance  # noqa: E402
 from graphglean.llm.records import parse_chat_body  # noqa: E402
 from graphglean.testing import FakeLLMServer  # noqa: E402
-from graphglean.testing.responders import capped, dense, dense_corpus, dense_records  # noqa: E402
+from graphglean.testing.models.responders import capped, dense, dense_corpus, dense_records  # noqa: E402
 from graphglean.text.inputs import Document, Inputs  # noqa: E402
 
 REALDATA = ROOT.parent / "shared" / "realdata"

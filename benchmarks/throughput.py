@@ -42,7 +42,7 @@ from _server import fake_server, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
-from graphglean.testing.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, passage_of  # noqa: E402
+from graphglean.testing.models.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, passage_of  # noqa: E402
 
 MARK_RESOLVE = "Decide for each pair whether"
 

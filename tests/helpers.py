@@ -50,8 +50,8 @@ async def replayed(folder: str, garble: float = 0.0):
     """`replayed_graph`'s whole extraction result (graph and stats), and its chunks."""
     from graphglean.graph.extract import extract_graph
     from graphglean.testing import FakeLLMServer
-    from graphglean.testing.garbling import garbling
-    from graphglean.testing.responders import ReplayResponder
+    from graphglean.testing.models.garbling import garbling
+    from graphglean.testing.models.responders import ReplayResponder
     from graphglean.text.chunking import Chunk
     from graphglean.text.inputs import Inputs
 

@@ -12,7 +12,7 @@ from graphglean.llm.batch.ledger import WaveLedger
 from graphglean.llm.batch.waves import Waves
 from graphglean.testing import FakeLLMServer, refusal, refusing
 from graphglean.testing.batch_api import FakeBatchAPI
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .conftest import ROOT
 from .helpers import llm_config

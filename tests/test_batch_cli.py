@@ -10,7 +10,7 @@ import trio
 
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.batch_api import FakeBatchAPI
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .test_cli import STAVE, cli, env, write_config
 

@@ -17,7 +17,7 @@ from graphglean.pipeline.progress import ConsoleProgress
 from graphglean.pipeline.report import batch_price_of, cost, format_table
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.batch_api import FakeBatchAPI
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .test_batch import ask_all, batch_llm
 

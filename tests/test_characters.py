@@ -12,7 +12,7 @@ from graphglean.graph.formats.export import write_graphml
 from graphglean.graph.formats.readback import read_graph
 from graphglean.launch import run
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import passage_of, synthetic
+from graphglean.testing.models.responders import passage_of, synthetic
 from graphglean.text.inputs import InputWarning, read_inputs
 from graphglean.text.surrogates import repair_json
 

@@ -8,7 +8,7 @@ import pytest
 import trio
 
 from graphglean.testing import FakeLLMServer, Reply
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .conftest import ROOT
 

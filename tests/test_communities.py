@@ -15,7 +15,7 @@ from graphglean.graph.communities.reading import NotAReport, holds_report, ratin
 from graphglean.graph.communities.records import Communities, CommunityReport, Finding, relationship_id
 from graphglean.graph.communities.reporting import ReportMemo, report_call_bound, report_communities
 from graphglean.testing import FakeLLMServer, Reply
-from graphglean.testing.responders import MARK_REPORT, community_report, synthetic
+from graphglean.testing.models.responders import MARK_REPORT, community_report, synthetic
 
 from .helpers import config
 

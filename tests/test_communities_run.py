@@ -9,8 +9,8 @@ import pytest
 
 from graphglean.launch import run
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.planted import one_more_document, planted_corpus
-from graphglean.testing.responders import MARK_REPORT, synthetic
+from graphglean.testing.models.planted import one_more_document, planted_corpus
+from graphglean.testing.models.responders import MARK_REPORT, synthetic
 
 from .helpers import config
 

@@ -8,7 +8,7 @@ import pytest
 from graphglean.graph.extract import parse_extraction
 from graphglean.graph.extraction.gleaning import ChunkExtraction
 from graphglean.graph.extraction.parser import RecordParser
-from graphglean.testing.garbling import BROKEN, garbled_answer
+from graphglean.testing.models.garbling import BROKEN, garbled_answer
 from graphglean.text.chunking import Chunk
 
 from .helpers import replayed_graph

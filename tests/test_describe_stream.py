@@ -20,7 +20,7 @@ from graphglean.graph.extraction.workload import named_words
 from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, RecordedRequest, Reply
-from graphglean.testing.responders import MARK_DESCRIBE, MARK_LOOP, passage_of
+from graphglean.testing.models.responders import MARK_DESCRIBE, MARK_LOOP, passage_of
 from graphglean.text.inputs import Document
 
 from .helpers import config

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from graphglean.core.config import Config, GraphConfig
+from graphglean.core.config import GraphConfig
 from graphglean.graph.building.echoes import Examples
 from graphglean.launch import run
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import passage_of, synthetic
+from graphglean.testing.models.responders import passage_of, synthetic
 
 from .helpers import config, replayed
 
@@ -47,7 +47,7 @@ def echoing(req):
         passage = passage_of(req.last_user)
         extra = [("John Doe", "person"), ("Apple Inc.", "organization"), ("New York City", "geo"),
                  ("Port Ellis", "geo")]
-        lines = [f'("entity"<|>Naval Station Norfolk<|>geo<|>A naval base.)']
+        lines = ['("entity"<|>Naval Station Norfolk<|>geo<|>A naval base.)']
         lines += [f'("entity"<|>{n}<|>{t}<|>Copied from somewhere.)' for n, t in extra]
         lines += [f'("relationship"<|>Naval Station Norfolk<|>{n}<|>Related.<|>3)' for n, _ in extra]
         if "Port Ellis" in passage:  # here the text holds it: grounded, it stays

@@ -8,7 +8,7 @@ from graphglean.enrich.search import mmr
 from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, Reply
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 from graphglean.text.inputs import Message
 
 from .helpers import llm_config

@@ -17,7 +17,7 @@ from graphglean.graph.extract import extract_graph, extract_graph_sync
 from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, Reply, refusal
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 from graphglean.text.inputs import Message
 
 from .conftest import ROOT

@@ -11,7 +11,7 @@ from graphglean.llm import ChatClient
 from graphglean.pipeline import communities as graph_files
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 from graphglean.text.inputs import Document, Inputs
 
 from .helpers import ThreadRecordingTokenizer, config

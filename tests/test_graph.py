@@ -15,7 +15,7 @@ from graphglean.graph.extraction.prompts import neutralize
 from graphglean.graph.formats.export import write_graph
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from graphglean.testing import FakeLLMServer, Reply
-from graphglean.testing.responders import ReplayResponder, synthetic
+from graphglean.testing.models.responders import ReplayResponder, synthetic
 from graphglean.text.chunking import Chunk
 from graphglean.text.inputs import Inputs
 

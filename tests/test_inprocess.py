@@ -9,7 +9,7 @@ from graphglean.engines.ray import shard_task
 from graphglean.llm import ChatClient, RetryPolicy
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.inprocess import RESPONDER_ENV, InProcessTransport, install
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .helpers import llm_config
 
@@ -67,7 +67,7 @@ def test_the_worker_hook_makes_shard_clients_answer_in_process_and_nothing_else_
     assert shard_task.transport_factory is None  # by default every client goes to the configured endpoint
     assert shard_task._client(cfg)._transport is None
     monkeypatch.setattr(shard_task, "transport_factory", None)  # restored after the test
-    monkeypatch.setenv(RESPONDER_ENV, "graphglean.testing.responders:dense")
+    monkeypatch.setenv(RESPONDER_ENV, "graphglean.testing.models.responders:dense")
     install()
     transport = shard_task._client(cfg)._transport
     assert isinstance(transport, InProcessTransport) and transport.responder.__name__ == "dense"

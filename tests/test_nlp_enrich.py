@@ -9,7 +9,7 @@ from graphglean.enrich import Enricher, MemoryStore, spacy_entities
 from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 from graphglean.text.inputs import Message
 
 from .helpers import llm_config

@@ -14,7 +14,7 @@ from graphglean.core.config import Config, OutputConfig
 from graphglean.core.errors import ConfigError
 from graphglean.launch import run
 from graphglean.testing import FakeLLMServer, FaultPlan
-from graphglean.testing.peer_responders import peers
+from graphglean.testing.models.peer_responders import peers
 
 from .helpers import config
 from .peers_support import DATA

@@ -13,7 +13,7 @@ import pytest
 import trio
 
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.peer_responders import peers
+from graphglean.testing.models.peer_responders import peers
 
 from .peers_support import DATA, peer_env, peer_venv, tiktoken_cache
 from .test_peers import corpus, peer_config, quiet_run

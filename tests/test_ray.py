@@ -19,7 +19,7 @@ from graphglean.core.config import Config
 from graphglean.engines.ray.leases import BatchSize
 from graphglean.launch import run
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import MARK_DESCRIBE, synthetic
+from graphglean.testing.models.responders import MARK_DESCRIBE, synthetic
 
 from .helpers import llm_config
 
@@ -290,8 +290,8 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
 
 
 async def test_communities_on_ray_are_the_local_ones_and_reports_are_reused(cluster, tmp_path):
-    from graphglean.testing.planted import planted_corpus
-    from graphglean.testing.responders import MARK_REPORT
+    from graphglean.testing.models.planted import planted_corpus
+    from graphglean.testing.models.responders import MARK_REPORT
 
     corpus = planted_corpus(documents=12)
     docs = tmp_path / "planted.jsonl"

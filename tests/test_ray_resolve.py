@@ -191,7 +191,7 @@ def test_an_edge_is_reported_from_the_endpoint_the_local_graph_lists_first(tmp_p
 
 def _replay_model(folder: str):
     """The recorded answers of a real model for extraction; resolution questions answered as the labels say."""
-    from graphglean.testing.responders import ReplayResponder
+    from graphglean.testing.models.responders import ReplayResponder
 
     from .conftest import shared_path
     from .test_resolve import careful_model

@@ -13,7 +13,7 @@ from graphglean.core.config import Config
 from graphglean.launch import run
 from graphglean.pipeline.progress import ConsoleProgress
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .helpers import llm_config
 

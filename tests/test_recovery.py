@@ -7,7 +7,7 @@ from graphglean.graph.extract import extract_graph
 from graphglean.graph.extraction.gleaning import ChunkExtraction, split_point
 from graphglean.llm.output_limits import output_limit
 from graphglean.testing import FakeLLMServer, Reply
-from graphglean.testing.responders import capped, dense, dense_corpus, dense_records
+from graphglean.testing.models.responders import capped, dense, dense_corpus, dense_records
 
 from .helpers import config as base_config
 

@@ -19,7 +19,7 @@ from graphglean.llm.refusals import read_error_body
 from graphglean.llm.refusals import refusal as classify
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.testing import FakeLLMServer, refusal, refusing
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .helpers import config, llm_config
 

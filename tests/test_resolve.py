@@ -297,7 +297,7 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
     import io
 
     from graphglean.launch import run
-    from graphglean.testing.responders import synthetic
+    from graphglean.testing.models.responders import synthetic
 
     text = tmp_path / "story.txt"
     text.write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob Cratchit.\n"
@@ -388,7 +388,7 @@ def test_spans_of_a_merged_node_cover_every_name():
 
 def replay_with_careful_resolution(folder: str, labels: dict):
     """The recorded answers of a real model for extraction, a careful reader for resolution questions."""
-    from graphglean.testing.responders import ReplayResponder
+    from graphglean.testing.models.responders import ReplayResponder
 
     replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
     careful = careful_model(labels)
@@ -581,7 +581,7 @@ async def test_dry_run_bounds_the_description_summaries_a_run_makes(tmp_path, fo
     import io
 
     from graphglean.launch import run
-    from graphglean.testing.responders import ReplayResponder
+    from graphglean.testing.models.responders import ReplayResponder
 
     replay = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
     async with FakeLLMServer(replay).running() as s:

@@ -14,7 +14,7 @@ from graphglean.llm.cache import CacheWriteWarning
 from graphglean.pipeline.context import RunContext
 from graphglean.pipeline.runstore import RunStore
 from graphglean.testing import FakeLLMServer, Reply
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .helpers import config, llm_config
 
@@ -201,7 +201,7 @@ async def test_non_answers_are_not_replayed_from_the_cache(tmp_path, bad):
 
 
 async def test_graph_refusals_and_unclear_checks_are_asked_again_next_run(tmp_path):
-    from graphglean.testing.responders import MARK_LOOP
+    from graphglean.testing.models.responders import MARK_LOOP
 
     from .test_cli import STAVE
 
@@ -293,7 +293,7 @@ def test_memory_store_rolls_back_a_failed_batch(tmp_path):
 
 
 async def test_journal_is_kept_until_a_run_finishes_everything(tmp_path):
-    from graphglean.testing.responders import MARK_CONTINUE
+    from graphglean.testing.models.responders import MARK_CONTINUE
 
     from .test_cli import STAVE
 
@@ -330,7 +330,7 @@ async def test_a_refused_intent_is_a_failed_step_not_the_intent(tmp_path):
     from graphglean.core.config import EnrichConfig
     from graphglean.enrich import Enricher
     from graphglean.scheduling.scheduler import Scheduler
-    from graphglean.testing.responders import MARK_INTENT
+    from graphglean.testing.models.responders import MARK_INTENT
     from graphglean.text.inputs import Message
 
     def respond(req):

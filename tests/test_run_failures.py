@@ -5,7 +5,7 @@ import json
 import pytest
 
 from graphglean.testing import FakeLLMServer, refusal, refusing
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .test_cli import cli, write_config
 

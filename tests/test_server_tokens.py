@@ -7,7 +7,7 @@ from graphglean.graph.extract import extract_graph
 from graphglean.llm import ChatClient
 from graphglean.llm.server_tokens import single_token_ids, without_special
 from graphglean.testing import FakeLLMServer, ServerTokenizer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .helpers import config, llm_config
 

@@ -8,7 +8,7 @@ from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.summaries import HistoryMessage, ProgressiveSummarizer, summarize
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .conftest import shared_path
 from .helpers import ThreadRecordingTokenizer, llm_config

@@ -14,7 +14,7 @@ from graphglean.core import tokens
 from graphglean.core.tokens import Tokenizer, VocabularyError, bundled_ranks, encoding_name_for
 from graphglean.graph.extract import extract_graph
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from .helpers import config
 

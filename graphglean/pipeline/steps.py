@@ -25,8 +25,8 @@ from ..summaries import SYSTEM as SUMMARY_SYSTEM
 from ..summaries import SummaryResult, summarize
 from ..text.chunking import Chunk, chunk_id
 from ..text.inputs import Document
-from .context import PassOutcome, RunContext, failure_row, failures_of
 from .communities import write_graph_with_communities
+from .context import PassOutcome, RunContext, failure_row, failures_of
 from .peers import peer_indexes
 
 

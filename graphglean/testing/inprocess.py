@@ -92,11 +92,11 @@ def install() -> None:
     with the responder named by ``GRAPHGLEAN_INPROCESS_RESPONDER`` (default: the synthetic model)."""
     from ..engines.ray import shard_task
 
-    responder = load_responder(os.environ.get(RESPONDER_ENV, "graphglean.testing.responders:synthetic"))
+    responder = load_responder(os.environ.get(RESPONDER_ENV, "graphglean.testing.models.responders:synthetic"))
     shard_task.transport_factory = lambda: InProcessTransport(responder)
 
 
-def ray_runtime_env(responder: str = "graphglean.testing.responders:synthetic") -> dict[str, Any]:
+def ray_runtime_env(responder: str = "graphglean.testing.models.responders:synthetic") -> dict[str, Any]:
     """``ray.init(runtime_env=...)`` for a cluster whose workers answer every call in process (tests and
     benchmarks; the engine then uses that session)."""
     return {"worker_process_setup_hook": f"{__name__}.install", "env_vars": {RESPONDER_ENV: responder}}

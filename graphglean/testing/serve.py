@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="the Batch API: seconds from a batch's creation to its answers")
     p.add_argument("--batch-failed-lines", type=float, default=0.0, metavar="SHARE",
                    help="the Batch API: share of requests whose first answer in a batch is a 500 (by --seed)")
-    p.add_argument("--responder", default="graphglean.testing.responders:synthetic",
+    p.add_argument("--responder", default="graphglean.testing.models.responders:synthetic",
                    help="module:function taking a RecordedRequest")
     p.add_argument("--replay", help="a replay.jsonl of recorded responses (overrides --responder)")
     p.add_argument("--refuse", action="append", default=[], metavar="TEXT=KIND[/SERVER]",
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
                    f"(kinds: {', '.join(REFUSAL_KINDS)}), e.g. 'Marley was dead=context_length/openai'")
     args = p.parse_args(argv)
     if args.replay:
-        from .responders import ReplayResponder
+        from .models.responders import ReplayResponder
 
         responder: Responder = ReplayResponder.from_file(args.replay)
     else:

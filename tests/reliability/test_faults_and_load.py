@@ -8,7 +8,7 @@ import trio
 from graphglean.graph.extract import extract_graph
 from graphglean.graph.formats.export import write_graph
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from ..helpers import config
 

@@ -6,7 +6,7 @@ import sys
 import trio
 
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from ..test_cli import cli, env, write_config
 from .test_runs import outputs

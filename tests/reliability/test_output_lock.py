@@ -12,7 +12,7 @@ import trio
 from graphglean.core.errors import OutputFolderInUseError
 from graphglean.pipeline.folder_lock import LOCK_FILE, output_folder_lock
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from ..test_cli import cli, env, write_config
 

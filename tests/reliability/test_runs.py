@@ -11,7 +11,7 @@ import pytest
 import trio
 
 from graphglean.testing import FakeLLMServer, FaultPlan, Reply
-from graphglean.testing.responders import synthetic
+from graphglean.testing.models.responders import synthetic
 
 from ..test_cli import cli, env, write_config
 

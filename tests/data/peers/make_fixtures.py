@@ -24,10 +24,9 @@ import trio
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from tests.peers_support import peer_env, tiktoken_cache  # noqa: E402
-
 from graphglean.testing import FakeLLMServer  # noqa: E402
-from graphglean.testing.peer_responders import peers  # noqa: E402
+from graphglean.testing.models.peer_responders import peers  # noqa: E402
+from tests.peers_support import peer_env, tiktoken_cache  # noqa: E402
 
 DIMENSION = 64
 SETTINGS = """\

@@ -5,7 +5,7 @@ description summaries, GraphRAG's community reports, global map points, DRIFT's 
 LightRAG's keywords, and prose for every answer. Any JSON schema a request sends in ``response_format`` is
 answered by an object of that schema. Every other prompt goes to `responders.synthetic`.
 
-    python -m graphglean.testing.serve --responder graphglean.testing.peer_responders:peers
+    python -m graphglean.testing.serve --responder graphglean.testing.models.peer_responders:peers
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import regex
 
-from .exchange import RecordedRequest, Reply
+from ..exchange import RecordedRequest, Reply
 from .responders import MARK_CONTINUE, MARK_LOOP, passage_of, synthetic
 
 # GraphRAG 3.3's prompts (graphrag/prompts/...), LightRAG 1.5's (lightrag/prompt.py)

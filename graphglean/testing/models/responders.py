@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import attrs
 
-from ..graph.offline.nlp_heuristic import noun_phrases
-from .fake_llm import RecordedRequest, Reply, Responder, rough_tokens
+from ...graph.offline.nlp_heuristic import noun_phrases
+from ..fake_llm import RecordedRequest, Reply, Responder, rough_tokens
 
 MARK_LOOP = "Answer with one word, YES or NO"
 MARK_CONTINUE = "The last extraction missed"

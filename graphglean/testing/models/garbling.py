@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from .exchange import RecordedRequest, Reply
+from ..exchange import RecordedRequest, Reply
 
 BROKEN = ("<||#|>", "<|#||>", "<|#|#|>", "<||#", "|#|>", "<#>", "<|||>")
 
