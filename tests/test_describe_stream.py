@@ -15,7 +15,7 @@ from graphglean.core.tokens import Tokenizer
 from graphglean.graph.building.describe import SummaryMemo, summarize_descriptions
 from graphglean.graph.building.stream import DescriptionStream
 from graphglean.graph.extract import GraphStats, _chunks_of, build_graph, extract_graph, parse_extraction, record_parser
-from graphglean.graph.extraction.gleaning import ChunkExtraction
+from graphglean.graph.extraction.chunk_extraction import ChunkExtraction
 from graphglean.graph.extraction.workload import named_words
 from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler

@@ -19,6 +19,7 @@ class CallAccount:
     failures: int = 0         # calls that failed for good
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0    # prompt tokens served from the endpoint's prompt cache
     latencies: list[float] = attrs.field(factory=list, repr=False)
 
     def percentile(self, p: float) -> float:

@@ -20,6 +20,7 @@ from .fake_llm import RecordedRequest, Reply, Responder, rough_tokens
 
 MARK_LOOP = "Answer with one word, YES or NO"
 MARK_CONTINUE = "The last extraction missed"
+MARK_RESUME = "Continue it exactly where it stopped"
 MARK_DESCRIBE = "Below are several descriptions of the same"
 MARK_SUMMARY = "Rewrite this text in summarized form."
 MARK_PROGRESSIVE = "Current summary:"
@@ -123,10 +124,18 @@ def dense(req: RecordedRequest) -> Reply | str:
 
 def capped(responder: Responder, tokens: Callable[[str], int] = rough_tokens) -> Responder:
     """``responder``, honouring each request's ``max_tokens`` as a real server does: a longer answer is cut at
-    the cap (``tokens`` counts) and finishes with ``length``."""
+    the cap (``tokens`` counts) and finishes with ``length``. Asked to continue a cut answer (the answer so far
+    as assistant turns, each followed by graphglean's request to continue), it writes the rest of the answer
+    ``responder`` gives to the question, as a model continuing exactly where it stopped does."""
     def respond(req: RecordedRequest) -> Reply | str:
-        reply = responder(req)
-        reply = Reply(reply) if isinstance(reply, str) else reply
+        question, written = _cut_so_far(req)
+        if question is not None:
+            full = responder(attrs.evolve(req, body={**req.body, "messages": question}))
+            full = Reply(full) if isinstance(full, str) else full
+            reply = attrs.evolve(full, text=full.text[len(written):] if full.text.startswith(written) else "")
+        else:
+            reply = responder(req)
+            reply = Reply(reply) if isinstance(reply, str) else reply
         cap = req.max_tokens
         if cap is None or cap <= 1 or tokens(reply.text) <= cap:
             return reply
@@ -136,6 +145,17 @@ def capped(responder: Responder, tokens: Callable[[str], int] = rough_tokens) ->
             lo, hi = (mid, hi) if tokens(reply.text[:mid]) <= cap else (lo, mid - 1)
         return attrs.evolve(reply, text=reply.text[:lo], finish_reason="length")
     return respond
+
+
+def _cut_so_far(req: RecordedRequest) -> tuple[list[dict[str, str]] | None, str]:
+    """For a request to continue a cut answer: the conversation up to the question that answer is to, and the
+    answer written so far; else (None, "")."""
+    messages = req.messages
+    k, pieces = len(messages), []
+    while k >= 2 and MARK_RESUME in str(messages[k - 1].get("content")) and messages[k - 2].get("role") == "assistant":
+        pieces.insert(0, str(messages[k - 2].get("content") or ""))
+        k -= 2
+    return (messages[:k], "".join(pieces)) if pieces else (None, "")
 
 
 class ReplayResponder:
