@@ -167,6 +167,18 @@ async def test_a_repetition_loop_is_not_asked_again_and_counts_once():
     assert result.stats.cut_records == 1  # the loop's half-written last record is not read either
 
 
+async def test_an_answer_repeating_a_prose_line_is_a_loop_too():
+    prose = "Let me think about the passage.\n" + "The passage names a traveller who walked through the town.\n" * 300
+
+    async with FakeLLMServer(capped(lambda req: prose if "Records:" in req.last_user else "NO")).running() as s:
+        cfg = config(s, model="local")
+        cfg.llm.max_tokens = 300
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph("Ada Archer walked. " * 5, cfg)
+    assert len(s.chat_requests()) == 1 and result.stats.repetition_loops == 1
+    assert result.stats.split_passages == 0 and result.stats.continuations == 0
+
+
 async def test_the_cut_end_of_an_answer_at_the_deepest_split_is_kept_as_text_not_as_a_record():
     async with FakeLLMServer(capped(dense)).running() as s:
         cfg = config(s, model="local")

@@ -1,6 +1,7 @@
-"""Whether an answer is a model repeating itself: the lines or sentences of its second half mostly said
-before, as a looping model fills a cut answer (one record, one prose line, one sentence hundreds of times).
-Asking such a model for more buys more of the same."""
+"""A model saying again what it said: whether an answer is a loop (the lines or sentences of its second half
+mostly said before, as a looping model fills a cut answer with one record, one prose line, one sentence
+hundreds of times: asking it for more buys more of the same), where the loop starts, and how much of a
+continuation repeats the end of the answer it continues."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ _SEGMENT = re.compile(r"[^\n.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")  #
 _SHORTEST = 24  # characters: shorter segments ("<|>5)", "Yes.") repeat in any long answer
 _TAIL_SHARE = 0.6  # of the second half's segment characters, said before
 _REPEATS = 3
+_LEAST_OVERLAP = 8  # characters a continuation must repeat of an answer's end to count as a repeat, not text
+_MOST_OVERLAP = 2000
 
 
 def is_loop(text: str) -> bool:
@@ -29,3 +32,26 @@ def is_loop(text: str) -> bool:
             tail += len(segment)
             repeated_tail += len(segment) if again else 0
     return repeats >= _REPEATS and repeated_tail >= _TAIL_SHARE * tail > 0
+
+
+def loop_start(text: str) -> int:
+    """Where the first segment that repeats an earlier one begins (``len(text)`` when none does): what is
+    before it is the answer without the loop."""
+    seen: set[str] = set()
+    for m in _SEGMENT.finditer(text):
+        segment = " ".join(m.group().split()).casefold()
+        if len(segment) < _SHORTEST:
+            continue
+        if segment in seen:
+            return m.start()
+        seen.add(segment)
+    return len(text)
+
+
+def overlap(text: str, more: str) -> int:
+    """The length of the longest start of ``more`` that ``text`` ends with: what a continuation of ``text``
+    said again (0 below `_LEAST_OVERLAP` characters, where a match is as likely to be new text)."""
+    for k in range(min(len(text), len(more), _MOST_OVERLAP), _LEAST_OVERLAP - 1, -1):
+        if text.endswith(more[:k]):
+            return k
+    return 0

@@ -9,18 +9,8 @@ line ending in a colon before the first record is left out.
 
 from __future__ import annotations
 
+from ...core.repetition import overlap
 from .parser import RecordParser
-
-_LEAST_OVERLAP = 8  # characters a continuation must repeat of the answer's end to count as a repeat, not text
-_MOST_OVERLAP = 2000
-
-
-def overlap(text: str, more: str) -> int:
-    """The length of the longest start of ``more`` that ``text`` ends with (0 below `_LEAST_OVERLAP`)."""
-    for k in range(min(len(text), len(more), _MOST_OVERLAP), _LEAST_OVERLAP - 1, -1):
-        if text.endswith(more[:k]):
-            return k
-    return 0
 
 
 def _without_preface(more: str, parser: RecordParser) -> str:

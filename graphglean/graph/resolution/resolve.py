@@ -19,6 +19,7 @@ import networkx as nx
 import trio
 
 from ...core.config import Config
+from ...llm.model_limits.completion_cap import CompletionCap
 from ...scheduling.scheduler import Scheduler
 from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
@@ -70,7 +71,8 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
             pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
                                                   abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
-        await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats, cfg.llm.max_tokens)
+        await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats,
+                       CompletionCap.of(cfg.llm).cap)
     return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, stats, abandon_on_cancel=True)
 
 
