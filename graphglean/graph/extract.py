@@ -148,7 +148,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight)
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight,
+                                   group=lambda c: c.doc_id)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
 
