@@ -319,4 +319,4 @@ def test_a_call_of_another_pass_started_from_an_item_is_no_step_of_its_chain_and
 
     work, order = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert [s.calls for s in work.steps] == [3, 3]
-    assert order[:3] == ["chunk 0", "chunk 1", "chunk 2"]
+    assert sorted(order[:3]) == ["chunk 0", "chunk 1", "chunk 2"]
