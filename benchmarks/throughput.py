@@ -54,7 +54,8 @@ from graphglean.core.config import Config  # noqa: E402
 from graphglean.llm.model_limits.completion_cap import CompletionCap  # noqa: E402
 from graphglean.llm.model_limits.output_limits import output_limit  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
-from graphglean.testing.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, capped, passage_of  # noqa: E402
+from graphglean.testing.responders import (  # noqa: E402
+    MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, answers_given, capped, passage_of)
 
 MARK_RESOLVE = "Decide for each pair whether"
 
@@ -161,7 +162,7 @@ def model(req: RecordedRequest) -> Reply | str:
     """A record-dense model: two thirds of the records first, the rest when asked to continue."""
     last = req.last_user
     if req.max_tokens == 1 or MARK_LOOP in last:
-        return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+        return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
     if MARK_RESOLVE in last:  # entity resolution's questions: one short line a pair, as a model answers them
         return "\n".join(f"{n}: DIFFERENT" for n in re.findall(r"^Pair (\d+)$", last, re.M))
     if MARK_DESCRIBE in last:
@@ -169,7 +170,7 @@ def model(req: RecordedRequest) -> Reply | str:
         words = " ".join(lines).split()[:150]
         return " ".join(words)
     records = records_of(passage_of(req.messages[0]["content"]))
-    said = "\n".join(m.get("content") or "" for m in req.messages if m.get("role") == "assistant")
+    said = "".join(m.get("content") or "" for m in req.messages if m.get("role") == "assistant")  # pieces whole
     if MARK_CONTINUE in last:
         return _answer([r for r in records if r not in said])
     return _answer(records[: (2 * len(records) + 2) // 3])

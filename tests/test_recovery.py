@@ -16,7 +16,8 @@ from graphglean.llm.model_limits.output_limits import output_limit
 from graphglean.llm.model_limits.served_limits import ServedLimits, from_models, from_props
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.fake_llm import rough_tokens
-from graphglean.testing.responders import MARK_RESUME, capped, dense, dense_corpus, dense_records
+from graphglean.testing.responders import (MARK_CONTINUE, MARK_RESUME, answers_given, capped, dense, dense_corpus,
+                                           dense_records)
 
 from .helpers import config as base_config
 
@@ -354,3 +355,31 @@ def test_the_limit_a_refusal_names():
     assert stated_limit("max_tokens is too large: context_length_exceeded") is None
 
 
+
+
+async def test_gleaning_after_a_continued_answer_resends_the_conversation_unchanged_and_hits_the_prompt_cache():
+    from graphglean.testing.prompt_cache import PromptCache
+
+    text = dense_corpus(6)
+
+    def respond(req):  # the dense model, that also finds more when asked once
+        if MARK_CONTINUE in req.last_user:
+            return '("entity"<|>Zed Zephyr<|>person<|>A late arrival.)\n<|COMPLETE|>'
+        if req.max_tokens == 1:
+            return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
+        return dense(req)
+
+    async with FakeLLMServer(capped(respond), prompt_cache=PromptCache(min_tokens=0, block_tokens=16)).running() as s:
+        cfg = config(s, model="gpt-4o-mini")
+        cfg.llm.max_tokens = 150
+        result = await extract_graph(text, cfg)
+        asked = s.chat_requests()
+    assert result.stats.gleaning_rounds == 1 and result.stats.continued_answers == 1 and "zed zephyr" in result.output
+    # each call re-sends an earlier one's conversation unchanged and adds to its end (a check branches off)
+    for later in asked[1:]:
+        assert any(later.messages[:len(r.messages)] == r.messages for r in asked if r is not later)
+    later = [r for r in asked if r.assistant_turns]
+    share = sum(r.cached_tokens for r in later) / sum(rough_tokens(r.prompt) for r in later)
+    assert share >= 0.9
+    ex = next(iter(result.extractions.values()))
+    assert 0 < ex.cached_tokens <= ex.prompt_tokens

@@ -39,6 +39,18 @@ def passage_of(prompt: str) -> str:
     return prompt
 
 
+def answers_given(req: RecordedRequest) -> int:
+    """How many of the conversation's questions (the extraction, each gleaning round) the model has answered:
+    an answer continued after the cap cut it counts once."""
+    given, open_question = 0, False
+    for m in req.messages:
+        if m.get("role") == "user":
+            open_question = MARK_RESUME not in str(m.get("content") or "")
+        elif m.get("role") == "assistant" and open_question:
+            given, open_question = given + 1, False
+    return given
+
+
 def _records(passage: str, part: int) -> str:
     names = list(dict.fromkeys(p for p, _, _ in noun_phrases(passage)))
     cut = (len(names) * 2 + 2) // 3
@@ -58,7 +70,7 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     last = req.last_user
     prompt = req.prompt
     if req.max_tokens == 1 or MARK_LOOP in last:
-        return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+        return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
     if MARK_CONTINUE in last:
         return _records(passage_of(req.messages[0]["content"]), 1)
     if "Records:" in last:
@@ -185,7 +197,7 @@ class ReplayResponder:
             self.misses += 1
             return synthetic(req)
         calls = entry["calls"]
-        k = req.assistant_turns
+        k = answers_given(req)
         if req.max_tokens == 1 or MARK_LOOP in req.last_user:
             return Reply("YES" if k < len(calls) else "NO", finish_reason="length")
         if k >= len(calls):
