@@ -126,7 +126,7 @@ async def test_only_a_node_whose_descriptions_changed_is_summarized_again():
                                                 memo=memo)
             late = summary_calls(s)[early:]
     assert early > 3 and done > 3
-    assert {r.last_user.split(":")[1].split(".")[0].strip() for r in late} == {"Ada Ames"}
+    assert {r.last_user.split("They describe the entity ")[1].split(".")[0] for r in late} == {"Ada Ames"}
 
 
 def cfg_prompt(cfg, text: str) -> str:
