@@ -44,16 +44,10 @@ class AnswerMemo:
 
 
 
-async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int,
-                        memo: AnswerMemo | None = None) -> set[tuple[int, int]]:
-    """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
-    Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
-    rows = await embed_profiles(r.profiles, scheduler, memo)
-    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
-    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
-
-
-def _close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
+def close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
+    """Pairs whose embedded name and description (``rows``, by profile) are close; those no rule decides become
+    LLM questions. Embedding failures leave the rules' candidates as they are (they are in the scheduler's
+    errors). Seconds of numpy and Python for a large graph: run it in a worker thread."""
     index = sorted(rows)
     if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
         return set()
