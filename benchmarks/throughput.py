@@ -203,7 +203,8 @@ def bound_of(log: list[dict], concurrency: int) -> dict:
             "prompt_tokens": sum(r["prompt_tokens"] for r in log),
             "output_tokens": sum(r["completion_tokens"] for r in log),
             "extraction_output": sum(r["completion_tokens"] for rows in extraction for r in rows),
-            "cached_later": sum(r.get("cached_tokens", 0) for r in later) / max(1, sum(r["prompt_tokens"] for r in later)),
+            "cached_later": (sum(r.get("cached_tokens", 0) for r in later)
+                             / max(1, sum(r["prompt_tokens"] for r in later))),
             "span": end - start,
             "extraction_end": max((rows[-1]["finished"] for rows in extraction), default=start) - start,
             "slot_use": work / ((end - start) * concurrency), "chain_gap": sum(gaps) / max(len(gaps), 1)}
@@ -322,7 +323,8 @@ def main() -> None:
                          "longest chain s": f"{r['chain']:.1f}", "bound s": f"{r['bound']:.1f}",
                          "wall/bound": f"{r['wall'] / r['bound']:.2f}", "vs naive": f"{r['wall'] / naive['wall']:.2f}",
                          "CPU ms/call": f"{1000 * r['cpu'] / max(1, r['calls']):.2f}",
-                         "extraction end s": f"{r['extraction_end']:.1f}", "tail s": f"{r['span'] - r['extraction_end']:.1f}",
+                         "extraction end s": f"{r['extraction_end']:.1f}",
+                         "tail s": f"{r['span'] - r['extraction_end']:.1f}",
                          "off-server s": f"{r['wall'] - r['span']:.1f}", "slot use": f"{r['slot_use']:.0%}",
                          "chain gap s": f"{r['chain_gap']:.2f}", "calls": r["calls"], "output tok": r["output_tokens"],
                          "extraction out/naive": f"{r['extraction_output'] / max(1, naive['extraction_output']):.3f}",

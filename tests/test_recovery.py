@@ -55,9 +55,10 @@ async def test_a_350_token_cap_on_a_dense_corpus_loses_no_issued_record():
     # nothing half-written was taken: every description is one the model wrote whole
     assert {d for n in graph.nodes for d in graph.nodes[n]["descriptions"]} <= descriptions
     st = result.stats
-    # cut at 350, continued up to the model's 700, and the passages of answers longer than that halved
-    assert st.truncated_responses > 0 and st.continued_answers > 0 and st.split_passages > 0 and st.failed_chunks == 0
+    # cut at 350 and continued, each call at most 350 tokens, however long the whole answer
+    assert st.truncated_responses > 0 and st.continued_answers > 0 and st.split_passages == 0 and st.failed_chunks == 0
     assert {r.max_tokens for r in s.chat_requests() if r.max_tokens != 1} == {350}
+    assert max(rough_tokens(r) for ex in result.extractions.values() for r in ex.responses) > 700
     ex = next(iter(result.extractions.values()))
     # provenance: each answer names the part of the chunk it was about, and the parts tile the chunk
     for response, (start, end) in zip(ex.responses, ex.spans):
@@ -121,16 +122,20 @@ async def test_a_continuation_that_starts_the_cut_record_over_is_read_once_and_w
     assert result.stats.malformed == 0 and result.stats.repeated_records == 0 and result.stats.split_passages == 0
 
 
-async def test_a_continuation_without_progress_halves_the_passage():
-    inner = capped(dense)
+def starting_over(responder):
+    """A model that, asked to continue, writes its answer again from the start."""
+    inner = capped(responder)
 
-    def starting_over(req):  # asked to continue, this model writes its answer again from the start
+    def respond(req):
         if MARK_RESUME in req.last_user:
             return inner(attrs.evolve(req, body={**req.body, "messages": req.messages[:1]}))
         return inner(req)
+    return respond
 
+
+async def test_a_continuation_without_progress_halves_the_passage():
     text = dense_corpus(6)
-    async with FakeLLMServer(starting_over).running() as s:
+    async with FakeLLMServer(starting_over(dense)).running() as s:
         cfg = config(s, model="gpt-4o-mini")
         cfg.llm.max_tokens = 300
         cfg.graph.max_gleanings = 0
@@ -180,10 +185,22 @@ async def test_an_answer_repeating_a_prose_line_is_a_loop_too():
     assert result.stats.split_passages == 0 and result.stats.continuations == 0
 
 
-async def test_the_cut_end_of_an_answer_at_the_deepest_split_is_kept_as_text_not_as_a_record():
-    async with FakeLLMServer(capped(dense)).running() as s:
+async def test_a_model_running_on_without_repeating_itself_is_stopped_at_twenty_times_its_passage():
+    endless = "##\n".join(f'("entity"<|>Person {i}<|>person<|>Number {i} of an endless list.)' for i in range(2000))
+
+    async with FakeLLMServer(capped(lambda req: endless if "Records:" in req.last_user else "NO")).running() as s:
         cfg = config(s, model="local")
-        cfg.llm.max_tokens, cfg.llm.max_output_tokens, cfg.graph.max_splits = 50, 50, 0
+        cfg.llm.max_tokens = 100
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph("Ada Archer walked to the market and back again.", cfg)  # 10 tokens
+    assert sum(r.completion_tokens for r in s.chat_requests()) in range(200, 300)
+    assert result.stats.split_passages == 0 and result.stats.repetition_loops == 0 and result.stats.cut_records == 1
+
+
+async def test_the_cut_end_of_an_answer_at_the_deepest_split_is_kept_as_text_not_as_a_record():
+    async with FakeLLMServer(starting_over(dense)).running() as s:
+        cfg = config(s, model="local")
+        cfg.llm.max_tokens, cfg.graph.max_splits = 50, 0
         cfg.graph.max_gleanings = 0
         result = await extract_graph(dense_corpus(3), cfg)
     assert result.stats.cut_records == 1 and result.stats.split_passages == 0
@@ -259,7 +276,7 @@ async def test_a_local_server_window_bounds_each_request():
     assert caps.within(1000) == 3000 - 1000 - 125 - 64 and caps.within(0, budget=500) == 500
 
 
-async def test_a_resumed_run_rereads_split_and_cut_answers_without_asking_again(tmp_path):
+async def test_a_resumed_run_rereads_continued_answers_without_asking_again(tmp_path):
     from graphglean.launch import run
 
     source = tmp_path / "dense.txt"
@@ -274,12 +291,12 @@ async def test_a_resumed_run_rereads_split_and_cut_answers_without_asking_again(
         report = (tmp_path / "out" / "report.json").read_text()
         asked = len(s.chat_requests())
         await run(cfg, notice=lambda m: None, out=open(tmp_path / "log", "w"))
-    assert len(s.chat_requests()) == asked  # every answer, split halves included, came from the run store
+    assert len(s.chat_requests()) == asked  # every answer, continued ones included, came from the run store
     assert (tmp_path / "out" / "graph.json").read_text() == first
     nodes = issued(dense_corpus(24))[0]
     import json
 
-    assert '"split_passages": 0' not in report and '"split_passages"' in report
+    assert '"continued_answers": 0' not in report and '"continued_answers"' in report
     assert nodes <= {n["id"] for n in json.loads(first)["nodes"]}
 
 

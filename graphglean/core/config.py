@@ -87,8 +87,8 @@ class LLMConfig:
         "model's output limit where known (max_output_tokens, the table of common models, what a local server "
         "reports), else 4096", non_negative)
     max_output_tokens: int = setting(
-        0, "the model's own output limit: a continued answer stops growing there; 0 = known for common models "
-        "(16384 for gpt-4o-mini) or reported by the server, else none", non_negative)
+        0, "the model's own output limit: no call asks for more; 0 = known for common models (16384 for "
+        "gpt-4o-mini) or reported by the server, else none", non_negative)
     json_mode: bool = setting(True, "send response_format json_object where a pass wants JSON")
     logit_bias_ids: dict = setting(
         {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server",
@@ -166,8 +166,8 @@ class GraphConfig:
         "nlp method: spaCy labels that never become nodes")
     nlp_window: int = setting(1, "nlp method: entities co-occur within this many consecutive sentences", positive)
     max_splits: int = setting(
-        4, "an answer cut even at the model's output limit: halve its passage and extract each half, at most "
-        "this many times deep (4 = down to 1/16 of a chunk)", non_negative)
+        4, "a cut answer whose continuation makes no progress, or fills the model's context window: halve its "
+        "passage and extract each half, at most this many times deep (4 = down to 1/16 of a chunk)", non_negative)
     resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
 
 

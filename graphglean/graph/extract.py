@@ -57,7 +57,7 @@ class GraphStats:
     continuations: int = 0  # the calls that continued them
     continuation_saved_tokens: int = 0  # output tokens asking those answers again from the start would have repeated
     raised_caps: int = 0  # cut answers asked again at the model's output limit (stored by earlier versions)
-    split_passages: int = 0  # passages halved: a continuation made no progress, or the answer filled the limit
+    split_passages: int = 0  # passages halved: a continuation made no progress, or filled the context window
     repetition_loops: int = 0  # cut answers that were a model repeating itself
     outgrown_windows: int = 0  # chunks whose gleaning stopped at the model's context window (earlier answers kept)
     cut_records: int = 0  # unfinished last records of answers that stayed cut (kept as text, not read)

@@ -6,11 +6,11 @@ the assistant's turn, followed by a short "continue exactly where you stopped", 
 (`continuation.join`) into the one answer that is parsed and stored. Every call of a conversation re-sends the
 one before it unchanged and adds to its end, so an endpoint serves that prefix from its prompt cache.
 
-Continuing stops when the answer ends, at the model's output limit (what one answer of it could hold), or when
-the model repeats itself: a cut first answer that is a loop is kept as it is (it holds all the model had to
-say); a continuation that makes no progress, an answer still cut at the model's limit, or a conversation that
-fills the context window has its passage halved at a break near the middle, each half with its own loop
-(``max_splits`` deep).
+No call asks for more than the model's output limit. Continuing stops when the answer ends, or when the model
+repeats itself: a cut first answer that is a loop is kept as it is (it holds all the model had to say); a
+continuation that makes no progress, or a conversation that fills the context window, has its passage halved
+at a break near the middle, each half with its own loop (``max_splits`` deep). An answer twenty times its
+passage's length (a backstop against a model that runs on without repeating itself) is kept as it is.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"),
            re.compile(r"[.!?]['\")\u201d]?\s+|[\u3002\uff01\uff1f]['\")\u201d\u300d]?\s*"),
            re.compile(r"[,;\uff0c\u3001\uff1b]\s*|\s+"))
 _SHORTEST_HALF = 16  # characters; a passage without any break is halved at its middle when longer than two
-_MOST_CONTINUATIONS = 64  # a backstop no real answer reaches: each continuation must also make progress
+# A backstop no real answer reaches (each continuation must also make progress and fit the window): the
+# densest recorded answers are ~1.3 tokens a passage token, the benchmark's dense corpus ~7.5
+_MOST_PER_PASSAGE_TOKEN = 20
 _LEAST_ROOM = 64  # tokens a continuation needs of the window to be worth asking
 
 
@@ -61,8 +63,8 @@ class _Answer:
     truncated: bool  # its last part was cut
     turns: list[dict[str, str]]  # what follows the question in the conversation: the parts and the asks between
     joins: list[int]  # where each continuation begins in ``text``
-    ending: str = "done"  # done, loop (a cut first answer repeating itself), or why the passage must be halved:
-    # stuck (a continuation without progress), limit (the model's output limit), full (the context window)
+    ending: str = "done"  # done, loop (a cut first answer repeating itself), long (the backstop), or why the
+    # passage must be halved: stuck (a continuation without progress), full (the context window)
 
 
 class GleaningLoop:
@@ -90,7 +92,7 @@ class GleaningLoop:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
         for round_ in range(self.max_gleanings + 1):
             try:
-                answer = await (self._glean(messages, tally) if round_ else self._answer(messages, tally))
+                answer = await (self._glean(messages, tally, text) if round_ else self._answer(messages, tally, text))
             except (LLMRequestError, _WindowFull) as e:
                 if isinstance(e, LLMRequestError) and e.kind != "context_length":
                     raise
@@ -110,14 +112,14 @@ class GleaningLoop:
             if answer.ending == "loop":
                 tally.loops += 1
                 return
-            if answer.truncated:
+            if answer.truncated and answer.ending != "long":
                 if answer.ending == "full" and round_:
                     tally.outgrown += 1
                 else:
                     await self._split(text, offset, depth, tally)
                 return
 
-    async def _glean(self, messages: list[dict[str, str]], tally: Tally) -> _Answer | None:
+    async def _glean(self, messages: list[dict[str, str]], tally: Tally, passage: str) -> _Answer | None:
         """A gleaning round: ask whether entities were missed, and if so, for the rest (None when not)."""
         tally.checks += 1
         asked = [*messages, {"role": "user", "content": self.prompts.loop_prompt}]
@@ -128,20 +130,20 @@ class GleaningLoop:
             return None
         messages.append({"role": "user", "content": self.prompts.continue_prompt})
         tally.rounds += 1
-        return await self._answer(messages, tally)
+        return await self._answer(messages, tally, passage)
 
-    async def _answer(self, messages: list[dict[str, str]], tally: Tally) -> _Answer:
+    async def _answer(self, messages: list[dict[str, str]], tally: Tally, passage: str) -> _Answer:
         """The model's whole answer to ``messages``: continued while the cap cuts it (see the module docstring)."""
         result = await self._ask(messages, tally)
         answer = _Answer(result.text, result.truncated, [{"role": "assistant", "content": result.text}], [])
         tokens = last = result.usage.completion_tokens
         while result.truncated:
-            answer.ending = self._stop(answer, tokens)
+            answer.ending = self._stop(answer, tokens, passage)
             if answer.ending != "done":
                 return answer
             ask = {"role": "user", "content": self.prompts.resume_prompt}
             try:
-                result = await self._ask([*messages, *answer.turns, ask], tally, self._left(tokens))
+                result = await self._ask([*messages, *answer.turns, ask], tally)
             except (LLMRequestError, _WindowFull) as e:
                 if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
                     raise
@@ -161,19 +163,11 @@ class GleaningLoop:
             tally.saved_tokens += tokens - last  # what asking again from the start would have written again
         return answer
 
-    def _stop(self, answer: _Answer, tokens: int) -> str:
-        """Why a cut answer is not continued ("done" when it is)."""
+    def _stop(self, answer: _Answer, tokens: int, passage: str) -> str:
+        """Why a cut answer of ``tokens`` to ``passage`` is not continued ("done" when it is)."""
         if self._looping(answer.text):
             return "stuck" if answer.joins else "loop"
-        left = self._left(tokens)
-        if (left is not None and left <= 0) or len(answer.joins) >= _MOST_CONTINUATIONS:
-            return "limit"
-        return "done"
-
-    def _left(self, tokens: int) -> int | None:
-        """What the model's output limit leaves of one answer after ``tokens`` (None when the limit is unknown)."""
-        limit = self.caps.limit
-        return None if limit is None else max(limit, self.caps.cap) - tokens
+        return "long" if tokens >= max(_MOST_PER_PASSAGE_TOKEN * self.count(passage), self.caps.cap) else "done"
 
     async def _ask(self, messages: list[dict[str, str]], tally: Tally, budget: int | None = None) -> ChatResult:
         """One answer to ``messages`` at the pass's cap (at most ``budget``, and what the prompt leaves of a known
