@@ -185,6 +185,21 @@ async def test_an_answer_repeating_a_prose_line_is_a_loop_too():
     assert result.stats.split_passages == 0 and result.stats.continuations == 0
 
 
+async def test_a_list_whose_entries_share_lines_is_no_loop_and_is_continued():
+    # as qwen3 answers (recorded in ../shared/realdata): markdown entries, each with the same type line and,
+    # for a paper's authors, the same description
+    entry = "- **{}**\n  - **Type:** Person\n  - **Description:** Author of the paper on GET3D.\n"
+    listing = "".join(entry.format(f"Author {chr(65 + i // 26)}{chr(65 + i % 26)}") for i in range(120))
+
+    async with FakeLLMServer(capped(lambda req: listing if "Records:" in req.last_user else "NO")).running() as s:
+        cfg = config(s, model="local")
+        cfg.llm.max_tokens = 300
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph("The GET3D paper has many authors. " * 20, cfg)
+    assert result.stats.repetition_loops == 0 and result.stats.continued_answers == 1
+    assert next(iter(result.extractions.values())).responses == [listing]
+
+
 async def test_a_model_running_on_without_repeating_itself_is_stopped_at_twenty_times_its_passage():
     endless = "##\n".join(f'("entity"<|>Person {i}<|>person<|>Number {i} of an endless list.)' for i in range(2000))
 

@@ -109,14 +109,12 @@ class GleaningLoop:
                 return
             tally.answer(answer.text, offset, offset + len(text), answer.truncated, answer.joins)
             messages += answer.turns
-            if answer.ending == "loop":
-                tally.loops += 1
-                return
-            if answer.truncated and answer.ending != "long":
-                if answer.ending == "full" and round_:
-                    tally.outgrown += 1
-                else:
-                    await self._split(text, offset, depth, tally)
+            tally.loops += answer.ending == "loop"
+            if answer.ending == "full" and round_:  # as above: the answers so far are the chunk's
+                tally.outgrown += 1
+            elif answer.ending in ("stuck", "full"):
+                await self._split(text, offset, depth, tally)
+            if answer.truncated:
                 return
 
     async def _glean(self, messages: list[dict[str, str]], tally: Tally, passage: str) -> _Answer | None:
@@ -169,11 +167,11 @@ class GleaningLoop:
             return "stuck" if answer.joins else "loop"
         return "long" if tokens >= max(_MOST_PER_PASSAGE_TOKEN * self.count(passage), self.caps.cap) else "done"
 
-    async def _ask(self, messages: list[dict[str, str]], tally: Tally, budget: int | None = None) -> ChatResult:
-        """One answer to ``messages`` at the pass's cap (at most ``budget``, and what the prompt leaves of a known
-        window); a cap the endpoint refuses as too large is lowered as the refusal tells, and asked again."""
+    async def _ask(self, messages: list[dict[str, str]], tally: Tally) -> ChatResult:
+        """One answer to ``messages`` at the pass's cap (at most what the prompt leaves of a known window); a cap
+        the endpoint refuses as too large is lowered as the refusal tells, and asked again."""
         prompt = self._prompt_tokens(messages)
-        asked, bound = 0, budget
+        asked, bound = 0, None
 
         def build() -> ChatRequest:  # at the call's turn: a cap lowered while it waited applies
             nonlocal asked
