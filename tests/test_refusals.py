@@ -13,7 +13,7 @@ from graphglean.core.errors import (
 )
 from graphglean.episodic import EpisodicGistExtraction
 from graphglean.graph.extract import extract_graph
-from graphglean.graph.extraction.loop_check import LoopCheck
+from graphglean.graph.extraction.gleaning import LoopCheck
 from graphglean.llm import ChatClient
 from graphglean.llm.refusals import read_error_body
 from graphglean.llm.refusals import refusal as classify

@@ -28,8 +28,7 @@ from .building.grounding import ground
 from .building.merge import GraphAccumulator
 from .building.stream import DescriptionStream
 from .extraction.chunk_extraction import ChunkExtraction
-from .extraction.gleaning import GleaningLoop
-from .extraction.loop_check import LoopCheck
+from .extraction.gleaning import GleaningLoop, LoopCheck
 from .extraction.parser import RecordParser
 from .extraction.prompts import GraphPrompts
 from .extraction.workload import chunk_weight
