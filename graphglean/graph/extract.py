@@ -304,7 +304,7 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, summaries, nursery)
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo=memo,
+        graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
         nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
