@@ -415,3 +415,25 @@ async def test_gleaning_after_a_continued_answer_resends_the_conversation_unchan
     assert share >= 0.9
     ex = next(iter(result.extractions.values()))
     assert 0 < ex.cached_tokens <= ex.prompt_tokens
+
+
+async def test_a_passage_too_long_for_a_small_window_is_halved_until_it_fits():
+    inner = capped(dense)
+
+    def respond(req):  # vLLM with a 2,500-token window
+        prompt = rough_tokens(req.prompt)
+        if prompt + (req.max_tokens or 0) > 2500:
+            return Reply(status=400, body={"object": "error", "code": 400, "type": "BadRequestError",
+                                           "message": f"This model's maximum context length is 2500 tokens. However,"
+                                           f" you requested {prompt + req.max_tokens} tokens ({prompt} in the "
+                                           f"messages, {req.max_tokens} in the completion)."})
+        return inner(req)
+
+    text = dense_corpus(90)
+    async with FakeLLMServer(respond).running() as s:
+        cfg = config(s, model="local-8b")
+        cfg.chunking.size, cfg.chunking.overlap = 4000, 0
+        cfg.graph.max_gleanings = 0
+        result = await extract_graph(text, cfg)
+    assert result.stats.chunks == 1 and result.stats.failed_chunks == 0 and result.stats.split_passages > 0
+    assert issued(text)[0] <= set(result.output.nodes)

@@ -28,10 +28,10 @@ import attrs
 import trio
 
 from ...core.answers import strip_reasoning
-from ...core.errors import LLMRequestError
+from ...core.errors import LLMRequestError, single
 from ...core.repetition import is_loop
 from ...core.tokens import Tokenizer
-from ...llm.model_limits.completion_cap import CompletionCap
+from ...llm.model_limits.completion_cap import LEAST_ROOM, CompletionCap
 from ...llm.records import ChatRequest, ChatResult, Usage
 from ...llm.server_tokens import single_token_ids
 from ...scheduling.scheduler import PassLLM
@@ -112,7 +112,6 @@ _SHORTEST_HALF = 16  # characters; a passage without any break is halved at its 
 # A backstop no real answer reaches (each continuation must also make progress and fit the window): the
 # densest recorded answers are ~1.3 tokens a passage token, the benchmark's dense corpus ~7.5
 _MOST_PER_PASSAGE_TOKEN = 20
-_LEAST_ROOM = 64  # tokens a continuation needs of the window to be worth asking
 
 
 def split_point(text: str) -> int | None:
@@ -172,7 +171,8 @@ class GleaningLoop:
                 if round_:  # a later round outgrew the window: the answers so far are the chunk's
                     tally.outgrown += 1
                     return
-                if await self._split(text, offset, depth, tally):  # a smaller passage may fit
+                # the prompt fills the window by our own count too (not just by a refusal's word): halves may fit
+                if self._fills_window(messages) and await self._split(text, offset, depth, tally):
                     return
                 if isinstance(e, LLMRequestError):
                     raise
@@ -272,9 +272,16 @@ class GleaningLoop:
             return 0
         prompt = sum(self.count(m["content"]) + 4 for m in messages)
         room = self.caps.room(prompt)
-        if room is not None and room < _LEAST_ROOM:
+        if room is not None and room < LEAST_ROOM:
             raise _WindowFull(f"{prompt} tokens of prompt in a window of {self.caps.window}")
         return prompt
+
+    def _fills_window(self, messages: list[dict[str, str]]) -> bool:
+        try:
+            self._prompt_tokens(messages)
+        except _WindowFull:
+            return True
+        return False
 
     def _looping(self, text: str) -> bool:
         """A cut answer that repeats its records or its lines: asking for more would buy more of the same."""
@@ -288,9 +295,12 @@ class GleaningLoop:
             return False
         tally.splits += 1
         halves = [Tally(), Tally()]
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._loop, text[:at], offset, depth + 1, halves[0])
-            nursery.start_soon(self._loop, text[at:], offset + at, depth + 1, halves[1])
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._loop, text[:at], offset, depth + 1, halves[0])
+                nursery.start_soon(self._loop, text[at:], offset + at, depth + 1, halves[1])
+        except BaseExceptionGroup as group:  # the chunk fails with its halves' error, not a group of them
+            raise single(group) from None
         for half in halves:
             tally.add(half)
         return True

@@ -20,6 +20,7 @@ from .served_limits import ServedLimits, served_limits
 
 UNKNOWN_CAP = 4096  # where neither the configuration, the table nor the server says the model's limit
 _LEAST_CAP = 256  # refusals that name no limit halve the cap down to this
+LEAST_ROOM = 64  # tokens of answer a request needs the window to leave, to be worth asking
 _MARGIN = 64  # tokens of a window left free beside the counted prompt (chat template, counting error)
 
 
@@ -77,5 +78,8 @@ class CompletionCap:
             self.window = window
         if stated is None and window is None and e.is_about("max_tokens") and not self.configured:
             self.limit = max(_LEAST_CAP, asked // 2)  # the endpoint takes less, and does not say how much
+        room = self.room(max(prompt_tokens, prompt or 0))
+        if room is not None and room < LEAST_ROOM:
+            return None  # the prompt alone (nearly) fills the window: no cap helps
         cap = self.within(max(prompt_tokens, prompt or 0))
         return cap if cap < asked else None

@@ -49,13 +49,16 @@ def stated_limit(message: str) -> int | None:
 
 
 # "This model's maximum context length is 2048 tokens. However, you requested 4300 tokens (300 in the messages,
-# 4000 in the completion)" (OpenAI, vLLM), "... is 2048 tokens and your request has 300 input tokens" (vLLM)
-_WINDOW = re.compile(r"maximum context length is (\d+) tokens", re.I)
-_PROMPT = [re.compile(r"(\d+) (?:tokens )?in the messages", re.I), re.compile(r"has (\d+) input tokens", re.I)]
+# 4000 in the completion)" (OpenAI, vLLM), "... However, your messages resulted in 9120 tokens" (OpenAI), "... is
+# 2048 tokens and your request has 300 input tokens" (vLLM); llama.cpp's body {"n_prompt_tokens": 4160,
+# "n_ctx": 4096}
+_WINDOW = [re.compile(r"maximum context length is (\d+) tokens", re.I), re.compile(r'"n_ctx"\s*:\s*(\d+)')]
+_PROMPT = [re.compile(r"(\d+) (?:tokens )?in the messages", re.I), re.compile(r"has (\d+) input tokens", re.I),
+           re.compile(r"messages resulted in (\d+) tokens", re.I), re.compile(r'"n_prompt_tokens"\s*:\s*(\d+)')]
 
 
 def stated_window(message: str) -> tuple[int | None, int | None]:
     """(the context window, the request's prompt tokens) a refusal of a too long request names, each if it does."""
-    window = _WINDOW.search(message)
+    window = next((m for p in _WINDOW if (m := p.search(message))), None)
     prompt = next((m for p in _PROMPT if (m := p.search(message))), None)
     return (int(window.group(1)) if window else None, int(prompt.group(1)) if prompt else None)
