@@ -35,7 +35,7 @@ from _server import table  # noqa: E402
 from graphglean.core.config import Config  # noqa: E402
 from graphglean.core.tokens import Tokenizer  # noqa: E402
 from graphglean.graph.extract import GraphStats, build_graph  # noqa: E402
-from graphglean.graph.extraction.gleaning import ChunkExtraction  # noqa: E402
+from graphglean.graph.extraction.chunk_extraction import ChunkExtraction  # noqa: E402
 from graphglean.pipeline.runstore import RunStore  # noqa: E402
 from graphglean.text.chunking import Chunk, chunk_id  # noqa: E402
 

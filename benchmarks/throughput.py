@@ -1,23 +1,33 @@
 """Throughput benchmark: a full graph build against the critical-path bound and a naive engine.
 
-    python benchmarks/throughput.py [--docs 40] [--sentences 120] [--corpus issue,uniform,skewed]
-                                    [--max-tokens N] [--no-resolve]
+    python benchmarks/throughput.py [--docs 40] [--corpus dense,skewed,issue,uniform] [--max-tokens N]
+                                    [--no-resolve]
 
-The fake server (its own process) answers after 0.3 s + 2 ms per output token with record-dense answers,
-one YES then NO at the loop check, and short description summaries. Per corpus it runs:
+The fake server (its own process) answers after 0.3 s + 2 ms per output token (prompt tokens cost no time,
+as on real endpoints, whose prompt caches serve the repeated prefixes of later rounds) with record-dense
+answers (two thirds of a passage's records first, the rest when asked to continue), one YES then NO at the
+loop check, and short description summaries; it continues an answer its cap cut, as a model asked to
+continue exactly where it stopped does, and reports cached prompt tokens for repeated prefixes. The model is
+gpt-4o-mini (an output limit of 16,384 tokens). Per corpus it runs:
 
 - graphglean: the full build (extraction, loop checks, continues, description summaries, and entity
-  resolution unless ``--no-resolve``: a stage the issue did not list), ``max_gleanings`` 1;
+  resolution unless ``--no-resolve``), ``max_gleanings`` 1, the default cap unless ``--max-tokens``;
 - naive: a reference engine written here, plain trio + httpx, ``C`` workers taking chunks in input order,
-  extraction only (extract, check, continue);
+  extraction only (extract, check, continue), every call at the model's output limit (no answer cut);
 
 and prints wall time, the bound max(work/C, longest chain) from the server's request log (work = the sum
-of the requests' service times; a chain = the calls of one conversation), each ratio, calls, tokens, and
-whether every record the model issued is in the graph. Where time goes, from the same log: when the last
-extraction chain ended and the tail after it (summaries), time outside any request (start-up, graph
-building), the share of request slots in use over the requests' span, and the mean wait between the calls
-of a chunk's chain. Targets (issue 15): graphglean <= 0.85x naive, within 1.25x of the bound on both
-corpora, every issued record recovered.
+of the requests' service times; a chain = the calls of one conversation), each ratio, client CPU per call,
+calls, output tokens (graphglean's extraction against the naive engine's: the tokens the model needed), the
+cached share of prompt tokens on calls after a conversation's first, and whether every record the model
+issued is in the graph. Where time goes, from the same log: when the last extraction chain ended and the
+tail after it (resolution, summaries), time outside any request (start-up, graph building), the share of
+request slots in use over the requests' span, and the mean wait between the calls of a chunk's chain.
+
+Corpora: dense (issue 25: 80 chunks of 1,200 tokens, answers of 2-9k tokens, most over 4,096), skewed
+(answers of ~2k tokens but a few documents' chunks 5x that), issue and uniform (issue 15's).
+Targets (issue 25): graphglean within 1.25x the bound and <= 0.9x the naive engine on dense, within 1.25x
+the bound on the others, every issued record recovered, output tokens within 2% of the naive engine's,
+client CPU <= 1 ms a call, cached share >= 90% on calls after the first.
 """
 
 from __future__ import annotations
@@ -41,13 +51,17 @@ sys.path.insert(0, str(HERE))
 from _server import fake_server, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
+from graphglean.llm.model_limits.completion_cap import CompletionCap  # noqa: E402
+from graphglean.llm.model_limits.output_limits import output_limit  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
-from graphglean.testing.models.responders import MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, passage_of  # noqa: E402
+from graphglean.testing.models.responders import (  # noqa: E402
+    MARK_CONTINUE, MARK_DESCRIBE, MARK_LOOP, answers_given, capped, passage_of)
 
 MARK_RESOLVE = "Decide for each pair whether"
 
 LATENCY, TOKEN_LATENCY, CONCURRENCY = 0.3, 0.002, 64
-STOP_TOKENS = 3800  # where a model ends a long answer of its own accord (under the 4096 cap)
+MODEL = "gpt-4o-mini"
+STOP_TOKENS = 16000  # where the model ends an answer of its own accord (under its output limit)
 
 FIRST = ["Alda", "Bram", "Cora", "Dane", "Edda", "Finn", "Gwen", "Hale", "Iris", "Joss", "Kira", "Lund"]
 SURNAMES = ["Achter", "Bellow", "Corrin", "Dastel", "Everly", "Fenwick", "Garrow", "Hollis", "Ingram", "Jessop",
@@ -65,10 +79,17 @@ NAME = re.compile(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b")
 RECORD = re.compile(r'\("(entity|relationship)"<\|>(.*?)\)(?=##|\n<\|COMPLETE\|>|$)', re.S)
 
 
+FILLER = ["The carts waited in the lane while the bell rang over the wet roofs.",
+          "Nobody could say how long the weather would hold that week.",
+          "The ledgers were copied twice and locked in the iron chest by evening."]
+
+
 def corpus(docs: int, sentences: int, extra: Callable[[int, int], int] = lambda d, s: 0,
-           plain: Callable[[int, int], bool] = lambda d, s: False) -> list[str]:
+           plain: Callable[[int, int], bool] = lambda d, s: False,
+           filler: Callable[[int, int], int] = lambda d, s: 0) -> list[str]:
     """Documents of sentences naming two of the document's people (one of three shared names every tenth
-    sentence), plus ``extra(d, s)`` more people (at most three); a ``plain(d, s)`` sentence has no detail."""
+    sentence), plus ``extra(d, s)`` more people (at most three); a ``plain(d, s)`` sentence has no detail, and
+    ``filler(d, s)`` sentences that name no one follow it."""
     texts = []
     for d in range(docs):
         cast = [f"{f} {SURNAMES[d % len(SURNAMES)]}" for f in FIRST]
@@ -85,20 +106,27 @@ def corpus(docs: int, sentences: int, extra: Callable[[int, int], int] = lambda 
             who = " and ".join(names[1:])
             detail = "" if plain(d, s) else " " + DETAILS[(s * 7 + d) % 6]
             lines.append(f"{names[0]} {VERBS[(s + d) % 8]} {who} {PLACES[s % 6]} on day {s + 1}{detail}.")
+            lines += [FILLER[(s + k + d) % 3] for k in range(filler(d, s))]
         texts.append(" ".join(lines))
     return texts
 
 
-def corpora(docs: int, sentences: int) -> dict[str, list[str]]:
-    """uniform: every chunk alike. skewed: three documents name four people a sentence. issue: the corpus of
-    issue 15 (at 40 x 120, 114 chunks, work/C about 17 s, longest chain about 15 s): a third of the documents
-    name one or two more people a sentence, a fifth are short, the rest mixed."""
+def corpora(docs: int) -> dict[str, list[str]]:
+    """dense: the corpus of issue 25 (at 40 documents, 80 chunks; answers of 2-9k tokens, median 5.3k, three
+    quarters over 4,096): a third of the documents name one more person a sentence, a quarter another, and every
+    third sentence one more. skewed: answers of ~2k tokens (two people a sentence, two sentences naming no one
+    after each), but every eighth document names five people a sentence: its chunks' answers are 5x the median.
+    issue: the corpus of issue 15 (at 40 x 120, 114 chunks): a third of the documents name one or two more
+    people a sentence, a fifth are short, the rest mixed. uniform: every chunk alike. skewed-15: issue 15's
+    skewed corpus (three documents name four people a sentence)."""
     dense = {docs // 5, docs // 2, docs - 2}
     return {
-        "uniform": corpus(docs, sentences),
-        "skewed": corpus(docs, sentences, lambda d, s: 2 if d in dense else 0),
-        "issue": corpus(docs, sentences, lambda d, s: 0 if d % 5 == 1 else (d % 3 == 2) + (d % 9 == 8),
+        "dense": corpus(docs, 64, lambda d, s: (d % 3 == 0) + (d % 4 == 1) + (s % 3 == 0)),
+        "skewed": corpus(docs, 60, lambda d, s: 3 if d % 8 == 5 else 0, filler=lambda d, s: 0 if d % 8 == 5 else 2),
+        "issue": corpus(docs, 120, lambda d, s: 0 if d % 5 == 1 else (d % 3 == 2) + (d % 9 == 8),
                         lambda d, s: s % 2 == 0 or d % 5 == 1),
+        "uniform": corpus(docs, 120),
+        "skewed-15": corpus(docs, 120, lambda d, s: 2 if d in dense else 0),
     }
 
 
@@ -120,10 +148,8 @@ def records_of(passage: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _answer(records: list[str], max_tokens: int | None) -> Reply:
-    """The records up to where the model stops of its own accord; a lower cap cuts the answer mid-record."""
-    if max_tokens is not None and max_tokens < STOP_TOKENS and len("##\n".join(records)) > max_tokens * 4:
-        return Reply("##\n".join(records)[: max_tokens * 4], finish_reason="length")  # 4 characters a token
+def _answer(records: list[str]) -> Reply:
+    """The records up to where the model stops of its own accord (the server's cap may cut it before)."""
     text = ""
     for r in records:
         if len(text) + len(r) + 3 > STOP_TOKENS * 4:
@@ -132,11 +158,11 @@ def _answer(records: list[str], max_tokens: int | None) -> Reply:
     return Reply(text + "\n<|COMPLETE|>")
 
 
-def respond(req: RecordedRequest) -> Reply | str:
+def model(req: RecordedRequest) -> Reply | str:
     """A record-dense model: two thirds of the records first, the rest when asked to continue."""
     last = req.last_user
     if req.max_tokens == 1 or MARK_LOOP in last:
-        return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+        return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
     if MARK_RESOLVE in last:  # entity resolution's questions: one short line a pair, as a model answers them
         return "\n".join(f"{n}: DIFFERENT" for n in re.findall(r"^Pair (\d+)$", last, re.M))
     if MARK_DESCRIBE in last:
@@ -144,10 +170,13 @@ def respond(req: RecordedRequest) -> Reply | str:
         words = " ".join(lines).split()[:150]
         return " ".join(words)
     records = records_of(passage_of(req.messages[0]["content"]))
-    said = "\n".join(m.get("content") or "" for m in req.messages if m.get("role") == "assistant")
+    said = "".join(m.get("content") or "" for m in req.messages if m.get("role") == "assistant")  # pieces whole
     if MARK_CONTINUE in last:
-        return _answer([r for r in records if r not in said], req.max_tokens)
-    return _answer(records[: (2 * len(records) + 2) // 3], req.max_tokens)
+        return _answer([r for r in records if r not in said])
+    return _answer(records[: (2 * len(records) + 2) // 3])
+
+
+respond = capped(model)  # cut at each request's cap, and continued where a cut answer is asked to go on
 
 
 # -- the server's log -------------------------------------------------------------------------------------
@@ -168,10 +197,15 @@ def bound_of(log: list[dict], concurrency: int) -> dict:
     # extraction chains are the ones with a loop check (a one-token answer); what follows them is the tail
     extraction = [rows for rows in chains.values() if any(r["completion_tokens"] <= 1 for r in rows)]
     gaps = [b["started"] - a["finished"] for rows in extraction for a, b in zip(rows, rows[1:])]
+    later = [r for r in log if r.get("turns", 0) > 0]  # calls after a conversation's first
     return {"work_s": work, "work/C": work / concurrency, "chain": max(spent.values(), default=0.0),
             "bound": max(work / concurrency, max(spent.values(), default=0.0)), "calls": len(log),
             "prompt_tokens": sum(r["prompt_tokens"] for r in log),
-            "output_tokens": sum(r["completion_tokens"] for r in log), "span": end - start,
+            "output_tokens": sum(r["completion_tokens"] for r in log),
+            "extraction_output": sum(r["completion_tokens"] for rows in extraction for r in rows),
+            "cached_later": (sum(r.get("cached_tokens", 0) for r in later)
+                             / max(1, sum(r["prompt_tokens"] for r in later))),
+            "span": end - start,
             "extraction_end": max((rows[-1]["finished"] for rows in extraction), default=start) - start,
             "slot_use": work / ((end - start) * concurrency), "chain_gap": sum(gaps) / max(len(gaps), 1)}
 
@@ -186,7 +220,7 @@ def config(base_url: str) -> Config:
     cfg = Config()
     if MAX_TOKENS:
         cfg.llm.max_tokens = MAX_TOKENS
-    cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", "gpt-4"
+    cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", MODEL
     cfg.llm.cache.mode = "off"
     cfg.llm.max_concurrency = CONCURRENCY
     cfg.graph.max_gleanings = 1
@@ -216,7 +250,7 @@ async def graphglean_build(base_url: str, texts: list[str]) -> dict:
             missing += not found
     s = result.stats
     return {"wall": wall, "cpu": cpu, "chunks": s.chunks, "issued": issued, "missing": missing,
-            "truncated": s.truncated_responses,
+            "truncated": s.truncated_responses, "continued": s.continued_answers, "splits": s.split_passages,
             "summaries": s.summarized_descriptions, "failed": s.failed_chunks}
 
 
@@ -230,7 +264,8 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
 
     t0, cpu0 = time.perf_counter(), time.process_time()
     cfg = config(base_url)
-    tokenizer = Tokenizer("gpt-4")
+    tokenizer = Tokenizer(MODEL)
+    cap = output_limit(MODEL)  # every answer whole
     chunks = [c for i, t in enumerate(texts)
               for c in token_chunks(f"doc{i}", t, tokenizer, cfg.chunking.size, cfg.chunking.overlap)]
     prompts = GraphPrompts.from_config(cfg.graph)
@@ -239,17 +274,17 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
 
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=120) as http:
         async def ask(messages: list[dict], max_tokens: int) -> str:
-            r = await http.post("/chat/completions", json={"model": "gpt-4", "messages": messages,
+            r = await http.post("/chat/completions", json={"model": MODEL, "messages": messages,
                                                              "max_tokens": max_tokens, "temperature": 0})
             return r.json()["choices"][0]["message"]["content"]
 
         async def worker() -> None:
             for chunk in todo:
                 messages = [{"role": "user", "content": prompts.extraction(chunk.text)}]
-                messages.append({"role": "assistant", "content": await ask(messages, cfg.llm.max_tokens)})
+                messages.append({"role": "assistant", "content": await ask(messages, cap)})
                 if (await ask([*messages, {"role": "user", "content": prompts.loop_prompt}], 1)).startswith("Y"):
                     messages.append({"role": "user", "content": prompts.continue_prompt})
-                    await ask(messages, cfg.llm.max_tokens)
+                    await ask(messages, cap)
 
         async with trio.open_nursery() as nursery:
             for _ in range(CONCURRENCY):
@@ -268,8 +303,7 @@ def run(engine, texts: list[str]) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--docs", type=int, default=40)
-    p.add_argument("--sentences", type=int, default=120)
-    p.add_argument("--corpus", default="issue,uniform,skewed")
+    p.add_argument("--corpus", default="dense,skewed,issue,uniform")
     p.add_argument("--max-tokens", type=int, help="completion cap of extraction calls (default: llm.max_tokens)")
     p.add_argument("--no-resolve", action="store_true", help="graphglean without entity resolution")
     args = p.parse_args()
@@ -277,26 +311,31 @@ def main() -> None:
     MAX_TOKENS, RESOLVE = args.max_tokens, not args.no_resolve
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
     rows = []
-    texts_of = corpora(args.docs, args.sentences)
+    texts_of = corpora(args.docs)
     for name in args.corpus.split(","):
         texts = texts_of[name]
+        load = f"{os.getloadavg()[0]:.1f}"
         naive = run(naive_build, texts)
         ours = run(graphglean_build, texts)
-        for engine, r in (("naive (extraction only)", naive), ("graphglean (full build)", ours)):
-            rows.append({"corpus": name, "engine": engine, "chunks": r["chunks"], "wall s": f"{r['wall']:.1f}",
-                         "work/C s": f"{r['work/C']:.1f}", "longest chain s": f"{r['chain']:.1f}",
-                         "bound s": f"{r['bound']:.1f}", "wall/bound": f"{r['wall'] / r['bound']:.2f}",
-                         "vs naive": f"{r['wall'] / naive['wall']:.2f}", "client CPU s": f"{r['cpu']:.1f}",
-                         "extraction end s": f"{r['extraction_end']:.1f}", "tail s": f"{r['span'] - r['extraction_end']:.1f}",
+        for engine, r in (("naive", naive), ("graphglean", ours)):
+            rows.append({"corpus": name, "engine": engine, "load": load, "chunks": r["chunks"],
+                         "wall s": f"{r['wall']:.1f}", "work/C s": f"{r['work/C']:.1f}",
+                         "longest chain s": f"{r['chain']:.1f}", "bound s": f"{r['bound']:.1f}",
+                         "wall/bound": f"{r['wall'] / r['bound']:.2f}", "vs naive": f"{r['wall'] / naive['wall']:.2f}",
+                         "CPU ms/call": f"{1000 * r['cpu'] / max(1, r['calls']):.2f}",
+                         "extraction end s": f"{r['extraction_end']:.1f}",
+                         "tail s": f"{r['span'] - r['extraction_end']:.1f}",
                          "off-server s": f"{r['wall'] - r['span']:.1f}", "slot use": f"{r['slot_use']:.0%}",
-                         "chain gap s": f"{r['chain_gap']:.2f}",
-                         "calls": r["calls"],
-                         "prompt tok": r["prompt_tokens"], "output tok": r["output_tokens"],
-                         "summaries": r.get("summaries", ""), "truncated": r.get("truncated", ""),
+                         "chain gap s": f"{r['chain_gap']:.2f}", "calls": r["calls"], "output tok": r["output_tokens"],
+                         "extraction out/naive": f"{r['extraction_output'] / max(1, naive['extraction_output']):.3f}",
+                         "cached later": f"{r['cached_later']:.0%}", "summaries": r.get("summaries", ""),
+                         "cut/continued/split": (f"{r['truncated']}/{r['continued']}/{r['splits']}"
+                                                 if "truncated" in r else ""),
                          "records issued/missing": f"{r['issued']}/{r['missing']}" if "issued" in r else ""})
     print(table(rows, list(rows[0])))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"\nllm.max_tokens {config('').llm.max_tokens}; entity resolution {'on' if RESOLVE else 'off'}; "
+    cap = MAX_TOKENS or f"{CompletionCap.of(config('').llm).cap} (the default: {MODEL}'s output limit)"
+    print(f"\nllm.max_tokens {cap}; entity resolution {'on' if RESOLVE else 'off'}; "
           f"load: {load} on {os.cpu_count()} cores")
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import attrs
@@ -11,8 +12,10 @@ import trio
 from .core.answers import answered
 from .core.errors import ConfigError
 from .core.prompts import load_template, render
+from .core.repetition import is_loop, loop_start, overlap
 from .core.sync import entry_point
 from .core.tokens import Tokenizer
+from .llm.model_limits.completion_cap import CompletionCap
 from .llm.records import Usage
 from .scheduling.scheduler import PassLLM, Scheduler
 from .text.chunking import chunk_on_delimiter
@@ -30,6 +33,8 @@ class SummaryResult:
     prompt_tokens: int
     completion_tokens: int
     dropped: int = 0  # delimiter pieces too large for a chunk, marked "..."
+    cut: int = 0  # chunk summaries the model's output limit cut, or that repeated themselves (the repeats left out)
+    continued: int = 0  # calls that continued a summary the completion cap cut
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -54,34 +59,75 @@ async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additi
     """Summarize ``text``; higher ``detail`` means more chunks, hence a longer summary. Non-recursive chunks
     run concurrently on the scheduler; recursive mode gives each chunk the summaries so far, in order."""
     tokenizer = tokenizer or Tokenizer.cl100k()
+
+    def plan() -> tuple[list[str], int, dict[str, int]]:
+        chunks, dropped = plan_chunks(text, detail, minimum_chunk_size, chunk_delimiter, tokenizer)
+        return chunks, dropped, {c: tokenizer.count(c) for c in chunks}
+
     # seconds of tokenizing for a book: in a worker thread, so other passes' requests keep flowing
-    chunks, dropped = await trio.to_thread.run_sync(plan_chunks, text, detail, minimum_chunk_size, chunk_delimiter,
-                                                    tokenizer, abandon_on_cancel=True)
+    chunks, dropped, sizes = await trio.to_thread.run_sync(plan, abandon_on_cancel=True)
     system = SYSTEM + (f"\n\n{additional_instructions}" if additional_instructions else "")
     llm = scheduler.llm(pass_name)
-    usage = Usage()
+    limit = CompletionCap.of(llm.client.cfg).cap
+    usage, counts = Usage(), {"cut": 0, "continued": 0}
 
-    async def one(content: str) -> str:
+    async def one(chunk: str, content: str | None = None) -> str:
         nonlocal usage
-        result = await llm.chat(llm.request([{"role": "system", "content": system},
-                                             {"role": "user", "content": content}], valid=answered))
-        usage += result.usage
-        return result.text.strip()
+        # a summary is shorter than what it summarizes: a cap of the text's length stops a looping model early
+        cap = min(limit, max(_LEAST_CAP, sizes[chunk]))
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": content or chunk}]
+        answer = await whole_answer(llm, messages, cap, limit)
+        usage += answer.usage
+        counts["cut"] += answer.cut
+        counts["continued"] += answer.continued
+        return answer.text.strip()
 
     summaries: list[str] = []
     if summarize_recursively:
         for chunk in chunks:
             content = chunk if not summaries else (
                 "Previous summaries:\n\n" + "\n\n".join(summaries) + f"\n\nText to summarize next:\n\n{chunk}")
-            summaries.append(await one(content))
+            summaries.append(await one(chunk, content))
     else:
         outcomes = await scheduler.map(one, chunks, pass_name=pass_name)
         for o in outcomes:
             if not o.ok:
                 raise o.error  # a summary with a hole in it is not a summary
         summaries = [o.value for o in outcomes]
-    return SummaryResult("\n\n".join(summaries), detail, len(chunks), len(chunks), usage.prompt_tokens,
-                         usage.completion_tokens, dropped)
+    if counts["cut"]:
+        warnings.warn(f"{pass_name}: {counts['cut']} of {len(chunks)} chunk summaries did not end within the model's "
+                      f"output limit ({limit} tokens) or repeated themselves; the repeats were left out (a higher "
+                      "summary.detail gives shorter chunks)", stacklevel=2)
+    return SummaryResult("\n\n".join(summaries), detail, len(chunks), len(chunks) + counts["continued"],
+                         usage.prompt_tokens, usage.completion_tokens, dropped, counts["cut"], counts["continued"])
+
+
+_LEAST_CAP = 256  # tokens: the cap of a summary of a short text
+
+
+@attrs.frozen
+class _Answer:
+    text: str
+    usage: Usage
+    cut: bool  # still cut at ``limit``, or a loop with its repeats left out
+    continued: int
+
+
+async def whole_answer(llm: PassLLM, messages: list[dict[str, str]], cap: int, limit: int) -> _Answer:
+    """The answer to ``messages``, asked at ``cap`` and continued while the cap cuts it (the answer so far as
+    the assistant's turn, then a request to continue where it stopped), up to ``limit`` tokens in all. A model
+    repeating itself is not continued, and its repeats are left out."""
+    result = await llm.chat(llm.request(messages, max_tokens=cap, valid=answered))
+    text, usage, continued = result.text, result.usage, 0
+    while result.truncated and not is_loop(text) and usage.completion_tokens < limit:
+        messages = [*messages, {"role": "assistant", "content": result.text},
+                    {"role": "user", "content": load_template("resume_answer").strip()}]
+        result = await llm.chat(llm.request(messages, max_tokens=min(cap, limit - usage.completion_tokens),
+                                            valid=answered))
+        text += result.text[overlap(text, result.text):]
+        usage, continued = usage + result.usage, continued + 1
+    looping = result.truncated and is_loop(text)
+    return _Answer(text[:loop_start(text)] if looping else text, usage, result.truncated, continued)
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ from graphglean.core.tokens import Tokenizer
 from graphglean.graph.building.describe import SummaryMemo, summarize_descriptions
 from graphglean.graph.building.stream import DescriptionStream
 from graphglean.graph.extract import GraphStats, _chunks_of, build_graph, extract_graph, parse_extraction, record_parser
-from graphglean.graph.extraction.gleaning import ChunkExtraction
+from graphglean.graph.extraction.chunk_extraction import ChunkExtraction
 from graphglean.graph.extraction.workload import named_words
 from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
@@ -126,7 +126,7 @@ async def test_only_a_node_whose_descriptions_changed_is_summarized_again():
                                                 memo=memo)
             late = summary_calls(s)[early:]
     assert early > 3 and done > 3
-    assert {r.last_user.split(":")[1].split(".")[0].strip() for r in late} == {"Ada Ames"}
+    assert {r.last_user.split("They describe the entity ")[1].split(".")[0] for r in late} == {"Ada Ames"}
 
 
 def cfg_prompt(cfg, text: str) -> str:

@@ -332,7 +332,7 @@ def test_an_extraction_is_stored_as_all_its_fields():
     """`ChunkExtraction.to_json` lists the fields itself: it is what ``attrs.asdict`` gives, field for field."""
     import attrs
 
-    from graphglean.graph.extraction.gleaning import ChunkExtraction
+    from graphglean.graph.extraction.chunk_extraction import ChunkExtraction
 
     extraction = ChunkExtraction("c1", ["a", "b"], 1, 2, 30, 40, 1, 1, [[0, 5], [5, 9]], [False, True], 1, 1, 1, 1)
     assert list(extraction.to_json().items()) == list(attrs.asdict(extraction, recurse=False).items())

@@ -572,8 +572,16 @@ async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room
         resolution = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo({}, save))
         caps = [r.max_tokens for r in s.chat_requests()]
     assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
-    assert caps == [24, cfg.llm.max_tokens]
+    # raised while nothing is read (x4), never to the model's full output limit (8,192 for gpt-4)
+    assert caps == [24, 96, 384, 1536]
     assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept
+
+
+def test_a_cut_resolution_answer_is_asked_again_at_a_cap_in_proportion_to_what_it_needs():
+    from graphglean.graph.resolution.llm_tier import raised_cap
+
+    assert raised_cap(32, 4, 20) == 200  # 8 tokens a pair read: 20 pairs, a quarter to spare
+    assert raised_cap(32, 0, 20) == 128 and raised_cap(100, 19, 20) == 132
 
 
 @pytest.mark.parametrize("folder", ["lightrag-gpt4o-mini-dickens", "lightrag-llama3.1-abstracts"])

@@ -268,3 +268,55 @@ async def test_a_holder_and_its_waiters_cancelled_together_leave_the_gate_whole(
         assert gate.held == 0 and gate._waiting == 0
     async with gate.slot(lambda: 0):  # and the gate still hands places out
         assert gate.held == 1
+
+
+def test_a_document_found_denser_than_its_weights_said_has_its_other_chunks_ranked_up():
+    """Two slots; a document's two chunks take 8 s each, though the second one's weight is the lowest of all;
+    twenty other chunks take 1.1 s. Once the first chunk's answer shows how dense its document is, the second
+    goes before the light chunks still waiting, not after them."""
+    async def main(grouped):
+        client = SimClient(LLMConfig(max_concurrency=2))
+        sched = Scheduler(client)
+        llm = sched.llm("sim")
+        items = ["A"] + [f"o{k}" for k in range(20)] + ["B"]
+        weights = {"A": 2.0, "B": 0.5, **{f"o{k}": 1.05 - k / 100 for k in range(20)}}
+
+        async def fn(item):
+            await llm.chat(8.0 if item in "AB" else 1.1)
+
+        start = trio.current_time()
+        await sched.map(fn, items, pass_name="sim", weight=weights.__getitem__,
+                        group=(lambda item: item if item not in "AB" else "dense") if grouped else None)
+        return trio.current_time() - start
+
+    with_groups = trio.run(main, True, clock=trio.testing.MockClock(autojump_threshold=0))
+    without = trio.run(main, False, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert with_groups <= 1.1 * (8 + 8 + 20 * 1.1) / 2 and with_groups < without - 2, (with_groups, without)
+
+
+def test_a_call_of_another_pass_started_from_an_item_is_no_step_of_its_chain_and_waits_behind_items():
+    """A description summary started when a chunk finishes (in a task that inherits the chunk's context) is
+    not counted in the chunk's chain, and a free slot goes to a chunk's call before it."""
+    async def main():
+        client = SimClient(LLMConfig(max_concurrency=1))
+        sched = Scheduler(client)
+        graph, describe = sched.llm("graph"), sched.llm("graph.describe")
+        order = []
+
+        async def summary(name):
+            await describe.chat(0.5)
+            order.append(name)
+
+        async with trio.open_nursery() as nursery:
+            async def fn(i):
+                await graph.chat(1.0)
+                nursery.start_soon(summary, f"summary {i}")
+                await graph.chat(1.0)
+                order.append(f"chunk {i}")
+
+            await sched.map(fn, range(3), pass_name="graph")
+        return sched.work["graph"], order
+
+    work, order = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert [s.calls for s in work.steps] == [3, 3]
+    assert sorted(order[:3]) == ["chunk 0", "chunk 1", "chunk 2"]

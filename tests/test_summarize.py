@@ -8,7 +8,8 @@ from graphglean.llm import ChatClient
 from graphglean.scheduling.scheduler import Scheduler
 from graphglean.summaries import HistoryMessage, ProgressiveSummarizer, summarize
 from graphglean.testing import FakeLLMServer
-from graphglean.testing.models.responders import synthetic
+from graphglean.testing.fake_llm import rough_tokens
+from graphglean.testing.models.responders import capped, synthetic
 
 from .conftest import shared_path
 from .helpers import ThreadRecordingTokenizer, llm_config
@@ -64,3 +65,28 @@ async def test_chunk_planning_runs_off_the_event_loop():
         async with ChatClient(llm_config(s)) as c:
             result = await summarize(text, Scheduler(c), detail=1, tokenizer=tokenizer)
     assert result.chunks > 1 and tokenizer.threads and threading.get_ident() not in tokenizer.threads
+
+
+async def test_a_summary_is_capped_at_its_text_and_a_looping_one_is_cut_back_with_a_warning():
+    text = "The harbour board met on Tuesday and chose a new ferry company for the northern route. " * 40
+    loop = "The board met. " + "The ferry company will run the northern route after the storms. " * 400
+
+    async with FakeLLMServer(capped(lambda req: loop)).running() as s:
+        async with ChatClient(llm_config(s, model="gpt-4o-mini")) as c:
+            with pytest.warns(UserWarning, match="summary: 1 of 1 chunk summaries .* repeated themselves"):
+                result = await summarize(text, Scheduler(c))
+    caps = [r.max_tokens for r in s.chat_requests()]
+    assert len(caps) == 1 and 256 <= caps[0] < 1000  # the text's length, not the model's 16,384
+    assert result.cut == 1 and result.continued == 0
+    assert result.summary == "The board met. The ferry company will run the northern route after the storms."
+
+
+async def test_a_summary_the_cap_cuts_is_continued_not_asked_again():
+    text = "A sentence about the sea. " * 40
+    long = " ".join(f"Point {i} of the summary says something new about the sea." for i in range(120))
+    async with FakeLLMServer(capped(lambda req: long)).running() as s:
+        async with ChatClient(llm_config(s, model="gpt-4o-mini")) as c:
+            result = await summarize(text, Scheduler(c))
+    asked = s.chat_requests()
+    assert result.summary == long and result.continued == len(asked) - 1 > 0 and result.cut == 0
+    assert sum(r.completion_tokens for r in asked) <= rough_tokens(long) + len(asked)

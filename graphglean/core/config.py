@@ -108,11 +108,13 @@ class LLMConfig:
     connect_timeout_s: float = setting(10.0, "time to open a connection, in seconds", positive)
     temperature: float = setting(0.0, "sampling temperature", non_negative)
     seed: int | None = setting(None, "sampling seed passed to the endpoint, if set")
-    max_tokens: int = setting(4096, "completion token cap for extraction calls", positive)
+    max_tokens: int = setting(
+        0, "completion token cap of extraction calls (an answer it cuts is continued, not asked again); 0 = the "
+        "model's output limit where known (max_output_tokens, the table of common models, what a local server "
+        "reports), else 4096", non_negative)
     max_output_tokens: int = setting(
-        0, "the model's own output limit: an extraction answer cut at max_tokens is asked again up to this, and the "
-        "pass asks up to this from then on; "
-        "0 = known for common models (16384 for gpt-4o-mini), 8192 otherwise", non_negative)
+        0, "the model's own output limit: no call asks for more; 0 = known for common models (16384 for "
+        "gpt-4o-mini) or reported by the server, else none", non_negative)
     json_mode: bool = setting(True, "send response_format json_object where a pass wants JSON")
     logit_bias_ids: dict = setting(
         {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server",
@@ -205,8 +207,8 @@ class GraphConfig:
         "nlp method: spaCy labels that never become nodes")
     nlp_window: int = setting(1, "nlp method: entities co-occur within this many consecutive sentences", positive)
     max_splits: int = setting(
-        4, "an answer cut even at the model's output limit: halve its passage and extract each half, at most "
-        "this many times deep (4 = down to 1/16 of a chunk)", non_negative)
+        4, "a cut answer whose continuation makes no progress, or fills the model's context window: halve its "
+        "passage and extract each half, at most this many times deep (4 = down to 1/16 of a chunk)", non_negative)
     resolve: ResolveConfig = section(ResolveConfig, "entity resolution: one node per real-world entity")
     communities: CommunitiesConfig = section(CommunitiesConfig, "communities and their reports (the global view)")
 
@@ -303,6 +305,8 @@ class PriceConfig:
                                         non_negative)
     batch_output: float | None = setting(None, "USD per 1M output tokens of batches; empty = half of output",
                                          non_negative)
+    cached_input: float | None = setting(
+        None, "USD per 1M input tokens served from the endpoint's prompt cache; empty = the input price", non_negative)
 
 
 @attrs.define

@@ -18,7 +18,7 @@ from ..core.answers import answered
 from ..core.config import Config
 from ..core.sync import entry_point, run_sync
 from ..core.tokens import Tokenizer
-from ..llm.output_limits import output_limit
+from ..llm.model_limits.completion_cap import CompletionCap
 from ..scheduling.scheduler import Outcome, Scheduler
 from ..text.chunking import Chunk
 from ..text.inputs import Document, Inputs, content_id
@@ -28,8 +28,9 @@ from .building.echoes import Examples, drop_echoes
 from .building.grounding import ground
 from .building.merge import GraphAccumulator
 from .building.stream import DescriptionStream
+from .extraction.chunk_extraction import ChunkExtraction
 from .extraction.debris import clean_names
-from .extraction.gleaning import ChunkExtraction, GleaningLoop, LoopCheck
+from .extraction.gleaning import GleaningLoop, LoopCheck
 from .extraction.parser import RecordParser
 from .extraction.prompts import GraphPrompts
 from .extraction.workload import chunk_weight
@@ -52,9 +53,12 @@ class GraphStats:
     gleaning_rounds: int = 0
     checks: int = 0
     unclear_checks: int = 0
-    truncated_responses: int = 0
-    raised_caps: int = 0  # cut answers asked again at the model's output limit
-    split_passages: int = 0  # passages halved because even that limit cut their answer
+    truncated_responses: int = 0  # calls whose answer the completion cap cut
+    continued_answers: int = 0  # answers continued after the cap cut them (instead of asked again)
+    continuations: int = 0  # the calls that continued them
+    continuation_saved_tokens: int = 0  # output tokens asking those answers again from the start would have repeated
+    raised_caps: int = 0  # cut answers asked again at the model's output limit (stored by earlier versions)
+    split_passages: int = 0  # passages halved: a continuation made no progress, or filled the context window
     repetition_loops: int = 0  # cut answers that were a model repeating itself
     outgrown_windows: int = 0  # chunks whose gleaning stopped at the model's context window (earlier answers kept)
     cut_records: int = 0  # unfinished last records of answers that stayed cut (kept as text, not read)
@@ -134,10 +138,11 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         await stream.add([(c, functools.partial(parse_extraction, done[c.id], c, parser))
                           for c in chunks if c.id in done])
     llm = scheduler.llm(PASS)
+    todo = [c for c in chunks if c.id not in done]
+    caps = await CompletionCap.served(cfg.llm, llm.client) if todo else CompletionCap.of(cfg.llm)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
                         LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
-                        cfg.llm.max_tokens, output_limit(cfg.llm.model, cfg.llm.max_output_tokens),
-                        cfg.graph.max_splits, valid=answered)
+                        caps, cfg.graph.max_splits, valid=answered, count=Tokenizer(cfg.llm.model).count)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
@@ -148,8 +153,8 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
-    todo = [c for c in chunks if c.id not in done]
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight)
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight,
+                                   group=lambda c: c.doc_id)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
 
@@ -217,6 +222,9 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
+            stats.continued_answers += sum(1 for joins in ex.joins if joins)
+            stats.continuations += ex.continued
+            stats.continuation_saved_tokens += ex.saved_tokens
             stats.raised_caps += ex.raised
             stats.split_passages += ex.splits
             stats.repetition_loops += ex.loops
@@ -314,7 +322,7 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, summaries, nursery)
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
-        graph = await build_graph(chunks, extractions, cfg, scheduler, tokenizer, stats, memo=memo,
+        graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
         nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)

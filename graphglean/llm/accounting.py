@@ -22,6 +22,7 @@ class CallAccount:
     batch_calls: int = 0      # of the calls, answers that came in a batch (batch mode), and their tokens
     batch_prompt_tokens: int = 0
     batch_completion_tokens: int = 0
+    cached_tokens: int = 0    # prompt tokens served from the endpoint's prompt cache
     latencies: list[float] = attrs.field(factory=list, repr=False)
 
     def percentile(self, p: float) -> float:

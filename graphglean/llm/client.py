@@ -114,6 +114,7 @@ class ChatClient(Endpoint):
         result = _timed(parsed, latency, attempts)
         accounts.add("prompt_tokens", result.usage.prompt_tokens)
         accounts.add("completion_tokens", result.usage.completion_tokens)
+        accounts.add("cached_tokens", result.usage.cached_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
         return result
 

@@ -101,6 +101,18 @@ class Endpoint:
                 return None
         return None
 
+    async def get_json(self, url: str) -> Any:
+        """One plain GET (no retries), e.g. of a server's ``/models``, given at most ``llm.timeout_s``: the JSON
+        answer of a 200, or None on any failure."""
+        assert self._http is not None, "use the client inside 'async with'"
+        with trio.move_on_after(self.cfg.timeout_s):
+            try:
+                resp = await self._http.get(url, headers=self._headers())
+                return resp.json() if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                return None
+        return None
+
     async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None = None
                        ) -> httpx.Response | Answer | Failure:
         """One POST of ``payload`` (``content``: its canonical JSON's bytes, when made already)."""

@@ -84,9 +84,11 @@ def _key_head(endpoint: str) -> bytes:
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of the prompt tokens, those the endpoint served from its prompt cache
 
     def __add__(self, other: "Usage") -> "Usage":
-        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
+                     self.cached_tokens + other.cached_tokens)
 
     @property
     def total(self) -> int:
@@ -133,8 +135,25 @@ def parse_chat_body(body: Any) -> ChatResult:
             raise ValueError("message content is not text")
         usage = body.get("usage") or {}
         refusal = message.get("refusal")
+        prompt = int(usage.get("prompt_tokens") or 0)
         return ChatResult(text, choice.get("finish_reason"),
-                          Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+                          Usage(prompt, int(usage.get("completion_tokens") or 0), min(prompt, cached_tokens(body))),
                           raw=body, refusal=refusal if isinstance(refusal, str) else "")
     except (KeyError, IndexError, TypeError, AttributeError) as e:
         raise ValueError(f"not a chat completion ({type(e).__name__}: {e})") from None
+
+
+def cached_tokens(body: dict[str, Any]) -> int:
+    """Prompt tokens an answer says came from the endpoint's prompt cache, as each server family says it:
+    OpenAI, vLLM and most proxies ``usage.prompt_tokens_details.cached_tokens``; DeepSeek
+    ``usage.prompt_cache_hit_tokens``; Anthropic-style ``usage.cache_read_input_tokens``; llama.cpp's server
+    ``timings.cache_n``. 0 when none says."""
+    usage = body.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
+    timings = body.get("timings") or {}
+    for value in (details.get("cached_tokens") if isinstance(details, dict) else None,
+                  usage.get("prompt_cache_hit_tokens"), usage.get("cache_read_input_tokens"),
+                  timings.get("cache_n") if isinstance(timings, dict) else None):
+        if isinstance(value, (int, float)) and value > 0:
+            return int(value)
+    return 0

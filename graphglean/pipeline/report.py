@@ -9,18 +9,23 @@ from ..llm.accounting import CallAccount
 if TYPE_CHECKING:
     from .context import PassOutcome, RunContext
 
-#: USD per 1M tokens (input, output). Override or extend with ``prices:`` in the configuration.
+#: USD per 1M tokens (input, output, cached input: prompt tokens the endpoint served from its prompt cache).
+#: Override or extend with ``prices:`` in the configuration.
 DEFAULT_PRICES = {
-    "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.0), "gpt-4.1": (2.0, 8.0), "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40), "o3-mini": (1.10, 4.40), "o4-mini": (1.10, 4.40), "gpt-4-turbo": (10.0, 30.0), "gpt-4": (30.0, 60.0),
-    "gpt-3.5-turbo": (0.50, 1.50), "text-embedding-3-small": (0.02, 0.0), "text-embedding-3-large": (0.13, 0.0),
+    "gpt-4o-mini": (0.15, 0.60, 0.075), "gpt-4o": (2.50, 10.0, 1.25), "gpt-4.1": (2.0, 8.0, 0.50),
+    "gpt-4.1-mini": (0.40, 1.60, 0.10), "gpt-4.1-nano": (0.10, 0.40, 0.025), "o3-mini": (1.10, 4.40, 0.55),
+    "o4-mini": (1.10, 4.40, 0.275), "gpt-4-turbo": (10.0, 30.0, 10.0), "gpt-4": (30.0, 60.0, 30.0),
+    "gpt-3.5-turbo": (0.50, 1.50, 0.50), "text-embedding-3-small": (0.02, 0.0, 0.02),
+    "text-embedding-3-large": (0.13, 0.0, 0.13),
 }
 
 
-def price_of(model: str, prices: dict[str, Any]) -> tuple[float, float] | None:
+def price_of(model: str, prices: dict[str, Any]) -> tuple[float, float, float] | None:
+    """(input, output, cached input) USD per 1M tokens: the configured ``prices`` (cached input at the input
+    price unless given), else the defaults."""
     if model in prices:
         p = prices[model]
-        return (p.input, p.output)
+        return (p.input, p.output, p.input if p.cached_input is None else p.cached_input)
     for name in sorted(DEFAULT_PRICES, key=len, reverse=True):  # dated variants: gpt-4o-mini-2024-07-18
         if model == name or model.startswith(name + "-"):
             return DEFAULT_PRICES[name]
@@ -42,35 +47,50 @@ def batch_price_of(model: str, prices: dict[str, Any]) -> tuple[float, float] | 
 
 
 def cost(account: CallAccount, model: str, prices: dict[str, Any], online: bool = False) -> float | None:
-    """What ``account``'s tokens cost: those of batches at the batch price (``online``: as if sent online)."""
+    """What ``account``'s tokens cost: cached prompt tokens at the cached rate, those of batches at the batch
+    price (``online``: as if the batches' tokens were sent online)."""
     price, batch = price_of(model, prices), batch_price_of(model, prices)
     if price is None or batch is None:
         return None
     if online:
-        batch = price
+        batch = price[:2]
     batch_in, batch_out = account.batch_prompt_tokens, account.batch_completion_tokens
-    usd = ((account.prompt_tokens - batch_in) * price[0] + (account.completion_tokens - batch_out) * price[1]
+    fresh_in = account.prompt_tokens - batch_in - account.cached_tokens  # online and not from the prompt cache
+    usd = (fresh_in * price[0] + account.cached_tokens * price[2] + (account.completion_tokens - batch_out) * price[1]
            + batch_in * batch[0] + batch_out * batch[1])
     return round(usd / 1e6, 6)
 
 
+def with_cached_share(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with ``cached_share``: the part of its prompt tokens served from the endpoint's prompt cache."""
+    prompt = row.get("prompt_tokens") or 0
+    row["cached_share"] = round((row.get("cached_tokens") or 0) / prompt, 3) if prompt else 0.0
+    return row
+
+
 def pass_row(name: str, account: CallAccount, cost_usd: float | None, wall_s: float, errors: int,
              extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    row = {"pass": name, **account.snapshot(), "cost_usd": cost_usd,
-           "wall_s": round(wall_s, 3), "errors": errors}
+    row = with_cached_share({"pass": name, **account.snapshot(), "cost_usd": cost_usd,
+                             "wall_s": round(wall_s, 3), "errors": errors})
     row.update(extra or {})
     return row
 
 
+def _cell(key: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0%}" if key == "cached_share" else str(value)
+
+
 def format_table(rows: list[dict[str, Any]]) -> str:
     cols = [("pass", "pass"), ("calls", "calls"), ("cache_hits", "cached"), ("retries", "retries"),
-            ("rate_limited", "429s"), ("prompt_tokens", "tokens in"), ("completion_tokens", "tokens out"),
-            ("cost_usd", "cost $"), ("wall_s", "wall s"), ("errors", "errors")]
+            ("rate_limited", "429s"), ("prompt_tokens", "tokens in"), ("cached_share", "in from prompt cache"),
+            ("completion_tokens", "tokens out"), ("cost_usd", "cost $"), ("wall_s", "wall s"), ("errors", "errors")]
     if any(r.get("batch_calls") for r in rows):  # batch mode: calls online and in batches, and the online price
         rows = [dict(r, online_calls=r.get("calls", 0) - r.get("batch_calls", 0)) for r in rows]
         cols[1:2] = [("online_calls", "online"), ("batch_calls", "batch")]
-        cols.insert(8, ("cost_online_usd", "online $"))
-    cells = [[h for _, h in cols]] + [["-" if r.get(k) is None else str(r.get(k, "")) for k, _ in cols] for r in rows]
+        cols.insert(9, ("cost_online_usd", "online $"))
+    cells = [[h for _, h in cols]] + [[_cell(k, r.get(k, "")) for k, _ in cols] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
              for row in cells]

@@ -11,7 +11,7 @@ from ..core.tokens import Tokenizer
 from ..episodic import PASS as EPISODIC
 from ..episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from ..graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
-from ..graph.extraction.gleaning import ChunkExtraction
+from ..graph.extraction.chunk_extraction import ChunkExtraction
 from ..graph.extraction.prompts import GraphPrompts
 from ..graph.formats.export import write_jsonl
 from ..graph.offline.nlp import OfflineExtraction, extract_offline
@@ -115,7 +115,7 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
     g = cfg.graph
     prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
     stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
-                        g.max_gleanings, cfg.llm.logit_bias_ids)
+                        prompts.resume_prompt, g.max_gleanings, cfg.llm.logit_bias_ids)
     store = ctx.store
 
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:

@@ -3,9 +3,10 @@ with the most work left behind it, and the estimate of that work.
 
 An item is a chain of calls (extract, check, continue; gists, facts). Its work left is what the pass's calls at
 each later step took on average, weighted by how often items reached that step, and scaled by the item's own
-pace: its weight before its first call, then how its calls so far compared with the average at their step.
-The makespan of list scheduling is at most work/C + the longest chain; taking long chains first is what
-keeps a run near max(work/C, longest chain) instead.
+pace: before its first call, its weight (what is known of it beforehand) corrected by how the finished items of
+its group (a chunk's document) compared with their weights; then how its calls so far compared with the
+average at their step. The makespan of list scheduling is at most work/C + the longest chain; taking long
+chains first is what keeps a run near max(work/C, longest chain) instead.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
-from typing import AsyncIterator, Callable
+from typing import AsyncIterator, Callable, Hashable
 
 import attrs
 import trio
@@ -113,17 +114,29 @@ class _Step:
     reached_by_finished: int = 0  # finished items that made this step
 
 
+@attrs.define
+class _Group:
+    """The items of one group (a document's chunks): the finished ones' weights and work, and how many have not
+    made their first call yet."""
+
+    weight: float = 0.0
+    seconds: float = 0.0
+    unstarted: int = 0
+    factor: float = 1.0  # when the waiters were last ranked by it
+
+
 @attrs.define(eq=False)
 class ItemWork:
     """One item's progress: its calls so far and their service time."""
 
     pass_work: "PassWork"
     weight: float
+    group: Hashable = None
     steps: int = 0
     spent: float = 0.0
 
     def called(self, seconds: float) -> None:
-        self.pass_work.observe(self.steps, seconds)
+        self.pass_work.observe(self.steps, seconds, self)
         self.steps += 1
         self.spent += seconds
 
@@ -143,26 +156,57 @@ class PassWork:
         self.version = 0
         self._seen: list[_Step] = []
         self._chains: dict[int, tuple[float, float]] = {}  # step -> (work ahead, work behind) by `_seen`
+        self._groups: dict[Hashable, _Group] = {}
+        self._done_weight = self._done_seconds = 0.0  # of the finished items that made calls
 
     def expect(self, weights: list[float]) -> None:
         if weights:
             self.mean_weight = max(sum(weights) / len(weights), 1e-9)
 
-    def item(self, weight: float) -> ItemWork:
-        return ItemWork(self, weight)
+    def item(self, weight: float, group: Hashable = None) -> ItemWork:
+        if group is not None:
+            self._groups.setdefault(group, _Group()).unstarted += 1
+        return ItemWork(self, weight, group)
 
-    def observe(self, step: int, seconds: float) -> None:
+    def observe(self, step: int, seconds: float, work: ItemWork | None = None) -> None:
         while len(self.steps) <= step:
             self.steps.append(_Step())
         self.steps[step].calls += 1
         self.steps[step].seconds += seconds
+        if step == 0 and work is not None and work.group is not None:
+            self._groups[work.group].unstarted -= 1
         self._firmer(self.steps[step].calls)
 
     def finished(self, work: ItemWork) -> None:
         self.finished_items += 1
         for step in self.steps[:work.steps]:
             step.reached_by_finished += 1
+        if work.spent > 0:  # an item answered from the cache says nothing of its size
+            self._learn(work)
         self._firmer(self.finished_items)
+
+    def _learn(self, work: ItemWork) -> None:
+        """A finished item's work against its weight, for its group's items still to start; their waiters are
+        ranked again when the group's correction moved by a tenth or more."""
+        self._done_weight += work.weight
+        self._done_seconds += work.spent
+        group = self._groups.get(work.group)
+        if group is None:
+            return
+        group.weight += work.weight
+        group.seconds += work.spent
+        if group.unstarted > 0 and abs(self.factor(work.group) - group.factor) >= 0.1 * group.factor:
+            group.factor = self.factor(work.group)
+            self.version += 1
+
+    def factor(self, group: Hashable) -> float:
+        """How much more work than their weights say the items of ``group`` have: its finished items' work over
+        what the pass's finished items do for such weights, shrunk toward 1 by one item of mean weight."""
+        g = self._groups.get(group)
+        if g is None or not g.weight or not self._done_weight or not self._done_seconds:
+            return 1.0
+        per_weight = self._done_seconds / self._done_weight
+        return (g.seconds + per_weight * self.mean_weight) / (per_weight * (g.weight + self.mean_weight))
 
     def _firmer(self, count: int) -> None:
         if count & (count - 1) == 0:
@@ -193,7 +237,10 @@ class PassWork:
         if chain is None:  # read once per step between copies: every waiter at a step has the same
             chain = self._chains[k] = self._chain(k)
         ahead, behind = chain
-        pace = work.spent / behind if k and behind > 0 else work.weight / self.mean_weight
+        if k and behind > 0:
+            pace = work.spent / behind
+        else:
+            pace = work.weight / self.mean_weight * (self.factor(work.group) if work.group is not None else 1.0)
         return pace * ahead
 
     def _chain(self, k: int) -> tuple[float, float]:

@@ -13,7 +13,7 @@ long chains do not start last and set the finish time.
 from __future__ import annotations
 
 import contextvars
-from typing import Any, Awaitable, Callable, Generic, Iterable, Protocol, TypeVar
+from typing import Any, Awaitable, Callable, Generic, Hashable, Iterable, Protocol, TypeVar
 
 import attrs
 import trio
@@ -61,11 +61,12 @@ class PassLLM:
     """What a pass holds to call the LLM: the scheduler's client, counted against the pass's account."""
 
     def __init__(self, client: ChatClient, account: CallAccount, pass_name: str,
-                 gate: PriorityGate | None = None) -> None:
+                 gate: PriorityGate | None = None, work: PassWork | None = None) -> None:
         self.client = client
         self.account = account
         self.pass_name = pass_name
         self.gate = gate or PriorityGate(lambda: client.concurrency.current)
+        self.work = work  # the pass's items: a call made for an item of another pass is outside any item
 
     @property
     def model(self) -> str:
@@ -76,7 +77,7 @@ class PassLLM:
 
     async def chat(self, req: ChatRequest) -> ChatResult:
         result = await self.client.chat(req, self.account, slot=self._slot)
-        work = _CURRENT_ITEM.get()
+        work = self._item()
         if result.cached and work is not None:
             work.called(0.0)  # a step all the same: the item's later calls keep their place in its chain
         return result
@@ -91,9 +92,15 @@ class PassLLM:
         async with self._slot():
             return await self.client.embed(texts, model, self.account)
 
+    def _item(self) -> ItemWork | None:
+        """The item of this pass the call is made for, if any: a description summary started when a chunk
+        finished is no step of that chunk's chain, and waits behind every item's calls."""
+        work = _CURRENT_ITEM.get()
+        return work if work is not None and work.pass_work is self.work else None
+
     def _slot(self) -> "_Slot":
         """A request slot once one is free: the item with the most work left gets one first."""
-        return _Slot(self.gate, _CURRENT_ITEM.get())
+        return _Slot(self.gate, self._item())
 
 
 class _Slot:
@@ -151,12 +158,14 @@ class Scheduler:
         return self.accounts.setdefault(pass_name, CallAccount())
 
     def llm(self, pass_name: str) -> PassLLM:
-        return PassLLM(self.client, self.account(pass_name), pass_name, self.gate)
+        return PassLLM(self.client, self.account(pass_name), pass_name, self.gate,
+                       self.work.setdefault(pass_name, PassWork()))
 
     async def map(self, fn: Callable[[T], Awaitable[R]], items: Iterable[T], *, pass_name: str,
                   on_result: Callable[[Outcome[T, R]], Awaitable[None] | None] | None = None,
                   on_error: Callable[[Outcome[T, R]], None] | None = None,
-                  weight: Callable[[T], float] | None = None) -> list[Outcome[T, R]]:
+                  weight: Callable[[T], float] | None = None,
+                  group: Callable[[T], Hashable] | None = None) -> list[Outcome[T, R]]:
         """Run ``fn`` over ``items``; per-item errors are kept in their `Outcome` (and reported to
         ``on_error``), never lost, and do not stop the others unless ``fail_fast`` is set or the error
         is fatal for every item (a refused key, an unknown model, a parameter the endpoint does not take, an
@@ -164,7 +173,9 @@ class Scheduler:
 
         ``weight`` is an item's expected size (its prompt tokens, say): heavier items start first (equal
         ones in input order, though those started in one scheduler pass run in trio's order), and an item's
-        work is estimated in proportion until its own calls show its pace. Outcomes are in input order whatever the order of work."""
+        work is estimated in proportion until its own calls show its pace. ``group`` (a chunk's document, say)
+        corrects that estimate by how its group's finished items compared with their weights. Outcomes are in
+        input order whatever the order of work."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
         account = self.account(pass_name)
@@ -177,7 +188,7 @@ class Scheduler:
         fatal: list[BaseException] = []
 
         async def run_one(outcome: Outcome[T, R]) -> None:
-            work = pass_work.item(weights[outcome.index])
+            work = pass_work.item(weights[outcome.index], group(outcome.item) if group is not None else None)
             _CURRENT_ITEM.set(work)  # this task's context: the item's calls find their work through it
             try:
                 outcome.value = await fn(outcome.item)

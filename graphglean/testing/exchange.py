@@ -17,6 +17,7 @@ class RecordedRequest:
     started: float = 0.0  # trio clock when the request was read, and when its answer was sent
     finished: float = 0.0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens the server's prompt cache held
 
     @property
     def messages(self) -> list[dict[str, str]]:

@@ -29,6 +29,7 @@ from ..llm.http.plain_socket import PlainSocket
 from ..llm.limits import TokenBucket
 from .batch_api import FakeBatchAPI
 from .exchange import RecordedRequest, Reply, Responder
+from .prompt_cache import PromptCache
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
 from .sse import include_usage, sse_body, wants_stream
@@ -135,7 +136,7 @@ class FakeLLMServer:
                  hang_s: float = 3600.0, embedding_dim: int = 64, reject_logit_bias: bool = False,
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
                  tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0,
-                 batch_api: FakeBatchAPI | None = None) -> None:
+                 batch_api: FakeBatchAPI | None = None, prompt_cache: PromptCache | bool = True) -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
@@ -151,6 +152,8 @@ class FakeLLMServer:
         self.batch_api = batch_api or FakeBatchAPI()  # the Files and Batches routes (batch mode)
         self.host, self.port = host, port
         self.rpm, self.tpm = rpm, tpm
+        # answers report the prompt tokens a serving engine would take from its cache (False: none)
+        self.prompt_cache = PromptCache() if prompt_cache is True else (prompt_cache or None)
         self._rpm: TokenBucket | None = None
         self._tpm: TokenBucket | None = None
         self.requests: list[RecordedRequest] = []
@@ -358,7 +361,12 @@ class FakeLLMServer:
         return None
 
     def _completion(self, req: RecordedRequest | None, reply: Reply) -> dict[str, Any]:
-        return completion_body(req, reply, len(self.requests))
+        body = completion_body(req, reply, len(self.requests))
+        if req is not None and self.prompt_cache is not None:
+            req.cached_tokens = min(self.prompt_cache.cached(req.messages), body["usage"]["prompt_tokens"])
+            body["usage"]["prompt_tokens_details"] = {"cached_tokens": req.cached_tokens}
+            self.prompt_cache.add(req.messages, reply.text)
+        return body
 
     def _embeddings(self, req: RecordedRequest) -> bytes:
         return json.dumps(embeddings_body(req, self.embedding_dim)).encode()
@@ -372,7 +380,8 @@ class FakeLLMServer:
 
         return [{"number": r.number, "started": r.started, "finished": r.finished,
                  "prompt_tokens": rough_tokens(r.prompt), "completion_tokens": r.completion_tokens,
-                 "chain": chain(r)} for r in self.chat_requests()]
+                 "cached_tokens": r.cached_tokens, "turns": r.assistant_turns, "chain": chain(r)}
+                for r in self.chat_requests()]
 
     def stats(self) -> dict[str, Any]:
         """Counts of requests, statuses and faults, and ``process_cpu_s``: the CPU time of the process the server

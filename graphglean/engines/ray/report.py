@@ -12,7 +12,7 @@ import attrs
 
 from ...core.config import Config
 from ...llm.accounting import CallAccount
-from ...pipeline.report import DEFAULT_PRICES, price_of
+from ...pipeline.report import DEFAULT_PRICES, price_of, with_cached_share
 from . import shard_task
 
 
@@ -95,7 +95,9 @@ def account_of(rows: dict[str, dict[str, Any]]) -> CallAccount:
 
 
 def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], wall_s: float) -> dict[str, Any]:
-    rows = [dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)) for name, _ in passes]
+    # shares of the shards' rows do not add up: each is that of the summed tokens
+    rows = [with_cached_share(dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)))
+            for name, _ in passes]
     leases = dict(totals.leases)
     if leases.get("leased_permits"):
         for k in ("round_trip", "reply_wait", "stall"):

@@ -179,8 +179,7 @@ async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenize
         kind, name, data = item
         return await summarize(llm, str(name), kind, data["descriptions"], budget, tokenizer, language, memo)
 
-    outcomes = await scheduler.map(one, items, pass_name=PASS,
-                                   weight=lambda item: tokenizer.count(item[2]["description"]))
+    outcomes = await scheduler.map(one, items, pass_name=PASS, weight=lambda item: len(item[2]["description"]))
     for outcome in outcomes:
         if outcome.ok:
             outcome.item[2]["description"] = outcome.value

@@ -49,12 +49,17 @@ class _Progress:
     whole: bool = False  # the whole summary started (or none is needed)
 
 
-class _CountingTokenizer:
-    """Counts each description once: the open group of a long list is looked at again as chunks finish."""
+class CountingTokenizer(Tokenizer):
+    """A tokenizer that counts each text once: the open group of a long list is looked at again as chunks
+    finish, and the final pass counts the descriptions of every long list again (thousands on a dense corpus,
+    in the build's tail)."""
 
-    def __init__(self, tokenizer: Tokenizer) -> None:
+    def __init__(self, tokenizer: Tokenizer) -> None:  # no super().__init__: ``tokenizer`` does the work
         self.tokenizer = tokenizer
         self._counts: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.tokenizer, name)
 
     def count(self, text: str) -> int:
         n = self._counts.get(text)
@@ -69,7 +74,7 @@ class DescriptionStream:
 
     def __init__(self, chunks: Iterable[Chunk], cfg: GraphConfig, llm: PassLLM, tokenizer: Tokenizer,
                  memo: SummaryMemo, nursery: trio.Nursery) -> None:
-        self.cfg, self.llm, self.tokenizer, self.memo, self.nursery = cfg, llm, tokenizer, memo, nursery
+        self.cfg, self.llm, self.memo, self.nursery = cfg, llm, memo, nursery
         self.acc = GraphAccumulator(cfg.directed)
         # by (document, index, chunk id): the graph is built from these, not parsed again
         self.parsed: dict[ChunkKey, ParseResult] = {}
@@ -78,7 +83,7 @@ class DescriptionStream:
         self._words_of_chunk: dict[ChunkKey, set[str]] = {}
         self._watching: dict[str, set[Thing]] = {}  # word -> what to look at again when a chunk with it ends
         self._progress: dict[Thing, _Progress] = {}
-        self._counted = _CountingTokenizer(tokenizer)
+        self.counted = CountingTokenizer(tokenizer)  # the final pass counts with it too
         self._words_cache: dict[str, tuple[tuple[int, int], set[str] | None]] = {}
         self._lock = trio.Lock()
         for c in chunks:
@@ -169,15 +174,15 @@ class DescriptionStream:
         if frontier is None:
             progress.whole = True
             descriptions = [d for d, _ in in_found_order(first)]
-            if needs_summary(descriptions, budget, self._counted):  # type: ignore[arg-type]
+            if needs_summary(descriptions, budget, self.counted):
                 return [(self._whole, (self._name(thing), kind, descriptions))]
             return []
         self._watching.setdefault(word, set()).add(thing)
-        if sum(map(self._counted.count, first)) <= 4 * budget:
+        if sum(map(self.counted.count, first)) <= 4 * budget:
             return []  # one group at most: nothing is settled before the whole is
         settled = [d for d, where in in_found_order(first) if where[:3] < frontier]
         starts: list[tuple[Any, tuple[Any, ...]]] = []
-        for group in settled_groups(settled[progress.cut:], budget, self._counted):  # type: ignore[arg-type]
+        for group in settled_groups(settled[progress.cut:], budget, self.counted):
             starts.append((self._group, (self._name(thing), kind, group)))
             progress.cut += len(group)
             progress.groups += 1
@@ -185,7 +190,7 @@ class DescriptionStream:
 
     async def _whole(self, name: str, kind: str, descriptions: list[str]) -> None:
         try:
-            await summarize(self.llm, name, kind, descriptions, self.cfg.description_max_tokens, self.tokenizer,
+            await summarize(self.llm, name, kind, descriptions, self.cfg.description_max_tokens, self.counted,
                             self.cfg.language, self.memo)
         except Exception:  # kept in the memo: the final pass reports it against its node or edge
             pass

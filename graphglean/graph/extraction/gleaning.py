@@ -6,6 +6,17 @@ The YES/NO question is one token (``max_tokens=1``) with ``logit_bias`` +100 on 
 (`llm.server_tokens`), or ids from the configuration. Without known ids, or when an endpoint refuses
 ``logit_bias``, it asks without bias and reads the answer leniently; ids from the wrong tokenizer make a local
 model answer garbage.
+
+An answer the completion cap cuts is continued, never asked again from its start: the cut answer goes back as
+the assistant's turn, followed by a short "continue exactly where you stopped", and the parts are joined
+(`continuation.join`) into the one answer that is parsed and stored. Every call of a conversation re-sends the
+one before it unchanged and adds to its end, so an endpoint serves that prefix from its prompt cache.
+
+No call asks for more than the model's output limit. Continuing stops when the answer ends, or when the model
+repeats itself: a cut first answer that is a loop is kept as it is (it holds all the model had to say); a
+continuation that makes no progress, or a conversation that fills the context window, has its passage halved
+at a break near the middle, each half with its own loop (``max_splits`` deep). An answer twenty times its
+passage's length (a backstop against a model that runs on without repeating itself) is kept as it is.
 """
 
 from __future__ import annotations
@@ -17,12 +28,15 @@ import attrs
 import trio
 
 from ...core.answers import strip_reasoning
-from ...core.errors import FATAL, LLMError, LLMParameterError, LLMRequestError
+from ...core.errors import LLMRequestError, single
+from ...core.repetition import is_loop
 from ...core.tokens import Tokenizer
-from ...llm.output_limits import stated_limit
+from ...llm.model_limits.completion_cap import LEAST_ROOM, CompletionCap
 from ...llm.records import ChatRequest, ChatResult, Usage
 from ...llm.server_tokens import single_token_ids
 from ...scheduling.scheduler import PassLLM
+from .chunk_extraction import ChunkExtraction, Tally
+from .continuation import join, progressed
 from .parser import RecordParser
 from .prompts import GraphPrompts
 
@@ -87,87 +101,17 @@ def _yes_no(text: str) -> str:
     return answer[:1] if answer.startswith(("y", "n")) else ""
 
 
-def _about_size(e: LLMError) -> bool:
-    """Whether a refusal may be about the completion cap: a max_tokens the endpoint calls too large, or a
-    prompt plus cap over the model's window."""
-    return isinstance(e, LLMRequestError) and (e.is_about("max_tokens") or e.kind == "context_length")
-
-
 def _clear(text: str) -> bool:  # an unclear YES/NO is not kept: a later run asks again
     return _yes_no(text) != ""
-
-
-@attrs.frozen
-class ChunkExtraction:
-    """What the model said about one chunk, in call order. Parsing is done from these, so they are what a
-    run stores: a resumed run re-parses them instead of paying for them again."""
-
-    chunk_id: str
-    responses: list[str]
-    rounds: int  # gleaning rounds that asked for more (0 = the first extraction only)
-    checks: int  # YES/NO questions asked
-    prompt_tokens: int
-    completion_tokens: int
-    truncated: int = 0  # responses cut by the completion token cap (asked again or split, when they could be)
-    unclear: int = 0  # YES/NO checks answered with neither (read as NO)
-    spans: list[list[int]] = attrs.field(factory=list)  # per response: [start, end) of the passage, chunk offsets
-    cut: list[bool] = attrs.field(factory=list)  # per response: still cut by the cap (its last record is unread)
-    raised: int = 0  # answers asked again at the model's output limit
-    splits: int = 0  # passages halved because even that limit cut their answer
-    loops: int = 0  # cut answers that were a model repeating itself (not asked again)
-    outgrown: int = 0  # gleaning stopped because the conversation outgrew the model's context window
-
-    def span(self, i: int) -> tuple[int, int] | None:
-        return (self.spans[i][0], self.spans[i][1]) if i < len(self.spans) else None
-
-    def is_cut(self, i: int) -> bool:
-        return i < len(self.cut) and self.cut[i]
-
-    def to_json(self) -> dict[str, Any]:
-        """Its fields, for ``json.dumps`` (the lists are its own, not copies): ``attrs.asdict(self, recurse=False)``
-        at a third of its cost (once a chunk)."""
-        return {name: getattr(self, name) for name in _EXTRACTION_FIELDS}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ChunkExtraction":
-        return cls(**data)
-
-
-_EXTRACTION_FIELDS = tuple(f.name for f in attrs.fields(ChunkExtraction))
-
-
-@attrs.define
-class _Tally:
-    responses: list[str] = attrs.field(factory=list)
-    spans: list[list[int]] = attrs.field(factory=list)
-    cut: list[bool] = attrs.field(factory=list)
-    usage: Usage = Usage()
-    rounds: int = 0
-    checks: int = 0
-    unclear: int = 0
-    truncated: int = 0
-    raised: int = 0
-    splits: int = 0
-    loops: int = 0
-    outgrown: int = 0
-
-    def answer(self, text: str, start: int, end: int, cut: bool) -> None:
-        self.responses.append(text)
-        self.spans.append([start, end])
-        self.cut.append(cut)
-
-    def add(self, other: "_Tally") -> None:
-        for name in ("responses", "spans", "cut"):
-            getattr(self, name).extend(getattr(other, name))
-        self.usage += other.usage
-        for name in ("rounds", "checks", "unclear", "truncated", "raised", "splits", "loops", "outgrown"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"\n"),
            re.compile(r"[.!?]['\")\u201d]?\s+|[\u3002\uff01\uff1f]['\")\u201d\u300d]?\s*"),
            re.compile(r"[,;\uff0c\u3001\uff1b]\s*|\s+"))
 _SHORTEST_HALF = 16  # characters; a passage without any break is halved at its middle when longer than two
+# A backstop no real answer reaches (each continuation must also make progress and fit the window): the
+# densest recorded answers are ~1.3 tokens a passage token, the benchmark's dense corpus ~7.5
+_MOST_PER_PASSAGE_TOKEN = 20
 
 
 def split_point(text: str) -> int | None:
@@ -181,152 +125,182 @@ def split_point(text: str) -> int | None:
     return middle if middle >= _SHORTEST_HALF else None
 
 
-class GleaningLoop:
-    """Extraction of one chunk: the first answer, then gleaning rounds while the model says there is more.
+class _WindowFull(Exception):
+    """The conversation leaves no room in the model's context window for an answer."""
 
-    An answer cut by the completion cap is asked again at the model's output limit, and the loop's later calls
-    are asked at that limit straight away; cut even there, the passage is halved at a break near its middle and each half gets its own loop (``max_splits`` deep). A model stuck
-    repeating itself is not asked again: its answer holds all it had to say.
-    """
+
+@attrs.define
+class _Answer:
+    text: str  # the parts joined
+    truncated: bool  # its last part was cut
+    turns: list[dict[str, str]]  # what follows the question in the conversation: the parts and the asks between
+    joins: list[int]  # where each continuation begins in ``text``
+    ending: str = "done"  # done, loop (a cut first answer repeating itself), long (the backstop), or why the
+    # passage must be halved: stuck (a continuation without progress), full (the context window)
+
+
+class GleaningLoop:
+    """Extraction of one chunk (see the module docstring). ``caps`` is the pass's `CompletionCap`, shared by its
+    chunks: what one call learns of the endpoint's limits applies to the others' calls from then on.
+    ``count`` counts a prompt's tokens (used where the context window is known)."""
 
     def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck,
-                 max_tokens: int | None = None, output_limit: int | None = None, max_splits: int = 0,
-                 valid: Callable[[str], bool] | None = None) -> None:
+                 caps: CompletionCap | None = None, max_splits: int = 0, valid: Callable[[str], bool] | None = None,
+                 count: Callable[[str], int] | None = None) -> None:
         self.llm, self.prompts, self.max_gleanings, self.check = llm, prompts, max_gleanings, check
-        self.cap = max_tokens  # the configured completion cap
-        self.max_tokens = max_tokens  # the pass's cap now: the output limit after the first cut answer
-        self.output_limit = output_limit
+        self.caps = caps or CompletionCap()
         self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
+        self.count = count or (lambda text: len(text) // 3 + 1)
         f = prompts.fields
         self._parser = RecordParser(f["tuple_delimiter"], f["record_delimiter"], f["completion_delimiter"])
 
     async def run(self, chunk_id: str, text: str) -> ChunkExtraction:
-        tally = _Tally()
+        tally = Tally()
         await self._loop(text, 0, 0, tally)
-        u = tally.usage
-        return ChunkExtraction(chunk_id, tally.responses, tally.rounds, tally.checks, u.prompt_tokens,
-                               u.completion_tokens, tally.truncated, tally.unclear, tally.spans, tally.cut,
-                               tally.raised, tally.splits, tally.loops, tally.outgrown)
+        return tally.extraction(chunk_id)
 
-    async def _loop(self, text: str, offset: int, depth: int, tally: _Tally) -> None:
+    async def _loop(self, text: str, offset: int, depth: int, tally: Tally) -> None:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
         for round_ in range(self.max_gleanings + 1):
             try:
-                result = await (self._glean(messages, tally) if round_ else self._answer(messages, tally))
-            except LLMRequestError as e:
-                # a later round outgrew a small model's window: the answers so far are the chunk's (a re-run
-                # would outgrow it again); the first answer has no such fallback and fails the chunk
-                if not round_ or e.kind != "context_length":
+                answer = await (self._glean(messages, tally, text) if round_ else self._answer(messages, tally, text))
+            except (LLMRequestError, _WindowFull) as e:
+                if isinstance(e, LLMRequestError) and e.kind != "context_length":
                     raise
+                if round_:  # a later round outgrew the window: the answers so far are the chunk's
+                    tally.outgrown += 1
+                    return
+                # the prompt fills the window by our own count too (not just by a refusal's word): halves may fit
+                if self._fills_window(messages) and await self._split(text, offset, depth, tally):
+                    return
+                if isinstance(e, LLMRequestError):
+                    raise
+                raise LLMRequestError(f"the passage leaves no room for an answer ({e})",
+                                      kind="context_length") from None
+            if answer is None:
+                return
+            tally.answer(answer.text, offset, offset + len(text), answer.truncated, answer.joins)
+            messages += answer.turns
+            tally.loops += answer.ending == "loop"
+            if answer.ending == "full" and round_:  # as above: the answers so far are the chunk's
                 tally.outgrown += 1
-                return
-            if result is None:
-                return
-            tally.answer(result.text, offset, offset + len(text), result.truncated)
-            if result.truncated and not self._looping(result, tally):
+            elif answer.ending in ("stuck", "full"):
                 await self._split(text, offset, depth, tally)
+            if answer.truncated:
                 return
 
-    async def _glean(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult | None:
+    async def _glean(self, messages: list[dict[str, str]], tally: Tally, passage: str) -> _Answer | None:
         """A gleaning round: ask whether entities were missed, and if so, for the rest (None when not)."""
-        messages.append({"role": "assistant", "content": tally.responses[-1]})
         tally.checks += 1
-        more, clear, check_usage = await self.check.ask([*messages, {"role": "user", "content": self.prompts.loop_prompt}])
+        asked = [*messages, {"role": "user", "content": self.prompts.loop_prompt}]
+        more, clear, check_usage = await self.check.ask(asked)
         tally.usage += check_usage
         tally.unclear += int(not clear)
         if not more:
             return None
         messages.append({"role": "user", "content": self.prompts.continue_prompt})
         tally.rounds += 1
-        return await self._answer(messages, tally)
+        return await self._answer(messages, tally, passage)
 
-    async def _answer(self, messages: list[dict[str, str]], tally: _Tally) -> ChatResult:
-        """The answer, asked again at the output limit when the cap cut it (unless it is a loop). The first cut
-        answer raises the pass's cap to the limit: a corpus whose answers outgrow the cap would otherwise pay a
-        cut answer and a second call for each of them (a model ends an answer that fits of its own accord)."""
-        cap = 0
+    async def _answer(self, messages: list[dict[str, str]], tally: Tally, passage: str) -> _Answer:
+        """The model's whole answer to ``messages``: continued while the cap cuts it (see the module docstring)."""
+        result = await self._ask(messages, tally)
+        answer = _Answer(result.text, result.truncated, [{"role": "assistant", "content": result.text}], [])
+        tokens = last = result.usage.completion_tokens
+        while result.truncated:
+            answer.ending = self._stop(answer, tokens, passage)
+            if answer.ending != "done":
+                return answer
+            ask = {"role": "user", "content": self.prompts.resume_prompt}
+            try:
+                result = await self._ask([*messages, *answer.turns, ask], tally)
+            except (LLMRequestError, _WindowFull) as e:
+                if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
+                    raise
+                answer.ending = "full"
+                return answer
+            joined, at = join(answer.text, result.text, self._parser)
+            moved = not result.truncated or progressed(answer.text, joined, result.text, self._parser)
+            tally.continued += 1
+            answer.joins.append(at)
+            answer.text, answer.truncated = joined, result.truncated
+            answer.turns += [ask, {"role": "assistant", "content": result.text}]
+            tokens, last = tokens + result.usage.completion_tokens, result.usage.completion_tokens
+            if not moved:
+                answer.ending = "stuck"
+                return answer
+        if answer.joins:
+            tally.saved_tokens += tokens - last  # what asking again from the start would have written again
+        return answer
 
-        def build() -> ChatRequest:  # at the call's turn: a cap raised while it waited applies
-            nonlocal cap
-            cap = self.max_tokens or 0
-            return self.llm.request(messages, max_tokens=self.max_tokens, valid=self.valid)
+    def _stop(self, answer: _Answer, tokens: int, passage: str) -> str:
+        """Why a cut answer of ``tokens`` to ``passage`` is not continued ("done" when it is)."""
+        if self._looping(answer.text):
+            return "stuck" if answer.joins else "loop"
+        return "long" if tokens >= max(_MOST_PER_PASSAGE_TOKEN * self.count(passage), self.caps.cap) else "done"
 
-        try:
-            result = await self.llm.chat_at_turn(build)
-        except LLMRequestError as e:
-            if cap <= (self.cap or 0) or not _about_size(e):
-                raise
-            if cap == (self.max_tokens or 0):
-                self._refused(e, cap)
-            return await self._answer(messages, tally)  # at the cap of now
-        tally.usage += result.usage
-        tally.truncated += int(result.truncated)
-        if (not result.truncated or (self.output_limit or 0) <= cap
-                or self._looping(result, tally, count=False)):
-            return result
-        self.max_tokens = max(self.max_tokens or 0, self.output_limit or 0)
-        raised = await self._at_limit(messages, cap)
-        if raised is None:
-            return result
-        tally.raised += 1
-        tally.usage += raised.usage
-        tally.truncated += int(raised.truncated)
-        return raised
+    async def _ask(self, messages: list[dict[str, str]], tally: Tally) -> ChatResult:
+        """One answer to ``messages`` at the pass's cap (at most what the prompt leaves of a known window); a cap
+        the endpoint refuses as too large is lowered as the refusal tells, and asked again."""
+        prompt = self._prompt_tokens(messages)
+        asked, bound = 0, None
 
-    async def _at_limit(self, messages: list[dict[str, str]], cap: int) -> ChatResult | None:
-        """The answer at the output limit; None when the endpoint takes no cap above ``cap``."""
-        limit = 0
+        def build() -> ChatRequest:  # at the call's turn: a cap lowered while it waited applies
+            nonlocal asked
+            asked = self.caps.within(prompt, bound)
+            return self.llm.request(messages, max_tokens=asked, valid=self.valid)
 
-        def build() -> ChatRequest:  # at the call's turn: what another call learned meanwhile applies
-            nonlocal limit
-            limit = self.output_limit or 0
-            return self.llm.request(messages, max_tokens=max(limit, cap + 1), valid=self.valid)
-
-        while (self.output_limit or 0) > cap:
+        while True:
             try:
                 result = await self.llm.chat_at_turn(build)
-            except LLMParameterError as e:
-                if not e.is_about("max_tokens"):
+            except LLMRequestError as e:
+                lower = self.caps.lower(e, asked, prompt)
+                if lower is None:
                     raise
-                if limit == (self.output_limit or 0):
-                    self._refused(e, limit)
+                bound = lower if bound is None else min(bound, lower)
+                prompt = max(prompt, self._prompt_tokens(messages))  # the window may be known now
                 continue
-            except FATAL:
-                raise
-            except LLMError as e:  # a window too small for the limit: splitting the passage is the way left
-                if _about_size(e) and limit == (self.output_limit or 0):
-                    self._refused(e, limit)
-                return None
-            return result if limit > cap else None  # the limit fell to the cap while this call waited
-        return None
+            tally.usage += result.usage
+            tally.truncated += int(result.truncated)
+            return result
 
-    def _refused(self, e: LLMError, cap: int) -> None:
-        """A request at ``cap``, above the configured cap, was refused for its size: a limit the refusal names
-        is asked at from now on; else the pass goes back to the configured cap and splits the passages of cut
-        answers instead of asking again (the endpoint takes no such cap, or its window holds no such answer)."""
-        stated = stated_limit(f"{e} {e.body}") if isinstance(e, LLMRequestError) and e.is_about("max_tokens") else None
-        if stated is not None and (self.cap or 0) < stated < cap:
-            self.output_limit = stated
-            self.max_tokens = min(self.max_tokens or stated, stated)
-            return
-        self.max_tokens = self.cap
-        self.output_limit = None
+    def _prompt_tokens(self, messages: list[dict[str, str]]) -> int:
+        """The prompt's tokens where the context window is known (0 otherwise: no need to count); `_WindowFull`
+        when the prompt leaves too little of it."""
+        if self.caps.window is None:
+            return 0
+        prompt = sum(self.count(m["content"]) + 4 for m in messages)
+        room = self.caps.room(prompt)
+        if room is not None and room < LEAST_ROOM:
+            raise _WindowFull(f"{prompt} tokens of prompt in a window of {self.caps.window}")
+        return prompt
 
-    def _looping(self, result: ChatResult, tally: _Tally, count: bool = True) -> bool:
-        """A cut answer that repeats its records: asking for more would buy more of the same."""
-        looping = self._parser.parse(result.text, truncated=True).repeated > 2
-        tally.loops += int(looping and count)
-        return looping
+    def _fills_window(self, messages: list[dict[str, str]]) -> bool:
+        try:
+            self._prompt_tokens(messages)
+        except _WindowFull:
+            return True
+        return False
 
-    async def _split(self, text: str, offset: int, depth: int, tally: _Tally) -> None:
+    def _looping(self, text: str) -> bool:
+        """A cut answer that repeats its records or its lines: asking for more would buy more of the same."""
+        parsed = self._parser.parse(text, truncated=True)
+        return (parsed.repeated > 2 and 4 * parsed.repeated >= parsed.records) or is_loop(text)
+
+    async def _split(self, text: str, offset: int, depth: int, tally: Tally) -> bool:
+        """Extract the two halves of the passage, each with its own loop; False when it may not be halved."""
         at = split_point(text) if depth < self.max_splits else None
         if at is None:
-            return
+            return False
         tally.splits += 1
-        halves = [_Tally(), _Tally()]
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._loop, text[:at], offset, depth + 1, halves[0])
-            nursery.start_soon(self._loop, text[at:], offset + at, depth + 1, halves[1])
+        halves = [Tally(), Tally()]
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._loop, text[:at], offset, depth + 1, halves[0])
+                nursery.start_soon(self._loop, text[at:], offset + at, depth + 1, halves[1])
+        except BaseExceptionGroup as group:  # the chunk fails with its halves' error, not a group of them
+            raise single(group) from None
         for half in halves:
             tally.add(half)
+        return True

@@ -146,6 +146,11 @@ class RecordParser:
             self._loose(leftover, read)
         return result
 
+    def first_record(self, text: str) -> int | None:
+        """Where the first record of ``text`` starts, if one does."""
+        starts = self._starts(text)
+        return starts[0][0] if starts else None
+
     def _starts(self, text: str) -> list[tuple[int, str]]:
         """(offset, kind) of every record in ``text``."""
         starts: list[tuple[int, str]] = []
@@ -187,23 +192,29 @@ class RecordParser:
         text = _SPECIAL.sub(blank, self._completion.sub(blank, _FENCE.sub(lambda m: " " * len(m.group()), text)))
         return text, bounds
 
-    def _cut_tail(self, text: str, result: ParseResult) -> str:
-        """A cut answer without its unfinished last line (kept as cut text); a last record closed by its own
-        parenthesis or followed by the record delimiter is finished."""
+    def unfinished_at(self, text: str) -> int:
+        """Where the unfinished last line of a cut answer begins (from its last record start on that line), or
+        ``len(text)`` when the answer ends a line, or its last record is closed by its own parenthesis or
+        followed by the record delimiter."""
         body = text.rstrip(" \t")
         if not body or body.endswith("\n"):
-            return text
+            return len(text)
         line_start = body.rfind("\n") + 1
         starts = self._starts(body[line_start:])
         cut_at = line_start + (starts[-1][0] if starts else 0)
         record = body[cut_at:].strip()
-        if self.record_delimiter and record.endswith(self.record_delimiter):
-            return text
+        if not record or (self.record_delimiter and record.endswith(self.record_delimiter)):
+            return len(text)
         if starts and record[:1] in OPENERS and record[-1:] in CLOSERS and strip_closers(record[1:]) != record[1:]:
-            return text
-        if record:
-            result.cut.append(record)
-        return body[:cut_at]
+            return len(text)
+        return cut_at
+
+    def _cut_tail(self, text: str, result: ParseResult) -> str:
+        """A cut answer without its unfinished last line (kept as cut text)."""
+        at = self.unfinished_at(text)
+        if at < len(text):
+            result.cut.append(text[at:].strip())
+        return text[:at]
 
     def _cut(self, raw: str) -> tuple[str, str]:
         """The record's own text (over several lines when it wrapped), and what follows it."""

@@ -33,6 +33,7 @@ class GraphPrompts:
     continue_prompt: str
     loop_prompt: str
     fields: dict[str, str]
+    resume_prompt: str = ""  # asks for the rest of an answer the completion cap cut
     # the template cut at its ``{input_text}`` fields: a prompt is their join with the passage, the same text
     # `render` makes, without scanning the template (examples and all) for fields once a chunk
     _around_input: tuple[str, ...] = attrs.field(init=False, eq=False, repr=False)
@@ -51,7 +52,8 @@ class GraphPrompts:
         fields = _fields(cfg)
         template = render(load_template("graph_extraction"), examples=examples_text(cfg), **fields)
         return cls(template, render(load_template("graph_continue"), **fields).strip(),
-                   render(load_template("graph_loop"), **fields).strip(), fields)
+                   render(load_template("graph_loop"), **fields).strip(), fields,
+                   render(load_template("graph_resume"), **fields).strip())
 
     def extraction(self, passage: str) -> str:
         """The extraction prompt of ``passage``: ``render(extraction_template, input_text=...)`` of it neutralized."""

@@ -45,16 +45,10 @@ class AnswerMemo:
 
 
 
-async def similar_pairs(r: "Resolver", scheduler: Scheduler, max_block: int,
-                        memo: AnswerMemo | None = None) -> set[tuple[int, int]]:
-    """Pairs whose embedded name and description are close; those no rule decides become LLM questions.
-    Embedding failures leave the rules' candidates as they are (they are in the scheduler's errors)."""
-    rows = await embed_profiles(r.profiles, scheduler, memo)
-    # seconds of numpy and Python for a large graph: in a worker thread, so other passes' requests keep flowing
-    return await trio.to_thread.run_sync(_close_pairs, r, rows, max_block, abandon_on_cancel=True)
-
-
-def _close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
+def close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
+    """Pairs whose embedded name and description (``rows``, by profile) are close; those no rule decides become
+    LLM questions. Embedding failures leave the rules' candidates as they are (they are in the scheduler's
+    errors). Seconds of numpy and Python for a large graph: run it in a worker thread."""
     index = sorted(rows)
     if len(index) < 2 or len({len(rows[i]) for i in index}) != 1:
         return set()
@@ -171,8 +165,9 @@ async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: i
                     max_tokens: int) -> dict[int, bool]:
     """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards``, ``batch``
     a call, in position order. A call is capped at the few tokens the answer lines take; one cut there before
-    every pair is answered (a reasoning model thinks first) is asked again capped at ``max_tokens``. Only
-    complete answers are kept in ``memo``."""
+    every pair is answered (a reasoning model thinks first) is asked again at a cap raised in proportion to
+    what the answer so far took for its pairs (`raised_cap`), up to ``max_tokens``. Only complete answers are
+    kept in ``memo``."""
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
     batches = [list(range(k, min(k + batch, len(cards)))) for k in range(0, len(cards), batch)]
@@ -185,10 +180,11 @@ async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: i
         if answer is not None:
             return read_answers(answer)
         messages, cap = [{"role": "user", "content": prompt}], 8 * len(pairs) + 16
-        result = await llm.chat(llm.request(messages, max_tokens=cap))
+        result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens)))
         read = read_answers(result.text)
-        if result.truncated and len(read) < len(pairs):
-            result = await llm.chat(llm.request(messages, max_tokens=max(max_tokens, cap)))
+        while result.truncated and len(read) < len(pairs) and cap < max_tokens:
+            cap = min(max_tokens, raised_cap(cap, len(read), len(pairs)))
+            result = await llm.chat(llm.request(messages, max_tokens=cap))
             read = read_answers(result.text)
         if not result.truncated or len(read) == len(pairs):
             await memo.keep(key, result.text)
@@ -201,6 +197,15 @@ async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: i
                 if n in outcome.value:
                     answers[q] = outcome.value[n]
     return answers
+
+
+def raised_cap(cap: int, answered: int, pairs: int) -> int:
+    """The cap to ask again at after an answer cut at ``cap`` read ``answered`` of ``pairs`` answers: what they
+    took per pair, for every pair, with a quarter to spare; four times ``cap`` when none was read (the model
+    spent the cap on thoughts or a preamble first)."""
+    if answered == 0:
+        return 4 * cap
+    return max(cap + 1, -(-cap * pairs * 5 // (4 * answered)))
 
 
 def read_answers(text: str) -> dict[int, bool]:

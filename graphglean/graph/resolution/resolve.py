@@ -19,10 +19,11 @@ import networkx as nx
 import trio
 
 from ...core.config import Config
+from ...llm.model_limits.completion_cap import CompletionCap
 from ...scheduling.scheduler import Scheduler
 from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
-from .llm_tier import PASS, AnswerMemo, ask_llm, questions, similar_pairs
+from .llm_tier import PASS, AnswerMemo, ask_llm, close_pairs, embed_profiles, questions
 from .resolver import Clusters, ResolutionStats, Resolver
 from .verdicts import SAME, Verdict
 
@@ -62,26 +63,37 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
     # the requests of other passes keep flowing meanwhile
     rc = cfg.graph.resolve
     stats = ResolutionStats(method=method, entities_before=graph.number_of_nodes())
-    r, clusters, pairs, log = await trio.to_thread.run_sync(_by_rules, graph, rc, method, stats,
-                                                            abandon_on_cancel=True)
-    if method == "llm" and scheduler is not None:
+    asks = method == "llm" and scheduler is not None
+    r = await trio.to_thread.run_sync(Resolver.of_graph, graph, abandon_on_cancel=True)
+    vectors: dict[int, list[float]] = {}
+    async with trio.open_nursery() as nursery:
+        if asks and rc.embeddings:  # the embedding call is answered while the rules run
+            nursery.start_soon(_embed, r, scheduler, memo, vectors)
+        clusters, pairs, log = await trio.to_thread.run_sync(_by_rules, r, rc, method, stats,
+                                                             abandon_on_cancel=True)
+    if asks:
+        assert scheduler is not None
         if rc.embeddings:
-            close = await similar_pairs(r, scheduler, rc.max_block, memo)
+            close = await trio.to_thread.run_sync(close_pairs, r, vectors, rc.max_block, abandon_on_cancel=True)
             pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
                                                   abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
-        await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats, cfg.llm.max_tokens)
+        await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats,
+                       CompletionCap.of(cfg.llm).cap)
     return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, stats, abandon_on_cancel=True)
 
 
-def _by_rules(graph: nx.Graph, rc: Any, method: str,
-              stats: ResolutionStats) -> tuple["Resolver", "Clusters", list[Any], list[dict[str, Any]]]:
+async def _embed(r: "Resolver", scheduler: Scheduler, memo: AnswerMemo | None, into: dict[int, list[float]]) -> None:
+    into.update(await embed_profiles(r.profiles, scheduler, memo))
+
+
+def _by_rules(r: "Resolver", rc: Any, method: str,
+              stats: ResolutionStats) -> tuple["Clusters", list[Any], list[dict[str, Any]]]:
     """Candidate pairs and the clusters the rules make of them."""
-    r = Resolver.of_graph(graph)
     pairs, stats.skipped_blocks = candidate_pairs(r.profiles, r.corpus, rc.max_block, broad=method == "llm")
     stats.candidate_pairs = len(pairs)
     clusters, log = rule_clusters(r, pairs, stats)
-    return r, clusters, pairs, log
+    return clusters, pairs, log
 
 
 def first_round(r: "Resolver", pairs: list[tuple[int, int]]) -> "Clusters":

@@ -20,6 +20,7 @@ from ..fake_llm import RecordedRequest, Reply, Responder, rough_tokens
 
 MARK_LOOP = "Answer with one word, YES or NO"
 MARK_CONTINUE = "The last extraction missed"
+MARK_RESUME = "Continue it exactly where it stopped"
 MARK_DESCRIBE = "Below are several descriptions of the same"
 MARK_SUMMARY = "Rewrite this text in summarized form."
 MARK_PROGRESSIVE = "Current summary:"
@@ -37,6 +38,18 @@ def passage_of(prompt: str) -> str:
             body = prompt.rpartition(heading)[2]
             return body.split("\n\nRecords:")[0].strip()
     return prompt
+
+
+def answers_given(req: RecordedRequest) -> int:
+    """How many of the conversation's questions (the extraction, each gleaning round) the model has answered:
+    an answer continued after the cap cut it counts once."""
+    given, open_question = 0, False
+    for m in req.messages:
+        if m.get("role") == "user":
+            open_question = MARK_RESUME not in str(m.get("content") or "")
+        elif m.get("role") == "assistant" and open_question:
+            given, open_question = given + 1, False
+    return given
 
 
 def _records(passage: str, part: int) -> str:
@@ -58,7 +71,7 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     last = req.last_user
     prompt = req.prompt
     if req.max_tokens == 1 or MARK_LOOP in last:
-        return Reply("YES" if req.assistant_turns < 2 else "NO", finish_reason="length")
+        return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
     if req.messages and MARK_REPORT in req.messages[0]["content"]:
         return community_report(req.messages[0]["content"])
     if MARK_CONTINUE in last:
@@ -160,10 +173,18 @@ def dense(req: RecordedRequest) -> Reply | str:
 
 def capped(responder: Responder, tokens: Callable[[str], int] = rough_tokens) -> Responder:
     """``responder``, honouring each request's ``max_tokens`` as a real server does: a longer answer is cut at
-    the cap (``tokens`` counts) and finishes with ``length``."""
+    the cap (``tokens`` counts) and finishes with ``length``. Asked to continue a cut answer (the answer so far
+    as assistant turns, each followed by graphglean's request to continue), it writes the rest of the answer
+    ``responder`` gives to the question, as a model continuing exactly where it stopped does."""
     def respond(req: RecordedRequest) -> Reply | str:
-        reply = responder(req)
-        reply = Reply(reply) if isinstance(reply, str) else reply
+        question, written = _cut_so_far(req)
+        if question is not None:
+            full = responder(attrs.evolve(req, body={**req.body, "messages": question}))
+            full = Reply(full) if isinstance(full, str) else full
+            reply = attrs.evolve(full, text=full.text[len(written):] if full.text.startswith(written) else "")
+        else:
+            reply = responder(req)
+            reply = Reply(reply) if isinstance(reply, str) else reply
         cap = req.max_tokens
         if cap is None or cap <= 1 or tokens(reply.text) <= cap:
             return reply
@@ -173,6 +194,17 @@ def capped(responder: Responder, tokens: Callable[[str], int] = rough_tokens) ->
             lo, hi = (mid, hi) if tokens(reply.text[:mid]) <= cap else (lo, mid - 1)
         return attrs.evolve(reply, text=reply.text[:lo], finish_reason="length")
     return respond
+
+
+def _cut_so_far(req: RecordedRequest) -> tuple[list[dict[str, str]] | None, str]:
+    """For a request to continue a cut answer: the conversation up to the question that answer is to, and the
+    answer written so far; else (None, "")."""
+    messages = req.messages
+    k, pieces = len(messages), []
+    while k >= 2 and MARK_RESUME in str(messages[k - 1].get("content")) and messages[k - 2].get("role") == "assistant":
+        pieces.insert(0, str(messages[k - 2].get("content") or ""))
+        k -= 2
+    return (messages[:k], "".join(pieces)) if pieces else (None, "")
 
 
 class ReplayResponder:
@@ -202,7 +234,7 @@ class ReplayResponder:
             self.misses += 1
             return synthetic(req)
         calls = entry["calls"]
-        k = req.assistant_turns
+        k = answers_given(req)
         if req.max_tokens == 1 or MARK_LOOP in req.last_user:
             return Reply("YES" if k < len(calls) else "NO", finish_reason="length")
         if k >= len(calls):

@@ -21,6 +21,7 @@ import attrs
 from ....core.config import Config
 from ....graph.resolution.llm_tier import AnswerMemo, ask_about, card, mark_similar, question_strength, questions
 from ....graph.resolution.resolve import ResolutionStats, Resolver, apply_answers, merged_groups, rule_clusters
+from ....llm.model_limits.completion_cap import CompletionCap
 from ....scheduling.scheduler import Scheduler
 from ..stage_files import dump, load, ordered_table, read_ordered, write_ordered
 from .batch_resolver import kept_or_built, owners_read
@@ -89,7 +90,7 @@ async def ask_part(t: int, per_part: int, cfg: Config, folder: Path, scheduler: 
     """Part ``t`` of the questions asked; the answers written by batch, with each question's place."""
     part = load(folder / f"ask-{t:05d}.pkl")
     said = await ask_about([(a, b) for *_, a, b in part], scheduler, cfg.graph.resolve.llm_batch, memo,
-                           cfg.llm.max_tokens)
+                           CompletionCap.of(cfg.llm).cap)
     out: dict[int, list[tuple[int, int, int, bool]]] = defaultdict(list)
     for n, (k, i, j, _, _) in enumerate(part):
         rows = out[k]  # every batch of the part gets its file, answered or not: a retry leaves no earlier one

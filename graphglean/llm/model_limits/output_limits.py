@@ -1,8 +1,8 @@
-"""How many tokens a model can write in one answer, for the common hosted models.
+"""How many tokens a model can write in one answer, for the common hosted models, and what a refusal of a
+too large ``max_tokens`` says of the model's limits (`stated_limit`, `stated_window`).
 
-The graph pass asks at ``llm.max_tokens`` and, for an answer cut by that cap, once more at the model's own
-limit (``llm.max_output_tokens``, or this table when that is 0); from then on the pass asks at that limit. An
-endpoint that refuses the limit as too large often says its own (`stated_limit`): that one is used instead.
+`completion_cap.CompletionCap` asks at the model's own limit where it is known (``llm.max_output_tokens``, this
+table, or what a local server reports) unless ``llm.max_tokens`` sets a cap.
 """
 
 from __future__ import annotations
@@ -19,18 +19,16 @@ OUTPUT_LIMITS = {
     "claude-opus-4": 32000, "gemini-1.5": 8192, "gemini-2.0": 8192, "gemini-2.5": 65536,
     "mistral-large": 8192, "qwen-max": 8192, "qwen-plus": 16384,
 }
-#: for a model not in the table (a local server's window is often the real bound; a request it refuses is
-#: answered by splitting the chunk instead)
-UNKNOWN_MODEL_LIMIT = 8192
 
 
-def output_limit(model: str, configured: int = 0) -> int:
-    """The configured limit, else the table's for ``model`` (with any ``provider/`` prefix dropped)."""
+def output_limit(model: str, configured: int = 0) -> int | None:
+    """The configured limit, else the table's for ``model`` (with any ``provider/`` prefix dropped); None for a
+    model the table does not know (a local one: its window is its bound)."""
     if configured > 0:
         return configured
     name = model.lower().rsplit("/", 1)[-1]
     best = max((p for p in OUTPUT_LIMITS if name.startswith(p)), key=len, default=None)
-    return OUTPUT_LIMITS[best] if best else UNKNOWN_MODEL_LIMIT
+    return OUTPUT_LIMITS[best] if best else None
 
 
 # "supports at most 1000 completion tokens" (OpenAI), "100000 > 64000, which is the maximum allowed number of
@@ -48,3 +46,19 @@ def stated_limit(message: str) -> int | None:
         if found:
             return int(found.group(1))
     return None
+
+
+# "This model's maximum context length is 2048 tokens. However, you requested 4300 tokens (300 in the messages,
+# 4000 in the completion)" (OpenAI, vLLM), "... However, your messages resulted in 9120 tokens" (OpenAI), "... is
+# 2048 tokens and your request has 300 input tokens" (vLLM); llama.cpp's body {"n_prompt_tokens": 4160,
+# "n_ctx": 4096}
+_WINDOW = [re.compile(r"maximum context length is (\d+) tokens", re.I), re.compile(r'"n_ctx"\s*:\s*(\d+)')]
+_PROMPT = [re.compile(r"(\d+) (?:tokens )?in the messages", re.I), re.compile(r"has (\d+) input tokens", re.I),
+           re.compile(r"messages resulted in (\d+) tokens", re.I), re.compile(r'"n_prompt_tokens"\s*:\s*(\d+)')]
+
+
+def stated_window(message: str) -> tuple[int | None, int | None]:
+    """(the context window, the request's prompt tokens) a refusal of a too long request names, each if it does."""
+    window = next((m for p in _WINDOW if (m := p.search(message))), None)
+    prompt = next((m for p in _PROMPT if (m := p.search(message))), None)
+    return (int(window.group(1)) if window else None, int(prompt.group(1)) if prompt else None)
