@@ -301,12 +301,12 @@ class RuntimeConfig:
 class PriceConfig:
     input: float = setting(0.0, "USD per 1M input tokens", non_negative)
     output: float = setting(0.0, "USD per 1M output tokens", non_negative)
+    cached_input: float | None = setting(
+        None, "USD per 1M input tokens served from the endpoint's prompt cache; empty = the input price", non_negative)
     batch_input: float | None = setting(None, "USD per 1M input tokens sent in batches; empty = half of input",
                                         non_negative)
     batch_output: float | None = setting(None, "USD per 1M output tokens of batches; empty = half of output",
                                          non_negative)
-    cached_input: float | None = setting(
-        None, "USD per 1M input tokens served from the endpoint's prompt cache; empty = the input price", non_negative)
 
 
 @attrs.define

@@ -79,7 +79,7 @@ def pass_row(name: str, account: CallAccount, cost_usd: float | None, wall_s: fl
 def _cell(key: str, value: Any) -> str:
     if value is None:
         return "-"
-    return f"{value:.0%}" if key == "cached_share" else str(value)
+    return f"{value:.0%}" if key == "cached_share" and isinstance(value, (int, float)) else str(value)
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
