@@ -2,8 +2,9 @@
 
 from .exchange import RecordedRequest, Reply
 from .fake_llm import FakeLLMServer, FaultPlan, table_responder
+from .local_server import LocalServer
 from .refusals import refusal, refusing
 from .server_tokenizer import ServerTokenizer
 
-__all__ = ["FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply", "ServerTokenizer", "refusal", "refusing",
+__all__ = ["FakeLLMServer", "FaultPlan", "LocalServer", "RecordedRequest", "Reply", "ServerTokenizer", "refusal", "refusing",
            "table_responder"]

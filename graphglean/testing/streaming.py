@@ -1,0 +1,71 @@
+"""A chat completion as the server-sent events of a streamed answer, as OpenAI-compatible servers send them:
+a first chunk with the role, one chunk per token of reasoning and content (with its logprobs), a last one with
+the finish_reason, the usage in a chunk of its own when ``stream_options.include_usage`` asked, then
+``data: [DONE]``; each event is one HTTP chunk of a ``Transfer-Encoding: chunked`` body."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_PIECE = re.compile(r"\s*\S{1,4}|\s+", re.S)  # about one token: a few characters with the space before them
+
+
+def pieces(text: str) -> list[str]:
+    return _PIECE.findall(text) if text else []
+
+
+def wants_stream(body: Any) -> bool:
+    return isinstance(body, dict) and body.get("stream") is True
+
+
+def wants_usage(body: Any) -> bool:
+    options = body.get("stream_options") if isinstance(body, dict) else None
+    return isinstance(options, dict) and options.get("include_usage") is True
+
+
+def is_completion(payload: Any) -> bool:
+    return (isinstance(payload, dict) and isinstance(payload.get("choices"), list) and payload["choices"]
+            and isinstance(payload["choices"][0], dict) and "message" in payload["choices"][0])
+
+
+def chunk_events(payload: dict[str, Any], usage: bool) -> list[dict[str, Any]]:
+    """The chunks of ``payload``, a chat completion body, in order (the usage chunk only when ``usage``)."""
+    head = {"id": payload.get("id", "chatcmpl-0"), "object": "chat.completion.chunk",
+            "created": payload.get("created", 0), "model": payload.get("model", "fake")}
+    choice = payload["choices"][0]
+    message = choice.get("message") or {}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, logprobs: Any = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    for key in ("reasoning_content", "reasoning"):
+        out += [chunk({key: p}) for p in pieces(message.get(key) or "")]
+    tokens = ((choice.get("logprobs") or {}).get("content") or []) if isinstance(choice.get("logprobs"), dict) else []
+    content = message.get("content") or ""
+    if tokens and "".join(str(t.get("token", "")) for t in tokens) == content:
+        out += [chunk({"content": t["token"]}, logprobs={"content": [t]}) for t in tokens]
+    else:
+        out += [chunk({"content": p}) for p in pieces(content)]
+    if message.get("refusal"):
+        out.append(chunk({"refusal": message["refusal"]}))
+    out.append(chunk({}, choice.get("finish_reason")))
+    if usage and payload.get("usage"):
+        out.append({**head, "choices": [], "usage": payload["usage"]})
+    return out
+
+
+def event_bytes(chunk: dict[str, Any] | None) -> bytes:
+    """One event (None: ``[DONE]``) framed as one HTTP chunk."""
+    data = b"data: " + (b"[DONE]" if chunk is None else json.dumps(chunk).encode()) + b"\n\n"
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+LAST_CHUNK = b"0\r\n\r\n"
+
+
+def stream_body(payload: dict[str, Any], usage: bool) -> bytes:
+    """The whole streamed answer at once (a fast server): every event and the end of the chunked body."""
+    return b"".join(event_bytes(c) for c in chunk_events(payload, usage)) + event_bytes(None) + LAST_CHUNK
