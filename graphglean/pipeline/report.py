@@ -72,4 +72,5 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> d
             "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
             "outputs": [f for o in outcomes for f in o.files],
             "prices_known": ctx.cfg.llm.model in ctx.cfg.prices or price_of(ctx.cfg.llm.model, {}) is not None,
-            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()}}
+            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
+            **({"llm": ctx.scheduler.client.server.summary()} if ctx.scheduler else {})}

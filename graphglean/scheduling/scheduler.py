@@ -142,6 +142,7 @@ class Scheduler:
         # at once now (fewer for a while after a 429)
         self.gate = PriorityGate(lambda: client.concurrency.current,
                                  epoch=lambda: sum(w.version for w in self.work.values()))
+        client.concurrency.listeners.append(self.gate.refill)  # the server's slots learned: more may go at once
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())

@@ -163,6 +163,7 @@ class LocalServer:
                 if self.cancels_on_hangup:
                     return False
             tokens = max(1, len(events) - 3) if streamed else max(1, req.completion_tokens)
+            req.completion_tokens = tokens  # as generated here, one event each
             if self.prompt_tokens_per_s:
                 await server.timer.sleep(len(req.prompt) / 4 / self.prompt_tokens_per_s)
             sent_head = not streamed or not self.headers_at_first_token

@@ -76,5 +76,11 @@ class ServerProfile:
         return min(left, self.cfg.first_token_timeout_s)
 
     def summary(self) -> dict[str, Any]:
-        return {**self.slots.summary(), "streamed_calls": self.streamed, "unstreamed_calls": self.unstreamed,
+        """report.json's ``llm``: the server's concurrency and the waits, streaming, what the server refused."""
+        why = ("off (llm.stream)" if not self.cfg.stream else
+               f"refused by the server: {self.refused['stream']}" if "stream" in self.refused else "on")
+        return {"concurrency": self.slots.summary(),
+                "streaming": {"mode": why, "streamed_calls": self.streamed, "unstreamed_calls": self.unstreamed,
+                              "usage": "counted here (the server took no stream_options)"
+                              if "stream_options" in self.refused else "the server's"},
                 "refused": dict(self.refused)}
