@@ -64,6 +64,9 @@ class LocalServer:
     style: str = "llama.cpp"
     takes_stream_options: bool = True
     embeddings: bool = True
+    stall_after: int = 0  # a server that hangs mid-answer: after this many tokens (0: never) it goes silent
+    stall_s: float = 0.0  # for this long (generating no token), holding its slot
+    stalls: int = 1  # in this many answers, the first ones to reach stall_after tokens
     # what happened
     generated_tokens: int = 0
     delivered_tokens: int = 0
@@ -169,7 +172,11 @@ class LocalServer:
             sent_head = not streamed or not self.headers_at_first_token
             done = 0
             pending = list(events)
+            stalled = False
             while done < tokens:
+                if self.stall_after and done >= self.stall_after and self.stalls > 0 and not stalled:
+                    self.stalls, stalled = self.stalls - 1, True
+                    await server.timer.sleep(self.stall_s)
                 step = max(TICK_S, 1.0 / self._rate())
                 await server.timer.sleep(step)
                 due = max(1, min(tokens - done, round(step * self._rate())))
