@@ -28,6 +28,11 @@ class RunResult:
     def failed(self) -> int:
         return sum(len(p.failed) for p in self.passes)
 
+    @property
+    def empty(self) -> list[str]:
+        """The warnings of passes that produced nothing for a reason to fix (every answer cut or unreadable)."""
+        return [w for p in self.passes if p.empty for w in p.warnings]
+
 
 def _stderr(message: str) -> None:
     print(f"graphglean: {message}", file=sys.stderr, flush=True)

@@ -124,6 +124,8 @@ class ChatClient(Endpoint):
             except LLMRequestError as e:
                 refused = refused_streaming(e) if streamed else None
                 if refused is None:
+                    for param in e.params:  # the passes ask again without it; later requests are built without
+                        server.refuse(param, str(e))
                     raise
                 server.refuse(refused, str(e))
                 continue
@@ -168,6 +170,10 @@ class ChatClient(Endpoint):
             for i, vector in zip(missing, fresh):
                 vectors[i] = vector
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
+
+    def streaming(self, accounts: list[CallAccount]) -> tuple[int, int, float]:
+        """(answers streaming now, their tokens so far, tokens a second) of the calls counted in ``accounts``."""
+        return self.server.slots.streaming(lambda owner: isinstance(owner, _Accounts) and owner.include(accounts))
 
     # -- stored answers -------------------------------------------------------------------------------
 
@@ -215,6 +221,7 @@ class ChatClient(Endpoint):
         while True:
             await self._take_turn(estimate)
             watch, told = self.watch(on_first), False
+            watch.owner = accounts
             try:
                 t0 = trio.current_time()
                 accounts.add("requests")
@@ -312,6 +319,10 @@ class _Accounts:
 
     def __init__(self, *accounts: CallAccount | None) -> None:
         self._accounts = [a for a in accounts if a is not None]
+
+    def include(self, accounts: Any) -> bool:
+        """Whether any of ``accounts`` (a pass's, or its parts') is one of these."""
+        return any(a is b for a in self._accounts[1:] for b in accounts)
 
     def bump(self, **counts: int) -> None:
         for name, n in counts.items():

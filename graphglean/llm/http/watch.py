@@ -21,13 +21,14 @@ class AttemptWatch:
     event, the last byte, and the events (about one token each)."""
 
     __slots__ = ("scope", "sent_at", "first_at", "last_at", "events", "silence_s", "first_s", "total_s", "_cap",
-                 "on_first", "tag")
+                 "on_first", "tag", "owner")
 
     def __init__(self, first_s: float, silence_s: float, total_s: float = 0.0,
                  on_first: Callable[["AttemptWatch"], None] | None = None) -> None:
         self.first_s, self.silence_s, self.total_s = first_s, silence_s, total_s
         self.on_first = on_first
-        self.tag: object = None  # the owner's note (what the client learns from it)
+        self.tag: object = None  # the client's note (what it learns from it)
+        self.owner: object = None  # whose call it is (the accounts it counts in)
         self.scope = trio.CancelScope()
         self.sent_at = self.last_at = 0.0
         self.first_at: float | None = None

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any
+from typing import Any, Callable
+
+import trio
 
 from ..http.watch import AttemptWatch
 from ..limits import AdaptiveConcurrency
@@ -43,6 +45,7 @@ class ServerSlots:
         self.first_token_s: deque[float] = deque(maxlen=_KEPT)
         self.queued_s: deque[float] = deque(maxlen=_KEPT)  # waits for a slot (beyond the prompt's time)
         self.abandoned = 0
+        self.live: set[AttemptWatch] = set()  # answers streaming now
         self._prompt_rate = 0.0  # prompt tokens a second, the fastest first token seen (that one did not wait)
         self._rates: dict[int, list[float]] = {}  # tokens a second of answers, by how many generated at once
         self._tokens = 0
@@ -65,6 +68,7 @@ class ServerSlots:
         """A streamed answer's first event arrived."""
         self.generating += 1
         self.peak = max(self.peak, self.generating)
+        self.live.add(watch)
         watch.tag = self.generating
         assert watch.first_at is not None
         wait = watch.first_at - watch.sent_at
@@ -95,6 +99,7 @@ class ServerSlots:
         self.abandoned += abandoned
         if watch.first_at is None:
             return
+        self.live.discard(watch)
         at_end = self.generating
         self.generating = max(0, self.generating - 1)
         if abandoned:
@@ -119,6 +124,13 @@ class ServerSlots:
                 self.set_slots(low, f"inferred: more than {low} at once gave no more tokens per second",
                                learning=True)
                 return
+
+    def streaming(self, owned: Callable[[object], bool]) -> tuple[int, int, float]:
+        """(answers streaming now, their tokens so far, their tokens a second) of the calls ``owned`` picks."""
+        now = trio.current_time()
+        mine = [w for w in self.live if owned(w.owner)]
+        rate = sum(w.tokens / (now - w.first_at) for w in mine if w.first_at is not None and now > w.first_at)
+        return len(mine), sum(w.tokens for w in mine), rate
 
     def rate(self) -> float:
         """Tokens a second of one answer, on average (0 before any)."""
