@@ -96,3 +96,75 @@ async def test_a_slow_local_server_with_the_default_settings_finishes_everything
     concurrency = report["llm"]["concurrency"]
     assert concurrency["server_slots"] == 2 and concurrency["in_flight_limit"] == 3, concurrency
     assert result.failed == 0
+
+
+@pytest.mark.parametrize("local, slots, limit, source", [
+    (LocalServer.like("llama.cpp", slots=3, tokens_per_s=5000), 3, 4, "/props"),
+    (LocalServer.like("llama.cpp", slots=3, tokens_per_s=5000, reports_slots=False), None, 2, "learning"),
+    (LocalServer.like("vllm", tokens_per_s=5000), None, 64, "vLLM /metrics"),
+])
+async def test_the_server_s_own_report_of_its_slots_is_read_before_the_first_call(local, slots, limit, source):
+    async with FakeLLMServer(lambda r: "ok " * 20, local=local).running() as s:
+        async with ChatClient(LLMConfig(base_url=s.base_url, model="m")) as c:
+            c.cache = None
+            await c.chat(c.request([{"role": "user", "content": "hi"}], max_tokens=50))
+            summary = c.server.summary()["concurrency"]
+            limit_now = c.concurrency.current
+    assert summary["server_slots"] == slots and source in summary["source"]
+    assert limit_now >= limit if slots is None and limit == 2 else limit_now == limit  # learning grows from 2
+    assert not s.requests[0].path.endswith(("/props", "/slots", "/metrics"))  # the asking is no LLM call
+
+
+async def test_slots_are_learned_from_the_wait_for_the_first_token_without_any_report():
+    local = slow_server(slots=3, tokens_per_s=2000)
+    async with FakeLLMServer(lambda r: "word " * 400, local=local).running() as s:
+        cfg = scaled(LLMConfig(base_url=s.base_url, model="m"))
+        cfg.cache.mode = "off"
+        async with ChatClient(cfg) as c:
+            async with trio.open_nursery() as n:
+                for i in range(12):
+                    n.start_soon(c.chat, c.request([{"role": "user", "content": f"q{i}"}], max_tokens=900))
+            summary = c.server.summary()["concurrency"]
+    assert summary["server_slots"] == 3 and summary["in_flight_limit"] == 4, summary
+    assert s.max_in_flight <= 3 + 2 and local.stats()["abandoned_tokens"] == 0  # never a long queue
+
+
+async def test_more_at_once_that_brings_no_more_tokens_a_second_is_not_kept():
+    # eight slots sharing one pace (a CPU-bound server): the sum of tokens a second is the same at any number
+    local = slow_server(slots=8, tokens_per_s=1200, shared_rate=True, headers_at_first_token=False)
+    async with FakeLLMServer(lambda r: "word " * 300, local=local).running() as s:
+        cfg = scaled(LLMConfig(base_url=s.base_url, model="m"))
+        cfg.cache.mode = "off"
+        async with ChatClient(cfg) as c:
+            async with trio.open_nursery() as n:
+                for i in range(16):
+                    n.start_soon(c.chat, c.request([{"role": "user", "content": f"q{i}"}], max_tokens=900))
+            summary = c.server.summary()["concurrency"]
+    assert summary["server_slots"] is not None and summary["server_slots"] < 8, summary
+    assert "no more tokens per second" in summary["source"]
+
+
+async def test_progress_shows_the_answers_in_progress(monkeypatch):
+    from graphglean.scheduling import scheduler as scheduling
+
+    monkeypatch.setattr(scheduling, "TICK_S", 0.1)
+    seen = []
+
+    class Progress:
+        def start(self, *a): pass
+        def advance(self, *a): pass
+        def finish(self, *a): pass
+        def streaming(self, pass_name, answers, tokens, rate):
+            seen.append((pass_name, answers, tokens, rate))
+
+    local = LocalServer(slots=2, tokens_per_s=300)
+    async with FakeLLMServer(lambda r: "word " * 200, local=local).running() as s:
+        async with ChatClient(scaled(LLMConfig(base_url=s.base_url, model="m"))) as c:
+            c.cache = None
+            sched = scheduling.Scheduler(c, progress=Progress())
+            llm = sched.llm("graph")
+            await sched.map(lambda i: llm.chat(llm.request([{"role": "user", "content": f"q{i}"}], max_tokens=900)),
+                            range(2), pass_name="graph")
+    busy = [x for x in seen if x[1]]
+    assert busy and all(p == "graph" for p, *_ in busy) and max(t for _, _, t, _ in busy) > 20
+    assert 50 < max(r for *_, r in busy) < 1000  # tokens a second of the answers in progress

@@ -232,6 +232,8 @@ class ChatClient(Endpoint):
                     written, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
                         learn.finished(watch, False)
+                        if watch.first_at is None:
+                            learn.whole_answer(latency)
                         told = True
                         if keep is not None:
                             with trio.CancelScope(shield=True):

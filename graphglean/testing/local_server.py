@@ -170,16 +170,23 @@ class LocalServer:
             if self.prompt_tokens_per_s:
                 await server.timer.sleep(len(req.prompt) / 4 / self.prompt_tokens_per_s)
             sent_head = not streamed or not self.headers_at_first_token
-            done = 0
+            done, credit = 0, 0.0
             pending = list(events)
             stalled = False
+            clock = trio.current_time()
             while done < tokens:
                 if self.stall_after and done >= self.stall_after and self.stalls > 0 and not stalled:
                     self.stalls, stalled = self.stalls - 1, True
                     await server.timer.sleep(self.stall_s)
-                step = max(TICK_S, 1.0 / self._rate())
-                await server.timer.sleep(step)
-                due = max(1, min(tokens - done, round(step * self._rate())))
+                    clock = trio.current_time()
+                await server.timer.sleep(max(TICK_S, (1.0 - credit) / self._rate()))
+                now = trio.current_time()  # tokens by the time that passed, however late the wake-up
+                credit += (now - clock) * self._rate()
+                clock = now
+                due = min(tokens - done, int(credit))
+                if due <= 0:
+                    continue
+                credit -= due
                 done += due
                 self.generated_tokens += due
                 if connected and _hung_up(conn):

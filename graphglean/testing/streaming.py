@@ -6,14 +6,11 @@ the finish_reason, the usage in a chunk of its own when ``stream_options.include
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_PIECE = re.compile(r"\s*\S{1,4}|\s+", re.S)  # about one token: a few characters with the space before them
-
-
 def pieces(text: str) -> list[str]:
-    return _PIECE.findall(text) if text else []
+    """The text in pieces of four characters: about one token each."""
+    return [text[i:i + 4] for i in range(0, len(text), 4)]
 
 
 def wants_stream(body: Any) -> bool:
@@ -30,36 +27,45 @@ def is_completion(payload: Any) -> bool:
             and isinstance(payload["choices"][0], dict) and "message" in payload["choices"][0])
 
 
-def chunk_events(payload: dict[str, Any], usage: bool) -> list[dict[str, Any]]:
-    """The chunks of ``payload``, a chat completion body, in order (the usage chunk only when ``usage``)."""
+def chunk_events(payload: dict[str, Any], usage: bool) -> list[bytes]:
+    """The events of ``payload``, a chat completion body, in order (the usage chunk only when ``usage``), each
+    the JSON of one chunk. Chunks differ only in their delta: their JSON is made from one template."""
     head = {"id": payload.get("id", "chatcmpl-0"), "object": "chat.completion.chunk",
             "created": payload.get("created", 0), "model": payload.get("model", "fake")}
+    before = json.dumps({**head, "choices": [{"index": 0, "delta": None}]})[:-len('null}]}')].encode()
     choice = payload["choices"][0]
     message = choice.get("message") or {}
 
-    def chunk(delta: dict[str, Any], finish: str | None = None, logprobs: Any = None) -> dict[str, Any]:
-        return {**head, "choices": [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}]}
+    def chunk(delta: dict[str, Any], finish: str | None = None, logprobs: Any = None) -> bytes:
+        tail = b', "logprobs": ' + json.dumps(logprobs).encode() + b', "finish_reason": ' + json.dumps(finish).encode()
+        return before + json.dumps(delta).encode() + tail + b"}]}"
+
+    def text(key: str, piece: str) -> bytes:  # the common chunk, without a dict
+        return before + b'{"' + key.encode() + b'": ' + json.dumps(piece).encode() + _PLAIN_TAIL
 
     out = [chunk({"role": "assistant", "content": ""})]
     for key in ("reasoning_content", "reasoning"):
-        out += [chunk({key: p}) for p in pieces(message.get(key) or "")]
+        out += [text(key, p) for p in pieces(message.get(key) or "")]
     tokens = ((choice.get("logprobs") or {}).get("content") or []) if isinstance(choice.get("logprobs"), dict) else []
     content = message.get("content") or ""
     if tokens and "".join(str(t.get("token", "")) for t in tokens) == content:
         out += [chunk({"content": t["token"]}, logprobs={"content": [t]}) for t in tokens]
     else:
-        out += [chunk({"content": p}) for p in pieces(content)]
+        out += [text("content", p) for p in pieces(content)]
     if message.get("refusal"):
         out.append(chunk({"refusal": message["refusal"]}))
     out.append(chunk({}, choice.get("finish_reason")))
     if usage and payload.get("usage"):
-        out.append({**head, "choices": [], "usage": payload["usage"]})
+        out.append(json.dumps({**head, "choices": [], "usage": payload["usage"]}).encode())
     return out
 
 
-def event_bytes(chunk: dict[str, Any] | None) -> bytes:
+_PLAIN_TAIL = b'}, "logprobs": null, "finish_reason": null}]}'
+
+
+def event_bytes(chunk: bytes | None) -> bytes:
     """One event (None: ``[DONE]``) framed as one HTTP chunk."""
-    data = b"data: " + (b"[DONE]" if chunk is None else json.dumps(chunk).encode()) + b"\n\n"
+    data = b"data: " + (b"[DONE]" if chunk is None else chunk) + b"\n\n"
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
@@ -67,5 +73,6 @@ LAST_CHUNK = b"0\r\n\r\n"
 
 
 def stream_body(payload: dict[str, Any], usage: bool) -> bytes:
-    """The whole streamed answer at once (a fast server): every event and the end of the chunked body."""
-    return b"".join(event_bytes(c) for c in chunk_events(payload, usage)) + event_bytes(None) + LAST_CHUNK
+    """The whole streamed answer at once (a fast server): every event in one HTTP chunk, then the end."""
+    data = b"".join(b"data: " + c + b"\n\n" for c in chunk_events(payload, usage)) + b"data: [DONE]\n\n"
+    return b"%x\r\n%s\r\n" % (len(data), data) + LAST_CHUNK

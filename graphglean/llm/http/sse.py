@@ -17,10 +17,26 @@ def is_event_stream(headers: dict[str, str], content: bytes) -> bool:
 
 
 def events(content: bytes) -> list[Any]:
-    """The JSON of each event's data (``[DONE]`` and comments left out), parsed in one call."""
+    """The JSON of each event's data (``[DONE]`` and comments left out), parsed in one call. The usual stream
+    (``data: {...}`` events, one line each) is cut apart without a loop; anything else (comments, CRLF, an
+    event of several data lines) is read line by line."""
+    body = content.strip()
+    if body.startswith(b"data: ") and b"\r" not in body:
+        parts = body[6:].split(b"\n\ndata: ")
+        if parts[-1] == b"[DONE]":
+            parts.pop()
+        if not any(b"\n" in p for p in parts):
+            try:
+                return json.loads(b"[" + b",".join(parts) + b"]")
+            except ValueError:
+                pass
+    return _events_line_by_line(content)
+
+
+def _events_line_by_line(content: bytes) -> list[Any]:
     payloads: list[bytes] = []
     lines: list[bytes] = []
-    for line in content.split(b"\n"):
+    for line in content.split(b"\n") + [b""]:
         line = line.rstrip(b"\r")
         if not line:
             if lines:
@@ -29,18 +45,15 @@ def events(content: bytes) -> list[Any]:
         elif line.startswith(b"data:"):
             data = line[5:]
             lines.append(data[1:] if data[:1] == b" " else data)
-    if lines:
-        payloads.append(b"\n".join(lines))
-    payloads = [p for p in payloads if p.strip() != b"[DONE]"]
-    try:
-        return json.loads(b"[" + b",".join(payloads) + b"]")
-    except ValueError:
-        for p in payloads:  # name the event that is broken
-            try:
-                json.loads(p)
-            except ValueError as e:
-                raise ValueError(f"unparseable stream event {p[:80]!r} ({e})") from None
-        raise
+    out = []
+    for p in payloads:
+        if p.strip() == b"[DONE]":
+            continue
+        try:
+            out.append(json.loads(p))
+        except ValueError as e:
+            raise ValueError(f"unparseable stream event {p[:80]!r} ({e})") from None
+    return out
 
 
 def completion_of(chunks: list[Any]) -> dict[str, Any]:
@@ -52,39 +65,46 @@ def completion_of(chunks: list[Any]) -> dict[str, Any]:
     refusal: list[str] = []
     logprobs: list[Any] = []
     finish = usage = None
-    saw_content, pieces, head = False, 0, {}
-    for chunk in chunks:
-        if not isinstance(chunk, dict):
-            raise ValueError("a stream event is not a JSON object")
-        if "error" in chunk:
-            error = chunk["error"]
-            message = error.get("message") if isinstance(error, dict) else error
-            raise ValueError(f"the server ended the stream with an error: {str(message)[:200]}")
-        head = head or chunk
-        usage = chunk.get("usage") or usage
-        for choice in chunk.get("choices") or ():
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                continue
-            delta = choice.get("delta") or {}
-            content = delta.get("content")
-            if isinstance(content, str):
-                saw_content = True
+    saw_content, pieces = False, 0
+    try:
+        for chunk in chunks:
+            choices = chunk.get("choices")
+            if choices:
+                choice = choices[0]
+                if choice.get("index", 0) != 0:
+                    choice = next((c for c in choices if c.get("index", 0) == 0), {})
+                delta = choice.get("delta") or {}
+                content = delta.get("content")
                 if content:
                     text.append(content)
                     pieces += 1
-            for key in ("reasoning_content", "reasoning"):
-                if isinstance(delta.get(key), str) and delta[key]:
-                    reasoning.setdefault(key, []).append(delta[key])
-                    pieces += 1
-            if isinstance(delta.get("refusal"), str):
-                refusal.append(delta["refusal"])
-            found = choice.get("logprobs")
-            if isinstance(found, dict) and isinstance(found.get("content"), list):
-                logprobs.extend(found["content"])
-            if choice.get("finish_reason") is not None:
-                finish = choice["finish_reason"]
-    if not head:
+                    saw_content = True
+                if content is None or len(delta) > 1:  # the rarer parts: the role, reasoning, a refusal
+                    saw_content = saw_content or content == ""
+                    for key in ("reasoning_content", "reasoning"):
+                        if delta.get(key):
+                            reasoning.setdefault(key, []).append(str(delta[key]))
+                            pieces += 1
+                    if delta.get("refusal"):
+                        refusal.append(str(delta["refusal"]))
+                elif content == "":
+                    saw_content = True
+                found = choice.get("logprobs")
+                if found and found.get("content"):
+                    logprobs.extend(found["content"])
+                if choice.get("finish_reason") is not None:
+                    finish = choice["finish_reason"]
+            if chunk.get("usage"):
+                usage = chunk["usage"]
+            if "error" in chunk:
+                error = chunk["error"]
+                message = error.get("message") if isinstance(error, dict) else error
+                raise ValueError(f"the server ended the stream with an error: {str(message)[:200]}")
+    except (AttributeError, TypeError, IndexError) as e:
+        raise ValueError(f"not a stream of chat completion chunks ({type(e).__name__})") from None
+    if not chunks:
         raise ValueError("an empty stream (no event)")
+    head = chunks[0]
     joined = "".join(text)
     message: dict[str, Any] = {"role": "assistant", "content": joined if joined or saw_content and not reasoning
                                else None}
@@ -92,9 +112,8 @@ def completion_of(chunks: list[Any]) -> dict[str, Any]:
         message[key] = "".join(parts)
     if refusal:
         message["refusal"] = "".join(refusal)
-    body = {"id": head.get("id", ""), "object": "chat.completion", "created": head.get("created", 0),
+    return {"id": head.get("id", ""), "object": "chat.completion", "created": head.get("created", 0),
             "model": head.get("model", ""),
             "choices": [{"index": 0, "message": message, "logprobs": {"content": logprobs} if logprobs else None,
                          "finish_reason": finish}],
             "usage": usage, "pieces": pieces}
-    return body

@@ -3,11 +3,19 @@
 A local server runs a few requests at once (its slots) and queues the rest; a queued request waits, silent,
 behind minutes of work it cannot see, and its wait counts against its timeout. So the client keeps the slots
 busy plus a small queue (`queue_for`), never more. The slots are configured (``llm.server_concurrency``),
-reported (llama.cpp's ``/props`` or ``/slots``: `reports`), or learned here from streamed answers: starting
-at two requests, each answer whose first token came without waiting lets one more go; a first token that
-came only after a wait no prompt explains (`QUEUE_SLACK_S`) shows the server full, with as many generating as
-the most ever seen at once. A server that runs more at once but no faster (tokens per second summed over the
-answers stay flat) is held where more stopped helping. OpenAI and Azure get ``llm.max_concurrency``.
+reported (llama.cpp's ``/props`` or ``/slots``: `reports`), or learned here from streamed answers:
+
+- It starts at two requests; each answer whose first token came at once lets one more go.
+- A first token that came only after a wait its prompt does not explain (twice the prompt's time, and a
+  quarter of a typical answer's: `_slack`) shows the server full, with as many generating as the most ever seen
+  at once: those are its slots.
+- Where answers take time to stream, each one's pace (its tokens over its time, which the delays of reading
+  single pieces do not bend) is kept by how many streamed at once with it, on average: times that number,
+  the tokens a second of all of them. More at once is allowed only up to twice a number that proved faster
+  than every smaller one; a number that brings less than 10% more (`PLATEAU`) than the best smaller one sets
+  the slots there: a server that runs more at once but no faster is held where more stopped helping.
+
+OpenAI and Azure get ``llm.max_concurrency``.
 """
 
 from __future__ import annotations
@@ -22,8 +30,9 @@ from ..http.watch import AttemptWatch
 from ..limits import AdaptiveConcurrency
 
 START = 2  # requests in flight at first, where nothing is known
-QUEUE_SLACK_S = 1.0  # a first token later than twice its prompt's time and this much (or less: `_slack`) waited
+QUEUE_SLACK_S = 1.0  # at most this much of a first token's wait is taken for prompt and network
 PLATEAU = 1.1  # more at once must bring at least 10% more tokens per second
+TRICKLE_S = 0.2  # answers that stream for longer than this can be measured
 _KEPT = 4096  # waits kept for the report
 
 
@@ -42,15 +51,22 @@ class ServerSlots:
         self.learning = not configured and not hosted
         self.generating = 0
         self.peak = 0
+        self.live: set[AttemptWatch] = set()  # answers streaming now
         self.first_token_s: deque[float] = deque(maxlen=_KEPT)
         self.queued_s: deque[float] = deque(maxlen=_KEPT)  # waits for a slot (beyond the prompt's time)
         self.abandoned = 0
-        self.live: set[AttemptWatch] = set()  # answers streaming now
         self._prompt_rate = 0.0  # prompt tokens a second, the fastest first token seen (that one did not wait)
-        self._rates: dict[int, list[float]] = {}  # tokens a second of answers, by how many generated at once
-        self._tokens = 0
         self._answer_s: deque[float] = deque(maxlen=256)  # the time of recent answers, first token to last
+        self._typical_s: float | None = None  # their median
+        self._rates: deque[float] = deque(maxlen=256)  # tokens a second of recent answers
+        self._tokens = 0
         self._answers = 0
+        self._levels: dict[int, list[float]] = {}  # answers at once -> tokens a second of answers streamed so
+        self._lives: dict[AttemptWatch, float] = {}  # answer streaming -> its seconds times the answers at once
+        self._since = 0.0  # when ``generating`` last changed
+        self._proven = START  # the most at once that measured faster than fewer
+        self._ended_at = -math.inf  # when an answer last ended (freeing a slot)
+        self._plateau = False  # the slots are where more stopped helping (not where requests had to wait)
         if configured:
             self.set_slots(configured, "llm.server_concurrency")
         elif not hosted:
@@ -64,8 +80,11 @@ class ServerSlots:
         self.slots, self.source, self.learning = max(1, slots), source, learning
         self.concurrency.set_ceiling(self.slots + queue_for(self.slots))
 
+    # -- what the client tells it ---------------------------------------------------------------------
+
     def first_token(self, watch: AttemptWatch, prompt_tokens: int) -> None:
         """A streamed answer's first event arrived."""
+        self._changing()
         self.generating += 1
         self.peak = max(self.peak, self.generating)
         self.live.add(watch)
@@ -74,56 +93,108 @@ class ServerSlots:
         wait = watch.first_at - watch.sent_at
         self.first_token_s.append(wait)
         expected = prompt_tokens / self._prompt_rate if self._prompt_rate else None
-        if expected is not None and wait > 2 * expected + self._slack():
+        # queued: it waited long, and got its slot when another answer ended (a slot freed)
+        if expected is not None and wait > 2 * expected + self._slack() and self._ended_at > watch.sent_at:
             self.queued_s.append(wait - expected)
-            if self.learning and (self.slots is None or self.peak > self.slots):
-                self.set_slots(self.peak, f"inferred: a request waited {wait:.0f} s for a slot while "
+            if self.learning and (self.slots is None or self.peak > self.slots) and not self._plateau:
+                self.set_slots(self.peak, f"inferred: a request waited {wait:.1f} s for a slot while "
                                f"{self.peak} generated", learning=True)
             return
         if wait > 0:
             self._prompt_rate = max(self._prompt_rate, max(prompt_tokens, 1) / wait)
         if self.learning and self.slots is None:
-            self.concurrency.set_ceiling(min(self.concurrency.maximum, self.concurrency.ceiling + 1))
-        elif self.learning and self.peak > self.slots:  # type: ignore[operator]
-            self.set_slots(self.peak, f"inferred: {self.peak} generated at once", learning=True)
+            self._grow(self._typical_s is not None and self._typical_s <= TRICKLE_S)
+        elif self.learning and not self._plateau and self.peak > self.slots:  # type: ignore[operator]
+            self.set_slots(self.peak, f"inferred: {self.peak} generated at once", learning=True)  # it has more
 
-    def _slack(self) -> float:
-        """A wait for a slot is a good part of an answer: a quarter of a typical one's time, at most a second."""
-        if not self._answer_s:
-            return QUEUE_SLACK_S
-        ordered = sorted(self._answer_s)
-        return min(QUEUE_SLACK_S, max(0.05, 0.25 * ordered[len(ordered) // 2]))
+    def whole_answer(self, seconds: float) -> None:
+        """An answer that was not streamed came (in ``seconds``): one more may go, as after a first token that
+        did not wait (a quick one says nothing of a queue: the first tokens' waits, if any, guard)."""
+        if self.learning and self.slots is None:
+            self._grow(seconds <= QUEUE_SLACK_S and (self._typical_s is None or self._typical_s <= TRICKLE_S))
+
+    def _grow(self, fast: bool) -> None:
+        """One more in flight: up to the maximum where answers come whole at once (nothing to measure), else
+        up to twice the most at once that proved faster than fewer."""
+        cap = self.concurrency.maximum if fast else 2 * self._proven
+        grown = min(self.concurrency.maximum, cap, self.concurrency.ceiling + 1)
+        if grown > self.concurrency.ceiling:
+            self.concurrency.set_ceiling(grown)
 
     def finished(self, watch: AttemptWatch, abandoned: bool) -> None:
         """An attempt ended (answered, failed or given up)."""
         self.abandoned += abandoned
         if watch.first_at is None:
             return
+        self._changing()
         self.live.discard(watch)
-        at_end = self.generating
         self.generating = max(0, self.generating - 1)
+        self._ended_at = trio.current_time()
         if abandoned:
+            self._lives.pop(watch, None)
             return
         tokens, seconds = watch.tokens, watch.last_at - watch.first_at
         self._answer_s.append(seconds)
+        self._typical_s = _median(self._answer_s)
         self._tokens += tokens
         self._answers += 1
         if tokens >= 8 and seconds > 0:
-            level = max(1, round(((watch.tag if isinstance(watch.tag, int) else at_end) + at_end) / 2))
-            self._rates.setdefault(level, []).append(tokens / seconds)
-            self._plateau()
+            self._rates.append(tokens / seconds)
+        self._measure(watch, tokens, seconds)
 
-    def _plateau(self) -> None:
-        """Hold the ceiling where more requests at once stopped adding tokens per second."""
-        if not self.learning or self.slots is not None:
+    # -- learning -------------------------------------------------------------------------------------
+
+    def _slack(self) -> float:
+        """A wait for a slot is a good part of an answer: a quarter of a typical one's time, at most a second.
+        Answers that come whole (nothing to stream) are short: a wait for one of their slots is too, and not
+        told from a busy machine's delays: a second."""
+        if self._typical_s is None or self._typical_s <= TRICKLE_S:
+            return QUEUE_SLACK_S
+        return min(QUEUE_SLACK_S, max(TRICKLE_S, 0.25 * self._typical_s))
+
+    def _changing(self) -> None:
+        """``generating`` is about to change: each answer streaming lived the time since at its old value."""
+        now = trio.current_time()
+        if self.generating and self._since:
+            lived = (now - self._since) * self.generating
+            for watch in self.live:
+                self._lives[watch] = self._lives.get(watch, 0.0) + lived
+        self._since = now
+
+    def _measure(self, watch: AttemptWatch, tokens: int, seconds: float) -> None:
+        """An answer streamed ``tokens`` in ``seconds`` with (on average) so many at once: the pace of the
+        server at that number, whatever the delays of this machine's reading of single pieces."""
+        lived = self._lives.pop(watch, 0.0)
+        if tokens < 8 or seconds <= TRICKLE_S:
             return
-        summed = {n: n * sum(r) / len(r) for n, r in self._rates.items() if len(r) >= 2}
-        for low in sorted(summed):
-            higher = [n for n in summed if n > low]
-            if higher and all(summed[n] < PLATEAU * summed[low] for n in higher):
-                self.set_slots(low, f"inferred: more than {low} at once gave no more tokens per second",
-                               learning=True)
+        at_once = max(1, round(lived / seconds))
+        self._levels.setdefault(at_once, []).append(tokens / seconds)
+        if self.learning:
+            self._judge_levels()
+
+    def _measured(self, n: int) -> float | None:
+        """Tokens a second of all the answers together with ``n`` at once, once two answers tell it."""
+        rates = self._levels.get(n, ())
+        return n * sum(rates) / len(rates) if len(rates) >= 2 else None
+
+    def _judge_levels(self) -> None:
+        """A number at once proves itself by beating every smaller one by `PLATEAU`; one that does not sets the
+        slots where the best of those was (over an inferred number of slots too: it may be one too many)."""
+        best: tuple[int, float] | None = None
+        for n in sorted(self._levels):
+            rate = self._measured(n)
+            if rate is None:
+                continue
+            if best is not None and rate < PLATEAU * best[1]:
+                if self.slots is None or best[0] < self.slots:
+                    self._plateau = True
+                    self.set_slots(best[0], f"inferred: more than {best[0]} at once gave no more tokens per second",
+                                   learning=True)
                 return
+            self._proven = max(self._proven, n)
+            best = (n, rate) if best is None or rate > best[1] else best
+
+    # -- what it tells ----------------------------------------------------------------------------------
 
     def streaming(self, owned: Callable[[object], bool]) -> tuple[int, int, float]:
         """(answers streaming now, their tokens so far, their tokens a second) of the calls ``owned`` picks."""
@@ -134,8 +205,7 @@ class ServerSlots:
 
     def rate(self) -> float:
         """Tokens a second of one answer, on average (0 before any)."""
-        rates = [r for level in self._rates.values() for r in level]
-        return sum(rates) / len(rates) if rates else 0.0
+        return sum(self._rates) / len(self._rates) if self._rates else 0.0
 
     def answer_tokens(self) -> float:
         """Tokens of an answer, on average (0 before any)."""
@@ -143,14 +213,23 @@ class ServerSlots:
 
     def summary(self) -> dict[str, Any]:
         """What report.json says of the server's concurrency and the time requests waited."""
-        def stats(values: deque[float]) -> dict[str, float]:
-            if not values:
-                return {"count": 0}
-            ordered = sorted(values)
-            pick = lambda p: round(ordered[min(len(ordered) - 1, int(math.floor(p * (len(ordered) - 1) + 0.5)))], 3)
-            return {"count": len(ordered), "p50": pick(0.5), "p95": pick(0.95), "max": round(ordered[-1], 3)}
-
+        measured = {n: round(r, 1) for n in sorted(self._levels) if (r := self._measured(n)) is not None}
         return {"server_slots": self.slots, "in_flight_limit": self.limit, "source": self.source,
-                "most_generating_at_once": self.peak, "time_to_first_token_s": stats(self.first_token_s),
-                "queue_wait_s": stats(self.queued_s), "abandoned_attempts": self.abandoned,
-                "tokens_per_s_per_answer": round(self.rate(), 2)}
+                "most_generating_at_once": self.peak, "time_to_first_token_s": _stats(self.first_token_s),
+                "queue_wait_s": _stats(self.queued_s), "abandoned_attempts": self.abandoned,
+                "tokens_per_s_per_answer": round(self.rate(), 2), "tokens_per_s_by_answers_at_once": measured}
+
+
+def _median(values: deque[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def _stats(values: deque[float]) -> dict[str, float]:
+    if not values:
+        return {"count": 0}
+    ordered = sorted(values)
+
+    def pick(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(math.floor(p * (len(ordered) - 1) + 0.5)))], 3)
+
+    return {"count": len(ordered), "p50": pick(0.5), "p95": pick(0.95), "max": round(ordered[-1], 3)}
