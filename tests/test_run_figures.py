@@ -124,3 +124,19 @@ async def test_a_graph_of_cut_answers_only_is_a_failed_run_that_says_what_to_cha
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert done.returncode == 1 and "graph: 0 nodes" in said and "llm.max_tokens" in said
     assert report["warnings"] and "cut" in report["warnings"][0]
+
+
+def test_which_5xx_are_refusals_and_which_pass():
+    from graphglean.core.errors import LLMCapabilityError
+    from graphglean.llm.refusals import server_refusal
+
+    sent = {"model": "m", "messages": [], "response_format": {"type": "json_schema"}}
+    assert server_refusal(500, '{"error": {"message": "injected server error"}}', sent=sent) is None
+    assert server_refusal(503, "<html>Service Unavailable</html>", sent=sent) is None
+    schema = server_refusal(500, '{"error": {"message": "Unsupported response_format type: json_schema"}}', sent=sent)
+    assert isinstance(schema, LLMParameterError) and schema.is_about("response_format")
+    no_vectors = server_refusal(500, '{"error": {"message": "Llama model must be created with embedding=True to '
+                                'call this method"}}', sent={"model": "m", "input": ["x"]}, path="/v1/embeddings")
+    assert isinstance(no_vectors, LLMCapabilityError)
+    assert server_refusal(500, '{"error": {"message": "out of memory"}}', sent={"input": ["x"]},
+                          path="/v1/embeddings") is None
