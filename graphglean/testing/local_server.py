@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 import trio
@@ -37,9 +37,15 @@ import trio
 from .exchange import RecordedRequest, Reply
 from .streaming import LAST_CHUNK, chunk_events, event_bytes, wants_usage
 from .wire.http1 import response_head
+from .wire.timer import Timer
 
-if TYPE_CHECKING:
-    from .fake_llm import FakeLLMServer
+
+class _Server(Protocol):
+    """What of `FakeLLMServer` a local server's answers use."""
+
+    timer: Timer
+
+    async def send_json(self, conn: Any, status: int, payload: Any, headers: Any = None) -> None: ...
 
 STYLES = ("llama.cpp", "llama-cpp-python", "vllm", "ollama")
 TICK_S = 0.005  # tokens due are sent together at most this often (one write, not one per token)
@@ -134,7 +140,7 @@ class LocalServer:
 
     # -- generation -----------------------------------------------------------------------------------
 
-    async def answer(self, server: "FakeLLMServer", conn: Any, req: RecordedRequest, reply: Reply,
+    async def answer(self, server: _Server, conn: Any, req: RecordedRequest, reply: Reply,
                      payload: dict[str, Any], streamed: bool) -> bool:
         """Queue, generate and send ``payload`` (the whole answer's body) as this server would."""
         if self._slot is None:

@@ -27,9 +27,10 @@ def is_completion(payload: Any) -> bool:
             and isinstance(payload["choices"][0], dict) and "message" in payload["choices"][0])
 
 
-def chunk_events(payload: dict[str, Any], usage: bool) -> list[bytes]:
+def chunk_events(payload: dict[str, Any], usage: bool, split: bool = True) -> list[bytes]:
     """The events of ``payload``, a chat completion body, in order (the usage chunk only when ``usage``), each
-    the JSON of one chunk. Chunks differ only in their delta: their JSON is made from one template."""
+    the JSON of one chunk: a token each (``split``), or each part of the answer in one. Chunks differ only in
+    their delta: their JSON is made from one template."""
     head = {"id": payload.get("id", "chatcmpl-0"), "object": "chat.completion.chunk",
             "created": payload.get("created", 0), "model": payload.get("model", "fake")}
     before = json.dumps({**head, "choices": [{"index": 0, "delta": None}]})[:-len('null}]}')].encode()
@@ -43,15 +44,16 @@ def chunk_events(payload: dict[str, Any], usage: bool) -> list[bytes]:
     def text(key: str, piece: str) -> bytes:  # the common chunk, without a dict
         return before + b'{"' + key.encode() + b'": ' + json.dumps(piece).encode() + _PLAIN_TAIL
 
+    cut = pieces if split else (lambda whole: [whole] if whole else [])
     out = [chunk({"role": "assistant", "content": ""})]
     for key in ("reasoning_content", "reasoning"):
-        out += [text(key, p) for p in pieces(message.get(key) or "")]
+        out += [text(key, p) for p in cut(message.get(key) or "")]
     tokens = ((choice.get("logprobs") or {}).get("content") or []) if isinstance(choice.get("logprobs"), dict) else []
     content = message.get("content") or ""
     if tokens and "".join(str(t.get("token", "")) for t in tokens) == content:
         out += [chunk({"content": t["token"]}, logprobs={"content": [t]}) for t in tokens]
     else:
-        out += [text("content", p) for p in pieces(content)]
+        out += [text("content", p) for p in cut(content)]
     if message.get("refusal"):
         out.append(chunk({"refusal": message["refusal"]}))
     out.append(chunk({}, choice.get("finish_reason")))
@@ -73,6 +75,7 @@ LAST_CHUNK = b"0\r\n\r\n"
 
 
 def stream_body(payload: dict[str, Any], usage: bool) -> bytes:
-    """The whole streamed answer at once (a fast server): every event in one HTTP chunk, then the end."""
-    data = b"".join(b"data: " + c + b"\n\n" for c in chunk_events(payload, usage)) + b"data: [DONE]\n\n"
+    """The whole streamed answer at once (a fast server): its content in one event (as a server sends what
+    it has when the client reads late), every event in one HTTP chunk, then the end."""
+    data = b"".join(b"data: " + c + b"\n\n" for c in chunk_events(payload, usage, split=False)) + b"data: [DONE]\n\n"
     return b"%x\r\n%s\r\n" % (len(data), data) + LAST_CHUNK

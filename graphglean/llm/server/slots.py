@@ -93,8 +93,10 @@ class ServerSlots:
         wait = watch.first_at - watch.sent_at
         self.first_token_s.append(wait)
         expected = prompt_tokens / self._prompt_rate if self._prompt_rate else None
-        # queued: it waited long, and got its slot when another answer ended (a slot freed)
-        if expected is not None and wait > 2 * expected + self._slack() and self._ended_at > watch.sent_at:
+        # queued: it waited long, and got its slot when another answer ended (a slot freed); where answers come
+        # whole there is no telling (their first token is their end), and their waits are short anyway
+        trickle = self._typical_s is not None and self._typical_s > TRICKLE_S
+        if trickle and expected is not None and wait > 2 * expected + self._slack() and self._ended_at > watch.sent_at:
             self.queued_s.append(wait - expected)
             if self.learning and (self.slots is None or self.peak > self.slots) and not self._plateau:
                 self.set_slots(self.peak, f"inferred: a request waited {wait:.1f} s for a slot while "
@@ -165,7 +167,8 @@ class ServerSlots:
         """An answer streamed ``tokens`` in ``seconds`` with (on average) so many at once: the pace of the
         server at that number, whatever the delays of this machine's reading of single pieces."""
         lived = self._lives.pop(watch, 0.0)
-        if tokens < 8 or seconds <= TRICKLE_S:
+        # only where answers trickle: an answer that came whole but was read in pieces says nothing of a pace
+        if tokens < 8 or seconds <= TRICKLE_S or self._typical_s is None or self._typical_s <= TRICKLE_S:
             return
         at_once = max(1, round(lived / seconds))
         self._levels.setdefault(at_once, []).append(tokens / seconds)
