@@ -171,3 +171,13 @@ def test_a_watch_names_the_setting_that_ended_an_attempt():
 
     first, silent, left = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert "llm.first_token_timeout_s (5 s)" in first and "llm.timeout_s (1 s)" in silent and 0.99 < left <= 1.0
+
+
+async def test_llama_cpp_python_s_stream_crlf_framed_and_without_usage_reads_as_a_whole_answer():
+    local = LocalServer.like("llama-cpp-python", tokens_per_s=4000)
+    async with FakeLLMServer(lambda r: "Scrooge <|> person <|> a miser", local=local).running() as s:
+        async with ChatClient(llm_config(s)) as c:
+            answer = await c.chat(c.request(msg("who?"), max_tokens=50))
+    assert answer.text == "Scrooge <|> person <|> a miser" and answer.finish_reason == "stop"
+    assert answer.usage.completion_tokens == len(pieces(answer.text)) and answer.usage.prompt_tokens > 0
+    assert s.requests[0].body["stream_options"] == {"include_usage": True}  # taken, and ignored

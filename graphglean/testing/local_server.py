@@ -14,10 +14,13 @@ that recorded llama-cpp-python 0.3.36):
 - ``llama.cpp`` (llama-server): ``/props`` ``{"total_slots"}`` and ``/slots``; headers at once (the chunked
   provider starts before the task has a slot); a closed connection cancels the task; ``stream_options``
   taken; no embeddings unless started with ``--embeddings`` (501).
-- ``llama-cpp-python``: one request at a time (a lock held for the whole answer, taken before the response
-  starts: headers with the first token); no slot report; does not stop a generation on a hang-up; embeddings
-  refused with HTTP 500 "Llama model must be created with embedding=True to call this method"; a
-  ``response_format`` of type ``json_schema`` refused with HTTP 500 (``json_object`` with a ``schema`` works).
+- ``llama-cpp-python`` (0.3.36, run here): one request at a time (a lock held for the whole answer, taken
+  before the response starts: headers with the first token); ``/props``, ``/slots``, ``/metrics`` are 404s;
+  ``stream_options`` taken but no usage sent; events framed with CRLF (sse-starlette); a first chunk with the
+  role alone; does not stop a generation on a hang-up (the issue); embeddings refused with HTTP 500 "Llama
+  model must be created with embedding=True to call this method"; a ``response_format`` of type
+  ``json_schema`` refused with HTTP 500, a pydantic "literal_error" naming it (``json_object`` with a
+  ``schema`` works).
 - ``vllm``: continuous batching up to ``--max-num-seqs`` (256), reported only as running and waiting
   requests in ``/metrics``; headers at once; an aborted request is dropped.
 - ``ollama`` (``/v1``): ``OLLAMA_NUM_PARALLEL`` answers at once (1 here), a queue of ``OLLAMA_MAX_QUEUE``
@@ -68,7 +71,9 @@ class LocalServer:
     cancels_on_hangup: bool = False
     reports_slots: bool = True
     style: str = "llama.cpp"
-    takes_stream_options: bool = True
+    takes_stream_options: bool = True  # False: a 422 for it (a server that forbids unknown fields)
+    sends_usage: bool = True  # False: no usage chunk, even when include_usage asks (llama-cpp-python)
+    crlf: bool = False  # events end in CRLF, not LF (sse-starlette's framing: llama-cpp-python)
     embeddings: bool = True
     stall_after: int = 0  # a server that hangs mid-answer: after this many tokens (0: never) it goes silent
     stall_s: float = 0.0  # for this long (generating no token), holding its slot
@@ -94,7 +99,7 @@ class LocalServer:
         presets: dict[str, dict[str, Any]] = {
             "llama.cpp": dict(headers_at_first_token=False, cancels_on_hangup=True, embeddings=False),
             "llama-cpp-python": dict(slots=1, reports_slots=False, headers_at_first_token=True, embeddings=False,
-                                     cancels_on_hangup=False),
+                                     cancels_on_hangup=False, sends_usage=False, crlf=True),
             "vllm": dict(slots=256, headers_at_first_token=False, cancels_on_hangup=True),
             "ollama": dict(slots=1, queue=512, reports_slots=False, headers_at_first_token=True,
                            cancels_on_hangup=False),
@@ -131,8 +136,10 @@ class LocalServer:
             return _NO_EMBEDDINGS[self.style]
         fmt = body.get("response_format")
         if self.style == "llama-cpp-python" and isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-            return 500, {"error": {"message": "Unsupported response_format type: json_schema (use json_object with "
-                                   "a schema)", "type": "internal_server_error"}}
+            return 500, {"error": {"message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                                   "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                                   "'input': 'json_schema'}", "type": "internal_server_error", "param": None,
+                                   "code": None}}
         if "stream_options" in body and not self.takes_stream_options:
             return 422, {"detail": [{"type": "extra_forbidden", "loc": ["body", "stream_options"],
                                      "msg": "Extra inputs are not permitted"}]}
@@ -148,7 +155,7 @@ class LocalServer:
         if self.waiting >= self.queue:
             await server.send_json(conn, 503, {"error": {"message": "server busy, please try again"}})
             return True
-        events = chunk_events(payload, wants_usage(req.body)) + [None] if streamed else []
+        events = chunk_events(payload, wants_usage(req.body) and self.sends_usage) + [None] if streamed else []
         told = not streamed or self.headers_at_first_token  # head sent yet (when due at acceptance: now)
         head = response_head(200, [("content-type", "text/event-stream"), ("transfer-encoding", "chunked"),
                                    ("cache-control", "no-cache")], conn.keep_alive)
@@ -171,7 +178,8 @@ class LocalServer:
                 self.hangups += 1
                 if self.cancels_on_hangup:
                     return False
-            tokens = max(1, len(events) - 3) if streamed else max(1, req.completion_tokens)
+            tokens = max(1, len(events) - 2 - bool(wants_usage(req.body) and self.sends_usage)) if streamed \
+                else max(1, req.completion_tokens)
             req.completion_tokens = tokens  # as generated here, one event each
             if self.prompt_tokens_per_s:
                 await server.timer.sleep(len(req.prompt) / 4 / self.prompt_tokens_per_s)
@@ -207,7 +215,7 @@ class LocalServer:
                 if streamed and connected:
                     batch = pending[:due] if done < tokens else pending[:]
                     del pending[:len(batch)]
-                    data = b"".join(event_bytes(c) for c in batch) + (LAST_CHUNK if not pending else b"")
+                    data = b"".join(event_bytes(c, self.crlf) for c in batch) + (LAST_CHUNK if not pending else b"")
                     connected = await _send(conn, (head if not sent_head else b"") + data)
                     sent_head = True
                     if not connected:

@@ -65,9 +65,9 @@ def chunk_events(payload: dict[str, Any], usage: bool, split: bool = True) -> li
 _PLAIN_TAIL = b'}, "logprobs": null, "finish_reason": null}]}'
 
 
-def event_bytes(chunk: bytes | None) -> bytes:
-    """One event (None: ``[DONE]``) framed as one HTTP chunk."""
-    data = b"data: " + (b"[DONE]" if chunk is None else chunk) + b"\n\n"
+def event_bytes(chunk: bytes | None, crlf: bool = False) -> bytes:
+    """One event (None: ``[DONE]``) framed as one HTTP chunk (its lines ended by CRLF: ``crlf``)."""
+    data = b"data: " + (b"[DONE]" if chunk is None else chunk) + (b"\r\n\r\n" if crlf else b"\n\n")
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 

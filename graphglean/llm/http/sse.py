@@ -21,6 +21,8 @@ def events(content: bytes) -> list[Any]:
     (``data: {...}`` events, one line each) is cut apart without a loop; anything else (comments, CRLF, an
     event of several data lines) is read line by line."""
     body = content.strip()
+    if b"\r" in body:  # CRLF line ends (sse-starlette's)
+        body = body.replace(b"\r\n", b"\n")
     if body.startswith(b"data: ") and b"\r" not in body:
         parts = body[6:].split(b"\n\ndata: ")
         if parts[-1] == b"[DONE]":
