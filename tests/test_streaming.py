@@ -181,3 +181,16 @@ async def test_llama_cpp_python_s_stream_crlf_framed_and_without_usage_reads_as_
     assert answer.text == "Scrooge <|> person <|> a miser" and answer.finish_reason == "stop"
     assert answer.usage.completion_tokens == len(pieces(answer.text)) and answer.usage.prompt_tokens > 0
     assert s.requests[0].body["stream_options"] == {"include_usage": True}  # taken, and ignored
+
+
+async def test_a_server_that_stops_an_answer_when_another_request_comes_gets_one_at_a_time():
+    local = LocalServer.like("llama-cpp-python", tokens_per_s=2000)
+    async with FakeLLMServer(lambda r: "word " * 300, local=local).running() as s:
+        async with ChatClient(llm_config(s, max_retries=6)) as c:
+            async with trio.open_nursery() as n:
+                for i in range(4):
+                    n.start_soon(c.chat, c.request(msg(f"q{i}"), max_tokens=900))
+            summary = c.server.summary()["concurrency"]
+    assert summary["server_slots"] == 1 and summary["in_flight_limit"] == 1, summary
+    assert "stops an answer when another request comes" in summary["source"]
+    assert local.interrupted <= 6 and c.account.calls == 4  # learned early; every answer whole in the end

@@ -7,6 +7,7 @@ import hashlib
 import json
 from typing import Any, AsyncContextManager, Awaitable, Callable, TypeVar
 
+import attrs
 import httpx
 import trio
 
@@ -245,6 +246,10 @@ class ChatClient(Endpoint):
                         return parsed, latency, len(failures) + 1
                 else:
                     failure = outcome
+                if streamed and watch.first_at is not None and slots.borrowed_tokens > 1 and (
+                        failure.cut or failure.reason.startswith("connection broken")):
+                    learn.interrupted()  # another of ours came in and this one stopped: one at a time
+                    failure = attrs.evolve(failure, abandoned=False)
                 learn.finished(watch, failure.abandoned)
                 told = True
                 if failure.abandoned and (drain := self.server.drain_s(watch)) > 0:

@@ -34,6 +34,7 @@ class Failure:
     retry_after: float | None = None
     connection: bool = False
     abandoned: bool = False  # sent, then given up before its answer: the server may still be working on it
+    cut: bool = False  # a stream the server ended before its answer did (no finish_reason)
 
 
 class Endpoint:
@@ -182,6 +183,9 @@ class Endpoint:
             try:
                 if is_event_stream(resp.headers, resp.content):
                     body = completion_of(events(resp.content))
+                    if body["choices"][0]["finish_reason"] is None:
+                        return None, None, Failure("the server ended the stream before the answer ended (no "
+                                                   "finish_reason)", 200, cut=True)
                     self.counted_usage(body, sent)
                     return body, parse(body), None
                 body, text = read_json(resp.content)

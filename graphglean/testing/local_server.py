@@ -17,7 +17,8 @@ that recorded llama-cpp-python 0.3.36):
 - ``llama-cpp-python`` (0.3.36, run here): one request at a time (a lock held for the whole answer, taken
   before the response starts: headers with the first token); ``/props``, ``/slots``, ``/metrics`` are 404s;
   ``stream_options`` taken but no usage sent; events framed with CRLF (sse-starlette); a first chunk with the
-  role alone; does not stop a generation on a hang-up (the issue); embeddings refused with HTTP 500 "Llama
+  role alone; a request that comes ends the answer being streamed (its ``interrupt_requests``, on by default:
+  the stream stops, no finish_reason); does not stop a generation on a hang-up (the issue); embeddings refused with HTTP 500 "Llama
   model must be created with embedding=True to call this method"; a ``response_format`` of type
   ``json_schema`` refused with HTTP 500, a pydantic "literal_error" naming it (``json_object`` with a
   ``schema`` works).
@@ -75,6 +76,7 @@ class LocalServer:
     sends_usage: bool = True  # False: no usage chunk, even when include_usage asks (llama-cpp-python)
     crlf: bool = False  # events end in CRLF, not LF (sse-starlette's framing: llama-cpp-python)
     embeddings: bool = True
+    interrupts: bool = False  # a request that comes ends the answer being streamed (llama-cpp-python)
     stall_after: int = 0  # a server that hangs mid-answer: after this many tokens (0: never) it goes silent
     stall_s: float = 0.0  # for this long (generating no token), holding its slot
     stalls: int = 1  # in this many answers, the first ones to reach stall_after tokens
@@ -85,6 +87,7 @@ class LocalServer:
     work_s: float = 0.0  # slot time of every generation (prompt and tokens)
     queue_waits: list[float] = attrs.field(factory=list)
     hangups: int = 0
+    interrupted: int = 0  # answers ended by a request that came
     busy: int = 0
     waiting: int = 0
     _slot: trio.Semaphore | None = None
@@ -99,7 +102,7 @@ class LocalServer:
         presets: dict[str, dict[str, Any]] = {
             "llama.cpp": dict(headers_at_first_token=False, cancels_on_hangup=True, embeddings=False),
             "llama-cpp-python": dict(slots=1, reports_slots=False, headers_at_first_token=True, embeddings=False,
-                                     cancels_on_hangup=False, sends_usage=False, crlf=True),
+                                     cancels_on_hangup=False, sends_usage=False, crlf=True, interrupts=True),
             "vllm": dict(slots=256, headers_at_first_token=False, cancels_on_hangup=True),
             "ollama": dict(slots=1, queue=512, reports_slots=False, headers_at_first_token=True,
                            cancels_on_hangup=False),
@@ -208,6 +211,10 @@ class LocalServer:
                     self.hangups += 1
                     if self.cancels_on_hangup:
                         return False
+                if self.interrupts and self.waiting and streamed and connected:  # ended: [DONE], no finish
+                    self.interrupted += 1
+                    await _send(conn, (head if not sent_head else b"") + event_bytes(None, self.crlf) + LAST_CHUNK)
+                    return True
                 if connected:
                     self.delivered_tokens += due
                 else:

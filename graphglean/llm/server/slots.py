@@ -67,6 +67,7 @@ class ServerSlots:
         self._proven = START  # the most at once that measured faster than fewer
         self._ended_at = -math.inf  # when an answer last ended (freeing a slot)
         self._plateau = False  # the slots are where more stopped helping (not where requests had to wait)
+        self._interrupts = 0  # streams of ours the server ended early while another was in flight
         if configured:
             self.set_slots(configured, "llm.server_concurrency")
         elif not hosted:
@@ -76,9 +77,19 @@ class ServerSlots:
     def limit(self) -> int:
         return self.concurrency.allowed
 
-    def set_slots(self, slots: int, source: str, learning: bool = False) -> None:
+    def set_slots(self, slots: int, source: str, learning: bool = False, queue: bool = True) -> None:
         self.slots, self.source, self.learning = max(1, slots), source, learning
-        self.concurrency.set_ceiling(self.slots + queue_for(self.slots))
+        self.concurrency.set_ceiling(self.slots + (queue_for(self.slots) if queue else 0))
+
+    def interrupted(self) -> None:
+        """A stream of ours ended early while another was in flight: twice, and it is a server that stops the
+        answer it generates when a request comes (llama-cpp-python's ``interrupt_requests``, on by default).
+        Only one at a time then, and none waiting: a waiting one would stop it too."""
+        self._interrupts += 1
+        if self.learning and self._interrupts >= 2 and (self.slots != 1 or self.concurrency.ceiling != 1):
+            self.set_slots(1, "inferred: the server stops an answer when another request comes (llama-cpp-python: "
+                           "--interrupt_requests False lets requests wait instead); one at a time, no queue",
+                           queue=False)
 
     # -- what the client tells it ---------------------------------------------------------------------
 
