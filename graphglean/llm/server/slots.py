@@ -148,7 +148,8 @@ class ServerSlots:
             return
         tokens, seconds = watch.tokens, watch.last_at - watch.first_at
         self._answer_s.append(seconds)
-        self._typical_s = _median(self._answer_s)
+        if self._answers < 16 or self._answers % 16 == 0:  # a sort of 256 times: now and then
+            self._typical_s = _median(self._answer_s)
         self._tokens += tokens
         self._answers += 1
         if tokens >= 8 and seconds > 0:
@@ -166,7 +167,10 @@ class ServerSlots:
         return min(QUEUE_SLACK_S, max(TRICKLE_S, 0.25 * self._typical_s))
 
     def _changing(self) -> None:
-        """``generating`` is about to change: each answer streaming lived the time since at its old value."""
+        """``generating`` is about to change: each answer streaming lived the time since at its old value (kept
+        only while learning from answers that trickle: a walk over every answer streaming, per change)."""
+        if not self.learning or self._typical_s is None or self._typical_s <= TRICKLE_S:
+            return
         now = trio.current_time()
         if self.generating and self._since:
             lived = (now - self._since) * self.generating
