@@ -233,8 +233,11 @@ class FakeLLMServer:
         req = RecordedRequest(len(self.requests), request.method, request.target.split("?")[0],
                               headers, body, started=trio.current_time())
         if req.method == "GET" and req.path.rstrip("/").endswith(_REPORT_ROUTES):
-            self.report_requests.append(req)  # a client asking for the server's slots: not an LLM call
-            await self._answer(conn, req)
+            # a client asking for the server's slots: not an LLM call (not counted, not rate limited)
+            self.report_requests.append(req)
+            report = self.local.report(req.path) if self.local is not None else None
+            status, payload, kind = report or (404, b'{"detail": "Not Found"}', "application/json")
+            await self._send(conn, status, payload, {"content-type": kind})
             return True
         self.requests.append(req)
         self.in_flight += 1
@@ -260,10 +263,6 @@ class FakeLLMServer:
                 return True
             text = next((req.body.get(k) for k in ("prompt", "content", "input") if k in (req.body or {})), "")
             await self._send(conn, 200, json.dumps({"tokens": self.tokenizer(str(text))}).encode())
-            return True
-        report = self.local.report(req.path) if self.local is not None else None
-        if report is not None:
-            await self._send(conn, report[0], report[1], {"content-type": report[2]})
             return True
         if req.path.endswith("/stats"):
             await self._send(conn, 200, json.dumps(self.stats()).encode())
