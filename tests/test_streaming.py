@@ -69,7 +69,7 @@ async def test_a_server_without_stream_options_is_asked_without_them_and_its_tok
         async with ChatClient(llm_config(s)) as c:
             first = await c.chat(c.request(msg("count"), max_tokens=50))
             second = await c.chat(c.request(msg("count again"), max_tokens=50))
-            summary = c.server.summary()
+            summary = c.server.summary(c.usage_counted)
     assert s.status_counts.get(422) == 1  # refused once, remembered for the run
     assert "stream_options" not in s.requests[-1].body and s.requests[-1].body["stream"] is True
     assert first.text == second.text == "one two three four five six seven"

@@ -44,6 +44,7 @@ class Endpoint:
         self.cfg = cfg
         self.count_tokens: Callable[[str], int] = lambda text: len(text) // 4 + 1
         self.streams = False
+        self.usage_counted = 0  # streamed answers whose usage the server did not send (counted here)
         self._transport = transport
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
@@ -205,6 +206,7 @@ class Endpoint:
         count, the answer by its pieces (one token each on llama.cpp, vLLM and Ollama)."""
         pieces = body.pop("pieces", 0)
         if body.get("usage") is None and isinstance(sent, dict):
+            self.usage_counted += 1
             prompt = sum(self.count_tokens(str(m.get("content") or "")) + 4 for m in sent.get("messages") or ())
             body["usage"] = {"prompt_tokens": prompt, "completion_tokens": pieces, "total_tokens": prompt + pieces,
                              "counted_by": "graphglean"}

@@ -74,4 +74,5 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> d
             "warnings": [w for o in outcomes for w in o.warnings],
             "prices_known": ctx.cfg.llm.model in ctx.cfg.prices or price_of(ctx.cfg.llm.model, {}) is not None,
             "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
-            **({"llm": ctx.scheduler.client.server.summary()} if ctx.scheduler else {})}
+            **({"llm": ctx.scheduler.client.server.summary(ctx.scheduler.client.usage_counted)} if ctx.scheduler
+               else {})}

@@ -75,12 +75,14 @@ class ServerProfile:
         left = max(0.0, tokens - watch.tokens) / rate
         return min(left, self.cfg.first_token_timeout_s)
 
-    def summary(self) -> dict[str, Any]:
-        """report.json's ``llm``: the server's concurrency and the waits, streaming, what the server refused."""
+    def summary(self, usage_counted: int = 0) -> dict[str, Any]:
+        """report.json's ``llm``: the server's concurrency and the waits, streaming, what the server refused;
+        ``usage_counted``: streamed answers whose tokens were counted here (the server sent no usage)."""
         why = ("off (llm.stream)" if not self.cfg.stream else
                f"refused by the server: {self.refused['stream']}" if "stream" in self.refused else "on")
+        usage = (f"counted here for {usage_counted} answers (the server sent no usage in its streams)"
+                 if usage_counted else "the server's")
         return {"concurrency": self.slots.summary(),
                 "streaming": {"mode": why, "streamed_calls": self.streamed, "unstreamed_calls": self.unstreamed,
-                              "usage": "counted here (the server took no stream_options)"
-                              if "stream_options" in self.refused else "the server's"},
+                              "usage": usage},
                 "refused": dict(self.refused)}
