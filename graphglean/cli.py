@@ -1,8 +1,9 @@
 """The ``graphglean`` command. Errors become one line on stderr and an exit code; a traceback means a bug.
 
 Exit codes: 0 success; 1 some items failed after retries or were refused for themselves (too long, filtered;
-listed; the rest of the output is written); 2 a usage, configuration or input error, an output folder another
-process is writing (or an endpoint that refuses the key, the model or a parameter, or cannot be reached);
+listed; the rest of the output is written), or the graph came out empty because every answer was cut or
+unreadable (said in one line, with what to change); 2 a usage, configuration or input error, an output folder
+another process is writing (or an endpoint that refuses the key, the model or a parameter, or cannot be reached);
 130 interrupted.
 """
 
@@ -101,6 +102,10 @@ def _run(args: argparse.Namespace) -> int:
         for p in result.passes:
             for f in p.failed[:20]:
                 print(f"  {p.name} {f['item']}: {f['error']}", file=sys.stderr)
+        return EXIT_FAILED_ITEMS
+    if result.empty:  # said already, as it happened; the outputs are written, empty
+        print(f"graphglean: the run produced nothing usable (report.json says why); outputs in {cfg.output.dir}/",
+              file=sys.stderr)
         return EXIT_FAILED_ITEMS
     if not args.dry_run:
         print(f"outputs in {cfg.output.dir}/", file=sys.stderr)

@@ -33,6 +33,11 @@ class RunResult:
         """Batch mode's ``detach``: where the run stopped and when to come back (empty: it ran to the end)."""
         return str(self.report.get("detached") or "")
 
+    @property
+    def empty(self) -> list[str]:
+        """The warnings of passes that produced nothing for a reason to fix (every answer cut or unreadable)."""
+        return [w for p in self.passes if p.empty for w in p.warnings]
+
 
 def _stderr(message: str) -> None:
     print(f"graphglean: {message}", file=sys.stderr, flush=True)

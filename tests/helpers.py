@@ -15,6 +15,8 @@ from graphglean.core.tokens import Tokenizer
 def llm_config(server, tmp_path=None, **kw) -> LLMConfig:
     cfg = LLMConfig(base_url=server.base_url, api_key=kw.pop("api_key", "sk-test"), model=kw.pop("model", "gpt-4"),
                     max_retries=kw.pop("max_retries", 4), timeout_s=kw.pop("timeout_s", 5.0), **kw)
+    if "first_token_timeout_s" not in kw:  # a hung server is found as soon as before the first tokens
+        cfg.first_token_timeout_s = cfg.timeout_s
     cfg.cache.mode = "off" if tmp_path is None else "readwrite"
     if tmp_path is not None:
         cfg.cache.path = str(tmp_path / "cache.sqlite")

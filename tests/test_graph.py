@@ -300,7 +300,7 @@ async def test_the_groups_of_a_long_description_list_are_summarized_at_once():
 
     descriptions = [f"fact {i} " + "word " * 30 for i in range(12)]  # about 4 groups at a budget of 25
     async with FakeLLMServer(lambda req: "short", latency=0.2).running() as s:
-        async with ChatClient.from_config(config(s, max_concurrency=8).llm) as client:
+        async with ChatClient.from_config(config(s, max_concurrency=8, server_concurrency=8).llm) as client:
             llm = Scheduler(client).llm("describe")
             out = await summarize(llm, "A", "entity", descriptions, 25, Tokenizer.cl100k(), "English")
     assert out == "short"

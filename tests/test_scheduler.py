@@ -113,7 +113,7 @@ async def test_after_a_429_the_gate_admits_no_more_calls_than_the_client_sends()
         return "ok"
 
     async with FakeLLMServer(respond, latency=0.02).running() as s:
-        async with ChatClient(llm_config(s, max_concurrency=8)) as c:
+        async with ChatClient(llm_config(s, max_concurrency=8, server_concurrency=8)) as c:  # slots known
             state["client"], state["sched"] = c, Scheduler(c)
             llm = state["sched"].llm("p")
 

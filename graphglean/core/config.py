@@ -98,13 +98,26 @@ class LLMConfig:
     embedding_dimensions: int = setting(
         0, "dimensions asked of the embedding model (text-embedding-3 models shorten their vectors); 0 = its own",
         non_negative)
-    max_concurrency: int = setting(64, "requests in flight at once", positive)
+    max_concurrency: int = setting(64, "requests in flight at once, at most (see server_concurrency)", positive)
     requests_per_minute: int = setting(0, "client-side request rate limit; 0 = no limit", non_negative)
     tokens_per_minute: int = setting(0, "client-side token rate limit; 0 = no limit", non_negative)
     max_retries: int = setting(6, "retries of one request after the first attempt", non_negative)
     retry_deadline_s: float = setting(0.0, "give up retrying a request after this long; 0 = no deadline",
                                       non_negative)
-    timeout_s: float = setting(120.0, "total time one attempt may take, in seconds", positive)
+    timeout_s: float = setting(
+        120.0, "the longest silence, in seconds: a streamed answer that sends no byte for this long is given up "
+        "(one whose tokens flow never is)", positive)
+    first_token_timeout_s: float = setting(
+        600.0, "how long a request may wait for its first token (the server's queue and prompt); also the whole "
+        "time of an answer that is not streamed", positive)
+    total_timeout_s: float = setting(0.0, "a cap on one attempt's whole time, even while tokens flow; 0 = none",
+                                     non_negative)
+    stream: bool = setting(True, "stream chat answers (stream_options.include_usage where the server takes it); "
+                           "a server that refuses gets whole answers for the rest of the run")
+    server_concurrency: int = setting(
+        0, "requests the server runs at once (its slots); 0 = learn it: llama.cpp's /props or /slots, vLLM's "
+        "/metrics, else from the time to first token as concurrency rises (OpenAI and Azure: max_concurrency)",
+        non_negative)
     connect_timeout_s: float = setting(10.0, "time to open a connection, in seconds", positive)
     temperature: float = setting(0.0, "sampling temperature", non_negative)
     seed: int | None = setting(None, "sampling seed passed to the endpoint, if set")

@@ -80,6 +80,13 @@ class LLMModelError(LLMRequestError):
     exit_code = 2
 
 
+class LLMCapabilityError(LLMRequestError):
+    """The endpoint does not offer what was asked at all (no embeddings on a chat-only server): every such
+    request would fail the same way, so it is not retried and not asked again; the caller goes on without."""
+
+    exit_code = 2
+
+
 class LLMUnreachableError(LLMError):
     """No connection could be made to the endpoint at all."""
 
@@ -87,7 +94,7 @@ class LLMUnreachableError(LLMError):
 
 
 #: errors that will fail every other item the same way: they stop the pass instead of failing every item
-FATAL = (LLMAuthError, LLMModelError, LLMParameterError, LLMUnreachableError)
+FATAL = (LLMAuthError, LLMModelError, LLMParameterError, LLMCapabilityError, LLMUnreachableError)
 
 
 def leaves(error: BaseException) -> list[BaseException]:

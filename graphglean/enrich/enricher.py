@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import uuid as uuidlib
+import warnings
 from contextlib import AsyncExitStack
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -22,7 +23,7 @@ import trio
 
 from ..core.answers import answered, json_answer, parse_json_output
 from ..core.config import EnrichConfig
-from ..core.errors import single
+from ..core.errors import LLMCapabilityError, single
 from ..core.prompts import load_template, render
 from ..core.tokens import Tokenizer
 from ..scheduling.scheduler import FATAL, Scheduler
@@ -278,7 +279,11 @@ class Enricher:
                 await trio.to_thread.run_sync(self.store.mark, m.uuid, "embedding", "done")
             self.stats.embeddings += len(batch)
 
-        await self.scheduler.map(one, batches, pass_name="enrich.embed")
+        try:
+            await self.scheduler.map(one, batches, pass_name="enrich.embed")
+        except LLMCapabilityError as e:  # a chat-only server: the messages are kept, without vectors
+            warnings.warn(f"enrich.embeddings: {e}; messages are stored without embeddings (set enrich.embeddings: "
+                          "false, or llm.embedding_model to a model the endpoint serves)", stacklevel=2)
 
     async def _summaries(self) -> None:
         sessions = await trio.to_thread.run_sync(self.store.sessions)

@@ -77,6 +77,7 @@ class GraphStats:
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
     resolution: dict[str, Any] = attrs.field(factory=dict)  # ResolutionStats of the resolve stage, if it ran
     resolution_log: list[dict[str, Any]] | None = None  # one record per merge (resolution.jsonl); None = not run
+    yes_no_check: dict[str, Any] = attrs.field(factory=dict)  # how the gleaning checks were asked, and why
 
 
 @attrs.define
@@ -126,12 +127,13 @@ def record_parser(g: Any) -> RecordParser:
 
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
                          done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
-                         stream: DescriptionStream | None = None,
+                         stream: DescriptionStream | None = None, yes_no: dict[str, Any] | None = None,
                          ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
     even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
-    ``stream`` is given each chunk's records as soon as they are known."""
+    ``stream`` is given each chunk's records as soon as they are known; ``yes_no`` is told how the gleaning
+    checks were asked (logit bias with which ids, or read leniently) and why."""
     done = dict(done or {})
     parser = record_parser(cfg.graph)
     if stream is not None:
@@ -141,7 +143,7 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     todo = [c for c in chunks if c.id not in done]
     caps = await CompletionCap.served(cfg.llm, llm.client) if todo else CompletionCap.of(cfg.llm)
     loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
-                        LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids),
+                        LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids, yes_no),
                         caps, cfg.graph.max_splits, valid=answered, count=Tokenizer(cfg.llm.model).count)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
@@ -320,8 +322,10 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
     summaries = SummaryMemo()
     async with trio.open_nursery() as nursery:
         stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, summaries, nursery)
-        extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream)
-        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed))
+        yes_no: dict[str, Any] = {}
+        extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream,
+                                                   yes_no=yes_no)
+        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
         nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)

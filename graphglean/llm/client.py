@@ -8,16 +8,20 @@ import hashlib
 import json
 from typing import Any, AsyncContextManager, Awaitable, Callable, TypeVar
 
+import attrs
 import httpx
 import trio
 
 from ..core.config import LLMConfig
+from ..core.errors import LLMCapabilityError, LLMRequestError
 from .accounting import CallAccount
 from .batch.waves import Waves
 from .cache import ResponseCache
 from .endpoint import Endpoint, Failure
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
+from .server.profile import ServerProfile
+from .streaming import refused_streaming, streamed_body
 from .retry import RetryBudget, RetryPolicy
 
 T = TypeVar("T")
@@ -42,8 +46,9 @@ class ChatClient(Endpoint):
         self.limiter = limiter or RateLimiter(cfg.requests_per_minute, cfg.tokens_per_minute)
         self.retry = retry or RetryPolicy(max_retries=cfg.max_retries, deadline_s=cfg.retry_deadline_s or None)
         self.concurrency = AdaptiveConcurrency(cfg.max_concurrency)
+        self.server = ServerProfile(cfg, self.concurrency)
         self.account = CallAccount()  # everything this client did, whichever pass asked
-        self._count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
+        self._count_tokens = self.count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
@@ -71,10 +76,14 @@ class ChatClient(Endpoint):
     # -- public calls ---------------------------------------------------------------------------------
 
     def request(self, messages: list[dict[str, str]], **params: Any) -> ChatRequest:
-        """A `ChatRequest` with the configured model, temperature, seed and extra body filled in."""
+        """A `ChatRequest` with the configured model, temperature, seed and extra body filled in; without the
+        parameters the server refused earlier in the run (``logit_bias``, ``response_format``)."""
         params.setdefault("model", self.cfg.model)
         params.setdefault("temperature", self.cfg.temperature)
         params.setdefault("seed", self.cfg.seed)
+        for name in ("logit_bias", "response_format"):
+            if name in self.server.refused:
+                params.pop(name, None)
         extra = {**self.cfg.extra_body, **params.pop("extra", {})}
         return ChatRequest(messages=tuple(messages), extra=extra, **params)
 
@@ -104,13 +113,12 @@ class ChatClient(Endpoint):
             answered = await self.waves.chat(key, body, accounts, keep if stored else None, account)
             if answered is not None:
                 return answered
-        send = ("chat/completions", body, req.model, estimate, accounts, parse_chat_body,
-                keep if stored else None, content)
+        send = (req, body, estimate, accounts, keep if stored else None, content)
         if slot is None:
-            parsed, latency, attempts = await self._send(*send)
+            parsed, latency, attempts = await self._send_chat(*send)
         else:
             async with slot():
-                parsed, latency, attempts = await self._send(*send)
+                parsed, latency, attempts = await self._send_chat(*send)
         result = _timed(parsed, latency, attempts)
         accounts.add("prompt_tokens", result.usage.prompt_tokens)
         accounts.add("completion_tokens", result.usage.completion_tokens)
@@ -118,9 +126,41 @@ class ChatClient(Endpoint):
         self.limiter.settle(estimate, result.usage.total or estimate)
         return result
 
+    async def _send_chat(self, req: ChatRequest, body: dict[str, Any], estimate: int, accounts: "_Accounts",
+                         keep: Callable[[Any, ChatResult], Awaitable[None]] | None, content: bytes | None
+                         ) -> tuple[ChatResult, float, int]:
+        """`_send` of a chat request, streamed where the server takes it; a server that refuses streaming (or
+        ``stream_options``) is asked again without, and is not asked with it again this run. The cache key is
+        the unstreamed body's: a streamed answer is stored as the whole answer it reads back to."""
+        server = self.server
+        await server.ask_once(self._http, self._headers())  # type: ignore[arg-type]
+        while True:
+            streamed = server.streams(req.max_tokens, req.extra, self.streams)
+            payload, wire = streamed_body(body, content, "stream_options" not in server.refused) if streamed \
+                else (body, content)
+            try:
+                answer = await self._send("chat/completions", payload, req.model, estimate, accounts, parse_chat_body,
+                                          keep, wire, streamed)
+            except LLMRequestError as e:
+                refused = refused_streaming(e) if streamed else None
+                if refused is None:
+                    for param in e.params:  # the passes ask again without it; later requests are built without
+                        server.refuse(param, str(e))
+                    raise
+                server.refuse(refused, str(e))
+                continue
+            if streamed:
+                server.streamed += 1
+            else:
+                server.unstreamed += 1
+            return answer
+
     async def embed(self, texts: list[str], model: str | None = None,
                     account: CallAccount | None = None) -> EmbeddingResult:
-        """Embed ``texts`` in one request; vectors already in the cache are not asked for again."""
+        """Embed ``texts`` in one request; vectors already in the cache are not asked for again. A server that
+        said it serves no embeddings is not asked again this run: its error is raised at once."""
+        if "embeddings" in self.server.errors:
+            raise self.server.errors["embeddings"]
         model = model or self.cfg.embedding_model
         accounts = _Accounts(self.account, account)
         endpoint = self.url("embeddings", model)
@@ -144,12 +184,20 @@ class ChatClient(Endpoint):
             async def keep(body: Any, parsed: tuple[list[list[float]], Usage]) -> None:
                 await self._store([(keys[i], v) for i, v in zip(missing, parsed[0])], "embedding")
 
-            (fresh, usage), _, _ = await self._send("embeddings", payload, model, estimate, accounts,
-                                                    _parse_embeddings, keep)
+            try:
+                (fresh, usage), _, _ = await self._send("embeddings", payload, model, estimate, accounts,
+                                                        _parse_embeddings, keep)
+            except LLMCapabilityError as e:
+                self.server.refuse("embeddings", str(e), e)
+                raise
             accounts.bump(prompt_tokens=usage.prompt_tokens)
             for i, vector in zip(missing, fresh):
                 vectors[i] = vector
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
+
+    def streaming(self, accounts: list[CallAccount]) -> tuple[int, int, float]:
+        """(answers streaming now, their tokens so far, tokens a second) of the calls counted in ``accounts``."""
+        return self.server.slots.streaming(lambda owner: isinstance(owner, _Accounts) and owner.include(accounts))
 
     # -- stored answers -------------------------------------------------------------------------------
 
@@ -178,28 +226,39 @@ class ChatClient(Endpoint):
 
     async def _send(self, path: str, payload: dict[str, Any], model: str, estimate: int, accounts: "_Accounts",
                     parse: Callable[[Any], T], keep: Callable[[Any, T], Awaitable[None]] | None = None,
-                    content: bytes | None = None) -> tuple[T, float, int]:
+                    content: bytes | None = None, streamed: bool = False) -> tuple[T, float, int]:
         """POST with retries; returns what ``parse`` made of the good body (a ValueError from it means a broken
         answer, retried). ``keep`` persists the body before the request's slot is given back, shielded from
         cancellation: an answer that was paid for is stored even when the run is being stopped, and the calls
-        a killed run can lose are at most the ones holding a slot."""
+        a killed run can lose are at most the ones holding a slot. An attempt given up while the server may go
+        on with it keeps its slot until that work should be done (`ServerProfile.drain_s`): a retry does not
+        queue behind the answer it abandoned."""
         assert self._http is not None, "use the client inside 'async with'"
         url, headers = self.url(path, model), self._headers()
         budget = RetryBudget(self.retry, trio.current_time())
         failures: list[Failure] = []
         previous_sent = None
         slots = self.concurrency.limiter
+        learn = self.server.slots
+        prompt = (len(content) if content is not None else 4000) // 4
+        on_first = (lambda w: learn.first_token(w, prompt)) if streamed else None
         while True:
             await self._take_turn(estimate)
+            watch, told = self.watch(on_first), False
+            watch.owner = accounts
             try:
                 t0 = trio.current_time()
                 accounts.add("requests")
-                outcome = await self._attempt(url, payload, headers, content)
+                outcome = await self._attempt(url, payload, headers, content, watch, streamed)
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, Failure):
                     self.limiter.observe_headers(outcome.headers)
                     written, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
+                        learn.finished(watch, False)
+                        if watch.first_at is None:
+                            learn.whole_answer(latency)
+                        told = True
                         if keep is not None:
                             with trio.CancelScope(shield=True):
                                 await keep(written, parsed)
@@ -210,6 +269,18 @@ class ChatClient(Endpoint):
                         return parsed, latency, len(failures) + 1
                 else:
                     failure = outcome
+                if streamed and watch.first_at is not None and slots.borrowed_tokens > 1 and (
+                        failure.cut or failure.reason.startswith("connection broken")):
+                    learn.interrupted()  # another of ours came in and this one stopped: one at a time
+                    failure = attrs.evolve(failure, abandoned=False)
+                learn.finished(watch, failure.abandoned)
+                told = True
+                if failure.abandoned and (drain := self.server.drain_s(watch)) > 0:
+                    await trio.sleep(drain)
+            except BaseException as e:
+                if not told:  # a refusal, or cancelled: a stream is closed on its way out
+                    learn.finished(watch, isinstance(e, trio.Cancelled))
+                raise
             finally:
                 slots.release()
             failures.append(failure)
@@ -278,6 +349,10 @@ class _Accounts:
 
     def __init__(self, *accounts: CallAccount | None) -> None:
         self._accounts = [a for a in accounts if a is not None]
+
+    def include(self, accounts: Any) -> bool:
+        """Whether any of ``accounts`` (a pass's, or its parts') is one of these."""
+        return any(a is b for a in self._accounts[1:] for b in accounts)
 
     def bump(self, **counts: int) -> None:
         for name, n in counts.items():

@@ -13,9 +13,11 @@ import trio
 from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
+from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
+from .http.watch import AttemptWatch
 from .records import canonical_json
-from .refusals import read_error_body, refusal
+from .refusals import read_error_body, refusal, server_refusal
 from .retry import is_retryable_status, parse_retry_after
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -31,6 +33,8 @@ class Failure:
     body: str = ""
     retry_after: float | None = None
     connection: bool = False
+    abandoned: bool = False  # sent, then given up before its answer: the server may still be working on it
+    cut: bool = False  # a stream the server ended before its answer did (no finish_reason)
 
 
 class Endpoint:
@@ -38,6 +42,9 @@ class Endpoint:
 
     def __init__(self, cfg: LLMConfig, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.cfg = cfg
+        self.count_tokens: Callable[[str], int] = lambda text: len(text) // 4 + 1
+        self.streams = False
+        self.usage_counted = 0  # streamed answers whose usage the server did not send (counted here)
         self._transport = transport
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
@@ -54,10 +61,11 @@ class Endpoint:
         # transport that says ``direct = True`` (graphglean.testing's in-process one) has the same ``exchange``.
         direct = isinstance(transport, PooledTransport) or getattr(transport, "direct", False) is True
         self._direct = transport if direct else None
-        self._http = httpx.AsyncClient(
+        # which transports can stream: our pool and httpx's (a ``direct`` one that says ``streams = True`` too)
+        self.streams = self._direct is None or getattr(self._direct, "streams", False) is True
+        self._http = httpx.AsyncClient(  # no read timeout of httpx's: `AttemptWatch` keeps the time
             limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
-            timeout=httpx.Timeout(self.cfg.timeout_s, connect=self.cfg.connect_timeout_s),
-            transport=transport)
+            timeout=httpx.Timeout(None, connect=self.cfg.connect_timeout_s), transport=transport)
 
     async def close_http(self) -> None:
         if self._http is not None:
@@ -113,19 +121,31 @@ class Endpoint:
                 return None
         return None
 
-    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None = None
-                       ) -> httpx.Response | Answer | Failure:
-        """One POST of ``payload`` (``content``: its canonical JSON's bytes, when made already)."""
+    def watch(self, on_first: Callable[[AttemptWatch], None] | None = None) -> AttemptWatch:
+        """The clock of one attempt, with the configured timeouts."""
+        cfg = self.cfg
+        return AttemptWatch(cfg.first_token_timeout_s, cfg.timeout_s, cfg.total_timeout_s, on_first)
+
+    async def _attempt(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None,
+                       watch: AttemptWatch, streamed: bool = False) -> httpx.Response | Answer | Failure:
+        """One POST of ``payload`` (``content``: its bytes as sent, when made already) on ``watch``'s clock;
+        ``streamed``: the answer is read as it comes."""
         assert self._http is not None
+        # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
+        with watch.start():
+            return await self._post(url, payload, headers, content, watch if streamed else None)
+        return Failure(watch.why(), abandoned=True)  # a deadline was reached
+
+    async def _post(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None,
+                    watch: AttemptWatch | None) -> httpx.Response | Answer | Failure:
         try:
-            # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
-            with trio.CancelScope(deadline=trio.current_time() + self.cfg.timeout_s):
-                if self._direct is None:
-                    return await self._http.post(url, json=payload, headers=headers)
-                if content is None:
-                    content = canonical_json(payload).encode("utf-8", "surrogatepass")
-                return await self._direct_post(url, headers, content)
-            return Failure(f"no complete answer within {self.cfg.timeout_s:g} s")  # the deadline was reached
+            if self._direct is None:
+                if watch is None:
+                    return await self._http.post(url, json=payload, headers=headers)  # type: ignore[union-attr]
+                return await self._httpx_stream(url, payload, headers, watch)
+            if content is None:
+                content = canonical_json(payload).encode("utf-8", "surrogatepass")
+            return await self._direct_post(url, headers, content, watch)
         except httpx.TimeoutException as e:
             return Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
@@ -133,9 +153,21 @@ class Endpoint:
         except httpx.LocalProtocolError as e:  # asking again would not help
             raise LLMRequestError(f"the request cannot be sent: {self.redact(str(e))}") from None
         except httpx.TransportError as e:
-            return Failure(f"connection broken ({type(e).__name__})")
+            return Failure(f"connection broken ({type(e).__name__})", abandoned=watch is not None)
 
-    async def _direct_post(self, url: str, headers: dict[str, str], content: bytes) -> Answer:
+    async def _httpx_stream(self, url: str, payload: dict[str, Any], headers: dict[str, str],
+                            watch: AttemptWatch) -> Answer:
+        assert self._http is not None
+        async with self._http.stream("POST", url, json=payload, headers=headers) as resp:
+            watch.heard(b"")
+            parts = []
+            async for piece in resp.aiter_bytes():
+                watch.heard(piece)
+                parts.append(piece)
+            return Answer(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, b"".join(parts))
+
+    async def _direct_post(self, url: str, headers: dict[str, str], content: bytes,
+                           watch: AttemptWatch | None = None) -> Answer:
         """The POST httpx would send, straight on our pool (or a ``direct`` transport's ``exchange``): building an
         ``httpx.Request`` for each call was a tenth of the client's CPU per call (benchmarks/transport.py)."""
         assert self._direct is not None
@@ -146,8 +178,12 @@ class Endpoint:
             raw = httpx.Headers({**headers, "content-type": "application/json", "user-agent": USER_AGENT}).raw
             prepared = self._prepared[shape] = (origin_of(parsed), parsed.raw_path, [(b"Host", parsed.netloc), *raw])
         origin, target, head = prepared
-        status, response_headers, body = await self._direct.exchange(
-            origin, b"POST", target, [*head, (b"Content-Length", str(len(content)).encode())], content)
+        head = [*head, (b"Content-Length", str(len(content)).encode())]
+        if watch is None:
+            status, response_headers, body = await self._direct.exchange(origin, b"POST", target, head, content)
+        else:
+            status, response_headers, body = await self._direct.exchange(origin, b"POST", target, head, content,
+                                                                         watch.heard)
         return Answer.read(status, response_headers, body)
 
     def _judge(self, resp: httpx.Response | Answer, parse: Callable[[Any], Any], url: str = "", sent: Iterable[str] = (),
@@ -158,14 +194,34 @@ class Endpoint:
         status = resp.status_code
         if status == 200:
             try:
+                if is_event_stream(resp.headers, resp.content):
+                    body = completion_of(events(resp.content))
+                    if body["choices"][0]["finish_reason"] is None:
+                        return None, None, Failure("the server ended the stream before the answer ended (no "
+                                                   "finish_reason)", 200, cut=True)
+                    self.counted_usage(body, sent)
+                    return body, parse(body), None
                 body, text = read_json(resp.content)
                 return (body if text is None else StoredJSON(text)), parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
                 return None, None, Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
         text = self.redact(resp.text[:2000])
         if is_retryable_status(status):
+            final = server_refusal(status, text, sent=sent, path=url.split("?", 1)[0]) if status >= 500 else None
+            if final is not None:
+                raise final
             return None, None, Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
         raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
+
+    def counted_usage(self, body: dict[str, Any], sent: Any) -> None:
+        """A streamed answer's usage, counted here when the server sent none: the prompt by the client's token
+        count, the answer by its pieces (one token each on llama.cpp, vLLM and Ollama)."""
+        pieces = body.pop("pieces", 0)
+        if body.get("usage") is None and isinstance(sent, dict):
+            self.usage_counted += 1
+            prompt = sum(self.count_tokens(str(m.get("content") or "")) + 4 for m in sent.get("messages") or ())
+            body["usage"] = {"prompt_tokens": prompt, "completion_tokens": pieces, "total_tokens": prompt + pieces,
+                             "counted_by": "graphglean"}
 
     def _give_up(self, failures: list[Failure], url: str) -> LLMError:
         last = failures[-1]

@@ -288,21 +288,39 @@ def _number(text: str | None) -> float | None:
 
 
 class AdaptiveConcurrency:
-    """A CapacityLimiter whose size halves on a 429 and grows back to the configured maximum over the next
-    ``recovery_s`` seconds while answers come (one cut per round of requests, like the learned rate)."""
+    """A CapacityLimiter whose size halves on a 429 and grows back to what is allowed over the next
+    ``recovery_s`` seconds while answers come (one cut per round of requests, like the learned rate). What is
+    allowed is the configured maximum, or less: the ``ceiling`` the server's slots set (`ServerSlots`)."""
 
     def __init__(self, maximum: int, clock: Callable[[], float] | None = None, recovery_s: float = 4.0) -> None:
         self.maximum = maximum
+        self.ceiling = maximum
         self.limiter = trio.CapacityLimiter(maximum)
         self.recovery_s = recovery_s
         self._clock = clock or trio.current_time
         self._last_cut = -math.inf
         self._cut_to = maximum
+        self.listeners: list[Callable[[], None]] = []  # told when more requests may go (a gate fills its places)
 
     @property
     def current(self) -> int:
         """Requests allowed in flight now."""
         return int(self.limiter.total_tokens)
+
+    @property
+    def allowed(self) -> int:
+        return max(1, min(self.maximum, self.ceiling))
+
+    def set_ceiling(self, n: int) -> None:
+        """Allow at most ``n`` in flight (the requests in flight keep their places)."""
+        self.ceiling = max(1, n)
+        total = int(self.limiter.total_tokens)
+        if total > self.allowed:
+            self.limiter.total_tokens = self.allowed
+        elif total < self.allowed and self._clock() - self._last_cut >= self.recovery_s:
+            self.limiter.total_tokens = self.allowed
+            for wake in self.listeners:
+                wake()
 
     def on_rate_limited(self, sent_at: float | None = None) -> None:
         now = self._clock()
@@ -313,9 +331,9 @@ class AdaptiveConcurrency:
         self.limiter.total_tokens = self._cut_to
 
     def on_success(self) -> None:
-        total = int(self.limiter.total_tokens)
-        if total < self.maximum:
+        total, allowed = int(self.limiter.total_tokens), self.allowed
+        if total < allowed:
             back = min(1.0, (self._clock() - self._last_cut) / self.recovery_s)
-            target = self._cut_to + math.ceil((self.maximum - self._cut_to) * back)
+            target = min(allowed, self._cut_to + math.ceil((allowed - self._cut_to) * back))
             if target > total:
                 self.limiter.total_tokens = target

@@ -20,7 +20,8 @@ from typing import Any, Iterable
 
 import attrs
 
-from ..core.errors import LLMAuthError, LLMError, LLMModelError, LLMParameterError, LLMRequestError
+from ..core.errors import (LLMAuthError, LLMCapabilityError, LLMError, LLMModelError, LLMParameterError,
+                           LLMRequestError)
 
 #: body keys that carry the item's own content, not a setting: a refusal naming them is about the item
 CONTENT_KEYS = frozenset({"messages", "input", "prompt", "model"})
@@ -117,6 +118,34 @@ def refusal(status: int, text: str, *, sent: Iterable[str] = (), model: str = ""
     if 400 <= status < 500:
         return LLMRequestError(f"the endpoint refused this request ({where}): {said}", status, text)
     return LLMError(f"unexpected HTTP {status} from the endpoint: {said}", status, text)
+
+
+_NO_EMBEDDINGS = re.compile(r"embedding=True|--embeddings?\b|(does not|doesn't|not) support(s|ed)? embeddings"
+                            r"|embeddings? (are |is )?not (supported|enabled|available)|not an embedding model"
+                            r"|pooling", re.I)
+_NOT_OFFERED = re.compile(r"not (supported|implemented|allowed)|unsupported|unknown (parameter|field|type)"
+                          r"|invalid (value|type)", re.I)
+
+
+def server_refusal(status: int, text: str, *, sent: Iterable[str] = (), path: str = "") -> LLMError | None:
+    """The refusal inside a 5xx that is not a passing fault, or None: a server that says it serves no
+    embeddings (llama-cpp-python's HTTP 500 "Llama model must be created with embedding=True", llama.cpp's
+    501 "start it with --embeddings"), or one that names a parameter that was sent (its 500 for a
+    ``response_format`` of type ``json_schema``). Asking again would get the same answer."""
+    body = read_error_body(text)
+    where = f"HTTP {status}"
+    said = body.message or "(no message)"
+    if path.endswith("embeddings") and (_NO_EMBEDDINGS.search(said) or status == 501):
+        return LLMCapabilityError(f"the endpoint serves no embeddings ({where}: {said})", status, text,
+                                  kind="capability", params=("embeddings",))
+    params = _params_named(body, sent)
+    if params and (_NOT_OFFERED.search(said) or status == 501 or any(p in said for p in ("json_schema",))):
+        return LLMParameterError(f"the endpoint does not accept {', '.join(params)} ({where}): {said}", status,
+                                 text, kind="parameter", params=params)
+    if "response_format" in sent and "json_schema" in said:
+        return LLMParameterError(f"the endpoint does not accept response_format json_schema ({where}): {said}",
+                                 status, text, kind="parameter", params=("response_format",))
+    return None
 
 
 def _item_kind(status: int, body: ErrorBody) -> str | None:

@@ -20,23 +20,35 @@ from .client import ChatClient
 ROUTES = (("/tokenize", "/detokenize"), ("/extras/tokenize", "/extras/detokenize"))
 
 
-async def single_token_ids(client: ChatClient, words: Sequence[str]) -> list[int] | None:
+async def single_token_ids(client: ChatClient, words: Sequence[str],
+                           found: dict[str, Any] | None = None) -> list[int] | None:
     """The one id of each of ``words`` in the server's tokenizer; None when the server has no tokenize route,
-    does not answer within ``llm.timeout_s`` (for the whole probe), or makes some word more than one token."""
+    does not answer within ``llm.timeout_s`` (for the whole probe), or makes some word more than one token.
+    ``found`` is told how: the route, the special ids dropped, whether detokenize confirmed them; or why not."""
+    found = {} if found is None else found
     base = client.cfg.base_url.rstrip("/")
     root = base[:-3] if base.endswith("/v1") else base
     candidates = [(root + t, root + d) for t, d in ROUTES] + [(base + t, base + d) for t, d in ROUTES[1:]]
+    found["why"] = "the server has no tokenize route (/tokenize, /extras/tokenize)"
     with trio.move_on_after(client.cfg.timeout_s):
         for tokenize, detokenize in dict.fromkeys(candidates):
             probes = [await _tokenize(client, tokenize, w) for w in words]
             if any(p is None for p in probes):
                 continue
             ids = without_special(await _tokenize(client, tokenize, ""), probes)  # type: ignore[arg-type]
+            route = tokenize.removeprefix(root)
             if not all(len(p) == 1 for p in ids):
+                found["why"] = f"{route} makes {' or '.join(words)} more than one token"
                 continue
             if ids != probes and not await _confirmed(client, detokenize, words, [p[0] for p in ids]):
+                found["why"] = f"{detokenize.removeprefix(root)} did not give the words back"
                 continue
+            found.pop("why", None)
+            found["found_by"] = route + (f" (special ids {sorted({i for p in probes for i in p} - {q[0] for q in ids})}"
+                                         " the server adds to every text dropped)" if ids != probes else "")
             return [p[0] for p in ids]
+        return None
+    found["why"] = f"the tokenize probe did not end within llm.timeout_s ({client.cfg.timeout_s:g} s)"
     return None
 
 

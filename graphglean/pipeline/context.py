@@ -26,6 +26,8 @@ class PassOutcome:
     failed: list[dict[str, Any]] = attrs.field(factory=list)  # failure_row: {"item", "status", "error"}
     extra: dict[str, Any] = attrs.field(factory=dict)
     files: list[str] = attrs.field(factory=list)
+    warnings: list[str] = attrs.field(factory=list)  # one line each: said on stderr, kept in report.json
+    empty: bool = False  # it produced nothing for a reason to fix (every answer cut or unreadable): exit 1
 
 
 @attrs.define

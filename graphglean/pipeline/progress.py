@@ -10,10 +10,13 @@ from ..llm.accounting import CallAccount
 
 
 class ConsoleProgress:
-    def __init__(self, stream: TextIO | None = None, interval_s: float = 2.0) -> None:
+    def __init__(self, stream: TextIO | None = None, interval_s: float = 2.0, quiet_s: float = 30.0) -> None:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.interval_s = interval_s
+        self.quiet_s = quiet_s  # a log (not a terminal) hears of answers in progress at most this often
+        self.live: dict[str, str] = {}  # pass -> its answers in progress, while some stream
+        self._told: dict[str, float] = {}
         self.totals: dict[str, int] = {}
         self.done: dict[str, int] = {}
         self.failed: dict[str, int] = {}
@@ -33,8 +36,23 @@ class ConsoleProgress:
             filled = int(20 * self.done[name] / total)
             bar = "[" + "#" * filled + "." * (20 - filled) + "] "
         return (f"{name:<15} {bar}{self.done[name]}/{total} items, {account.calls} calls, "
-                f"{account.cache_hits} cached, {account.prompt_tokens + account.completion_tokens} tokens, "
+                f"{account.cache_hits} cached, {account.prompt_tokens + account.completion_tokens:,} tokens, "
                 f"{self.failed[name]} errors")
+
+    def streaming(self, pass_name: str, answers: int, tokens: int, rate: float) -> None:
+        """The pass's answers in progress: "graph 3/40 items, ...; answering 2: 1,240 tokens, 18 tok/s"."""
+        if pass_name not in self.totals:
+            return
+        self.live[pass_name] = f"; answering {answers}: {tokens:,} tokens, {rate:.0f} tok/s" if answers else ""
+        line = self.lines.get(pass_name) or (f"{pass_name:<15} {self.done[pass_name]}/{self.totals[pass_name]} "
+                                             "items")
+        self.lines[pass_name] = line.split("; answering")[0] + self.live[pass_name]
+        now = time.monotonic()
+        if self.tty:
+            self._redraw()
+        elif answers and now - self._told.get(pass_name, -float("inf")) >= self.quiet_s:
+            self._told[pass_name] = now
+            print(self.lines[pass_name], file=self.stream, flush=True)
 
     def advance(self, pass_name: str, account: CallAccount, failed: bool) -> None:
         self.done[pass_name] += 1

@@ -72,7 +72,7 @@ def pass_row(name: str, account: CallAccount, cost_usd: float | None, wall_s: fl
              extra: dict[str, Any] | None = None) -> dict[str, Any]:
     row = with_cached_share({"pass": name, **account.snapshot(), "cost_usd": cost_usd,
                              "wall_s": round(wall_s, 3), "errors": errors})
-    row.update(extra or {})
+    row.update({k: v for k, v in (extra or {}).items() if k not in row})  # a pass's stats never hide its calls
     return row
 
 
@@ -120,5 +120,8 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> d
             "model": ctx.cfg.llm.model,
             "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
             "outputs": [f for o in outcomes for f in o.files],
+            "warnings": [w for o in outcomes for w in o.warnings],
             "prices_known": ctx.cfg.llm.model in ctx.cfg.prices or price_of(ctx.cfg.llm.model, {}) is not None,
-            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()}}
+            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
+            **({"llm": ctx.scheduler.client.server.summary(ctx.scheduler.client.usage_counted)} if ctx.scheduler
+               else {})}

@@ -30,6 +30,24 @@ from .context import PassOutcome, RunContext, failure_row, failures_of
 from .peers import peer_indexes
 
 
+def empty_graph_warning(stats: GraphStats, llm: bool) -> tuple[str, bool] | None:
+    """What to say of a graph with no node from chunks that were read (None: it has nodes, or nothing was read),
+    and what to change; and whether that is a failure (every answer cut or unreadable)."""
+    read = stats.chunks - stats.failed_chunks
+    if stats.nodes or read <= 0:
+        return None
+    if llm and stats.truncated_responses and not stats.records:
+        return (f"graph: 0 nodes: the answers were cut at the completion cap ({stats.truncated_responses} cut "
+                f"answers over {read} chunks) and no whole record came out of any; raise llm.max_tokens (and "
+                "llm.max_output_tokens to the model's own limit), or use a model that answers in fewer tokens"), True
+    if llm and stats.malformed and not stats.records:
+        return (f"graph: 0 nodes: no answer held a record in the asked format ({stats.malformed} lines kept in "
+                "malformed_records.jsonl); the model may not follow the prompt (a base model without a chat "
+                "template?): check llm.model, or graph.examples and the delimiters"), True
+    return (f"graph: 0 nodes from {read} chunks: " + ("the model's answers named no entity" if llm
+            else "no named entity was found")), False
+
+
 async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed: list[dict[str, Any]]) -> PassOutcome:
     # seconds for a large graph, while other passes may have requests in flight: written in a worker thread
     # (and, with graph.communities, while the community reports are asked); a file that cannot be written is a
@@ -43,6 +61,11 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
     files += peer_files
     failed = failed + peer_failed
     extra.update(peer_extra)
+    # the row's own tokens are every call of the pass (resolution's, summaries'); these are extraction's alone
+    for k in ("prompt_tokens", "completion_tokens"):
+        extra[f"extraction_{k}"] = extra.pop(k)
+    if not extra["yes_no_check"]:
+        extra["yes_no_check"] = {"method": "not asked", "why": "no gleaning check was needed this run"}
     if stats.malformed_records:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
@@ -53,7 +76,13 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
         files.append(str(path))
     else:  # resolution off: a log from an earlier run would describe merges this graph does not have
         path.unlink(missing_ok=True)
-    return PassOutcome("graph", failed=failed, extra=extra, files=files)
+    outcome = PassOutcome("graph", failed=failed, extra=extra, files=files)
+    empty = empty_graph_warning(stats, llm=not stats.offline_backend)
+    if empty is not None:
+        ctx.notice(empty[0])
+        outcome.warnings.append(empty[0])
+        outcome.empty = empty[1]  # every answer cut or unreadable: a failed run, not a quiet success
+    return outcome
 
 
 async def graph_nlp_pass(ctx: RunContext) -> PassOutcome:

@@ -94,6 +94,10 @@ class PriorityGate:
 
     def release(self) -> None:
         self.held -= 1
+        self.refill()
+
+    def refill(self) -> None:
+        """Hand free places to waiters (after a release, or when the capacity grew)."""
         if self._epoch() != self._seen:
             self._seen = self._epoch()
             self._queue = [(-w.priority(), order, w) for _, order, w in self._queue if not w.cancelled]

@@ -46,6 +46,9 @@ class Progress(Protocol):
     def finish(self, pass_name: str) -> None: ...
 
 
+TICK_S = 1.0  # how often a pass's answers in progress are shown, while some stream
+
+
 class NoProgress:
     def start(self, pass_name: str, total: int) -> None:
         pass
@@ -153,9 +156,28 @@ class Scheduler:
             self.max_active_items = max_active_items or client.cfg.batch.max_requests
         self.gate = PriorityGate(client.cfg.batch.max_requests if batch else lambda: client.concurrency.current,
                                  epoch=lambda: sum(w.version for w in self.work.values()))
+        client.concurrency.listeners.append(self.gate.refill)  # the server's slots learned: more may go at once
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())
+
+    async def _show_streams(self, pass_name: str) -> None:
+        """Tell the progress, every `TICK_S`, of the pass's answers streaming now: slow work shows it moves."""
+        while True:
+            await trio.sleep(TICK_S)
+            parts = [a for name, a in self.accounts.items() if name == pass_name or name.startswith(pass_name + ".")]
+            answers, tokens, rate = self.client.streaming(parts)
+            self.progress.streaming(pass_name, answers, tokens, rate)  # type: ignore[attr-defined]
+
+    def pass_total(self, pass_name: str) -> CallAccount:
+        """The counts of a pass and of its parts (``summary`` and ``summary.chunks``), as the report's table sums
+        them: what its progress line shows."""
+        total = CallAccount()
+        for name, account in self.accounts.items():
+            if name == pass_name or name.startswith(pass_name + "."):
+                for field in _COUNTS:
+                    setattr(total, field, getattr(total, field) + getattr(account, field))
+        return total
 
     def llm(self, pass_name: str) -> PassLLM:
         return PassLLM(self.client, self.account(pass_name), pass_name, self.gate,
@@ -178,7 +200,7 @@ class Scheduler:
         input order whatever the order of work."""
         items = list(items)
         outcomes: list[Outcome[T, R]] = [Outcome(i, item) for i, item in enumerate(items)]
-        account = self.account(pass_name)
+        self.account(pass_name)
         pass_work = self.work.setdefault(pass_name, PassWork())
         weights = [float(weight(item)) if weight is not None else 1.0 for item in items]
         pass_work.expect(weights)
@@ -209,24 +231,31 @@ class Scheduler:
                 if maybe is not None:
                     with trio.CancelScope(shield=True):  # a finished result is always stored
                         await maybe
-            self.progress.advance(pass_name, account, outcome.error is not None)
+            self.progress.advance(pass_name, self.pass_total(pass_name), outcome.error is not None)
 
         try:
-            async with trio.open_nursery() as nursery:
-                previous = None
-                for i in order:
-                    # Places freed together are refilled in one scheduler pass, so the items' calls go (and are
-                    # stored) together; but a lighter item waits a pass, so that a heavier one's first call
-                    # reaches the gate first.
-                    if weights[i] != previous or not _took(slots):
-                        await slots.acquire()
-                    previous = weights[i]
-                    nursery.start_soon(run_one, outcomes[i])
+            async with trio.open_nursery() as ticking:
+                if hasattr(self.progress, "streaming"):
+                    ticking.start_soon(self._show_streams, pass_name)
+                async with trio.open_nursery() as nursery:
+                    previous = None
+                    for i in order:
+                        # Places freed together are refilled in one scheduler pass, so the items' calls go (and
+                        # are stored) together; but a lighter item waits a pass, so that a heavier one's first
+                        # call reaches the gate first.
+                        if weights[i] != previous or not _took(slots):
+                            await slots.acquire()
+                        previous = weights[i]
+                        nursery.start_soon(run_one, outcomes[i])
+                ticking.cancel_scope.cancel()
         finally:
             self.progress.finish(pass_name)
         if fatal:
             raise fatal[0]
         return outcomes
+
+
+_COUNTS = tuple(f.name for f in attrs.fields(CallAccount) if f.name != "latencies")
 
 
 def _took(slots: trio.Semaphore) -> bool:

@@ -3,8 +3,9 @@
 from .batch_api import FakeBatchAPI
 from .exchange import RecordedRequest, Reply
 from .fake_llm import FakeLLMServer, FaultPlan, table_responder
+from .local_server import LocalServer
 from .refusals import refusal, refusing
 from .server_tokenizer import ServerTokenizer
 
-__all__ = ["FakeBatchAPI", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply", "ServerTokenizer", "refusal",
-           "refusing", "table_responder"]
+__all__ = ["FakeBatchAPI", "FakeLLMServer", "FaultPlan", "LocalServer", "RecordedRequest", "Reply", "ServerTokenizer",
+           "refusal", "refusing", "table_responder"]

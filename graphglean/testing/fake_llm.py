@@ -29,19 +29,21 @@ from ..llm.http.plain_socket import PlainSocket
 from ..llm.limits import TokenBucket
 from .batch_api import FakeBatchAPI
 from .exchange import RecordedRequest, Reply, Responder
+from .local_server import LocalServer
 from .prompt_cache import PromptCache
 from .refusals import REFUSAL_KINDS, refusal, refusing
 from .server_tokenizer import TOKENIZER_STYLES, ServerTokenizer
-from .sse import include_usage, sse_body, wants_stream
+from .streaming import is_completion, stream_body, wants_stream, wants_usage
 from .wire.http1 import Request, RequestReader, response_head
 from .wire.listen import serve_plain_tcp
 from .wire.timer import Timer
 
-__all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", "FaultPlan", "RecordedRequest", "Reply",
-           "Responder", "ServerTokenizer", "completion_body", "embeddings_body", "hashed_embedding", "refusal",
+__all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", "FaultPlan", "LocalServer",
+           "RecordedRequest", "Reply", "Responder", "ServerTokenizer", "completion_body", "embeddings_body", "hashed_embedding", "refusal",
            "refusing", "rough_tokens", "table_responder"]
 
 FAULT_KINDS = ("500", "503", "timeout", "drop", "truncated", "malformed")
+_REPORT_ROUTES = ("/props", "/slots", "/metrics")
 
 
 @attrs.define
@@ -136,7 +138,8 @@ class FakeLLMServer:
                  hang_s: float = 3600.0, embedding_dim: int = 64, reject_logit_bias: bool = False,
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
                  tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0,
-                 batch_api: FakeBatchAPI | None = None, prompt_cache: PromptCache | bool = True) -> None:
+                 batch_api: FakeBatchAPI | None = None, prompt_cache: PromptCache | bool = True,
+                 local: LocalServer | None = None) -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
@@ -157,11 +160,13 @@ class FakeLLMServer:
         self._rpm: TokenBucket | None = None
         self._tpm: TokenBucket | None = None
         self.requests: list[RecordedRequest] = []
+        self.report_requests: list[RecordedRequest] = []  # GET /props, /slots, /metrics
         self.in_flight = 0
         self.max_in_flight = 0
         self.status_counts: dict[int, int] = {}
         self.faults_injected: dict[str, int] = {}
-        self._timer = Timer()
+        self.timer = self._timer = Timer()
+        self.local = local  # slots, a queue and tokens at a pace: a local inference server (`LocalServer`)
 
     @property
     def base_url(self) -> str:
@@ -217,6 +222,17 @@ class FakeLLMServer:
         # one write: head and body in separate segments cost a syscall here and a wake-up in the client
         await conn.stream.send_all(head + (payload[: len(payload) // 2] if truncate else payload))
 
+    async def send_json(self, conn: "_Exchange", status: int, payload: Any,
+                        headers: Mapping[str, str] | None = None) -> None:
+        await self._send(conn, status, json.dumps(payload).encode(), headers)
+
+    async def _send_stream(self, conn: "_Exchange", req: RecordedRequest, payload: dict[str, Any],
+                           headers: Mapping[str, str]) -> None:
+        """The whole answer as a stream of events, at once (a fast server)."""
+        hdrs = [("content-type", "text/event-stream"), ("transfer-encoding", "chunked"), *headers.items()]
+        self.status_counts[200] = self.status_counts.get(200, 0) + 1
+        await conn.stream.send_all(response_head(200, hdrs, conn.keep_alive) + stream_body(payload, wants_usage(req.body)))
+
     async def _serve(self, conn: "_Exchange", request: Request) -> bool:
         raw = request.body
         try:
@@ -226,6 +242,13 @@ class FakeLLMServer:
         headers = dict(request.headers)
         req = RecordedRequest(len(self.requests), request.method, request.target.split("?")[0],
                               headers, body, started=trio.current_time())
+        if req.method == "GET" and req.path.rstrip("/").endswith(_REPORT_ROUTES):
+            # a client asking for the server's slots: not an LLM call (not counted, not rate limited)
+            self.report_requests.append(req)
+            report = self.local.report(req.path) if self.local is not None else None
+            status, payload, kind = report or (404, b'{"detail": "Not Found"}', "application/json")
+            await self._send(conn, status, payload, {"content-type": kind})
+            return True
         self.requests.append(req)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -270,6 +293,10 @@ class FakeLLMServer:
             return await self._fault(conn, fault)
         if self.latency:
             await self._timer.sleep(self.latency)
+        refused = self.local.refusal(req) if self.local is not None else None
+        if refused is not None:
+            await self.send_json(conn, *refused)
+            return True
         if req.path.endswith("/embeddings") and self.embedding_dim <= 0:  # a chat-only server
             model = (req.body or {}).get("model") if isinstance(req.body, dict) else None
             await self._send(conn, 404, json.dumps(
@@ -289,16 +316,20 @@ class FakeLLMServer:
             reply = await reply
         if isinstance(reply, str):
             reply = Reply(reply)
-        await self._decode(req, reply)
+        req.completion_tokens = rough_tokens(reply.text) if reply.status < 400 else 0
+        if self.local is None:
+            await self._decode(req)
         if reply.delay:
             await self._timer.sleep(reply.delay)
         if reply.body is None and reply.status >= 400:  # an error page: the text as it is
             await self._send(conn, reply.status, reply.text.encode(), reply.headers)
             return True
         payload = reply.body if reply.body is not None else self._completion(req, reply)
-        if reply.body is None and wants_stream(req.body):
-            await self._send(conn, reply.status, sse_body(payload, include_usage(req.body)),
-                             {**reply.headers, "content-type": "text/event-stream"})
+        streamed = wants_stream(req.body) and reply.status == 200 and is_completion(payload)
+        if self.local is not None and reply.status == 200:
+            return await self.local.answer(self, conn, req, reply, payload, streamed)
+        if streamed:
+            await self._send_stream(conn, req, payload, reply.headers)
             return True
         await self._send(conn, reply.status, json.dumps(payload).encode(), reply.headers)
         return True
@@ -325,9 +356,8 @@ class FakeLLMServer:
             return reply.status, reply.text
         return reply.status, reply.body if reply.body is not None else self._completion(req, reply)
 
-    async def _decode(self, req: RecordedRequest, reply: Reply) -> None:
+    async def _decode(self, req: RecordedRequest) -> None:
         """Take ``token_latency`` per output token, as a model decoding the answer would."""
-        req.completion_tokens = rough_tokens(reply.text) if reply.status < 400 else 0
         if self.token_latency and req.completion_tokens:
             await self._timer.sleep(self.token_latency * req.completion_tokens)
 
@@ -385,7 +415,9 @@ class FakeLLMServer:
 
     def stats(self) -> dict[str, Any]:
         """Counts of requests, statuses and faults, and ``process_cpu_s``: the CPU time of the process the server
-        runs in (a benchmark's difference of two readings is the server's work between them, start-up left out)."""
+        runs in (a benchmark's difference of two readings is the server's work between them, start-up left out);
+        a local server's slots, tokens and queue waits."""
         return {"requests": len(self.requests), "chat_requests": len(self.chat_requests()), "in_flight": self.in_flight,
                 "max_in_flight": self.max_in_flight, "status_counts": self.status_counts,
-                "faults_injected": self.faults_injected, "process_cpu_s": time.process_time()}
+                "faults_injected": self.faults_injected, "process_cpu_s": time.process_time(),
+                **({"local": self.local.stats()} if self.local is not None else {})}

@@ -55,6 +55,8 @@ class InProcessTransport(httpx.AsyncBaseTransport):
 
     async def _serve(self, method: str, path: str, headers: dict[str, str], raw: bytes
                      ) -> tuple[int, dict[str, str], bytes]:
+        if method == "GET":  # a client asking for a server's slots (/props, /metrics): none here, and not a call
+            return 404, {"content-type": "application/json"}, b'{"detail": "Not Found"}'
         try:
             body = json.loads(raw) if raw else None
         except ValueError:

@@ -52,32 +52,40 @@ def is_openai_model(model: str) -> bool:
 class LoopCheck:
     """Asks the YES/NO continuation question, with the right logit bias for the endpoint (found once)."""
 
-    def __init__(self, llm: PassLLM, provider: str, base_url: str, configured_ids: dict[str, Any]) -> None:
+    def __init__(self, llm: PassLLM, provider: str, base_url: str, configured_ids: dict[str, Any],
+                 method: dict[str, Any] | None = None) -> None:
         self.llm = llm
         self._provider, self._base_url = provider, base_url
         self._configured = configured_ids
         self._bias: dict[str, float] | None = None
         self._resolved = False
         self._lock = trio.Lock()
+        self.method = {} if method is None else method  # how the checks are asked, and why (report.json)
 
     async def bias(self) -> dict[str, float] | None:
         async with self._lock:
             if not self._resolved:
-                ids = await self._find_ids()
+                found: dict[str, Any] = {}
+                ids = await self._find_ids(found)
                 self._bias = {str(i): 100.0 for i in ids} if ids else None
+                self.method.update({"method": "logit_bias", "ids": dict(zip(("YES", "NO"), ids)), **found} if ids
+                                   else {"method": "lenient text", "why": found.get("why", "no token ids")})
                 self._resolved = True
         return self._bias
 
-    async def _find_ids(self) -> list[int] | None:
+    async def _find_ids(self, found: dict[str, Any]) -> list[int] | None:
         if self._configured:
+            found["found_by"] = "llm.logit_bias_ids"
             return [int(self._configured[k]) for k in ("YES", "NO") if k in self._configured] or None
         if not is_openai_endpoint(self._provider, self._base_url):
-            ids = await single_token_ids(self.llm.client, ("YES", "NO"))
+            ids = await single_token_ids(self.llm.client, ("YES", "NO"), found)
             if ids or not is_openai_model(self.llm.model):
                 return ids
         # OpenAI's endpoint, or an OpenAI model behind a proxy that has no tokenizer of its own
         tok = Tokenizer(self.llm.model)
         ids = [tok.single_token_id(w) for w in ("YES", "NO")]
+        found.update(found_by=f"tiktoken ({tok.requested})") if tok.exact and None not in ids else found.update(
+            why=f"no exact tokenizer for {self.llm.model!r}")
         return ids if tok.exact and None not in ids else None
 
     async def ask(self, messages: list[dict[str, str]]) -> tuple[bool, bool, Usage]:
@@ -90,6 +98,7 @@ class LoopCheck:
             if bias is None or not e.is_about("logit_bias"):
                 raise
             self._bias = None  # this endpoint refuses logit_bias: remember, and ask plainly from now on
+            self.method.update(method="lenient text", why=f"the server refused logit_bias ({str(e)[:160]})")
             result = await self.llm.chat(self.llm.request(messages, max_tokens=1, valid=_clear))
         answer = _yes_no(result.text)
         return answer == "y", answer != "", result.usage

@@ -87,6 +87,11 @@ async def embed_profiles(profiles: list[Profile], scheduler: Scheduler,
     for outcome in outcomes:
         if outcome.ok and outcome.value is not None:
             rows.update(zip(outcome.item, outcome.value))
+    failed = [o for o in outcomes if not o.ok]
+    if failed:
+        warnings.warn(f"graph.resolve.embeddings: {len(failed)} of {len(outcomes)} embedding calls failed (last: "
+                      f"{' '.join(str(failed[-1].error).split())[:200]}); their nodes are compared by rules and "
+                      "names only", stacklevel=2)
     return rows
 
 

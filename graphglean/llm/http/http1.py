@@ -13,7 +13,7 @@ for more.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Protocol
+from typing import Callable, Iterable, Protocol
 
 MAX_HEAD = 64 * 1024  # start line + header lines (or a chunk line, or trailers); a peer sending more is refused
 RECEIVE_SIZE = 65536
@@ -48,6 +48,7 @@ class ByteReader:
     def __init__(self, stream: ReceiveStream) -> None:
         self._stream = stream
         self._buf = bytearray()
+        self.listener: Callable[[bytes], None] | None = None  # told of every piece received (a stream's clock)
 
     @property
     def pending(self) -> bool:
@@ -57,6 +58,8 @@ class ByteReader:
     async def _fill(self) -> bool:
         data = await self._stream.receive_some(RECEIVE_SIZE)
         self._buf += data
+        if self.listener is not None:
+            self.listener(data)
         return bool(data)
 
     async def head(self) -> list[bytes] | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import ssl
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 import httpx
@@ -90,11 +90,15 @@ class _Connection:
         self.reader = ByteReader(stream)
         self.reusable = False
 
-    async def roundtrip(self, method: bytes, request: bytes, keep_alive: bool
-                        ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    async def roundtrip(self, method: bytes, request: bytes, keep_alive: bool,
+                        listener: Callable[[bytes], None] | None = None) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         self.reusable = False
         await self.stream.send_all(request)
-        status, headers, content, reusable = await read_response(self.reader, method)
+        self.reader.listener = listener
+        try:
+            status, headers, content, reusable = await read_response(self.reader, method)
+        finally:
+            self.reader.listener = None
         self.reusable = reusable and keep_alive
         return status, headers, content
 
@@ -171,11 +175,16 @@ class PooledTransport(httpx.AsyncBaseTransport):
                                                        list(request.headers.raw), body)
         return httpx.Response(status, headers=headers, content=content, request=request)
 
+    streams = True  # `exchange` takes a listener: a streamed answer's pieces as they arrive
+
     async def exchange(self, origin: Origin, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
-                       body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+                       body: bytes, listener: Callable[[bytes], None] | None = None
+                       ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """One request on a pooled connection: (status, headers, body). ``headers`` must name the host (a body
         they do not frame gets a Content-Length). A request that cannot be written (a header value with a line
-        break) raises ``httpx.LocalProtocolError``."""
+        break) raises ``httpx.LocalProtocolError``. ``listener`` is told of each piece of the answer received;
+        a request cancelled (or timed out) mid-answer closes its connection, so a server that honours a
+        disconnect stops generating."""
         try:
             request = request_bytes(method, target, headers, body)
         except ValueError as e:
@@ -188,7 +197,7 @@ class PooledTransport(httpx.AsyncBaseTransport):
         try:
             conn = await self._take(origin)
             try:
-                status, headers, content = await conn.roundtrip(method, request, keep_alive)
+                status, headers, content = await conn.roundtrip(method, request, keep_alive, listener)
             except (ProtocolError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
                 await conn.aclose()
                 raise httpx.RemoteProtocolError(f"connection broken: {e}") from None

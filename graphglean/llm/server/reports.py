@@ -1,0 +1,78 @@
+"""What a server says of its own concurrency, read once before the first chat call:
+
+- llama.cpp (``llama-server``): ``GET /props`` -> ``{"total_slots": N, ...}``; ``GET /slots`` -> one object per
+  slot (``--no-slots`` turns it off); ``GET /metrics`` with ``--metrics``: ``llamacpp:requests_processing``,
+  ``llamacpp:requests_deferred``.
+- vLLM: ``GET /metrics`` (Prometheus): ``vllm:num_requests_running``, ``vllm:num_requests_waiting``; it batches
+  up to its ``--max-num-seqs`` (256 by default), which it does not report: while nothing waits, it is not full.
+- llama-cpp-python, Ollama and LM Studio report nothing of the kind (their ``/props`` is a 404): learned.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+import httpx
+import trio
+
+_METRIC = re.compile(r"^(vllm:num_requests_running|vllm:num_requests_waiting|llamacpp:requests_processing"
+                     r"|llamacpp:requests_deferred)(?:\{[^}]*\})?\s+([0-9.eE+-]+)", re.M)
+
+
+@attrs.frozen
+class SlotReport:
+    slots: int | None  # the server's slots, when it says
+    source: str
+    running: int | None = None  # requests generating now and waiting now, when it says
+    waiting: int | None = None
+
+
+def server_root(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    return base[:-3] if base.endswith("/v1") else base
+
+
+async def read_report(http: httpx.AsyncClient, base_url: str, headers: dict[str, str],
+                      timeout_s: float) -> SlotReport | None:
+    """The server's own word on its slots (llama.cpp's /props, else /slots, else a /metrics), or None."""
+    root = server_root(base_url)
+    with trio.move_on_after(timeout_s):
+        props = await _get(http, root + "/props", headers)
+        if isinstance(props, dict) and type(props.get("total_slots")) is int and props["total_slots"] > 0:
+            return SlotReport(props["total_slots"], "reported by the server's /props (total_slots)")
+        slots = await _get(http, root + "/slots", headers)
+        if isinstance(slots, list) and slots and all(isinstance(s, dict) for s in slots):
+            return SlotReport(len(slots), "reported by the server's /slots")
+        return await read_metrics(http, root, headers)
+    return None
+
+
+async def read_metrics(http: httpx.AsyncClient, root: str, headers: dict[str, str]) -> SlotReport | None:
+    """Requests running and waiting from a Prometheus ``/metrics`` of vLLM or llama.cpp."""
+    text = await _get(http, root + "/metrics", headers, as_json=False)
+    if not isinstance(text, str):
+        return None
+    found = {name: float(value) for name, value in _METRIC.findall(text)}
+    running = found.get("vllm:num_requests_running", found.get("llamacpp:requests_processing"))
+    waiting = found.get("vllm:num_requests_waiting", found.get("llamacpp:requests_deferred"))
+    if running is None or waiting is None:
+        return None
+    server = "vLLM" if "vllm:num_requests_running" in found else "llama.cpp"
+    return SlotReport(None, f"{server} /metrics", int(running), int(waiting))
+
+
+async def _get(http: httpx.AsyncClient, url: str, headers: dict[str, str], as_json: bool = True) -> Any:
+    try:
+        resp = await http.get(url, headers=headers)
+    except httpx.HTTPError:
+        return None
+    if resp.status_code != 200:
+        return None
+    if not as_json:
+        return resp.text
+    try:
+        return resp.json()
+    except ValueError:
+        return None
