@@ -8,7 +8,6 @@ import itertools
 import json
 import re
 
-import attrs
 import pytest
 import trio
 

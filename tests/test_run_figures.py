@@ -9,11 +9,8 @@ import json
 import warnings
 
 import pytest
-import trio
 
-from graphglean.core.config import Config
 from graphglean.core.errors import LLMParameterError
-from graphglean.graph.extract import extract_graph
 from graphglean.launch import run
 from graphglean.llm.accounting import CallAccount
 from graphglean.llm.client import ChatClient

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import trio
 
+from .bodies import completion_body, embeddings_body
 from .exchange import RecordedRequest, Reply, Responder
-from .fake_llm import completion_body, embeddings_body
 from .serve import load_responder
 
 RESPONDER_ENV = "GRAPHGLEAN_INPROCESS_RESPONDER"  # module:function of the responder `install` uses

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+
 def pieces(text: str) -> list[str]:
     """The text in pieces of four characters: about one token each."""
     return [text[i:i + 4] for i in range(0, len(text), 4)]

@@ -16,7 +16,8 @@ from typing import Any, Callable
 import attrs
 
 from ...graph.offline.nlp_heuristic import noun_phrases
-from ..fake_llm import RecordedRequest, Reply, Responder, rough_tokens
+from ..bodies import rough_tokens
+from ..exchange import RecordedRequest, Reply, Responder
 
 MARK_LOOP = "Answer with one word, YES or NO"
 MARK_CONTINUE = "The last extraction missed"
