@@ -15,7 +15,7 @@ from graphglean.core.config import Config, LLMConfig
 from graphglean.launch import run
 from graphglean.llm.client import ChatClient
 from graphglean.testing import FakeLLMServer, LocalServer, Reply
-from graphglean.testing.responders import MARK_CONTINUE, MARK_LOOP, dense_records, passage_of
+from graphglean.testing.models.responders import MARK_CONTINUE, MARK_LOOP, dense_records, passage_of
 
 SCALE = 50.0  # the server is this much faster than 20 tokens/s, the timeouts this much shorter than the defaults
 PADDING = " It is described at some length, as a small model that says everything twice would describe it." * 3

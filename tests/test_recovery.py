@@ -7,8 +7,8 @@ import pytest
 from graphglean.graph.building.merge import normalize_name
 from graphglean.graph.extract import extract_graph
 from graphglean.graph.extraction.chunk_extraction import ChunkExtraction
-from graphglean.graph.extraction.gleaning import split_point
 from graphglean.graph.extraction.continuation import join
+from graphglean.graph.extraction.gleaning import split_point
 from graphglean.graph.extraction.parser import RecordParser
 from graphglean.graph.extraction.prompts import GraphPrompts
 from graphglean.llm.model_limits.completion_cap import CompletionCap
@@ -16,8 +16,15 @@ from graphglean.llm.model_limits.output_limits import output_limit
 from graphglean.llm.model_limits.served_limits import ServedLimits, from_models, from_props
 from graphglean.testing import FakeLLMServer, Reply
 from graphglean.testing.fake_llm import rough_tokens
-from graphglean.testing.models.responders import (MARK_CONTINUE, MARK_RESUME, answers_given, capped, dense, dense_corpus,
-                                           dense_records)
+from graphglean.testing.models.responders import (
+    MARK_CONTINUE,
+    MARK_RESUME,
+    answers_given,
+    capped,
+    dense,
+    dense_corpus,
+    dense_records,
+)
 
 from .helpers import config as base_config
 

@@ -17,7 +17,7 @@ from graphglean.llm.client import ChatClient
 from graphglean.pipeline.progress import ConsoleProgress
 from graphglean.pipeline.report import pass_row
 from graphglean.testing import FakeLLMServer, LocalServer, Reply, ServerTokenizer
-from graphglean.testing.responders import MARK_LOOP, synthetic
+from graphglean.testing.models.responders import MARK_LOOP, synthetic
 
 from .helpers import config, llm_config
 from .test_cli import STAVE, cli, write_config
