@@ -57,11 +57,14 @@ def refused_at_once(result, elapsed, out, holder):
 async def test_a_second_run_fresh_or_view_is_refused_while_a_run_holds_the_folder(tmp_path):
     gate = Gate()
     async with FakeLLMServer(gate).running() as s:
-        cfg = write_config(tmp_path, s.base_url, llm={"timeout_s": 300})  # max_concurrency 4; no retry while held
+        # 4 requests in flight (the server's slots given: nothing to learn), no retry while they are held
+        cfg = write_config(tmp_path, s.base_url, llm={"timeout_s": 300, "first_token_timeout_s": 300,
+                                                      "server_concurrency": 4})
         out = tmp_path / "out"
         first = await holding(cfg, out)
-        while s.in_flight < 4:  # every request slot of the run waits at the gate: it sends nothing more
-            await trio.sleep(0.01)
+        with trio.fail_after(60):
+            while s.in_flight < 4:  # every request slot of the run waits at the gate: it sends nothing more
+                await trio.sleep(0.01)
         asked = len(s.requests)
         for args in (("run", cfg), ("run", cfg, "--fresh"), ("view", out)):
             t0 = time.monotonic()
