@@ -43,7 +43,7 @@ class EnrichStats:
     entities_unlocated: int = 0
     embeddings: int = 0
     summaries: int = 0
-    failures: int = 0
+    failed_steps: int = 0  # steps (intent, entities, embedding, summary) that failed; asked again next drain
     entity_backend: str = "llm"  # the one auto chose: spacy where installed
 
 
@@ -174,7 +174,7 @@ class Enricher:
         except Exception as e:
             if isinstance(e, FATAL):
                 raise
-            self.stats.failures += 1
+            self.stats.failed_steps += 1
             await trio.to_thread.run_sync(self.store.mark, uuid, step, "failed", f"{type(e).__name__}: {e}")
             return
         await trio.to_thread.run_sync(self.store.mark, uuid, step, "done")
@@ -221,7 +221,7 @@ class Enricher:
             try:
                 found = await self._spacy.entities([m.content for m in batch])
             except Exception as e:  # the model failed on this batch: recorded per message, tried again on drain
-                self.stats.failures += len(batch)
+                self.stats.failed_steps += len(batch)
                 for m in batch:
                     await trio.to_thread.run_sync(self.store.mark, m.uuid, "entities", "failed",
                                                   f"{type(e).__name__}: {e}")
@@ -270,7 +270,7 @@ class Enricher:
             except Exception as e:
                 if isinstance(e, FATAL):
                     raise
-                self.stats.failures += len(batch)
+                self.stats.failed_steps += len(batch)
                 for m in batch:
                     await trio.to_thread.run_sync(self.store.mark, m.uuid, "embedding", "failed", str(e))
                 return
