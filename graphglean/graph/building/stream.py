@@ -30,7 +30,7 @@ from ...core.tokens import Tokenizer
 from ...scheduling.scheduler import PassLLM
 from ...text.chunking import Chunk
 from ..records import ParseResult
-from .describe import SummaryMemo, group_prompt, needs_summary, settled_groups, summarize
+from .describe import SummaryMemo, group_prompt, needs_summary, part_name, settled_groups, summarize
 from .merge import GraphAccumulator, display_name, in_found_order, normalize_name
 
 _WORD = re.compile(r"\w+")
@@ -160,6 +160,10 @@ class DescriptionStream:
         keys = [thing] if isinstance(thing, str) else list(thing)
         return " and ".join(display_name(self.acc.nodes[k]) or k for k in keys)
 
+    @staticmethod
+    def _part_name(thing: Thing) -> str:
+        return part_name((thing,) if isinstance(thing, str) else thing)
+
     def _review(self, thing: Thing) -> list[tuple[Any, tuple[Any, ...]]]:
         """The calls ``thing`` is now certain to need and that have not started yet."""
         progress = self._progress.setdefault(thing, _Progress())
@@ -175,7 +179,7 @@ class DescriptionStream:
             progress.whole = True
             descriptions = [d for d, _ in in_found_order(first)]
             if needs_summary(descriptions, budget, self.counted):
-                return [(self._whole, (self._name(thing), kind, descriptions))]
+                return [(self._whole, (self._name(thing), self._part_name(thing), kind, descriptions))]
             return []
         self._watching.setdefault(word, set()).add(thing)
         if sum(map(self.counted.count, first)) <= 4 * budget:
@@ -183,15 +187,15 @@ class DescriptionStream:
         settled = [d for d, where in in_found_order(first) if where[:3] < frontier]
         starts: list[tuple[Any, tuple[Any, ...]]] = []
         for group in settled_groups(settled[progress.cut:], budget, self.counted):
-            starts.append((self._group, (self._name(thing), kind, group)))
+            starts.append((self._group, (self._part_name(thing), kind, group)))
             progress.cut += len(group)
             progress.groups += 1
         return starts
 
-    async def _whole(self, name: str, kind: str, descriptions: list[str]) -> None:
+    async def _whole(self, name: str, part: str, kind: str, descriptions: list[str]) -> None:
         try:
             await summarize(self.llm, name, kind, descriptions, self.cfg.description_max_tokens, self.counted,
-                            self.cfg.language, self.memo)
+                            self.cfg.language, self.memo, part)
         except Exception:  # kept in the memo: the final pass reports it against its node or edge
             pass
 
