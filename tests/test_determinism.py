@@ -9,6 +9,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -19,8 +20,6 @@ from graphglean.testing.models.responders import passage_of
 
 from .test_cli import env
 
-pytest.importorskip("lancedb")
-pytestmark = pytest.mark.slow
 
 PEOPLE = [("Dr. Lena Archer", "Lena Archer", "Archer"), ("Hiroshi Tanaka", "Tanaka", "Mr. Tanaka"),
           ("Zoë Ångström", "Ångström", "Ms. Ångström"), ("Mats Lindqvist", "Lindqvist", "Mayor Lindqvist"),
@@ -62,10 +61,12 @@ def everything(req: RecordedRequest):
     return answer
 
 
-def write_config(folder: Path, base_url: str, corpus: Path) -> Path:
+def write_config(folder: Path, base_url: str, corpus: Path, **llm) -> Path:
+    """Every pass on over ``corpus``; no response cache unless ``llm`` says so."""
+    pytest.importorskip("lancedb", reason="output.formats graphrag needs lancedb (pip install '.[graphrag]')")
     folder.mkdir(parents=True, exist_ok=True)
     cfg = {"llm": {"base_url": base_url, "api_key": "sk-det", "model": "gpt-4o-mini", "max_concurrency": 6,
-                   "embedding_model": "text-embedding-3-small", "cache": {"mode": "off"}},
+                   "embedding_model": "text-embedding-3-small", "cache": {"mode": "off"}, **llm},
            "input": {"path": str(corpus), "format": "locomo"},
            "chunking": {"size": 200, "overlap": 20},
            "graph": {"description_max_tokens": 60, "resolve": {"method": "llm", "llm_batch": 3},
@@ -103,29 +104,81 @@ def _common_prefix(a: str, b: str) -> str:
     return a[:n]
 
 
-async def _run(tmp_path: Path, seed: str, server: FakeLLMServer, corpus: Path, results: dict) -> None:
-    cfg = write_config(tmp_path / f"seed{seed}", server.base_url, corpus)
-    results[seed] = await trio.run_process([sys.executable, "-m", "graphglean", "run", str(cfg)],
-                                           capture_stdout=True, capture_stderr=True, check=False,
-                                           env={**env(), "PYTHONHASHSEED": seed})
-
-
-async def test_two_processes_with_different_hash_seeds_send_the_same_request_bodies(tmp_path):
+def conversation(tmp_path: Path) -> Path:
     corpus = tmp_path / "conversation.json"
     corpus.write_text(json.dumps([locomo()], ensure_ascii=False))
+    return corpus
+
+
+async def graphglean(config: Path, seed: str, *args: str) -> Any:
+    """``graphglean run CONFIG ARGS`` in a process of its own whose string hashes are seeded with ``seed``."""
+    return await trio.run_process([sys.executable, "-m", "graphglean", "run", str(config), *args],
+                                  capture_stdout=True, capture_stderr=True, check=False,
+                                  env={**env(), "PYTHONHASHSEED": seed})
+
+
+def succeeded(done: Any) -> str:
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in err, err[-3000:]
+    return err
+
+
+async def _run(tmp_path: Path, seed: str, server: FakeLLMServer, corpus: Path, results: dict) -> None:
+    results[seed] = await graphglean(write_config(tmp_path / f"seed{seed}", server.base_url, corpus), seed)
+
+
+@pytest.mark.slow
+async def test_two_processes_with_different_hash_seeds_send_the_same_request_bodies(tmp_path):
+    corpus = conversation(tmp_path)
     results: dict = {}
     async with FakeLLMServer(everything, embedding_dim=16).running() as one, \
             FakeLLMServer(everything, embedding_dim=16).running() as two:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_run, tmp_path, "1", one, corpus, results)
             nursery.start_soon(_run, tmp_path, "2", two, corpus, results)
-    for seed, done in results.items():
-        assert done.returncode == 0, (seed, done.stderr.decode()[-3000:])
+    for done in results.values():
+        succeeded(done)
     bodies = [Counter(canonical(r) for r in s.requests) for s in (one, two)]
     paths = Counter(r.path.rsplit("/", 1)[-1] for r in one.requests)
     prompts = " ".join(r.prompt for r in one.chat_requests())
     # every pass asked: extraction and gleaning, resolution's questions, reports, summaries, episodes, enrichment
     assert paths["embeddings"] >= 2 and "Pair 1\nA:" in prompts and "Community data:" in prompts
     assert [m for m in ("Records:", '"gists"', '"facts"', "intent of the message",
-                                      "Rewrite this text in summarized form.", "Below are several descriptions") if m not in prompts] == []
+                        "Rewrite this text in summarized form.", "Below are several descriptions",
+                        "New lines of conversation") if m not in prompts] == []
     assert bodies[0] == bodies[1], first_difference(*bodies)
+
+
+@pytest.mark.slow
+async def test_fresh_with_a_warm_cache_in_another_process_sends_nothing(tmp_path):
+    """--fresh forgets the run store (and the memory store), never the response cache: a second process, its
+    hashes seeded otherwise, asks exactly what the first asked, so every answer comes from the cache."""
+    corpus = conversation(tmp_path)
+    async with FakeLLMServer(everything, embedding_dim=16).running() as server:
+        cache = {"mode": "readwrite", "path": str(tmp_path / "responses.sqlite")}
+        config = write_config(tmp_path / "run", server.base_url, corpus, cache=cache)
+        succeeded(await graphglean(config, "1"))
+        out = tmp_path / "run" / "out"
+        first = {name: (out / name).read_text() for name in ("entities.jsonl", "community_reports.jsonl")}
+        asked = len(server.requests)
+        succeeded(await graphglean(config, "2", "--fresh"))
+    assert asked > 50 and len(server.requests) == asked, [canonical(r)[:300] for r in server.requests[asked:]]
+    assert {name: (out / name).read_text() for name in first} == first
+    assert json.loads((out / "report.json").read_text())["passes"][0]["calls"] == 0
+
+
+def test_a_response_cache_where_fresh_would_remove_it_is_refused(tmp_path):
+    from graphglean.core.config import Config
+    from graphglean.core.errors import ConfigError
+    from graphglean.pipeline.plan import check_runnable
+
+    cfg = Config()
+    cfg.output.dir = str(tmp_path / "out")
+    cfg.llm.cache.path = str(tmp_path / "out" / "cache.sqlite")  # beside the run store: kept
+    check_runnable(cfg, dry=False)
+    for inside in ("run.sqlite", "memory.sqlite", "shards/cache.sqlite"):
+        cfg.llm.cache.path = str(tmp_path / "out" / inside)
+        with pytest.raises(ConfigError, match="llm.cache.path: .* which --fresh empties"):
+            check_runnable(cfg, dry=False)
+    cfg.llm.cache.mode = "off"
+    check_runnable(cfg, dry=False)

@@ -100,14 +100,22 @@ class Endpoint:
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
         Returns the JSON answer of a 200, or None on any failure."""
+        return (await self.post_answer(url, body))[1]
+
+    async def post_answer(self, url: str, body: dict[str, Any]) -> tuple[int | None, Any]:
+        """`post_json`'s status and JSON answer (None unless a 200 in JSON); the status is None when no answer
+        came (the connection failed, or ``llm.timeout_s`` passed)."""
         assert self._http is not None, "use the client inside 'async with'"
         with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
             try:
                 resp = await self._http.post(url, json=body, headers=self._headers())
-                return resp.json() if resp.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
-                return None
-        return None
+            except httpx.HTTPError:
+                return None, None
+            try:
+                return resp.status_code, resp.json() if resp.status_code == 200 else None
+            except ValueError:
+                return resp.status_code, None
+        return None, None
 
     async def get_json(self, url: str) -> Any:
         """One plain GET (no retries), e.g. of a server's ``/models``, given at most ``llm.timeout_s``: the JSON
