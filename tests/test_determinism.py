@@ -182,3 +182,30 @@ def test_a_response_cache_where_fresh_would_remove_it_is_refused(tmp_path):
             check_runnable(cfg, dry=False)
     cfg.llm.cache.mode = "off"
     check_runnable(cfg, dry=False)
+
+
+@pytest.mark.slow
+async def test_detached_batch_runs_in_processes_of_other_hash_seeds_submit_each_request_once(tmp_path):
+    """Two --detach cycles and a final run, each process's hashes seeded otherwise, submit exactly the requests
+    one uninterrupted run submits, each once."""
+    from graphglean.core.config_loader import load_config
+    from graphglean.testing.batch_api import FakeBatchAPI
+
+    from .test_resume import quiet_run
+
+    corpus = conversation(tmp_path)
+    api = FakeBatchAPI(0.3)
+    batch = {"enabled": True, "poll_s": 0.02, "quiet_s": 0.1, "online_tail": 0}
+    async with FakeLLMServer(everything, embedding_dim=16, batch_api=api).running() as server:
+        reference = write_config(tmp_path / "reference", server.base_url, corpus, batch=batch)
+        assert not (await quiet_run(load_config(reference))).failed
+        asked = Counter(api.uploaded_lines)
+        api.uploaded_lines.clear()
+        config = write_config(tmp_path / "run", server.base_url, corpus, batch=batch)
+        cycles = [succeeded(await graphglean(config, seed, "--detach")) for seed in ("1", "2")]
+        final = await graphglean(config, "3")
+    succeeded(final)
+    assert all("detached:" in err for err in cycles)
+    submitted = Counter(api.uploaded_lines)
+    assert max(asked.values()) == 1 and len(asked) > 50
+    assert submitted == asked, (len(submitted), len(asked), sum(submitted.values()))

@@ -263,6 +263,7 @@ class Waves:
                     self._settle(line, _ONLINE)
             else:
                 batched.extend(group)
+        batched.sort(key=lambda line: line.key)  # a wave's files: its requests' own, not the order they arrived in
         url, body = self.api.line_url, self.api.line_body
 
         def encode() -> None:  # a wave of 50,000 requests is seconds of encoding: not in the event loop
