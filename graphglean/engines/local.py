@@ -82,5 +82,9 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     report = run_report(ctx, outcomes, time.monotonic() - started)
     if waves is not None:
         report["batches"] = dict(waves.made)  # batches created by this process, and the requests they carried
+        if detach and (said := waves.nothing_submitted()):
+            notice(said)
+    elif detach:
+        notice("--detach: the run went to the end without submitting a batch: it asks no LLM (the offline graph)")
     write_text(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     return report, outcomes
