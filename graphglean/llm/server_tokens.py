@@ -50,7 +50,7 @@ class _Probe:
 
     async def ids(self, words: Sequence[str], found: dict[str, Any]) -> list[int] | None:
         client = self.client
-        base = client.cfg.base_url.rstrip("/")
+        base = client.cfg.base_url.partition("?")[0].rstrip("/")
         root = base[:-3] if base.endswith("/v1") else base
         candidates = [(root + t, root + d) for t, d in ROUTES] + [(base + t, base + d) for t, d in ROUTES[1:]]
         found["why"] = "the server has no tokenize route (/tokenize, /extras/tokenize)"
@@ -68,8 +68,9 @@ class _Probe:
                     found["why"] = f"{detokenize.removeprefix(root)} did not give the words back"
                     continue
                 found.pop("why", None)
-                found["found_by"] = route + (f" (special ids {sorted({i for p in probes for i in p} - {q[0] for q in ids})}"
-                                             " the server adds to every text dropped)" if ids != probes else "")
+                dropped = sorted({i for p in probes for i in p} - {q[0] for q in ids})
+                found["found_by"] = route + (f" (special ids {dropped} the server adds to every text dropped)"
+                                             if ids != probes else "")
                 return [p[0] for p in ids]
             return None
         self.answered = False
