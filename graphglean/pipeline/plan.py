@@ -69,22 +69,24 @@ def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
                           f"{HOW_TO_GET_AN_ENDPOINT}; or leave {peers[0]} out")
     if cfg.llm.batch.enabled and cfg.runtime.engine == "ray":
         raise ConfigError(BATCH_ON_RAY)
-    if cfg.llm.cache.mode != "off" and (removed := removed_by_fresh(cfg, Path(cfg.llm.cache.path))):
-        raise ConfigError(f"llm.cache.path: {cfg.llm.cache.path} is {removed}, which --fresh empties: give the "
-                          "response cache a file of its own (it outlives --fresh)")
+    if cfg.llm.cache.mode != "off" and (removed := removed_by_a_run(cfg, Path(cfg.llm.cache.path))):
+        raise ConfigError(f"llm.cache.path: {cfg.llm.cache.path} is {removed}: give the response cache a file "
+                          "of its own (it outlives --fresh)")
     if detach and not cfg.llm.batch.enabled:
         raise ConfigError("--detach needs batch mode (llm.batch.enabled: true): only batches keep working while "
                           "no run waits for them")
 
 
-def removed_by_fresh(cfg: Config, path: Path) -> str:
-    """What of the output folder ``path`` is that ``--fresh`` removes (the run store, the memory store, the Ray
-    engine's shards), or ""."""
+def removed_by_a_run(cfg: Config, path: Path) -> str:
+    """What of the output folder ``path`` is that a run removes (``--fresh``: the run store, the memory store,
+    the Ray engine's shards; every run: its merge folder), or ""."""
     out = Path(cfg.output.dir).resolve()
     path = path.resolve()
-    for name, what in ((RUN_STORE, "the output folder's run store"), ("memory.sqlite", "the enrichment store"),
-                       ("shards", "in the Ray engine's shards folder")):
-        if path == out / name or (name == "shards" and out / name in path.parents):
+    for name, what in ((RUN_STORE, "the output folder's run store, which --fresh empties"),
+                       ("memory.sqlite", "the enrichment store, which --fresh empties"),
+                       ("shards", "in the Ray engine's shards folder, which --fresh empties"),
+                       ("merge", "in the Ray engine's merge folder, which every run empties")):
+        if path == out / name or (name in ("shards", "merge") and out / name in path.parents):
             return what
     return ""
 
