@@ -8,12 +8,15 @@ call: the `SummaryMemo` then hands it the answer. Two things make a call certain
   its most distinctive word). Its whole summary is made at once.
 - otherwise the start of its description list is settled: descriptions are ordered by where they were found,
   so those found before the first unfinished chunk that could add to it stay first. The groups `summarize`
-  cuts from that start, all but the last, are summarized already.
+  cuts from that start, all but the last, are summarized already, under the thing's key: its shown name may
+  still change, and the final pass names such groups by the key too.
 
-A record whose names are nowhere in its chunk, a display name that changes late, or a later stage that
-changes a node's descriptions (entity resolution merging nodes) only means that node's calls at the end
-differ from the early ones: the final pass asks for what it needs, as it would have without streaming.
-A name with a word that occurs in no chunk is left to the final pass.
+So the early calls are those of the merged graph's long lists, whichever chunks finish first, and every one
+started is answered (which had gone out by the end would be a matter of timing): the requests of a run depend
+on its input only. A later stage that changes a node's descriptions (entity resolution merging nodes) means
+the final pass asks for that node again. A name with a word that occurs in no chunk is left to the final
+pass; only a record whose names are nowhere in its chunk (the one guess here) can make an early call that the
+same input, answered in another order, would not make.
 """
 
 from __future__ import annotations
