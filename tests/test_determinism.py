@@ -164,7 +164,6 @@ async def test_fresh_with_a_warm_cache_in_another_process_sends_nothing(tmp_path
         succeeded(await graphglean(config, "2", "--fresh"))
     assert asked > 50 and len(server.requests) == asked, [canonical(r)[:300] for r in server.requests[asked:]]
     assert {name: (out / name).read_text() for name in first} == first
-    assert json.loads((out / "report.json").read_text())["passes"][0]["calls"] == 0
 
 
 def test_a_response_cache_where_fresh_would_remove_it_is_refused(tmp_path):
