@@ -20,6 +20,7 @@ from . import __version__
 from .core.config import OutputConfig
 from .core.config_loader import load_config
 from .core.errors import GraphgleanError, primary
+from .llm.credentials import redact
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -56,6 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="draw at most N nodes, those of highest degree (default %(default)s; 0 = all)")
     view.add_argument("--open", action="store_true", help="open the page in the default browser")
     return parser
+
+
+class _Redacted:
+    """A text stream that writes what it is given without credentials (`redact`): whatever the CLI prints."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(redact(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _warning_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
@@ -129,6 +143,7 @@ def _view(args: argparse.Namespace) -> int:
 
 
 def entry() -> None:
+    sys.stdout, sys.stderr = _Redacted(sys.stdout), _Redacted(sys.stderr)  # the process's, as it is the CLI
     sys.exit(main())
 
 

@@ -12,6 +12,7 @@ import attrs
 from .core.config import Config
 from .core.sync import entry_point
 from .core.sync import run_sync as _run_sync
+from .llm.credentials import endpoint_secrets, redact, remember
 from .pipeline.context import PassOutcome
 from .pipeline.estimate import estimate_run
 from .pipeline.plan import check_runnable, with_peer_needs
@@ -40,7 +41,7 @@ class RunResult:
 
 
 def _stderr(message: str) -> None:
-    print(f"graphglean: {message}", file=sys.stderr, flush=True)
+    print(f"graphglean: {redact(message)}", file=sys.stderr, flush=True)
 
 
 @entry_point
@@ -52,6 +53,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     wave and return once the run would only wait for batches (`RunResult.detached` says when to come back);
     the same call continues the run."""
     out = out or sys.stdout
+    remember(endpoint_secrets(cfg.llm.api_key, cfg.llm.base_url))  # never written, wherever a message goes
     check_runnable(cfg, dry, detach)
     cfg = with_peer_needs(cfg, notice)
     if dry:

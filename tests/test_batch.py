@@ -149,6 +149,42 @@ async def test_online_tail_sends_a_small_share_online_and_the_rest_in_batches(tm
     assert client.account.calls == 7 and client.account.batch_calls == 4
 
 
+async def test_a_wave_sent_online_says_so_and_why(tmp_path):
+    said = []
+    async with FakeLLMServer(synthetic, batch_api=FakeBatchAPI(0.02)).running() as s:
+        async with ChatClient(batch_llm(s, online_tail=3), waves=None) as client:
+            client.waves.report = lambda key, line: said.append((key, line))
+            await ask_all(client, 3)
+    assert [key for key, _ in said] == ["online"]
+    assert "wave 1: its 3 request(s) went online, at the online price" in said[0][1]
+    assert "llm.batch.online_tail (3)" in said[0][1] and "--detach" not in said[0][1]
+
+
+async def test_detach_with_nothing_to_submit_says_so_and_why_and_runs_to_the_end(tmp_path):
+    """A small corpus: every wave within online_tail goes online, so --detach never detaches; then a run with
+    every answer stored: nothing to ask at all. Each says so in one line."""
+    from graphglean.launch import run
+
+    async with FakeLLMServer(synthetic, batch_api=FakeBatchAPI(0.02)).running() as s:
+        cfg = run_config(s, tmp_path, "batch")
+        cfg.llm.batch.online_tail = 1000
+        said: list[list[str]] = [[], []]
+        for notices in said:
+            result = await run(cfg, detach=True, notice=notices.append, out=open("/dev/null", "w"))
+            assert not result.detached and not result.failed and (tmp_out(cfg) / "report.json").exists()
+            if not s.batch_api.calls:
+                asked = len(s.chat_requests())
+    assert asked > 10 and len(s.chat_requests()) == asked and not s.batch_api.calls
+    first, again = ([line for line in notices if line.startswith("--detach: the run went to the end")]
+                    for notices in said)
+    online = [line for line in said[0] if line.startswith("batch mode: wave")]
+    assert online and all(line.endswith("; --detach: nothing to submit, so the run goes on online") for line in online)
+    assert len(first) == 1 and "went online, each wave's share of a pass being at most llm.batch.online_tail (1000)" \
+        in first[0]
+    assert len(again) == 1 and "every answer it needed was stored already" in again[0]
+    assert not [line for line in said[1] if line.startswith("batch mode: wave")]
+
+
 @pytest.mark.parametrize("limit", [{"max_requests": 2}, {"max_file_mb": 0.0001}])
 async def test_a_wave_is_split_at_max_requests_and_max_file_mb(tmp_path, limit):
     async with FakeLLMServer(synthetic, batch_api=FakeBatchAPI(0.02)).running() as s:

@@ -1,5 +1,7 @@
 """YES/NO ids from a local server's own tokenizer, whatever special tokens it adds; a probe never hangs a run."""
 
+import sqlite3
+
 import pytest
 import trio
 
@@ -87,3 +89,31 @@ async def test_a_tokenize_route_that_never_answers_does_not_hang_the_pass():
     assert not hung.cancelled_caught
     assert result.stats.failed_chunks == 0 and result.stats.checks > 1
     assert all(r.logit_bias is None for r in s.chat_requests() if r.max_tokens == 1)
+
+
+async def test_what_a_server_answered_is_kept_with_the_responses_and_what_it_did_not_is_asked_again(tmp_path):
+    """A run answered from the cache sends no probe either; a probe that got no answer is not kept."""
+    tokenizer = ServerTokenizer(GEMMA, "llama.cpp", bos=2)
+    async with FakeLLMServer(synthetic, tokenizer_api=tokenizer).running() as s:
+        cfg = llm_config(s, tmp_path, model="gemma-3-270m")
+        for _ in range(2):
+            async with ChatClient.from_config(cfg) as c:
+                found: dict = {}
+                assert await single_token_ids(c, ("YES", "NO"), found) == [26915, 3771]
+                assert found["found_by"] == "/tokenize"
+        assert len([r for r in s.requests if r.path.endswith("tokenize")]) == 3  # YES, NO and "": once
+    async with FakeLLMServer(synthetic).running() as bare:  # no tokenize route: its 404s are its answer
+        cfg = llm_config(bare, tmp_path / "bare", model="gemma-3-270m")
+        (tmp_path / "bare").mkdir()
+        counts = []
+        for _ in range(2):
+            async with ChatClient.from_config(cfg) as c:
+                assert await single_token_ids(c, ("YES", "NO")) is None
+            counts.append(len(bare.requests))
+    assert counts[0] > 0 and counts[1] == counts[0]
+    cfg.base_url = "http://127.0.0.1:9/v1"  # nothing listens: no answer, nothing kept
+    cfg.timeout_s = cfg.connect_timeout_s = 2
+    async with ChatClient.from_config(cfg) as c:
+        assert await single_token_ids(c, ("YES", "NO")) is None
+    with sqlite3.connect(cfg.cache.path) as db:  # the bare server's answer only
+        assert db.execute("SELECT COUNT(*) FROM responses WHERE kind = 'tokenize'").fetchone()[0] == 1

@@ -15,6 +15,7 @@ from ..core.tokens import Tokenizer
 from ..graph.resolution.resolve import asks_llm
 from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
+from ..llm.credentials import redact_data
 from ..pipeline.communities import reports_asked
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.folder_lock import output_folder_lock
@@ -82,5 +83,9 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     report = run_report(ctx, outcomes, time.monotonic() - started)
     if waves is not None:
         report["batches"] = dict(waves.made)  # batches created by this process, and the requests they carried
-    write_text(out_dir / "report.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        if detach and (said := waves.nothing_submitted()):
+            notice(said)
+    elif detach:
+        notice("--detach: the run went to the end without submitting a batch: it asks no LLM (the offline graph)")
+    write_text(out_dir / "report.json", json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
     return report, outcomes

@@ -60,6 +60,14 @@ def locate(name: str, text: str) -> list[dict[str, Any]]:
     return []
 
 
+def stored_messages(session_id: str, messages: Sequence[Message | StoredMessage], position: int) -> list[StoredMessage]:
+    """``messages`` of a session as stored, the first at ``position``: one without an id is identified by its
+    session, position and content."""
+    return [m if isinstance(m, StoredMessage) else StoredMessage(
+        m.id or message_uuid(session_id, position + i, m.role, m.content), session_id, m.role, m.content,
+        m.created_at, dict(m.metadata)) for i, m in enumerate(messages)]
+
+
 class Enricher:
     def __init__(self, store: MemoryStore, scheduler: Scheduler, cfg: EnrichConfig | None = None,
                  tokenizer: Tokenizer | None = None, embedding_batch: int = 64) -> None:
@@ -111,9 +119,7 @@ class Enricher:
         again stores nothing twice. Without it they are appended after the messages already stored."""
         if position is None:
             position = len(await trio.to_thread.run_sync(self.store.messages, session_id))
-        stored = [m if isinstance(m, StoredMessage) else StoredMessage(
-            m.id or message_uuid(session_id, position + i, m.role, m.content), session_id, m.role, m.content,
-            m.created_at, dict(m.metadata)) for i, m in enumerate(messages)]
+        stored = stored_messages(session_id, messages, position)
         uuids = await trio.to_thread.run_sync(self.store.add_messages, stored)
         self._kick()
         return uuids

@@ -328,7 +328,8 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
-        nursery.cancel_scope.cancel()  # early calls the final graph did not need (its descriptions changed)
+        # early calls the final graph did not need (entity resolution changed their node) are still answered:
+        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 

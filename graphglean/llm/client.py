@@ -218,6 +218,14 @@ class ChatClient(Endpoint):
         for store in self._writers():
             await store.put_many(items, kind)
 
+    async def recall(self, key: str) -> Any:
+        """What `remember` kept under ``key`` (in the response cache or the run's journal), or None."""
+        return await self._stored(key)
+
+    async def remember(self, key: str, value: Any, kind: str) -> None:
+        """Keep ``value``, a server's answer that is not a completion (its tokenizer's ids), as answers are."""
+        await self._store([(key, value)], kind)
+
     # -- the retry loop -------------------------------------------------------------------------------
 
     def _estimate(self, req: ChatRequest) -> int:

@@ -13,6 +13,7 @@ import trio
 from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
+from .credentials import endpoint_secrets, redact, remember
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
@@ -22,6 +23,14 @@ from .retry import is_retryable_status, parse_retry_after
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 USER_AGENT = "graphglean"
+
+
+def below(base_url: str, path: str, params: str = "") -> str:
+    """The URL of ``path`` below ``base_url``, with ``params``; a query of the base URL (a gateway's key) is
+    kept, after the path."""
+    base, _, query = base_url.partition("?")
+    query = "&".join(q for q in (params, query) if q)
+    return f"{base.rstrip('/')}/{path}" + (f"?{query}" if query else "")
 
 
 @attrs.frozen
@@ -42,6 +51,7 @@ class Endpoint:
 
     def __init__(self, cfg: LLMConfig, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.cfg = cfg
+        remember(endpoint_secrets(cfg.api_key, cfg.base_url))  # never in a message, wherever it is written
         self.count_tokens: Callable[[str], int] = lambda text: len(text) // 4 + 1
         self.streams = False
         self.usage_counted = 0  # streamed answers whose usage the server did not send (counted here)
@@ -76,15 +86,15 @@ class Endpoint:
     # -- endpoint shape -------------------------------------------------------------------------------
 
     def url(self, path: str, model: str | None = None) -> str:
-        base = self.cfg.base_url.rstrip("/")
         if self.cfg.provider == "azure":
             azure = self.cfg.azure
             if path == "embeddings":
                 deployment = azure.embedding_deployment or model or self.cfg.embedding_model
             else:
                 deployment = azure.deployment or model or self.cfg.model
-            return f"{base}/openai/deployments/{deployment}/{path}?api-version={self.cfg.azure.api_version}"
-        return f"{base or OPENAI_BASE_URL}/{path}"
+            return below(self.cfg.base_url, f"openai/deployments/{deployment}/{path}",
+                         f"api-version={self.cfg.azure.api_version}")
+        return below(self.cfg.base_url or OPENAI_BASE_URL, path)
 
     def _headers(self) -> dict[str, str]:
         if not self.cfg.api_key:
@@ -94,20 +104,27 @@ class Endpoint:
         return {"Authorization": f"Bearer {self.cfg.api_key}"}
 
     def redact(self, text: str) -> str:
-        key = self.cfg.api_key
-        return text.replace(key, "[redacted]") if key else text
+        return redact(text)
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
         Returns the JSON answer of a 200, or None on any failure."""
+        return (await self.post_answer(url, body))[1]
+
+    async def post_answer(self, url: str, body: dict[str, Any]) -> tuple[int | None, Any]:
+        """`post_json`'s status and JSON answer (None unless a 200 in JSON); the status is None when no answer
+        came (the connection failed, or ``llm.timeout_s`` passed)."""
         assert self._http is not None, "use the client inside 'async with'"
         with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
             try:
                 resp = await self._http.post(url, json=body, headers=self._headers())
-                return resp.json() if resp.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
-                return None
-        return None
+            except httpx.HTTPError:
+                return None, None
+            try:
+                return resp.status_code, resp.json() if resp.status_code == 200 else None
+            except ValueError:
+                return resp.status_code, None
+        return None, None
 
     async def get_json(self, url: str) -> Any:
         """One plain GET (no retries), e.g. of a server's ``/models``, given at most ``llm.timeout_s``: the JSON

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import socket
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..core.errors import InputError, OutputFolderInUseError
+from ..llm.credentials import redact
 
 try:
     import fcntl
@@ -24,7 +24,6 @@ except ImportError:  # Windows
 
 LOCK_FILE = ".graphglean.lock"
 _WINDOWS_BYTE = 1 << 30  # msvcrt locks a byte range: one far past the holder's note, which stays readable
-_SECRET = re.compile(r"(?i)\b(sk-[\w-]{6,}|[\w.-]*(?:key|token|secret|password)[\w.-]*=\S+)")
 
 
 @contextlib.contextmanager
@@ -97,5 +96,5 @@ def _command() -> str:
     argv = list(sys.argv) or ["python"]
     program = Path(argv[0])
     argv[0] = {"__main__.py": program.parent.name, "-c": "python -c"}.get(program.name, program.name)  # -m, -c
-    line = _SECRET.sub("***", " ".join(argv))
+    line = redact(" ".join(argv))
     return line if len(line) <= 160 else line[:159] + "…"

@@ -13,6 +13,7 @@ import trio
 from ..core.config import PEER_FORMATS, Config, missing_extra
 from ..core.errors import ConfigError
 from .context import PassFn, PassOutcome, RunContext
+from .runstore import FILENAME as RUN_STORE
 from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
 BATCH_ON_RAY = ("llm.batch: batch mode runs on runtime.engine local (the endpoint answers the batches; one "
@@ -68,9 +69,26 @@ def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
                           f"{HOW_TO_GET_AN_ENDPOINT}; or leave {peers[0]} out")
     if cfg.llm.batch.enabled and cfg.runtime.engine == "ray":
         raise ConfigError(BATCH_ON_RAY)
+    if cfg.llm.cache.mode != "off" and (removed := removed_by_a_run(cfg, Path(cfg.llm.cache.path))):
+        raise ConfigError(f"llm.cache.path: {cfg.llm.cache.path} is {removed}: give the response cache a file "
+                          "of its own (it outlives --fresh)")
     if detach and not cfg.llm.batch.enabled:
         raise ConfigError("--detach needs batch mode (llm.batch.enabled: true): only batches keep working while "
                           "no run waits for them")
+
+
+def removed_by_a_run(cfg: Config, path: Path) -> str:
+    """What of the output folder ``path`` is that a run removes (``--fresh``: the run store, the memory store,
+    the Ray engine's shards; every run: its merge folder), or ""."""
+    out = Path(cfg.output.dir).resolve()
+    path = path.resolve()
+    for name, what in ((RUN_STORE, "the output folder's run store, which --fresh empties"),
+                       ("memory.sqlite", "the enrichment store, which --fresh empties"),
+                       ("shards", "in the Ray engine's shards folder, which --fresh empties"),
+                       ("merge", "in the Ray engine's merge folder, which every run empties")):
+        if path == out / name or (name in ("shards", "merge") and out / name in path.parents):
+            return what
+    return ""
 
 
 def with_peer_needs(cfg: Config, notice: Callable[[str], None]) -> Config:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
+import trio
 
 from ..core.spacy_pipeline import MAX_PIECE_CHARS
 from ..core.tokens import Tokenizer
@@ -168,6 +169,7 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
     enrichment.jsonl and one per summary in session_summaries.jsonl."""
     from ..core.errors import InputError
     from ..enrich import Enricher, MemoryStore
+    from ..enrich.enricher import stored_messages
 
     if not ctx.inputs.messages:
         raise InputError(f"{ctx.cfg.input.path}: enrich needs chat messages (input.format locomo, or messages "
@@ -175,12 +177,14 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
     assert ctx.scheduler is not None
     store = MemoryStore(ctx.out_dir / "memory.sqlite", fresh=ctx.fresh)
     try:
+        by_session: dict[str, list[Any]] = {}
+        for m in ctx.inputs.messages:
+            by_session.setdefault(m.session_id, []).append(m)
+        # whole sessions (a re-run stores nothing twice), all stored before enrichment starts: its batches
+        # (embeddings) are then the input's, not what happened to be stored when a round began
+        stored = [s for session_id, messages in by_session.items() for s in stored_messages(session_id, messages, 0)]
+        await trio.to_thread.run_sync(store.add_messages, stored)
         async with Enricher(store, ctx.scheduler, ctx.cfg.enrich) as enricher:
-            by_session: dict[str, list[Any]] = {}
-            for m in ctx.inputs.messages:
-                by_session.setdefault(m.session_id, []).append(m)
-            for session_id, messages in by_session.items():  # whole sessions: a re-run stores nothing twice
-                await enricher.add_messages(session_id, messages, position=0)
             stats = await enricher.drain()
         rows = [m.to_json() for m in store.messages()]
         summaries = [s.to_json() for s in store.summaries()]

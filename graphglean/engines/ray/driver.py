@@ -26,6 +26,7 @@ from ...core.errors import ConfigError, GraphgleanError
 from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
+from ...llm.credentials import redact_data
 from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
@@ -234,7 +235,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     totals.add_cpu("driver", time.process_time() - cpu)
     report = run_report(cfg, passes, totals, outputs, time.monotonic() - started)
     with atomic_open(out / "report.json") as f:
-        f.write(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+        f.write(json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
     outcomes = [PassOutcome(name, report["passes"][i]["wall_s"],
                             [f for f in totals.failed if f.get("pass") == name])
                 for i, (name, _) in enumerate(passes)]

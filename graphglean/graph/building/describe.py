@@ -83,16 +83,21 @@ def group_prompt(name: str, kind: str, group: list[str], language: str) -> str:
 
 
 async def summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str], budget: int,
-                    tokenizer: Tokenizer, language: str, memo: SummaryMemo | None = None) -> str:
+                    tokenizer: Tokenizer, language: str, memo: SummaryMemo | None = None,
+                    part_name: str | None = None) -> str:
     """One description from ``descriptions``: groups of up to 4x ``budget`` tokens are summarized, then their
     summaries, until one is left. The groups of a round are asked at once: a long list's summary takes as
-    many call times as it has rounds, not as it has groups."""
+    many call times as it has rounds, not as it has groups. The last call (one group) names the thing
+    ``name``; a round of several groups names it ``part_name`` (default ``name``): its key, which unlike the
+    name it is shown by cannot change while extraction runs, so a group asked early is the group asked at the
+    end (`stream`)."""
     memo = memo or SummaryMemo()
     while True:
         groups = _groups(descriptions, budget * 4, tokenizer)
         if len(groups) == len(descriptions) > 1:  # each alone fills the budget: no round would shrink the list
             groups = [descriptions]
-        outs = await _each(memo, llm, [group_prompt(name, kind, group, language) for group in groups], budget)
+        label = name if len(groups) == 1 else (part_name or name)
+        outs = await _each(memo, llm, [group_prompt(label, kind, group, language) for group in groups], budget)
         if len(outs) == 1:
             return outs[0]
         descriptions = outs
@@ -150,18 +155,30 @@ def needs_summary(descriptions: list[str], budget: int, tokenizer: Tokenizer) ->
     return tokenizer.count("\n".join(descriptions)) > budget
 
 
+def edge_ends(graph: nx.Graph, a: Any, b: Any) -> tuple[Any, Any]:
+    """An edge's ends in the order its name gives them: as it points, or an undirected one's by key (as the
+    merge keys it), never in the order the graph happens to list them."""
+    return (a, b) if graph.is_directed() or str(a) <= str(b) else (b, a)
+
+
 def edge_name(graph: nx.Graph, a: Any, b: Any) -> str:
+    a, b = edge_ends(graph, a, b)
     return f"{graph.nodes[a].get('name', a)} and {graph.nodes[b].get('name', b)}"
 
 
-def _over_budget(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> list[tuple[str, Any, dict[str, Any]]]:
-    items: list[tuple[str, Any, dict[str, Any]]] = []
+def part_name(keys: tuple[Any, ...]) -> str:
+    """What a round of several groups names a node (its key) or an edge (its ends' keys, `edge_ends`)."""
+    return " and ".join(map(str, keys))
+
+
+def _over_budget(graph: nx.Graph, tokenizer: Tokenizer, budget: int) -> list[tuple[str, Any, str, dict[str, Any]]]:
+    items: list[tuple[str, Any, str, dict[str, Any]]] = []
     for n, d in graph.nodes(data=True):
         if needs_summary(d.get("descriptions", []), budget, tokenizer):
-            items.append(("entity", d.get("name") or n, d))
+            items.append(("entity", d.get("name") or n, part_name((n,)), d))
     for a, b, d in graph.edges(data=True):
         if needs_summary(d.get("descriptions", []), budget, tokenizer):
-            items.append(("relationship", edge_name(graph, a, b), d))
+            items.append(("relationship", edge_name(graph, a, b), part_name(edge_ends(graph, a, b)), d))
     return items
 
 
@@ -175,13 +192,13 @@ async def summarize_descriptions(graph: nx.Graph, scheduler: Scheduler, tokenize
     # counting every joined description of a large graph takes a second: in a worker thread
     items = await trio.to_thread.run_sync(_over_budget, graph, tokenizer, budget, abandon_on_cancel=True)
 
-    async def one(item: tuple[str, Any, dict[str, Any]]) -> str:
-        kind, name, data = item
-        return await summarize(llm, str(name), kind, data["descriptions"], budget, tokenizer, language, memo)
+    async def one(item: tuple[str, Any, str, dict[str, Any]]) -> str:
+        kind, name, part, data = item
+        return await summarize(llm, str(name), kind, data["descriptions"], budget, tokenizer, language, memo, part)
 
-    outcomes = await scheduler.map(one, items, pass_name=PASS, weight=lambda item: len(item[2]["description"]))
+    outcomes = await scheduler.map(one, items, pass_name=PASS, weight=lambda item: len(item[3]["description"]))
     for outcome in outcomes:
         if outcome.ok:
-            outcome.item[2]["description"] = outcome.value
-            outcome.item[2]["summarized"] = True
+            outcome.item[3]["description"] = outcome.value
+            outcome.item[3]["summarized"] = True
     return sum(o.ok for o in outcomes)

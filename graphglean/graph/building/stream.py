@@ -8,12 +8,15 @@ call: the `SummaryMemo` then hands it the answer. Two things make a call certain
   its most distinctive word). Its whole summary is made at once.
 - otherwise the start of its description list is settled: descriptions are ordered by where they were found,
   so those found before the first unfinished chunk that could add to it stay first. The groups `summarize`
-  cuts from that start, all but the last, are summarized already.
+  cuts from that start, all but the last, are summarized already, under the thing's key: its shown name may
+  still change, and the final pass names such groups by the key too.
 
-A record whose names are nowhere in its chunk, a display name that changes late, or a later stage that
-changes a node's descriptions (entity resolution merging nodes) only means that node's calls at the end
-differ from the early ones: the final pass asks for what it needs, as it would have without streaming.
-A name with a word that occurs in no chunk is left to the final pass.
+So the early calls are those of the merged graph's long lists, whichever chunks finish first, and every one
+started is answered (which had gone out by the end would be a matter of timing): the requests of a run depend
+on its input only. A later stage that changes a node's descriptions (entity resolution merging nodes) means
+the final pass asks for that node again. A name with a word that occurs in no chunk is left to the final
+pass; only a record whose names are nowhere in its chunk (the one guess here) can make an early call that the
+same input, answered in another order, would not make.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from ...core.tokens import Tokenizer
 from ...scheduling.scheduler import PassLLM
 from ...text.chunking import Chunk
 from ..records import ParseResult
-from .describe import SummaryMemo, group_prompt, needs_summary, settled_groups, summarize
+from .describe import SummaryMemo, group_prompt, needs_summary, part_name, settled_groups, summarize
 from .merge import GraphAccumulator, display_name, in_found_order, normalize_name
 
 _WORD = re.compile(r"\w+")
@@ -160,6 +163,10 @@ class DescriptionStream:
         keys = [thing] if isinstance(thing, str) else list(thing)
         return " and ".join(display_name(self.acc.nodes[k]) or k for k in keys)
 
+    @staticmethod
+    def _part_name(thing: Thing) -> str:
+        return part_name((thing,) if isinstance(thing, str) else thing)
+
     def _review(self, thing: Thing) -> list[tuple[Any, tuple[Any, ...]]]:
         """The calls ``thing`` is now certain to need and that have not started yet."""
         progress = self._progress.setdefault(thing, _Progress())
@@ -175,7 +182,7 @@ class DescriptionStream:
             progress.whole = True
             descriptions = [d for d, _ in in_found_order(first)]
             if needs_summary(descriptions, budget, self.counted):
-                return [(self._whole, (self._name(thing), kind, descriptions))]
+                return [(self._whole, (self._name(thing), self._part_name(thing), kind, descriptions))]
             return []
         self._watching.setdefault(word, set()).add(thing)
         if sum(map(self.counted.count, first)) <= 4 * budget:
@@ -183,15 +190,15 @@ class DescriptionStream:
         settled = [d for d, where in in_found_order(first) if where[:3] < frontier]
         starts: list[tuple[Any, tuple[Any, ...]]] = []
         for group in settled_groups(settled[progress.cut:], budget, self.counted):
-            starts.append((self._group, (self._name(thing), kind, group)))
+            starts.append((self._group, (self._part_name(thing), kind, group)))
             progress.cut += len(group)
             progress.groups += 1
         return starts
 
-    async def _whole(self, name: str, kind: str, descriptions: list[str]) -> None:
+    async def _whole(self, name: str, part: str, kind: str, descriptions: list[str]) -> None:
         try:
             await summarize(self.llm, name, kind, descriptions, self.cfg.description_max_tokens, self.counted,
-                            self.cfg.language, self.memo)
+                            self.cfg.language, self.memo, part)
         except Exception:  # kept in the memo: the final pass reports it against its node or edge
             pass
 

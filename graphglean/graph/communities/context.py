@@ -78,7 +78,9 @@ def members_of(graph: nx.Graph, community: Community, count: Callable[[str], int
         d = graph.nodes[n]
         text = f"{k}|{display[n]}|{_flat(d.get('type') or 'unknown')}|{_flat(d.get('description'))}"
         entities.append(Line(k, n, text, count(text) + 1))  # and its line break
-    edges = [(a, b, d) for a, b, d in _edges_among(graph, nodes) if a in inside and b in inside and a != b]
+    place = {n: k for k, n in enumerate(ranked)}
+    edges = [_oriented(graph, a, b, d, place) for a, b, d in _edges_among(graph, nodes)
+             if a in inside and b in inside and a != b]
     edges.sort(key=lambda e: (-(degree[e[0]] + degree[e[1]]), -_edge_weight(e[2]), str(e[0]), str(e[1])))
     relationships, pairs = [], {}
     for k, (a, b, d) in enumerate(edges, 1):
@@ -91,6 +93,15 @@ def members_of(graph: nx.Graph, community: Community, count: Callable[[str], int
         for name in [display[n], str(n), *_aliases(graph.nodes[n])]:
             names.setdefault(name.casefold(), n)
     return Members(entities, relationships, names, pairs, display)
+
+
+def _oriented(graph: nx.Graph, a: Any, b: Any, d: Mapping[str, Any],
+              place: Mapping[Any, int]) -> tuple[Any, Any, Mapping[str, Any]]:
+    """An edge as its row names it: a directed one as it points, an undirected one from its more important
+    end (the graph's adjacency order, which follows the order nodes were added in, says nothing)."""
+    if graph.is_directed() or place[a] <= place[b]:
+        return a, b, d
+    return b, a, d
 
 
 def _as_float(value: Any) -> float:

@@ -45,13 +45,13 @@ class Evidence:
         """How much two nodes' descriptions and neighbours share: overlap in [0, 1] weighted by squared idf, so
         words every description uses ("organization", "character") count for next to nothing."""
         weight = lambda w: self.corpus.idf(w) ** 2  # noqa: E731
-        shared = sum(weight(w) for w in a.words.keys() & b.words.keys())
-        for n in a.neighbours & b.neighbours:
-            shared += 2.0 / math.log(2 + self.corpus.degree.get(n, 0))
+        # fsum: exact, so the same whatever order the sets (hash order) give the words in
+        shared = math.fsum([*(weight(w) for w in a.words.keys() & b.words.keys()),
+                            *(2.0 / math.log(2 + self.corpus.degree.get(n, 0)) for n in a.neighbours & b.neighbours)])
         if a.key in b.neighbours:
             shared -= 1.0  # related to each other: the model saw two things
-        total_a = sum(weight(w) for w in a.words) + len(a.neighbours)
-        total_b = sum(weight(w) for w in b.words) + len(b.neighbours)
+        total_a = math.fsum(weight(w) for w in a.words) + len(a.neighbours)
+        total_b = math.fsum(weight(w) for w in b.words) + len(b.neighbours)
         small = min(total_a, total_b)
         return max(0.0, shared / small) if small > 0 else 0.0
 
@@ -236,8 +236,8 @@ class Evidence:
         shared = wa & wb
         if not shared:
             return NO_EVIDENCE
-        weight = sum(self.corpus.idf(w) for w in shared) / max(1e-9, min(
-            sum(self.corpus.idf(w) for w in wa), sum(self.corpus.idf(w) for w in wb)))
+        weight = math.fsum(self.corpus.idf(w) for w in shared) / max(1e-9, min(
+            math.fsum(self.corpus.idf(w) for w in wa), math.fsum(self.corpus.idf(w) for w in wb)))
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE

@@ -18,7 +18,7 @@ import httpx
 import trio
 
 from ...core.errors import LLMModelError
-from ..endpoint import USER_AGENT, Endpoint, Failure
+from ..endpoint import USER_AGENT, Endpoint, Failure, below
 from ..refusals import read_error_body, refusal
 from ..retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
 
@@ -104,9 +104,9 @@ class BatchEndpoint(Endpoint):
         return self.cfg.provider == "azure"
 
     def route(self, path: str) -> str:
-        base = self.cfg.base_url.rstrip("/")
         if self.azure:
-            return f"{base}/openai/{path}?api-version={batch_api_version(self.cfg.azure.api_version)}"
+            version = batch_api_version(self.cfg.azure.api_version)
+            return below(self.cfg.base_url, f"openai/{path}", f"api-version={version}")
         return self.url(path)
 
     @property

@@ -68,6 +68,8 @@ class Waves:
         self.ledger, self.detach = ledger, detach
         self.report = report or (lambda key, line: None)
         self.made = {"batches": 0, "lines": 0}
+        self.online = 0  # requests a wave sent online (online_tail)
+        self._waves = 0
         self._policy = RetryPolicy(max_retries=cfg.max_retries)
         self.flight = Flight(self.api, ledger, self.report, self.settings.max_requests)
         self._lines: dict[str, _Line] = {}  # asked, no outcome yet
@@ -257,12 +259,16 @@ class Waves:
         for line in lines:
             groups.setdefault(id(line.group), []).append(line)
         batched = []
+        self._waves += 1
         for group in groups.values():
             if len(group) <= self.settings.online_tail:
                 for line in group:
                     self._settle(line, _ONLINE)
             else:
                 batched.extend(group)
+        if len(batched) < len(lines):
+            self._say_online(len(lines) - len(batched), len(lines))
+        batched.sort(key=lambda line: line.key)  # a wave's files: its requests' own, not the order they arrived in
         url, body = self.api.line_url, self.api.line_body
 
         def encode() -> None:  # a wave of 50,000 requests is seconds of encoding: not in the event loop
@@ -275,6 +281,25 @@ class Waves:
                           int(self.settings.max_file_mb * 1_000_000)):
             self._submitting += 1
             self._nursery.start_soon(self._submit, part)
+
+    def _say_online(self, sent: int, total: int) -> None:
+        self.online += sent
+        what = f"its {sent} request(s)" if sent == total else f"{sent} of its {total} requests"
+        line = (f"batch mode: wave {self._waves}: {what} went online, at the online price: a pass with at most "
+                f"llm.batch.online_tail ({self.settings.online_tail}) requests in a wave does not wait for a batch "
+                "(0: never online)")
+        if self.detach and sent == total:
+            line += "; --detach: nothing to submit, so the run goes on online"
+        self.report("online", line)
+
+    def nothing_submitted(self) -> str:
+        """What to say of a ``detach`` run that ended without submitting a batch (never detaching), or ""."""
+        if self.made["batches"]:
+            return ""
+        why = (f"its {self.online} request(s) went online, each wave's share of a pass being at most "
+               f"llm.batch.online_tail ({self.settings.online_tail}); set it lower (0: never online) to submit them"
+               if self.online else "every answer it needed was stored already (response cache, run store)")
+        return f"--detach: the run went to the end without submitting a batch: {why}"
 
     async def _submit(self, lines: list[_Line]) -> None:
         try:

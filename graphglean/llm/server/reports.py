@@ -30,7 +30,7 @@ class SlotReport:
 
 
 def server_root(base_url: str) -> str:
-    base = base_url.rstrip("/")
+    base = base_url.partition("?")[0].rstrip("/")
     return base[:-3] if base.endswith("/v1") else base
 
 

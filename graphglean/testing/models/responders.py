@@ -34,7 +34,8 @@ MARK_REPORT = "writing a community report"
 
 def passage_of(prompt: str) -> str:
     """The text after the last ``Passage:`` (or ``Text:``/``Message:``) heading of a prompt."""
-    for heading in ("Passage:\n", "Message:\n", "Text to summarize next:\n\n", "Text:\n"):
+    for heading in ("Passage:\n", "Message:\n", "Text to summarize next:\n\n", "New lines of conversation:\n",
+                    "Text:\n"):
         if heading in prompt:
             body = prompt.rpartition(heading)[2]
             return body.split("\n\nRecords:")[0].strip()

@@ -1,8 +1,9 @@
 """``settings.yaml`` of the GraphRAG project: its completion and embedding models are the run's endpoint and
 models (an Azure deployment where the run used one), the key is GraphRAG's ``${GRAPHRAG_API_KEY}`` (never the
-run's key), and the vector store is the LanceDB database the run wrote, with the size of its vectors. When the
-run asks the embedding model for a size (``llm.embedding_dimensions``), so does GraphRAG's query embedding
-(``call_args``): a query vector of another size would not match."""
+run's key), a base URL that carries credentials is ``${GRAPHRAG_API_BASE}`` (they are never written), and the
+vector store is the LanceDB database the run wrote, with the size of its vectors. When the run asks the
+embedding model for a size (``llm.embedding_dimensions``), so does GraphRAG's query embedding (``call_args``):
+a query vector of another size would not match."""
 
 from __future__ import annotations
 
@@ -14,18 +15,24 @@ import yaml
 
 from .....core.atomic import write_text
 from .....core.config import LLMConfig
+from .....llm.credentials import has_credentials
 
 API_KEY = "${GRAPHRAG_API_KEY}"
+API_BASE = "${GRAPHRAG_API_BASE}"  # in place of a base URL that carries credentials (they are never written)
 SEAL = "# graphglean wrote this file; sha256 of the lines above: "
 OUTPUT = "output"
 VECTORS = "output/lancedb"
+
+
+CREDENTIALS = ("llm.base_url carries credentials, which are never written: api_base is ${GRAPHRAG_API_BASE}; set "
+               "GRAPHRAG_API_BASE to that URL before querying")
 
 
 def _model(llm: LLMConfig, model: str, deployment: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"model_provider": llm.provider, "model": model, "auth_method": "api_key",
                              "api_key": API_KEY}
     if llm.base_url:
-        entry["api_base"] = llm.base_url.rstrip("/")
+        entry["api_base"] = API_BASE if has_credentials(llm.base_url) else llm.base_url.rstrip("/")
     if llm.provider == "azure":
         entry["api_version"] = llm.azure.api_version
         entry["azure_deployment_name"] = deployment or model
@@ -48,7 +55,7 @@ def _escaped(value: Any) -> Any:
     """GraphRAG reads the file through `string.Template`: a ``$`` of a value must be written ``$$``."""
     if isinstance(value, dict):
         return {k: _escaped(v) for k, v in value.items()}
-    if isinstance(value, str) and value != API_KEY:
+    if isinstance(value, str) and value not in (API_KEY, API_BASE):
         return value.replace("$", "$$")
     return value
 
@@ -58,6 +65,8 @@ def settings_yaml(llm: LLMConfig, dimension: int) -> str:
             "# GRAPHRAG_API_KEY (or write it in a .env file here), then:\n"
             "#   graphrag query --root THIS_FOLDER --method local \"...\"   (local, global, drift or basic)\n"
             "# Prompts and search settings not written here are GraphRAG's defaults.\n")
+    if has_credentials(llm.base_url):
+        head += f"# {CREDENTIALS}.\n"
     return head + yaml.safe_dump(_escaped(settings(llm, dimension)), sort_keys=False, allow_unicode=True)
 
 

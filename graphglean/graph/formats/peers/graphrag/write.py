@@ -12,11 +12,12 @@ import numpy as np
 
 from .....core.atomic import atomic_open
 from .....core.config import LLMConfig
+from .....llm.credentials import has_credentials
 from .....text.chunking import Chunk
 from ..communities import Communities
 from ..index import Document, engine_graph
 from ..names import graphrag_name
-from .settings import OUTPUT, VECTORS, write_settings
+from .settings import CREDENTIALS, OUTPUT, VECTORS, write_settings
 from .tables import TABLES, GraphRAGTables, arrow_table, graphrag_tables
 from .vector_tables import write_vector_tables
 
@@ -51,6 +52,7 @@ class GraphRAGPlan:
         settings, note = write_settings(self.root, self.llm, dimension)
         self.notes += [f"output.formats graphrag: {line}; left out of the index" for line in self.tables.dropped]
         self.notes += [f"output.formats graphrag: {note}"] if note else []
+        self.notes += [f"output.formats graphrag: {CREDENTIALS}"] if has_credentials(self.llm.base_url) else []
         return [settings, *paths]
 
 

@@ -1,0 +1,85 @@
+"""Credentials out of everything graphglean writes or shows: files (settings, report.json), the output folder's
+lock note, progress, warnings and errors. `redact` is the one function every writer of such text uses.
+
+It takes out, wherever they occur: the user info of a URL (``http://user:secret@host``), the value of a
+key-like query parameter or ``name=value`` argument (``api-key=``, ``key=``, ``token=``, ``sig=``, ...), a
+bearer or basic token, an ``sk-`` key, and the secrets of every endpoint configured in this process (its API
+key, the user info and key-like parameters of its base URL), also in their JSON-escaped and URL-encoded forms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+REDACTED = "[redacted]"
+SHORTEST = 4  # a configured secret shorter than this is not looked for in free text (it would match anywhere)
+_NAMES = r"(?:api[_\-]?key|key|token|sig|signature|secret|password|passwd|pwd|auth|credentials?|code|sas|jwt)"
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s?#@'\"<>\\]+@")
+# a parameter of a query (after ? & ;) or an argument (--api-key=...): its name ends in a key-like word
+_PARAM = re.compile(rf"(?i)((?:[?&;]|(?<![\w.\-]))-{{0,2}}(?:[\w.\-]*[_.\-])?{_NAMES}=)[^&#\s'\"<>\\]+")
+# an opaque token (a digit, a symbol or a capital inside it), not the word after "basic" in prose
+_TOKEN = re.compile(r"\b((?i:bearer|basic))\s+(?=[\w.~+/\-]*(?:[\d.~+/_\-]|[a-z][A-Z]))[\w.~+/\-]{8,}=*")
+_SK = re.compile(r"\bsk-[\w\-]{6,}")
+_known: set[str] = set()
+
+
+def redact(text: str) -> str:
+    """``text`` without credentials (see the module's docstring)."""
+    if not text:
+        return text
+    for secret in sorted(_known, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    text = _USERINFO.sub(rf"\1{REDACTED}@", text)
+    text = _PARAM.sub(rf"\1{REDACTED}", text)
+    text = _TOKEN.sub(rf"\1 {REDACTED}", text)
+    return _SK.sub(REDACTED, text)
+
+
+def redact_data(value: Any) -> Any:
+    """``value`` (JSON-like data: mappings, lists, strings) with every string `redact`-ed, keys too."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_data(v) for v in value]
+    return value
+
+
+def remember(secrets: Iterable[str]) -> None:
+    """Look for these secrets in every text `redact` is given from now on (this process)."""
+    for secret in secrets:
+        if secret and len(secret) >= SHORTEST:
+            _known.update({secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1],
+                           quote(secret, safe=""), unquote(secret)})
+    _known.discard("")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials ``url`` carries: its user info (whole, and its user name and password), and the values
+    of its key-like query parameters."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return []
+    found = []
+    if "@" in parts.netloc:  # the whole user info and the password (a user name alone is often a plain word)
+        userinfo = parts.netloc.rpartition("@")[0]
+        found += [userinfo, userinfo.partition(":")[2]]
+    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True)
+              if re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_NAMES}", name)]
+    return [s for s in found if s]
+
+
+def has_credentials(url: str) -> bool:
+    """Whether ``url`` carries credentials (user info, a key-like query parameter)."""
+    return bool(url_secrets(url))
+
+
+def endpoint_secrets(api_key: str, base_url: str) -> list[str]:
+    """An endpoint's secrets: its API key and what its base URL carries."""
+    return [api_key, *url_secrets(base_url)]

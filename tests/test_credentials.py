@@ -1,0 +1,84 @@
+"""Credentials are never written: a URL's user info and key-like query parameters, the API key, wherever they
+would appear (settings files, report.json, the lock note, progress, warnings, errors, the stores)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+import yaml
+
+from graphglean.llm.credentials import endpoint_secrets, has_credentials, redact, redact_data, remember
+from graphglean.testing import FakeLLMServer, RecordedRequest, Reply
+
+from .test_determinism import conversation, everything, graphglean, write_config
+
+PASSWORD, QUERY_KEY, API_KEY = "pa55-w0rd-Zq", "qk-9f8e7d6c5b", "sk-live-4a3b2c1d0e"
+
+
+def test_urls_lose_their_user_info_and_key_like_parameters_wherever_they_are():
+    text = ("POST https://bob:hunter2@gw.example.com/v1/chat/completions?api-key=abc123&api-version=2024-10-21: "
+            "HTTP 500; file at https://acct.blob.core.windows.net/f?sv=2022&sig=Zx%2F9&se=2025; "
+            "--token=t0ken graphglean run key=value max_tokens=100 Authorization: Bearer eyJhbGciOi.x-y; sk-abcdef12")
+    said = redact(text)
+    for secret in ("hunter2", "bob:", "abc123", "Zx%2F9", "t0ken", "=value", "eyJhbGciOi", "sk-abcdef12"):
+        assert secret not in said
+    for kept in ("gw.example.com/v1/chat/completions", "api-version=2024-10-21", "sv=2022", "se=2025",
+                 "max_tokens=100", "HTTP 500"):
+        assert kept in said
+    assert redact("a basic understanding of the task-manager") == "a basic understanding of the task-manager"
+
+
+def test_the_secrets_of_a_configured_endpoint_are_found_in_any_form():
+    url = "http://ann:p%40ss-Word9@127.0.0.1:8000/v1?x-api-key=K3y-Value"
+    assert has_credentials(url) and not has_credentials("http://127.0.0.1:8000/v1?api-version=1")
+    remember(endpoint_secrets("sk-test-key-77", url))
+    said = redact('the server said: password p@ss-Word9 ("K3y-Value") for key sk-test-key-77')
+    assert "p@ss-Word9" not in said and "K3y-Value" not in said and "sk-test-key-77" not in said
+    data = redact_data({"failed": [{"error": "p%40ss-Word9 in http://ann:p%40ss-Word9@h/v1"}], "calls": 3})
+    assert "Word9" not in json.dumps(data) and data["calls"] == 3
+
+
+def test_the_lock_note_names_the_command_without_credentials(monkeypatch):
+    from graphglean.pipeline.folder_lock import _command
+
+    monkeypatch.setattr(sys, "argv", ["graphglean", "run", "c.yaml", "--input", "https://u:hunter22@h/x?token=t0k3n"])
+    line = _command()
+    assert "hunter22" not in line and "t0k3n" not in line and "c.yaml" in line
+
+
+def _leaking(req: RecordedRequest):
+    """The everything-model, and a server that echoes its caller's credentials in some refusals."""
+    if "Ångström met" in req.last_user and "Records:" in req.last_user:
+        return Reply(status=400, body={"error": {"message": f"blocked: http://user:{PASSWORD}@gw/v1?api-key="
+                                                            f"{QUERY_KEY} (Authorization: Bearer {API_KEY})",
+                                                 "code": "content_filter"}})
+    return everything(req)
+
+
+@pytest.mark.slow
+async def test_a_run_with_credentials_in_its_urls_writes_them_nowhere(tmp_path):
+    """Every file of the output folder (stores and caches included) and everything the run printed."""
+    corpus = conversation(tmp_path)
+    async with FakeLLMServer(_leaking, embedding_dim=16).running() as server:
+        url = server.base_url.replace("http://", f"http://user:{PASSWORD}@") + f"?api-key={QUERY_KEY}"
+        cache = {"mode": "readwrite", "path": str(tmp_path / "run" / "out" / "cache.sqlite")}
+        config = write_config(tmp_path / "run", url, corpus, api_key=API_KEY, cache=cache, max_retries=0)
+        done = await graphglean(config, "1")
+        again = await graphglean(config, "2", "--fresh")  # with answers in the cache, and the lock note there
+    printed = done.stdout + done.stderr + again.stdout + again.stderr
+    assert done.returncode == 1 and b"item(s) failed" in done.stderr  # the refusals, listed
+    assert b"content_filter" in done.stderr or b"content filter" in done.stderr
+    files = [p for p in (tmp_path / "run" / "out").rglob("*") if p.is_file()]
+    assert len(files) > 20 and (tmp_path / "run" / "out" / ".graphglean.lock").is_file()
+    for secret in (PASSWORD, QUERY_KEY, API_KEY):
+        assert secret.encode() not in printed
+        assert [p for p in files if secret.encode() in p.read_bytes()] == []
+    settings = (tmp_path / "run" / "out" / "graphrag" / "settings.yaml").read_text()
+    assert "api_base: ${GRAPHRAG_API_BASE}" in settings and "set GRAPHRAG_API_BASE" in settings
+    assert yaml.safe_load(settings)["completion_models"]["default_completion_model"]["api_key"] == \
+        "${GRAPHRAG_API_KEY}"
+    assert re.search(rb"graphrag: llm.base_url carries credentials.*GRAPHRAG_API_BASE", done.stderr)
+    assert [r for r in server.requests if "/chat/completions" in r.path]  # the run did ask, through that URL
