@@ -76,13 +76,15 @@ def _score(entries: list[dict], nodes: list[dict], edges: list[dict]) -> list[di
         for name in entry.get("echoes", []):
             rows[("echo", "real")] += 1
             rows[("echo", "kept")] += _key(name) in owner
+            if _key(name) in owner:
+                lost.setdefault("echo", []).append(name)
         for a, b in entry.get("real_pairs", []):
             rows[("pairs", "real")] += 1
             ends = owner.get(_key(a)), owner.get(_key(b))
             rows[("pairs", "kept")] += None not in ends and frozenset(ends) in joined
     kinds = sorted({k for k, _ in rows})
     return [{"class": k, "names": rows[(k, "real")], "kept": rows[(k, "kept")],
-             "lost": rows[(k, "real")] - rows[(k, "kept")], "lost names": ", ".join(lost.get(k, []))[:70]}
+             "lost": rows[(k, "real")] - rows[(k, "kept")], "lost (echo: kept) names": ", ".join(lost.get(k, []))[:70]}
             for k in kinds]
 
 
@@ -91,7 +93,8 @@ def main() -> None:
     for path in sets:
         with tempfile.TemporaryDirectory() as tmp:
             found, report = trio.run(run_set, path, Path(tmp))
-        print(f"{path.name}: echoed_examples {report.get('echoed_examples', report['passes'][0].get('echoed_examples'))}")
+        echoed = report.get("echoed_examples", report["passes"][0].get("echoed_examples"))
+        print(f"{path.name}: echoed_examples {echoed}")
         print(table(found, list(found[0])))
     print("\nreal classes: kept = a node holds the name (or an alias); echo: kept should be 0; pairs: real "
           "relationships whose two entities are joined by an edge")
