@@ -21,19 +21,19 @@ def nfc(text: str) -> str:
 
 class Composed:
     """``text`` (NFC) and, for each of its pieces, where the piece was in the original. Pieces are runs that
-    normalize on their own; one that NFC changed in length maps as a whole (a span that starts or ends inside
-    it takes in all of it), every other maps character for character."""
+    normalize on their own; one that NFC changed maps as a whole (a span that starts or ends inside it takes in
+    all of it: such a piece is one character and its marks), every other maps character for character."""
 
     def __init__(self, original: str) -> None:
         self.original = original
         pieces = list(_pieces(original))  # (original start, original end, its NFC form)
         self.text = "".join(p[2] for p in pieces)
         self._at: list[int] = []  # NFC offset where each piece starts
-        self._pieces: list[tuple[int, int, int]] = []  # (original start, original end, NFC length)
+        self._pieces: list[tuple[int, int, bool]] = []  # (original start, original end, NFC left it as it was)
         at = 0
         for start, end, form in pieces:
             self._at.append(at)
-            self._pieces.append((start, end, len(form)))
+            self._pieces.append((start, end, form == original[start:end]))
             at += len(form)
 
     @classmethod
@@ -49,21 +49,21 @@ class Composed:
         i = bisect.bisect_right(self._at, pos) - 1
         if i < 0:
             return 0
-        a, b, n = self._pieces[i]
-        return a + (pos - self._at[i]) if n == b - a else a
+        a, b, same = self._pieces[i]
+        return a + (pos - self._at[i]) if same else a
 
     def _end(self, pos: int) -> int:
         i = bisect.bisect_left(self._at, pos) - 1
         if i < 0:
             return 0
-        a, b, n = self._pieces[i]
-        return a + (pos - self._at[i]) if n == b - a else b
+        a, b, same = self._pieces[i]
+        return a + (pos - self._at[i]) if same else b
 
 
 def _pieces(text: str):
     """(start, end, NFC form) of consecutive runs of ``text`` whose NFC forms, joined, are the NFC of the whole.
     No character combines with an ASCII one before it, so a run may begin at any ASCII character; a run of
-    other characters NFC changes in length is cut further before starters (characters whose decomposition starts
+    other characters NFC changes is cut further before starters (characters whose decomposition starts
     with one), greedily, where the two sides normalize on their own."""
     pos = 0
     for m in _NON_ASCII.finditer(text):
@@ -71,9 +71,8 @@ def _pieces(text: str):
         if start > pos:
             yield pos, start, text[pos:start]
         run = text[start:m.end()]
-        form = unicodedata.normalize("NFC", run)
-        if len(form) == len(run):
-            yield start, m.end(), form
+        if unicodedata.is_normalized("NFC", run):
+            yield start, m.end(), run
         else:
             yield from _split(run, start)
         pos = m.end()
