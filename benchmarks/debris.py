@@ -179,8 +179,8 @@ def main() -> None:
     sets = replay_sets([Path(a) for a in args])
     found = rows(share, sets)
     print(table(found, list(found[0])))
-    print(f"\n{share:.0%} of record lines garbled (seed 7); grounded: the clean answers' node names that occur in their "
-          "chunk, and pairs of those; debris: names holding <|, |>, ||, -> or a quote the input does not hold")
+    print(f"\n{share:.0%} of record lines garbled (seed 7); grounded: the clean answers' node names that occur in "
+          "their chunk, and pairs of those; debris: names holding <|, |>, ||, -> or a quote the input does not hold")
     with tempfile.TemporaryDirectory() as tmp:
         runs = [trio.run(run_row, path, Path(tmp)) for path in sets]
     print()
