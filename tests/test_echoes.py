@@ -180,3 +180,17 @@ async def test_a_replay_of_another_tools_answers_echoes_nothing_of_graphglean():
     for folder in ("lightrag-gpt4o-mini-dickens", "nano-qwen3-8b-papers"):
         result, _ = await replayed(folder)
         assert result.stats.ungrounded > 20 and result.stats.echoed_examples == 0
+
+
+@pytest.mark.parametrize("examples, name, text, dropped", [
+    ("港湾局在滨海市开会。", "滨海市", "东京证券交易所的股价上涨。", True),  # a Chinese example, nothing of it in the chunk
+    ("港湾局在滨海市开会。", "滨海市", "市长在滨海市宣布了新计划。", False),  # written without spaces: found inside
+    ("சென்னையில் மாரா குயின்ட் பேசினார்.", "மாரா குயின்ட்", "மாராவின் கடை மதுரையில் உள்ளது.", False),  # a case ending
+])
+def test_words_are_found_in_scripts_without_spaces_and_with_case_endings(tmp_path, examples, name, text, dropped):
+    path = tmp_path / "examples.txt"
+    path.write_text(f'Example.\nPassage:\n{examples}\nRecords:\n("entity"{{tuple_delimiter}}{name}'
+                    '{tuple_delimiter}geo{tuple_delimiter}A place.)\n{completion_delimiter}\n', encoding="utf-8")
+    graph = _graph({name: ["c"]})
+    chunks = {"c": Chunk("c", "d", 0, text, 0, len(text), 0)}
+    assert drop_echoes(graph, Examples.of(GraphConfig(examples=str(path))), chunks) == dropped

@@ -17,6 +17,7 @@ with its relationships. An echo is dropped with its relationships and counted (`
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
@@ -25,6 +26,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 import networkx as nx
+import regex
 
 from ...core.config import GraphConfig
 from ...text.language import script_of
@@ -51,6 +53,7 @@ mr mrs ms dr jr sr
 _PATTERN = re.compile(r"(?:person|people|company|organi[sz]ation|org|country|city|place|location|entity|individual|"
                       r"user|customer|product|project|team|event|group|agency|firm|vendor|supplier)"
                       r" (?:[a-z]|\d{1,2})", re.I)
+_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
 # scripts of one writing system: a Japanese chunk mixes Han and kana
 _SCRIPT_FAMILY = {"Hiragana": "Han", "Katakana": "Han"}
 
@@ -150,7 +153,7 @@ def _absent(names: list[str], text: str | None) -> bool:
     script = _family(script_of(text))
     if any(_family(script_of(n)) != script for n in names):
         return False
-    held = _ChunkWords.of(text)
+    held = _ChunkWords(text)
     return not any(held.holds(w) for n in names for w in distinctive_words(n))
 
 
@@ -158,21 +161,26 @@ def _family(script: str) -> str:
     return _SCRIPT_FAMILY.get(script, script)
 
 
-@attrs.frozen
 class _ChunkWords:
-    """A chunk's words, as written and without accents, to look a name's words up in."""
+    """A chunk's words (as written and without accents, sorted) and its text, to look a name's words up in."""
 
-    words: frozenset[str]
-
-    @classmethod
-    def of(cls, text: str) -> "_ChunkWords":
+    def __init__(self, text: str) -> None:
         found = set(words_of(text))
-        return cls(frozenset(found | {_plain(w) for w in found}))
+        self.words = sorted(found | {_plain(w) for w in found})
+        self.text = nfc(text).casefold()
 
     def holds(self, word: str) -> bool:
-        """The word, or its plural or singular (storm, storms), accents or not."""
-        forms = {word, word + "s", word + "es", word[:-1] if word.endswith("s") and len(word) > 3 else word}
-        return any(f in self.words or _plain(f) in self.words for f in forms)
+        """Whether the chunk has ``word`` as a word or the start of one (storm: storms; மதுரை: மதுரையைச், the
+        name with a case ending), or its singular, accents or not; in a script written without spaces between
+        words, anywhere in the text."""
+        if _UNSPACED.search(word):
+            return word in self.text
+        forms = {word, _plain(word)} | ({word[:-1]} if word.endswith("s") and len(word) > 3 else set())
+        for form in forms:
+            i = bisect.bisect_left(self.words, form)
+            if i < len(self.words) and (self.words[i] == form or len(form) >= 3 and self.words[i].startswith(form)):
+                return True
+        return False
 
 
 def _plain(word: str) -> str:
