@@ -54,11 +54,18 @@ class ChunkText:
         return bool(words) and re.search(r"\s+".join(map(re.escape, words)), self.text, re.I) is not None
 
 
+def _edge_quote(name: str) -> bool:
+    """A quote at one end of a name that pairs with one inside (``"The Rock" Johnson``): merging names cuts
+    quotes from their ends, and would leave its partner alone."""
+    return _quoted(name[:1] + name[-1:]) and len(_QUOTE.findall(name)) > 1
+
+
 def foreign(name: str, text: str | ChunkText) -> bool:
-    """Whether ``name`` holds a piece of a format or a quote, and ``text`` does not hold the name as written."""
+    """Whether ``name`` holds a piece of a format or a quote, and ``text`` does not hold the name as written (or
+    does, with a quote at its end that pairs inside)."""
     if not (any(f in name for f in FRAGMENTS) or _quoted(name)):
         return False
-    return not (text if isinstance(text, ChunkText) else ChunkText(text)).holds(name)
+    return _edge_quote(name) or not (text if isinstance(text, ChunkText) else ChunkText(text)).holds(name)
 
 
 def _unquoted(name: str, text: ChunkText) -> str:
@@ -78,8 +85,9 @@ def _unquoted(name: str, text: ChunkText) -> str:
     if text.holds(plain) or not quoted:
         return plain
     for m in _QUOTE.finditer(name):  # one stray quote in a name the text quotes (Ada "Countess" "Byron)
-        if text.holds(one_less := name[:m.start()] + name[m.end():]):
-            return clean_field(one_less)
+        one_less = clean_field(name[:m.start()] + name[m.end():])
+        if not _edge_quote(one_less) and len(_QUOTE.findall(one_less)) % 2 == 0 and text.holds(one_less):
+            return one_less
     # alternatives, or a name that starts quoted and a word of the model's follows ("X" shop): the quoted one
     if all(_BETWEEN.fullmatch(_BRACKETED.sub(" ", p)) for p in outside) or not (opened and parts[0].strip()):
         return next((q for q in quoted if text.holds(q)), quoted[0])
