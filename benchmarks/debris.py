@@ -103,15 +103,30 @@ def replay_sets(extra: list[Path]) -> list[Path]:
     return sorted(p / "replay.jsonl" for p in REALDATA.iterdir() if (p / "replay.jsonl").exists()) + extra
 
 
+def cached_sets() -> list[Path]:
+    """Recorded sets whose answers are not mapped to chunks (GraphRAG's cache): read against the whole input."""
+    return sorted(p for p in REALDATA.iterdir() if (p / "cache" / "extract_graph").is_dir() and (p / "input").is_dir())
+
+
+def _chunks(path: Path) -> list[tuple[str, list[str]]]:
+    """(text, answers) of each chunk of a set: a replay.jsonl, or a folder of cached bodies with its input."""
+    if path.is_dir():
+        text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((path / "input").iterdir()))
+        cached = sorted((path / "cache" / "extract_graph").iterdir())
+        bodies = [json.loads(p.read_text(encoding="utf-8")) for p in cached]
+        return [(text, [b["result"]["response"]["choices"][0]["message"]["content"]]) for b in bodies]
+    entries = [json.loads(line) for line in open(path, encoding="utf-8")]
+    return [(e["content"], [c["response"] for c in e["calls"]]) for e in entries]
+
+
 def _name(path: Path) -> str:
-    return path.parent.name if path.name == "replay.jsonl" else path.stem
+    return path.name if path.is_dir() else path.parent.name if path.name == "replay.jsonl" else path.stem
 
 
 def rows(share: float, sets: list[Path]) -> list[dict]:
     out = []
     for path in sets:
-        entries = [json.loads(line) for line in open(path, encoding="utf-8")]
-        chunks = [(e["content"], [c["response"] for c in e["calls"]]) for e in entries]
+        chunks = _chunks(path)
         delimiter = "<|#|>" if any("<|#|>" in a for _, answers in chunks for a in answers) else "<|>"
         parser = RecordParser(delimiter)
         clean, _ = _graph(chunks, parser)
@@ -177,7 +192,7 @@ def main() -> None:
     args = sys.argv[1:]
     share = float(args.pop(0)) if args and not args[0].endswith(".jsonl") else 0.3
     sets = replay_sets([Path(a) for a in args])
-    found = rows(share, sets)
+    found = rows(share, sets + cached_sets())
     print(table(found, list(found[0])))
     print(f"\n{share:.0%} of record lines garbled (seed 7); grounded: the clean answers' node names that occur in "
           "their chunk, and pairs of those; debris: names holding <|, |>, ||, -> or a quote the input does not hold")
