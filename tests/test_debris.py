@@ -124,6 +124,9 @@ RUMOR = ('Raja, a tailor in Anna Nagar, was said to come from Madurai. His neigh
     ('"மதுரை" (வதந்தி)', TAMIL, "மதுரை"),  # a Tamil note; the text inflects the name (மதுரையைச்)
     ('"Chennai"/"சென்னை"', TAMIL, "சென்னை"),
     ('-> "Raja"/"Raja the tailor"', RUMOR, "Raja"),  # an arrow before it too
+    ('\\"Raja\\"/\\"Raja the tailor\\"', RUMOR, "Raja"),  # quotes escaped as in JSON
+    ('"Raja" and "Kumaran"', RUMOR, "Raja"),
+    ('“Raja”（rumor）', RUMOR, "Raja"),  # full-width brackets
     ('"The Rock" Fernando', RUMOR, "The Rock"),  # the text holds it, but a merge would cut its first quote
 ])
 def test_names_built_from_quote_fragments_are_read_as_the_name_they_quote(name, text, kept):

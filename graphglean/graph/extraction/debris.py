@@ -21,6 +21,7 @@ _STRAIGHT, _CURLY = '"', "\u201c\u201d"
 _QUOTE = re.compile("[\"\u201c\u201d\u201e\u201f\u00ab\u00bb]|(?<![^\\W_])['\u2018\u2019]"
                     "|(?<=[^\\W_])(?<![sS])['\u2018\u2019](?![^\\W_])")
 _OPENING = "\u201c\u201e\u201f\u00ab\u2018"
+_ESCAPED_QUOTE = re.compile(r"\\([\"'])")
 _FOLD_QUOTES = str.maketrans(dict.fromkeys("\"'\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019`", '"'))
 # what may stand between quoted alternatives ("X"/"Y", "X", "Y", "X" or "Y", "X" aka "Y") or after them
 # ("X" (rumor)); anything else between quotes is part of the name (Dwayne "The Rock" Johnson)
@@ -97,7 +98,8 @@ def _unquoted(name: str, text: ChunkText) -> str:
 def _trimmed(name: str, text: ChunkText) -> str | None:
     """``name`` with foreign pieces cut from its ends, quoted fragments read (`_unquoted`) and stray quotes
     dropped; None when pieces remain inside."""
-    fixed = clean_field(_EDGES.sub(lambda m: "" if _fragment(m.group()) else m.group(), name))
+    fixed = _ESCAPED_QUOTE.sub(r"\1", name)  # \"X\": quotes escaped as in JSON
+    fixed = clean_field(_EDGES.sub(lambda m: "" if _fragment(m.group()) else m.group(), fixed))
     if _quoted(fixed) and foreign(fixed, text):
         fixed = _unquoted(fixed, text)
     fixed = clean_field(_EDGES.sub(lambda m: "" if _piece(m.group()) else m.group(), fixed))
