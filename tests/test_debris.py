@@ -5,10 +5,14 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphglean.graph.extract import extract_graph, parse_extraction
+from graphglean.graph.extraction.debris import clean_names, foreign
 from graphglean.graph.extraction.gleaning import ChunkExtraction
 from graphglean.graph.extraction.parser import RecordParser
+from graphglean.graph.records import EntityRecord, ParseResult, RelationshipRecord
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.garbling import BROKEN, garbled_answer
 from graphglean.testing.models.responders import ReplayResponder
@@ -171,3 +175,21 @@ async def test_quoted_names_in_real_answers_leave_no_debris_and_keep_every_groun
     grounded = {n for n, d in clean.nodes(data=True) if d["grounded"]}
     assert len(grounded) > 200 and grounded <= set(garbled.nodes)
     assert {e for e in clean.edges if set(e) <= grounded} <= set(garbled.edges)
+
+
+_PIECES = ['"', "'", "\u201c", "\u201d", "\u2018", "\u2019", "\u00ab", "\u00bb", "\\", "/", ",", " ", "(", ")", "<|", "|>",
+           "|", "->", "#", "or", "Raja", "Kumaran", "சென்னை", "ை", "e\u0301", "s", "x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=10).map("".join), min_size=1, max_size=4),
+       st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_whatever_the_quotes_no_kept_name_holds_a_piece_its_text_lacks(names, text):
+    result = ParseResult()
+    result.entities = [EntityRecord(n, "person", "d", None) for n in names]
+    result.relationships = [RelationshipRecord(a, b, "d", 1.0, (), None) for a, b in zip(names, names[1:])]
+    clean_names(result, text + " " + RUMOR)
+    kept = [e.name for e in result.entities] + [n for r in result.relationships for n in (r.source_name, r.target_name)]
+    assert not [n for n in kept if foreign(n, text + " " + RUMOR)]
+    assert len(result.entities) + len([m for m in result.malformed if m.startswith("entity")]) + result.placeholders \
+        >= len(names)
