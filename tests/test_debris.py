@@ -177,8 +177,8 @@ async def test_quoted_names_in_real_answers_leave_no_debris_and_keep_every_groun
     assert {e for e in clean.edges if set(e) <= grounded} <= set(garbled.edges)
 
 
-_PIECES = ['"', "'", "\u201c", "\u201d", "\u2018", "\u2019", "\u00ab", "\u00bb", "\\", "/", ",", " ", "(", ")", "<|", "|>",
-           "|", "->", "#", "or", "Raja", "Kumaran", "சென்னை", "ை", "e\u0301", "s", "x"]
+_PIECES = ['"', "'", "\u201c", "\u201d", "\u2018", "\u2019", "\u00ab", "\u00bb", "\\", "/", ",", " ", "(", ")", "<|",
+           "|>", "|", "->", "#", "or", "Raja", "Kumaran", "சென்னை", "ை", "e\u0301", "s", "x"]
 
 
 @settings(max_examples=400, deadline=None)
