@@ -75,24 +75,28 @@ def _unquoted(name: str, text: ChunkText) -> str:
     quoted start (``"X" shop``), the first quoted part the text holds, or the first; for any other name
     (``Ada "Countess" Byron``) the name without its quotes."""
     plain = clean_field(" ".join(_QUOTE.sub(" ", name).split()))
-    parts = _QUOTE.split(name)
-    # the first quote closes ("X"/"Y" read with its outer quotes already cut) when it follows a word
-    first = _QUOTE.search(name)
-    at = first.start()
-    opened = at == 0 or name[at - 1].isspace() or name[at - 1] in "([{/,;:" or first.group() in _OPENING
-    inside = [part for i, part in enumerate(parts) if (i % 2 == 1) == opened]
-    outside = [part for i, part in enumerate(parts) if (i % 2 == 1) != opened]
-    quoted = [clean_field(p) for p in inside if clean_field(p)]
+    quoted, outside, starts_quoted = _quoted_parts(name)
     if text.holds(plain) or not quoted:
         return plain
     for m in _QUOTE.finditer(name):  # one stray quote in a name the text quotes (Ada "Countess" "Byron)
         one_less = clean_field(name[:m.start()] + name[m.end():])
         if not _edge_quote(one_less) and len(_QUOTE.findall(one_less)) % 2 == 0 and text.holds(one_less):
             return one_less
-    # alternatives, or a name that starts quoted and a word of the model's follows ("X" shop): the quoted one
-    if all(_BETWEEN.fullmatch(_BRACKETED.sub(" ", p)) for p in outside) or not (opened and parts[0].strip()):
+    if starts_quoted or all(_BETWEEN.fullmatch(_BRACKETED.sub(" ", p)) for p in outside):
         return next((q for q in quoted if text.holds(q)), quoted[0])
     return plain
+
+
+def _quoted_parts(name: str) -> tuple[list[str], list[str], bool]:
+    """The quoted parts of ``name`` (cleaned, empty ones left out), the parts around them, and whether the name
+    starts with a quoted part. The first quote closes when it follows a word (``X"/"Y``: the outer quotes were
+    cut as a pair)."""
+    parts = _QUOTE.split(name)
+    first = _QUOTE.search(name)
+    at = first.start() if first else 0
+    opened = at == 0 or name[at - 1].isspace() or name[at - 1] in "([{/,;:" or first.group() in _OPENING
+    inside = [clean_field(p) for p in parts[1 if opened else 0::2]]
+    return [q for q in inside if q], parts[0 if opened else 1::2], not (opened and parts[0].strip())
 
 
 def _trimmed(name: str, text: ChunkText) -> str | None:
