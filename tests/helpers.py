@@ -41,14 +41,15 @@ class ThreadRecordingTokenizer(Tokenizer):
         return super().encode(text)
 
 
-async def replayed_graph(folder: str, garble: float = 0.0):
+async def replayed_graph(folder: str, garble: float = 0.0, quotes: bool = False):
     """The graph built from a real model's recorded responses in ../shared/realdata/FOLDER, and its chunks;
-    ``garble``: that share of the answers' lines garbled as small models garble them."""
-    result, chunks = await replayed(folder, garble)
+    ``garble``: that share of the answers' lines garbled as small models garble them (``quotes``: their names
+    quoted as small models quote them)."""
+    result, chunks = await replayed(folder, garble, quotes)
     return result.output, chunks
 
 
-async def replayed(folder: str, garble: float = 0.0):
+async def replayed(folder: str, garble: float = 0.0, quotes: bool = False):
     """`replayed_graph`'s whole extraction result (graph and stats), and its chunks."""
     from graphglean.graph.extract import extract_graph
     from graphglean.testing import FakeLLMServer
@@ -62,7 +63,7 @@ async def replayed(folder: str, garble: float = 0.0):
     responder = ReplayResponder.from_file(shared_path("realdata", folder, "replay.jsonl"))
     chunks = [Chunk(e["chunk_id"], folder, i, e["content"], 0, len(e["content"]), 0)
               for i, e in enumerate(responder.entries)]
-    async with FakeLLMServer(garbling(responder, garble) if garble else responder).running() as s:
+    async with FakeLLMServer(garbling(responder, garble, quotes=quotes) if garble else responder).running() as s:
         cfg = config(s, max_concurrency=16)
         cfg.graph.description_max_tokens = 100000
         result = await extract_graph(Inputs(chunks=chunks), cfg)

@@ -2,16 +2,24 @@
 quote) that the input text does not hold, and the records around it are read as meant."""
 
 import random
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from graphglean.graph.extract import parse_extraction
+from graphglean.graph.extract import extract_graph, parse_extraction
+from graphglean.graph.extraction.debris import clean_names, foreign
 from graphglean.graph.extraction.gleaning import ChunkExtraction
 from graphglean.graph.extraction.parser import RecordParser
+from graphglean.graph.records import EntityRecord, ParseResult, RelationshipRecord
+from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.garbling import BROKEN, garbled_answer
+from graphglean.testing.models.responders import ReplayResponder
 from graphglean.text.chunking import Chunk
+from graphglean.text.inputs import Inputs
 
-from .helpers import replayed_graph
+from .helpers import config, replayed_graph
 
 TEXT = ("The Government evaluates each Offeror. Annex 1606000 Water covers the supply. The Navy hires a Contractor "
         "at Naval Base Norfolk.")
@@ -94,3 +102,94 @@ def test_the_garbler_garbles():
     rng = random.Random(1)
     answer = "\n".join(f"relation<|#|>A{i} B<|#|>C{i}<|#|>kw<|#|>desc {i}" for i in range(50))
     assert sum(a != b for a, b in zip(answer.split("\n"), garbled_answer(answer, 0.5, rng).split("\n"))) > 15
+
+
+QUOTES_SET = Path(__file__).parent / "data" / "quotes_ta_en.jsonl"
+TAMIL = "சென்னையில் உள்ள அண்ணா நகரில் ராஜா என்ற தையல்காரர் வசித்து வந்தார். அவர் மதுரையைச் சேர்ந்தவர் என்று ஒரு வதந்தி பரவியது."
+RUMOR = ('Raja, a tailor in Anna Nagar, was said to come from Madurai. His neighbour Kumaran runs Murugan Textiles '
+         'shop; the "Vikram" lander and Dwayne "The Rock" Fernando were in the news.')
+
+
+@pytest.mark.parametrize("name, text, kept", [
+    ('"Raja"/"Raja the tailor"', RUMOR, "Raja"),  # alternatives: the first the text holds
+    ('"Raja" (rumor)', RUMOR, "Raja"),  # a note after the quoted name
+    ('"Kumaran", "neighbour"', RUMOR, "Kumaran"),
+    ('"Madurai" or "Maturai"', RUMOR, "Madurai"),
+    ('"Anna Nagar" aka "the tailors\' quarter"', RUMOR, "Anna Nagar"),
+    ('\u201cMadurai\u201d/\u201cMaturai\u201d', RUMOR, "Madurai"),  # curly quotes
+    ("'Madurai'/'Maturai'", RUMOR, "Madurai"),  # single quotes
+    ('"Murugan Textiles" shop', RUMOR, "Murugan Textiles shop"),  # the text holds it unquoted
+    ('"Kumaran" shop', RUMOR, "Kumaran"),  # a word of the model's after a quoted name
+    ('Dwayne "The Rock" "Fernando', RUMOR, 'Dwayne "The Rock" Fernando'),  # one stray quote
+    ('Dwayne "The Rocky" Fernando', RUMOR, "Dwayne The Rocky Fernando"),  # quotes of the model's own
+    ('"Zeta"/"Eta"', RUMOR, "Zeta"),  # neither in the text: the first
+    ('"சென்னை"/"Chennai"', TAMIL, "சென்னை"),  # the text's script, after a vowel sign
+    ('"ராஜா" (rumor)', TAMIL, "ராஜா"),
+    ('"மதுரை" (வதந்தி)', TAMIL, "மதுரை"),  # a Tamil note; the text inflects the name (மதுரையைச்)
+    ('"Chennai"/"சென்னை"', TAMIL, "சென்னை"),
+    ('-> "Raja"/"Raja the tailor"', RUMOR, "Raja"),  # an arrow before it too
+    ('\\"Raja\\"/\\"Raja the tailor\\"', RUMOR, "Raja"),  # quotes escaped as in JSON
+    ('"Raja" and "Kumaran"', RUMOR, "Raja"),
+    ('“Raja”（rumor）', RUMOR, "Raja"),  # full-width brackets
+    ('"The Rock" Fernando', RUMOR, "The Rock"),  # the text holds it, but a merge would cut its first quote
+])
+def test_names_built_from_quote_fragments_are_read_as_the_name_they_quote(name, text, kept):
+    names, found, result = read(f'("entity"<|>{name}<|>person<|>Someone.)##\n'
+                                f'("relationship"<|>{name}<|>Kumaran<|>knows<|>5)', text)
+    assert names == [kept] and found == [(kept, "Kumaran")] and result.repaired_names >= 1
+    assert not result.malformed
+
+
+@pytest.mark.parametrize("name, text", [
+    ("Priya's Kitchen", "Priya's Kitchen opened."), ("Grocers' Shops", "the Grocers' windows"),
+    ('Dwayne "The Rock" Johnson', "Dwayne 'The Rock' Johnson acts."), ('"Love"/"Hate"', 'The single "Love"/"Hate".'),
+])
+def test_apostrophes_and_quotes_the_text_holds_stay(name, text):
+    names, _, result = read(f'("entity"<|>{name}<|>person<|>Named so.)', text)
+    assert names == [name.strip('"') if name.count('"') == 4 else name] and result.repaired_names == 0
+
+
+async def test_the_small_model_set_in_tamil_and_english_leaves_no_quote_debris():
+    """tests/data/quotes_ta_en.jsonl: answers in the style of qwen2-7B on Tamil and English text, read with the
+    defaults (resolution on): no node keeps a quote fragment, every real name is a node."""
+    responder = ReplayResponder.from_file(QUOTES_SET)
+    chunks = [Chunk(e["chunk_id"], e["chunk_id"], i, e["content"], 0, len(e["content"]), 0)
+              for i, e in enumerate(responder.entries)]
+    async with FakeLLMServer(responder).running() as s:
+        result = await extract_graph(Inputs(chunks=chunks), config(s, max_concurrency=8))
+    names = {d["name"] for _, d in result.output.nodes(data=True)}
+    text = "\n".join(c.text for c in chunks)
+    assert [n for n in names if ('"' in n or "\u201c" in n or "\u201d" in n) and n not in text] == []
+    real = {n for e in responder.entries for n in e["real"]}
+    assert real - names == {"Vikram", "Murugan Textiles"}  # the text's own longer forms are the nodes
+    assert {"Vikram lander", "Murugan Textiles shop"} <= names and result.stats.repaired_names >= 60
+
+
+async def test_quoted_names_in_real_answers_leave_no_debris_and_keep_every_grounded_name():
+    folder = "lightrag-gpt4o-mini-dickens"
+    clean, chunks = await replayed_graph(folder)
+    garbled, _ = await replayed_graph(folder, garble=0.3, quotes=True)
+    text = "\n".join(c.text for c in chunks)
+    names = [d["name"] for _, d in garbled.nodes(data=True)]
+    assert not [n for n in names if any(q in n and n not in text for q in ('"', "\u201c", "\u201d"))]
+    grounded = {n for n, d in clean.nodes(data=True) if d["grounded"]}
+    assert len(grounded) > 200 and grounded <= set(garbled.nodes)
+    assert {e for e in clean.edges if set(e) <= grounded} <= set(garbled.edges)
+
+
+_PIECES = ['"', "'", "\u201c", "\u201d", "\u2018", "\u2019", "\u00ab", "\u00bb", "\\", "/", ",", " ", "(", ")", "<|",
+           "|>", "|", "->", "#", "or", "Raja", "Kumaran", "சென்னை", "ை", "e\u0301", "s", "x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=10).map("".join), min_size=1, max_size=4),
+       st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_whatever_the_quotes_no_kept_name_holds_a_piece_its_text_lacks(names, text):
+    result = ParseResult()
+    result.entities = [EntityRecord(n, "person", "d", None) for n in names]
+    result.relationships = [RelationshipRecord(a, b, "d", 1.0, (), None) for a, b in zip(names, names[1:])]
+    clean_names(result, text + " " + RUMOR)
+    kept = [e.name for e in result.entities] + [n for r in result.relationships for n in (r.source_name, r.target_name)]
+    assert not [n for n in kept if foreign(n, text + " " + RUMOR)]
+    assert len(result.entities) + len([m for m in result.malformed if m.startswith("entity")]) + result.placeholders \
+        >= len(names)

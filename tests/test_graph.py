@@ -1,4 +1,5 @@
 import json
+import unicodedata
 
 import networkx as nx
 import pytest
@@ -65,15 +66,12 @@ async def test_recovers_every_node_and_edge_of_the_recorded_graphs(folder):
         cfg.graph.resolve.enabled = False  # the parser's recovery; resolution's is in test_resolve.py
         result = await extract_graph(Inputs(chunks=chunks), cfg)
     ours = result.output
-    # all but the examples of the recording tool's prompt that the model echoed (in no chunk): those are dropped
-    text = "\n".join(c.text for c in chunks).casefold()
-    echoed = {normalize_name(n) for n in theirs.nodes
-              if Examples.of(cfg.graph).echoes(n) and normalize_name(n) not in text}
-    assert {normalize_name(n) for n in theirs.nodes} - echoed <= set(ours.nodes)
-    assert len(echoed) == result.stats.echoed_examples == (4 if "llama" in folder else 0)
+    # all: the examples the recording tool's prompt showed (LightRAG's, echoed into the llama3.1 set) are not
+    # graphglean's, whose prompt this replay sends; none of their nodes echoes graphglean's examples
+    assert not any(map(Examples.of(cfg.graph).echoes, theirs.nodes))
+    assert {normalize_name(n) for n in theirs.nodes} <= set(ours.nodes) and result.stats.echoed_examples == 0
     for a, b in theirs.edges:
-        if not {normalize_name(a), normalize_name(b)} & echoed:
-            assert ours.has_edge(normalize_name(a), normalize_name(b)), (a, b)
+        assert ours.has_edge(normalize_name(a), normalize_name(b)), (a, b)
     assert responder.misses == 0
 
 
@@ -262,7 +260,8 @@ _name_text = _field_text.filter(lambda s: s.strip().lower() not in COMMON_TYPES 
 def test_well_formed_records_survive_any_layout(fields, separator, completion, preamble):
     records = [f'("entity"<|>{name}<|>{kind}<|>{desc})' for name, kind, desc in fields]
     result = P.parse(preamble + separator.join(records) + completion)
-    assert [e.name for e in result.entities] == [n.strip() for n, _, _ in fields]
+    # names are read in NFC (a CJK compatibility ideograph is its unified one)
+    assert [e.name for e in result.entities] == [unicodedata.normalize("NFC", n.strip()) for n, _, _ in fields]
     assert result.malformed == []
 
 

@@ -110,3 +110,62 @@ def test_folder_listing_work_grows_linearly_with_the_files(tmp_path, monkeypatch
         docs = read(tmp_path).documents
     assert [d.id for d in docs] == [f"f{i:03d}.txt" for i in range(300) if i % 3]
     assert calls["n"] <= 10 * 300  # path hashing and comparing; rebuilding a set per file costs ~300 x 200
+
+
+PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nstream\nx\x9c\xcb\xc9\xc1\x1e\x85\nendstream\n"
+
+
+def test_a_file_that_is_not_text_is_skipped_whatever_its_name_with_one_warning_naming_it(tmp_path):
+    (tmp_path / "a.txt").write_text("Ada Lovelace wrote the first program.")
+    (tmp_path / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (tmp_path / "scan.txt").write_bytes(PDF)  # a PDF under a text name
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "dump.md").write_bytes(b"header\x00\x01\x02 binary")
+    (tmp_path / "sub" / "noise.txt").write_bytes(bytes(range(1, 9)) * 40)  # control bytes, no NUL
+    (tmp_path / "sub" / "notes.md").write_text("# Notes\n\nGrace Hopper found a moth.\f\n", encoding="utf-8")
+    with pytest.warns(InputWarning) as caught:
+        docs = read(tmp_path).documents
+    assert [d.id for d in docs] == ["a.txt", "sub/notes.md"]
+    [warning] = [str(w.message) for w in caught]
+    assert "skipped 4 file(s)" in warning and "picture.png" in warning and "scan.txt (a PDF)" in warning
+    assert "sub/dump.md (NUL byte at offset 6)" in warning and "sub/noise.txt (320 control bytes" in warning
+
+
+def test_a_folder_of_nothing_but_binary_files_is_an_error(tmp_path):
+    (tmp_path / "scan.txt").write_bytes(PDF)
+    with pytest.warns(InputWarning, match="scan.txt"), pytest.raises(InputError, match="no readable text files"):
+        read(tmp_path)
+
+
+@pytest.mark.parametrize("content, message", [
+    (PDF, "looks binary (a PDF)"),
+    (b"\xff\xfeh\x00i\x00", "UTF-16 text (byte-order mark); graphglean reads UTF-8: convert it first"),
+    (b"\xef\xbb\xbfplain UTF-8 with a byte-order mark", None),
+])
+def test_a_file_given_by_name_says_what_it_is(tmp_path, content, message):
+    p = tmp_path / "in.txt"
+    p.write_bytes(content)
+    if message is None:
+        assert read(p).documents[0].text == "plain UTF-8 with a byte-order mark"
+        return
+    with pytest.raises(InputError) as e:
+        read(p)
+    assert str(e.value).startswith(f"{p}: {message}")
+
+
+@pytest.mark.slow
+async def test_a_run_over_a_folder_with_a_binary_text_file_reads_the_rest_and_says_which_it_skipped(tmp_path):
+    from graphglean.testing import FakeLLMServer
+    from graphglean.testing.models.responders import synthetic
+
+    from .test_cli import cli, write_config
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Ada Lovelace worked with Charles Babbage in London.")
+    (docs / "scan.txt").write_bytes(PDF)
+    async with FakeLLMServer(synthetic).running() as s:
+        done = await cli("run", write_config(tmp_path, s.base_url, input={"path": str(docs)}))
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert err.count("scan.txt (a PDF)") == 1 and "Traceback" not in err

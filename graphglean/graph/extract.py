@@ -268,7 +268,7 @@ def _ground(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config, offline: 
     """Ground the nodes, drop the ungrounded ones that echo the prompt's examples (LLM method), then the other
     ungrounded ones when ``graph.drop_ungrounded`` asks; (ungrounded, echoed) counts."""
     ungrounded = ground(graph, chunks)
-    echoed = 0 if offline else drop_echoes(graph, Examples.of(cfg.graph))
+    echoed = 0 if offline else drop_echoes(graph, Examples.of(cfg.graph), chunks)
     if cfg.graph.drop_ungrounded:
         graph.remove_nodes_from([n for n, grounded in graph.nodes(data="grounded") if not grounded])
     return ungrounded, echoed

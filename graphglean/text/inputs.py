@@ -20,7 +20,7 @@ from ..core.errors import InputError
 from ..core.tokens import Tokenizer
 from . import locomo
 from .chunking import Chunk, token_chunks
-from .decoding import InputWarning, decode
+from .decoding import InputWarning, decode, sniff
 from .surrogates import Repairs, repaired_line, repaired_text
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
@@ -87,16 +87,20 @@ def read_text_file(path: Path, doc_id: str, errors: str = "strict") -> Document 
 
 
 def text_files(root: Path) -> list[Path]:
-    """The text files under ``root``, sorted; a warning names the others, which are skipped."""
+    """The text files under ``root``, sorted: named as text (`TEXT_SUFFIXES`) and holding text (`sniff`: a PDF
+    or an image named ``.txt`` is not). One warning names the others, which are skipped."""
     texts: list[Path] = []
-    others: list[Path] = []
+    others: list[str] = []
     for p in sorted(p for p in root.rglob("*") if p.is_file()):
-        if p.suffix.lower() in TEXT_SUFFIXES:
+        if p.suffix.lower() not in TEXT_SUFFIXES:
+            if not p.name.startswith("."):
+                others.append(str(p.relative_to(root)))
+        elif (why := sniff(p)) is not None:
+            others.append(f"{p.relative_to(root)} ({why})")
+        else:
             texts.append(p)
-        elif not p.name.startswith("."):
-            others.append(p)
     if others:
-        shown = ", ".join(str(p.relative_to(root)) for p in others[:5])
+        shown = ", ".join(others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""
         warnings.warn(f"{root}: skipped {len(others)} file(s) that are not text ({', '.join(TEXT_SUFFIXES)}): "
                       f"{shown}{more}", InputWarning, stacklevel=2)

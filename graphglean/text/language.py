@@ -1,6 +1,7 @@
 """The language of a text, offline and cheap: its script from Unicode ranges (Han, Hangul, Cyrillic, ...), and
 within a script shared by many languages (Latin, Cyrillic, Arabic) the language whose most frequent words
-make up the largest share of its words. A few thousand characters tell; a text too short to tell is ``""``."""
+make up the largest share of its words. A few thousand characters tell; a text too short to tell is ``""``.
+Text is read in NFC: decomposed accents (macOS, PDF extractors) are the same letters and words as composed ones."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections import Counter
 
 import attrs
 import regex
+
+from .nfc import nfc
 
 SAMPLE_CHARS = 4000  # of a text: the detection reads no more
 MIN_LETTERS = 20  # fewer and the script says nothing
@@ -93,12 +96,24 @@ def name_of(code: str) -> str:
     return f"{NAMES[code]} ({code})" if code in NAMES else code
 
 
+def _letters(text: str) -> Counter[str]:
+    """How many letters of ``text`` each script holds."""
+    letters: Counter[str] = Counter()
+    for m in _RUNS.finditer(text):
+        letters[_SCRIPTS[m.lastindex - 1]] += len(m.group())
+    return letters
+
+
+def script_of(text: str) -> str:
+    """The script of most of ``text``'s letters ("Latin", "Cyrillic", "Han", ...); "" for none of these."""
+    letters = _letters(nfc(text))
+    return letters.most_common(1)[0][0] if letters else ""
+
+
 def detect(text: str) -> Detected:
     """The language of ``text`` (its first `SAMPLE_CHARS` characters)."""
-    sample = text[:SAMPLE_CHARS]
-    letters: Counter[str] = Counter()
-    for m in _RUNS.finditer(sample):
-        letters[_SCRIPTS[m.lastindex - 1]] += len(m.group())
+    sample = nfc(text[:SAMPLE_CHARS])
+    letters = _letters(sample)
     if sum(letters.values()) < MIN_LETTERS:
         return Detected("", "")
     script = letters.most_common(1)[0][0]

@@ -1,4 +1,7 @@
-"""Provenance spans: where each node's name occurs in the source text of its chunks."""
+"""Provenance spans: where each node's name occurs in the source text of its chunks.
+
+Names and texts are compared in NFC (a decomposed "é" in a PDF's text is the model's "é"); spans are offsets into
+the text as it was."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Any, Mapping, NamedTuple
 import networkx as nx
 
 from ...text.chunking import Chunk
+from ...text.nfc import Composed, nfc
 from ..resolution.profiles import aliases_of
 
 BLOCK_SOURCES = 5_000  # a block's nodes cite about this many chunks, fetched together (and then let go)
@@ -44,7 +48,7 @@ def _ground_block(block: list[tuple[Any, dict[str, Any]]], chunks: Mapping[str, 
                   ungrounded: list[Any]) -> None:
     get_many = getattr(chunks, "get_many", None)
     found = get_many({cid for _, data in block for cid in data.get("source_ids", [])}) if get_many else chunks
-    lowered: dict[str, str | None] = {}  # the block's chunk texts lower-cased once (None: not comparable so)
+    lowered: dict[str, Searched] = {}  # the block's chunk texts read once
     for node, data in block:
         data["spans"] = _spans(node, data, found, lowered)
         data["grounded"] = bool(data["spans"])
@@ -53,24 +57,41 @@ def _ground_block(block: list[tuple[Any, dict[str, Any]]], chunks: Mapping[str, 
 
 
 def _spans(node: Any, data: dict[str, Any], chunks: Mapping[str, Chunk | Placed],
-           lowered: dict[str, str | None]) -> list[list[Any]]:
-    names = [Name(n) for n in dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])]  # every name
-    names = [n for n in names if n.words]
+           lowered: dict[str, "Searched"]) -> list[list[Any]]:
+    names = [Name(nfc(n)) for n in dict.fromkeys([str(data.get("name") or node), *aliases_of(data)])]
+    names = [n for n in names if n.words]  # every name
     spans = []
     for cid in data.get("source_ids", []):
         chunk = chunks.get(cid)
         if chunk is None:
             continue
-        text, at = chunk.text, chunk.start
+        at = chunk.start
         if cid not in lowered:
-            lowered[cid] = _comparable_lower(text)
-        low = lowered[cid]
+            lowered[cid] = Searched.of(chunk.text)
+        text, low, composed = lowered[cid]
         if len(names) == 1:  # one name's matches neither overlap nor repeat, and come in order
-            spans += [[cid, at + a, at + b] for a, b in names[0].find_all(text, low)]
-            continue
-        found = {span for n in names for span in n.find_all(text, low)}
-        spans += [[cid, at + a, at + b] for a, b in _outermost(found)]
+            found = names[0].find_all(text, low)
+        else:
+            found = _outermost({span for n in names for span in n.find_all(text, low)})
+        if composed is not None:
+            found = [composed.span(a, b) for a, b in found]
+        spans += [[cid, at + a, at + b] for a, b in found]
     return spans
+
+
+class Searched(NamedTuple):
+    """A chunk text as names are searched in it: its NFC form, that lower-cased (`_comparable_lower`), and the
+    way back to the original's offsets (None: the text is NFC, its offsets are the original's)."""
+
+    text: str
+    low: str | None
+    composed: Composed | None
+
+    @classmethod
+    def of(cls, original: str) -> "Searched":
+        composed = Composed.of(original)
+        text = original if composed is None else composed.text
+        return cls(text, _comparable_lower(text), composed)
 
 
 def _outermost(found: set[tuple[int, int]]) -> list[tuple[int, int]]:

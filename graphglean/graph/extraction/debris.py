@@ -1,12 +1,14 @@
 """Names that still hold pieces of the answer's format once read: delimiter fragments (``<|``, ``|>``, ``||``),
-arrows (``->``) and stray quotes that the chunk's own text does not hold. A name that is the rest once such pieces
-are cut from its ends keeps that rest (counted as repaired); any other such record is set aside as malformed
-text. The parser reads what it can; this is the check, per chunk, that nothing of the format became a node."""
+arrows (``->``) and quotes that the chunk's own text does not hold. A name that is the rest once such pieces are cut
+from its ends keeps that rest, a name built from quoted fragments keeps the name they quote (both counted as
+repaired); any other such record is set aside as malformed text. The parser reads what it can; this is the check,
+per chunk, that nothing of the format became a node."""
 
 from __future__ import annotations
 
 import re
 
+from ...text.nfc import nfc
 from ..records import EntityRecord, ParseResult, RelationshipRecord
 from .fields import clean_field, is_header_word
 
@@ -14,11 +16,22 @@ FRAGMENTS = ("|", "\uff5c", "<|", "->", "=>", "\u2192")  # a bar alone too: "Gov
 _JUNK = r"[\s<>|#\\\-=\u2192\uff1c\uff1e\uff5c\"'`*\u201c\u201d]"  # what a format leaves at a name's edge
 _EDGES = re.compile(rf"^{_JUNK}+|{_JUNK}+$")
 _STRAIGHT, _CURLY = '"', "\u201c\u201d"
+# a quote acting as one: any double quote; a single one but an apostrophe (between two letters: "Priya's"; after
+# the s of a plural: "Grocers' Shops")
+_QUOTE = re.compile("[\"\u201c\u201d\u201e\u201f\u00ab\u00bb]|(?<![^\\W_])['\u2018\u2019]"
+                    "|(?<=[^\\W_])(?<![sS])['\u2018\u2019](?![^\\W_])")
+_OPENING = "\u201c\u201e\u201f\u00ab\u2018"
+_ESCAPED_QUOTE = re.compile(r"\\([\"'])")
+_FOLD_QUOTES = str.maketrans(dict.fromkeys("\"'\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019`", '"'))
+# what may stand between quoted alternatives ("X"/"Y", "X", "Y", "X" or "Y", "X" aka "Y") or after them
+# ("X" (rumor)); anything else between quotes is part of the name (Dwayne "The Rock" Johnson)
+_BRACKETED = re.compile(r"[(\[\uff08][^()\[\]\uff08\uff09]*[)\]\uff09]")
+_BETWEEN = re.compile(r"(?:[\s/,;:|&+\-\u2013\u2014()\[\]\uff08\uff09.]|\b(?:or|and|aka|a\.k\.a|also|alias|formerly|"
+                      r"vs|i\.e|e\.g|see)\b)*", re.I)
 
 
-def _stray_quotes(name: str) -> bool:
-    """A quote without its partner (``Naval Base "Norfolk``); a nickname in quotes is whole."""
-    return name.count(_STRAIGHT) % 2 == 1 or name.count(_CURLY[0]) != name.count(_CURLY[1])
+def _quoted(name: str) -> bool:
+    return _QUOTE.search(name) is not None
 
 
 def _piece(run: str) -> bool:
@@ -26,20 +39,76 @@ def _piece(run: str) -> bool:
     return any(f in run for f in FRAGMENTS) or any(q in run for q in _STRAIGHT + _CURLY)
 
 
-def foreign(name: str, text: str) -> bool:
-    """Whether ``name`` holds a piece of a format (or a stray quote) and ``text`` does not hold the name as
-    written (in any case, its words wrapped anyhow)."""
-    if not (any(f in name for f in FRAGMENTS) or _stray_quotes(name)):
+def _fragment(run: str) -> bool:
+    return any(f in run for f in FRAGMENTS)
+
+
+class ChunkText:
+    """A chunk's text as names are looked for in it: NFC, every quote one straight quote."""
+
+    def __init__(self, text: str) -> None:
+        self.text = nfc(text).translate(_FOLD_QUOTES)
+
+    def holds(self, name: str) -> bool:
+        """Whether the text holds ``name`` as written (any case, any quotes, its words wrapped anyhow)."""
+        words = nfc(name).translate(_FOLD_QUOTES).split()
+        return bool(words) and re.search(r"\s+".join(map(re.escape, words)), self.text, re.I) is not None
+
+
+def _edge_quote(name: str) -> bool:
+    """A quote at one end of a name that pairs with one inside (``"The Rock" Johnson``): merging names cuts
+    quotes from their ends, and would leave its partner alone."""
+    return _quoted(name[:1] + name[-1:]) and len(_QUOTE.findall(name)) > 1
+
+
+def foreign(name: str, text: str | ChunkText) -> bool:
+    """Whether ``name`` holds a piece of a format or a quote, and ``text`` does not hold the name as written (or
+    does, with a quote at its end that pairs inside)."""
+    if not (any(f in name for f in FRAGMENTS) or _quoted(name)):
         return False
-    words = name.split()
-    return not words or re.search(r"\s+".join(map(re.escape, words)), text, re.I) is None
+    return _edge_quote(name) or not (text if isinstance(text, ChunkText) else ChunkText(text)).holds(name)
 
 
-def _trimmed(name: str, text: str) -> str | None:
-    """``name`` with foreign pieces cut from its ends and stray quotes dropped; None when pieces remain inside."""
-    fixed = clean_field(_EDGES.sub(lambda m: "" if _piece(m.group()) else m.group(), name))
-    if foreign(fixed, text) and _stray_quotes(fixed):
-        fixed = clean_field(fixed.translate({ord(q): None for q in _STRAIGHT + _CURLY}))
+def _unquoted(name: str, text: ChunkText) -> str:
+    """The name that quoted fragments stand for: the name without its quotes, or without one stray quote, where
+    the text holds that; else, for alternatives (``X"/"Y``, ``"X", "Y"``, ``"X" or "Y"``, ``"X" (rumor)``) and a
+    quoted start (``"X" shop``), the first quoted part the text holds, or the first; for any other name
+    (``Ada "Countess" Byron``) the name without its quotes."""
+    plain = clean_field(" ".join(_QUOTE.sub(" ", name).split()))
+    quoted, outside, starts_quoted = _quoted_parts(name)
+    if text.holds(plain) or not quoted:
+        return plain
+    for m in _QUOTE.finditer(name):  # one stray quote in a name the text quotes (Ada "Countess" "Byron)
+        one_less = clean_field(name[:m.start()] + name[m.end():])
+        if not _edge_quote(one_less) and len(_QUOTE.findall(one_less)) % 2 == 0 and text.holds(one_less):
+            return one_less
+    if starts_quoted or all(_BETWEEN.fullmatch(_BRACKETED.sub(" ", p)) for p in outside):
+        return next((q for q in quoted if text.holds(q)), quoted[0])
+    return plain
+
+
+def _quoted_parts(name: str) -> tuple[list[str], list[str], bool]:
+    """The quoted parts of ``name`` (cleaned, empty ones left out), the parts around them, and whether the name
+    starts with a quoted part. The first quote closes when it follows a word (``X"/"Y``: the outer quotes were
+    cut as a pair)."""
+    parts = _QUOTE.split(name)
+    first = _QUOTE.search(name)
+    at = first.start() if first else 0
+    opened = at == 0 or name[at - 1].isspace() or name[at - 1] in "([{/,;:" or first.group() in _OPENING
+    inside = [clean_field(p) for p in parts[1 if opened else 0::2]]
+    return [q for q in inside if q], parts[0 if opened else 1::2], not (opened and parts[0].strip())
+
+
+def _trimmed(name: str, text: ChunkText) -> str | None:
+    """``name`` with foreign pieces cut from its ends, quoted fragments read (`_unquoted`) and stray quotes
+    dropped; None when pieces remain inside."""
+    fixed = _ESCAPED_QUOTE.sub(r"\1", name)  # \"X\": quotes escaped as in JSON
+    fixed = clean_field(_EDGES.sub(lambda m: "" if _fragment(m.group()) else m.group(), fixed))
+    if _quoted(fixed) and foreign(fixed, text):
+        fixed = _unquoted(fixed, text)
+    fixed = clean_field(_EDGES.sub(lambda m: "" if _piece(m.group()) else m.group(), fixed))
+    if foreign(fixed, text) and _quoted(fixed):
+        fixed = clean_field(" ".join(_QUOTE.sub(" ", fixed).split()))
     return None if not fixed or foreign(fixed, text) else fixed
 
 
@@ -47,18 +116,22 @@ def clean_names(result: ParseResult, text: str) -> None:
     """Check every name of ``result`` (the records of one chunk) against the chunk's ``text``, in place."""
     names = [e.name for e in result.entities] + [n for r in result.relationships for n in (r.source_name,
                                                                                             r.target_name)]
-    if not any(foreign(n, text) for n in names):
+    suspects = [n for n in names if any(f in n for f in FRAGMENTS) or _quoted(n)]
+    if not suspects:
+        return
+    chunk = ChunkText(text)
+    if not any(foreign(n, chunk) for n in suspects):
         return
     entities: list[EntityRecord] = []
     for e in result.entities:
-        name = _checked(e.name, text, result)
+        name = _checked(e.name, chunk, result)
         if name is None:
             result.malformed.append(" | ".join(("entity", e.name, e.type, e.description)))
         elif name:
             entities.append(e if name == e.name else EntityRecord(name, e.type, e.description, e.source))
     relationships: list[RelationshipRecord] = []
     for r in result.relationships:
-        source, target = _checked(r.source_name, text, result), _checked(r.target_name, text, result)
+        source, target = _checked(r.source_name, chunk, result), _checked(r.target_name, chunk, result)
         if source is None or target is None:
             result.malformed.append(" | ".join(("relationship", r.source_name, r.target_name, r.description)))
         elif source and target:
@@ -67,7 +140,7 @@ def clean_names(result: ParseResult, text: str) -> None:
     result.entities, result.relationships = entities, relationships
 
 
-def _checked(name: str, text: str, result: ParseResult) -> str | None:
+def _checked(name: str, text: ChunkText, result: ParseResult) -> str | None:
     """The name to keep: as it is, repaired (counted), "" for a placeholder it turned out to be (counted), or
     None when it cannot be repaired."""
     if not foreign(name, text):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ...text.nfc import nfc
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from .fields import (
     arrow_pair,
@@ -108,8 +109,8 @@ class RecordReader:
         if is_placeholder(name) or (is_header_word(name) and sum(map(is_header_word, fields)) >= 2):
             self.result.placeholders += 1
             return
-        if self._fresh(("entity", name, type_, description)):
-            self.result.entities.append(EntityRecord(name, type_, description, src))
+        if self._fresh(("entity", name, type_, description)):  # names in NFC: a decomposed "é" is an "é"
+            self.result.entities.append(EntityRecord(nfc(name), nfc(type_), description, src))
 
     def relationship(self, source: str, target: str, description: str, weight: str | None, keywords: str,
                      fields: list[str], default_counted: bool = True) -> None:
@@ -123,7 +124,7 @@ class RecordReader:
             self.result.default_strengths += 1
         number = float(weight.split("/")[0]) if weight else 1.0
         kw = tuple(k.strip() for k in _KEYWORD_SEPARATOR.split(keywords) if k.strip()) if keywords else ()
-        self.result.relationships.append(RelationshipRecord(source, target, description, number, kw, src))
+        self.result.relationships.append(RelationshipRecord(nfc(source), nfc(target), description, number, kw, src))
 
     def by_role(self, row: dict[str, str], text: str) -> None:
         """A table row or key-value block, by the roles its header or keys name."""

@@ -4,7 +4,8 @@
 ``|#|>``, ``<#>``), the fields after the first joined by plain pipes (``Government|Offeror|evaluates|...``), a
 relationship's two names joined by an arrow (``Navy -> Contractor``), an arrow before a name (``-> "Navy``), or a
 stray quote inside one. `garbled_answer` breaks a seeded share of an answer's lines; `garbling` wraps a responder
-so that the fake server answers with them.
+so that the fake server answers with them. `quote_garbled_answer` quotes names the ways small models quote them
+(``"X"/"Y"``, ``"X" (rumor)``, ``"X", "Y"``, ``"X" or "Y"``, ``"X" shop``, ``X"``, curly quotes).
 """
 
 from __future__ import annotations
@@ -49,13 +50,45 @@ def garbled_answer(answer: str, share: float, rng: random.Random) -> str:
     return "\n".join(garbled_line(line, rng) if rng.random() < share else line for line in answer.split("\n"))
 
 
-def garbling(responder: Callable[[RecordedRequest], Reply | str], share: float,
-             seed: int = 0) -> Callable[[RecordedRequest], Reply | str]:
+def garbling(responder: Callable[[RecordedRequest], Reply | str], share: float, seed: int = 0,
+             quotes: bool = False) -> Callable[[RecordedRequest], Reply | str]:
     """``responder`` (one that answers at once) whose answers have ``share`` of their lines garbled, the same
-    way for the same answer."""
+    way for the same answer (``quotes``: their names quoted, `quote_garbled_answer`)."""
     def respond(req: RecordedRequest) -> Reply | str:
         reply = responder(req)
         text = reply.text if isinstance(reply, Reply) else reply
-        garbled = garbled_answer(text, share, random.Random(f"{seed}:{text}"))
+        garble = quote_garbled_answer if quotes else garbled_answer
+        garbled = garble(text, share, random.Random(f"{seed}:{text}"))
         return attrs.evolve(reply, text=garbled) if isinstance(reply, Reply) else garbled
     return respond
+
+
+NOTES = ("rumor", "mentioned", "unclear", "person", "\u0bb5\u0ba4\u0ba8\u0bcd\u0ba4\u0bbf")  # the last: Tamil "rumor"
+WORDS = ("shop", "group", "area")
+# the ways: alternatives by a slash, a comma or "or"; a note in brackets; a lone closing quote; a word after the
+# quoted name; curly quotes
+QUOTINGS = ('"{name}"/"{other}"', '"{name}" ({note})', '"{name}", "{other}"', '"{name}" or "{other}"', '{name}"',
+            '"{name}" {word}', "\u201c{name}\u201d/\u201c{other}\u201d")
+
+
+def _quoted_name(name: str, rng: random.Random) -> str:
+    """``name`` quoted one way, chosen by ``rng``, with another form of it (in capitals)."""
+    way = rng.choice(QUOTINGS)
+    return way.format(name=name, other=name.upper(), note=rng.choice(NOTES), word=rng.choice(WORDS))
+
+
+def quote_garbled_line(line: str, rng: random.Random) -> str:
+    """``line`` (a record in the ``<|>`` or ``<|#|>`` format) with its first name quoted as small models quote."""
+    d = next((d for d in ("<|#|>", "<|>") if d in line), None)
+    if d is None:
+        return line
+    head, *fields = line.split(d)
+    name = fields[0].strip().strip('"') if fields else ""
+    if len(fields) < 2 or not name or '"' in name:  # a name quoted already is left as it is
+        return line
+    return d.join([head, _quoted_name(name, rng), *fields[1:]])
+
+
+def quote_garbled_answer(answer: str, share: float, rng: random.Random) -> str:
+    """``answer`` with about ``share`` of its lines' first names quoted as small models quote them."""
+    return "\n".join(quote_garbled_line(line, rng) if rng.random() < share else line for line in answer.split("\n"))
