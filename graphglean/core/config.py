@@ -20,14 +20,11 @@ Check = Callable[[Any], "str | tuple[tuple[str, ...], str] | None"]
 NAME_OR_PATH = "<name>"  # in setting(path=...): a value with no folder part is a name, left as it is
 
 
-def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None,
-            yaml_file: bool = False) -> Any:
-    """A configuration field with its documentation and an optional range check. ``path``: the value is a
-    file or folder (relative to the configuration file's folder) unless it is one of these words. ``yaml_file``:
-    a text value is the path of a YAML file holding the value, read (and checked) as the configuration loads.
-    A check returns what the value should have been (an article and kind: "a positive"), or (key path inside
-    the value, message) for a structured value."""
-    metadata = {"doc": doc, "check": check, "path": path, "yaml_file": yaml_file}
+def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None) -> Any:
+    """A configuration field with its documentation and an optional check (it returns what the value should have
+    been, "a positive", or for a structured value (key path inside it, what)). ``path``: the value is a file or
+    folder (relative to the configuration file's folder) unless it is one of these words."""
+    metadata = {"doc": doc, "check": check, "path": path}
     if isinstance(default, (list, dict)):
         factory = (lambda d=default: type(d)(d))
         return attrs.field(factory=factory, metadata=metadata)
@@ -55,62 +52,28 @@ def _string_mapping(v: Any) -> str | None:
 
 
 SCHEMA_MODES = ("open", "flag", "strict")
-_SCHEMA_KEYS = ("entities", "relationships", "mode")
-_IRREGULAR = {"people": "person", "persons": "person", "men": "man", "women": "woman", "children": "child"}
 
 
-def type_key(name: str) -> str:
-    """What a type or relation name is matched by: its words case-folded and joined by ``_``, the last one
-    singular (``Persons``, ``PEOPLE`` and ``person`` are one type; ``works for`` is ``WORKS_FOR``)."""
-    words = re.findall(r"[^\W_]+", name.casefold())
-    if not words:
-        return ""
-    last = words[-1]
-    if last in _IRREGULAR:
-        last = _IRREGULAR[last]
-    elif last.endswith("ies") and len(last) > 4:
-        last = last[:-3] + "y"
-    elif re.search(r"(?:ss|x|ch|sh|z)es$", last):
-        last = last[:-2]
-    elif last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3:
-        last = last[:-1]
-    return "_".join([*words[:-1], last])
-
-
-def schema_problem(value: Any) -> tuple[tuple[str, ...], str] | None:
-    """What is wrong with a ``graph.schema`` value, as (the key path inside it, what), or None. A text is a path
-    to a YAML file holding the mapping (checked once read)."""
+def schema_shape(value: Any) -> tuple[tuple[str, ...], str] | None:
+    """What is wrong with the shape of a ``graph.schema`` value, as (key path inside it, what), or None; a text is
+    the path of a YAML file holding the mapping. (Its types are matched in `graph.schema.ontology`.)"""
     if isinstance(value, str):
         return None if value.strip() else ((), "expected a mapping or the path of a YAML file, got an empty text")
     if not isinstance(value, dict):
         return (), "expected a mapping (entities, relationships, mode) or the path of a YAML file holding one"
-    unknown = [k for k in value if k not in _SCHEMA_KEYS]
-    if unknown:
-        return (str(unknown[0]),), f"unknown key (known keys here: {', '.join(_SCHEMA_KEYS)})"
+    if unknown := [k for k in value if k not in ("entities", "relationships", "mode")]:
+        return (str(unknown[0]),), "unknown key (known keys here: entities, relationships, mode)"
     entities = value.get("entities")
     if not isinstance(entities, dict) or not entities:
-        return ("entities",), "expected a mapping of entity types to their descriptions, e.g. {PERSON: a human being}"
-    seen: dict[str, str] = {}
+        return ("entities",), "expected a mapping of types to their descriptions, e.g. {PERSON: a human being}"
     for name, doc in entities.items():
-        key = type_key(str(name))
-        if not key or "\n" in str(name):
-            return ("entities", str(name)), "a type is a name of one line, with a letter or digit"
-        if doc is not None and not isinstance(doc, str):
-            return ("entities", str(name)), "expected the type's description (text; empty for none)"
-        if key in seen:
-            return ("entities", str(name)), (f"names the type {seen[key]} again (types match case-insensitively, "
-                                             "singular or plural)")
-        seen[key] = str(name)
+        if not re.fullmatch(r"[^\n]*[^\W_][^\n]*", str(name)) or (doc is not None and not isinstance(doc, str)):
+            return ("entities", str(name)), "expected TYPE: description, a one-line name and a text (empty for none)"
     patterns = value.get("relationships")
-    if patterns is not None and not isinstance(patterns, list):
-        return ("relationships",), "expected a list of [source type, relation, target type]"
-    for i, pattern in enumerate(patterns or []):
-        if not (isinstance(pattern, list) and len(pattern) == 3 and all(isinstance(p, str) and type_key(p)
+    for i, pattern in enumerate(patterns if isinstance(patterns, list) else [] if patterns is None else [None]):
+        if not (isinstance(pattern, list) and len(pattern) == 3 and all(isinstance(p, str) and p.strip()
                                                                          for p in pattern)):
             return ("relationships", str(i)), "expected [source type, relation, target type], three names"
-        for end in (pattern[0], pattern[2]):
-            if type_key(end) not in seen:
-                return ("relationships", str(i)), f"{end} is not one of the entity types ({', '.join(seen.values())})"
     if value.get("mode", "open") not in SCHEMA_MODES:
         return ("mode",), f"expected one of {', '.join(SCHEMA_MODES)}, got {value.get('mode')!r}"
     return None
@@ -264,13 +227,11 @@ class GraphConfig:
         "auto", "llm | nlp (offline: spaCy named entities + co-occurrence) | auto (llm when an endpoint is configured)")
     max_gleanings: int = setting(1, "extra rounds asking for missed entities", non_negative)
     entity_types: list[str] = setting(["organization", "person", "geo", "event"], "entity types to extract")
-    schema: Any = setting(
-        None, "a typed schema instead of entity_types: {entities: {TYPE: description}, relationships: [[SOURCE_TYPE, "
-        "RELATION, TARGET_TYPE], ...], mode: open | flag | strict}, or the path of a YAML file holding it (graphglean "
-        "tune writes one); see docs/schema.md", schema_problem, path=(), yaml_file=True)
+    schema: Any = setting(None, "instead of entity_types: {entities: {TYPE: description}, relationships: [[TYPE, "
+                          "RELATION, TYPE]], mode: open | flag | strict}, or a YAML file of it; docs/schema.md",
+                          schema_shape, path=())
     structured_output: Literal["auto", "json_schema", "off"] = setting(
-        "auto", "auto = response_format json_schema when graph.schema is set and the server takes it, else the tuple "
-        "format | json_schema = always (a server that refuses it fails the run) | off = always the tuple format")
+        "auto", "auto (json_schema where graph.schema is set and the server takes it) | json_schema | off")
     language: str = setting("English", "language of the descriptions")
     tuple_delimiter: str = setting("<|>", "separates the fields of a record")
     record_delimiter: str = setting("##", "separates records")

@@ -296,32 +296,8 @@ def _build(cls: type, node: yaml.Node | None, path: tuple[str, ...], src: _Sourc
         keywords = field.metadata.get("path")
         if keywords is not None and isinstance(coerced, str):
             coerced = src.path(coerced, keywords)
-        if field.metadata.get("yaml_file") and isinstance(coerced, str):
-            coerced = _value_file(coerced, check, sub, src)
         kwargs[key] = coerced
     return cls(**kwargs)
-
-
-def _value_file(path: str, check: Any, key: tuple[str, ...], src: _Source) -> Any:
-    """The value held by the YAML file at ``path`` (named by setting ``key``), checked; errors name that file,
-    the line and the key inside it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        why = getattr(e, "strerror", None) or "not UTF-8 text"
-        raise src.error(key, f"cannot read {path}: {why}") from None
-    try:
-        masked_text, masked = _mask(text)
-        node = yaml.compose(masked_text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        raise ConfigError(f"{path}:{mark.line + 1 if mark else 1}: YAML syntax error: {e.problem or e.context}") from None
-    inner = _Source(path, node, text, os.path.dirname(path), masked)
-    value = _free(node, (), inner) if node is not None else None
-    problem = check(value) if check is not None else None
-    if isinstance(problem, tuple):
-        raise inner.error(problem[0], problem[1])
-    return value
 
 
 def _kind(tp: Any) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from typing import Callable
 
 from ...core.answers import reasoning_spans
 from ..records import ParseResult, Provenance
@@ -73,7 +74,7 @@ class RecordParser:
     def __init__(self, tuple_delimiter: str = "<|>", record_delimiter: str = "##",
                  completion_delimiter: str = "<|COMPLETE|>",
                  entity_types: tuple[str, ...] = ("organization", "person", "geo", "event"),
-                 relations: frozenset[str] | None = None) -> None:
+                 relations: Callable[[str], bool] | None = None) -> None:
         self._types = frozenset(t.lower() for t in entity_types)
         self._relations = relations  # a schema's relations: relationship records carry a relation field
         configured = re.escape(tuple_delimiter) + "|" if tuple_delimiter else ""

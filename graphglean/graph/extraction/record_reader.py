@@ -5,8 +5,8 @@ repeats of a looping model and records written inside reasoning are counted here
 from __future__ import annotations
 
 import re
+from typing import Callable
 
-from ...core.config import type_key
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from .fields import (
     arrow_pair,
@@ -27,9 +27,9 @@ class RecordReader:
     """Turns fields into records of one parse: placeholders, repeats and reasoning are counted here."""
 
     def __init__(self, result: ParseResult, source: Provenance | None, first: int, types: frozenset[str],
-                 relations: frozenset[str] | None = None) -> None:
+                 relations: Callable[[str], bool] | None = None) -> None:
         self.result, self.source, self.first, self.types = result, source, first, types
-        # a schema's relation names (`type_key`s): relationship records carry a relation field after their pair
+        # whether a value is one of a schema's relations: relationship records carry a relation after their pair
         self.relations = relations
         self._seen: set[tuple[str, ...]] = set()
 
@@ -148,12 +148,12 @@ class RecordReader:
             self.result.malformed.append(text)
 
 
-def relation_field(values: list[str], relations: frozenset[str]) -> tuple[str, list[str]]:
+def relation_field(values: list[str], relations: Callable[[str], bool]) -> tuple[str, list[str]]:
     """(the relation, the other values) of a typed relationship's values after its pair: the first value when it
     is a relation of the schema or reads as one (a label, not a sentence), else a later one of the schema (a
     model that wrote the description first); "" when none was written."""
     for i, value in enumerate(values):
-        if type_key(value) in relations or (i == 0 and len(values) > 1 and _LABEL.fullmatch(value.strip())):
+        if relations(value) or (i == 0 and len(values) > 1 and _LABEL.fullmatch(value.strip())):
             return value.strip(), values[:i] + values[i + 1:]
     return "", values
 

@@ -37,7 +37,7 @@ class JsonGleaningLoop(GleaningLoop):
         super().__init__(llm, prompts, max_gleanings, check, **kw)
         self.params = {"response_format": response_format(schema)}
         self.choice = choice
-        self._relations = schema.relation_keys() if schema.typed_relationships else None
+        self._relations = schema.is_relation if schema.typed_relationships else None
 
     async def _ask(self, messages: list[dict[str, str]], tally: Tally) -> ChatResult:
         return await self.choice.request(lambda: GleaningLoop._ask(self, messages, tally))

@@ -101,7 +101,7 @@ def _examples(g: GraphConfig, schema: Schema, form: str) -> str:
         text = examples_text(g)
     # a relation field is read where the examples have one (the shipped ones do), and left out when not asked
     parser = RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, schema.types,
-                          relations=schema.relation_keys())
+                          relations=schema.is_relation)
     own: set[bool] = set()
 
     def rewrite(m: re.Match[str]) -> str:

@@ -15,7 +15,7 @@ from .ontology import Schema
 class SchemaParser(RecordParser):
     def __init__(self, g: GraphConfig, schema: Schema) -> None:
         super().__init__(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, schema.types,
-                         relations=schema.relation_keys() if schema.typed_relationships else None)
+                         relations=schema.is_relation if schema.typed_relationships else None)
         self.schema, self.directed = schema, g.directed
         self._schema_types = frozenset(t.lower() for t in schema.types)
 
@@ -26,7 +26,7 @@ class SchemaParser(RecordParser):
         if is_json_answer(text):
             result = ParseResult()
             reader = RecordReader(result, source, first_position, self._schema_types,
-                                  self.schema.relation_keys() if self.schema.typed_relationships else None)
+                                  self.schema.is_relation if self.schema.typed_relationships else None)
             if read_json_answer(text, reader, truncated):
                 return result
         return super().parse(text, source, first_position, truncated)
