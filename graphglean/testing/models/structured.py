@@ -20,7 +20,7 @@ from typing import Any, Iterable
 import attrs
 
 from ..exchange import RecordedRequest, Reply, Responder
-from .responders import MARK_LOOP, answers_given, synthetic
+from .responders import MARK_LOOP, synthetic
 
 TYPES = {"PERSON": "a human being", "ORGANIZATION": "a company, institution or group",
          "GEO": "a city, region or country", "EVENT": "something that took place at a time"}
@@ -97,7 +97,7 @@ def typed_model(corpus: TypedCorpus, json_always: bool = False, json_never: bool
         if "You build a knowledge graph" not in first:
             return synthetic(req)
         if req.max_tokens == 1 or MARK_LOOP in req.last_user:
-            return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
+            return Reply("YES" if _answers_given(req) < 2 else "NO", finish_reason="length")
         entities, relationships = corpus.records(_passage(first))
         cut = (len(entities) * 2 + 2) // 3
         part = 1 if "The last extraction missed" in _asked(req) else 0
@@ -112,8 +112,20 @@ def typed_model(corpus: TypedCorpus, json_always: bool = False, json_never: bool
             chosen = [e for e in chosen if f"- entity {e[0]}\n" not in said + "\n"]
             rels = [r for r in rels if f"- relationship {r[0]} -> {r[1]}" not in said]
         as_json = (wants_json(req) or json_always) and not json_never
-        return _as_json(chosen, rels) if as_json else _as_tuples(chosen, rels, "<relation>" in first)
+        return _as_json(chosen, rels) if as_json else _as_tuples(chosen, rels, "relation" in first)
     return respond
+
+
+def _answers_given(req: RecordedRequest) -> int:
+    """`answers_given`, a cut JSON answer and its rest counting once too."""
+    given, open_question = 0, False
+    for m in req.messages:
+        content = str(m.get("content") or "")
+        if m.get("role") == "user":
+            open_question = MARK_JSON_REST not in content and "Continue it exactly" not in content
+        elif m.get("role") == "assistant" and open_question:
+            given, open_question = given + 1, False
+    return given
 
 
 def _asked(req: RecordedRequest) -> str:
