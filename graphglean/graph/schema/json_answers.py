@@ -33,7 +33,12 @@ def read_json_answer(text: str, read: RecordReader, truncated: bool = False) -> 
     """Read the records of a JSON answer into ``read``'s result; False when no JSON value could be read from it
     at all (the caller reads it as the tuple format)."""
     body = _body(text)
-    value = _cut_value(body, read.result) if truncated else _whole_value(body)
+    if not body.startswith(("{", "[")):
+        return False
+    if truncated or not _closed(body):  # cut (by the cap, or by a server's own stop): its whole items
+        value = _cut_value(body, read.result if truncated else None, read.result.malformed)
+    else:
+        value = _whole_value(body)
     if value is None:
         return False
     entities, relationships, others = _lists(value)
@@ -64,22 +69,40 @@ def _whole_value(body: str) -> Any:
     return repaired if isinstance(repaired, (dict, list)) and repaired else None
 
 
-def _cut_value(body: str, result: ParseResult) -> Any:
-    """The whole items of a cut answer; what follows the last of them is kept as cut text."""
+def _closed(body: str) -> bool:
+    """Whether every bracket the JSON opens is closed (strings skipped): not an answer that stops midway."""
+    depth, in_string, escaped = 0, False, False
+    for ch in body:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return depth <= 0 and not in_string
+
+
+def _cut_value(body: str, result: ParseResult | None, malformed: list[str]) -> Any:
+    """The whole items of an answer that stops midway; what follows the last of them is kept: as the cut text
+    of ``result`` (cut by the cap: a continuation may bring it), else as malformed text."""
+    kept = result.cut if result is not None else malformed
     closed = close_truncated(body)
+    value = None
     if closed is not None:
         try:
             value = json.loads(closed)
         except ValueError:
-            value = None
-        if value is not None:
-            rest = body[len(os.path.commonprefix([closed, body])):].strip(" \t\n,")
-            if rest:
-                result.cut.append(rest)
-            return value
+            pass
+    if value is not None:
+        rest = body[len(os.path.commonprefix([closed, body])):].strip(" \t\n,")  # type: ignore[list-item]
+        if rest:
+            kept.append(rest)
+        return value
     value = _whole_value(body)
-    if value is not None and body.strip():
-        result.cut.append(body[-200:].strip())
+    if value is not None:
+        kept.append(body[-200:].strip())
     return value
 
 

@@ -29,6 +29,10 @@ class SchemaParser(RecordParser):
                                   self.schema.is_relation if self.schema.typed_relationships else None)
             if read_json_answer(text, reader, truncated):
                 return result
+            result = super().parse(text, source, first_position, truncated)
+            if not result.records and not result.malformed and not truncated:
+                result.malformed.append(text.strip())  # JSON nothing could read: kept, never dropped
+            return result
         return super().parse(text, source, first_position, truncated)
 
     def conform(self, result: ParseResult, chunk_id: str) -> None:

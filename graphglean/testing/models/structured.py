@@ -20,6 +20,7 @@ from typing import Any, Iterable
 import attrs
 
 from ..exchange import RecordedRequest, Reply, Responder
+from ...graph.offline.nlp_heuristic import noun_phrases
 from .responders import MARK_LOOP, synthetic
 
 TYPES = {"PERSON": "a human being", "ORGANIZATION": "a company, institution or group",
@@ -33,6 +34,7 @@ _EVENTS = ["Harbour Festival", "Spring Summit", "Lantern Fair", "Winter Regatta"
 _SENTENCES = ("{p} works for {o}, which is based in {g}.", "{p} attended the {e} in {g}.")
 MARK_JSON_CONTINUE = "as a new\nJSON object of the same shape"
 MARK_JSON_REST = "These of its records were read:"
+MARK_TUNE = "You design the schema of a knowledge graph"
 
 Entity = tuple[str, str, str]  # name, type, description
 Relationship = tuple[str, str, str, str, int]  # source, target, relation, description, strength
@@ -94,11 +96,15 @@ def typed_model(corpus: TypedCorpus, json_always: bool = False, json_never: bool
     format even when a request asks for JSON (a server that takes the parameter and ignores it)."""
     def respond(req: RecordedRequest) -> Reply | str:
         first = str(req.messages[0].get("content") or "") if req.messages else ""
+        if MARK_TUNE in first:
+            return tune_answer(corpus, _passage(first))
         if "You build a knowledge graph" not in first:
             return synthetic(req)
         if req.max_tokens == 1 or MARK_LOOP in req.last_user:
             return Reply("YES" if _answers_given(req) < 2 else "NO", finish_reason="length")
         entities, relationships = corpus.records(_passage(first))
+        if not entities:  # a text of another corpus: its proper nouns, of the first type the prompt lists
+            entities, relationships = _named(_passage(first), first)
         cut = (len(entities) * 2 + 2) // 3
         part = 1 if "The last extraction missed" in _asked(req) else 0
         chosen = entities[:cut] if part == 0 else entities[cut:]
@@ -114,6 +120,38 @@ def typed_model(corpus: TypedCorpus, json_always: bool = False, json_never: bool
         as_json = (wants_json(req) or json_always) and not json_never
         return _as_json(chosen, rels) if as_json else _as_tuples(chosen, rels, "relation" in first)
     return respond
+
+
+def tune_answer(corpus: TypedCorpus, passage: str) -> str:
+    """What a model proposes for `graphglean tune` of ``passage``: the corpus's types it names (a text of another
+    corpus: CHARACTER and PLACE), with examples it writes and one it does not (never to reach the schema)."""
+    entities, relationships = corpus.records(passage)
+    if not entities:
+        entities = [(n, "CHARACTER", "") for n in _proper_nouns(passage)[:4]]
+        relationships = [(a[0], b[0], "MEETS", "", 5) for a, b in zip(entities, entities[1:2])]
+    kinds: dict[str, list[str]] = {}
+    for name, kind, _ in entities:
+        kinds.setdefault(kind, []).append(name)
+    return json.dumps({
+        "entity_types": [{"type": k, "description": TYPES.get(k, f"a {k.lower()} the text names"),
+                          "examples": [*names[:3], "Zorblax Quent"]} for k, names in kinds.items()],
+        "relationships": [{"source_type": corpus.type_of.get(a, "CHARACTER"), "relation": r,
+                           "target_type": corpus.type_of.get(b, "CHARACTER"), "example": {"source": a, "target": b}}
+                          for a, b, r, _, _ in relationships[:6]]})
+
+
+def _proper_nouns(passage: str) -> list[str]:
+    return list(dict.fromkeys(" ".join(p.split()) for p, _, _ in noun_phrases(passage)))
+
+
+def _named(passage: str, prompt: str) -> tuple[list[Entity], list[Relationship]]:
+    listed = re.search(r"^- ([^:\n]+)", prompt, re.M)
+    kind = listed.group(1).strip() if listed else "PERSON"
+    pattern = re.search(r"^    \S+ (\S+) \S+$", prompt, re.M)  # the first relation the prompt lists
+    relation = pattern.group(1) if pattern else "RELATED_TO"
+    names = _proper_nouns(passage)
+    return ([(n, kind, f"{n} is named in the passage.") for n in names],
+            [(a, b, relation, f"{a} is named near {b}.", 5) for a, b in zip(names, names[1:])])
 
 
 def _answers_given(req: RecordedRequest) -> int:
