@@ -12,7 +12,7 @@ import networkx as nx
 from ...core.config import Config, GraphConfig
 from ...llm.model_limits.completion_cap import CompletionCap
 from ...scheduling.scheduler import PassLLM
-from ..extraction.gleaning import GleaningLoop, LoopCheck, is_openai_endpoint
+from ..extraction.gleaning import GleaningLoop, LoopCheck
 from ..extraction.parser import RecordParser
 from ..extraction.prompts import GraphPrompts
 from .conformance import conform_graph
@@ -51,8 +51,8 @@ def chunk_extractor(llm: PassLLM, cfg: Config, check: LoopCheck, caps: Completio
     if not uses_json(cfg, schema):
         report.update(format="tuple", why=f"graph.structured_output {g.structured_output}")
         return as_tuples
-    hosted = is_openai_endpoint(cfg.llm.provider, cfg.llm.base_url)
-    choice = StructuredChoice(g.structured_output, probes=not hosted and not cfg.llm.batch.enabled, report=report)
+    # batch mode does not wait a batch's day for one answer: every chunk tries, a refusal falls back each
+    choice = StructuredChoice(g.structured_output, probes=not cfg.llm.batch.enabled, report=report)
     as_json = JsonGleaningLoop(llm, prompts.json_format, g.max_gleanings, check, schema, choice,
                                **kw)  # type: ignore[arg-type]
     return StructuredExtraction(as_json, as_tuples, choice)

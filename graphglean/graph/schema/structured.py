@@ -1,7 +1,7 @@
 """Which format the extraction asks for (``graph.structured_output``), learned once a run.
 
 ``auto`` tries ``response_format: json_schema`` with the run's first extraction request, the others waiting for
-its outcome (a hosted OpenAI or Azure endpoint, which takes it, and batch mode are not made to wait). A refusal
+its outcome (in batch mode, where an answer may take a day, each chunk tries and falls back alone). A refusal
 that names the parameter (a 4xx, or llama-cpp-python's 500) is remembered: that chunk and every later one use
 the tuple format, and one line says so. A server that takes the parameter but answers something other than JSON
 is remembered too: chunks not yet started use the tuple format (those under way go on in JSON; their answers
@@ -33,7 +33,7 @@ class StructuredChoice:
 
     def __init__(self, mode: str, probes: bool, report: dict[str, Any] | None = None) -> None:
         self.mode = mode  # auto | json_schema
-        self.probes = probes  # the first request is tried alone (False: hosted endpoints, batch mode)
+        self.probes = probes  # the first request is tried alone (False: batch mode)
         self.state = "untried"  # untried | json | refused | ignored
         self.report = {} if report is None else report
         self.report.update(format="json_schema", why=f"graph.structured_output {mode}", json_chunks=0,
