@@ -225,13 +225,10 @@ class GleaningLoop:
             if answer.ending != "done":
                 return answer
             ask = {"role": "user", "content": self.prompts.resume_prompt}
-            try:
-                result = await self._ask([*messages, *answer.turns, ask], tally)
-            except (LLMRequestError, _WindowFull) as e:
-                if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
-                    raise
-                answer.ending = "full"
+            rest = await self._rest(messages, answer, ask, tally)
+            if rest is None:
                 return answer
+            result = rest
             joined, at = join(answer.text, result.text, self._parser)
             moved = not result.truncated or progressed(answer.text, joined, result.text, self._parser)
             tally.continued += 1
@@ -245,6 +242,18 @@ class GleaningLoop:
         if answer.joins:
             tally.saved_tokens += tokens - last  # what asking again from the start would have written again
         return answer
+
+    async def _rest(self, messages: list[dict[str, str]], answer: _Answer, ask: dict[str, str],
+                    tally: Tally) -> ChatResult | None:
+        """The answer to ``ask`` for the rest of a cut ``answer``; None (its ending set to ``full``) when the
+        conversation outgrew the model's context window."""
+        try:
+            return await self._ask([*messages, *answer.turns, ask], tally)
+        except (LLMRequestError, _WindowFull) as e:
+            if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
+                raise
+            answer.ending = "full"
+            return None
 
     def _stop(self, answer: _Answer, tokens: int, passage: str) -> str:
         """Why a cut answer of ``tokens`` to ``passage`` is not continued ("done" when it is)."""

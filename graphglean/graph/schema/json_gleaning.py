@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.errors import LLMRequestError
 from ...core.prompts import render
 from ...core.repetition import is_loop
 from ...llm.records import ChatResult
 from ...scheduling.scheduler import PassLLM
 from ..extraction.chunk_extraction import Tally
-from ..extraction.gleaning import GleaningLoop, LoopCheck, _Answer, _WindowFull
+from ..extraction.gleaning import GleaningLoop, LoopCheck, _Answer
 from ..extraction.prompts import GraphPrompts
 from ..extraction.record_reader import RecordReader
 from ..records import ParseResult
@@ -53,13 +52,10 @@ class JsonGleaningLoop(GleaningLoop):
             if answer.ending != "done":
                 return answer
             ask = {"role": "user", "content": render(self.prompts.resume_prompt, **{RECORDS_READ: records_read(read)})}
-            try:
-                result = await self._ask([*messages, *answer.turns, ask], tally)
-            except (LLMRequestError, _WindowFull) as e:
-                if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
-                    raise
-                answer.ending = "full"
+            more = await self._rest(messages, answer, ask, tally)
+            if more is None:
                 return answer
+            result = more
             rest = self._read(result.text, result.truncated)
             tally.continued += 1
             answer.parts.append((result.text, result.truncated))  # type: ignore[union-attr]
