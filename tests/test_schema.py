@@ -98,11 +98,12 @@ def test_the_typed_tuple_format_reads_the_relation_field():
     text = ('("entity"<|>Ada Lovelace<|>person<|>A mathematician.)##\n'
             '("relationship"<|>Ada Lovelace<|>Analytical Society<|>WORKS_FOR<|>She worked there.<|>7)##\n'
             '("relationship"<|>Analytical Society<|>London<|>It met in London.<|>based in<|>5)##\n'
-            '("relationship"<|>Ada Lovelace<|>Babbage<|>She wrote to Babbage.<|>4)\n<|COMPLETE|>')
+            '("relationship"<|>Ada Lovelace<|>Babbage<|>She wrote to Babbage.<|>4)##\n'
+            '("relationship"<|>Babbage<|>Analytical Society<|>colleagues<|>Works for<|>3)\n<|COMPLETE|>')
     r = parser.parse(text).relationships
     assert [(x.relation, x.description, x.weight) for x in r] == [
         ("WORKS_FOR", "She worked there.", 7.0), ("based in", "It met in London.", 5.0),
-        ("", "She wrote to Babbage.", 4.0)]
+        ("", "She wrote to Babbage.", 4.0), ("Works for", "colleagues", 3.0)]  # the schema's relation, wherever
     plain = record_parser(GraphConfig())  # without a schema a fourth field is LightRAG's keywords, as always
     assert plain.parse(text).relationships[0].keywords == ("She worked there.",)
 

@@ -233,3 +233,34 @@ async def test_batch_mode_sends_the_online_run_s_bodies(tmp_path):
     assert not result.failed and s.batch_api.uploaded_lines
     assert sorted(seen) == sent_online and any('"json_schema"' in body for body in sent_online)
     assert graph_of(batch) == graph_of(online)
+
+
+async def test_relations_reach_every_output(tmp_path):
+    pytest.importorskip("pyarrow")
+    import networkx as nx
+    import pyarrow.parquet as pq
+
+    from graphglean.graph.formats.peers.lightrag.graphml import FILENAME
+
+    corpus = typed_corpus(documents=2)
+    async with FakeLLMServer(typed_model(corpus)).running() as s:
+        cfg = typed_config(s, tmp_path, corpus, structured_output="json_schema")
+        cfg.output.formats = ["graphml", "json", "jsonl", "html", "neo4j", "parquet", "lightrag"]
+        result, _ = await quiet_run(cfg)
+    out = tmp_out(cfg)
+    assert not result.failed
+    rows = [json.loads(line) for line in (out / "relationships.jsonl").read_text().splitlines()]
+    relations = {r["relation"] for r in rows}
+    assert relations <= {"WORKS_FOR", "LOCATED_IN", "ATTENDED", "HELD_IN"} and len(relations) > 1
+    assert set(pq.read_table(out / "relationships.parquet").column("relation").to_pylist()) == relations
+    graphml = nx.read_graphml(out / "graph.graphml")
+    assert {d["relation"] for _, _, d in graphml.edges(data=True)} == relations
+    csv_types = {line.split(",")[2] for line in (out / "neo4j" / "relationships.csv").read_text().splitlines()[1:]}
+    assert csv_types == relations
+    cypher = (out / "neo4j" / "import.cypher").read_text()
+    assert all(f"CREATE (a)-[r:{r}]->(b)" in cypher for r in relations) and "RELATED_TO]" not in cypher
+    lightrag = nx.read_graphml(out / "lightrag" / FILENAME)
+    keywords = {k for _, _, d in lightrag.edges(data=True) for k in d["keywords"].split(",")}
+    assert relations <= keywords
+    assert '"rel":"WORKS_FOR"' in (out / "graph.html").read_text() or '"rel":"ATTENDED"' in (
+        out / "graph.html").read_text()

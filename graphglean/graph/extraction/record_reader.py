@@ -153,8 +153,10 @@ def relation_field(values: list[str], relations: Callable[[str], bool]) -> tuple
     is a relation of the schema or reads as one (a label, not a sentence), else a later one of the schema (a
     model that wrote the description first); "" when none was written."""
     for i, value in enumerate(values):
-        if relations(value) or (i == 0 and len(values) > 1 and _LABEL.fullmatch(value.strip())):
+        if relations(value):
             return value.strip(), values[:i] + values[i + 1:]
+    if len(values) > 1 and _LABEL.fullmatch(values[0].strip()):
+        return values[0].strip(), values[1:]
     return "", values
 
 

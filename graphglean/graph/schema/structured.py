@@ -57,6 +57,8 @@ class StructuredChoice:
             result = await self._refusable(call)
             if self.state == "untried":
                 self.state = "json"
+                if self.mode == "auto":
+                    self.report["why"] = "graph.structured_output auto: the server took response_format json_schema"
         return self._read(result)
 
     async def _refusable(self, call: Callable[[], Awaitable[ChatResult]]) -> ChatResult:
