@@ -36,7 +36,6 @@ from .extraction.workload import chunk_weight
 from .offline.nlp import OfflineExtraction, extract_offline, fit_quotes
 from .records import ParseResult, Provenance
 from .resolution.resolve import AnswerMemo, asks_llm, resolve_entities, run_method
-from .schema.conformance import count_flagged
 from .schema.extraction import chunk_extractor, hold_to_schema
 from .schema.extraction import record_parser as record_parser
 from .schema.reader import SchemaParser
@@ -264,9 +263,10 @@ async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config
                        summaries: SummaryMemo | None = None) -> nx.Graph:
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
-    left_out = hold_to_schema(graph, cfg.graph)
-    stats.off_schema += len(left_out) + (count_flagged(graph) if cfg.graph.schema is not None else 0)
-    stats.off_schema_records += left_out
+    if cfg.graph.schema is not None:
+        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
+        stats.off_schema += outside
+        stats.off_schema_records += left_out
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
     ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
     stats.ungrounded += ungrounded

@@ -15,7 +15,7 @@ from ...scheduling.scheduler import PassLLM
 from ..extraction.gleaning import GleaningLoop, LoopCheck
 from ..extraction.parser import RecordParser
 from ..extraction.prompts import GraphPrompts
-from .conformance import conform_graph
+from .conformance import conform_graph, count_flagged
 from .json_gleaning import JsonGleaningLoop
 from .ontology import Schema, asked_schema, schema_of
 from .prompts import SchemaPrompts
@@ -72,7 +72,11 @@ def prompt_fingerprint(cfg: Config) -> tuple[Any, ...]:
     return (p.extraction_template, p.continue_prompt, p.loop_prompt, p.resume_prompt, *extra)
 
 
-def hold_to_schema(graph: nx.Graph, g: GraphConfig) -> list[dict[str, Any]]:
-    """The merged graph held to ``graph.schema`` (nothing without one); the rows strict mode left out."""
+def hold_to_schema(graph: nx.Graph, g: GraphConfig) -> tuple[list[dict[str, Any]], int]:
+    """The merged graph held to ``graph.schema`` (nothing without one): the rows strict mode left out, and how
+    many nodes and edges outside it there were (left out or flagged)."""
     schema = schema_of(g)
-    return [] if schema is None else conform_graph(graph, schema)
+    if schema is None:
+        return [], 0
+    rows = conform_graph(graph, schema)
+    return rows, len(rows) + count_flagged(graph)
