@@ -49,6 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
                      "(0), saying when to come back; the same command continues the run")
     run.add_argument("--fresh", action="store_true", help="start over: empty the output folder's run store "
                      "(results and journal) and memory store; the response cache is kept")
+    tune = sub.add_parser("tune", help="propose graph.schema from a sample of the corpus (docs/schema.md)",
+                          description="Ask the configured model, over a sample of CONFIG's input chunks, for the "
+                          "entity types and relationship patterns the corpus holds, and write them, with counts, "
+                          "descriptions and example names from the sample, to a schema file to edit and name in "
+                          "graph.schema. On the scheduler, cached and priced like a run.")
+    tune.add_argument("config", metavar="CONFIG", help="YAML configuration (its llm and input)")
+    tune.add_argument("--sample", type=int, metavar="N", default=20, help="chunks to read, spread evenly over the "
+                      "input (default %(default)s)")
+    tune.add_argument("--out", metavar="PATH", help="where to write the schema (default: schema.yaml beside CONFIG; "
+                      "an existing file is not overwritten)")
+    tune.add_argument("--dry-run", action="store_true", help="print the sample's calls, tokens and cost; call no LLM")
     view = sub.add_parser("view", help="write graph.html again from an output folder (no LLM call)",
                           description="Rebuild OUTPUT_DIR/graph.html, the interactive view of the graph, from the "
                           "graph and chunk files a run wrote there.")
@@ -78,12 +89,12 @@ def _warning_line(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command not in ("run", "view"):
+    if args.command not in ("run", "view", "tune"):
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     warnings.showwarning = _warning_line
     try:
-        return _run(args) if args.command == "run" else _view(args)
+        return {"run": _run, "view": _view, "tune": _tune}[args.command](args)
     except BaseException as raised:
         error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
         if isinstance(error, KeyboardInterrupt):
@@ -124,6 +135,14 @@ def _run(args: argparse.Namespace) -> int:
     if not args.dry_run:
         print(f"outputs in {cfg.output.dir}/", file=sys.stderr)
     return EXIT_OK
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from .tune import tune
+
+    cfg = load_config(args.config)
+    result = trio.run(lambda: tune(cfg, sample=args.sample, out=args.out, config_path=args.config, dry=args.dry_run))
+    return EXIT_FAILED_ITEMS if result.failed else EXIT_OK
 
 
 def _view(args: argparse.Namespace) -> int:

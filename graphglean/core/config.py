@@ -14,15 +14,16 @@ from typing import Any, Callable, Literal
 
 import attrs
 
-Check = Callable[[Any], str | None]
+Check = Callable[[Any], "str | tuple[tuple[str, ...], str] | None"]
 
 
 NAME_OR_PATH = "<name>"  # in setting(path=...): a value with no folder part is a name, left as it is
 
 
 def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None) -> Any:
-    """A configuration field with its documentation and an optional range check. ``path``: the value is a
-    file or folder (relative to the configuration file's folder) unless it is one of these words."""
+    """A configuration field with its documentation and an optional check (it returns what the value should have
+    been, "a positive", or for a structured value (key path inside it, what)). ``path``: the value is a file or
+    folder (relative to the configuration file's folder) unless it is one of these words."""
     metadata = {"doc": doc, "check": check, "path": path}
     if isinstance(default, (list, dict)):
         factory = (lambda d=default: type(d)(d))
@@ -48,6 +49,34 @@ def unit_interval(v: Any) -> str | None:
 
 def _string_mapping(v: Any) -> str | None:
     return None if all(isinstance(k, str) and isinstance(x, str) for k, x in v.items()) else "a {LABEL: type} (strings)"
+
+
+SCHEMA_MODES = ("open", "flag", "strict")
+
+
+def schema_shape(value: Any) -> tuple[tuple[str, ...], str] | None:
+    """What is wrong with the shape of a ``graph.schema`` value, as (key path inside it, what), or None; a text is
+    the path of a YAML file holding the mapping. (Its types are matched in `graph.schema.ontology`.)"""
+    if isinstance(value, str):
+        return None if value.strip() else ((), "expected a mapping or the path of a YAML file, got an empty text")
+    if not isinstance(value, dict):
+        return (), "expected a mapping (entities, relationships, mode) or the path of a YAML file holding one"
+    if unknown := [k for k in value if k not in ("entities", "relationships", "mode")]:
+        return (str(unknown[0]),), "unknown key (known keys here: entities, relationships, mode)"
+    entities = value.get("entities")
+    if not isinstance(entities, dict) or not entities:
+        return ("entities",), "expected a mapping of types to their descriptions, e.g. {PERSON: a human being}"
+    for name, doc in entities.items():
+        if not re.fullmatch(r"[^\n]*[^\W_][^\n]*", str(name)) or (doc is not None and not isinstance(doc, str)):
+            return ("entities", str(name)), "expected TYPE: description, a one-line name and a text (empty for none)"
+    patterns = value.get("relationships")
+    for i, pattern in enumerate(patterns if isinstance(patterns, list) else [] if patterns is None else [None]):
+        if not (isinstance(pattern, list) and len(pattern) == 3 and all(isinstance(p, str) and p.strip()
+                                                                         for p in pattern)):
+            return ("relationships", str(i)), "expected [source type, relation, target type], three names"
+    if value.get("mode", "open") not in SCHEMA_MODES:
+        return ("mode",), f"expected one of {', '.join(SCHEMA_MODES)}, got {value.get('mode')!r}"
+    return None
 
 
 @attrs.define
@@ -198,6 +227,11 @@ class GraphConfig:
         "auto", "llm | nlp (offline: spaCy named entities + co-occurrence) | auto (llm when an endpoint is configured)")
     max_gleanings: int = setting(1, "extra rounds asking for missed entities", non_negative)
     entity_types: list[str] = setting(["organization", "person", "geo", "event"], "entity types to extract")
+    schema: Any = setting(None, "instead of entity_types: {entities: {TYPE: description}, relationships: [[TYPE, "
+                          "RELATION, TYPE]], mode: open | flag | strict}, or a YAML file of it; docs/schema.md",
+                          schema_shape, path=())
+    structured_output: Literal["auto", "json_schema", "off"] = setting(
+        "auto", "auto (json_schema where graph.schema is set and the server takes it) | json_schema | off")
     language: str = setting("English", "language of the descriptions")
     tuple_delimiter: str = setting("<|>", "separates the fields of a record")
     record_delimiter: str = setting("##", "separates records")

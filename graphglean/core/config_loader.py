@@ -289,6 +289,8 @@ def _build(cls: type, node: yaml.Node | None, path: tuple[str, ...], src: _Sourc
         check = field.metadata.get("check")
         if check is not None and coerced is not None:
             article = check(coerced)
+            if isinstance(article, tuple):
+                raise src.error(sub + article[0], article[1])
             if article is not None:
                 raise src.error(sub, f"expected {article} {_kind(field.type)}, got {_describe(coerced)}")
         keywords = field.metadata.get("path")
@@ -312,6 +314,9 @@ def _cross_checks(cfg: Config, src: _Source) -> None:
         raise src.error(("output", "formats"), missing)
     if cfg.runtime.engine == "ray":
         _ray_checks(cfg, src)
+    if cfg.graph.schema is not None and ("graph", "entity_types") in src.lines:
+        raise src.error(("graph", "entity_types"), "graph.schema and graph.entity_types are both set: the schema's "
+                        "entities are the types to extract; remove graph.entity_types")
 
 
 def _ray_checks(cfg: Config, src: _Source) -> None:

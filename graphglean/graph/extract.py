@@ -30,13 +30,15 @@ from .building.merge import GraphAccumulator
 from .building.stream import DescriptionStream
 from .extraction.chunk_extraction import ChunkExtraction
 from .extraction.debris import clean_names
-from .extraction.gleaning import GleaningLoop, LoopCheck
+from .extraction.gleaning import LoopCheck
 from .extraction.parser import RecordParser
-from .extraction.prompts import GraphPrompts
 from .extraction.workload import chunk_weight
 from .offline.nlp import OfflineExtraction, extract_offline, fit_quotes
 from .records import ParseResult, Provenance
 from .resolution.resolve import AnswerMemo, asks_llm, resolve_entities, run_method
+from .schema.extraction import chunk_extractor, hold_to_schema
+from .schema.extraction import record_parser as record_parser
+from .schema.reader import SchemaParser
 
 PASS = "graph"
 
@@ -78,6 +80,9 @@ class GraphStats:
     resolution: dict[str, Any] = attrs.field(factory=dict)  # ResolutionStats of the resolve stage, if it ran
     resolution_log: list[dict[str, Any]] | None = None  # one record per merge (resolution.jsonl); None = not run
     yes_no_check: dict[str, Any] = attrs.field(factory=dict)  # how the gleaning checks were asked, and why
+    off_schema: int = 0  # records, nodes and edges outside graph.schema: left out (strict) or flagged (flag)
+    off_schema_records: list[dict[str, Any]] = attrs.field(factory=list)  # what strict mode left out
+    structured_output: dict[str, Any] = attrs.field(factory=dict)  # the format asked for (under a schema), and why
 
 
 @attrs.define
@@ -97,6 +102,8 @@ def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordPa
     for i, response in enumerate(extraction.responses):
         result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
     clean_names(result, chunk.text)
+    if isinstance(parser, SchemaParser):
+        parser.conform(result, chunk.id)
     return result
 
 
@@ -121,19 +128,17 @@ def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chu
 SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 
 
-def record_parser(g: Any) -> RecordParser:
-    return RecordParser(g.tuple_delimiter, g.record_delimiter, g.completion_delimiter, tuple(g.entity_types))
-
-
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
                          done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
                          stream: DescriptionStream | None = None, yes_no: dict[str, Any] | None = None,
+                         structured: dict[str, Any] | None = None,
                          ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
     even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
     ``stream`` is given each chunk's records as soon as they are known; ``yes_no`` is told how the gleaning
-    checks were asked (logit bias with which ids, or read leniently) and why."""
+    checks were asked (logit bias with which ids, or read leniently) and why; ``structured`` which format the
+    extraction asked for under a schema (JSON or the tuple format), and why."""
     done = dict(done or {})
     parser = record_parser(cfg.graph)
     if stream is not None:
@@ -142,9 +147,9 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     llm = scheduler.llm(PASS)
     todo = [c for c in chunks if c.id not in done]
     caps = await CompletionCap.served(cfg.llm, llm.client) if todo else CompletionCap.of(cfg.llm)
-    loop = GleaningLoop(llm, GraphPrompts.from_config(cfg.graph), cfg.graph.max_gleanings,
-                        LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids, yes_no),
-                        caps, cfg.graph.max_splits, valid=answered, count=Tokenizer(cfg.llm.model).count)
+    check = LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids, yes_no)
+    loop = chunk_extractor(llm, cfg, check, caps, Tokenizer(cfg.llm.model).count, answered,
+                           {} if structured is None else structured)
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
@@ -247,6 +252,8 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.reasoning_records += parsed.reasoning_records
         stats.repaired_names += parsed.repaired_names
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
+        stats.off_schema += len(parsed.off_schema)
+        stats.off_schema_records += parsed.off_schema
         acc.add(parsed)
     return acc
 
@@ -256,6 +263,10 @@ async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config
                        summaries: SummaryMemo | None = None) -> nx.Graph:
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
+    if cfg.graph.schema is not None:
+        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
+        stats.off_schema += outside
+        stats.off_schema_records += left_out
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
     ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
     stats.ungrounded += ungrounded
@@ -323,9 +334,11 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
     async with trio.open_nursery() as nursery:
         stream = DescriptionStream(chunks, cfg.graph, scheduler.llm(DESCRIBE), tokenizer, summaries, nursery)
         yes_no: dict[str, Any] = {}
+        structured: dict[str, Any] = {}
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream,
-                                                   yes_no=yes_no)
-        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no)
+                                                   yes_no=yes_no, structured=structured)
+        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no,
+                           structured_output=structured)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
         # early calls the final graph did not need (entity resolution changed their node) are still answered:

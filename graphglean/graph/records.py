@@ -35,6 +35,7 @@ class RelationshipRecord:
     weight: float = 1.0
     keywords: tuple[str, ...] = ()
     source: Provenance | None = None
+    relation: str = ""  # its type (``WORKS_FOR``), asked for under a schema with relationship patterns
 
 
 @attrs.define
@@ -50,6 +51,7 @@ class ParseResult:
     reasoning_records: int = 0  # records found inside a reasoning block (kept)
     repaired_names: int = 0  # names whose ends held pieces of the format that the text does not hold (cut off)
     examined: int = 0  # records looked at, kept or not: the next record's position
+    off_schema: list[dict[str, str]] = attrs.field(factory=list)  # records outside graph.schema, left out (strict)
 
     @property
     def records(self) -> int:
@@ -67,3 +69,4 @@ class ParseResult:
         self.reasoning_records += other.reasoning_records
         self.repaired_names += other.repaired_names
         self.examined += other.examined
+        self.off_schema += other.off_schema

@@ -81,9 +81,10 @@ class ChatClient(Endpoint):
         params.setdefault("model", self.cfg.model)
         params.setdefault("temperature", self.cfg.temperature)
         params.setdefault("seed", self.cfg.seed)
-        for name in ("logit_bias", "response_format"):
-            if name in self.server.refused:
-                params.pop(name, None)
+        if "logit_bias" in self.server.refused:
+            params.pop("logit_bias", None)
+        if not self.server.takes_format(params.get("response_format")):
+            params.pop("response_format", None)
         extra = {**self.cfg.extra_body, **params.pop("extra", {})}
         return ChatRequest(messages=tuple(messages), extra=extra, **params)
 
@@ -146,6 +147,8 @@ class ChatClient(Endpoint):
                 if refused is None:
                     for param in e.params:  # the passes ask again without it; later requests are built without
                         server.refuse(param, str(e))
+                    if "response_format" in e.params and isinstance(req.response_format, dict):
+                        server.refused_formats.add(str(req.response_format.get("type")))
                     raise
                 server.refuse(refused, str(e))
                 continue

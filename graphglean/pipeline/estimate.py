@@ -11,7 +11,8 @@ from ..core.tokens import Tokenizer
 from ..graph.building.describe import summary_call_bound
 from ..graph.communities.reporting import REPORT_MAX_TOKENS, report_call_bound
 from ..graph.communities.reporting import TEMPLATE as REPORT_TEMPLATE
-from ..graph.extraction.prompts import GraphPrompts
+from ..graph.schema.ontology import asked_schema
+from ..graph.schema.prompts import graph_prompts
 from ..graph.extraction.workload import named_words
 from ..graph.formats.peers.vectors import BATCH_TOKENS, EMBED_BATCH
 from ..graph.formats.peers.vectors import PASS as EMBED
@@ -47,7 +48,7 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
             calls = per_message * n + -(-n // 64) + n // max(1, cfg.enrich.message_window // 2)
             tokens_in, tokens_out = 400 * per_message * n, 60 * per_message * n
         elif name == "graph" and fn is graph_llm_pass:
-            overhead = tokenizer.count(GraphPrompts.from_config(cfg.graph).extraction(""))
+            overhead = tokenizer.count(graph_prompts(cfg.graph, asked_schema(cfg.graph)).extraction(""))
             rounds = cfg.graph.max_gleanings
             calls = len(chunks) * (1 + 2 * rounds)
             # each gleaning round resends the conversation so far: prompt and answers grow per round

@@ -12,6 +12,7 @@ import trio
 
 from ..core.config import PEER_FORMATS, Config, missing_extra
 from ..core.errors import ConfigError
+from ..graph.schema.ontology import schema_of
 from .context import PassFn, PassOutcome, RunContext
 from .runstore import FILENAME as RUN_STORE
 from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
@@ -57,9 +58,11 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
 def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
     """Refuse, before any work, a configuration that could not run: a missing extra for an output format, the
     LLM asked for by name with no endpoint to ask, a peer index with no embedding endpoint, batch mode on
-    Ray, or ``detach`` without batch mode."""
+    Ray, ``detach`` without batch mode, or a ``graph.schema`` that is none."""
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
+    if cfg.graph.enabled:
+        schema_of(cfg.graph)  # the loader's checks again (a Config built in code, a schema file edited since)
     if not dry and (key := llm_without_endpoint(cfg)):
         raise ConfigError(f"{key}: llm needs an LLM endpoint: {HOW_TO_GET_AN_ENDPOINT}; or set {key} to "
                           f"{'nlp' if key == 'graph.method' else 'rules'}")

@@ -13,12 +13,12 @@ from ..episodic import PASS as EPISODIC
 from ..episodic import ChunkInfo, EpisodeRawOutput, EpisodicGistExtraction
 from ..graph.extract import GraphStats, SaveFn, build_graph, extract_with_llm
 from ..graph.extraction.chunk_extraction import ChunkExtraction
-from ..graph.extraction.prompts import GraphPrompts
 from ..graph.formats.export import write_jsonl
 from ..graph.offline.nlp import OfflineExtraction, extract_offline
 from ..graph.offline.nlp_spacy import ANALYSIS
 from ..graph.resolution.resolve import PASS as RESOLVE
 from ..graph.resolution.resolve import AnswerMemo, asks_llm
+from ..graph.schema.extraction import prompt_fingerprint
 from ..llm.accounting import CallAccount
 from ..scheduling.scheduler import NoProgress
 from ..summaries import PASS as SUMMARY
@@ -55,7 +55,10 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
     # failed item (exit 1, in report.json), and the other files are written
     written = await write_graph_with_communities(ctx, graph)
     files, failed = written.files, failed + written.failed
-    extra = {k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")}
+    extra = {k: v for k, v in attrs.asdict(stats).items()
+             if k not in ("malformed_records", "resolution_log", "off_schema_records")}
+    if not extra["structured_output"]:
+        del extra["structured_output"]
     extra.update(written.extra)
     peer_files, peer_failed, peer_extra = await peer_indexes(
         ctx, graph, ctx.inputs.documents or documents_of_chunks(ctx.chunks))
@@ -71,6 +74,12 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
         files.append(str(path))
+    path = ctx.out_dir / "off_schema_records.jsonl"
+    if stats.off_schema_records:  # what graph.schema's strict mode left out of the graph
+        write_jsonl(stats.off_schema_records, path)
+        files.append(str(path))
+    else:  # an earlier run's would describe records this graph does not leave out
+        path.unlink(missing_ok=True)
     path = ctx.out_dir / "resolution.jsonl"
     if stats.resolution_log is not None:
         write_jsonl(stats.resolution_log, path)
@@ -143,9 +152,8 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
     cfg = ctx.cfg
     assert ctx.store is not None
     g = cfg.graph
-    prompts = GraphPrompts.from_config(g)  # its texts carry the types, language, delimiters and examples
-    stored = ctx.resume("graph", prompts.extraction_template, prompts.continue_prompt, prompts.loop_prompt,
-                        prompts.resume_prompt, g.max_gleanings, cfg.llm.logit_bias_ids)
+    # the prompts' texts carry the types (the schema), language, delimiters and examples
+    stored = ctx.resume("graph", *prompt_fingerprint(cfg), g.max_gleanings, cfg.llm.logit_bias_ids)
     store = ctx.store
 
     async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:

@@ -59,13 +59,21 @@ _REFUSALS: dict[tuple[str, str], tuple[int, Any]] = {
     ("unsupported_parameter", "llama-cpp-python"): (422, {"detail": [{
         "type": "extra_forbidden", "loc": ["body", "{param}"], "msg": "Extra inputs are not permitted"}]}),
     ("no_such_path", "any"): (404, "404 page not found"),
+    # llama-cpp-python 0.3.x: its pydantic model knows response_format types text and json_object only
+    ("json_schema", "llama-cpp-python"): (500, {"error": {
+        "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                   "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}",
+        "type": "internal_server_error", "param": None, "code": None}}),
+    ("json_schema", "vllm"): (400, {"object": "error", "message": "response_format json_schema is not supported",
+                                    "type": "BadRequestError", "param": None, "code": 400}),
 }
 REFUSAL_KINDS = sorted({kind for kind, _ in _REFUSALS})
 
 
 def refusal(kind: str, server: str = "openai", *, model: str = "fake", param: str = "logit_bias") -> Reply:
     """The error a real ``server`` (openai, azure, vllm, llamacpp, llama-cpp-python, ollama) answers for
-    ``kind``: context_length, content_filter, model_not_found, unsupported_parameter or no_such_path."""
+    ``kind``: context_length, content_filter, model_not_found, unsupported_parameter, json_schema (a server
+    that does not take ``response_format`` of that type) or no_such_path."""
     key = (kind, server) if (kind, server) in _REFUSALS else (kind, "any")
     if key not in _REFUSALS:
         known = sorted(f"{k}/{s}" for k, s in _REFUSALS)

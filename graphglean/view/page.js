@@ -4,7 +4,7 @@
   var data = JSON.parse(document.getElementById("gg-data").textContent);
   var PALETTE = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5",
     "#9c6b4e", "#2b9aa0", "#d4a017", "#b4436c"];
-  var OTHER = "#9aa0a6", UNGROUNDED = 1, CONFLICT = 2;
+  var OTHER = "#9aa0a6", UNGROUNDED = 1, CONFLICT = 2, OFF_SCHEMA = 4;
   var FRAME_BUDGET_MS = 12, MAX_TICKS = 400, LABELS = 160, EDGE_DETAIL = 3000;
 
   var $ = function (id) { return document.getElementById(id); };
@@ -21,7 +21,7 @@
   var maxW = 1;
   data.edges.forEach(function (e) { if (e.w > maxW) maxW = e.w; });
   var edges = data.edges.map(function (e, i) {
-    var edge = { i: i, a: nodes[e.s], b: nodes[e.t], w: e.w, desc: e.desc, kw: e.kw,
+    var edge = { i: i, a: nodes[e.s], b: nodes[e.t], w: e.w, desc: e.desc, kw: e.kw, rel: e.rel || "", off: !!e.off,
       width: 0.6 + 3 * Math.log1p(Math.max(e.w, 0)) / Math.log1p(maxW) };
     edge.a.edges.push(edge);
     if (edge.b !== edge.a) edge.b.edges.push(edge);
@@ -516,7 +516,9 @@
     });
     var flags = $("gg-flags");
     [[UNGROUNDED, "only ungrounded", "#cf222e", "name not found in its source chunks"],
-     [CONFLICT, "only type conflicts", "#bf8700", "typed differently by different records"]].forEach(function (f) {
+     [CONFLICT, "only type conflicts", "#bf8700", "typed differently by different records"]].concat(data.schema ?
+     [[OFF_SCHEMA, "only off schema", "#8250df", "a type or relation outside graph.schema (mode: flag)"]] : [])
+     .forEach(function (f) {
       var count = nodes.filter(function (n) { return n.flags & f[0]; }).length;
       var label = document.createElement("label");
       label.title = f[3];
@@ -730,6 +732,7 @@
     if (!n.visible) panel.appendChild(el("div", "muted", "Hidden by the current filters."));
     if (n.flags & UNGROUNDED) panel.appendChild(el("span", "flag", "Ungrounded: the name occurs in none of its source chunks."));
     if (n.flags & CONFLICT) panel.appendChild(el("span", "flag conflict", "Type conflict: records typed it as " + (n.types || []).join(", ") + "."));
+    if (n.flags & OFF_SCHEMA) panel.appendChild(el("span", "flag", "Off schema: its type or a relationship of it is not in graph.schema."));
     if (n.aliases.length) { panel.appendChild(el("h3", null, "Aliases")); panel.appendChild(el("div", null, n.aliases.join(" · "))); }
     if (n.desc) {
       panel.appendChild(el("h3", null, "Description"));
@@ -759,7 +762,8 @@
       link.addEventListener("click", function () { select(other, true); });
       var about = e.desc.length > 200 ? e.desc.slice(0, 199) + "…" : e.desc;
       if (about !== e.desc) row.title = e.desc;
-      row.append(document.createTextNode(arrow), link, el("span", "d", " · " + e.w + (about ? " · " + about : "")));
+      var rel = e.rel ? " · " + e.rel + (e.off ? " (off schema)" : "") : "";
+      row.append(document.createTextNode(arrow), link, el("span", "d", rel + " · " + e.w + (about ? " · " + about : "")));
       return row;
     }, null, "show all " + list.length));
   }

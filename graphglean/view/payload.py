@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 import networkx as nx
 
-UNGROUNDED, TYPE_CONFLICT = 1, 2  # node flag bits
+UNGROUNDED, TYPE_CONFLICT, OFF_SCHEMA = 1, 2, 4  # node flag bits (OFF_SCHEMA: the node or an edge of it)
 # a sentence ends at . ! ? (and any closing quotes or brackets) before whitespace, or at a blank line
 _SENTENCE_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -80,6 +80,8 @@ def _node_flags(data: Mapping[str, Any]) -> int:
         flags |= UNGROUNDED
     if data.get("type_conflict"):
         flags |= TYPE_CONFLICT
+    if data.get("off_schema"):
+        flags |= OFF_SCHEMA
     return flags
 
 
@@ -148,15 +150,28 @@ def build_payload(graph: nx.Graph, chunks: Iterable[ChunkText] = (), *, max_node
             node["freq"] = freq
         nodes.append(node)
     edges = [{"s": number[a], "t": number[b], "w": _weight(d.get("weight")), "desc": str(d.get("description") or ""),
-              "kw": _as_list(d.get("keywords"))}
+              "kw": _as_list(d.get("keywords")), **_typed(d)}
              for a, b, d in graph.edges(data=True) if a in number and b in number]
+    for e in edges:  # the filter of nodes outside the schema shows the ends of edges outside it too
+        if e.get("off"):
+            nodes[e["s"]]["flags"] |= OFF_SCHEMA
+            nodes[e["t"]]["flags"] |= OFF_SCHEMA
     used = sorted(mentions.used, key=mentions.used.__getitem__)
-    return {"title": title, "directed": graph.is_directed(), "types": [[t, type_counts[t]] for t in types],
+    schema = {"schema": True} if any("off_schema" in d for _, d in graph.nodes(data=True)) else {}
+    return {"title": title, "directed": graph.is_directed(), "types": [[t, type_counts[t]] for t in types], **schema,
             "total": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
             "limit": max_nodes, "nodes": nodes, "edges": edges,
             "chunks": [{"id": c.id, "doc": c.doc_id, "index": c.index, "text": c.text}
                        for c in (mentions.chunks[cid] for cid in used)],
             "chunks_known": bool(mentions.chunks)}
+
+
+def _typed(data: Mapping[str, Any]) -> dict[str, Any]:
+    """An edge's relation (under a schema) and whether it is outside the schema (flag mode)."""
+    out: dict[str, Any] = {"rel": str(data["relation"])} if data.get("relation") else {}
+    if data.get("off_schema"):
+        out["off"] = 1
+    return out
 
 
 def _weight(value: Any) -> float:

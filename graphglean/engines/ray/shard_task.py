@@ -164,7 +164,12 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
         path = ctx.out_dir / "malformed_records.jsonl"
         write_jsonl(stats.malformed_records, path)
         files.append(str(path))
-    extra.update({k: v for k, v in attrs.asdict(stats).items() if k not in ("malformed_records", "resolution_log")})
+    if stats.off_schema_records:  # what graph.schema's strict mode left out of this shard's records
+        path = ctx.out_dir / "off_schema_records.jsonl"
+        write_jsonl(stats.off_schema_records, path)
+        files.append(str(path))
+    extra.update({k: v for k, v in attrs.asdict(stats).items()
+                  if k not in ("malformed_records", "resolution_log", "off_schema_records")})
     return PassOutcome("graph", failed=failed, extra=extra, files=files)
 
 

@@ -107,9 +107,12 @@ class _Edge:
     keywords: dict[str, Key] = attrs.field(factory=dict)
     sources: dict[str, Key] = attrs.field(factory=dict)
     frequency: int = 0
+    relations: dict[str, int] | None = None  # counts of the relation types its records gave (a schema's)
+    first: dict[str, Key] | None = None  # first appearance of each relation
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _Edge, (self.weight, self.descriptions, self.keywords, self.sources, self.frequency)
+        return _Edge, (self.weight, self.descriptions, self.keywords, self.sources, self.frequency, self.relations,
+                       self.first)
 
     def merge(self, other: "_Edge") -> None:
         self.weight += other.weight
@@ -117,6 +120,16 @@ class _Edge:
         _merge_first_seen(self.keywords, other.keywords)
         _merge_first_seen(self.sources, other.sources)
         self.frequency += other.frequency
+        if other.relations:
+            self.relations, self.first = self.relations or {}, self.first or {}
+            _add_counts(self.relations, other.relations)
+            _merge_first_seen(self.first, other.first or {})
+
+    def add_relation(self, relation: str, where: Key) -> None:
+        if self.relations is None:
+            self.relations, self.first = {}, {}
+        self.relations[relation] = self.relations.get(relation, 0) + 1
+        _first_seen(self.first, relation, where)  # type: ignore[arg-type]
 
 
 @attrs.define
@@ -169,6 +182,9 @@ class GraphAccumulator:
         _first_seen(edge.descriptions, rec.description.strip(), where)
         for kw in rec.keywords:
             _first_seen(edge.keywords, kw, where)
+        relation = clean_name(rec.relation)
+        if relation:
+            edge.add_relation(relation, where)
         if rec.source is not None:
             _first_seen(edge.sources, rec.source.chunk_id, where)
         edge.frequency += 1
@@ -223,8 +239,12 @@ class GraphAccumulator:
 def edge_attrs(edge: _Edge) -> dict[str, Any]:
     """An edge's attributes in the graph (shared by to_graph and the partitioned merge)."""
     descriptions = _in_order(edge.descriptions)
-    return {"weight": edge.weight, "descriptions": descriptions, "description": "\n".join(descriptions),
+    data = {"weight": edge.weight, "descriptions": descriptions, "description": "\n".join(descriptions),
             "keywords": _in_order(edge.keywords), "source_ids": _in_order(edge.sources), "frequency": edge.frequency}
+    if edge.relations:  # records typed under a schema: the most frequent relation, and all of them
+        relations = _ranked(edge.relations, edge.first or {})
+        data["relation"], data["relations"] = relations[0], relations
+    return data
 
 
 def display_name(node: _Node) -> str:

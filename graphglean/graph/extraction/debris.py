@@ -136,7 +136,7 @@ def clean_names(result: ParseResult, text: str) -> None:
             result.malformed.append(" | ".join(("relationship", r.source_name, r.target_name, r.description)))
         elif source and target:
             relationships.append(r if (source, target) == (r.source_name, r.target_name) else RelationshipRecord(
-                source, target, r.description, r.weight, r.keywords, r.source))
+                source, target, r.description, r.weight, r.keywords, r.source, r.relation))
     result.entities, result.relationships = entities, relationships
 
 

@@ -146,6 +146,7 @@ class _Answer:
     joins: list[int]  # where each continuation begins in ``text``
     ending: str = "done"  # done, loop (a cut first answer repeating itself), long (the backstop), or why the
     # passage must be halved: stuck (a continuation without progress), full (the context window)
+    parts: list[tuple[str, bool]] | None = None  # answers stored apart (a cut JSON answer and its rest), each cut?
 
 
 class GleaningLoop:
@@ -161,6 +162,7 @@ class GleaningLoop:
         self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
         self.count = count or (lambda text: len(text) // 3 + 1)
+        self.params: dict[str, Any] = {}  # more parameters of the extraction requests (a response_format)
         f = prompts.fields
         self._parser = RecordParser(f["tuple_delimiter"], f["record_delimiter"], f["completion_delimiter"])
 
@@ -189,7 +191,8 @@ class GleaningLoop:
                                       kind="context_length") from None
             if answer is None:
                 return
-            tally.answer(answer.text, offset, offset + len(text), answer.truncated, answer.joins)
+            for part, cut in answer.parts or [(answer.text, answer.truncated)]:
+                tally.answer(part, offset, offset + len(text), cut, answer.joins if answer.parts is None else [])
             messages += answer.turns
             tally.loops += answer.ending == "loop"
             if answer.ending == "full" and round_:  # as above: the answers so far are the chunk's
@@ -222,13 +225,10 @@ class GleaningLoop:
             if answer.ending != "done":
                 return answer
             ask = {"role": "user", "content": self.prompts.resume_prompt}
-            try:
-                result = await self._ask([*messages, *answer.turns, ask], tally)
-            except (LLMRequestError, _WindowFull) as e:
-                if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
-                    raise
-                answer.ending = "full"
+            rest = await self._rest(messages, answer, ask, tally)
+            if rest is None:
                 return answer
+            result = rest
             joined, at = join(answer.text, result.text, self._parser)
             moved = not result.truncated or progressed(answer.text, joined, result.text, self._parser)
             tally.continued += 1
@@ -242,6 +242,18 @@ class GleaningLoop:
         if answer.joins:
             tally.saved_tokens += tokens - last  # what asking again from the start would have written again
         return answer
+
+    async def _rest(self, messages: list[dict[str, str]], answer: _Answer, ask: dict[str, str],
+                    tally: Tally) -> ChatResult | None:
+        """The answer to ``ask`` for the rest of a cut ``answer``; None (its ending set to ``full``) when the
+        conversation outgrew the model's context window."""
+        try:
+            return await self._ask([*messages, *answer.turns, ask], tally)
+        except (LLMRequestError, _WindowFull) as e:
+            if isinstance(e, LLMRequestError) and e.kind != "context_length" and not e.is_about("max_tokens"):
+                raise
+            answer.ending = "full"
+            return None
 
     def _stop(self, answer: _Answer, tokens: int, passage: str) -> str:
         """Why a cut answer of ``tokens`` to ``passage`` is not continued ("done" when it is)."""
@@ -258,7 +270,7 @@ class GleaningLoop:
         def build() -> ChatRequest:  # at the call's turn: a cap lowered while it waited applies
             nonlocal asked
             asked = self.caps.within(prompt, bound)
-            return self.llm.request(messages, max_tokens=asked, valid=self.valid)
+            return self.llm.request(messages, max_tokens=asked, valid=self.valid, **self.params)
 
         while True:
             try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from typing import Callable
 
 from ...core.answers import reasoning_spans
 from ..records import ParseResult, Provenance
@@ -72,8 +73,10 @@ def _kind(word: str) -> str:
 class RecordParser:
     def __init__(self, tuple_delimiter: str = "<|>", record_delimiter: str = "##",
                  completion_delimiter: str = "<|COMPLETE|>",
-                 entity_types: tuple[str, ...] = ("organization", "person", "geo", "event")) -> None:
+                 entity_types: tuple[str, ...] = ("organization", "person", "geo", "event"),
+                 relations: Callable[[str], bool] | None = None) -> None:
         self._types = frozenset(t.lower() for t in entity_types)
+        self._relations = relations  # a schema's relations: relationship records carry a relation field
         configured = re.escape(tuple_delimiter) + "|" if tuple_delimiter else ""
         delimiter = "(?:" + configured + GENERIC_DELIMITER + ")"
         self._tuple = re.compile(delimiter)
@@ -121,7 +124,7 @@ class RecordParser:
     def _read_exact(self, records: list[tuple[str, str, list[str]]], source: Provenance | None = None,
                     first_position: int = 0) -> ParseResult:
         result = ParseResult()
-        read = RecordReader(result, source, first_position, self._types)
+        read = RecordReader(result, source, first_position, self._types, self._relations)
         for kind, body, fields in records:
             read.positional(kind, [clean_field(f) for f in fields], body)
         return result
@@ -131,7 +134,7 @@ class RecordParser:
         """`parse` by the general reading, whatever the answer's shape."""
         result = ParseResult()
         text, reasoning = self._plain(text)
-        read = RecordReader(result, source, first_position, self._types)
+        read = RecordReader(result, source, first_position, self._types, self._relations)
         text = self._json(text, read)  # first: cut JSON is closed after its last whole item
         if truncated:
             text = self._cut_tail(text, result)

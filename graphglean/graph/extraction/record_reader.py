@@ -5,6 +5,7 @@ repeats of a looping model and records written inside reasoning are counted here
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from ...text.nfc import nfc
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
@@ -26,8 +27,11 @@ _KEYWORD_SEPARATOR = re.compile(r"[,\uff0c\u3001;]")
 class RecordReader:
     """Turns fields into records of one parse: placeholders, repeats and reasoning are counted here."""
 
-    def __init__(self, result: ParseResult, source: Provenance | None, first: int, types: frozenset[str]) -> None:
+    def __init__(self, result: ParseResult, source: Provenance | None, first: int, types: frozenset[str],
+                 relations: Callable[[str], bool] | None = None) -> None:
         self.result, self.source, self.first, self.types = result, source, first, types
+        # whether a value is one of a schema's relations: relationship records carry a relation after their pair
+        self.relations = relations
         self._seen: set[tuple[str, ...]] = set()
 
     def _src(self) -> Provenance | None:
@@ -98,11 +102,15 @@ class RecordReader:
         weight = None
         if values and _NUMBER.fullmatch(values[-1]):
             weight, values = values[-1], values[:-1]
+        relation = ""
+        if self.relations is not None and kind == "relationship":
+            relation, values = relation_field(values, self.relations)
         if kind == "relation" and len(values) > 1:  # newer line format: keywords, then description
             keywords, description = values[0], " ".join(values[1:])
         else:  # tuple format: description, then LightRAG's keywords when present
             description, keywords = (values[0] if values else ""), " ".join(values[1:])
-        self.relationship(source, target, description, weight, keywords, rest, default_counted=kind == "relationship")
+        self.relationship(source, target, description, weight, keywords, rest, default_counted=kind == "relationship",
+                          relation=relation)
 
     def entity(self, name: str, type_: str, description: str, fields: list[str]) -> None:
         src = self._src()
@@ -113,18 +121,19 @@ class RecordReader:
             self.result.entities.append(EntityRecord(nfc(name), nfc(type_), description, src))
 
     def relationship(self, source: str, target: str, description: str, weight: str | None, keywords: str,
-                     fields: list[str], default_counted: bool = True) -> None:
+                     fields: list[str], default_counted: bool = True, relation: str = "") -> None:
         src = self._src()
         if any(map(is_placeholder, (source, target))) or sum(map(is_header_word, fields)) >= 3:
             self.result.placeholders += 1
             return
-        if not self._fresh(("relationship", source, target, description, keywords)):
+        if not self._fresh(("relationship", source, target, description, keywords, relation)):
             return
         if weight is None and default_counted:
             self.result.default_strengths += 1
         number = float(weight.split("/")[0]) if weight else 1.0
         kw = tuple(k.strip() for k in _KEYWORD_SEPARATOR.split(keywords) if k.strip()) if keywords else ()
-        self.result.relationships.append(RelationshipRecord(nfc(source), nfc(target), description, number, kw, src))
+        self.result.relationships.append(RelationshipRecord(nfc(source), nfc(target), description, number, kw, src,
+                                                            relation))
 
     def by_role(self, row: dict[str, str], text: str) -> None:
         """A table row or key-value block, by the roles its header or keys name."""
@@ -139,6 +148,21 @@ class RecordReader:
                         list(values.values()))
         elif any(values.values()):
             self.result.malformed.append(text)
+
+
+def relation_field(values: list[str], relations: Callable[[str], bool]) -> tuple[str, list[str]]:
+    """(the relation, the other values) of a typed relationship's values after its pair: the first value when it
+    is a relation of the schema or reads as one (a label, not a sentence), else a later one of the schema (a
+    model that wrote the description first); "" when none was written."""
+    for i, value in enumerate(values):
+        if relations(value):
+            return value.strip(), values[:i] + values[i + 1:]
+    if len(values) > 1 and _LABEL.fullmatch(values[0].strip()):
+        return values[0].strip(), values[1:]
+    return "", values
+
+
+_LABEL = re.compile(r"[^\W\d_][\w-]*(?:[ _][\w-]+){0,3}")  # WORKS_FOR, works for, née-à; not a sentence
 
 
 def looks_like_name(value: str) -> bool:

@@ -44,6 +44,17 @@ def label_of(node_type: str) -> str:
     return "_" + label if label[0].isdigit() else label
 
 
+def rel_type(row: dict[str, Any]) -> str:
+    """An edge's relationship type: its ``relation`` (a schema's, as written), else the generic one."""
+    relation = " ".join(str(row.get("relation") or "").split())
+    return relation or REL_TYPE
+
+
+def cypher_name(name: str) -> str:
+    """A label or relationship type in Cypher: a plain identifier as written, anything else in backticks."""
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else "`" + name.replace("`", "``") + "`"
+
+
 def _kind(values: list[Any]) -> str:
     """The Neo4j type of a property from its values (None = absent)."""
     present = [v for v in values if v is not None]
@@ -190,7 +201,7 @@ def write_neo4j(graph: nx.Graph, folder: str | Path) -> list[Path]:
     def edges() -> Iterator[list[str]]:
         yield [":START_ID", ":END_ID", ":TYPE", *edge_cols.header()]
         for (a, b, _), row in zip(graph.edges(data=True), edge_rows):
-            yield [str(a), str(b), REL_TYPE, *edge_cols.cells(row, d)]
+            yield [str(a), str(b), rel_type(row), *edge_cols.cells(row, d)]
 
     paths = [folder / "nodes.csv", folder / "relationships.csv"]
     load = [folder / "nodes.load.csv", folder / "relationships.load.csv"]
@@ -203,7 +214,8 @@ def write_neo4j(graph: nx.Graph, folder: str | Path) -> list[Path]:
         for path in load:  # an earlier run's copies would be read instead of this graph
             path.unlink(missing_ok=True)
     with atomic_open(folder / "import.cypher") as f:
-        f.write(_cypher(node_cols, edge_cols, labels, d, load if any(misread) else paths[:2]))
+        f.write(_cypher(node_cols, edge_cols, labels, d, load if any(misread) else paths[:2],
+                        sorted({rel_type(row) for row in edge_rows})))
     return [*paths, folder / "import.cypher"]
 
 
@@ -230,14 +242,32 @@ def _sets(var: str, header: list[str], delimiter: str) -> str:
     return ",\n      ".join(f"{var}.`{c.rsplit(':', 1)[0]}` = {_cypher_value(c, delimiter)}" for c in header)
 
 
+def _relationship_loads(edge_sets: str, files: list[Path], types: list[str]) -> str:
+    """The LOAD CSV statements of the relationships: one for each relationship type (Cypher names a created
+    relationship's type in the query), the rows of that type taken (one, unfiltered, when all are generic)."""
+    statements = []
+    for kind in types:
+        where = f"\n  WHERE row.`:TYPE` = {_cypher_string(kind)}" if types != [REL_TYPE] else ""
+        statements.append(f"""LOAD CSV WITH HEADERS FROM 'file:///{files[1].name}' AS row
+CALL {{
+  WITH row{where}
+  MATCH (a:{BASE_LABEL} {{id: row.`:START_ID`}}), (b:{BASE_LABEL} {{id: row.`:END_ID`}})
+  CREATE (a)-[r:{cypher_name(kind)}]->(b)
+  SET {edge_sets}
+}} IN TRANSACTIONS OF 1000 ROWS;
+""")
+    return "\n".join(statements)
+
+
 def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], delimiter: str,
-            files: list[Path]) -> str:
+            files: list[Path], types: list[str]) -> str:
     admin_delimiter = delimiter if delimiter.isascii() and delimiter.isprintable() else f"U+{ord(delimiter):04X}"
     node_sets = _sets("n", node_cols.header(), delimiter)
     edge_sets = _sets("r", edge_cols.header(), delimiter)
     by_label: dict[str, list[str]] = {}
     for node_type, label in sorted(labels.items()):
         by_label.setdefault(label, []).append(node_type)
+    said = _types_said(types)
     label_lines = "\n".join(
         f"MATCH (n:{BASE_LABEL}) WHERE n.type IN [{', '.join(map(_cypher_string, types))}] SET n:`{label}`;"
         for label, types in by_label.items())
@@ -249,7 +279,7 @@ def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], de
 //
 // Without: copy {files[0].name} and {files[1].name} into the server's import folder and run this file,
 //   cypher-shell -f import.cypher
-// Array values are separated by {_cypher_string(delimiter)}. Relationships are {REL_TYPE}; in an undirected graph
+// Array values are separated by {_cypher_string(delimiter)}. Relationships are {said}; in an undirected graph
 // their direction means nothing.
 
 CREATE CONSTRAINT graphglean_entity_id IF NOT EXISTS FOR (n:{BASE_LABEL}) REQUIRE n.id IS UNIQUE;
@@ -263,11 +293,10 @@ CALL {{
 
 {label_lines}
 
-LOAD CSV WITH HEADERS FROM 'file:///{files[1].name}' AS row
-CALL {{
-  WITH row
-  MATCH (a:{BASE_LABEL} {{id: row.`:START_ID`}}), (b:{BASE_LABEL} {{id: row.`:END_ID`}})
-  CREATE (a)-[r:{REL_TYPE}]->(b)
-  SET {edge_sets}
-}} IN TRANSACTIONS OF 1000 ROWS;
-"""
+{_relationship_loads(edge_sets, files, types)}"""
+
+
+def _types_said(types: list[str]) -> str:
+    if types in ([], [REL_TYPE]):
+        return REL_TYPE
+    return f"typed by their relation ({', '.join(types[:5])}{', ...' if len(types) > 5 else ''})"

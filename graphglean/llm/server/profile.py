@@ -31,6 +31,7 @@ class ServerProfile:
         self.hosted = is_hosted(cfg)
         self.slots = ServerSlots(concurrency, cfg.server_concurrency, self.hosted)
         self.refused: dict[str, str] = {}  # what the server refused this run -> why, one line
+        self.refused_formats: set[str] = set()  # the response_format types it refused (json_schema, json_object)
         self.errors: dict[str, LLMError] = {}  # capabilities it lacks -> the error, raised again at once
         self.streamed = 0
         self.unstreamed = 0
@@ -41,6 +42,14 @@ class ServerProfile:
         """Whether to stream this chat request."""
         return (self.cfg.stream and transport_streams and "stream" not in self.refused and "stream" not in extra
                 and (req_max_tokens is None or req_max_tokens >= SMALLEST_STREAMED))
+
+    def takes_format(self, response_format: Any) -> bool:
+        """Whether a ``response_format`` may still be sent: its type is not one the server refused (a server that
+        refuses ``json_schema``, as llama-cpp-python does, may take ``json_object``)."""
+        if "response_format" not in self.refused:
+            return True
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        return bool(self.refused_formats) and kind not in self.refused_formats
 
     def refuse(self, what: str, why: str, error: LLMError | None = None) -> None:
         self.refused.setdefault(what, " ".join(why.split())[:300])

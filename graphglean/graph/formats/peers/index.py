@@ -128,7 +128,8 @@ def _add_relationships(view: EngineGraph, graph: nx.Graph, undirected_pairs: boo
         else:
             key = (source, target)
         description = str(data.get("description") or "").strip()
-        keywords = [str(k) for k in data.get("keywords") or []]
+        # a schema's relation types lead the keywords (what LightRAG's keyword search matches relationships by)
+        keywords = list(dict.fromkeys([*map(str, data.get("relations") or []), *map(str, data.get("keywords") or [])]))
         chunk_ids = [str(c) for c in data.get("source_ids") or []]
         found = pairs.get(key)  # type: ignore[arg-type]
         if found is None:
