@@ -14,7 +14,7 @@ from .core.sync import entry_point
 from .core.sync import run_sync as _run_sync
 from .pipeline.context import PassOutcome
 from .pipeline.estimate import estimate_run
-from .pipeline.plan import check_runnable, with_peer_needs
+from .pipeline.plan import check_runnable, state_beside_output, with_peer_needs
 from .pipeline.report import format_table
 from .scheduling.scheduler import Progress
 
@@ -53,7 +53,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     the same call continues the run."""
     out = out or sys.stdout
     check_runnable(cfg, dry, detach)
-    cfg = with_peer_needs(cfg, notice)
+    cfg = state_beside_output(with_peer_needs(cfg, notice))
     if dry:
         return RunResult(estimate_run(cfg, notice, out, stdin), [])
     if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it

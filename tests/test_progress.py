@@ -16,8 +16,8 @@ def test_plain_lines_when_not_a_terminal():
     acc = CallAccount(calls=3, prompt_tokens=10, completion_tokens=5)
     p.advance("graph", acc, False)
     p.advance("graph", acc, True)
-    assert out.getvalue() == ("graph           1/2 items, 3 calls, 0 cached, 15 tokens, 0 errors\n"
-                              "graph           2/2 items, 3 calls, 0 cached, 15 tokens, 1 errors\n")
+    assert out.getvalue() == ("graph               1/2 items, 3 calls, 0 cached, 15 tokens, 0 errors\n"
+                              "graph               2/2 items, 3 calls, 0 cached, 15 tokens, 1 error\n")
 
 
 def test_one_line_per_pass_redrawn_on_a_terminal():

@@ -52,7 +52,8 @@ class ChatClient(Endpoint):
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
-        cache = ResponseCache(cfg.cache.path, cfg.cache.mode) if cfg.cache.mode != "off" else None
+        # a run sets the path (`pipeline.plan.state_beside_output`); a library call outside one: ./output's
+        cache = ResponseCache(cfg.cache.file("output"), cfg.cache.mode) if cfg.cache.mode != "off" else None
         return cls(cfg, cache=cache, **kw)
 
     async def __aenter__(self) -> "ChatClient":

@@ -84,6 +84,13 @@ def with_peer_needs(cfg: Config, notice: Callable[[str], None]) -> Config:
     return cfg
 
 
+def state_beside_output(cfg: Config) -> Config:
+    """``cfg`` with the response cache's file named: ``llm.cache.path``, or (left empty) ``cache.sqlite`` in
+    ``output.dir``, so the cache goes with the output, whatever folder the run starts in."""
+    cache = attrs.evolve(cfg.llm.cache, path=cfg.llm.cache.file(cfg.output.dir))
+    return attrs.evolve(cfg, llm=attrs.evolve(cfg.llm, cache=cache))
+
+
 def writable_dir(path: Path, key: str) -> None:
     """Fail before any LLM call, with the key to fix, when results could not be written."""
     try:
