@@ -20,7 +20,7 @@ import trio
 
 from . import __version__
 from .core.config import OutputConfig
-from .core.config_loader import load_config
+from .core.config_loader import key_location, load_config
 from .core.errors import GraphgleanError, primary
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -73,18 +73,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(args) if args.command == "run" else _view(args)
     except BaseException as raised:
-        return _failed(raised)
+        return _failed(raised, getattr(args, "config", None))
 
 
-def _failed(raised: BaseException) -> int:
-    """The exit code of an error, said in one line; a traceback (raised again) means a bug."""
+def _failed(raised: BaseException, config: str | None = None) -> int:
+    """The exit code of an error, said in one line; a traceback (raised again) means a bug. An error about a
+    setting (its ``key``) names the line of ``config`` that holds it."""
     error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
     if isinstance(error, KeyboardInterrupt):
         print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
               "run the same command again to continue", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     if isinstance(error, GraphgleanError):
-        print(f"graphglean: error: {error}", file=sys.stderr, flush=True)
+        key = getattr(error, "key", None)
+        where = (key_location(config, key) or config) + ": " if key and config else ""
+        print(f"graphglean: error: {where}{error}", file=sys.stderr, flush=True)
         return error.exit_code if error.exit_code != 1 else EXIT_USAGE
     raise raised
 
@@ -108,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return _run_here(args, cfg, log, consoles[1])
     except BaseException as raised:
-        return _failed(raised)
+        return _failed(raised, args.config)
     finally:
         for tee in (sys.stdout, sys.stderr):
             if isinstance(tee, Tee):
