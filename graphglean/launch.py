@@ -52,10 +52,10 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     wave and return once the run would only wait for batches (`RunResult.detached` says when to come back);
     the same call continues the run."""
     out = out or sys.stdout
-    check_runnable(cfg, dry, detach)
+    check_runnable(cfg, detach)  # a dry run refuses what the run would
     cfg = state_beside_output(with_peer_needs(cfg, notice))
     if dry:
-        return RunResult(estimate_run(cfg, notice, out, stdin), [])
+        return RunResult(estimate_run(cfg, notice, out, stdin, fresh=fresh), [])
     if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it
         from .engines.ray.driver import run_on_ray
 

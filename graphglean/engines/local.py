@@ -19,7 +19,7 @@ from ..llm.client import ChatClient
 from ..pipeline.communities import reports_asked
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.folder_lock import output_folder_lock
-from ..pipeline.plan import plan_passes, run_passes, writable_dir
+from ..pipeline.plan import check_inputs, plan_passes, run_passes, writable_dir
 from ..pipeline.report import account_rows, accounts_kept, run_report, whole_run
 from ..pipeline.runstore import RunStore, now_iso
 from ..pipeline.steps import graph_nlp_pass
@@ -44,6 +44,7 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
+    check_inputs(cfg, inputs, chunks, passes, notice)
     peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)  # they embed texts
     needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg)
                              for _, fn in passes)
