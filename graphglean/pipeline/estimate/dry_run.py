@@ -104,7 +104,7 @@ def _print(rows: list[dict[str, Any]], chunks: list[Chunk], out: TextIO) -> None
     calls = sum(r["calls_est"] for r in rows)
     exact = "" if all(r["exact"] for r in rows) else "~"
     if rows and not calls:
-        print("  total: nothing to ask: every answer is stored", file=out)
+        print("  total: nothing to ask", file=out)
     elif rows and all(r["cost_usd_est"] is not None for r in rows):
         print(f"  total: {exact}{plural(calls, 'call')}, ~${usd(sum(r['cost_usd_est'] for r in rows), 4)} online, "
               f"~${usd(sum(r['cost_usd_est_batch'] for r in rows), 4)} in batch mode (llm.batch)", file=out)
