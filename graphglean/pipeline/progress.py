@@ -13,6 +13,7 @@ from ..llm.accounting import CallAccount
 from .runstore import now_iso
 
 LABEL = 20  # the label column: the longest pass or step name ("graph.resolve.embed") and a space
+_BAR = re.compile(r"\[[#.]{20}\] ")  # a terminal's progress bar: not in a log
 
 
 def plural(n: int, word: str, words: str = "") -> str:
@@ -74,7 +75,7 @@ class ConsoleProgress:
         if shown and not self.tty:
             print(line, file=self.stream, flush=True)
         if self.log is not None:
-            self.log(line)
+            self.log(_BAR.sub("", line))
 
     def streaming(self, pass_name: str, answers: int, tokens: int, rate: float) -> None:
         """The pass's answers in progress: "graph 3/40 items, ...; answering 2: 1,240 tokens, 18 tok/s"."""

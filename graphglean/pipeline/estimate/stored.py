@@ -14,7 +14,7 @@ import attrs
 
 from ..runstore import FILENAME
 
-_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+_WORD = re.compile(r"\w+")  # apostrophes and hyphens split words alike in names and text (Marley's)
 MAX_NAME_WORDS = 5  # a stored name longer than this many words is looked for by its first five
 
 
