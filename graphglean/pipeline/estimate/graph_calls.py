@@ -5,6 +5,7 @@ estimated size."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
@@ -54,7 +55,7 @@ _NAME_WORDS_PER_ENTITY = 1.7
 _CARD_TOKENS = 130  # one side of a resolution question: name, type, 400 characters of description, neighbours
 _EMBED_TOKENS = 80  # an embedded "name: description" text (300 characters of description)
 _RELATION_TOKENS = 60  # a LightRAG relationship text: keywords, both names, a description
-_RELATIONS_PER_ENTITY = 1.1  # recorded graphs: 359 for 322 nodes (a novel), 106 for 137 (abstracts)
+_RELATIONS_PER_ENTITY = 1.2  # recorded graphs: 359 for 322 nodes (a novel), 106 for 137 (abstracts); fake: 137 for 116
 _REPORT_TOKENS = 600  # a community report's full text
 # measured (benchmarks/dry_run.py: a novel, abstracts, the fake model's stave; a planted corpus of dense groups):
 # one reported community per 3-8 entities, all levels; one resolution call (llm_batch 20) per 23-31 entities,
@@ -74,11 +75,13 @@ class GraphWork:
     entities: int  # nodes the graph will have
     new_entities: int  # nodes none of the last graph's
     last: list[StoredNode] | None  # the last graph's nodes, while its extractions are still the run's
-    touched: list[StoredNode] = attrs.field(factory=list)
+    touched: list[StoredNode] = attrs.field(factory=list)  # of those, the ones the new (or gone) chunks change
+    shrunk: bool = False  # some of the last graph's chunks are no longer in the input
+    names: list[set[str]] = attrs.field(factory=list)  # each chunk's name words (`_names`), before any run
 
     @property
     def changed(self) -> bool:
-        return bool(self.new) or self.last is None
+        return bool(self.new) or self.shrunk or self.last is None
 
 
 def graph_work(ctx: RunContext, llm: bool) -> GraphWork:
@@ -92,24 +95,29 @@ def graph_work(ctx: RunContext, llm: bool) -> GraphWork:
     new = [c for c in chunks if c.id not in done]
     seen = [x for c in chunks if (x := done.get(c.id)) is not None] if llm else []
     tokens = {c.id: c.tokens for c in chunks}
+    names = _names(chunks) if not seen else []
     if seen:  # the model's own measure: its answers per passage token, its calls per chunk
         per_token = sum(x.completion_tokens for x in seen) / max(1, sum(tokens[x.chunk_id] for x in seen))
         answer = round(per_token * sum(c.tokens for c in new))
         per_chunk = sum(len(x.responses) + x.checks + x.continued + x.raised for x in seen) / len(seen)
     else:
-        names = dict(zip((c.id for c in chunks), _names(chunks)))
-        answer = sum(_first_answers(c, names[c.id], rounds) for c in new)
+        of_chunk = dict(zip((c.id for c in chunks), names))
+        answer = sum(_first_answers(c, of_chunk[c.id], rounds) for c in new)
         per_chunk = 1 + 2 * rounds
     if not llm:  # spaCy's names: one per capitalized word that opens no sentence
         answer = sum(named_words(c.text) for c in new) * _TOKENS_PER_ENTITY
     last = last_graph(ctx.out_dir) if len(new) < len(chunks) else None
     records = answer // _TOKENS_PER_ENTITY
     if last is None:
-        entities = round(records * _recurrence(_names(chunks)) ** 0.5)
-        return GraphWork(new, per_chunk, answer, entities, entities, None)
+        names = names or _names(chunks)
+        entities = round(records * _recurrence(names) ** 0.5)
+        return GraphWork(new, per_chunk, answer, entities, entities, None, names=names)
     touched = mentioned(last, [c.text for c in new]) if new else []
     added = max(0, records - len(touched)) if new else 0
-    return GraphWork(new, per_chunk, answer, len(last) + added, added, last, touched)
+    ids = {c.id for c in chunks}
+    gone = [n for n in last if n.sources and not ids.issuperset(n.sources)]  # found in a chunk no longer read
+    touched += [n for n in gone if n not in touched]
+    return GraphWork(new, per_chunk, answer, len(last) + added, added, last, touched, bool(gone))
 
 
 def _first_answers(chunk: Chunk, names: set[str], rounds: int) -> int:
@@ -176,7 +184,7 @@ def _describe(ctx: RunContext, work: GraphWork) -> Estimate:
     bound = summary_call_bound(work.answer_tokens, budget)
     if work.last is None:  # one description per chunk a name is in
         chunks_of: dict[str, int] = {}
-        for names in _names(ctx.chunks):
+        for names in work.names:
             for name in names:
                 chunks_of[name] = chunks_of.get(name, 0) + 1
         calls = sum(n * _DESCRIPTION_TOKENS > budget for n in chunks_of.values())
@@ -218,17 +226,21 @@ def _reports(ctx: RunContext, work: GraphWork) -> Estimate:
     bound, levels = report_call_bound(work.entities, cc)
     calls = -(-work.entities // _ENTITIES_PER_REPORT) if work.entities >= cc.min_report_size else 0
     state = load_state(ctx.store) if work.last is not None and ctx.store is not None else None  # type: ignore[arg-type]
+    report_tokens = REPORT_MAX_TOKENS // 2
     if state is not None:
         reported = [c for c in state.items if len(c.entities) >= cc.min_report_size]
-        kept = len(ctx.resume(REPORTS, *prompt_parts(ctx.cfg))) if reported else 0
+        kept = ctx.resume(REPORTS, *prompt_parts(ctx.cfg)) if reported else {}
         touched = {n.id for n in work.touched}
         hit = [c for c in reported if touched.intersection(c.entities)]
-        calls = min(bound, len(hit) + max(0, len(reported) - kept) + -(-work.new_entities // _ENTITIES_PER_REPORT))
+        calls = min(bound, len(hit) + max(0, len(reported) - len(kept)) + -(-work.new_entities // _ENTITIES_PER_REPORT))
         levels = max(1, state.levels)
+        if kept:  # what this model's reports take
+            sample = list(kept.values())[:50]
+            report_tokens = sum(ctx.tokenizer.count(json.dumps(r, ensure_ascii=False)) for r in sample) // len(sample)
     overhead = ctx.tokenizer.count(load_template(REPORT_TEMPLATE))
     text = work.answer_tokens if work.last is None else sum(n.description_tokens for n in work.touched)
-    tokens_in = calls * overhead + min(calls * cc.report_max_input_tokens, levels * text + calls * REPORT_MAX_TOKENS)
-    return Estimate("graph.communities", calls, bound, tokens_in, calls * REPORT_MAX_TOKENS // 2)
+    tokens_in = calls * overhead + min(calls * cc.report_max_input_tokens, levels * text + calls * report_tokens)
+    return Estimate("graph.communities", calls, bound, tokens_in, calls * report_tokens)
 
 
 def _embeddings(ctx: RunContext, work: GraphWork) -> Estimate:

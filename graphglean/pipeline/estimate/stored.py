@@ -88,6 +88,7 @@ class StoredNode:
     names: tuple[str, ...]  # its name and aliases, lower case
     mentions: int  # descriptions it was built from
     description_tokens: int  # their length, in words
+    sources: tuple[str, ...] = ()  # the chunks it was found in
 
 
 def last_graph(out_dir: str | Path) -> list[StoredNode] | None:
@@ -110,7 +111,8 @@ def last_graph(out_dir: str | Path) -> list[StoredNode] | None:
         names = {str(n).lower() for n in [r.get("id", ""), r.get("name", ""), *(r.get("aliases") or [])] if n}
         descriptions = r.get("descriptions") or [r.get("description") or ""]
         nodes.append(StoredNode(str(r.get("id", "")), tuple(sorted(names)), max(1, int(r.get("frequency") or 1)),
-                                sum(len(str(d).split()) for d in descriptions)))
+                                sum(len(str(d).split()) for d in descriptions),
+                                tuple(str(c) for c in r.get("source_ids") or ())))
     return nodes
 
 
