@@ -102,7 +102,10 @@ def _run(args: argparse.Namespace) -> int:
         cfg.output.dir = args.output
     if args.dry_run:  # writes nothing: no log either
         return _run_here(args, cfg)
-    log = RunLog(Path(cfg.output.dir) / "logs" / "run.log", [cfg.llm.api_key])
+    try:
+        log = RunLog(Path(cfg.output.dir) / "logs" / "run.log", [cfg.llm.api_key])
+    except OSError:  # the run says why it cannot write there (output.dir), in its own words
+        return _run_here(args, cfg)
     flags = [f"--input {args.input}"] * bool(args.input) + [f"--output {args.output}"] * bool(args.output)
     flags += [flag for flag, on in (("--fresh", args.fresh), ("--detach", args.detach)) if on]
     log.write(f"graphglean {__version__}: run {' '.join([args.config, *flags])} (pid {os.getpid()})")
