@@ -15,7 +15,8 @@ from .core.sync import run_sync as _run_sync
 from .pipeline.context import PassOutcome
 from .pipeline.estimate import estimate_run
 from .pipeline.plan import check_runnable, state_beside_output, with_peer_needs
-from .pipeline.report import format_table
+from .pipeline.progress import plural
+from .pipeline.report import format_table, usd
 from .scheduling.scheduler import Progress
 
 
@@ -67,6 +68,11 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
                                            detach=detach)
     if not report.get("detached"):
         print(format_table(report["passes"]), file=out)
+    totals = report.get("totals") or {}
+    if totals.get("invocations", 0) > 1:  # the whole run, across its resumed (or detached) invocations
+        cost = "" if totals.get("cost_usd") is None else f", ${usd(totals['cost_usd'])}"
+        print(f"the whole run, {totals['invocations']} invocations since {report['started']}: "
+              f"{plural(totals['calls'], 'call')}{cost}", file=out)
     return RunResult(report, outcomes)
 
 
