@@ -199,13 +199,16 @@ def _describe(ctx: RunContext, work: GraphWork) -> Estimate:
 
 def _resolution(ctx: RunContext, work: GraphWork) -> list[Estimate]:
     """The LLM tier's questions: about every node the first time, then about the new and the changed ones (the
-    answers are kept in the run store); its embeddings, in batches by position, whenever the graph changed."""
+    answers are kept in the run store, or the Ray resolution's); its embeddings, in batches by position,
+    whenever the graph changed."""
     rc = ctx.cfg.graph.resolve
     bound, embed = call_bound(work.entities, rc)
     asked = question_bound(work.entities, rc)
     chat = min(bound, -(-work.entities // _ENTITIES_PER_QUESTION_CALL))
-    kept = ctx.resume(RESOLVE) if work.last is not None else {}
-    if kept:  # a settled graph: only its new and changed nodes bring questions
+    stale = ctx.store is not None and ctx.store.open_pass(RESOLVE, ctx.fingerprint())
+    if stale:
+        ctx.notice(f"{RESOLVE}: settings changed since the stored results; that pass starts over")
+    if work.last is not None and not stale:  # a settled graph (its answers kept): the new and changed nodes ask
         moved = work.new_entities + len(work.touched)
         asked = min(asked, moved * rc.llm_pairs_per_entity)
         chat = min(chat, -(-asked // rc.llm_batch))

@@ -34,52 +34,54 @@ def read_only(path: Path, table: str) -> sqlite3.Connection | None:
 
 
 class StoredRun:
-    """The run store of ``out_dir`` read only (none when ``use`` is false: a ``--fresh`` run forgets it)."""
+    """The run stores of ``out_dir`` read only: its own, and those of a Ray run's shards and driver stages
+    (``shards/*/``), each pass's results taken from the stores whose fingerprint for it is the one a run would
+    check. None when ``use`` is false (a ``--fresh`` run forgets them)."""
 
     def __init__(self, out_dir: str | Path, use: bool = True) -> None:
-        path = Path(out_dir) / FILENAME
-        self._db = read_only(path, "passes") if use else None
+        out = Path(out_dir)
+        paths = [out / FILENAME, *sorted(out.glob(f"shards/*/{FILENAME}"))] if use else []
+        self._dbs = [db for db in (read_only(p, "passes") for p in paths) if db is not None]
         self._asked: dict[str, str] = {}
 
-    def _fingerprint(self, name: str) -> str | None:
-        if self._db is None:
-            return None
-        row = self._db.execute("SELECT fingerprint FROM passes WHERE pass = ?", (name,)).fetchone()
+    @staticmethod
+    def _fingerprint(db: sqlite3.Connection, name: str) -> str | None:
+        row = db.execute("SELECT fingerprint FROM passes WHERE pass = ?", (name,)).fetchone()
         return None if row is None else row[0]
 
     def open_pass(self, name: str, fingerprint: str) -> bool:
         """As `RunStore.open_pass` (whether stored results of pass ``name`` would be discarded), discarding none."""
         self._asked[name] = fingerprint
-        stored = self._fingerprint(name)
-        return stored is not None and stored != fingerprint
+        return any((stored := self._fingerprint(db, name)) is not None and stored != fingerprint for db in self._dbs)
 
-    def _current(self, name: str) -> bool:
-        return self._db is not None and self._fingerprint(name) == self._asked.get(name, self._fingerprint(name))
+    def _current(self, name: str) -> list[sqlite3.Connection]:
+        """The stores whose results of pass ``name`` a run would use."""
+        found = []
+        for db in self._dbs:
+            stored = self._fingerprint(db, name)
+            if stored is not None and stored == self._asked.get(name, stored):
+                found.append(db)
+        return found
 
     def load(self, name: str) -> dict[str, Any]:
-        if not self._current(name):
-            return {}
-        assert self._db is not None
-        rows = self._db.execute("SELECT item, value FROM results WHERE pass = ?", (name,)).fetchall()
-        return {item: json.loads(value) for item, value in rows}
+        return {item: json.loads(value) for db in self._current(name)
+                for item, value in db.execute("SELECT item, value FROM results WHERE pass = ?", (name,))}
 
     def get(self, name: str, item: str) -> Any | None:
-        if not self._current(name):
-            return None
-        assert self._db is not None
-        row = self._db.execute("SELECT value FROM results WHERE pass = ? AND item = ?", (name, item)).fetchone()
-        return None if row is None else json.loads(row[0])
+        for db in self._current(name):
+            row = db.execute("SELECT value FROM results WHERE pass = ? AND item = ?", (name, item)).fetchone()
+            if row is not None:
+                return json.loads(row[0])
+        return None
 
     def keys(self, name: str) -> set[str]:
         """The items of pass ``name`` a run would find stored (their values unread)."""
-        if not self._current(name):
-            return set()
-        assert self._db is not None
-        return {row[0] for row in self._db.execute("SELECT item FROM results WHERE pass = ?", (name,))}
+        return {row[0] for db in self._current(name) for row in db.execute("SELECT item FROM results WHERE pass = ?",
+                                                                          (name,))}
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
+        for db in self._dbs:
+            db.close()
 
 
 @attrs.define
