@@ -155,9 +155,7 @@ def _recurrence(names: list[set[str]]) -> float:
 def graph_estimates(ctx: RunContext, work: GraphWork, llm: bool, resolve: bool, reports: bool) -> list[Estimate]:
     """The graph pass's steps that ask the LLM (``resolve``: its resolution's LLM tier; ``reports``: community
     reports)."""
-    rows = []
-    if llm:
-        rows += [_extraction(ctx, work), _describe(ctx, work)]
+    rows = [_extraction(ctx, work), _describe(ctx, work)] if llm else [Estimate("graph", 0, 0, 0, 0, exact=True)]
     if resolve:
         rows += _resolution(ctx, work)
     if peer_formats(ctx.cfg):
