@@ -10,15 +10,17 @@ another process is writing (or an endpoint that refuses the key, the model or a 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import trio
 
 from . import __version__
 from .core.config import OutputConfig
-from .core.config_loader import load_config
+from .core.config_loader import key_location, load_config
 from .core.errors import GraphgleanError, primary
 from .llm.credentials import redact
 
@@ -96,44 +98,80 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"run": _run, "view": _view, "tune": _tune}[args.command](args)
     except BaseException as raised:
-        error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
-        if isinstance(error, KeyboardInterrupt):
-            print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
-                  "run the same command again to continue", file=sys.stderr, flush=True)
-            return EXIT_INTERRUPTED
-        if isinstance(error, GraphgleanError):
-            print(f"graphglean: error: {error}", file=sys.stderr, flush=True)
-            return error.exit_code if error.exit_code != 1 else EXIT_USAGE
-        raise
+        return _failed(raised, getattr(args, "config", None))
+
+
+def _failed(raised: BaseException, config: str | None = None) -> int:
+    """The exit code of an error, said in one line; a traceback (raised again) means a bug. An error about a
+    setting (its ``key``) names the line of ``config`` that holds it."""
+    error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
+    if isinstance(error, KeyboardInterrupt):
+        print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
+              "run the same command again to continue", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    if isinstance(error, GraphgleanError):
+        key = getattr(error, "key", None)
+        where = (key_location(config, key) or config) + ": " if key and config else ""
+        print(f"graphglean: error: {where}{error}", file=sys.stderr, flush=True)
+        return error.exit_code if error.exit_code != 1 else EXIT_USAGE
+    raise raised
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .launch import run
-    from .pipeline.progress import ConsoleProgress
+    from .pipeline.progress import RunLog, Tee
 
     cfg = load_config(args.config)
     if args.input:
         cfg.input.path = args.input
     if args.output:
         cfg.output.dir = args.output
-    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=ConsoleProgress(),
-                                  detach=args.detach))
+    if args.dry_run:  # writes nothing: no log either
+        return _run_here(args, cfg)
+    try:
+        log = RunLog(Path(cfg.output.dir) / "logs" / "run.log", [cfg.llm.api_key])
+    except OSError:  # the run says why it cannot write there (output.dir), in its own words
+        return _run_here(args, cfg)
+    flags = [f"--input {args.input}"] * bool(args.input) + [f"--output {args.output}"] * bool(args.output)
+    flags += [flag for flag, on in (("--fresh", args.fresh), ("--detach", args.detach)) if on]
+    log.write(f"graphglean {__version__}: run {' '.join([args.config, *flags])} (pid {os.getpid()})")
+    consoles = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Tee(consoles[0], log.write), Tee(consoles[1], log.write)
+    try:
+        return _run_here(args, cfg, log, consoles[1])
+    except BaseException as raised:
+        return _failed(raised, args.config)
+    finally:
+        for tee in (sys.stdout, sys.stderr):
+            if isinstance(tee, Tee):
+                tee.close_line()
+        sys.stdout, sys.stderr = consoles
+        log.close()
+
+
+def _run_here(args: argparse.Namespace, cfg: Any, log: Any = None, console: Any = None) -> int:
+    """The run itself; its progress goes to the ``console`` (the real standard error) and the ``log``."""
+    from .launch import run
+    from .pipeline.progress import ConsoleProgress, plural
+
+    progress = ConsoleProgress(console, log=log.write if log is not None else None)
+    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=progress, detach=args.detach))
+    where = Path(cfg.output.dir)
     if result.detached:
         print(f"graphglean: detached: {result.detached}", file=sys.stderr)
         return EXIT_OK
     if result.failed:
-        print(f"graphglean: {result.failed} item(s) failed (the rest of the output is written; report.json "
+        print(f"graphglean: {plural(result.failed, 'item')} failed (the rest of the output is written; report.json "
               "lists them):", file=sys.stderr)
         for p in result.passes:
             for f in p.failed[:20]:
                 print(f"  {p.name} {f['item']}: {f['error']}", file=sys.stderr)
         return EXIT_FAILED_ITEMS
     if result.empty:  # said already, as it happened; the outputs are written, empty
-        print(f"graphglean: the run produced nothing usable (report.json says why); outputs in {cfg.output.dir}/",
+        print(f"graphglean: the run produced nothing usable (report.json says why); outputs in {where}/",
               file=sys.stderr)
         return EXIT_FAILED_ITEMS
     if not args.dry_run:
-        print(f"outputs in {cfg.output.dir}/", file=sys.stderr)
+        print(f"outputs in {where}/", file=sys.stderr)
     return EXIT_OK
 
 

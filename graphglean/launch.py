@@ -15,8 +15,9 @@ from .core.sync import run_sync as _run_sync
 from .llm.credentials import endpoint_secrets, redact, remember
 from .pipeline.context import PassOutcome
 from .pipeline.estimate import estimate_run
-from .pipeline.plan import check_runnable, with_peer_needs
-from .pipeline.report import format_table
+from .pipeline.plan import check_runnable, state_beside_output, with_peer_needs
+from .pipeline.progress import plural
+from .pipeline.report import format_table, usd
 from .scheduling.scheduler import Progress
 
 
@@ -54,10 +55,10 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     the same call continues the run."""
     out = out or sys.stdout
     remember(endpoint_secrets(cfg.llm.api_key, cfg.llm.base_url))  # never written, wherever a message goes
-    check_runnable(cfg, dry, detach)
-    cfg = with_peer_needs(cfg, notice)
+    check_runnable(cfg, detach)  # a dry run refuses what the run would
+    cfg = state_beside_output(with_peer_needs(cfg, notice))
     if dry:
-        return RunResult(estimate_run(cfg, notice, out, stdin), [])
+        return RunResult(estimate_run(cfg, notice, out, stdin, fresh=fresh), [])
     if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it
         from .engines.ray.driver import run_on_ray
 
@@ -69,6 +70,11 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
                                            detach=detach)
     if not report.get("detached"):
         print(format_table(report["passes"]), file=out)
+    totals = report.get("totals") or {}
+    if totals.get("invocations", 0) > 1:  # the whole run, across its resumed (or detached) invocations
+        cost = "" if totals.get("cost_usd") is None else f", ${usd(totals['cost_usd'])}"
+        print(f"the whole run, {totals['invocations']} invocations since {report['started']}: "
+              f"{plural(totals['calls'], 'call')}{cost}", file=out)
     return RunResult(report, outcomes)
 
 

@@ -308,10 +308,15 @@ async def test_detach_stops_where_the_run_would_wait_and_the_same_call_continues
             if not result.detached:
                 break
             said.append(result.detached)
-            assert not (tmp_out(cfg) / "report.json").exists()
+            detached = json.loads((tmp_out(cfg) / "report.json").read_text())  # the run so far, said detached
+            assert detached["detached"] == result.detached and detached["passes"] == []
+            assert detached["totals"]["invocations"] == len(said)
             await trio.sleep(0.2)
     assert said and all("run the same command again" in line and "in flight" in line for line in said)
     assert not result.failed and outputs(cfg) == outputs(reference)
+    totals = result.report["totals"]  # every detached cycle's calls, and the last one's
+    assert totals["invocations"] == len(said) + 1 and totals["batch_calls"] > 0
+    assert totals["calls"] == totals["batch_calls"] + totals["online_calls"] >= result.report["invocation"]["calls"]
     assert len(s.batch_api.uploaded_lines) == len(set(s.batch_api.uploaded_lines))
 
 

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -152,7 +153,7 @@ async def test_failed_items_exit_1_listed_and_the_rest_written(tmp_path):
     async with FakeLLMServer(respond).running() as s:
         r = await cli("run", write_config(tmp_path, s.base_url, llm={"max_retries": 1}))
     err = r.stderr.decode()
-    assert r.returncode == 1 and "item(s) failed (the rest" in err and "HTTP 500" in err
+    assert r.returncode == 1 and re.search(r"\d+ items? failed \(the rest", err) and "HTTP 500" in err
     assert (tmp_path / "out" / "graph.json").stat().st_size > 0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["failed"][0]["pass"] == "graph" and report["passes"][0]["errors"] == len(report["failed"]) >= 1
@@ -184,4 +185,4 @@ async def test_dry_run_counts_summary_calls_exactly(tmp_path):
     r = await cli("run", write_config(tmp_path, "http://127.0.0.1:9/v1", input={"path": str(text)},
                                       graph={"enabled": False}, summary={"enabled": True, "detail": 0.25}),
                   "--dry-run")
-    assert r.returncode == 0 and b"summary: up to 9 calls" in r.stdout, r.stdout
+    assert r.returncode == 0 and b"summary: 9 calls" in r.stdout, r.stdout

@@ -193,7 +193,7 @@ def test_absolute_home_and_special_path_values_are_kept(tmp_path, monkeypatch):
 
 
 def test_defaults_text_configs_and_library_use_are_relative_to_the_current_folder():
-    assert _paths(Config()) == ("examples/", "output", ".graphglean/cache.sqlite", "default", "")
+    assert _paths(Config()) == ("examples/", "output", "", "default", "")
     assert _paths(load_config_text(PATHS)) == ("data/in.txt", "out", "cache/c.sqlite", "ex.txt", "tpl")
     assert load_config_text(PATHS, base_dir="/srv/p").input.path == "/srv/p/data/in.txt"
 

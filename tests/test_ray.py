@@ -281,7 +281,11 @@ async def test_a_killed_driver_rerun_repeats_no_finished_shard(cluster, tmp_path
         from graphglean.core.config_loader import load_config
 
         result = await run(load_config(tmp_path / "c.yaml"), out=io.StringIO(), notice=lambda m: None)
+        asked = len(server.chat_requests())
     assert result.report["runtime"]["shards_skipped"] >= len(finished)
+    totals, this = result.report["totals"], result.report["invocation"]  # the killed driver's shards count
+    assert totals["invocations"] == 2 and this["calls"] < totals["calls"] <= asked
+    assert result.report["started"] < this["started"]
     for name in finished:  # started once, never again
         assert len((shards / name / "attempts").read_text().split()) == 1
     assert result.report["chunks"] == 40 and not result.failed

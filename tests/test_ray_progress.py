@@ -26,12 +26,12 @@ def test_items_of_running_shards_show_as_they_finish_and_totals_grow_as_shards_s
     for k in range(3):
         a.advance("graph", _account(k + 1), failed=k == 2)
     items.read(tmp_path / "00000")
-    assert shown.getvalue().splitlines()[-1] == "graph           3/5 items, 3 calls, 0 cached, 30 tokens, 1 errors"
+    assert shown.getvalue().splitlines()[-1] == "graph               3/5 items, 3 calls, 0 cached, 30 tokens, 1 error"
     b.start("graph", 4)
     b.advance("graph", _account(2), failed=False)
     items.read(tmp_path / "00000")  # nothing new there: nothing counted twice
     items.read(tmp_path / "00001")
-    assert shown.getvalue().splitlines()[-1] == "graph           4/9 items, 5 calls, 0 cached, 50 tokens, 1 errors"
+    assert shown.getvalue().splitlines()[-1] == "graph               4/9 items, 5 calls, 0 cached, 50 tokens, 1 error"
 
 
 def test_a_shard_writes_its_progress_at_most_once_an_interval_and_always_at_a_pass_end(tmp_path):
@@ -44,7 +44,7 @@ def test_a_shard_writes_its_progress_at_most_once_an_interval_and_always_at_a_pa
     p.finish("graph")
     shown = io.StringIO()
     ItemProgress(ConsoleProgress(shown, interval_s=0)).read(tmp_path)
-    assert "graph           99/100 items, 1 calls" in shown.getvalue()
+    assert "graph               99/100 items, 1 call" in shown.getvalue()
 
 
 def test_a_retried_shard_starting_over_never_takes_counts_back(tmp_path):
@@ -59,6 +59,6 @@ def test_a_retried_shard_starting_over_never_takes_counts_back(tmp_path):
     again.start("graph", 1)
     again.advance("graph", _account(1), failed=False)
     items.read(tmp_path)
-    assert shown.getvalue().splitlines()[-1].startswith("graph           3/4 items, 3 calls")
+    assert shown.getvalue().splitlines()[-1].startswith("graph               3/4 items, 3 calls")
     items.read(tmp_path, finished=True)  # its task returned: every item of the shard is done
-    assert shown.getvalue().splitlines()[-1].startswith("graph           4/4 items")
+    assert shown.getvalue().splitlines()[-1].startswith("graph               4/4 items")

@@ -268,7 +268,7 @@ def _shows_resolution_progress(lines: list[str], llm_batch: int) -> None:
     """Each step of the resolution on Ray shows its tasks done, and the questions and embeddings inside them
     show item by item."""
     def counts(name: str) -> list[tuple[int, int]]:
-        found = [re.match(rf"{re.escape(name)} +(\d+)/(\d+) items", line) for line in lines]
+        found = [re.match(rf"{re.escape(name)} +(\d+)/(\d+) items?", line) for line in lines]
         return [(int(m[1]), int(m[2])) for m in found if m]
 
     for stage in ("resolve.adjacency", "resolve.nodes", "resolve.blocks", "resolve.pairs", "resolve.plan",

@@ -57,7 +57,7 @@ async def test_progress_lines_agree_with_the_table(tmp_path):
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     row = report["passes"][0]
     line = progress.lines["summary"]
-    assert row["calls"] > 0 and f"{row['calls']} calls" in line
+    assert row["calls"] > 0 and f"{row['calls']} call{'s' * (row['calls'] != 1)}," in line
     assert f"{row['prompt_tokens'] + row['completion_tokens']:,} tokens" in line
 
 

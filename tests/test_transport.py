@@ -76,9 +76,29 @@ async def test_unreachable_endpoint():
 
     cfg = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
     cfg.cache.mode = "off"
+    async with ChatClient(cfg, retry=RetryPolicy(max_retries=5, base_s=0.01, cap_s=0.01)) as c:
+        # nothing ever answered: the second refusal stops it, naming the setting
+        with pytest.raises(LLMUnreachableError, match=r"^llm.base_url: http://127.0.0.1:\d+/v1: connection refused 2 "
+                           "times") as raised:
+            await c.chat(c.request(msg("hi")))
+        assert raised.value.key == "llm.base_url" and c.account.requests == 2
     async with ChatClient(cfg, retry=RetryPolicy(max_retries=2, base_s=0.01, cap_s=0.01)) as c:
+        c.reached = True  # the endpoint answered earlier in the run: a refusal now may pass, retried as any fault
         with pytest.raises(LLMUnreachableError, match="unreachable after 3 attempts"):
             await c.chat(c.request(msg("hi")))
+
+
+async def test_a_name_that_does_not_resolve_stops_at_the_first_attempt():
+    from graphglean.core.config import LLMConfig
+
+    cfg = LLMConfig(base_url="http://graphglean-no-such-host.invalid:8000/v1", api_key="k")
+    cfg.cache.mode = "off"
+    async with ChatClient(cfg, retry=RetryPolicy(max_retries=5, base_s=0.01, cap_s=0.01)) as c:
+        # the resolver says no such name: at once (with no resolver to answer, after a second try)
+        with pytest.raises(LLMUnreachableError, match="graphglean-no-such-host.invalid (does not|could not be) "
+                           "resolve"):
+            await c.chat(c.request(msg("hi")))
+        assert c.account.requests <= 2
 
 
 async def test_retry_after_is_honoured_and_429_pauses_everyone():

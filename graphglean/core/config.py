@@ -8,6 +8,7 @@ Every field carries its documentation and its check in ``metadata``, so the load
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import typing
 from typing import Any, Callable, Literal
@@ -83,7 +84,12 @@ def schema_shape(value: Any) -> tuple[tuple[str, ...], str] | None:
 class CacheConfig:
     mode: Literal["off", "read", "write", "readwrite"] = setting(
         "readwrite", "off | read | write | readwrite: whether responses are read from and written to the cache")
-    path: str = setting(".graphglean/cache.sqlite", "SQLite file of the response cache", path=())
+    path: str = setting("", "SQLite file of the response cache; empty = cache.sqlite in output.dir (beside the run "
+                        "store: a run from any folder, and --fresh, reuse it)", path=())
+
+    def file(self, output_dir: str) -> str:
+        """Where the cache is: ``path``, or (empty) ``cache.sqlite`` in ``output_dir``."""
+        return self.path or os.path.join(output_dir or ".", "cache.sqlite")
 
 
 @attrs.define

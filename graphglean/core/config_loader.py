@@ -364,3 +364,17 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     except OSError as e:
         raise ConfigError(f"{p}: cannot read: {e.strerror}") from None
     return load_config_text(text, str(p), "" if p.parent == Path(".") else p.parent)
+
+
+def key_location(path: str | os.PathLike[str], key: str) -> str | None:
+    """``file:line`` of the dotted ``key`` in the configuration file at ``path``; None when the file does not
+    hold it (or cannot be read)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        masked_text, masked = _mask(text)
+        node = yaml.compose(masked_text, Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    src = _Source(str(path), node, text, "", masked)
+    keys = tuple(key.split("."))
+    return src.where(keys) if keys in src.lines else None

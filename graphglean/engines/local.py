@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import __version__
 from ..core.atomic import write_text
 from ..core.config import PEER_FORMATS, Config
 from ..core.errors import leaves
@@ -19,9 +20,9 @@ from ..llm.credentials import redact_data
 from ..pipeline.communities import reports_asked
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.folder_lock import output_folder_lock
-from ..pipeline.plan import plan_passes, run_passes, writable_dir
-from ..pipeline.report import run_report
-from ..pipeline.runstore import RunStore
+from ..pipeline.plan import check_inputs, plan_passes, run_passes, writable_dir
+from ..pipeline.report import account_rows, accounts_kept, run_report, whole_run
+from ..pipeline.runstore import RunStore, now_iso
 from ..pipeline.steps import graph_nlp_pass
 from ..scheduling.scheduler import Progress, Scheduler
 from ..text.inputs import read_inputs
@@ -44,6 +45,7 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
+    check_inputs(cfg, inputs, chunks, passes, notice)
     peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)  # they embed texts
     needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg)
                              for _, fn in passes)
@@ -53,19 +55,26 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     for stale in out_dir.glob(".*.tmp"):  # half-written by a run that was killed: never an output
         stale.unlink(missing_ok=True)
     ctx = RunContext(cfg, inputs, chunks, tokenizer, out_dir, store, notice=notice, fresh=fresh, progress=progress)
-    started = time.monotonic()
+    started, since = now_iso(), time.monotonic()
+    book = store.invocations()
+    book.begin(started)
     outcomes: list[PassOutcome] = []
     waves = None
     if needs_llm and cfg.llm.batch.enabled:
         note = getattr(progress, "note", None) or (lambda key, line: notice(line) if line else None)
         waves = Waves(cfg.llm, ledger=store.batch_ledger(), report=note, detach=detach)
     detached: list[BaseException] = []
+
+    def accounts() -> dict[str, dict[str, Any]]:
+        return account_rows(ctx.scheduler.accounts if ctx.scheduler else {}, cfg)
+
     try:
         if needs_llm:
             async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
                                               waves=waves) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
-                outcomes = await run_passes(ctx, passes)
+                async with accounts_kept(book, accounts):
+                    outcomes = await run_passes(ctx, passes)
                 if waves is not None and not any(o.failed for o in outcomes):
                     await waves.abandon()
         else:
@@ -77,10 +86,14 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     except* Detached as stopped:
         detached = leaves(stopped)
     finally:
+        wall_s = time.monotonic() - since
+        book.record_now(accounts(), wall_s)  # stopped or not, this invocation's calls count in the run's totals
+        whole = whole_run(book.all(), book.id, accounts(), started, wall_s)
         store.close()
     if detached:  # the batches in flight are in the run store: the same command continues
-        return {"detached": str(detached[0]), "passes": [], "model": cfg.llm.model}, []
-    report = run_report(ctx, outcomes, time.monotonic() - started)
+        report = {"version": __version__, "detached": str(detached[0]), **whole, "passes": []}
+    else:
+        report = run_report(ctx, outcomes, wall_s, whole)
     if waves is not None:
         report["batches"] = dict(waves.made)  # batches created by this process, and the requests they carried
         if detach and (said := waves.nothing_submitted()):

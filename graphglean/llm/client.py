@@ -17,7 +17,7 @@ from ..core.errors import LLMCapabilityError, LLMRequestError
 from .accounting import CallAccount
 from .batch.waves import Waves
 from .cache import ResponseCache
-from .endpoint import Endpoint, Failure
+from .endpoint import FIRST_CONTACT_WAIT_S, Endpoint, Failure
 from .limits import AdaptiveConcurrency, RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
 from .server.profile import ServerProfile
@@ -52,7 +52,8 @@ class ChatClient(Endpoint):
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
-        cache = ResponseCache(cfg.cache.path, cfg.cache.mode) if cfg.cache.mode != "off" else None
+        # a run sets the path (`pipeline.plan.state_beside_output`); a library call outside one: ./output's
+        cache = ResponseCache(cfg.cache.file("output"), cfg.cache.mode) if cfg.cache.mode != "off" else None
         return cls(cfg, cache=cache, **kw)
 
     async def __aenter__(self) -> "ChatClient":
@@ -295,9 +296,14 @@ class ChatClient(Endpoint):
             finally:
                 slots.release()
             failures.append(failure)
+            if failure.unreachable and (dead := self.dead_on_arrival(failures)) is not None:
+                accounts.bump(failures=1)
+                raise dead
             budget.spend(failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts))
             previous_sent = t0
             wait = budget.next_wait(failure.retry_after)
+            if failure.unreachable and not self.reached:  # the first contact: a quick second try, then stop
+                wait = FIRST_CONTACT_WAIT_S
             if budget.exhausted(trio.current_time(), wait):
                 accounts.bump(failures=1)
                 raise self._give_up(failures, url)

@@ -4,6 +4,7 @@ a `Failure` to retry, or a refusal raised as final."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -33,6 +34,32 @@ def below(base_url: str, path: str, params: str = "") -> str:
     return f"{base.rstrip('/')}/{path}" + (f"?{query}" if query else "")
 
 
+FIRST_CONTACT_TRIES = 2  # connections refused before any answer came, then the run stops (llm.base_url)
+FIRST_CONTACT_WAIT_S = 0.3  # between those tries (a server that is just starting, a port just freed)
+
+
+def unreachable_because(error: BaseException) -> str:
+    """``refused``, ``unresolved`` or ``no resolver`` when the system's own error under ``error`` says so
+    (trio's connection attempts come as a group), else ""."""
+    seen: list[BaseException] = []
+    todo = [error]
+    while todo:
+        e = todo.pop()
+        if any(e is s for s in seen):
+            continue
+        seen.append(e)
+        if isinstance(e, ConnectionRefusedError):
+            return "refused"
+        if isinstance(e, socket.gaierror):  # no such name; or no answer from the resolver (asked twice)
+            return "unresolved" if e.errno in _NO_SUCH_NAME else "no resolver"
+        todo += [c for c in (e.__cause__, e.__context__) if c is not None]
+        todo += list(getattr(e, "exceptions", ()))
+    return ""
+
+
+_NO_SUCH_NAME = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
+
+
 @attrs.frozen
 class Failure:
     """Why one attempt did not give a good answer: what the retry loop reads."""
@@ -44,6 +71,7 @@ class Failure:
     connection: bool = False
     abandoned: bool = False  # sent, then given up before its answer: the server may still be working on it
     cut: bool = False  # a stream the server ended before its answer did (no finish_reason)
+    unreachable: str = ""  # why no connection was made, when the system said: "refused" or "unresolved"
 
 
 class Endpoint:
@@ -59,6 +87,7 @@ class Endpoint:
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
         self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
+        self.reached = False  # an answer (any) came from the endpoint: a connection refused now is a passing fault
 
     def open(self) -> None:
         """Make the HTTP client (our pool, unless ``llm.http_transport`` is httpx or a transport was given)."""
@@ -120,6 +149,7 @@ class Endpoint:
                 resp = await self._http.post(url, json=body, headers=self._headers())
             except httpx.HTTPError:
                 return None, None
+            self.reached = True
             try:
                 return resp.status_code, resp.json() if resp.status_code == 200 else None
             except ValueError:
@@ -133,6 +163,7 @@ class Endpoint:
         with trio.move_on_after(self.cfg.timeout_s):
             try:
                 resp = await self._http.get(url, headers=self._headers())
+                self.reached = True
                 return resp.json() if resp.status_code == 200 else None
             except (httpx.HTTPError, ValueError):
                 return None
@@ -150,7 +181,9 @@ class Endpoint:
         assert self._http is not None
         # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
         with watch.start():
-            return await self._post(url, payload, headers, content, watch if streamed else None)
+            outcome = await self._post(url, payload, headers, content, watch if streamed else None)
+            self.reached = self.reached or not (isinstance(outcome, Failure) and outcome.connection)
+            return outcome
         return Failure(watch.why(), abandoned=True)  # a deadline was reached
 
     async def _post(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None,
@@ -166,7 +199,8 @@ class Endpoint:
         except httpx.TimeoutException as e:
             return Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
-            return Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True)
+            return Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True,
+                           unreachable=unreachable_because(e))
         except httpx.LocalProtocolError as e:  # asking again would not help
             raise LLMRequestError(f"the request cannot be sent: {self.redact(str(e))}") from None
         except httpx.TransportError as e:
@@ -239,6 +273,23 @@ class Endpoint:
             prompt = sum(self.count_tokens(str(m.get("content") or "")) + 4 for m in sent.get("messages") or ())
             body["usage"] = {"prompt_tokens": prompt, "completion_tokens": pieces, "total_tokens": prompt + pieces,
                              "counted_by": "graphglean"}
+
+    def dead_on_arrival(self, failures: list[Failure]) -> LLMUnreachableError | None:
+        """Before any answer came from the endpoint, a name no resolver knows (at once) or a connection refused
+        twice is a wrong ``llm.base_url`` or a server not started, not a passing fault: one line that names
+        the setting (its file and line are the caller's to add: the error's ``key``). None: retry as usual."""
+        last = failures[-1]
+        if self.reached or not (last.unreachable == "unresolved" or len(failures) >= FIRST_CONTACT_TRIES):
+            return None
+        url = self.redact(self.cfg.base_url.rstrip("/")) or f"(empty: {OPENAI_BASE_URL})"
+        host = httpx.URL(self.url("models")).host
+        why = {"unresolved": f"the name {host} does not resolve (no such host)",
+               "no resolver": f"the name {host} could not be resolved (no answer from the resolver)",
+               }.get(last.unreachable, f"connection refused {len(failures)} times: nothing listens there")
+        error = LLMUnreachableError(f"llm.base_url: {url}: {why}; start the server, or set llm.base_url "
+                                    "(GRAPHGLEAN_BASE_URL) to where it listens", None, "")
+        error.key = "llm.base_url"  # type: ignore[attr-defined]
+        return error
 
     def _give_up(self, failures: list[Failure], url: str) -> LLMError:
         last = failures[-1]

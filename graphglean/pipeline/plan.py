@@ -3,6 +3,7 @@ before any call, and how they run together on one context."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -13,9 +14,11 @@ import trio
 from ..core.config import PEER_FORMATS, Config, missing_extra
 from ..core.errors import ConfigError
 from ..graph.schema.ontology import schema_of
+from ..text.chunking import Chunk
+from ..text.inputs import Inputs
 from .context import PassFn, PassOutcome, RunContext
 from .runstore import FILENAME as RUN_STORE
-from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
+from .steps import enrich_pass, enrich_without_messages, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
 BATCH_ON_RAY = ("llm.batch: batch mode runs on runtime.engine local (the endpoint answers the batches; one "
                 "process sends them and keeps up with thousands of requests)")
@@ -55,7 +58,21 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
     return passes
 
 
-def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
+def check_inputs(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple[str, PassFn]],
+                 notice: Callable[[str], None]) -> None:
+    """Before any call, as a run and its dry run both do: refuse a pass whose input is missing (enrich without
+    chat messages), and say in one line of each pass that will produce nothing from this input."""
+    names = [name for name, _ in passes]
+    if "enrich" in names and not inputs.messages:
+        raise enrich_without_messages(cfg)
+    for name in ("graph", "summary", "episodic"):
+        if name in names and not chunks and not (name == "summary" and inputs.documents):
+            why = ("input.format messages gives chat messages, which only enrich reads" if inputs.messages
+                   else "the input holds no text")
+            notice(f"{name}: nothing to read ({why}); it produces nothing")
+
+
+def check_runnable(cfg: Config, detach: bool = False) -> None:
     """Refuse, before any work, a configuration that could not run: a missing extra for an output format, the
     LLM asked for by name with no endpoint to ask, a peer index with no embedding endpoint, batch mode on
     Ray, ``detach`` without batch mode, or a ``graph.schema`` that is none."""
@@ -63,11 +80,11 @@ def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
     if cfg.graph.enabled:
         schema_of(cfg.graph)  # the loader's checks again (a Config built in code, a schema file edited since)
-    if not dry and (key := llm_without_endpoint(cfg)):
+    if key := llm_without_endpoint(cfg):
         raise ConfigError(f"{key}: llm needs an LLM endpoint: {HOW_TO_GET_AN_ENDPOINT}; or set {key} to "
                           f"{'nlp' if key == 'graph.method' else 'rules'}")
     peers = [f for f in cfg.output.formats if f in PEER_FORMATS] if cfg.graph.enabled else []
-    if peers and not dry and not cfg.llm.has_endpoint:
+    if peers and not cfg.llm.has_endpoint:
         raise ConfigError(f"output.formats: {peers[0]} embeds texts with llm.embedding_model: "
                           f"{HOW_TO_GET_AN_ENDPOINT}; or leave {peers[0]} out")
     if cfg.llm.batch.enabled and cfg.runtime.engine == "ray":
@@ -105,8 +122,24 @@ def with_peer_needs(cfg: Config, notice: Callable[[str], None]) -> Config:
     return cfg
 
 
-def writable_dir(path: Path, key: str) -> None:
-    """Fail before any LLM call, with the key to fix, when results could not be written."""
+def state_beside_output(cfg: Config) -> Config:
+    """``cfg`` with the response cache's file named: ``llm.cache.path``, or (left empty) ``cache.sqlite`` in
+    ``output.dir``, so the cache goes with the output, whatever folder the run starts in."""
+    cache = attrs.evolve(cfg.llm.cache, path=cfg.llm.cache.file(cfg.output.dir))
+    return attrs.evolve(cfg, llm=attrs.evolve(cfg.llm, cache=cache))
+
+
+def writable_dir(path: Path, key: str, probe: bool = True) -> None:
+    """Fail before any LLM call, with the key to fix, when results could not be written. Without ``probe`` (a
+    dry run), nothing is made: the nearest folder that exists must let one write."""
+    if not probe:
+        existing = path.resolve()
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if existing.is_dir() and os.access(existing, os.W_OK | os.X_OK):
+            return
+        why = "not a folder" if existing == path.resolve() and not existing.is_dir() else "permission denied"
+        raise ConfigError(f"{key}: cannot write to {path} ({why})")
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / ".graphglean-write-test"

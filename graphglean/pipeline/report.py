@@ -1,13 +1,27 @@
-"""The end-of-run report: per pass calls, cache hits, retries, 429s, tokens, estimated cost, time, errors."""
+"""The end-of-run report: per pass calls, cache hits, retries, 429s, tokens, estimated cost, time, errors; and
+the whole run's totals (every invocation: resumed, ``--detach`` cycles) beside this invocation's."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
+import trio
+
+from .. import __version__
 from ..llm.accounting import CallAccount
+from .runstore import Invocations, now_iso
 
 if TYPE_CHECKING:
+    from ..core.config import Config
     from .context import PassOutcome, RunContext
+
+#: the counts of a `CallAccount` the run store keeps of each account of an invocation
+COUNTS = ("calls", "requests", "retries", "cache_hits", "rate_limited", "failures", "prompt_tokens",
+          "completion_tokens", "batch_calls", "batch_prompt_tokens", "batch_completion_tokens", "cached_tokens")
+#: what report.json's ``totals`` and ``invocation`` sum (with ``online_calls``, ``tokens`` and ``cost_usd``)
+SECTION_COUNTS = ("calls", "batch_calls", "cache_hits", "retries", "rate_limited", "failures", "prompt_tokens",
+                  "completion_tokens", "cached_tokens")
 
 #: USD per 1M tokens (input, output, cached input: prompt tokens the endpoint served from its prompt cache).
 #: Override or extend with ``prices:`` in the configuration.
@@ -76,10 +90,22 @@ def pass_row(name: str, account: CallAccount, cost_usd: float | None, wall_s: fl
     return row
 
 
+def usd(value: float | None, decimals: int = 6) -> str:
+    """A cost in dollars with fixed decimals (never ``5e-05`` beside ``0.0``); ``-`` when the price is unknown."""
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
 def _cell(key: str, value: Any) -> str:
     if value is None:
         return "-"
-    return f"{value:.0%}" if key == "cached_share" and isinstance(value, (int, float)) else str(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if key == "cached_share":
+            return f"{value:.0%}"
+        if key.startswith("cost"):
+            return usd(value)
+        if key == "wall_s":
+            return f"{value:.2f}"
+    return str(value)
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
@@ -98,30 +124,128 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float) -> dict[str, Any]:
-    """report.json of a run: a row per pass (its accounts folded in), chunks, failures, outputs, prices."""
+def model_of(account_name: str, cfg: Config) -> str:
+    """The model an account's calls went to: the embedding model's for ``*.embed`` accounts."""
+    return cfg.llm.embedding_model if account_name.endswith(".embed") else cfg.llm.model
+
+
+def _usd(account: CallAccount, model: str, prices: dict[str, Any], online: bool = False) -> float | None:
+    """`cost`, and 0 for an account with no token (whatever the price: nothing was paid)."""
+    if not (account.prompt_tokens or account.completion_tokens):
+        return 0.0
+    return cost(account, model, prices, online)
+
+
+def account_rows(accounts: dict[str, CallAccount], cfg: Config) -> dict[str, dict[str, Any]]:
+    """Each account's counts and what its tokens cost (``cost_online_usd``: had its batches gone online): what
+    the run store keeps of an invocation."""
+    rows = {}
+    for name, acc in sorted(accounts.items()):
+        model = model_of(name, cfg)
+        rows[name] = {**{k: getattr(acc, k) for k in COUNTS}, "cost_usd": _usd(acc, model, cfg.prices),
+                      "cost_online_usd": _usd(acc, model, cfg.prices, online=True)}
+    return rows
+
+
+def _sum_cost(rows: list[dict[str, Any]], key: str) -> float | None:
+    costs = [r.get(key) for r in rows]
+    return None if None in costs else round(sum(costs), 6)  # type: ignore[arg-type]
+
+
+def calls_section(runs: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The calls, tokens and cost of one or more invocations' accounts (account name -> `account_rows` row):
+    summed, and per pass (an account's first name: ``graph.resolve`` is the graph pass's)."""
+    by_pass: dict[str, list[dict[str, Any]]] = {}
+    for accounts in runs:
+        for name, row in accounts.items():
+            by_pass.setdefault(name.split(".")[0], []).append(row)
+
+    def summed(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        out = {k: sum(r.get(k, 0) for r in rows) for k in SECTION_COUNTS}
+        out["online_calls"] = out["calls"] - out["batch_calls"]
+        out["tokens"] = out["prompt_tokens"] + out["completion_tokens"]
+        out["cost_usd"] = _sum_cost(rows, "cost_usd")
+        if out["batch_calls"]:
+            out["cost_online_usd"] = _sum_cost(rows, "cost_online_usd")
+        return out
+
+    passes = [{"pass": name, **summed(rows)} for name, rows in by_pass.items()]
+    return {**summed([r for rows in by_pass.values() for r in rows]), "passes": passes}
+
+
+def whole_run(invocations: list[dict[str, Any]], current: int | None, accounts: dict[str, dict[str, Any]],
+              started: str, wall_s: float) -> dict[str, Any]:
+    """report.json's view of the whole run beside this invocation's: ``started`` (the first invocation's
+    start), ``finished`` (the last one's end: now), ``totals`` over every invocation (``invocations`` as the
+    run store keeps them, the one whose id is ``current`` counted by its ``accounts``) and ``invocation``."""
+    earlier = [i for i in invocations if i["id"] != current]
+    runs = [i["accounts"] for i in earlier] + [accounts]
+    finished = now_iso()
+    return {"started": earlier[0]["started"] if earlier else started, "finished": finished,
+            "totals": {"invocations": len(runs), **calls_section(runs)},
+            "invocation": {"started": started, "finished": finished, "wall_s": round(wall_s, 3),
+                           **calls_section([accounts])}}
+
+
+@asynccontextmanager
+async def accounts_kept(book: Invocations, accounts: Callable[[], dict[str, dict[str, Any]]],
+                        every_s: float = 1.0) -> AsyncIterator[None]:
+    """While the body runs, this invocation's ``accounts()`` (`account_rows`) go to the run store every
+    ``every_s`` when they changed, with the store's other writes: a killed run's calls still count."""
+    t0 = trio.current_time()
+
+    async def keep() -> None:
+        last = None
+        while True:
+            await trio.sleep(every_s)
+            rows = accounts()
+            if rows != last:
+                last = rows
+                with trio.CancelScope(shield=True):  # a write begun is finished, not torn by the run's end
+                    await book.record(rows, trio.current_time() - t0)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keep)
+        try:
+            yield
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float,
+               whole: dict[str, Any] | None = None) -> dict[str, Any]:
+    """report.json of a run: a row per pass (its accounts folded in), chunks, failures, outputs, and ``whole``
+    (`whole_run`: the run's totals and this invocation's); the model and prices when a pass called one."""
     rows = []
     accounts = ctx.scheduler.accounts if ctx.scheduler else {}
+    costed = account_rows(accounts, ctx.cfg)
     for o in outcomes:
-        account, costs, online = CallAccount(), [], []
+        account, mine = CallAccount(), []
         for name, acc in accounts.items():
             if name == o.name or name.startswith(o.name + "."):
                 account.add(acc)
-                model = ctx.cfg.llm.embedding_model if name.endswith(".embed") else ctx.cfg.llm.model
-                costs.append(cost(acc, model, ctx.cfg.prices))
-                online.append(cost(acc, model, ctx.cfg.prices, online=True))
-        total = None if None in costs else round(sum(costs), 6)  # type: ignore[arg-type]
-        row = pass_row(o.name, account, total, o.wall_s, len(o.failed), o.extra)
+                mine.append(costed[name])
+        row = pass_row(o.name, account, _sum_cost(mine, "cost_usd"), o.wall_s, len(o.failed), o.extra)
         if account.batch_calls:  # what the same tokens would have cost online
-            row["cost_online_usd"] = None if None in online else round(sum(online), 6)  # type: ignore[arg-type]
+            row["cost_online_usd"] = _sum_cost(mine, "cost_online_usd")
         rows.append(row)
-    return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": len(ctx.chunks),
-            "documents": len(ctx.inputs.documents), "lone_surrogates": ctx.inputs.repairs.lone_surrogates,
-            "model": ctx.cfg.llm.model,
-            "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
-            "outputs": [f for o in outcomes for f in o.files],
-            "warnings": [w for o in outcomes for w in o.warnings],
-            "prices_known": ctx.cfg.llm.model in ctx.cfg.prices or price_of(ctx.cfg.llm.model, {}) is not None,
-            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
-            **({"llm": ctx.scheduler.client.server.summary(ctx.scheduler.client.usage_counted)} if ctx.scheduler
-               else {})}
+    report = {"version": __version__, **(whole or {}), "passes": rows, "wall_s": round(wall_s, 3),
+              "chunks": len(ctx.chunks), "documents": len(ctx.inputs.documents),
+              "lone_surrogates": ctx.inputs.repairs.lone_surrogates,
+              "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
+              "outputs": [f for o in outcomes for f in o.files],
+              "warnings": [w for o in outcomes for w in o.warnings]}
+    report.update(model_fields(ctx.cfg, whole["totals"] if whole else calls_section([costed])))
+    if ctx.scheduler:
+        report["llm"] = ctx.scheduler.client.server.summary(ctx.scheduler.client.usage_counted)
+    return report
+
+
+def model_fields(cfg: Config, totals: dict[str, Any]) -> dict[str, Any]:
+    """``model``, ``prices_known`` and the price table, when a pass of the run called a model (answered or
+    from the cache); nothing for a run that asked none (the offline method)."""
+    if not (totals.get("calls") or totals.get("cache_hits")):
+        return {}
+    return {"model": cfg.llm.model,
+            "prices_known": cfg.llm.model in cfg.prices or price_of(cfg.llm.model, {}) is not None,
+            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()}}

@@ -3,7 +3,8 @@ finishes. A run started again with the same command reads it and repeats no fini
 
 It also holds the run's *journal*: every paid answer, kept (by the client, before the request's slot is
 released) whatever the response cache's mode, so the finished steps of items that were half done when the
-run was killed are replayed, not paid for again. A run that ends with nothing failed clears it.
+run was killed are replayed, not paid for again. A run that ends with nothing failed clears it. And its
+*invocations* (`Invocations`): each process that worked on the folder and what its calls took, as they accrue.
 
 A run's file is its own (no other process writes it), and its writes are short: they are made in the
 trio thread, the journal's and the results' queued meanwhile in one transaction (a trip to a worker thread
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable, Sequence
 
 import trio
 
@@ -24,7 +26,52 @@ from ..llm.batch.ledger import WaveLedger
 from ..llm.cache import ResponseCache
 
 FILENAME = "run.sqlite"
+INVOCATIONS = "invocations"
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False), made once
+
+
+def now_iso() -> str:
+    """The time now, local, with its UTC offset, to the second: how report.json and run.log write times."""
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+Writes = Callable[[str, Sequence[Sequence[Any]]], Awaitable[None]]
+
+
+class Invocations:
+    """The ``invocations`` table of a run store's connection ``db``; ``writes`` queues a statement with the
+    store's other writes (`Transactions`), so an account's row goes in the same transaction as the answers it
+    counts."""
+
+    def __init__(self, db: sqlite3.Connection, writes: Writes) -> None:
+        self._db, self._writes = db, writes
+        db.execute(f"CREATE TABLE IF NOT EXISTS {INVOCATIONS} (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+                   "started TEXT, finished TEXT, wall_s REAL, accounts TEXT)")
+        self.id: int | None = None
+
+    def begin(self, started: str) -> int:
+        """Record this invocation's start; its accounts are empty until the first `record`."""
+        cur = self._db.execute(f"INSERT INTO {INVOCATIONS} (started, finished, wall_s, accounts) "
+                               "VALUES (?, ?, 0, '{}')", (started, started))
+        self.id = int(cur.lastrowid or 0)
+        return self.id
+
+    async def record(self, accounts: dict[str, dict[str, Any]], wall_s: float) -> None:
+        """This invocation's accounts so far (account name -> counts and costs), with the time now."""
+        await self._writes(f"UPDATE {INVOCATIONS} SET finished = ?, wall_s = ?, accounts = ? WHERE id = ?",
+                           [(now_iso(), round(wall_s, 3), json.dumps(accounts, sort_keys=True), self.id)])
+
+    def record_now(self, accounts: dict[str, dict[str, Any]], wall_s: float) -> None:
+        """`record`, at once, outside the store's queue (once its writes are over: the run's end)."""
+        self._db.execute(f"UPDATE {INVOCATIONS} SET finished = ?, wall_s = ?, accounts = ? WHERE id = ?",
+                         (now_iso(), round(wall_s, 3), json.dumps(accounts, sort_keys=True), self.id))
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every invocation of the run, first first: id, started, finished, wall_s, accounts."""
+        rows = self._db.execute(f"SELECT id, started, finished, wall_s, accounts FROM {INVOCATIONS} "
+                                "ORDER BY id").fetchall()
+        return [{"id": i, "started": s, "finished": f, "wall_s": w or 0.0, "accounts": json.loads(a or "{}")}
+                for i, s, f, w, a in rows]
 
 
 class RunStore:
@@ -44,6 +91,7 @@ class RunStore:
         self._writes = Transactions(self._db, trio.CapacityLimiter(1) if shared else None)
         self._journal: ResponseCache | None = None
         self._ledger: WaveLedger | None = None
+        self._invocations: Invocations | None = None
 
     def journal(self) -> ResponseCache:
         """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
@@ -54,6 +102,12 @@ class RunStore:
 
     def clear_journal(self) -> None:
         self.journal().clear()
+
+    def invocations(self) -> Invocations:
+        """The run's invocations and their accounts (a table of this file)."""
+        if self._invocations is None:
+            self._invocations = Invocations(self._db, self._writes)
+        return self._invocations
 
     def batch_ledger(self) -> WaveLedger:
         """The run's batches in flight (batch mode), in tables of this file: a run started again finds them."""

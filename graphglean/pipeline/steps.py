@@ -172,16 +172,22 @@ async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     return outcome
 
 
+def enrich_without_messages(cfg: Any) -> Exception:
+    """What a run with ``enrich`` on and no chat messages in its input fails with (before any call)."""
+    from ..core.errors import InputError
+
+    return InputError(f"{cfg.input.path}: enrich needs chat messages (input.format locomo, or messages for JSONL "
+                      "of {session_id, role, content})")
+
+
 async def enrich_pass(ctx: RunContext) -> PassOutcome:
     """Chat messages of the input into a MemoryStore in the output folder, enriched; one line per message in
     enrichment.jsonl and one per summary in session_summaries.jsonl."""
-    from ..core.errors import InputError
     from ..enrich import Enricher, MemoryStore
     from ..enrich.enricher import stored_messages
 
     if not ctx.inputs.messages:
-        raise InputError(f"{ctx.cfg.input.path}: enrich needs chat messages (input.format locomo, or messages "
-                         "for JSONL of {session_id, role, content})")
+        raise enrich_without_messages(ctx.cfg)
     assert ctx.scheduler is not None
     store = MemoryStore(ctx.out_dir / "memory.sqlite", fresh=ctx.fresh)
     try:
@@ -233,11 +239,17 @@ async def _map_and_store(ctx: RunContext, name: str, items: list[Any], item_id: 
     return results, await ctx.scheduler.map(fn, todo, pass_name=name, on_result=save)
 
 
+def summary_resume(ctx: RunContext) -> dict[str, Any]:
+    """The summary pass's stored results, by `chunk_id` of their document (none when its settings changed)."""
+    cfg = ctx.cfg.summary
+    return ctx.resume(SUMMARY, SUMMARY_SYSTEM, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
+                      cfg.additional_instructions, cfg.recursive)
+
+
 async def summary_pass(ctx: RunContext) -> PassOutcome:
     """Each input document summarized whole, one line each in summaries.jsonl."""
     cfg = ctx.cfg.summary
-    stored = ctx.resume(SUMMARY, SUMMARY_SYSTEM, cfg.detail, cfg.minimum_chunk_size, cfg.chunk_delimiter,
-                        cfg.additional_instructions, cfg.recursive)
+    stored = summary_resume(ctx)
     documents = ctx.inputs.documents or documents_of_chunks(ctx.chunks)
     tokenizer = Tokenizer.cl100k()
 
@@ -257,10 +269,16 @@ async def summary_pass(ctx: RunContext) -> PassOutcome:
     return PassOutcome(SUMMARY, failed=failed, extra={"documents": len(rows)}, files=[str(path)])
 
 
+def episodic_fingerprint(cfg: Any) -> tuple[Any, ...]:
+    """What shapes the episodic pass's answers besides the endpoint: its dataset family's templates."""
+    extractor = EpisodicGistExtraction(None, cfg)
+    return cfg.episodic.dataset, extractor.gist_template, extractor.fact_template
+
+
 async def episodic_pass(ctx: RunContext) -> PassOutcome:
     """Gists and facts of every chunk, one line each in episodes.jsonl."""
     extractor = EpisodicGistExtraction(ctx.scheduler, ctx.cfg)
-    stored = ctx.resume(EPISODIC, ctx.cfg.episodic.dataset, extractor.gist_template, extractor.fact_template)
+    stored = ctx.resume(EPISODIC, *episodic_fingerprint(ctx.cfg))
 
     async def one(chunk: Chunk) -> EpisodeRawOutput:
         info = ChunkInfo(chunk.text, chunk.tokens, [chunk.index], [chunk.doc_id], dict(chunk.metadata))

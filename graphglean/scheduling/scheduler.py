@@ -226,6 +226,8 @@ class Scheduler:
                 if isinstance(outcome.error, FATAL) or self.fail_fast:
                     fatal.append(outcome.error)
                     nursery.cancel_scope.cancel()
+                    if isinstance(outcome.error, FATAL):
+                        return  # the run stops with that one line: no progress line saying an item failed
             if on_result is not None:
                 maybe = on_result(outcome)
                 if maybe is not None:

@@ -199,7 +199,7 @@ async def test_folder_without_readable_files_and_missing_config(tmp_path):
 
 
 @pytest.mark.parametrize("endpoint,message", [
-    ("unreachable", "endpoint unreachable"),
+    ("unreachable", "llm.base_url: http://127.0.0.1:"),
     ("401", "refused the API key (HTTP 401)"),
     ("404", "does not serve model 'gpt-4' (HTTP 404): The model `gpt-9` does not exist"),
 ])

@@ -29,12 +29,13 @@ from ...llm.accounting import CallAccount
 from ...llm.credentials import redact_data
 from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
+from ...pipeline.report import cost
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
 from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
-from .report import Totals, account_of, add_row, run_report
+from .report import RunBook, Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
 from .shards import ShardSpec, absolute_paths, plan_shards
 from .task_gc import task_gc
@@ -203,6 +204,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
         notice(f"output.formats {', '.join(peer_formats(cfg))}: not written, as they need the whole graph "
                "(runtime.single_graph is false)")
     totals = Totals()
+    book = RunBook(out, fresh, totals)
     stage = totals.stage_clock()
     specs = list(plan_shards(cfg))
     stage("plan")
@@ -232,8 +234,9 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
             ray.kill(tasks.actor)
         if own:
             ray.shutdown()
+        whole = book.close()  # this invocation's calls count in the run's totals, whatever stopped it
     totals.add_cpu("driver", time.process_time() - cpu)
-    report = run_report(cfg, passes, totals, outputs, time.monotonic() - started)
+    report = run_report(cfg, passes, totals, outputs, time.monotonic() - started, whole)
     with atomic_open(out / "report.json") as f:
         f.write(json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
     outcomes = [PassOutcome(name, report["passes"][i]["wall_s"],
@@ -370,7 +373,8 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     if rt.single_graph and peer_formats(cfg):
         paths += await peers.write_peer_indexes(cfg, graph, chunks, out, row, totals.failed, progress)
         stage("peer_indexes")
-    add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
+    add_row(row, {**{k: v for k, v in account.snapshot().items() if not k.startswith("latency_")},
+                  "cost_usd": cost(account, cfg.llm.model, cfg.prices)})  # its cost too, as the shards' rows
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]

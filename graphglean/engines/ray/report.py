@@ -10,9 +10,11 @@ from typing import Any, Callable
 
 import attrs
 
+from ... import __version__
 from ...core.config import Config
 from ...llm.accounting import CallAccount
-from ...pipeline.report import DEFAULT_PRICES, price_of, with_cached_share
+from ...pipeline.report import COUNTS, calls_section, model_fields, whole_run, with_cached_share
+from ...pipeline.runstore import RunStore, now_iso
 from . import shard_task
 
 
@@ -32,6 +34,10 @@ class Totals:
     leases: dict[str, float] = attrs.field(factory=dict)
     stages_s: dict[str, float] = attrs.field(factory=dict)  # the driver's wall time per stage
     cpu_s: dict[str, float] = attrs.field(factory=dict)  # CPU time per stage, the tasks' summed
+    shard_rows: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # the shards' rows alone (``rows`` less
+    # what the driver's stages add to them), finished before or not
+    fresh: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # the rows of the shards this invocation ran
+    on_shard: Callable[[], None] | None = None  # told after each shard's report is added
 
     def add(self, report: dict[str, Any], folder: Path, skipped: bool) -> None:
         self.shards += 1
@@ -44,11 +50,26 @@ class Totals:
         self.lone_surrogates += report.get("lone_surrogates", 0)
         self.failed += report["failed"]
         for row in report["passes"]:
-            add_row(self.rows.setdefault(row["pass"], {"pass": row["pass"]}), row)
+            for rows in (self.rows, self.shard_rows, *([] if skipped else [self.fresh])):
+                add_row(rows.setdefault(row["pass"], {"pass": row["pass"]}), row)
         for path in report["outputs"]:
             self.outputs.setdefault(Path(path).name, []).append(folder / Path(path).name)
         for k, v in report.get("leases", {}).items():
             self.leases[k] = self.leases.get(k, 0) + v
+        if self.on_shard is not None:
+            self.on_shard()
+
+    def invocation_accounts(self) -> dict[str, dict[str, Any]]:
+        """This invocation's calls and their cost per pass (`account_rows`' shape): those of the shards it ran,
+        and those its driver's stages (merge, resolution, communities, peer indexes) added to the rows."""
+        out = {}
+        for name in sorted(set(self.rows) | set(self.fresh)):
+            fresh, row, shards = (r.get(name, {}) for r in (self.fresh, self.rows, self.shard_rows))
+            out[name] = {k: fresh.get(k, 0) + row.get(k, 0) - shards.get(k, 0) for k in COUNTS}
+            for k in ("cost_usd", "cost_online_usd"):
+                parts = [fresh.get(k, 0.0), row.get(k, 0.0), shards.get(k, 0.0)]
+                out[name][k] = None if None in parts else round(parts[0] + parts[1] - parts[2], 6)  # type: ignore[operator]
+        return out
 
 
     def add_cpu(self, stage: str, seconds: float) -> None:
@@ -94,7 +115,32 @@ def account_of(rows: dict[str, dict[str, Any]]) -> CallAccount:
     return acc
 
 
-def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], wall_s: float) -> dict[str, Any]:
+class RunBook:
+    """The invocations of a Ray run, in the driver's run store (``OUTPUT/run.sqlite``): this one's accounts are
+    recorded as each shard finishes and at the end, so the run's totals count every invocation's calls."""
+
+    def __init__(self, out: Path, fresh: bool, totals: Totals) -> None:
+        self.store, self.totals, self.since = RunStore(out, fresh=fresh), totals, time.monotonic()
+        self.started = now_iso()
+        self.book = self.store.invocations()
+        self.book.begin(self.started)
+        totals.on_shard = self.record
+
+    def record(self) -> None:
+        self.book.record_now(self.totals.invocation_accounts(), time.monotonic() - self.since)
+
+    def close(self) -> dict[str, Any]:
+        """The last record, and `whole_run` of it all."""
+        try:
+            self.record()
+            wall = time.monotonic() - self.since
+            return whole_run(self.book.all(), self.book.id, self.totals.invocation_accounts(), self.started, wall)
+        finally:
+            self.store.close()
+
+
+def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str], wall_s: float,
+               whole: dict[str, Any] | None = None) -> dict[str, Any]:
     # shares of the shards' rows do not add up: each is that of the summed tokens
     rows = [with_cached_share(dict(totals.rows.get(name, {"pass": name}), wall_s=round(wall_s, 3)))
             for name, _ in passes]
@@ -102,10 +148,11 @@ def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str
     if leases.get("leased_permits"):
         for k in ("round_trip", "reply_wait", "stall"):
             leases[f"{k}_ms_per_permit"] = round(1000 * leases[f"lease_{k}_s"] / leases["leased_permits"], 4)
-    return {"passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks, "documents": totals.documents,
-            "lone_surrogates": totals.lone_surrogates, "model": cfg.llm.model, "failed": totals.failed, "outputs": outputs,
-            "prices_known": cfg.llm.model in cfg.prices or price_of(cfg.llm.model, {}) is not None,
-            "default_prices": {k: list(v) for k, v in DEFAULT_PRICES.items()},
+    whole = whole or {}
+    return {"version": __version__, **whole, "passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks,
+            "documents": totals.documents, "lone_surrogates": totals.lone_surrogates, "failed": totals.failed,
+            "outputs": outputs,
+            **model_fields(cfg, whole.get("totals") or calls_section([totals.invocation_accounts()])),
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
                         "shards_skipped": totals.skipped, "retries": totals.retries,
                         "graph_partitions": cfg.runtime.graph_partitions, "leases": leases,

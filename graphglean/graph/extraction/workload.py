@@ -26,6 +26,17 @@ def named_words(text: str) -> int:
     return len(_name_like(text))
 
 
+def lower_words(text: str) -> list[str]:
+    """The words of ``text`` that start in lower case, punctuation stripped: what tells a name from a word
+    that a sentence or quotation capitalized."""
+    return [w.strip(_PUNCTUATION) for w in text.split() if w[:1].islower()]
+
+
+def distinct_names(text: str) -> set[str]:
+    """The name-like words of ``text``, lower case, punctuation stripped, each once."""
+    return {w.strip(_PUNCTUATION).lower() for w in _name_like(text)} - {""}
+
+
 def names(text: str) -> tuple[int, int]:
     """(name-like words, distinct ones)."""
     found = _name_like(text)

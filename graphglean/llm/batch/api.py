@@ -18,7 +18,7 @@ import httpx
 import trio
 
 from ...core.errors import LLMModelError
-from ..endpoint import USER_AGENT, Endpoint, Failure, below
+from ..endpoint import FIRST_CONTACT_WAIT_S, USER_AGENT, Endpoint, Failure, below, unreachable_because
 from ..refusals import read_error_body, refusal
 from ..retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
 
@@ -202,10 +202,14 @@ class BatchEndpoint(Endpoint):
                     outcome = Failure(f"unreadable answer ({e})", outcome.status_code)
             failures.append(outcome)
             self.last_trouble = outcome.reason
+            if outcome.unreachable and not patient and (dead := self.dead_on_arrival(failures)) is not None:
+                raise dead  # never reached: a wrong llm.base_url or a server not started, said at once
             if recover is not None and (found := await recover()) is not None:
                 return found
             budget.spend(False)
             wait = budget.next_wait(outcome.retry_after)
+            if outcome.unreachable and not self.reached:
+                wait = FIRST_CONTACT_WAIT_S
             if patient:
                 wait = min(wait, self.cfg.batch.poll_s)
             elif budget.exhausted(trio.current_time(), wait):
@@ -220,6 +224,7 @@ class BatchEndpoint(Endpoint):
         try:
             with trio.move_on_after(timeout):  # our pool does not apply httpx's timeouts
                 resp = await self._http.request(method, url, **{**send, "headers": headers})
+                self.reached = True
                 status = resp.status_code
                 if status < 300 or (status == 404 and gone_ok):
                     return resp
@@ -232,7 +237,8 @@ class BatchEndpoint(Endpoint):
         except httpx.TimeoutException as e:
             return Failure(f"timed out ({type(e).__name__})", connection=isinstance(e, httpx.ConnectTimeout))
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
-            return Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True)
+            return Failure(f"cannot connect ({self.redact(str(e)) or type(e).__name__})", connection=True,
+                           unreachable=unreachable_because(e))
         except httpx.TransportError as e:
             return Failure(f"connection broken ({type(e).__name__})")
 

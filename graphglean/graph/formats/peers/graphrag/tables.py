@@ -142,7 +142,11 @@ def _communities(found: Communities, view: EngineGraph, name_of: Callable[[str],
     reports = {r.community: r for r in found.reports}
     kept = sorted((c for c in found.communities if c.id in reports), key=lambda c: (c.level, c.id))
     known = {c.id for c in found.communities}
-    dropped += [f"community {c.id}: no report" for c in found.communities if c.id not in reports]
+    unreported = sum(c.id not in reports for c in found.communities)
+    if unreported:  # one line for them all: most are below min_report_size, which is no fault
+        dropped.append(f"{unreported} communit{'y has' if unreported == 1 else 'ies have'} no report (fewer "
+                       "entities than graph.communities.min_report_size, or a report that failed: report.json "
+                       "counts those)")
     dropped += [f"report of community {r.community}: no such community" for r in found.reports
                 if r.community not in known]
     number = {c.id: i for i, c in enumerate(kept)}

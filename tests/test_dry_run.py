@@ -1,0 +1,143 @@
+"""--dry-run as a user meets it: it counts only what the run would ask (what the output folder holds is not asked
+again), within 2x of what the run then asks, writes nothing, and fails where the run fails, with its line."""
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from graphglean.core.errors import InputError
+from graphglean.launch import run
+from graphglean.pipeline.estimate.stored import StoredNode, mentioned
+from graphglean.testing import FakeLLMServer
+from graphglean.testing.models.responders import synthetic
+
+from .helpers import config
+from .test_cli import STAVE, cli, write_config
+
+NEW_DOCUMENT = ("Jacob Marley's ghost visited Ebenezer Scrooge in London on Christmas Eve. Bob Cratchit, his clerk, "
+                "worked at the counting-house on Cornhill.")
+
+
+def quiet() -> dict:
+    return {"notice": lambda _: None, "out": io.StringIO()}
+
+
+def corpus_config(server, tmp_path: Path):
+    folder = tmp_path / "docs"
+    folder.mkdir(exist_ok=True)
+    paras = STAVE.read_text().split("\n\n")
+    third = len(paras) // 3
+    for k in range(3):
+        (folder / f"part{k}.txt").write_text("\n\n".join(paras[k * third:(k + 1) * third]))
+    cfg = config(server)
+    cfg.llm.model = "gpt-4o-mini"
+    cfg.input.path, cfg.output.dir = str(folder), str(tmp_path / "out")
+    cfg.output.formats = ["json", "jsonl", "lightrag"]
+    cfg.graph.communities.enabled = True
+    return cfg
+
+
+def files(folder: Path) -> dict[str, int]:
+    """Each file's size, but SQLite's own (a write-ahead log, which a reader closing last may fold in)."""
+    return {p.name: p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+            and p.name != "run.sqlite"}
+
+
+def calls(report: dict) -> dict[str, int]:
+    return {r["pass"]: r["calls_est"] for r in report["passes"]}
+
+
+def made(out: Path) -> dict[str, int]:
+    import sqlite3
+
+    with sqlite3.connect(out / "run.sqlite") as db:
+        row = db.execute("SELECT accounts FROM invocations ORDER BY id DESC LIMIT 1").fetchone()
+    return {name: r["calls"] for name, r in json.loads(row[0]).items()}
+
+
+async def test_estimates_are_within_2x_of_each_run_and_nothing_is_asked_twice(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        first = calls((await run(cfg, dry=True, **quiet())).report)
+        assert s.requests == [] and not (tmp_path / "out").exists()  # a dry run writes nothing
+        await run(cfg, **quiet())
+        paid = made(tmp_path / "out")
+        listing = files(tmp_path / "out")
+        again = (await run(cfg, dry=True, **quiet())).report
+        assert files(tmp_path / "out") == listing
+        (tmp_path / "docs" / "part9.txt").write_text(NEW_DOCUMENT)
+        incremental = calls((await run(cfg, dry=True, **quiet())).report)
+        await run(cfg, **quiet())
+        added = made(tmp_path / "out")
+    assert 0.5 <= first["graph.communities"] / paid["graph.communities"] <= 2
+    assert 0.5 <= sum(first.values()) / sum(paid.values()) <= 2
+    assert again["calls_est"] == 0 and all(r["calls_est"] == 0 for r in again["passes"])
+    assert incremental["graph"] == added["graph"] == 3  # the new chunk's extraction and gleaning only
+    assert 0.5 <= sum(incremental.values()) / sum(added.values()) <= 2
+    assert sum(incremental.values()) < sum(first.values()) / 3
+
+
+async def test_the_dry_run_fails_where_the_run_fails_with_the_same_line(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        path = write_config(tmp_path, s.base_url, enrich={"enabled": True})
+        dry = await cli("run", path, "--dry-run")
+        real = await cli("run", path)
+        assert s.chat_requests() == []  # refused before any call
+    said = [line for line in dry.stderr.decode().splitlines() if "error" in line]
+    assert dry.returncode == real.returncode == 2 and said
+    assert said == [line for line in real.stderr.decode().splitlines() if "error" in line]
+    assert "enrich needs chat messages" in said[0]
+
+
+async def test_a_pass_with_nothing_to_read_says_so_in_one_line(tmp_path):
+    messages = tmp_path / "chat.jsonl"
+    messages.write_text("".join(json.dumps({"session_id": "s", "role": r, "content": c}) + "\n"
+                                for r, c in (("user", "I am Ada."), ("assistant", "Hello Ada."))))
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = config(s)
+        cfg.input.path, cfg.input.format = str(messages), "messages"
+        cfg.output.dir = str(tmp_path / "out")
+        cfg.graph.enabled, cfg.episodic.enabled = False, True
+        for dry in (True, False):
+            said: list[str] = []
+            await run(cfg, dry=dry, notice=said.append, out=io.StringIO())
+            assert said == ["episodic: nothing to read (input.format messages gives chat messages, which only "
+                            "enrich reads); it produces nothing"]
+        cfg.input.format, cfg.input.path = "text", str(STAVE)
+        cfg.episodic.enabled, cfg.enrich.enabled = False, True
+        with pytest.raises(Exception) as raised:
+            await run(cfg, dry=True, **quiet())
+    assert any(isinstance(e, InputError) for e in [raised.value, *getattr(raised.value, "exceptions", [])])
+
+
+async def test_the_printed_estimate_speaks_plainly(tmp_path):
+    r = await cli("run", write_config(tmp_path, "http://127.0.0.1:9/v1", llm={"model": "gpt-4o-mini"},
+                                      graph={"resolve": {"enabled": False}}), "--dry-run")
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr.decode()
+    assert " 1 calls" not in out and "e-0" not in out and not (tmp_path / "out").exists()
+    costs = [c for line in out.splitlines() for c in line.split("$")[1:]]
+    assert costs and all(c.split()[0].rstrip(",").count(".") == 1 and len(c.split()[0].rstrip(",").split(".")[1]) == 4
+                         for c in costs)
+
+
+def test_stored_nodes_are_found_by_their_names_as_whole_words():
+    nodes = [StoredNode("jacob marley", ("jacob marley", "marley"), 3, 40), StoredNode("lon", ("lon",), 1, 5),
+             StoredNode("bob cratchit", ("bob cratchit",), 2, 30)]
+    found = mentioned(nodes, [NEW_DOCUMENT])
+    assert [n.id for n in found] == ["jacob marley", "bob cratchit"]  # "London" is no mention of "Lon"
+
+
+async def test_a_fresh_dry_run_counts_on_a_cache_that_replays(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        cfg.llm.cache.mode, cfg.llm.cache.path = "readwrite", ""
+        await run(cfg, **quiet())
+        fresh = (await run(cfg, dry=True, fresh=True, **quiet())).report
+        cfg.llm.cache.mode = "off"
+        forgetting = (await run(cfg, dry=True, fresh=True, **quiet())).report
+    assert fresh["calls_est"] == 0 < forgetting["calls_est"]
+    assert os.path.isfile(tmp_path / "out" / "cache.sqlite")
