@@ -22,7 +22,7 @@ from . import __version__
 from .core.config import OutputConfig
 from .core.config_loader import key_location, load_config
 from .core.errors import GraphgleanError, primary
-from .llm.credentials import redact
+from .llm.credentials import endpoint_secrets, redact
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.dry_run:  # writes nothing: no log either
         return _run_here(args, cfg)
     try:
-        log = RunLog(Path(cfg.output.dir) / "logs" / "run.log", [cfg.llm.api_key])
+        log = RunLog(Path(cfg.output.dir) / "logs" / "run.log", endpoint_secrets(cfg.llm.api_key, cfg.llm.base_url))
     except OSError:  # the run says why it cannot write there (output.dir), in its own words
         return _run_here(args, cfg)
     flags = [f"--input {args.input}"] * bool(args.input) + [f"--output {args.output}"] * bool(args.output)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, TextIO
 
 from ..llm.accounting import CallAccount
+from ..llm.credentials import redact, remember
 from .runstore import now_iso
 
 LABEL = 20  # the label column: the longest pass or step name ("graph.resolve.embed") and a space
@@ -129,8 +130,6 @@ class ConsoleProgress:
 
 
 _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's cursor moves and erasures
-_URL_USER = re.compile(r"(?<=://)[^/@\s]+@")  # user:password@ in a URL
-_URL_KEY = re.compile(r"(?i)([?&](?:api[-_]?key|key|token|access_token|sig|signature|password)=)[^&\s]+")
 
 
 class RunLog:
@@ -141,18 +140,13 @@ class RunLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("a", encoding="utf-8", errors="replace")
-        self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
-
-    def redact(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "[redacted]")
-        return _URL_KEY.sub(r"\1[redacted]", _URL_USER.sub("[redacted]@", text))
+        remember(secrets)
 
     def write(self, text: str) -> None:
         """Each line of ``text`` (cursor moves taken out, blank lines left out), stamped with the time now."""
         stamp = now_iso()
         lines = [_ESCAPES.sub("", line).rstrip() for line in text.replace("\r", "\n").split("\n")]
-        self._file.write("".join(f"{stamp} {self.redact(line)}\n" for line in lines if line.strip()))
+        self._file.write("".join(f"{stamp} {redact(line)}\n" for line in lines if line.strip()))
         self._file.flush()
 
     def close(self) -> None:
