@@ -78,7 +78,8 @@ async def test_a_slow_local_server_with_the_default_settings_finishes_everything
         (tmp_path / "in.jsonl").write_text(text)
         cfg.output.dir = str(tmp_path / "out")
         cfg.graph.resolve.method = "rules"
-        result = await run(cfg, notice=lambda m: None, out=open("/dev/null", "w"))
+        notices: list[str] = []
+        result = await run(cfg, notice=notices.append, out=open("/dev/null", "w"))
         log = s.request_log()
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["failed"] == [] and report["chunks"] == 6
@@ -93,6 +94,9 @@ async def test_a_slow_local_server_with_the_default_settings_finishes_everything
     assert stats["max_queue_wait_s"] < LLMConfig().first_token_timeout_s / SCALE
     concurrency = report["llm"]["concurrency"]
     assert concurrency["server_slots"] == 2 and concurrency["in_flight_limit"] == 3, concurrency
+    assert concurrency["start"] == 64 and concurrency["timeline"][-1]["limit"] == 3
+    held = [n for n in notices if "llm.server_concurrency" in n]
+    assert len(held) == 1 and "3 in flight" in held[0], notices  # said once, naming the setting
     assert result.failed == 0
 
 
