@@ -112,22 +112,27 @@ class WaitingLine:
     """The attempts of one client waiting for the first byte of their answer, in the order sent.
 
     When an attempt receives something (its first token, its whole answer, or, at most every `REVIEW_S` (a
-    quarter of the first-token allowance, if less), more of a flowing answer), the line ahead of every attempt sent after it moved: their first-token allowance
-    counts from then. So requests queued at a server that works through its queue wait as long as it takes,
-    while one that nothing ahead of it moves for is given up after ``llm.first_token_timeout_s``. The walk
-    over the waiting attempts is made only once the oldest of them has waited `WALK_S` (or half its allowance,
-    if less): the fast path (answers in well under that) costs a dict insert and delete per attempt, and a
-    move before that is lost to patience of at most that much. ``on_review(now)`` is told each time the line
-    moves (the client's check for requests stuck in a queue)."""
+    quarter of the first-token allowance, if less), more of a flowing answer), the line ahead of every attempt
+    sent after it moved: their first-token allowance counts from then. So requests queued at a server that
+    works through its queue wait as long as it takes, while one that nothing ahead of it moves for is given up
+    after ``llm.first_token_timeout_s``. The walk over the waiting attempts that pushes their deadlines is made
+    at most every `WALK_S` (an eighth of the allowance, if less), and only once the oldest has used a quarter
+    of its allowance: the fast path costs a dict insert and delete per attempt, and a move while the oldest
+    has three quarters of its allowance left is not counted (the queue must move within three quarters of the
+    allowance). ``on_review(now)`` is told each time the line moves (the client's check for requests stuck in
+    a queue)."""
 
     REVIEW_S = 1.0
-    WALK_S = 2.0
+    WALK_S = 1.0
 
     def __init__(self, on_review: Callable[[float], None] | None = None) -> None:
         self.waiting: dict[AttemptWatch, None] = {}  # in the order sent
         self.review_at = -math.inf  # a flowing answer's bytes count as the line moving from then on
         self.on_review = on_review
         self._sent = 0
+        self._walk_at = -math.inf
+        self._ahead_seq = math.inf  # the earliest sent of the attempts that moved since the last walk
+        self._ahead_at = 0.0  # and when it last moved
 
     def join(self, watch: AttemptWatch) -> None:
         watch.seq = self._sent
@@ -137,16 +142,21 @@ class WaitingLine:
     def leave(self, watch: AttemptWatch) -> None:
         self.waiting.pop(watch, None)
 
-    def oldest(self) -> AttemptWatch | None:
-        return next(iter(self.waiting), None)
-
     def moved(self, mover: AttemptWatch, now: float) -> None:
         """``mover`` received something at ``now``."""
         self.review_at = now + min(self.REVIEW_S, mover.first_s / 4)
-        oldest = next(iter(self.waiting), None)
-        if oldest is not None and now - oldest.sent_at > min(self.WALK_S, oldest.first_s / 2):
-            for watch in self.waiting:
-                if watch.seq > mover.seq:
-                    watch.wait_longer(now)
+        if mover.seq <= self._ahead_seq:
+            self._ahead_seq, self._ahead_at = mover.seq, now
+        if now >= self._walk_at:
+            self._walk(now)
         if self.on_review is not None:
             self.on_review(now)
+
+    def _walk(self, now: float) -> None:
+        oldest = next(iter(self.waiting), None)
+        if oldest is not None and oldest.scope.deadline - now < 0.75 * oldest.first_s:
+            for watch in self.waiting:
+                if watch.seq > self._ahead_seq:
+                    watch.wait_longer(self._ahead_at)
+            self._walk_at = now + min(self.WALK_S, oldest.first_s / 8)
+        self._ahead_seq = math.inf
