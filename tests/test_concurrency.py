@@ -43,6 +43,7 @@ def test_a_fast_server_that_runs_any_number_at_once_gets_the_cap(refuse_stream):
     summary, s = on_virtual_time(drive, server, 300, 50)
     assert s.max_in_flight == 64 and summary["start"] == summary["final"] == 64
     assert len(summary["timeline"]) == 1 and summary["server_slots"] is None, summary  # never held back
+    assert s.status_counts.get(400, 0) == (1 if refuse_stream else 0)  # refused once: whole answers after
 
 
 def test_a_hosted_like_streaming_server_without_a_slot_report_gets_the_cap():
