@@ -1,12 +1,23 @@
-"""A slow local server with graphglean's default ``llm`` settings (issue 29): a graph run against a fake server of
-2 slots at 20 tokens/s, every extraction answer longer than 120 s, no slot report, a hang-up that does not
-stop a generation. Prints a table: items failed, tokens abandoned against delivered, the wall time against the
-server's own work over its slots, what the client learned of the server, and the waits.
+"""Graph runs with graphglean's default ``llm`` settings (no concurrency set) against the servers users have
+(issues 29 and 32). Cases (``--case``, several with commas; ``all`` for every one):
 
-    python benchmarks/local_server.py [--documents 6] [--scale 1] [--style plain|llama.cpp|llama-cpp-python|ollama]
+- ``slow`` (issue 29): a slow local server: 2 slots at 20 tokens/s, every extraction answer longer than 120 s,
+  no slot report, a hang-up that does not stop a generation; 6 documents.
+- ``queue``: the same server with 40 documents at ``--scale 40`` (answers of about 3 s, first_token_timeout_s
+  at five answers' time): a queue far longer than the first-token timeout, which must be waited out.
+- ``fast``: 600 one-call chunks against a server that answers every request in 1 s, runs any number at once
+  and refuses ``stream``; ``fast-stream``: the same server, streaming (whole answers after 1 s).
+- ``hosted``: a streaming hosted-like service (256 slots, 100 tokens/s, no slot report), run twice: with the
+  defaults and with ``llm.server_concurrency: 64``.
 
-Targets: no failed item, abandoned tokens <= 2% of delivered, wall <= 1.3 x work / slots. ``--scale 10`` runs
-the server ten times faster with the timeouts ten times shorter (the unit test runs at 100).
+    python benchmarks/local_server.py [--case slow] [--documents N] [--scale S] [--style plain|llama.cpp|...]
+
+Each prints achieved / ideal. ``slow`` and ``queue``: items failed, tokens abandoned against delivered, the wall
+time against the server's own work over its slots (targets: no failed item, abandoned <= 2% of delivered,
+wall <= 1.3 x work / slots). ``fast``: the rate against 64 a second (target >= 0.85). ``hosted``: the wall
+with llm.server_concurrency 64 against the defaults' (target >= 1 / 1.2). ``--scale 10`` runs a local
+server ten times faster with the timeouts ten times shorter (the unit test runs at 50); times are printed
+scaled back.
 """
 
 from __future__ import annotations
@@ -25,61 +36,139 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _server import table  # noqa: E402
+from ray_scale import write_chunks  # noqa: E402
 
 from graphglean.core.config import Config, LLMConfig  # noqa: E402
 from graphglean.launch import run  # noqa: E402
 from graphglean.testing import FakeLLMServer, LocalServer  # noqa: E402
+from graphglean.testing.models.responders import synthetic  # noqa: E402
 from tests.test_local_server import corpus, long_answers  # noqa: E402
+
+CASES = ("slow", "queue", "fast", "fast-stream", "hosted")
+FAST_CHUNKS, FAST_LATENCY_S, CAP = 600, 1.0, 64
+
+
+async def graph_run(server: FakeLLMServer, tmp: Path, name: str, write_input, scale: float = 1.0,
+                    **llm: object) -> tuple[dict, float, float]:
+    """(report, wall s, client CPU s) of a graph run with the default llm settings (and ``llm``'s changes)."""
+    async with server.running() as s:
+        cfg = Config()
+        cfg.llm = LLMConfig(base_url=s.base_url, model="small-local", **llm)
+        defaults = LLMConfig()
+        cfg.llm.timeout_s = defaults.timeout_s / scale
+        cfg.llm.first_token_timeout_s = defaults.first_token_timeout_s / scale
+        cfg.llm.cache.mode = "off"
+        cfg.input.path, cfg.output.dir = str(tmp / f"{name}.jsonl"), str(tmp / name)
+        write_input(cfg, Path(cfg.input.path))
+        cfg.graph.resolve.method = "rules"
+        started, cpu = time.monotonic(), time.process_time()
+        await run(cfg, notice=lambda m: print(m, file=sys.stderr), out=open(os.devnull, "w"))
+        wall, cpu = time.monotonic() - started, time.process_time() - cpu
+    return json.loads((tmp / name / "report.json").read_text()), wall, cpu
+
+
+def documents(n: int):
+    def write(cfg: Config, path: Path) -> None:
+        path.write_text(corpus(n, 20))
+    return write
+
+
+def one_call_chunks(cfg: Config, path: Path) -> None:
+    """Pre-made chunks, one extraction call each (no gleaning, no description summaries)."""
+    write_chunks(path, FAST_CHUNKS)
+    cfg.input.format, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = "chunks", 0, 10**6
+    cfg.graph.resolve.enabled = False
+
+
+async def local(args: argparse.Namespace, tmp: Path, case: str) -> None:
+    scale, docs = (args.scale or 40.0, args.documents or 40) if case == "queue" else (args.scale or 1.0,
+                                                                                     args.documents or 6)
+    changes = dict(slots=2, tokens_per_s=20 * scale, reports_slots=False, cancels_on_hangup=False,
+                   headers_at_first_token=True)
+    server = LocalServer(**changes) if args.style == "plain" else LocalServer.like(args.style, **changes)
+    fake = FakeLLMServer(long_answers, local=server)
+    report, wall, cpu = await graph_run(fake, tmp, case, documents(docs), scale)
+    stats, learned = server.stats(), report["llm"]["concurrency"]
+    answers = [r for r in fake.request_log() if r["completion_tokens"] > 100]
+    ideal = stats["work_s"] / server.slots
+    print(f"\n{case}: 2 slots at 20 tokens/s, {docs} documents, defaults (scale {scale:g})")
+    print(table([{
+        "chunks": report["chunks"], "failed": len(report["failed"]),
+        "longest answer s": f"{max(r['completion_tokens'] for r in answers) / 20:.0f}",
+        "shortest answer s": f"{min(r['completion_tokens'] for r in answers) / 20:.0f}",
+        "delivered tok": stats["delivered_tokens"], "abandoned tok": stats["abandoned_tokens"],
+        "abandoned %": f"{100 * stats['abandoned_tokens'] / max(1, stats['delivered_tokens']):.2f}",
+        "work/slots s": f"{ideal * scale:.0f}", "wall s": f"{wall * scale:.0f}",
+        "achieved/ideal": f"{ideal / wall:.3f}", "client CPU s": f"{cpu:.1f}"}],
+        ["chunks", "failed", "longest answer s", "shortest answer s", "delivered tok", "abandoned tok",
+         "abandoned %", "work/slots s", "wall s", "achieved/ideal", "client CPU s"]))
+    print(table([{"slots": learned["server_slots"], "in flight": learned["in_flight_limit"],
+                  "start": learned["start"], "how": learned["source"],
+                  "queue waits": learned["queue_wait_s"].get("count", 0),
+                  "max queue wait s": f"{stats['max_queue_wait_s'] * scale:.0f}",
+                  "first token timeout s": f"{LLMConfig().first_token_timeout_s:.0f}",
+                  "first token p95 s": f"{learned['time_to_first_token_s'].get('p95', 0) * scale:.1f}",
+                  "retries": report["passes"][0]["retries"]}],
+                ["slots", "in flight", "start", "how", "queue waits", "max queue wait s", "first token timeout s",
+                 "first token p95 s", "retries"]))
+
+
+async def fast(args: argparse.Namespace, tmp: Path, case: str) -> None:
+    streamed = case == "fast-stream"
+    fake = FakeLLMServer(synthetic, latency=FAST_LATENCY_S, refuse_stream=not streamed)
+    report, wall, cpu = await graph_run(fake, tmp, case, one_call_chunks, max_concurrency=CAP)
+    calls = len(fake.chat_requests())
+    ideal = CAP / FAST_LATENCY_S
+    log = fake.request_log()
+    span = max(r["finished"] for r in log) - min(r["started"] for r in log)  # the requests' own time
+    print(f"\n{case}: {FAST_CHUNKS} one-call chunks, every answer in {FAST_LATENCY_S:g} s, any number at once, "
+          f"{'streamed' if streamed else 'stream refused'}; defaults, max_concurrency {CAP}")
+    learned = report["llm"]["concurrency"]
+    print(table([{"chunks": report["chunks"], "failed": len(report["failed"]), "requests": calls,
+                  "server max in flight": fake.max_in_flight, "wall s": f"{wall:.1f}",
+                  "calls/s": f"{calls / wall:.1f}", "ideal/s": f"{ideal:.0f}",
+                  "achieved/ideal": f"{calls / wall / ideal:.3f}", "requests' span s": f"{span:.1f}",
+                  "in span/ideal": f"{calls / span / ideal:.3f}", "start": learned["start"],
+                  "final": learned["final"], "client CPU ms/call": f"{1000 * cpu / calls:.2f}"}],
+                ["chunks", "failed", "requests", "server max in flight", "wall s", "calls/s", "ideal/s",
+                 "achieved/ideal", "requests' span s", "in span/ideal", "start", "final", "client CPU ms/call"]))
+
+
+async def hosted(args: argparse.Namespace, tmp: Path, case: str) -> None:
+    docs = args.documents or 128
+    rows = []
+    for name, llm in (("defaults", {}), ("server_concurrency 64", {"server_concurrency": CAP})):
+        server = LocalServer(slots=256, tokens_per_s=100, reports_slots=False, cancels_on_hangup=True,
+                             headers_at_first_token=False)
+        fake = FakeLLMServer(long_answers, local=server)
+        report, wall, cpu = await graph_run(fake, tmp, f"hosted-{len(rows)}", documents(docs), **llm)
+        learned = report["llm"]["concurrency"]
+        rows.append({"run": name, "chunks": report["chunks"], "failed": len(report["failed"]),
+                     "requests": len(fake.chat_requests()), "server max in flight": fake.max_in_flight,
+                     "wall s": wall, "start": learned["start"], "final": learned["final"],
+                     "abandoned tok": server.stats()["abandoned_tokens"], "client CPU s": f"{cpu:.1f}"})
+    for row in rows:
+        row["achieved/ideal"] = f"{rows[1]['wall s'] / row['wall s']:.3f}"
+        row["wall s"] = f"{row['wall s']:.1f}"
+    print(f"\nhosted: 256 slots, 100 tokens/s, no slot report, {docs} documents; max_concurrency {CAP} "
+          "(ideal: the wall with llm.server_concurrency 64)")
+    print(table(rows, list(rows[0])))
 
 
 async def main(args: argparse.Namespace) -> None:
-    changes = dict(slots=2, tokens_per_s=20 * args.scale, reports_slots=False, cancels_on_hangup=False,
-                   headers_at_first_token=True)
-    local = LocalServer(**changes) if args.style == "plain" else LocalServer.like(args.style, **changes)
+    cases = CASES if args.case == "all" else args.case.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        async with FakeLLMServer(long_answers, local=local).running() as s:
-            cfg = Config()
-            cfg.llm = LLMConfig(base_url=s.base_url, model="small-local")
-            defaults = LLMConfig()
-            cfg.llm.timeout_s = defaults.timeout_s / args.scale
-            cfg.llm.first_token_timeout_s = defaults.first_token_timeout_s / args.scale
-            cfg.llm.cache.mode = "off"
-            (Path(tmp) / "in.jsonl").write_text(corpus(args.documents, 20))
-            cfg.input.path, cfg.output.dir = str(Path(tmp) / "in.jsonl"), str(Path(tmp) / "out")
-            cfg.graph.resolve.method = "rules"
-            started, cpu = time.monotonic(), time.process_time()
-            await run(cfg, notice=lambda m: print(m, file=sys.stderr), out=open(os.devnull, "w"))
-            wall, cpu = time.monotonic() - started, time.process_time() - cpu
-        report = json.loads((Path(tmp) / "out" / "report.json").read_text())
-    stats, learned = local.stats(), report["llm"]["concurrency"]
-    answers = [r for r in s.request_log() if r["completion_tokens"] > 100]
-    ideal = stats["work_s"] / local.slots
-    print(table([{
-        "chunks": report["chunks"], "failed": len(report["failed"]),
-        "longest answer s": f"{max(r['completion_tokens'] for r in answers) / (20 * args.scale) * args.scale:.0f}",
-        "shortest answer s": f"{min(r['completion_tokens'] for r in answers) / (20 * args.scale) * args.scale:.0f}",
-        "delivered tok": stats["delivered_tokens"], "abandoned tok": stats["abandoned_tokens"],
-        "abandoned %": f"{100 * stats['abandoned_tokens'] / max(1, stats['delivered_tokens']):.2f}",
-        "work/slots s": f"{ideal * args.scale:.0f}", "wall s": f"{wall * args.scale:.0f}",
-        "wall / ideal": f"{wall / ideal:.3f}", "client CPU s": f"{cpu:.1f}"}],
-        ["chunks", "failed", "longest answer s", "shortest answer s", "delivered tok", "abandoned tok",
-         "abandoned %", "work/slots s", "wall s", "wall / ideal", "client CPU s"]))
-    print()
-    print(table([{"learned slots": learned["server_slots"], "in flight": learned["in_flight_limit"],
-                  "how": learned["source"], "queue waits": learned["queue_wait_s"].get("count", 0),
-                  "max queue wait s": f"{stats['max_queue_wait_s'] * args.scale:.0f}",
-                  "first token p50 s": f"{learned['time_to_first_token_s'].get('p50', 0) * args.scale:.1f}",
-                  "first token p95 s": f"{learned['time_to_first_token_s'].get('p95', 0) * args.scale:.1f}",
-                  "retries": report["passes"][0]["retries"]}],
-                ["learned slots", "in flight", "how", "queue waits", "max queue wait s", "first token p50 s",
-                 "first token p95 s", "retries"]))
-    print(f"\ntimes in real seconds (scaled back by {args.scale:g}); load {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
-          f" on {os.cpu_count()} cores")
+        for case in cases:
+            runner = {"slow": local, "queue": local, "fast": fast, "fast-stream": fast, "hosted": hosted}[case]
+            await runner(args, Path(tmp), case)
+    print(f"\ntimes in real seconds (a local server's scaled back); load "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("--documents", type=int, default=6)
-    p.add_argument("--scale", type=float, default=1.0)
+    p.add_argument("--case", default="slow", help=f"one or more of {', '.join(CASES)} (commas), or all")
+    p.add_argument("--documents", type=int, default=0, help="0: the case's own (slow 6, queue 40, hosted 128)")
+    p.add_argument("--scale", type=float, default=0.0, help="a local server's speed-up (0: slow 1, queue 40)")
     p.add_argument("--style", default="plain", choices=["plain", "llama.cpp", "llama-cpp-python", "ollama"])
     trio.run(main, p.parse_args())

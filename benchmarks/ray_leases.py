@@ -2,7 +2,8 @@
 cluster really sent, on one local cluster (4 workers) against the fake server in this process.
 
 Scenarios: ``bind-R``: the server allows R requests a minute, the client is configured at 0.9 R, so the rate
-binds; ``free``: a limit far above what the workers reach (slow answers, few in flight), so it never binds and
+binds; ``bind-R-Ls``: the same with answers after L seconds, so each worker needs R / 60 x L / 4 requests in
+flight (issue 32: with the default concurrency, >= 80% of the configured rate, no 429); ``free``: a limit far above what the workers reach (slow answers, few in flight), so it never binds and
 leases must follow the calls, not the clock.
 
 Columns:
@@ -71,9 +72,11 @@ async def scenario(name: str, seconds: float, tmp: Path) -> dict:
     if name == "free":
         server_rpm, client_rpm, latency, in_flight = 0, FREE_RPM, 0.2, 4 * WORKERS
         n = int(seconds * WORKERS * 4 / latency)
-    else:
-        server_rpm = int(name.split("-")[1])
-        client_rpm, latency, in_flight = int(0.9 * server_rpm), 0.0, 64 * WORKERS
+    else:  # bind-R, or bind-R-Ls: answers after L seconds (the in flight the rate needs: R / 60 x L)
+        parts = name.split("-")
+        server_rpm = int(parts[1])
+        latency = float(parts[2].removesuffix("s")) if len(parts) > 2 else 0.0
+        client_rpm, in_flight = int(0.9 * server_rpm), 64 * WORKERS
         n = int(seconds * client_rpm / 60)
     data = tmp / f"{name}.jsonl"
     write_chunks(data, n)
@@ -136,7 +139,7 @@ async def main(names: list[str], seconds: float) -> None:
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("--scenarios", nargs="+", default=["bind-1200", "bind-6000", "free"])
+    p.add_argument("--scenarios", nargs="+", default=["bind-1200", "bind-6000", "bind-3000-2s", "free"])
     p.add_argument("--seconds", type=float, default=10.0, help="about how long each scenario's calls take")
     a = p.parse_args()
     trio.run(main, a.scenarios, a.seconds)

@@ -1,13 +1,16 @@
 """Transport benchmark: throughput against the ideal C/L, client CPU per call, and RPM-limit tracking.
 
-    python benchmarks/transport.py [--calls 5000] [--runs 10] [--parts throughput,rpm,learned]
+    python benchmarks/transport.py [--calls 5000] [--runs 10] [--parts throughput,defaults,rpm,learned]
 
 Targets (issue 3): >= 90% of ideal at C=256, L=100 ms; client CPU <= 1 ms per call; issue 29: the same with
 answers streamed (the default; ``--no-stream`` for whole answers). The client CPU is this
 process's alone; the server's is printed too, with the cores the two would need at the ideal rate (more than
 the machine has free, and the ideal cannot be reached whatever the client does). Issue 12: >= 95% of a
 configured RPM limit with <= 2% of requests answered 429 in every one of ``--runs`` runs (the spread is
-printed); a 10-RPM endpoint nobody configured, 20 items at once: none fails (about two minutes).
+printed); a 10-RPM endpoint nobody configured, 20 items at once: none fails (about two minutes). Issue 32
+(``defaults``): with no concurrency setting but ``max_concurrency`` 64, against a fast server that refuses
+streaming, the same streaming, a hosted-like one (256 slots, 100 tokens/s, no slot report) and a slow local one
+(2 slots, 20 tokens/s), each's achieved / ideal (target >= 0.85 on the first two).
 The server runs in its own process, on a core of its own (this process keeps the others): each of the two is
 single-threaded, so each must fit its share of the ideal rate in one core.
 """
@@ -19,6 +22,7 @@ import os
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -37,15 +41,18 @@ LEARN_SLOTS = False  # --learn-slots: the client learns the server's slots from 
 STREAM = True  # --no-stream: whole answers
 
 
-async def drive(base_url: str, calls: int, concurrency: int, rpm: int = 0, learned: list | None = None
-                ) -> tuple[float, float, int]:
+async def drive(base_url: str, calls: int, concurrency: int, rpm: int = 0, learned: list | None = None,
+                max_tokens: int = 16, defaults: bool = False) -> tuple[float, float, int]:
     """(wall s, client CPU s, calls that failed for good); ``learned`` receives the learned RPM, if any. Answers
     stream (the default). The fake server plays a hosted endpoint: its capacity is known, as OpenAI's is
-    (``server_concurrency``), unless ``--learn-slots``."""
-    cfg = LLMConfig(base_url=base_url, api_key="bench", model="gpt-4", max_concurrency=concurrency,
-                    requests_per_minute=rpm, server_concurrency=0 if LEARN_SLOTS else concurrency)
+    (``server_concurrency``), unless ``--learn-slots``; ``defaults``: nothing but ``max_concurrency`` set."""
+    if defaults:
+        cfg = LLMConfig(base_url=base_url, api_key="bench", model="gpt-4", max_concurrency=concurrency)
+    else:
+        cfg = LLMConfig(base_url=base_url, api_key="bench", model="gpt-4", max_concurrency=concurrency,
+                        requests_per_minute=rpm, server_concurrency=0 if LEARN_SLOTS else concurrency)
+        cfg.stream = STREAM
     cfg.cache.mode = "off"
-    cfg.stream = STREAM
     failed = 0
     async with ChatClient(cfg) as client:
         send, recv = trio.open_memory_channel(calls)
@@ -57,7 +64,8 @@ async def drive(base_url: str, calls: int, concurrency: int, rpm: int = 0, learn
             nonlocal failed
             async for i in recv:
                 try:
-                    await client.chat(client.request([{"role": "user", "content": f"question {i}"}], max_tokens=16))
+                    await client.chat(client.request([{"role": "user", "content": f"question {i}"}],
+                                                     max_tokens=max_tokens))
                 except LLMError:
                     failed += 1
 
@@ -98,6 +106,39 @@ def throughput(args: argparse.Namespace) -> None:
           " load takes cores from both sides: % of ideal is only meaningful on a quiet machine; client CPU: this"
           " process's time.process_time; server CPU: its process's, from its /stats before and after the run; server"
           " ms over L: the mean of answered - read - L over its request log)")
+
+
+SIZED = ("--responder", "graphglean.testing.models.responders:sized")
+DEFAULT_CASES = (  # (server, its command-line arguments, calls, answer tokens)
+    ("fast, stream refused: 1 s", ("--latency", "1", "--refuse-stream"), 600, 16),
+    ("fast, streamed: 1 s", ("--latency", "1"), 600, 16),
+    ("hosted-like: 256 slots, 100 tok/s", ("--slots", "256", "--tokens-per-s", "100", *SIZED), 600, 100),
+    ("slow local: 2 slots, 20 tok/s", ("--slots", "2", "--tokens-per-s", "20", *SIZED), 20, 40),
+)
+
+
+def defaults(args: argparse.Namespace) -> None:
+    """Issue 32: no concurrency setting but ``max_concurrency`` 64, against the servers users have. The ideal is
+    64 in flight: 64 / latency a second where the server runs any number at once, else the server's own work
+    over the slots it would use (its generation time summed, over min(slots, 64))."""
+    rows = []
+    load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    for name, server_args, calls, tokens in DEFAULT_CASES:
+        with fake_server(*server_args) as url:
+            wall, cpu, failed = trio.run(partial(drive, url, calls, 64, max_tokens=tokens, defaults=True))
+            stats = server_stats(url)
+        local = stats.get("local")
+        ideal_s = local["work_s"] / min(64, local["slots"]) if local else calls * float(server_args[1]) / 64
+        rows.append({"server": name, "calls": calls, "failed": failed, "wall s": f"{wall:.2f}",
+                     "ideal s": f"{ideal_s:.2f}", "achieved/ideal": f"{ideal_s / wall:.3f}",
+                     "server max in flight": stats["max_in_flight"],
+                     "abandoned tok": local["abandoned_tokens"] if local else "-",
+                     "client CPU ms/call": f"{1000 * cpu / calls:.3f}"})
+        print(rows[-1], file=sys.stderr, flush=True)
+    print()
+    print(table(rows, list(rows[0])))
+    print(f"\nload: {load_at_start} at the start, {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end, on "
+          f"{os.cpu_count()} cores")
 
 
 def configured_rpm(args: argparse.Namespace) -> None:
@@ -152,13 +193,13 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=10, help="repetitions of the configured-RPM run")
     p.add_argument("--unknown-rpm", type=int, default=10)
     p.add_argument("--unknown-items", type=int, default=20)
-    p.add_argument("--parts", default="throughput,rpm,learned")
+    p.add_argument("--parts", default="throughput,defaults,rpm,learned")
     p.add_argument("--learn-slots", action="store_true", help="no server_concurrency: the slots are learned")
     p.add_argument("--no-stream", action="store_true", help="whole answers (llm.stream false)")
     args = p.parse_args()
     global LEARN_SLOTS, STREAM
     LEARN_SLOTS, STREAM = args.learn_slots, not args.no_stream
-    parts = {"throughput": throughput, "rpm": configured_rpm, "learned": learned_rpm}
+    parts = {"throughput": throughput, "defaults": defaults, "rpm": configured_rpm, "learned": learned_rpm}
     for name in args.parts.split(","):
         parts[name](args)
 

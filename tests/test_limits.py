@@ -152,9 +152,9 @@ async def test_a_limit_of_zero_is_no_limit(autojump_clock):
 def test_concurrency_comes_back_within_seconds_after_a_429():
     now = [0.0]
     concurrency = AdaptiveConcurrency(64, clock=lambda: now[0])
-    concurrency.on_rate_limited(now[0])
+    concurrency.back_off(now[0])
     assert concurrency.limiter.total_tokens == 32
-    concurrency.on_rate_limited(now[0] - 0.05)  # sent before the cut: the same signal
+    concurrency.back_off(now[0] - 0.05)  # sent before the cut: the same signal
     assert concurrency.limiter.total_tokens == 32
     for _ in range(100):  # 20 successes a second for 5 s
         now[0] += 0.05

@@ -203,7 +203,7 @@ def test_after_the_client_cuts_its_concurrency_the_long_chain_still_goes_first()
 
         async def cut():
             await trio.sleep(0.5)
-            client.concurrency.on_rate_limited()
+            client.concurrency.back_off()
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(cut)

@@ -117,16 +117,30 @@ async def test_a_server_silent_mid_answer_is_given_up_after_timeout_s_and_the_st
 
 
 async def test_a_request_kept_waiting_for_its_first_token_names_first_token_timeout_s():
-    local = LocalServer(slots=1, tokens_per_s=100, headers_at_first_token=False)
+    local = LocalServer(slots=1, tokens_per_s=100, prompt_tokens_per_s=10, headers_at_first_token=False)
+    async with FakeLLMServer(lambda r: "word " * 100, local=local).running() as s:
+        cfg = llm_config(s, first_token_timeout_s=0.3)
+        async with ChatClient(cfg, retry=RetryPolicy(max_retries=0)) as c:
+            with pytest.raises(LLMError) as e:  # a prompt of 10 tokens or more: a second before its first token
+                await c.chat(c.request(msg("a question the server reads slowly"), max_tokens=500))
+    assert "no answer within llm.first_token_timeout_s (0.3 s)" in str(e.value)
+
+
+async def test_a_request_queued_behind_a_flowing_answer_waits_longer_than_first_token_timeout_s():
+    local = LocalServer(slots=1, tokens_per_s=100, headers_at_first_token=False, cancels_on_hangup=True)
     async with FakeLLMServer(lambda r: "word " * 100, local=local).running() as s:
         cfg = llm_config(s, first_token_timeout_s=0.3, server_concurrency=2)
         async with ChatClient(cfg, retry=RetryPolicy(max_retries=0)) as c:
+            answers = []
+
+            async def ask(text):
+                answers.append(await c.chat(c.request(msg(text), max_tokens=500)))
+
             async with trio.open_nursery() as n:
-                n.start_soon(c.chat, c.request(msg("first"), max_tokens=500))
+                n.start_soon(ask, "first")  # about a second of tokens
                 await trio.sleep(0.05)
-                with pytest.raises(LLMError) as e:
-                    await c.chat(c.request(msg("second"), max_tokens=500))
-    assert "no answer within llm.first_token_timeout_s (0.3 s)" in str(e.value)
+                n.start_soon(ask, "second")  # its slot comes when the first ends, long after 0.3 s
+    assert len(answers) == 2 and local.hangups == 0 and local.stats()["max_queue_wait_s"] > 0.5
 
 
 async def test_the_total_cap_ends_even_a_flowing_answer_and_says_so():

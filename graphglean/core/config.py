@@ -150,9 +150,10 @@ class LLMConfig:
     stream: bool = setting(True, "stream chat answers (stream_options.include_usage where the server takes it); "
                            "a server that refuses gets whole answers for the rest of the run")
     server_concurrency: int = setting(
-        0, "requests the server runs at once (its slots); 0 = learn it: llama.cpp's /props or /slots, vLLM's "
-        "/metrics, else from the time to first token as concurrency rises (OpenAI and Azure: max_concurrency)",
-        non_negative)
+        0, "requests the server runs at once (its slots); 0 = start at max_concurrency and hold back only on "
+        "evidence: llama.cpp's /props or /slots, or a request seen waiting for a slot (its first token later "
+        "than its prompt explains while others stream); then the most seen running at once, plus a quarter "
+        "waiting", non_negative)
     connect_timeout_s: float = setting(10.0, "time to open a connection, in seconds", positive)
     temperature: float = setting(0.0, "sampling temperature", non_negative)
     seed: int | None = setting(None, "sampling seed passed to the endpoint, if set")

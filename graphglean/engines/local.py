@@ -73,6 +73,8 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
             async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
                                               waves=waves) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
+                tell = getattr(progress, "note", None)  # the concurrency held back: said once, by the passes
+                client.server.rule.tell = (lambda line: tell("llm", line)) if tell else notice
                 async with accounts_kept(book, accounts):
                     outcomes = await run_passes(ctx, passes)
                 if waves is not None and not any(o.failed for o in outcomes):

@@ -201,7 +201,7 @@ class ChatClient(Endpoint):
 
     def streaming(self, accounts: list[CallAccount]) -> tuple[int, int, float]:
         """(answers streaming now, their tokens so far, tokens a second) of the calls counted in ``accounts``."""
-        return self.server.slots.streaming(lambda owner: isinstance(owner, _Accounts) and owner.include(accounts))
+        return self.server.measures.streaming(lambda owner: isinstance(owner, _Accounts) and owner.include(accounts))
 
     # -- stored answers -------------------------------------------------------------------------------
 
@@ -251,13 +251,15 @@ class ChatClient(Endpoint):
         failures: list[Failure] = []
         previous_sent = None
         slots = self.concurrency.limiter
-        learn = self.server.slots
+        server = self.server
         prompt = (len(content) if content is not None else 4000) // 4
-        on_first = (lambda w: learn.first_token(w, prompt)) if streamed else None
+        on_first = server.first_token if streamed else None
+        on_last = server.measures.last_event if streamed else None
+        chat = path == "chat/completions"
         while True:
             await self._take_turn(estimate)
             watch, told = self.watch(on_first), False
-            watch.owner = accounts
+            watch.owner, watch.line, watch.size, watch.on_last = accounts, server.line, prompt, on_last
             try:
                 t0 = trio.current_time()
                 accounts.add("requests")
@@ -267,9 +269,8 @@ class ChatClient(Endpoint):
                     self.limiter.observe_headers(outcome.headers)
                     written, parsed, failure = self._judge(outcome, parse, url, payload, model)
                     if failure is None:
-                        learn.finished(watch, False)
-                        if watch.first_at is None:
-                            learn.whole_answer(latency)
+                        server.finished(watch, False)
+                        server.answered(watch, latency, parsed.usage.completion_tokens if chat else None)
                         told = True
                         if keep is not None:
                             with trio.CancelScope(shield=True):
@@ -283,15 +284,17 @@ class ChatClient(Endpoint):
                     failure = outcome
                 if streamed and watch.first_at is not None and slots.borrowed_tokens > 1 and (
                         failure.cut or failure.reason.startswith("connection broken")):
-                    learn.interrupted()  # another of ours came in and this one stopped: one at a time
+                    server.interrupted()  # another of ours came in and this one stopped: one at a time
                     failure = attrs.evolve(failure, abandoned=False)
-                learn.finished(watch, failure.abandoned)
+                server.finished(watch, failure.abandoned)
                 told = True
-                if failure.abandoned and (drain := self.server.drain_s(watch)) > 0:
+                if failure.status == 503 or failure.timed_out:  # the server has more than it can take
+                    self.concurrency.back_off(t0, "a 503" if failure.status == 503 else "a timeout")
+                if failure.abandoned and (drain := server.drain_s(watch)) > 0:
                     await trio.sleep(drain)
             except BaseException as e:
                 if not told:  # a refusal, or cancelled: a stream is closed on its way out
-                    learn.finished(watch, isinstance(e, trio.Cancelled))
+                    server.finished(watch, isinstance(e, trio.Cancelled))
                 raise
             finally:
                 slots.release()
@@ -328,7 +331,7 @@ class ChatClient(Endpoint):
         """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
         requests were answered since its previous attempt) rather than a fault."""
         accounts.bump(rate_limited=1)
-        self.concurrency.on_rate_limited(sent_at)
+        self.concurrency.back_off(sent_at, "a 429")
         self.limiter.on_rate_limited(sent_at, failure.retry_after)
         self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
         return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)

@@ -72,6 +72,7 @@ class Failure:
     abandoned: bool = False  # sent, then given up before its answer: the server may still be working on it
     cut: bool = False  # a stream the server ended before its answer did (no finish_reason)
     unreachable: str = ""  # why no connection was made, when the system said: "refused" or "unresolved"
+    timed_out: bool = False  # given up at a deadline of its watch (`AttemptWatch.why`)
 
 
 class Endpoint:
@@ -179,12 +180,17 @@ class Endpoint:
         """One POST of ``payload`` (``content``: its bytes as sent, when made already) on ``watch``'s clock;
         ``streamed``: the answer is read as it comes."""
         assert self._http is not None
-        # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
-        with watch.start():
-            outcome = await self._post(url, payload, headers, content, watch if streamed else None)
-            self.reached = self.reached or not (isinstance(outcome, Failure) and outcome.connection)
-            return outcome
-        return Failure(watch.why(), abandoned=True)  # a deadline was reached
+        answered = False
+        try:
+            # trio.fail_after's scope without its generator and exception (a tenth of a call's own CPU)
+            with watch.start():
+                outcome = await self._post(url, payload, headers, content, watch if streamed else None)
+                self.reached = self.reached or not (isinstance(outcome, Failure) and outcome.connection)
+                answered = getattr(outcome, "status_code", None) == 200  # the server worked for it
+                return outcome
+            return Failure(watch.why(), abandoned=True, timed_out=True)  # a deadline was reached
+        finally:
+            watch.ended(answered)
 
     async def _post(self, url: str, payload: dict[str, Any], headers: dict[str, str], content: bytes | None,
                     watch: AttemptWatch | None) -> httpx.Response | Answer | Failure:

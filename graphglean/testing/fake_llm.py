@@ -44,6 +44,8 @@ __all__ = ["FAULT_KINDS", "REFUSAL_KINDS", "TOKENIZER_STYLES", "FakeLLMServer", 
 
 FAULT_KINDS = ("500", "503", "timeout", "drop", "truncated", "malformed")
 _REPORT_ROUTES = ("/props", "/slots", "/metrics")
+_NO_STREAM = (b'{"error": {"message": "stream is not supported by this server", "type": "invalid_request_error", '
+              b'"param": "stream"}}')
 
 
 @attrs.define
@@ -97,7 +99,7 @@ class FakeLLMServer:
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
                  tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0,
                  batch_api: FakeBatchAPI | None = None, prompt_cache: PromptCache | bool = True,
-                 local: LocalServer | None = None) -> None:
+                 local: LocalServer | None = None, refuse_stream: bool = False) -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
@@ -107,6 +109,7 @@ class FakeLLMServer:
         self.hang_s = hang_s
         self.embedding_dim = embedding_dim
         self.reject_logit_bias = reject_logit_bias
+        self.refuse_stream = refuse_stream  # a server that answers whole only: a 400 for ``stream``
         self.tokenizer = tokenizer
         self.tokenize_path = tokenize_path
         self.tokenizer_api = tokenizer_api
@@ -249,6 +252,9 @@ class FakeLLMServer:
         if fault is not None:
             self.faults_injected[fault] = self.faults_injected.get(fault, 0) + 1
             return await self._fault(conn, fault)
+        if self.refuse_stream and isinstance(req.body, dict) and req.body.get("stream"):
+            await self._send(conn, 400, _NO_STREAM)
+            return True
         if self.latency:
             await self._timer.sleep(self.latency)
         refused = self.local.refusal(req) if self.local is not None else None

@@ -211,10 +211,6 @@ class LocalServer:
                     self.hangups += 1
                     if self.cancels_on_hangup:
                         return False
-                if self.interrupts and self.waiting and streamed and connected:  # ended: [DONE], no finish
-                    self.interrupted += 1
-                    await _send(conn, (head if not sent_head else b"") + event_bytes(None, self.crlf) + LAST_CHUNK)
-                    return True
                 if connected:
                     self.delivered_tokens += due
                 else:
@@ -229,6 +225,10 @@ class LocalServer:
                         self.hangups += 1
                         if self.cancels_on_hangup:
                             return False
+                    elif self.interrupts and self.waiting and pending:  # after a chunk sent: [DONE], no finish
+                        self.interrupted += 1
+                        await _send(conn, event_bytes(None, self.crlf) + LAST_CHUNK)
+                        return True
             if not streamed and connected:
                 await server.send_json(conn, reply.status, payload, reply.headers)
             return connected

@@ -11,6 +11,7 @@ import trio
 from .batch_api import FakeBatchAPI
 from .exchange import Responder
 from .fake_llm import FAULT_KINDS, FakeLLMServer, FaultPlan
+from .local_server import LocalServer
 from .refusals import REFUSAL_KINDS, refusal, refusing
 
 
@@ -45,6 +46,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--port-file", help="write the chosen port here once listening")
     p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     p.add_argument("--token-latency", type=float, default=0.0, help="seconds per output token, after --latency")
+    p.add_argument("--refuse-stream", action="store_true", help="answer whole only: a 400 for a streamed request")
+    p.add_argument("--slots", type=int, default=0, metavar="N",
+                   help="a local inference server (LocalServer) running N answers at once, the rest queued")
+    p.add_argument("--tokens-per-s", type=float, default=20.0, help="--slots: each answer's pace")
+    p.add_argument("--slot-report", action="store_true", help="--slots: answer /props and /slots")
     p.add_argument("--rpm", type=int, default=0)
     p.add_argument("--tpm", type=int, default=0)
     p.add_argument("--fault-rate", type=float, default=0.0)
@@ -75,7 +81,9 @@ def main(argv: list[str] | None = None) -> None:
                            faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
                                             seed=args.seed), port=args.port,
                            batch_api=FakeBatchAPI(args.batch_delay, failed_lines=args.batch_failed_lines,
-                                                  seed=args.seed))
+                                                  seed=args.seed), refuse_stream=args.refuse_stream,
+                           local=LocalServer(slots=args.slots, tokens_per_s=args.tokens_per_s,
+                                             reports_slots=args.slot_report) if args.slots else None)
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:

@@ -1,6 +1,8 @@
-"""`ServerProfile`: what one client learns of its server during a run, in one place: its slots (`ServerSlots`,
-with what the server reports of them), what it refused (streaming, ``stream_options``, a parameter, the
-embeddings route), and how long a retry should wait for work the server goes on doing after a hang-up."""
+"""`ServerProfile`: what one client learns of its server during a run, in one place: how it serves requests at
+once (`ServerMeasures`, handed to `ConcurrencyRule`, with what the server reports of its slots), the line of
+requests waiting for a first token (`WaitingLine`), what it refused (streaming, ``stream_options``, a
+parameter, the embeddings route), and how long a retry should wait for work the server goes on doing after a
+hang-up."""
 
 from __future__ import annotations
 
@@ -11,13 +13,17 @@ import trio
 
 from ...core.config import LLMConfig
 from ...core.errors import LLMError
-from ..http.watch import AttemptWatch
+from ..http.watch import AttemptWatch, WaitingLine
 from ..limits import AdaptiveConcurrency
+from .measures import ServerMeasures
 from .reports import read_report
-from .slots import ServerSlots
+from .rule import ConcurrencyRule
 
 #: requests to which the YES/NO checks and other tiny answers belong: not worth a stream
 SMALLEST_STREAMED = 5
+CHECK_S = 0.25  # requests stuck in a queue are looked for at most this often
+INTERRUPTED = "inferred: the server stops an answer when another request comes (llama-cpp-python: " \
+              "--interrupt_requests False lets requests wait instead); one at a time, no queue"
 
 
 def is_hosted(cfg: LLMConfig) -> bool:
@@ -29,14 +35,20 @@ class ServerProfile:
     def __init__(self, cfg: LLMConfig, concurrency: AdaptiveConcurrency) -> None:
         self.cfg = cfg
         self.hosted = is_hosted(cfg)
-        self.slots = ServerSlots(concurrency, cfg.server_concurrency, self.hosted)
+        self.concurrency = concurrency
+        self.rule = ConcurrencyRule(concurrency, cfg.server_concurrency, self.hosted)
+        self.line = WaitingLine(self._review)
+        self.measures = ServerMeasures(self.line)
         self.refused: dict[str, str] = {}  # what the server refused this run -> why, one line
         self.refused_formats: set[str] = set()  # the response_format types it refused (json_schema, json_object)
         self.errors: dict[str, LLMError] = {}  # capabilities it lacks -> the error, raised again at once
         self.streamed = 0
         self.unstreamed = 0
-        self._asked = not self.slots.learning  # whether its own report was read (or needs none)
+        self.start = concurrency.allowed  # the limit the first request went with
+        self._asked = self.rule.fixed  # whether its own report was read (or needs none)
         self._asking = trio.Lock()
+        self._checked_at = -1e18
+        self._interrupts = 0  # streams of ours the server ended early while another was in flight
 
     def streams(self, req_max_tokens: int | None, extra: dict[str, Any], transport_streams: bool) -> bool:
         """Whether to stream this chat request."""
@@ -65,20 +77,63 @@ class ServerProfile:
                 return
             report = await read_report(http, self.cfg.base_url, headers, self.cfg.connect_timeout_s)
             self._asked = True
-            if report is None:
-                return
-            if report.slots is not None:
-                self.slots.set_slots(report.slots, report.source)
-            elif report.waiting == 0:  # a batching server (vLLM) with room: its slots are learned if it fills
-                self.slots.source = f"{report.source}: nothing waiting; learning from the time to first token"
-                self.slots.concurrency.set_ceiling(self.slots.concurrency.maximum)
+            if report is not None and report.slots is not None:
+                self.rule.fix(report.slots, report.source)
+            elif report is not None and report.waiting:  # a batching server (vLLM) full already
+                self.rule.waited(report.running or 1, f"{report.source}: {report.waiting} waiting while "
+                                 f"{report.running} ran")
+            elif report is not None:
+                self.rule.source = f"{report.source}: nothing waiting; {self.rule.source}"
+            self.start = self.concurrency.allowed
+
+    # -- what the client tells it (each attempt) -----------------------------------------------------
+
+    def first_token(self, watch: AttemptWatch) -> None:
+        """A streamed answer's first event arrived."""
+        waited, at_once = self.measures.first_token(watch)
+        if waited:
+            self.rule.waited(at_once, f"a request waited {waited:.1f} s for a slot while {at_once} generated")
+        else:
+            self.rule.served(at_once)
+
+    def answered(self, watch: AttemptWatch, latency: float, tokens: int | None) -> None:
+        """A good answer came, of ``tokens`` (None: not a chat answer)."""
+        waited, at_once = self.measures.answered(watch, latency, tokens, count=self.rule.held)
+        if waited:
+            self.rule.waited(at_once, f"an answer of {tokens} tokens took {latency:.1f} s, {waited:.1f} s more "
+                             f"than its size explains, while {at_once} came in that time")
+        elif at_once:
+            self.rule.served(at_once)
+
+    def finished(self, watch: AttemptWatch, abandoned: bool) -> None:
+        """An attempt ended (answered, failed or given up)."""
+        self.measures.finished(watch, abandoned)
+
+    def interrupted(self) -> None:
+        """A stream of ours ended early while another was in flight: twice, and it is a server that stops the
+        answer it generates when a request comes (llama-cpp-python's ``interrupt_requests``, on by default)."""
+        self._interrupts += 1
+        if self._interrupts >= 2 and not self.rule.fixed:
+            self.rule.fix(1, INTERRUPTED, queue=False)
+
+    def _review(self, now: float) -> None:
+        """The line moved: a request that waits for its first token while others stream, longer than its
+        prompt explains, is waiting for a slot."""
+        if now < self._checked_at + CHECK_S or self.rule.fixed:
+            return
+        self._checked_at = now
+        stuck = self.measures.stuck(now)
+        if stuck is not None:
+            waited, at_once = stuck
+            self.rule.waited(at_once, f"a request has waited {waited:.1f} s for its first token while "
+                             f"{at_once} generated")
 
     def drain_s(self, watch: AttemptWatch) -> float:
         """How long the server goes on with an answer given up at ``watch`` (a server that does not stop on a
         hang-up finishes it), at the pace answers have come: what a retry waits, holding its place."""
         if self.hosted:
             return 0.0
-        rate, tokens = self.slots.rate(), self.slots.answer_tokens()
+        rate, tokens = self.measures.rate(), self.measures.answer_tokens()
         if not rate or not tokens:
             return 0.0
         left = max(0.0, tokens - watch.tokens) / rate
@@ -91,7 +146,9 @@ class ServerProfile:
                f"refused by the server: {self.refused['stream']}" if "stream" in self.refused else "on")
         usage = (f"counted here for {usage_counted} answers (the server sent no usage in its streams)"
                  if usage_counted else "the server's")
-        return {"concurrency": self.slots.summary(),
+        concurrency = {**self.rule.summary(), **self.concurrency.summary(), "start": self.start,
+                       **self.measures.summary()}
+        return {"concurrency": concurrency,
                 "streaming": {"mode": why, "streamed_calls": self.streamed, "unstreamed_calls": self.unstreamed,
                               "usage": usage},
                 "refused": dict(self.refused)}

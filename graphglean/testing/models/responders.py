@@ -99,6 +99,11 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     return "OK"
 
 
+def sized(req: RecordedRequest) -> str:
+    """An answer of ``max_tokens`` tokens (16 when unset): a word of four characters each."""
+    return "word" * (req.max_tokens or 16)
+
+
 def _table(context: str, heading: str) -> list[list[str]]:
     """The rows of one ``id|...`` table of a report prompt's context."""
     if heading not in context:

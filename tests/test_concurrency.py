@@ -1,0 +1,164 @@
+"""Concurrency with the default settings (issue 32): all of llm.max_concurrency at once until a queue shows;
+the rule that decides, the measures it reads, and the patience of requests queued behind others. The servers'
+cases run on trio's MockClock (virtual time: seconds of answers cost no wall time, and no figure here is a
+time)."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import pytest
+import trio
+import trio.testing
+
+from graphglean.core.config import LLMConfig
+from graphglean.llm.client import ChatClient
+from graphglean.llm.http.watch import AttemptWatch, WaitingLine
+from graphglean.llm.limits import AdaptiveConcurrency
+from graphglean.llm.server.measures import Envelope
+from graphglean.llm.server.rule import ConcurrencyRule, queue_for
+from graphglean.testing import FakeLLMServer, LocalServer
+
+
+def on_virtual_time(fn, *args, **kwargs):
+    return trio.run(partial(fn, *args, **kwargs), clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+async def drive(server: FakeLLMServer, calls: int, max_tokens: int, **llm) -> tuple[dict, FakeLLMServer]:
+    """``calls`` chat calls at once through a client with the default settings (and ``llm``'s)."""
+    async with server.running() as s:
+        cfg = LLMConfig(base_url=s.base_url, model="m", **llm)
+        cfg.cache.mode = "off"
+        async with ChatClient(cfg) as c:
+            async with trio.open_nursery() as nursery:
+                for i in range(calls):
+                    nursery.start_soon(c.chat, c.request([{"role": "user", "content": f"q{i}"}], max_tokens=max_tokens))
+            return c.server.summary()["concurrency"], s
+
+
+@pytest.mark.parametrize("refuse_stream", [True, False])
+def test_a_fast_server_that_runs_any_number_at_once_gets_the_cap(refuse_stream):
+    server = FakeLLMServer(lambda r: "ok " * 30, latency=1.0, refuse_stream=refuse_stream)
+    summary, s = on_virtual_time(drive, server, 300, 50)
+    assert s.max_in_flight == 64 and summary["start"] == summary["final"] == 64
+    assert len(summary["timeline"]) == 1 and summary["server_slots"] is None, summary  # never held back
+    assert (s.status_counts.get(400, 0) > 0) == refuse_stream  # refused (by those sent before it said so)
+
+
+def test_a_hosted_like_streaming_server_without_a_slot_report_gets_the_cap():
+    server = FakeLLMServer(lambda r: "word" * 30, local=LocalServer(slots=256, tokens_per_s=100, reports_slots=False))
+    summary, s = on_virtual_time(drive, server, 128, 50)
+    assert s.max_in_flight == 64 and summary["final"] == 64 and summary["most_generating_at_once"] == 64
+    assert len(summary["timeline"]) == 1, summary
+
+
+def test_a_two_slot_server_is_found_to_have_two_and_its_queue_is_waited_out():
+    # 30 answers of 2 s on 2 slots: the last waits ~28 s, far past a first-token timeout of 5 answers' time
+    local = LocalServer(slots=2, tokens_per_s=20, reports_slots=False, headers_at_first_token=True)
+    server = FakeLLMServer(lambda r: "word" * 40, local=local)
+    summary, s = on_virtual_time(drive, server, 30, 100, first_token_timeout_s=10.0, timeout_s=5.0)
+    assert summary["server_slots"] == 2 and summary["in_flight_limit"] == 3 and summary["start"] == 64, summary
+    assert [row["limit"] for row in summary["timeline"]] == [64, 3]
+    assert len(s.chat_requests()) == 30 and summary["abandoned_attempts"] == 0 and local.abandoned_tokens == 0
+    assert local.stats()["max_queue_wait_s"] > 10.0  # longer than the first-token timeout: waited out
+
+
+def test_a_server_that_stops_on_a_hang_up_is_still_not_hung_up_on_while_its_queue_moves():
+    local = LocalServer(slots=1, tokens_per_s=20, reports_slots=False, cancels_on_hangup=True)
+    server = FakeLLMServer(lambda r: "word" * 40, local=local)
+    summary, s = on_virtual_time(drive, server, 8, 100, first_token_timeout_s=3.0)
+    assert local.hangups == 0 and len(s.chat_requests()) == 8 and summary["server_slots"] == 1
+
+
+def test_a_request_nothing_ahead_of_it_moves_for_is_given_up_after_first_token_timeout_s():
+    async def main():
+        line, scope_ends = WaitingLine(), []
+        watches = [AttemptWatch(10.0, 1.0) for _ in range(3)]
+        for w in watches:
+            w.line = line
+        async with trio.open_nursery() as nursery:
+            async def attempt(w):
+                with w.start():
+                    await trio.sleep_forever()
+                scope_ends.append((w.seq, trio.current_time()))
+                w.ended(False)
+
+            for w in watches:
+                nursery.start_soon(attempt, w)
+                await trio.sleep(1.0)
+            await trio.sleep(6.0)  # the first has waited 9 s
+            line.moved(watches[1], trio.current_time())  # the second heard something: only the third waits on
+        return dict(scope_ends), line
+
+    ends, line = on_virtual_time(main)
+    assert ends[0] == pytest.approx(10.0) and ends[1] == pytest.approx(11.0)  # their own allowances
+    assert ends[2] == pytest.approx(9.0 + 10.0)  # from when the one ahead of it moved
+    assert not line.waiting
+
+
+def test_envelope_reads_no_queue_in_a_constant_or_size_proportional_time_and_reads_a_real_wait():
+    constant, linear = Envelope(), Envelope()
+    for tokens in (10, 50, 100, 400):
+        constant.add(1.0, tokens)
+        linear.add(0.3 + 0.002 * tokens, tokens)
+    assert all(1.0 <= 2 * constant.expected(t) for t in (1, 10, 1000, 10**5))
+    assert all(0.3 + 0.002 * t <= 2 * linear.expected(t) for t in (1, 10, 400, 6000, 10**5))
+    assert 0.3 + 0.002 * 100 + 5.0 > 2 * linear.expected(100) + 1.0  # five seconds more: a wait for a slot
+    assert Envelope().expected(10) is None
+
+
+def test_the_rule_holds_back_on_a_wait_and_widens_by_a_quarter_on_more_served_at_once():
+    concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
+    rule, told = ConcurrencyRule(concurrency), []
+    rule.tell = told.append
+    for n in (1, 2):
+        rule.served(n)
+    assert concurrency.allowed == 64 and not rule.held
+    rule.waited(2, "a request waited")
+    assert (rule.slots, concurrency.allowed) == (2, 3) and "llm.server_concurrency" in told[0]
+    rule.served(3)  # all three went at once: there is room
+    assert (rule.slots, concurrency.allowed) == (3, 4)
+    rule.served(2)
+    rule.waited(1, "again")
+    assert (rule.slots, concurrency.allowed) == (3, 4) and len(told) == 1  # said once
+    for n in range(4, 80):
+        rule.served(n)
+    assert concurrency.allowed == 64 and [queue_for(s) for s in (1, 4, 8, 64)] == [1, 1, 2, 16]
+
+
+def test_configured_reported_and_interrupting_slots_are_not_moved_by_measures():
+    concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
+    rule = ConcurrencyRule(concurrency, configured=6)
+    rule.waited(2, "a request waited")
+    rule.served(20)
+    assert (rule.slots, concurrency.allowed, rule.source) == (6, 7, "llm.server_concurrency")
+    rule.fix(1, "one at a time", queue=False)
+    assert concurrency.allowed == 1
+
+
+def test_the_timeline_says_what_was_chosen_and_stays_short():
+    now = [0.0]
+    concurrency = AdaptiveConcurrency(64, clock=lambda: now[0])
+    concurrency.set_ceiling(3, "a queue")
+    now[0] = 5.0
+    concurrency.back_off(now[0], "a 503")
+    for i in range(200):
+        now[0] += 1.0
+        concurrency.set_ceiling(4 + i % 2, "more")
+    summary = concurrency.summary()
+    assert summary["start"] == 64 and summary["final"] == 5
+    assert summary["timeline"][:3] == [{"t_s": 0.0, "limit": 64, "reason": "llm.max_concurrency"},
+                                       {"t_s": 0.0, "limit": 3, "reason": "a queue"},
+                                       {"t_s": 5.0, "limit": 1, "reason": "halved after a 503"}]
+    assert len(summary["timeline"]) == AdaptiveConcurrency.KEPT and summary["timeline_left_out"] > 0
+    assert summary["timeline"][-1]["t_s"] == pytest.approx(now[0]) and math.isfinite(summary["timeline"][-1]["t_s"])
+
+
+def test_a_server_that_ends_an_answer_when_another_request_comes_is_found_at_once_and_each_is_cut_once_at_most():
+    local = LocalServer.like("llama-cpp-python", tokens_per_s=20)
+    server = FakeLLMServer(lambda r: "word" * 40, local=local)
+    summary, s = on_virtual_time(drive, server, 20, 100)
+    assert summary["in_flight_limit"] == 1 and "stops an answer" in summary["source"], summary
+    assert summary["timeline"][1]["t_s"] < 1.0  # found with the first answers, not after many
+    assert local.interrupted <= 19 and len(s.chat_requests()) == 20 + local.interrupted  # all answered
