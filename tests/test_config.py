@@ -7,8 +7,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphglean.core.config import Config, field_docs
-from graphglean.core.config_loader import load_config, load_config_text
+from graphglean.core.config import Config
+from graphglean.core.config_loader import field_docs, load_config, load_config_text
 from graphglean.core.errors import ConfigError
 
 from .conftest import ROOT

@@ -388,17 +388,3 @@ def _resolve_types() -> None:
 
 _resolve_types()
 
-
-def field_docs(cls: type = Config, prefix: str = "") -> list[tuple[str, Any, str]]:
-    """(dotted key, default, doc) for every leaf setting, for documentation and its test."""
-    rows = []
-    for f in attrs.fields(cls):
-        key = f"{prefix}{f.name}"
-        if attrs.has(f.type):
-            rows.extend(field_docs(f.type, key + "."))
-        else:
-            default = f.default.factory() if isinstance(f.default, attrs.Factory) else f.default
-            rows.append((key, default, f.metadata.get("doc", "")))
-    return rows
-
-
