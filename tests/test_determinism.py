@@ -174,13 +174,13 @@ def test_a_response_cache_where_fresh_would_remove_it_is_refused(tmp_path):
     cfg = Config()
     cfg.output.dir = str(tmp_path / "out")
     cfg.llm.cache.path = str(tmp_path / "out" / "cache.sqlite")  # beside the run store: kept
-    check_runnable(cfg, dry=False)
+    check_runnable(cfg)
     for inside in ("run.sqlite", "memory.sqlite", "shards/cache.sqlite", "merge/c.sqlite"):
         cfg.llm.cache.path = str(tmp_path / "out" / inside)
         with pytest.raises(ConfigError, match="llm.cache.path: .* which (--fresh|every run) empties"):
-            check_runnable(cfg, dry=False)
+            check_runnable(cfg)
     cfg.llm.cache.mode = "off"
-    check_runnable(cfg, dry=False)
+    check_runnable(cfg)
 
 
 @pytest.mark.slow
