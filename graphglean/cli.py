@@ -56,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--max-nodes", type=int, metavar="N", default=OutputConfig().view_max_nodes,
                       help="draw at most N nodes, those of highest degree (default %(default)s; 0 = all)")
     view.add_argument("--open", action="store_true", help="open the page in the default browser")
+    init = sub.add_parser("init", help="start a project: a commented graphglean.yaml and input/ with a sample",
+                          description="Write DIR/graphglean.yaml for the endpoint found (OPENAI_API_KEY set; else an "
+                          "OpenAI-compatible server answering /v1/models on this machine's usual ports; else the "
+                          "offline method) and DIR/input/ holding a sample text. An existing file is left as it is.")
+    init.add_argument("dir", metavar="DIR", nargs="?", default=".", help="the project folder (default: here)")
+    init.add_argument("--ports", metavar="P,P,...", help="probe these local ports instead of the usual ones "
+                      "(8000 vLLM, 11434 Ollama, 8080 llama.cpp, 1234 LM Studio)")
     return parser
 
 
@@ -78,12 +85,13 @@ def _warning_line(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command not in ("run", "view"):
+    commands = {"run": _run, "view": _view, "init": _init}
+    if args.command not in commands:
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     warnings.showwarning = _warning_line
     try:
-        return _run(args) if args.command == "run" else _view(args)
+        return commands[args.command](args)
     except BaseException as raised:
         error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
         if isinstance(error, KeyboardInterrupt):
@@ -139,6 +147,24 @@ def _view(args: argparse.Namespace) -> int:
 
         if not webbrowser.open(path.resolve().as_uri()):
             print(f"graphglean: no browser could be started; open {path} yourself", file=sys.stderr)
+    return EXIT_OK
+
+
+def _init(args: argparse.Namespace) -> int:
+    import os
+
+    from .core.errors import InputError
+    from .starter import init_folder, parse_ports
+
+    try:
+        ports = parse_ports(args.ports) if args.ports is not None else None
+    except ValueError as e:
+        raise InputError(f"--ports: {e}") from None
+    done = trio.run(lambda: init_folder(args.dir, ports=ports))
+    for line in done.lines:
+        print(f"graphglean init: {line}", file=sys.stderr)
+    config = os.path.join(args.dir, "graphglean.yaml") if args.dir != "." else "graphglean.yaml"
+    print(f"next: graphglean run {config}", file=sys.stderr)
     return EXIT_OK
 
 
