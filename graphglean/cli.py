@@ -56,6 +56,23 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--max-nodes", type=int, metavar="N", default=OutputConfig().view_max_nodes,
                       help="draw at most N nodes, those of highest degree (default %(default)s; 0 = all)")
     view.add_argument("--open", action="store_true", help="open the page in the default browser")
+    ask = sub.add_parser("query", help="ask the graph a run wrote; the answer cites its sources",
+                         description="Answer QUESTION from the graph in OUTPUT (or CONFIG's output.dir), on the "
+                         "run's endpoint, model and response cache; print the answer, the sources it cites and its "
+                         "cost, and append them to OUTPUT/queries.jsonl.")
+    ask.add_argument("target", metavar="OUTPUT_OR_CONFIG", help="a run's output folder, or its configuration file")
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--method", choices=("local", "global"), default="local",
+                     help="local (default): the entities the question names or resembles, their relationships and "
+                     "source sentences; global: a map-reduce over the community reports")
+    ask.add_argument("--context-only", action="store_true", help="print the context an answer would be asked "
+                     "with, and call nothing (works offline)")
+    ask.add_argument("--max-context-tokens", type=int, metavar="N", default=8000,
+                     help="tokens of context a call holds (default %(default)s)")
+    ask.add_argument("--top-entities", type=int, metavar="N", default=10,
+                     help="local: entities the context starts from (default %(default)s)")
+    ask.add_argument("--level", type=int, metavar="N", default=2,
+                     help="global: reports of community levels 0 to N (default %(default)s)")
     init = sub.add_parser("init", help="start a project: a commented graphglean.yaml and input/ with a sample",
                           description="Write DIR/graphglean.yaml for the endpoint found (OPENAI_API_KEY set; else an "
                           "OpenAI-compatible server answering /v1/models on this machine's usual ports; else the "
@@ -85,7 +102,7 @@ def _warning_line(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    commands = {"run": _run, "view": _view, "init": _init}
+    commands = {"run": _run, "view": _view, "init": _init, "query": _query}
     if args.command not in commands:
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
@@ -148,6 +165,23 @@ def _view(args: argparse.Namespace) -> int:
         if not webbrowser.open(path.resolve().as_uri()):
             print(f"graphglean: no browser could be started; open {path} yourself", file=sys.stderr)
     return EXIT_OK
+
+
+def _query(args: argparse.Namespace) -> int:
+    from .queries import query
+
+    result = trio.run(lambda: query(args.target, args.question, method=args.method, context_only=args.context_only,
+                                    max_context_tokens=args.max_context_tokens, top_entities=args.top_entities,
+                                    level=args.level))
+    for note in result.notes:
+        print(f"graphglean: {note}", file=sys.stderr)
+    if args.context_only:
+        print(result.context)
+    elif result.found:
+        print(result.formatted())
+    if not args.context_only:
+        print(f"graphglean: {result.cost_line()}; logged in {result.out_dir / 'queries.jsonl'}", file=sys.stderr)
+    return EXIT_OK if result.found else EXIT_FAILED_ITEMS
 
 
 def _init(args: argparse.Namespace) -> int:

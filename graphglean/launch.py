@@ -17,6 +17,7 @@ from .pipeline.context import PassOutcome
 from .pipeline.estimate import estimate_run
 from .pipeline.plan import check_runnable, with_peer_needs
 from .pipeline.report import format_table
+from .queries.settings import write_run_settings
 from .scheduling.scheduler import Progress
 
 
@@ -67,6 +68,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
 
         report, outcomes = await run_local(cfg, fresh=fresh, progress=progress, notice=notice, stdin=stdin,
                                            detach=detach)
+    write_run_settings(cfg)  # what `graphglean query OUTPUT` asks with (secrets as environment references)
     if not report.get("detached"):
         print(format_table(report["passes"]), file=out)
     return RunResult(report, outcomes)
