@@ -86,12 +86,13 @@ class _Section:
         self.budget, self.lines, self.ceiling = budget, lines, min(ceiling, budget.limit)
 
     def add(self, kind: str, line: Callable[[str], str], **source: Any) -> Source | None:
-        """Add the line ``line(label)`` and its source, unless it would pass the section's ceiling."""
+        """Add the line ``line(label)`` and its source, unless it would pass the section's ceiling (its first
+        line: the whole budget's, so the best entity, relationship and sentence are never left out for a share)."""
         budget = self.budget
         label = f"{PREFIX[kind]}{budget.numbers.get(kind, 0) + 1}"
         text = line(label)
         tokens = budget.count(text) + 1
-        if budget.context.tokens + tokens > self.ceiling:
+        if budget.context.tokens + tokens > (self.ceiling if self.lines else budget.limit):
             return None
         budget.label(kind)
         self.lines.append(text)
