@@ -204,7 +204,15 @@ def _init(args: argparse.Namespace) -> int:
 
 def entry() -> None:
     sys.stdout, sys.stderr = _Redacted(sys.stdout), _Redacted(sys.stderr)  # the process's, as it is the CLI
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`graphglean query ... | head`): nothing left to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's own flush is quiet
+        code = EXIT_FAILED_ITEMS
+    sys.exit(code)
 
 
 if __name__ == "__main__":
