@@ -9,6 +9,7 @@ import os
 import sys
 
 import networkx as nx
+import numpy as np
 import pytest
 import trio
 
@@ -69,6 +70,15 @@ def test_entities_are_found_by_name_alias_possessive_case_and_typo():
     assert found("東京はどこですか")[0] == "tokyo"  # a script without spaces: found inside the text
     assert found("Can you tell me who the miser is?") == ["ebenezer scrooge"]  # a name made of a question word is not a match
     assert found("Who is the miser?")[0] == "ebenezer scrooge"  # by description
+
+
+def test_vectors_find_an_entity_no_word_names():
+    g, _ = small_graph()
+    vectors = {n: np.eye(len(g))[i].astype(np.float32) for i, n in enumerate(sorted(g.nodes))}
+    question = "the old ledger keeper"  # no name, no description word
+    assert find_entities(EntityIndex(g), question, 5) == []
+    near = find_entities(EntityIndex(g), question, 5, vectors, vectors["bob cratchit"])
+    assert [(m.node, m.how) for m in near] == [("bob cratchit", "vector")]
 
 
 def test_a_question_finds_the_same_entities_in_any_order_of_the_graph():
@@ -165,6 +175,27 @@ async def test_a_local_answer_cites_its_sources_and_is_logged_with_its_cost(tmp_
     assert "sk-query-run-7890" not in (tmp_path / "out" / "queries.jsonl").read_text()
 
 
+async def test_entity_vectors_of_a_lightrag_index_are_read_and_the_question_embedded(tmp_path):
+    from graphglean.queries.outputs import read_outputs
+    from graphglean.queries.vectors import entity_vectors
+
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = Config()
+        cfg.output.formats = ["json", "lightrag"]
+        (tmp_path / "in.txt").write_text(STAVE, encoding="utf-8")
+        cfg.llm.base_url, cfg.llm.model = s.base_url, "gpt-4o-mini"
+        cfg.llm.cache.path = str(tmp_path / "cache.sqlite")
+        cfg.input.path, cfg.output.dir = str(tmp_path / "in.txt"), str(tmp_path / "out")
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+        before = len(s.requests)
+        result = await query(tmp_path / "out", "Who is Marley?")
+        embedded = [r.body["input"] for r in s.requests[before:] if r.path.endswith("/embeddings")]
+    graph = read_outputs(tmp_path / "out").graph
+    found = entity_vectors(tmp_path / "out", graph)
+    assert found.source.endswith("vdb_entities.json") and set(found.by_node) == set(graph.nodes)
+    assert embedded == [["Who is Marley?"]] and result.found and result.calls == 2
+
+
 async def test_global_reads_the_reports_and_without_them_says_how_to_turn_them_on(tmp_path):
     async with FakeLLMServer(synthetic).running() as s:
         cfg = await build(tmp_path / "a", s)
@@ -239,3 +270,6 @@ async def test_the_command_prints_context_answers_with_citations_and_reads_the_r
     assert "in.txt, chunk-" in answer and b"graphglean: cost $0.0" in local.stderr
     assert world.returncode == 0 and "[C1] community " in world.stdout.decode()
     assert nothing.returncode == 1 and b"no entity of the graph is named in or resembles the question" in nothing.stderr
+    seeded = [await cli("query", out, "Who was Marley's partner?", "--context-only", env={**env, "PYTHONHASHSEED": seed})
+              for seed in ("1", "2")]
+    assert seeded[0].stdout == seeded[1].stdout and b"[S1]" in seeded[0].stdout  # same input, same request
