@@ -189,6 +189,7 @@ def _init(args: argparse.Namespace) -> int:
 
     from .core.errors import InputError
     from .starter import init_folder, parse_ports
+    from .starter.project import SAMPLE
 
     try:
         ports = parse_ports(args.ports) if args.ports is not None else None
@@ -197,8 +198,10 @@ def _init(args: argparse.Namespace) -> int:
     done = trio.run(lambda: init_folder(args.dir, ports=ports))
     for line in done.lines:
         print(f"graphglean init: {line}", file=sys.stderr)
-    config = os.path.join(args.dir, "graphglean.yaml") if args.dir != "." else "graphglean.yaml"
-    print(f"next: graphglean run {config}", file=sys.stderr)
+    here = args.dir if args.dir != "." else ""
+    print(f"next: graphglean run {os.path.join(here, 'graphglean.yaml')}", file=sys.stderr)
+    if any(p.name == SAMPLE for p in done.written):
+        print(f"then: graphglean query {os.path.join(here, 'output')} \"Who is Scrooge?\"", file=sys.stderr)
     return EXIT_OK
 
 

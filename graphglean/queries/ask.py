@@ -136,8 +136,11 @@ async def _local(outputs: RunOutputs, question: str, settings: RunSettings, sche
     graph = outputs.graph
     index = await trio.to_thread.run_sync(EntityIndex, graph)
     vectors, question_vector = None, None
+    found = await trio.to_thread.run_sync(entity_vectors, outputs.out_dir, graph)
+    if found and scheduler is None:
+        notes.append("--context-only asks nothing, so the question is not embedded: entities are found by name "
+                     f"and description, not by the vectors in {found.source}")
     if scheduler is not None:
-        found = await trio.to_thread.run_sync(entity_vectors, outputs.out_dir, graph)
         if found:
             dimension = len(next(iter(found.by_node.values())))
             question_vector = await _question_vector(scheduler, question, dimension, notes)
@@ -247,8 +250,10 @@ async def query(target: str | os.PathLike[str] | Config, question: str, *, metho
         raise InputError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
     if not question.strip():
         raise InputError("the question is empty")
-    if max_context_tokens < 200 or top_entities < 1 or level < 0:
-        raise InputError("max_context_tokens must be at least 200, top_entities at least 1, level at least 0")
+    for name, value, least in (("max_context_tokens", max_context_tokens, 200), ("top_entities", top_entities, 1),
+                               ("level", level, 0)):
+        if value < least:
+            raise InputError(f"{name} (--{name.replace('_', '-')}): expected at least {least}, got {value}")
     settings = _settings(target)
     outputs = await trio.to_thread.run_sync(read_outputs, settings.out_dir)
     if method == "global" and (reason := no_reports(outputs.out_dir, outputs.communities, outputs.reports)):

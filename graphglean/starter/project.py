@@ -60,7 +60,7 @@ def _found_lines(found: Found, choice: Choice) -> list[str]:
     lines = []
     if choice.kind == "offline":
         lines.append(f"no OPENAI_API_KEY, and no OpenAI-compatible server with a model answered /v1/models on 127.0.0.1 "
-                     f"ports {ports}: {choice.said()}")
+                     f"port{'s' if len(found.ports) != 1 else ''} {ports}: {choice.said()}")
     else:
         lines.append(choice.said())
     lines += [f"also found {s.describe()}; graphglean.yaml names it in a comment"

@@ -31,6 +31,14 @@ class Choice:
         return "the config uses the offline method (spaCy named entities, no LLM call)"
 
 
+COMMENT_AT = 34  # the column comments start at
+
+
+def _c(code: str, comment: str) -> str:
+    """A line of YAML with its comment at `COMMENT_AT`."""
+    return f"{code.ljust(COMMENT_AT - 1)} # {comment}"
+
+
 def choose(found: Found) -> Choice:
     if found.openai_key:
         return Choice("openai")
@@ -41,15 +49,15 @@ def choose(found: Found) -> Choice:
 
 def _llm_openai() -> list[str]:
     return ["llm:",
-            f"  api_key: ${{{KEY_ENV}}}        # read from the environment when a run starts; never written anywhere",
+            _c(f"  api_key: ${{{KEY_ENV}}}", "read from the environment when a run starts; never written anywhere"),
             f"  model: {OPENAI_MODEL}",
             f"  embedding_model: {OPENAI_EMBEDDING}"]
 
 
 def _llm_server(server: Server) -> list[str]:
     lines = ["llm:",
-             f"  base_url: {server.base_url}   # {server.kind}, found by graphglean init",
-             "  # api_key: ${MY_SERVER_KEY}   # if the server asks for a key (vLLM --api-key)",
+             _c(f"  base_url: {server.base_url}", f"{server.kind}, found by graphglean init"),
+             _c("  # api_key: ${MY_SERVER_KEY}", "if the server asks for a key (vLLM --api-key)"),
              f"  model: {_quoted(server.chat_model)}"]
     if server.embedding_model:
         lines.append(f"  embedding_model: {_quoted(server.embedding_model)}")
@@ -59,7 +67,7 @@ def _llm_server(server: Server) -> list[str]:
 def _llm_offline() -> list[str]:
     return ["llm:   # no endpoint was found: the graph is built offline. To use an LLM, set OPENAI_API_KEY, or",
             "       # GRAPHGLEAN_BASE_URL and GRAPHGLEAN_MODEL for a local OpenAI-compatible server",
-            "  base_url: ${GRAPHGLEAN_BASE_URL:-}   # e.g. http://127.0.0.1:8000/v1; empty = OpenAI",
+            _c("  base_url: ${GRAPHGLEAN_BASE_URL:-}", "e.g. http://127.0.0.1:8000/v1; empty = OpenAI"),
             f"  api_key: ${{{KEY_ENV}:-}}",
             f"  model: ${{GRAPHGLEAN_MODEL:-{OPENAI_MODEL}}}"]
 
@@ -81,19 +89,18 @@ def _others(found: Found, chosen: Server | None) -> list[str]:
 def _graph(choice: Choice) -> list[str]:
     llm = choice.kind != "offline"
     lines = ["graph:",
-             f"  method: {'llm' if llm else 'auto'}"
-             + ("" if llm else "              # auto: the LLM once an endpoint is set, the offline method until then"),
-             "  max_gleanings: 1            # extra rounds asking the model for entities it missed",
+             "  method: llm" if llm else _c("  method: auto", "the LLM once an endpoint is set; offline until then"),
+             _c("  max_gleanings: 1", "extra rounds asking the model for entities it missed"),
              "  entity_types: [organization, person, geo, event]"]
     if choice.kind == "server" and choice.server is not None and not choice.server.embedding_model:
         lines += ["  resolve:",
-                  "    embeddings: false        # the server lists no embedding model: names and rules merge entities"]
+                  _c("    embeddings: false", "the server lists no embedding model: names and rules merge entities")]
     if llm:
-        lines += ["  communities:                # for graphglean query --method global: one report call per",
-                  "    enabled: true            # community of 3+ entities (reused while it is unchanged)"]
+        lines += [_c("  communities:", "for graphglean query --method global: one report call per"),
+                  _c("    enabled: true", "community of 3+ entities (reused while it is unchanged)")]
     else:
         lines += ["  communities:",
-                  "    enabled: false           # reports need an LLM; turn on with one for query --method global"]
+                  _c("    enabled: false", "reports need an LLM; turn on with one for query --method global")]
     return lines
 
 
@@ -104,23 +111,23 @@ def starter_yaml(found: Found, choice: Choice) -> str:
             "#   graphglean run graphglean.yaml --dry-run      # the calls, tokens and cost, without calling",
             "#   graphglean run graphglean.yaml                # the graph and the files in output/",
             "#   graphglean query output \"Who is Scrooge?\"     # ask the graph (docs/query.md)",
-            "# config.example.yaml (in graphglean's repository) shows and explains every key.",
+            "# Every other key, with its default, is in config.example.yaml of graphglean's source.",
             ""]
     body = llm() if llm is not None else _llm_server(choice.server)  # type: ignore[arg-type]
     body += _others(found, choice.server)
     body += ["",
              "input:",
-             f"  path: {INPUT_DIR}/                # a file, a folder (read recursively), JSONL, LoCoMo, or - for stdin",
+             _c(f"  path: {INPUT_DIR}/", "a file, a folder (read recursively), JSONL, LoCoMo, or - for stdin"),
              "",
              "output:",
-             f"  dir: {OUTPUT_DIR}                  # the graph's files, report.json, the run store; one run at a time",
-             "  formats: [graphml, json, jsonl, html, neo4j]   # also parquet, graphrag, lightrag (docs/peers.md)",
+             _c(f"  dir: {OUTPUT_DIR}", "the graph's files, report.json, the run store; one run at a time"),
+             _c("  formats: [graphml, json, jsonl, html, neo4j]", "also parquet, graphrag, lightrag (docs/peers.md)"),
              "",
              *_graph(choice),
              "",
              "# The other passes, off here (each has its docs page):",
-             "summary: {enabled: false}       # document summaries at a chosen detail (docs/summaries.md)",
-             "episodic: {enabled: false}      # gists and facts of each chunk (docs/episodic.md)",
-             "enrich: {enabled: false}        # chat messages: intent, entities, embeddings (docs/enrichment.md)",
+             _c("summary: {enabled: false}", "document summaries at a chosen detail (docs/summaries.md)"),
+             _c("episodic: {enabled: false}", "gists and facts of each chunk (docs/episodic.md)"),
+             _c("enrich: {enabled: false}", "chat messages: intent, entities, embeddings (docs/enrichment.md)"),
              ""]
     return "\n".join(head + body)
