@@ -6,9 +6,11 @@ the rest. Every ranking ends in a tie-break on the node key, so one question fin
 from __future__ import annotations
 
 import difflib
+import heapq
 import math
 import re
 import unicodedata
+from collections import Counter
 from typing import Any, Iterable, Mapping
 
 import attrs
@@ -37,8 +39,11 @@ RELATIVE_FLOOR = 0.5  # an entity found by description or vector scores at least
 
 def folded(text: str) -> str:
     """``text`` for matching: NFKC, case-folded, apostrophes made one, possessives dropped."""
-    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
-    return _POSSESSIVE.sub("", text)
+    if text.isascii():  # NFKC and the apostrophes change nothing; casefold is lower
+        text = text.lower()
+    else:
+        text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+    return _POSSESSIVE.sub("", text) if "'" in text else text
 
 
 def words(text: str) -> list[str]:
@@ -58,13 +63,6 @@ def _forms(node: Any, data: Mapping[str, Any]) -> list[str]:
     return [n for n in dict.fromkeys(str(n).strip() for n in names) if n]
 
 
-def _close(word: str, candidates: Iterable[str]) -> bool:
-    if len(word) < FUZZY_LENGTH:
-        return False
-    return any(len(c) >= FUZZY_LENGTH and difflib.SequenceMatcher(None, word, c).ratio() >= FUZZY
-               for c in candidates)
-
-
 class EntityIndex:
     """A graph's names, aliases and descriptions, indexed once for any number of questions."""
 
@@ -72,18 +70,36 @@ class EntityIndex:
         self.graph = graph
         self.degree = dict(graph.degree())
         self.forms = {n: [(f, words(f)) for f in _forms(n, d)] for n, d in graph.nodes(data=True)}
-        self.descriptions = {n: words(str(d.get("description") or "")) for n, d in graph.nodes(data=True)}
         name_df: dict[str, int] = {}
         for forms in self.forms.values():
             for w in {w for _, ws in forms for w in ws}:
                 name_df[w] = name_df.get(w, 0) + 1
         total = max(1, len(self.forms))
         self.name_idf = {w: math.log(1 + total / df) for w, df in name_df.items()}
-        desc_df: dict[str, int] = {}
-        for ws in self.descriptions.values():
-            for w in set(ws):
-                desc_df[w] = desc_df.get(w, 0) + 1
-        self.desc_idf = {w: math.log(1 + total / df) for w, df in desc_df.items()}
+        self.long_words = sorted(w for w in name_df if len(w) >= FUZZY_LENGTH)  # what a typo may stand for
+        self.postings: dict[str, list[tuple[Any, int]]] | None = None  # made when a question needs them
+        self.lengths: dict[Any, int] = {}
+        self.mean_length = 1.0
+
+    def _index_descriptions(self) -> dict[str, list[tuple[Any, int]]]:
+        """The descriptions as postings (word -> [(node, count)]): a question reads only its own words' lists."""
+        if self.postings is None:
+            self.postings = {}
+            for n, d in self.graph.nodes(data=True):
+                ws = words(str(d.get("description") or ""))
+                self.lengths[n] = len(ws)
+                for w, c in Counter(ws).items():
+                    self.postings.setdefault(w, []).append((n, c))
+            self.mean_length = (sum(self.lengths.values()) / max(1, len(self.lengths))) or 1.0
+        return self.postings
+
+    def close_words(self, asked: Iterable[str]) -> set[str]:
+        """Name words a question's words may be misspellings of (difflib's ratio of at least `FUZZY`)."""
+        found = set()
+        for w in asked:
+            if len(w) >= FUZZY_LENGTH and w not in self.name_idf:
+                found.update(difflib.get_close_matches(w, self.long_words, n=5, cutoff=FUZZY))
+        return found
 
     def named(self, question: str) -> dict[Any, Match]:
         """Nodes whose name or alias the question holds as a phrase (score above 1, longer names higher), else
@@ -91,7 +107,8 @@ class EntityIndex:
         asked = words(question)
         phrase = " " + " ".join(asked) + " "
         compact = "".join(asked)
-        content = [w for w in asked if w not in STOPWORDS]
+        content = {w for w in asked if w not in STOPWORDS}
+        content |= self.close_words(content)
         found: dict[Any, Match] = {}
         for node, forms in self.forms.items():
             best: Match | None = None
@@ -102,7 +119,7 @@ class EntityIndex:
                 if f" {joined} " in phrase or (_UNSPACED.search(joined) and "".join(ws) in compact):
                     match = Match(node, 1.0 + 0.1 * min(len(ws), 5), NAME, form)
                 else:
-                    shared = [w for w in ws if w not in STOPWORDS and (w in content or _close(w, content))]
+                    shared = [w for w in ws if w not in STOPWORDS and w in content]
                     if not shared:
                         continue
                     weight = sum(self.name_idf.get(w, 1.0) for w in ws)
@@ -117,20 +134,18 @@ class EntityIndex:
     def described(self, question: str, skip: set[str] = frozenset()) -> dict[Any, float]:  # type: ignore[assignment]
         """Nodes whose descriptions share the question's content words but ``skip`` (those a name took): BM25
         over the descriptions."""
-        content = set(w for w in words(question) if w not in STOPWORDS and w not in skip)
+        content = sorted(w for w in set(words(question)) if w not in STOPWORDS and w not in skip)
         if not content:
             return {}
-        lengths = [len(ws) for ws in self.descriptions.values()]
-        mean = sum(lengths) / max(1, len(lengths)) or 1.0
-        scores = {}
-        for node, ws in self.descriptions.items():
-            score = 0.0
-            for w in content:
-                tf = ws.count(w) if w in self.desc_idf else 0
-                if tf:
-                    score += self.desc_idf[w] * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(ws) / mean))
-            if score > 0:
-                scores[node] = score
+        index = self._index_descriptions()
+        total = max(1, len(self.lengths))
+        scores: dict[Any, float] = {}
+        for w in content:
+            postings = index.get(w, [])
+            idf = math.log(1 + total / len(postings)) if postings else 0.0
+            for node, tf in postings:
+                norm = 1.2 * (0.25 + 0.75 * self.lengths[node] / self.mean_length)
+                scores[node] = scores.get(node, 0.0) + idf * tf * 2.2 / (tf + norm)
         return scores
 
 
@@ -155,16 +170,15 @@ def find_entities(index: EntityIndex, question: str, limit: int, vectors: Mappin
             sims = np.stack([vectors[k] for k in keys]) @ question_vector
             near = {k: float(s) for k, s in zip(keys, sims)}
     best_near = max(near.values(), default=0.0)
-    rest = []
+    scores = {}
     for node in set(described) | {k for k, s in near.items() if s > 0 and s >= 0.8 * best_near}:
-        if node in named:
-            continue
-        d, v = described.get(node, 0.0) / top_description, max(near.get(node, 0.0), 0.0)
-        how = VECTOR if v and 0.4 * v >= 0.3 * d else DESCRIPTION
-        rest.append(Match(node, 0.3 * d + 0.4 * v, how, ""))
-    rest.sort(key=lambda m: (-m.score, -index.degree.get(m.node, 0), str(m.node)))
+        if node not in named:
+            scores[node] = (0.3 * described.get(node, 0.0) / top_description, 0.4 * max(near.get(node, 0.0), 0.0))
+    best = heapq.nsmallest(room, scores, key=lambda n: (-sum(scores[n]), -index.degree.get(n, 0), str(n)))
+    rest = [Match(n, sum(scores[n]), VECTOR if scores[n][1] and scores[n][1] >= scores[n][0] else DESCRIPTION, "")
+            for n in best]
     floor = RELATIVE_FLOOR * rest[0].score if rest else 0.0
-    return chosen + [m for m in rest[:room] if m.score >= floor]
+    return chosen + [m for m in rest if m.score >= floor]
 
 
 def focus_words(question: str, matches: list[Match]) -> frozenset[str]:
