@@ -173,14 +173,15 @@ def _query(args: argparse.Namespace) -> int:
     result = trio.run(lambda: query(args.target, args.question, method=args.method, context_only=args.context_only,
                                     max_context_tokens=args.max_context_tokens, top_entities=args.top_entities,
                                     level=args.level))
+    if args.context_only:
+        print(result.context, flush=True)
+    elif result.found:
+        print(result.formatted(), flush=True)
     for note in result.notes:
         print(f"graphglean: {note}", file=sys.stderr)
-    if args.context_only:
-        print(result.context)
-    elif result.found:
-        print(result.formatted())
     if not args.context_only:
-        print(f"graphglean: {result.cost_line()}; logged in {result.out_dir / 'queries.jsonl'}", file=sys.stderr)
+        logged = f"; logged in {result.log}" if result.log else ""
+        print(f"graphglean: {result.cost_line()}{logged}", file=sys.stderr)
     return EXIT_OK if result.found else EXIT_FAILED_ITEMS
 
 

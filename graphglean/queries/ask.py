@@ -65,6 +65,7 @@ class QueryResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     notes: list[str] = attrs.field(factory=list)
+    log: Path | None = None  # the queries.jsonl the answer was appended to
 
     def to_json(self) -> dict[str, Any]:
         """The line of ``queries.jsonl``."""
@@ -274,8 +275,13 @@ async def query(target: str | os.PathLike[str] | Config, question: str, *, metho
 
 
 def _append(path: Path, result: QueryResult) -> None:
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(redact_data(result.to_json()), ensure_ascii=False) + "\n")
+    """One line more in ``queries.jsonl``; a folder that cannot be written costs the log, not the paid answer."""
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(redact_data(result.to_json()), ensure_ascii=False) + "\n")
+        result.log = path
+    except OSError as e:
+        result.notes.append(f"{path}: cannot write ({e.strerror or type(e).__name__}); the answer is not logged")
 
 
 def query_sync(target: str | os.PathLike[str] | Config, question: str, **kw: Any) -> QueryResult:
