@@ -4,6 +4,7 @@ for each, files never overwritten, and the folder it makes running at once."""
 import json
 import os
 import socket
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -144,3 +145,23 @@ async def test_init_then_run_with_nothing_found_is_offline(tmp_path):
     assert ran.returncode == 0, ran.stderr.decode()
     rows = [json.loads(line) for line in (tmp_path / "proj" / "output" / "entities.jsonl").open()]
     assert any("Scrooge" in r["name"] for r in rows)
+
+
+@pytest.mark.slow
+async def test_the_test_server_on_a_fixed_port_is_found_as_the_docs_recipe_says(tmp_path):
+    port = closed_port()
+    server = await trio.lowlevel.open_process([sys.executable, "-m", "graphglean.testing.serve", "--port", str(port)],
+                                              env=no_endpoint_env(), stdout=subprocess.DEVNULL)
+    try:
+        with trio.fail_after(60):
+            found = await find_endpoints({}, [port])
+            while not found.servers:  # until it listens
+                await trio.sleep(0.1)
+                found = await find_endpoints({}, [port])
+        taken = await trio.run_process([sys.executable, "-m", "graphglean.testing.serve", "--port", str(port)],
+                                       env=no_endpoint_env(), capture_stdout=True, capture_stderr=True, check=False)
+    finally:
+        server.kill()
+        await server.wait()
+    assert [s.chat_model for s in found.servers] == ["graphglean-fake"]
+    assert taken.returncode == 1 and f"cannot listen on port {port}".encode() in taken.stderr
