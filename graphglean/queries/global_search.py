@@ -42,7 +42,8 @@ def no_reports(out_dir: Any, communities: list[Any] | None, reports: list[Commun
 def chosen_reports(reports: list[CommunityReport], level: int) -> list[CommunityReport]:
     """Reports of levels up to ``level`` (all of the shallowest level when none is that shallow), highest rated
     first."""
-    shallow = [r for r in reports if r.level <= level] or [r for r in reports if r.level == min(x.level for x in reports)]
+    top = min(r.level for r in reports)
+    shallow = [r for r in reports if r.level <= max(level, top)]
     return sorted(shallow, key=lambda r: (-(r.rating if r.rating is not None else 0.0), r.level, r.community))
 
 

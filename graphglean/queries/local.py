@@ -4,6 +4,7 @@ between two of them first, then by weight), and the sentences of the source text
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, Mapping
 
@@ -64,7 +65,8 @@ def _edges(graph: nx.Graph, nodes: list[Any], focus: frozenset[str]) -> list[tup
         a, b, d = edge
         both = a in rank and b in rank
         weight = d.get("weight")
-        return (not both, -_hits(str(d.get("description") or ""), focus), min(rank.get(a, len(rank)), rank.get(b, len(rank))),
+        first = min(rank.get(a, len(rank)), rank.get(b, len(rank)))
+        return (not both, -_hits(str(d.get("description") or ""), focus), first,
                 -(float(weight) if isinstance(weight, (int, float)) else 0.0), _name(graph, a), _name(graph, b))
 
     return sorted(edges, key=key)
@@ -118,6 +120,10 @@ def _mentions(graph: nx.Graph, nodes: list[Any], chunks: Mapping[str, ChunkText]
     return sorted(ordered, key=lambda m: m[0])
 
 
+def _sentence_line(chunk: ChunkText, offset: int, text: str, label: str) -> str:
+    return f"[{label}] ({chunk.doc_id}, {chunk.id}, offset {offset}) \"{text}\""
+
+
 def local_context(graph: nx.Graph, matches: list[Match], chunks: Mapping[str, ChunkText], limit: int,
                   count: Callable[[str], int], focus: frozenset[str] = frozenset()) -> Context:
     """The numbered context for ``matches`` (best first) within ``limit`` tokens; relationships and sentences
@@ -142,7 +148,7 @@ def local_context(graph: nx.Graph, matches: list[Match], chunks: Mapping[str, Ch
     for key, chunk, offset, text in _mentions(graph, nodes, chunks, focus):
         if taken.get(key[3], 0) >= SENTENCES_PER_ENTITY:
             continue
-        line = lambda label, c=chunk, o=offset, t=text: f"[{label}] ({c.doc_id}, {c.id}, offset {o}) \"{t}\""  # noqa: E731
+        line = functools.partial(_sentence_line, chunk, offset, text)
         if sentences.add(SENTENCE, line, name=_name(graph, nodes[key[3]]), text=text, chunk=chunk.id,
                          document=chunk.doc_id, offset=offset) is not None:
             taken[key[3]] = taken.get(key[3], 0) + 1

@@ -59,8 +59,8 @@ def _found_lines(found: Found, choice: Choice) -> list[str]:
     ports = ", ".join(f"{p} ({usual_name(p)})" if p in dict(USUAL_PORTS) else str(p) for p in found.ports)
     lines = []
     if choice.kind == "offline":
-        lines.append(f"no OPENAI_API_KEY, and no OpenAI-compatible server with a model answered /v1/models on 127.0.0.1 "
-                     f"port{'s' if len(found.ports) != 1 else ''} {ports}: {choice.said()}")
+        lines.append("no OPENAI_API_KEY, and no OpenAI-compatible server with a model answered /v1/models on "
+                     f"127.0.0.1 port{'s' if len(found.ports) != 1 else ''} {ports}: {choice.said()}")
     else:
         lines.append(choice.said())
     lines += [f"also found {s.describe()}; graphglean.yaml names it in a comment"
