@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 import trio
 
-from ..core.answers import answered, strip_reasoning
+from ..core.answers import answered, json_answer, strip_reasoning
 from ..core.config import Config
 from ..core.errors import InputError, LLMError
 from ..core.prompts import load_template, render
@@ -177,8 +177,9 @@ async def _global(outputs: RunOutputs, question: str, settings: RunSettings, sch
     async def one(batch: tuple[int, Context]) -> list[Point]:
         prompt = render(template, context=batch[1].text, question=question)
         fmt = {"type": "json_object"} if json_mode else None
+        # an answer with no JSON holds no points: never cached, so asking again asks the model again
         result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt,
-                                            max_tokens=_cap(settings, MAP_MAX_TOKENS), valid=answered))
+                                            max_tokens=_cap(settings, MAP_MAX_TOKENS), valid=json_answer))
         return read_points(result.text, batch[0])
 
     outcomes = await scheduler.map(one, list(enumerate(contexts)), pass_name=PASS + ".map")
