@@ -275,3 +275,21 @@ async def test_the_command_prints_context_answers_with_citations_and_reads_the_r
     seeded = [await cli("query", out, "Who was Marley's partner?", "--context-only",
                         env={**env, "PYTHONHASHSEED": seed}) for seed in ("1", "2")]
     assert seeded[0].stdout == seeded[1].stdout and b"[S1]" in seeded[0].stdout  # same input, same request
+
+
+async def test_global_asks_plainly_where_the_endpoint_refuses_json_mode(tmp_path):
+    from graphglean.testing import Reply
+
+    def no_json_mode(req):
+        if req.body.get("response_format"):
+            return Reply('{"error": {"message": "response_format is not supported", "param": "response_format"}}',
+                         status=400)
+        return synthetic(req)
+
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = await build(tmp_path, s)
+    async with FakeLLMServer(no_json_mode).running() as s:
+        cfg.llm.base_url = s.base_url
+        result = await query(cfg, "What is this story about?", method="global")
+        asked = [bool(r.body.get("response_format")) for r in s.chat_requests()]
+    assert result.found and result.cited and asked[0] and not all(asked)

@@ -20,7 +20,7 @@ import trio
 
 from ..core.answers import answered, json_answer, strip_reasoning
 from ..core.config import Config
-from ..core.errors import InputError, LLMError
+from ..core.errors import InputError, LLMError, LLMRequestError
 from ..core.prompts import load_template, render
 from ..core.sync import entry_point, run_sync
 from ..core.tokens import Tokenizer
@@ -175,11 +175,18 @@ async def _global(outputs: RunOutputs, question: str, settings: RunSettings, sch
     llm = scheduler.llm(PASS + ".map")
 
     async def one(batch: tuple[int, Context]) -> list[Point]:
-        prompt = render(template, context=batch[1].text, question=question)
-        fmt = {"type": "json_object"} if json_mode else None
+        nonlocal json_mode
+        messages = [{"role": "user", "content": render(template, context=batch[1].text, question=question)}]
+        cap = _cap(settings, MAP_MAX_TOKENS)
         # an answer with no JSON holds no points: never cached, so asking again asks the model again
-        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], response_format=fmt,
-                                            max_tokens=_cap(settings, MAP_MAX_TOKENS), valid=json_answer))
+        try:
+            fmt = {"type": "json_object"} if json_mode else None
+            result = await llm.chat(llm.request(messages, response_format=fmt, max_tokens=cap, valid=json_answer))
+        except LLMRequestError as e:
+            if not json_mode or not e.is_about("response_format"):
+                raise
+            json_mode = False  # the endpoint does not take response_format: ask plainly
+            result = await llm.chat(llm.request(messages, max_tokens=cap, valid=json_answer))
         return read_points(result.text, batch[0])
 
     outcomes = await scheduler.map(one, list(enumerate(contexts)), pass_name=PASS + ".map")
