@@ -2,10 +2,11 @@
 
 The public API, importable from here (each name is loaded on first use, so ``import graphglean`` stays light):
 
-    from graphglean import Config, load_config, run_sync, extract_graph_sync
+    from graphglean import Config, load_config, run_sync, extract_graph_sync, query_sync
     cfg = load_config("config.yaml")          # or Config() and set its fields
     result = run_sync(cfg)                     # every pass the config enables; outputs in cfg.output.dir
     graph = extract_graph_sync(["Ada Lovelace wrote to Charles Babbage."], cfg).output
+    answer = query_sync("output", "Who is Ada Lovelace?").formatted()   # ask the graph a run wrote
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ _PUBLIC = {
     "summarize": "summaries", "ProgressiveSummarizer": "summaries",
     "EpisodicGistExtraction": "episodic",
     "Enricher": "enrich", "MemoryStore": "enrich", "search": "enrich",
+    "query": "queries", "query_sync": "queries", "QueryResult": "queries",
     "Scheduler": "scheduling.scheduler", "ChatClient": "llm.client",
 }
 __all__ = ["ChatClient", "Config", "ConfigError", "Enricher", "EpisodicGistExtraction", "GraphgleanError",
            "InputError", "LLMAuthError", "LLMError", "LLMModelError", "LLMParameterError", "LLMRequestError",
-           "LLMUnreachableError", "MemoryStore", "ProgressiveSummarizer", "RunResult", "Scheduler", "extract_graph",
-           "extract_graph_sync", "find_communities", "load_config", "report_communities", "report_communities_sync",
-           "resolve_entities", "resolve_entities_sync", "run", "run_sync", "search", "summarize"]
+           "LLMUnreachableError", "MemoryStore", "ProgressiveSummarizer", "QueryResult", "RunResult", "Scheduler",
+           "extract_graph", "extract_graph_sync", "find_communities", "load_config", "query", "query_sync",
+           "report_communities", "report_communities_sync", "resolve_entities", "resolve_entities_sync", "run",
+           "run_sync", "search", "summarize"]
 
 
 def __getattr__(name: str) -> Any:
@@ -76,6 +79,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .graph.extract import extract_graph, extract_graph_sync
     from .graph.resolution.resolve import resolve_entities, resolve_entities_sync
     from .launch import RunResult, run, run_sync
+    from .queries import QueryResult, query, query_sync
     from .llm.client import ChatClient
     from .scheduling.scheduler import Scheduler
     from .summaries import ProgressiveSummarizer, summarize

@@ -69,6 +69,30 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--max-nodes", type=int, metavar="N", default=OutputConfig().view_max_nodes,
                       help="draw at most N nodes, those of highest degree (default %(default)s; 0 = all)")
     view.add_argument("--open", action="store_true", help="open the page in the default browser")
+    ask = sub.add_parser("query", help="ask the graph a run wrote; the answer cites its sources",
+                         description="Answer QUESTION from the graph in OUTPUT (or CONFIG's output.dir), on the "
+                         "run's endpoint, model and response cache; print the answer, the sources it cites and its "
+                         "cost, and append them to OUTPUT/queries.jsonl.")
+    ask.add_argument("target", metavar="OUTPUT_OR_CONFIG", help="a run's output folder, or its configuration file")
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("--method", choices=("local", "global"), default="local",
+                     help="local (default): the entities the question names or resembles, their relationships and "
+                     "source sentences; global: a map-reduce over the community reports")
+    ask.add_argument("--context-only", action="store_true", help="print the context an answer would be asked "
+                     "with, and call nothing (works offline)")
+    ask.add_argument("--max-context-tokens", type=int, metavar="N", default=8000,
+                     help="tokens of context a call holds (default %(default)s)")
+    ask.add_argument("--top-entities", type=int, metavar="N", default=10,
+                     help="local: entities the context starts from (default %(default)s)")
+    ask.add_argument("--level", type=int, metavar="N", default=2,
+                     help="global: reports of community levels 0 to N (default %(default)s)")
+    init = sub.add_parser("init", help="start a project: a commented graphglean.yaml and input/ with a sample",
+                          description="Write DIR/graphglean.yaml for the endpoint found (OPENAI_API_KEY set; else an "
+                          "OpenAI-compatible server answering /v1/models on this machine's usual ports; else the "
+                          "offline method) and DIR/input/ holding a sample text. An existing file is left as it is.")
+    init.add_argument("dir", metavar="DIR", nargs="?", default=".", help="the project folder (default: here)")
+    init.add_argument("--ports", metavar="P,P,...", help="probe these local ports instead of the usual ones "
+                      "(8000 vLLM, 11434 Ollama, 8080 llama.cpp, 1234 LM Studio)")
     return parser
 
 
@@ -91,12 +115,13 @@ def _warning_line(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command not in ("run", "view", "tune"):
+    commands = {"run": _run, "view": _view, "tune": _tune, "init": _init, "query": _query}
+    if args.command not in commands:
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     warnings.showwarning = _warning_line
     try:
-        return {"run": _run, "view": _view, "tune": _tune}[args.command](args)
+        return commands[args.command](args)
     except BaseException as raised:
         return _failed(raised, getattr(args, "config", None))
 
@@ -199,9 +224,56 @@ def _view(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _query(args: argparse.Namespace) -> int:
+    from .queries import query
+
+    result = trio.run(lambda: query(args.target, args.question, method=args.method, context_only=args.context_only,
+                                    max_context_tokens=args.max_context_tokens, top_entities=args.top_entities,
+                                    level=args.level))
+    if args.context_only:
+        print(result.context, flush=True)
+    elif result.found:
+        print(result.formatted(), flush=True)
+    for note in result.notes:
+        print(f"graphglean: {note}", file=sys.stderr)
+    if not args.context_only:
+        logged = f"; logged in {result.log}" if result.log else ""
+        print(f"graphglean: {result.cost_line()}{logged}", file=sys.stderr)
+    return EXIT_OK if result.found else EXIT_FAILED_ITEMS
+
+
+def _init(args: argparse.Namespace) -> int:
+    import os
+
+    from .core.errors import InputError
+    from .starter import init_folder, parse_ports
+    from .starter.project import SAMPLE
+
+    try:
+        ports = parse_ports(args.ports) if args.ports is not None else None
+    except ValueError as e:
+        raise InputError(f"--ports: {e}") from None
+    done = trio.run(lambda: init_folder(args.dir, ports=ports))
+    for line in done.lines:
+        print(f"graphglean init: {line}", file=sys.stderr)
+    here = args.dir if args.dir != "." else ""
+    print(f"next: graphglean run {os.path.join(here, 'graphglean.yaml')}", file=sys.stderr)
+    if any(p.name == SAMPLE for p in done.written):
+        print(f"then: graphglean query {os.path.join(here, 'output')} \"Who is Scrooge?\"", file=sys.stderr)
+    return EXIT_OK
+
+
 def entry() -> None:
     sys.stdout, sys.stderr = _Redacted(sys.stdout), _Redacted(sys.stderr)  # the process's, as it is the CLI
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`graphglean query ... | head`): nothing left to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's own flush is quiet
+        code = EXIT_FAILED_ITEMS
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from .pipeline.estimate import estimate_run
 from .pipeline.plan import check_runnable, state_beside_output, with_peer_needs
 from .pipeline.progress import plural
 from .pipeline.report import format_table, usd
+from .queries.settings import write_run_settings
 from .scheduling.scheduler import Progress
 
 
@@ -68,6 +69,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
 
         report, outcomes = await run_local(cfg, fresh=fresh, progress=progress, notice=notice, stdin=stdin,
                                            detach=detach)
+    write_run_settings(cfg)  # what `graphglean query OUTPUT` asks with (secrets as environment references)
     if not report.get("detached"):
         print(format_table(report["passes"]), file=out)
     totals = report.get("totals") or {}

@@ -16,7 +16,7 @@ from ..core.config import OutputConfig
 from ..core.errors import InputError, OutputError
 from ..graph.formats.communities import COMMUNITIES, REPORTS
 from ..graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
-from ..graph.formats.readback import json_rows, read_graph
+from ..graph.formats.readback import json_records, json_rows, read_graph
 from ..text.chunking import Chunk
 from ..view import FILENAME as VIEW_FILENAME
 from ..view import ChunkText, write_view
@@ -80,19 +80,10 @@ def write_graph_outputs(graph: nx.Graph, chunks: list[Chunk], out_dir: str | Pat
 
 def read_chunk_texts(out_dir: str | Path) -> list[ChunkText]:
     """The chunks of ``out_dir/chunks.jsonl`` (none when an older run wrote no such file)."""
-    path = Path(out_dir) / CHUNKS
-    if not path.is_file():
-        return []
-    found = []
-    for number, row in json_rows(path):
-        try:
-            found.append(ChunkText.from_json(row))
-        except (ValueError, KeyError, TypeError) as e:
-            raise InputError(f"{path}:{number}: not a chunk record ({type(e).__name__}: {e})") from None
-    return found
+    return json_records(Path(out_dir) / CHUNKS, ChunkText.from_json, "a chunk record") or []
 
 
-def _table(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]] | None:
+def table_rows(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]] | None:
     """The rows of a community table the run wrote (None when it wrote none); a row without one of
     ``required`` is an `InputError` naming the file and line."""
     if not path.is_file():
@@ -112,8 +103,8 @@ def rebuild_view(out_dir: str | Path, max_nodes: int) -> Path:
     out = Path(out_dir)
     with output_folder_lock(out, "view") if out.is_dir() else contextlib.nullcontext():  # else: read_graph says
         graph = read_graph(out)
-        communities = _table(out / f"{COMMUNITIES}.jsonl", ("id", "level", "size"))
-        reports = _table(out / f"{REPORTS}.jsonl", ("community", "level"))
+        communities = table_rows(out / f"{COMMUNITIES}.jsonl", ("id", "level", "size"))
+        reports = table_rows(out / f"{REPORTS}.jsonl", ("community", "level"))
         try:
             return write_view(graph, read_chunk_texts(out), out / VIEW_FILENAME, max_nodes=max_nodes,
                               title=out.resolve().name, communities=communities, reports=reports)

@@ -99,7 +99,8 @@ class FakeLLMServer:
                  tokenizer: Callable[[str], list[int]] | None = None, tokenize_path: str = "/tokenize",
                  tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0,
                  batch_api: FakeBatchAPI | None = None, prompt_cache: PromptCache | bool = True,
-                 local: LocalServer | None = None, refuse_stream: bool = False) -> None:
+                 local: LocalServer | None = None, refuse_stream: bool = False,
+                 models: tuple[str, ...] = ()) -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
@@ -128,6 +129,7 @@ class FakeLLMServer:
         self.faults_injected: dict[str, int] = {}
         self.timer = self._timer = Timer()
         self.local = local  # slots, a queue and tokens at a pace: a local inference server (`LocalServer`)
+        self.models = tuple(models)  # GET /v1/models lists these (none: that route is a 404, as before)
 
     @property
     def base_url(self) -> str:
@@ -209,6 +211,11 @@ class FakeLLMServer:
             report = self.local.report(req.path) if self.local is not None else None
             status, payload, kind = report or (404, b'{"detail": "Not Found"}', "application/json")
             await self._send(conn, status, payload, {"content-type": kind})
+            return True
+        if req.method == "GET" and req.path.rstrip("/").endswith("/models") and self.models:
+            self.report_requests.append(req)  # what the server serves: not an LLM call either
+            await self.send_json(conn, 200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "graphglean-testing"} for m in self.models]})
             return True
         self.requests.append(req)
         self.in_flight += 1

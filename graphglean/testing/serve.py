@@ -14,6 +14,8 @@ from .fake_llm import FAULT_KINDS, FakeLLMServer, FaultPlan
 from .local_server import LocalServer
 from .refusals import REFUSAL_KINDS, refusal, refusing
 
+DEFAULT_MODEL = "graphglean-fake"
+
 
 def load_responder(spec: str) -> Responder:
     """The responder ``module:function`` names (``respond`` when no function is named)."""
@@ -42,7 +44,11 @@ def main(argv: list[str] | None = None) -> None:
 
     p = argparse.ArgumentParser(prog="python -m graphglean.testing.serve",
                                 description="A scriptable OpenAI-compatible server for tests and benchmarks.")
-    p.add_argument("--port", type=int, default=0, help="0 = any free port")
+    p.add_argument("--port", type=int, default=0, help="0 = any free port; a fixed one (8000) lets a config, or "
+                   "graphglean init, find the server there")
+    p.add_argument("--model", action="append", default=[], metavar="NAME",
+                   help=f"a model GET /v1/models lists (repeat for more; default {DEFAULT_MODEL}); any name is "
+                   "answered")
     p.add_argument("--port-file", help="write the chosen port here once listening")
     p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     p.add_argument("--token-latency", type=float, default=0.0, help="seconds per output token, after --latency")
@@ -83,7 +89,8 @@ def main(argv: list[str] | None = None) -> None:
                            batch_api=FakeBatchAPI(args.batch_delay, failed_lines=args.batch_failed_lines,
                                                   seed=args.seed), refuse_stream=args.refuse_stream,
                            local=LocalServer(slots=args.slots, tokens_per_s=args.tokens_per_s,
-                                             reports_slots=args.slot_report) if args.slots else None)
+                                             reports_slots=args.slot_report) if args.slots else None,
+                           models=tuple(args.model or [DEFAULT_MODEL]))
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
@@ -103,6 +110,14 @@ def main(argv: list[str] | None = None) -> None:
         trio.run(serve)
     except KeyboardInterrupt:
         sys.exit(0)
+    except BaseExceptionGroup as group:  # the listener's own error, out of trio's nursery
+        bind = group.subgroup(OSError)
+        if bind is None:
+            raise
+        error = bind.exceptions[0]
+        while isinstance(error, BaseExceptionGroup):
+            error = error.exceptions[0]
+        sys.exit(f"python -m graphglean.testing.serve: cannot listen on port {args.port}: {error.strerror or error}")
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@ from typing import Any, Iterable, Mapping
 import attrs
 import networkx as nx
 
+from ..text.sentences import Sentences
+
 UNGROUNDED, TYPE_CONFLICT, OFF_SCHEMA = 1, 2, 4  # node flag bits (OFF_SCHEMA: the node or an edge of it)
-# a sentence ends at . ! ? (and any closing quotes or brackets) before whitespace, or at a blank line
-_SENTENCE_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s)|\n\s*\n")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
@@ -36,30 +36,17 @@ class ChunkText:
                    str(row["text"]))
 
 
-class _Sentences:
+class _Sentences(Sentences):
     """Sentence boundaries of one chunk's text, found once, and its offsets as the page counts them."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
-        self.ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        super().__init__(text)
         # characters beyond U+FFFF (emoji, rare CJK) are two UTF-16 units in JavaScript strings
         self.astral = [m.start() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
 
     def utf16(self, offsets: Iterable[int]) -> list[int]:
         """Code-point offsets into the text as JavaScript's string indices."""
         return [i + bisect.bisect_left(self.astral, i) for i in offsets] if self.astral else list(offsets)
-
-    def around(self, start: int, end: int) -> tuple[int, int]:
-        """The sentence holding text[start:end], without surrounding whitespace."""
-        i = bisect.bisect_right(self.ends, start)
-        first = self.ends[i - 1] if i else 0
-        j = bisect.bisect_left(self.ends, end)
-        last = self.ends[j] if j < len(self.ends) else len(self.text)
-        while first < start and self.text[first].isspace():
-            first += 1
-        while last > end and self.text[last - 1].isspace():
-            last -= 1
-        return first, last
 
 
 def _top_nodes(graph: nx.Graph, limit: int) -> list[Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 import networkx as nx
 
@@ -17,6 +17,7 @@ from .export import JSON_EDGE_KEYS, JSON_NODE_KEYS
 # the attributes graphglean writes as lists, decoded from a GraphML file that does not name its JSON attributes
 _LIST_KEYS = frozenset({"types", "descriptions", "source_ids", "aliases", "spans", "keywords", "merged_from"})
 SOURCES = ("graph.json", "entities.jsonl", "graph.graphml")
+T = TypeVar("T")
 
 
 def read_graph(out_dir: str | Path) -> nx.Graph:
@@ -54,6 +55,20 @@ def json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(row, dict):
                 raise InputError(f"{path}:{number}: expected a JSON object")
             yield number, row
+
+
+def json_records(path: Path, read: Callable[[dict[str, Any]], T], what: str) -> list[T] | None:
+    """Each line of a JSONL file read by ``read`` (None when there is no such file); a line it cannot read
+    (KeyError, TypeError, ValueError) is an `InputError` naming the file, the line and ``what`` it is not."""
+    if not path.is_file():
+        return None
+    found = []
+    for number, row in json_rows(path):
+        try:
+            found.append(read(row))
+        except (KeyError, TypeError, ValueError) as e:
+            raise InputError(f"{path}:{number}: not {what} ({type(e).__name__}: {e})") from None
+    return found
 
 
 def _tables(entities: Path, relationships: Path) -> nx.Graph:

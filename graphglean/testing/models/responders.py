@@ -30,6 +30,9 @@ MARK_FACTS = '"facts"'
 MARK_INTENT = "intent of the message"
 MARK_ENTITIES = "named entities"
 MARK_REPORT = "writing a community report"
+MARK_QUESTION = "---Question---"  # graphglean query's prompts (query_local, query_map, query_reduce)
+MARK_MAP = '{"points": ['
+MARK_NOTES = "---Notes---"
 
 
 def passage_of(prompt: str) -> str:
@@ -76,6 +79,8 @@ def synthetic(req: RecordedRequest) -> Reply | str:
         return Reply("YES" if answers_given(req) < 2 else "NO", finish_reason="length")
     if req.messages and MARK_REPORT in req.messages[0]["content"]:
         return community_report(req.messages[0]["content"])
+    if MARK_QUESTION in last:
+        return query_answer(last)
     if MARK_CONTINUE in last:
         return _records(passage_of(req.messages[0]["content"]), 1)
     if "Records:" in last:
@@ -136,6 +141,30 @@ def community_report(prompt: str) -> str:
                                   + (f", around {', '.join(names[:4])}." if names else "."),
                        "rating": min(10.0, 2.0 + size / 4), "rating_explanation": "Rated by how much it holds.",
                        "findings": findings})
+
+
+def query_answer(prompt: str) -> str:
+    """An answer to one of graphglean query's prompts, from its context and citing it: local, the first entity,
+    relationship and source sentence; map, a scored point per report; reduce, the first three notes."""
+    context = prompt.rpartition(MARK_QUESTION)[0]
+    if MARK_NOTES in context:
+        notes = re.findall(r"^- \(importance [^)]*\) (.*)$", context, re.M)
+        return "From the community reports: " + " ".join(notes[:3]) if notes else "The notes hold no answer."
+    if MARK_MAP in context:
+        titles = re.findall(r"^\[(C\d+)\] # (.*)$", context, re.M)
+        return json.dumps({"points": [{"description": f"{title} is part of the story [{label}].", "score": 90 - 10 * i}
+                                      for i, (label, title) in enumerate(titles[:5])]})
+    entity = re.search(r"^\[(E\d+)\] (.*?) \([^)]*\): (.*)$", context, re.M)
+    if entity is None:
+        return "The context does not say."
+    parts = [f"{entity.group(2)}: {entity.group(3)[:200]} [{entity.group(1)}]."]
+    relationship = re.search(r"^\[(R\d+)\] (.*?): (.*)$", context, re.M)
+    if relationship:
+        parts.append(f"{relationship.group(3)[:200]} [{relationship.group(1)}].")
+    sentence = re.search(r'^\[(S\d+)\] \([^)]*\) "(.*)"$', context, re.M)
+    if sentence:
+        parts.append(f'The text says: "{sentence.group(2)}" [{sentence.group(1)}].')
+    return " ".join(parts)
 
 
 _FIRST = ["Ada", "Bram", "Cleo", "Dov", "Esme", "Finn", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lena"]

@@ -1,0 +1,127 @@
+"""Finding an endpoint for a new project: ``OPENAI_API_KEY`` in the environment, and OpenAI-compatible servers
+answering ``GET /v1/models`` on this machine's usual ports, all probed at once with short timeouts."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+import attrs
+import httpx
+import trio
+
+#: the local servers' usual ports, in the order a found one is preferred
+USUAL_PORTS: tuple[tuple[int, str], ...] = ((8000, "vLLM"), (11434, "Ollama"), (8080, "llama.cpp"),
+                                            (1234, "LM Studio"))
+HOST = "127.0.0.1"
+CONNECT_S, ANSWER_S = 0.5, 1.5  # a local server accepts at once; /v1/models is a list, not a generation
+KEY_ENV = "OPENAI_API_KEY"
+# what servers put in a model's owned_by
+_OWNERS = {"vllm": "vLLM", "library": "Ollama", "ollama": "Ollama", "llamacpp": "llama.cpp",
+           "organization_owner": "LM Studio", "graphglean-testing": "graphglean's test server"}
+_EMBEDDING = re.compile(r"(?i)embed|(?:^|[/:_.-])(?:bge|e5|gte|minilm|all-minilm|nomic-bert)(?:[/:_.-]|$)")
+
+
+@attrs.frozen
+class Server:
+    """An OpenAI-compatible server that answered ``/v1/models``."""
+
+    port: int
+    kind: str  # what it says it is (owned_by), else the port's usual server
+    models: tuple[str, ...]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}/v1"
+
+    @property
+    def chat_model(self) -> str:
+        """The first model it lists that is not an embedding model ("" when it lists none)."""
+        return next((m for m in self.models if not _EMBEDDING.search(m)), "")
+
+    @property
+    def embedding_model(self) -> str:
+        return next((m for m in self.models if _EMBEDDING.search(m)), "")
+
+    def describe(self) -> str:
+        served = f"serving {', '.join(self.models[:4])}{', ...' if len(self.models) > 4 else ''}" if self.models \
+            else "serving no model yet"
+        return f"{self.kind} at {self.base_url} ({served})"
+
+
+@attrs.frozen
+class Found:
+    """What the probe found: whether ``OPENAI_API_KEY`` is set, and the servers that answered, in port order."""
+
+    openai_key: bool
+    servers: tuple[Server, ...]
+    ports: tuple[int, ...]
+
+    @property
+    def usable(self) -> tuple[Server, ...]:
+        """The servers with a chat model to fill in."""
+        return tuple(s for s in self.servers if s.chat_model)
+
+
+def usual_name(port: int) -> str:
+    return dict(USUAL_PORTS).get(port, "a server")
+
+
+def parse_ports(text: str) -> tuple[int, ...]:
+    """``8000,11434`` as ports; `ValueError` naming what is not a port."""
+    ports = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if not part.isdigit() or not 0 < int(part) < 65536:
+            raise ValueError(f"not a port number: {part!r}")
+        ports.append(int(part))
+    return tuple(dict.fromkeys(ports))
+
+
+def _models(body: Any) -> tuple[tuple[str, ...], str] | None:
+    """The model ids of a ``/v1/models`` answer and what owns the first, or None when it is not one."""
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list):
+        return None
+    entries = [e for e in data if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]]
+    owner = str(entries[0].get("owned_by") or "") if entries else ""
+    return tuple(e["id"] for e in entries), owner
+
+
+async def _probe(client: httpx.AsyncClient, port: int) -> Server | None:
+    with trio.move_on_after(CONNECT_S + ANSWER_S):
+        try:
+            response = await client.get(f"http://{HOST}:{port}/v1/models")
+            listed = _models(response.json()) if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        if listed is None:
+            return None
+        models, owner = listed
+        return Server(port, _OWNERS.get(owner.lower(), usual_name(port)), models)
+    return None
+
+
+async def probe_servers(ports: Iterable[int]) -> list[Server]:
+    """The servers answering ``/v1/models`` on ``ports`` of this machine, in the order of ``ports``."""
+    ports = list(ports)
+    found: dict[int, Server] = {}
+    timeout = httpx.Timeout(ANSWER_S, connect=CONNECT_S)
+    # trust_env off: a proxy from the environment must not stand between us and this machine's own ports
+    async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+        async def one(port: int) -> None:
+            server = await _probe(client, port)
+            if server is not None:
+                found[port] = server
+
+        async with trio.open_nursery() as nursery:
+            for port in ports:
+                nursery.start_soon(one, port)
+    return [found[p] for p in ports if p in found]
+
+
+async def find_endpoints(environ: Mapping[str, str], ports: Iterable[int] | None = None) -> Found:
+    """``OPENAI_API_KEY`` (its presence, never its value) and the servers on ``ports`` (the usual ones)."""
+    ports = tuple(ports) if ports is not None else tuple(p for p, _ in USUAL_PORTS)
+    return Found(bool((environ.get(KEY_ENV) or "").strip()), tuple(await probe_servers(ports)), ports)

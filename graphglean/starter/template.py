@@ -1,0 +1,133 @@
+"""The starter ``graphglean.yaml`` for what the probe found: OpenAI (the key read from the environment when a
+run starts, never written), a local OpenAI-compatible server with its model filled in, or the offline method.
+Short and commented; ``config.example.yaml`` explains every other key."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+from .probe import KEY_ENV, Found, Server
+
+CONFIG_NAME, INPUT_DIR, OUTPUT_DIR = "graphglean.yaml", "input", "output"
+OPENAI_MODEL, OPENAI_EMBEDDING = "gpt-4o-mini", "text-embedding-3-small"
+
+
+@attrs.frozen
+class Choice:
+    """The endpoint the starter config uses: ``openai``, ``server`` or ``offline``."""
+
+    kind: str
+    server: Server | None = None
+
+    def said(self) -> str:
+        """What the config uses, for the line ``graphglean init`` prints."""
+        if self.kind == "openai":
+            return f"{KEY_ENV} is set: the config uses OpenAI ({OPENAI_MODEL}); the key stays in the environment"
+        if self.kind == "server":
+            assert self.server is not None
+            return f"found {self.server.describe()}: the config uses it with model {self.server.chat_model}"
+        return "the config uses the offline method (spaCy named entities, no LLM call)"
+
+
+COMMENT_AT = 34  # the column comments start at
+
+
+def _c(code: str, comment: str) -> str:
+    """A line of YAML with its comment at `COMMENT_AT`."""
+    return f"{code.ljust(COMMENT_AT - 1)} # {comment}"
+
+
+def choose(found: Found) -> Choice:
+    if found.openai_key:
+        return Choice("openai")
+    if found.usable:
+        return Choice("server", found.usable[0])
+    return Choice("offline")
+
+
+def _llm_openai() -> list[str]:
+    return ["llm:",
+            _c(f"  api_key: ${{{KEY_ENV}}}", "read from the environment when a run starts; never written anywhere"),
+            f"  model: {OPENAI_MODEL}",
+            f"  embedding_model: {OPENAI_EMBEDDING}"]
+
+
+def _llm_server(server: Server) -> list[str]:
+    lines = ["llm:",
+             _c(f"  base_url: {server.base_url}", f"{server.kind}, found by graphglean init"),
+             _c("  # api_key: ${MY_SERVER_KEY}", "if the server asks for a key (vLLM --api-key)"),
+             f"  model: {_quoted(server.chat_model)}"]
+    if server.embedding_model:
+        lines.append(f"  embedding_model: {_quoted(server.embedding_model)}")
+    return lines
+
+
+def _llm_offline() -> list[str]:
+    return ["llm:   # no endpoint was found: the graph is built offline. To use an LLM, set OPENAI_API_KEY, or",
+            "       # GRAPHGLEAN_BASE_URL and GRAPHGLEAN_MODEL for a local OpenAI-compatible server",
+            _c("  base_url: ${GRAPHGLEAN_BASE_URL:-}", "e.g. http://127.0.0.1:8000/v1; empty = OpenAI"),
+            f"  api_key: ${{{KEY_ENV}:-}}",
+            f"  model: ${{GRAPHGLEAN_MODEL:-{OPENAI_MODEL}}}"]
+
+
+def _quoted(text: str) -> str:
+    """A model id as a YAML scalar that reads back as the same text (``llama3.1:8b``, ``null``, ``7b``): double
+    quoted, JSON's escapes being YAML's."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _others(found: Found, chosen: Server | None) -> list[str]:
+    others = [s for s in found.servers if s is not chosen]
+    if not others:
+        return []
+    lines = ["# Also found (to use one, set llm.base_url and llm.model to its URL and a model it serves):"]
+    return lines + [f"#   {s.describe()}" for s in others]
+
+
+def _graph(choice: Choice) -> list[str]:
+    llm = choice.kind != "offline"
+    lines = ["graph:",
+             "  method: llm" if llm else _c("  method: auto", "the LLM once an endpoint is set; offline until then"),
+             _c("  max_gleanings: 1", "extra rounds asking the model for entities it missed"),
+             "  entity_types: [organization, person, geo, event]"]
+    if choice.kind == "server" and choice.server is not None and not choice.server.embedding_model:
+        lines += ["  resolve:",
+                  _c("    embeddings: false", "the server lists no embedding model: names and rules merge entities")]
+    if llm:
+        lines += [_c("  communities:", "for graphglean query --method global: one report call per"),
+                  _c("    enabled: true", "community of 3+ entities (reused while it is unchanged)")]
+    else:
+        lines += ["  communities:",
+                  _c("    enabled: false", "reports need an LLM; turn on with one for query --method global")]
+    return lines
+
+
+def starter_yaml(found: Found, choice: Choice) -> str:
+    """The text of the starter ``graphglean.yaml``."""
+    llm = {"openai": _llm_openai, "offline": _llm_offline}.get(choice.kind)
+    head = ["# graphglean.yaml, written by graphglean init. Relative paths are relative to this file.",
+            "#   graphglean run graphglean.yaml --dry-run      # the calls, tokens and cost, without calling",
+            "#   graphglean run graphglean.yaml                # the graph and the files in output/",
+            "#   graphglean query output \"Who is Scrooge?\"     # ask the graph (docs/query.md)",
+            "# Every other key, with its default, is in config.example.yaml of graphglean's source.",
+            ""]
+    body = llm() if llm is not None else _llm_server(choice.server)  # type: ignore[arg-type]
+    body += _others(found, choice.server)
+    body += ["",
+             "input:",
+             _c(f"  path: {INPUT_DIR}/", "a file, a folder (read recursively), JSONL, LoCoMo, or - for stdin"),
+             "",
+             "output:",
+             _c(f"  dir: {OUTPUT_DIR}", "the graph's files, report.json, the run store; one run at a time"),
+             _c("  formats: [graphml, json, jsonl, html, neo4j]", "also parquet, graphrag, lightrag (docs/peers.md)"),
+             "",
+             *_graph(choice),
+             "",
+             "# The other passes, off here (each has its docs page):",
+             _c("summary: {enabled: false}", "document summaries at a chosen detail (docs/summaries.md)"),
+             _c("episodic: {enabled: false}", "gists and facts of each chunk (docs/episodic.md)"),
+             _c("enrich: {enabled: false}", "chat messages: intent, entities, embeddings (docs/enrichment.md)"),
+             ""]
+    return "\n".join(head + body)

@@ -1,0 +1,166 @@
+"""`graphglean init`: the endpoint it finds (OPENAI_API_KEY, a server on a probed port, none), the starter config
+for each, files never overwritten, and the folder it makes running at once."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tomllib
+
+import pytest
+import trio
+
+from graphglean.core.config_loader import load_config, load_config_text
+from graphglean.starter import find_endpoints, init_folder, parse_ports, sample_path
+from graphglean.starter.template import choose, starter_yaml
+from graphglean.testing import FakeLLMServer
+from graphglean.testing.models.responders import synthetic
+
+from .conftest import ROOT
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def no_endpoint_env() -> dict[str, str]:
+    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "GRAPHGLEAN_BASE_URL", "GRAPHGLEAN_MODEL")}
+    e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
+    return e
+
+
+async def graphglean(*args, cwd, env=None):
+    return await trio.run_process([sys.executable, "-m", "graphglean", *map(str, args)], capture_stdout=True,
+                                  capture_stderr=True, check=False, cwd=str(cwd), env=env or no_endpoint_env())
+
+
+async def test_a_server_on_a_probed_port_is_found_with_its_models():
+    async with FakeLLMServer(synthetic, models=("nomic-embed-text", "llama3.1:8b", "qwen2.5")).running() as s:
+        found = await find_endpoints({}, [closed_port(), s.port])
+    assert not found.openai_key and [x.port for x in found.servers] == [s.port]
+    server = found.servers[0]
+    assert server.chat_model == "llama3.1:8b" and server.embedding_model == "nomic-embed-text"
+    assert server.base_url == f"http://127.0.0.1:{s.port}/v1"
+
+
+async def test_a_server_without_the_models_route_or_with_no_model_is_not_used():
+    async with FakeLLMServer(synthetic).running() as plain, FakeLLMServer(synthetic, models=("bge-m3",)).running() as e:
+        found = await find_endpoints({}, [plain.port, e.port])
+    assert [x.port for x in found.servers] == [e.port] and found.usable == ()
+    assert choose(found).kind == "offline"
+
+
+async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_path):
+    secret = "sk-init-test-0123456789"
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={"OPENAI_API_KEY": secret})
+    text = (tmp_path / "graphglean.yaml").read_text()
+    assert done.choice.kind == "openai" and secret not in text and "${OPENAI_API_KEY}" in text
+    assert secret not in " ".join(done.lines)
+    os.environ["OPENAI_API_KEY"] = secret
+    try:
+        cfg = load_config(tmp_path / "graphglean.yaml")
+    finally:
+        del os.environ["OPENAI_API_KEY"]
+    assert cfg.llm.api_key == secret and cfg.llm.base_url == "" and cfg.graph.method == "llm"
+    assert cfg.input.path == os.path.join(tmp_path, "input/") and cfg.graph.communities.enabled
+
+
+@pytest.mark.parametrize("model", ["llama3.1:8b", "org/Model-7B", "7b-chat", "yes", "null", 'odd"name#1'])
+def test_any_model_id_reads_back_as_written(model):
+    from graphglean.starter.probe import Found, Server
+
+    found = Found(False, (Server(8000, "vLLM", (model,)),), (8000,))
+    cfg = load_config_text(starter_yaml(found, choose(found)))
+    assert cfg.llm.model == model and cfg.llm.base_url == "http://127.0.0.1:8000/v1"
+    assert cfg.graph.resolve.embeddings is False  # no embedding model listed
+
+
+async def test_nothing_found_is_the_offline_method(tmp_path, monkeypatch):
+    for name in ("OPENAI_API_KEY", "GRAPHGLEAN_BASE_URL", "GRAPHGLEAN_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    done = await init_folder(tmp_path / "new" / "project", ports=[closed_port()], environ={})
+    assert done.choice.kind == "offline" and "no OPENAI_API_KEY" in done.lines[0]
+    cfg = load_config(tmp_path / "new" / "project" / "graphglean.yaml")
+    assert not cfg.llm.has_endpoint and cfg.graph.method == "auto" and not cfg.graph.communities.enabled
+    sample = tmp_path / "new" / "project" / "input" / "a_christmas_carol_stave1.txt"
+    assert sample.read_bytes() == sample_path().read_bytes()
+
+
+async def test_nothing_is_overwritten(tmp_path):
+    (tmp_path / "graphglean.yaml").write_text("llm: {model: mine}\n")
+    (tmp_path / "input").mkdir()
+    (tmp_path / "input" / "notes.txt").write_text("my own text")
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={})
+    assert (tmp_path / "graphglean.yaml").read_text() == "llm: {model: mine}\n"
+    assert sorted(p.name for p in (tmp_path / "input").iterdir()) == ["notes.txt"]  # the sample is not mixed in
+    assert done.written == [] and any("exists: left as it is" in line for line in done.lines)
+    again = await init_folder(tmp_path / "b", ports=[closed_port()], environ={})
+    sample = tmp_path / "b" / "input" / "a_christmas_carol_stave1.txt"
+    sample.write_text("edited")
+    third = await init_folder(tmp_path / "b", ports=[closed_port()], environ={})
+    assert len(again.written) == 2 and third.written == [] and sample.read_text() == "edited"
+
+
+async def test_a_file_where_the_folder_should_be_is_exit_2(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    r = await graphglean("init", "taken", "--ports", closed_port(), cwd=tmp_path)
+    assert r.returncode == 2 and b"taken: the folder to initialize exists and is not a folder" in r.stderr
+    bad = await graphglean("init", "x", "--ports", "80,http", cwd=tmp_path)
+    assert bad.returncode == 2 and b"--ports: not a port number: 'http'" in bad.stderr
+    assert parse_ports("8000, 11434,8000") == (8000, 11434)
+
+
+def test_the_sample_ships_inside_the_wheel():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    included = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert included["examples/a_christmas_carol_stave1.txt"] == "graphglean/examples/a_christmas_carol_stave1.txt"
+    assert sample_path() == ROOT / "examples" / "a_christmas_carol_stave1.txt"
+
+
+@pytest.mark.slow
+async def test_init_then_run_against_a_server_found_on_a_probed_port(tmp_path):
+    async with FakeLLMServer(synthetic, models=("local-model",)).running() as s:
+        made = await graphglean("init", "--ports", f"{closed_port()},{s.port}", cwd=tmp_path)
+        assert made.returncode == 0, made.stderr.decode()
+        assert f"found graphglean's test server at http://127.0.0.1:{s.port}/v1".encode() in made.stderr
+        assert b"next: graphglean run graphglean.yaml" in made.stderr
+        ran = await graphglean("run", "graphglean.yaml", cwd=tmp_path)
+        assert ran.returncode == 0, ran.stderr.decode()
+        chats = s.chat_requests()
+    assert chats and {r.body["model"] for r in chats} == {"local-model"}
+    names = [json.loads(line)["name"] for line in (tmp_path / "output" / "entities.jsonl").open()]
+    assert "Scrooge" in names and (tmp_path / "output" / "community_reports.jsonl").stat().st_size > 0
+
+
+@pytest.mark.slow
+async def test_init_then_run_with_nothing_found_is_offline(tmp_path):
+    made = await graphglean("init", "proj", "--ports", closed_port(), cwd=tmp_path)
+    assert made.returncode == 0 and b"the config uses the offline method" in made.stderr
+    assert b"next: graphglean run proj/graphglean.yaml" in made.stderr
+    ran = await graphglean("run", "proj/graphglean.yaml", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr.decode()
+    rows = [json.loads(line) for line in (tmp_path / "proj" / "output" / "entities.jsonl").open()]
+    assert any("Scrooge" in r["name"] for r in rows)
+
+
+@pytest.mark.slow
+async def test_the_test_server_on_a_fixed_port_is_found_as_the_docs_recipe_says(tmp_path):
+    port = closed_port()
+    server = await trio.lowlevel.open_process([sys.executable, "-m", "graphglean.testing.serve", "--port", str(port)],
+                                              env=no_endpoint_env(), stdout=subprocess.DEVNULL)
+    try:
+        with trio.fail_after(60):
+            found = await find_endpoints({}, [port])
+            while not found.servers:  # until it listens
+                await trio.sleep(0.1)
+                found = await find_endpoints({}, [port])
+        taken = await trio.run_process([sys.executable, "-m", "graphglean.testing.serve", "--port", str(port)],
+                                       env=no_endpoint_env(), capture_stdout=True, capture_stderr=True, check=False)
+    finally:
+        server.kill()
+        await server.wait()
+    assert [s.chat_model for s in found.servers] == ["graphglean-fake"]
+    assert taken.returncode == 1 and f"cannot listen on port {port}".encode() in taken.stderr
