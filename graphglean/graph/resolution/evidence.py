@@ -16,8 +16,8 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST
-from .names import NameForm, key_of, read_name, words_of
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST, REGIONS
+from .names import NameForm, key_of, read_name, web_spellings, words_of
 from .persons import person_verdict
 from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -40,6 +40,7 @@ class Evidence:
     corpus: Corpus
     owner_cluster: dict[str, str] = attrs.field(factory=dict)  # name key -> cluster id, after a first round
     disagree_below: float = 0.04
+    agree_above: float = 0.5  # descriptions and neighbours that share this much describe one thing
 
     def context(self, a: Profile, b: Profile) -> float:
         """How much two nodes' descriptions and neighbours share: overlap in [0, 1] weighted by squared idf, so
@@ -64,7 +65,7 @@ class Evidence:
                     return v
                 if rank(v) > rank(best):
                     best = v
-        if best.kind in (SAME, UNSURE):
+        if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):
                 if any(_defines_relative(x.description, f) for f in y.forms):
                     return Verdict(DIFFERENT, 0.0, f"described as related to {y.name!r}")
@@ -73,6 +74,8 @@ class Evidence:
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and (fa.numbers != fb.numbers or fa.generation != fb.generation):
+            if fa.numbers == fb.numbers and _generation_left_out(fa, fb):
+                return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v
 
@@ -84,7 +87,8 @@ class Evidence:
         if fa.generation and fb.generation and fa.generation != fb.generation:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
-        for rule in (self._qualified, self._acronym, self._legal, self._country):
+        for rule in (self._domain, self._qualified, self._one_country, self._acronym, self._legal, self._club,
+                     self._country):
             v = rule(a, b, fa, fb, clash)
             if v is not None:
                 return v
@@ -93,6 +97,9 @@ class Evidence:
         return None
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+        if fa.key != fb.key and fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
+                not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
+            return Verdict(SAME, 0.9, "same name, an apostrophe more or less")  # "McDonald's", "Lloyds of London"
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -101,7 +108,7 @@ class Evidence:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
             if fa.core == fb.core and not (a.personal or b.personal):
-                return Verdict(SAME, 0.8, "possessive place name")
+                return self._short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
         if fa.key == fb.key:
@@ -127,6 +134,10 @@ class Evidence:
         return self._short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
 
     def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
+            if _types_conflict(a, b):
+                return doubtful(0.6, "same abbreviation, types differ")
+            return Verdict(SAME, 0.9, "same abbreviation, with or without dots")
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
@@ -141,16 +152,23 @@ class Evidence:
         "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
-                if fa.qualifier.replace(" ", "") != fb.qualifier.replace(" ", ""):
+                if _region(fa.qualifier) != _region(fb.qualifier):
                     return Verdict(DIFFERENT, 0.0, "different qualifiers")
-                return None
+                return Verdict(SAME, 0.9, "same qualifier written another way")  # "Paris, TX", "Paris, Texas"
             if clash:
                 return doubtful(0.5, "trailing qualifier, person and place")
-            x = fa if fa.qualifier else fb
+            x, py = (fa, b) if fa.qualifier else (fb, a)
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
-            if x.qualifier in COUNTRIES or _places(a, b) or (x.paren and not _types_conflict(a, b)):
+            if _places(a, b) or (not x.paren and _region(x.qualifier) in _PLACES_NAMED):
+                # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
+                if _names_region(py.description, x.qualifier):
+                    return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
+                if self.context(a, b) >= self.agree_above:
+                    return Verdict(SAME, 0.8, "a place and its region, described alike")
+                return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
+            if x.qualifier in COUNTRIES or (x.paren and not _types_conflict(a, b)):
                 return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
@@ -160,6 +178,42 @@ class Evidence:
                 same = Verdict(SAME, 0.85, "parenthesized alias")
                 return self._short_form(a, b, same) if y.acronym else same
         return None
+
+    def _one_country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """Two places that are one country named two ways ("U.S.A.", "United States of America")."""
+        ca, cb = COUNTRIES.get(fa.key), COUNTRIES.get(fb.key)
+        if not (ca and cb and fa.key != fb.key and _places(a, b)):
+            return None
+        return Verdict(SAME, 0.9, "one country, named another way") if ca == cb else \
+            Verdict(DIFFERENT, 0.0, "different countries")
+
+    def _domain(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "zillow.com" and "Zillow", "theguardian.com" and "The Guardian"; not "booking.com" and "Booking
+        Holdings", nor "zalando.de" and "zalando.fr" (one name, other sites: doubt)."""
+        if fa.site and fb.site:
+            if fa.site == fb.site:
+                return Verdict(SAME, 0.95, "same web domain", certain=True)
+            return doubtful(0.5, "one name, other web domains") if fa.stem and fa.stem == fb.stem else None
+        x, y, py = (fa, fb, b) if fa.site else (fb, fa, a)
+        if not x.stem or x.stem not in web_spellings(y):
+            return None
+        if py.personal or py.types & PLACE_TYPES:
+            return doubtful(0.4, "a web domain and a person or place of its name")
+        return Verdict(SAME, 0.9, "a name and its web domain", certain=True)
+
+    def _club(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "AFC Ajax" and "Ajax", "1. FC Köln" and "FC Köln"; not "FC Barcelona" and "Barcelona SC", nor "FC
+        Porto" and the city of Porto."""
+        if fa.club and fb.club:
+            if fa.team == fb.team and fa.club != fb.club:
+                return doubtful(0.5, "different club abbreviations (another club, another sport?)")
+            return None
+        x, y = (fa, fb) if fa.club else (fb, fa)
+        if not x.club or x.team != y.key:
+            return None
+        if not (_club_like(a) and _club_like(b)):
+            return doubtful(0.4, "a club and a namesake of another kind")
+        return Verdict(SAME, 0.9, "with and without its club's abbreviation")
 
     def _legal(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "Siemens AG" and "Siemens"; "Microsoft Corp." and "Microsoft Corporation"; not "Siemens AG" and
@@ -273,3 +327,40 @@ def _places(a: Profile, b: Profile) -> bool:
     """Both nodes are places, or one is and the other has no type."""
     return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
         p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))
+
+
+def _generation_left_out(fa: NameForm, fb: NameForm) -> bool:
+    """A generational marker on one side only of a personal name, whose other side is a surname or given name
+    alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest."""
+    x, y = (fa, fb) if fa.generation else (fb, fa)
+    return bool(x.generation) and not y.generation and len(y.person) == 1 < len(x.person)
+
+
+def _region(qualifier: str) -> str:
+    """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
+    return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or qualifier.replace(" ", "")
+
+
+_PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values())
+
+
+def _names_region(description: str, qualifier: str) -> bool:
+    """``description`` names the region or country ``qualifier`` names: by its full name, or the qualifier as
+    written when that is a word rather than an abbreviation (an "or" in a text is no Oregon)."""
+    region = _region(qualifier)
+    text = f" {key_of(description)} "
+    if region in _countries_named(description):
+        return True
+    names = {region} | ({qualifier} if len(qualifier.replace(" ", "")) > 3 else set())
+    return any(f" {n} " in text for n in names if len(n.replace(" ", "")) > 2)
+
+
+_PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"
+                            r"country|municipality|district|port|county)\b", re.I)
+_CLUB_TYPES = frozenset("organization organisation org company team club sports football soccer".split())
+
+
+def _club_like(p: Profile) -> bool:
+    """A node that may be a club: typed an organization, team or club (or untyped), not described as a place."""
+    typed = {w for t in p.types for w in t.replace("_", " ").split()}
+    return (p.types <= UNTYPED or bool(typed & _CLUB_TYPES)) and not _PLACE_DEFINED.search(p.description)
