@@ -16,7 +16,7 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST, REGIONS
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
 from .names import NameForm, key_of, read_name, web_spellings, words_of
 from .persons import person_verdict
 from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
@@ -150,6 +150,8 @@ class Evidence:
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "Salt Lake City, Utah" and "Salt Lake City"; "Internal Revenue Service (IRS)" and "IRS"; not
         "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
+        if a.personal and fa.qualifier in CREDENTIALS or b.personal and fb.qualifier in CREDENTIALS:
+            return None  # "John Smith, MD": a degree, not a place
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
                 if _region(fa.qualifier) != _region(fb.qualifier):
@@ -181,7 +183,7 @@ class Evidence:
 
     def _one_country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """Two places that are one country named two ways ("U.S.A.", "United States of America")."""
-        ca, cb = COUNTRIES.get(fa.key), COUNTRIES.get(fb.key)
+        ca, cb = COUNTRY_NAMES.get(fa.key), COUNTRY_NAMES.get(fb.key)
         if not (ca and cb and fa.key != fb.key and _places(a, b)):
             return None
         return Verdict(SAME, 0.9, "one country, named another way") if ca == cb else \

@@ -82,7 +82,7 @@ LEGAL_FORMS = {
     "srl": "srl", "s r l": "srl", "sarl": "sarl", "s a r l": "sarl", "nv": "nv", "n v": "nv", "bv": "bv",
     "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "kk": "kk", "k k": "kk",
     "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
-    "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv",
+    "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
 }
 LEGAL_LONGEST = max(len(k.split()) for k in LEGAL_FORMS)
 # abbreviations written either way inside names: the full word is the key's
@@ -114,6 +114,13 @@ malaysia: malaysia, malaysian; thailand: thailand, thai"""
 COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
+# the names of one country (not its people's adjective, nor a part of it: "England" is not the U.K.)
+_COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
+uk: uk, u k, united kingdom; eu: eu, european union; russia: russia, russian federation
+uae: uae, united arab emirates; south korea: south korea, rok, republic of korea
+north korea: north korea, dprk; china: china, prc, people's republic of china"""
+COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
+                 for country, names in [line.split(": ")] for name in names.split(", ")}
 INSTITUTIONS = frozenset(
     "ministry department dept agency office bureau service services army navy air force marines marine corps coast "
     "guard police parliament senate congress court government embassy consulate treasury administration commission "
@@ -154,7 +161,8 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("cr", "cr c_r club_de_regatas"), ("cd", "cd c_d club_deportivo"), ("rcd", "rcd"), ("ud", "ud u_d"),
     ("sd", "sd"), ("rc", "rc"), ("bv", "bv"), ("vfb", "vfb"), ("vfl", "vfl"), ("tsv", "tsv"), ("tsg", "tsg"),
     ("sv", "sv s_v"), ("fsv", "fsv"), ("ogc", "ogc"), ("osc", "osc"), ("aj", "aj"), ("sfc", "sfc"), ("cfc", "cfc"),
-    ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"), ("hc", "hc h_c"),
+    ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ifk", "ifk"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"),
+    ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"),
     ("balompie", "balompie"), ("calcio", "calcio"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)

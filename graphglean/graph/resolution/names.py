@@ -47,6 +47,7 @@ _POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
 _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
 _PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
 _TIGHT_AMPERSAND = re.compile(r"(?<=\w)\.?&(?=\w)")  # "AT&T", "A.T.&T."
+_SPACED_AMPERSAND = re.compile(r"\b([^\W\d_]{1,2})\.?\s+&\s+(?=[^\W\d_]{1,2}\b)")  # "AT & T", "R & D"
 _INITIAL_FIRST = re.compile(r"\s*[^\W\d_]\.")  # "A.C. Milan", "A. Lincoln": the first word is no article
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
@@ -74,7 +75,7 @@ def strip_accents(text: str) -> str:
 def words(text: str) -> list[str]:
     """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay;
     an ampersand between letters joins them ("A&M", "AT&T"), one between words is "and"."""
-    folded = _TIGHT_AMPERSAND.sub("", fold(text)).replace("-", " ").replace(".", " ")
+    folded = _TIGHT_AMPERSAND.sub("", _SPACED_AMPERSAND.sub(r"\1&", fold(text))).replace("-", " ").replace(".", " ")
     return [ABBREVIATIONS.get(w, w) for w in (w.strip("'") or w for w in _WORD.findall(folded))]
 
 
@@ -213,7 +214,7 @@ def _qualified(text: str) -> tuple[str, str, bool]:
     if ", " in text:
         head, _, tail = text.rpartition(", ")
         tail_words = set(words(tail))
-        if tail_words and tail_words <= CREDENTIALS:
+        if tail_words and tail_words <= CREDENTIALS and key_of(tail) not in REGIONS:  # "Baltimore, MD": a state
             return head, "", False
         conjunction = bool(tail_words & CONJUNCTIONS) and key_of(tail) not in REGIONS  # "Portland, OR"
         if head and 0 < len(tail_words) <= 3 and not conjunction and not tail_words <= set(GENERATIONS):
@@ -356,7 +357,8 @@ def read_name(surface: str) -> NameForm:
     if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)):
         acronym = letters.casefold()
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
-    club, team = club_form(kws)
+    club, team = club_form(core.split())  # "FC Bayern München e.V.": "fc", "bayern munchen"
+    team = " ".join(_without_articles(team.split()))  # "FC St. Pauli": "saint pauli"
     # the ordinal of a club's abbreviation ("1. FC Köln") is not a number of the name
     numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
