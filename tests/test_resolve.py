@@ -316,7 +316,11 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
         calls = len(paid())
         resolved = json.loads((tmp_path / "out" / "graph.json").read_text())
         log = [json.loads(line) for line in (tmp_path / "out" / "resolution.jsonl").read_text().splitlines()]
-        assert log and all({"a", "b", "rule", "score", "tier", "into"} <= set(line) for line in log)
+        merged = [line for line in log if line["decision"] == "merged"]
+        apart = [line for line in log if line["decision"] == "kept_apart"]
+        assert merged and all({"a", "b", "rule", "score", "tier", "into"} <= set(line) for line in merged)
+        assert log == merged + apart and all({"a", "b", "rule", "verdict", "tier"} <= set(line) for line in apart)
+        assert any(line["tier"] == "llm" and line["rule"] == "the LLM said different" for line in apart)
         cfg.graph.resolve.method, cfg.graph.resolve.max_block = "rules", 7
         await run(cfg, notice=notices.append, out=io.StringIO())
         cfg.graph.resolve.enabled = False

@@ -25,6 +25,7 @@ class ResolutionStats:
     llm_merges: int = 0
     llm_unanswered: int = 0
     refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
+    kept_apart: int = 0  # candidate pairs a rule (or the LLM) kept apart: resolution.jsonl's kept_apart lines
 
 
 class Clusters:
@@ -165,11 +166,47 @@ class Resolver:
             done = clusters.union(i, j, strict=tier == "rules")
             if done:
                 merged += 1
-                log.append({"a": self.profiles[i].name, "b": self.profiles[j].name, "rule": v.rule,
-                            "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
+                log.append({"decision": "merged", "a": self.profiles[i].name, "b": self.profiles[j].name,
+                            "rule": v.rule, "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
             elif done is False:
                 stats.refused_merges += 1
         return merged
+
+    def kept_apart(self, clusters: Clusters,
+                   pairs: Iterable[tuple[int, int]]) -> list[tuple[list[Any], dict[str, Any]]]:
+        """The candidate ``pairs`` (i < j) left in two clusters by evidence against them: a DIFFERENT verdict
+        (the rules' or the LLM's), doubt, or a SAME whose clusters hold a pair that may not be one. Each as (its
+        place in resolution.jsonl: after the merges, by names then keys; its line), named in that order."""
+        out = []
+        for i, j in pairs:
+            ri, rj = clusters.find(i), clusters.find(j)
+            if ri == rj:
+                continue
+            v = self.verdict(i, j)
+            if v.kind == SAME:
+                rule = f"{v.rule}, but {self._across(clusters, ri, rj)}"
+            elif v.kind == DIFFERENT or v.doubt:
+                rule = v.rule
+            else:
+                continue
+            x, y = sorted((i, j), key=lambda k: (self.profiles[k].name, str(self.nodes[k])))
+            out.append(([2, self.profiles[x].name, self.profiles[y].name, str(self.nodes[x]), str(self.nodes[y])],
+                         {"decision": "kept_apart", "a": self.profiles[x].name, "b": self.profiles[y].name,
+                          "rule": rule, "verdict": v.kind, "tier": "llm" if (i, j) in self.llm_different else "rules"}))
+        return sorted(out, key=lambda t: t[0])
+
+    def _across(self, clusters: Clusters, ri: int, rj: int) -> str:
+        """Why two clusters stay apart: the first pair across them (by names, then keys) that may not be one."""
+        a, b = clusters.members[ri], clusters.members[rj]
+        if len(a) * len(b) > clusters.max_cross:
+            return "their clusters are too large to compare"
+        order = lambda k: (self.profiles[k].name, str(self.nodes[k]))  # noqa: E731
+        found = [(min((x, y), key=order), max((x, y), key=order)) for x in a for y in b
+                 if _incompatible(self.verdict(x, y), True)]
+        if not found:
+            return "the clusters were joined otherwise"
+        x, y = min(found, key=lambda p: (order(p[0]), order(p[1])))
+        return f"{self.profiles[x].name!r} / {self.profiles[y].name!r}: {self.verdict(x, y).rule}"
 
     def owner_clusters(self, clusters: Clusters) -> dict[str, str]:
         """Each name form of a clustered node -> its cluster's root node; where a form is in several clusters,

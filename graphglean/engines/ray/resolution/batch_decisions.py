@@ -28,7 +28,7 @@ from .batch_resolver import kept_or_built, owners_read
 from .decision_tables import write_group_parts
 from .node_tables import NodeTables
 
-_SUMMED = ("rule_merges", "llm_pairs", "llm_merges", "llm_unanswered", "refused_merges")
+_SUMMED = ("rule_merges", "llm_pairs", "llm_merges", "llm_unanswered", "refused_merges", "kept_apart")
 
 
 @attrs.define
@@ -40,6 +40,7 @@ class BatchState:
     asked: list[tuple[int, int]]
     log: list[dict[str, Any]]
     stats: ResolutionStats
+    pairs: list[tuple[int, int]]  # the batch's candidate pairs (with those of close embeddings)
 
 
 def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool, asks: bool) -> int:
@@ -53,7 +54,7 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
         stats = ResolutionStats()
         clusters, log = rule_clusters(r, pairs, stats, owners_read(r, P, folder) if owned else {})
         if not asks:
-            _settled(k, r, clusters, log, stats, {}, P, folder)
+            _settled(k, r, clusters, log, stats, {}, P, folder, pairs)
             return 0
         if rc.embeddings:
             pairs = sorted(set(pairs) | mark_similar(r, similar))
@@ -61,7 +62,7 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
         write_ordered([((*question_strength(r, i, j, r.verdict(i, j)), r.nodes[i], r.nodes[j]),
                         {"k": k, "i": i, "j": j, "a": card(r, i), "b": card(r, j)}) for i, j in asked],
                       folder / f"asked-{k:05d}.jsonl")
-        dump(BatchState(r, clusters, asked, log, stats), folder / f"state-{k:05d}.pkl")
+        dump(BatchState(r, clusters, asked, log, stats, pairs), folder / f"state-{k:05d}.pkl")
         return len(asked)
     finally:  # a Ray worker process lives on: no table left open
         tables.close()
@@ -107,33 +108,38 @@ def settle_batch(k: int, partitions: int, folder: Path) -> None:
     answers = {(i, j): same for _, i, j, same in found}
     apply_answers(state.r, state.clusters, state.asked, answers, state.log, state.stats)
     _settled(k, state.r, state.clusters, state.log, state.stats, {(i, j): n for n, i, j, _ in found}, partitions,
-             folder)
+             folder, state.pairs)
     state.r.facts.tables.close()  # type: ignore[attr-defined]
 
 
 def _settled(k: int, r: Resolver, clusters: Any, log: list[dict[str, Any]], stats: ResolutionStats,
-             asked_at: dict[tuple[int, int], int], partitions: int, folder: Path) -> None:
+             asked_at: dict[tuple[int, int], int], partitions: int, folder: Path, pairs: list[tuple[int, int]]) -> None:
     """The merged groups, and the log lines each with its place in the local log: tier, then as
-    `Resolver.cluster` sorts, ties in the order the links were found (pair order; questions' order)."""
+    `Resolver.cluster` sorts, ties in the order the links were found (pair order; questions' order); then the
+    batch's pairs kept apart (`Resolver.kept_apart`)."""
     placed = []
     for line in log:
         i, j, score = line["_link"]
         tie = [r.nodes[i], r.nodes[j]] if line["tier"] == "rules" else [asked_at[(i, j)]]
         placed.append(([int(line["tier"] != "rules"), -score, line["a"], line["b"], *tie], line))
     groups = merged_groups(r, clusters, log)
-    write_ordered(placed, folder / f"log-{k:05d}.jsonl")
+    apart = r.kept_apart(clusters, pairs)
+    stats.kept_apart = len(apart)
+    write_ordered(placed + apart, folder / f"log-{k:05d}.jsonl")
     write_group_parts(k, groups, partitions, folder)
     stats.entities_after = -sum(len(g) - 1 for g in groups)  # what the batch takes from the count
     dump(attrs.asdict(stats), folder / f"stats-{k:05d}.pkl")
 
 
-def gather_decisions(batches: int, stats: ResolutionStats, folder: Path, log_path: Path) -> dict[str, Any]:
-    """The batches' logs merged in order at ``log_path`` (streaming); returns ``stats`` with the batches'
-    counts added."""
+def gather_decisions(batches: int, partitions: int, stats: ResolutionStats, folder: Path,
+                     log_path: Path) -> dict[str, Any]:
+    """The batches' logs and the pair partitions' pairs kept apart merged in order at ``log_path``
+    (streaming); returns ``stats`` with the batches' counts added."""
     stats.entities_after = stats.entities_before
     for k in range(batches):
         found = load(folder / f"stats-{k:05d}.pkl")
         for name in (*_SUMMED, "entities_after"):
             setattr(stats, name, getattr(stats, name) + found[name])
-    ordered_table([folder / f"log-{k:05d}.jsonl" for k in range(batches)], log_path)
+    ordered_table([folder / f"log-{k:05d}.jsonl" for k in range(batches)]
+                  + [folder / f"apart-{c:04d}.jsonl" for c in range(partitions)], log_path)
     return attrs.asdict(stats)
