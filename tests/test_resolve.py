@@ -260,7 +260,7 @@ async def test_llm_tier_raises_knowledge_recall_without_false_merges():
     assert false_merges == []
     assert llm.stats.method == "llm" and llm.stats.llm_merges > 0
     assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs
-    assert len(saved) == calls + embedded and embedded > 0
+    assert len(saved) == llm.stats.llm_pairs + embedded and embedded > 0  # each answer kept by its pair
     assert {m["tier"] for m in llm.merges} == {"rules", "llm"}
     assert scores(again.graph, labels) == (recall, [])
 
@@ -578,7 +578,7 @@ async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room
     assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
     # raised while nothing is read (x4), never to the model's full output limit (8,192 for gpt-4)
     assert caps == [24, 96, 384, 1536]
-    assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept
+    assert list(saved.values()) == ["SAME"]  # the answer, kept by its pair
 
 
 def test_a_cut_resolution_answer_is_asked_again_at_a_cap_in_proportion_to_what_it_needs():
@@ -605,3 +605,66 @@ async def test_dry_run_bounds_the_description_summaries_a_run_makes(tmp_path, fo
         await run(cfg, out=io.StringIO())
     summaries = [r for r in s.chat_requests() if r.last_user.startswith("Below are several descriptions")]
     assert 0 < len(summaries) <= dry["graph.describe"]["calls_max"]
+
+
+_QUESTION = re.compile(r'^Pair \d+\nA: "(.*?)" .*?\nB: "(.*?)" ', re.M)
+
+
+def _asked_pairs(requests) -> list[frozenset]:
+    return [frozenset(p) for r in requests for p in _QUESTION.findall(r.last_user)]
+
+
+@pytest.mark.slow
+async def test_an_added_document_asks_only_the_pairs_not_yet_decided(tmp_path):
+    """Answers are kept by pair, not by batch: a run with one small document more asks about new pairs only."""
+    import io
+
+    from graphglean.launch import run
+    from graphglean.testing.models.responders import synthetic
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob "
+                                "Cratchit and Fred Scrooge.\nThen Bob Cratchit went home to the Cratchit Family and "
+                                "Martha Cratchit, and The Counting House was shut.\n")
+
+    def model(req):  # extraction as the synthetic model; resolution questions answered DIFFERENT
+        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+        return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
+
+    async with FakeLLMServer(model).running() as s:
+        cfg = config(s, tmp_path)
+        cfg.llm.cache.mode = "off"  # only the run store keeps answers
+        cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / "out")
+        cfg.graph.resolve.llm_batch = 2
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+        first = _asked_pairs(s.chat_requests())
+        seen = len(s.chat_requests())
+        (docs / "b.txt").write_text("Belle Scrooge met Tiny Tim Cratchit near the Counting-House.\n")
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+        second = [r for r in s.chat_requests()[seen:] if _QUESTION.search(r.last_user)]
+    asked = _asked_pairs(second)
+    assert len(first) >= 3 and asked  # questions before, and about the new names
+    assert not set(asked) & set(first)  # no pair asked twice
+    assert all(any("Belle" in n or "Tiny" in n for n in pair) for pair in asked)
+    assert len(second) == -(-len(asked) // 2)  # new questions only, in full batches
+
+
+async def test_batch_prompts_are_the_same_whatever_order_the_nodes_come_in():
+    nodes = [("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+             ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever."),
+             ("Dengue Virus", "virus", "The dengue virus is carried by Aedes mosquitoes."),
+             ("Zika", "disease", "Zika is a viral infection that mosquitoes transmit."),
+             ("Zika Fever", "disease", "Zika fever is a mild infection."),
+             ("Zika Virus", "virus", "The Zika virus is a flavivirus.")]
+    bodies = []
+    for order in (nodes, nodes[::-1], nodes[2:] + nodes[:2]):
+        async with FakeLLMServer(careful_model({"same": [], "different": []})).running() as s:
+            cfg = config(s)
+            cfg.graph.resolve.embeddings, cfg.graph.resolve.llm_batch = False, 2
+            await resolve_entities(graph_of(order), cfg, method="llm")
+            bodies.append(sorted(r.last_user for r in s.chat_requests()))
+    assert len(bodies[0]) >= 2 and bodies[0] == bodies[1] == bodies[2]
+    for body in bodies[0]:  # each batch asks in the order of its questions' texts
+        cards = re.findall(r"^Pair \d+\nA: (.*)\nB: (.*)$", body, re.M)
+        assert len(cards) == 2 and cards == sorted(cards)

@@ -128,8 +128,12 @@ async def decide_task(k: int, cfg: Config, documents: int, folder: str, owned: b
     return decide_batch(k, cfg, documents, Path(folder), owned, asks)
 
 
-async def order_task(batches: int, per_part: int, folder: str, limiter: Any) -> int:
-    return order_questions(batches, per_part, Path(folder))
+async def order_task(batches: int, per_part: int, cfg: Config, folder: str, store_dir: str, limiter: Any) -> int:
+    store = RunStore(store_dir, shared=True)
+    try:
+        return order_questions(batches, per_part, Path(folder), _stored_memo(store), cfg.llm.model)
+    finally:
+        store.close()
 
 
 async def ask_task(t: int, per_part: int, cfg: Config, folder: str, store_dir: str, watch: str,
@@ -258,7 +262,7 @@ async def _decide(steps: _Steps, cfg: Config, stats: ResolutionStats, store: str
     asked = await steps.run("resolve.decide", decide_task, [(k, cfg, n, f, plan.owned[k], asks) for k in range(B)])
     if asks:
         per_part = questions_per_part(sum(asked), rc.llm_batch, P)
-        [parts] = await steps.run("resolve.order", order_task, [(B, per_part, f)])
+        [parts] = await steps.run("resolve.order", order_task, [(B, per_part, cfg, f, store)])
         for calls in await steps.run("resolve.ask", ask_task, [(t, per_part, cfg, f, store) for t in range(parts)],
                                      True):
             result.account.add(calls)
