@@ -668,3 +668,53 @@ async def test_batch_prompts_are_the_same_whatever_order_the_nodes_come_in():
     for body in bodies[0]:  # each batch asks in the order of its questions' texts
         cards = re.findall(r"^Pair \d+\nA: (.*)\nB: (.*)$", body, re.M)
         assert len(cards) == 2 and cards == sorted(cards)
+
+
+@pytest.mark.parametrize("names,kept", [
+    (["U.S.", "United States"], "United States"), (["U.S.A.", "USA"], "USA"), (["I.B.M.", "IBM"], "IBM"),
+    (["zillow.com", "Zillow"], "Zillow"), (["Dr. Martin Luther King Jr.", "Martin Luther King Jr."],
+                                           "Martin Luther King Jr."),
+    (["Sevilla", "Sevilla FC"], "Sevilla FC"), (["Siemens", "Siemens AG"], "Siemens AG"),
+])
+def test_a_merged_node_takes_its_most_complete_name(names, kept):
+    kind = "geo" if "U.S" in names[0] else "person" if "King" in names[0] else "organization"
+    out = resolve_entities_sync(graph_of([(n, kind, f"{n} is named in the report.") for n in names]),
+                                method="rules").graph
+    assert [d["name"] for _, d in out.nodes(data=True)] == [kept]
+
+
+def test_the_merged_name_is_the_frequent_one_among_equally_complete_ones():
+    g = graph_of([("Ebenezer Scrooge", "person", "A miser."), ("EBENEZER SCROOGE", "person", "A miser of London.")])
+    g.nodes[normalize_name("EBENEZER SCROOGE")]["frequency"] = 3
+    assert len(g) == 1 or [d["name"] for _, d in resolve_entities_sync(g, method="rules").graph.nodes(data=True)] == \
+        ["EBENEZER SCROOGE"]
+
+
+def test_resolution_log_names_each_merge_s_rule_and_the_pairs_kept_apart():
+    g = graph_of([("Paris", "geo", "Paris is the capital of France."),
+                  ("Paris, Texas", "geo", "Paris, Texas is a town in Lamar County."),
+                  ("Paris, France", "geo", "Paris, France hosted the Olympic Games."),
+                  ("Louis XIV", "person", "Louis XIV was king of France."),
+                  ("Louis XVI", "person", "Louis XVI was executed in 1793.")])
+    resolution = resolve_entities_sync(g, method="rules")
+    assert [(m["decision"], m["a"], m["b"]) for m in resolution.merges] == [("merged", "Paris", "Paris, France")]
+    assert "region" in resolution.merges[0]["rule"]
+    apart = {(line["a"], line["b"]): line for line in resolution.kept_apart}
+    assert apart[("Louis XIV", "Louis XVI")]["rule"] == "different numbers"
+    assert apart[("Louis XIV", "Louis XVI")]["verdict"] == "different"
+    assert apart[("Paris, France", "Paris, Texas")]["rule"] == "different qualifiers"
+    assert apart[("Paris", "Paris, Texas")]["verdict"] == "unsure" and "qualified on one side" in \
+        apart[("Paris", "Paris, Texas")]["rule"]
+    assert resolution.log == resolution.merges + resolution.kept_apart
+    assert resolution.stats.kept_apart == len(resolution.kept_apart) == 3
+
+
+def test_a_name_of_two_readings_is_kept_apart_from_both():
+    g = graph_of([("Bob Cratchit", "person", "Bob Cratchit is the clerk of the family."),
+                  ("Martha Cratchit", "person", "Martha Cratchit is the eldest daughter of the family."),
+                  ("Cratchit", "person", "Cratchit is a member of the clerk's family.")])
+    resolution = resolve_entities_sync(g, method="rules")
+    assert resolution.graph.number_of_nodes() == 3
+    rules = {(line["a"], line["b"]): line["rule"] for line in resolution.kept_apart}
+    assert len(rules) == 2 and "other readings" in rules[("Bob Cratchit", "Cratchit")]
+    assert "other readings" in rules[("Cratchit", "Martha Cratchit")]

@@ -165,9 +165,10 @@ class Evidence:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
             if _places(a, b) or (not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
-                if _names_region(py.description, x.qualifier):
+                named = _regions_named(py.description)
+                if _region(x.qualifier) in named:
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
-                if self.context(a, b) >= self.agree_above:
+                if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
             if x.qualifier in COUNTRIES or (x.paren and not _types_conflict(a, b)):
@@ -343,18 +344,15 @@ def _region(qualifier: str) -> str:
     return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or qualifier.replace(" ", "")
 
 
-_PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values())
+_REGION_NAMES = frozenset(REGIONS.values())
+_PLACES_NAMED = _REGION_NAMES | frozenset(COUNTRIES.values())
 
 
-def _names_region(description: str, qualifier: str) -> bool:
-    """``description`` names the region or country ``qualifier`` names: by its full name, or the qualifier as
-    written when that is a word rather than an abbreviation (an "or" in a text is no Oregon)."""
-    region = _region(qualifier)
+def _regions_named(description: str) -> set[str]:
+    """The regions and countries ``description`` names, canonical: by their full names, or a country by its
+    abbreviation or adjective (an "or" in a text is no Oregon)."""
     text = f" {key_of(description)} "
-    if region in _countries_named(description):
-        return True
-    names = {region} | ({qualifier} if len(qualifier.replace(" ", "")) > 3 else set())
-    return any(f" {n} " in text for n in names if len(n.replace(" ", "")) > 2)
+    return _countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}
 
 
 _PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"
