@@ -718,3 +718,19 @@ def test_a_name_of_two_readings_is_kept_apart_from_both():
     rules = {(line["a"], line["b"]): line["rule"] for line in resolution.kept_apart}
     assert len(rules) == 2 and "other readings" in rules[("Bob Cratchit", "Cratchit")]
     assert "other readings" in rules[("Cratchit", "Martha Cratchit")]
+
+
+def test_a_same_pair_whose_clusters_may_not_join_is_kept_apart_with_the_pair_that_refuses():
+    from graphglean.graph.resolution.resolver import Clusters, Resolver
+    from graphglean.graph.resolution.verdicts import SAME, Verdict
+
+    g = graph_of([("Louis XIV", "person", "The Sun King."), ("Louis the Fourteenth", "person", "The Sun King."),
+                  ("Louis XVI", "person", "Executed in 1793.")])
+    r = Resolver.of_graph(g)
+    clusters = Clusters(3, r.verdict)
+    assert clusters.union(0, 1, strict=True)
+    r.memo[(1, 2)] = Verdict(SAME, 0.8, "a rule that saw no number")
+    assert clusters.union(1, 2, strict=True) is False  # "Louis XIV" and "Louis XVI" may not be one
+    [(_, line)] = r.kept_apart(clusters, [(1, 2)])
+    assert (line["a"], line["b"], line["verdict"]) == ("Louis XVI", "Louis the Fourteenth", "same")
+    assert line["rule"] == "a rule that saw no number, but 'Louis XIV' / 'Louis XVI': different numbers"
