@@ -16,10 +16,20 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
+from .lexicon import (
+    ARTICLES,
+    CLUB_CERTAIN,
+    COUNTRIES,
+    COUNTRY_LONGEST,
+    COUNTRY_NAMES,
+    CREDENTIALS,
+    REGIONS,
+    SPORTS,
+    SPORTS_STEMS,
+)
 from .names import NameForm, key_of, read_name, web_spellings, words_of
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
+from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -99,7 +109,9 @@ class Evidence:
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         if fa.key != fb.key and fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
-            return Verdict(SAME, 0.9, "same name, an apostrophe more or less")  # "McDonald's", "Lloyds of London"
+            # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
+            return self._short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
+                                    SHORT_DESCRIPTION)
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -216,6 +228,8 @@ class Evidence:
             return None
         if not (_club_like(a) and _club_like(b)):
             return doubtful(0.4, "a club and a namesake of another kind")
+        if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
+            return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
         return Verdict(SAME, 0.9, "with and without its club's abbreviation")
 
     def _legal(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -358,6 +372,12 @@ def _regions_named(description: str) -> set[str]:
 _PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"
                             r"country|municipality|district|port|county)\b", re.I)
 _CLUB_TYPES = frozenset("organization organisation org company team club sports football soccer".split())
+
+
+def _sporting(p: Profile) -> bool:
+    """Its type or description says it is a sports club or team."""
+    typed = {w for t in p.types for w in t.replace("_", " ").split()}
+    return bool(typed & SPORTS) or any(w in SPORTS or any(s in w for s in SPORTS_STEMS) for w in p.words)
 
 
 def _club_like(p: Profile) -> bool:

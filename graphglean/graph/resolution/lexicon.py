@@ -162,10 +162,20 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("sd", "sd"), ("rc", "rc"), ("bv", "bv"), ("vfb", "vfb"), ("vfl", "vfl"), ("tsv", "tsv"), ("tsg", "tsg"),
     ("sv", "sv s_v"), ("fsv", "fsv"), ("ogc", "ogc"), ("osc", "osc"), ("aj", "aj"), ("sfc", "sfc"), ("cfc", "cfc"),
     ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ifk", "ifk"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"),
-    ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"),
+    ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
+    ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
     ("balompie", "balompie"), ("calcio", "calcio"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
+# the club abbreviations that say "club" whatever the context ("FC"; "SC" may be S.C. Johnson, "AS" a Norwegian firm)
+CLUB_CERTAIN = frozenset(c for c in set(CLUB_FORMS.values()) if len(c) > 2 or c in ("fc", "cf"))
+# what says a node is a sports club: in its type, or in either description (as a word, or inside one:
+# "Fußballverein")
+SPORTS = frozenset(
+    "club team sports sport football soccer league cup stadium season coach player players match goal goals "
+    "championship champions derby fc futbol fútbol fußball fussball calcio futebol verein basketball hockey rugby "
+    "cricket eredivisie bundesliga premiership liga ligue serie".split())
+SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb")
 
 # the two-letter country codes of web domains (ISO 3166), and the common generic ones; a domain's second level
 # before a country code ("co.uk", "com.ar") belongs to its suffix

@@ -362,7 +362,7 @@ def read_name(surface: str) -> NameForm:
     # the ordinal of a club's abbreviation ("1. FC Köln") is not a number of the name
     numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
-    site, stem = web_domain(surface)
+    site, stem = web_domain(cased)  # "Amazon.com, Inc." is amazon.com
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
                     generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials,
