@@ -292,21 +292,23 @@ def test_names_are_read_in_parts():
     assert spelled == ("ehr systems", "electronic health record systems")
 
 
+def extracting_model_saying_different(req):
+    """Extraction as the synthetic model; resolution questions answered DIFFERENT."""
+    from graphglean.testing.models.responders import synthetic
+
+    pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+    return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
+
+
 async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
     """Resolution settings are not in the extraction fingerprint: off, or other settings, re-runs from the store."""
     import io
 
     from graphglean.launch import run
-    from graphglean.testing.models.responders import synthetic
-
     text = tmp_path / "story.txt"
     text.write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob Cratchit.\n"
                     "Then Bob Cratchit went home to the Cratchit Family, and The Counting House was shut.\n")
-    def model(req):  # extraction as the synthetic model; resolution questions answered DIFFERENT
-        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
-        return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
-
-    async with FakeLLMServer(model).running() as s:
+    async with FakeLLMServer(extracting_model_saying_different).running() as s:
         cfg = config(s, tmp_path)
         cfg.llm.cache.mode = "off"  # nothing but the run store may save a call
         cfg.input.path, cfg.output.dir = str(text), str(tmp_path / "out")
@@ -620,19 +622,13 @@ async def test_an_added_document_asks_only_the_pairs_not_yet_decided(tmp_path):
     import io
 
     from graphglean.launch import run
-    from graphglean.testing.models.responders import synthetic
-
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob "
                                 "Cratchit and Fred Scrooge.\nThen Bob Cratchit went home to the Cratchit Family and "
                                 "Martha Cratchit, and The Counting House was shut.\n")
 
-    def model(req):  # extraction as the synthetic model; resolution questions answered DIFFERENT
-        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
-        return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
-
-    async with FakeLLMServer(model).running() as s:
+    async with FakeLLMServer(extracting_model_saying_different).running() as s:
         cfg = config(s, tmp_path)
         cfg.llm.cache.mode = "off"  # only the run store keeps answers
         cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / "out")

@@ -27,7 +27,8 @@ from .lexicon import (
     SPORTS,
     SPORTS_STEMS,
 )
-from .names import NameForm, key_of, read_name, web_spellings, words_of
+from .blocking import web_spellings
+from .names import NameForm, key_of, read_name, words_of
 from .persons import person_verdict
 from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank

@@ -385,15 +385,6 @@ def _spelled(surface: str) -> tuple[str, ...]:
     return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))
 
 
-@lru_cache(maxsize=65536)
-def web_spellings(form: NameForm) -> frozenset[str]:
-    """A name written as one word, as a web domain spells it: without spaces, with and without its article,
-    legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""
-    written = "".join(words(strip_accents(form.surface))).replace("'", "")
-    return frozenset(w for w in (form.compact.replace("'", ""), written, form.trade.replace(" ", ""),
-                                 form.team.replace(" ", "")) if w)
-
-
 def words_of(form: NameForm) -> set[str]:
     """The name's words, each made singular: "Christmas" reads "christma" wherever it stands."""
     return {singular(w) for w in form.key.split()}
