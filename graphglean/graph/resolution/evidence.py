@@ -16,6 +16,7 @@ import re
 import attrs
 import networkx as nx
 
+from .blocking import web_spellings
 from .lexicon import (
     ARTICLES,
     CLUB_CERTAIN,
@@ -27,7 +28,6 @@ from .lexicon import (
     SPORTS,
     SPORTS_STEMS,
 )
-from .blocking import web_spellings
 from .names import NameForm, key_of, read_name, words_of
 from .persons import person_verdict
 from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
@@ -176,7 +176,8 @@ class Evidence:
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
-            if _places(a, b) or (not x.paren and _region(x.qualifier) in _PLACES_NAMED):
+            untyped = a.types <= UNTYPED and b.types <= UNTYPED
+            if _places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = _regions_named(py.description)
                 if _region(x.qualifier) in named:
