@@ -62,8 +62,8 @@ FEMALE_GIVEN = frozenset(
 SUFFIX_TITLES = frozenset("san sama kun chan sensei senpai dono ji sahib".split())
 
 # generational markers after a personal name: the same marker means the same generation
-GENERATIONS = {"jr": "jr", "junior": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "younger": "jr",
-               "sr": "sr", "senior": "sr", "père": "sr", "pere": "sr", "elder": "sr"}
+GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "hijo": "jr",
+               "younger": "jr", "sr": "sr", "senior": "sr", "sen": "sr", "père": "sr", "pere": "sr", "elder": "sr"}
 
 ORDINALS = {w: i for i, w in enumerate(
     "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
