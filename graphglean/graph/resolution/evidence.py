@@ -150,7 +150,9 @@ class Evidence:
         if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
             if _types_conflict(a, b):
                 return doubtful(0.6, "same abbreviation, types differ")
-            return Verdict(SAME, 0.9, "same abbreviation, with or without dots")
+            # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
+            return self._short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
+                                    SHORT_DESCRIPTION)
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):

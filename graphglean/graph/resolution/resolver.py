@@ -133,6 +133,7 @@ class Resolver:
         for i, j, _ in links:
             targets.setdefault(i, []).append(j)
             targets.setdefault(j, []).append(i)
+        writings = self._share_readings(targets)
         ambiguous: set[tuple[int, int]] = set()
         for x, ys in targets.items():
             ys = [y for y in ys if self.words(y) >= self.words(x)]
@@ -141,10 +142,12 @@ class Resolver:
                 continue
             for k, y1 in enumerate(ys):
                 for y2 in ys[k + 1:]:
-                    v = self.verdict(y1, y2)
-                    fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
-                    if v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME):
+                    if self._readings_differ(x, y1, y2):
                         ambiguous.update(((min(x, y1), max(x, y1)), (min(x, y2), max(x, y2))))
+                        read = writings.get(x, {})  # "SWC" reads one council, "S.W.C." the other: two names
+                        for z, zs in read.items():
+                            if z != x and (y1 in zs and y2 in read[x] or y2 in zs and y1 in read[x]):
+                                ambiguous.add((min(x, z), max(x, z)))
         kept = []
         for i, j, v in links:
             if (i, j) in ambiguous:
@@ -154,8 +157,33 @@ class Resolver:
                 kept.append((i, j, v))
         return kept
 
+    def _share_readings(self, targets: dict[int, list[int]]) -> dict[int, dict[int, set[int]]]:
+        """One abbreviation written two ways ("SWC", "S.W.C.") has the readings of both: each reads the other's
+        too, so that two councils with those initials are not joined through them. Returns, for each such
+        name, its other writings and the readings of each (itself included)."""
+        groups: dict[str, list[int]] = {}
+        for x in targets:
+            if self.profiles[x].forms[0].acronym:
+                groups.setdefault(self.profiles[x].forms[0].acronym, []).append(x)
+        own = {x: list(ys) for x, ys in targets.items()}
+        shared: dict[int, dict[int, set[int]]] = {}
+        for members in (m for m in groups.values() if len(m) > 1):
+            for x in members:
+                targets[x] += [y for s in members if s != x for y in own[s] if y not in members and y not in own[x]]
+                shared[x] = {s: set(own[s]) for s in members}
+        return shared
+
+    def _readings_differ(self, x: int, y1: int, y2: int) -> bool:
+        """Two readings of the name ``x`` that are not one entity: they differ or are in doubt, or both are
+        fuller than ``x`` and not the same."""
+        v = self.verdict(y1, y2)
+        fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
+        return v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME)
+
     def words(self, i: int) -> int:
         f = self.profiles[i].forms[0]
+        if f.acronym:  # "Z.G.F." is one word, as "ZGF" is
+            return 1
         return len(f.person) if f.person else len(f.key.split())
 
     def cluster(self, clusters: Clusters, links: Iterable[tuple[int, int, Verdict]], tier: str,
