@@ -730,3 +730,23 @@ def test_a_same_pair_whose_clusters_may_not_join_is_kept_apart_with_the_pair_tha
     [(_, line)] = r.kept_apart(clusters, [(1, 2)])
     assert (line["a"], line["b"], line["verdict"]) == ("Louis XVI", "Louis the Fourteenth", "same")
     assert line["rule"] == "a rule that saw no number, but 'Louis XIV' / 'Louis XVI': different numbers"
+
+
+async def test_pairs_a_complete_answer_left_out_are_not_asked_again():
+    g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever."),
+                  ("Dengue Virus", "virus", "The dengue virus is carried by Aedes mosquitoes.")])
+    saved: dict = {}
+
+    async def save(key, answer):
+        saved[key] = answer
+
+    async with FakeLLMServer(lambda req: "1: DIFFERENT").running() as s:  # answers the first pair only
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        first = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo({}, save))
+        asked = len(s.chat_requests())
+        again = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo(dict(saved)))
+        assert len(s.chat_requests()) == asked  # paid for once
+    assert first.stats.llm_unanswered >= 1 and again.stats.llm_unanswered == first.stats.llm_unanswered
+    assert sorted(saved.values()) == ["DIFFERENT"] + ["UNANSWERED"] * first.stats.llm_unanswered

@@ -177,10 +177,13 @@ def _prompt_hash() -> str:
     return hashlib.sha256(load_template("graph_resolve").encode()).hexdigest()
 
 
-def stored_answer(memo: AnswerMemo, model: str, pair: str) -> bool | None:
-    """The saved answer about ``pair``, or None."""
+UNANSWERED = "UNANSWERED"  # a pair a complete answer left out: asked, paid for, not asked again
+
+
+def stored_answer(memo: AnswerMemo, model: str, pair: str) -> bool | str | None:
+    """The saved answer about ``pair`` (same or not), `UNANSWERED`, or None when it was never asked."""
     said = memo.done.get(answer_key(model, pair))
-    return None if said is None else said == "SAME"
+    return said if said in (None, UNANSWERED) else said == "SAME"
 
 
 def question_cards(r: "Resolver", i: int, j: int) -> tuple[str, str]:
@@ -200,8 +203,9 @@ async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Schedu
     """The LLM's answers to ``asked`` (see `ask_about`): the saved ones, and those asked now."""
     model = scheduler.llm(PASS).model
     ids = [pair_id(r, i, j) for i, j in asked]
-    known = {n: said for n, pair in enumerate(ids) if (said := stored_answer(memo, model, pair)) is not None}
-    pending = [n for n in range(len(asked)) if n not in known]
+    saved = [stored_answer(memo, model, pair) for pair in ids]
+    known = {n: said for n, said in enumerate(saved) if isinstance(said, bool)}
+    pending = [n for n, said in enumerate(saved) if said is None]
     cards = [question_cards(r, *asked[n]) for n in pending]
     said = await ask_about(cards, [ids[n] for n in pending], scheduler, batch, memo, max_tokens)
     known.update((pending[n], same) for n, same in said.items())
@@ -215,7 +219,7 @@ async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: S
     answer lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked
     again at a cap raised in proportion to what the answer so far took for its pairs (`raised_cap`), up to
     ``max_tokens``. Each answer is kept in ``memo`` by its pair (of an answer cut short, all but the last
-    read, which the cut may have changed)."""
+    read, which the cut may have changed; of one complete, the pairs it left out as `UNANSWERED`)."""
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
     order = ask_order(cards, pairs)
@@ -231,10 +235,12 @@ async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: S
             result = await llm.chat(llm.request(messages, max_tokens=cap))
             read = read_answers(result.text)
         read = {n: same for n, same in read.items() if 1 <= n <= len(questions)}
-        cut = max(read) if result.truncated and len(read) < len(questions) and read else None
-        for n, same in read.items():
-            if n != cut:
-                await memo.keep(answer_key(llm.model, pairs[questions[n - 1]]), "SAME" if same else "DIFFERENT")
+        cut = result.truncated and len(read) < len(questions)
+        for n, q in enumerate(questions, 1):
+            if n in read and not (cut and n == max(read)):
+                await memo.keep(answer_key(llm.model, pairs[q]), "SAME" if read[n] else "DIFFERENT")
+            elif n not in read and not cut:
+                await memo.keep(answer_key(llm.model, pairs[q]), UNANSWERED)
         return read
 
     answers: dict[int, bool] = {}

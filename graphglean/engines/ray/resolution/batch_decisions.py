@@ -91,8 +91,9 @@ def order_questions(batches: int, per_part: int, folder: Path, memo: AnswerMemo,
     parts, part = 0, []
     for _, row in heapq.merge(*streams, key=lambda t: t[0]):
         said = stored_answer(memo, model, row["pair"])
-        if said is not None:
+        if isinstance(said, bool):
             known[row["k"]].append((row["at"], row["i"], row["j"], said))
+        if said is not None:  # answered, or left out of a complete answer: not asked again
             continue
         part.append((row["k"], row["i"], row["j"], row["a"], row["b"], row["pair"], row["at"]))
         if len(part) == per_part:
