@@ -108,7 +108,13 @@ class Evidence:
         return None
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
-        if fa.key != fb.key and fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
+        clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
+        if fa.key == fb.key:
+            return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
+        if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
+            return doubtful(0.6, "same letters, person and place") if clash else \
+                Verdict(SAME, 0.95, "same name but spacing or hyphens")
+        if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
             return self._short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
@@ -123,12 +129,6 @@ class Evidence:
             if fa.core == fb.core and not (a.personal or b.personal):
                 return self._short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
-        clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
-        if fa.key == fb.key:
-            return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
-        if fa.compact == fb.compact:
-            return doubtful(0.6, "same letters, person and place") if clash else \
-                Verdict(SAME, 0.95, "same name but spacing or hyphens")
         person = person_verdict(self, a, b, fa, fb)
         if person is not None:
             return person
