@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
-from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .lexicon import PARTICLES
-from .names import NameForm, read_name, strip_accents, words, words_of
+from .lexicon import ARTICLES, PARTICLES
+from .names import NameForm, read_name, words_of
 from .profiles import Corpus, Profile
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
@@ -26,13 +25,13 @@ _PRIME = (1 << 31) - 1
 CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
 
 
-@lru_cache(maxsize=65536)
 def web_spellings(form: NameForm) -> frozenset[str]:
     """A name written as one word, as a web domain spells it: without spaces, with and without its article,
     legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""
-    written = "".join(words(strip_accents(form.surface))).replace("'", "")
-    return frozenset(w for w in (form.compact.replace("'", ""), written, form.trade.replace(" ", ""),
-                                 form.team.replace(" ", "")) if w)
+    first = form.surface.split(maxsplit=1)[0].casefold() if form.surface.strip() else ""
+    written = first + form.compact if first in ARTICLES and not form.compact.startswith(first) else ""
+    return frozenset(w.replace("'", "") for w in (form.compact, written, form.trade.replace(" ", ""),
+                                                  form.team.replace(" ", "")) if w)
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:

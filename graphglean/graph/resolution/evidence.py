@@ -34,14 +34,27 @@ from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
+_VERB_BEFORE = re.compile(r"\b(?:is|are|was|were)\b[^.;:,]{0,40}\Z", re.I)  # "... is Fezziwig's partner"
+_OF_BEFORE = re.compile(r"\b(?:is|are|was|were)\s+(?:the|a|an|one)\b[^.;:,]{0,40}?\bof\s+(?:the\s+)?\Z", re.I)
+_POSSESSIVE_AFTER = re.compile(r"(?:'s|’s|')(?=\s)")
+
+
 def _defines_relative(description: str, other: NameForm) -> bool:
-    """``description`` defines its node through ``other`` ("X is Fezziwig's partner", "the wife of Fezziwig")."""
-    name = r"\s+".join(map(re.escape, other.surface.split()))
-    if not name or " ".join(other.surface.split()).casefold() not in " ".join(description.split()).casefold():
+    """``description`` defines its node through ``other`` ("X is Fezziwig's partner", "the wife of Fezziwig"): at
+    each place it names ``other``, the words around (fixed patterns, not one compiled a name)."""
+    name, text = " ".join(other.surface.split()), " ".join(description.split())
+    if not name or name.casefold() not in text.casefold():
         return False
-    pattern = (rf"\b(?:is|are|was|were)\b[^.;:,]{{0,40}}?(?<!\w){name}(?:'s|’s|')(?=\s)"
-               rf"|\b(?:is|are|was|were)\s+(?:the|a|an|one)\b[^.;:,]{{0,40}}?\bof\s+(?:the\s+)?{name}(?!\w)")
-    return re.search(pattern, description, re.I) is not None
+    for m in re.finditer(re.escape(name), text, re.I):
+        start, end = m.span()
+        word_before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+        word_after = end < len(text) and (text[end].isalnum() or text[end] == "_")
+        if not word_before and _POSSESSIVE_AFTER.match(text, end) and \
+                _VERB_BEFORE.search(text, max(0, start - 60), start):
+            return True
+        if not word_after and _OF_BEFORE.search(text, max(0, start - 80), start):
+            return True
+    return False
 
 
 @attrs.define

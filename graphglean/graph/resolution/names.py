@@ -75,7 +75,10 @@ def strip_accents(text: str) -> str:
 def words(text: str) -> list[str]:
     """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay;
     an ampersand between letters joins them ("A&M", "AT&T"), one between words is "and"."""
-    folded = _TIGHT_AMPERSAND.sub("", _SPACED_AMPERSAND.sub(r"\1&", fold(text))).replace("-", " ").replace(".", " ")
+    folded = fold(text)
+    if "&" in folded:
+        folded = _TIGHT_AMPERSAND.sub("", _SPACED_AMPERSAND.sub(r"\1&", folded))
+    folded = folded.replace("-", " ").replace(".", " ")
     return [ABBREVIATIONS.get(w, w) for w in (w.strip("'") or w for w in _WORD.findall(folded))]
 
 
@@ -362,7 +365,7 @@ def read_name(surface: str) -> NameForm:
     # the ordinal of a club's abbreviation ("1. FC Köln") is not a number of the name
     numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
-    site, stem = web_domain(cased)  # "Amazon.com, Inc." is amazon.com
+    site, stem = web_domain(cased) if "." in cased else ("", "")  # "Amazon.com, Inc." is amazon.com
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
                     generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials,
