@@ -750,3 +750,17 @@ async def test_pairs_a_complete_answer_left_out_are_not_asked_again():
         assert len(s.chat_requests()) == asked  # paid for once
     assert first.stats.llm_unanswered >= 1 and again.stats.llm_unanswered == first.stats.llm_unanswered
     assert sorted(saved.values()) == ["DIFFERENT"] + ["UNANSWERED"] * first.stats.llm_unanswered
+
+
+def test_web_domains_and_club_abbreviations_are_read_in_names():
+    from graphglean.graph.resolution.org_names import club_form, web_domain
+
+    assert web_domain("www.nytimes.com") == ("nytimes.com", "nytimes")
+    assert web_domain("https://mercadolibre.com.ar/") == ("mercadolibre.com.ar", "mercadolibre")
+    assert web_domain("ZILLOW.COM") == ("zillow.com", "zillow") and web_domain("maps.google.com")[1] == ""
+    assert web_domain("ASP.NET") == web_domain("Node.js") == web_domain("E.ON") == web_domain("St. Louis") == ("", "")
+    assert read_name("Amazon.com, Inc.").stem == "amazon" and read_name("PJSC Lukoil").trade == "lukoil"
+    assert club_form("1 fc koln".split()) == ("fc", "koln") and club_form("as monaco fc".split()) == ("as fc", "monaco")
+    assert club_form("f k a".split()) == club_form("fc".split()) == club_form("real madrid".split()) == ("", "")
+    assert read_name("FC St. Pauli").team == "saint pauli" and read_name("1. FC Köln").numbers == ()
+    assert read_name("Portland, OR").qualifier == "or" and read_name("John Smith, MD").qualifier == "md"

@@ -56,6 +56,6 @@ def club_form(ws: list[str]) -> tuple[str, str]:
             forms.append(form)
             end -= n
             break
-    if not forms or start >= end:
+    if not forms or start >= end or all(len(w) == 1 for w in ws[start:end]):  # "F.K.A." is no club "A"
         return "", ""
     return " ".join(sorted(forms)), " ".join(ws[start:end])
