@@ -17,18 +17,9 @@ import attrs
 import networkx as nx
 
 from .blocking import web_spellings
-from .lexicon import (
-    ARTICLES,
-    CLUB_CERTAIN,
-    COUNTRIES,
-    COUNTRY_LONGEST,
-    COUNTRY_NAMES,
-    CREDENTIALS,
-    REGIONS,
-    SPORTS,
-    SPORTS_STEMS,
-)
+from .lexicon import ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
 from .names import NameForm, key_of, read_name, words_of
+from .org_names import says_sport
 from .persons import person_verdict
 from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -393,8 +384,7 @@ _CLUB_TYPES = frozenset("organization organisation org company team club sports 
 
 def _sporting(p: Profile) -> bool:
     """Its type or description says it is a sports club or team."""
-    typed = {w for t in p.types for w in t.replace("_", " ").split()}
-    return bool(typed & SPORTS) or any(w in SPORTS or any(s in w for s in SPORTS_STEMS) for w in p.words)
+    return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words)
 
 
 def _club_like(p: Profile) -> bool:

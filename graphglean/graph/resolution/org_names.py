@@ -1,5 +1,6 @@
 """How an organization's name is written around the name itself: as a web domain ("zillow.com",
-"mercadolibre.com.ar") or with a sports club's abbreviation ("AFC Ajax", "Sevilla FC", "1. FC Köln").
+"mercadolibre.com.ar") or with a sports club's abbreviation ("AFC Ajax", "Sevilla FC", "1. FC Köln"), and the
+words that say a club.
 
 ``web_domain("www.nytimes.com")`` gives the site ``nytimes.com`` and its stem ``nytimes`` (the label before
 the public suffix); ``club_form(["afc", "ajax"])`` gives ``("afc", "ajax")``.
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import CLUB_FORMS, CLUB_LONGEST, COUNTRY_TLDS, GENERIC_TLDS, SECOND_LEVEL
+from collections.abc import Iterable
+
+from .lexicon import CLUB_FORMS, CLUB_LONGEST, COUNTRY_TLDS, GENERIC_TLDS, SECOND_LEVEL, SPORTS, SPORTS_STEMS
 
 _CAPS = ("COM", "ORG")  # the domains a name in capitals may end in ("ASP.NET" is no site)
 _DOMAIN = re.compile(r"(?:https?://)?((?:[^\W_](?:[\w-]*[^\W_])?\.)+([^\W\d_]{2,24}))/?", re.I)
@@ -59,3 +62,8 @@ def club_form(ws: list[str]) -> tuple[str, str]:
     if not forms or start >= end or all(len(w) == 1 for w in ws[start:end]):  # "F.K.A." is no club "A"
         return "", ""
     return " ".join(sorted(forms)), " ".join(ws[start:end])
+
+
+def says_sport(words: Iterable[str]) -> bool:
+    """Words (of a type or a description) that say a sports club or team: "club", "league", "Fußballverein"."""
+    return any(w in SPORTS or any(s in w for s in SPORTS_STEMS) for w in words)
