@@ -1,8 +1,9 @@
 """Entity resolution's rules on look-alikes: precision and recall per class of the labelled pairs in
 tests/data/lookalikes.jsonl (each pair alone in a graph of two nodes), and on the labelled Dickens sets.
 
-    python benchmarks/lookalikes.py          # the table
-    python benchmarks/lookalikes.py -v       # and every pair the rules decided wrongly
+    python benchmarks/lookalikes.py                                  # the table
+    python benchmarks/lookalikes.py -v                               # and every pair decided wrongly
+    python benchmarks/lookalikes.py tests/data/lookalikes_heldback.jsonl   # another labelled set
 
 A pair is merged when the two names end in one node. Precision counts the merged pairs that are one entity,
 recall the pairs that are one entity and were merged.
@@ -65,7 +66,8 @@ def scores(rows: list[dict]) -> dict[str, tuple[int, int, int, int]]:
 
 
 def main() -> None:
-    rows = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
+    paths = [Path(a) for a in sys.argv[1:] if not a.startswith("-")] or [PAIRS]
+    rows = [json.loads(line) for p in paths for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
     found = scores(rows)
     lines = []
     total = Counter()

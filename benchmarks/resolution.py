@@ -6,9 +6,10 @@ precision/recall on those aliases.
 
 Each entity is a person, organization, place or event with a made-up name and a description holding two words
 of its own. A fifth of them get an alias node written another way (surname, first name, title, article,
-acronym, spelled-out acronym, hyphen, trademark sign, trailing qualifier, plural) carrying the same description
-words; a tenth get a look-alike that is another entity (a relative with the same surname, the spouse "Mrs.",
-a thing they own, a combination, a longer name). Precision and recall count node pairs put together.
+acronym, spelled-out acronym, dotted acronym, web domain, legal form, hyphen, trademark sign, trailing
+qualifier, plural) carrying the same description words; a tenth get a look-alike that is another entity (a
+relative with the same surname, the spouse "Mrs.", a thing they own, a combination, a longer name). Precision
+and recall count node pairs put together.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def synthetic_graph(n: int, seed: int = 1) -> tuple[nx.Graph, dict[str, int]]:
             name = f"{w1} {w2} {suffix}"
             desc = f"The {name} is an organization concerned with {own}."
             acr = (w1[0] + w2[0] + suffix[0]).upper()
-            aliases = [f"The {name}", acr, f"{name} ({acr})", f"{w1}-{w2} {suffix}", f"{w1} {w2}™ {suffix}"]
+            aliases = [f"The {name}", acr, f"{name} ({acr})", f"{w1}-{w2} {suffix}", f"{w1} {w2}™ {suffix}",
+                       f"{w1}{w2}{suffix}.org".lower(), ".".join(acr) + ".", f"{name}, Inc."]
         elif kind == "geo":
             name = f"{fresh(3)} {rng.choice(['City', 'Valley', 'River', 'Harbor'])}"
             desc = f"{name} is a place known for {own}."

@@ -120,7 +120,9 @@ def test_partitioned_resolution_merges_what_the_local_one_merges():
     chunks, results = _records(picks)
     cfg = _config(5, False, False)
     nodes, _, log, stats = _local(chunks, results, cfg)
-    assert stats["rule_merges"] >= 5 and len(log) == stats["rule_merges"]  # a corpus with real merges
+    merged = [line for line in log if line["decision"] == "merged"]
+    assert stats["rule_merges"] >= 5 and len(merged) == stats["rule_merges"]  # a corpus with real merges
+    assert 0 < stats["kept_apart"] == len(log) - len(merged)  # and look-alikes the rules kept apart
     scrooge = next(r for r in nodes if "Mr. Scrooge" in r.get("aliases", []))
     assert {"Scrooge", "Ebenezer Scrooge"} <= set(scrooge["aliases"])
     for P, cut in ((1, 60), (3, 7), (7, 25)):

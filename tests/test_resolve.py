@@ -260,7 +260,7 @@ async def test_llm_tier_raises_knowledge_recall_without_false_merges():
     assert false_merges == []
     assert llm.stats.method == "llm" and llm.stats.llm_merges > 0
     assert calls == -(-llm.stats.llm_pairs // 10) and len(asked) == llm.stats.llm_pairs
-    assert len(saved) == calls + embedded and embedded > 0
+    assert len(saved) == llm.stats.llm_pairs + embedded and embedded > 0  # each answer kept by its pair
     assert {m["tier"] for m in llm.merges} == {"rules", "llm"}
     assert scores(again.graph, labels) == (recall, [])
 
@@ -292,21 +292,23 @@ def test_names_are_read_in_parts():
     assert spelled == ("ehr systems", "electronic health record systems")
 
 
+def extracting_model_saying_different(req):
+    """Extraction as the synthetic model; resolution questions answered DIFFERENT."""
+    from graphglean.testing.models.responders import synthetic
+
+    pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
+    return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
+
+
 async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
     """Resolution settings are not in the extraction fingerprint: off, or other settings, re-runs from the store."""
     import io
 
     from graphglean.launch import run
-    from graphglean.testing.models.responders import synthetic
-
     text = tmp_path / "story.txt"
     text.write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob Cratchit.\n"
                     "Then Bob Cratchit went home to the Cratchit Family, and The Counting House was shut.\n")
-    def model(req):  # extraction as the synthetic model; resolution questions answered DIFFERENT
-        pairs = re.findall(r"^Pair (\d+)$", req.last_user, re.M)
-        return "\n".join(f"{n}: DIFFERENT" for n in pairs) if pairs else synthetic(req)
-
-    async with FakeLLMServer(model).running() as s:
+    async with FakeLLMServer(extracting_model_saying_different).running() as s:
         cfg = config(s, tmp_path)
         cfg.llm.cache.mode = "off"  # nothing but the run store may save a call
         cfg.input.path, cfg.output.dir = str(text), str(tmp_path / "out")
@@ -316,7 +318,11 @@ async def test_resolution_is_reversible_with_no_extraction_call(tmp_path):
         calls = len(paid())
         resolved = json.loads((tmp_path / "out" / "graph.json").read_text())
         log = [json.loads(line) for line in (tmp_path / "out" / "resolution.jsonl").read_text().splitlines()]
-        assert log and all({"a", "b", "rule", "score", "tier", "into"} <= set(line) for line in log)
+        merged = [line for line in log if line["decision"] == "merged"]
+        apart = [line for line in log if line["decision"] == "kept_apart"]
+        assert merged and all({"a", "b", "rule", "score", "tier", "into"} <= set(line) for line in merged)
+        assert log == merged + apart and all({"a", "b", "rule", "verdict", "tier"} <= set(line) for line in apart)
+        assert any(line["tier"] == "llm" and line["rule"] == "the LLM said different" for line in apart)
         cfg.graph.resolve.method, cfg.graph.resolve.max_block = "rules", 7
         await run(cfg, notice=notices.append, out=io.StringIO())
         cfg.graph.resolve.enabled = False
@@ -574,7 +580,7 @@ async def test_a_reasoning_model_cut_before_its_answers_is_asked_again_with_room
     assert together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 0
     # raised while nothing is read (x4), never to the model's full output limit (8,192 for gpt-4)
     assert caps == [24, 96, 384, 1536]
-    assert list(saved.values()) and all("</think>" in a for a in saved.values())  # only the complete answer kept
+    assert list(saved.values()) == ["SAME"]  # the answer, kept by its pair
 
 
 def test_a_cut_resolution_answer_is_asked_again_at_a_cap_in_proportion_to_what_it_needs():
@@ -601,3 +607,160 @@ async def test_dry_run_bounds_the_description_summaries_a_run_makes(tmp_path, fo
         await run(cfg, out=io.StringIO())
     summaries = [r for r in s.chat_requests() if r.last_user.startswith("Below are several descriptions")]
     assert 0 < len(summaries) <= dry["graph.describe"]["calls_max"]
+
+
+_QUESTION = re.compile(r'^Pair \d+\nA: "(.*?)" .*?\nB: "(.*?)" ', re.M)
+
+
+def _asked_pairs(requests) -> list[frozenset]:
+    return [frozenset(p) for r in requests for p in _QUESTION.findall(r.last_user)]
+
+
+@pytest.mark.slow
+async def test_an_added_document_asks_only_the_pairs_not_yet_decided(tmp_path):
+    """Answers are kept by pair, not by batch: a run with one small document more asks about new pairs only."""
+    import io
+
+    from graphglean.launch import run
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Ebenezer Scrooge sat in the Counting House. Scrooge was cold. Mr. Scrooge met Bob "
+                                "Cratchit and Fred Scrooge.\nThen Bob Cratchit went home to the Cratchit Family and "
+                                "Martha Cratchit, and The Counting House was shut.\n")
+
+    async with FakeLLMServer(extracting_model_saying_different).running() as s:
+        cfg = config(s, tmp_path)
+        cfg.llm.cache.mode = "off"  # only the run store keeps answers
+        cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / "out")
+        cfg.graph.resolve.llm_batch = 2
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+        first = _asked_pairs(s.chat_requests())
+        seen = len(s.chat_requests())
+        (docs / "b.txt").write_text("Belle Scrooge met Tiny Tim Cratchit near the Counting-House.\n")
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+        second = [r for r in s.chat_requests()[seen:] if _QUESTION.search(r.last_user)]
+    asked = _asked_pairs(second)
+    assert len(first) >= 3 and asked  # questions before, and about the new names
+    assert not set(asked) & set(first)  # no pair asked twice
+    assert all(any("Belle" in n or "Tiny" in n for n in pair) for pair in asked)
+    assert len(second) == -(-len(asked) // 2)  # new questions only, in full batches
+
+
+async def test_batch_prompts_are_the_same_whatever_order_the_nodes_come_in():
+    nodes = [("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+             ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever."),
+             ("Dengue Virus", "virus", "The dengue virus is carried by Aedes mosquitoes."),
+             ("Zika", "disease", "Zika is a viral infection that mosquitoes transmit."),
+             ("Zika Fever", "disease", "Zika fever is a mild infection."),
+             ("Zika Virus", "virus", "The Zika virus is a flavivirus.")]
+    bodies = []
+    for order in (nodes, nodes[::-1], nodes[2:] + nodes[:2]):
+        async with FakeLLMServer(careful_model({"same": [], "different": []})).running() as s:
+            cfg = config(s)
+            cfg.graph.resolve.embeddings, cfg.graph.resolve.llm_batch = False, 2
+            await resolve_entities(graph_of(order), cfg, method="llm")
+            bodies.append(sorted(r.last_user for r in s.chat_requests()))
+    assert len(bodies[0]) >= 2 and bodies[0] == bodies[1] == bodies[2]
+    for body in bodies[0]:  # each batch asks in the order of its questions' texts
+        cards = re.findall(r"^Pair \d+\nA: (.*)\nB: (.*)$", body, re.M)
+        assert len(cards) == 2 and cards == sorted(cards)
+
+
+@pytest.mark.parametrize("names,kept", [
+    (["U.S.", "United States"], "United States"), (["U.S.A.", "USA"], "USA"), (["I.B.M.", "IBM"], "IBM"),
+    (["zillow.com", "Zillow"], "Zillow"), (["Dr. Martin Luther King Jr.", "Martin Luther King Jr."],
+                                           "Martin Luther King Jr."),
+    (["Sevilla", "Sevilla FC"], "Sevilla FC"), (["Siemens", "Siemens AG"], "Siemens AG"),
+])
+def test_a_merged_node_takes_its_most_complete_name(names, kept):
+    kind = "geo" if "U.S" in names[0] else "person" if "King" in names[0] else "organization"
+    out = resolve_entities_sync(graph_of([(n, kind, f"{n} is named in the report.") for n in names]),
+                                method="rules").graph
+    assert [d["name"] for _, d in out.nodes(data=True)] == [kept]
+
+
+def test_the_merged_name_is_the_frequent_one_among_equally_complete_ones():
+    g = graph_of([("Ebenezer Scrooge", "person", "A miser."), ("EBENEZER SCROOGE", "person", "A miser of London.")])
+    g.nodes[normalize_name("EBENEZER SCROOGE")]["frequency"] = 3
+    assert len(g) == 1 or [d["name"] for _, d in resolve_entities_sync(g, method="rules").graph.nodes(data=True)] == \
+        ["EBENEZER SCROOGE"]
+
+
+def test_resolution_log_names_each_merge_s_rule_and_the_pairs_kept_apart():
+    g = graph_of([("Paris", "geo", "Paris is the capital of France."),
+                  ("Paris, Texas", "geo", "Paris, Texas is a town in Lamar County."),
+                  ("Paris, France", "geo", "Paris, France hosted the Olympic Games."),
+                  ("Louis XIV", "person", "Louis XIV was king of France."),
+                  ("Louis XVI", "person", "Louis XVI was executed in 1793.")])
+    resolution = resolve_entities_sync(g, method="rules")
+    assert [(m["decision"], m["a"], m["b"]) for m in resolution.merges] == [("merged", "Paris", "Paris, France")]
+    assert "region" in resolution.merges[0]["rule"]
+    apart = {(line["a"], line["b"]): line for line in resolution.kept_apart}
+    assert apart[("Louis XIV", "Louis XVI")]["rule"] == "different numbers"
+    assert apart[("Louis XIV", "Louis XVI")]["verdict"] == "different"
+    assert apart[("Paris, France", "Paris, Texas")]["rule"] == "different qualifiers"
+    assert apart[("Paris", "Paris, Texas")]["verdict"] == "unsure" and "qualified on one side" in \
+        apart[("Paris", "Paris, Texas")]["rule"]
+    assert resolution.log == resolution.merges + resolution.kept_apart
+    assert resolution.stats.kept_apart == len(resolution.kept_apart) == 3
+
+
+def test_a_name_of_two_readings_is_kept_apart_from_both():
+    g = graph_of([("Bob Cratchit", "person", "Bob Cratchit is the clerk of the family."),
+                  ("Martha Cratchit", "person", "Martha Cratchit is the eldest daughter of the family."),
+                  ("Cratchit", "person", "Cratchit is a member of the clerk's family.")])
+    resolution = resolve_entities_sync(g, method="rules")
+    assert resolution.graph.number_of_nodes() == 3
+    rules = {(line["a"], line["b"]): line["rule"] for line in resolution.kept_apart}
+    assert len(rules) == 2 and "other readings" in rules[("Bob Cratchit", "Cratchit")]
+    assert "other readings" in rules[("Cratchit", "Martha Cratchit")]
+
+
+def test_a_same_pair_whose_clusters_may_not_join_is_kept_apart_with_the_pair_that_refuses():
+    from graphglean.graph.resolution.resolver import Clusters, Resolver
+    from graphglean.graph.resolution.verdicts import SAME, Verdict
+
+    g = graph_of([("Louis XIV", "person", "The Sun King."), ("Louis the Fourteenth", "person", "The Sun King."),
+                  ("Louis XVI", "person", "Executed in 1793.")])
+    r = Resolver.of_graph(g)
+    clusters = Clusters(3, r.verdict)
+    assert clusters.union(0, 1, strict=True)
+    r.memo[(1, 2)] = Verdict(SAME, 0.8, "a rule that saw no number")
+    assert clusters.union(1, 2, strict=True) is False  # "Louis XIV" and "Louis XVI" may not be one
+    [(_, line)] = r.kept_apart(clusters, [(1, 2)])
+    assert (line["a"], line["b"], line["verdict"]) == ("Louis XVI", "Louis the Fourteenth", "same")
+    assert line["rule"] == "a rule that saw no number, but 'Louis XIV' / 'Louis XVI': different numbers"
+
+
+async def test_pairs_a_complete_answer_left_out_are_not_asked_again():
+    g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever."),
+                  ("Dengue Virus", "virus", "The dengue virus is carried by Aedes mosquitoes.")])
+    saved: dict = {}
+
+    async def save(key, answer):
+        saved[key] = answer
+
+    async with FakeLLMServer(lambda req: "1: DIFFERENT").running() as s:  # answers the first pair only
+        cfg = config(s)
+        cfg.graph.resolve.embeddings = False
+        first = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo({}, save))
+        asked = len(s.chat_requests())
+        again = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo(dict(saved)))
+        assert len(s.chat_requests()) == asked  # paid for once
+    assert first.stats.llm_unanswered >= 1 and again.stats.llm_unanswered == first.stats.llm_unanswered
+    assert sorted(saved.values()) == ["DIFFERENT"] + ["UNANSWERED"] * first.stats.llm_unanswered
+
+
+def test_web_domains_and_club_abbreviations_are_read_in_names():
+    from graphglean.graph.resolution.org_names import club_form, web_domain
+
+    assert web_domain("www.nytimes.com") == ("nytimes.com", "nytimes")
+    assert web_domain("https://mercadolibre.com.ar/") == ("mercadolibre.com.ar", "mercadolibre")
+    assert web_domain("ZILLOW.COM") == ("zillow.com", "zillow") and web_domain("maps.google.com")[1] == ""
+    assert web_domain("ASP.NET") == web_domain("Node.js") == web_domain("E.ON") == web_domain("St. Louis") == ("", "")
+    assert read_name("Amazon.com, Inc.").stem == "amazon" and read_name("PJSC Lukoil").trade == "lukoil"
+    assert club_form("1 fc koln".split()) == ("fc", "koln") and club_form("as monaco fc".split()) == ("as fc", "monaco")
+    assert club_form("f k a".split()) == club_form("fc".split()) == club_form("real madrid".split()) == ("", "")
+    assert read_name("FC St. Pauli").team == "saint pauli" and read_name("1. FC Köln").numbers == ()
+    assert read_name("Portland, OR").qualifier == "or" and read_name("John Smith, MD").qualifier == "md"

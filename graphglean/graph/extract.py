@@ -78,7 +78,7 @@ class GraphStats:
     edges: int = 0
     malformed_records: list[dict[str, str]] = attrs.field(factory=list)  # kept as text, with their chunk
     resolution: dict[str, Any] = attrs.field(factory=dict)  # ResolutionStats of the resolve stage, if it ran
-    resolution_log: list[dict[str, Any]] | None = None  # one record per merge (resolution.jsonl); None = not run
+    resolution_log: list[dict[str, Any]] | None = None  # resolution.jsonl: merges, pairs kept apart; None = not run
     yes_no_check: dict[str, Any] = attrs.field(factory=dict)  # how the gleaning checks were asked, and why
     off_schema: int = 0  # records, nodes and edges outside graph.schema: left out (strict) or flagged (flag)
     off_schema_records: list[dict[str, Any]] = attrs.field(factory=list)  # what strict mode left out
@@ -201,7 +201,7 @@ async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | No
     resolution = await resolve_entities(graph, cfg, scheduler, method=run_method(cfg, offline=scheduler is None),
                                         memo=memo)
     stats.resolution = attrs.asdict(resolution.stats)
-    stats.resolution_log = resolution.merges
+    stats.resolution_log = resolution.log
     return resolution.graph
 
 

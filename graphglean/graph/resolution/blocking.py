@@ -15,7 +15,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .names import read_name, words_of
+from .lexicon import ARTICLES, PARTICLES
+from .names import NameForm, read_name, words_of
 from .profiles import Corpus, Profile
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
@@ -24,12 +25,26 @@ _PRIME = (1 << 31) - 1
 CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
 
 
+def web_spellings(form: NameForm) -> frozenset[str]:
+    """A name written as one word, as a web domain spells it: without spaces, with and without its article,
+    legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""
+    first = form.surface.split(maxsplit=1)[0].casefold() if form.surface.strip() else ""
+    written = first + form.compact if first in ARTICLES and not form.compact.startswith(first) else ""
+    return frozenset(w.replace("'", "") for w in (form.compact, written, form.trade.replace(" ", ""),
+                                                  form.team.replace(" ", "")) if w)
+
+
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
     """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
     the pairs only the LLM can decide."""
     keys: set[str] = set()
     for f in p.forms:
         keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered))
+        if f.stem:  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."
+            keys.add("c:" + f.stem)
+        keys.update("c:" + w for w in web_spellings(f))
+        if f.team:  # "AFC Ajax" meets "Ajax"
+            keys.add("k:" + f.team)
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
             keys.add("k:" + f.unprefixed)
         keys.update("k:" + k for k in f.spelled)
@@ -37,7 +52,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("s:" + f.key[:-2])
         if f.qualifier:
             keys.add("q:" + f.qualifier)
-        if f.person and len(f.person) <= 4 and p.person_compatible:  # typed a person, or untyped
+        # typed a person, or untyped; particles do not count ("Mohammed bin Rashid Al Maktoum")
+        if f.person and len([w for w in f.person if w not in PARTICLES]) <= 4 and p.person_compatible:
             keys.add("p:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])

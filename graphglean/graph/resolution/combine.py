@@ -11,9 +11,13 @@ from .profiles import Profile, aliases_of
 
 
 def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:
+    """The most complete form first, then the most frequent: more whole words ("United States" over "U.S.",
+    "John Smith" over "J. Smith"), then more initials; a web domain counts as its name ("Zillow" over
+    "zillow.com"), a company's legal form as words of its name, a title or generation as nothing."""
     f = p.forms[0]
-    words = len(f.person) if f.person else len(f.key.split())
-    return (-words, -int(data.get("frequency") or 0), len(f.surface), f.surface)
+    words = (f.stem,) if f.stem else f.person if f.person and not f.legal else tuple(f.key.split())
+    whole = sum(len(w) > 1 for w in words)
+    return (-whole, -(len(words) - whole), -int(data.get("frequency") or 0), len(f.surface), f.surface)
 
 
 def _union(lists: Iterable[Iterable[Any]]) -> list[Any]:

@@ -16,21 +16,36 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST
+from .blocking import web_spellings
+from .lexicon import ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
 from .names import NameForm, key_of, read_name, words_of
+from .org_names import says_sport
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, UNTYPED, Corpus, Profile
+from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
+_VERB_BEFORE = re.compile(r"\b(?:is|are|was|were)\b[^.;:,]{0,40}\Z", re.I)  # "... is Fezziwig's partner"
+_OF_BEFORE = re.compile(r"\b(?:is|are|was|were)\s+(?:the|a|an|one)\b[^.;:,]{0,40}?\bof\s+(?:the\s+)?\Z", re.I)
+_POSSESSIVE_AFTER = re.compile(r"(?:'s|’s|')(?=\s)")
+
+
 def _defines_relative(description: str, other: NameForm) -> bool:
-    """``description`` defines its node through ``other`` ("X is Fezziwig's partner", "the wife of Fezziwig")."""
-    name = r"\s+".join(map(re.escape, other.surface.split()))
-    if not name or " ".join(other.surface.split()).casefold() not in " ".join(description.split()).casefold():
+    """``description`` defines its node through ``other`` ("X is Fezziwig's partner", "the wife of Fezziwig"): at
+    each place it names ``other``, the words around (fixed patterns, not one compiled a name)."""
+    name, text = " ".join(other.surface.split()), " ".join(description.split())
+    if not name or name.casefold() not in text.casefold():
         return False
-    pattern = (rf"\b(?:is|are|was|were)\b[^.;:,]{{0,40}}?(?<!\w){name}(?:'s|’s|')(?=\s)"
-               rf"|\b(?:is|are|was|were)\s+(?:the|a|an|one)\b[^.;:,]{{0,40}}?\bof\s+(?:the\s+)?{name}(?!\w)")
-    return re.search(pattern, description, re.I) is not None
+    for m in re.finditer(re.escape(name), text, re.I):
+        start, end = m.span()
+        word_before = start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+        word_after = end < len(text) and (text[end].isalnum() or text[end] == "_")
+        if not word_before and _POSSESSIVE_AFTER.match(text, end) and \
+                _VERB_BEFORE.search(text, max(0, start - 60), start):
+            return True
+        if not word_after and _OF_BEFORE.search(text, max(0, start - 80), start):
+            return True
+    return False
 
 
 @attrs.define
@@ -40,6 +55,7 @@ class Evidence:
     corpus: Corpus
     owner_cluster: dict[str, str] = attrs.field(factory=dict)  # name key -> cluster id, after a first round
     disagree_below: float = 0.04
+    agree_above: float = 0.5  # descriptions and neighbours that share this much describe one thing
 
     def context(self, a: Profile, b: Profile) -> float:
         """How much two nodes' descriptions and neighbours share: overlap in [0, 1] weighted by squared idf, so
@@ -64,7 +80,7 @@ class Evidence:
                     return v
                 if rank(v) > rank(best):
                     best = v
-        if best.kind in (SAME, UNSURE):
+        if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):
                 if any(_defines_relative(x.description, f) for f in y.forms):
                     return Verdict(DIFFERENT, 0.0, f"described as related to {y.name!r}")
@@ -73,6 +89,8 @@ class Evidence:
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and (fa.numbers != fb.numbers or fa.generation != fb.generation):
+            if fa.numbers == fb.numbers and _generation_left_out(fa, fb):
+                return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v
 
@@ -84,7 +102,8 @@ class Evidence:
         if fa.generation and fb.generation and fa.generation != fb.generation:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
-        for rule in (self._qualified, self._acronym, self._legal, self._country):
+        for rule in (self._domain, self._qualified, self._one_country, self._acronym, self._legal, self._club,
+                     self._country):
             v = rule(a, b, fa, fb, clash)
             if v is not None:
                 return v
@@ -93,6 +112,17 @@ class Evidence:
         return None
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
+        clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
+        if fa.key == fb.key:
+            return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
+        if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
+            return doubtful(0.6, "same letters, person and place") if clash else \
+                Verdict(SAME, 0.95, "same name but spacing or hyphens")
+        if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
+                not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
+            # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
+            return self._short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
+                                    SHORT_DESCRIPTION)
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
                 return Verdict(SAME, 0.95, "same combination")
@@ -101,14 +131,8 @@ class Evidence:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
             if fa.core == fb.core and not (a.personal or b.personal):
-                return Verdict(SAME, 0.8, "possessive place name")
+                return self._short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
-        clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
-        if fa.key == fb.key:
-            return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
-        if fa.compact == fb.compact:
-            return doubtful(0.6, "same letters, person and place") if clash else \
-                Verdict(SAME, 0.95, "same name but spacing or hyphens")
         person = person_verdict(self, a, b, fa, fb)
         if person is not None:
             return person
@@ -127,6 +151,12 @@ class Evidence:
         return self._short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
 
     def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
+            if _types_conflict(a, b):
+                return doubtful(0.6, "same abbreviation, types differ")
+            # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
+            return self._short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
+                                    SHORT_DESCRIPTION)
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
@@ -139,18 +169,29 @@ class Evidence:
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "Salt Lake City, Utah" and "Salt Lake City"; "Internal Revenue Service (IRS)" and "IRS"; not
         "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
+        if a.personal and fa.qualifier in CREDENTIALS or b.personal and fb.qualifier in CREDENTIALS:
+            return None  # "John Smith, MD": a degree, not a place
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
-                if fa.qualifier.replace(" ", "") != fb.qualifier.replace(" ", ""):
+                if _region(fa.qualifier) != _region(fb.qualifier):
                     return Verdict(DIFFERENT, 0.0, "different qualifiers")
-                return None
+                return Verdict(SAME, 0.9, "same qualifier written another way")  # "Paris, TX", "Paris, Texas"
             if clash:
                 return doubtful(0.5, "trailing qualifier, person and place")
-            x = fa if fa.qualifier else fb
+            x, py = (fa, b) if fa.qualifier else (fb, a)
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
-            if x.qualifier in COUNTRIES or _places(a, b) or (x.paren and not _types_conflict(a, b)):
+            untyped = a.types <= UNTYPED and b.types <= UNTYPED
+            if _places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
+                # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
+                named = _regions_named(py.description)
+                if _region(x.qualifier) in named:
+                    return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
+                if not named and self.context(a, b) >= self.agree_above:
+                    return Verdict(SAME, 0.8, "a place and its region, described alike")
+                return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
+            if x.qualifier in COUNTRIES or (x.paren and not _types_conflict(a, b)):
                 return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
@@ -160,6 +201,44 @@ class Evidence:
                 same = Verdict(SAME, 0.85, "parenthesized alias")
                 return self._short_form(a, b, same) if y.acronym else same
         return None
+
+    def _one_country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """Two places that are one country named two ways ("U.S.A.", "United States of America")."""
+        ca, cb = COUNTRY_NAMES.get(fa.key), COUNTRY_NAMES.get(fb.key)
+        if not (ca and cb and fa.key != fb.key and _places(a, b)):
+            return None
+        return Verdict(SAME, 0.9, "one country, named another way") if ca == cb else \
+            Verdict(DIFFERENT, 0.0, "different countries")
+
+    def _domain(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "zillow.com" and "Zillow", "theguardian.com" and "The Guardian"; not "booking.com" and "Booking
+        Holdings", nor "zalando.de" and "zalando.fr" (one name, other sites: doubt)."""
+        if fa.site and fb.site:
+            if fa.site == fb.site:
+                return Verdict(SAME, 0.95, "same web domain", certain=True)
+            return doubtful(0.5, "one name, other web domains") if fa.stem and fa.stem == fb.stem else None
+        x, y, py = (fa, fb, b) if fa.site else (fb, fa, a)
+        if not x.stem or x.stem not in web_spellings(y):
+            return None
+        if py.personal or py.types & PLACE_TYPES:
+            return doubtful(0.4, "a web domain and a person or place of its name")
+        return Verdict(SAME, 0.9, "a name and its web domain", certain=True)
+
+    def _club(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+        """ "AFC Ajax" and "Ajax", "1. FC Köln" and "FC Köln"; not "FC Barcelona" and "Barcelona SC", nor "FC
+        Porto" and the city of Porto."""
+        if fa.club and fb.club:
+            if fa.team == fb.team and fa.club != fb.club:
+                return doubtful(0.5, "different club abbreviations (another club, another sport?)")
+            return None
+        x, y = (fa, fb) if fa.club else (fb, fa)
+        if not x.club or x.team != y.key:
+            return None
+        if not (_club_like(a) and _club_like(b)):
+            return doubtful(0.4, "a club and a namesake of another kind")
+        if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
+            return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
+        return Verdict(SAME, 0.9, "with and without its club's abbreviation")
 
     def _legal(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "Siemens AG" and "Siemens"; "Microsoft Corp." and "Microsoft Corporation"; not "Siemens AG" and
@@ -273,3 +352,42 @@ def _places(a: Profile, b: Profile) -> bool:
     """Both nodes are places, or one is and the other has no type."""
     return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
         p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))
+
+
+def _generation_left_out(fa: NameForm, fb: NameForm) -> bool:
+    """A generational marker on one side only of a personal name, whose other side is a surname or given name
+    alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest."""
+    x, y = (fa, fb) if fa.generation else (fb, fa)
+    return bool(x.generation) and not y.generation and len(y.person) == 1 < len(x.person)
+
+
+def _region(qualifier: str) -> str:
+    """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
+    return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or qualifier.replace(" ", "")
+
+
+_REGION_NAMES = frozenset(REGIONS.values())
+_PLACES_NAMED = _REGION_NAMES | frozenset(COUNTRIES.values())
+
+
+def _regions_named(description: str) -> set[str]:
+    """The regions and countries ``description`` names, canonical: by their full names, or a country by its
+    abbreviation or adjective (an "or" in a text is no Oregon)."""
+    text = f" {key_of(description)} "
+    return _countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}
+
+
+_PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"
+                            r"country|municipality|district|port|county)\b", re.I)
+_CLUB_TYPES = frozenset("organization organisation org company team club sports football soccer".split())
+
+
+def _sporting(p: Profile) -> bool:
+    """Its type or description says it is a sports club or team."""
+    return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words)
+
+
+def _club_like(p: Profile) -> bool:
+    """A node that may be a club: typed an organization, team or club (or untyped), not described as a place."""
+    typed = {w for t in p.types for w in t.replace("_", " ").split()}
+    return (p.types <= UNTYPED or bool(typed & _CLUB_TYPES)) and not _PLACE_DEFINED.search(p.description)

@@ -62,8 +62,8 @@ FEMALE_GIVEN = frozenset(
 SUFFIX_TITLES = frozenset("san sama kun chan sensei senpai dono ji sahib".split())
 
 # generational markers after a personal name: the same marker means the same generation
-GENERATIONS = {"jr": "jr", "junior": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "younger": "jr",
-               "sr": "sr", "senior": "sr", "père": "sr", "pere": "sr", "elder": "sr"}
+GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "hijo": "jr",
+               "younger": "jr", "sr": "sr", "senior": "sr", "sen": "sr", "père": "sr", "pere": "sr", "elder": "sr"}
 
 ORDINALS = {w: i for i, w in enumerate(
     "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
@@ -82,7 +82,7 @@ LEGAL_FORMS = {
     "srl": "srl", "s r l": "srl", "sarl": "sarl", "s a r l": "sarl", "nv": "nv", "n v": "nv", "bv": "bv",
     "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "kk": "kk", "k k": "kk",
     "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
-    "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv",
+    "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
 }
 LEGAL_LONGEST = max(len(k.split()) for k in LEGAL_FORMS)
 # abbreviations written either way inside names: the full word is the key's
@@ -114,6 +114,13 @@ malaysia: malaysia, malaysian; thailand: thailand, thai"""
 COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
+# the names of one country (not its people's adjective, nor a part of it: "England" is not the U.K.)
+_COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
+uk: uk, u k, united kingdom; eu: eu, european union; russia: russia, russian federation
+uae: uae, united arab emirates; south korea: south korea, rok, republic of korea
+north korea: north korea, dprk; china: china, prc, people's republic of china"""
+COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
+                 for country, names in [line.split(": ")] for name in names.split(", ")}
 INSTITUTIONS = frozenset(
     "ministry department dept agency office bureau service services army navy air force marines marine corps coast "
     "guard police parliament senate congress court government embassy consulate treasury administration commission "
@@ -138,3 +145,67 @@ THINGS = frozenset(
     "carmaker automaker manufacturer maker corporation firm brand business bank university college school "
     "hospital band magazine newspaper journal team club league agency ministry department party product car "
     "model software program programme app book film novel album song ship aircraft planet element".split())
+
+# legal forms that open a name ("PJSC Lukoil", "PT Bank Mandiri"), as the trailing ones
+LEADING_LEGAL_FORMS = {"pjsc": "pjsc", "pao": "pjsc", "ojsc": "ojsc", "oao": "ojsc", "cjsc": "cjsc", "zao": "cjsc",
+                       "jsc": "jsc", "ooo": "ooo", "pt": "pt"}
+
+# a sports club's abbreviation or generic words, before or after its name ("AFC Ajax", "Sevilla FC",
+# "Club Atlético Boca Juniors", "Real Betis Balompié"), as words read after dots are gone ("F.C.": "f c"); an
+# ordinal before it belongs to it ("1. FC Köln")
+CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
+    ("fc", "fc f_c fk f_k football_club futbol_club fussballclub fußballclub"), ("afc", "afc a_f_c"),
+    ("cf", "cf c_f club_de_futbol"), ("sc", "sc s_c sporting_club"), ("sk", "sk s_k"), ("sl", "sl s_l"),
+    ("as", "as a_s"), ("ss", "ss s_s"), ("ssc", "ssc s_s_c"), ("ac", "ac a_c"), ("acf", "acf a_c_f"),
+    ("rsc", "rsc r_s_c"), ("krc", "krc"), ("gnk", "gnk"), ("hnk", "hnk"), ("nk", "nk"), ("ca", "ca c_a club_atletico"),
+    ("cr", "cr c_r club_de_regatas"), ("cd", "cd c_d club_deportivo"), ("rcd", "rcd"), ("ud", "ud u_d"),
+    ("sd", "sd"), ("rc", "rc"), ("bv", "bv"), ("vfb", "vfb"), ("vfl", "vfl"), ("tsv", "tsv"), ("tsg", "tsg"),
+    ("sv", "sv s_v"), ("fsv", "fsv"), ("ogc", "ogc"), ("osc", "osc"), ("aj", "aj"), ("sfc", "sfc"), ("cfc", "cfc"),
+    ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ifk", "ifk"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"),
+    ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
+    ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
+    ("balompie", "balompie"), ("calcio", "calcio"))
+    for form in forms.split()}
+CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
+# the club abbreviations that say "club" whatever the context ("FC"; "SC" may be S.C. Johnson, "AS" a Norwegian firm)
+CLUB_CERTAIN = frozenset(c for c in set(CLUB_FORMS.values()) if len(c) > 2 or c in ("fc", "cf"))
+# what says a node is a sports club: in its type, or in either description (as a word, or inside one:
+# "Fußballverein")
+SPORTS = frozenset(
+    "club team sports sport football soccer league cup stadium season coach player players match goal goals "
+    "championship champions derby fc futbol fútbol fußball fussball calcio futebol verein basketball hockey rugby "
+    "cricket eredivisie bundesliga premiership liga ligue serie".split())
+SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb")
+
+# the two-letter country codes of web domains (ISO 3166), and the common generic ones; a domain's second level
+# before a country code ("co.uk", "com.ar") belongs to its suffix
+COUNTRY_TLDS = frozenset(
+    "ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo br bs bt bw by bz ca cc "
+    "cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg er es et eu fi fj fk fm fo fr "
+    "ga gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir is it je jm "
+    "jo jp ke kg kh ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mg mh mk ml mm mn mo mp "
+    "mq mr ms mt mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm pn pr ps pt pw "
+    "py qa re ro rs ru rw sa sb sc sd se sg sh si sk sl sm sn so sr ss st sv sx sy sz tc td tf tg th tj tk tl tm "
+    "tn to tr tt tv tw tz ua ug uk us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw".split())
+GENERIC_TLDS = frozenset(
+    "com org net edu gov mil int info biz name pro io ai app dev tech online site store shop blog news media "
+    "cloud live xyz club global agency company travel museum jobs".split())
+SECOND_LEVEL = frozenset("co com org net ac gov edu or ne go gob nic mil ltd plc".split())
+
+# regions that follow a place's name after a comma ("Portland, Oregon", "Paris, TX", "Kingston, Ont."): each
+# with its abbreviations, canonical
+_REGIONS = """alabama: al, ala; alaska: ak; arizona: az, ariz; arkansas: ar, ark; california: ca, calif, cal
+colorado: co, colo; connecticut: ct, conn; delaware: de, del; florida: fl, fla; georgia: ga; hawaii: hi
+idaho: id; illinois: il, ill; indiana: in, ind; iowa: ia; kansas: ks, kan, kans; kentucky: ky; louisiana: la
+maine: me; maryland: md; massachusetts: ma, mass; michigan: mi, mich; minnesota: mn, minn; mississippi: ms, miss
+missouri: mo; montana: mt, mont; nebraska: ne, neb, nebr; nevada: nv, nev; new hampshire: nh; new jersey: nj
+new mexico: nm; new york: ny; north carolina: nc; north dakota: nd; ohio: oh; oklahoma: ok, okla
+oregon: or, ore; pennsylvania: pa, penn; rhode island: ri; south carolina: sc; south dakota: sd
+tennessee: tn, tenn; texas: tx, tex; utah: ut; vermont: vt; virginia: va; washington: wa, wash
+west virginia: wv; wisconsin: wi, wis; wyoming: wy; district of columbia: dc, d c; puerto rico: pr
+ontario: on, ont; quebec: qc, que; british columbia: bc; alberta: ab, alta; manitoba: mb, man
+saskatchewan: sk, sask; nova scotia: ns; new brunswick: nb; newfoundland and labrador: nl
+new south wales: nsw; victoria: vic; queensland: qld; western australia: w a; south australia: sa
+tasmania: tas"""
+REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
+           for region, names in [line.split(": ")] for name in [region, *names.split(", ")]}

@@ -3,6 +3,7 @@ the batched questions on the scheduler, and reading the one-line-per-pair answer
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import warnings
@@ -31,9 +32,10 @@ _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 @attrs.define
 class AnswerMemo:
-    """LLM answers kept across runs (the run store): ``done`` maps a request's hash to its answer (a chat
-    answer's text, or a batch's embeddings); ``save`` is awaited as each answer arrives. A resumed run asks only
-    what it has no answer for, even with the response cache off."""
+    """LLM answers kept across runs (the run store): ``done`` maps a question's key to its answer (a pair's
+    SAME or DIFFERENT, by the pair: `answer_key`; or a batch's embeddings, by the request); ``save`` is
+    awaited as each answer arrives. A resumed or incremental run asks only what it has no answer for, even with
+    the response cache off."""
 
     done: dict[str, Any] = attrs.field(factory=dict)
     save: Callable[[str, Any], Awaitable[None]] | None = None
@@ -159,40 +161,86 @@ def card(r: "Resolver", i: int) -> str:
     return f'"{p.name}" ({data.get("type") or "unknown"}) {desc or "(no description)"} Related: {related}.'
 
 
+def pair_id(r: "Resolver", i: int, j: int) -> str:
+    """What a saved answer about nodes ``i`` and ``j`` is kept by: their keys, in order (so the answer stands
+    when nodes are added, descriptions grow or the pair is asked in another batch)."""
+    return "\x1f".join(sorted((str(r.nodes[i]), str(r.nodes[j]))))
+
+
+def answer_key(model: str, pair: str) -> str:
+    """The memo key of ``model``'s answer about the pair ``pair`` (`pair_id`) to this question prompt."""
+    return "pair:" + hashlib.sha256(f"{model}\n{_prompt_hash()}\n{pair}".encode()).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=1)
+def _prompt_hash() -> str:
+    return hashlib.sha256(load_template("graph_resolve").encode()).hexdigest()
+
+
+UNANSWERED = "UNANSWERED"  # a pair a complete answer left out: asked, paid for, not asked again
+
+
+def stored_answer(memo: AnswerMemo, model: str, pair: str) -> bool | str | None:
+    """The saved answer about ``pair`` (same or not), `UNANSWERED`, or None when it was never asked."""
+    said = memo.done.get(answer_key(model, pair))
+    return said if said in (None, UNANSWERED) else said == "SAME"
+
+
+def question_cards(r: "Resolver", i: int, j: int) -> tuple[str, str]:
+    """The two cards of a question, the node of the smaller key first (whatever order the graph lists them in)."""
+    x, y = sorted((i, j), key=lambda k: str(r.nodes[k]))
+    return card(r, x), card(r, y)
+
+
+def ask_order(cards: list[tuple[str, str]], pairs: list[str]) -> list[int]:
+    """The positions of questions in the order they are asked: by their cards (then pairs), so that a batch
+    holds the same questions whatever order they were chosen in."""
+    return sorted(range(len(cards)), key=lambda n: (cards[n], pairs[n]))
+
+
 async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
                   memo: AnswerMemo, max_tokens: int) -> dict[tuple[int, int], bool]:
-    """The LLM's answers to ``asked`` (see `ask_about`), in the order asked."""
-    said = await ask_about([(card(r, i), card(r, j)) for i, j in asked], scheduler, batch, memo, max_tokens)
-    return {asked[n]: same for n, same in said.items()}
+    """The LLM's answers to ``asked`` (see `ask_about`): the saved ones, and those asked now."""
+    model = scheduler.llm(PASS).model
+    ids = [pair_id(r, i, j) for i, j in asked]
+    saved = [stored_answer(memo, model, pair) for pair in ids]
+    known = {n: said for n, said in enumerate(saved) if isinstance(said, bool)}
+    pending = [n for n, said in enumerate(saved) if said is None]
+    cards = [question_cards(r, *asked[n]) for n in pending]
+    said = await ask_about(cards, [ids[n] for n in pending], scheduler, batch, memo, max_tokens)
+    known.update((pending[n], same) for n, same in said.items())
+    return {asked[n]: same for n, same in known.items()}
 
 
-async def ask_about(cards: list[tuple[str, str]], scheduler: Scheduler, batch: int, memo: AnswerMemo,
-                    max_tokens: int) -> dict[int, bool]:
-    """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards``, ``batch``
-    a call, in position order. A call is capped at the few tokens the answer lines take; one cut there before
-    every pair is answered (a reasoning model thinks first) is asked again at a cap raised in proportion to
-    what the answer so far took for its pairs (`raised_cap`), up to ``max_tokens``. Only complete answers are
-    kept in ``memo``."""
+async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: Scheduler, batch: int,
+                    memo: AnswerMemo, max_tokens: int) -> dict[int, bool]:
+    """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards`` about the pairs
+    ``pairs`` (`pair_id`): asked in `ask_order`, ``batch`` a call. A call is capped at the few tokens the
+    answer lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked
+    again at a cap raised in proportion to what the answer so far took for its pairs (`raised_cap`), up to
+    ``max_tokens``. Each answer is kept in ``memo`` by its pair (of an answer cut short, all but the last
+    read, which the cut may have changed; of one complete, the pairs it left out as `UNANSWERED`)."""
     llm = scheduler.llm(PASS)
     template = load_template("graph_resolve")
-    batches = [list(range(k, min(k + batch, len(cards)))) for k in range(0, len(cards), batch)]
+    order = ask_order(cards, pairs)
+    batches = [order[k:k + batch] for k in range(0, len(order), batch)]
 
-    async def one(pairs: list[int]) -> dict[int, bool]:
-        text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(pairs, 1))
-        prompt = render(template, pairs=text)
-        key = hashlib.sha256(f"{llm.model}\n{prompt}".encode()).hexdigest()[:32]
-        answer = memo.done.get(key)
-        if answer is not None:
-            return read_answers(answer)
-        messages, cap = [{"role": "user", "content": prompt}], 8 * len(pairs) + 16
+    async def one(questions: list[int]) -> dict[int, bool]:
+        text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(questions, 1))
+        messages, cap = [{"role": "user", "content": render(template, pairs=text)}], 8 * len(questions) + 16
         result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens)))
         read = read_answers(result.text)
-        while result.truncated and len(read) < len(pairs) and cap < max_tokens:
-            cap = min(max_tokens, raised_cap(cap, len(read), len(pairs)))
+        while result.truncated and len(read) < len(questions) and cap < max_tokens:
+            cap = min(max_tokens, raised_cap(cap, len(read), len(questions)))
             result = await llm.chat(llm.request(messages, max_tokens=cap))
             read = read_answers(result.text)
-        if not result.truncated or len(read) == len(pairs):
-            await memo.keep(key, result.text)
+        read = {n: same for n, same in read.items() if 1 <= n <= len(questions)}
+        cut = result.truncated and len(read) < len(questions)
+        for n, q in enumerate(questions, 1):
+            if n in read and not (cut and n == max(read)):
+                await memo.keep(answer_key(llm.model, pairs[q]), "SAME" if read[n] else "DIFFERENT")
+            elif n not in read and not cut:
+                await memo.keep(answer_key(llm.model, pairs[q]), UNANSWERED)
         return read
 
     answers: dict[int, bool] = {}

@@ -27,14 +27,17 @@ from .lexicon import (
     HONORIFICS,
     INSTITUTIONS,
     LEADING_ABBREVIATIONS,
+    LEADING_LEGAL_FORMS,
     LEGAL_FORMS,
     LEGAL_LONGEST,
     MALE,
     ORDINALS,
     PLURAL_HONORIFICS,
+    REGIONS,
     ROYAL,
     SUFFIX_TITLES,
 )
+from .org_names import club_form, web_domain
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
@@ -43,7 +46,9 @@ _OF = re.compile(r"\s+of\s+", re.I)
 _POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
 _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
 _PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
-_TIGHT_AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
+_TIGHT_AMPERSAND = re.compile(r"(?<=\w)\.?&(?=\w)")  # "AT&T", "A.T.&T."
+_SPACED_AMPERSAND = re.compile(r"\b([^\W\d_]{1,2})\.?\s+&\s+(?=[^\W\d_]{1,2}\b)")  # "AT & T", "R & D"
+_INITIAL_FIRST = re.compile(r"\s*[^\W\d_]\.")  # "A.C. Milan", "A. Lincoln": the first word is no article
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _ROMAN_TOKEN = re.compile(r"[^\W\d_]+\.?")
@@ -70,7 +75,10 @@ def strip_accents(text: str) -> str:
 def words(text: str) -> list[str]:
     """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay;
     an ampersand between letters joins them ("A&M", "AT&T"), one between words is "and"."""
-    folded = _TIGHT_AMPERSAND.sub("", fold(text)).replace("-", " ").replace(".", " ")
+    folded = fold(text)
+    if "&" in folded:
+        folded = _TIGHT_AMPERSAND.sub("", _SPACED_AMPERSAND.sub(r"\1&", folded))
+    folded = folded.replace("-", " ").replace(".", " ")
     return [ABBREVIATIONS.get(w, w) for w in (w.strip("'") or w for w in _WORD.findall(folded))]
 
 
@@ -105,8 +113,12 @@ def _without_articles(ws: list[str]) -> list[str]:
 
 
 def key_of(text: str) -> str:
-    """The comparison key: folded, accents and punctuation dropped, leading articles removed."""
-    return " ".join(_without_articles(words(strip_accents(text))))
+    """The comparison key: folded, accents and punctuation dropped, leading articles removed (not an initial
+    that looks like one: "A.C. Milan")."""
+    ws = words(strip_accents(text))
+    if ws and _INITIAL_FIRST.match(text):
+        return " ".join(ws[:1] + _without_articles(ws[1:])) if len(ws) > 1 else ws[0]
+    return " ".join(_without_articles(ws))
 
 
 @attrs.frozen
@@ -138,6 +150,10 @@ class NameForm:
     country: str = ""  # a country before a public body ("U.K. Ministry of Defence": "uk") ...
     unprefixed: str = ""  # ... and the key without it ("ministry of defence"); both "" otherwise
     short_initials: str = ""  # the initials without the legal form or qualifier ("IBM" of "IBM Corp."), or ""
+    site: str = ""  # a name written as a web domain: its host without "www" ("nytimes.com") ...
+    stem: str = ""  # ... and its label before the public suffix ("nytimes"; "" for a subdomain's host)
+    club: str = ""  # a sports club's abbreviations before or after its name, canonical ("afc" of "AFC Ajax") ...
+    team: str = ""  # ... and the key without them ("ajax"); both "" otherwise
 
     @property
     def gender(self) -> str:
@@ -167,8 +183,13 @@ def _split_owner(text: str) -> tuple[str, str] | None:
 
 def _without_legal_form(text: str) -> tuple[str, str]:
     """``text`` without the legal forms that end it ("Samsung Electronics Co., Ltd."), and those forms,
-    canonical; a name that is only a legal form keeps it."""
+    canonical; a name that is only a legal form keeps it. A legal form that opens the name ("PJSC Lukoil") is
+    read as one that ends it."""
     forms: list[str] = []
+    lead = _LEADING_LEGAL.match(text)
+    if lead and (lead.group(1).casefold() != "pt" or len(text[lead.end():].split()) >= 2):
+        forms.append(LEADING_LEGAL_FORMS[lead.group(1).casefold()])
+        text = text[lead.end():]
     while True:
         ws = words(strip_accents(text))
         found = next((n for n in range(min(LEGAL_LONGEST, len(ws) - 1), 0, -1)
@@ -184,6 +205,9 @@ def _without_legal_form(text: str) -> tuple[str, str]:
             text = text.rsplit(" ", 1)[0]
 
 
+_LEADING_LEGAL = re.compile(r"(" + "|".join(LEADING_LEGAL_FORMS) + r")\.?\s+(?=\w)", re.I)
+
+
 def _qualified(text: str) -> tuple[str, str, bool]:
     """``text`` without a trailing qualifier (", Utah", "(IRS)"), the qualifier's key, and whether it was in
     parentheses; degrees and generational markers after a comma are not qualifiers."""
@@ -193,9 +217,10 @@ def _qualified(text: str) -> tuple[str, str, bool]:
     if ", " in text:
         head, _, tail = text.rpartition(", ")
         tail_words = set(words(tail))
-        if tail_words and tail_words <= CREDENTIALS:
+        if tail_words and tail_words <= CREDENTIALS and key_of(tail) not in REGIONS:  # "Baltimore, MD": a state
             return head, "", False
-        if head and 0 < len(tail_words) <= 3 and not (tail_words & CONJUNCTIONS) and not tail_words <= set(GENERATIONS):
+        conjunction = bool(tail_words & CONJUNCTIONS) and key_of(tail) not in REGIONS  # "Portland, OR"
+        if head and 0 < len(tail_words) <= 3 and not conjunction and not tail_words <= set(GENERATIONS):
             return head, key_of(tail), False
     return text, "", False
 
@@ -335,11 +360,16 @@ def read_name(surface: str) -> NameForm:
     if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)):
         acronym = letters.casefold()
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
-    numbers, numbered = _numbering(kws, romans)
+    club, team = club_form(core.split())  # "FC Bayern München e.V.": "fc", "bayern munchen"
+    team = " ".join(_without_articles(team.split()))  # "FC St. Pauli": "saint pauli"
+    # the ordinal of a club's abbreviation ("1. FC Köln") is not a number of the name
+    numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
+    site, stem = web_domain(cased) if "." in cased else ("", "")  # "Amazon.com, Inc." is amazon.com
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
-                    generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials)
+                    generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials,
+                    site, stem, club, team)
 
 
 _INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")

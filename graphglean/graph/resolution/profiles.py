@@ -16,7 +16,9 @@ from .lexicon import FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, THINGS
 from .names import NameForm, read_name, words_of
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
-PLACE_TYPES = frozenset("geo location place city country region gpe loc".split())
+PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
+                        "geography geographic_location geographical_location".split()) | frozenset(
+    {"geographic location", "geographical location"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
 SHORT_DESCRIPTION = 8  # description words (besides the name's own) below which two descriptions cannot disagree
 _DEFINED_THING = re.compile(r"\b(?:is|was|are|were)\s+(?:\w+\s+){0,5}?(?:" + "|".join(sorted(THINGS)) + r")s?\b",

@@ -33,6 +33,12 @@ class Resolution:
     graph: nx.Graph
     merges: list[dict[str, Any]]  # one line of resolution.jsonl per merge
     stats: ResolutionStats
+    kept_apart: list[dict[str, Any]] = attrs.field(factory=list)  # one line per candidate pair kept apart
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """resolution.jsonl: the merges, then the pairs kept apart."""
+        return self.merges + self.kept_apart
 
 
 async def resolve_entities(graph: nx.Graph, config: Config | None = None, scheduler: Scheduler | None = None, *,
@@ -80,7 +86,7 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
             stats.candidate_pairs = len(pairs)
         await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats,
                        CompletionCap.of(cfg.llm).cap)
-    return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, stats, abandon_on_cancel=True)
+    return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, pairs, stats, abandon_on_cancel=True)
 
 
 async def _embed(r: "Resolver", scheduler: Scheduler, memo: AnswerMemo | None, into: dict[int, list[float]]) -> None:
@@ -160,13 +166,15 @@ def merged_groups(r: "Resolver", clusters: "Clusters", log: list[dict[str, Any]]
 
 
 def _combined(graph: nx.Graph, r: "Resolver", clusters: "Clusters", log: list[dict[str, Any]],
-              stats: ResolutionStats) -> Resolution:
+              pairs: list[tuple[int, int]], stats: ResolutionStats) -> Resolution:
     groups = {root: [r.nodes[m] for m in members] for root, members in clusters.members.items()}
     out, kept = combine_clusters(graph, groups, {n: p for n, p in zip(r.nodes, r.profiles)})
     for line in log:
         line["into"] = out.nodes[kept[clusters.find(line.pop("_link")[0])]]["name"]
     stats.entities_after = out.number_of_nodes()
-    return Resolution(out, log, stats)
+    apart = [line for _, line in r.kept_apart(clusters, pairs)]
+    stats.kept_apart = len(apart)
+    return Resolution(out, log, stats, apart)
 
 
 def run_method(cfg: Config, offline: bool) -> str:

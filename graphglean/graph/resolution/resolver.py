@@ -25,6 +25,7 @@ class ResolutionStats:
     llm_merges: int = 0
     llm_unanswered: int = 0
     refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
+    kept_apart: int = 0  # candidate pairs a rule (or the LLM) kept apart: resolution.jsonl's kept_apart lines
 
 
 class Clusters:
@@ -132,6 +133,7 @@ class Resolver:
         for i, j, _ in links:
             targets.setdefault(i, []).append(j)
             targets.setdefault(j, []).append(i)
+        writings = self._share_readings(targets)
         ambiguous: set[tuple[int, int]] = set()
         for x, ys in targets.items():
             ys = [y for y in ys if self.words(y) >= self.words(x)]
@@ -140,10 +142,12 @@ class Resolver:
                 continue
             for k, y1 in enumerate(ys):
                 for y2 in ys[k + 1:]:
-                    v = self.verdict(y1, y2)
-                    fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
-                    if v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME):
+                    if self._readings_differ(x, y1, y2):
                         ambiguous.update(((min(x, y1), max(x, y1)), (min(x, y2), max(x, y2))))
+                        read = writings.get(x, {})  # "SWC" reads one council, "S.W.C." the other: two names
+                        for z, zs in read.items():
+                            if z != x and (y1 in zs and y2 in read[x] or y2 in zs and y1 in read[x]):
+                                ambiguous.add((min(x, z), max(x, z)))
         kept = []
         for i, j, v in links:
             if (i, j) in ambiguous:
@@ -153,8 +157,33 @@ class Resolver:
                 kept.append((i, j, v))
         return kept
 
+    def _share_readings(self, targets: dict[int, list[int]]) -> dict[int, dict[int, set[int]]]:
+        """One abbreviation written two ways ("SWC", "S.W.C.") has the readings of both: each reads the other's
+        too, so that two councils with those initials are not joined through them. Returns, for each such
+        name, its other writings and the readings of each (itself included)."""
+        groups: dict[str, list[int]] = {}
+        for x in targets:
+            if self.profiles[x].forms[0].acronym:
+                groups.setdefault(self.profiles[x].forms[0].acronym, []).append(x)
+        own = {x: list(ys) for x, ys in targets.items()}
+        shared: dict[int, dict[int, set[int]]] = {}
+        for members in (m for m in groups.values() if len(m) > 1):
+            for x in members:
+                targets[x] += [y for s in members if s != x for y in own[s] if y not in members and y not in own[x]]
+                shared[x] = {s: set(own[s]) for s in members}
+        return shared
+
+    def _readings_differ(self, x: int, y1: int, y2: int) -> bool:
+        """Two readings of the name ``x`` that are not one entity: they differ or are in doubt, or both are
+        fuller than ``x`` and not the same."""
+        v = self.verdict(y1, y2)
+        fuller = self.words(y1) > self.words(x) and self.words(y2) > self.words(x)
+        return v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME)
+
     def words(self, i: int) -> int:
         f = self.profiles[i].forms[0]
+        if f.acronym:  # "Z.G.F." is one word, as "ZGF" is
+            return 1
         return len(f.person) if f.person else len(f.key.split())
 
     def cluster(self, clusters: Clusters, links: Iterable[tuple[int, int, Verdict]], tier: str,
@@ -165,11 +194,47 @@ class Resolver:
             done = clusters.union(i, j, strict=tier == "rules")
             if done:
                 merged += 1
-                log.append({"a": self.profiles[i].name, "b": self.profiles[j].name, "rule": v.rule,
-                            "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
+                log.append({"decision": "merged", "a": self.profiles[i].name, "b": self.profiles[j].name,
+                            "rule": v.rule, "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
             elif done is False:
                 stats.refused_merges += 1
         return merged
+
+    def kept_apart(self, clusters: Clusters,
+                   pairs: Iterable[tuple[int, int]]) -> list[tuple[list[Any], dict[str, Any]]]:
+        """The candidate ``pairs`` (i < j) left in two clusters by evidence against them: a DIFFERENT verdict
+        (the rules' or the LLM's), doubt, or a SAME whose clusters hold a pair that may not be one. Each as (its
+        place in resolution.jsonl: after the merges, by names then keys; its line), named in that order."""
+        out = []
+        for i, j in pairs:
+            ri, rj = clusters.find(i), clusters.find(j)
+            if ri == rj:
+                continue
+            v = self.verdict(i, j)
+            if v.kind == SAME:
+                rule = f"{v.rule}, but {self._across(clusters, ri, rj)}"
+            elif v.kind == DIFFERENT or v.doubt:
+                rule = v.rule
+            else:
+                continue
+            x, y = sorted((i, j), key=lambda k: (self.profiles[k].name, str(self.nodes[k])))
+            out.append(([2, self.profiles[x].name, self.profiles[y].name, str(self.nodes[x]), str(self.nodes[y])],
+                         {"decision": "kept_apart", "a": self.profiles[x].name, "b": self.profiles[y].name,
+                          "rule": rule, "verdict": v.kind, "tier": "llm" if (i, j) in self.llm_different else "rules"}))
+        return sorted(out, key=lambda t: t[0])
+
+    def _across(self, clusters: Clusters, ri: int, rj: int) -> str:
+        """Why two clusters stay apart: the first pair across them (by names, then keys) that may not be one."""
+        a, b = clusters.members[ri], clusters.members[rj]
+        if len(a) * len(b) > clusters.max_cross:
+            return "their clusters are too large to compare"
+        order = lambda k: (self.profiles[k].name, str(self.nodes[k]))  # noqa: E731
+        found = [(min((x, y), key=order), max((x, y), key=order)) for x in a for y in b
+                 if _incompatible(self.verdict(x, y), True)]
+        if not found:
+            return "the clusters were joined otherwise"
+        x, y = min(found, key=lambda p: (order(p[0]), order(p[1])))
+        return f"{self.profiles[x].name!r} / {self.profiles[y].name!r}: {self.verdict(x, y).rule}"
 
     def owner_clusters(self, clusters: Clusters) -> dict[str, str]:
         """Each name form of a clustered node -> its cluster's root node; where a form is in several clusters,

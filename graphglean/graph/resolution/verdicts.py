@@ -14,6 +14,7 @@ class Verdict:
     score: float = 0.0  # orders the merges; not a probability
     rule: str = ""
     doubt: bool = False  # an UNSURE the rules saw evidence against: no rule cluster may hold both nodes
+    certain: bool = False  # a SAME the names alone decide: a description naming the other cannot overrule it
 
 
 NO_EVIDENCE = Verdict(NONE)

@@ -32,10 +32,10 @@ from ....graph.resolution.blocking import (
 from ....graph.resolution.evidence import Evidence
 from ....graph.resolution.llm_tier import AnswerMemo, embed_profiles
 from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
-from ....graph.resolution.verdicts import SAME, UNSURE
+from ....graph.resolution.verdicts import DIFFERENT, SAME, UNSURE, Verdict
 from ....scheduling.scheduler import Scheduler
 from ..partitions import edge_partition, merge_edges, merge_nodes, node_partition
-from ..stage_files import dump, load
+from ..stage_files import dump, load, write_ordered
 from .method import method_of
 from .node_tables import NodeTables, write_table
 from .word_tables import CorpusCounts, corpus_of, word_stats, write_word_parts
@@ -170,10 +170,12 @@ class KeptPairs:
     owned: list[str]  # the nodes of those pairs that name an owned thing ("Ghost of Marley")
 
 
-def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> int:
+def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> tuple[int, int]:
     """Keep the distinct pairs of pair partition ``c`` that the rules call SAME or UNSURE or that name an owned
     thing (its verdict changes once owners are clustered), and the pairs of close embeddings with their
-    cosine (`KeptPairs`); returns how many distinct candidate pairs there were."""
+    cosine (`KeptPairs`); the others the rules call DIFFERENT are written as resolution.jsonl's lines of pairs
+    kept apart (those of close embeddings are the batches' to write). Returns how many distinct candidate pairs
+    there were, and how many were kept apart here."""
     P = cfg.runtime.graph_partitions
     pairs: set[Pair] = set()
     near: set[Pair] = set()
@@ -188,19 +190,30 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> in
         words = corpus_words(r[1] for r in rows.values())
         evidence = Evidence(None, {}, corpus_of(words, counts.nodes, folder, tables))
 
-        kept = []
-        for a, b in sorted(pairs):
-            pa, pb = row(a)[1], row(b)[1]
-            if any(f.head for f in (*pa.forms, *pb.forms)) or evidence.verdict(pa, pb).kind in (SAME, UNSURE):
-                kept.append((a, b))
         cosines = ((a, b, _cosine(row(a)[4], row(b)[4])) for a, b in sorted(near))
         similar = [(a, b, cosine) for a, b, cosine in cosines if cosine >= CLOSE_COSINE]
+        close = {(a, b) for a, b, _ in similar} if method_of(cfg) == "llm" and cfg.graph.resolve.embeddings else set()
+        kept, apart = [], []
+        for a, b in sorted(pairs):
+            pa, pb = row(a)[1], row(b)[1]
+            if any(f.head for f in (*pa.forms, *pb.forms)) or (v := evidence.verdict(pa, pb)).kind in (SAME, UNSURE):
+                kept.append((a, b))
+            elif v.kind == DIFFERENT and (a, b) not in close:
+                apart.append(apart_line(pa, pb, v))
         named = {k for pair in kept for k in pair} | {k for a, b, _ in similar for k in (a, b)}
         owned = sorted(k for k in named if any(f.head for f in row(k)[1].forms))
     finally:
         tables.close()
     dump(KeptPairs(kept, similar, owned), folder / f"kept-{c:04d}.pkl")
-    return len(pairs | {(a, b) for a, b, _ in similar})
+    write_ordered(apart, folder / f"apart-{c:04d}.jsonl")
+    return len(pairs | {(a, b) for a, b, _ in similar}), len(apart)
+
+
+def apart_line(pa: Profile, pb: Profile, v: Verdict) -> tuple[list[Any], dict[str, Any]]:
+    """A pair the rules call DIFFERENT, as `Resolver.kept_apart` places and writes it."""
+    x, y = sorted((pa, pb), key=lambda p: (p.name, p.key))
+    return ([2, x.name, y.name, x.key, y.key],
+            {"decision": "kept_apart", "a": x.name, "b": y.name, "rule": v.rule, "verdict": v.kind, "tier": "rules"})
 
 
 def _cosine(x: list[float], y: list[float]) -> float:

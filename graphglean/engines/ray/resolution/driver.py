@@ -102,7 +102,7 @@ async def blocks_task(b: int, cfg: Config, counts: CorpusCounts, folder: str, li
     return block_candidates(b, cfg, counts, Path(folder))
 
 
-async def pairs_task(c: int, cfg: Config, counts: CorpusCounts, folder: str, limiter: Any) -> int:
+async def pairs_task(c: int, cfg: Config, counts: CorpusCounts, folder: str, limiter: Any) -> tuple[int, int]:
     return pair_verdicts(c, cfg, counts, Path(folder))
 
 
@@ -128,8 +128,12 @@ async def decide_task(k: int, cfg: Config, documents: int, folder: str, owned: b
     return decide_batch(k, cfg, documents, Path(folder), owned, asks)
 
 
-async def order_task(batches: int, per_part: int, folder: str, limiter: Any) -> int:
-    return order_questions(batches, per_part, Path(folder))
+async def order_task(batches: int, per_part: int, cfg: Config, folder: str, store_dir: str, limiter: Any) -> int:
+    store = RunStore(store_dir, shared=True)
+    try:
+        return order_questions(batches, per_part, Path(folder), _stored_memo(store), cfg.llm.model)
+    finally:
+        store.close()
 
 
 async def ask_task(t: int, per_part: int, cfg: Config, folder: str, store_dir: str, watch: str,
@@ -154,9 +158,9 @@ async def decision_table_task(p: int, batches: int, folder: str, limiter: Any) -
     decision_table(p, batches, Path(folder))
 
 
-async def gather_task(batches: int, stats: ResolutionStats, folder: str, log_path: str,
+async def gather_task(batches: int, partitions: int, stats: ResolutionStats, folder: str, log_path: str,
                       limiter: Any) -> dict[str, Any]:
-    return gather_decisions(batches, stats, Path(folder), Path(log_path))
+    return gather_decisions(batches, partitions, stats, Path(folder), Path(log_path))
 
 
 async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Config, folder: str, merge_dir: str,
@@ -227,7 +231,8 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     await steps.run("resolve.words", word_table_task, [(q, P, f) for q in range(P)])
     stats = ResolutionStats(method=method_of(cfg), entities_before=counts.nodes)
     stats.skipped_blocks = sum(await steps.run("resolve.blocks", blocks_task, [(b, cfg, counts, f) for b in range(P)]))
-    stats.candidate_pairs = sum(await steps.run("resolve.pairs", pairs_task, [(c, cfg, counts, f) for c in range(P)]))
+    found = await steps.run("resolve.pairs", pairs_task, [(c, cfg, counts, f) for c in range(P)])
+    stats.candidate_pairs, stats.kept_apart = sum(n for n, _ in found), sum(apart for _, apart in found)
     await _decide(steps, cfg, stats, store, out / "resolution.jsonl", result)
     for stage, finish in (("merge.nodes", finish_nodes), ("merge.edges", finish_edges)):
         # edges need every node partition's names and dropped keys
@@ -257,10 +262,10 @@ async def _decide(steps: _Steps, cfg: Config, stats: ResolutionStats, store: str
     asked = await steps.run("resolve.decide", decide_task, [(k, cfg, n, f, plan.owned[k], asks) for k in range(B)])
     if asks:
         per_part = questions_per_part(sum(asked), rc.llm_batch, P)
-        [parts] = await steps.run("resolve.order", order_task, [(B, per_part, f)])
+        [parts] = await steps.run("resolve.order", order_task, [(B, per_part, cfg, f, store)])
         for calls in await steps.run("resolve.ask", ask_task, [(t, per_part, cfg, f, store) for t in range(parts)],
                                      True):
             result.account.add(calls)
         await steps.run("resolve.settle", settle_task, [(k, P, f) for k in range(B)])
     await steps.run("resolve.decisions", decision_table_task, [(p, B, f) for p in range(P)])
-    [result.stats] = await steps.run("resolve.gather", gather_task, [(B, stats, f, str(log_path))])
+    [result.stats] = await steps.run("resolve.gather", gather_task, [(B, P, stats, f, str(log_path))])

@@ -1,0 +1,69 @@
+"""How an organization's name is written around the name itself: as a web domain ("zillow.com",
+"mercadolibre.com.ar") or with a sports club's abbreviation ("AFC Ajax", "Sevilla FC", "1. FC Köln"), and the
+words that say a club.
+
+``web_domain("www.nytimes.com")`` gives the site ``nytimes.com`` and its stem ``nytimes`` (the label before
+the public suffix); ``club_form(["afc", "ajax"])`` gives ``("afc", "ajax")``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from collections.abc import Iterable
+
+from .lexicon import CLUB_FORMS, CLUB_LONGEST, COUNTRY_TLDS, GENERIC_TLDS, SECOND_LEVEL, SPORTS, SPORTS_STEMS
+
+_CAPS = ("COM", "ORG")  # the domains a name in capitals may end in ("ASP.NET" is no site)
+_DOMAIN = re.compile(r"(?:https?://)?((?:[^\W_](?:[\w-]*[^\W_])?\.)+([^\W\d_]{2,24}))/?", re.I)
+
+
+def web_domain(surface: str) -> tuple[str, str]:
+    """(site, stem) of a name written as a web domain, else ("", ""): the site is the host without ``www``, the
+    stem its label before the public suffix, hyphens dropped. The top-level domain must be one (a country's or
+    a common generic one) written in lower case, unless the whole name is in capitals ("ZILLOW.COM"); a host
+    with a subdomain ("maps.google.com") has no stem: it names a part of the site."""
+    text = surface.strip()
+    m = _DOMAIN.fullmatch(text)
+    if not m:
+        return "", ""
+    tld = m.group(2)
+    if tld.casefold() not in COUNTRY_TLDS | GENERIC_TLDS or not (tld.islower() or (text.isupper() and tld in _CAPS)):
+        return "", ""
+    labels = m.group(1).casefold().split(".")
+    if labels[0] in ("www", "www1", "www2", "www3") and len(labels) > 2:
+        labels = labels[1:]
+    suffix = 2 if len(labels) > 2 and labels[-2] in SECOND_LEVEL and labels[-1] in COUNTRY_TLDS else 1
+    site = ".".join(labels)
+    registrable = labels[:-suffix]
+    stem = registrable[0].replace("-", "") if len(registrable) == 1 else ""
+    return site, (stem if len(stem) >= 2 else "")
+
+
+def club_form(ws: list[str]) -> tuple[str, str]:
+    """(canonical club abbreviations, the remaining words) of a name's key words ``ws`` with a club's
+    abbreviation or generic words before or after the name; ("", "") when it has none or is nothing else."""
+    forms: list[str] = []
+    start, end = 0, len(ws)
+    ordinal = start < end and ws[0].isdigit() and len(ws[0]) == 1  # "1. FC Köln"
+    for n in range(min(CLUB_LONGEST, end - 1), 0, -1):
+        lead = 1 if ordinal else 0
+        form = CLUB_FORMS.get(" ".join(ws[lead:lead + n]))
+        if form and end - lead - n >= 1:
+            forms.append(form)
+            start = lead + n
+            break
+    for n in range(min(CLUB_LONGEST, end - start - 1), 0, -1):
+        form = CLUB_FORMS.get(" ".join(ws[end - n:end]))
+        if form:
+            forms.append(form)
+            end -= n
+            break
+    if not forms or start >= end or all(len(w) == 1 for w in ws[start:end]):  # "F.K.A." is no club "A"
+        return "", ""
+    return " ".join(sorted(forms)), " ".join(ws[start:end])
+
+
+def says_sport(words: Iterable[str]) -> bool:
+    """Words (of a type or a description) that say a sports club or team: "club", "league", "Fußballverein"."""
+    return any(w in SPORTS or any(s in w for s in SPORTS_STEMS) for w in words)
