@@ -96,6 +96,13 @@ async def test_ray_gives_the_local_graph_row_for_row(cluster, tmp_path):
               "echoed_examples"):
         assert ray_row[k] == local_row[k], k
     assert local_row["echoed_examples"] == 1 and "john doe" not in {r["id"] for r in entities}
+    llm = result.report["llm"]  # every task's client: the shards' and the partitions' (their summaries)
+    sent = llm["streaming"]["streamed_calls"] + llm["streaming"]["unstreamed_calls"]
+    assert sent == ray_row["calls"] - ray_row["retries"] > 0
+    tasks = [t["task"] for w in llm["workers"] for t in w["tasks"]]
+    assert sorted(t for t in tasks if t.startswith("shard")) == [f"shard {k:05d}" for k in range(4)]
+    assert any(t.startswith("node_partitions") for t in tasks)
+    assert all("in_flight_limit" in t["concurrency"] for w in llm["workers"] for t in w["tasks"])
 
 
 async def test_ray_offline_method_gives_the_local_graph_row_for_row(cluster, tmp_path):

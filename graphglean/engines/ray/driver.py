@@ -1,9 +1,5 @@
-"""The driver of a run on Ray: plan shards, keep ``runtime.workers`` of them in flight, merge the graph by key
-partition, gather the outputs and one report. Output files are those of a local run.
-
-Ray tasks are plain functions running ``trio.run``; the driver waits on Ray in a worker thread
-(``trio.to_thread.run_sync``), so its trio loop stays responsive.
-"""
+"""The driver of a run on Ray: plan shards, keep ``runtime.workers`` of them in flight (`tasks`), merge the graph
+by key partition, gather the outputs and one report. Output files are those of a local run."""
 
 from __future__ import annotations
 
@@ -15,14 +11,14 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 import attrs
 import trio
 
 from ...core.atomic import atomic_open
 from ...core.config import Config
-from ...core.errors import ConfigError, GraphgleanError
+from ...core.errors import ConfigError
 from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
@@ -32,14 +28,11 @@ from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
 from .communities import ray_communities
-from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
+from .leases import BatchSize, LeaseBucket
 from .report import Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
 from .shards import ShardSpec, absolute_paths, plan_shards
-from .task_gc import task_gc
-
-TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
-
+from .tasks import TASK_CPUS, ItemProgress, Tasks
 
 def connect(rt: Any) -> bool:
     """Connect to (or start) Ray; returns whether this run must shut it down afterwards."""
@@ -67,108 +60,6 @@ def worker_config(cfg: Config) -> Config:
     llm = attrs.evolve(cfg.llm, max_concurrency=max(1, math.ceil(cfg.llm.max_concurrency / workers)),
                        requests_per_minute=0, tokens_per_minute=0)
     return attrs.evolve(cfg, llm=llm)
-
-
-# -- inside the workers ------------------------------------------------------------------------------------
-
-def _limiter(actor: Any, batch: BatchSize) -> LeasedRateLimiter:
-    def submit(method: str, *args: Any) -> Any:
-        return getattr(actor, method).remote(*args)
-
-    return LeasedRateLimiter(submit, submit, batch, holding=process_holding(actor._actor_id.hex()),
-                             wait_on=ray_result)
-
-
-def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any) -> Any:
-    async def main() -> Any:
-        async with _limiter(actor, batch) as limiter:
-            return await work(*args, limiter)
-
-    with task_gc():
-        return trio.run(main)
-
-
-def stage_main(work: Callable[..., Any], args: tuple[Any, ...], actor: Any, batch: BatchSize) -> Any:
-    """Every task of a run: ``work(*args, limiter)`` under trio (one remote function, exported to the workers
-    once)."""
-    return _in_trio(actor, batch, work, *args)
-
-
-# -- the driver --------------------------------------------------------------------------------------------
-
-@attrs.define
-class Tasks:
-    """What every stage of a run submits its tasks with: Ray, the runtime settings, the lease actor and its batch
-    size, and the tasks in flight (cancelled if the run stops)."""
-
-    ray: Any
-    rt: Any
-    actor: Any
-    batch: BatchSize
-    refs: dict[Any, Any] = attrs.field(factory=dict)
-    _task: Any = None  # stage_main as a Ray remote function, made once
-
-    async def stage(self, jobs: Iterable[tuple[Any, tuple[Any, ...]]], done: Callable[[Any, Any], None],
-                    running: Callable[[], None] = lambda: None) -> None:
-        """One task per job ``(key, (work, *args))`` (``work(*args, limiter)``), at most ``rt.workers`` in
-        flight; each finished one's key and result go to ``done``, and ``running`` is called every second none
-        finishes. The lease actor hears when the last one is submitted (the running ones give back what they
-        hold)."""
-        if self._task is None:
-            self._task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
-        self.actor.tasks_coming.remote(True)
-        for key, (work, *args) in jobs:
-            await self._gather(self.rt.workers, done, running)
-            self.refs[self._task.remote(work, tuple(args), self.actor, self.batch)] = key
-        self.actor.tasks_coming.remote(False)
-        await self._gather(1, done, running)
-
-    async def wave(self, progress: Progress, stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
-                   watch: list[Path] | None = None) -> list[Any]:
-        """`stage` with one task per argument set; their results in order. Progress shows ``stage`` by tasks,
-        and the items of the tasks whose folder in ``watch`` has a progress file."""
-        results: dict[int, Any] = {}
-        items = ItemProgress(progress)
-        progress.start(stage, len(argsets))
-
-        def done(i: int, result: Any) -> None:
-            results[i] = result
-            if watch is not None:
-                items.read(watch[i], finished=True)
-            progress.advance(stage, CallAccount(), False)
-
-        def running() -> None:
-            for i in self.refs.values() if watch is not None else ():
-                items.read(watch[i])
-
-        await self.stage(((i, (work, *args)) for i, args in enumerate(argsets)), done, running)
-        items.finish()
-        progress.finish(stage)
-        return [results[i] for i in range(len(argsets))]
-
-    async def _gather(self, limit: int, on_done: Callable[[Any, Any], None], on_wait: Callable[[], None],
-                      wait_s: float = 1.0) -> None:
-        """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``."""
-        refs, ray = self.refs, self.ray
-        while len(refs) >= limit and refs:
-            ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1, timeout=wait_s))
-            if not ready:
-                on_wait()
-                continue
-            key = refs.pop(ready[0])
-            on_done(key, _result(ray, ready[0]))
-
-
-def _result(ray: Any, ref: Any) -> Any:
-    try:
-        return ray.get(ref)
-    except ray.exceptions.RayTaskError as e:
-        cause = getattr(e, "cause", None)
-        if isinstance(cause, GraphgleanError):
-            raise cause from None
-        raise
-    except ray.exceptions.WorkerCrashedError:
-        raise GraphgleanError("a Ray worker died more often than runtime.task_retries allows") from None
 
 
 async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | None = None,
@@ -224,10 +115,10 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
         outputs += _concatenate(totals.outputs, out)
         stage("concatenate")
         totals.leases.update(ray.get(actor.stats.remote()))
+        totals.llm = tasks.llm.report()
     finally:
         if tasks is not None:
-            for ref in tasks.refs:
-                ray.cancel(ref, force=True)
+            tasks.cancel()
             ray.kill(tasks.actor)
         if own:
             ray.shutdown()
@@ -239,44 +130,6 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
                             [f for f in totals.failed if f.get("pass") == name])
                 for i, (name, _) in enumerate(passes)]
     return report, outcomes
-
-
-class ItemProgress:
-    """The items of every shard, as their tasks' ``progress.json`` files say, shown through the run's
-    `Progress` next to the shards: totals grow as shards start their passes, counts as their items finish."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.seen: dict[str, dict[str, dict[str, int]]] = {}  # shard folder -> pass -> counts
-
-    def read(self, folder: Path, finished: bool = False) -> None:
-        """What is new in the shard's file. ``finished``: every item it started is done (a retried task that
-        resumed from its store counts only what was left, so the counts are made whole)."""
-        now = shard_task.read_progress(folder)
-        before = self.seen.setdefault(str(folder), {})
-        for name, row in now.items():
-            old = before.setdefault(name, {})
-            if finished:
-                row = dict(row, done=max(row["total"], old.get("total", 0)))
-            grew = {k: max(0, v - old.get(k, 0)) for k, v in row.items()}
-            old.update({k: max(v, old.get(k, 0)) for k, v in row.items()})
-            if grew.get("total"):
-                self.progress.start(name, grew["total"])
-            account = self._account(name)
-            failed = grew.get("failed", 0)
-            for k in range(grew.get("done", 0)):
-                self.progress.advance(name, account, k < failed)
-
-    def _account(self, name: str) -> CallAccount:
-        acc = CallAccount()
-        for passes in self.seen.values():
-            for k in shard_task.ACCOUNT_FIELDS:
-                setattr(acc, k, getattr(acc, k) + passes.get(name, {}).get(k, 0))
-        return acc
-
-    def finish(self) -> None:
-        for name in {n for passes in self.seen.values() for n in passes}:
-            self.progress.finish(name)
 
 
 async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, totals: Totals,
@@ -310,7 +163,7 @@ async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: C
             (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
             yield spec, (shard_task.process_shard, spec, wcfg, folder)
 
-    await tasks.stage(unfinished(), done, running)
+    await tasks.stage(unfinished(), done, running, name=lambda spec: f"shard {spec.name}")
     items.finish()
     progress.finish("shards")
 

@@ -32,6 +32,7 @@ class Totals:
     leases: dict[str, float] = attrs.field(factory=dict)
     stages_s: dict[str, float] = attrs.field(factory=dict)  # the driver's wall time per stage
     cpu_s: dict[str, float] = attrs.field(factory=dict)  # CPU time per stage, the tasks' summed
+    llm: dict[str, Any] = attrs.field(factory=dict)  # the tasks' clients' summaries merged (`llm_totals`)
 
     def add(self, report: dict[str, Any], folder: Path, skipped: bool) -> None:
         self.shards += 1
@@ -49,7 +50,6 @@ class Totals:
             self.outputs.setdefault(Path(path).name, []).append(folder / Path(path).name)
         for k, v in report.get("leases", {}).items():
             self.leases[k] = self.leases.get(k, 0) + v
-
 
     def add_cpu(self, stage: str, seconds: float) -> None:
         self.cpu_s[stage] = round(self.cpu_s.get(stage, 0.0) + seconds, 3)
@@ -109,4 +109,5 @@ def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
                         "shards_skipped": totals.skipped, "retries": totals.retries,
                         "graph_partitions": cfg.runtime.graph_partitions, "leases": leases,
-                        "stages_s": totals.stages_s, "cpu_s": totals.cpu_s}}
+                        "stages_s": totals.stages_s, "cpu_s": totals.cpu_s},
+            **({"llm": totals.llm} if totals.llm else {})}

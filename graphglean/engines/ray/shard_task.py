@@ -45,11 +45,14 @@ ACCOUNT_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
 # Tests and benchmarks only: set in a Ray worker by `graphglean.testing.inprocess.install` (a process set-up hook
 # the caller names explicitly), it makes this worker's clients answer in process instead of at the endpoint.
 transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None
+opened_clients: list[ChatClient] = []  # the clients of the task running in this process (`tasks.stage_main`)
 
 
 def _client(cfg: Config, **kw: Any) -> ChatClient:
     transport = transport_factory() if transport_factory is not None else None
-    return ChatClient.from_config(cfg.llm, transport=transport, **kw)
+    client = ChatClient.from_config(cfg.llm, transport=transport, **kw)
+    opened_clients.append(client)
+    return client
 
 
 def _stamp(spec: ShardSpec) -> list[Any]:
