@@ -198,21 +198,21 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
         stage("tables")
     others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
-    if cfg.graph.communities.enabled:  # clustered once, on the whole graph; reports in tasks, level by level
+    graph, chunks = None, []
+    if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
-        chunks = [c for d in dirs for c in partitions.read_chunks(d)] if rt.single_graph else []
-        written, used = await ray_communities(functools.partial(tasks.wave, progress), graph, chunks,
-                                              attrs.evolve(cfg, output=others), wcfg, out, out / "shards",
-                                              rt.single_graph, notice)
+        chunks = [c for d in dirs for c in partitions.read_chunks(d)]
+        stage("whole_graph")
+    if cfg.graph.communities.enabled:  # clustered in a task from the tables; reports in tasks, level by level
+        written, used = await ray_communities(functools.partial(tasks.wave, progress), (paths[0], paths[1]), graph,
+                                              chunks, attrs.evolve(cfg, output=others), wcfg, out, out / "shards",
+                                              notice, stage, _node_memory(tasks.ray))
         account.add(used)
         paths += [Path(p) for p in written.files]
         row.update(written.extra)
         totals.failed += [dict(f, **{"pass": "graph"}) for f in written.failed]
-        stage("communities")
-    elif rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
+    elif graph is not None:
         remove_community_tables(out)
-        graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
-        chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         failed: list[dict[str, Any]] = []
         paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
         totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
@@ -226,6 +226,12 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]
+
+
+def _node_memory(ray: Any) -> int | None:
+    """The memory Ray can give one task: the largest node's (None when Ray does not say)."""
+    sizes = [n.get("Resources", {}).get("memory", 0) for n in ray.nodes() if n.get("Alive", True)]
+    return int(max(sizes)) if sizes and max(sizes) > 0 else None
 
 
 def _concatenate(outputs: dict[str, list[Path]], out: Path) -> list[str]:

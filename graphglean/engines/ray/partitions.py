@@ -341,15 +341,16 @@ def write_tables(merge_dir: Path, partitions: int, entities: Path, relationships
 def graph_of_tables(entities: Path, relationships: Path, directed: bool) -> nx.Graph:
     """The whole graph from its two tables (rows in key order, as the local engine builds it)."""
     graph: nx.Graph = nx.DiGraph() if directed else nx.Graph()
-    for row in _rows(entities):
+    for row in table_rows(entities):
         graph.add_node(row.pop("id"), **row)
-    for row in _rows(relationships):
+    for row in table_rows(relationships):
         row.pop("directed", None)
         graph.add_edge(row.pop("source"), row.pop("target"), **row)
     return graph
 
 
-def _rows(path: Path) -> Iterator[dict[str, Any]]:
+def table_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """A row table's rows, one JSON line each, as they are read."""
     with path.open(encoding="utf-8") as f:
         for line in f:
             yield json.loads(line)

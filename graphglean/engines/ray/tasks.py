@@ -88,8 +88,8 @@ class Tasks:
         finishes. ``name(key)`` names a task in the report; ``options`` are Ray's (a task's CPUs, memory). The
         lease actor hears when the last one is submitted (the running ones give back what they hold)."""
         if self._task is None:
-            self._task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
-        task = self._task.options(**options) if options else self._task
+            self._task = self.ray.remote(stage_main)
+        task = self._task.options(**{"max_retries": self.rt.task_retries, "num_cpus": TASK_CPUS, **options})
         self.actor.tasks_coming.remote(True)
         for key, (work, *args) in jobs:
             await self._gather(self.rt.workers, done, running)

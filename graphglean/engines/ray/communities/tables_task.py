@@ -1,0 +1,40 @@
+"""The task that writes a Ray run's community tables (``communities.jsonl``, ``community_reports.jsonl``, and
+their Parquet files) as a local run writes them: from the clustering kept for the next run, the display
+names of the entities table, and the reports in the store by their community's content, made this run or
+reused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ....core.config import Config
+from ....graph.communities.records import CommunityReport
+from ....graph.communities.reporting import PASS, report_key
+from ....graph.formats.communities import write_community_tables
+from ..partitions import table_rows
+from .state import StoredReports, load_state
+
+
+def write_tables(folder: Path, entities: Path, out: Path, cfg: Config, reports: bool, limiter: Any) -> list[str]:
+    """The tables (``reports`` False: no report table, and an older one removed); the paths written."""
+    cc = cfg.graph.communities
+    communities, _ = load_state(folder)
+    assert communities is not None, "the clustering task ran before"
+    names = {row["id"]: str(row.get("name") or row["id"]) for row in table_rows(entities)}
+    ordered = sorted(communities.items, key=lambda c: (c.level, c.id))
+    rows = [c.to_json(names) for c in ordered]
+    report_rows: list[dict[str, Any]] | None = None
+    if reports:
+        wanted = [c for c in ordered if c.size >= cc.min_report_size]
+        stored = StoredReports(folder, PASS)
+        try:
+            found = dict(stored.many([report_key(c, cc) for c in wanted]))
+        finally:
+            stored.close()
+        report_rows = [attrs.evolve(CommunityReport.from_json(found[key]), community=c.id, level=c.level).to_json()
+                       for c in wanted if (key := report_key(c, cc)) in found]
+    paths = write_community_tables(rows, report_rows, out, "parquet" in cfg.output.formats)
+    return [str(p) for p in paths]
