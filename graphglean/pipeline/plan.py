@@ -15,8 +15,6 @@ from ..core.errors import ConfigError
 from .context import PassFn, PassOutcome, RunContext
 from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
-BATCH_ON_RAY = ("llm.batch: batch mode runs on runtime.engine local (the endpoint answers the batches; one "
-                "process sends them and keeps up with thousands of requests)")
 HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server"
 
 
@@ -55,8 +53,8 @@ def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, P
 
 def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
     """Refuse, before any work, a configuration that could not run: a missing extra for an output format, the
-    LLM asked for by name with no endpoint to ask, a peer index with no embedding endpoint, batch mode on
-    Ray, or ``detach`` without batch mode."""
+    LLM asked for by name with no endpoint to ask, a peer index with no embedding endpoint, or ``detach``
+    without batch mode."""
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
     if not dry and (key := llm_without_endpoint(cfg)):
@@ -66,8 +64,6 @@ def check_runnable(cfg: Config, dry: bool, detach: bool = False) -> None:
     if peers and not dry and not cfg.llm.has_endpoint:
         raise ConfigError(f"output.formats: {peers[0]} embeds texts with llm.embedding_model: "
                           f"{HOW_TO_GET_AN_ENDPOINT}; or leave {peers[0]} out")
-    if cfg.llm.batch.enabled and cfg.runtime.engine == "ray":
-        raise ConfigError(BATCH_ON_RAY)
     if detach and not cfg.llm.batch.enabled:
         raise ConfigError("--detach needs batch mode (llm.batch.enabled: true): only batches keep working while "
                           "no run waits for them")

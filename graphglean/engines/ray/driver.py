@@ -18,15 +18,17 @@ import trio
 
 from ...core.atomic import atomic_open
 from ...core.config import Config
-from ...core.errors import ConfigError
+from ...core.errors import ConfigError, leaves
 from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
+from ...llm.batch.waves import Detached
 from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
+from .batch.follow import close_hub, follow, open_hub
 from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket
 from .report import Totals, account_of, add_row, run_report
@@ -63,9 +65,11 @@ def worker_config(cfg: Config) -> Config:
 
 
 async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | None = None,
-                     notice: Callable[[str], None] = print) -> tuple[dict[str, Any], list[PassOutcome]]:
+                     notice: Callable[[str], None] = print,
+                     detach: bool = False) -> tuple[dict[str, Any], list[PassOutcome]]:
     """Run ``cfg`` on Ray, holding the output folder's lock in the driver. Returns the report (also written to
-    report.json) and one outcome per pass."""
+    report.json) and one outcome per pass; ``detach`` (batch mode): stop where the run would only wait for
+    batches, with a report saying when to come back."""
     from ...pipeline.plan import writable_dir
 
     started = time.monotonic()
@@ -73,11 +77,16 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
     out = Path(cfg.output.dir)
     writable_dir(out, "output.dir")
     with output_folder_lock(out, "run on Ray"):
-        return await _run(cfg, out, started, fresh=fresh, progress=progress, notice=notice)
+        stopped: list[BaseException] = []
+        try:
+            return await _run(cfg, out, started, fresh=fresh, progress=progress, notice=notice, detach=detach)
+        except* Detached as group:  # the batches in flight are in the ledger: the same command continues
+            stopped = leaves(group)
+        return {"detached": str(stopped[0]), "passes": [], "model": cfg.llm.model}, []
 
 
 async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress: Progress | None,
-               notice: Callable[[str], None]) -> tuple[dict[str, Any], list[PassOutcome]]:
+               notice: Callable[[str], None], detach: bool) -> tuple[dict[str, Any], list[PassOutcome]]:
     import ray
 
     from ...pipeline.plan import plan_passes
@@ -97,39 +106,60 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     specs = list(plan_shards(cfg))
     stage("plan")
     own = connect(rt)
-    tasks = None
+    tasks, hub, made = None, None, None
     try:
         actor = ray.remote(LeaseBucket).options(name=f"graphglean-leases-{uuid.uuid4().hex[:12]}", num_cpus=0).remote(
             cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
-        tasks = Tasks(ray, rt, actor, BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers))
+        hub = open_hub(ray, cfg, shards_root) if cfg.llm.batch.enabled else None
+        tasks = Tasks(ray, rt, actor, BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers),
+                      hub=hub)
         wcfg = worker_config(cfg)
         stage("connect")
-        await _run_shards(tasks, specs, cfg, wcfg, shards_root, totals, progress, notice)
-        stage("shards")
-        outputs: list[str] = []
-        graph_row = totals.rows.get("graph")
-        if graph_row is not None:
-            dirs = [shards_root / s.name for s in specs]
-            outputs += await _merge_graph(tasks, dirs, cfg, wcfg, merge_dir, out, graph_row, stage, totals,
-                                          progress or NoProgress(), notice)
-        outputs += _concatenate(totals.outputs, out)
-        stage("concatenate")
+        async with trio.open_nursery() as nursery:
+            if hub is not None:
+                note = getattr(progress, "note", None) or (lambda key, line: notice(line) if line else None)
+                nursery.start_soon(follow, hub, detach, note, cfg.llm.batch.quiet_s)
+            outputs = await _stages(tasks, specs, cfg, wcfg, out, totals, stage, progress, notice)
+            nursery.cancel_scope.cancel()
         totals.leases.update(ray.get(actor.stats.remote()))
         totals.llm = tasks.llm.report()
+        if hub is not None:
+            made, hub = close_hub(ray, hub, clear=not totals.failed), None
     finally:
         if tasks is not None:
             tasks.cancel()
             ray.kill(tasks.actor)
+        if hub is not None:  # stopped early: the batches in flight stay in the ledger for the next run
+            close_hub(ray, hub, clear=False)
         if own:
             ray.shutdown()
     totals.add_cpu("driver", time.process_time() - cpu)
     report = run_report(cfg, passes, totals, outputs, time.monotonic() - started)
+    if made is not None:
+        report["batches"] = made  # batches created by this run, and the requests they carried
     with atomic_open(out / "report.json") as f:
         f.write(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     outcomes = [PassOutcome(name, report["passes"][i]["wall_s"],
                             [f for f in totals.failed if f.get("pass") == name])
                 for i, (name, _) in enumerate(passes)]
     return report, outcomes
+
+
+async def _stages(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, out: Path, totals: Totals,
+                  stage: Callable[[str], None], progress: Progress | None, notice: Callable[[str], None]) -> list[str]:
+    """The shards, the graph's merge, and the shards' other outputs joined; the output files."""
+    shards_root, merge_dir = out / "shards", out / "merge"
+    await _run_shards(tasks, specs, cfg, wcfg, shards_root, totals, progress, notice)
+    stage("shards")
+    outputs: list[str] = []
+    graph_row = totals.rows.get("graph")
+    if graph_row is not None:
+        dirs = [shards_root / s.name for s in specs]
+        outputs += await _merge_graph(tasks, dirs, cfg, wcfg, merge_dir, out, graph_row, stage, totals,
+                                      progress or NoProgress(), notice)
+    outputs += _concatenate(totals.outputs, out)
+    stage("concatenate")
+    return outputs
 
 
 async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, totals: Totals,
@@ -204,9 +234,9 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         stage("whole_graph")
     if cfg.graph.communities.enabled:  # clustered in a task from the tables; reports in tasks, level by level
-        written, used = await ray_communities(functools.partial(tasks.wave, progress), (paths[0], paths[1]), graph,
-                                              chunks, attrs.evolve(cfg, output=others), wcfg, out, out / "shards",
-                                              notice, stage, _node_memory(tasks.ray))
+        written, used = await ray_communities(functools.partial(tasks.wave, progress), (paths[0], paths[1]),
+                                              merge_dir, graph, chunks, attrs.evolve(cfg, output=others), wcfg,
+                                              out, out / "shards", notice, stage, _node_memory(tasks.ray))
         account.add(used)
         paths += [Path(p) for p in written.files]
         row.update(written.extra)

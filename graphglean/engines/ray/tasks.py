@@ -53,15 +53,18 @@ class TaskResult:
     worker: str
 
 
-def stage_main(work: Callable[..., Any], args: tuple[Any, ...], actor: Any, batch: BatchSize) -> TaskResult:
+def stage_main(work: Callable[..., Any], args: tuple[Any, ...], actor: Any, batch: BatchSize,
+               hub: Any = None) -> TaskResult:
     """Every task of a run: ``work(*args, limiter)`` under trio (one remote function, exported to the workers
-    once)."""
+    once); ``hub``: batch mode's `WaveHub`, which the task's clients send their requests to."""
     shard_task.opened_clients.clear()
+    shard_task.wave_hub = hub
     try:
         value = _in_trio(actor, batch, work, *args)
         return TaskResult(value, [client_block(c) for c in shard_task.opened_clients], worker_name())
     finally:
         shard_task.opened_clients.clear()
+        shard_task.wave_hub = None
 
 
 # -- the driver --------------------------------------------------------------------------------------------
@@ -77,6 +80,7 @@ class Tasks:
     batch: BatchSize
     refs: dict[Any, Any] = attrs.field(factory=dict)
     llm: LLMTotals = attrs.field(factory=LLMTotals)
+    hub: Any = None  # batch mode: the `WaveHub` actor
     _task: Any = None  # stage_main as a Ray remote function, made once
     _names: dict[Any, str] = attrs.field(factory=dict)  # a task in flight's name, for the llm section
 
@@ -93,7 +97,7 @@ class Tasks:
         self.actor.tasks_coming.remote(True)
         for key, (work, *args) in jobs:
             await self._gather(self.rt.workers, done, running)
-            ref = task.remote(work, tuple(args), self.actor, self.batch)
+            ref = task.remote(work, tuple(args), self.actor, self.batch, self.hub)
             self.refs[ref], self._names[ref] = key, name(key)
         self.actor.tasks_coming.remote(False)
         await self._gather(1, done, running)

@@ -110,8 +110,15 @@ def _aliases(data: Mapping[str, Any]) -> list[str]:
 
 
 def _edges_among(graph: nx.Graph, nodes: list[Any]) -> Iterable[tuple[Any, Any, Mapping[str, Any]]]:
-    """Each edge between two of ``nodes`` once."""
-    return graph.subgraph(nodes).edges(data=True)
+    """Each edge between two of ``nodes`` once, from the end that comes first in ``nodes`` (a subgraph view
+    lists a small subgraph's nodes in set order, so the ends, and the context made of them, followed the
+    process's string hashing)."""
+    inside, seen = set(nodes), set()
+    for a in nodes:
+        for b, data in graph.adj[a].items():
+            if b in inside and (graph.is_directed() or b not in seen):
+                yield a, b, data
+        seen.add(a)
 
 
 def child_summary(number: int, report: CommunityReport, size: int) -> str:

@@ -61,6 +61,11 @@ def node_info(data: Any) -> NodeInfo:
             tuple(a for a in aliases if isinstance(a, str)) if isinstance(aliases, (list, tuple)) else ())
 
 
+def edge_info(row: dict[str, Any]) -> EdgeInfo:
+    """What clustering reads of a relationship row."""
+    return row["source"], row["target"], row.get("weight"), _text(row.get("description"))
+
+
 def network_of(graph: nx.Graph) -> Network:
     nodes = {n: node_info(d) for n, d in graph.nodes(data=True)}
     edges = [(a, b, d.get("weight"), _text(d.get("description"))) for a, b, d in graph.edges(data=True)]
@@ -71,7 +76,5 @@ def network_of_rows(entities: Iterable[dict[str, Any]], relationships: Iterable[
                     directed: bool) -> Network:
     """The network of a graph's entity and relationship rows (``entities.jsonl``, ``relationships.jsonl``)
     in their order, which is the order a graph built from them has."""
-    nodes = {row["id"]: node_info(row) for row in entities}
-    edges = [(row["source"], row["target"], row.get("weight"), _text(row.get("description")))
-             for row in relationships]
-    return Network(nodes, edges, directed)
+    return Network({row["id"]: node_info(row) for row in entities}, [edge_info(row) for row in relationships],
+                   directed)

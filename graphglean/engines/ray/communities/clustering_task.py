@@ -19,7 +19,7 @@ from ....graph.communities.detect import carried_over, cluster_network
 from ....graph.communities.network import EdgeInfo, Network, NodeInfo, network_of_rows
 from ....graph.communities.records import Communities, Community
 from ....graph.communities.reporting import PASS, report_key
-from ..partitions import table_rows
+from ..partitions import network_of_parts, table_rows
 from ..stage_files import dump
 from .state import StoredReports, load_state, save_state, tables_digest
 
@@ -38,18 +38,24 @@ class ReportJob:
     key: str
 
 
-def cluster_tables(entities: Path, relationships: Path, cfg: Config, folder: Path, parts: int,
+def cluster_tables(entities: Path, relationships: Path, merge_dir: Path, cfg: Config, folder: Path, parts: int,
                    reports: bool, limiter: Any) -> dict[str, Any]:
-    """Cluster the tables' graph (see the module); returns the counts of the report and the job files of each
-    level with work (``parts`` files at most a level)."""
+    """Cluster the tables' graph (see the module; ``merge_dir``: where the partitions' network files are);
+    returns the counts of the report and the job files of each level with work (``parts`` files at most a
+    level)."""
     cc = cfg.graph.communities
     previous, tables_before = load_state(folder)
     tables = tables_digest([entities, relationships], cc, cfg.graph.directed)
     network: Network | None = None
+
+    def read() -> Network:
+        return (network_of_parts(merge_dir, cfg.runtime.graph_partitions, cfg.graph.directed)
+                or network_of_rows(table_rows(entities), table_rows(relationships), cfg.graph.directed))
+
     if previous is not None and tables == tables_before:
         communities = carried_over(previous)
     else:
-        network = network_of_rows(table_rows(entities), table_rows(relationships), cfg.graph.directed)
+        network = read()
         communities = cluster_network(network, cc, previous)
     save_state(folder, communities, tables)
     shutil.rmtree(folder / JOBS, ignore_errors=True)
@@ -69,7 +75,7 @@ def cluster_tables(entities: Path, relationships: Path, cfg: Config, folder: Pat
     found["cached"] = len(wanted) - len(todo)
     if todo:
         if network is None:
-            network = network_of_rows(table_rows(entities), table_rows(relationships), cfg.graph.directed)
+            network = read()
         found["jobs"] = _write_jobs(_jobs(network, communities, todo, cfg), folder / JOBS, parts)
     return found
 
@@ -84,12 +90,16 @@ def _jobs(network: Network, communities: Communities, todo: list[Community], cfg
         for n in c.entities:
             path.setdefault(n, []).append(index[c.id])
     inner: list[list[EdgeInfo]] = [[] for _ in todo]
+    get = path.get
     for edge in network.edges:
-        at, bt = path.get(edge[0]), path.get(edge[1])
+        at, bt = get(edge[0]), get(edge[1])
         if at is None or bt is None or edge[0] == edge[1]:
             continue
-        shared = set(at).intersection(bt)  # communities to report on are not every level's: no early stop
-        for i in shared:
+        # communities nest, and the ones left out (reports kept) are left out of both ends' lists alike: the
+        # communities of both ends are the lists' common start
+        for i, j in zip(at, bt):
+            if i != j:
+                break
             inner[i].append(edge)
     jobs = []
     for i, c in enumerate(todo):

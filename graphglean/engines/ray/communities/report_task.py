@@ -17,6 +17,7 @@ from ....graph.communities.context import ReportContext, build_context, fits_who
 from ....graph.communities.records import Community, CommunityReport
 from ....graph.communities.reporting import PASS, ask_reports
 from ....llm.accounting import CallAccount
+from ....pipeline.runstore import RunStore
 from ....scheduling.scheduler import Scheduler
 from ..shard_task import with_client
 from ..stage_files import load
@@ -52,17 +53,24 @@ def contexts(jobs: list[ReportJob], cfg: Config, folder: Path, tokenizer: Tokeni
 
 
 async def report_part(job_file: str, cfg: Config, folder: Path, directed: bool,
-                      limiter: Any) -> tuple[tuple[list[Any], dict[int, str], dict[str, int]], CallAccount]:
-    """A task: the reports of one job file; each made one as ``(report key, report row)``, the communities that
-    failed and why, the counts of `ReportStats`, and the calls made."""
+                      limiter: Any) -> tuple[tuple[int, dict[int, str], dict[str, int]], CallAccount]:
+    """A task: the reports of one job file, each kept in the communities' store as it is made; how many were
+    made, the communities that failed and why, the counts of `ReportStats`, and the calls made."""
     jobs: list[ReportJob] = load(Path(job_file))
     tokenizer = Tokenizer(cfg.llm.model)
     made = await trio.to_thread.run_sync(contexts, jobs, cfg, folder, tokenizer, directed)
     key_of = {job.community.id: job.key for job in jobs}
+    store = RunStore(folder, shared=True)  # the other tasks of the level write to it too
+
+    async def keep(community: Community, report: CommunityReport) -> None:
+        await store.save(PASS, key_of[community.id], report.to_json())
 
     async def work(scheduler: Scheduler | None) -> Any:
         assert scheduler is not None
-        done, failed, counts = await ask_reports(scheduler, cfg, made)
-        return [(key_of[cid], row) for cid, row in done], failed, counts
+        done, failed, counts = await ask_reports(scheduler, cfg, made, keep)
+        return len(done), failed, counts
 
-    return await with_client(cfg, limiter, True, None, work)
+    try:
+        return await with_client(cfg, limiter, True, None, work)
+    finally:
+        store.close()

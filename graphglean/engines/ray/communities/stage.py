@@ -46,49 +46,55 @@ async def _tables(*args: Any) -> list[str]:
     return await trio.to_thread.run_sync(write_tables, *args)
 
 
-async def ray_communities(wave: Wave, tables: tuple[Path, Path], graph: nx.Graph | None, chunks: list[Chunk],
-                          cfg: Config, wcfg: Config, out: Path, shards_root: Path, notice: Callable[[str], None],
-                          stage: Callable[[str], None], memory: int | None = None
+async def ray_communities(wave: Wave, tables: tuple[Path, Path], merge_dir: Path, graph: nx.Graph | None,
+                          chunks: list[Chunk], cfg: Config, wcfg: Config, out: Path, shards_root: Path,
+                          notice: Callable[[str], None], stage: Callable[[str], None], memory: int | None = None
                           ) -> tuple[CommunityOutcome, CallAccount]:
-    """The communities of the graph of ``tables`` (entities, relationships) and their reports; with ``graph``
-    (the whole graph, ``single_graph``), also its files and the view, which ``cfg.output`` asks for."""
+    """The communities of the graph of ``tables`` (entities, relationships; their partitions' files in
+    ``merge_dir``) and their reports; with ``graph`` (the whole graph, ``single_graph``), also its files and the
+    view, which ``cfg.output`` asks for."""
     folder = shards_root / FOLDER
-    store = RunStore(folder)
     asked = reports_asked(cfg)
     account = CallAccount()
     outcome = CommunityOutcome()
-    try:
-        if asked:
-            # no tokenizer: its tables are tens of MB, and the driver counts no token
-            ctx = RunContext(cfg, Inputs(), [], None, folder, store, notice=notice)  # type: ignore[arg-type]
-            if store.open_pass(PASS, ctx.fingerprint(*prompt_parts(cfg))):
-                notice(f"{PASS}: settings changed since the stored results; that pass starts over")
-        elif cfg.graph.communities.reports:
-            notice("graph.communities.reports: needs an LLM endpoint; communities are written without reports")
-        need = MEMORY_PER_TABLE_BYTE * sum(p.stat().st_size for p in tables) + (256 << 20)
-        options = {"num_cpus": 1, **({"memory": min(need, memory)} if memory else {})}
-        found = (await wave("communities", _cluster, [(*tables, cfg, folder, cfg.runtime.workers, asked)],
-                            **options))[0]
-        stage("communities")
-        without_view = cfg.output.formats
+    if asked:
+        _open_reports(cfg, folder, notice)
+    elif cfg.graph.communities.reports:
+        notice("graph.communities.reports: needs an LLM endpoint; communities are written without reports")
+    need = MEMORY_PER_TABLE_BYTE * sum(p.stat().st_size for p in tables) + (256 << 20)
+    options = {"num_cpus": 1, **({"memory": min(need, memory)} if memory else {})}
+    found = (await wave("communities", _cluster, [(*tables, merge_dir, cfg, folder, cfg.runtime.workers, asked)],
+                        **options))[0]
+    stage("communities")
+    without_view = cfg.output.formats
+    if graph is not None:
+        annotate(graph, load_state(folder)[0])  # type: ignore[arg-type]
+        without_view = [f for f in cfg.output.formats if f != "html"]
+    async with trio.open_nursery() as nursery:
         if graph is not None:
-            annotate(graph, load_state(folder)[0])  # type: ignore[arg-type]
-            without_view = [f for f in cfg.output.formats if f != "html"]
-        async with trio.open_nursery() as nursery:
-            if graph is not None:
-                nursery.start_soon(_whole_graph_files, graph, chunks, out, cfg, without_view, outcome)
-            stats = await _reports(wave, found, wcfg, folder, cfg, store, account, outcome) if asked else None
-        stage("community_reports")
-        outcome.files += (await wave("community_tables", _tables, [(folder, tables[0], out, cfg, asked)]))[0]
-        if graph is not None and "html" in cfg.output.formats:
-            outcome.files.append(str(await trio.to_thread.run_sync(_view, graph, chunks, out, cfg)))
-        stage("community_tables")
-    finally:
-        store.close()
+            nursery.start_soon(_whole_graph_files, graph, chunks, out, cfg, without_view, outcome)
+        stats = await _reports(wave, found, wcfg, folder, cfg, account, outcome) if asked else None
+    stage("community_reports")
+    outcome.files += (await wave("community_tables", _tables, [(folder, tables[0], out, cfg, asked)]))[0]
+    if graph is not None and "html" in cfg.output.formats:
+        outcome.files.append(str(await trio.to_thread.run_sync(_view, graph, chunks, out, cfg)))
+    stage("community_tables")
     outcome.extra = {k: found[k] for k in ("communities", "community_levels", "community_run", "communities_changed")}
     if stats is not None:
         outcome.extra["community_reports"] = stats
     return outcome, account
+
+
+def _open_reports(cfg: Config, folder: Path, notice: Callable[[str], None]) -> None:
+    """The reports' pass opened in the store: those made with another prompt or model are dropped (the tasks
+    keep the new ones there)."""
+    store = RunStore(folder)
+    try:
+        # no tokenizer: its tables are tens of MB, and the driver counts no token
+        RunContext(cfg, Inputs(), [], None, folder, store, notice=notice).open_pass(  # type: ignore[arg-type]
+            PASS, *prompt_parts(cfg))
+    finally:
+        store.close()
 
 
 async def _whole_graph_files(graph: nx.Graph, chunks: list[Chunk], out: Path, cfg: Config, formats: list[str],
@@ -98,7 +104,7 @@ async def _whole_graph_files(graph: nx.Graph, chunks: list[Chunk], out: Path, cf
     outcome.files += [str(p) for p in paths]
 
 
-async def _reports(wave: Wave, found: dict[str, Any], wcfg: Config, folder: Path, cfg: Config, store: RunStore,
+async def _reports(wave: Wave, found: dict[str, Any], wcfg: Config, folder: Path, cfg: Config,
                    account: CallAccount, outcome: CommunityOutcome) -> dict[str, Any]:
     """Each level's reports, deepest first, in up to ``runtime.workers`` tasks, kept in the store as each task
     ends; the report's counts."""
@@ -109,10 +115,8 @@ async def _reports(wave: Wave, found: dict[str, Any], wcfg: Config, folder: Path
         files = found["jobs"][level]
         results = await wave(f"{PASS}.level{level}", report_part,
                              [(f, wcfg, folder, cfg.graph.directed) for f in files])
-        for (made, missed, counts), used in results:
+        for (_, missed, counts), used in results:  # the reports are in the store: the tasks kept them
             account.add(used)
-            if made:
-                await store.save_many(PASS, dict(made))
             failed.update(missed)
             for k in _COUNTS:
                 setattr(stats, k, getattr(stats, k) + counts.get(k, 0))

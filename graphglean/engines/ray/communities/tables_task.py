@@ -1,7 +1,9 @@
 """The task that writes a Ray run's community tables (``communities.jsonl``, ``community_reports.jsonl``, and
 their Parquet files) as a local run writes them: from the clustering kept for the next run, the display
 names of the entities table, and the reports in the store by their community's content, made this run or
-reused."""
+reused. It also gives each row of ``entities.jsonl`` its ``community`` ids, as a local run's rows have them
+(the table was merged before the clustering): line by line, each line as ``json.dumps`` writes the row with
+the key added last."""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ from typing import Any
 
 import attrs
 
+from ....core.atomic import atomic_open
 from ....core.config import Config
+from ....graph.communities.detect import ATTRIBUTE
 from ....graph.communities.records import CommunityReport
 from ....graph.communities.reporting import PASS, report_key
 from ....graph.formats.communities import write_community_tables
-from ..partitions import table_rows
+from ..json_rows import json_line
+from ..partitions import ENTITY_KEY, table_rows
 from .state import StoredReports, load_state
 
 
@@ -24,6 +29,7 @@ def write_tables(folder: Path, entities: Path, out: Path, cfg: Config, reports: 
     communities, _ = load_state(folder)
     assert communities is not None, "the clustering task ran before"
     names = {row["id"]: str(row.get("name") or row["id"]) for row in table_rows(entities)}
+    with_communities(entities, communities.of_node())
     ordered = sorted(communities.items, key=lambda c: (c.level, c.id))
     rows = [c.to_json(names) for c in ordered]
     report_rows: list[dict[str, Any]] | None = None
@@ -38,3 +44,13 @@ def write_tables(folder: Path, entities: Path, out: Path, cfg: Config, reports: 
                        for c in wanted if (key := report_key(c, cc)) in found]
     paths = write_community_tables(rows, report_rows, out, "parquet" in cfg.output.formats)
     return [str(p) for p in paths]
+
+
+def with_communities(entities: Path, of_node: dict[Any, list[int]]) -> None:
+    """Add each clustered node's community ids to its row of ``entities`` (the file is replaced atomically)."""
+    with entities.open(encoding="utf-8") as src, atomic_open(entities) as dst:
+        for line in src:
+            ids = of_node.get(ENTITY_KEY(line))
+            if ids is not None:
+                line = f'{line.rstrip()[:-1]}, "{ATTRIBUTE}": {json_line(ids)}}}\n'
+            dst.write(line)

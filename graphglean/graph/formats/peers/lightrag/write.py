@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Mapping
 
 import attrs
 import networkx as nx
@@ -19,6 +20,7 @@ from ..index import Document, EngineGraph, engine_graph
 from ..names import lightrag_name, lightrag_type
 from .graphml import FILENAME as GRAPHML
 from .graphml import limited, write_lightrag_graphml
+from ..vectors import VectorSource, source_of
 from .nano_vectordb import write_nano_vectordb
 from .stores import Doc, Piece, kv_stores, md5, write_kv_stores
 
@@ -52,8 +54,10 @@ class LightRAGPlan:
                 + [relation_content(r.keywords, r.source, r.target, r.description) for r in self.view.relationships]
                 + [p.content for p in self.pieces])
 
-    def write(self, vectors: dict[str, np.ndarray], dimension: int, now: datetime | None = None) -> list[Path]:
+    def write(self, vectors: VectorSource | Mapping[str, np.ndarray], dimension: int,
+              now: datetime | None = None) -> list[Path]:
         now = now or datetime.now(timezone.utc)
+        source = source_of(vectors)
         created = int(now.timestamp())
         file_of = {p.key: p.doc.file_path for p in self.pieces}
         graph = nx.Graph()
@@ -67,7 +71,7 @@ class LightRAGPlan:
             entity_chunks[e.name] = keys
             meta = {"entity_name": e.name, "content": entity_content(e.name, e.description), "source_id": source_id,
                     "file_path": file_path}
-            entities.append(("ent-" + md5(e.name), meta, vectors.get(meta["content"])))
+            entities.append(("ent-" + md5(e.name), meta, meta["content"]))
         relation_chunks: dict[tuple[str, str], list[str]] = {}
         for r in self.view.relationships:
             keys = [self.key_of[c] for c in r.chunk_ids if c in self.key_of]
@@ -78,16 +82,15 @@ class LightRAGPlan:
             relation_chunks[(r.source, r.target)] = keys
             meta = {"src_id": r.source, "tgt_id": r.target, "source_id": source_id,
                     "content": relation_content(r.keywords, r.source, r.target, r.description), "file_path": file_path}
-            relations.append(("rel-" + md5(r.source + r.target), meta, vectors.get(meta["content"])))
+            relations.append(("rel-" + md5(r.source + r.target), meta, meta["content"]))
         chunks = [(p.key, {"content": p.content, "full_doc_id": p.doc.key, "file_path": p.doc.file_path},
-                   vectors.get(p.content)) for p in self.pieces]
+                   p.content) for p in self.pieces]
         self.folder.mkdir(parents=True, exist_ok=True)
         paths = [write_lightrag_graphml(self.folder / GRAPHML, graph)]
         paths += write_kv_stores(self.folder, kv_stores(self.docs, self.pieces, entity_chunks, relation_chunks,
                                                         self.chunking, now))
         for name, records in (("entities", entities), ("relationships", relations), ("chunks", chunks)):
-            with_vectors = [(rid, meta, v) for rid, meta, v in records if v is not None]
-            paths.append(write_nano_vectordb(self.folder / f"vdb_{name}.json", with_vectors, dimension, created))
+            paths.append(write_nano_vectordb(self.folder / f"vdb_{name}.json", records, source, dimension, created))
         return paths
 
 
