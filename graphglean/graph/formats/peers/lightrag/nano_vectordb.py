@@ -11,12 +11,13 @@ to). Memory does not grow with the corpus."""
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import tempfile
 import time
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -31,7 +32,7 @@ def compressed(vector: np.ndarray) -> str:
     return base64.b64encode(zlib.compress(np.asarray(vector, np.float16).tobytes())).decode("utf-8")
 
 
-def write_nano_vectordb(path: Path, records: list[tuple[str, dict[str, Any], str]], vectors: VectorSource,
+def write_nano_vectordb(path: Path, records: Iterable[tuple[str, dict[str, Any], str]], vectors: VectorSource,
                         dimension: int, created: int | None = None) -> Path:
     """The file of ``records`` (id, meta fields in order, the text embedded), each with its text's unit vector
     from ``vectors``; a record whose text has none (its batch failed) is left out."""
@@ -39,9 +40,8 @@ def write_nano_vectordb(path: Path, records: list[tuple[str, dict[str, Any], str
     seq = time.time_ns()  # one write: one ordering token (`lightrag.kg.write_seq`), as LightRAG stamps a batch
     with atomic_open(path) as f, tempfile.TemporaryFile(dir=path.parent) as matrix:
         f.write(f'{{"embedding_dim": {_encode(dimension)}, "data": [')
-        first = True
-        for start in range(0, len(records), ROW_GROUP):
-            part = records[start:start + ROW_GROUP]
+        first, rows_left = True, iter(records)
+        while part := list(itertools.islice(rows_left, ROW_GROUP)):
             found = vectors.get_many([text for _, _, text in part])
             lines, rows = [], []
             for rid, meta, text in part:
