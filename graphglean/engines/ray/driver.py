@@ -33,7 +33,7 @@ from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket
 from .report import Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
-from .shards import ShardSpec, absolute_paths, plan_shards
+from .shards import ShardPlan, ShardSpec, absolute_paths, plan_shards
 from .tasks import TASK_CPUS, ItemProgress, Tasks
 
 def connect(rt: Any) -> bool:
@@ -103,7 +103,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
                "(runtime.single_graph is false)")
     totals = Totals()
     stage = totals.stage_clock()
-    specs = list(plan_shards(cfg))
+    specs = ShardPlan(plan_shards(cfg))
     stage("plan")
     own = connect(rt)
     tasks, hub, made = None, None, None
@@ -133,6 +133,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
             close_hub(ray, hub, clear=False)
         if own:
             ray.shutdown()
+        specs.close()
     totals.add_cpu("driver", time.process_time() - cpu)
     report = run_report(cfg, passes, totals, outputs, time.monotonic() - started)
     if made is not None:
@@ -145,7 +146,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     return report, outcomes
 
 
-async def _stages(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, out: Path, totals: Totals,
+async def _stages(tasks: Tasks, specs: ShardPlan, cfg: Config, wcfg: Config, out: Path, totals: Totals,
                   stage: Callable[[str], None], progress: Progress | None, notice: Callable[[str], None]) -> list[str]:
     """The shards, the graph's merge, and the shards' other outputs joined; the output files."""
     shards_root, merge_dir = out / "shards", out / "merge"
@@ -162,7 +163,7 @@ async def _stages(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Confi
     return outputs
 
 
-async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, totals: Totals,
+async def _run_shards(tasks: Tasks, specs: ShardPlan, cfg: Config, wcfg: Config, root: Path, totals: Totals,
                       progress: Progress | None, notice: Callable[[str], None]) -> None:
     progress = progress or NoProgress()
     items = ItemProgress(progress)
