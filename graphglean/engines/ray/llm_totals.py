@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 RATIO = 1.01  # a histogram bucket's upper bound over its lower one
 _LOG = math.log(RATIO)
-_PEAK = re.compile(r"most|max|peak|limit|slots|per_s|start|final")
+_PEAK = re.compile(r"most|max|peak|limit|slots|per_s|start|final|p\d+")
 WAITS = {"time_to_first_token_s": "first_token_s", "queue_wait_s": "queued_s"}  # summary key -> the slots' samples
 
 
@@ -64,8 +64,9 @@ def client_block(client: Any) -> dict[str, Any]:
     slots = client.server.slots
     waits = {}
     for key, attr in WAITS.items():
-        values = list(getattr(slots, attr, ()) or ())
-        waits[key] = {"counts": histogram(values), "max": max(values, default=0.0)}
+        if hasattr(slots, attr):  # else the summaries' own figures are merged (counts summed, the rest the largest)
+            values = list(getattr(slots, attr) or ())
+            waits[key] = {"counts": histogram(values), "max": max(values, default=0.0)}
     return {"summary": client.server.summary(client.usage_counted), "waits": waits}
 
 
@@ -93,29 +94,27 @@ class LLMTotals:
         """The ``llm`` section (empty when no task made a call)."""
         if not self.merged:
             return {}
-        out = dict(self.merged)
-        concurrency = out.get("concurrency")
-        if isinstance(concurrency, dict):
-            concurrency = out["concurrency"] = dict(concurrency)
-            for key, wait in self.waits.items():
-                concurrency[key] = stats_of(wait["counts"], wait["max"])
+        out = self._with_waits(self.merged)
         out["workers"] = [{"worker": w, "tasks": tasks} for w, tasks in self.workers.items()]
         return out
 
 
+    def _with_waits(self, block: dict[str, Any]) -> dict[str, Any]:
+        """``block`` with each wait's statistics, wherever the summaries hold them, made from the histograms."""
+        return {k: stats_of(self.waits[k]["counts"], self.waits[k]["max"]) if k in self.waits
+                else self._with_waits(v) if isinstance(v, dict) else v for k, v in block.items()}
+
+
 def _merge(into: dict[str, Any], new: dict[str, Any], peak: bool) -> None:
     for k, v in new.items():
-        big = peak or bool(_PEAK.search(str(k)))
+        big = (peak or bool(_PEAK.search(str(k)))) and k != "count"
         old = into.get(k)
         if isinstance(v, bool):
             into[k] = bool(old) or v
         elif isinstance(v, dict):
-            if k in WAITS:  # made from the histograms
-                into[k] = {}
-                continue
             if not isinstance(old, dict):
                 old = into[k] = {}
-            _merge(old, v, big)
+            _merge(old, v, big or "count" in v)  # waits: their count adds, the rest is replaced (`report`)
         elif isinstance(v, (int, float)):
             if old is None or not isinstance(old, (int, float)):
                 into[k] = v
