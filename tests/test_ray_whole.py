@@ -83,7 +83,8 @@ def _graphml(folder: Path) -> tuple[list, list]:
     import networkx as nx
 
     g = nx.read_graphml(folder / "graph_chunk_entity_relation.graphml")
-    return ([(n, _unstamped(d)) for n, d in g.nodes(data=True)], [(a, b, _unstamped(d)) for a, b, d in g.edges(data=True)])
+    return ([(n, _unstamped(d)) for n, d in g.nodes(data=True)],
+            [(a, b, _unstamped(d)) for a, b, d in g.edges(data=True)])
 
 
 async def test_a_ray_run_with_communities_reports_batches_and_both_peer_indexes_writes_the_local_rows(

@@ -1,9 +1,9 @@
 """The embeddings a peer index needs, through the run's scheduler like every call: batched, each batch kept as it
 arrives (``VectorMemo``: the run store), so a killed run, and a later run over more documents, embeds only the
 texts it has no vector for. No vector is held once kept: the writers read them back from the memo a row group
-at a time (`VectorSource`), so memory does not grow with the corpus. A text longer than an embedding model takes is embedded in overlapping pieces
-whose vectors are averaged, as GraphRAG does; every vector is normalized (both engines' stores compare them as
-unit vectors).
+at a time (`VectorSource`), so memory does not grow with the corpus. A text longer than an embedding model
+takes is embedded in overlapping pieces whose vectors are averaged, as GraphRAG does; every vector is
+normalized (both engines' stores compare them as unit vectors).
 """
 
 from __future__ import annotations

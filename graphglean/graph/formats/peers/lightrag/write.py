@@ -73,11 +73,13 @@ class LightRAGPlan:
                                        "created_at": created, "truncate": cut})
                  for r, _, sid, path, cut in relations)
         paths = [write_lightrag_graphml(self.folder / GRAPHML, nodes, edges)]
-        paths += write_kv_stores(self.folder, kv_stores(self.docs, self.pieces, {e.name: keys for e, keys, *_ in entities},
-                                                        {(r.source, r.target): keys for r, keys, *_ in relations},
+        entity_chunks = {e.name: keys for e, keys, *_ in entities}
+        relation_chunks = {(r.source, r.target): keys for r, keys, *_ in relations}
+        paths += write_kv_stores(self.folder, kv_stores(self.docs, self.pieces, entity_chunks, relation_chunks,
                                                         self.chunking, now))
         records = {  # each store's records made as they are written
-            "entities": (("ent-" + md5(e.name), {"entity_name": e.name, "content": entity_content(e.name, e.description),
+            "entities": (("ent-" + md5(e.name), {"entity_name": e.name,
+                                                 "content": entity_content(e.name, e.description),
                                                  "source_id": sid, "file_path": path})
                          for e, _, sid, path, _ in entities),
             "relationships": (("rel-" + md5(r.source + r.target),
