@@ -19,7 +19,7 @@ from ..index import Document, engine_graph
 from ..names import graphrag_name
 from ..vectors import VectorSource, source_of
 from .settings import OUTPUT, VECTORS, write_settings
-from .tables import TABLES, GraphRAGTables, arrow_table, graphrag_tables
+from .tables import TABLES, GraphRAGTables, graphrag_tables, write_parquet
 from .vector_tables import write_vector_tables
 
 FOLDER = "graphrag"
@@ -38,15 +38,13 @@ class GraphRAGPlan:
 
     def write(self, vectors: VectorSource | Mapping[str, np.ndarray], dimension: int,
               now: datetime | None = None) -> list[Path]:
-        import pyarrow.parquet as pq
-
         now = now or datetime.now(timezone.utc)
         out = self.root / OUTPUT
         paths = []
         for name in TABLES:
             path = out / f"{name}.parquet"
             with atomic_open(path, "wb") as f:
-                pq.write_table(arrow_table(name, self.tables.rows[name]), f)
+                write_parquet(name, self.tables.rows[name], f)
             paths.append(path)
         paths.append(write_vector_tables(self.root / VECTORS, self.tables.embedded_texts(), source_of(vectors),
                                          dimension, now))
