@@ -35,14 +35,14 @@ def _batch(cfg, **settings):
 
 async def test_a_ray_run_in_batch_mode_sends_every_request_once_in_shared_waves_and_writes_the_local_rows(
         cluster, tmp_path):
-    docs = _documents(tmp_path / "docs.jsonl", 24)
-    api = FakeBatchAPI(0.2)
+    docs = _documents(tmp_path / "docs.jsonl", 12)
+    api = FakeBatchAPI(0.1)
     async with FakeLLMServer(synthetic, batch_api=api).running() as server:
         local = _batch(_config(server, tmp_path, docs, "local"))
         await run(local, out=io.StringIO(), notice=lambda m: None)
         local_lines, local_batches = len(api.uploaded_lines), len(api.batches)
         api.uploaded_lines.clear()
-        on_ray = _batch(_config(server, tmp_path, docs, "ray", engine="ray", workers=3, shard_chunks=8,
+        on_ray = _batch(_config(server, tmp_path, docs, "ray", engine="ray", workers=3, shard_chunks=4,
                                 graph_partitions=3))
         result = await run(on_ray, out=io.StringIO(), notice=lambda m: None)
         online = server.chat_requests()
@@ -60,7 +60,7 @@ async def test_a_ray_run_in_batch_mode_sends_every_request_once_in_shared_waves_
 
 async def test_a_task_killed_while_it_waits_for_batches_is_retried_and_submits_nothing_twice(cluster, tmp_path):
     docs = _documents(tmp_path / "docs.jsonl", 12)
-    api = FakeBatchAPI(1.5)  # long enough to kill the worker while its requests wait in a batch
+    api = FakeBatchAPI(1.0)  # long enough to kill the worker while its requests wait in a batch
     async with FakeLLMServer(synthetic, batch_api=api).running() as server:
         cfg = _batch(_config(server, tmp_path, docs, "out", engine="ray", workers=1, shard_chunks=100,
                              graph_partitions=2))
@@ -83,16 +83,16 @@ async def test_a_task_killed_while_it_waits_for_batches_is_retried_and_submits_n
 
 async def test_detach_stops_a_ray_run_where_it_only_waits_for_batches_and_the_same_call_finishes_it(
         cluster, tmp_path):
-    docs = _documents(tmp_path / "docs.jsonl", 12)
-    api = FakeBatchAPI(2.0)
+    docs = _documents(tmp_path / "docs.jsonl", 8)
+    api = FakeBatchAPI(1.0)
     async with FakeLLMServer(synthetic, batch_api=api).running() as server:
-        cfg = _batch(_config(server, tmp_path, docs, "out", engine="ray", workers=2, shard_chunks=6,
+        cfg = _batch(_config(server, tmp_path, docs, "out", engine="ray", workers=2, shard_chunks=4,
                              graph_partitions=2))
         first = await run(cfg, out=io.StringIO(), notice=lambda m: None, detach=True)
         made = len(api.batches)
         second = await run(cfg, out=io.StringIO(), notice=lambda m: None)
     assert "run the same command again to continue" in first.detached and made >= 1
-    assert not second.detached and not second.failed and second.report["chunks"] == 12
+    assert not second.detached and not second.failed and second.report["chunks"] == 8
     assert max(Counter(api.uploaded_lines).values()) == 1
     assert Path(tmp_path / "out" / "entities.jsonl").stat().st_size > 0
     assert json.loads((tmp_path / "out" / "report.json").read_text())["passes"][0]["calls"] > 0
