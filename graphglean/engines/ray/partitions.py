@@ -311,7 +311,7 @@ def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
             yield from zip(map(key, lines), lines)
 
 
-def _leading_strings(*fields: str) -> Callable[[str], Any]:
+def leading_strings(*fields: str) -> Callable[[str], Any]:
     """The sort key of a row line: its first one or two fields, string-valued (one: the value; two: a pair).
     They are read with JSON's own string scanner, without decoding the rest of the line (the whole line is
     decoded if it starts otherwise)."""
@@ -336,8 +336,8 @@ def _leading_strings(*fields: str) -> Callable[[str], Any]:
     return pair
 
 
-ENTITY_KEY = _leading_strings("id")  # entity_rows: the id first
-RELATIONSHIP_KEY = _leading_strings("source", "target")  # relationship_rows: the pair first
+ENTITY_KEY = leading_strings("id")  # entity_rows: the id first
+RELATIONSHIP_KEY = leading_strings("source", "target")  # relationship_rows: the pair first
 
 
 def merged_table(paths: list[Path], key: Callable[[str], Any], out: Path) -> int:

@@ -19,7 +19,7 @@ from ....graph.communities.records import CommunityReport
 from ....graph.communities.reporting import PASS, report_key
 from ....graph.formats.communities import write_community_tables
 from ..json_rows import json_line
-from ..partitions import ENTITY_KEY, table_rows
+from ..partitions import ENTITY_KEY, leading_strings
 from .state import StoredReports, load_state
 
 
@@ -28,8 +28,7 @@ def write_tables(folder: Path, entities: Path, out: Path, cfg: Config, reports: 
     cc = cfg.graph.communities
     communities, _ = load_state(folder)
     assert communities is not None, "the clustering task ran before"
-    names = {row["id"]: str(row.get("name") or row["id"]) for row in table_rows(entities)}
-    with_communities(entities, communities.of_node())
+    names = with_communities(entities, communities.of_node())
     ordered = sorted(communities.items, key=lambda c: (c.level, c.id))
     rows = [c.to_json(names) for c in ordered]
     report_rows: list[dict[str, Any]] | None = None
@@ -46,11 +45,28 @@ def write_tables(folder: Path, entities: Path, out: Path, cfg: Config, reports: 
     return [str(p) for p in paths]
 
 
-def with_communities(entities: Path, of_node: dict[Any, list[int]]) -> None:
-    """Add each clustered node's community ids to its row of ``entities`` (the file is replaced atomically)."""
+def with_communities(entities: Path, of_node: dict[Any, list[int]]) -> dict[str, str]:
+    """Add each clustered node's community ids to its row of ``entities`` (the file is replaced atomically);
+    returns the clustered nodes' display names, read on the way (without decoding the rows)."""
+    names = {}
     with entities.open(encoding="utf-8") as src, atomic_open(entities) as dst:
         for line in src:
-            ids = of_node.get(ENTITY_KEY(line))
+            key, name = _id_and_name(line)
+            ids = of_node.get(key)
             if ids is not None:
+                names[key] = name or key
                 line = f'{line.rstrip()[:-1]}, "{ATTRIBUTE}": {json_line(ids)}}}\n'
             dst.write(line)
+    return names
+
+
+def _id_and_name(line: str) -> tuple[str, str]:
+    """An entity row's id and name (`entity_rows` writes them first; a row written otherwise is decoded)."""
+    try:
+        key, name = _ID_NAME(line)
+    except KeyError:
+        return ENTITY_KEY(line), ""
+    return key, str(name or "")
+
+
+_ID_NAME = leading_strings("id", "name")
