@@ -63,7 +63,7 @@ def _lancedb(folder: Path) -> dict[str, list]:
 
     db = lancedb.connect(str(folder))
     found = {}
-    for name in db.table_names():
+    for name in db.list_tables().tables:
         rows = db.open_table(name).to_arrow().to_pylist()
         found[name] = sorted((r["id"], [round(x, 5) for x in r["vector"]]) for r in rows)
     return found
