@@ -77,6 +77,7 @@ def bench_config(data: Path, out: Path, url: str, a: argparse.Namespace):
     rt = cfg.runtime
     rt.engine, rt.workers, rt.shard_chunks, rt.graph_partitions, rt.single_graph = "ray", a.workers, \
         a.shard_chunks, a.partitions, False
+    cfg.graph.communities.enabled = bool(getattr(a, "communities", False))  # with their reports (the default)
     return cfg
 
 
@@ -90,7 +91,8 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
         Path(tmp).mkdir(parents=True, exist_ok=True)
         data = Path(tmp) / "chunks.jsonl"
         cpu = time.process_time()
-        write_chunks(data, n)
+        if not (a.keep and data.exists()):  # a kept folder's input is kept too: its finished shards are skipped
+            write_chunks(data, n)
         setup_cpu = time.process_time() - cpu  # not the run's: left out of the whole tree's CPU
         load = round(os.getloadavg()[0], 1)  # other work on the machine shares its cores
         cfg = bench_config(data, Path(tmp) / "out", url, a)
@@ -99,7 +101,9 @@ def one(n: int, url: str, a: argparse.Namespace) -> dict:
             result = trio.run(lambda: run(cfg, out=io.StringIO(), notice=lambda m: None))
         wall = time.perf_counter() - t0
     row = result.report["passes"][0]
-    return {"chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
+    made = row.get("community_reports", {})
+    return {"communities": row.get("communities", 0), "reports": made.get("made", 0) + made.get("cached", 0),
+            "chunks": n, "wall_s": round(wall, 1), "chunks_per_s": round(n / wall), "calls": row["calls"],
             "failed": len(result.report["failed"]), "nodes": row["nodes"], "edges": row["edges"],
             "shards": result.report["runtime"]["shards"], "stages_s": result.report["runtime"]["stages_s"],
             "cpu_s": result.report["runtime"]["cpu_s"], "load_before": load, "setup_cpu_s": round(setup_cpu, 1),
@@ -259,10 +263,14 @@ def main() -> None:
     p.add_argument("--method", choices=["llm", "nlp"], default="llm",
                    help="nlp: the offline graph method, no calls (the engine's own cost)")
     p.add_argument("--max-gleanings", type=int, default=0)
+    p.add_argument("--communities", action="store_true",
+                   help="also cluster the graph and report on its communities (stages communities, "
+                        "community_reports, community_tables)")
     p.add_argument("--calls", choices=["inprocess", "http"], default="inprocess",
                    help="inprocess: answered inside the workers; http: by the fake server in its own process")
     p.add_argument("--keep", help="run in this folder and keep it (its shards are what benchmarks/ray_merge.py "
-                                  "merges); one size only")
+                                  "merges; a run again in it skips them: the stages after the shards alone); one "
+                                  "size only")
     p.add_argument("--alone", type=int, metavar="N",
                    help="only one shard task of N chunks in this process, without Ray: its CPU per chunk")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
@@ -291,6 +299,7 @@ def main() -> None:
                                    str(a.workers), "--shard-chunks", str(a.shard_chunks), "--partitions",
                                    str(a.partitions), "--rpm", str(a.rpm), "--method", a.method,
                                    "--max-gleanings", str(a.max_gleanings), "--calls", a.calls,
+                                   *(["--communities"] if a.communities else []),
                                    *(["--keep", a.keep] if a.keep else [])],
                                   capture_output=True, text=True, env={**os.environ, MARKER: marker})
             if done.returncode:
@@ -299,13 +308,15 @@ def main() -> None:
             row = json.loads(done.stdout.strip().splitlines()[-1])
             row["cpu_s_total"] = round(sum(row["cpu_s"].values()), 1)  # the tasks' and the driver's
             row["cpu_s_all"] = round(watch.total() - row["setup_cpu_s"], 1)
+            row["ms_per_chunk"] = round(1000 * row["cpu_s_all"] / n, 3)
             row["cpu_s_by_process"] = watch.by_name()
             time.sleep(1)
             row["ray_procs_after"] = ray_processes(marker)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
-                       "driver_peak_mb", "cpu_s_total", "cpu_s_all", "ray_procs_after"]))
+                       *(["communities", "reports"] if a.communities else []), "driver_peak_mb", "cpu_s_total",
+                       "cpu_s_all", "ms_per_chunk", "ray_procs_after", "load_before"]))
     if fake_ms:
         print(f"the in-process fake model alone: {fake_ms:.4f} ms of CPU a call (in the workers' CPU above: "
               + "; ".join(f"{r['chunks']} chunks: {fake_ms * r['calls'] / r['chunks']:.3f} ms a chunk" for r in rows)

@@ -63,7 +63,7 @@ async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: 
     if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it
         from .engines.ray.driver import run_on_ray
 
-        report, outcomes = await run_on_ray(cfg, fresh=fresh, progress=progress, notice=notice)
+        report, outcomes = await run_on_ray(cfg, fresh=fresh, progress=progress, notice=notice, detach=detach)
     else:
         from .engines.local import run_local
 

@@ -4,6 +4,7 @@ reports, and the reporting step's re-ask, failure and reuse."""
 import json
 import random
 
+import attrs
 import networkx as nx
 import pytest
 
@@ -99,6 +100,26 @@ def test_ids_follow_members_across_runs_and_only_changed_communities_change_run(
     assert third.next_id >= max(c.id for c in third.items) + 1
     state = Communities.from_state(json.loads(json.dumps(third.state_json())))
     assert state.state_json() == third.state_json()
+
+
+def test_an_unchanged_graph_carries_its_clustering_over_as_a_full_clustering_would_make_it(monkeypatch):
+    from graphglean.graph.communities import clustering
+
+    g = planted_graph()
+    cfg = cfg_with(max_cluster_size=10)
+    first = find_communities(g, cfg)
+    state = Communities.from_state(json.loads(json.dumps(first.state_json())))  # as the next run reads it
+    whole = find_communities(g, cfg, previous=attrs.evolve(state, network=""))  # the long way round
+    monkeypatch.setattr(clustering, "_leiden", lambda: pytest.fail("an unchanged graph is not clustered again"))
+    monkeypatch.setattr(clustering, "_edge_hash", lambda e: pytest.fail("nor are its edges hashed"))
+    carried = find_communities(g, cfg, previous=state)
+    assert carried.state_json() == whole.state_json() and carried.run == 2
+    g.nodes["g2_0"]["description"] = "Member 0 of group 2, now described otherwise."  # content: a change
+    monkeypatch.undo()
+    changed = find_communities(g, cfg, previous=state)
+    assert any(c.changed_run == 2 for c in changed.items) and changed.network != first.network
+    for setting in ({"max_cluster_size": 5}, {"levels": 1}, {"seed": 7}):  # settings too
+        assert find_communities(g, cfg_with(**setting)).network != changed.network
 
 
 def test_weights_decide_between_two_readings():

@@ -96,6 +96,13 @@ async def test_ray_gives_the_local_graph_row_for_row(cluster, tmp_path):
               "echoed_examples"):
         assert ray_row[k] == local_row[k], k
     assert local_row["echoed_examples"] == 1 and "john doe" not in {r["id"] for r in entities}
+    llm = result.report["llm"]  # every task's client: the shards' and the partitions' (their summaries)
+    sent = llm["streaming"]["streamed_calls"] + llm["streaming"]["unstreamed_calls"]
+    assert sent == ray_row["calls"] - ray_row["retries"] > 0
+    tasks = [t["task"] for w in llm["workers"] for t in w["tasks"]]
+    assert sorted(t for t in tasks if t.startswith("shard")) == [f"shard {k:05d}" for k in range(4)]
+    assert any(t.startswith("node_partitions") for t in tasks)
+    assert all("in_flight_limit" in t["concurrency"] for w in llm["workers"] for t in w["tasks"])
 
 
 async def test_ray_offline_method_gives_the_local_graph_row_for_row(cluster, tmp_path):
@@ -306,7 +313,8 @@ async def test_communities_on_ray_are_the_local_ones_and_reports_are_reused(clus
 
     async with FakeLLMServer(synthetic).running() as server:
         configs = {}
-        for name, runtime in (("local", {}), ("ray", {"engine": "ray", "workers": 2, "shard_chunks": 4})):
+        ray = {"engine": "ray", "workers": 2, "shard_chunks": 4}
+        for name, runtime in (("local", {}), ("ray", ray), ("tables", {**ray, "single_graph": False})):
             cfg = configs[name] = _config(server, tmp_path, docs, name, **runtime)
             cfg.graph.max_gleanings = 0
             cfg.graph.communities.enabled = True
@@ -319,11 +327,15 @@ async def test_communities_on_ray_are_the_local_ones_and_reports_are_reused(clus
                [(c["id"], c["level"], sorted(c["entity_ids"]), c["parent"]) for c in local]
         reports = {n: _rows(tmp_path / n, "community_reports.jsonl") for n in ("local", "ray")}
         assert [r["title"] for r in reports["ray"]] == [r["title"] for r in reports["local"]]
-        assert first == 2 * len(reports["local"])  # each asked once by each engine
+        assert first == 3 * len(reports["local"])  # each asked once by each run
+        for name in ("communities.jsonl", "community_reports.jsonl", "entities.jsonl"):  # no whole graph in memory
+            assert (tmp_path / "tables" / name).read_text() == (tmp_path / "local" / name).read_text(), name
+        assert not (tmp_path / "tables" / "graph.json").exists()
         graph = json.loads((tmp_path / "ray" / "graph.json").read_text())
         assert all("community" in n for n in graph["nodes"] if any(e["source"] == n["id"] for e in graph["edges"]))
         row = next(p for p in result.report["passes"] if p["pass"] == "graph")
         assert row["community_reports"]["cached"] == len(reports["ray"]) and row["community_reports"]["made"] == 0
+        assert row["communities_changed"] == 0 and row["community_run"] == 2  # carried over, not clustered again
         configs["ray"].graph.communities.levels = 1  # a community setting: the shards stay finished
         notices = []
         await run(configs["ray"], out=io.StringIO(), notice=notices.append)

@@ -21,6 +21,7 @@ from graphglean.core.tokens import Tokenizer
 from graphglean.engines.ray import partitions
 from graphglean.engines.ray.shards import plan_shards, read_shard
 from graphglean.graph.building.merge import merge_records
+from graphglean.graph.communities.network import network_of_rows
 from graphglean.graph.extract import GraphStats, finish_graph
 from graphglean.graph.formats.export import entity_rows, relationship_rows
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
@@ -74,6 +75,9 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop, budget=500):
             partitions.write_edge_rows(rows, merge, p)
         partitions.write_tables(merge, P, root / "entities.jsonl", root / "relationships.jsonl")
         read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
+        # what the communities' task reads of the partitions is the network of the tables
+        assert partitions.network_of_parts(merge, P, directed) == network_of_rows(
+            read("entities.jsonl"), read("relationships.jsonl"), directed)
         return read("entities.jsonl"), read("relationships.jsonl")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from graphglean.engines.ray.driver import ItemProgress
+from graphglean.engines.ray.tasks import ItemProgress
 from graphglean.engines.ray.shard_task import ShardProgress
 from graphglean.llm.accounting import CallAccount
 from graphglean.pipeline.progress import ConsoleProgress

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 
-from graphglean.engines.ray import driver as ray_engine
+from graphglean.engines.ray import tasks as ray_engine
 from graphglean.engines.ray.task_gc import YOUNG_THRESHOLD, task_gc
 
 

@@ -326,9 +326,6 @@ def _ray_checks(cfg: Config, src: _Source) -> None:
         raise src.error(("runtime", "engine"), "ray is not installed; install the extra: pip install 'graphglean[ray]'")
     if cfg.input.path == "-":
         raise src.error(("input", "path"), "engine ray reads files (shards are planned from them), not stdin")
-    if cfg.llm.batch.enabled:
-        raise src.error(("llm", "batch", "enabled"), "batch mode runs on runtime.engine local (the endpoint answers "
-                        "the batches; one process sends them)")
 
 
 def load_config_text(text: str, filename: str = "<config>", base_dir: str | os.PathLike[str] = "") -> Config:

@@ -59,10 +59,16 @@ class RunContext:
 
     def resume(self, name: str, *fingerprint_parts: Any, endpoint: bool = True) -> dict[str, Any]:
         """Stored results of pass ``name`` (none when the settings that shape its answers changed)."""
+        self.open_pass(name, *fingerprint_parts, endpoint=endpoint)
+        assert self.store is not None
+        return self.store.load(name)
+
+    def open_pass(self, name: str, *fingerprint_parts: Any, endpoint: bool = True) -> None:
+        """Start pass ``name`` in the store without loading its results (read a part at a time instead): those
+        made under other settings are discarded, and the run says so."""
         assert self.store is not None
         if self.store.open_pass(name, self.fingerprint(*fingerprint_parts, endpoint=endpoint)):
             self.notice(f"{name}: settings changed since the stored results; that pass starts over")
-        return self.store.load(name)
 
 
 PassFn = Callable[[RunContext], Awaitable[PassOutcome]]

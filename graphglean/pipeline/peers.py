@@ -15,18 +15,20 @@ from .context import RunContext, failure_row
 
 
 def vector_memo(ctx: RunContext) -> VectorMemo:
-    """Vectors of earlier runs (none when the embedding endpoint, model or size changed), and how to keep more."""
+    """Vectors of earlier runs (none when the embedding endpoint, model or size changed), read from the run store
+    a part at a time as they are needed, and how to keep more."""
     store = ctx.store
     assert store is not None
     llm = ctx.cfg.llm
     deployment = llm.azure.embedding_deployment if llm.provider == "azure" else ""
-    stored = ctx.resume(EMBED, llm.provider, llm.base_url.rstrip("/"), deployment, llm.embedding_model,
-                        llm.embedding_dimensions, endpoint=False)
+    ctx.open_pass(EMBED, llm.provider, llm.base_url.rstrip("/"), deployment, llm.embedding_model,
+                  llm.embedding_dimensions, endpoint=False)
 
     async def save(found: dict[str, str]) -> None:
         await store.save_many(EMBED, found)
 
-    return VectorMemo(stored, save)
+    return VectorMemo(save=save, known=lambda keys: store.known(EMBED, keys),
+                      lookup=lambda keys: store.get_many(EMBED, keys))
 
 
 def graph_communities(ctx: RunContext, graph: nx.Graph) -> Communities:

@@ -20,8 +20,6 @@ from .context import PassFn, PassOutcome, RunContext
 from .runstore import FILENAME as RUN_STORE
 from .steps import enrich_pass, enrich_without_messages, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
-BATCH_ON_RAY = ("llm.batch: batch mode runs on runtime.engine local (the endpoint answers the batches; one "
-                "process sends them and keeps up with thousands of requests)")
 HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server"
 
 
@@ -74,8 +72,8 @@ def check_inputs(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[
 
 def check_runnable(cfg: Config, detach: bool = False) -> None:
     """Refuse, before any work, a configuration that could not run: a missing extra for an output format, the
-    LLM asked for by name with no endpoint to ask, a peer index with no embedding endpoint, batch mode on
-    Ray, ``detach`` without batch mode, or a ``graph.schema`` that is none."""
+    LLM asked for by name with no endpoint to ask, a peer index with no embedding endpoint, ``detach`` without
+    batch mode, a response cache where a run would remove it, or a ``graph.schema`` that is none."""
     if missing_extra(cfg.output.formats):  # a Config built in code skipped the loader's check
         raise ConfigError(f"output.formats: {missing_extra(cfg.output.formats)}")
     if cfg.graph.enabled:
@@ -87,8 +85,6 @@ def check_runnable(cfg: Config, detach: bool = False) -> None:
     if peers and not cfg.llm.has_endpoint:
         raise ConfigError(f"output.formats: {peers[0]} embeds texts with llm.embedding_model: "
                           f"{HOW_TO_GET_AN_ENDPOINT}; or leave {peers[0]} out")
-    if cfg.llm.batch.enabled and cfg.runtime.engine == "ray":
-        raise ConfigError(BATCH_ON_RAY)
     if cfg.llm.cache.mode != "off" and (removed := removed_by_a_run(cfg, Path(cfg.llm.cache.path))):
         raise ConfigError(f"llm.cache.path: {cfg.llm.cache.path} is {removed}: give the response cache a file "
                           "of its own (it outlives --fresh)")

@@ -92,6 +92,7 @@ class RunStore:
         self._journal: ResponseCache | None = None
         self._ledger: WaveLedger | None = None
         self._invocations: Invocations | None = None
+        self._reader: sqlite3.Connection | None = None
 
     def journal(self) -> ResponseCache:
         """The run's journal of paid answers (a table of this file), for `ChatClient`'s ``journal``."""
@@ -134,6 +135,26 @@ class RunStore:
         row = self._db.execute("SELECT value FROM results WHERE pass = ? AND item = ?", (name, item)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    def known(self, name: str, items: list[str]) -> set[str]:
+        """Which of ``items`` pass ``name`` has stored (read on a connection of its own: from any thread)."""
+        return {item for item, in self._read_many("item", name, items)}
+
+    def get_many(self, name: str, items: list[str]) -> dict[str, Any]:
+        """The stored values of those of ``items`` that pass ``name`` has, 500 a statement (on a connection of
+        its own, so a worker thread reads them while the trio thread writes: a pass's large results, such as
+        vectors, are read a part at a time instead of `load`-ed whole)."""
+        return {item: json.loads(value) for item, value in self._read_many("item, value", name, items)}
+
+    def _read_many(self, columns: str, name: str, items: list[str]) -> list[tuple[Any, ...]]:
+        if self._reader is None:
+            self._reader = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        found = []
+        for start in range(0, len(items), 500):  # SQLite caps the parameters of one statement
+            part = items[start:start + 500]
+            found += self._reader.execute(f"SELECT {columns} FROM results WHERE pass = ? AND item IN "
+                                          f"({','.join('?' * len(part))})", (name, *part)).fetchall()
+        return found
+
     async def save(self, name: str, item: str, value: Any) -> None:
         """Store one finished item; saves queued while one is written are written together."""
         await self.save_many(name, {item: value})
@@ -157,5 +178,7 @@ class RunStore:
             self._journal.close()
         if self._ledger is not None:
             self._ledger.close()
+        if self._reader is not None:
+            self._reader.close()
         self._writes.close()
         self._db.close()

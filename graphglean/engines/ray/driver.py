@@ -1,9 +1,5 @@
-"""The driver of a run on Ray: plan shards, keep ``runtime.workers`` of them in flight, merge the graph by key
-partition, gather the outputs and one report. Output files are those of a local run.
-
-Ray tasks are plain functions running ``trio.run``; the driver waits on Ray in a worker thread
-(``trio.to_thread.run_sync``), so its trio loop stays responsive.
-"""
+"""The driver of a run on Ray: plan shards, keep ``runtime.workers`` of them in flight (`tasks`), merge the graph
+by key partition, gather the outputs and one report. Output files are those of a local run."""
 
 from __future__ import annotations
 
@@ -15,17 +11,18 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 import attrs
 import trio
 
 from ...core.atomic import atomic_open
 from ...core.config import Config
-from ...core.errors import ConfigError, GraphgleanError
+from ...core.errors import ConfigError, leaves
 from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
+from ...llm.batch.waves import Detached
 from ...llm.credentials import redact_data
 from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
@@ -33,15 +30,13 @@ from ...pipeline.report import cost
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
+from .batch.follow import close_hub, follow, open_hub
 from .communities import ray_communities
-from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
+from .leases import BatchSize, LeaseBucket
 from .report import RunBook, Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
-from .shards import ShardSpec, absolute_paths, plan_shards
-from .task_gc import task_gc
-
-TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
-
+from .shards import ShardPlan, ShardSpec, absolute_paths, plan_shards
+from .tasks import TASK_CPUS, ItemProgress, Tasks
 
 def connect(rt: Any) -> bool:
     """Connect to (or start) Ray; returns whether this run must shut it down afterwards."""
@@ -71,112 +66,12 @@ def worker_config(cfg: Config) -> Config:
     return attrs.evolve(cfg, llm=llm)
 
 
-# -- inside the workers ------------------------------------------------------------------------------------
-
-def _limiter(actor: Any, batch: BatchSize) -> LeasedRateLimiter:
-    def submit(method: str, *args: Any) -> Any:
-        return getattr(actor, method).remote(*args)
-
-    return LeasedRateLimiter(submit, submit, batch, holding=process_holding(actor._actor_id.hex()),
-                             wait_on=ray_result)
-
-
-def _in_trio(actor: Any, batch: BatchSize, work: Callable[..., Any], *args: Any) -> Any:
-    async def main() -> Any:
-        async with _limiter(actor, batch) as limiter:
-            return await work(*args, limiter)
-
-    with task_gc():
-        return trio.run(main)
-
-
-def stage_main(work: Callable[..., Any], args: tuple[Any, ...], actor: Any, batch: BatchSize) -> Any:
-    """Every task of a run: ``work(*args, limiter)`` under trio (one remote function, exported to the workers
-    once)."""
-    return _in_trio(actor, batch, work, *args)
-
-
-# -- the driver --------------------------------------------------------------------------------------------
-
-@attrs.define
-class Tasks:
-    """What every stage of a run submits its tasks with: Ray, the runtime settings, the lease actor and its batch
-    size, and the tasks in flight (cancelled if the run stops)."""
-
-    ray: Any
-    rt: Any
-    actor: Any
-    batch: BatchSize
-    refs: dict[Any, Any] = attrs.field(factory=dict)
-    _task: Any = None  # stage_main as a Ray remote function, made once
-
-    async def stage(self, jobs: Iterable[tuple[Any, tuple[Any, ...]]], done: Callable[[Any, Any], None],
-                    running: Callable[[], None] = lambda: None) -> None:
-        """One task per job ``(key, (work, *args))`` (``work(*args, limiter)``), at most ``rt.workers`` in
-        flight; each finished one's key and result go to ``done``, and ``running`` is called every second none
-        finishes. The lease actor hears when the last one is submitted (the running ones give back what they
-        hold)."""
-        if self._task is None:
-            self._task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
-        self.actor.tasks_coming.remote(True)
-        for key, (work, *args) in jobs:
-            await self._gather(self.rt.workers, done, running)
-            self.refs[self._task.remote(work, tuple(args), self.actor, self.batch)] = key
-        self.actor.tasks_coming.remote(False)
-        await self._gather(1, done, running)
-
-    async def wave(self, progress: Progress, stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
-                   watch: list[Path] | None = None) -> list[Any]:
-        """`stage` with one task per argument set; their results in order. Progress shows ``stage`` by tasks,
-        and the items of the tasks whose folder in ``watch`` has a progress file."""
-        results: dict[int, Any] = {}
-        items = ItemProgress(progress)
-        progress.start(stage, len(argsets))
-
-        def done(i: int, result: Any) -> None:
-            results[i] = result
-            if watch is not None:
-                items.read(watch[i], finished=True)
-            progress.advance(stage, CallAccount(), False)
-
-        def running() -> None:
-            for i in self.refs.values() if watch is not None else ():
-                items.read(watch[i])
-
-        await self.stage(((i, (work, *args)) for i, args in enumerate(argsets)), done, running)
-        items.finish()
-        progress.finish(stage)
-        return [results[i] for i in range(len(argsets))]
-
-    async def _gather(self, limit: int, on_done: Callable[[Any, Any], None], on_wait: Callable[[], None],
-                      wait_s: float = 1.0) -> None:
-        """Wait until fewer than ``limit`` tasks are in flight, handing each finished one to ``on_done``."""
-        refs, ray = self.refs, self.ray
-        while len(refs) >= limit and refs:
-            ready, _ = await trio.to_thread.run_sync(lambda: ray.wait(list(refs), num_returns=1, timeout=wait_s))
-            if not ready:
-                on_wait()
-                continue
-            key = refs.pop(ready[0])
-            on_done(key, _result(ray, ready[0]))
-
-
-def _result(ray: Any, ref: Any) -> Any:
-    try:
-        return ray.get(ref)
-    except ray.exceptions.RayTaskError as e:
-        cause = getattr(e, "cause", None)
-        if isinstance(cause, GraphgleanError):
-            raise cause from None
-        raise
-    except ray.exceptions.WorkerCrashedError:
-        raise GraphgleanError("a Ray worker died more often than runtime.task_retries allows") from None
-
-
 async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | None = None,
-                     notice: Callable[[str], None] = print) -> tuple[dict[str, Any], list[PassOutcome]]:
+                     notice: Callable[[str], None] = print,
+                     detach: bool = False) -> tuple[dict[str, Any], list[PassOutcome]]:
     """Run ``cfg`` on Ray, holding the output folder's lock in the driver. Returns the report (also written to
-    report.json) and one outcome per pass."""
+    report.json) and one outcome per pass; ``detach`` (batch mode): stop where the run would only wait for
+    batches, with a report saying when to come back."""
     from ...pipeline.plan import writable_dir
 
     started = time.monotonic()
@@ -184,11 +79,16 @@ async def run_on_ray(cfg: Config, *, fresh: bool = False, progress: Progress | N
     out = Path(cfg.output.dir)
     writable_dir(out, "output.dir")
     with output_folder_lock(out, "run on Ray"):
-        return await _run(cfg, out, started, fresh=fresh, progress=progress, notice=notice)
+        stopped: list[BaseException] = []
+        try:
+            return await _run(cfg, out, started, fresh=fresh, progress=progress, notice=notice, detach=detach)
+        except* Detached as group:  # the batches in flight are in the ledger: the same command continues
+            stopped = leaves(group)
+        return {"detached": str(stopped[0]), "passes": [], "model": cfg.llm.model}, []
 
 
 async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress: Progress | None,
-               notice: Callable[[str], None]) -> tuple[dict[str, Any], list[PassOutcome]]:
+               notice: Callable[[str], None], detach: bool) -> tuple[dict[str, Any], list[PassOutcome]]:
     import ray
 
     from ...pipeline.plan import plan_passes
@@ -206,37 +106,42 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     totals = Totals()
     book = RunBook(out, fresh, totals)
     stage = totals.stage_clock()
-    specs = list(plan_shards(cfg))
+    specs = ShardPlan(plan_shards(cfg))
     stage("plan")
     own = connect(rt)
-    tasks = None
+    tasks, hub, made = None, None, None
     try:
         actor = ray.remote(LeaseBucket).options(name=f"graphglean-leases-{uuid.uuid4().hex[:12]}", num_cpus=0).remote(
             cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
-        tasks = Tasks(ray, rt, actor, BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers))
+        hub = open_hub(ray, cfg, shards_root) if cfg.llm.batch.enabled else None
+        tasks = Tasks(ray, rt, actor, BatchSize.of(cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute, rt.workers),
+                      hub=hub)
         wcfg = worker_config(cfg)
         stage("connect")
-        await _run_shards(tasks, specs, cfg, wcfg, shards_root, totals, progress, notice)
-        stage("shards")
-        outputs: list[str] = []
-        graph_row = totals.rows.get("graph")
-        if graph_row is not None:
-            dirs = [shards_root / s.name for s in specs]
-            outputs += await _merge_graph(tasks, dirs, cfg, wcfg, merge_dir, out, graph_row, stage, totals,
-                                          progress or NoProgress(), notice)
-        outputs += _concatenate(totals.outputs, out)
-        stage("concatenate")
+        async with trio.open_nursery() as nursery:
+            if hub is not None:
+                note = getattr(progress, "note", None) or (lambda key, line: notice(line) if line else None)
+                nursery.start_soon(follow, hub, detach, note, cfg.llm.batch.quiet_s)
+            outputs = await _stages(tasks, specs, cfg, wcfg, out, totals, stage, progress, notice)
+            nursery.cancel_scope.cancel()
         totals.leases.update(ray.get(actor.stats.remote()))
+        totals.llm = tasks.llm.report()
+        if hub is not None:
+            made, hub = close_hub(ray, hub, clear=not totals.failed), None
     finally:
         if tasks is not None:
-            for ref in tasks.refs:
-                ray.cancel(ref, force=True)
+            tasks.cancel()
             ray.kill(tasks.actor)
+        if hub is not None:  # stopped early: the batches in flight stay in the ledger for the next run
+            close_hub(ray, hub, clear=False)
         if own:
             ray.shutdown()
         whole = book.close()  # this invocation's calls count in the run's totals, whatever stopped it
+        specs.close()
     totals.add_cpu("driver", time.process_time() - cpu)
     report = run_report(cfg, passes, totals, outputs, time.monotonic() - started, whole)
+    if made is not None:
+        report["batches"] = made  # batches created by this run, and the requests they carried
     with atomic_open(out / "report.json") as f:
         f.write(json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
     outcomes = [PassOutcome(name, report["passes"][i]["wall_s"],
@@ -245,45 +150,24 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     return report, outcomes
 
 
-class ItemProgress:
-    """The items of every shard, as their tasks' ``progress.json`` files say, shown through the run's
-    `Progress` next to the shards: totals grow as shards start their passes, counts as their items finish."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.seen: dict[str, dict[str, dict[str, int]]] = {}  # shard folder -> pass -> counts
-
-    def read(self, folder: Path, finished: bool = False) -> None:
-        """What is new in the shard's file. ``finished``: every item it started is done (a retried task that
-        resumed from its store counts only what was left, so the counts are made whole)."""
-        now = shard_task.read_progress(folder)
-        before = self.seen.setdefault(str(folder), {})
-        for name, row in now.items():
-            old = before.setdefault(name, {})
-            if finished:
-                row = dict(row, done=max(row["total"], old.get("total", 0)))
-            grew = {k: max(0, v - old.get(k, 0)) for k, v in row.items()}
-            old.update({k: max(v, old.get(k, 0)) for k, v in row.items()})
-            if grew.get("total"):
-                self.progress.start(name, grew["total"])
-            account = self._account(name)
-            failed = grew.get("failed", 0)
-            for k in range(grew.get("done", 0)):
-                self.progress.advance(name, account, k < failed)
-
-    def _account(self, name: str) -> CallAccount:
-        acc = CallAccount()
-        for passes in self.seen.values():
-            for k in shard_task.ACCOUNT_FIELDS:
-                setattr(acc, k, getattr(acc, k) + passes.get(name, {}).get(k, 0))
-        return acc
-
-    def finish(self) -> None:
-        for name in {n for passes in self.seen.values() for n in passes}:
-            self.progress.finish(name)
+async def _stages(tasks: Tasks, specs: ShardPlan, cfg: Config, wcfg: Config, out: Path, totals: Totals,
+                  stage: Callable[[str], None], progress: Progress | None, notice: Callable[[str], None]) -> list[str]:
+    """The shards, the graph's merge, and the shards' other outputs joined; the output files."""
+    shards_root, merge_dir = out / "shards", out / "merge"
+    await _run_shards(tasks, specs, cfg, wcfg, shards_root, totals, progress, notice)
+    stage("shards")
+    outputs: list[str] = []
+    graph_row = totals.rows.get("graph")
+    if graph_row is not None:
+        dirs = [shards_root / s.name for s in specs]
+        outputs += await _merge_graph(tasks, dirs, cfg, wcfg, merge_dir, out, graph_row, stage, totals,
+                                      progress or NoProgress(), notice)
+    outputs += _concatenate(totals.outputs, out)
+    stage("concatenate")
+    return outputs
 
 
-async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, totals: Totals,
+async def _run_shards(tasks: Tasks, specs: ShardPlan, cfg: Config, wcfg: Config, root: Path, totals: Totals,
                       progress: Progress | None, notice: Callable[[str], None]) -> None:
     progress = progress or NoProgress()
     items = ItemProgress(progress)
@@ -314,7 +198,7 @@ async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: C
             (folder / shard_task.PROGRESS).unlink(missing_ok=True)  # a previous run's, not this task's
             yield spec, (shard_task.process_shard, spec, wcfg, folder)
 
-    await tasks.stage(unfinished(), done, running)
+    await tasks.stage(unfinished(), done, running, name=lambda spec: f"shard {spec.name}")
     items.finish()
     progress.finish("shards")
 
@@ -349,21 +233,21 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
         stage("tables")
     others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
-    if cfg.graph.communities.enabled:  # clustered once, on the whole graph; reports in tasks, level by level
+    graph, chunks = None, []
+    if rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
-        chunks = [c for d in dirs for c in partitions.read_chunks(d)] if rt.single_graph else []
-        written, used = await ray_communities(functools.partial(tasks.wave, progress), graph, chunks,
-                                              attrs.evolve(cfg, output=others), wcfg, out, out / "shards",
-                                              rt.single_graph, notice)
+        chunks = [c for d in dirs for c in partitions.read_chunks(d)]
+        stage("whole_graph")
+    if cfg.graph.communities.enabled:  # clustered in a task from the tables; reports in tasks, level by level
+        written, used = await ray_communities(functools.partial(tasks.wave, progress), (paths[0], paths[1]),
+                                              merge_dir, graph, chunks, attrs.evolve(cfg, output=others), wcfg,
+                                              out, out / "shards", notice, stage, _node_memory(tasks.ray))
         account.add(used)
         paths += [Path(p) for p in written.files]
         row.update(written.extra)
         totals.failed += [dict(f, **{"pass": "graph"}) for f in written.failed]
-        stage("communities")
-    elif rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
+    elif graph is not None:
         remove_community_tables(out)
-        graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
-        chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         failed: list[dict[str, Any]] = []
         paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
         totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
@@ -378,6 +262,12 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     row.update(found, nodes=nodes, edges=edges)
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]
+
+
+def _node_memory(ray: Any) -> int | None:
+    """The memory Ray can give one task: the largest node's (None when Ray does not say)."""
+    sizes = [n.get("Resources", {}).get("memory", 0) for n in ray.nodes() if n.get("Alive", True)]
+    return int(max(sizes)) if sizes and max(sizes) > 0 else None
 
 
 def _concatenate(outputs: dict[str, list[Path]], out: Path) -> list[str]:

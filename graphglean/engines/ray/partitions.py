@@ -28,11 +28,12 @@ from ...graph.building.describe import within_budget
 from ...graph.building.grounding import Placed
 from ...graph.building.merge import GraphAccumulator, edge_attrs
 from ...graph.extract import GraphStats, finish_descriptions, finish_graph
+from ...graph.communities.network import Network, edge_info, node_info
 from ...graph.formats.export import entity_rows
 from ...scheduling.scheduler import Scheduler
 from ...text.chunking import Chunk
 from .json_rows import write_rows
-from .stage_files import read_only
+from .stage_files import dump, load, read_only
 
 PARTS = "graph-parts"
 CHUNKS = "chunks.sqlite"
@@ -104,9 +105,10 @@ def write_chunks(chunks: list[Chunk], shard_dir: Path) -> None:
     path = shard_dir / CHUNKS
     path.unlink(missing_ok=True)
     db = sqlite3.connect(path)
-    db.execute("CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, idx INT, text TEXT, start INT, end_ INT)")
-    db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
-                   ((c.id, c.doc_id, c.index, c.text, c.start, c.end) for c in chunks))
+    db.execute("CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, idx INT, text TEXT, start INT, end_ INT, "
+               "tokens INT)")
+    db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   ((c.id, c.doc_id, c.index, c.text, c.start, c.end, c.tokens) for c in chunks))
     db.commit()
     db.close()
 
@@ -115,10 +117,13 @@ def read_chunks(shard_dir: Path) -> list[Chunk]:
     """The shard's chunks in the order it wrote them (the order of the input)."""
     db = sqlite3.connect(shard_dir / CHUNKS)
     try:
-        rows = db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks ORDER BY rowid").fetchall()
+        try:
+            rows = db.execute("SELECT id, doc_id, idx, text, start, end_, tokens FROM chunks ORDER BY rowid").fetchall()
+        except sqlite3.OperationalError:  # written by an earlier version, without the token counts
+            rows = [(*r, 0) for r in db.execute("SELECT id, doc_id, idx, text, start, end_ FROM chunks ORDER BY rowid")]
     finally:
         db.close()
-    return [Chunk(*row, 0) for row in rows]
+    return [Chunk(*row) for row in rows]
 
 
 class ShardChunks(Mapping[str, Chunk]):
@@ -246,13 +251,34 @@ async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
 
 
 def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
-    write_rows(entity_rows(graph), folder / f"nodes-{partition:04d}.jsonl")
+    """The partition's entity rows, their display names, and what clustering reads of them (`network_part`)."""
+    rows = entity_rows(graph)
+    write_rows(rows, folder / f"nodes-{partition:04d}.jsonl")
     write_rows(({"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)),
                folder / f"names-{partition:04d}.jsonl")
+    dump([(row["id"], node_info(row)) for row in rows], network_part(folder, partition, "nodes"))
 
 
 def write_edge_rows(rows: list[dict[str, Any]], folder: Path, partition: int) -> None:
     write_rows(rows, folder / f"edges-{partition:04d}.jsonl")
+    dump([edge_info(row) for row in rows], network_part(folder, partition, "edges"))
+
+
+def network_part(folder: Path, partition: int, kind: str) -> Path:
+    """The file of a partition's nodes or edges as clustering reads them (`graph.communities.network`): what the
+    communities' task loads instead of decoding every row of the tables."""
+    return folder / f"{kind}-{partition:04d}.network.pkl"
+
+
+def network_of_parts(folder: Path, partitions: int, directed: bool) -> Network | None:
+    """The whole graph's `Network` from its partitions' files, in the tables' order (None: a partition has none,
+    as after entity resolution, whose steps write the tables their own way)."""
+    paths = [[network_part(folder, p, kind) for p in range(partitions)] for kind in ("nodes", "edges")]
+    if not all(p.exists() for kind in paths for p in kind):
+        return None
+    nodes = dict(heapq.merge(*(load(p) for p in paths[0]), key=lambda n: n[0]))
+    edges = list(heapq.merge(*(load(p) for p in paths[1]), key=lambda e: (e[0], e[1])))
+    return Network(nodes, edges, directed)
 
 
 def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
@@ -285,7 +311,7 @@ def _keyed(path: Path, key: Callable[[str], Any]) -> Iterator[tuple[Any, str]]:
             yield from zip(map(key, lines), lines)
 
 
-def _leading_strings(*fields: str) -> Callable[[str], Any]:
+def leading_strings(*fields: str) -> Callable[[str], Any]:
     """The sort key of a row line: its first one or two fields, string-valued (one: the value; two: a pair).
     They are read with JSON's own string scanner, without decoding the rest of the line (the whole line is
     decoded if it starts otherwise)."""
@@ -310,8 +336,8 @@ def _leading_strings(*fields: str) -> Callable[[str], Any]:
     return pair
 
 
-ENTITY_KEY = _leading_strings("id")  # entity_rows: the id first
-RELATIONSHIP_KEY = _leading_strings("source", "target")  # relationship_rows: the pair first
+ENTITY_KEY = leading_strings("id")  # entity_rows: the id first
+RELATIONSHIP_KEY = leading_strings("source", "target")  # relationship_rows: the pair first
 
 
 def merged_table(paths: list[Path], key: Callable[[str], Any], out: Path) -> int:
@@ -341,15 +367,16 @@ def write_tables(merge_dir: Path, partitions: int, entities: Path, relationships
 def graph_of_tables(entities: Path, relationships: Path, directed: bool) -> nx.Graph:
     """The whole graph from its two tables (rows in key order, as the local engine builds it)."""
     graph: nx.Graph = nx.DiGraph() if directed else nx.Graph()
-    for row in _rows(entities):
+    for row in table_rows(entities):
         graph.add_node(row.pop("id"), **row)
-    for row in _rows(relationships):
+    for row in table_rows(relationships):
         row.pop("directed", None)
         graph.add_edge(row.pop("source"), row.pop("target"), **row)
     return graph
 
 
-def _rows(path: Path) -> Iterator[dict[str, Any]]:
+def table_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """A row table's rows, one JSON line each, as they are read."""
     with path.open(encoding="utf-8") as f:
         for line in f:
             yield json.loads(line)

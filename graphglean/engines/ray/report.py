@@ -38,6 +38,7 @@ class Totals:
     # what the driver's stages add to them), finished before or not
     fresh: dict[str, dict[str, Any]] = attrs.field(factory=dict)  # the rows of the shards this invocation ran
     on_shard: Callable[[], None] | None = None  # told after each shard's report is added
+    llm: dict[str, Any] = attrs.field(factory=dict)  # the tasks' clients' summaries merged (`llm_totals`)
 
     def add(self, report: dict[str, Any], folder: Path, skipped: bool) -> None:
         self.shards += 1
@@ -70,7 +71,6 @@ class Totals:
                 parts = [fresh.get(k, 0.0), row.get(k, 0.0), shards.get(k, 0.0)]
                 out[name][k] = None if None in parts else round(parts[0] + parts[1] - parts[2], 6)  # type: ignore[operator]
         return out
-
 
     def add_cpu(self, stage: str, seconds: float) -> None:
         self.cpu_s[stage] = round(self.cpu_s.get(stage, 0.0) + seconds, 3)
@@ -156,4 +156,5 @@ def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
                         "shards_skipped": totals.skipped, "retries": totals.retries,
                         "graph_partitions": cfg.runtime.graph_partitions, "leases": leases,
-                        "stages_s": totals.stages_s, "cpu_s": totals.cpu_s}}
+                        "stages_s": totals.stages_s, "cpu_s": totals.cpu_s},
+            **({"llm": totals.llm} if totals.llm else {})}

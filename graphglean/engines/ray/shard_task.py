@@ -34,6 +34,7 @@ from ...pipeline.runstore import RunStore
 from ...pipeline.steps import graph_llm_pass, graph_nlp_pass, graph_resume, offline_extraction
 from ...scheduling.scheduler import Scheduler
 from . import partitions
+from .batch.remote import RemoteWaves
 from .resolution.method import llm_graph
 from .shards import ShardSpec, read_shard
 
@@ -45,11 +46,25 @@ ACCOUNT_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
 # Tests and benchmarks only: set in a Ray worker by `graphglean.testing.inprocess.install` (a process set-up hook
 # the caller names explicitly), it makes this worker's clients answer in process instead of at the endpoint.
 transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None
+opened_clients: list[ChatClient] = []  # the clients of the task running in this process (`tasks.stage_main`)
+wave_hub: Any = None  # batch mode: the run's `WaveHub`, for the task running in this process
 
 
 def _client(cfg: Config, **kw: Any) -> ChatClient:
     transport = transport_factory() if transport_factory is not None else None
-    return ChatClient.from_config(cfg.llm, transport=transport, **kw)
+    waves = RemoteWaves(wave_hub) if cfg.llm.batch.enabled and wave_hub is not None else None
+    client = ChatClient.from_config(cfg.llm, transport=transport, waves=waves, **kw)
+    opened_clients.append(client)
+    return client
+
+
+def _scheduler(client: ChatClient, cfg: Config, progress: Any) -> Scheduler:
+    """The task's scheduler on ``client``; batch mode's waves judge each pass's share by its name."""
+    scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
+    if isinstance(client.waves, RemoteWaves):
+        client.waves.group_of = lambda account: next(
+            (name for name, a in scheduler.accounts.items() if a is account), "calls")
+    return scheduler
 
 
 def _stamp(spec: ShardSpec) -> list[Any]:
@@ -201,7 +216,7 @@ async def process_shard(spec: ShardSpec, cfg: Config, folder: Path, limiter: Any
         if any(fn is not graph_nlp_shard for _, fn in passes):
             async with _client(cfg, count_tokens=tokenizer.count, journal=store.journal(),
                                limiter=limiter) as client:
-                ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=ShardProgress(folder))
+                ctx.scheduler = _scheduler(client, cfg, ShardProgress(folder))
                 outcomes = await run_passes(ctx, passes)
         else:
             outcomes = await run_passes(ctx, passes)
@@ -231,7 +246,7 @@ async def with_client(cfg: Config, limiter: Any, needed: bool, watch: str | None
         Path(watch).mkdir(parents=True, exist_ok=True)
         progress = ShardProgress(Path(watch))
     async with _client(cfg, count_tokens=Tokenizer(cfg.llm.model).count, limiter=limiter) as client:
-        scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
+        scheduler = _scheduler(client, cfg, progress)
         result = await work(scheduler)
         for acc in scheduler.accounts.values():
             account.add(acc)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import bisect
 import os
+import pickle
 import re
 import sqlite3
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import attrs
 
@@ -59,6 +60,33 @@ class ShardSpec:
     @property
     def name(self) -> str:
         return f"{self.index:05d}"
+
+
+class ShardPlan:
+    """The shards of a run, planned once and kept in a temporary file, not in memory (a folder of millions of
+    files plans millions of names): iterated as often as needed, in input order."""
+
+    def __init__(self, specs: Iterable[ShardSpec]) -> None:
+        self._file = tempfile.TemporaryFile(prefix="graphglean-shards-")
+        self.count = 0
+        for spec in specs:
+            pickle.dump(spec, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+            self.count += 1
+        self._file.flush()
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[ShardSpec]:
+        at = 0
+        for _ in range(self.count):
+            self._file.seek(at)  # each iteration keeps its own place
+            spec = pickle.load(self._file)  # written above by this process
+            at = self._file.tell()
+            yield spec
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def plan_shards(cfg: Config) -> Iterator[ShardSpec]:

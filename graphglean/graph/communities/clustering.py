@@ -11,9 +11,9 @@ import hashlib
 from typing import Any, Callable, Iterable, Mapping
 
 import attrs
-import networkx as nx
 
 from ...core.errors import ConfigError
+from .network import Network
 
 Edge = tuple[str, str, float]
 
@@ -29,24 +29,26 @@ class Cluster:
     digest: str = ""
 
 
-def weighted_edges(graph: nx.Graph) -> tuple[list[Edge], dict[str, Any]]:
-    """The graph's edges as (label, label, weight), both directions of a directed pair summed, self-loops left
+def weighted_edges(network: Network) -> tuple[list[Edge], dict[str, Any]]:
+    """The network's edges as (label, label, weight), both directions of a directed pair summed, self-loops left
     out, sorted; and each label's node. A weight that is not a positive number counts as 1."""
-    label = _labels(graph)
+    label = _labels(network.nodes)
     weights: dict[tuple[str, str], float] = {}
-    for a, b, d in graph.edges(data=True):
+    for a, b, w, _ in network.edges:
         if a == b:
             continue
-        x, y = sorted((label[a], label[b]))
-        weights[(x, y)] = weights.get((x, y), 0.0) + _weight(d.get("weight"))
+        x, y = label[a], label[b]
+        if y < x:
+            x, y = y, x
+        weights[(x, y)] = weights.get((x, y), 0.0) + _weight(w)
     return [(a, b, w) for (a, b), w in sorted(weights.items())], {v: k for k, v in label.items()}
 
 
-def _labels(graph: nx.Graph) -> dict[Any, str]:
+def _labels(nodes: Iterable[Any]) -> dict[Any, str]:
     """Each node's label: its id as text (its repr where two ids read the same)."""
-    label = {n: str(n) for n in graph.nodes}
+    label = {n: n if type(n) is str else str(n) for n in nodes}
     if len(set(label.values())) < len(label):
-        label = {n: repr(n) for n in graph.nodes}
+        label = {n: repr(n) for n in label}
     return label
 
 

@@ -65,12 +65,16 @@ def _edge_weight(data: Mapping[str, Any]) -> float:
     return w if w == w and abs(w) != float("inf") else 1.0
 
 
-def members_of(graph: nx.Graph, community: Community, count: Callable[[str], int]) -> Members:
-    """``community``'s rows, read from ``graph`` and counted with ``count``."""
+def members_of(graph: nx.Graph, community: Community, count: Callable[[str], int],
+               degrees: tuple[Mapping[Any, int], Mapping[Any, float]] | None = None) -> Members:
+    """``community``'s rows, read from ``graph`` and counted with ``count``. ``degrees``: the members' degree
+    and weighted degree in the whole graph, when ``graph`` holds only the community (the Ray engine's tasks)."""
     nodes = [n for n in community.entities if n in graph]
     inside = set(nodes)
-    degree = dict(graph.degree(nodes))
-    strength = dict(graph.degree(nodes, weight="weight"))
+    if degrees is None:
+        degree, strength = dict(graph.degree(nodes)), dict(graph.degree(nodes, weight="weight"))
+    else:
+        degree, strength = {n: degrees[0][n] for n in nodes}, {n: degrees[1][n] for n in nodes}
     ranked = sorted(nodes, key=lambda n: (-degree[n], -_as_float(strength[n]), str(n)))
     display = {n: _flat(graph.nodes[n].get("name") or n) for n in nodes}
     entities = []
@@ -117,8 +121,15 @@ def _aliases(data: Mapping[str, Any]) -> list[str]:
 
 
 def _edges_among(graph: nx.Graph, nodes: list[Any]) -> Iterable[tuple[Any, Any, Mapping[str, Any]]]:
-    """Each edge between two of ``nodes`` once."""
-    return graph.subgraph(nodes).edges(data=True)
+    """Each edge between two of ``nodes`` once, from the end that comes first in ``nodes`` (a subgraph view
+    lists a small subgraph's nodes in set order, so the ends, and the context made of them, followed the
+    process's string hashing)."""
+    inside, seen = set(nodes), set()
+    for a in nodes:
+        for b, data in graph.adj[a].items():
+            if b in inside and (graph.is_directed() or b not in seen):
+                yield a, b, data
+        seen.add(a)
 
 
 def child_summary(number: int, report: CommunityReport, size: int) -> str:

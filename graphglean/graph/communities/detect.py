@@ -2,17 +2,22 @@
 
     communities = find_communities(graph, config)                 # no LLM call
     communities = find_communities(graph, config, previous=last)  # ids, splits and change runs carried over
-"""
+
+A graph whose clustered content (`Network.fingerprint`) is that of the previous run keeps its clustering as
+it is: no hashing of edges, no Leiden, no matching; one that changed is clustered again from the previous
+communities, and only what changed moves (`clustering`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import networkx as nx
 
-from ...core.config import Config
+from ...core.config import CommunitiesConfig, Config
 from .clustering import hierarchical_leiden, weighted_edges
 from .matching import assign_ids, previous_of
+from .network import Network, network_of
 from .records import Communities
 
 ATTRIBUTE = "community"  # a node's community id at each level, coarsest first
@@ -23,13 +28,25 @@ def find_communities(graph: nx.Graph, config: Config | None = None, *,
     """Hierarchical Leiden communities of ``graph`` by ``config.graph.communities`` (edge weights count; nodes
     without edges belong to none). With ``previous`` (the last run's), clustering starts from it and a
     community keeps the id of the one it overlaps most. Synchronous and CPU-bound: seconds per 100k edges."""
-    cc = (config or Config()).graph.communities
-    edges, nodes = weighted_edges(graph)
+    return cluster_network(network_of(graph), (config or Config()).graph.communities, previous)
+
+
+def cluster_network(network: Network, cc: CommunitiesConfig, previous: Communities | None = None) -> Communities:
+    """`find_communities` of a `Network` (the Ray engine's, read from the graph's tables)."""
+    fingerprint = network.fingerprint(cc)
+    if previous is not None and previous.network == fingerprint:
+        return carried_over(previous)
+    edges, nodes = weighted_edges(network)
     clusters, digest, adjacency = hierarchical_leiden(edges, cc.max_cluster_size, cc.seed, cc.levels,
                                                       previous_of(previous))
-    found = assign_ids(graph, clusters, nodes, digest, previous)
-    found.adjacency = adjacency
+    found = assign_ids(network, clusters, nodes, digest, previous)
+    found.adjacency, found.network = adjacency, fingerprint
     return found
+
+
+def carried_over(previous: Communities) -> Communities:
+    """The previous run's communities as this run's: the same ids, members and splits; nothing changed."""
+    return attrs.evolve(previous, run=previous.run + 1)
 
 
 def annotate(graph: nx.Graph, communities: Communities) -> None:

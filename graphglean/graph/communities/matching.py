@@ -9,9 +9,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import networkx as nx
-
 from .clustering import Cluster, Previous
+from .network import Network
 from .records import Communities, Community, relationship_id
 
 
@@ -36,7 +35,7 @@ def _parts(groups: Any) -> list[list[str]]:
     return sorted((sorted(str(e) for e in g) for g in groups), key=lambda g: g[0])
 
 
-def assign_ids(graph: nx.Graph, clusters: list[Cluster], nodes: dict[str, Any], digest: str,
+def assign_ids(network: Network, clusters: list[Cluster], nodes: dict[str, Any], digest: str,
                previous: Communities | None) -> Communities:
     """The communities of ``clusters`` (members as labels, ``nodes`` maps them to node ids) with stable ids,
     parents, children, relationships, fingerprints and the run each last changed in."""
@@ -49,7 +48,7 @@ def assign_ids(graph: nx.Graph, clusters: list[Cluster], nodes: dict[str, Any], 
         if ids[i] is None:
             ids[i], next_id = next_id, next_id + 1
     next_id = max([next_id, *(k + 1 for k in ids if k is not None)])
-    relationships, prints = _contents(graph, clusters, members)
+    relationships, prints = _contents(network, clusters, members)
     old = previous.by_id() if previous is not None else {}
     children: dict[int, list[int]] = {}
     for k, c in enumerate(clusters):
@@ -97,27 +96,31 @@ def _matched(clusters: list[Cluster], members: list[list[Any]], previous: Commun
     return ids
 
 
-def _contents(graph: nx.Graph, clusters: list[Cluster], members: list[list[Any]]) -> tuple[list[list[str]], list[str]]:
+def _contents(network: Network, clusters: list[Cluster],
+              members: list[list[Any]]) -> tuple[list[list[str]], list[str]]:
     """Each cluster's inner relationship ids (both ends in it, in the graph's order) and its `fingerprint`: one
-    pass over the edges a level, each node and edge hashed once."""
-    nodes = {n for m in members for n in m}
-    node_hash = {n: _hash(str(n), *(graph.nodes[n].get(k) for k in ("name", "type", "description")))
-                 for n in nodes}
-    directed = graph.is_directed()
-    edges = []
-    for a, b, d in graph.edges(data=True):
-        if a != b and a in nodes and b in nodes:
-            rid = relationship_id(a, b, directed)
-            edges.append((a, b, rid, _hash(rid, d.get("description") or "")))
+    pass over the edges, each node and edge hashed once. Clusters nest, so two ends share a cluster at each
+    level down to the first where they part."""
+    path: dict[Any, list[int]] = {}  # node -> its cluster at each level, coarsest first
+    for i in sorted(range(len(clusters)), key=lambda i: clusters[i].level):
+        for n in members[i]:
+            path.setdefault(n, []).append(i)
+    node_hash = {n: _hash(str(n), *network.nodes[n][:3]) for n in path}
     found: list[list[str]] = [[] for _ in clusters]
     inner: list[list[str]] = [[] for _ in clusters]
-    for level in sorted({c.level for c in clusters}):
-        where = {e: i for i, c in enumerate(clusters) if c.level == level for e in members[i]}
-        for a, b, rid, h in edges:
-            i = where.get(a)
-            if i is not None and where.get(b) == i:
-                found[i].append(rid)
-                inner[i].append(h)
+    directed = network.directed
+    get = path.get
+    for a, b, _, description in network.edges:
+        at, bt = get(a), get(b)
+        if at is None or bt is None or a == b or at[0] != bt[0]:
+            continue
+        rid = relationship_id(a, b, directed)
+        h = _hash(rid, description)
+        for i, j in zip(at, bt):
+            if i != j:
+                break
+            found[i].append(rid)
+            inner[i].append(h)
     prints = [_hash(*sorted(node_hash[n] for n in members[i]), "|", *sorted(inner[i])) for i in range(len(clusters))]
     return found, prints
 

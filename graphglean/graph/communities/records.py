@@ -127,22 +127,24 @@ class CommunityReport:
 class Communities:
     """A graph's communities, coarsest level first, with the run they were made in; ``next_id`` is the id the
     next new community gets (ids are never reused), ``digest`` that of the whole graph's edges, ``adjacency``
-    what tells the next run which nodes it touched."""
+    what tells the next run which nodes it touched, ``network`` the fingerprint of all it was made from
+    (`Network.fingerprint`: a run over the same network carries this clustering over)."""
 
     items: list[Community] = attrs.field(factory=list)
     run: int = 1
     next_id: int = 0
     digest: str = ""
     adjacency: dict[str, str] = attrs.field(factory=dict)  # each clustered node's digest of its edges
+    network: str = ""  # the fingerprint of the network clustered (`Network.fingerprint`)
 
     def state_json(self) -> dict[str, Any]:
         return {"run": self.run, "next_id": self.next_id, "digest": self.digest, "adjacency": self.adjacency,
-                "communities": [c.state_json() for c in self.items]}
+                "network": self.network, "communities": [c.state_json() for c in self.items]}
 
     @classmethod
     def from_state(cls, row: dict[str, Any]) -> "Communities":
         return cls([Community.from_json(c) for c in row["communities"]], int(row["run"]), int(row["next_id"]),
-                   str(row.get("digest", "")), dict(row.get("adjacency", {})))
+                   str(row.get("digest", "")), dict(row.get("adjacency", {})), str(row.get("network", "")))
 
     def by_id(self) -> dict[int, Community]:
         return {c.id: c for c in self.items}

@@ -208,14 +208,20 @@ async def _report(graph: nx.Graph, communities: Communities, cfg: Config, schedu
 
 
 async def ask_reports(scheduler: Scheduler, cfg: Config, jobs: list[tuple[Community, ReportContext]],
+                      keep: Callable[[Community, CommunityReport], Awaitable[None]] | None = None,
                       ) -> tuple[list[tuple[int, dict[str, Any]]], dict[int, str], dict[str, int]]:
     """Reports of prepared contexts (the Ray engine's tasks, a level at a time): each community's report as
-    JSON, the communities that failed and why, and the counts of `ReportStats`."""
+    JSON, the communities that failed and why, and the counts of `ReportStats`; ``keep`` is awaited with each
+    report as it is made."""
     stats = ReportStats()
     reporter = Reporter(scheduler.llm(PASS), cfg, stats)
 
     async def one(job: tuple[Community, ReportContext]) -> CommunityReport:
-        return await reporter.ask(job[1], job[0])
+        report = await reporter.ask(job[1], job[0])
+        if keep is not None:
+            with trio.CancelScope(shield=True):  # a paid report is always kept
+                await keep(job[0], report)
+        return report
 
     outcomes = await scheduler.map(one, jobs, pass_name=PASS)
     done = [(o.item[0].id, o.value.to_json()) for o in outcomes if o.ok and o.value is not None]

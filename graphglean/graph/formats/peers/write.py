@@ -10,7 +10,6 @@ from typing import Any, Callable, Protocol, Sequence
 
 import attrs
 import networkx as nx
-import numpy as np
 import trio
 
 from ....core.config import PEER_FORMATS, Config
@@ -18,7 +17,7 @@ from ....scheduling.scheduler import Scheduler
 from ....text.chunking import Chunk
 from .communities import Communities
 from .index import documents_of
-from .vectors import PASS, VectorMemo, embed_texts
+from .vectors import PASS, VectorMemo, VectorSource, embed_texts
 
 # the size of a model's vectors when no vector came back to say it (settings.yaml still needs one)
 KNOWN_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
@@ -29,7 +28,7 @@ class _Plan(Protocol):
     notes: list[str]  # lines for the run to say, once written
 
     def texts(self) -> list[str]: ...
-    def write(self, vectors: dict[str, np.ndarray], dimension: int) -> list[Path]: ...
+    def write(self, vectors: VectorSource, dimension: int) -> list[Path]: ...
 
 
 @attrs.define
@@ -76,7 +75,7 @@ async def write_peer_indexes(graph: nx.Graph, chunks: list[Chunk], documents: Se
     texts = [t for p in plans for t in p.texts()]
     embedded = await embed_texts(texts, scheduler, memo)
     dimension = _dimension(cfg, embedded.dimension)
-    files = await trio.to_thread.run_sync(lambda: [str(f) for p in plans for f in p.write(embedded.vectors, dimension)])
+    files = await trio.to_thread.run_sync(lambda: [str(f) for p in plans for f in p.write(memo, dimension)])
     for line in (line for p in plans for line in p.notes):
         notice(line)
     failed = [(f"{PASS} batch {o.index}", o.error) for o in embedded.failed if o.error is not None]

@@ -71,6 +71,19 @@ def arrow_table(name: str, rows: list[dict[str, Any]]) -> Any:
     return pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
 
 
+PARQUET_GROUP = 20_000  # rows made into Arrow and written at a time
+
+
+def write_parquet(name: str, rows: list[dict[str, Any]], sink: Any) -> None:
+    """Table ``name`` of ``rows`` as Parquet into ``sink``, a row group at a time (a corpus's rows are never all
+    in Arrow at once)."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetWriter(sink, schemas()[name]) as writer:
+        for start in range(0, max(1, len(rows)), PARQUET_GROUP):
+            writer.write_table(arrow_table(name, rows[start:start + PARQUET_GROUP]))
+
+
 @attrs.define
 class GraphRAGTables:
     rows: dict[str, list[dict[str, Any]]]

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..vectors import ROW_GROUP, VectorSource
+
 _SUFFIXES = (("year", "int"), ("month", "int"), ("month_name", "str"), ("day", "int"), ("day_of_week", "str"),
              ("hour", "int"), ("quarter", "int"))
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -56,20 +58,26 @@ def _table(rows: list[tuple[str, np.ndarray]], dimension: int, created: str) -> 
                                  else pa.array(columns[f.name], f.type) for f in schema], schema=schema)
 
 
-def _create(db: Any, name: str, rows: list[tuple[str, np.ndarray]], dimension: int, created: str) -> None:
+def _create(db: Any, name: str, rows: list[tuple[str, str]], vectors: VectorSource, dimension: int,
+            created: str) -> None:
     from lancedb.index import IvfFlat
 
     # as LanceDBVectorStore.create_index: a dummy row gives the index its schema, then leaves
     table = db.create_table(name, data=_table([(_DUMMY, np.zeros(dimension, np.float32))], dimension, created))
     table.create_index("vector", config=IvfFlat(distance_type="l2"))  # GraphRAG's IVF_FLAT, its default metric
     table.delete(f"id = '{_DUMMY}'")
-    if rows:
-        table.add(_table(rows, dimension, created))
+    for start in range(0, len(rows), ROW_GROUP):
+        part = rows[start:start + ROW_GROUP]
+        found = vectors.get_many([text for _, text in part])
+        kept = [(rid, found[text]) for rid, text in part if text in found]  # a text whose batch failed: left out
+        if kept:
+            table.add(_table(kept, dimension, created))
 
 
-def write_vector_tables(db_dir: Path, tables: dict[str, list[tuple[str, np.ndarray]]], dimension: int,
-                        now: datetime | None = None) -> Path:
-    """Each of ``tables`` (name -> (id, unit vector) rows) as a LanceDB table of ``db_dir``, replacing it whole."""
+def write_vector_tables(db_dir: Path, tables: dict[str, list[tuple[str, str]]], vectors: VectorSource,
+                        dimension: int, now: datetime | None = None) -> Path:
+    """Each of ``tables`` (name -> (id, embedded text) rows) as a LanceDB table of ``db_dir``, replacing it whole;
+    ``vectors`` gives the texts' unit vectors."""
     import lancedb
 
     created = (now or datetime.now(timezone.utc)).isoformat()
@@ -78,7 +86,7 @@ def write_vector_tables(db_dir: Path, tables: dict[str, list[tuple[str, np.ndarr
     try:
         db = lancedb.connect(str(fresh))
         for name, rows in tables.items():
-            _create(db, name, rows, dimension, created)
+            _create(db, name, rows, vectors, dimension, created)
         old = db_dir.with_name(f".{db_dir.name}.old")
         shutil.rmtree(old, ignore_errors=True)
         if db_dir.exists():

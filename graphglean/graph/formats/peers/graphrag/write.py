@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Mapping
 
 import attrs
 import networkx as nx
@@ -17,8 +18,9 @@ from .....text.chunking import Chunk
 from ..communities import Communities
 from ..index import Document, engine_graph
 from ..names import graphrag_name
+from ..vectors import VectorSource, source_of
 from .settings import CREDENTIALS, OUTPUT, VECTORS, write_settings
-from .tables import TABLES, GraphRAGTables, arrow_table, graphrag_tables
+from .tables import TABLES, GraphRAGTables, graphrag_tables, write_parquet
 from .vector_tables import write_vector_tables
 
 FOLDER = "graphrag"
@@ -35,20 +37,18 @@ class GraphRAGPlan:
     def texts(self) -> list[str]:
         return [text for rows in self.tables.embedded_texts().values() for _, text in rows]
 
-    def write(self, vectors: dict[str, np.ndarray], dimension: int, now: datetime | None = None) -> list[Path]:
-        import pyarrow.parquet as pq
-
+    def write(self, vectors: VectorSource | Mapping[str, np.ndarray], dimension: int,
+              now: datetime | None = None) -> list[Path]:
         now = now or datetime.now(timezone.utc)
         out = self.root / OUTPUT
         paths = []
         for name in TABLES:
             path = out / f"{name}.parquet"
             with atomic_open(path, "wb") as f:
-                pq.write_table(arrow_table(name, self.tables.rows[name]), f)
+                write_parquet(name, self.tables.rows[name], f)
             paths.append(path)
-        rows = {name: [(rid, vectors[text]) for rid, text in pairs if text in vectors]
-                for name, pairs in self.tables.embedded_texts().items()}
-        paths.append(write_vector_tables(self.root / VECTORS, rows, dimension, now))
+        paths.append(write_vector_tables(self.root / VECTORS, self.tables.embedded_texts(), source_of(vectors),
+                                         dimension, now))
         settings, note = write_settings(self.root, self.llm, dimension)
         self.notes += [f"output.formats graphrag: {line}; left out of the index" for line in self.tables.dropped]
         self.notes += [f"output.formats graphrag: {note}"] if note else []

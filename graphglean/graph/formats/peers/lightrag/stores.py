@@ -10,7 +10,7 @@ import hashlib
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 import attrs
 
@@ -54,45 +54,46 @@ def _chunk_options(size: int, overlap: int) -> dict[str, Any]:
 
 def kv_stores(docs: list[Doc], pieces: list[Piece], entity_chunks: dict[str, list[str]],
               relation_chunks: dict[tuple[str, str], list[str]], chunking: tuple[int, int],
-              now: datetime) -> dict[str, dict[str, Any]]:
-    """Each store's records, by file name (``kv_store_NAME.json``)."""
+              now: datetime) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each store's records, by file name (``kv_store_NAME.json``), made one store at a time (the next when the
+    last is written: a corpus's stores are never all in memory at once)."""
     t, iso = int(now.timestamp()), now.isoformat()
     size, overlap = chunking
-    full_docs = {d.key: _stamped(d.key, {"content": d.content, "file_path": d.file_path, "parse_format": "raw",
-                                         "content_hash": md5(d.content),
-                                         "chunk_options": _chunk_options(size, overlap)}, t) for d in docs}
-    chunks = {p.key: _stamped(p.key, {"tokens": p.tokens, "content": p.content, "chunk_order_index": p.order,
-                                      "full_doc_id": p.doc.key, "file_path": p.doc.file_path,
-                                      "llm_cache_list": []}, t) for p in pieces}
+    yield "full_docs", {d.key: _stamped(d.key, {"content": d.content, "file_path": d.file_path, "parse_format": "raw",
+                                                "content_hash": md5(d.content),
+                                                "chunk_options": _chunk_options(size, overlap)}, t) for d in docs}
+    yield "text_chunks", {p.key: _stamped(p.key, {"tokens": p.tokens, "content": p.content,
+                                                  "chunk_order_index": p.order, "full_doc_id": p.doc.key,
+                                                  "file_path": p.doc.file_path, "llm_cache_list": []}, t)
+                          for p in pieces}
     metadata = {"parse_start_time": t, "parse_stage_skipped": True, "parse_format": "raw", "parse_engine": "legacy",
                 "analyzing_start_time": t, "analyzing_stage_skipped": True, "kg_write_state": "graph_mutation_started",
                 "process_start_time": t, "process_end_time": t, "chunk_method": "legacy_chunking_func",
                 "chunk_opts": f"size={size}, split_only=False, overlap={overlap}"}
     track = "graphglean_" + now.strftime("%Y%m%d_%H%M%S")
-    status = {d.key: {"status": "processed", "content_summary": _summary(d.content), "content_length": len(d.content),
-                      "created_at": iso, "updated_at": iso, "file_path": d.file_path, "track_id": track,
-                      "content_hash": md5(d.content), "metadata": dict(metadata), "chunks_count": len(d.chunk_keys),
-                      "chunks_list": list(d.chunk_keys)} for d in docs}
+    yield "doc_status", {d.key: {"status": "processed", "content_summary": _summary(d.content),
+                                 "content_length": len(d.content), "created_at": iso, "updated_at": iso,
+                                 "file_path": d.file_path, "track_id": track, "content_hash": md5(d.content),
+                                 "metadata": dict(metadata), "chunks_count": len(d.chunk_keys),
+                                 "chunks_list": list(d.chunk_keys)} for d in docs}
+    yield "entity_chunks", {n: _stamped(n, {"chunk_ids": keys, "count": len(keys)}, t)
+                            for n, keys in entity_chunks.items()}
+    yield "relation_chunks", {SEP.join(pair): _stamped(SEP.join(pair), {"chunk_ids": keys, "count": len(keys)}, t)
+                              for pair, keys in relation_chunks.items()}
     doc_of = {p.key: p.doc.key for p in pieces}
     by_doc_entities: dict[str, set[str]] = {}
     for name, keys in entity_chunks.items():
         for k in keys:
             by_doc_entities.setdefault(doc_of[k], set()).add(name)
+    yield "full_entities", {d: _stamped(d, {"entity_names": sorted(names), "count": len(names)}, t)
+                            for d, names in by_doc_entities.items()}
+    del by_doc_entities
     by_doc_relations: dict[str, set[tuple[str, str]]] = {}
     for pair, keys in relation_chunks.items():
         for k in keys:
             by_doc_relations.setdefault(doc_of[k], set()).add(pair)
-    return {
-        "full_docs": full_docs, "text_chunks": chunks, "doc_status": status,
-        "entity_chunks": {n: _stamped(n, {"chunk_ids": keys, "count": len(keys)}, t)
-                          for n, keys in entity_chunks.items()},
-        "relation_chunks": {SEP.join(pair): _stamped(SEP.join(pair), {"chunk_ids": keys, "count": len(keys)}, t)
-                            for pair, keys in relation_chunks.items()},
-        "full_entities": {d: _stamped(d, {"entity_names": sorted(names), "count": len(names)}, t)
-                          for d, names in by_doc_entities.items()},
-        "full_relations": {d: _stamped(d, {"relation_pairs": [list(p) for p in sorted(pairs)], "count": len(pairs)}, t)
-                           for d, pairs in by_doc_relations.items()},
-    }
+    yield "full_relations", {d: _stamped(d, {"relation_pairs": [list(p) for p in sorted(pairs)], "count": len(pairs)},
+                                         t) for d, pairs in by_doc_relations.items()}
 
 
 def _summary(content: str) -> str:
@@ -100,11 +101,12 @@ def _summary(content: str) -> str:
     return content if len(content) <= SUMMARY_CHARS else content[:SUMMARY_CHARS] + "..."
 
 
-def write_kv_stores(folder: Path, stores: dict[str, dict[str, Any]]) -> list[Path]:
+def write_kv_stores(folder: Path, stores: Iterable[tuple[str, dict[str, Any]]]) -> list[Path]:
     paths = []
-    for name, records in stores.items():
+    for name, records in stores:
         path = folder / f"kv_store_{name}.json"
         with atomic_open(path) as f:
             json.dump(records, f, ensure_ascii=False, indent=2)
         paths.append(path)
+        del records  # before the next store is made
     return paths

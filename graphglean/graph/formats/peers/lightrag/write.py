@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Mapping
 
 import attrs
 import networkx as nx
@@ -19,6 +20,7 @@ from ..index import Document, EngineGraph, engine_graph
 from ..names import lightrag_name, lightrag_type
 from .graphml import FILENAME as GRAPHML
 from .graphml import limited, write_lightrag_graphml
+from ..vectors import VectorSource, source_of
 from .nano_vectordb import write_nano_vectordb
 from .stores import Doc, Piece, kv_stores, md5, write_kv_stores
 
@@ -52,43 +54,49 @@ class LightRAGPlan:
                 + [relation_content(r.keywords, r.source, r.target, r.description) for r in self.view.relationships]
                 + [p.content for p in self.pieces])
 
-    def write(self, vectors: dict[str, np.ndarray], dimension: int, now: datetime | None = None) -> list[Path]:
+    def write(self, vectors: VectorSource | Mapping[str, np.ndarray], dimension: int,
+              now: datetime | None = None) -> list[Path]:
+        """Every file of the folder, each written as its records are made (the graph as it streams, the vectors a
+        row group at a time): memory holds the plan, not a second copy of the graph nor the vectors."""
         now = now or datetime.now(timezone.utc)
+        source = source_of(vectors)
         created = int(now.timestamp())
         file_of = {p.key: p.doc.file_path for p in self.pieces}
-        graph = nx.Graph()
-        entities, relations = [], []
-        entity_chunks: dict[str, list[str]] = {}
-        for e in self.view.entities:
-            keys = [self.key_of[c] for c in e.chunk_ids if c in self.key_of]
-            source_id, file_path, truncate = limited(keys, file_of)
-            graph.add_node(e.name, entity_id=e.name, entity_type=e.type, description=e.description,
-                           source_id=source_id, file_path=file_path, created_at=created, truncate=truncate)
-            entity_chunks[e.name] = keys
-            meta = {"entity_name": e.name, "content": entity_content(e.name, e.description), "source_id": source_id,
-                    "file_path": file_path}
-            entities.append(("ent-" + md5(e.name), meta, vectors.get(meta["content"])))
-        relation_chunks: dict[tuple[str, str], list[str]] = {}
-        for r in self.view.relationships:
-            keys = [self.key_of[c] for c in r.chunk_ids if c in self.key_of]
-            source_id, file_path, truncate = limited(keys, file_of)
-            keywords = ",".join(sorted(r.keywords))
-            graph.add_edge(r.source, r.target, weight=float(r.weight), description=r.description, keywords=keywords,
-                           source_id=source_id, file_path=file_path, created_at=created, truncate=truncate)
-            relation_chunks[(r.source, r.target)] = keys
-            meta = {"src_id": r.source, "tgt_id": r.target, "source_id": source_id,
-                    "content": relation_content(r.keywords, r.source, r.target, r.description), "file_path": file_path}
-            relations.append(("rel-" + md5(r.source + r.target), meta, vectors.get(meta["content"])))
-        chunks = [(p.key, {"content": p.content, "full_doc_id": p.doc.key, "file_path": p.doc.file_path},
-                   vectors.get(p.content)) for p in self.pieces]
         self.folder.mkdir(parents=True, exist_ok=True)
-        paths = [write_lightrag_graphml(self.folder / GRAPHML, graph)]
+        entities = [(e, *self._sources(e.chunk_ids, file_of)) for e in self.view.entities]
+        relations = [(r, *self._sources(r.chunk_ids, file_of)) for r in self.view.relationships]
+        nodes = ((e.name, {"entity_id": e.name, "entity_type": e.type, "description": e.description,
+                           "source_id": sid, "file_path": path, "created_at": created, "truncate": cut})
+                 for e, _, sid, path, cut in entities)
+        edges = ((r.source, r.target, {"weight": float(r.weight), "description": r.description,
+                                       "keywords": ",".join(sorted(r.keywords)), "source_id": sid, "file_path": path,
+                                       "created_at": created, "truncate": cut})
+                 for r, _, sid, path, cut in relations)
+        paths = [write_lightrag_graphml(self.folder / GRAPHML, nodes, edges)]
+        entity_chunks = {e.name: keys for e, keys, *_ in entities}
+        relation_chunks = {(r.source, r.target): keys for r, keys, *_ in relations}
         paths += write_kv_stores(self.folder, kv_stores(self.docs, self.pieces, entity_chunks, relation_chunks,
                                                         self.chunking, now))
-        for name, records in (("entities", entities), ("relationships", relations), ("chunks", chunks)):
-            with_vectors = [(rid, meta, v) for rid, meta, v in records if v is not None]
-            paths.append(write_nano_vectordb(self.folder / f"vdb_{name}.json", with_vectors, dimension, created))
+        records = {  # each store's records made as they are written
+            "entities": (("ent-" + md5(e.name), {"entity_name": e.name,
+                                                 "content": entity_content(e.name, e.description),
+                                                 "source_id": sid, "file_path": path})
+                         for e, _, sid, path, _ in entities),
+            "relationships": (("rel-" + md5(r.source + r.target),
+                               {"src_id": r.source, "tgt_id": r.target, "source_id": sid,
+                                "content": relation_content(r.keywords, r.source, r.target, r.description),
+                                "file_path": path}) for r, _, sid, path, _ in relations),
+            "chunks": ((p.key, {"content": p.content, "full_doc_id": p.doc.key, "file_path": p.doc.file_path})
+                       for p in self.pieces)}
+        for name, rows in records.items():
+            with_texts = ((rid, meta, meta["content"]) for rid, meta in rows)
+            paths.append(write_nano_vectordb(self.folder / f"vdb_{name}.json", with_texts, source, dimension, created))
         return paths
+
+    def _sources(self, chunk_ids: list[str], file_of: dict[str, str]) -> tuple[list[str], str, str, str]:
+        """An entity's or relationship's chunk keys, and its (source_id, file_path, truncate)."""
+        keys = [self.key_of[c] for c in chunk_ids if c in self.key_of]
+        return (keys, *limited(keys, file_of))
 
 
 def plan_lightrag(graph: nx.Graph, documents: list[Document], chunks: list[Chunk], out_dir: Path,
