@@ -20,7 +20,7 @@ from typing import Any, Iterable
 RATIO = 1.01  # a histogram bucket's upper bound over its lower one
 _LOG = math.log(RATIO)
 _PEAK = re.compile(r"most|max|peak|limit|slots|per_s|start|final|p\d+")
-WAITS = {"time_to_first_token_s": "first_token_s", "queue_wait_s": "queued_s"}  # summary key -> the slots' samples
+WAITS = {"time_to_first_token_s": "first_token_s", "queue_wait_s": "queued_s"}  # summary key -> the measures' samples
 
 
 def histogram(values: Iterable[float]) -> dict[int, int]:
@@ -61,7 +61,7 @@ def worker_name() -> str:
 
 def client_block(client: Any) -> dict[str, Any]:
     """What a task sends of one client: its summary, and its waits as histograms."""
-    slots = client.server.slots
+    slots = client.server.measures  # the samples the summary reads
     waits = {}
     for key, attr in WAITS.items():
         if hasattr(slots, attr):  # else the summaries' own figures are merged (counts summed, the rest the largest)
