@@ -13,16 +13,18 @@ import pytest
 from graphglean.core.config import Config, GraphConfig
 from graphglean.core.config_loader import load_config_text
 from graphglean.core.errors import ConfigError
+from graphglean.graph.extraction.json_records import read_json
 from graphglean.graph.extraction.prompts import GraphPrompts
 from graphglean.graph.extraction.record_reader import RecordReader
 from graphglean.graph.formats.neo4j import cypher_name, write_neo4j
 from graphglean.graph.records import EntityRecord, ParseResult, RelationshipRecord
 from graphglean.graph.schema.conformance import conform_graph, conform_records
 from graphglean.graph.schema.extraction import prompt_fingerprint, record_parser
-from graphglean.graph.schema.json_answers import read_json_answer
 from graphglean.graph.schema.json_schema import response_format
 from graphglean.graph.schema.ontology import Schema, schema_of, type_key
 from graphglean.graph.schema.prompts import SchemaPrompts
+from graphglean.graph.schema.structured import StructuredChoice
+from graphglean.llm.records import ChatResult, Usage
 
 SCHEMA = {"entities": {"PERSON": "a human being", "ORGANIZATION": "a company, institution or group", "CITY": ""},
           "relationships": [["PERSON", "WORKS_FOR", "ORGANIZATION"], ["ORGANIZATION", "BASED_IN", "CITY"]]}
@@ -110,8 +112,9 @@ def test_the_typed_tuple_format_reads_the_relation_field():
 
 
 def read(text, truncated=False):
+    """(whether JSON records were read, the result), through the one JSON reader of every path."""
     result = ParseResult()
-    ok = read_json_answer(text, RecordReader(result, None, 0, frozenset(), None), truncated)
+    ok = read_json(text, RecordReader(result, None, 0, frozenset(), schema().is_relation), truncated) != text
     return ok, result
 
 
@@ -130,6 +133,60 @@ def test_json_answers_whole_in_prose_repaired_and_cut():
     ok, r = read('{"entities": [{"type": "PERSON"}, 7], "relationships": [{"source": "Ada"}], "note": "n"}')
     assert ok and r.records == 0 and len(r.malformed) == 4  # kept as text, never dropped
     assert read("(\"entity\"<|>Ada<|>person<|>x)")[0] is False  # not JSON: the tuple parser's
+
+
+TYPED_TUPLES = ('("entity"<|>Ada Lovelace<|>PERSON<|>A mathematician.)##\n'
+                '("entity"<|>Analytical Society<|>ORGANIZATION<|>A club.)##\n'
+                '("relationship"<|>Ada Lovelace<|>Analytical Society<|>WORKS_FOR<|>She worked there.<|>7)\n'
+                '<|COMPLETE|>')
+ADA = {"name": "Ada Lovelace", "type": "PERSON", "description": "A mathematician."}
+CLUB = {"name": "Analytical Society", "type": "ORGANIZATION", "description": "A club."}
+
+
+def fields_of(result):
+    return ([(e.name, e.type, e.description) for e in result.entities],
+            [(r.source_name, r.target_name, r.relation, r.description, r.weight, r.keywords)
+             for r in result.relationships], result.malformed)
+
+
+@pytest.mark.parametrize("text", [
+    '["entity"<|>"Ada Lovelace"<|>"PERSON"<|>"A mathematician."]##\n["entity"<|>"Analytical Society"<|>'
+    '"ORGANIZATION"<|>"A club."]##\n["relationship"<|>"Ada Lovelace"<|>"Analytical Society"<|>"WORKS_FOR"<|>'
+    '"She worked there."<|>7]\n<|COMPLETE|>',
+    "[entity<|>Ada Lovelace<|>PERSON<|>A mathematician.]\n[entity<|>Analytical Society<|>ORGANIZATION<|>A club.]\n"
+    "[relationship<|>Ada Lovelace<|>Analytical Society<|>WORKS_FOR<|>She worked there.<|>7]"])
+def test_a_tuple_answer_that_opens_with_a_bracket_keeps_its_records_under_a_schema(text):
+    parser = record_parser(GraphConfig(schema=SCHEMA))
+    assert fields_of(parser.parse(text)) == fields_of(parser.parse(TYPED_TUPLES))
+    choice = StructuredChoice("auto", probes=True)
+    with pytest.warns(UserWarning, match="answered without JSON"):
+        choice._read(ChatResult(text, "stop", Usage(1, 1)))
+    assert choice.state == "ignored"  # records, not JSON: the server did not follow json_schema
+
+
+@pytest.mark.parametrize("answer", [
+    {"entities": [ADA, CLUB], "relationships": [{"source": "Ada Lovelace", "target": "Analytical Society",
+                                                 "relation": "WORKS_FOR", "description": "She worked there.",
+                                                 "strength": 7}]},
+    {"entities": [{"entity_name": "Ada Lovelace", "entity_type": "PERSON", "entity_description": "A mathematician."},
+                  {"entity_name": "Analytical Society", "entity_type": "ORGANIZATION",
+                   "entity_description": "A club."}],
+     "relationships": [{"source_entity": "Ada Lovelace", "target_entity": "Analytical Society",
+                        "relation_type": "WORKS_FOR", "relationship_description": "She worked there.",
+                        "relationship_strength": 7}]},  # GraphRAG's keys
+    [ADA, CLUB, {"src_id": "Ada Lovelace", "tgt_id": "Analytical Society", "relationship": "works for",
+                 "description": "She worked there.", "weight": 7}],  # LightRAG's
+])
+@pytest.mark.parametrize("wrap", ["{}", "Here is the extraction:\n```json\n{}\n```\nDone.", "<think>x</think>{}"])
+def test_json_records_give_the_tuple_format_s_records_whatever_their_keys_and_lead_in(answer, wrap):
+    """One JSON reader for the JSON answer and for JSON after a lead-in: the same records either way."""
+    parser = record_parser(GraphConfig(schema=SCHEMA))
+    text = wrap.replace("{}", json.dumps(answer))
+    want, got = fields_of(parser.parse(TYPED_TUPLES)), fields_of(parser.parse(text))
+    spelled = lambda rs: [(*r[:2], type_key(r[2]), *r[3:]) for r in rs]  # noqa: E731  (held to the schema later)
+    assert got[0] == want[0] and spelled(got[1]) == spelled(want[1]) and got[2] == []
+    plain = record_parser(GraphConfig())  # no schema: the relation is no field of the tuple format, a keyword
+    assert [r.keywords for r in plain.parse(text).relationships] == [(got[1][0][2],)]
 
 
 def test_an_unreadable_json_answer_is_kept_as_malformed():

@@ -18,10 +18,10 @@ from ...llm.records import ChatResult
 from ...scheduling.scheduler import PassLLM
 from ..extraction.chunk_extraction import Tally
 from ..extraction.gleaning import GleaningLoop, LoopCheck, _Answer
+from ..extraction.json_records import read_json
 from ..extraction.prompts import GraphPrompts
 from ..extraction.record_reader import RecordReader
 from ..records import ParseResult
-from .json_answers import read_json_answer, records_read
 from .json_schema import response_format
 from .ontology import Schema
 from .prompts import RECORDS_READ
@@ -70,12 +70,20 @@ class JsonGleaningLoop(GleaningLoop):
 
     def _read(self, text: str, truncated: bool) -> ParseResult:
         result = ParseResult()
-        read_json_answer(text, RecordReader(result, None, 0, frozenset(), self._relations), truncated)
+        read_json(text, RecordReader(result, None, 0, frozenset(), self._relations), truncated)
         return result
 
     def _looping(self, text: str) -> bool:
         parsed = self._read(text, True)
         return (parsed.repeated > 2 and 4 * parsed.repeated >= parsed.records) or is_loop(text)
+
+
+def records_read(result: ParseResult) -> str:
+    """The records of a cut answer already read, as the request for the rest names them."""
+    lines = [f"- entity {e.name}" for e in result.entities]
+    lines += [f"- relationship {r.source_name} -> {r.target_name}" + (f" ({r.relation})" if r.relation else "")
+              for r in result.relationships]
+    return "\n".join(lines) or "(none)"
 
 
 def _keys(result: ParseResult) -> set[Record]:

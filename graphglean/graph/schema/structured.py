@@ -21,7 +21,7 @@ from ...core.errors import LLMParameterError, LLMRequestError
 from ...llm.records import ChatResult
 from ..extraction.chunk_extraction import ChunkExtraction
 from ..extraction.gleaning import GleaningLoop
-from .json_answers import is_json_answer
+from ..extraction.json_records import opens_with_json
 
 
 class FormatRefused(Exception):
@@ -78,7 +78,7 @@ class StructuredChoice:
     def _read(self, result: ChatResult) -> ChatResult:
         """Note an answer that is not JSON (the server took the parameter but did not follow it)."""
         text = result.text
-        if text.strip() and not result.truncated and not is_json_answer(text) and not looks_like_refusal(text):
+        if text.strip() and not result.truncated and not opens_with_json(text) and not looks_like_refusal(text):
             if self.mode == "auto":
                 self._fall_back("ignored", "the server took response_format json_schema but answered without JSON "
                                 f"({text.strip()[:60]!r})")
