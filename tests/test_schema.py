@@ -155,12 +155,16 @@ def fields_of(result):
     '"She worked there."<|>7]\n<|COMPLETE|>',
     "[entity<|>Ada Lovelace<|>PERSON<|>A mathematician.]\n[entity<|>Analytical Society<|>ORGANIZATION<|>A club.]\n"
     "[relationship<|>Ada Lovelace<|>Analytical Society<|>WORKS_FOR<|>She worked there.<|>7]"])
-def test_a_tuple_answer_that_opens_with_a_bracket_keeps_its_records_under_a_schema(text):
+async def test_a_tuple_answer_that_opens_with_a_bracket_keeps_its_records_under_a_schema(text):
     parser = record_parser(GraphConfig(schema=SCHEMA))
     assert fields_of(parser.parse(text)) == fields_of(parser.parse(TYPED_TUPLES))
     choice = StructuredChoice("auto", probes=True)
+
+    async def answer():
+        return ChatResult(text, "stop", Usage(1, 1))
+
     with pytest.warns(UserWarning, match="answered without JSON"):
-        choice._read(ChatResult(text, "stop", Usage(1, 1)))
+        await choice.request(answer)
     assert choice.state == "ignored"  # records, not JSON: the server did not follow json_schema
 
 
