@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+import regex
+
 from ...text.nfc import nfc
+from ...text.words import LETTERS
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from .fields import (
     arrow_pair,
@@ -182,7 +185,8 @@ def relation_field(values: list[str], relations: Callable[[str], bool]) -> tuple
     return "", values
 
 
-_LABEL = re.compile(r"[^\W\d_][\w-]*(?:[ _][\w-]+){0,3}")  # WORKS_FOR, works for, née-à; not a sentence
+# WORKS_FOR, works for, née-à, कार्य_करता; not a sentence
+_LABEL = regex.compile(rf"[{LETTERS}][{LETTERS}\p{{N}}_-]*(?:[ _][{LETTERS}\p{{N}}_-]+){{0,3}}")
 
 
 def looks_like_name(value: str) -> bool:

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator
 import networkx as nx
 
 from ...core.atomic import atomic_open
+from ...text.words import words
 
 BASE_LABEL = "Entity"
 REL_TYPE = "RELATED_TO"
@@ -37,8 +38,7 @@ _CYPHER_CONVERT = {"long": "toInteger({})", "double": "toFloat({})", "boolean": 
 
 def label_of(node_type: str) -> str:
     """A node type as a Neo4j label: words in CamelCase, only letters, digits and _, never empty."""
-    words = re.findall(r"[^\W_]+", str(node_type))
-    label = "".join(w[:1].upper() + w[1:] for w in words)
+    label = "".join(w[:1].upper() + w[1:] for w in words(str(node_type)))
     if not label:
         return "Unknown"
     return "_" + label if label[0].isdigit() else label
