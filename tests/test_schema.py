@@ -304,7 +304,21 @@ def test_graphs_are_flagged_or_pruned_by_mode():
     assert g.edges["ada", "bob"]["off_schema"] is True and g.edges["ada", "acme"]["off_schema"] is False
     g = typed_graph()
     rows = conform_graph(g, schema("strict"))
-    assert set(g.nodes) == {"ada", "acme"} and [r["kind"] for r in rows] == ["node"]
+    assert set(g.nodes) == {"ada", "acme"} and [r["kind"] for r in rows] == ["node", "edge"]  # and its edge
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_strict_keeps_a_row_for_every_edge_of_a_node_it_leaves_out(directed):
+    g = typed_graph()
+    if directed:
+        g = nx.DiGraph(g)
+        g.remove_edge("bob", "ada")
+        g.add_edge("acme", "bob", relation="WORKS_FOR", source_ids=["c3"])  # into the node left out
+    rows = conform_graph(g, schema("strict"))
+    assert "bob" not in g and [r["kind"] for r in rows].count("node") == 1
+    edges = {(r["source"], r["target"]) if directed else frozenset((r["source"], r["target"]))
+             for r in rows if r["kind"] == "edge" and r["why"] == "an end is a node outside the schema"}
+    assert edges == ({("Ada", "Bob"), ("Acme", "Bob")} if directed else {frozenset(("Ada", "Bob"))})
 
 
 def test_neo4j_relationship_types_are_the_relations(tmp_path):

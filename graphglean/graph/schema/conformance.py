@@ -87,6 +87,7 @@ def conform_graph(graph: nx.Graph, schema: Schema) -> list[dict[str, Any]]:
             off_nodes.append(n)
             rows.append(_row("node", ",".join(data.get("source_ids") or []), f"type {data.get('type')} is not in "
                              "the schema", name=str(data.get("name") or n), type=str(data.get("type") or "")))
+    rows += _edges_around(graph, off_nodes)
     graph.remove_nodes_from(off_nodes)
     off_edges = []
     for a, b, data in graph.edges(data=True):
@@ -99,6 +100,22 @@ def conform_graph(graph: nx.Graph, schema: Schema) -> list[dict[str, Any]]:
                              source=str(graph.nodes[a].get("name") or a), target=str(graph.nodes[b].get("name") or b),
                              relation=str(data.get("relation") or "")))
     graph.remove_edges_from(off_edges)
+    return rows
+
+
+def _edges_around(graph: nx.Graph, nodes: list[Any]) -> list[dict[str, Any]]:
+    """The rows of the edges that leave the graph with ``nodes`` (each edge once)."""
+    rows, seen = [], set()
+    edges = [*graph.out_edges(nodes, data=True), *graph.in_edges(nodes, data=True)] if graph.is_directed() else \
+        graph.edges(nodes, data=True)
+    for a, b, data in edges:
+        key = (a, b) if graph.is_directed() else frozenset((a, b))
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append(_row("edge", ",".join(data.get("source_ids") or []), "an end is a node outside the schema",
+                         source=str(graph.nodes[a].get("name") or a), target=str(graph.nodes[b].get("name") or b),
+                         relation=str(data.get("relation") or "")))
     return rows
 
 
