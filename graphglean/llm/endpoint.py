@@ -221,8 +221,8 @@ class Endpoint:
                 body, text = read_json(resp.content)
                 return (body if text is None else StoredJSON(text)), parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
-                return None, None, Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
-        text = self.redact(resp.text[:2000])
+                return None, None, Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text)[:500])
+        text = self.redact(resp.text)[:2000]  # redacted whole: a secret cut short would leak its start
         if is_retryable_status(status):
             final = server_refusal(status, text, sent=sent, path=url.split("?", 1)[0]) if status >= 500 else None
             if final is not None:
