@@ -268,14 +268,14 @@ async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config
                        summaries: SummaryMemo | None = None) -> nx.Graph:
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
-    if cfg.graph.schema is not None:
-        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
-        stats.off_schema += outside
-        stats.off_schema_records += left_out
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
     ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
     stats.ungrounded += ungrounded
     stats.echoed_examples += echoed
+    if cfg.graph.schema is not None:  # after the echoes and the ungrounded went: what is left is held to it
+        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
+        stats.off_schema += outside
+        stats.off_schema_records += left_out
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
     return graph
 

@@ -31,7 +31,7 @@ from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
-from . import partitions, peers, shard_task
+from . import partitions, peers, schema_parts, shard_task
 from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .report import Totals, account_of, add_row, run_report
@@ -40,6 +40,7 @@ from .shards import ShardSpec, absolute_paths, plan_shards
 from .task_gc import task_gc
 
 TASK_CPUS = 0.5  # a shard task mostly waits on the network: two to a CPU
+OFF_SCHEMA = "off_schema_records.jsonl"
 
 
 def connect(rt: Any) -> bool:
@@ -322,7 +323,7 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     account = CallAccount()
-    found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}
+    found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0, "off_schema": 0}
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
         resolved = await resolution_driver.resolved_merge(
@@ -371,7 +372,12 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         paths += await peers.write_peer_indexes(cfg, graph, chunks, out, row, totals.failed, progress)
         stage("peer_indexes")
     add_row(row, {k: v for k, v in account.snapshot().items() if not k.startswith("latency_")})
+    row["off_schema"] = row.get("off_schema", 0) + found.pop("off_schema")  # the shards' records', then the graph's
     row.update(found, nodes=nodes, edges=edges)
+    totals.outputs.setdefault(OFF_SCHEMA, []).extend(schema_parts.kept_off_schema(merge_dir, P, out / "shards"))
+    if not totals.outputs[OFF_SCHEMA]:
+        del totals.outputs[OFF_SCHEMA]
+        (out / OFF_SCHEMA).unlink(missing_ok=True)  # an earlier run's would describe records this graph keeps
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]
 

@@ -141,6 +141,13 @@ def schema_of(g: GraphConfig) -> Schema | None:
     return Schema.from_mapping(value)
 
 
+def schema_contents(g: GraphConfig) -> list[Any] | None:
+    """What ``graph.schema`` holds, for a fingerprint: its types, patterns and mode (read from its file when it
+    is a path: an edited file is another schema), None when it is not set."""
+    schema = schema_of(g)
+    return None if schema is None else [schema.entities, [list(p) for p in schema.patterns], schema.mode]
+
+
 def asked_schema(g: GraphConfig) -> Schema | None:
     """The schema the extraction asks for: ``graph.schema``, or with ``structured_output: json_schema`` and no
     schema, the one ``entity_types`` make; None when neither."""
