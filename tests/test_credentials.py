@@ -19,6 +19,7 @@ from graphglean.llm.credentials import (
     redact_data,
     remember,
     url_secrets,
+    without_credentials,
 )
 from graphglean.testing import FakeLLMServer, RecordedRequest, Reply
 
@@ -123,3 +124,24 @@ async def test_a_run_with_credentials_in_its_urls_writes_them_nowhere(tmp_path):
         "${GRAPHRAG_API_KEY}"
     assert re.search(rb"graphrag: llm.base_url carries credentials.*GRAPHRAG_API_BASE", done.stderr)
     assert [r for r in server.requests if "/chat/completions" in r.path]  # the run did ask, through that URL
+
+
+async def test_a_gateway_key_in_the_base_url_is_no_part_of_any_stored_answer_s_key(tmp_path):
+    """Answers (chat, embeddings, the tokenize probe) are kept under the endpoint without its credentials: a
+    rotated key finds what the old one paid for."""
+    from graphglean.llm import ChatClient
+    from graphglean.llm.records import ChatRequest
+
+    from .helpers import llm_config
+
+    async with FakeLLMServer(lambda req: "Hi.", embedding_dim=4).running() as s:
+        for key in ("Gw-Key-1111aaaa", "Gw-Key-2222bbbb"):
+            cfg = llm_config(s, tmp_path)
+            cfg.base_url = f"http://u:Pw-{key}@{s.base_url.partition('://')[2]}?api-version=1&api-key={key}"
+            async with ChatClient.from_config(cfg) as c:
+                await c.chat(ChatRequest([{"role": "user", "content": "Hello there"}], model="gpt-4"))
+                await c.embed(["Hello there"])
+        assert len(s.chat_requests()) == 1 and len([r for r in s.requests if "embeddings" in r.path]) == 1
+    assert url_secrets(without_credentials("http://u:p@h/v1?api-version=1&api-key=k&sig=s")) == []
+    assert without_credentials("http://h/v1?api-version=1&api-key=k") == "http://h/v1?api-version=1"
+    assert without_credentials("http://h:8000/v1") == "http://h:8000/v1"

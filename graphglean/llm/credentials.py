@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Iterable
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
 SHORTEST = 6  # a configured secret shorter than this is not looked for in free text (it would match anywhere)
@@ -93,6 +93,18 @@ def url_secrets(url: str) -> list[str]:
     found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True)
               if re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_QUERY_NAMES}", name)]
     return [s for s in found if s]
+
+
+def without_credentials(url: str) -> str:
+    """``url`` without its user info and key-like query parameters (the same text when it has none): what keys
+    made of an endpoint use, so that a rotated key finds the answers the old one paid for."""
+    if not has_credentials(url):
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    query = "&".join(pair for pair in parts.query.split("&") if pair and not re.fullmatch(
+        rf"(?i)(?:[\w.\-]*[_.\-])?{_QUERY_NAMES}", unquote(pair.partition("=")[0])))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def has_credentials(url: str) -> bool:

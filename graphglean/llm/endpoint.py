@@ -13,7 +13,7 @@ import trio
 from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
-from .credentials import endpoint_secrets, redact, remember
+from .credentials import endpoint_secrets, redact, remember, without_credentials
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
@@ -95,6 +95,11 @@ class Endpoint:
             return below(self.cfg.base_url, f"openai/deployments/{deployment}/{path}",
                          f"api-version={self.cfg.azure.api_version}")
         return below(self.cfg.base_url or OPENAI_BASE_URL, path)
+
+    def key_url(self, path: str, model: str | None = None) -> str:
+        """`url` as keys of stored answers name it: without credentials (a gateway's key in the base URL's query
+        is no part of what was asked)."""
+        return without_credentials(self.url(path, model))
 
     def _headers(self) -> dict[str, str]:
         if not self.cfg.api_key:
