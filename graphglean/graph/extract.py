@@ -348,7 +348,8 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
         # early calls the final graph did not need (entity resolution changed their node) are still answered:
-        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be
+        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be (the
+        # nursery waits for them instead of cancelling those still waiting)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 
