@@ -19,7 +19,13 @@ from graphglean.llm.records import ChatResult, Usage
 from graphglean.testing import FakeLLMServer, refusal, refusing
 from graphglean.testing.batch_api import FakeBatchAPI
 from graphglean.testing.models.responders import capped
-from graphglean.testing.models.structured import TypedCorpus, typed_corpus, typed_model, wants_json
+from graphglean.testing.models.structured import (
+    TypedCorpus,
+    asks_format,
+    typed_corpus,
+    typed_model,
+    wants_json,
+)
 
 from .helpers import config
 
@@ -117,23 +123,42 @@ async def test_json_schema_is_asked_in_every_extraction_request_and_gives_the_tu
     assert row["malformed"] == 0 and row["off_schema"] == 0
 
 
-@pytest.mark.parametrize("server_kind", ["llama-cpp-python", "vllm"])
-async def test_auto_falls_back_once_when_json_schema_is_refused_and_keeps_every_record(tmp_path, server_kind):
+async def test_auto_falls_back_once_when_json_schema_is_refused_and_keeps_every_record(tmp_path):
+    """A server that refuses response_format altogether (json_schema, and json_object with the schema)."""
     corpus = typed_corpus()
-    model = refusing(typed_model(corpus), wants_json, refusal("json_schema", server_kind))
+    model = refusing(typed_model(corpus), lambda r: "response_format" in r.body, refusal("json_schema", "vllm"))
     async with FakeLLMServer(model).running() as s:
         cfg = typed_config(s, tmp_path, corpus)
         result, said = await quiet_run(cfg)
         entities, relationships = issued(s, corpus)
-        tried = [r for r in s.chat_requests() if "response_format" in (r.body or {})]
+        tried = [r.body["response_format"]["type"] for r in s.chat_requests() if "response_format" in r.body]
     assert not result.failed and result.report["failed"] == []
-    assert len(tried) == 1  # tried once; every other request in the tuple format
+    assert tried == ["json_schema", "json_object"]  # tried once in each form; every other request in tuples
     lines = [m for m in said if "structured_output" in m]
     assert len(lines) == 1 and "json_schema" in lines[0] and "tuple format" in lines[0]
     holds_every_record(graph_of(cfg), entities, relationships)
     row = graph_row(result)
     assert row["structured_output"]["format"] == "tuple" and "refused" in row["structured_output"]["why"]
     assert row["structured_output"]["tuple_chunks"] == row["chunks"]
+
+
+async def test_a_server_that_refuses_json_schema_as_llama_cpp_python_does_gets_json_object_with_the_schema(
+        tmp_path):
+    """llama-cpp-python's server refuses response_format json_schema (HTTP 500) and turns json_object with a
+    schema into a grammar: auto asks that form, for every chunk, and says so in report.json."""
+    corpus = typed_corpus()
+    model = refusing(typed_model(corpus), asks_format("json_schema"), refusal("json_schema", "llama-cpp-python"))
+    async with FakeLLMServer(model).running() as s:
+        cfg = typed_config(s, tmp_path, corpus)
+        result, said = await quiet_run(cfg)
+        entities, relationships = issued(s, corpus)
+        forms = [r.body.get("response_format", {}).get("type") for r in extraction_requests(s)]
+    assert not result.failed and not [m for m in said if "structured_output" in m]
+    assert forms[0] == "json_schema" and set(forms[1:]) == {"json_object"}  # the probe's refused form, once
+    holds_every_record(graph_of(cfg), entities, relationships)
+    row = graph_row(result)["structured_output"]
+    assert row["format"] == "json_object" and "refused json_schema" in row["why"]
+    assert row["json_chunks"] == graph_row(result)["chunks"]
 
 
 async def test_json_schema_insists_and_a_refusal_fails_clearly(tmp_path):

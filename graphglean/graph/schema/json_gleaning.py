@@ -22,7 +22,7 @@ from ..extraction.json_records import read_json
 from ..extraction.prompts import GraphPrompts
 from ..extraction.record_reader import RecordReader
 from ..records import ParseResult
-from .json_schema import response_format
+from .json_schema import FORMS, response_format
 from .ontology import Schema
 from .prompts import RECORDS_READ
 from .structured import StructuredChoice
@@ -34,9 +34,12 @@ class JsonGleaningLoop(GleaningLoop):
     def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck, schema: Schema,
                  choice: StructuredChoice, **kw: Any) -> None:
         super().__init__(llm, prompts, max_gleanings, check, **kw)
-        self.params = {"response_format": response_format(schema)}
+        self.forms = {form: {"response_format": response_format(schema, form)} for form in FORMS}
         self.choice = choice
         self._relations = schema.is_relation if schema.typed_relationships else None
+
+    def request_params(self) -> dict[str, Any]:
+        return self.forms[self.choice.form]  # the form of response_format the run takes (`StructuredChoice`)
 
     async def _ask(self, messages: list[dict[str, str]], tally: Tally) -> ChatResult:
         return await self.choice.request(lambda: GleaningLoop._ask(self, messages, tally))

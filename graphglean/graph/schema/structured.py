@@ -3,9 +3,10 @@
 ``auto`` tries ``response_format: json_schema`` with one request, the probe: the first request of the heaviest
 chunk (the one the scheduler starts first), while the other chunks wait for its outcome and then send at once.
 Only the probe's outcome decides, so what every other chunk asks does not depend on timing: a refusal that
-names the parameter (a 4xx, or llama-cpp-python's 500) means the tuple format; an answer without JSON (the server
-took the parameter but did not follow it) means the tuple format too, for every chunk but the probe's (its answer
-is read as what it is); otherwise JSON. One line says when it is not JSON. The decision is kept in the run store
+names the parameter (a 4xx, or llama-cpp-python's 500) is answered by asking again in the ``json_object`` form with
+the schema beside it (llama-cpp-python's JSON schema mode: a grammar), and a refusal of that too means the tuple
+format; an answer without JSON (the server took the parameter but did not follow it) means the tuple format too,
+for every chunk but the probe's (its answer is read as what it is); otherwise JSON, in the form taken. One line says when it is not JSON. The decision is kept in the run store
 (`FormatMemo`), so a resumed run (or the next ``--detach`` cycle) asks as the first did; a fresh one probes again
 with the same chunk, whose answer the response cache holds.
 
@@ -28,6 +29,7 @@ from ...llm.records import ChatResult
 from ..extraction.chunk_extraction import ChunkExtraction
 from ..extraction.gleaning import GleaningLoop
 from ..extraction.json_records import opens_with_json
+from .json_schema import FORMS
 
 
 class FormatRefused(Exception):
@@ -51,6 +53,8 @@ class StructuredChoice:
         self.mode = mode  # auto | json_schema
         self.probes = probes  # one request is tried alone first (False: batch mode)
         self.state = "untried"  # untried | json | refused | ignored
+        self.form = "json_schema"  # the form of response_format asked (`json_schema.FORMS`)
+        self._refused_schema = ""  # why json_schema was refused, when json_object was asked instead
         self.report = {} if report is None else report
         self.report.update(format="json_schema", why=f"graph.structured_output {mode}", json_chunks=0,
                            tuple_chunks=0)
@@ -60,6 +64,7 @@ class StructuredChoice:
         self._memo = memo or FormatMemo()
         known = self._memo.known
         if mode == "auto" and known and known.get("state") in ("json", "refused", "ignored"):
+            self.form = known.get("form") if known.get("form") in FORMS else "json_schema"
             self._decided(known["state"], known.get("why", ""), remember=False)
 
     def starts_json(self) -> bool:
@@ -87,19 +92,27 @@ class StructuredChoice:
         parameter (auto)."""
         if self.state == "refused" and self.mode == "auto":
             raise FormatRefused
-        try:
-            result = await call()
-        except LLMRequestError as e:
-            if not e.is_about("response_format"):
-                raise
-            if self.mode == "json_schema":
-                raise LLMParameterError(
-                    f"graph.structured_output is json_schema, but the endpoint does not take response_format "
-                    f"json_schema ({e}); set graph.structured_output to auto (or off) to extract in the tuple "
-                    "format", e.status, e.body, kind="parameter", params=e.params) from None
-            if self.state != "refused":
-                await self._decide("refused", f"the server refused response_format json_schema ({_short(e)})")
-            raise FormatRefused from None
+        while True:
+            form = self.form
+            try:
+                result = await call()
+                break
+            except LLMRequestError as e:
+                if not e.is_about("response_format"):
+                    raise
+                if self.mode == "json_schema":
+                    raise LLMParameterError(
+                        f"graph.structured_output is json_schema, but the endpoint does not take response_format "
+                        f"json_schema ({e}); set graph.structured_output to auto (or off) to extract in the tuple "
+                        "format", e.status, e.body, kind="parameter", params=e.params) from None
+                if form == "json_schema":  # asked again in the json_object form, with the schema beside it
+                    if self.form == form:
+                        self.form, self._refused_schema = "json_object", _short(e)
+                    continue
+                if self.state != "refused":
+                    await self._decide("refused", f"the server refused response_format json_schema "
+                                                  f"({self._refused_schema}) and json_object ({_short(e)})")
+                raise FormatRefused from None
         await self._read(result)
         return result
 
@@ -112,23 +125,25 @@ class StructuredChoice:
                                   "JSON at times (read as the tuple format)")
         if self.state != "untried" or not self.probes:  # batch mode: nothing waits on one answer
             return
+        took = "json_schema" if self.form == "json_schema" else (
+            f"json_object with the schema, having refused json_schema ({self._refused_schema})")
         if without_json and self.mode == "auto":
-            await self._decide("ignored", "the server took response_format json_schema but answered without JSON "
+            await self._decide("ignored", f"the server took response_format {took} but answered without JSON "
                                f"({text.strip()[:60]!r})")
         else:
-            await self._decide("json", "the server took response_format json_schema")
+            await self._decide("json", f"the server took response_format {took}")
 
     async def _decide(self, state: str, why: str) -> None:
         self._decided(state, why, remember=True)
         if self._memo.save is not None:
             with trio.CancelScope(shield=True):
-                await self._memo.save({"state": state, "why": why})
+                await self._memo.save({"state": state, "why": why, "form": self.form})
 
     def _decided(self, state: str, why: str, remember: bool) -> None:
         self.state = state
         if state == "json":
             if self.mode == "auto":
-                self.report["why"] = f"graph.structured_output auto: {why}"
+                self.report.update(format=self.form, why=f"graph.structured_output auto: {why}")
         else:
             self.report.update(format="tuple", why=why)
             said = why if remember else f"{why}, as an earlier invocation of this run found"
