@@ -270,6 +270,23 @@ async def _quietly(fn, chunk_id):
         pass
 
 
+@pytest.mark.parametrize("text, finish, state", [
+    ('{"ent', "length", "json"),  # cut by the cap before any whole item: JSON all the same
+    ('[entity<|>Ada<|>PERSON<|>x]', "stop", "ignored"),  # records that open with a bracket: no JSON
+    ('{"entities": [], "relationships": []}', "stop", "json"),
+])
+async def test_the_probe_s_answer_decides_what_the_server_does(text, finish, state):
+    choice = StructuredChoice("auto", probes=True)
+
+    async def answer():
+        return ChatResult(text, finish, Usage(1, 1))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        await choice.request(answer)
+    assert choice.state == state
+
+
 async def test_the_format_decided_is_kept_for_the_run_s_next_invocation(tmp_path):
     corpus = typed_corpus(documents=4)
     async with FakeLLMServer(typed_model(corpus, json_never=True)).running() as s:

@@ -28,7 +28,7 @@ from ...core.errors import LLMParameterError, LLMRequestError
 from ...llm.records import ChatResult
 from ..extraction.chunk_extraction import ChunkExtraction
 from ..extraction.gleaning import GleaningLoop
-from ..extraction.json_records import opens_with_json
+from ..extraction.json_records import looks_like_json, opens_with_json
 from .json_schema import FORMS
 
 
@@ -119,7 +119,9 @@ class StructuredChoice:
     async def _read(self, result: ChatResult) -> None:
         """The probe's answer decides; any other answer without JSON is read as what it is, and only noted."""
         text = result.text
-        without_json = bool(text.strip()) and not looks_like_refusal(text) and not opens_with_json(text)
+        cut_json = result.truncated and looks_like_json(text)  # cut before its first whole item: JSON all the same
+        without_json = bool(text.strip()) and not looks_like_refusal(text) and not cut_json and not opens_with_json(
+            text)
         if without_json and self.mode == "json_schema":
             self.report["why"] = ("graph.structured_output json_schema; the server took it but answered without "
                                   "JSON at times (read as the tuple format)")
