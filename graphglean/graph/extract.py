@@ -39,6 +39,7 @@ from .resolution.resolve import AnswerMemo, asks_llm, resolve_entities, run_meth
 from .schema.extraction import chunk_extractor, hold_to_schema
 from .schema.extraction import record_parser as record_parser
 from .schema.reader import SchemaParser
+from .schema.structured import FormatMemo, StructuredExtraction
 
 PASS = "graph"
 
@@ -131,14 +132,15 @@ SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
                          done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
                          stream: DescriptionStream | None = None, yes_no: dict[str, Any] | None = None,
-                         structured: dict[str, Any] | None = None,
+                         structured: dict[str, Any] | None = None, format_memo: FormatMemo | None = None,
                          ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
     even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
     ``stream`` is given each chunk's records as soon as they are known; ``yes_no`` is told how the gleaning
     checks were asked (logit bias with which ids, or read leniently) and why; ``structured`` which format the
-    extraction asked for under a schema (JSON or the tuple format), and why."""
+    extraction asked for under a schema (JSON or the tuple format), and why (``format_memo`` keeps that
+    decision across invocations)."""
     done = dict(done or {})
     parser = record_parser(cfg.graph)
     if stream is not None:
@@ -149,7 +151,10 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     caps = await CompletionCap.served(cfg.llm, llm.client) if todo else CompletionCap.of(cfg.llm)
     check = LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids, yes_no)
     loop = chunk_extractor(llm, cfg, check, caps, Tokenizer(cfg.llm.model).count, answered,
-                           {} if structured is None else structured)
+                           {} if structured is None else structured, format_memo)
+    weights = {c.id: chunk_weight(c) for c in todo}
+    if isinstance(loop, StructuredExtraction) and todo:  # the chunk the scheduler starts first probes the format
+        loop.choice.probe_chunk = max(todo, key=lambda c: weights[c.id]).id
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
@@ -160,7 +165,7 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight,
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=lambda c: weights[c.id],
                                    group=lambda c: c.doc_id)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
@@ -263,14 +268,14 @@ async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config
                        summaries: SummaryMemo | None = None) -> nx.Graph:
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
-    if cfg.graph.schema is not None:
-        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
-        stats.off_schema += outside
-        stats.off_schema_records += left_out
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
     ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
     stats.ungrounded += ungrounded
     stats.echoed_examples += echoed
+    if cfg.graph.schema is not None:  # after the echoes and the ungrounded went: what is left is held to it
+        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
+        stats.off_schema += outside
+        stats.off_schema_records += left_out
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
     return graph
 
@@ -326,9 +331,10 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
 
 async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
-                           save: SaveFn | None = None, memo: AnswerMemo | None = None) -> GraphExtractionResult:
+                           save: SaveFn | None = None, memo: AnswerMemo | None = None,
+                           format_memo: FormatMemo | None = None) -> GraphExtractionResult:
     """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph; ``memo``
-    keeps entity-resolution answers across runs. Description summaries that are certain start while chunks
+    keeps entity-resolution answers across runs, ``format_memo`` the format chosen under a schema. Description summaries that are certain start while chunks
     are still being gleaned (`DescriptionStream`)."""
     summaries = SummaryMemo()
     async with trio.open_nursery() as nursery:
@@ -336,13 +342,14 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         yes_no: dict[str, Any] = {}
         structured: dict[str, Any] = {}
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream,
-                                                   yes_no=yes_no, structured=structured)
+                                                   yes_no=yes_no, structured=structured, format_memo=format_memo)
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no,
                            structured_output=structured)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed)
         # early calls the final graph did not need (entity resolution changed their node) are still answered:
-        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be
+        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be (the
+        # nursery waits for them instead of cancelling those still waiting)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 
