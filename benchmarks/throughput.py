@@ -51,6 +51,7 @@ sys.path.insert(0, str(HERE))
 from _server import fake_server, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
+from graphglean.core.tokens import Tokenizer  # noqa: E402
 from graphglean.llm.model_limits.completion_cap import CompletionCap  # noqa: E402
 from graphglean.llm.model_limits.output_limits import output_limit  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
@@ -90,38 +91,61 @@ def corpus(docs: int, sentences: int, extra: Callable[[int, int], int] = lambda 
     """Documents of sentences naming two of the document's people (one of three shared names every tenth
     sentence), plus ``extra(d, s)`` more people (at most three); a ``plain(d, s)`` sentence has no detail, and
     ``filler(d, s)`` sentences that name no one follow it."""
+    return [document(d, sentences, extra, plain, filler) for d in range(docs)]
+
+
+def document(d: int, sentences: int, extra: Callable[[int, int], int], plain: Callable[[int, int], bool],
+             filler: Callable[[int, int], int]) -> str:
+    """Document ``d`` of `corpus`."""
+    cast = [f"{f} {SURNAMES[d % len(SURNAMES)]}" for f in FIRST]
+    n = len(cast)
+    lines = []
+    for s in range(sentences):
+        names = [cast[s % n], cast[(s * 5 + 1) % n]]
+        if names[0] == names[1]:
+            names[1] = cast[(s + 1) % n]
+        if s % 10 == 0:
+            names[1] = GLOBAL[(s // 10 + d) % 3]
+        names += [c for c in (cast[(s + 2) % n], cast[(s + 3) % n], cast[(s + 4) % n])
+                  if c not in names][:extra(d, s)]
+        who = " and ".join(names[1:])
+        detail = "" if plain(d, s) else " " + DETAILS[(s * 7 + d) % 6]
+        lines.append(f"{names[0]} {VERBS[(s + d) % 8]} {who} {PLACES[s % 6]} on day {s + 1}{detail}.")
+        lines += [FILLER[(s + k + d) % 3] for k in range(filler(d, s))]
+    return " ".join(lines)
+
+
+def filled(docs: int, sentences: int, tokens: int) -> list[str]:
+    """Documents of plain sentences naming two people, as many of them naming a third (spread evenly) as keep
+    each within ``tokens`` tokens: documents of one size whatever their names' tokens."""
+    count = Tokenizer(MODEL).count
     texts = []
     for d in range(docs):
-        cast = [f"{f} {SURNAMES[d % len(SURNAMES)]}" for f in FIRST]
-        n = len(cast)
-        lines = []
-        for s in range(sentences):
-            names = [cast[s % n], cast[(s * 5 + 1) % n]]
-            if names[0] == names[1]:
-                names[1] = cast[(s + 1) % n]
-            if s % 10 == 0:
-                names[1] = GLOBAL[(s // 10 + d) % 3]
-            names += [c for c in (cast[(s + 2) % n], cast[(s + 3) % n], cast[(s + 4) % n])
-                      if c not in names][:extra(d, s)]
-            who = " and ".join(names[1:])
-            detail = "" if plain(d, s) else " " + DETAILS[(s * 7 + d) % 6]
-            lines.append(f"{names[0]} {VERBS[(s + d) % 8]} {who} {PLACES[s % 6]} on day {s + 1}{detail}.")
-            lines += [FILLER[(s + k + d) % 3] for k in range(filler(d, s))]
-        texts.append(" ".join(lines))
+        def text(third: int) -> str:
+            return document(d, sentences, lambda _, s: (s * third) // sentences != ((s + 1) * third) // sentences,
+                            lambda _, s: True, lambda _, s: 0)
+        lo, hi = 0, sentences
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if count(text(mid)) <= tokens else (lo, mid - 1)
+        texts.append(text(lo))
     return texts
 
 
 def corpora(docs: int) -> dict[str, list[str]]:
-    """dense: the corpus of issue 25 (at 40 documents, 80 chunks; answers of 2-9k tokens, median 5.3k, three
-    quarters over 4,096): a third of the documents name one more person a sentence, a quarter another, and every
-    third sentence one more. skewed: answers of ~2k tokens (two people a sentence, two sentences naming no one
+    """dense: the shape of issue 32 (at 40 documents of 120 sentences, 81 chunks: each document is two full
+    chunks, the first has a third; first answers of 3-5.6k tokens, the rest 1.5-2.7k, so every chain is long
+    and 17 of them wait for a slot at C = 64): two or three people a sentence. dense-25: the corpus of issue 25
+    (at 40 documents, 80 chunks; answers of 2-9k tokens, median 5.3k, three quarters over 4,096): a third of
+    the documents name one more person a sentence, a quarter another, and every third sentence one more. skewed: answers of ~2k tokens (two people a sentence, two sentences naming no one
     after each), but every eighth document names five people a sentence: its chunks' answers are 5x the median.
     issue: the corpus of issue 15 (at 40 x 120, 114 chunks): a third of the documents name one or two more
     people a sentence, a fifth are short, the rest mixed. uniform: every chunk alike. skewed-15: issue 15's
     skewed corpus (three documents name four people a sentence)."""
     dense = {docs // 5, docs // 2, docs - 2}
     return {
-        "dense": corpus(docs, 64, lambda d, s: (d % 3 == 0) + (d % 4 == 1) + (s % 3 == 0)),
+        "dense": [document(0, 120, lambda d, s: 1 + s % 2, lambda d, s: True, lambda d, s: 0)] + filled(docs, 120, 2300)[1:],
+        "dense-25": corpus(docs, 64, lambda d, s: (d % 3 == 0) + (d % 4 == 1) + (s % 3 == 0)),
         "skewed": corpus(docs, 60, lambda d, s: 3 if d % 8 == 5 else 0, filler=lambda d, s: 0 if d % 8 == 5 else 2),
         "issue": corpus(docs, 120, lambda d, s: 0 if d % 5 == 1 else (d % 3 == 2) + (d % 9 == 8),
                         lambda d, s: s % 2 == 0 or d % 5 == 1),
@@ -214,6 +238,8 @@ def bound_of(log: list[dict], concurrency: int) -> dict:
 
 MAX_TOKENS: int | None = None  # --max-tokens: the completion cap of extraction calls (None: the default)
 RESOLVE = True  # --no-resolve: without entity resolution (not among the stages issue 15 measured)
+SERVER_CONCURRENCY = 0  # --server-concurrency: llm.server_concurrency (0: the default, learned)
+LOG_DIR: Path | None = None  # --log-dir: each run's server log saved there as JSON
 
 
 def config(base_url: str) -> Config:
@@ -223,6 +249,8 @@ def config(base_url: str) -> Config:
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", MODEL
     cfg.llm.cache.mode = "off"
     cfg.llm.max_concurrency = CONCURRENCY
+    if SERVER_CONCURRENCY:
+        cfg.llm.server_concurrency = SERVER_CONCURRENCY
     cfg.graph.max_gleanings = 1
     cfg.graph.resolve.enabled = RESOLVE
     return cfg
@@ -258,7 +286,6 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
     """C workers, chunks in input order, each through extract, check, continue; nothing else."""
     import httpx
 
-    from graphglean.core.tokens import Tokenizer
     from graphglean.graph.extraction.prompts import GraphPrompts
     from graphglean.text.chunking import token_chunks
 
@@ -292,11 +319,15 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
     return {"wall": time.perf_counter() - t0, "cpu": time.process_time() - cpu0, "chunks": len(chunks)}
 
 
-def run(engine, texts: list[str]) -> dict:
+def run(engine, texts: list[str], name: str = "") -> dict:
     with fake_server("--latency", str(LATENCY), "--token-latency", str(TOKEN_LATENCY),
                      "--responder", "throughput:respond") as url:
         row = trio.run(engine, url, texts)
-        row.update(bound_of(server_log(url), CONCURRENCY))
+        log = server_log(url)
+        row.update(bound_of(log, CONCURRENCY))
+    if LOG_DIR is not None:
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        (LOG_DIR / f"{name}-{engine.__name__}.json").write_text(json.dumps(log))
     return row
 
 
@@ -306,17 +337,21 @@ def main() -> None:
     p.add_argument("--corpus", default="dense,skewed,issue,uniform")
     p.add_argument("--max-tokens", type=int, help="completion cap of extraction calls (default: llm.max_tokens)")
     p.add_argument("--no-resolve", action="store_true", help="graphglean without entity resolution")
+    p.add_argument("--server-concurrency", type=int, default=0,
+                   help="llm.server_concurrency (default: none set, the client learns the server's slots)")
+    p.add_argument("--log-dir", type=Path, help="save each run's server request log there (JSON)")
     args = p.parse_args()
-    global MAX_TOKENS, RESOLVE
+    global MAX_TOKENS, RESOLVE, SERVER_CONCURRENCY, LOG_DIR
     MAX_TOKENS, RESOLVE = args.max_tokens, not args.no_resolve
+    SERVER_CONCURRENCY, LOG_DIR = args.server_concurrency, args.log_dir
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
     rows = []
     texts_of = corpora(args.docs)
     for name in args.corpus.split(","):
         texts = texts_of[name]
         load = f"{os.getloadavg()[0]:.1f}"
-        naive = run(naive_build, texts)
-        ours = run(graphglean_build, texts)
+        naive = run(naive_build, texts, name)
+        ours = run(graphglean_build, texts, name)
         for engine, r in (("naive", naive), ("graphglean", ours)):
             rows.append({"corpus": name, "engine": engine, "load": load, "chunks": r["chunks"],
                          "wall s": f"{r['wall']:.1f}", "work/C s": f"{r['work/C']:.1f}",
@@ -335,7 +370,8 @@ def main() -> None:
     print(table(rows, list(rows[0])))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     cap = MAX_TOKENS or f"{CompletionCap.of(config('').llm).cap} (the default: {MODEL}'s output limit)"
-    print(f"\nllm.max_tokens {cap}; entity resolution {'on' if RESOLVE else 'off'}; "
+    slots = SERVER_CONCURRENCY or "not set (the default: learned)"
+    print(f"\nllm.max_tokens {cap}; llm.server_concurrency {slots}; entity resolution {'on' if RESOLVE else 'off'}; "
           f"load: {load} on {os.cpu_count()} cores")
 
 
