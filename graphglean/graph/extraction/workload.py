@@ -35,16 +35,16 @@ def answer_estimate(text: str) -> float:
     """The answer tokens a passage draws by the reckoning of the module docstring (0 without names)."""
     total = 0.0
     names: set[str] = set()
-    run = ""  # the name being read
+    run, opens = "", False  # the name being read; whether it opens its sentence
     chars = 0  # the sentence's so far
     for word in text.split():  # once per chunk before any call: one plain loop, no regex
-        chars += len(word) + 1
         if word[0].isupper():
+            if not run:
+                opens = chars == 0
             run = f"{run} {word}" if run else word
-            if not word.endswith(_NAME_END):
-                continue
-        if run:
-            if " " in run or chars > len(run) + 1:  # a lone capitalized word opening the sentence: "The"
+        chars += len(word) + 1
+        if run and (not word[0].isupper() or word.endswith(_NAME_END)):
+            if not opens or " " in run:  # a lone capitalized word opening the sentence ("The") is no name
                 names.add(run.strip(_PUNCTUATION))
             run = ""
         if word.endswith(_SENTENCE_END):
@@ -52,7 +52,7 @@ def answer_estimate(text: str) -> float:
                 total += (2 * len(names) - 1) * (chars / _CHARS_PER_TOKEN + _RECORD_TOKENS)
                 names = set()
             chars = 0
-    if run and (" " in run or chars > len(run) + 1):
+    if run and (not opens or " " in run):
         names.add(run.strip(_PUNCTUATION))
     if names:
         total += (2 * len(names) - 1) * (chars / _CHARS_PER_TOKEN + _RECORD_TOKENS)
