@@ -30,7 +30,7 @@ import trio
 
 from ...core.config import GraphConfig
 from ...core.tokens import Tokenizer
-from ...scheduling.scheduler import PassLLM
+from ...scheduling.scheduler import PassLLM, rounds_ahead
 from ...text.chunking import Chunk
 from ..records import ParseResult
 from .describe import SummaryMemo, group_prompt, needs_summary, part_name, settled_groups, summarize
@@ -212,6 +212,7 @@ class DescriptionStream:
             pass
 
     async def _group(self, name: str, kind: str, group: list[str]) -> None:
+        rounds_ahead(1)  # a group of a list that takes another round at least
         try:
             await self.memo.ask(self.llm, group_prompt(name, kind, group, self.cfg.language),
                                 self.cfg.description_max_tokens)
