@@ -5,9 +5,9 @@ from the sentence it stands in: so a sentence naming n things draws about 2n - 1
 as the sentence. The estimate adds that up over the chunk's sentences, in answer tokens: it is what tells a
 chunk of long sentences listing many people from one of the same length naming a few, or of filler. In
 scripts with capitals a name is a run of capitalized words (a sentence's first word only when the next one is
-capitalized too: "The" opens sentences, "Ada Ames" is a name). Text without capitals gives no names: its
-estimate is its length. The scheduler corrects the estimate as chunks finish, by how a document's finished
-chunks compared with theirs."""
+capitalized too: "The" opens sentences, "Ada Ames" is a name). The passage's own length is added: text
+without capitals gives no names, and a passage of concepts rather than names still draws an answer. The
+scheduler corrects the estimate as chunks finish, by how a document's finished chunks compared with theirs."""
 
 from __future__ import annotations
 
@@ -60,8 +60,6 @@ def answer_estimate(text: str) -> float:
 
 
 def chunk_weight(chunk: Chunk) -> float:
-    """The chunk's expected answer tokens: `answer_estimate`, or its length where the text has no capitals."""
-    text = chunk.text
-    if text.lower() == text.upper():  # no letter with a case: no name to be told
-        return float(chunk.tokens)
-    return chunk.tokens / 10 + answer_estimate(text)
+    """The chunk's expected answer tokens: its length (the floor of an answer, and all there is to go by in text
+    without capitals) plus `answer_estimate`."""
+    return chunk.tokens + answer_estimate(chunk.text)
