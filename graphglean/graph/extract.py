@@ -195,7 +195,7 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
 
 
 async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
-                         memo: AnswerMemo | None, profiles: ProfileMemo | None) -> nx.Graph:
+                         memo: AnswerMemo | None, profiles: ProfileMemo | None = None) -> nx.Graph:
     # a scheduler is given for a graph the LLM built (or when method: llm asks it for an offline one)
     resolution = await resolve_entities(graph, cfg, scheduler, method=run_method(cfg, offline=scheduler is None),
                                         memo=memo, profile=profile_of if profiles is None else profiles.profile)
