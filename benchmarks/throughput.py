@@ -11,7 +11,8 @@ continue exactly where it stopped does, and reports cached prompt tokens for rep
 gpt-4o-mini (an output limit of 16,384 tokens). Per corpus it runs:
 
 - graphglean: the full build (extraction, loop checks, continues, description summaries, and entity
-  resolution unless ``--no-resolve``), ``max_gleanings`` 1, the default cap unless ``--max-tokens``;
+  resolution unless ``--no-resolve``), ``max_gleanings`` 1, the default cap unless ``--max-tokens``, once per
+  ``--server-concurrency`` setting (default: with the default ``llm`` settings, then with 64 slots set);
 - naive: a reference engine written here, plain trio + httpx, ``C`` workers taking chunks in input order,
   extraction only (extract, check, continue), every call at the model's output limit (no answer cut);
 
@@ -240,30 +241,30 @@ def bound_of(log: list[dict], concurrency: int) -> dict:
 
 MAX_TOKENS: int | None = None  # --max-tokens: the completion cap of extraction calls (None: the default)
 RESOLVE = True  # --no-resolve: without entity resolution (not among the stages issue 15 measured)
-SERVER_CONCURRENCY = 0  # --server-concurrency: llm.server_concurrency (0: the default, learned)
 LOG_DIR: Path | None = None  # --log-dir: each run's server log saved there as JSON
 
 
-def config(base_url: str) -> Config:
+def config(base_url: str, server_concurrency: int = 0) -> Config:
+    """The benchmark's settings; ``server_concurrency`` 0 leaves ``llm.server_concurrency`` at its default."""
     cfg = Config()
     if MAX_TOKENS:
         cfg.llm.max_tokens = MAX_TOKENS
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", MODEL
     cfg.llm.cache.mode = "off"
     cfg.llm.max_concurrency = CONCURRENCY
-    if SERVER_CONCURRENCY:
-        cfg.llm.server_concurrency = SERVER_CONCURRENCY
+    if server_concurrency:
+        cfg.llm.server_concurrency = server_concurrency
     cfg.graph.max_gleanings = 1
     cfg.graph.resolve.enabled = RESOLVE
     return cfg
 
 
-async def graphglean_build(base_url: str, texts: list[str]) -> dict:
+async def graphglean_build(base_url: str, texts: list[str], server_concurrency: int = 0) -> dict:
     from graphglean.graph.building.merge import normalize_name
     from graphglean.graph.extract import extract_graph
 
     t0, cpu0 = time.perf_counter(), time.process_time()
-    result = await extract_graph(texts, config(base_url))
+    result = await extract_graph(texts, config(base_url, server_concurrency))
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     g = result.output
     issued = missing = 0
@@ -284,7 +285,7 @@ async def graphglean_build(base_url: str, texts: list[str]) -> dict:
             "summaries": s.summarized_descriptions, "failed": s.failed_chunks}
 
 
-async def naive_build(base_url: str, texts: list[str]) -> dict:
+async def naive_build(base_url: str, texts: list[str], server_concurrency: int = 0) -> dict:
     """C workers, chunks in input order, each through extract, check, continue; nothing else."""
     import httpx
 
@@ -321,15 +322,15 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
     return {"wall": time.perf_counter() - t0, "cpu": time.process_time() - cpu0, "chunks": len(chunks)}
 
 
-def run(engine, texts: list[str], name: str = "") -> dict:
+def run(engine, texts: list[str], name: str = "", server_concurrency: int = 0) -> dict:
     with fake_server("--latency", str(LATENCY), "--token-latency", str(TOKEN_LATENCY),
                      "--responder", "throughput:respond") as url:
-        row = trio.run(engine, url, texts)
+        row = trio.run(engine, url, texts, server_concurrency)
         log = server_log(url)
         row.update(bound_of(log, CONCURRENCY))
     if LOG_DIR is not None:
         LOG_DIR.mkdir(parents=True, exist_ok=True)
-        (LOG_DIR / f"{name}-{engine.__name__}.json").write_text(json.dumps(log))
+        (LOG_DIR / f"{name}-{engine.__name__}-{server_concurrency}.json").write_text(json.dumps(log))
     return row
 
 
@@ -339,13 +340,14 @@ def main() -> None:
     p.add_argument("--corpus", default="dense,dense-25,skewed,issue,uniform")
     p.add_argument("--max-tokens", type=int, help="completion cap of extraction calls (default: llm.max_tokens)")
     p.add_argument("--no-resolve", action="store_true", help="graphglean without entity resolution")
-    p.add_argument("--server-concurrency", type=int, default=0,
-                   help="llm.server_concurrency (default: none set, the client learns the server's slots)")
+    p.add_argument("--server-concurrency", default="0,64",
+                   help="graphglean runs, one per llm.server_concurrency given (0: the default, none set: the "
+                        "client learns the server's slots); default 0,64")
     p.add_argument("--log-dir", type=Path, help="save each run's server request log there (JSON)")
     args = p.parse_args()
-    global MAX_TOKENS, RESOLVE, SERVER_CONCURRENCY, LOG_DIR
-    MAX_TOKENS, RESOLVE = args.max_tokens, not args.no_resolve
-    SERVER_CONCURRENCY, LOG_DIR = args.server_concurrency, args.log_dir
+    global MAX_TOKENS, RESOLVE, LOG_DIR
+    MAX_TOKENS, RESOLVE, LOG_DIR = args.max_tokens, not args.no_resolve, args.log_dir
+    settings = [int(n) for n in args.server_concurrency.split(",")]
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
     rows = []
     texts_of = corpora(args.docs)
@@ -353,9 +355,12 @@ def main() -> None:
         texts = texts_of[name]
         load = f"{os.getloadavg()[0]:.1f}"
         naive = run(naive_build, texts, name)
-        ours = run(graphglean_build, texts, name)
-        for engine, r in (("naive", naive), ("graphglean", ours)):
-            rows.append({"corpus": name, "engine": engine, "load": load, "chunks": r["chunks"],
+        runs = [("naive", "", naive)]
+        for slots in settings:
+            runs.append(("graphglean", f"server_concurrency {slots}" if slots else "defaults",
+                         run(graphglean_build, texts, name, slots)))
+        for engine, llm, r in runs:
+            rows.append({"corpus": name, "engine": engine, "llm": llm, "load": load, "chunks": r["chunks"],
                          "wall s": f"{r['wall']:.1f}", "work/C s": f"{r['work/C']:.1f}",
                          "longest chain s": f"{r['chain']:.1f}", "bound s": f"{r['bound']:.1f}",
                          "wall/bound": f"{r['wall'] / r['bound']:.2f}", "vs naive": f"{r['wall'] / naive['wall']:.2f}",
@@ -372,9 +377,8 @@ def main() -> None:
     print(table(rows, list(rows[0])))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     cap = MAX_TOKENS or f"{CompletionCap.of(config('').llm).cap} (the default: {MODEL}'s output limit)"
-    slots = SERVER_CONCURRENCY or "not set (the default: learned)"
-    print(f"\nllm.max_tokens {cap}; llm.server_concurrency {slots}; entity resolution {'on' if RESOLVE else 'off'}; "
-          f"load: {load} on {os.cpu_count()} cores")
+    print(f"\nllm.max_tokens {cap}; llm.max_concurrency {CONCURRENCY}; entity resolution "
+          f"{'on' if RESOLVE else 'off'}; load: {load} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
