@@ -124,7 +124,7 @@ def filled(docs: int, sentences: int, tokens: int) -> list[str]:
     count = Tokenizer(MODEL).count
     texts = []
     for d in range(docs):
-        def text(third: int) -> str:
+        def text(third: int, d: int = d) -> str:
             return document(d, sentences, lambda _, s: (s * third) // sentences != ((s + 1) * third) // sentences,
                             lambda _, s: True, lambda _, s: 0)
         lo, hi = 0, sentences

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphglean.core.config import LLMConfig
+from graphglean.graph.building.describe import rounds_after
 from graphglean.llm.limits import AdaptiveConcurrency
 from graphglean.llm.records import ChatResult, Usage
-from graphglean.graph.building.describe import rounds_after
 from graphglean.scheduling.scheduler import Scheduler, rounds_ahead
 
 
