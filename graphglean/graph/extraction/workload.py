@@ -35,25 +35,27 @@ def answer_estimate(text: str) -> float:
     """The answer tokens a passage draws by the reckoning of the module docstring (0 without names)."""
     total = 0.0
     names: set[str] = set()
-    run, opens = "", False  # the name being read; whether it opens its sentence
+    run: list[str] = []  # the name being read
+    opens = False  # whether it opens its sentence
     chars = 0  # the sentence's so far
     for word in text.split():  # once per chunk before any call: one plain loop, no regex
-        if word[0].isupper():
+        capital = word[0].isupper()
+        if capital:
             if not run:
-                opens = chars == 0
-            run = f"{run} {word}" if run else word
+                opens = not chars
+            run.append(word)
         chars += len(word) + 1
-        if run and (not word[0].isupper() or word.endswith(_NAME_END)):
-            if not opens or " " in run:  # a lone capitalized word opening the sentence ("The") is no name
-                names.add(run.strip(_PUNCTUATION))
-            run = ""
+        if run and (not capital or word.endswith(_NAME_END)):
+            if not opens or len(run) > 1:  # a lone capitalized word opening the sentence ("The") is no name
+                names.add(" ".join(run).strip(_PUNCTUATION))
+            run = []
         if word.endswith(_SENTENCE_END):
             if names:
                 total += (2 * len(names) - 1) * (chars / _CHARS_PER_TOKEN + _RECORD_TOKENS)
                 names = set()
             chars = 0
-    if run and (not opens or " " in run):
-        names.add(run.strip(_PUNCTUATION))
+    if run and (not opens or len(run) > 1):
+        names.add(" ".join(run).strip(_PUNCTUATION))
     if names:
         total += (2 * len(names) - 1) * (chars / _CHARS_PER_TOKEN + _RECORD_TOKENS)
     return total
