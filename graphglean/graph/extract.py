@@ -27,6 +27,7 @@ from .building.describe import SummaryMemo, summarize_descriptions
 from .building.echoes import Examples, drop_echoes
 from .building.grounding import ground
 from .building.merge import GraphAccumulator
+from .building.profile_memo import ProfileMemo
 from .building.stream import DescriptionStream
 from .extraction.chunk_extraction import ChunkExtraction
 from .extraction.debris import clean_names
@@ -35,6 +36,7 @@ from .extraction.parser import RecordParser
 from .extraction.workload import chunk_weight
 from .offline.nlp import OfflineExtraction, extract_offline, fit_quotes
 from .records import ParseResult, Provenance
+from .resolution.profiles import profile_of
 from .resolution.resolve import AnswerMemo, asks_llm, resolve_entities, run_method
 from .schema.extraction import chunk_extractor, hold_to_schema
 from .schema.extraction import record_parser as record_parser
@@ -180,20 +182,22 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
                       notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None,
                       summaries: SummaryMemo | None = None,
                       known: Mapping[tuple[str, int, str], ParseResult] | None = None,
-                      offline_done: OfflineExtraction | None = None) -> nx.Graph:
-    """Parse (unless ``known``, by document, index and chunk id), merge, resolve entities (``memo`` keeps the
-    LLM tier's answers), ground, summarize long descriptions (LLM method; ``summaries`` holds calls already
-    made). ``extractions`` None = offline method, whose records are ``offline_done`` when given (``notice``
-    tells when it falls back to rules). Parsing, merging and grounding take seconds for a large run: they run
-    in a worker thread, so that the requests of other passes keep flowing meanwhile."""
+                      offline_done: OfflineExtraction | None = None,
+                      merged: GraphAccumulator | None = None, profiles: ProfileMemo | None = None) -> nx.Graph:
+    """Parse (unless ``known``, by document, index and chunk id), merge (unless ``merged`` holds the records of
+    ``extractions`` merged already), resolve entities (``memo`` keeps the LLM tier's answers; ``profiles``
+    holds nodes' profiles made earlier), ground, summarize long descriptions (LLM method; ``summaries`` holds
+    calls already made). ``extractions`` None = offline method, whose records are ``offline_done`` when given
+    (``notice`` tells when it falls back to rules). Parsing, merging and grounding take seconds for a large
+    run: they run in a worker thread, so that the requests of other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
         extraction = offline_done or await extract_offline(chunks, cfg.graph, notice)
         offline, stats.offline_backend = extraction.results, extraction.backend
-    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known,
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known, merged,
                                           abandon_on_cancel=True)
     if cfg.graph.resolve.enabled:
-        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
+        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo, profiles)
     await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler, tokenizer, stats,
                        offline=offline is not None, summaries=summaries)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
@@ -201,10 +205,10 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
 
 
 async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
-                         memo: AnswerMemo | None) -> nx.Graph:
+                         memo: AnswerMemo | None, profiles: ProfileMemo | None = None) -> nx.Graph:
     # a scheduler is given for a graph the LLM built (or when method: llm asks it for an offline one)
     resolution = await resolve_entities(graph, cfg, scheduler, method=run_method(cfg, offline=scheduler is None),
-                                        memo=memo)
+                                        memo=memo, profile=profile_of if profiles is None else profiles.profile)
     stats.resolution = attrs.asdict(resolution.stats)
     stats.resolution_log = resolution.log
     return resolution.graph
@@ -212,19 +216,22 @@ async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | No
 
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                     stats: GraphStats, offline: list[ParseResult] | None = None,
-                    known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+                    known: Mapping[tuple[str, int, str], ParseResult] | None = None,
+                    merged: GraphAccumulator | None = None) -> nx.Graph:
     """The merged graph of every chunk's records (see `accumulate`)."""
-    return accumulate(chunks, extractions, cfg, stats, offline, known).to_graph()
+    return accumulate(chunks, extractions, cfg, stats, offline, known, merged).to_graph()
 
 
 def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                stats: GraphStats, offline: list[ParseResult] | None = None,
-               known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> GraphAccumulator:
+               known: Mapping[tuple[str, int, str], ParseResult] | None = None,
+               merged: GraphAccumulator | None = None) -> GraphAccumulator:
     """Every chunk's records, merged: parsed from ``extractions`` (LLM method; ``known`` are parsed already),
-    or the offline method's ``offline`` results, one per chunk."""
+    or the offline method's ``offline`` results, one per chunk. ``merged`` holds them merged already (the
+    description stream merged each chunk as it finished: the merge does not depend on order): only counted."""
     parser = record_parser(cfg.graph)
     given = iter(offline) if offline is not None else None
-    acc = GraphAccumulator(cfg.graph.directed)
+    acc = merged if merged is not None else GraphAccumulator(cfg.graph.directed)
     for chunk in chunks:
         if given is not None:
             parsed = next(given)
@@ -259,7 +266,8 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         stats.off_schema += len(parsed.off_schema)
         stats.off_schema_records += parsed.off_schema
-        acc.add(parsed)
+        if merged is None:
+            acc.add(parsed)
     return acc
 
 
@@ -346,7 +354,8 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no,
                            structured_output=structured)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
-                                  summaries=summaries, known=stream.parsed)
+                                  summaries=summaries, known=stream.parsed, merged=stream.acc,
+                                  profiles=stream.profiles)
         # early calls the final graph did not need (entity resolution changed their node) are still answered:
         # which of them had gone out by now is a matter of timing, and the requests a run makes must not be (the
         # nursery waits for them instead of cancelling those still waiting)
