@@ -6,19 +6,22 @@ local answer and a global map-reduce on the fake server, logged with their cost;
 import io
 import json
 import os
+import shutil
 import sys
 
 import networkx as nx
 import numpy as np
 import pytest
 import trio
+import yaml
 
 from graphglean import Config, InputError, query, run
 from graphglean.core.config_loader import load_config
 from graphglean.queries.context import Source, cited
 from graphglean.queries.local import local_context
 from graphglean.queries.matching import EntityIndex, find_entities, focus_words
-from graphglean.queries.settings import SETTINGS, run_settings, settings_yaml
+from graphglean.pipeline.settings_file import SETTINGS, settings_yaml
+from graphglean.queries.settings import run_settings
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.responders import synthetic
 from graphglean.view import ChunkText
@@ -133,17 +136,58 @@ def test_settings_never_hold_a_secret_and_read_back_as_the_run(tmp_path, monkeyp
     assert back.cfg == cfg
 
 
+def test_settings_name_the_files_inside_the_output_folder_relative_to_it(tmp_path, monkeypatch):
+    cfg = load_config_from(tmp_path, "llm: {model: m}\ninput: {path: in}\noutput: {dir: out}\n"
+                           "episodic: {templates: out/templates}\n")
+    cfg.llm.cache.path = str(tmp_path / "out" / "cache.sqlite")  # as the run names the default cache
+    text, _ = settings_yaml(cfg)
+    written = yaml.safe_load(text)
+    assert written["output"]["dir"] == "." and written["llm"]["cache"]["path"] == "cache.sqlite"
+    assert written["episodic"]["templates"] == "templates" and written["input"]["path"] == str(tmp_path / "in")
+    assert str(tmp_path / "out") not in text
+    (tmp_path / "moved").mkdir()
+    (tmp_path / "moved" / SETTINGS).write_text(text)
+    monkeypatch.chdir(tmp_path / "moved")
+    for target in (tmp_path / "moved", "."):
+        back = run_settings(target).cfg
+        assert back.output.dir == str(tmp_path / "moved")
+        assert back.llm.cache.path == str(tmp_path / "moved" / "cache.sqlite")
+        assert back.episodic.templates == str(tmp_path / "moved" / "templates")
+
+
+def test_settings_written_with_absolute_paths_follow_a_moved_folder(tmp_path):
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / SETTINGS).write_text(
+        f"llm: {{model: m, cache: {{path: {tmp_path}/gone/cache.sqlite}}}}\n"
+        f"input: {{path: {tmp_path}/in}}\noutput: {{dir: {tmp_path}/gone}}\n")
+    back = run_settings(tmp_path / "copy").cfg
+    assert back.output.dir == str(tmp_path / "copy") and back.input.path == str(tmp_path / "in")
+    assert back.llm.cache.path == str(tmp_path / "copy" / "cache.sqlite")
+
+
+async def test_a_copied_output_folder_is_asked_through_its_own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHGLEAN_API_KEY", "sk-query-run-7890")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = await build(tmp_path / "first", s, communities=False, cache_beside_output=True)
+        shutil.copytree(cfg.output.dir, tmp_path / "copy")
+        shutil.rmtree(tmp_path / "first")
+        asked = await query(tmp_path / "copy", "Who is Marley?")
+        again = await query(tmp_path / "copy", "Who is Marley?")
+    assert not (tmp_path / "first").exists()  # the original's cache was not made again
+    assert asked.calls == 1 and again.cache_hits == 1 and (tmp_path / "copy" / "cache.sqlite").is_file()
+
+
 def load_config_from(folder, text):
     (folder / "run.yaml").write_text(text)
     return load_config(folder / "run.yaml")
 
 
-async def build(tmp_path, server, communities=True) -> Config:
+async def build(tmp_path, server, communities=True, cache_beside_output=False) -> Config:
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "in.txt").write_text(STAVE, encoding="utf-8")
     cfg = Config()
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = server.base_url, "sk-query-run-7890", "gpt-4o-mini"
-    cfg.llm.cache.path = str(tmp_path / "cache.sqlite")
+    cfg.llm.cache.path = "" if cache_beside_output else str(tmp_path / "cache.sqlite")
     cfg.input.path, cfg.output.dir = str(tmp_path / "in.txt"), str(tmp_path / "out")
     cfg.chunking.size, cfg.chunking.overlap = 400, 40
     cfg.graph.communities.enabled = communities
