@@ -155,6 +155,14 @@ def test_settings_name_the_files_inside_the_output_folder_relative_to_it(tmp_pat
         assert back.episodic.templates == str(tmp_path / "moved" / "templates")
 
 
+def test_settings_of_a_run_with_a_schema_read_back(tmp_path):
+    cfg = load_config_from(tmp_path, "llm: {model: m}\noutput: {dir: out}\n"
+                           "graph: {schema: {entities: {person: a human}, relationships: [[person, knows, person]]}}\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / SETTINGS).write_text(settings_yaml(cfg)[0])
+    assert run_settings(tmp_path / "out").cfg.graph.schema == cfg.graph.schema
+
+
 def test_settings_written_with_absolute_paths_follow_a_moved_folder(tmp_path):
     (tmp_path / "copy").mkdir()
     (tmp_path / "copy" / SETTINGS).write_text(

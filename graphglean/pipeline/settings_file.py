@@ -95,6 +95,8 @@ def settings_yaml(cfg: Config, environ: Mapping[str, str] | None = None) -> tupl
     environ = os.environ if environ is None else environ
     out_dir = os.path.abspath(os.path.expanduser(cfg.output.dir or "."))
     data = attrs.asdict(with_paths(cfg, _written(out_dir)))
+    if data["graph"]["schema"] is not None:
+        del data["graph"]["entity_types"]  # the schema names the types: a config setting both is refused
     notes = _secret_references(data["llm"], environ)
     head = ["# The settings of the run that wrote this folder, read by graphglean query (docs/query.md).",
             "# Secrets are environment references, never values. Paths inside this folder are relative to it",
