@@ -76,6 +76,24 @@ def test_entities_are_found_by_name_alias_possessive_case_and_typo():
     assert found("Who is the miser?")[0] == "ebenezer scrooge"  # by description
 
 
+def test_the_longest_name_at_a_place_of_the_question_wins_in_any_script():
+    g = nx.Graph()
+    for name in ("李明", "李明华", "東京", "東京大学", "New York", "New York University", "กรุง", "กรุงเทพมหานคร"):
+        g.add_node(name.lower(), name=name, description="", aliases=[name])
+    index = EntityIndex(g)
+
+    def named(question):
+        return [m.node for m in find_entities(index, question, 5) if m.how == "name"]
+
+    assert named("李明华是谁？") == ["李明华"]
+    assert named("李明是谁？") == ["李明"]
+    assert named("東京大学について") == ["東京大学"]
+    assert named("東京大学は東京にある") == ["東京大学", "東京"]  # 東京 also stands alone
+    assert named("Where is New York University?") == ["new york university"]
+    assert named("New York University is in New York") == ["new york university", "new york"]
+    assert named("กรุงเทพมหานครอยู่ที่ไหน") == ["กรุงเทพมหานคร"]
+
+
 def test_vectors_find_an_entity_no_word_names():
     g, _ = small_graph()
     vectors = {n: np.eye(len(g))[i].astype(np.float32) for i, n in enumerate(sorted(g.nodes))}
