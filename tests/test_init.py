@@ -27,7 +27,8 @@ def closed_port() -> int:
 
 
 def no_endpoint_env() -> dict[str, str]:
-    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "GRAPHGLEAN_BASE_URL", "GRAPHGLEAN_MODEL")}
+    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHGLEAN_BASE_URL",
+                                                           "GRAPHGLEAN_MODEL")}
     e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
     return e
 
@@ -53,7 +54,8 @@ async def test_a_server_without_the_models_route_or_with_no_model_is_not_used():
     assert choose(found).kind == "offline"
 
 
-async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_path):
+async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     secret = "sk-init-test-0123456789"
     done = await init_folder(tmp_path, ports=[closed_port()], environ={"OPENAI_API_KEY": secret})
     text = (tmp_path / "graphglean.yaml").read_text()
@@ -66,6 +68,20 @@ async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_p
         del os.environ["OPENAI_API_KEY"]
     assert cfg.llm.api_key == secret and cfg.llm.base_url == "" and cfg.graph.method == "llm"
     assert cfg.input.path == os.path.join(tmp_path, "input/") and cfg.graph.communities.enabled
+
+
+async def test_openai_base_url_is_read_by_the_config_and_said(tmp_path, monkeypatch):
+    url = "http://127.0.0.1:9/v1"  # a hosted OpenAI-compatible service, as OpenAI's clients take it
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={"OPENAI_API_KEY": "sk-x-0123456789",
+                                                                       "OPENAI_BASE_URL": url})
+    text = (tmp_path / "graphglean.yaml").read_text()
+    assert "base_url: ${OPENAI_BASE_URL:-}" in text and url not in text
+    assert f"OPENAI_BASE_URL are set: the config uses {url}" in done.lines[0] and "set llm.model" in done.lines[0]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x-0123456789")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    assert load_config(tmp_path / "graphglean.yaml").llm.base_url == url
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert load_config(tmp_path / "graphglean.yaml").llm.base_url == ""  # OpenAI's own
 
 
 @pytest.mark.parametrize("model", ["llama3.1:8b", "org/Model-7B", "7b-chat", "yes", "null", 'odd"name#1'])

@@ -15,7 +15,7 @@ USUAL_PORTS: tuple[tuple[int, str], ...] = ((8000, "vLLM"), (11434, "Ollama"), (
                                             (1234, "LM Studio"))
 HOST = "127.0.0.1"
 CONNECT_S, ANSWER_S = 0.5, 1.5  # a local server accepts at once; /v1/models is a list, not a generation
-KEY_ENV = "OPENAI_API_KEY"
+KEY_ENV, URL_ENV = "OPENAI_API_KEY", "OPENAI_BASE_URL"  # as OpenAI's own clients read them
 # what servers put in a model's owned_by
 _OWNERS = {"vllm": "vLLM", "library": "Ollama", "ollama": "Ollama", "llamacpp": "llama.cpp",
            "organization_owner": "LM Studio", "graphglean-testing": "graphglean's test server"}
@@ -51,11 +51,13 @@ class Server:
 
 @attrs.frozen
 class Found:
-    """What the probe found: whether ``OPENAI_API_KEY`` is set, and the servers that answered, in port order."""
+    """What the probe found: whether ``OPENAI_API_KEY`` is set, the servers that answered, in port order, and
+    ``OPENAI_BASE_URL`` (an OpenAI-compatible service the key is for; empty: OpenAI's own)."""
 
     openai_key: bool
     servers: tuple[Server, ...]
     ports: tuple[int, ...]
+    openai_base_url: str = ""
 
     @property
     def usable(self) -> tuple[Server, ...]:
@@ -122,6 +124,8 @@ async def probe_servers(ports: Iterable[int]) -> list[Server]:
 
 
 async def find_endpoints(environ: Mapping[str, str], ports: Iterable[int] | None = None) -> Found:
-    """``OPENAI_API_KEY`` (its presence, never its value) and the servers on ``ports`` (the usual ones)."""
+    """``OPENAI_API_KEY`` (its presence, never its value), ``OPENAI_BASE_URL`` and the servers on ``ports`` (the
+    usual ones)."""
     ports = tuple(ports) if ports is not None else tuple(p for p, _ in USUAL_PORTS)
-    return Found(bool((environ.get(KEY_ENV) or "").strip()), tuple(await probe_servers(ports)), ports)
+    return Found(bool((environ.get(KEY_ENV) or "").strip()), tuple(await probe_servers(ports)), ports,
+                 (environ.get(URL_ENV) or "").strip())

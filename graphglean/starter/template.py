@@ -8,7 +8,8 @@ import json
 
 import attrs
 
-from .probe import KEY_ENV, Found, Server
+from ..llm.credentials import redact
+from .probe import KEY_ENV, URL_ENV, Found, Server
 
 CONFIG_NAME, INPUT_DIR, OUTPUT_DIR = "graphglean.yaml", "input", "output"
 OPENAI_MODEL, OPENAI_EMBEDDING = "gpt-4o-mini", "text-embedding-3-small"
@@ -20,11 +21,17 @@ class Choice:
 
     kind: str
     server: Server | None = None
+    base_url: str = ""  # with kind openai: OPENAI_BASE_URL, a service other than OpenAI's own
 
     def said(self) -> str:
         """What the config uses, for the line ``graphglean init`` prints."""
+        if self.kind == "openai" and self.base_url:
+            return (f"{KEY_ENV} and {URL_ENV} are set: the config uses {redact(self.base_url)} (llm.base_url reads "
+                    f"{URL_ENV} when a run starts) with model {OPENAI_MODEL}: set llm.model to a model that "
+                    "service serves; the key stays in the environment")
         if self.kind == "openai":
-            return f"{KEY_ENV} is set: the config uses OpenAI ({OPENAI_MODEL}); the key stays in the environment"
+            return (f"{KEY_ENV} is set: the config uses OpenAI ({OPENAI_MODEL}; {URL_ENV}, when set, points it at "
+                    "an OpenAI-compatible service); the key stays in the environment")
         if self.kind == "server":
             assert self.server is not None
             return f"found {self.server.describe()}: the config uses it with model {self.server.chat_model}"
@@ -41,17 +48,21 @@ def _c(code: str, comment: str) -> str:
 
 def choose(found: Found) -> Choice:
     if found.openai_key:
-        return Choice("openai")
+        return Choice("openai", base_url=found.openai_base_url)
     if found.usable:
         return Choice("server", found.usable[0])
     return Choice("offline")
 
 
-def _llm_openai() -> list[str]:
+def _llm_openai(choice: Choice) -> list[str]:
+    model, embedding = f"  model: {OPENAI_MODEL}", f"  embedding_model: {OPENAI_EMBEDDING}"
+    if choice.base_url:
+        model = _c(model, f"set to a model the service at {URL_ENV} serves")
+        embedding = _c(embedding, "and to an embedding model it serves")
     return ["llm:",
+            _c(f"  base_url: ${{{URL_ENV}:-}}", "read from the environment when a run starts; empty = OpenAI"),
             _c(f"  api_key: ${{{KEY_ENV}}}", "read from the environment when a run starts; never written anywhere"),
-            f"  model: {OPENAI_MODEL}",
-            f"  embedding_model: {OPENAI_EMBEDDING}"]
+            model, embedding]
 
 
 def _llm_server(server: Server) -> list[str]:
@@ -106,7 +117,7 @@ def _graph(choice: Choice) -> list[str]:
 
 def starter_yaml(found: Found, choice: Choice) -> str:
     """The text of the starter ``graphglean.yaml``."""
-    llm = {"openai": _llm_openai, "offline": _llm_offline}.get(choice.kind)
+    llm = {"openai": lambda: _llm_openai(choice), "offline": _llm_offline}.get(choice.kind)
     head = ["# graphglean.yaml, written by graphglean init. Relative paths are relative to this file.",
             "#   graphglean run graphglean.yaml --dry-run      # the calls, tokens and cost, without calling",
             "#   graphglean run graphglean.yaml                # the graph and the files in output/",
