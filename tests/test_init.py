@@ -84,6 +84,23 @@ async def test_openai_base_url_is_read_by_the_config_and_said(tmp_path, monkeypa
     assert load_config(tmp_path / "graphglean.yaml").llm.base_url == ""  # OpenAI's own
 
 
+async def test_a_server_asking_for_a_key_is_named_and_used_with_the_key_as_a_reference(tmp_path):
+    async with FakeLLMServer(synthetic, models=("qwen2.5-7b",), api_key="server-key-0123").running() as s:
+        locked = await init_folder(tmp_path / "a", ports=[s.port], environ={})
+        wrong = await find_endpoints({"GRAPHGLEAN_API_KEY": "wrong-key-9999"}, [s.port])
+        keyed = await init_folder(tmp_path / "b", ports=[s.port], environ={"GRAPHGLEAN_API_KEY": "server-key-0123"})
+    assert locked.choice.kind == "server" and f"port {s.port} answered 401" in locked.lines[0]
+    assert "set GRAPHGLEAN_API_KEY to the key it was started with" in locked.lines[0]
+    text = (tmp_path / "a" / "graphglean.yaml").read_text()
+    assert f"base_url: http://127.0.0.1:{s.port}/v1" in text and "api_key: ${GRAPHGLEAN_API_KEY}" in text
+    assert "model: ${GRAPHGLEAN_MODEL}" in text
+    assert wrong.locked and "with the key in GRAPHGLEAN_API_KEY too" in wrong.servers[0].describe()
+    assert keyed.choice.server.chat_model == "qwen2.5-7b" and "server-key-0123" not in " ".join(keyed.lines)
+    text = (tmp_path / "b" / "graphglean.yaml").read_text()
+    assert "server-key-0123" not in text and "api_key: ${GRAPHGLEAN_API_KEY}" in text
+    assert 'model: "qwen2.5-7b"' in text
+
+
 @pytest.mark.parametrize("model", ["llama3.1:8b", "org/Model-7B", "7b-chat", "yes", "null", 'odd"name#1'])
 def test_any_model_id_reads_back_as_written(model):
     from graphglean.starter.probe import Found, Server
@@ -149,6 +166,19 @@ async def test_init_then_run_against_a_server_found_on_a_probed_port(tmp_path):
     assert chats and {r.body["model"] for r in chats} == {"local-model"}
     names = [json.loads(line)["name"] for line in (tmp_path / "output" / "entities.jsonl").open()]
     assert "Scrooge" in names and (tmp_path / "output" / "community_reports.jsonl").stat().st_size > 0
+
+
+@pytest.mark.slow
+async def test_init_then_run_against_a_server_that_asks_for_a_key(tmp_path):
+    async with FakeLLMServer(synthetic, models=("local-model",), api_key="server-key-0123").running() as s:
+        made = await graphglean("init", "--ports", s.port, cwd=tmp_path)
+        assert made.returncode == 0 and f"port {s.port} answered 401".encode() in made.stderr
+        env = dict(no_endpoint_env(), GRAPHGLEAN_API_KEY="server-key-0123", GRAPHGLEAN_MODEL="local-model")
+        ran = await graphglean("run", "graphglean.yaml", cwd=tmp_path, env=env)
+        assert ran.returncode == 0, ran.stderr.decode()
+        chats = s.chat_requests()
+    assert chats and {r.headers["authorization"] for r in chats} == {"Bearer server-key-0123"}
+    assert b"server-key-0123" not in ran.stderr + ran.stdout
 
 
 @pytest.mark.slow

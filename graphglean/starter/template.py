@@ -9,7 +9,7 @@ import json
 import attrs
 
 from ..llm.credentials import redact
-from .probe import KEY_ENV, URL_ENV, Found, Server
+from .probe import KEY_ENV, MODEL_ENV, SERVER_KEY_ENV, URL_ENV, Found, Server
 
 CONFIG_NAME, INPUT_DIR, OUTPUT_DIR = "graphglean.yaml", "input", "output"
 OPENAI_MODEL, OPENAI_EMBEDDING = "gpt-4o-mini", "text-embedding-3-small"
@@ -34,6 +34,8 @@ class Choice:
                     "an OpenAI-compatible service); the key stays in the environment")
         if self.kind == "server":
             assert self.server is not None
+            if self.server.needs_key:
+                return f"found {self.server.describe()}: the config uses it; {key_advice(self.server)}"
             return f"found {self.server.describe()}: the config uses it with model {self.server.chat_model}"
         return "the config uses the offline method (spaCy named entities, no LLM call)"
 
@@ -49,9 +51,19 @@ def _c(code: str, comment: str) -> str:
 def choose(found: Found) -> Choice:
     if found.openai_key:
         return Choice("openai", base_url=found.openai_base_url)
-    if found.usable:
-        return Choice("server", found.usable[0])
+    if found.usable or found.locked:
+        return Choice("server", (found.usable or found.locked)[0])
     return Choice("offline")
+
+
+def key_advice(server: Server) -> str:
+    """What to set for a server that asks for an API key (the config's llm.api_key reads the variable)."""
+    if server.models:
+        return f"llm.api_key reads {SERVER_KEY_ENV} (which it took), and the model is {server.chat_model}"
+    check = f"check the key in {SERVER_KEY_ENV}; " if server.key_tried else ""
+    return (f"{check}set {SERVER_KEY_ENV} to the key it was started with (vLLM --api-key; llm.api_key reads it) "
+            f"and {MODEL_ENV} to a model it serves (llm.model reads it), or set {SERVER_KEY_ENV} and run "
+            "graphglean init again to fill the model in")
 
 
 def _llm_openai(choice: Choice) -> list[str]:
@@ -66,10 +78,11 @@ def _llm_openai(choice: Choice) -> list[str]:
 
 
 def _llm_server(server: Server) -> list[str]:
-    lines = ["llm:",
-             _c(f"  base_url: {server.base_url}", f"{server.kind}, found by graphglean init"),
-             _c("  # api_key: ${MY_SERVER_KEY}", "if the server asks for a key (vLLM --api-key)"),
-             f"  model: {_quoted(server.chat_model)}"]
+    key = _c(f"  api_key: ${{{SERVER_KEY_ENV}}}", "the server asks for its key (vLLM --api-key); never written") \
+        if server.needs_key else _c("  # api_key: ${MY_SERVER_KEY}", "if the server asks for a key (vLLM --api-key)")
+    model = f"  model: {_quoted(server.chat_model)}" if server.chat_model else \
+        _c(f"  model: ${{{MODEL_ENV}}}", "a model it serves (its /v1/models lists them, given the key)")
+    lines = ["llm:", _c(f"  base_url: {server.base_url}", f"{server.kind}, found by graphglean init"), key, model]
     if server.embedding_model:
         lines.append(f"  embedding_model: {_quoted(server.embedding_model)}")
     return lines
