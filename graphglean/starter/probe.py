@@ -10,6 +10,8 @@ import attrs
 import httpx
 import trio
 
+from ..core.spacy_pipeline import installed
+
 #: the local servers' usual ports, in the order a found one is preferred
 USUAL_PORTS: tuple[tuple[int, str], ...] = ((8000, "vLLM"), (11434, "Ollama"), (8080, "llama.cpp"),
                                             (1234, "LM Studio"))
@@ -66,12 +68,14 @@ class Server:
 @attrs.frozen
 class Found:
     """What the probe found: whether ``OPENAI_API_KEY`` is set, the servers that answered, in port order, and
-    ``OPENAI_BASE_URL`` (an OpenAI-compatible service the key is for; empty: OpenAI's own)."""
+    ``OPENAI_BASE_URL`` (an OpenAI-compatible service the key is for; empty: OpenAI's own), and whether spaCy
+    and its English model are installed (the offline method's named entities; else its rules)."""
 
     openai_key: bool
     servers: tuple[Server, ...]
     ports: tuple[int, ...]
     openai_base_url: str = ""
+    spacy: bool = False
 
     @property
     def usable(self) -> tuple[Server, ...]:
@@ -161,4 +165,4 @@ async def find_endpoints(environ: Mapping[str, str], ports: Iterable[int] | None
     ports = tuple(ports) if ports is not None else tuple(p for p, _ in USUAL_PORTS)
     servers = await probe_servers(ports, (environ.get(SERVER_KEY_ENV) or "").strip())
     return Found(bool((environ.get(KEY_ENV) or "").strip()), tuple(servers), ports,
-                 (environ.get(URL_ENV) or "").strip())
+                 (environ.get(URL_ENV) or "").strip(), installed(""))

@@ -12,6 +12,7 @@ from ..llm.credentials import redact
 from .probe import KEY_ENV, MODEL_ENV, SERVER_KEY_ENV, URL_ENV, Found, Server
 
 CONFIG_NAME, INPUT_DIR, OUTPUT_DIR = "graphglean.yaml", "input", "output"
+NLP_EXTRA = "pip install 'graphglean[nlp]'"  # spaCy and its small English model
 OPENAI_MODEL, OPENAI_EMBEDDING = "gpt-4o-mini", "text-embedding-3-small"
 
 
@@ -22,6 +23,7 @@ class Choice:
     kind: str
     server: Server | None = None
     base_url: str = ""  # with kind openai: OPENAI_BASE_URL, a service other than OpenAI's own
+    spacy: bool = True  # with kind offline: spaCy's named entities (False: its rules, spaCy not installed)
 
     def said(self) -> str:
         """What the config uses, for the line ``graphglean init`` prints."""
@@ -37,7 +39,10 @@ class Choice:
             if self.server.needs_key:
                 return f"found {self.server.describe()}: the config uses it; {key_advice(self.server)}"
             return f"found {self.server.describe()}: the config uses it with model {self.server.chat_model}"
-        return "the config uses the offline method (spaCy named entities, no LLM call)"
+        if self.spacy:
+            return "the config uses the offline method (spaCy's named entities, no LLM call)"
+        return ("the config uses the offline method (no LLM call) with its rules, capitalized phrases: spaCy or its "
+                f"English model is not installed; for typed named entities: {NLP_EXTRA}")
 
 
 COMMENT_AT = 34  # the column comments start at
@@ -53,7 +58,7 @@ def choose(found: Found) -> Choice:
         return Choice("openai", base_url=found.openai_base_url)
     if found.usable or found.locked:
         return Choice("server", (found.usable or found.locked)[0])
-    return Choice("offline")
+    return Choice("offline", spacy=found.spacy)
 
 
 def key_advice(server: Server) -> str:
@@ -88,9 +93,11 @@ def _llm_server(server: Server) -> list[str]:
     return lines
 
 
-def _llm_offline() -> list[str]:
+def _llm_offline(choice: Choice) -> list[str]:
+    how = ["       # Offline: spaCy's named entities (spaCy and its English model are installed)." if choice.spacy
+           else f"       # Offline: rules find capitalized phrases (no spaCy); {NLP_EXTRA} for named entities."]
     return ["llm:   # no endpoint was found: the graph is built offline. To use an LLM, set OPENAI_API_KEY, or",
-            "       # GRAPHGLEAN_BASE_URL and GRAPHGLEAN_MODEL for a local OpenAI-compatible server",
+            "       # GRAPHGLEAN_BASE_URL and GRAPHGLEAN_MODEL for a local OpenAI-compatible server.", *how,
             _c("  base_url: ${GRAPHGLEAN_BASE_URL:-}", "e.g. http://127.0.0.1:8000/v1; empty = OpenAI"),
             f"  api_key: ${{{KEY_ENV}:-}}",
             f"  model: ${{GRAPHGLEAN_MODEL:-{OPENAI_MODEL}}}"]
@@ -130,14 +137,14 @@ def _graph(choice: Choice) -> list[str]:
 
 def starter_yaml(found: Found, choice: Choice) -> str:
     """The text of the starter ``graphglean.yaml``."""
-    llm = {"openai": lambda: _llm_openai(choice), "offline": _llm_offline}.get(choice.kind)
+    llm = {"openai": _llm_openai, "offline": _llm_offline}.get(choice.kind)
     head = ["# graphglean.yaml, written by graphglean init. Relative paths are relative to this file.",
             "#   graphglean run graphglean.yaml --dry-run      # the calls, tokens and cost, without calling",
             "#   graphglean run graphglean.yaml                # the graph and the files in output/",
             "#   graphglean query output \"Who is Scrooge?\"     # ask the graph (docs/query.md)",
             "# Every other key, with its default, is in config.example.yaml of graphglean's source.",
             ""]
-    body = llm() if llm is not None else _llm_server(choice.server)  # type: ignore[arg-type]
+    body = llm(choice) if llm is not None else _llm_server(choice.server)  # type: ignore[arg-type]
     body += _others(found, choice.server)
     body += ["",
              "input:",
