@@ -173,6 +173,25 @@ def test_settings_name_the_files_inside_the_output_folder_relative_to_it(tmp_pat
         assert back.episodic.templates == str(tmp_path / "moved" / "templates")
 
 
+def test_extra_body_credentials_are_written_as_references(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERTEX_TOKEN", "ya29.held-in-env-0123")
+    cfg = load_config_from(tmp_path, "llm: {model: m, extra_body: {top_k: 5, access_token: '${VERTEX_TOKEN}', "
+                           "metadata: {x-api-key: written-secret-4567, note: plain}}}\noutput: {dir: out}\n")
+    text, notes = settings_yaml(cfg)
+    assert "ya29.held-in-env-0123" not in text and "written-secret-4567" not in text
+    written = yaml.safe_load(text)["llm"]["extra_body"]
+    assert written == {"top_k": 5, "access_token": "${VERTEX_TOKEN:-}",
+                       "metadata": {"x-api-key": "${GRAPHGLEAN_EXTRA_METADATA_X_API_KEY:-}", "note": "plain"}}
+    assert len(notes) == 1 and "set GRAPHGLEAN_EXTRA_METADATA_X_API_KEY" in notes[0]
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / SETTINGS).write_text(text)
+    back = run_settings(tmp_path / "out")
+    assert back.missing() == ["llm.extra_body.metadata.x-api-key: set GRAPHGLEAN_EXTRA_METADATA_X_API_KEY "
+                              f"({tmp_path / 'out' / SETTINGS} reads it)"]
+    monkeypatch.setenv("GRAPHGLEAN_EXTRA_METADATA_X_API_KEY", "written-secret-4567")
+    assert run_settings(tmp_path / "out").cfg.llm.extra_body == cfg.llm.extra_body
+
+
 def test_settings_of_a_run_with_a_schema_read_back(tmp_path):
     cfg = load_config_from(tmp_path, "llm: {model: m}\noutput: {dir: out}\n"
                            "graph: {schema: {entities: {person: a human}, relationships: [[person, knows, person]]}}\n")

@@ -70,9 +70,21 @@ def url_secrets(url: str) -> list[str]:
     if "@" in parts.netloc:  # the whole user info and the password (a user name alone is often a plain word)
         userinfo = parts.netloc.rpartition("@")[0]
         found += [userinfo, userinfo.partition(":")[2]]
-    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True)
-              if re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_NAMES}", name)]
+    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True) if is_secret_name(name)]
     return [s for s in found if s]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter or field named ``name`` holds a credential (``api_key``, ``token``, ``x-auth``)."""
+    return bool(re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_NAMES}", name))
+
+
+def body_secrets(body: Any) -> list[str]:
+    """The texts of a request body's key-like entries (an ``extra_body`` ``token``), at any depth."""
+    if isinstance(body, dict):
+        return [s for k, v in body.items()
+                for s in ([v] if isinstance(v, str) and is_secret_name(str(k)) else body_secrets(v))]
+    return [s for v in body for s in body_secrets(v)] if isinstance(body, list) else []
 
 
 def has_credentials(url: str) -> bool:

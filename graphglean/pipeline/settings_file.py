@@ -5,7 +5,8 @@ Paths inside the output folder are written relative to it (``output.dir`` is ``.
 ``cache.sqlite``), so a copied or moved folder reads its own files, never the original's; other paths are
 absolute. Secrets are never written: the API key is the environment variable that held it
 (``${OPENAI_API_KEY:-}``), a base URL carrying credentials is ``${GRAPHGLEAN_BASE_URL:-}`` (or the variable that
-held it), and the text passes through `redact` as well."""
+held it), a key-like entry of ``extra_body`` (``token``, ``api_key``, as `redact` knows them) the variable that
+held it (else one named after its key), and the text passes through `redact` as well."""
 
 from __future__ import annotations
 
@@ -19,11 +20,12 @@ import yaml
 
 from ..core.atomic import write_text
 from ..core.config import NAME_OR_PATH, Config
-from ..llm.credentials import has_credentials, redact
+from ..llm.credentials import has_credentials, is_secret_name, redact
 
 SETTINGS = "settings.yaml"
 KEY_NAMES = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "GRAPHGLEAN_API_KEY")  # preferred, in this order
 KEY_FALLBACK, URL_FALLBACK = "GRAPHGLEAN_API_KEY", "GRAPHGLEAN_BASE_URL"
+EXTRA_PREFIX = "GRAPHGLEAN_EXTRA_"  # + the entry's key path: the variable a written extra_body secret is read from
 REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*):-\}$")  # a whole value that is a written reference
 PathFn = Callable[[str, tuple[str, ...]], str]
 
@@ -70,6 +72,27 @@ def _holder(value: str, environ: Mapping[str, str], preferred: tuple[str, ...]) 
     return (names or sorted(n for n, v in environ.items() if v == value) or [None])[0]
 
 
+def _extra_secrets(body: Any, environ: Mapping[str, str], notes: list[str], path: tuple[str, ...] = ()) -> Any:
+    """``extra_body`` with each key-like entry's text (``token``, ``api_key``, ...) an environment reference."""
+    if isinstance(body, list):
+        return [_extra_secrets(v, environ, notes, path + (str(i),)) for i, v in enumerate(body)]
+    if not isinstance(body, dict):
+        return body
+    out = {}
+    for key, value in body.items():
+        where = path + (str(key),)
+        if isinstance(value, str) and value and is_secret_name(str(key)):
+            name = _holder(value, environ, ())
+            if name is None:
+                name = EXTRA_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", "_".join(where)).upper()
+                notes.append(f"llm.extra_body.{'.'.join(where)} was written in the run's config, not read from "
+                             f"the environment: set {name} to it before asking with an LLM (graphglean query)")
+            out[key] = reference(name)
+        else:
+            out[key] = _extra_secrets(value, environ, notes, where)
+    return out
+
+
 def _secret_references(llm: dict[str, Any], environ: Mapping[str, str]) -> list[str]:
     """Put references in ``llm`` (plain data) for its secrets; the notes for those no variable held."""
     notes: list[str] = []
@@ -87,6 +110,7 @@ def _secret_references(llm: dict[str, Any], environ: Mapping[str, str]) -> list[
             notes.append(f"llm.base_url carries credentials, which are never written: set {name} to it before "
                          "asking with an LLM (graphglean query)")
         llm["base_url"] = reference(name)
+    llm["extra_body"] = _extra_secrets(llm["extra_body"], environ, notes)
     return notes
 
 
