@@ -142,10 +142,8 @@ def test_settings_never_hold_a_secret_and_read_back_as_the_run(tmp_path, monkeyp
     assert "sk-query-secret-123456" not in text and "pw-secret" not in text
     assert "api_key: ${MY_KEY:-}" in text and "base_url: ${GRAPHGLEAN_BASE_URL:-}" in text
     assert notes and "GRAPHGLEAN_BASE_URL" in notes[0]
-    (tmp_path / "out").mkdir()
-    (tmp_path / "out" / SETTINGS).write_text(text)
     monkeypatch.chdir("/")
-    back = run_settings(tmp_path / "out")
+    back = run_settings(saved(tmp_path / "out", text))
     assert back.cfg.llm.api_key == "sk-query-secret-123456" and back.cfg.llm.cache.path == str(tmp_path / "c.sqlite")
     assert back.cfg.input.path == str(tmp_path / "in") and back.out_dir == tmp_path / "out"
     settings = tmp_path / "out" / SETTINGS
@@ -163,9 +161,7 @@ def test_settings_name_the_files_inside_the_output_folder_relative_to_it(tmp_pat
     assert written["output"]["dir"] == "." and written["llm"]["cache"]["path"] == "cache.sqlite"
     assert written["episodic"]["templates"] == "templates" and written["input"]["path"] == str(tmp_path / "in")
     assert str(tmp_path / "out") not in text
-    (tmp_path / "moved").mkdir()
-    (tmp_path / "moved" / SETTINGS).write_text(text)
-    monkeypatch.chdir(tmp_path / "moved")
+    monkeypatch.chdir(saved(tmp_path / "moved", text))
     for target in (tmp_path / "moved", "."):
         back = run_settings(target).cfg
         assert back.output.dir == str(tmp_path / "moved")
@@ -183,9 +179,7 @@ def test_extra_body_credentials_are_written_as_references(tmp_path, monkeypatch)
     assert written == {"top_k": 5, "access_token": "${VERTEX_TOKEN:-}",
                        "metadata": {"x-api-key": "${GRAPHGLEAN_EXTRA_METADATA_X_API_KEY:-}", "note": "plain"}}
     assert len(notes) == 1 and "set GRAPHGLEAN_EXTRA_METADATA_X_API_KEY" in notes[0]
-    (tmp_path / "out").mkdir()
-    (tmp_path / "out" / SETTINGS).write_text(text)
-    back = run_settings(tmp_path / "out")
+    back = run_settings(saved(tmp_path / "out", text))
     assert back.missing() == ["llm.extra_body.metadata.x-api-key: set GRAPHGLEAN_EXTRA_METADATA_X_API_KEY "
                               f"({tmp_path / 'out' / SETTINGS} reads it)"]
     monkeypatch.setenv("GRAPHGLEAN_EXTRA_METADATA_X_API_KEY", "written-secret-4567")
@@ -195,16 +189,13 @@ def test_extra_body_credentials_are_written_as_references(tmp_path, monkeypatch)
 def test_settings_of_a_run_with_a_schema_read_back(tmp_path):
     cfg = load_config_from(tmp_path, "llm: {model: m}\noutput: {dir: out}\n"
                            "graph: {schema: {entities: {person: a human}, relationships: [[person, knows, person]]}}\n")
-    (tmp_path / "out").mkdir()
-    (tmp_path / "out" / SETTINGS).write_text(settings_yaml(cfg)[0])
-    assert run_settings(tmp_path / "out").cfg.graph.schema == cfg.graph.schema
+    assert run_settings(saved(tmp_path / "out", settings_yaml(cfg)[0])).cfg.graph.schema == cfg.graph.schema
 
 
 def test_settings_written_with_absolute_paths_follow_a_moved_folder(tmp_path):
-    (tmp_path / "copy").mkdir()
-    (tmp_path / "copy" / SETTINGS).write_text(
-        f"llm: {{model: m, cache: {{path: {tmp_path}/gone/cache.sqlite}}}}\n"
-        f"input: {{path: {tmp_path}/in}}\noutput: {{dir: {tmp_path}/gone}}\n")
+    saved(tmp_path / "copy",
+          f"llm: {{model: m, cache: {{path: {tmp_path}/gone/cache.sqlite}}}}\n"
+          f"input: {{path: {tmp_path}/in}}\noutput: {{dir: {tmp_path}/gone}}\n")
     back = run_settings(tmp_path / "copy").cfg
     assert back.output.dir == str(tmp_path / "copy") and back.input.path == str(tmp_path / "in")
     assert back.llm.cache.path == str(tmp_path / "copy" / "cache.sqlite")
@@ -220,6 +211,13 @@ async def test_a_copied_output_folder_is_asked_through_its_own_cache(tmp_path, m
         again = await query(tmp_path / "copy", "Who is Marley?")
     assert not (tmp_path / "first").exists()  # the original's cache was not made again
     assert asked.calls == 1 and again.cache_hits == 1 and (tmp_path / "copy" / "cache.sqlite").is_file()
+
+
+def saved(folder, text):
+    """``folder`` (made) holding ``text`` as its settings.yaml."""
+    folder.mkdir()
+    (folder / SETTINGS).write_text(text)
+    return folder
 
 
 def load_config_from(folder, text):
