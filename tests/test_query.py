@@ -311,6 +311,18 @@ async def test_context_only_calls_nothing_and_needs_no_endpoint(tmp_path, monkey
     assert world.context.startswith("Reports:\n[C1] # ") and not (tmp_path / "out" / "queries.jsonl").exists()
 
 
+async def test_a_run_without_the_graph_pass_is_said_to_have_built_no_graph(tmp_path):
+    (tmp_path / "in.txt").write_text(STAVE, encoding="utf-8")
+    cfg = Config()
+    cfg.graph.enabled, cfg.summary.enabled = False, True
+    cfg.input.path, cfg.output.dir = str(tmp_path / "in.txt"), str(tmp_path / "out")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg.llm.base_url = s.base_url
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+    with pytest.raises(InputError, match=r"the run built no graph \(graph.enabled is false in .*settings.yaml\)"):
+        await query(tmp_path / "out", "Who is Marley?", context_only=True)
+
+
 async def test_an_offline_run_answers_only_with_context_only(tmp_path):
     (tmp_path / "in.txt").write_text(STAVE, encoding="utf-8")
     cfg = Config()
