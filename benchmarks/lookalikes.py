@@ -11,6 +11,7 @@ recall the pairs that are one entity and were merged.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
@@ -66,7 +67,12 @@ def scores(rows: list[dict]) -> dict[str, tuple[int, int, int, int]]:
 
 
 def main() -> None:
-    paths = [Path(a) for a in sys.argv[1:] if not a.startswith("-")] or [PAIRS]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", nargs="*", type=Path, metavar="SET.jsonl",
+                        help=f"labelled pairs (default: {PAIRS.relative_to(ROOT)})")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print every pair decided wrongly")
+    args = parser.parse_args()
+    paths = args.sets or [PAIRS]
     rows = [json.loads(line) for p in paths for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
     found = scores(rows)
     lines = []
@@ -80,7 +86,7 @@ def main() -> None:
                   f"{t['tp'] / max(1, t['same']):.2f}"])
     columns = ["class", "same", "different", "merged right", "merged wrong", "precision", "recall"]
     print(table([dict(zip(columns, line)) for line in lines], columns))
-    if "-v" in sys.argv:
+    if args.verbose:
         for row in rows:
             together, why = merged(row)
             if together != (row["label"] == "same"):

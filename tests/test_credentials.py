@@ -83,6 +83,15 @@ async def test_an_error_body_is_redacted_before_it_is_cut(tmp_path):
     assert "sk-cut" not in str(raised.value) + str(getattr(raised.value, "body", ""))
 
 
+def test_a_credential_in_extra_body_is_never_said():
+    from graphglean.core.config import LLMConfig
+    from graphglean.llm.endpoint import Endpoint
+
+    Endpoint(LLMConfig(extra_body={"top_k": 5, "provider": {"auth_token": "tok-in-body-8c7b"}}))
+    assert redact("the server said: unknown token tok-in-body-8c7b; top_k 5") == \
+        "the server said: unknown token [redacted]; top_k 5"
+
+
 def test_the_lock_note_names_the_command_without_credentials(monkeypatch):
     from graphglean.pipeline.folder_lock import _command
 

@@ -91,8 +91,22 @@ def url_secrets(url: str) -> list[str]:
         userinfo = parts.netloc.rpartition("@")[0]
         found += [userinfo, userinfo.partition(":")[2]]
     found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True)
-              if re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_QUERY_NAMES}", name)]
+              if is_secret_name(name, query=True)]
     return [s for s in found if s]
+
+
+def is_secret_name(name: str, query: bool = False) -> bool:
+    """Whether a parameter or field named ``name`` holds a credential (``api_key``, ``token``, ``x-auth``; in a
+    URL's query also ``code``)."""
+    return bool(re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_QUERY_NAMES if query else _NAMES}", name))
+
+
+def body_secrets(body: Any) -> list[str]:
+    """The texts of a request body's key-like entries (an ``extra_body`` ``token``), at any depth."""
+    if isinstance(body, dict):
+        return [s for k, v in body.items()
+                for s in ([v] if isinstance(v, str) and is_secret_name(str(k)) else body_secrets(v))]
+    return [s for v in body for s in body_secrets(v)] if isinstance(body, list) else []
 
 
 def without_credentials(url: str) -> str:
@@ -102,8 +116,8 @@ def without_credentials(url: str) -> str:
         return url
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
-    query = "&".join(pair for pair in parts.query.split("&") if pair and not re.fullmatch(
-        rf"(?i)(?:[\w.\-]*[_.\-])?{_QUERY_NAMES}", unquote(pair.partition("=")[0])))
+    query = "&".join(pair for pair in parts.query.split("&")
+                     if pair and not is_secret_name(unquote(pair.partition("=")[0]), query=True))
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 

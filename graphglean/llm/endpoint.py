@@ -14,7 +14,7 @@ import trio
 from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
-from .credentials import endpoint_secrets, redact, remember, without_credentials
+from .credentials import body_secrets, endpoint_secrets, redact, remember, without_credentials
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
@@ -80,7 +80,8 @@ class Endpoint:
 
     def __init__(self, cfg: LLMConfig, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.cfg = cfg
-        remember(endpoint_secrets(cfg.api_key, cfg.base_url))  # never in a message, wherever it is written
+        # never in a message, wherever it is written
+        remember([*endpoint_secrets(cfg.api_key, cfg.base_url), *body_secrets(cfg.extra_body)])
         self.count_tokens: Callable[[str], int] = lambda text: len(text) // 4 + 1
         self.streams = False
         self.usage_counted = 0  # streamed answers whose usage the server did not send (counted here)
