@@ -15,10 +15,10 @@ import trio.testing
 from graphglean.core.config import LLMConfig
 from graphglean.llm.client import ChatClient
 from graphglean.llm.http.watch import AttemptWatch, WaitingLine
-from graphglean.llm.limits import AdaptiveConcurrency
+from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.llm.server.measures import Envelope
 from graphglean.llm.server.rule import ConcurrencyRule, queue_for
-from graphglean.testing import FakeLLMServer, LocalServer
+from graphglean.testing import FakeLLMServer, LocalServer, Reply
 
 
 def on_virtual_time(fn, *args, **kwargs):
@@ -143,14 +143,19 @@ def test_the_timeline_says_what_was_chosen_and_stays_short():
     concurrency.set_ceiling(3, "a queue")
     now[0] = 5.0
     concurrency.back_off(now[0], "a 503")
-    for i in range(200):
+    for i in range(200):  # a cycle of the same two reasons: two entries that count them
         now[0] += 1.0
-        concurrency.set_ceiling(4 + i % 2, "more")
+        concurrency.set_ceiling(4 + i % 2, f"more {i % 2}")
+    for i in range(200):  # changes for reasons of their own: the first and the latest are kept
+        now[0] += 1.0
+        concurrency.set_ceiling(4 + i % 2, f"reason {i}")
     summary = concurrency.summary()
     assert summary["start"] == 64 and summary["final"] == 5
-    assert summary["timeline"][:3] == [{"t_s": 0.0, "limit": 64, "reason": "llm.max_concurrency"},
-                                       {"t_s": 0.0, "limit": 3, "reason": "a queue"},
-                                       {"t_s": 5.0, "limit": 1, "reason": "halved after a 503"}]
+    assert summary["timeline"][:5] == [
+        {"t_s": 0.0, "limit": 64, "reason": "llm.max_concurrency"}, {"t_s": 0.0, "limit": 3, "reason": "a queue"},
+        {"t_s": 5.0, "limit": 1, "reason": "halved after a 503"},
+        {"t_s": 9.0, "limit": 5, "reason": "more 1", "times": 99, "last_t_s": 205.0},  # (once the cut recovered)
+        {"t_s": 10.0, "limit": 4, "reason": "more 0", "times": 98, "last_t_s": 204.0}]
     assert len(summary["timeline"]) == AdaptiveConcurrency.KEPT and summary["timeline_left_out"] > 0
     assert summary["timeline"][-1]["t_s"] == pytest.approx(now[0]) and math.isfinite(summary["timeline"][-1]["t_s"])
 
@@ -162,3 +167,28 @@ def test_a_server_that_ends_an_answer_when_another_request_comes_is_found_at_onc
     assert summary["in_flight_limit"] == 1 and "stops an answer" in summary["source"], summary
     assert summary["timeline"][1]["t_s"] < 1.0  # found with the first answers, not after many
     assert local.interrupted <= 19 and len(s.chat_requests()) == 20 + local.interrupted  # all answered
+
+
+class AtMost:
+    """A proxy that serves ``most`` requests at once and answers the rest 429 (LiteLLM's max_parallel_requests,
+    a key's concurrency on a hosted router)."""
+
+    def __init__(self, most: int) -> None:
+        self.most, self.now = most, 0
+
+    async def __call__(self, req):
+        if self.now >= self.most:
+            return Reply(status=429, body={"error": {"message": "Too many concurrent requests"}})
+        self.now += 1
+        try:
+            await trio.sleep(2.0)
+        finally:
+            self.now -= 1
+        return Reply("word " * 100)
+
+
+def test_429s_that_come_again_cap_the_requests_in_flight_where_they_came():
+    summary, s = on_virtual_time(drive, FakeLLMServer(AtMost(10)), 300, 200, max_retries=6)
+    refused = s.status_counts.get(429, 0)
+    assert refused <= 0.05 * 300 and s.status_counts[200] == 300, (s.status_counts, summary)
+    assert summary["final"] in (10, 11) and len(summary["timeline"]) <= 6, summary  # a probe a while: one entry

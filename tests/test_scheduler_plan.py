@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphglean.core.config import LLMConfig
-from graphglean.llm.limits import AdaptiveConcurrency
+from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.llm.records import ChatResult, Usage
 from graphglean.scheduling.scheduler import Scheduler
 

@@ -18,8 +18,9 @@ from .accounting import CallAccount
 from .batch.waves import Waves
 from .cache import ResponseCache
 from .endpoint import FIRST_CONTACT_WAIT_S, Endpoint, Failure
-from .limits import AdaptiveConcurrency, RateLimiter
+from .limits import RateLimiter
 from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
+from .server.in_flight import AdaptiveConcurrency
 from .server.profile import ServerProfile
 from .streaming import refused_streaming, streamed_body
 from .retry import RetryBudget, RetryPolicy
@@ -258,6 +259,7 @@ class ChatClient(Endpoint):
         chat = path == "chat/completions"
         while True:
             await self._take_turn(estimate)
+            in_flight = slots.borrowed_tokens  # (itself included)
             watch, told = self.watch(on_first), False
             watch.owner, watch.line, watch.size, watch.on_last = accounts, server.line, prompt, on_last
             try:
@@ -302,7 +304,9 @@ class ChatClient(Endpoint):
             if failure.unreachable and (dead := self.dead_on_arrival(failures)) is not None:
                 accounts.bump(failures=1)
                 raise dead
-            budget.spend(failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts))
+            limited = failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts,
+                                                                   in_flight)
+            budget.spend(limited)
             previous_sent = t0
             wait = budget.next_wait(failure.retry_after)
             if failure.unreachable and not self.reached:  # the first contact: a quick second try, then stop
@@ -327,11 +331,11 @@ class ChatClient(Endpoint):
             await self.concurrency.limiter.acquire()
 
     def _rate_limited(self, failure: Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
-                      accounts: "_Accounts") -> bool:
+                      accounts: "_Accounts", in_flight: int) -> bool:
         """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
         requests were answered since its previous attempt) rather than a fault."""
         accounts.bump(rate_limited=1)
-        self.concurrency.back_off(sent_at, "a 429")
+        self.concurrency.back_off(sent_at, "a 429", in_flight)
         self.limiter.on_rate_limited(sent_at, failure.retry_after)
         self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
         return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)

@@ -14,7 +14,7 @@ import trio
 from ...core.config import LLMConfig
 from ...core.errors import LLMError
 from ..http.watch import AttemptWatch, WaitingLine
-from ..limits import AdaptiveConcurrency
+from .in_flight import AdaptiveConcurrency
 from .measures import ServerMeasures
 from .reports import read_report
 from .rule import ConcurrencyRule

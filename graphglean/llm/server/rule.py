@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..limits import AdaptiveConcurrency
+from .in_flight import AdaptiveConcurrency
 
 
 def queue_for(slots: int) -> int:
