@@ -6,6 +6,7 @@ time)."""
 from __future__ import annotations
 
 import math
+import zlib
 from functools import partial
 
 import pytest
@@ -35,6 +36,25 @@ async def drive(server: FakeLLMServer, calls: int, max_tokens: int, **llm) -> tu
                 for i in range(calls):
                     nursery.start_soon(c.chat, c.request([{"role": "user", "content": f"q{i}"}], max_tokens=max_tokens))
             return c.server.summary()["concurrency"], s
+
+
+def share(text: str) -> float:
+    """A number in [0, 1) of ``text``, the same every run."""
+    return zlib.crc32(text.encode()) % 10_000 / 10_000
+
+
+def spread(words=(50, 300), first_s=0.0, tail=0.0, tail_s=3.0):
+    """Answers of ``words`` words, each after a wait spread over ``first_s`` and, for a share ``tail`` of them,
+    ``tail_s`` more: a server's own spread of answer times (no queue: it serves any number at once)."""
+    def respond(req):
+        q = req.last_user
+        delay = first_s * share(q + "d") + (tail_s if share(q) < tail else 0.0)
+        return Reply("word " * int(words[0] + (words[1] - words[0]) * share(q + "n")), delay=delay)
+    return respond
+
+
+def limits(summary: dict) -> list[int]:
+    return [row["limit"] for row in summary["timeline"]]
 
 
 @pytest.mark.parametrize("refuse_stream", [True, False])
@@ -108,33 +128,47 @@ def test_envelope_reads_no_queue_in_a_constant_or_size_proportional_time_and_rea
     assert Envelope().expected(10) is None
 
 
-def test_the_rule_holds_back_on_a_wait_and_widens_by_a_quarter_on_more_served_at_once():
+def test_the_rule_holds_back_on_waits_of_requests_sent_together_and_widens_a_quarter_a_round_served_at_once():
     concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
-    rule, told = ConcurrencyRule(concurrency), []
-    rule.tell = told.append
-    for n in (1, 2):
-        rule.served(n)
-    assert concurrency.allowed == 64 and not rule.held
-    rule.waited(2, "a request waited")
+    rule, told, at_once = ConcurrencyRule(concurrency), [], [2]
+    rule.tell, rule.count = told.append, lambda: at_once[0]
+    for seq in range(190):  # a slow answer in every six sent: the server's spread, not a queue
+        rule.judged(seq % 6 == 0, seq)
+    assert concurrency.allowed == 64 and not rule.held and rule.slots is None
+    for seq, waited in zip(range(200, 220), [True] * 3 + [False] * 16 + [True]):  # the fourth wait too far off
+        rule.judged(waited, seq)
+    assert not rule.held
+    for seq in (221, 223, 224):
+        rule.judged(True, seq)
     assert (rule.slots, concurrency.allowed) == (2, 3) and "llm.server_concurrency" in told[0]
-    rule.served(3)  # all three went at once: there is room
-    assert (rule.slots, concurrency.allowed) == (3, 4)
-    rule.served(2)
-    rule.waited(1, "again")
-    assert (rule.slots, concurrency.allowed) == (3, 4) and len(told) == 1  # said once
-    for n in range(4, 80):
-        rule.served(n)
-    assert concurrency.allowed == 64 and [queue_for(s) for s in (1, 4, 8, 64)] == [1, 1, 2, 16]
+    seq = 225
+    for _ in range(3):  # a round of the limit's requests, as many served at once as before
+        rule.judged(True, seq := seq + 1)
+    assert (rule.slots, concurrency.allowed) == (2, 3)
+    limits = []
+    for _ in range(16):  # rounds that all went at once: a quarter more each
+        at_once[0] = concurrency.allowed
+        for _ in range(concurrency.allowed):
+            rule.judged(False, seq := seq + 1)
+        limits.append(concurrency.allowed)
+    assert limits[:6] == [4, 5, 6, 7, 8, 10] and limits[-1] == 64 and len(told) == 1  # said once
+    at_once[0] = 3
+    for _ in range(64):
+        rule.judged(True, seq := seq + 1)
+    assert concurrency.allowed == 64  # the most seen served at once stays
+    assert [queue_for(s) for s in (1, 4, 8, 64)] == [1, 1, 2, 16]
 
 
 def test_configured_reported_and_interrupting_slots_are_not_moved_by_measures():
     concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
     rule = ConcurrencyRule(concurrency, configured=6)
-    rule.waited(2, "a request waited")
-    rule.served(20)
+    rule.count = lambda: 20
+    for seq in range(20):
+        rule.judged(True, seq)
+    rule.hold(2, "a report of requests waiting")
     assert (rule.slots, concurrency.allowed, rule.source) == (6, 7, "llm.server_concurrency")
     rule.fix(1, "one at a time", queue=False)
-    assert concurrency.allowed == 1
+    assert (rule.slots, concurrency.allowed) == (1, 1)
 
 
 def test_the_timeline_says_what_was_chosen_and_stays_short():
@@ -167,6 +201,52 @@ def test_a_server_that_ends_an_answer_when_another_request_comes_is_found_at_onc
     assert summary["in_flight_limit"] == 1 and "stops an answer" in summary["source"], summary
     assert summary["timeline"][1]["t_s"] < 1.0  # found with the first answers, not after many
     assert local.interrupted <= 19 and len(s.chat_requests()) == 20 + local.interrupted  # all answered
+
+
+@pytest.mark.parametrize("refuse_stream", [True, False])
+def test_a_few_slow_answers_are_no_queue_where_answers_come_whole(refuse_stream):
+    # a proxy that buffers streams (the whole answer, then [DONE]) or a server that does not stream: 1 s + 2 ms a
+    # token, and 3% of answers 3 s later
+    server = FakeLLMServer(spread((50, 500), tail=0.03), latency=1.0, token_latency=0.002, refuse_stream=refuse_stream)
+    summary, s = on_virtual_time(drive, server, 300, 600)
+    assert limits(summary) == [64] and s.max_in_flight == 64, summary
+
+
+@pytest.mark.parametrize("tokens_per_s, words, first_s, tail", [
+    (50, (50, 150), 3.0, 0.0),  # first tokens anywhere from 0.3 to 3.3 s (a prefill batched with others)
+    (3000, (50, 300), 1.0, 0.03),  # fast short answers that do not trickle; some 3 s late
+])
+def test_first_tokens_spread_by_the_server_itself_are_no_queue(tokens_per_s, words, first_s, tail):
+    local = LocalServer(slots=256, tokens_per_s=tokens_per_s, reports_slots=False)
+    server = FakeLLMServer(spread(words, first_s, tail), latency=0.3, local=local)
+    summary, s = on_virtual_time(drive, server, 300, 600)
+    assert min(limits(summary)) == 64 and s.max_in_flight == 64, summary
+
+
+def test_prompts_of_any_length_are_no_queue_for_answers_not_streamed():
+    # the prompt takes up to 7 s (300 tokens a second) before 1 to 10 s of answer: no answer waited for a slot
+    local = LocalServer(slots=256, tokens_per_s=50, prompt_tokens_per_s=300, reports_slots=False)
+    server = FakeLLMServer(spread((50, 500)), refuse_stream=True, local=local)
+
+    async def run():
+        async with server.running() as s:
+            cfg = LLMConfig(base_url=s.base_url, model="m")
+            cfg.cache.mode = "off"
+            async with ChatClient(cfg) as c, trio.open_nursery() as nursery:
+                for i in range(200):
+                    words = "x " * int(50 + 4000 * share(f"p{i}"))
+                    request = c.request([{"role": "user", "content": f"q{i} {words}"}], max_tokens=600)
+                    nursery.start_soon(c.chat, request)
+            return c.server.summary()["concurrency"]
+
+    assert limits(on_virtual_time(run)) == [64]
+
+
+def test_a_server_that_answers_whole_on_two_slots_is_counted_two():
+    local = LocalServer(slots=2, tokens_per_s=20, reports_slots=False)
+    server = FakeLLMServer(lambda r: "word " * 100, refuse_stream=True, local=local)
+    summary, s = on_virtual_time(drive, server, 120, 600)
+    assert (summary["server_slots"], summary["in_flight_limit"]) == (2, 3) and local.abandoned_tokens == 0, summary
 
 
 class AtMost:

@@ -39,15 +39,16 @@ class ServerProfile:
         self.rule = ConcurrencyRule(concurrency, cfg.server_concurrency, self.hosted)
         self.line = WaitingLine(self._review)
         self.measures = ServerMeasures(self.line)
+        self.rule.count = self.measures.served_at_once
         self.refused: dict[str, str] = {}  # what the server refused this run -> why, one line
         self.refused_formats: set[str] = set()  # the response_format types it refused (json_schema, json_object)
         self.errors: dict[str, LLMError] = {}  # capabilities it lacks -> the error, raised again at once
         self.streamed = 0
         self.unstreamed = 0
-        self.start = concurrency.allowed  # the limit the first request went with
         self._asked = self.rule.fixed  # whether its own report was read (or needs none)
         self._asking = trio.Lock()
         self._checked_at = -1e18
+        self.start = concurrency.allowed  # the limit the first request went with
         self._interrupts = 0  # streams of ours the server ended early while another was in flight
 
     def streams(self, req_max_tokens: int | None, extra: dict[str, Any], transport_streams: bool) -> bool:
@@ -80,8 +81,8 @@ class ServerProfile:
             if report is not None and report.slots is not None:
                 self.rule.fix(report.slots, report.source)
             elif report is not None and report.waiting:  # a batching server (vLLM) full already
-                self.rule.waited(report.running or 1, f"{report.source}: {report.waiting} waiting while "
-                                 f"{report.running} ran")
+                self.rule.hold(report.running or 1, f"{report.source}: {report.waiting} waiting while "
+                               f"{report.running} ran")
             elif report is not None:
                 self.rule.source = f"{report.source}: nothing waiting; {self.rule.source}"
             self.start = self.concurrency.allowed
@@ -90,20 +91,15 @@ class ServerProfile:
 
     def first_token(self, watch: AttemptWatch) -> None:
         """A streamed answer's first event arrived."""
-        waited, at_once = self.measures.first_token(watch)
-        if waited:
-            self.rule.waited(at_once, f"a request waited {waited:.1f} s for a slot while {at_once} generated")
-        else:
-            self.rule.served(at_once)
+        waited = self.measures.first_token(watch)
+        if waited is not None:
+            self.rule.judged(waited, watch.seq)
 
     def answered(self, watch: AttemptWatch, latency: float, tokens: int | None) -> None:
         """A good answer came, of ``tokens`` (None: not a chat answer)."""
-        waited, at_once = self.measures.answered(watch, latency, tokens, count=self.rule.held)
-        if waited:
-            self.rule.waited(at_once, f"an answer of {tokens} tokens took {latency:.1f} s, {waited:.1f} s more "
-                             f"than its size explains, while {at_once} came in that time")
-        elif at_once:
-            self.rule.served(at_once)
+        waited = self.measures.answered(watch, latency, tokens)
+        if waited is not None:
+            self.rule.judged(waited, watch.seq)
 
     def finished(self, watch: AttemptWatch, abandoned: bool) -> None:
         """An attempt ended (answered, failed or given up)."""
@@ -117,16 +113,13 @@ class ServerProfile:
             self.rule.fix(1, INTERRUPTED, queue=False)
 
     def _review(self, now: float) -> None:
-        """The line moved: a request that waits for its first token while others stream, longer than its
-        prompt explains, is waiting for a slot."""
+        """The line moved: requests that wait for their first token while others stream, longer than their
+        prompt explains, wait for a slot."""
         if now < self._checked_at + CHECK_S or self.rule.fixed:
             return
         self._checked_at = now
-        stuck = self.measures.stuck(now)
-        if stuck is not None:
-            waited, at_once = stuck
-            self.rule.waited(at_once, f"a request has waited {waited:.1f} s for its first token while "
-                             f"{at_once} generated")
+        for seq in self.measures.stuck(now):
+            self.rule.judged(True, seq)
 
     def drain_s(self, watch: AttemptWatch) -> float:
         """How long the server goes on with an answer given up at ``watch`` (a server that does not stop on a
