@@ -284,10 +284,9 @@ class ChatClient(Endpoint):
                         return parsed, latency, len(failures) + 1
                 else:
                     failure = outcome
-                if streamed and watch.first_at is not None and slots.borrowed_tokens > 1 and (
-                        failure.cut or failure.reason.startswith("connection broken")):
-                    server.interrupted()  # another of ours came in and this one stopped: one at a time
-                    failure = attrs.evolve(failure, abandoned=False)
+                if streamed and watch.first_at is not None and (
+                        failure.cut or failure.reason.startswith("connection broken")) and server.cut():
+                    failure = attrs.evolve(failure, abandoned=False)  # stopped for another of ours: not going on
                 server.finished(watch, failure.abandoned)
                 told = True
                 if failure.status == 503 or failure.timed_out:  # the server has more than it can take

@@ -24,6 +24,7 @@ SMALLEST_STREAMED = 5
 CHECK_S = 0.25  # requests stuck in a queue are looked for at most this often
 INTERRUPTED = "inferred: the server stops an answer when another request comes (llama-cpp-python: " \
               "--interrupt_requests False lets requests wait instead); one at a time, no queue"
+CUTS = 2  # streams cut while another request of ours waited, and at least half of those that ended
 
 
 def is_hosted(cfg: LLMConfig) -> bool:
@@ -49,7 +50,7 @@ class ServerProfile:
         self._asking = trio.Lock()
         self._checked_at = -1e18
         self.start = concurrency.allowed  # the limit the first request went with
-        self._interrupts = 0  # streams of ours the server ended early while another was in flight
+        self._cuts = 0  # streams of ours the server ended early while another of ours waited
 
     def streams(self, req_max_tokens: int | None, extra: dict[str, Any], transport_streams: bool) -> bool:
         """Whether to stream this chat request."""
@@ -105,12 +106,17 @@ class ServerProfile:
         """An attempt ended (answered, failed or given up)."""
         self.measures.finished(watch, abandoned)
 
-    def interrupted(self) -> None:
-        """A stream of ours ended early while another was in flight: twice, and it is a server that stops the
-        answer it generates when a request comes (llama-cpp-python's ``interrupt_requests``, on by default)."""
-        self._interrupts += 1
-        if self._interrupts >= 2 and not self.rule.fixed:
+    def cut(self) -> bool:
+        """A stream of ours ended early (after its first token). Whether the server stopped it for another of
+        ours that waits (llama-cpp-python's ``interrupt_requests``, on by default): a server never seen
+        streaming two at once, that cut `CUTS` streams so, and at least half of those that ended. Then: one at
+        a time."""
+        if self.measures.peak > 1 or not self.line.waiting:
+            return False
+        self._cuts += 1
+        if self._cuts >= CUTS and 2 * self._cuts >= self.measures.streams_ended + 1 and not self.rule.fixed:
             self.rule.fix(1, INTERRUPTED, queue=False)
+        return True
 
     def _review(self, now: float) -> None:
         """The line moved: requests that wait for their first token while others stream, longer than their
