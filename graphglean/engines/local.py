@@ -74,7 +74,7 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
                                               waves=waves) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
                 tell = getattr(progress, "note", None)  # the concurrency held back: said once, by the passes
-                client.server.rule.tell = (lambda line: tell("llm", line)) if tell else notice
+                client.on_held((lambda line: tell("llm", line)) if tell else notice)
                 async with accounts_kept(book, accounts):
                     outcomes = await run_passes(ctx, passes)
                 if waves is not None and not any(o.failed for o in outcomes):

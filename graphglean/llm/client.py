@@ -200,6 +200,10 @@ class ChatClient(Endpoint):
                 vectors[i] = vector
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
 
+    def on_held(self, tell: Callable[[str], None]) -> None:
+        """``tell`` hears, once, a line saying that the server's slots hold the run below llm.max_concurrency."""
+        self.server.rule.tell = tell
+
     def streaming(self, accounts: list[CallAccount]) -> tuple[int, int, float]:
         """(answers streaming now, their tokens so far, tokens a second) of the calls counted in ``accounts``."""
         return self.server.measures.streaming(lambda owner: isinstance(owner, _Accounts) and owner.include(accounts))

@@ -49,7 +49,6 @@ class ServerProfile:
         self._asked = self.rule.fixed  # whether its own report was read (or needs none)
         self._asking = trio.Lock()
         self._checked_at = -1e18
-        self.start = concurrency.allowed  # the limit the first request went with
         self._cuts = 0  # streams of ours the server ended early while another of ours waited
 
     def streams(self, req_max_tokens: int | None, extra: dict[str, Any], transport_streams: bool) -> bool:
@@ -86,7 +85,7 @@ class ServerProfile:
                                f"{report.running} ran")
             elif report is not None:
                 self.rule.source = f"{report.source}: nothing waiting; {self.rule.source}"
-            self.start = self.concurrency.allowed
+            self.concurrency.start = self.concurrency.allowed
 
     # -- what the client tells it (each attempt) -----------------------------------------------------
 
@@ -145,8 +144,7 @@ class ServerProfile:
                f"refused by the server: {self.refused['stream']}" if "stream" in self.refused else "on")
         usage = (f"counted here for {usage_counted} answers (the server sent no usage in its streams)"
                  if usage_counted else "the server's")
-        concurrency = {**self.rule.summary(), **self.concurrency.summary(), "start": self.start,
-                       **self.measures.summary()}
+        concurrency = {**self.rule.summary(), **self.concurrency.summary(), **self.measures.summary()}
         return {"concurrency": concurrency,
                 "streaming": {"mode": why, "streamed_calls": self.streamed, "unstreamed_calls": self.unstreamed,
                               "usage": usage},
