@@ -134,14 +134,16 @@ def test_the_rule_holds_back_on_waits_of_requests_sent_together_and_widens_a_qua
     rule.tell, rule.count = told.append, lambda: at_once[0]
     for seq in range(190):  # a slow answer in every six sent: the server's spread, not a queue
         rule.judged(seq % 6 == 0, seq)
+    for seq in range(1000, 1400):  # whole answers, more of them slow: a whole answer's time has more causes
+        rule.judged(seq % 3 > 0 and seq % 16 < 11, seq, whole=True)
     assert concurrency.allowed == 64 and not rule.held and rule.slots is None
-    for seq, waited in zip(range(200, 220), [True] * 3 + [False] * 16 + [True]):  # the fourth wait too far off
+    for seq, waited in zip(range(2000, 2020), [True] * 3 + [False] * 16 + [True]):  # the fourth wait too far off
         rule.judged(waited, seq)
     assert not rule.held
-    for seq in (221, 223, 224):
+    for seq in (2021, 2023, 2024):
         rule.judged(True, seq)
     assert (rule.slots, concurrency.allowed) == (2, 3) and "llm.server_concurrency" in told[0]
-    seq = 225
+    seq = 2025
     for _ in range(3):  # a round of the limit's requests, as many served at once as before
         rule.judged(True, seq := seq + 1)
     assert (rule.slots, concurrency.allowed) == (2, 3)
@@ -157,6 +159,17 @@ def test_the_rule_holds_back_on_waits_of_requests_sent_together_and_widens_a_qua
         rule.judged(True, seq := seq + 1)
     assert concurrency.allowed == 64  # the most seen served at once stays
     assert [queue_for(s) for s in (1, 4, 8, 64)] == [1, 1, 2, 16]
+
+
+def test_twelve_whole_answers_of_sixteen_sent_one_after_another_that_waited_hold_back():
+    concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
+    rule = ConcurrencyRule(concurrency)
+    rule.count = lambda: 8
+    for seq in range(16):
+        rule.judged(seq >= 5, seq, whole=True)  # eleven of sixteen
+    assert not rule.held
+    rule.judged(True, 16, whole=True)  # twelve of the sixteen sent from the second
+    assert rule.held and (rule.slots, concurrency.allowed) == (8, 10)
 
 
 def test_configured_reported_and_interrupting_slots_are_not_moved_by_measures():

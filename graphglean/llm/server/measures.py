@@ -12,9 +12,9 @@ back). Each judgment goes to the deciding side (`ConcurrencyRule`) as whether th
 
 What the server serves at once is counted on demand: where answers stream over time, the most seen streaming
 at once; where they come whole, by Little's law, the seconds recent answers were served over the time they
-took to come, an answer being served at most a quarter longer than the least time seen for its sizes (the
-rest of its time is a wait too short to judge, or the server's own spread: counted short, the limit rises
-again by rounds).
+took to come, an answer being served at most a quarter longer than the least time seen for its sizes, plus
+slack (the rest of its time is a wait, or the server's own spread: counted short, the limit rises again by
+rounds).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ BEHIND = 2  # fewer requests sent later still waiting behind it: no queue to jud
 _KEPT = 4096  # waits kept for the report
 _LOOKED_AT = 8  # requests waiting for their first token looked at, oldest first, for stuck ones
 _SPAN = 4  # answers served at once are counted over this many times the longest answer's
-_OWN = 1.25  # a whole answer is served at most this much longer than the least time seen for its size
+_OWN = 1.25  # a whole answer is served at most this much longer than the least time seen for its size (+ slack)
 
 
 class Envelope:
@@ -164,7 +164,7 @@ class ServerMeasures:
             return None
         self.to_whole.add(latency, tokens, watch.size)
         expected = self.to_whole.expected(tokens, watch.size) or latency
-        self._served.append((trio.current_time(), min(latency, _OWN * expected)))
+        self._served.append((trio.current_time(), min(latency, _OWN * expected + self.slack())))
         return self._judge(watch, self._beyond(self.to_whole, latency, tokens, watch.size))
 
     def served_at_once(self) -> int:

@@ -99,7 +99,7 @@ class ServerProfile:
         """A good answer came, of ``tokens`` (None: not a chat answer)."""
         waited = self.measures.answered(watch, latency, tokens)
         if waited is not None:
-            self.rule.judged(waited, watch.seq)
+            self.rule.judged(waited, watch.seq, whole=True)
 
     def finished(self, watch: AttemptWatch, abandoned: bool) -> None:
         """An attempt ended (answered, failed or given up)."""

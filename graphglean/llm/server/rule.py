@@ -6,12 +6,12 @@ The rule (never more than ``llm.max_concurrency``):
    slots plus a queue of a quarter of them (at least one), for the whole run.
 2. A server that ends the answers it streams when another request of ours waits, and was never seen streaming
    two at once: one at a time, none waiting.
-3. Otherwise all of ``llm.max_concurrency`` until requests keep waiting for a slot: `WAITS` of `WINDOW`
-   requests sent one after another waited (as `ServerMeasures` judges), or a ``/metrics`` has requests
-   waiting. Then S + S/4 (at
-   least S + 1), S being the most answers the server was seen serving at once (`ServerMeasures`: by Little's
-   law, or the streams at once), counted again after each round of requests (as many as the limit): a round
-   that all went at once, none waiting, makes them all S, a quarter more each round.
+3. Otherwise all of ``llm.max_concurrency`` until requests sent one after another keep waiting for a slot
+   (as `ServerMeasures` judges): of `WINDOW`, `WAITS` for their first token, or `WHOLE_WAITS` for their
+   whole answer (a whole answer's time has more causes); or a ``/metrics`` has requests waiting. Then
+   S + S/4 (at least S + 1), S being the most answers the server was seen serving at once (the streams at
+   once, or Little's law), counted again after each round of requests (as many as the limit): a round that
+   all went at once, none waiting, makes them all S, a quarter more each round.
 4. Apart from these, 429s, 503s and timeouts halve the requests in flight for a few seconds, and 429s that
    come again set a ceiling (`AdaptiveConcurrency`).
 """
@@ -24,7 +24,8 @@ from typing import Any, Callable
 from .in_flight import AdaptiveConcurrency
 
 WINDOW = 16  # requests sent one after another
-WAITS = 4  # of which this many waited for a slot: a queue, not a few slow answers
+WAITS = 4  # of which this many waited for their first token: a queue, not a few slow answers
+WHOLE_WAITS = 12  # or this many for their whole answer (a waiting first token counts for three)
 
 
 def queue_for(slots: int) -> int:
@@ -48,7 +49,7 @@ class ConcurrencyRule:
         self.tell: Callable[[str], None] | None = None
         self._told = False
         self._fixed_slots: int | None = None
-        self._waited: deque[int] = deque(maxlen=WAITS)  # the places in the order sent of the latest waits
+        self._waited: deque[tuple[int, int]] = deque(maxlen=WHOLE_WAITS)  # the latest waits: (place sent, weight)
         self._left = 0  # requests to judge before served at once is counted again
         if configured:
             self.fix(configured, "llm.server_concurrency")
@@ -63,15 +64,18 @@ class ConcurrencyRule:
         self.fixed, self.held, self._fixed_slots, self.source = True, False, max(1, slots), source
         self.concurrency.set_ceiling(self._fixed_slots + (queue_for(self._fixed_slots) if queue else 0), source)
 
-    def judged(self, waited: bool, seq: int) -> None:
-        """A request, the ``seq``-th sent, was judged: it ``waited`` for a slot, or not."""
+    def judged(self, waited: bool, seq: int, whole: bool = False) -> None:
+        """A request, the ``seq``-th sent, was judged by its first token or, ``whole``, by its whole answer: it
+        ``waited`` for a slot, or not."""
         if self.fixed:
             return
         if not self.held:
             if waited:
-                self._waited.append(seq)
-                if len(self._waited) == WAITS and max(self._waited) - min(self._waited) < WINDOW:
-                    self.hold(self.count(), f"{WAITS} of {WINDOW} requests sent one after another waited for a slot")
+                self._waited.append((seq, 1 if whole else WHOLE_WAITS // WAITS))
+                newest = max(s for s, _ in self._waited)
+                if sum(weight for s, weight in self._waited if s > newest - WINDOW) >= WHOLE_WAITS:
+                    self.hold(self.count(), f"of {WINDOW} requests sent one after another, {WAITS} waited for their "
+                              f"first token or {WHOLE_WAITS} for their whole answer")
             return
         self._left -= 1
         if self._left <= 0:  # a round: served at once counted again (all of the limit, none waiting: S rises)
