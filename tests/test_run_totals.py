@@ -139,6 +139,25 @@ async def test_a_dead_endpoint_is_one_line_naming_the_setting_and_its_line(tmp_p
                       "where it listens"]
 
 
+async def test_a_ray_run_says_a_dead_endpoint_once_before_any_task_and_its_tasks_retry_a_refusal(tmp_path):
+    from graphglean.engines.ray import shard_task
+
+    with trio.socket.socket() as sock:
+        await sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / "config.yaml"
+    path.write_text(f"llm:\n  model: gpt-4o-mini\n  api_key: sk-x\n  base_url: http://127.0.0.1:{port}/v1\n"
+                    f"input: {{path: {STAVE}}}\noutput: {{dir: out}}\nruntime: {{engine: ray, workers: 2}}\n")
+    r = await cli("run", path)
+    errors = [line for line in r.stderr.decode().splitlines() if "error" in line]
+    assert r.returncode == 2 and errors == [
+        f"graphglean: error: {path}:4: llm.base_url: http://127.0.0.1:{port}/v1: connection refused 2 times: nothing "
+        "listens there; start the server, or set llm.base_url (GRAPHGLEAN_BASE_URL) to where it listens"]
+    assert not (tmp_path / "out" / "shards").exists()  # said by the driver, before any task
+    cfg = config(type("S", (), {"base_url": f"http://127.0.0.1:{port}/v1"})(), tmp_path)
+    assert shard_task._client(cfg).reached  # a task's client: a refusal is a passing fault (an endpoint restarting)
+
+
 def test_totals_add_up_invocations_and_costs_keep_fixed_decimals():
     row = {"calls": 3, "requests": 3, "retries": 1, "cache_hits": 0, "rate_limited": 0, "failures": 0,
            "prompt_tokens": 100, "completion_tokens": 10, "batch_calls": 1, "batch_prompt_tokens": 40,

@@ -35,8 +35,9 @@ class ChatClient(Endpoint):
     def __init__(self, cfg: LLMConfig, *, cache: ResponseCache | None = None, limiter: RateLimiter | None = None,
                  retry: RetryPolicy | None = None, count_tokens: Callable[[str], int] | None = None,
                  transport: httpx.AsyncBaseTransport | None = None, journal: ResponseCache | None = None,
-                 waves: Waves | None = None) -> None:
+                 waves: Waves | None = None, contacted: bool = False) -> None:
         super().__init__(cfg, transport)
+        self.reached = contacted  # the run found the endpoint before this client (`Endpoint.first_contact`)
         # batch mode (llm.batch): chat requests wait in waves sent through the Batch API, not in `_send`
         self.waves = waves if waves is not None else Waves(cfg) if cfg.batch.enabled else None
         self._tasks = contextlib.AsyncExitStack()

@@ -13,9 +13,11 @@ import trio
 
 from ..core.config import PEER_FORMATS, Config, missing_extra
 from ..core.errors import ConfigError
+from ..graph.resolution.resolve import asks_llm
 from ..graph.schema.ontology import schema_of
 from ..text.chunking import Chunk
 from ..text.inputs import Inputs
+from .communities import reports_asked
 from .context import PassFn, PassOutcome, RunContext
 from .runstore import FILENAME as RUN_STORE
 from .steps import enrich_pass, enrich_without_messages, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
@@ -34,6 +36,13 @@ def llm_without_endpoint(cfg: Config) -> str | None:
     if cfg.graph.enabled and cfg.graph.resolve.enabled and cfg.graph.resolve.method == "llm":
         return "graph.resolve.method"
     return None
+
+
+def asks_the_llm(cfg: Config, passes: list[tuple[str, PassFn]]) -> bool:
+    """Whether the run's ``passes`` may call the LLM (the offline graph may not; the peer indexes embed)."""
+    peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)
+    return peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg)
+                        for _, fn in passes)
 
 
 def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:

@@ -47,9 +47,13 @@ ACCOUNT_FIELDS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens")
 transport_factory: Callable[[], httpx.AsyncBaseTransport] | None = None
 
 
+def transport() -> httpx.AsyncBaseTransport | None:
+    return transport_factory() if transport_factory is not None else None
+
+
 def _client(cfg: Config, **kw: Any) -> ChatClient:
-    transport = transport_factory() if transport_factory is not None else None
-    return ChatClient.from_config(cfg.llm, transport=transport, **kw)
+    """A task's client: the driver made the run's first contact (a connection refused is retried as usual)."""
+    return ChatClient.from_config(cfg.llm, transport=transport(), contacted=True, **kw)
 
 
 def _stamp(spec: ShardSpec) -> list[Any]:
