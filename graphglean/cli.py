@@ -157,7 +157,8 @@ def _run_here(args: argparse.Namespace, cfg: Any, log: Any = None, console: Any 
     from .pipeline.progress import ConsoleProgress, plural
 
     progress = ConsoleProgress(console, log=log.write if log is not None else None)
-    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=progress, detach=args.detach))
+    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=progress, detach=args.detach,
+                                  config_path=args.config))
     where = Path(cfg.output.dir)
     if result.detached:
         print(f"graphglean: detached: {result.detached}", file=sys.stderr)

@@ -123,6 +123,37 @@ async def test_the_cache_goes_with_the_output_whatever_folder_the_run_starts_in(
     assert json.loads((tmp_path / "out" / "report.json").read_text())["invocation"]["cache_hits"] > 0
 
 
+async def test_a_cache_at_the_old_default_is_said_in_one_line_naming_the_setting(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        path = cli_config(tmp_path, s.base_url)
+        legacy = tmp_path / ".graphglean" / "cache.sqlite"  # beside the configuration file
+        legacy.parent.mkdir()
+        legacy.write_bytes(b"")
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        r = await trio.run_process([sys.executable, "-m", "graphglean", "run", str(path)], cwd=elsewhere,
+                                   capture_stdout=True, capture_stderr=True, env=env(), check=False)
+    said = [line for line in r.stderr.decode().splitlines() if str(legacy) in line]
+    assert r.returncode == 0 and said == [
+        f"graphglean: llm.cache.path: answers an earlier version cached are in {legacy} (the old default); this "
+        f"run's cache is {tmp_path / 'out' / 'cache.sqlite'}: set llm.cache.path: {legacy} to keep using them"]
+
+
+def test_library_calls_keep_their_cache_in_their_output_folder(tmp_path, monkeypatch):
+    from graphglean.graph.extract import extract_graph
+
+    async def main():
+        async with FakeLLMServer(synthetic).running() as s:
+            cfg = config(s)
+            cfg.llm.cache.mode, cfg.output.dir = "readwrite", str(tmp_path / "mine")
+            await extract_graph(["Ada Lovelace met Charles Babbage in London."], cfg)
+
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    trio.run(main)
+    assert (tmp_path / "mine" / "cache.sqlite").is_file() and not (tmp_path / "here" / "output").exists()
+
+
 async def test_a_dead_endpoint_is_one_line_naming_the_setting_and_its_line(tmp_path):
     with trio.socket.socket() as sock:
         await sock.bind(("127.0.0.1", 0))

@@ -12,7 +12,7 @@ import attrs
 import httpx
 import trio
 
-from ..core.config import LLMConfig
+from ..core.config import LLMConfig, OutputConfig
 from ..core.errors import LLMCapabilityError, LLMRequestError
 from .accounting import CallAccount
 from .batch.waves import Waves
@@ -53,9 +53,11 @@ class ChatClient(Endpoint):
         self._count_tokens = self.count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
 
     @classmethod
-    def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
-        # a run sets the path (`pipeline.plan.state_beside_output`); a library call outside one: ./output's
-        cache = ResponseCache(cfg.cache.file("output"), cfg.cache.mode) if cfg.cache.mode != "off" else None
+    def from_config(cls, cfg: LLMConfig, output_dir: str = OutputConfig().dir, **kw: Any) -> "ChatClient":
+        """A client with the response cache ``cfg.cache`` names: its path (a run sets it:
+        `pipeline.plan.state_beside_output`), or ``cache.sqlite`` in ``output_dir`` (a library call gives its
+        configuration's ``output.dir``)."""
+        cache = ResponseCache(cfg.cache.file(output_dir), cfg.cache.mode) if cfg.cache.mode != "off" else None
         return cls(cfg, cache=cache, **kw)
 
     async def __aenter__(self) -> "ChatClient":
