@@ -91,6 +91,11 @@ class CacheConfig:
         """Where the cache is: ``path``, or (empty) ``cache.sqlite`` in ``output_dir``."""
         return self.path or os.path.join(output_dir or ".", "cache.sqlite")
 
+    @property
+    def replays(self) -> bool:
+        """Whether answers it holds are read back (a run asks none of them again)."""
+        return self.mode in ("read", "readwrite")
+
 
 @attrs.define
 class AzureConfig:

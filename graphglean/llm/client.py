@@ -19,7 +19,8 @@ from .batch.waves import Waves
 from .cache import ResponseCache
 from .endpoint import FIRST_CONTACT_WAIT_S, Endpoint, Failure
 from .limits import RateLimiter
-from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
+from .records import (ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body,
+                      parse_embeddings_body)
 from .server.in_flight import AdaptiveConcurrency
 from .server.profile import ServerProfile
 from .streaming import refused_streaming, streamed_body
@@ -102,7 +103,7 @@ class ChatClient(Endpoint):
         # the body as sent to our pool (or a direct transport) and as hashed for the cache: encoded once
         body = req.body()
         content = canonical_json(body).encode("utf-8", "surrogatepass") if stored or self._direct is not None else None
-        key = req.cache_key(self.url("chat/completions", req.model), content) if stored else ""
+        key = self.key_of(req, content) if stored else ""
         hit = await self._stored(key) if stored else None
         if hit is not None:
             accounts.bump(cache_hits=1)
@@ -114,7 +115,7 @@ class ChatClient(Endpoint):
                 await self._store([(key, written)], "chat")
 
         if self.waves is not None:  # batch mode: answered from a batch, unless its wave sends it online
-            key = key or req.cache_key(self.url("chat/completions", req.model), content)
+            key = key or self.key_of(req, content)
             content = None  # not held while it waits (50,000 wait at once); sent online, it is encoded again
             answered = await self.waves.chat(key, body, accounts, keep if stored else None, account)
             if answered is not None:
@@ -131,6 +132,18 @@ class ChatClient(Endpoint):
         accounts.add("cached_tokens", result.usage.cached_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
         return result
+
+    def key_of(self, req: ChatRequest, content: bytes | None = None) -> str:
+        """The key ``req``'s answer is stored under (``content``: its body's bytes, made already)."""
+        return req.cache_key(self.url("chat/completions", req.model), content)
+
+    def embedding_keys(self, texts: list[str], model: str) -> list[str]:
+        """The keys the vectors of ``texts`` by ``model`` are stored under (of the model's own size, unless
+        ``llm.embedding_dimensions`` asks another)."""
+        dims = self.cfg.embedding_dimensions
+        asked = [self.url("embeddings", model), model, *([dims] if dims else [])]
+        return [hashlib.sha256(json.dumps([*asked, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+                .hexdigest() for t in texts]
 
     async def _send_chat(self, req: ChatRequest, body: dict[str, Any], estimate: int, accounts: "_Accounts",
                          keep: Callable[[Any, ChatResult], Awaitable[None]] | None, content: bytes | None
@@ -171,11 +184,8 @@ class ChatClient(Endpoint):
             raise self.server.errors["embeddings"]
         model = model or self.cfg.embedding_model
         accounts = _Accounts(self.account, account)
-        endpoint = self.url("embeddings", model)
         dims = self.cfg.embedding_dimensions
-        asked = [endpoint, model, dims] if dims else [endpoint, model]  # keys of vectors of the model's own size stay
-        keys = [hashlib.sha256(json.dumps([*asked, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
-                .hexdigest() for t in texts]
+        keys = self.embedding_keys(texts, model)
         vectors: list[list[float] | None] = [None] * len(texts)
         for store in self._readers():
             found = await store.get_many(keys)
@@ -194,7 +204,7 @@ class ChatClient(Endpoint):
 
             try:
                 (fresh, usage), _, _ = await self._send("embeddings", payload, model, estimate, accounts,
-                                                        _parse_embeddings, keep)
+                                                        parse_embeddings_body, keep)
             except LLMCapabilityError as e:
                 self.server.refuse("embeddings", str(e), e)
                 raise
@@ -361,17 +371,6 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
 def _timed(r: ChatResult, latency_s: float, attempts: int, cached: bool = False) -> ChatResult:
     """``attrs.evolve(r, latency_s=..., attempts=..., cached=...)`` at a third of its cost (once a call)."""
     return ChatResult(r.text, r.finish_reason, r.usage, latency_s, r.raw, cached, attempts, r.refusal)
-
-
-def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:
-    try:
-        data = sorted(body["data"], key=lambda d: d.get("index", 0))
-        if not all(isinstance(d["embedding"], list) for d in data):
-            raise ValueError("an embedding is not a list")
-        usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
-    except (KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"not an embeddings answer ({type(e).__name__})") from None
-    return [d["embedding"] for d in data], usage
 
 
 class _Accounts:
