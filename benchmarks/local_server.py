@@ -6,16 +6,20 @@
 - ``queue``: the same server with 40 documents at ``--scale 40`` (answers of about 3 s, first_token_timeout_s
   at five answers' time): a queue far longer than the first-token timeout, which must be waited out.
 - ``fast``: 600 one-call chunks against a server that answers every request in 1 s, runs any number at once
-  and refuses ``stream``; ``fast-stream``: the same server, streaming (whole answers after 1 s).
+  and refuses ``stream``; ``fast-stream``: the same server, streaming (whole answers after 1 s);
+  ``uneven``: the same server streaming, its answers after 0.3 to 2.3 s, one in thirty 3 s later still (a
+  hosted service's own spread, no queue: a buffering proxy sends each stream whole).
 - ``hosted``: a streaming hosted-like service (256 slots, 100 tokens/s, no slot report), run twice: with the
-  defaults and with ``llm.server_concurrency: 64``.
+  defaults and with ``llm.server_concurrency: 64``; ``hosted-uneven``: the same, first tokens spread as
+  ``uneven``'s.
 
     python benchmarks/local_server.py [--case slow] [--documents N] [--scale S] [--style plain|llama.cpp|...]
 
 Each prints achieved / ideal. ``slow`` and ``queue``: items failed, tokens abandoned against delivered, the wall
 time against the server's own work over its slots (targets: no failed item, abandoned <= 2% of delivered,
-wall <= 1.3 x work / slots). ``fast``: the rate against 64 a second (target >= 0.85). ``hosted``: the wall
-with llm.server_concurrency 64 against the defaults' (target >= 1 / 1.2). ``--scale 10`` runs a local
+wall <= 1.3 x work / slots). ``fast``: the rate against 64 a second; ``uneven``: against 64 in flight, the
+requests' own time over 64 (targets >= 0.85). ``hosted``: the wall with llm.server_concurrency 64 against
+the defaults' (target >= 1 / 1.2). ``--scale 10`` runs a local
 server ten times faster with the timeouts ten times shorter (the unit test runs at 50); times are printed
 scaled back.
 """
@@ -40,11 +44,11 @@ from ray_scale import write_chunks  # noqa: E402
 
 from graphglean.core.config import Config, LLMConfig  # noqa: E402
 from graphglean.launch import run  # noqa: E402
-from graphglean.testing import FakeLLMServer, LocalServer  # noqa: E402
-from graphglean.testing.models.responders import synthetic  # noqa: E402
+from graphglean.testing import FakeLLMServer, LocalServer, Reply  # noqa: E402
+from graphglean.testing.models.responders import synthetic, uneven  # noqa: E402
 from tests.test_local_server import corpus, long_answers  # noqa: E402
 
-CASES = ("slow", "queue", "fast", "fast-stream", "hosted")
+CASES = ("slow", "queue", "fast", "fast-stream", "uneven", "hosted", "hosted-uneven")
 FAST_CHUNKS, FAST_LATENCY_S, CAP = 600, 1.0, 64
 
 
@@ -113,16 +117,30 @@ async def local(args: argparse.Namespace, tmp: Path, case: str) -> None:
                  "first token p95 s", "retries"]))
 
 
+def spread(responder):
+    """``responder``'s answers after `uneven`'s wait: 0 to 2 s, and 3 s more for one in thirty."""
+    def respond(req):
+        answer = responder(req)
+        answer = Reply(answer) if isinstance(answer, str) else answer
+        return Reply(answer.text, answer.finish_reason, answer.status, answer.headers, answer.body,
+                     answer.delay + uneven(req).delay)
+    return respond
+
+
 async def fast(args: argparse.Namespace, tmp: Path, case: str) -> None:
-    streamed = case == "fast-stream"
-    fake = FakeLLMServer(synthetic, latency=FAST_LATENCY_S, refuse_stream=not streamed)
+    streamed = case != "fast"
+    latency = 0.3 if case == "uneven" else FAST_LATENCY_S
+    fake = FakeLLMServer(spread(synthetic) if case == "uneven" else synthetic, latency=latency,
+                         refuse_stream=not streamed)
     report, wall, cpu = await graph_run(fake, tmp, case, one_call_chunks, max_concurrency=CAP)
     calls = len(fake.chat_requests())
-    ideal = CAP / FAST_LATENCY_S
     log = fake.request_log()
+    ideal = CAP / FAST_LATENCY_S if case != "uneven" else CAP * len(log) / sum(r["finished"] - r["started"]
+                                                                               for r in log)
     span = max(r["finished"] for r in log) - min(r["started"] for r in log)  # the requests' own time
-    print(f"\n{case}: {FAST_CHUNKS} one-call chunks, every answer in {FAST_LATENCY_S:g} s, any number at once, "
-          f"{'streamed' if streamed else 'stream refused'}; defaults, max_concurrency {CAP}")
+    answers = "after 0.3-2.3 s, 1/30 3 s later" if case == "uneven" else f"in {FAST_LATENCY_S:g} s"
+    print(f"\n{case}: {FAST_CHUNKS} one-call chunks, every answer {answers}, any number at once, "
+          f"{'streamed (sent whole)' if streamed else 'stream refused'}; defaults, max_concurrency {CAP}")
     learned = report["llm"]["concurrency"]
     print(table([{"chunks": report["chunks"], "failed": len(report["failed"]), "requests": calls,
                   "server max in flight": fake.max_in_flight, "wall s": f"{wall:.1f}",
@@ -140,8 +158,8 @@ async def hosted(args: argparse.Namespace, tmp: Path, case: str) -> None:
     for name, llm in (("defaults", {}), ("server_concurrency 64", {"server_concurrency": CAP})):
         server = LocalServer(slots=256, tokens_per_s=100, reports_slots=False, cancels_on_hangup=True,
                              headers_at_first_token=False)
-        fake = FakeLLMServer(long_answers, local=server)
-        report, wall, cpu = await graph_run(fake, tmp, f"hosted-{len(rows)}", documents(docs), **llm)
+        fake = FakeLLMServer(spread(long_answers) if case == "hosted-uneven" else long_answers, local=server)
+        report, wall, cpu = await graph_run(fake, tmp, f"{case}-{len(rows)}", documents(docs), **llm)
         learned = report["llm"]["concurrency"]
         rows.append({"run": name, "chunks": report["chunks"], "failed": len(report["failed"]),
                      "requests": len(fake.chat_requests()), "server max in flight": fake.max_in_flight,
@@ -150,7 +168,8 @@ async def hosted(args: argparse.Namespace, tmp: Path, case: str) -> None:
     for row in rows:
         row["achieved/ideal"] = f"{rows[1]['wall s'] / row['wall s']:.3f}"
         row["wall s"] = f"{row['wall s']:.1f}"
-    print(f"\nhosted: 256 slots, 100 tokens/s, no slot report, {docs} documents; max_concurrency {CAP} "
+    first = ", first tokens 0-2 s later, 1/30 3 s more" if case == "hosted-uneven" else ""
+    print(f"\n{case}: 256 slots, 100 tokens/s{first}, no slot report, {docs} documents; max_concurrency {CAP} "
           "(ideal: the wall with llm.server_concurrency 64)")
     print(table(rows, list(rows[0])))
 
@@ -159,7 +178,8 @@ async def main(args: argparse.Namespace) -> None:
     cases = CASES if args.case == "all" else args.case.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
-            runner = {"slow": local, "queue": local, "fast": fast, "fast-stream": fast, "hosted": hosted}[case]
+            runner = {"slow": local, "queue": local, "fast": fast, "fast-stream": fast, "uneven": fast,
+                      "hosted": hosted, "hosted-uneven": hosted}[case]
             await runner(args, Path(tmp), case)
     print(f"\ntimes in real seconds (a local server's scaled back); load "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")

@@ -143,6 +143,7 @@ def _failed(raised: BaseException, config: str | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .pipeline.folder_lock import has_held
     from .pipeline.progress import RunLog, Tee
 
     cfg = load_config(args.config)
@@ -152,8 +153,10 @@ def _run(args: argparse.Namespace) -> int:
         cfg.output.dir = args.output
     if args.dry_run:  # writes nothing: no log either
         return _run_here(args, cfg)
-    try:
-        log = RunLog(Path(cfg.output.dir) / "logs" / "run.log", endpoint_secrets(cfg.llm.api_key, cfg.llm.base_url))
+    out = Path(cfg.output.dir)
+    try:  # written once the run has held the folder: a refused run writes nothing into the live run's log
+        log = RunLog(out / "logs" / "run.log", endpoint_secrets(cfg.llm.api_key, cfg.llm.base_url),
+                     lambda: has_held(out))
     except OSError:  # the run says why it cannot write there (output.dir), in its own words
         return _run_here(args, cfg)
     flags = [f"--input {args.input}"] * bool(args.input) + [f"--output {args.output}"] * bool(args.output)
@@ -179,7 +182,8 @@ def _run_here(args: argparse.Namespace, cfg: Any, log: Any = None, console: Any 
     from .pipeline.progress import ConsoleProgress, plural
 
     progress = ConsoleProgress(console, log=log.write if log is not None else None)
-    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=progress, detach=args.detach))
+    result = trio.run(lambda: run(cfg, fresh=args.fresh, dry=args.dry_run, progress=progress, detach=args.detach,
+                                  config_path=args.config))
     where = Path(cfg.output.dir)
     if result.detached:
         print(f"graphglean: detached: {result.detached}", file=sys.stderr)

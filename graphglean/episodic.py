@@ -155,7 +155,7 @@ class EpisodicGistExtraction:
         if self.scheduler is None:
             from .llm.client import ChatClient
 
-            async with ChatClient.from_config(self.cfg.llm) as client:
+            async with ChatClient.from_config(self.cfg.llm, self.cfg.output.dir) as client:
                 self.scheduler = Scheduler(client, fail_fast=self.cfg.fail_fast)
                 self.llm = self.scheduler.llm(PASS)
                 try:

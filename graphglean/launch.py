@@ -49,15 +49,16 @@ def _stderr(message: str) -> None:
 @entry_point
 async def run(cfg: Config, *, fresh: bool = False, dry: bool = False, progress: Progress | None = None,
               notice: Callable[[str], None] = _stderr, out: TextIO | None = None, stdin: Any = None,
-              detach: bool = False) -> RunResult:
+              detach: bool = False, config_path: str | None = None) -> RunResult:
     """Run every pass ``cfg`` enables. Writes outputs and ``report.json`` to ``cfg.output.dir``; ``dry``
     estimates calls, tokens and cost instead, without any LLM call. ``detach`` (batch mode): submit the next
     wave and return once the run would only wait for batches (`RunResult.detached` says when to come back);
-    the same call continues the run."""
+    the same call continues the run. ``config_path``: the file ``cfg`` came from (a response cache left at the
+    old default beside it is said)."""
     out = out or sys.stdout
     remember(endpoint_secrets(cfg.llm.api_key, cfg.llm.base_url))  # never written, wherever a message goes
     check_runnable(cfg, detach)  # a dry run refuses what the run would
-    cfg = state_beside_output(with_peer_needs(cfg, notice))
+    cfg = state_beside_output(with_peer_needs(cfg, notice), notice, config_path)
     if dry:
         return RunResult(estimate_run(cfg, notice, out, stdin, fresh=fresh), [])
     if cfg.runtime.engine == "ray":  # Ray is imported only here: engine local never loads it

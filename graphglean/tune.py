@@ -91,7 +91,7 @@ async def tune(cfg: Config, *, sample: int = DEFAULT_SAMPLE, out: str | None = N
     prompts = [tune_prompt(c.text, language) for c in chosen]
     if dry:
         return _estimate(cfg, chosen, chunks, language, prompts, tokenizer, stdout)
-    async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count) as client:
+    async with ChatClient.from_config(cfg.llm, cfg.output.dir, count_tokens=tokenizer.count) as client:
         scheduler = Scheduler(client, fail_fast=cfg.fail_fast)
         llm = scheduler.llm(PASS)
 

@@ -6,6 +6,7 @@ time)."""
 from __future__ import annotations
 
 import math
+import zlib
 from functools import partial
 
 import pytest
@@ -15,10 +16,10 @@ import trio.testing
 from graphglean.core.config import LLMConfig
 from graphglean.llm.client import ChatClient
 from graphglean.llm.http.watch import AttemptWatch, WaitingLine
-from graphglean.llm.limits import AdaptiveConcurrency
+from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.llm.server.measures import Envelope
 from graphglean.llm.server.rule import ConcurrencyRule, queue_for
-from graphglean.testing import FakeLLMServer, LocalServer
+from graphglean.testing import FakeLLMServer, LocalServer, Reply
 
 
 def on_virtual_time(fn, *args, **kwargs):
@@ -35,6 +36,25 @@ async def drive(server: FakeLLMServer, calls: int, max_tokens: int, **llm) -> tu
                 for i in range(calls):
                     nursery.start_soon(c.chat, c.request([{"role": "user", "content": f"q{i}"}], max_tokens=max_tokens))
             return c.server.summary()["concurrency"], s
+
+
+def share(text: str) -> float:
+    """A number in [0, 1) of ``text``, the same every run."""
+    return zlib.crc32(text.encode()) % 10_000 / 10_000
+
+
+def spread(words=(50, 300), first_s=0.0, tail=0.0, tail_s=3.0):
+    """Answers of ``words`` words, each after a wait spread over ``first_s`` and, for a share ``tail`` of them,
+    ``tail_s`` more: a server's own spread of answer times (no queue: it serves any number at once)."""
+    def respond(req):
+        q = req.last_user
+        delay = first_s * share(q + "d") + (tail_s if share(q) < tail else 0.0)
+        return Reply("word " * int(words[0] + (words[1] - words[0]) * share(q + "n")), delay=delay)
+    return respond
+
+
+def limits(summary: dict) -> list[int]:
+    return [row["limit"] for row in summary["timeline"]]
 
 
 @pytest.mark.parametrize("refuse_stream", [True, False])
@@ -108,33 +128,60 @@ def test_envelope_reads_no_queue_in_a_constant_or_size_proportional_time_and_rea
     assert Envelope().expected(10) is None
 
 
-def test_the_rule_holds_back_on_a_wait_and_widens_by_a_quarter_on_more_served_at_once():
+def test_the_rule_holds_back_on_waits_of_requests_sent_together_and_widens_a_quarter_a_round_served_at_once():
     concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
-    rule, told = ConcurrencyRule(concurrency), []
-    rule.tell = told.append
-    for n in (1, 2):
-        rule.served(n)
-    assert concurrency.allowed == 64 and not rule.held
-    rule.waited(2, "a request waited")
+    rule, told, at_once = ConcurrencyRule(concurrency), [], [2]
+    rule.tell, rule.count = told.append, lambda: at_once[0]
+    for seq in range(190):  # a slow answer in every six sent: the server's spread, not a queue
+        rule.judged(seq % 6 == 0, seq)
+    for seq in range(1000, 1400):  # whole answers, more of them slow: a whole answer's time has more causes
+        rule.judged(seq % 3 > 0 and seq % 16 < 11, seq, whole=True)
+    assert concurrency.allowed == 64 and not rule.held and rule.slots is None
+    for seq, waited in zip(range(2000, 2020), [True] * 3 + [False] * 16 + [True]):  # the fourth wait too far off
+        rule.judged(waited, seq)
+    assert not rule.held
+    for seq in (2021, 2023, 2024):
+        rule.judged(True, seq)
     assert (rule.slots, concurrency.allowed) == (2, 3) and "llm.server_concurrency" in told[0]
-    rule.served(3)  # all three went at once: there is room
-    assert (rule.slots, concurrency.allowed) == (3, 4)
-    rule.served(2)
-    rule.waited(1, "again")
-    assert (rule.slots, concurrency.allowed) == (3, 4) and len(told) == 1  # said once
-    for n in range(4, 80):
-        rule.served(n)
-    assert concurrency.allowed == 64 and [queue_for(s) for s in (1, 4, 8, 64)] == [1, 1, 2, 16]
+    seq = 2025
+    for _ in range(3):  # a round of the limit's requests, as many served at once as before
+        rule.judged(True, seq := seq + 1)
+    assert (rule.slots, concurrency.allowed) == (2, 3)
+    limits = []
+    for _ in range(16):  # rounds that all went at once: a quarter more each
+        at_once[0] = concurrency.allowed
+        for _ in range(concurrency.allowed):
+            rule.judged(False, seq := seq + 1)
+        limits.append(concurrency.allowed)
+    assert limits[:6] == [4, 5, 6, 7, 8, 10] and limits[-1] == 64 and len(told) == 1  # said once
+    at_once[0] = 3
+    for _ in range(64):
+        rule.judged(True, seq := seq + 1)
+    assert concurrency.allowed == 64  # the most seen served at once stays
+    assert [queue_for(s) for s in (1, 4, 8, 64)] == [1, 1, 2, 16]
+
+
+def test_twelve_whole_answers_of_sixteen_sent_one_after_another_that_waited_hold_back():
+    concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
+    rule = ConcurrencyRule(concurrency)
+    rule.count = lambda: 8
+    for seq in range(16):
+        rule.judged(seq >= 5, seq, whole=True)  # eleven of sixteen
+    assert not rule.held
+    rule.judged(True, 16, whole=True)  # twelve of the sixteen sent from the second
+    assert rule.held and (rule.slots, concurrency.allowed) == (8, 10)
 
 
 def test_configured_reported_and_interrupting_slots_are_not_moved_by_measures():
     concurrency = AdaptiveConcurrency(64, clock=lambda: 0.0)
     rule = ConcurrencyRule(concurrency, configured=6)
-    rule.waited(2, "a request waited")
-    rule.served(20)
+    rule.count = lambda: 20
+    for seq in range(20):
+        rule.judged(True, seq)
+    rule.hold(2, "a report of requests waiting")
     assert (rule.slots, concurrency.allowed, rule.source) == (6, 7, "llm.server_concurrency")
     rule.fix(1, "one at a time", queue=False)
-    assert concurrency.allowed == 1
+    assert (rule.slots, concurrency.allowed) == (1, 1)
 
 
 def test_the_timeline_says_what_was_chosen_and_stays_short():
@@ -143,22 +190,113 @@ def test_the_timeline_says_what_was_chosen_and_stays_short():
     concurrency.set_ceiling(3, "a queue")
     now[0] = 5.0
     concurrency.back_off(now[0], "a 503")
-    for i in range(200):
+    for i in range(200):  # a cycle of the same two reasons: two entries that count them
         now[0] += 1.0
-        concurrency.set_ceiling(4 + i % 2, "more")
+        concurrency.set_ceiling(4 + i % 2, f"more {i % 2}")
+    for i in range(200):  # changes for reasons of their own: the first and the latest are kept
+        now[0] += 1.0
+        concurrency.set_ceiling(4 + i % 2, f"reason {i}")
     summary = concurrency.summary()
     assert summary["start"] == 64 and summary["final"] == 5
-    assert summary["timeline"][:3] == [{"t_s": 0.0, "limit": 64, "reason": "llm.max_concurrency"},
-                                       {"t_s": 0.0, "limit": 3, "reason": "a queue"},
-                                       {"t_s": 5.0, "limit": 1, "reason": "halved after a 503"}]
+    assert summary["timeline"][:5] == [
+        {"t_s": 0.0, "limit": 64, "reason": "llm.max_concurrency"}, {"t_s": 0.0, "limit": 3, "reason": "a queue"},
+        {"t_s": 5.0, "limit": 1, "reason": "halved after a 503"},
+        {"t_s": 9.0, "limit": 5, "reason": "more 1", "times": 99, "last_t_s": 205.0},  # (once the cut recovered)
+        {"t_s": 10.0, "limit": 4, "reason": "more 0", "times": 98, "last_t_s": 204.0}]
     assert len(summary["timeline"]) == AdaptiveConcurrency.KEPT and summary["timeline_left_out"] > 0
     assert summary["timeline"][-1]["t_s"] == pytest.approx(now[0]) and math.isfinite(summary["timeline"][-1]["t_s"])
 
 
-def test_a_server_that_ends_an_answer_when_another_request_comes_is_found_at_once_and_each_is_cut_once_at_most():
+def test_a_server_that_ends_an_answer_when_another_request_comes_is_found_at_once_and_cuts_each_about_once():
     local = LocalServer.like("llama-cpp-python", tokens_per_s=20)
     server = FakeLLMServer(lambda r: "word" * 40, local=local)
     summary, s = on_virtual_time(drive, server, 20, 100)
     assert summary["in_flight_limit"] == 1 and "stops an answer" in summary["source"], summary
     assert summary["timeline"][1]["t_s"] < 1.0  # found with the first answers, not after many
-    assert local.interrupted <= 19 and len(s.chat_requests()) == 20 + local.interrupted  # all answered
+    # all answered; a request cut before the server was found may be cut once more (its retry went at once)
+    assert local.interrupted <= 20 and len(s.chat_requests()) == 20 + local.interrupted
+
+
+@pytest.mark.parametrize("refuse_stream", [True, False])
+def test_a_few_slow_answers_are_no_queue_where_answers_come_whole(refuse_stream):
+    # a proxy that buffers streams (the whole answer, then [DONE]) or a server that does not stream: 1 s + 2 ms a
+    # token, and 3% of answers 3 s later
+    server = FakeLLMServer(spread((50, 500), tail=0.03), latency=1.0, token_latency=0.002, refuse_stream=refuse_stream)
+    summary, s = on_virtual_time(drive, server, 300, 600)
+    assert limits(summary) == [64] and s.max_in_flight == 64, summary
+
+
+@pytest.mark.parametrize("tokens_per_s, words, first_s, tail", [
+    (50, (50, 150), 3.0, 0.0),  # first tokens anywhere from 0.3 to 3.3 s (a prefill batched with others)
+    (3000, (50, 300), 1.0, 0.03),  # fast short answers that do not trickle; some 3 s late
+])
+def test_first_tokens_spread_by_the_server_itself_are_no_queue(tokens_per_s, words, first_s, tail):
+    local = LocalServer(slots=256, tokens_per_s=tokens_per_s, reports_slots=False)
+    server = FakeLLMServer(spread(words, first_s, tail), latency=0.3, local=local)
+    summary, s = on_virtual_time(drive, server, 300, 600)
+    assert min(limits(summary)) == 64 and s.max_in_flight == 64, summary
+
+
+def test_prompts_of_any_length_are_no_queue_for_answers_not_streamed():
+    # the prompt takes up to 7 s (300 tokens a second) before 1 to 10 s of answer: no answer waited for a slot
+    local = LocalServer(slots=256, tokens_per_s=50, prompt_tokens_per_s=300, reports_slots=False)
+    server = FakeLLMServer(spread((50, 500)), refuse_stream=True, local=local)
+
+    async def run():
+        async with server.running() as s:
+            cfg = LLMConfig(base_url=s.base_url, model="m")
+            cfg.cache.mode = "off"
+            async with ChatClient(cfg) as c, trio.open_nursery() as nursery:
+                for i in range(200):
+                    words = "x " * int(50 + 4000 * share(f"p{i}"))
+                    request = c.request([{"role": "user", "content": f"q{i} {words}"}], max_tokens=600)
+                    nursery.start_soon(c.chat, request)
+            return c.server.summary()["concurrency"]
+
+    assert limits(on_virtual_time(run)) == [64]
+
+
+def test_streams_a_hosted_server_cuts_now_and_then_are_no_server_that_ends_answers_for_others():
+    cut = {40, 90}
+
+    def respond(req):
+        i = int(req.last_user[1:])
+        reply = Reply("word " * 200, finish_reason=None if i in cut else "stop")
+        cut.discard(i)  # the first attempt is cut, the next one whole
+        return reply
+
+    local = LocalServer(slots=256, tokens_per_s=100, reports_slots=False)
+    summary, s = on_virtual_time(drive, FakeLLMServer(respond, local=local), 200, 600)
+    assert limits(summary) == [64] and len(s.chat_requests()) == 202, summary
+
+
+def test_a_server_that_answers_whole_on_two_slots_is_counted_two():
+    local = LocalServer(slots=2, tokens_per_s=20, reports_slots=False)
+    server = FakeLLMServer(lambda r: "word " * 100, refuse_stream=True, local=local)
+    summary, s = on_virtual_time(drive, server, 120, 600)
+    assert (summary["server_slots"], summary["in_flight_limit"]) == (2, 3) and local.abandoned_tokens == 0, summary
+
+
+class AtMost:
+    """A proxy that serves ``most`` requests at once and answers the rest 429 (LiteLLM's max_parallel_requests,
+    a key's concurrency on a hosted router)."""
+
+    def __init__(self, most: int) -> None:
+        self.most, self.now = most, 0
+
+    async def __call__(self, req):
+        if self.now >= self.most:
+            return Reply(status=429, body={"error": {"message": "Too many concurrent requests"}})
+        self.now += 1
+        try:
+            await trio.sleep(2.0)
+        finally:
+            self.now -= 1
+        return Reply("word " * 100)
+
+
+def test_429s_that_come_again_cap_the_requests_in_flight_where_they_came():
+    summary, s = on_virtual_time(drive, FakeLLMServer(AtMost(10)), 300, 200, max_retries=6)
+    refused = s.status_counts.get(429, 0)
+    assert refused <= 0.05 * 300 and s.status_counts[200] == 300, (s.status_counts, summary)
+    assert summary["final"] in (10, 11) and len(summary["timeline"]) <= 6, summary  # a probe a while: one entry

@@ -1,9 +1,17 @@
 """--dry-run as a user meets it: it counts only what the run would ask (what the output folder holds is not asked
 again), within 2x of what the run then asks, writes nothing, and fails where the run fails, with its line."""
 
+import contextlib
+import hashlib
 import io
 import json
 import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,10 +48,21 @@ def corpus_config(server, tmp_path: Path):
     return cfg
 
 
-def files(folder: Path) -> dict[str, int]:
-    """Each file's size, but SQLite's own (a write-ahead log, which a reader closing last may fold in)."""
-    return {p.name: p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.name.endswith(("-wal", "-shm"))
-            and p.name != "run.sqlite"}
+def files(folder: Path) -> dict[str, str]:
+    """Each file's bytes (a hash of them), SQLite's own too, and what the run store holds."""
+    found = {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in folder.rglob("*") if p.is_file()}
+    return {**found, "run.sqlite content": content(folder / "run.sqlite")}
+
+
+def content(path: Path) -> str:
+    """An SQLite file's rows, read from a copy of it and its write-ahead log (the file itself untouched)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in (path.name, path.name + "-wal"):
+            if (path.parent / name).is_file():
+                shutil.copyfile(path.parent / name, Path(tmp) / name)
+        with contextlib.closing(sqlite3.connect(Path(tmp) / path.name)) as db:
+            return hashlib.sha256("\n".join(db.iterdump()).encode()).hexdigest()
 
 
 def calls(report: dict) -> dict[str, int]:
@@ -51,9 +70,7 @@ def calls(report: dict) -> dict[str, int]:
 
 
 def made(out: Path) -> dict[str, int]:
-    import sqlite3
-
-    with sqlite3.connect(out / "run.sqlite") as db:
+    with contextlib.closing(sqlite3.connect(out / "run.sqlite")) as db:
         row = db.execute("SELECT accounts FROM invocations ORDER BY id DESC LIMIT 1").fetchone()
     return {name: r["calls"] for name, r in json.loads(row[0]).items()}
 
@@ -137,7 +154,68 @@ async def test_a_fresh_dry_run_counts_on_a_cache_that_replays(tmp_path):
         cfg.llm.cache.mode, cfg.llm.cache.path = "readwrite", ""
         await run(cfg, **quiet())
         fresh = (await run(cfg, dry=True, fresh=True, **quiet())).report
+        cfg.llm.cache.mode = "read"  # replays too (it keeps nothing new)
+        reading = (await run(cfg, dry=True, fresh=True, **quiet())).report
         cfg.llm.cache.mode = "off"
         forgetting = (await run(cfg, dry=True, fresh=True, **quiet())).report
-    assert fresh["calls_est"] == 0 < forgetting["calls_est"]
+    assert fresh["calls_est"] == reading["calls_est"] == 0 < forgetting["calls_est"]
     assert os.path.isfile(tmp_path / "out" / "cache.sqlite")
+
+
+KILLED_WRITER = """
+import os, signal, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("PRAGMA wal_autocheckpoint=0")
+db.execute("DELETE FROM results WHERE pass = 'graph' AND item = (SELECT MIN(item) FROM results WHERE pass = 'graph')")
+db.commit()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+async def test_the_dry_run_reads_what_a_killed_run_left_in_its_log_and_writes_no_byte(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        await run(cfg, **quiet())
+    out = tmp_path / "out"
+    killed = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(out / "run.sqlite")], check=False)
+    assert killed.returncode == -signal.SIGKILL and (out / "run.sqlite-wal").stat().st_size > 0
+    assert (out / "run.sqlite-shm").is_file()
+    listing = files(out)
+    estimate = calls((await run(cfg, dry=True, **quiet())).report)
+    assert files(out) == listing  # not a byte: the store, its log, its index of the log
+    assert estimate["graph"] > 0  # the chunk whose answers the killed run took out is asked again
+
+
+async def test_a_store_that_cannot_be_read_is_one_line(tmp_path, monkeypatch):
+    from graphglean.pipeline.estimate.stored import StoredRun
+
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        await run(cfg, **quiet())
+
+    def damaged(*args):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(StoredRun, "load", damaged)
+    monkeypatch.setattr(StoredRun, "get", damaged)
+    with pytest.raises(InputError, match=r"^output.dir .*: what earlier runs stored there, or the response cache .* "
+                       r"could not be read \(database disk image is malformed\): a run writing there now"):
+        await run(cfg, dry=True, **quiet())
+
+
+async def test_a_dry_run_for_a_new_folder_counts_on_the_cache_for_the_requests_it_can_build(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        cfg.llm.cache.mode, cfg.llm.cache.path = "readwrite", str(tmp_path / "shared.sqlite")
+        cold = {r["pass"]: r for r in (await run(cfg, dry=True, **quiet())).report["passes"]}
+        await run(cfg, **quiet())
+        cfg.output.dir = str(tmp_path / "again")  # no run store there: the cache alone
+        warm = {r["pass"]: r for r in (await run(cfg, dry=True, **quiet())).report["passes"]}
+        asked = len(s.chat_requests())
+        await run(cfg, **quiet())
+        extraction = made(tmp_path / "again")["graph"]
+    assert cold["graph"]["calls_est"] > 0 and warm["graph"]["calls_est"] == extraction == 0  # all answered there
+    assert warm["graph"]["exact"] and asked > 0
+    embed = "graph.peers.embed"  # the chunks' vectors are cached: only the graph's texts are asked
+    assert warm[embed]["tokens_in_est"] < cold[embed]["tokens_in_est"]

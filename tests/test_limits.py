@@ -6,7 +6,8 @@ from trio.testing import MockClock
 
 from graphglean.core.errors import LLMError
 from graphglean.llm import ChatClient, RateLimiter
-from graphglean.llm.limits import AdaptiveConcurrency, LearnedRate, TokenBucket
+from graphglean.llm.limits import LearnedRate, TokenBucket
+from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.testing import FakeLLMServer, Reply
 
 from .helpers import llm_config

@@ -123,6 +123,37 @@ async def test_the_cache_goes_with_the_output_whatever_folder_the_run_starts_in(
     assert json.loads((tmp_path / "out" / "report.json").read_text())["invocation"]["cache_hits"] > 0
 
 
+async def test_a_cache_at_the_old_default_is_said_in_one_line_naming_the_setting(tmp_path):
+    async with FakeLLMServer(synthetic).running() as s:
+        path = cli_config(tmp_path, s.base_url)
+        legacy = tmp_path / ".graphglean" / "cache.sqlite"  # beside the configuration file
+        legacy.parent.mkdir()
+        legacy.write_bytes(b"")
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        r = await trio.run_process([sys.executable, "-m", "graphglean", "run", str(path)], cwd=elsewhere,
+                                   capture_stdout=True, capture_stderr=True, env=env(), check=False)
+    said = [line for line in r.stderr.decode().splitlines() if str(legacy) in line]
+    assert r.returncode == 0 and said == [
+        f"graphglean: llm.cache.path: answers an earlier version cached are in {legacy} (the old default); this "
+        f"run's cache is {tmp_path / 'out' / 'cache.sqlite'}: set llm.cache.path: {legacy} to keep using them"]
+
+
+def test_library_calls_keep_their_cache_in_their_output_folder(tmp_path, monkeypatch):
+    from graphglean.graph.extract import extract_graph
+
+    async def main():
+        async with FakeLLMServer(synthetic).running() as s:
+            cfg = config(s)
+            cfg.llm.cache.mode, cfg.output.dir = "readwrite", str(tmp_path / "mine")
+            await extract_graph(["Ada Lovelace met Charles Babbage in London."], cfg)
+
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    trio.run(main)
+    assert (tmp_path / "mine" / "cache.sqlite").is_file() and not (tmp_path / "here" / "output").exists()
+
+
 async def test_a_dead_endpoint_is_one_line_naming_the_setting_and_its_line(tmp_path):
     with trio.socket.socket() as sock:
         await sock.bind(("127.0.0.1", 0))
@@ -137,6 +168,25 @@ async def test_a_dead_endpoint_is_one_line_naming_the_setting_and_its_line(tmp_p
     assert errors == [f"graphglean: error: {path}:4: llm.base_url: http://127.0.0.1:{port}/v1: connection refused 2 "
                       "times: nothing listens there; start the server, or set llm.base_url (GRAPHGLEAN_BASE_URL) to "
                       "where it listens"]
+
+
+async def test_a_ray_run_says_a_dead_endpoint_once_before_any_task_and_its_tasks_retry_a_refusal(tmp_path):
+    from graphglean.engines.ray import shard_task
+
+    with trio.socket.socket() as sock:
+        await sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / "config.yaml"
+    path.write_text(f"llm:\n  model: gpt-4o-mini\n  api_key: sk-x\n  base_url: http://127.0.0.1:{port}/v1\n"
+                    f"input: {{path: {STAVE}}}\noutput: {{dir: out}}\nruntime: {{engine: ray, workers: 2}}\n")
+    r = await cli("run", path)
+    errors = [line for line in r.stderr.decode().splitlines() if "error" in line]
+    assert r.returncode == 2 and errors == [
+        f"graphglean: error: {path}:4: llm.base_url: http://127.0.0.1:{port}/v1: connection refused 2 times: nothing "
+        "listens there; start the server, or set llm.base_url (GRAPHGLEAN_BASE_URL) to where it listens"]
+    assert not (tmp_path / "out" / "shards").exists()  # said by the driver, before any task
+    cfg = config(type("S", (), {"base_url": f"http://127.0.0.1:{port}/v1"})(), tmp_path)
+    assert shard_task._client(cfg).reached  # a task's client: a refusal is a passing fault (an endpoint restarting)
 
 
 def test_totals_add_up_invocations_and_costs_keep_fixed_decimals():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from graphglean.core.config import LLMConfig
 from graphglean.graph.building.describe import rounds_after
-from graphglean.llm.limits import AdaptiveConcurrency
+from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.llm.records import ChatResult, Usage
 from graphglean.scheduling.scheduler import Scheduler, rounds_ahead
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from graphglean.core.config import LLMConfig
 from graphglean.core.errors import LLMAuthError, LLMError, LLMRequestError, LLMUnreachableError
 from graphglean.llm import ChatClient, RateLimiter, RetryPolicy
+from graphglean.llm.endpoint import first_contact
 from graphglean.llm.limits import TokenBucket
 from graphglean.llm.records import ChatRequest
 from graphglean.llm.retry import parse_duration, parse_retry_after
@@ -82,10 +83,16 @@ async def test_unreachable_endpoint():
                            "times") as raised:
             await c.chat(c.request(msg("hi")))
         assert raised.value.key == "llm.base_url" and c.account.requests == 2
-    async with ChatClient(cfg, retry=RetryPolicy(max_retries=2, base_s=0.01, cap_s=0.01)) as c:
-        c.reached = True  # the endpoint answered earlier in the run: a refusal now may pass, retried as any fault
+    # the run found the endpoint before this client (a Ray task's): a refusal now may pass, retried as any fault
+    async with ChatClient(cfg, retry=RetryPolicy(max_retries=2, base_s=0.01, cap_s=0.01), contacted=True) as c:
         with pytest.raises(LLMUnreachableError, match="unreachable after 3 attempts"):
             await c.chat(c.request(msg("hi")))
+    with pytest.raises(LLMUnreachableError, match=r"^llm.base_url: http://127.0.0.1:\d+/v1: connection refused 2 "):
+        await first_contact(cfg)  # the run's first contact, made once: the same line
+    async with FakeLLMServer(lambda r: "ok").running() as s:
+        cfg.base_url = s.base_url
+        await first_contact(cfg)  # any answer finds it (a 404 of the models route too)
+        assert not s.chat_requests()
 
 
 async def test_a_name_that_does_not_resolve_stops_at_the_first_attempt():

@@ -91,6 +91,11 @@ class CacheConfig:
         """Where the cache is: ``path``, or (empty) ``cache.sqlite`` in ``output_dir``."""
         return self.path or os.path.join(output_dir or ".", "cache.sqlite")
 
+    @property
+    def replays(self) -> bool:
+        """Whether answers it holds are read back (a run asks none of them again)."""
+        return self.mode in ("read", "readwrite")
+
 
 @attrs.define
 class AzureConfig:
@@ -151,9 +156,9 @@ class LLMConfig:
                            "a server that refuses gets whole answers for the rest of the run")
     server_concurrency: int = setting(
         0, "requests the server runs at once (its slots); 0 = start at max_concurrency and hold back only on "
-        "evidence: llama.cpp's /props or /slots, or a request seen waiting for a slot (its first token later "
-        "than its prompt explains while others stream); then the most seen running at once, plus a quarter "
-        "waiting", non_negative)
+        "evidence: llama.cpp's /props or /slots, or requests seen waiting for a slot (four of sixteen sent "
+        "together: first tokens later than their prompts explain while the server streams all it can); then the "
+        "most seen running at once, plus a quarter waiting", non_negative)
     connect_timeout_s: float = setting(10.0, "time to open a connection, in seconds", positive)
     temperature: float = setting(0.0, "sampling temperature", non_negative)
     seed: int | None = setting(None, "sampling seed passed to the endpoint, if set")

@@ -10,20 +10,17 @@ from typing import Any, Callable
 
 from .. import __version__
 from ..core.atomic import write_text
-from ..core.config import PEER_FORMATS, Config
+from ..core.config import Config
 from ..core.errors import leaves
 from ..core.tokens import Tokenizer
-from ..graph.resolution.resolve import asks_llm
 from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
 from ..llm.credentials import redact_data
-from ..pipeline.communities import reports_asked
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.folder_lock import output_folder_lock
-from ..pipeline.plan import check_inputs, plan_passes, run_passes, writable_dir
+from ..pipeline.plan import asks_the_llm, check_inputs, plan_passes, run_passes, writable_dir
 from ..pipeline.report import account_rows, accounts_kept, run_report, whole_run
 from ..pipeline.runstore import RunStore, now_iso
-from ..pipeline.steps import graph_nlp_pass
 from ..scheduling.scheduler import Progress, Scheduler
 from ..text.inputs import read_inputs
 
@@ -46,9 +43,7 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
     check_inputs(cfg, inputs, chunks, passes, notice)
-    peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)  # they embed texts
-    needs_llm = peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg)
-                             for _, fn in passes)
+    needs_llm = asks_the_llm(cfg, passes)
     if cfg.llm.cache.mode != "off" and needs_llm:
         writable_dir(Path(cfg.llm.cache.path).parent, "llm.cache.path")
     store = RunStore(out_dir, fresh=fresh)
@@ -74,7 +69,7 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
                                               waves=waves) as client:
                 ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
                 tell = getattr(progress, "note", None)  # the concurrency held back: said once, by the passes
-                client.server.rule.tell = (lambda line: tell("llm", line)) if tell else notice
+                client.on_held((lambda line: tell("llm", line)) if tell else notice)
                 async with accounts_kept(book, accounts):
                     outcomes = await run_passes(ctx, passes)
                 if waves is not None and not any(o.failed for o in outcomes):

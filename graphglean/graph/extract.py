@@ -332,7 +332,7 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
     if scheduler is None:
         from ..llm.client import ChatClient
 
-        async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count) as client:
+        async with ChatClient.from_config(cfg.llm, cfg.output.dir, count_tokens=tokenizer.count) as client:
             return await extract_with_llm(chunks, sources, cfg, Scheduler(client, fail_fast=cfg.fail_fast), tokenizer)
     return await extract_with_llm(chunks, sources, cfg, scheduler, tokenizer)
 

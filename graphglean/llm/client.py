@@ -12,14 +12,16 @@ import attrs
 import httpx
 import trio
 
-from ..core.config import LLMConfig
+from ..core.config import LLMConfig, OutputConfig
 from ..core.errors import LLMCapabilityError, LLMRequestError
 from .accounting import CallAccount
 from .batch.waves import Waves
 from .cache import ResponseCache
 from .endpoint import FIRST_CONTACT_WAIT_S, Endpoint, Failure
-from .limits import AdaptiveConcurrency, RateLimiter
-from .records import ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body
+from .limits import RateLimiter
+from .records import (ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body,
+                      parse_embeddings_body)
+from .server.in_flight import AdaptiveConcurrency
 from .server.profile import ServerProfile
 from .streaming import refused_streaming, streamed_body
 from .retry import RetryBudget, RetryPolicy
@@ -34,8 +36,9 @@ class ChatClient(Endpoint):
     def __init__(self, cfg: LLMConfig, *, cache: ResponseCache | None = None, limiter: RateLimiter | None = None,
                  retry: RetryPolicy | None = None, count_tokens: Callable[[str], int] | None = None,
                  transport: httpx.AsyncBaseTransport | None = None, journal: ResponseCache | None = None,
-                 waves: Waves | None = None) -> None:
+                 waves: Waves | None = None, contacted: bool = False) -> None:
         super().__init__(cfg, transport)
+        self.reached = contacted  # the run found the endpoint before this client (`Endpoint.first_contact`)
         # batch mode (llm.batch): chat requests wait in waves sent through the Batch API, not in `_send`
         self.waves = waves if waves is not None else Waves(cfg) if cfg.batch.enabled else None
         self._tasks = contextlib.AsyncExitStack()
@@ -51,9 +54,11 @@ class ChatClient(Endpoint):
         self._count_tokens = self.count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
 
     @classmethod
-    def from_config(cls, cfg: LLMConfig, **kw: Any) -> "ChatClient":
-        # a run sets the path (`pipeline.plan.state_beside_output`); a library call outside one: ./output's
-        cache = ResponseCache(cfg.cache.file("output"), cfg.cache.mode) if cfg.cache.mode != "off" else None
+    def from_config(cls, cfg: LLMConfig, output_dir: str = OutputConfig().dir, **kw: Any) -> "ChatClient":
+        """A client with the response cache ``cfg.cache`` names: its path (a run sets it:
+        `pipeline.plan.state_beside_output`), or ``cache.sqlite`` in ``output_dir`` (a library call gives its
+        configuration's ``output.dir``)."""
+        cache = ResponseCache(cfg.cache.file(output_dir), cfg.cache.mode) if cfg.cache.mode != "off" else None
         return cls(cfg, cache=cache, **kw)
 
     async def __aenter__(self) -> "ChatClient":
@@ -98,7 +103,7 @@ class ChatClient(Endpoint):
         # the body as sent to our pool (or a direct transport) and as hashed for the cache: encoded once
         body = req.body()
         content = canonical_json(body).encode("utf-8", "surrogatepass") if stored or self._direct is not None else None
-        key = req.cache_key(self.key_url("chat/completions", req.model), content) if stored else ""
+        key = self.key_of(req, content) if stored else ""
         hit = await self._stored(key) if stored else None
         if hit is not None:
             accounts.bump(cache_hits=1)
@@ -110,7 +115,7 @@ class ChatClient(Endpoint):
                 await self._store([(key, written)], "chat")
 
         if self.waves is not None:  # batch mode: answered from a batch, unless its wave sends it online
-            key = key or req.cache_key(self.key_url("chat/completions", req.model), content)
+            key = key or self.key_of(req, content)
             content = None  # not held while it waits (50,000 wait at once); sent online, it is encoded again
             answered = await self.waves.chat(key, body, accounts, keep if stored else None, account)
             if answered is not None:
@@ -127,6 +132,18 @@ class ChatClient(Endpoint):
         accounts.add("cached_tokens", result.usage.cached_tokens)
         self.limiter.settle(estimate, result.usage.total or estimate)
         return result
+
+    def key_of(self, req: ChatRequest, content: bytes | None = None) -> str:
+        """The key ``req``'s answer is stored under (``content``: its body's bytes, made already)."""
+        return req.cache_key(self.key_url("chat/completions", req.model), content)
+
+    def embedding_keys(self, texts: list[str], model: str) -> list[str]:
+        """The keys the vectors of ``texts`` by ``model`` are stored under (of the model's own size, unless
+        ``llm.embedding_dimensions`` asks another)."""
+        dims = self.cfg.embedding_dimensions
+        asked = [self.key_url("embeddings", model), model, *([dims] if dims else [])]
+        return [hashlib.sha256(json.dumps([*asked, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+                .hexdigest() for t in texts]
 
     async def _send_chat(self, req: ChatRequest, body: dict[str, Any], estimate: int, accounts: "_Accounts",
                          keep: Callable[[Any, ChatResult], Awaitable[None]] | None, content: bytes | None
@@ -167,11 +184,8 @@ class ChatClient(Endpoint):
             raise self.server.errors["embeddings"]
         model = model or self.cfg.embedding_model
         accounts = _Accounts(self.account, account)
-        endpoint = self.key_url("embeddings", model)
         dims = self.cfg.embedding_dimensions
-        asked = [endpoint, model, dims] if dims else [endpoint, model]  # keys of vectors of the model's own size stay
-        keys = [hashlib.sha256(json.dumps([*asked, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))
-                .hexdigest() for t in texts]
+        keys = self.embedding_keys(texts, model)
         vectors: list[list[float] | None] = [None] * len(texts)
         for store in self._readers():
             found = await store.get_many(keys)
@@ -190,7 +204,7 @@ class ChatClient(Endpoint):
 
             try:
                 (fresh, usage), _, _ = await self._send("embeddings", payload, model, estimate, accounts,
-                                                        _parse_embeddings, keep)
+                                                        parse_embeddings_body, keep)
             except LLMCapabilityError as e:
                 self.server.refuse("embeddings", str(e), e)
                 raise
@@ -198,6 +212,10 @@ class ChatClient(Endpoint):
             for i, vector in zip(missing, fresh):
                 vectors[i] = vector
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
+
+    def on_held(self, tell: Callable[[str], None]) -> None:
+        """``tell`` hears, once, a line saying that the server's slots hold the run below llm.max_concurrency."""
+        self.server.rule.tell = tell
 
     def streaming(self, accounts: list[CallAccount]) -> tuple[int, int, float]:
         """(answers streaming now, their tokens so far, tokens a second) of the calls counted in ``accounts``."""
@@ -258,6 +276,7 @@ class ChatClient(Endpoint):
         chat = path == "chat/completions"
         while True:
             await self._take_turn(estimate)
+            in_flight = slots.borrowed_tokens  # (itself included)
             watch, told = self.watch(on_first), False
             watch.owner, watch.line, watch.size, watch.on_last = accounts, server.line, prompt, on_last
             try:
@@ -282,10 +301,9 @@ class ChatClient(Endpoint):
                         return parsed, latency, len(failures) + 1
                 else:
                     failure = outcome
-                if streamed and watch.first_at is not None and slots.borrowed_tokens > 1 and (
-                        failure.cut or failure.reason.startswith("connection broken")):
-                    server.interrupted()  # another of ours came in and this one stopped: one at a time
-                    failure = attrs.evolve(failure, abandoned=False)
+                if streamed and watch.first_at is not None and (
+                        failure.cut or failure.reason.startswith("connection broken")) and server.cut():
+                    failure = attrs.evolve(failure, abandoned=False)  # stopped for another of ours: not going on
                 server.finished(watch, failure.abandoned)
                 told = True
                 if failure.status == 503 or failure.timed_out:  # the server has more than it can take
@@ -302,7 +320,9 @@ class ChatClient(Endpoint):
             if failure.unreachable and (dead := self.dead_on_arrival(failures)) is not None:
                 accounts.bump(failures=1)
                 raise dead
-            budget.spend(failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts))
+            limited = failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts,
+                                                                   in_flight)
+            budget.spend(limited)
             previous_sent = t0
             wait = budget.next_wait(failure.retry_after)
             if failure.unreachable and not self.reached:  # the first contact: a quick second try, then stop
@@ -327,11 +347,11 @@ class ChatClient(Endpoint):
             await self.concurrency.limiter.acquire()
 
     def _rate_limited(self, failure: Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
-                      accounts: "_Accounts") -> bool:
+                      accounts: "_Accounts", in_flight: int) -> bool:
         """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
         requests were answered since its previous attempt) rather than a fault."""
         accounts.bump(rate_limited=1)
-        self.concurrency.back_off(sent_at, "a 429")
+        self.concurrency.back_off(sent_at, "a 429", in_flight)
         self.limiter.on_rate_limited(sent_at, failure.retry_after)
         self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
         return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
@@ -351,17 +371,6 @@ def replayable(req: ChatRequest, result: ChatResult) -> bool:
 def _timed(r: ChatResult, latency_s: float, attempts: int, cached: bool = False) -> ChatResult:
     """``attrs.evolve(r, latency_s=..., attempts=..., cached=...)`` at a third of its cost (once a call)."""
     return ChatResult(r.text, r.finish_reason, r.usage, latency_s, r.raw, cached, attempts, r.refusal)
-
-
-def _parse_embeddings(body: Any) -> tuple[list[list[float]], Usage]:
-    try:
-        data = sorted(body["data"], key=lambda d: d.get("index", 0))
-        if not all(isinstance(d["embedding"], list) for d in data):
-            raise ValueError("an embedding is not a list")
-        usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
-    except (KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"not an embeddings answer ({type(e).__name__})") from None
-    return [d["embedding"] for d in data], usage
 
 
 class _Accounts:

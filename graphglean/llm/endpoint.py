@@ -89,7 +89,9 @@ class Endpoint:
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
         self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
-        self.reached = False  # an answer (any) came from the endpoint: a connection refused now is a passing fault
+        # an answer (any) came from the endpoint, to this client or to the run (`first_contact`): a connection
+        # refused now is a passing fault, retried as usual
+        self.reached = False
 
     def open(self) -> None:
         """Make the HTTP client (our pool, unless ``llm.http_transport`` is httpx or a transport was given)."""
@@ -303,6 +305,29 @@ class Endpoint:
         error.key = "llm.base_url"  # type: ignore[attr-defined]
         return error
 
+    async def first_contact(self) -> None:
+        """The run's first contact with the endpoint, made once before its work goes to clients of their own
+        (Ray's tasks, whose clients are made ``contacted``): a GET of the models route, tried as a first call
+        is (`dead_on_arrival`: one line for a dead endpoint). Any answer at all, a 404 too, finds it; a time
+        out or a broken answer says nothing, and the calls retry as usual."""
+        assert self._http is not None, "open() first"
+        failures: list[Failure] = []
+        while True:
+            with trio.move_on_after(self.cfg.timeout_s):
+                try:
+                    await self._http.get(self.url("models"), headers=self._headers())
+                    self.reached = True
+                    return
+                except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
+                    failures.append(Failure("cannot connect", connection=True, unreachable=unreachable_because(e)))
+                except httpx.HTTPError:
+                    return
+            if not failures or not failures[-1].unreachable:
+                return
+            if (dead := self.dead_on_arrival(failures)) is not None:
+                raise dead
+            await trio.sleep(FIRST_CONTACT_WAIT_S)
+
     def _give_up(self, failures: list[Failure], url: str) -> LLMError:
         last = failures[-1]
         where = self.redact(url.split("?", 1)[0])
@@ -313,3 +338,13 @@ class Endpoint:
             return LLMUnreachableError(f"{where}: endpoint unreachable after {len(failures)} attempts ({last.reason})",
                                        None, "")
         return LLMError(message, last.status, last.body)
+
+
+async def first_contact(cfg: LLMConfig, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    """`Endpoint.first_contact` on an endpoint of its own: a run whose calls go out from clients elsewhere."""
+    endpoint = Endpoint(cfg, transport)
+    endpoint.open()
+    try:
+        await endpoint.first_contact()
+    finally:
+        await endpoint.close_http()

@@ -1,8 +1,8 @@
-"""Client-side rate limits: requests and tokens per minute as token buckets, plus adaptive concurrency.
+"""Client-side rate limits: requests and tokens per minute as token buckets, and the rate learned from 429s.
 
-A 429 pauses every request of the client until the server's Retry-After has passed, teaches (or lowers) a
-request rate, and halves the number of requests allowed in flight; both come back within seconds once
-answers flow again. So a burst of 429s slows the whole client down instead of turning into a retry storm,
+A 429 pauses every request of the client until the server's Retry-After has passed and teaches (or lowers) a
+request rate (the requests allowed in flight are `server.in_flight`'s); the rate comes back within seconds
+once answers flow again. So a burst of 429s slows the whole client down instead of turning into a retry storm,
 and one stray 429 costs seconds, not the rest of the run.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import trio
 
@@ -285,92 +285,3 @@ def _number(text: str | None) -> float | None:
         return float(text) if text is not None else None
     except ValueError:
         return None
-
-
-class AdaptiveConcurrency:
-    """A CapacityLimiter sized to what is allowed: the configured maximum, or less, the ``ceiling`` the rule of
-    the server's slots sets (`ConcurrencyRule`). A 429, a 503 or a timeout halves it (one cut per round of
-    requests, like the learned rate); it grows back to what is allowed over the next ``recovery_s`` seconds
-    while answers come. Each change is kept with its reason in ``timeline`` (report.json's
-    ``llm.concurrency``): the first `KEPT_FIRST` and the latest, `KEPT` in all."""
-
-    KEPT = 64
-    KEPT_FIRST = 16
-
-    def __init__(self, maximum: int, clock: Callable[[], float] | None = None, recovery_s: float = 4.0) -> None:
-        self.maximum = maximum
-        self.ceiling = maximum
-        self.limiter = trio.CapacityLimiter(maximum)
-        self.recovery_s = recovery_s
-        self._clock = clock or _now_or_zero
-        self._began = self._clock()  # (a client is made in the run it serves)
-        self._last_cut = -math.inf
-        self._cut_to = maximum
-        self.listeners: list[Callable[[], None]] = []  # told when more requests may go (a gate fills its places)
-        self.timeline: list[tuple[float, int, str]] = [(0.0, maximum, "llm.max_concurrency")]
-        self.dropped = 0  # changes left out of the timeline (between its first and its latest)
-
-    @property
-    def current(self) -> int:
-        """Requests allowed in flight now."""
-        return int(self.limiter.total_tokens)
-
-    @property
-    def allowed(self) -> int:
-        return max(1, min(self.maximum, self.ceiling))
-
-    def note(self, limit: int, reason: str) -> None:
-        """Keep a change of the limit in the timeline."""
-        self.timeline.append((round(self._clock() - self._began, 3), limit, reason))
-        if len(self.timeline) > self.KEPT:
-            del self.timeline[self.KEPT_FIRST]
-            self.dropped += 1
-
-    def set_ceiling(self, n: int, reason: str = "") -> None:
-        """Allow at most ``n`` in flight (the requests in flight keep their places)."""
-        before = self.allowed
-        self.ceiling = max(1, n)
-        if self.allowed != before:
-            self.note(self.allowed, reason)
-        total = int(self.limiter.total_tokens)
-        if total > self.allowed:
-            self.limiter.total_tokens = self.allowed
-        elif total < self.allowed and self._clock() - self._last_cut >= self.recovery_s:
-            self.limiter.total_tokens = self.allowed
-            for wake in self.listeners:
-                wake()
-
-    def back_off(self, sent_at: float | None = None, reason: str = "a 429") -> None:
-        """A 429, a 503 or a timeout of a request sent at ``sent_at``: half as many in flight, unless a cut came
-        after it was sent (it answers the old number, it is no news)."""
-        now = self._clock()
-        if (now - self._last_cut < 1.0) if sent_at is None else (sent_at < self._last_cut):
-            return
-        self._last_cut = now
-        self._cut_to = max(1, int(self.limiter.total_tokens) // 2)
-        self.limiter.total_tokens = self._cut_to
-        self.note(self._cut_to, f"halved after {reason}")
-
-    def on_success(self) -> None:
-        total, allowed = int(self.limiter.total_tokens), self.allowed
-        if total < allowed:
-            back = min(1.0, (self._clock() - self._last_cut) / self.recovery_s)
-            target = min(allowed, self._cut_to + math.ceil((allowed - self._cut_to) * back))
-            if target > total:
-                self.limiter.total_tokens = target
-                if target == allowed:
-                    self.note(target, "back after the cut")
-
-    def summary(self) -> dict[str, Any]:
-        """The limit chosen first, last, and its changes: ``{start, final, timeline: [{t_s, limit, reason}]}``."""
-        timeline = [{"t_s": t, "limit": limit, "reason": reason} for t, limit, reason in self.timeline]
-        return {"start": self.timeline[0][1], "final": self.current, "timeline": timeline,
-                **({"timeline_left_out": self.dropped} if self.dropped else {})}
-
-
-def _now_or_zero() -> float:
-    """trio's clock, or 0 outside a run (a client made before its run starts)."""
-    try:
-        return trio.current_time()
-    except RuntimeError:
-        return 0.0

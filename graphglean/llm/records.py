@@ -157,3 +157,15 @@ def cached_tokens(body: dict[str, Any]) -> int:
         if isinstance(value, (int, float)) and value > 0:
             return int(value)
     return 0
+
+
+def parse_embeddings_body(body: Any) -> tuple[list[list[float]], Usage]:
+    """The vectors and usage of an embeddings answer; ValueError for a body that is not one."""
+    try:
+        data = sorted(body["data"], key=lambda d: d.get("index", 0))
+        if not all(isinstance(d["embedding"], list) for d in data):
+            raise ValueError("an embedding is not a list")
+        usage = Usage(int((body.get("usage") or {}).get("prompt_tokens") or 0), 0)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"not an embeddings answer ({type(e).__name__})") from None
+    return [d["embedding"] for d in data], usage

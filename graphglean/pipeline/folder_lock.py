@@ -24,6 +24,12 @@ except ImportError:  # Windows
 
 LOCK_FILE = ".graphglean.lock"
 _WINDOWS_BYTE = 1 << 30  # msvcrt locks a byte range: one far past the holder's note, which stays readable
+_taken: set[Path] = set()  # the folders this process held
+
+
+def has_held(out_dir: str | Path) -> bool:
+    """Whether this process has held ``out_dir``'s lock (it may write there: the run was not refused)."""
+    return Path(out_dir).resolve() in _taken
 
 
 @contextlib.contextmanager
@@ -45,6 +51,7 @@ def output_folder_lock(out_dir: str | Path, task: str) -> Iterator[None]:
                 "started": time.strftime("%Y-%m-%d %H:%M:%S")}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(note).encode(), 0)
+        _taken.add(out.resolve())
         try:
             yield
         finally:

@@ -13,9 +13,11 @@ import trio
 
 from ..core.config import PEER_FORMATS, Config, missing_extra
 from ..core.errors import ConfigError
+from ..graph.resolution.resolve import asks_llm
 from ..graph.schema.ontology import schema_of
 from ..text.chunking import Chunk
 from ..text.inputs import Inputs
+from .communities import reports_asked
 from .context import PassFn, PassOutcome, RunContext
 from .runstore import FILENAME as RUN_STORE
 from .steps import enrich_pass, enrich_without_messages, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
@@ -32,6 +34,13 @@ def llm_without_endpoint(cfg: Config) -> str | None:
     if cfg.graph.enabled and cfg.graph.resolve.enabled and cfg.graph.resolve.method == "llm":
         return "graph.resolve.method"
     return None
+
+
+def asks_the_llm(cfg: Config, passes: list[tuple[str, PassFn]]) -> bool:
+    """Whether the run's ``passes`` may call the LLM (the offline graph may not; the peer indexes embed)."""
+    peers = cfg.graph.enabled and any(f in PEER_FORMATS for f in cfg.output.formats)
+    return peers or any(fn is not graph_nlp_pass or asks_llm(cfg, offline=True) or reports_asked(cfg)
+                        for _, fn in passes)
 
 
 def plan_passes(cfg: Config, notice: Callable[[str], None]) -> list[tuple[str, PassFn]]:
@@ -118,10 +127,22 @@ def with_peer_needs(cfg: Config, notice: Callable[[str], None]) -> Config:
     return cfg
 
 
-def state_beside_output(cfg: Config) -> Config:
+LEGACY_CACHE = Path(".graphglean") / "cache.sqlite"  # where the cache was before llm.cache.path's empty default
+
+
+def state_beside_output(cfg: Config, notice: Callable[[str], None] | None = None,
+                        config_path: str | None = None) -> Config:
     """``cfg`` with the response cache's file named: ``llm.cache.path``, or (left empty) ``cache.sqlite`` in
-    ``output.dir``, so the cache goes with the output, whatever folder the run starts in."""
+    ``output.dir``, so the cache goes with the output, whatever folder the run starts in. Left empty where a
+    cache is at the old default (``.graphglean/cache.sqlite`` in the working folder, or beside the
+    configuration file), ``notice`` hears, in one line, where it is and how to keep using it."""
     cache = attrs.evolve(cfg.llm.cache, path=cfg.llm.cache.file(cfg.output.dir))
+    if not cfg.llm.cache.path and cfg.llm.cache.mode != "off" and notice is not None:
+        folders = [Path.cwd()] + ([Path(config_path).resolve().parent] if config_path else [])
+        legacy = next((f / LEGACY_CACHE for f in folders if (f / LEGACY_CACHE).is_file()), None)
+        if legacy is not None:
+            notice(f"llm.cache.path: answers an earlier version cached are in {legacy} (the old default); this "
+                   f"run's cache is {cache.path}: set llm.cache.path: {legacy} to keep using them")
     return attrs.evolve(cfg, llm=attrs.evolve(cfg.llm, cache=cache))
 
 

@@ -134,23 +134,38 @@ _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's cursor moves an
 
 class RunLog:
     """``OUTPUT/logs/run.log``: what the console showed of each invocation of a run, appended, each line with the
-    time it was written; the API key and the credentials a URL may carry are never written."""
+    time it was written; the API key and the credentials a URL may carry are never written. Lines wait in
+    memory until ``opened()`` says the file may be written (the run has held the output folder): an invocation
+    refused because another run holds it writes nothing into that run's log."""
 
-    def __init__(self, path: str | Path, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, path: str | Path, secrets: Iterable[str] = (),
+                 opened: Callable[[], bool] = lambda: True) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a", encoding="utf-8", errors="replace")
+        self._opened = opened
+        self._file: TextIO | None = None
+        self._waiting: list[str] = []
         remember(secrets)
 
     def write(self, text: str) -> None:
         """Each line of ``text`` (cursor moves taken out, blank lines left out), stamped with the time now."""
         stamp = now_iso()
         lines = [_ESCAPES.sub("", line).rstrip() for line in text.replace("\r", "\n").split("\n")]
-        self._file.write("".join(f"{stamp} {redact(line)}\n" for line in lines if line.strip()))
-        self._file.flush()
+        self._waiting.append("".join(f"{stamp} {redact(line)}\n" for line in lines if line.strip()))
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._file is None and self._opened():
+            self._file = self.path.open("a", encoding="utf-8", errors="replace")
+        if self._file is not None:
+            self._file.write("".join(self._waiting))
+            self._file.flush()
+            self._waiting.clear()
 
     def close(self) -> None:
-        self._file.close()
+        self._flush()
+        if self._file is not None:
+            self._file.close()
 
 
 class Tee:

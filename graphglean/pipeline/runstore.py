@@ -56,15 +56,18 @@ class Invocations:
         self.id = int(cur.lastrowid or 0)
         return self.id
 
+    _UPDATE = f"UPDATE {INVOCATIONS} SET finished = ?, wall_s = ?, accounts = ? WHERE id = ?"
+
+    def _row(self, accounts: dict[str, dict[str, Any]], wall_s: float) -> tuple[Any, ...]:
+        return now_iso(), round(wall_s, 3), json.dumps(accounts, sort_keys=True), self.id
+
     async def record(self, accounts: dict[str, dict[str, Any]], wall_s: float) -> None:
         """This invocation's accounts so far (account name -> counts and costs), with the time now."""
-        await self._writes(f"UPDATE {INVOCATIONS} SET finished = ?, wall_s = ?, accounts = ? WHERE id = ?",
-                           [(now_iso(), round(wall_s, 3), json.dumps(accounts, sort_keys=True), self.id)])
+        await self._writes(self._UPDATE, [self._row(accounts, wall_s)])
 
     def record_now(self, accounts: dict[str, dict[str, Any]], wall_s: float) -> None:
         """`record`, at once, outside the store's queue (once its writes are over: the run's end)."""
-        self._db.execute(f"UPDATE {INVOCATIONS} SET finished = ?, wall_s = ?, accounts = ? WHERE id = ?",
-                         (now_iso(), round(wall_s, 3), json.dumps(accounts, sort_keys=True), self.id))
+        self._db.execute(self._UPDATE, self._row(accounts, wall_s))
 
     def all(self) -> list[dict[str, Any]]:
         """Every invocation of the run, first first: id, started, finished, wall_s, accounts."""

@@ -100,5 +100,8 @@ def install() -> None:
 
 def ray_runtime_env(responder: str = "graphglean.testing.models.responders:synthetic") -> dict[str, Any]:
     """``ray.init(runtime_env=...)`` for a cluster whose workers answer every call in process (tests and
-    benchmarks; the engine then uses that session)."""
+    benchmarks; the engine then uses that session). This process, the driver, answers so too (its first
+    contact with the endpoint)."""
+    os.environ[RESPONDER_ENV] = responder
+    install()
     return {"worker_process_setup_hook": f"{__name__}.install", "env_vars": {RESPONDER_ENV: responder}}

@@ -73,6 +73,8 @@ async def test_a_second_run_fresh_or_view_is_refused_while_a_run_holds_the_folde
         assert (out / "run.sqlite").exists() and first.poll() is None
         gate.opened.set()
         assert await first.wait() == 0
+    log = (out / "logs" / "run.log").read_text()  # the refused runs wrote nothing into the live run's log
+    assert log.count(": run ") == 1 and f"(pid {first.pid})" in log and "in use" not in log, log
     assert (await cli("view", out)).returncode == 0  # released when the run ended
 
 

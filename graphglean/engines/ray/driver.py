@@ -24,6 +24,7 @@ from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
 from ...llm.batch.waves import Detached
 from ...llm.credentials import redact_data
+from ...llm.endpoint import first_contact
 from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.report import cost
@@ -94,7 +95,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
                notice: Callable[[str], None], detach: bool) -> tuple[dict[str, Any], list[PassOutcome]]:
     import ray
 
-    from ...pipeline.plan import plan_passes
+    from ...pipeline.plan import asks_the_llm, plan_passes
 
     cpu = time.process_time()
     rt = cfg.runtime
@@ -103,6 +104,8 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
         shutil.rmtree(shards_root, ignore_errors=True)
     shutil.rmtree(merge_dir, ignore_errors=True)
     passes = plan_passes(cfg, notice)
+    if asks_the_llm(cfg, passes):  # once for the run: the tasks' clients retry a refused connection as any fault
+        await first_contact(cfg.llm, shard_task.transport())
     if peer_formats(cfg) and not rt.single_graph:
         notice(f"output.formats {', '.join(peer_formats(cfg))}: not written, as they need the whole graph "
                "(runtime.single_graph is false)")

@@ -48,7 +48,8 @@ async def write_peer_indexes(cfg: Config, graph: nx.Graph, chunks: list[Chunk], 
     store = RunStore(out / "shards" / "peers")
     tokenizer = Tokenizer(cfg.llm.model)
     try:
-        async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal()) as client:
+        async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
+                                          contacted=True) as client:
             scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
             ctx = RunContext(cfg, Inputs(chunks=chunks), chunks, tokenizer, out, store, scheduler=scheduler)
             files, missed, extra = await peer_indexes(ctx, graph, documents_of(chunks))

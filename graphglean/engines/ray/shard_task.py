@@ -52,10 +52,14 @@ opened_clients: list[ChatClient] = []  # the clients of the task running in this
 wave_hub: Any = None  # batch mode: the run's `WaveHub`, for the task running in this process
 
 
+def transport() -> httpx.AsyncBaseTransport | None:
+    return transport_factory() if transport_factory is not None else None
+
+
 def _client(cfg: Config, **kw: Any) -> ChatClient:
-    transport = transport_factory() if transport_factory is not None else None
+    """A task's client: the driver made the run's first contact (a connection refused is retried as usual)."""
     waves = RemoteWaves(wave_hub) if cfg.llm.batch.enabled and wave_hub is not None else None
-    client = ChatClient.from_config(cfg.llm, transport=transport, waves=waves, **kw)
+    client = ChatClient.from_config(cfg.llm, transport=transport(), waves=waves, contacted=True, **kw)
     opened_clients.append(client)
     return client
 

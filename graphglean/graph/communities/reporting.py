@@ -156,7 +156,7 @@ async def report_communities(graph: nx.Graph, communities: Communities, config: 
     if scheduler is None:
         from ...llm.client import ChatClient
 
-        async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count) as client:
+        async with ChatClient.from_config(cfg.llm, cfg.output.dir, count_tokens=tokenizer.count) as client:
             return await _report(graph, communities, cfg, Scheduler(client, fail_fast=cfg.fail_fast), memo, tokenizer)
     return await _report(graph, communities, cfg, scheduler, memo, tokenizer)
 

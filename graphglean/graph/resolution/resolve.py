@@ -61,7 +61,8 @@ async def resolve_entities(graph: nx.Graph, config: Config | None = None, schedu
         from ...core.tokens import Tokenizer
         from ...llm.client import ChatClient
 
-        async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count) as client:
+        count = Tokenizer(cfg.llm.model).count
+        async with ChatClient.from_config(cfg.llm, cfg.output.dir, count_tokens=count) as client:
             return await _resolve(graph, cfg, Scheduler(client, fail_fast=cfg.fail_fast), chosen, memo, profile)
     return await _resolve(graph, cfg, scheduler, chosen, memo, profile)
 

@@ -142,6 +142,22 @@ class WaitingLine:
     def leave(self, watch: AttemptWatch) -> None:
         self.waiting.pop(watch, None)
 
+    def queued(self, watch: AttemptWatch, behind: int, most: int) -> bool:
+        """Whether ``watch`` waits (or waited) as in a queue, in the order sent: at least ``behind`` attempts sent
+        after it still wait for their first byte, and at most ``most`` of those sent after it left the line
+        before it (had their first byte, or ended). (The walk to find its place stops where the answer is
+        known.)"""
+        after = self._sent - 1 - watch.seq
+        if after < behind:
+            return False
+        last = len(self.waiting) - 1
+        for ahead, other in enumerate(self.waiting):
+            if after - (last - ahead) > most or last - ahead < behind:
+                return False
+            if other is watch:
+                return True
+        return False
+
     def moved(self, mover: AttemptWatch, now: float) -> None:
         """``mover`` received something at ``now``."""
         self.review_at = now + min(self.REVIEW_S, mover.first_s / 4)

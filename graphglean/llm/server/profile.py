@@ -14,7 +14,7 @@ import trio
 from ...core.config import LLMConfig
 from ...core.errors import LLMError
 from ..http.watch import AttemptWatch, WaitingLine
-from ..limits import AdaptiveConcurrency
+from .in_flight import AdaptiveConcurrency
 from .measures import ServerMeasures
 from .reports import read_report
 from .rule import ConcurrencyRule
@@ -24,6 +24,7 @@ SMALLEST_STREAMED = 5
 CHECK_S = 0.25  # requests stuck in a queue are looked for at most this often
 INTERRUPTED = "inferred: the server stops an answer when another request comes (llama-cpp-python: " \
               "--interrupt_requests False lets requests wait instead); one at a time, no queue"
+CUTS = 2  # streams cut while another request of ours waited, and at least half of those that ended
 
 
 def is_hosted(cfg: LLMConfig) -> bool:
@@ -39,16 +40,16 @@ class ServerProfile:
         self.rule = ConcurrencyRule(concurrency, cfg.server_concurrency, self.hosted)
         self.line = WaitingLine(self._review)
         self.measures = ServerMeasures(self.line)
+        self.rule.count = self.measures.served_at_once
         self.refused: dict[str, str] = {}  # what the server refused this run -> why, one line
         self.refused_formats: set[str] = set()  # the response_format types it refused (json_schema, json_object)
         self.errors: dict[str, LLMError] = {}  # capabilities it lacks -> the error, raised again at once
         self.streamed = 0
         self.unstreamed = 0
-        self.start = concurrency.allowed  # the limit the first request went with
         self._asked = self.rule.fixed  # whether its own report was read (or needs none)
         self._asking = trio.Lock()
         self._checked_at = -1e18
-        self._interrupts = 0  # streams of ours the server ended early while another was in flight
+        self._cuts = 0  # streams of ours the server ended early while another of ours waited
 
     def streams(self, req_max_tokens: int | None, extra: dict[str, Any], transport_streams: bool) -> bool:
         """Whether to stream this chat request."""
@@ -80,53 +81,50 @@ class ServerProfile:
             if report is not None and report.slots is not None:
                 self.rule.fix(report.slots, report.source)
             elif report is not None and report.waiting:  # a batching server (vLLM) full already
-                self.rule.waited(report.running or 1, f"{report.source}: {report.waiting} waiting while "
-                                 f"{report.running} ran")
+                self.rule.hold(report.running or 1, f"{report.source}: {report.waiting} waiting while "
+                               f"{report.running} ran")
             elif report is not None:
                 self.rule.source = f"{report.source}: nothing waiting; {self.rule.source}"
-            self.start = self.concurrency.allowed
+            self.concurrency.start = self.concurrency.allowed
 
     # -- what the client tells it (each attempt) -----------------------------------------------------
 
     def first_token(self, watch: AttemptWatch) -> None:
         """A streamed answer's first event arrived."""
-        waited, at_once = self.measures.first_token(watch)
-        if waited:
-            self.rule.waited(at_once, f"a request waited {waited:.1f} s for a slot while {at_once} generated")
-        else:
-            self.rule.served(at_once)
+        waited = self.measures.first_token(watch)
+        if waited is not None:
+            self.rule.judged(waited, watch.seq)
 
     def answered(self, watch: AttemptWatch, latency: float, tokens: int | None) -> None:
         """A good answer came, of ``tokens`` (None: not a chat answer)."""
-        waited, at_once = self.measures.answered(watch, latency, tokens, count=self.rule.held)
-        if waited:
-            self.rule.waited(at_once, f"an answer of {tokens} tokens took {latency:.1f} s, {waited:.1f} s more "
-                             f"than its size explains, while {at_once} came in that time")
-        elif at_once:
-            self.rule.served(at_once)
+        waited = self.measures.answered(watch, latency, tokens)
+        if waited is not None:
+            self.rule.judged(waited, watch.seq, whole=True)
 
     def finished(self, watch: AttemptWatch, abandoned: bool) -> None:
         """An attempt ended (answered, failed or given up)."""
         self.measures.finished(watch, abandoned)
 
-    def interrupted(self) -> None:
-        """A stream of ours ended early while another was in flight: twice, and it is a server that stops the
-        answer it generates when a request comes (llama-cpp-python's ``interrupt_requests``, on by default)."""
-        self._interrupts += 1
-        if self._interrupts >= 2 and not self.rule.fixed:
+    def cut(self) -> bool:
+        """A stream of ours ended early (after its first token). Whether the server stopped it for another of
+        ours that waits (llama-cpp-python's ``interrupt_requests``, on by default): a server never seen
+        streaming two at once, that cut `CUTS` streams so, and at least half of those that ended. Then: one at
+        a time."""
+        if self.measures.peak > 1 or not self.line.waiting:
+            return False
+        self._cuts += 1
+        if self._cuts >= CUTS and 2 * self._cuts >= self.measures.streams_ended + 1 and not self.rule.fixed:
             self.rule.fix(1, INTERRUPTED, queue=False)
+        return True
 
     def _review(self, now: float) -> None:
-        """The line moved: a request that waits for its first token while others stream, longer than its
-        prompt explains, is waiting for a slot."""
+        """The line moved: requests that wait for their first token while others stream, longer than their
+        prompt explains, wait for a slot."""
         if now < self._checked_at + CHECK_S or self.rule.fixed:
             return
         self._checked_at = now
-        stuck = self.measures.stuck(now)
-        if stuck is not None:
-            waited, at_once = stuck
-            self.rule.waited(at_once, f"a request has waited {waited:.1f} s for its first token while "
-                             f"{at_once} generated")
+        for seq in self.measures.stuck(now):
+            self.rule.judged(True, seq)
 
     def drain_s(self, watch: AttemptWatch) -> float:
         """How long the server goes on with an answer given up at ``watch`` (a server that does not stop on a
@@ -146,8 +144,7 @@ class ServerProfile:
                f"refused by the server: {self.refused['stream']}" if "stream" in self.refused else "on")
         usage = (f"counted here for {usage_counted} answers (the server sent no usage in its streams)"
                  if usage_counted else "the server's")
-        concurrency = {**self.rule.summary(), **self.concurrency.summary(), "start": self.start,
-                       **self.measures.summary()}
+        concurrency = {**self.rule.summary(), **self.concurrency.summary(), **self.measures.summary()}
         return {"concurrency": concurrency,
                 "streaming": {"mode": why, "streamed_calls": self.streamed, "unstreamed_calls": self.unstreamed,
                               "usage": usage},

@@ -1,17 +1,23 @@
 """A dry run: the chunks, and the calls, tokens and cost each planned pass would ask for, without any LLM call and
 without writing anything. It reads what earlier runs left in the output folder (the run store's results under
-the fingerprints a run checks, the last graph, the enrich memory store) and counts only what a run would ask;
-it checks each pass's input as a run does, failing with the run's own line."""
+the fingerprints a run checks, the last graph, the enrich memory store) and the response cache (the requests it
+can build as a run would: each chunk's first extraction request, the chunks' embeddings) and counts only what a
+run would ask; it checks each pass's input as a run does, failing with the run's own line."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+import attrs
+
 from ...core.config import Config
+from ...core.errors import InputError
 from ...core.spacy_pipeline import installed
 from ...core.tokens import Tokenizer
 from ...enrich.store import message_uuid
+from ...llm.accounting import CallAccount
 from ...episodic import PASS as EPISODIC
 from ...graph.resolution.resolve import asks_llm
 from ...summaries import plan_chunks
@@ -21,35 +27,41 @@ from ..communities import reports_asked
 from ..context import PassFn, RunContext
 from ..plan import check_inputs, plan_passes, writable_dir
 from ..progress import plural
-from ..report import batch_price_of, price_of, usd
+from ..report import cost, usd
 from ..steps import documents_of_chunks, episodic_fingerprint, graph_llm_pass, graph_nlp_pass, summary_resume
 from .graph_calls import Estimate, graph_estimates, graph_summary, graph_work
-from .stored import StoredRun, read_only
+from .stored import StoredAnswers, StoredRun, read_only
 
 
 def estimate_run(cfg: Config, notice: Callable[[str], None], out: TextIO, stdin: Any = None,
                  fresh: bool = False) -> dict[str, Any]:
     """Read and chunk the inputs as a run would, plan its passes, check them as it would, and print and return
     `dry_run`'s estimate. ``fresh``: as ``--fresh`` would run (its stored results forgotten; a response cache
-    that keeps and replays answers still answers what was asked before)."""
+    that replays answers still answers what was asked before, and what is stored stands for what it holds)."""
     tokenizer = Tokenizer(cfg.llm.model)
     inputs = read_inputs(cfg.input, tokenizer, stdin=stdin)
     chunks = inputs.all_chunks(tokenizer, cfg.chunking.size, cfg.chunking.overlap)
     passes = plan_passes(cfg, notice)
     check_inputs(cfg, inputs, chunks, passes, notice)
     writable_dir(Path(cfg.output.dir), "output.dir", probe=False)
-    stored = StoredRun(cfg.output.dir, use=not fresh or cfg.llm.cache.mode == "readwrite")
+    stored = StoredRun(cfg.output.dir, use=not fresh or cfg.llm.cache.replays)
+    answers = StoredAnswers(cfg.llm.cache.path, cfg.llm.cache.replays)
     try:
-        return dry_run(cfg, inputs, chunks, passes, tokenizer, out, stored, notice)
+        return dry_run(cfg, inputs, chunks, passes, tokenizer, out, stored, notice, answers)
+    except sqlite3.DatabaseError as e:  # a store that changed while read (a run writing it), or a damaged one
+        raise InputError(f"output.dir {cfg.output.dir}: what earlier runs stored there, or the response cache "
+                         f"{cfg.llm.cache.path}, could not be read ({e}): a run writing there now, or a damaged "
+                         "file; try again once no run writes there") from None
     finally:
         stored.close()
+        answers.close()
 
 
 def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple[str, PassFn]],
             tokenizer: Tokenizer, out: TextIO, stored: StoredRun | None = None,
-            notice: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+            notice: Callable[[str], None] = lambda line: None, answers: StoredAnswers | None = None) -> dict[str, Any]:
     """The calls, tokens and cost a run would ask for (only what ``stored``, the output folder's earlier
-    results, does not hold), printed and returned; no LLM is called."""
+    results, and ``answers``, the response cache, do not hold), printed and returned; no LLM is called."""
     stored = stored or StoredRun(cfg.output.dir, use=False)
     ctx = RunContext(cfg, inputs, chunks, tokenizer, Path(cfg.output.dir), stored, notice=notice)  # type: ignore[arg-type]
     estimates: list[Estimate] = []
@@ -57,9 +69,9 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
     for name, fn in passes:
         if name == "graph":
             llm = fn is graph_llm_pass
-            work = graph_work(ctx, llm)
+            work = graph_work(ctx, llm, answers)
             estimates += graph_estimates(ctx, work, llm, asks_llm(cfg, offline=fn is graph_nlp_pass),
-                                         reports_asked(cfg))
+                                         reports_asked(cfg), answers)
             graph = graph_summary(work)
         elif name == "summary":
             estimates.append(_summary(ctx))
@@ -73,17 +85,16 @@ def dry_run(cfg: Config, inputs: Inputs, chunks: list[Chunk], passes: list[tuple
 
 
 def _row(cfg: Config, e: Estimate, chunks: int) -> dict[str, Any]:
-    def cost(price: tuple[float, ...] | None) -> float | None:
-        return None if price is None else round((e.tokens_in * price[0] + e.tokens_out * price[1]) / 1e6, 4)
-
     model = e.model or cfg.llm.model
     if not e.calls:  # nothing asked, nothing paid
         e.tokens_in = e.tokens_out = 0
-    batch = price_of if e.name.endswith(".embed") else batch_price_of  # embeddings go online in batch mode too
+    online = CallAccount(calls=e.calls, prompt_tokens=e.tokens_in, completion_tokens=e.tokens_out)
+    batched = online if e.name.endswith(".embed") else attrs.evolve(  # embeddings go online in batch mode too
+        online, batch_calls=e.calls, batch_prompt_tokens=e.tokens_in, batch_completion_tokens=e.tokens_out)
     return {"pass": e.name, "chunks": chunks, "calls_est": e.calls,
             "calls_max": e.calls if e.calls_max is None else max(e.calls, e.calls_max), "exact": e.exact,
             "tokens_in_est": e.tokens_in, "tokens_out_est": e.tokens_out,
-            "cost_usd_est": cost(price_of(model, cfg.prices)), "cost_usd_est_batch": cost(batch(model, cfg.prices))}
+            "cost_usd_est": cost(online, model, cfg.prices), "cost_usd_est_batch": cost(batched, model, cfg.prices)}
 
 
 def _print(rows: list[dict[str, Any]], chunks: list[Chunk], out: TextIO) -> None:

@@ -16,20 +16,24 @@ from ...graph.communities.reporting import PASS as REPORTS
 from ...graph.communities.reporting import REPORT_MAX_TOKENS, prompt_parts, report_call_bound
 from ...graph.communities.reporting import TEMPLATE as REPORT_TEMPLATE
 from ...graph.extraction.workload import distinct_names, lower_words, named_words
-from ...graph.formats.peers.vectors import BATCH_TOKENS, EMBED_BATCH, text_key
+from ...graph.formats.peers.vectors import BATCH_TOKENS, EMBED_BATCH, INPUT_TOKENS, text_key
 from ...graph.formats.peers.vectors import PASS as EMBED
 from ...graph.formats.peers.write import peer_formats
 from ...graph.resolution.llm_tier import EMBED_BATCH as RESOLVE_EMBED_BATCH
 from ...graph.resolution.llm_tier import call_bound, question_bound
 from ...graph.resolution.resolve import PASS as RESOLVE
 from ...graph.schema.ontology import asked_schema
+from ...graph.extraction.prompts import GraphPrompts
 from ...graph.schema.prompts import graph_prompts
+from ...llm.client import ChatClient
+from ...llm.model_limits.completion_cap import CompletionCap
+from ...llm.model_limits.output_limits import output_limit
 from ...text.chunking import Chunk
 from ..communities import load_state
 from ..context import RunContext
 from ..peers import vector_memo
 from ..steps import graph_resume
-from .stored import StoredNode, last_graph, mentioned
+from .stored import StoredAnswers, StoredNode, last_graph, mentioned
 
 
 @attrs.define
@@ -79,14 +83,16 @@ class GraphWork:
     touched: list[StoredNode] = attrs.field(factory=list)  # of those, the ones the new (or gone) chunks change
     shrunk: bool = False  # some of the last graph's chunks are no longer in the input
     names: list[set[str]] = attrs.field(factory=list)  # each chunk's name words (`_names`), before any run
+    replayed: int = 0  # of the new chunks, those whose extraction the response cache answers
 
     @property
     def changed(self) -> bool:
         return bool(self.new) or self.shrunk or self.last is None
 
 
-def graph_work(ctx: RunContext, llm: bool) -> GraphWork:
-    """`GraphWork` from the run store (stored extractions, under the fingerprint a run checks) and the last graph."""
+def graph_work(ctx: RunContext, llm: bool, answers: StoredAnswers | None = None) -> GraphWork:
+    """`GraphWork` from the run store (stored extractions, under the fingerprint a run checks), the last graph,
+    and the response cache (``answers``: the chunks whose extraction it answers)."""
     cfg, chunks = ctx.cfg, ctx.chunks
     rounds = cfg.graph.max_gleanings
     if llm:
@@ -109,16 +115,33 @@ def graph_work(ctx: RunContext, llm: bool) -> GraphWork:
         answer = sum(named_words(c.text) for c in new) * _TOKENS_PER_ENTITY
     last = last_graph(ctx.out_dir) if len(new) < len(chunks) else None
     records = answer // _TOKENS_PER_ENTITY
+    replayed = len(_replayed(ctx, new, answers)) if llm and answers is not None else 0
     if last is None:
         names = names or _names(chunks)
         entities = round(records * _recurrence(names) ** 0.5)
-        return GraphWork(new, per_chunk, answer, entities, entities, None, names=names)
+        return GraphWork(new, per_chunk, answer, entities, entities, None, names=names, replayed=replayed)
     touched = mentioned(last, [c.text for c in new]) if new else []
     added = max(0, records - len(touched)) if new else 0
     ids = {c.id for c in chunks}
     gone = [n for n in last if n.sources and not ids.issuperset(n.sources)]  # found in a chunk no longer read
     touched += [n for n in gone if n not in touched]
-    return GraphWork(new, per_chunk, answer, len(last) + added, added, last, touched, bool(gone))
+    return GraphWork(new, per_chunk, answer, len(last) + added, added, last, touched, bool(gone), replayed=replayed)
+
+
+def _replayed(ctx: RunContext, chunks: list[Chunk], answers: StoredAnswers) -> list[Chunk]:
+    """The ``chunks`` whose first extraction request, built as a run builds it, the response cache answers (the
+    rest of their extraction is taken as answered too: it was asked by the run that asked the first). None
+    where that request depends on what the server says: a schema's probe of its structured output, or a
+    completion cap it reports."""
+    cfg = ctx.cfg
+    if not chunks or asked_schema(cfg.graph) is not None or output_limit(cfg.llm.model, cfg.llm.max_output_tokens) \
+            is None:
+        return []
+    client, prompts = ChatClient(cfg.llm), GraphPrompts.from_config(cfg.graph)
+    cap = CompletionCap.of(cfg.llm).within()
+    keys = {client.key_of(client.request([{"role": "user", "content": prompts.extraction(c.text)}], max_tokens=cap)): c
+            for c in chunks}
+    return [keys[k] for k in answers.held(list(keys))]
 
 
 def _first_answers(chunk: Chunk, names: set[str], rounds: int) -> int:
@@ -153,27 +176,31 @@ def _recurrence(names: list[set[str]]) -> float:
     return len(set().union(*names)) / total if total else 1.0
 
 
-def graph_estimates(ctx: RunContext, work: GraphWork, llm: bool, resolve: bool, reports: bool) -> list[Estimate]:
+def graph_estimates(ctx: RunContext, work: GraphWork, llm: bool, resolve: bool, reports: bool,
+                    answers: StoredAnswers | None = None) -> list[Estimate]:
     """The graph pass's steps that ask the LLM (``resolve``: its resolution's LLM tier; ``reports``: community
-    reports)."""
+    reports); ``answers``, the response cache, for the requests built here as a run builds them."""
     rows = [_extraction(ctx, work), _describe(ctx, work)] if llm else [Estimate("graph", 0, 0, 0, 0, exact=True)]
     if resolve:
         rows += _resolution(ctx, work)
     if peer_formats(ctx.cfg):
-        rows.append(_embeddings(ctx, work))
+        rows.append(_embeddings(ctx, work, answers))
     if reports:
         rows.append(_reports(ctx, work))
     return rows
 
 
 def _extraction(ctx: RunContext, work: GraphWork) -> Estimate:
+    """The new chunks' extraction calls, but those the response cache answers (their share of the tokens)."""
     cfg, rounds = ctx.cfg, ctx.cfg.graph.max_gleanings
     overhead = ctx.tokenizer.count(graph_prompts(cfg.graph, asked_schema(cfg.graph)).extraction(""))
-    calls_max = len(work.new) * (1 + 2 * rounds)
+    asked = len(work.new) - work.replayed
+    share = asked / len(work.new) if work.new else 0.0
+    calls_max = asked * (1 + 2 * rounds)
     # each gleaning round resends the conversation so far: prompt and answers grow per round
-    tokens_in = (sum(c.tokens for c in work.new) + overhead * len(work.new)) * (1 + 2 * rounds)
-    return Estimate("graph", min(calls_max, round(len(work.new) * work.calls_per_chunk)), calls_max, tokens_in,
-                    work.answer_tokens)
+    tokens_in = round((sum(c.tokens for c in work.new) + overhead * len(work.new)) * (1 + 2 * rounds) * share)
+    return Estimate("graph", min(calls_max, round(asked * work.calls_per_chunk)), calls_max, tokens_in,
+                    round(work.answer_tokens * share), exact=not asked)
 
 
 def _describe(ctx: RunContext, work: GraphWork) -> Estimate:
@@ -188,8 +215,7 @@ def _describe(ctx: RunContext, work: GraphWork) -> Estimate:
                 chunks_of[name] = chunks_of.get(name, 0) + 1
         calls = sum(n * _DESCRIPTION_TOKENS > budget for n in chunks_of.values())
     else:
-        replays = ctx.cfg.llm.cache.mode in ("read", "readwrite")
-        asked = work.touched if replays else work.last
+        asked = work.touched if ctx.cfg.llm.cache.replays else work.last
         grown = {n.id for n in work.touched}
         calls = sum((n.description_tokens * 4 // 3 + _DESCRIPTION_TOKENS * (n.id in grown)) > budget for n in asked)
         bound = max(bound, calls)
@@ -245,15 +271,21 @@ def _reports(ctx: RunContext, work: GraphWork) -> Estimate:
     return Estimate("graph.communities", calls, bound, tokens_in, calls * report_tokens)
 
 
-def _embeddings(ctx: RunContext, work: GraphWork) -> Estimate:
-    """The peer indexes' embeddings: the chunks whose vector is not stored (counted), and the texts of the nodes,
-    relationships (LightRAG) and reports (GraphRAG) that are new or changed (estimated), packed as `vectors`
-    packs them."""
+def _embeddings(ctx: RunContext, work: GraphWork, answers: StoredAnswers | None) -> Estimate:
+    """The peer indexes' embeddings: the chunks whose vector neither the run store nor the response cache holds
+    (counted), and the texts of the nodes, relationships (LightRAG) and reports (GraphRAG) that are new or
+    changed (estimated), packed as `vectors` packs them."""
     formats = peer_formats(ctx.cfg)
     unique = list({c.text: c for c in ctx.chunks}.values())
     # the vectors are read from the store a part at a time, never all at once (`VectorMemo`)
     stored = vector_memo(ctx).has([text_key(c.text) for c in unique]) if ctx.store is not None else set()
     chunks = [c for c in unique if text_key(c.text) not in stored]
+    whole = [c for c in chunks if c.tokens <= INPUT_TOKENS]  # (a longer one is embedded in pieces)
+    if answers is not None and whole:
+        keys = dict(zip(ChatClient(ctx.cfg.llm).embedding_keys([c.text for c in whole], ctx.cfg.llm.embedding_model),
+                        whole))
+        cached = {keys[k].id for k in answers.held(list(keys))}
+        chunks = [c for c in chunks if c.id not in cached]
     nodes = work.entities if work.last is None or not stored else work.new_entities + len(work.touched)
     texts, tokens = len(chunks), sum(c.tokens for c in chunks)
     texts += nodes * len(formats)

@@ -4,9 +4,13 @@ code reads it unchanged), the last clustering, and the last graph's nodes and th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import shutil
 import sqlite3
+import tempfile
+import weakref
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -18,18 +22,40 @@ _WORD = re.compile(r"\w+")  # apostrophes and hyphens split words alike in names
 MAX_NAME_WORDS = 5  # a stored name longer than this many words is looked for by its first five
 
 
+class _Copy(sqlite3.Connection):
+    """A connection to a copy in a folder of its own, which goes when the connection closes (or is collected)."""
+
+    folder = ""
+
+    def close(self) -> None:
+        super().close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def read_only(path: Path, table: str) -> sqlite3.Connection | None:
-    """SQLite file ``path`` opened to read, writing nothing beside it; None when it is missing or has no
-    ``table``. A clean file is read as it is; one with a write-ahead log (a killed or live run) through it."""
+    """SQLite file ``path`` opened to read, writing nothing beside it, not even SQLite's own files; None when it
+    is missing or has no ``table``. With no write-ahead log beside it, no writer has it open: it is read as it
+    is (``immutable``). With one (a run writing it, or one killed), a copy of the file and its log is read, in
+    a temporary folder where SQLite may apply the log: reading the file itself would rebuild its index of the
+    log (``-shm``) beside it."""
     if not path.is_file():
         return None
     wal = path.with_name(path.name + "-wal")
-    mode = "mode=ro" if wal.is_file() and wal.stat().st_size else "immutable=1"
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
+        if wal.exists():
+            folder = tempfile.mkdtemp(prefix="graphglean-dry-run-")
+            copy = Path(folder) / path.name
+            shutil.copyfile(path, copy)
+            with contextlib.suppress(FileNotFoundError):  # the writer closed it meanwhile: all in the file
+                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+            db = sqlite3.connect(copy, factory=_Copy)
+            db.folder = folder
+            weakref.finalize(db, shutil.rmtree, folder, True)
+        else:
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
         db.execute(f"SELECT 1 FROM {table} LIMIT 1")
         return db
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError):
         return None
 
 
@@ -97,6 +123,26 @@ class StoredRun:
     def close(self) -> None:
         for db in self._dbs:
             db.close()
+
+
+class StoredAnswers:
+    """The response cache at ``path``, read only: which of some keys it holds (none where it does not
+    ``replay`` its answers, or is absent)."""
+
+    def __init__(self, path: str, replays: bool) -> None:
+        self._db = read_only(Path(path), "responses") if replays and path else None
+
+    def held(self, keys: list[str]) -> set[str]:
+        found: set[str] = set()
+        for i in range(0, len(keys) if self._db is not None else 0, 500):
+            part = keys[i:i + 500]
+            found.update(row[0] for row in self._db.execute(  # type: ignore[union-attr]
+                f"SELECT key FROM responses WHERE key IN ({','.join('?' * len(part))})", part))
+        return found
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
 
 
 @attrs.define

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -107,6 +108,14 @@ def synthetic(req: RecordedRequest) -> Reply | str:
 def sized(req: RecordedRequest) -> str:
     """An answer of ``max_tokens`` tokens (16 when unset): a word of four characters each."""
     return "word" * (req.max_tokens or 16)
+
+
+def uneven(req: RecordedRequest) -> Reply:
+    """`sized`, after a wait spread evenly over 0 to 2 s, and 3 s more for one request in thirty (by the hash of
+    its text: the same every run): a hosted service's own spread of answer times, with no queue behind it."""
+    text = req.last_user.encode("utf-8", "surrogatepass")
+    late = 3.0 if zlib.crc32(text[::-1]) % 30 == 0 else 0.0
+    return Reply(sized(req), delay=2.0 * (zlib.crc32(text) % 10_000) / 10_000 + late)
 
 
 def _table(context: str, heading: str) -> list[list[str]]:

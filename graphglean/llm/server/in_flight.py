@@ -1,0 +1,141 @@
+"""`AdaptiveConcurrency`: the requests one client allows in flight, a CapacityLimiter sized to what is allowed, with
+its cuts after 429s, 503s and timeouts, and the timeline of its changes (report.json's ``llm.concurrency``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import trio
+
+
+class AdaptiveConcurrency:
+    """A CapacityLimiter sized to what is allowed: the configured maximum, or less, the ``ceiling`` the rule of
+    the server's slots sets (`ConcurrencyRule`), and the ceiling 429s set.
+
+    A 429, a 503 or a timeout halves the requests in flight (one cut per round of requests, like the learned
+    rate); they grow back to what is allowed over the next ``recovery_s`` seconds while answers come. 429s that
+    come again after a cut are a limit on requests at once (a proxy's, a key's): the ceiling becomes one less
+    than the fewest in flight that met a 429 since the cut, and is probed an eighth above (at least one) after
+    ``PROBE_S`` without a 429 (a probe that meets one goes back, and doubles the wait before the next). Each
+    change is kept with its reason in ``timeline``: a reason said again soon after is counted in its entry;
+    the first `KEPT_FIRST` and the latest entries are kept, `KEPT` in all."""
+
+    KEPT = 64
+    KEPT_FIRST = 16
+    PROBE_S = 8.0
+    MAX_PROBE_S = 256.0
+
+    def __init__(self, maximum: int, clock: Callable[[], float] | None = None, recovery_s: float = 4.0) -> None:
+        self.maximum = maximum
+        self.ceiling = maximum
+        self.start = maximum  # the limit the first request went with (after the server's report of its slots)
+        self.limiter = trio.CapacityLimiter(maximum)
+        self.recovery_s = recovery_s
+        self.clock = clock or _now_or_zero
+        self._began = self.clock()  # (a client is made in the run it serves)
+        self._last_cut = -math.inf
+        self._cut_to = maximum
+        self.refused = math.inf  # the ceiling 429s set
+        self._refused_least = math.inf  # the fewest in flight that met a 429 since the last cut
+        self._refused_rounds = 0  # cuts after 429s
+        self._probe_s = self.PROBE_S
+        self._probe_at = math.inf
+        self.listeners: list[Callable[[], None]] = []  # told when more requests may go (a gate fills its places)
+        self.timeline: list[list[Any]] = [[0.0, maximum, "llm.max_concurrency", 1, 0.0]]
+        self.dropped = 0  # changes left out of the timeline (between its first and its latest)
+
+    @property
+    def current(self) -> int:
+        """Requests allowed in flight now."""
+        return int(self.limiter.total_tokens)
+
+    @property
+    def allowed(self) -> int:
+        return int(max(1, min(self.maximum, self.ceiling, self.refused)))
+
+    def note(self, limit: int, reason: str) -> None:
+        """Keep a change of the limit in the timeline (in the entry of the same reason, if one of the last two)."""
+        t = round(self.clock() - self._began, 3)
+        for entry in self.timeline[-2:]:
+            if entry[2] == reason and len(self.timeline) > 1:
+                entry[1], entry[3], entry[4] = limit, entry[3] + 1, t
+                return
+        self.timeline.append([t, limit, reason, 1, t])
+        if len(self.timeline) > self.KEPT:
+            del self.timeline[self.KEPT_FIRST]
+            self.dropped += 1
+
+    def set_ceiling(self, n: int, reason: str = "") -> None:
+        """Allow at most ``n`` in flight (the requests in flight keep their places)."""
+        self.ceiling = max(1, n)
+        self._apply(reason)
+
+    def _apply(self, reason: str) -> None:
+        """The limiter to what is allowed now: at once if lower; if higher, once the last cut has recovered."""
+        total = int(self.limiter.total_tokens)
+        allowed = self.allowed
+        if total > allowed:
+            self.limiter.total_tokens = allowed
+            self.note(allowed, reason)
+        elif total < allowed and self.clock() - self._last_cut >= self.recovery_s:
+            self.limiter.total_tokens = allowed
+            self.note(allowed, reason)
+            for wake in self.listeners:
+                wake()
+
+    def back_off(self, sent_at: float | None = None, reason: str = "a 429", in_flight: int = 0) -> None:
+        """A 429, a 503 or a timeout of a request sent at ``sent_at`` with ``in_flight`` requests in flight (itself
+        included; given for 429s): half as many in flight, unless a cut came after it was sent, or it went above
+        the ceiling (it answers the old number, it is no news); 429s again after a cut: the ceiling."""
+        now = self.clock()
+        if in_flight:
+            self._refused_least = min(self._refused_least, in_flight)
+        if (now - self._last_cut < 1.0) if sent_at is None else (sent_at <= self._last_cut or in_flight > self.refused):
+            return
+        self._last_cut = now
+        if in_flight and self._refused_rounds:
+            least, self._refused_least = self._refused_least, math.inf
+            if least >= self.refused:  # the probe met a 429: back, and probed again after twice as long
+                self._probe_s = min(self.MAX_PROBE_S, 2 * self._probe_s)
+            self._limit_refused(int(min(least, self.refused)) - 1, f"429s at {least} in flight")
+            return
+        self._refused_rounds += bool(in_flight)
+        self._refused_least = math.inf
+        self._cut_to = max(1, int(self.limiter.total_tokens) // 2)
+        self.limiter.total_tokens = self._cut_to
+        self.note(self._cut_to, f"halved after {reason}")
+
+    def _limit_refused(self, n: int, reason: str) -> None:
+        self.refused, self._probe_at = max(1, n), self.clock() + self._probe_s
+        if n >= self.maximum:  # probed up to the maximum: no ceiling of 429s any more
+            self.refused = self._probe_at = math.inf
+        self._apply(reason)
+
+    def on_success(self) -> None:
+        if self.clock() >= self._probe_at:  # no 429 since the ceiling was set: one more may go
+            self._limit_refused(int(self.refused) + max(1, int(self.refused) // 8), "probing above the 429s' ceiling")
+        total, allowed = int(self.limiter.total_tokens), self.allowed
+        if total < allowed:
+            back = min(1.0, (self.clock() - self._last_cut) / self.recovery_s)
+            target = min(allowed, self._cut_to + math.ceil((allowed - self._cut_to) * back))
+            if target > total:
+                self.limiter.total_tokens = target
+                if target == allowed:
+                    self.note(target, "back after the cut")
+
+    def summary(self) -> dict[str, Any]:
+        """The limit chosen first, last, and its changes: ``{start, final, timeline: [{t_s, limit, reason}]}``
+        (an entry whose reason came again: ``times`` and the ``last_t_s``, with the limit it gave then)."""
+        timeline = [{"t_s": t, "limit": limit, "reason": reason, **({"times": n, "last_t_s": last} if n > 1 else {})}
+                    for t, limit, reason, n, last in self.timeline]
+        return {"start": self.start, "final": self.current, "timeline": timeline,
+                **({"timeline_left_out": self.dropped} if self.dropped else {})}
+
+
+def _now_or_zero() -> float:
+    """trio's clock, or 0 outside a run (a client made before its run starts)."""
+    try:
+        return trio.current_time()
+    except RuntimeError:
+        return 0.0
