@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import attrs
 import trio
 
 from ..core.config import PEER_FORMATS, Config, missing_extra
-from ..core.errors import ConfigError
+from ..core.errors import Contained, ConfigError
 from .context import PassFn, PassOutcome, RunContext
 from .steps import enrich_pass, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
@@ -101,7 +101,12 @@ async def run_passes(ctx: RunContext, passes: list[tuple[str, PassFn]]) -> list[
 
     async def one(name: str, fn: PassFn) -> None:
         t0 = time.monotonic()
-        outcome = await fn(ctx)
+        failed: list[dict[str, Any]] = []
+        # a pass that raises (a bug, after its calls were paid) fails alone: the others go on and are written
+        with Contained(name, f"{name}.enabled: false skips it", failed, "its answers are kept for the next run"):
+            outcome = await fn(ctx)
+        if failed:
+            outcome = PassOutcome(name, failed=failed)
         outcome.wall_s = time.monotonic() - t0
         results[name] = outcome
 

@@ -22,7 +22,7 @@ import trio
 
 from ...core.atomic import atomic_open
 from ...core.config import Config
-from ...core.errors import ConfigError, GraphgleanError
+from ...core.errors import ConfigError, Contained, GraphgleanError
 from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
@@ -323,11 +323,17 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     account = CallAccount()
     found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
+    stage_failures: list[dict[str, Any]] = []  # of the partitions' tasks: the same in many, said once
+    resolved = None
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
-        resolved = await resolution_driver.resolved_merge(
-            functools.partial(tasks.wave, progress), dirs, wcfg, merge_dir, out, out / "shards" / "resolution")
+        with Contained("graph.resolve", "graph.resolve.enabled: false skips it", stage_failures,
+                       "the graph is written unresolved"):
+            resolved = await resolution_driver.resolved_merge(
+                functools.partial(tasks.wave, progress), dirs, wcfg, merge_dir, out, out / "shards" / "resolution")
+    if resolved is not None:
         account.add(resolved.account)
         found, nodes, edges = resolved.found, resolved.nodes, resolved.edges
+        stage_failures += resolved.failed_stages
         row["resolution"] = resolved.stats
         paths.append(out / "resolution.jsonl")
         stage("resolved_partitions")
@@ -338,12 +344,14 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
             for stats, acc in await tasks.wave(progress, name, work, [(p, dirs, wcfg, merge_dir) for p in range(P)]):
                 account.add(acc)
                 totals.add_cpu(name, stats.pop("cpu_s", 0.0))
+                stage_failures += stats.pop("failed_stages")
                 for k, v in stats.items():
                     found[k] += v
             stage(name)
         nodes, edges = partitions.write_tables(merge_dir, P, paths[0], paths[1])
         (out / "resolution.jsonl").unlink(missing_ok=True)  # as a local run: no log of merges this graph lacks
         stage("tables")
+    totals.failed += [dict(f, **{"pass": "graph"}) for f in {(f["item"], f["error"]): f for f in stage_failures}.values()]
     others = attrs.evolve(cfg.output, formats=[f for f in cfg.output.formats if f != "jsonl"])
     if cfg.graph.communities.enabled:  # clustered once, on the whole graph; reports in tasks, level by level
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)

@@ -106,7 +106,10 @@ class DescriptionStream:
             self.nursery.start_soon(call, *args)
 
     def _take(self, chunk: Chunk, parse: Callable[[], ParseResult]) -> list[tuple[Any, tuple[Any, ...]]]:
-        parsed = parse()
+        try:
+            parsed = parse()
+        except Exception:  # noqa: BLE001 - left to the final pass, which reads it again and reports the failure
+            return []  # the chunk stays unfinished here: nothing it might add to is taken as settled
         key = (chunk.doc_id, chunk.index, chunk.id)
         self.parsed[key] = parsed
         self.acc.add(parsed)
