@@ -136,10 +136,25 @@ def stops_run(error: BaseException) -> bool:
     return False
 
 
+def _tree(error: BaseException) -> list[BaseException]:
+    """``error`` and every exception of the (nested) groups inside it, outermost first."""
+    inner = error.exceptions if isinstance(error, BaseExceptionGroup) else ()
+    return [error, *(e for sub in inner for e in _tree(sub))]
+
+
 def _cause(error: BaseException) -> BaseException:
     """The error itself, or the one it carries from another process (a Ray task's ``cause``)."""
     cause = getattr(error, "cause", None)
     return cause if isinstance(cause, BaseException) else error
+
+
+def _remote_traceback(error: BaseException) -> str:
+    """The traceback text an error of another process carries (Ray's task errors: ``traceback_str``, or their
+    text when they stand for their cause's class)."""
+    text = getattr(error, "traceback_str", None)
+    if not isinstance(text, str) and isinstance(getattr(error, "cause", None), BaseException):
+        text = str(error)
+    return text if isinstance(text, str) else ""
 
 
 def raised_at(error: BaseException) -> str:
@@ -151,9 +166,9 @@ def raised_at(error: BaseException) -> str:
 
     leaf = leaves(error)[0]
     frames = [(f.filename, f.lineno) for f in traceback.extract_tb(leaf.__traceback__)]
-    remote = getattr(leaf, "traceback_str", None)
-    if isinstance(remote, str):
-        frames += [(m[0], int(m[1])) for m in re.findall(r'File "([^"]+)", line (\d+)', remote)]
+    remote = [_remote_traceback(e) for e in _tree(error) if _remote_traceback(e)]
+    if remote:
+        frames += [(m[0], int(m[1])) for m in re.findall(r'File "([^"]+)", line (\d+)', remote[0])]
     for filename, line in reversed(frames):
         parts = filename.replace("\\", "/").split("/")
         if "graphglean" in parts[:-1]:

@@ -65,17 +65,8 @@ async def write_graph_with_communities(ctx: RunContext, graph: nx.Graph) -> Comm
     if not cfg.graph.communities.enabled:
         return await without_communities(graph, ctx.chunks, out, cfg)
     assert ctx.store is not None
-    store = ctx.store
-
-    async def found() -> Communities:
-        previous = load_state(store)
-        communities = await trio.to_thread.run_sync(lambda: find_communities(graph, cfg, previous=previous),
-                                                    abandon_on_cancel=True)
-        await store.save(STATE, "state", communities.state_json())
-        return communities
-
     failed: list[dict[str, Any]] = []
-    communities = await communities_or_none(graph, found, failed)
+    communities = await communities_or_none(graph, cfg, ctx.store, failed)
     if communities is None:
         outcome = await without_communities(graph, ctx.chunks, out, cfg)
         outcome.failed[:0] = failed
@@ -90,13 +81,16 @@ async def write_graph_with_communities(ctx: RunContext, graph: nx.Graph) -> Comm
     return await finish_communities(graph, communities, ctx.chunks, out, cfg, ask)
 
 
-async def communities_or_none(graph: nx.Graph, found: Callable[[], Awaitable[Communities]],
+async def communities_or_none(graph: nx.Graph, cfg: Config, store: RunStore,
                               failed: list[dict[str, Any]]) -> Communities | None:
-    """The communities ``found`` gives, written on the graph's nodes; None when finding them raised (a failure
-    row in ``failed``: the graph is then written without them)."""
+    """The graph's communities, started from the last run's (``store`` keeps them for the next), written on its
+    nodes; None when finding them raised (a failure row in ``failed``: the graph is then written without them)."""
     with Contained("graph.communities", "graph.communities.enabled: false skips it", failed,
                    "the graph is written without communities"):
-        communities = await found()
+        previous = load_state(store)
+        communities = await trio.to_thread.run_sync(lambda: find_communities(graph, cfg, previous=previous),
+                                                    abandon_on_cancel=True)
+        await store.save(STATE, "state", communities.state_json())
         annotate(graph, communities)
         return communities
     for data in graph.nodes.values():  # nothing half-annotated

@@ -15,12 +15,11 @@ import trio
 from ...core.config import Config
 from ...core.tokens import Tokenizer
 from ...graph.communities.context import ReportContext, build_context, fits_whole, members_of
-from ...graph.communities.detect import find_communities
 from ...graph.communities.records import Communities, Community, CommunityReport
 from ...graph.communities.reporting import PASS, CommunityReports, ReportMemo, ask_reports, prompt_parts, report_key
 from ...llm.accounting import CallAccount
-from ...pipeline.communities import (STATE, CommunityOutcome, communities_or_none, finish_communities, load_state,
-                                     reports_asked, without_communities)
+from ...pipeline.communities import (CommunityOutcome, communities_or_none, finish_communities, reports_asked,
+                                     without_communities)
 from ...pipeline.context import RunContext
 from ...pipeline.runstore import RunStore
 from ...scheduling.scheduler import Scheduler
@@ -39,17 +38,9 @@ async def ray_communities(wave: Wave, graph: nx.Graph, chunks: list[Chunk], cfg:
     while the whole-graph files are written (with ``whole_graph``), then the tables and the view."""
     store = RunStore(shards_root / FOLDER)
     account = CallAccount()
-
-    async def found() -> Communities:
-        previous = load_state(store)
-        communities = await trio.to_thread.run_sync(lambda: find_communities(graph, cfg, previous=previous),
-                                                    abandon_on_cancel=True)
-        await store.save(STATE, "state", communities.state_json())
-        return communities
-
     try:
         failed: list[dict[str, Any]] = []
-        communities = await communities_or_none(graph, found, failed)
+        communities = await communities_or_none(graph, cfg, store, failed)
         if communities is None:
             outcome = await without_communities(graph, chunks, out, cfg, whole_graph)
             outcome.failed[:0] = failed

@@ -27,7 +27,7 @@ from ...graph.formats.communities import remove_community_tables
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
 from ...pipeline.folder_lock import output_folder_lock
-from ...pipeline.outputs import write_graph_outputs
+from ...pipeline.communities import without_communities
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
@@ -113,15 +113,23 @@ class Tasks:
         """One task per job ``(key, (work, *args))`` (``work(*args, limiter)``), at most ``rt.workers`` in
         flight; each finished one's key and result go to ``done``, and ``running`` is called every second none
         finishes. The lease actor hears when the last one is submitted (the running ones give back what they
-        hold)."""
+        hold). A task that raises stops the stage: the others are cancelled, so that a later stage (one done
+        without the failed one) never gathers them."""
         if self._task is None:
             self._task = self.ray.remote(stage_main).options(max_retries=self.rt.task_retries, num_cpus=TASK_CPUS)
         self.actor.tasks_coming.remote(True)
-        for key, (work, *args) in jobs:
-            await self._gather(self.rt.workers, done, running)
-            self.refs[self._task.remote(work, tuple(args), self.actor, self.batch)] = key
-        self.actor.tasks_coming.remote(False)
-        await self._gather(1, done, running)
+        try:
+            for key, (work, *args) in jobs:
+                await self._gather(self.rt.workers, done, running)
+                self.refs[self._task.remote(work, tuple(args), self.actor, self.batch)] = key
+            self.actor.tasks_coming.remote(False)
+            await self._gather(1, done, running)
+        except BaseException:
+            self.actor.tasks_coming.remote(False)
+            for ref in self.refs:
+                self.ray.cancel(ref, force=True)
+            self.refs.clear()
+            raise
 
     async def wave(self, progress: Progress, stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
                    watch: list[Path] | None = None) -> list[Any]:
@@ -365,12 +373,11 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         totals.failed += [dict(f, **{"pass": "graph"}) for f in written.failed]
         stage("communities")
     elif rt.single_graph:  # the whole graph and the chunk texts in the driver: every other export output.formats asks
-        remove_community_tables(out)
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
-        failed: list[dict[str, Any]] = []
-        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
-        totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
+        exported = await without_communities(graph, chunks, out, attrs.evolve(cfg, output=others))
+        paths += [Path(p) for p in exported.files]
+        totals.failed += [dict(f, **{"pass": "graph"}) for f in exported.failed]
         stage("whole_graph_exports")
     else:
         remove_community_tables(out)
