@@ -32,6 +32,7 @@ from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from . import partitions, peers, shard_task
 from .communities import ray_communities
+from .item_progress import ItemProgress
 from .leases import BatchSize, LeaseBucket, LeasedRateLimiter, process_holding, ray_result
 from .report import Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
@@ -247,44 +248,6 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
                             [f for f in totals.failed if f.get("pass") == name])
                 for i, (name, _) in enumerate(passes)]
     return report, outcomes
-
-
-class ItemProgress:
-    """The items of every shard, as their tasks' ``progress.json`` files say, shown through the run's
-    `Progress` next to the shards: totals grow as shards start their passes, counts as their items finish."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.seen: dict[str, dict[str, dict[str, int]]] = {}  # shard folder -> pass -> counts
-
-    def read(self, folder: Path, finished: bool = False) -> None:
-        """What is new in the shard's file. ``finished``: every item it started is done (a retried task that
-        resumed from its store counts only what was left, so the counts are made whole)."""
-        now = shard_task.read_progress(folder)
-        before = self.seen.setdefault(str(folder), {})
-        for name, row in now.items():
-            old = before.setdefault(name, {})
-            if finished:
-                row = dict(row, done=max(row["total"], old.get("total", 0)))
-            grew = {k: max(0, v - old.get(k, 0)) for k, v in row.items()}
-            old.update({k: max(v, old.get(k, 0)) for k, v in row.items()})
-            if grew.get("total"):
-                self.progress.start(name, grew["total"])
-            account = self._account(name)
-            failed = grew.get("failed", 0)
-            for k in range(grew.get("done", 0)):
-                self.progress.advance(name, account, k < failed)
-
-    def _account(self, name: str) -> CallAccount:
-        acc = CallAccount()
-        for passes in self.seen.values():
-            for k in shard_task.ACCOUNT_FIELDS:
-                setattr(acc, k, getattr(acc, k) + passes.get(name, {}).get(k, 0))
-        return acc
-
-    def finish(self) -> None:
-        for name in {n for passes in self.seen.values() for n in passes}:
-            self.progress.finish(name)
 
 
 async def _run_shards(tasks: Tasks, specs: list[ShardSpec], cfg: Config, wcfg: Config, root: Path, totals: Totals,
