@@ -42,6 +42,10 @@ TOKENIZER = Tokenizer.cl100k()
 ALL_FORMATS = ["graphml", "json", "jsonl", "html", "neo4j", "parquet"]
 
 
+def _strict(constant: str) -> None:
+    raise AssertionError(f"{constant} is not JSON")
+
+
 def _field(value: str, quoted: bool) -> str:
     return f'"{value}"' if quoted else value
 
@@ -143,6 +147,9 @@ def test_any_answers_go_through_every_stage_and_writer(corpus, budget, answers):
         write_graph_outputs(graph, chunks, out, OutputConfig(formats=ALL_FORMATS))  # raises if any writer failed
         write_community_tables(rows, report_rows, out, parquet=True)
         write_view(graph, texts, out / "graph.html", communities=rows, reports=report_rows)
+        for table in ("graph.json", "entities.jsonl", "relationships.jsonl", "communities.jsonl"):
+            for line in (out / table).read_text().splitlines() if table.endswith("l") else [(out / table).read_text()]:
+                json.loads(line, parse_constant=_strict)  # no NaN or Infinity: JSON as every reader takes it
         back = read_graph(out)
         assert back.number_of_nodes() == graph.number_of_nodes()
         assert back.number_of_edges() == graph.number_of_edges()
