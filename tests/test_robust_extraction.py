@@ -104,3 +104,16 @@ def test_runs_of_blanks_are_read_in_linear_time(text):
     for parser in PARSERS[:2]:
         parser.parse(text)
     parse_extraction(ChunkExtraction("c", [text], 0, 0, 0, 0), Chunk("c", "d", 0, "Person 1", 0, 8, 2), PARSERS[0])
+
+
+@pytest.mark.timeout(120)  # before: a RecursionError out of every JSON reader, and seconds to minutes each
+@pytest.mark.parametrize("text", ["[" * 100000, '{"a": ' * 5000, "x " + '{"entities": [' * 3000,
+                                  "[" * 5000 + ' {"name": "Ada", "type": "person"}', "name:" + "\n" * 50000 + "SAME"],
+                         ids=["deep-list", "deep-object", "deep-entities", "deep-then-record", "blank-lines"])
+def test_deep_json_and_blank_lines_are_no_json_and_read_in_linear_time(text):
+    with pytest.raises(ValueError):
+        parse_json_output(text)
+    holds_report(text)
+    assert read_answers(text) == {}
+    for parser in PARSERS[:2]:
+        _fields_are_text(parser.parse(text))

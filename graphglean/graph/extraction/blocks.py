@@ -8,7 +8,7 @@ import json
 import re
 from typing import Iterator
 
-from ...core.answers import close_truncated
+from ...core.answers import NOT_JSON, close_truncated
 from .fields import clean_field
 
 _ROLES = {
@@ -107,11 +107,11 @@ def json_values(text: str, attempts: int = 32) -> Iterator[tuple[int, int, objec
         start = m.start()
         try:
             value, end = decoder.raw_decode(text, start)
-        except ValueError:
+        except NOT_JSON:
             closed = close_truncated(text[start:])  # JSON cut short: its complete leading items
             try:
                 value, end = json.loads(closed) if closed else None, len(text)
-            except ValueError:
+            except NOT_JSON:
                 value = None
             if not value:
                 pos = m.end()

@@ -82,7 +82,7 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested deeper than JSON is read: text, not a list
             value = [value]
     return [str(a) for a in value if a] if isinstance(value, list) else []
 
