@@ -40,7 +40,8 @@ json_answer = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st
                                                         "predicate", "references", "explanation"]) | any_text,
                                                        inner, max_size=5)),
                            max_leaves=15).map(json.dumps)
-answers = st.lists(st.tuples(st.one_of(records([]), json_answer, description, phrase(0, 10), st.just(""),
+NAMES = ["Scrooge", "Bob Cratchit", "Fred", "Marley", "Belle", "London", "Ana", "Malmö", "東京"]
+answers = st.lists(st.tuples(st.one_of(records(NAMES), json_answer, description, phrase(0, 10), st.just(""),
                                        st.just("YES"), st.just("NO"), st.just("1: SAME\n2: DIFFERENT")),
                              st.sampled_from(["stop", "stop", "length", "content_filter", None])),
                    min_size=1, max_size=6)
@@ -89,7 +90,7 @@ async def _run_all(drawn, folder: Path) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                                  HealthCheck.function_scoped_fixture])
 @given(answers)
 def test_a_model_answering_anything_never_stops_a_run(tmp_path_factory, drawn):

@@ -172,3 +172,39 @@ def test_any_answers_make_peer_indexes(corpus, answers):
         for plan in plans:
             vectors = {t: rng.standard_normal(8).astype(np.float32) for t in plan.texts()}
             assert plan.write(vectors, 8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(corpora(), st.sampled_from([1, 30]))
+def test_description_stream_takes_any_answers(corpus, budget):
+    """Summaries started while extraction runs: any records, in any chunk order, never stop the stream (an end
+    without a name made it look up a node the merge never made: KeyError, and the graph pass failed)."""
+    import functools
+
+    from graphglean.graph.building.describe import SummaryMemo
+    from graphglean.graph.building.stream import DescriptionStream
+    from graphglean.graph.extract import parse_extraction, record_parser
+    from graphglean.llm.client import ChatClient
+    from graphglean.scheduling.scheduler import Scheduler
+    from graphglean.testing.inprocess import InProcessTransport
+    from graphglean.testing.models.responders import synthetic
+
+    from .helpers import llm_config
+
+    chunks, extractions = corpus
+    cfg = Config()
+    cfg.graph.description_max_tokens = budget
+    cfg.llm = llm_config(type("S", (), {"base_url": "http://in-process.invalid/v1"})())
+    parser = record_parser(cfg.graph)
+
+    async def run() -> bool:
+        async with ChatClient(cfg.llm, transport=InProcessTransport(synthetic)) as client:
+            async with trio.open_nursery() as nursery:
+                stream = DescriptionStream(chunks, cfg.graph, Scheduler(client).llm("graph.describe"), TOKENIZER,
+                                           SummaryMemo(), nursery)
+                for chunk in reversed(chunks):
+                    await stream.add([(chunk, functools.partial(parse_extraction, extractions[chunk.id], chunk,
+                                                                parser))])
+            return stream.stopped
+
+    assert not trio.run(run)

@@ -86,6 +86,7 @@ class DescriptionStream:
         self.counted = CountingTokenizer(tokenizer)  # the final pass counts with it too
         self._words_cache: dict[str, tuple[tuple[int, int], set[str] | None]] = {}
         self._lock = trio.Lock()
+        self.stopped = False
         for c in chunks:
             key = (c.doc_id, c.index, c.id)
             if key not in self._pending:
@@ -99,9 +100,17 @@ class DescriptionStream:
 
     async def add(self, done: list[tuple[Chunk, Callable[[], ParseResult]]]) -> None:
         """These chunks are done, and each ``parse()`` reads a chunk's records: in a worker thread (CPU work),
-        one batch at a time; the calls that became certain start here."""
+        one batch at a time; the calls that became certain start here. Streaming only saves time: should it
+        raise, it stops, and the final pass makes every call it needs."""
         async with self._lock:
-            starts = await trio.to_thread.run_sync(lambda: [s for c, parse in done for s in self._take(c, parse)])
+            if self.stopped:
+                return
+            try:
+                starts = await trio.to_thread.run_sync(
+                    lambda: [s for c, parse in done for s in self._take(c, parse)])
+            except Exception:  # noqa: BLE001 - never the extraction's failure; what it knows may be half-updated
+                self.stopped = True
+                return
         for call, args in starts:
             self.nursery.start_soon(call, *args)
 
@@ -117,7 +126,8 @@ class DescriptionStream:
         touched: set[Thing] = {normalize_name(e.name) for e in parsed.entities}
         for r in parsed.relationships:
             a, b = normalize_name(r.source_name), normalize_name(r.target_name)
-            touched |= {a, b, (a, b) if self.cfg.directed or a <= b else (b, a)}
+            if a and b:  # as the merge: an end without a name makes neither node nor edge
+                touched |= {a, b, (a, b) if self.cfg.directed or a <= b else (b, a)}
         # Records cannot move what is settled (that is up to the first unfinished chunk that could add to a
         # thing): only new things, and those waiting on a word of this chunk, are looked at.
         touched = {t for t in touched if t not in self._progress and t and (isinstance(t, str) or all(t))}
