@@ -90,7 +90,7 @@ async def _run_all(drawn, folder: Path) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                                  HealthCheck.function_scoped_fixture])
 @given(answers)
 def test_a_model_answering_anything_never_stops_a_run(tmp_path_factory, drawn):
