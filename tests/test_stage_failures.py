@@ -137,3 +137,15 @@ async def test_a_chunk_whose_answer_cannot_be_read_fails_alone_and_is_read_again
     assert nodes > 0  # every other chunk's records
     assert again == 0 and not asked_again, err_again  # read from the run store, not asked
     assert len(json.loads((tmp_path / "out" / "graph.json").read_text())["nodes"]) > nodes
+
+
+async def test_the_library_returns_the_graph_without_a_stage_that_raised_and_warns(monkeypatch):
+    from graphglean.graph.extract import extract_graph
+
+    from .helpers import config
+
+    monkeypatch.setattr("graphglean.graph.resolution.profiles.description_gender", _raiser)
+    async with FakeLLMServer(synthetic).running() as server:
+        with pytest.warns(UserWarning, match=r"stage graph.resolve: IndexError.*graph.resolve.enabled: false"):
+            result = await extract_graph(STAVE.read_text()[:3000], config(server))
+    assert result.output.number_of_nodes() > 0 and result.stats.failed_stages[0]["item"] == "stage graph.resolve"

@@ -313,8 +313,17 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
     """Extract one merged graph from texts, documents or chunks. Under trio.
 
     ``method`` overrides ``config.graph.method``: ``llm`` or ``nlp`` (``auto`` picks llm when an endpoint is
-    configured). Without a ``scheduler`` one is made from ``config.llm`` for this call.
+    configured). Without a ``scheduler`` one is made from ``config.llm`` for this call. A stage that raised
+    (`GraphStats.failed_stages`: the graph is returned without it) is said in a warning.
     """
+    result = await _extract_graph(inputs, config, scheduler, method)
+    for row in result.stats.failed_stages:
+        _warn(f"{row['item']}: {row['error']}")
+    return result
+
+
+async def _extract_graph(inputs: Any, config: Config | None, scheduler: Scheduler | None,
+                         method: str | None) -> GraphExtractionResult:
     cfg = config or Config()
     tokenizer = Tokenizer(cfg.llm.model)
     chunks, sources = _chunks_of(inputs, cfg, tokenizer)
