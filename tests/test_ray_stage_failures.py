@@ -65,7 +65,9 @@ CASES = [
     ("graph.describe", True, ("graphglean.engines.ray.resolution.driver", "finish_task",
                               ("graphglean.graph.extract", "summarize_descriptions"))),
     ("graph.communities", True, ("graphglean.pipeline.communities", "find_communities", "driver")),
+    ("graph.communities.reports", False, ("graphglean.engines.ray.communities", "level_by_level", "driver")),
     ("peers", False, ("graphglean.graph.formats.peers.lightrag.write", "plan_lightrag", "driver")),
+    ("graph.graphml", False, ("graphglean.pipeline.outputs", "write_graphml", "driver")),
 ]
 
 
@@ -95,12 +97,16 @@ async def test_a_merge_stage_that_raises_fails_alone_on_ray(cluster, tmp_path, m
         again = await run(cfg, out=io.StringIO(), notice=lambda line: None)
         repeated = set(_sent(server, n)) & set(first)
     rows = [f for p in result.passes for f in p.failed]
-    assert [f["item"] for f in rows] == [f"stage {stage}"], rows
+    item = str(out / stage) if stage.endswith(".graphml") else f"stage {stage}"
+    assert [f["item"] for f in rows] == [item], rows
     assert "IndexError" in rows[0]["error"] and "(at " in rows[0]["error"]
     expected = {"graph.resolve": "graph.resolve.enabled: false", "graph.describe": "graph.description_max_tokens",
-                "graph.communities": "graph.communities.enabled: false", "peers": "without lightrag"}[stage]
+                "graph.communities": "graph.communities.enabled: false", "peers": "without lightrag",
+                "graph.communities.reports": "graph.communities.reports: false",
+                "graph.graphml": "output.formats without graphml"}[stage]
     assert expected in rows[0]["error"]
-    lost = {"graph.communities": {"communities.jsonl"}, "peers": {"lightrag"}}.get(stage, set())
+    lost = {"graph.communities": {"communities.jsonl"}, "peers": {"lightrag"}, "graph.graphml": {"graph.graphml"}
+            }.get(stage, set())
     assert {f for f, there in present.items() if not there} == lost
     assert json.loads((out / "report.json").read_text())["failed"] == [] and not again.failed
     assert not repeated, f"{len(repeated)} requests sent again"
