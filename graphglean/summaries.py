@@ -119,13 +119,19 @@ async def whole_answer(llm: PassLLM, messages: list[dict[str, str]], cap: int, l
     repeating itself is not continued, and its repeats are left out."""
     result = await llm.chat(llm.request(messages, max_tokens=cap, valid=answered))
     text, usage, continued = result.text, result.usage, 0
-    while result.truncated and not is_loop(text) and usage.completion_tokens < limit:
+    # cut answers of ``cap`` tokens reach ``limit`` within this many continuations: a server that says "cut" of
+    # shorter ones (or counts no tokens) is not asked on and on, each time with the whole conversation again
+    most = -(-limit // max(1, cap))
+    while result.truncated and not is_loop(text) and usage.completion_tokens < limit and continued < most:
         messages = [*messages, {"role": "assistant", "content": result.text},
                     {"role": "user", "content": load_template("resume_answer").strip()}]
         result = await llm.chat(llm.request(messages, max_tokens=min(cap, limit - usage.completion_tokens),
                                             valid=answered))
-        text += result.text[overlap(text, result.text):]
+        added = result.text[overlap(text, result.text):]
+        text += added
         usage, continued = usage + result.usage, continued + 1
+        if not added.strip():  # no progress: it only said again what it had written
+            break
     looping = result.truncated and is_loop(text)
     return _Answer(text[:loop_start(text)] if looping else text, usage, result.truncated, continued)
 

@@ -90,3 +90,22 @@ async def test_a_summary_the_cap_cuts_is_continued_not_asked_again():
     asked = s.chat_requests()
     assert result.summary == long and result.continued == len(asked) - 1 > 0 and result.cut == 0
     assert sum(r.completion_tokens for r in asked) <= rough_tokens(long) + len(asked)
+
+
+@pytest.mark.parametrize("answers", [["The sea."], ["The sea.", " And more.", " And more again."]])
+async def test_a_server_that_says_cut_of_short_answers_is_not_asked_on_and_on(answers):
+    """Found by a model answering anything (tests/test_robust_passes.py): an answer said to be cut at the cap
+    while far shorter was continued ~1,400 times, each call with the whole conversation again (339k characters
+    and 2.5 GB in a minute); it stops when a continuation adds nothing, or after the continuations that cut
+    answers of the cap's length could need to reach the model's limit."""
+    from graphglean.testing import Reply
+
+    def respond(req):
+        turn = sum(m["role"] == "assistant" for m in req.messages)
+        return Reply(answers[min(turn, len(answers) - 1)], finish_reason="length")
+
+    async with FakeLLMServer(respond).running() as s:
+        async with ChatClient(llm_config(s, model="gpt-4o-mini")) as c:
+            result = await summarize("A sentence about the sea. " * 40, Scheduler(c))
+    assert result.cut == 1 and result.summary.startswith("The sea.")
+    assert len(s.chat_requests()) <= len(answers) + 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 import json_repair
 
@@ -13,6 +13,9 @@ _OPEN = re.compile(rf"<(?:{_TAGS})>|<\|begin_of_thought\|>|◁think▷", re.I)
 _CLOSE = re.compile(rf"</(?:{_TAGS})>|<\|end_of_thought\|>|◁/think▷", re.I)
 _EITHER = re.compile(f"{_OPEN.pattern}|{_CLOSE.pattern}", re.I)  # one scan: most answers have no tag at all
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|\Z)", re.S | re.I)
+# what reading a text as JSON raises when it is not JSON; nesting deeper than the decoder's recursion (a model
+# looping on "[[[[...") is not JSON either, and RecursionError escaped every reader after the answer was paid for
+NOT_JSON = (ValueError, RecursionError)
 
 
 def reasoning_spans(text: str) -> list[tuple[int, int, int, int]]:
@@ -64,12 +67,9 @@ def _candidate(text: str) -> str:
     return text[min(starts):] if starts else text
 
 
-def close_truncated(text: str) -> str | None:
-    """Cut truncated JSON back to its last complete array element and close what is open. Strings are
-    scanned properly, so a comma inside a cut-off string is not mistaken for an element boundary."""
-    stack: list[str] = []
+def _structure(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, character) of each bracket and comma of JSON ``text`` outside its strings."""
     in_string = escaped = False
-    cut: tuple[int, tuple[str, ...]] | None = None
     for i, ch in enumerate(text):
         if in_string:
             if escaped:
@@ -78,23 +78,46 @@ def close_truncated(text: str) -> str | None:
                 escaped = True
             elif ch == '"':
                 in_string = False
-            continue
-        if ch == '"':
+        elif ch == '"':
             in_string = True
-        elif ch in "[{":
+        elif ch in "[]{},":
+            yield i, ch
+
+
+def _open_at(text: str) -> list[str]:
+    """The brackets still open at the end of ``text``."""
+    stack: list[str] = []
+    for _, ch in _structure(text):
+        if ch in "[{":
             stack.append(ch)
+        elif ch in "]}" and stack:
+            stack.pop()
+    return stack
+
+
+def close_truncated(text: str) -> str | None:
+    """Cut truncated JSON back to its last complete array element and close what is open. Strings are
+    scanned properly, so a comma inside a cut-off string is not mistaken for an element boundary. Linear: the
+    brackets open at the cut are found by a second scan (a copy of them at each candidate cut was quadratic,
+    seconds for a model's "[[[[..." loop)."""
+    cut: tuple[int, int] | None = None  # where, and how many brackets are open there
+    opened: list[str] = []
+    for i, ch in _structure(text):
+        if ch in "[{":
+            opened.append(ch)
             if ch == "[":
-                cut = (i + 1, tuple(stack))  # an empty list is complete too
+                cut = (i + 1, len(opened))  # an empty list is complete too
         elif ch in "]}":
-            if stack:
-                stack.pop()
-            if not stack or stack[-1] == "[":
-                cut = (i + 1, tuple(stack))
-        elif ch == "," and stack and stack[-1] == "[":
-            cut = (i, tuple(stack))
+            if opened:
+                opened.pop()
+            if not opened or opened[-1] == "[":
+                cut = (i + 1, len(opened))
+        elif ch == "," and opened and opened[-1] == "[":
+            cut = (i, len(opened))
     if cut is None or not cut[1]:
         return None
-    pos, open_ = cut
+    pos = cut[0]
+    open_ = _open_at(text[:pos])
     return text[:pos].rstrip().rstrip(",") + "".join("]" if c == "[" else "}" for c in reversed(open_))
 
 
@@ -105,7 +128,7 @@ def _first_whole_value(text: str, attempts: int = 64) -> Any:
     for m in list(re.finditer(r"[{\[]", text))[:attempts]:
         try:
             return decoder.raw_decode(text, m.start())[0]
-        except ValueError:
+        except NOT_JSON:
             continue
     return None
 
@@ -116,18 +139,21 @@ def parse_json_output(text: str) -> Any:
     body = _candidate(text)
     try:
         return json.loads(body)
-    except ValueError:
+    except NOT_JSON:
         pass
     closed = close_truncated(body)
     if closed is not None:
         try:
             return json.loads(closed)
-        except ValueError:
+        except NOT_JSON:
             pass
     whole = _first_whole_value(body)
     if whole is not None:
         return whole
-    repaired = json_repair.loads(body)
+    try:
+        repaired = json_repair.loads(body)
+    except RecursionError:
+        repaired = None
     if repaired in ("", None, [], {}) and body.strip() not in ("[]", "{}"):
         raise ValueError(f"no JSON in the answer: {text[:80]!r}")
     return repaired

@@ -123,3 +123,96 @@ def single(error: BaseException) -> BaseException:
     if len(found) == 1 or isinstance(first, (KeyboardInterrupt, GraphgleanError)):
         return first
     return error
+
+
+def stops_run(error: BaseException) -> bool:
+    """Whether ``error`` must end the run rather than fail one stage: an interrupt, a cancellation, or one of
+    graphglean's errors that are not a failed item (a refused key, an unknown model, bad input, ``--detach``)."""
+    for leaf in leaves(error):
+        if not isinstance(leaf, Exception):
+            return True
+        if isinstance(leaf, GraphgleanError) and leaf.exit_code != 1:
+            return True
+    return False
+
+
+def _tree(error: BaseException) -> list[BaseException]:
+    """``error`` and every exception of the (nested) groups inside it, outermost first."""
+    inner = error.exceptions if isinstance(error, BaseExceptionGroup) else ()
+    return [error, *(e for sub in inner for e in _tree(sub))]
+
+
+def _cause(error: BaseException) -> BaseException:
+    """The error itself, or the one it carries from another process (a Ray task's ``cause``)."""
+    cause = getattr(error, "cause", None)
+    return cause if isinstance(cause, BaseException) else error
+
+
+def _remote_traceback(error: BaseException) -> str:
+    """The traceback text an error of another process carries (Ray's task errors: ``traceback_str``, or their
+    text when they stand for their cause's class)."""
+    text = getattr(error, "traceback_str", None)
+    if not isinstance(text, str) and isinstance(getattr(error, "cause", None), BaseException):
+        text = str(error)
+    return text if isinstance(text, str) else ""
+
+
+def raised_at(error: BaseException) -> str:
+    """Where in graphglean ``error`` was raised (``graph/resolution/profiles.py:78``; empty when not in it):
+    enough to report the bug, without a traceback. An error from another process gives its traceback's text
+    (``traceback_str``, as Ray's task errors do)."""
+    import re
+    import traceback
+
+    leaf = leaves(error)[0]
+    frames = [(f.filename, f.lineno) for f in traceback.extract_tb(leaf.__traceback__)]
+    remote = [_remote_traceback(e) for e in _tree(error) if _remote_traceback(e)]
+    if remote:
+        frames += [(m[0], int(m[1])) for m in re.findall(r'File "([^"]+)", line (\d+)', remote[0])]
+    for filename, line in reversed(frames):
+        parts = filename.replace("\\", "/").split("/")
+        if "graphglean" in parts[:-1]:
+            inner = parts[len(parts) - parts[::-1].index("graphglean"):]
+            return f"{'/'.join(inner)}:{line}"
+    return ""
+
+
+class StageFailure:
+    """A stage that raised after paid calls, as one line: the stage, the exception and where it was raised,
+    what was written without it, and the setting that skips it. The run goes on; it exits 1 (a failed item)."""
+
+    def __init__(self, stage: str, error: BaseException, skip: str, instead: str = "") -> None:
+        self.stage, self.skip, self.instead = stage, skip, instead
+        leaf = _cause(leaves(error)[0])
+        where = raised_at(error)
+        text = " ".join(str(leaf).split())[:300]
+        self.error = f"{type(leaf).__name__}{': ' + text if text else ''}{f' (at {where})' if where else ''}"
+
+    @property
+    def line(self) -> str:
+        """The error, what was written without the stage, the setting that skips it (the row's item names it)."""
+        return "; ".join(p for p in (self.error, self.instead, self.skip) if p)
+
+    def row(self) -> dict[str, object]:
+        """The failure as report.json lists a failed item."""
+        return {"item": f"stage {self.stage}", "status": None, "error": self.line}
+
+
+class Contained:
+    """``with Contained(stage, skip, into):`` keeps an exception raised inside as a `StageFailure`, whose
+    `StageFailure.row` goes to ``into`` (unless it `stops_run`); ``failed`` tells the code after the block
+    whether the stage's result exists."""
+
+    def __init__(self, stage: str, skip: str, into: list[dict[str, object]], instead: str = "") -> None:
+        self.stage, self.skip, self.into, self.instead = stage, skip, into, instead
+        self.failed: StageFailure | None = None
+
+    def __enter__(self) -> "Contained":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: object) -> bool:
+        if error is None or not isinstance(error, Exception) or stops_run(error):
+            return False
+        self.failed = StageFailure(self.stage, error, self.skip, self.instead)
+        self.into.append(self.failed.row())
+        return True

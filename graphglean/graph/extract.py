@@ -16,6 +16,7 @@ import trio
 
 from ..core.answers import answered
 from ..core.config import Config
+from ..core.errors import Contained
 from ..core.sync import entry_point, run_sync
 from ..core.tokens import Tokenizer
 from ..llm.model_limits.completion_cap import CompletionCap
@@ -86,6 +87,8 @@ class GraphStats:
     off_schema: int = 0  # records, nodes and edges outside graph.schema: left out (strict) or flagged (flag)
     off_schema_records: list[dict[str, Any]] = attrs.field(factory=list)  # what strict mode left out
     structured_output: dict[str, Any] = attrs.field(factory=dict)  # the format asked for (under a schema), and why
+    # stages (and chunks' parsing) that raised after the calls were paid: failure rows; the rest is written
+    failed_stages: list[dict[str, Any]] = attrs.field(factory=list)
 
 
 @attrs.define
@@ -162,10 +165,11 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         return await loop.run(chunk.id, chunk.text)
 
     async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
-        if outcome.ok and stream is not None:
-            await stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
+        # stored first: the answers are paid for, whatever reading them does
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
+        if outcome.ok and stream is not None:
+            await stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
 
     outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=lambda c: weights[c.id],
                                    group=lambda c: c.doc_id)
@@ -197,7 +201,9 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
     graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known, merged,
                                           abandon_on_cancel=True)
     if cfg.graph.resolve.enabled:
-        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo, profiles)
+        with Contained("graph.resolve", "graph.resolve.enabled: false skips it", stats.failed_stages,
+                       "the graph is written unresolved"):
+            graph = await _resolve_stage(graph, cfg, scheduler, stats, memo, profiles)
     await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler, tokenizer, stats,
                        offline=offline is not None, summaries=summaries)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
@@ -237,7 +243,9 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
             parsed = next(given)
         elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
-            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or parse_extraction(ex, chunk, parser)
+            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or _parsed(ex, chunk, parser, stats)
+            if parsed is None:
+                continue
             stats.gleaning_rounds += ex.rounds
             stats.checks += ex.checks
             stats.truncated_responses += ex.truncated
@@ -271,19 +279,32 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
     return acc
 
 
+def _parsed(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser, stats: GraphStats) -> ParseResult | None:
+    """The chunk's records; None when reading them raised (a failed item naming the chunk: its answers stay in
+    the run store, and a fixed version reads them again without a call)."""
+    failures: list[dict[str, Any]] = []
+    with Contained("graph.parse", "", failures, "its answers are kept and read again by the next run"):
+        return parse_extraction(extraction, chunk, parser)
+    stats.failed_stages += [dict(row, item=chunk.id) for row in failures]
+    return None
+
+
 async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config, scheduler: Scheduler | None,
                        tokenizer: Tokenizer, stats: GraphStats, *, offline: bool,
                        summaries: SummaryMemo | None = None) -> nx.Graph:
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
-    ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
-    stats.ungrounded += ungrounded
-    stats.echoed_examples += echoed
+    with Contained("graph.ground", "", stats.failed_stages, "nodes are written without spans, none dropped"):
+        ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline,
+                                                           abandon_on_cancel=True)
+        stats.ungrounded += ungrounded
+        stats.echoed_examples += echoed
     if cfg.graph.schema is not None:  # after the echoes and the ungrounded went: what is left is held to it
-        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
-        stats.off_schema += outside
-        stats.off_schema_records += left_out
+        with Contained("graph.schema", "", stats.failed_stages, "the graph is written as extracted, unchecked"):
+            left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
+            stats.off_schema += outside
+            stats.off_schema_records += left_out
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
     return graph
 
@@ -302,11 +323,13 @@ async def finish_descriptions(graph: nx.Graph, cfg: Config, scheduler: Scheduler
                               stats: GraphStats, *, offline: bool, summaries: SummaryMemo | None = None) -> None:
     """The offline method's descriptions (quotes) cut to the first that fit the budget; the LLM method's long
     ones summarized when a ``scheduler`` is given (``summaries`` holds calls already made)."""
-    if offline:
-        await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
-    elif scheduler is not None:
-        stats.summarized_descriptions += await summarize_descriptions(
-            graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
+    with Contained("graph.describe", "a larger graph.description_max_tokens asks for fewer summaries",
+                   stats.failed_stages, "descriptions are written as found, joined"):
+        if offline:
+            await trio.to_thread.run_sync(fit_quotes, graph, tokenizer, cfg.graph.description_max_tokens)
+        elif scheduler is not None:
+            stats.summarized_descriptions += await summarize_descriptions(
+                graph, scheduler, tokenizer, cfg.graph.description_max_tokens, cfg.graph.language, summaries)
 
 
 @entry_point
@@ -315,8 +338,17 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
     """Extract one merged graph from texts, documents or chunks. Under trio.
 
     ``method`` overrides ``config.graph.method``: ``llm`` or ``nlp`` (``auto`` picks llm when an endpoint is
-    configured). Without a ``scheduler`` one is made from ``config.llm`` for this call.
+    configured). Without a ``scheduler`` one is made from ``config.llm`` for this call. A stage that raised
+    (`GraphStats.failed_stages`: the graph is returned without it) is said in a warning.
     """
+    result = await _extract_graph(inputs, config, scheduler, method)
+    for row in result.stats.failed_stages:
+        _warn(f"{row['item']}: {row['error']}")
+    return result
+
+
+async def _extract_graph(inputs: Any, config: Config | None, scheduler: Scheduler | None,
+                         method: str | None) -> GraphExtractionResult:
     cfg = config or Config()
     tokenizer = Tokenizer(cfg.llm.model)
     chunks, sources = _chunks_of(inputs, cfg, tokenizer)

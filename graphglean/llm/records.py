@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import attrs
 
+from ..text.surrogates import whole_characters
+
 # json.dumps with these arguments makes a new encoder for every call (a fifth of a request body's encoding)
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
@@ -133,12 +135,13 @@ def parse_chat_body(body: Any) -> ChatResult:
             text = message.get("reasoning_content") or ""
         if not isinstance(text, str):
             raise ValueError("message content is not text")
+        text = whole_characters(text)
         usage = body.get("usage") or {}
         refusal = message.get("refusal")
         prompt = int(usage.get("prompt_tokens") or 0)
         return ChatResult(text, choice.get("finish_reason"),
                           Usage(prompt, int(usage.get("completion_tokens") or 0), min(prompt, cached_tokens(body))),
-                          raw=body, refusal=refusal if isinstance(refusal, str) else "")
+                          raw=body, refusal=whole_characters(refusal) if isinstance(refusal, str) else "")
     except (KeyError, IndexError, TypeError, AttributeError) as e:
         raise ValueError(f"not a chat completion ({type(e).__name__}: {e})") from None
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 import networkx as nx
 
 from ..core.config import OutputConfig
-from ..core.errors import InputError, OutputError
+from ..core.errors import InputError, OutputError, StageFailure, stops_run
 from ..graph.formats.communities import COMMUNITIES, REPORTS
 from ..graph.formats.export import entity_rows, relationship_rows, write_graphml, write_jsonl, write_node_link
 from ..graph.formats.readback import json_records, json_rows, read_graph
@@ -39,42 +39,63 @@ def write_graph_outputs(graph: nx.Graph, chunks: list[Chunk], out_dir: str | Pat
     out = Path(out_dir)
     formats = set(output.formats)
     rows = chunk_rows(chunks)
-    writers: list[tuple[list[Path], Callable[[], Any]]] = []
+    writers: list[Writer] = []
     if "graphml" in formats:
-        writers.append(([out / "graph.graphml"], lambda: write_graphml(graph, out / "graph.graphml")))
+        writers.append(([out / "graph.graphml"], lambda: write_graphml(graph, out / "graph.graphml"), _skip("graphml")))
     if "json" in formats:
-        writers.append(([out / "graph.json"], lambda: write_node_link(graph, out / "graph.json")))
+        writers.append(([out / "graph.json"], lambda: write_node_link(graph, out / "graph.json"), _skip("json")))
     if "jsonl" in formats:
-        writers.append(([out / "entities.jsonl"], lambda: write_jsonl(entity_rows(graph), out / "entities.jsonl")))
+        writers.append(([out / "entities.jsonl"], lambda: write_jsonl(entity_rows(graph), out / "entities.jsonl"),
+                        _skip("jsonl")))
         writers.append(([out / "relationships.jsonl"],
-                        lambda: write_jsonl(relationship_rows(graph), out / "relationships.jsonl")))
+                        lambda: write_jsonl(relationship_rows(graph), out / "relationships.jsonl"), _skip("jsonl")))
     if "neo4j" in formats:
         from ..graph.formats.neo4j import write_neo4j
 
-        writers.append(([out / "neo4j"], lambda: write_neo4j(graph, out / "neo4j")))
+        writers.append(([out / "neo4j"], lambda: write_neo4j(graph, out / "neo4j"), _skip("neo4j")))
     if "parquet" in formats:
         from ..graph.formats.parquet import write_parquet
 
-        writers.append(([out / "entities.parquet", out / "relationships.parquet"], lambda: write_parquet(graph, out)))
-    writers.append(([out / CHUNKS], lambda: write_jsonl(rows, out / CHUNKS)))
+        writers.append(([out / "entities.parquet", out / "relationships.parquet"], lambda: write_parquet(graph, out),
+                        _skip("parquet")))
+    writers.append(([out / CHUNKS], lambda: write_jsonl(rows, out / CHUNKS), ""))
     if "html" in formats:
         writers.append(([out / VIEW_FILENAME], lambda: write_view(
             graph, [ChunkText.from_json(r) for r in rows], out / VIEW_FILENAME, max_nodes=output.view_max_nodes,
-            title=out.resolve().name)))
-    paths: list[Path] = []
+            title=out.resolve().name), _skip("html")))
     failures: list[dict[str, Any]] = []
-    for names, write in writers:
-        try:
-            written = write()
-        except Exception as e:  # noqa: BLE001 - one file's failure (a full disk, a bug) must not cost the others
-            reason = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
-            failures.append(failure_row(str(names[0]), f"cannot write: {reason}"))
-            continue
-        paths += written if isinstance(written, list) else names
+    paths = write_each(writers, failures)
     if failures and failed is None:
         raise OutputError("; ".join(f"{f['item']}: {f['error']}" for f in failures))
     if failed is not None:
         failed += failures
+    return paths
+
+
+Writer = tuple[list[Path], Callable[[], Any], str]  # the paths it writes, how, and the setting that skips it
+
+
+def _skip(fmt: str) -> str:
+    return f"output.formats without {fmt} skips it"
+
+
+def write_each(writers: list[Writer], failed: list[dict[str, Any]]) -> list[Path]:
+    """Call each writer; returns the paths written. One that raises does not stop the others: it is a failure
+    row in ``failed`` (item: its first path), saying why and the setting that skips it in one line."""
+    paths: list[Path] = []
+    for names, write, skip in writers:
+        try:
+            written = write()
+        except Exception as e:  # one file's failure (a full disk, a bug) must not cost the others
+            if stops_run(e):
+                raise
+            if isinstance(e, OSError) and e.strerror:
+                reason = e.strerror
+            else:  # a bug: where it was raised, and how to do without the file until it is fixed
+                reason = "; ".join(p for p in (StageFailure("", e, "").error, skip) if p)
+            failed.append(failure_row(str(names[0]), f"cannot write: {reason}"))
+            continue
+        paths += written if isinstance(written, list) else names
     return paths
 
 

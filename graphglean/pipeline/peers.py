@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 import networkx as nx
 
+from ..core.errors import Contained
 from ..graph.formats.peers import Communities, VectorMemo, read_communities, write_peer_indexes
 from ..graph.formats.peers.vectors import PASS as EMBED
 from ..graph.formats.peers.write import peer_formats
@@ -43,11 +44,17 @@ async def peer_indexes(ctx: RunContext, graph: nx.Graph,
                        documents: Sequence[Any]) -> tuple[list[str], list[dict[str, Any]], dict[str, Any]]:
     """Write the peer indexes the run asks for, of ``graph`` and the input's ``documents``: (files, failed
     items, report fields)."""
-    if not peer_formats(ctx.cfg):
+    formats = peer_formats(ctx.cfg)
+    if not formats:
         return [], [], {}
     assert ctx.scheduler is not None and ctx.store is not None
-    outcome = await write_peer_indexes(graph, ctx.chunks, documents, ctx.cfg, ctx.scheduler,
-                                       vector_memo(ctx), ctx.out_dir, graph_communities(ctx, graph), ctx.notice)
+    failed: list[dict[str, Any]] = []
+    with Contained("peers", f"output.formats without {' and '.join(formats)} skips it", failed,
+                   "the peer indexes are not written"):
+        outcome = await write_peer_indexes(graph, ctx.chunks, documents, ctx.cfg, ctx.scheduler,
+                                           vector_memo(ctx), ctx.out_dir, graph_communities(ctx, graph), ctx.notice)
+    if failed:
+        return [], failed, {}
     if not outcome.failed:
         await ctx.store.forget_others(EMBED, outcome.vector_keys)
     return outcome.files, [failure_row(item, error) for item, error in outcome.failed], outcome.extra

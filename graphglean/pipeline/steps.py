@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
@@ -30,6 +31,7 @@ from ..text.chunking import Chunk, chunk_id
 from ..text.inputs import Document
 from .communities import write_graph_with_communities
 from .context import PassOutcome, RunContext, failure_row, failures_of
+from .outputs import write_each
 from .peers import peer_indexes
 
 
@@ -56,9 +58,9 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
     # (and, with graph.communities, while the community reports are asked); a file that cannot be written is a
     # failed item (exit 1, in report.json), and the other files are written
     written = await write_graph_with_communities(ctx, graph)
-    files, failed = written.files, failed + written.failed
+    files, failed = written.files, failed + stats.failed_stages + written.failed
     extra = {k: v for k, v in attrs.asdict(stats).items()
-             if k not in ("malformed_records", "resolution_log", "off_schema_records")}
+             if k not in ("malformed_records", "resolution_log", "off_schema_records", "failed_stages")}
     if not extra["structured_output"]:
         del extra["structured_output"]
     extra.update(written.extra)
@@ -72,22 +74,15 @@ async def _graph_outcome(ctx: RunContext, stats: GraphStats, graph: Any, failed:
         extra[f"extraction_{k}"] = extra.pop(k)
     if not extra["yes_no_check"]:
         extra["yes_no_check"] = {"method": "not asked", "why": "no gleaning check was needed this run"}
-    if stats.malformed_records:
-        path = ctx.out_dir / "malformed_records.jsonl"
-        write_jsonl(stats.malformed_records, path)
-        files.append(str(path))
-    path = ctx.out_dir / "off_schema_records.jsonl"
-    if stats.off_schema_records:  # what graph.schema's strict mode left out of the graph
-        write_jsonl(stats.off_schema_records, path)
-        files.append(str(path))
-    else:  # an earlier run's would describe records this graph does not leave out
+    logs = [(ctx.out_dir / "malformed_records.jsonl", stats.malformed_records or None, ""),
+            (ctx.out_dir / "off_schema_records.jsonl", stats.off_schema_records or None, ""),
+            (ctx.out_dir / "resolution.jsonl", stats.resolution_log, "graph.resolve.enabled: false skips it")]
+    # resolution off or failed, or no record left out of graph.schema: an earlier run's log would describe a
+    # graph this one is not
+    for path in (ctx.out_dir / "resolution.jsonl", ctx.out_dir / "off_schema_records.jsonl"):
         path.unlink(missing_ok=True)
-    path = ctx.out_dir / "resolution.jsonl"
-    if stats.resolution_log is not None:
-        write_jsonl(stats.resolution_log, path)
-        files.append(str(path))
-    else:  # resolution off: a log from an earlier run would describe merges this graph does not have
-        path.unlink(missing_ok=True)
+    files += [str(p) for p in write_each([([path], functools.partial(write_jsonl, rows, path), skip)
+                                          for path, rows, skip in logs if rows is not None], failed)]
     outcome = PassOutcome("graph", failed=failed, extra=extra, files=files)
     empty = empty_graph_warning(stats, llm=not stats.offline_backend)
     if empty is not None:
@@ -306,11 +301,12 @@ async def episodic_pass(ctx: RunContext) -> PassOutcome:
         return await extractor.extract(chunk.id, info)
 
     # a chunk that ended with an error is kept in the output but asked again on the next run
-    results, _ = await _map_and_store(ctx, EPISODIC, ctx.chunks, lambda c: c.id, one, stored,
-                                      durable=lambda episode: not episode.metadata["errors"])
+    results, outcomes = await _map_and_store(ctx, EPISODIC, ctx.chunks, lambda c: c.id, one, stored,
+                                             durable=lambda episode: not episode.metadata["errors"])
     rows = [results[c.id] for c in ctx.chunks if c.id in results]
     path = ctx.out_dir / "episodes.jsonl"
     write_jsonl(rows, path)
     failed = [failure_row(r["chunk_id"], "; ".join(r["metadata"]["errors"])) for r in rows
               if r["metadata"]["errors"] and not (r["gists"] or r["facts"])]
+    failed += failures_of([o for o in outcomes if not o.ok], lambda c: c.id)  # raised: no row to say it
     return PassOutcome(EPISODIC, failed=failed, extra={"chunks": len(rows)}, files=[str(path)])

@@ -68,6 +68,19 @@ def repair_json(text: str) -> tuple[str, list[int]]:
     return "".join(parts), [start for start, _ in spans]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_characters(text: str) -> str:
+    """An answer's text as UTF-8 can hold it. JSON may escape half a character (``"\\ud83d"``: a server that
+    cut an emoji at a token, or a stream whose events split a pair): a pair split over two events is joined
+    into its character, a lone half becomes U+FFFD, as the JSON readers here do. Left in, it
+    made the run store, the outputs and every writer raise after the answer was paid for."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def repaired_line(line: str, name: str, lineno: int, repairs: Repairs | None) -> str:
     """A JSON line with its lone surrogates replaced; one warning names the file and line."""
     fixed, found = repair_json(line)

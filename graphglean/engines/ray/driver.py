@@ -18,15 +18,14 @@ import trio
 
 from ...core.atomic import atomic_open
 from ...core.config import Config
-from ...core.errors import ConfigError, leaves
-from ...graph.formats.communities import remove_community_tables
+from ...core.errors import ConfigError, Contained, leaves
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
 from ...llm.batch.waves import Detached
 from ...llm.credentials import redact_data
 from ...llm.endpoint import first_contact
 from ...pipeline.folder_lock import output_folder_lock
-from ...pipeline.outputs import write_graph_outputs
+from ...pipeline.communities import without_communities
 from ...pipeline.report import cost
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
@@ -217,11 +216,17 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     account = CallAccount()
     found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0, "off_schema": 0}
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
+    stage_failures: list[dict[str, Any]] = []  # of the partitions' tasks: the same in many, said once
+    resolved = None
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
-        resolved = await resolution_driver.resolved_merge(
-            functools.partial(tasks.wave, progress), dirs, wcfg, merge_dir, out, out / "shards" / "resolution")
+        with Contained("graph.resolve", "graph.resolve.enabled: false skips it", stage_failures,
+                       "the graph is written unresolved"):
+            resolved = await resolution_driver.resolved_merge(
+                functools.partial(tasks.wave, progress), dirs, wcfg, merge_dir, out, out / "shards" / "resolution")
+    if resolved is not None:
         account.add(resolved.account)
         found, nodes, edges = resolved.found, resolved.nodes, resolved.edges
+        stage_failures += resolved.failed_stages
         row["resolution"] = resolved.stats
         paths.append(out / "resolution.jsonl")
         stage("resolved_partitions")
@@ -232,6 +237,7 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
             for stats, acc in await tasks.wave(progress, name, work, [(p, dirs, wcfg, merge_dir) for p in range(P)]):
                 account.add(acc)
                 totals.add_cpu(name, stats.pop("cpu_s", 0.0))
+                stage_failures += stats.pop("failed_stages")
                 for k, v in stats.items():
                     found[k] += v
             stage(name)
@@ -244,22 +250,23 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         graph = partitions.graph_of_tables(paths[0], paths[1], cfg.graph.directed)
         chunks = [c for d in dirs for c in partitions.read_chunks(d)]
         stage("whole_graph")
+    communities = Contained("graph.communities", "graph.communities.enabled: false skips it", stage_failures,
+                            "the graph is written without communities")
     if cfg.graph.communities.enabled:  # clustered in a task from the tables; reports in tasks, level by level
-        written, used = await ray_communities(functools.partial(tasks.wave, progress), (paths[0], paths[1]),
-                                              merge_dir, graph, chunks, attrs.evolve(cfg, output=others), wcfg,
-                                              out, out / "shards", notice, stage, _node_memory(tasks.ray))
-        account.add(used)
-        paths += [Path(p) for p in written.files]
-        row.update(written.extra)
-        totals.failed += [dict(f, **{"pass": "graph"}) for f in written.failed]
-    elif graph is not None:
-        remove_community_tables(out)
-        failed: list[dict[str, Any]] = []
-        paths += await trio.to_thread.run_sync(write_graph_outputs, graph, chunks, out, others, failed)
-        totals.failed += [dict(f, **{"pass": "graph"}) for f in failed]
+        with communities:
+            written, used = await ray_communities(functools.partial(tasks.wave, progress), (paths[0], paths[1]),
+                                                  merge_dir, graph, chunks, attrs.evolve(cfg, output=others), wcfg,
+                                                  out, out / "shards", notice, stage, _node_memory(tasks.ray))
+            account.add(used)
+            paths += [Path(p) for p in written.files]
+            row.update(written.extra)
+            totals.failed += [dict(f, **{"pass": "graph"}) for f in written.failed]
+    if not cfg.graph.communities.enabled or communities.failed:
+        exported = await without_communities(graph, chunks, out, attrs.evolve(cfg, output=others), graph is not None)
+        paths += [Path(p) for p in exported.files]
+        totals.failed += [dict(f, **{"pass": "graph"}) for f in exported.failed]
         stage("whole_graph_exports")
-    else:
-        remove_community_tables(out)
+    totals.failed += [dict(f, **{"pass": "graph"}) for f in {(f["item"], f["error"]): f for f in stage_failures}.values()]
     if rt.single_graph and peer_formats(cfg):
         paths += await peers.write_peer_indexes(cfg, graph, chunks, out, row, totals.failed, progress)
         stage("peer_indexes")

@@ -267,8 +267,9 @@ async def _with_scheduler(cfg: Config, limiter: Any, work: Callable[[Scheduler |
 
 
 async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
-                                limiter: Any) -> tuple[dict[str, float], CallAccount]:
-    """Merge, summarize and ground partition ``p``'s nodes; write its rows, names and dropped keys."""
+                                limiter: Any) -> tuple[dict[str, Any], CallAccount]:
+    """Merge, summarize and ground partition ``p``'s nodes; write its rows, names and dropped keys. Returns its
+    counts (and ``failed_stages``: stages that raised, whose rows were written without them) and calls."""
     cpu = time.process_time()
     stats = GraphStats()
     acc, where = partitions.merge_nodes(shard_dirs, p, cfg.graph.directed)
@@ -286,11 +287,12 @@ async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         chunks.close()
     return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
             "summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema,
+            "failed_stages": stats.failed_stages,
             "cpu_s": time.process_time() - cpu}, account
 
 
 async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, merge_dir: Path,
-                                limiter: Any) -> tuple[dict[str, float], CallAccount]:
+                                limiter: Any) -> tuple[dict[str, Any], CallAccount]:
     cpu = time.process_time()
     stats = GraphStats()
     P = cfg.runtime.graph_partitions
@@ -309,4 +311,5 @@ async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
 
     account = await _with_scheduler(cfg, limiter, work)
     return {"summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema,
+            "failed_stages": stats.failed_stages,
             "cpu_s": time.process_time() - cpu}, account

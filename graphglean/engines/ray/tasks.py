@@ -90,17 +90,27 @@ class Tasks:
         """One task per job ``(key, (work, *args))`` (``work(*args, limiter)``), at most ``rt.workers`` in
         flight; each finished one's key and result go to ``done``, and ``running`` is called every second none
         finishes. ``name(key)`` names a task in the report; ``options`` are Ray's (a task's CPUs, memory). The
-        lease actor hears when the last one is submitted (the running ones give back what they hold)."""
+        lease actor hears when the last one is submitted (the running ones give back what they hold). A task
+        that raises stops the stage: the others are cancelled, so that a later stage (one done without the
+        failed one) never gathers them."""
         if self._task is None:
             self._task = self.ray.remote(stage_main)
         task = self._task.options(**{"max_retries": self.rt.task_retries, "num_cpus": TASK_CPUS, **options})
         self.actor.tasks_coming.remote(True)
-        for key, (work, *args) in jobs:
-            await self._gather(self.rt.workers, done, running)
-            ref = task.remote(work, tuple(args), self.actor, self.batch, self.hub)
-            self.refs[ref], self._names[ref] = key, name(key)
-        self.actor.tasks_coming.remote(False)
-        await self._gather(1, done, running)
+        try:
+            for key, (work, *args) in jobs:
+                await self._gather(self.rt.workers, done, running)
+                ref = task.remote(work, tuple(args), self.actor, self.batch, self.hub)
+                self.refs[ref], self._names[ref] = key, name(key)
+            self.actor.tasks_coming.remote(False)
+            await self._gather(1, done, running)
+        except BaseException:
+            self.actor.tasks_coming.remote(False)
+            for ref in self.refs:
+                self.ray.cancel(ref, force=True)
+            self.refs.clear()
+            self._names.clear()
+            raise
 
     async def wave(self, progress: Progress, stage: str, work: Callable[..., Any], argsets: list[tuple[Any, ...]],
                    watch: list[Path] | None = None, **options: Any) -> list[Any]:

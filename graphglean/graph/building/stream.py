@@ -92,6 +92,7 @@ class DescriptionStream:
         self._neighbours: dict[str, set[str]] = {}  # what `networkx`'s ``neighbors`` will list of each node
         self._words_cache: dict[str, tuple[tuple[int, int], set[str] | None]] = {}
         self._lock = trio.Lock()
+        self.stopped = False
         for c in chunks:
             key = (c.doc_id, c.index, c.id)
             if key not in self._pending:
@@ -105,14 +106,25 @@ class DescriptionStream:
 
     async def add(self, done: list[tuple[Chunk, Callable[[], ParseResult]]]) -> None:
         """These chunks are done, and each ``parse()`` reads a chunk's records: in a worker thread (CPU work),
-        one batch at a time; the calls that became certain start here."""
+        one batch at a time; the calls that became certain start here. Streaming only saves time: should it
+        raise, it stops, and the final pass makes every call it needs."""
         async with self._lock:
-            starts = await trio.to_thread.run_sync(lambda: [s for c, parse in done for s in self._take(c, parse)])
+            if self.stopped:
+                return
+            try:
+                starts = await trio.to_thread.run_sync(
+                    lambda: [s for c, parse in done for s in self._take(c, parse)])
+            except Exception:  # noqa: BLE001 - never the extraction's failure; what it knows may be half-updated
+                self.stopped = True
+                return
         for call, args in starts:
             self.nursery.start_soon(call, *args)
 
     def _take(self, chunk: Chunk, parse: Callable[[], ParseResult]) -> list[tuple[Any, tuple[Any, ...]]]:
-        parsed = parse()
+        try:
+            parsed = parse()
+        except Exception:  # noqa: BLE001 - left to the final pass, which reads it again and reports the failure
+            return []  # the chunk stays unfinished here: nothing it might add to is taken as settled
         key = (chunk.doc_id, chunk.index, chunk.id)
         self.parsed[key] = parsed
         self.acc.add(parsed)
@@ -120,8 +132,8 @@ class DescriptionStream:
         touched: set[Thing] = {normalize_name(e.name) for e in parsed.entities}
         for r in parsed.relationships:
             a, b = normalize_name(r.source_name), normalize_name(r.target_name)
-            touched |= {a, b, (a, b) if self.cfg.directed or a <= b else (b, a)}
-            if a and b:
+            if a and b:  # as the merge: an end without a name makes neither node nor edge
+                touched |= {a, b, (a, b) if self.cfg.directed or a <= b else (b, a)}
                 self._neighbours.setdefault(a, set()).add(b)
                 if not self.cfg.directed:
                     self._neighbours.setdefault(b, set()).add(a)

@@ -23,8 +23,8 @@ _F_TEXT = ("explanation", "details", "detail", "description", "text", "content",
 _F_REFS = ("references", "refs", "reference", "data", "data_references", "sources", "evidence", "supporting_data")
 _DATA = re.compile(r"\[\s*data\s*:([^\]]*)\]", re.I)
 _KIND = re.compile(r"(entit(?:y|ies)|relationships?|relations?|edges?|nodes?)\s*\(([^)]*)\)", re.I)
-_NUMBER = re.compile(r"^\s*(?:(e|entity|n|node|r|rel|relationship|edge)\s*)?#?\s*(\d+)\s*$", re.I)
-_PAIR = re.compile(r"\s*(?:->|→|<->|—|–|\s-\s|,|\|)\s*")
+_NUMBER = re.compile(r"^\s*(?:(e|entity|n|node|r|rel|relationship|edge)\s*)?(?:#\s*)?(\d+)\s*$", re.I)
+_PAIR = re.compile(r"(?<!\s)\s*(?:->|→|<->|—|–|\s-\s|,|\|)\s*")  # from a run of blanks' start only
 _FIRST_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -214,7 +214,9 @@ def read_report(answer: str, ctx: ReportContext, community: int, level: int, cut
                            _text(why), findings, ctx.tokens, refs.dropped, cut)
 
 
-_HEADING = re.compile(r"^\s*(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
+# blanks within the line: \s crossing line ends let each line start scan every blank line after it (minutes on
+# an answer of blank lines)
+_HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 
 
 def _markdown(answer: str) -> dict[str, Any] | None:

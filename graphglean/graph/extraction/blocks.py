@@ -32,9 +32,11 @@ _ROLES = {
     "strength": "strength", "relationship strength": "strength", "weight": "strength", "score": "strength",
     "强度": "strength", "강도": "strength", "kekuatan": "strength",
 }
-_SEPARATOR_ROW = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_KEY_VALUE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?(?:\*\*|__)?(?P<key>[^:：\n]{1,40}?)(?:\*\*|__)?[ \t]*[:：]"
-                        r"(?:\*\*|__)?[ \t]*(?P<value>.*?)[ \t]*$")
+_SEPARATOR_ROW = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*(?:\|\s*)?$")  # no blank runs side by side
+# blanks taken whole where a key or value could take them too: each way of splitting a run of thousands (JSON
+# blanked out) was tried, for minutes
+_KEY_VALUE = re.compile(r"^[ \t]*+(?:[-*\u2022][ \t]++)?(?:\*\*|__)?(?P<key>[^:：\n]{1,40}?)(?:\*\*|__)?[ \t]*[:：]"
+                        r"(?:\*\*|__)?[ \t]*+(?P<value>(?:.*[^ \t])?)[ \t]*$")
 
 
 def role(key: str) -> str | None:

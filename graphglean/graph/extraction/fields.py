@@ -133,9 +133,9 @@ def is_header_word(value: str) -> bool:
 # an ASCII arrow only with a space or quote on each side ("x->y" may be a name of its own)
 ARROW = r"(?:-{1,2}|={1,2}|\u2014|\u2013)>|[\u2192\u27f6\u2794\u279c\u21d2]"
 _SPACED = rf"(?<![^\s\"'\u201c\u201d])(?:{ARROW})(?![^\s\"'\u201c\u201d])|[\u2192\u27f6\u2794\u279c\u21d2]"
-_ARROW_SPLIT = re.compile(rf"\s*(?:{_SPACED})\s*")
+_ARROW_SPLIT = re.compile(rf"(?<!\s)\s*(?:{_SPACED})\s*")  # from a run's start only: not once per blank
 _EDGE_ARROWS = re.compile(rf"^\s*(?:{ARROW})\s*|\s(?:{ARROW})\s*$")
-_BARE_PIPE = re.compile(r"\s*[|\uff5c]\s*")
+_BARE_PIPE = re.compile(r"(?<!\s)\s*[|\uff5c]\s*")
 
 
 def _has_pipe(field: str) -> bool:

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import json_repair
 
-from ...core.answers import close_truncated, strip_reasoning
+from ...core.answers import NOT_JSON, close_truncated, strip_reasoning
 from .blocks import role
 from .record_reader import RecordReader
 
@@ -83,7 +83,7 @@ def _values(text: str, at_start: bool = False) -> Iterator[tuple[int, int, Any, 
         try:
             value, end = decoder.raw_decode(text, start)
             rest = ""
-        except ValueError:
+        except NOT_JSON:
             end = _closing(text, start)
             value, rest = _cut(text[start:]) if end is None else (_repaired(text[start:end]), "")
             end = len(text) if end is None else end
@@ -113,7 +113,10 @@ def _closing(text: str, start: int) -> int | None:
 
 
 def _repaired(body: str) -> Any:
-    value = json_repair.loads(body)
+    try:
+        value = json_repair.loads(body)
+    except NOT_JSON:
+        return None
     return value if isinstance(value, (dict, list)) and value else None
 
 
@@ -125,7 +128,7 @@ def _cut(body: str) -> tuple[Any, str]:
         return _repaired(body), body[-200:].strip()
     try:
         value = json.loads(closed)
-    except ValueError:
+    except NOT_JSON:
         value = _repaired(closed)
     rest = body[len(os.path.commonprefix([closed, body])):].strip(" \t\n,")
     return value, rest

@@ -58,7 +58,7 @@ _LIST_MARK = re.compile(rf"^[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]+)?")
 # a line that is a heading, a rule or a list marker: never part of a record that wrapped onto it
 _NOT_CONTINUATION = re.compile(r"^\s*(?:#|---|\*\*\*|___|[|\uff5c]|" + _BULLET + r"\s|$)")
 _SENTENCE_END = ".!?\u3002\uff01\uff1f\"'\u201d" + CLOSERS
-_ARROWS = re.compile(rf"\s*(?:{ARROW})\s*")
+_ARROWS = re.compile(rf"(?<!\s)\s*(?:{ARROW})\s*")  # from a run's start only: not once per blank of it
 
 
 def _kind(word: str) -> str:
@@ -85,17 +85,20 @@ class RecordParser:
         kinds = r"(?:[a-z]+_)?(?:entit(?:y|ies)|relation(?:ship)?s?)(?:_[a-z]+)?|" + "|".join(
             sorted(map(re.escape, _KINDS), key=len, reverse=True))
         typed = "|".join(re.escape(t) for t in sorted(self._types | _TYPED, key=len, reverse=True))
-        after = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE})"
-        arrowed = f"[ \\t]*{_Q}*[ \\t]*(?:{delimiter}|{PIPE}|{ARROW})"  # ("entity" -> "Navy" -> ...)
+        # no two runs of blanks side by side (``[ \t]*"*[ \t]*`` tries every way to split a run between them: a
+        # line of thousands of blanks, as JSON blanked out leaves, took minutes); the quotes' own run follows them
+        quoted = f"[ \\t]*(?:{_Q}+[ \\t]*)?"
+        after = f"{quoted}(?:{delimiter}|{PIPE})"
+        arrowed = f"{quoted}(?:{delimiter}|{PIPE}|{ARROW})"  # ("entity" -> "Navy" -> ...)
         # A record starts where a parenthesized kind stands anywhere ("(\"entity\"<|>"), where a bare kind opens
         # a line or follows a record delimiter or a closing parenthesis ("entity<|#|>"), or follows a delimiter
         # that ended a full record (records glued with the field delimiter), or stands after any words that open
         # a line ("Here is another entity<|#|>") when no delimiter precedes it there. A bare "relationship<|>"
         # inside a description ("a caring relationship<|>10") is not a record.
         self._start = re.compile(
-            rf"{_OPEN}[ \t]*{_Q}*[ \t]*(?P<quoted>{kinds}|{typed}){arrowed}"
+            rf"{_OPEN}{quoted}(?P<quoted>{kinds}|{typed}){arrowed}"
             rf"|(?:^|(?<=#)|(?<=[{re.escape(CLOSERS)}]))[ \t]*(?:{PIPE}[ \t]*)?(?:{_BULLET}[ \t]*)?(?:{_OPEN}[ \t]*)?"
-            rf"{_Q}*[ \t]*(?P<bare>{kinds}){arrowed}"
+            rf"(?:{_Q}+[ \t]*)?(?P<bare>{kinds}){arrowed}"
             rf"|{delimiter}[ \t]*(?P<glued>entity|relation|relationship)[ \t]*{delimiter}"
             rf"|^[^\n]*?(?<![^\W_])(?P<lead>{kinds}){after}",
             re.I | re.M)

@@ -4,6 +4,7 @@ repeats of a looping model and records written inside reasoning are counted here
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Callable
 
@@ -131,9 +132,11 @@ class RecordReader:
             return
         if not self._fresh(("relationship", source, target, description, keywords, relation)):
             return
+        number = float(weight.split("/")[0]) if weight else 1.0
+        if not math.isfinite(number) or abs(number) > 1e15:  # no strength: the prompt asks 1-10; 400 nines is
+            weight, number = None, 1.0  # infinity (or sums to it), which JSON, the view and Leiden cannot take
         if weight is None and default_counted:
             self.result.default_strengths += 1
-        number = float(weight.split("/")[0]) if weight else 1.0
         kw = tuple(k.strip() for k in _KEYWORD_SEPARATOR.split(keywords) if k.strip()) if keywords else ()
         self.result.relationships.append(RelationshipRecord(nfc(source), nfc(target), description, number, kw, src,
                                                             relation))

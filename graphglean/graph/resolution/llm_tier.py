@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 PASS = "graph.resolve"
 EMBED_BATCH = 256  # texts per embedding call
-_ANSWER = re.compile(r"^\W*(?:pair\W*)?(\d+)\W*(SAME|DIFFERENT|DIFF|YES|NO)\b", re.I | re.M)
+# within a line (\W crossing line ends let every line start scan all that follows: minutes on a page of blank
+# lines), but the verdict may stand on the next line
+_ANSWER = re.compile(r"^[^\w\n]*(?:pair[^\w\n]*)?(\d+)[^\w\n]*\n?[^\w\n]*(SAME|DIFFERENT|DIFF|YES|NO)\b",
+                     re.I | re.M)
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
 
 

@@ -70,10 +70,12 @@ def description_gender(text: str) -> str:
     """The gender a description gives its subject ("m", "f" or ""): by its pronouns, else by gendered nouns
     ("the husband of", "first lady"), else by possessives (a "her husband" says nothing of the node's own)."""
     ws = [w.lower() for w in _TOKEN.findall(text)]
-    owned = {i + 1 for i, w in enumerate(ws) if w in _HIS | _HER}  # "her husband": a noun someone else's
     called = [m.group(1).lower() for m in _CALLED.finditer(text)]
+    # "her husband": a kinship noun someone else's, which says nothing of the node's own gender (a possessive
+    # that ends the text owns nothing and counts)
+    possessives = [w for w, after in zip(ws, ws[1:] + [""]) if after not in KIN]
     return (_one_sided(ws, _HE, _SHE) or _one_sided(called, MALE_NOUNS, FEMALE_NOUNS)
-            or _one_sided([w for i, w in enumerate(ws) if i + 1 not in owned or ws[i + 1] not in KIN], _HIS, _HER))
+            or _one_sided(possessives, _HIS, _HER))
 
 
 def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
@@ -82,7 +84,7 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested deeper than JSON is read: text, not a list
             value = [value]
     return [str(a) for a in value if a] if isinstance(value, list) else []
 

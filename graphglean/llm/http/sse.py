@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...text.surrogates import whole_characters
+
 EVENT_STREAM = "text/event-stream"
 
 
@@ -107,13 +109,13 @@ def completion_of(chunks: list[Any]) -> dict[str, Any]:
     if not chunks:
         raise ValueError("an empty stream (no event)")
     head = chunks[0]
-    joined = "".join(text)
+    joined = whole_characters("".join(text))  # a character split between two events is whole again
     message: dict[str, Any] = {"role": "assistant", "content": joined if joined or saw_content and not reasoning
                                else None}
     for key, parts in reasoning.items():
-        message[key] = "".join(parts)
+        message[key] = whole_characters("".join(parts))
     if refusal:
-        message["refusal"] = "".join(refusal)
+        message["refusal"] = whole_characters("".join(refusal))
     return {"id": head.get("id", ""), "object": "chat.completion", "created": head.get("created", 0),
             "model": head.get("model", ""),
             "choices": [{"index": 0, "message": message, "logprobs": {"content": logprobs} if logprobs else None,

@@ -253,8 +253,9 @@ def _cut_so_far(req: RecordedRequest) -> tuple[list[dict[str, str]] | None, str]
 
 
 class ReplayResponder:
-    """Answers a chunk's prompts with the responses a real model gave for that chunk, in call order: the
-    chunk is found by its text in the prompt, the call by the number of assistant turns already there."""
+    """Answers a chunk's graph extraction with the responses a real model gave for that chunk, in call order:
+    the chunk is found by its text in the prompt, the call by the number of assistant turns already there.
+    Other prompts (gists, facts, summaries, reports, resolution questions) get the synthetic model's answers."""
 
     def __init__(self, entries: list[dict[str, Any]]) -> None:
         self.entries = entries
@@ -274,7 +275,8 @@ class ReplayResponder:
         return None
 
     def __call__(self, req: RecordedRequest) -> Reply | str:
-        entry = self._entry(req.messages[0]["content"] if req.messages else "")
+        first = str(req.messages[0].get("content") or "") if req.messages else ""
+        entry = self._entry(first) if "Records:" in first else None
         if entry is None:  # not a recorded chunk (a description summary, say): play the synthetic model
             self.misses += 1
             return synthetic(req)

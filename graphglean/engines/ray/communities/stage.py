@@ -16,6 +16,7 @@ import networkx as nx
 import trio
 
 from ....core.config import Config
+from ....core.errors import Contained
 from ....graph.communities.detect import annotate
 from ....graph.communities.reporting import PASS, ReportStats, prompt_parts
 from ....graph.formats.communities import COMMUNITIES, REPORTS
@@ -73,7 +74,10 @@ async def ray_communities(wave: Wave, tables: tuple[Path, Path], merge_dir: Path
     async with trio.open_nursery() as nursery:
         if graph is not None:
             nursery.start_soon(_whole_graph_files, graph, chunks, out, cfg, without_view, outcome)
-        stats = await _reports(wave, found, wcfg, folder, cfg, account, outcome) if asked else None
+        stats = None
+        with Contained("graph.communities.reports", "graph.communities.reports: false skips it", outcome.failed,
+                       "communities are written without reports"):
+            stats = await _reports(wave, found, wcfg, folder, cfg, account, outcome) if asked else None
     stage("community_reports")
     outcome.files += (await wave("community_tables", _tables, [(folder, tables[0], out, cfg, asked)]))[0]
     if graph is not None and "html" in cfg.output.formats:

@@ -165,8 +165,9 @@ async def gather_task(batches: int, partitions: int, stats: ResolutionStats, fol
 
 
 async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Config, folder: str, merge_dir: str,
-                      watch: str, limiter: Any) -> tuple[dict[str, int], CallAccount]:
-    """``finish`` (`finish_nodes` or `finish_edges`) of partition ``p``: the counts it adds, and its calls."""
+                      watch: str, limiter: Any) -> tuple[dict[str, Any], CallAccount]:
+    """``finish`` (`finish_nodes` or `finish_edges`) of partition ``p``: the counts it adds (and the stages that
+    raised, as ``failed_stages``), and its calls."""
     stats = GraphStats()
 
     async def work(scheduler: Scheduler | None) -> None:
@@ -175,7 +176,8 @@ async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Confi
 
     _, account = await with_client(cfg, limiter, llm_graph(cfg), watch, work)
     return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
-            "summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema}, account
+            "summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema,
+            "failed_stages": stats.failed_stages}, account
 
 
 # -- the driver ---------------------------------------------------------------------------------------------
@@ -187,6 +189,7 @@ class ResolvedMerge:
     stats: dict[str, Any]  # `ResolutionStats`
     nodes: int = 0
     edges: int = 0
+    failed_stages: list[dict[str, Any]] = attrs.field(factory=list)  # stages of the finish tasks that raised
     batches: int = 0  # decision batches, and the nodes of the largest (the most one decision task holds)
     largest_batch: int = 0
 
@@ -242,6 +245,7 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
         for found, acc in await steps.run(stage, finish_task, [(finish, p, cfg, f, str(merge_dir)) for p in range(P)],
                                           True):
             result.account.add(acc)
+            result.failed_stages += found.pop("failed_stages")
             for k, v in found.items():
                 result.found[k] += v
     result.nodes = ordered_table([merge_dir / f"nodes-{p:04d}.jsonl" for p in range(P)], out / "entities.jsonl")
