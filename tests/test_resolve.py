@@ -753,7 +753,7 @@ async def test_pairs_a_complete_answer_left_out_are_not_asked_again():
 
 
 def test_web_domains_and_club_abbreviations_are_read_in_names():
-    from graphglean.graph.resolution.org_names import club_form, web_domain
+    from graphglean.graph.resolution.organizations.written import club_form, web_domain
 
     assert web_domain("www.nytimes.com") == ("nytimes.com", "nytimes")
     assert web_domain("https://mercadolibre.com.ar/") == ("mercadolibre.com.ar", "mercadolibre")

@@ -16,12 +16,11 @@ import re
 import attrs
 import networkx as nx
 
-from .blocking import web_spellings
-from .lexicon import ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
 from .names import NameForm, key_of, read_name, words_of
-from .org_names import says_sport
+from .organizations.rules import club_verdict, domain_verdict, legal_verdict
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
+from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, types_conflict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -102,9 +101,9 @@ class Evidence:
         if fa.generation and fb.generation and fa.generation != fb.generation:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
-        for rule in (self._domain, self._qualified, self._one_country, self._acronym, self._legal, self._club,
-                     self._country):
-            v = rule(a, b, fa, fb, clash)
+        for rule in (domain_verdict, Evidence._qualified, Evidence._one_country, Evidence._acronym, legal_verdict,
+                     club_verdict, Evidence._country):
+            v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v
         if fa.numbered == fb.numbered and fa.key != fb.key:
@@ -121,7 +120,7 @@ class Evidence:
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
-            return self._short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
+            return self.short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
                                     SHORT_DESCRIPTION)
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
@@ -131,7 +130,7 @@ class Evidence:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
             if fa.core == fb.core and not (a.personal or b.personal):
-                return self._short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
+                return self.short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         person = person_verdict(self, a, b, fa, fb)
         if person is not None:
@@ -148,14 +147,14 @@ class Evidence:
         last = min(fa.key, fb.key, key=len)
         if " " not in last and last not in self.corpus.lowercase:  # "Heart", "Hearts": a band and a club
             return doubtful(0.5, "a one-word name and its plural")
-        return self._short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
+        return self.short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
 
     def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
-            if _types_conflict(a, b):
+            if types_conflict(a, b):
                 return doubtful(0.6, "same abbreviation, types differ")
             # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
-            return self._short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
+            return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                                     SHORT_DESCRIPTION)
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
@@ -163,7 +162,7 @@ class Evidence:
             if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
                     return doubtful(0.6, "acronym, types differ")
-                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
+                return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -183,7 +182,7 @@ class Evidence:
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
-            if _places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
+            if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = _regions_named(py.description)
                 if _region(x.qualifier) in named:
@@ -191,66 +190,24 @@ class Evidence:
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
-            if x.qualifier in COUNTRIES or (x.paren and not _types_conflict(a, b)):
-                return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
+            if x.qualifier in COUNTRIES or (x.paren and not types_conflict(a, b)):
+                return self.short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
             if x.paren and x.qualifier == y.key:
                 if clash:
                     return doubtful(0.5, "parenthesized alias, person and place")
                 same = Verdict(SAME, 0.85, "parenthesized alias")
-                return self._short_form(a, b, same) if y.acronym else same
+                return self.short_form(a, b, same) if y.acronym else same
         return None
 
     def _one_country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """Two places that are one country named two ways ("U.S.A.", "United States of America")."""
         ca, cb = COUNTRY_NAMES.get(fa.key), COUNTRY_NAMES.get(fb.key)
-        if not (ca and cb and fa.key != fb.key and _places(a, b)):
+        if not (ca and cb and fa.key != fb.key and both_places(a, b)):
             return None
         return Verdict(SAME, 0.9, "one country, named another way") if ca == cb else \
             Verdict(DIFFERENT, 0.0, "different countries")
-
-    def _domain(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "zillow.com" and "Zillow", "theguardian.com" and "The Guardian"; not "booking.com" and "Booking
-        Holdings", nor "zalando.de" and "zalando.fr" (one name, other sites: doubt)."""
-        if fa.site and fb.site:
-            if fa.site == fb.site:
-                return Verdict(SAME, 0.95, "same web domain", certain=True)
-            return doubtful(0.5, "one name, other web domains") if fa.stem and fa.stem == fb.stem else None
-        x, y, py = (fa, fb, b) if fa.site else (fb, fa, a)
-        if not x.stem or x.stem not in web_spellings(y):
-            return None
-        if py.personal or py.types & PLACE_TYPES:
-            return doubtful(0.4, "a web domain and a person or place of its name")
-        return Verdict(SAME, 0.9, "a name and its web domain", certain=True)
-
-    def _club(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "AFC Ajax" and "Ajax", "1. FC Köln" and "FC Köln"; not "FC Barcelona" and "Barcelona SC", nor "FC
-        Porto" and the city of Porto."""
-        if fa.club and fb.club:
-            if fa.team == fb.team and fa.club != fb.club:
-                return doubtful(0.5, "different club abbreviations (another club, another sport?)")
-            return None
-        x, y = (fa, fb) if fa.club else (fb, fa)
-        if not x.club or x.team != y.key:
-            return None
-        if not (_club_like(a) and _club_like(b)):
-            return doubtful(0.4, "a club and a namesake of another kind")
-        if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
-            return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
-        return Verdict(SAME, 0.9, "with and without its club's abbreviation")
-
-    def _legal(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "Siemens AG" and "Siemens"; "Microsoft Corp." and "Microsoft Corporation"; not "Siemens AG" and
-        "Siemens Ltd." (a subsidiary), nor a company and a person or place of its name."""
-        if not (fa.legal or fb.legal) or (fa.trade or fa.key) != (fb.trade or fb.key):
-            return None
-        if fa.legal and fb.legal:
-            return Verdict(SAME, 0.95, "same legal form written another way") if fa.legal == fb.legal else \
-                doubtful(0.5, "different legal forms (a subsidiary?)")
-        if _types_conflict(a, b):
-            return doubtful(0.4, "a company and a namesake of another type")
-        return Verdict(SAME, 0.9, "with and without its legal form")
 
     def _country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "U.K. Ministry of Defence" and "Ministry of Defence"; not "US Army" and "British Army"."""
@@ -303,7 +260,7 @@ class Evidence:
         return bool(a.words and b.words) and min(len(a.words), len(b.words)) >= short and \
             self.context(a, b) < self.disagree_below
 
-    def _short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
+    def short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
         """An acronym or a name without its qualifier names many things: kept only when the descriptions do
         not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
         if self.disagree(a, b, short):
@@ -343,17 +300,6 @@ def _countries_named(text: str) -> set[str]:
             if " ".join(ws[i:i + n]) in COUNTRIES}
 
 
-def _types_conflict(a: Profile, b: Profile) -> bool:
-    """Both nodes are typed, with no type in common."""
-    return not (a.types & b.types or a.types <= UNTYPED or b.types <= UNTYPED)
-
-
-def _places(a: Profile, b: Profile) -> bool:
-    """Both nodes are places, or one is and the other has no type."""
-    return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
-        p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))
-
-
 def _generation_left_out(fa: NameForm, fb: NameForm) -> bool:
     """A generational marker on one side only of a personal name, whose other side is a surname or given name
     alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest."""
@@ -375,19 +321,3 @@ def _regions_named(description: str) -> set[str]:
     abbreviation or adjective (an "or" in a text is no Oregon)."""
     text = f" {key_of(description)} "
     return _countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}
-
-
-_PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"
-                            r"country|municipality|district|port|county)\b", re.I)
-_CLUB_TYPES = frozenset("organization organisation org company team club sports football soccer".split())
-
-
-def _sporting(p: Profile) -> bool:
-    """Its type or description says it is a sports club or team."""
-    return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words)
-
-
-def _club_like(p: Profile) -> bool:
-    """A node that may be a club: typed an organization, team or club (or untyped), not described as a place."""
-    typed = {w for t in p.types for w in t.replace("_", " ").split()}
-    return (p.types <= UNTYPED or bool(typed & _CLUB_TYPES)) and not _PLACE_DEFINED.search(p.description)

@@ -103,6 +103,17 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
                    description_gender(description), bool(_DEFINED_THING.search(description)))
 
 
+def types_conflict(a: Profile, b: Profile) -> bool:
+    """Both nodes are typed, with no type in common."""
+    return not (a.types & b.types or a.types <= UNTYPED or b.types <= UNTYPED)
+
+
+def both_places(a: Profile, b: Profile) -> bool:
+    """Both nodes are places, or one is and the other has no type."""
+    return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
+        p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))
+
+
 @attrs.define
 class Corpus:
     """Graph-wide statistics the rules read: word rarity, which words are written in lower case (common words,
