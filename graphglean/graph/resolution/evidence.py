@@ -16,11 +16,21 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, REGIONS
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import club_verdict, domain_verdict, legal_verdict
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, types_conflict
+from .profiles import (
+    PLACE_TYPES,
+    SHORT_DESCRIPTION,
+    UNTYPED,
+    Corpus,
+    Profile,
+    both_places,
+    countries_named,
+    spelled_out,
+    types_conflict,
+)
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -155,7 +165,7 @@ class Evidence:
                 return doubtful(0.6, "same abbreviation, types differ")
             # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
             return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
-                                    SHORT_DESCRIPTION)
+                                   SHORT_DESCRIPTION)
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
@@ -215,7 +225,7 @@ class Evidence:
             return None if fa.country == fb.country else Verdict(DIFFERENT, 0.0, "different countries")
         for (x, px), (y, py) in (((fa, a), (fb, b)), ((fb, b), (fa, a))):
             if x.country and x.unprefixed in (y.key, y.core) and not y.country:
-                named = _countries_named(py.description)
+                named = countries_named(py.description)
                 if named and x.country not in named:
                     return doubtful(0.5, "a country before a public body, another country in the description")
                 return Verdict(SAME, 0.85, "a country before a public body")
@@ -253,6 +263,19 @@ class Evidence:
         if fx.head or fy.head or fx.parts or fy.parts:
             return DIFFERENT if (fx.head or fx.parts) != (fy.head or fy.parts) else NONE
         return NONE
+
+    def spelled_alike(self, a: Profile, b: Profile, letters: str) -> bool | None:
+        """Whether two nodes named by the abbreviation ``letters`` are described as one: False when their
+        descriptions spell it out as two names ("Alcoholics Anonymous", "American Airlines"); True when they spell
+        it out alike, when one spells it out and the other shares a word of it, or when the two are described
+        alike; None when nothing says."""
+        spelled = [spelled_out(p.description, letters) for p in (a, b)]
+        if spelled[0] and spelled[1]:
+            return bool(spelled[0] & spelled[1])
+        for names, other in zip(spelled, (b, a)):
+            if any(other.words.keys() & set(n.split()) for n in names):
+                return True
+        return True if self.context(a, b) >= self.agree_above else None
 
     def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool:
         """The two descriptions share (next to) nothing; descriptions of fewer than ``short`` words (besides the
@@ -293,13 +316,6 @@ def _definite(form: NameForm) -> bool:
     return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
 
 
-def _countries_named(text: str) -> set[str]:
-    """The countries a text names (by name, abbreviation or adjective)."""
-    ws = key_of(text).split()
-    return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-            if " ".join(ws[i:i + n]) in COUNTRIES}
-
-
 def _generation_left_out(fa: NameForm, fb: NameForm) -> bool:
     """A generational marker on one side only of a personal name, whose other side is a surname or given name
     alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest."""
@@ -320,4 +336,4 @@ def _regions_named(description: str) -> set[str]:
     """The regions and countries ``description`` names, canonical: by their full names, or a country by its
     abbreviation or adjective (an "or" in a text is no Oregon)."""
     text = f" {key_of(description)} "
-    return _countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}
+    return countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}

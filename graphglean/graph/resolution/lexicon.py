@@ -191,6 +191,14 @@ GENERIC_TLDS = frozenset(
     "com org net edu gov mil int info biz name pro io ai app dev tech online site store shop blog news media "
     "cloud live xyz club global agency company travel museum jobs".split())
 SECOND_LEVEL = frozenset("co com org net ac gov edu or ne go gob nic mil ltd plc".split())
+# the country of a national site's domain ("yahoo.co.jp": Japan), canonical as in COUNTRIES; not the codes used
+# as generic ones (.co, .io, .ai, .tv, .me, .fm)
+TLD_COUNTRIES = {code: country.replace("_", " ") for code, country in (pair.split(":") for pair in """us:us uk:uk gb:uk eu:eu fr:france de:germany it:italy es:spain
+pt:portugal nl:netherlands be:belgium ch:switzerland at:austria se:sweden no:norway dk:denmark fi:finland pl:poland
+ua:ukraine ru:russia tr:turkey gr:greece il:israel ir:iran iq:iraq sa:saudi_arabia eg:egypt in:india pk:pakistan
+cn:china jp:japan kr:south_korea kp:north_korea tw:taiwan vn:vietnam id:indonesia ph:philippines au:australia
+nz:new_zealand ca:canada mx:mexico br:brazil ar:argentina cl:chile ng:nigeria ke:kenya za:south_africa ae:uae
+sg:singapore my:malaysia th:thailand ie:ireland""".split())}
 
 # regions that follow a place's name after a comma ("Portland, Oregon", "Paris, TX", "Kingston, Ont."): each
 # with its abbreviations, canonical

@@ -12,14 +12,20 @@ from typing import Any, Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, THINGS
-from .names import NameForm, read_name, words_of
+from .lexicon import COUNTRIES, COUNTRY_LONGEST, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, THINGS
+from .names import NameForm, key_of, read_name, strip_accents, words_of
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
                         "geography geographic_location geographical_location".split()) | frozenset(
     {"geographic location", "geographical location"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
+# the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
+ORG_TYPES = frozenset("""organization organisation org company corporation business firm enterprise conglomerate
+website site platform service brand publisher newspaper magazine media broadcaster network bank institution agency
+band group team club party university school college ngo nonprofit charity government""".split()) | frozenset({
+    "web site", "online service", "sports team", "sports club", "football club", "musical group", "political party",
+    "news organization", "media outlet", "news outlet", "government agency", "financial institution"})
 SHORT_DESCRIPTION = 8  # description words (besides the name's own) below which two descriptions cannot disagree
 _DEFINED_THING = re.compile(r"\b(?:is|was|are|were)\s+(?:\w+\s+){0,5}?(?:" + "|".join(sorted(THINGS)) + r")s?\b",
                             re.I)
@@ -103,9 +109,49 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
                    description_gender(description), bool(_DEFINED_THING.search(description)))
 
 
+def kinds(types: frozenset[str]) -> frozenset[str]:
+    """A node's types, those of a person, a place or an organization each as one kind."""
+    return frozenset("person" if t in PERSON_TYPES else "geo" if t in PLACE_TYPES else
+                     "organization" if t.replace("_", " ") in ORG_TYPES else t for t in types)
+
+
 def types_conflict(a: Profile, b: Profile) -> bool:
-    """Both nodes are typed, with no type in common."""
-    return not (a.types & b.types or a.types <= UNTYPED or b.types <= UNTYPED)
+    """Both nodes are typed, with no kind in common (`kinds`)."""
+    return not (a.types <= UNTYPED or b.types <= UNTYPED or kinds(a.types) & kinds(b.types))
+
+
+_CAPITALIZED = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W_]+)?")
+_JOINING = frozenset("of and for the de du des del la le di da von van und y et &".split())
+
+
+def spelled_out(text: str, letters: str) -> set[str]:
+    """The names in ``text`` whose capitalized words' initials are ``letters`` (words such as "of" and "the"
+    inside skipped), folded: "University of North Carolina" for "unc"."""
+    ws = _CAPITALIZED.findall(text)
+    found = set()
+    for i, first in enumerate(ws):
+        if not first[0].isupper():
+            continue
+        initials, j = "", i
+        while j < len(ws) and len(initials) < len(letters):
+            w = ws[j]
+            if w.casefold() in _JOINING and initials:
+                j += 1
+                continue
+            if not w[0].isupper() or len(w) == 1:  # "F.B.I." itself is no name it spells out
+                break
+            initials += strip_accents(w[0]).casefold()
+            j += 1
+        if initials == letters and j - i > 1:
+            found.add(" ".join(w.casefold() for w in ws[i:j]))
+    return found
+
+
+def countries_named(text: str) -> set[str]:
+    """The countries a text names (by name, abbreviation or adjective)."""
+    ws = key_of(text).split()
+    return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
+            if " ".join(ws[i:i + n]) in COUNTRIES}
 
 
 def both_places(a: Profile, b: Profile) -> bool:

@@ -1,0 +1,69 @@
+"""Look-alike classes of entity resolution (issue 33): each pair alone in a graph, as `benchmarks/lookalikes.py`
+reads one, merged or kept apart by the rules, with the rule resolution.jsonl names."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.resolve import resolve_entities_sync
+
+from .test_resolve import graph_of, together
+
+
+def resolved(*nodes):
+    """The rules' resolution of a graph of (name, type, description) nodes."""
+    return resolve_entities_sync(graph_of(nodes), method="rules")
+
+
+def apart_rule(resolution, a: str, b: str) -> str:
+    """The rule of the kept_apart line of ``a`` and ``b`` (names in either order), "" when there is none."""
+    return next((f"{line['verdict']}: {line['rule']}" for line in resolution.kept_apart
+                 if {line["a"], line["b"]} == {a, b}), "")
+
+
+# -- web domains: only one site is certain ------------------------------------------------------------------
+
+@pytest.mark.parametrize("site,other,why", [
+    (("Match.com", "organization", "Match.com is an online dating service owned by Match Group."),
+     ("Match", "event", "The match was a football game between Arsenal and Chelsea on Saturday."), "another type"),
+    (("Monster.com", "organization", "Monster.com is an employment website for job seekers."),
+     ("Monster", "concept", "The monster is a creature in the novel that terrorizes the village."), "another type"),
+    (("Yahoo.co.jp", "organization", "Yahoo.co.jp is the Japanese web portal operated by LY Corporation."),
+     ("Yahoo", "organization", "Yahoo is an American web services provider in Sunnyvale."), "another country"),
+    (("usa.gov", "website", "USA.gov is the official web portal of the United States government."),
+     ("U.S.A.", "geo", "The U.S.A. is a country in North America."), "person or place"),
+    (("ge.ch", "organization", "ge.ch is the official portal of the canton of Geneva."),
+     ("GE", "organization", "GE is the industrial company General Electric."), "short name"),
+])
+def test_a_web_domain_and_a_namesake_are_kept_apart(site, other, why):
+    resolution = resolved(site, other)
+    assert resolution.graph.number_of_nodes() == 2
+    assert why in apart_rule(resolution, site[0], other[0])
+
+
+def test_a_web_domain_and_its_name_described_apart_at_length_are_a_question():
+    from graphglean.graph.resolution.resolver import Resolver
+
+    g = graph_of([("delta.com", "organization", "delta.com is the booking website of the American carrier flying "
+                                                "from Atlanta to hundreds of cities."),
+                  ("Delta", "organization", "Delta is a Dutch regional water authority managing dikes, canals and "
+                                            "pumping stations in Zeeland.")])
+    v = Resolver.of_graph(g).verdict(0, 1)
+    assert (v.kind, v.rule) == ("unsure", "a name and its web domain, but the descriptions disagree")
+    assert resolve_entities_sync(g, method="rules").graph.number_of_nodes() == 2
+
+
+@pytest.mark.parametrize("site,other", [
+    (("spotify.com", "organization", "Spotify.com is the website where users stream music and podcasts."),
+     ("Spotify", "company", "Spotify is a Swedish audio streaming service founded in 2006.")),
+    (("linear.app", "company", "Linear.app is the website of Linear, a project tracking tool."),
+     ("Linear", "company", "Linear is the issue tracking software company founded in 2019.")),
+    (("rakuten.co.jp", "organization", "rakuten.co.jp is the marketplace run by Rakuten."),
+     ("Rakuten", "company", "Rakuten is a Japanese technology conglomerate based in Tokyo.")),
+    (("bbc.co.uk", "organization", "bbc.co.uk is the website of the British Broadcasting Corporation."),
+     ("BBC", "organization", "The BBC is the British public service broadcaster headquartered in London.")),
+])
+def test_a_web_domain_merges_with_its_name(site, other):
+    resolution = resolved(site, other)
+    assert together(resolution.graph, site[0], other[0])
+    assert resolution.merges[0]["rule"] == "a name and its web domain"
