@@ -67,3 +67,40 @@ def test_a_web_domain_merges_with_its_name(site, other):
     resolution = resolved(site, other)
     assert together(resolution.graph, site[0], other[0])
     assert resolution.merges[0]["rule"] == "a name and its web domain"
+
+
+# -- dotted abbreviations of a few letters: positive agreement ---------------------------------------------
+
+@pytest.mark.parametrize("a,b", [
+    (("A.A.", "organization", "A.A. is Alcoholics Anonymous, a fellowship of people recovering from alcoholism."),
+     ("AA", "organization", "AA is American Airlines, a major US airline headquartered in Fort Worth, Texas.")),
+    (("A.B.C.", "organization", "A.B.C. is the Australian Broadcasting Corporation, the national broadcaster."),
+     ("ABC", "organization", "ABC is the American Broadcasting Company, a US television network.")),
+    (("S.A.", "geo", "S.A. is South Australia, a state of Australia."),
+     ("SA", "geo", "SA is South Africa, a country at the southern tip of Africa.")),
+    (("N.W.A", "organization", "N.W.A was a hip hop group from Compton."),
+     ("NWA", "company", "NWA was an American airline that merged with Delta.")),
+])
+def test_a_short_dotted_abbreviation_and_a_namesake_are_kept_apart(a, b):
+    resolution = resolved(a, b)
+    assert resolution.graph.number_of_nodes() == 2
+    assert apart_rule(resolution, a[0], b[0]).startswith("unsure: ")
+
+
+@pytest.mark.parametrize("a,b", [
+    (("M.I.T.", "organization", "M.I.T. is the Massachusetts Institute of Technology in Cambridge."),
+     ("MIT", "organization", "MIT is a private research university in Cambridge, Massachusetts.")),
+    (("C.I.A.", "organization", "The C.I.A. is the foreign intelligence service of the United States."),
+     ("CIA", "organization", "The CIA is the Central Intelligence Agency of the United States.")),
+    (("AT & T", "company", "A telecom."), ("AT&T", "company", "A carrier.")),  # the same letters, spaced
+    (("N.A.S.A.", "organization", "N.A.S.A. launched the Artemis I mission."),
+     ("NASA", "organization", "NASA is the civil space agency of the United States.")),  # four letters
+])
+def test_a_dotted_abbreviation_described_alike_merges(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_letters_of_an_abbreviation_are_no_articles():
+    from graphglean.graph.resolution.names import read_name
+
+    assert read_name("U.A.E.").key == "u a e" and read_name("A.C. Milan").key == "a c milan"

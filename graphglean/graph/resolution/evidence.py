@@ -163,6 +163,12 @@ class Evidence:
         if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
             if types_conflict(a, b):
                 return doubtful(0.6, "same abbreviation, types differ")
+            alike = self.spelled_alike(a, b, fa.acronym)
+            if alike is False:
+                return doubtful(0.6, "same abbreviation, spelled out as two names")
+            spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
+            if len(fa.acronym) <= 3 and not alike and not spaced:  # "A.A.", "AA": a few letters name many things
+                return doubtful(0.5, "a short abbreviation, not described alike")
             # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
             return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                                    SHORT_DESCRIPTION)

@@ -117,7 +117,7 @@ COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
 # the names of one country (not its people's adjective, nor a part of it: "England" is not the U.K.)
 _COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
 uk: uk, u k, united kingdom; eu: eu, european union; russia: russia, russian federation
-uae: uae, united arab emirates; south korea: south korea, rok, republic of korea
+uae: uae, u a e, united arab emirates; south korea: south korea, rok, republic of korea
 north korea: north korea, dprk; china: china, prc, people's republic of china"""
 COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}

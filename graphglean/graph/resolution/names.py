@@ -108,9 +108,11 @@ def _without_articles(ws: list[str]) -> list[str]:
 
 def key_of(text: str) -> str:
     """The comparison key: folded, accents and punctuation dropped, leading articles removed (not an initial
-    that looks like one: "A.C. Milan")."""
+    that looks like one: "A.C. Milan", nor a letter of an abbreviation: "U.A.E.")."""
     ws = words(strip_accents(text))
     if ws and _INITIAL_FIRST.match(text):
+        if all(len(w) == 1 for w in ws):
+            return " ".join(ws)
         return " ".join(ws[:1] + _without_articles(ws[1:])) if len(ws) > 1 else ws[0]
     return " ".join(_without_articles(ws))
 
