@@ -104,3 +104,23 @@ def test_letters_of_an_abbreviation_are_no_articles():
     from graphglean.graph.resolution.names import read_name
 
     assert read_name("U.A.E.").key == "u a e" and read_name("A.C. Milan").key == "a c milan"
+
+
+# -- one country, two names ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", [("USA", "United States"), ("US", "United States of America"), ("PRC", "China"),
+                                 ("Russian Federation", "Russia"), ("DPRK", "North Korea"),
+                                 ("Republic of Korea", "South Korea"), ("Czechia", "Czech Republic"),
+                                 ("UK", "United Kingdom of Great Britain and Northern Ireland")])
+def test_one_country_named_two_ways_is_one_node(a, b):
+    resolution = resolved((a, "geo", f"{a} signed the treaty."), (b, "country", f"{b} is a country."))
+    assert together(resolution.graph, a, b) and resolution.merges[0]["rule"] == "one country, named another way"
+
+
+def test_two_countries_of_one_word_stay_apart():
+    resolution = resolved(("Republic of China", "country", "The Republic of China is the official name of Taiwan."),
+                          ("People's Republic of China", "country", "The People's Republic of China is governed by "
+                                                                    "the Communist Party."),
+                          ("China", "country", "China is a country in East Asia."))
+    assert not together(resolution.graph, "Republic of China", "People's Republic of China")
+    assert together(resolution.graph, "China", "People's Republic of China")

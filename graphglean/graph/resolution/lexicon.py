@@ -114,11 +114,16 @@ malaysia: malaysia, malaysian; thailand: thailand, thai"""
 COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
-# the names of one country (not its people's adjective, nor a part of it: "England" is not the U.K.)
+# the names of one country, official, former or in its own language (not its people's adjective, nor a part
+# of it: "England" is not the U.K.)
 _COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
-uk: uk, u k, united kingdom; eu: eu, european union; russia: russia, russian federation
-uae: uae, u a e, united arab emirates; south korea: south korea, rok, republic of korea
-north korea: north korea, dprk; china: china, prc, people's republic of china"""
+uk: uk, u k, united kingdom, united kingdom of great britain and northern ireland; eu: eu, european union
+russia: russia, russian federation; uae: uae, u a e, united arab emirates
+south korea: south korea, rok, republic of korea; north korea: north korea, dprk
+china: china, prc, people's republic of china; germany: germany, federal republic of germany, deutschland
+france: france, french republic; czechia: czechia, czech republic; turkey: turkey, turkiye, republic of turkey
+myanmar: myanmar, burma; ivory coast: ivory coast, cote d'ivoire; eswatini: eswatini, swaziland
+cape verde: cape verde, cabo verde; east timor: east timor, timor leste"""
 COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 INSTITUTIONS = frozenset(
