@@ -679,11 +679,19 @@ def test_a_merged_node_takes_its_most_complete_name(names, kept):
     assert [d["name"] for _, d in out.nodes(data=True)] == [kept]
 
 
-def test_the_merged_name_is_the_frequent_one_among_equally_complete_ones():
-    g = graph_of([("Ebenezer Scrooge", "person", "A miser."), ("EBENEZER SCROOGE", "person", "A miser of London.")])
-    g.nodes[normalize_name("EBENEZER SCROOGE")]["frequency"] = 3
-    assert len(g) == 1 or [d["name"] for _, d in resolve_entities_sync(g, method="rules").graph.nodes(data=True)] == \
-        ["EBENEZER SCROOGE"]
+@pytest.mark.parametrize("frequent,rare,kind,kept", [
+    ("J.R.R. Tolkien", "JRR Tolkien", "person", "J.R.R. Tolkien"),  # a run of initials is one whole word
+    ("JRR Tolkien", "J.R.R. Tolkien", "person", "JRR Tolkien"),
+    ("U.N.", "UN", "organization", "U.N."),
+    ("Ebenezer Scrooge", "Ebenezer-Scrooge", "person", "Ebenezer Scrooge"),
+    ("bbc.co.uk", "BBC", "organization", "BBC"),  # a name over its web domain, however frequent the domain
+])
+def test_the_merged_name_is_the_frequent_one_among_equally_complete_ones(frequent, rare, kind, kept):
+    g = graph_of([(frequent, kind, f"{frequent} is in the report about the affair."),
+                  (rare, kind, f"{rare} is in the report about the affair.")])
+    g.nodes[normalize_name(frequent)]["frequency"] = 5
+    assert len(g) == 2
+    assert [d["name"] for _, d in resolve_entities_sync(g, method="rules").graph.nodes(data=True)] == [kept]
 
 
 def test_resolution_log_names_each_merge_s_rule_and_the_pairs_kept_apart():

@@ -357,6 +357,22 @@ def _spelled(surface: str) -> tuple[str, ...]:
     return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))
 
 
+def name_size(form: NameForm) -> tuple[int, int]:
+    """How complete a name is: (whole words, initials). A personal name counts its name words (titles and
+    generations count for nothing), a web domain its stem ("zillow.com" is "Zillow"), a company's legal form as
+    words of its name; a run of initials is one whole word ("J.R.R. Tolkien" is as complete as "JRR Tolkien",
+    "U.N." as "UN"), a lone one an initial ("J. Smith" is less than "John Smith")."""
+    ws = (form.stem,) if form.stem else form.person if form.person and not form.legal else tuple(form.key.split())
+    whole = initials = run = 0
+    for w in (*ws, ""):
+        if len(w) == 1:
+            run += 1
+            continue
+        whole, initials, run = whole + (run > 1), initials + (run == 1), 0
+        whole += bool(w)
+    return whole, initials
+
+
 def words_of(form: NameForm) -> set[str]:
     """The name's words, each made singular: "Christmas" reads "christma" wherever it stands."""
     return {singular(w) for w in form.key.split()}

@@ -9,6 +9,7 @@ import attrs
 import networkx as nx
 
 from .evidence import Evidence
+from .names import name_size
 from .profiles import Corpus, Profile, profile_of
 from .verdicts import DIFFERENT, SAME, UNSURE, Verdict
 
@@ -181,10 +182,8 @@ class Resolver:
         return v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME)
 
     def words(self, i: int) -> int:
-        f = self.profiles[i].forms[0]
-        if f.acronym:  # "Z.G.F." is one word, as "ZGF" is
-            return 1
-        return len(f.person) if f.person else len(f.key.split())
+        """How many words node ``i``'s name has (`names.name_size`: "Z.G.F." is one word, as "ZGF" is)."""
+        return sum(name_size(self.profiles[i].forms[0]))
 
     def cluster(self, clusters: Clusters, links: Iterable[tuple[int, int, Verdict]], tier: str,
                 log: list[dict[str, Any]], stats: ResolutionStats) -> int:
