@@ -42,15 +42,13 @@ def test_a_web_domain_and_a_namesake_are_kept_apart(site, other, why):
 
 
 def test_a_web_domain_and_its_name_described_apart_at_length_are_a_question():
-    from graphglean.graph.resolution.resolver import Resolver
-
-    g = graph_of([("delta.com", "organization", "delta.com is the booking website of the American carrier flying "
-                                                "from Atlanta to hundreds of cities."),
-                  ("Delta", "organization", "Delta is a Dutch regional water authority managing dikes, canals and "
-                                            "pumping stations in Zeeland.")])
-    v = Resolver.of_graph(g).verdict(0, 1)
-    assert (v.kind, v.rule) == ("unsure", "a name and its web domain, but the descriptions disagree")
-    assert resolve_entities_sync(g, method="rules").graph.number_of_nodes() == 2
+    resolution = resolved(("delta.com", "organization", "delta.com is the booking website of the American carrier "
+                                                        "flying from Atlanta to hundreds of cities."),
+                          ("Delta", "organization", "Delta is a Dutch regional water authority managing dikes, "
+                                                    "canals and pumping stations in Zeeland."))
+    assert resolution.graph.number_of_nodes() == 2
+    assert apart_rule(resolution, "delta.com", "Delta") == \
+        "unsure: a name and its web domain, but the descriptions disagree"
 
 
 @pytest.mark.parametrize("site,other", [
@@ -124,3 +122,16 @@ def test_two_countries_of_one_word_stay_apart():
                           ("China", "country", "China is a country in East Asia."))
     assert not together(resolution.graph, "Republic of China", "People's Republic of China")
     assert together(resolution.graph, "China", "People's Republic of China")
+
+
+# -- resolution.jsonl: every pair a rule kept apart, questions too -------------------------------------------
+
+def test_pairs_the_rules_are_unsure_of_are_listed_as_kept_apart():
+    long = "United Nations Educational, Scientific and Cultural Organization"
+    resolution = resolved(("UNESCO", "organization", "UNESCO is the UN agency for education, science and culture."),
+                          (long, "organization", f"The {long} designates World Heritage Sites."),
+                          ("Paris", "geo", "Paris is the capital of France."),
+                          ("Paris, Texas", "geo", "Paris is a small city in Lamar County."))
+    assert apart_rule(resolution, "UNESCO", long) == "unsure: acronym, but the descriptions disagree"
+    assert apart_rule(resolution, "Paris", "Paris, Texas").startswith("unsure: a place qualified on one side")
+    assert resolution.stats.kept_apart == len(resolution.kept_apart) == 2

@@ -68,6 +68,14 @@ def _incompatible(v: Verdict, strict: bool) -> bool:
     return v.kind == DIFFERENT or (strict and v.doubt)
 
 
+def apart_line(pa: Profile, pb: Profile, verdict: str, rule: str, tier: str) -> tuple[list[Any], dict[str, Any]]:
+    """A pair kept apart as resolution.jsonl writes it, with its place there (after the merges, by names then
+    node keys): the local resolver's and each Ray pair partition's."""
+    x, y = sorted((pa, pb), key=lambda p: (p.name, p.key))
+    return ([2, x.name, y.name, x.key, y.key],
+            {"decision": "kept_apart", "a": x.name, "b": y.name, "rule": rule, "verdict": verdict, "tier": tier})
+
+
 class NodeFacts(Protocol):
     """What the resolver reads of nodes beyond their profiles (the LLM tier's cards, the merged node's name)."""
 
@@ -201,9 +209,10 @@ class Resolver:
 
     def kept_apart(self, clusters: Clusters,
                    pairs: Iterable[tuple[int, int]]) -> list[tuple[list[Any], dict[str, Any]]]:
-        """The candidate ``pairs`` (i < j) left in two clusters by evidence against them: a DIFFERENT verdict
-        (the rules' or the LLM's), doubt, or a SAME whose clusters hold a pair that may not be one. Each as (its
-        place in resolution.jsonl: after the merges, by names then keys; its line), named in that order."""
+        """The candidate ``pairs`` (i < j) left in two clusters by evidence against them or by doubt: a DIFFERENT
+        verdict (the rules' or the LLM's), an UNSURE one (a question the LLM did not answer SAME, or was not asked
+        with the rules alone), or a SAME whose clusters hold a pair that may not be one. Each as `apart_line`
+        places and writes it."""
         out = []
         for i, j in pairs:
             ri, rj = clusters.find(i), clusters.find(j)
@@ -212,14 +221,12 @@ class Resolver:
             v = self.verdict(i, j)
             if v.kind == SAME:
                 rule = f"{v.rule}, but {self._across(clusters, ri, rj)}"
-            elif v.kind == DIFFERENT or v.doubt:
+            elif v.kind in (DIFFERENT, UNSURE):
                 rule = v.rule
             else:
                 continue
-            x, y = sorted((i, j), key=lambda k: (self.profiles[k].name, str(self.nodes[k])))
-            out.append(([2, self.profiles[x].name, self.profiles[y].name, str(self.nodes[x]), str(self.nodes[y])],
-                         {"decision": "kept_apart", "a": self.profiles[x].name, "b": self.profiles[y].name,
-                          "rule": rule, "verdict": v.kind, "tier": "llm" if (i, j) in self.llm_different else "rules"}))
+            tier = "llm" if (i, j) in self.llm_different else "rules"
+            out.append(apart_line(self.profiles[i], self.profiles[j], v.kind, rule, tier))
         return sorted(out, key=lambda t: t[0])
 
     def _across(self, clusters: Clusters, ri: int, rj: int) -> str:
