@@ -135,3 +135,22 @@ def test_pairs_the_rules_are_unsure_of_are_listed_as_kept_apart():
     assert apart_rule(resolution, "UNESCO", long) == "unsure: acronym, but the descriptions disagree"
     assert apart_rule(resolution, "Paris", "Paris, Texas").startswith("unsure: a place qualified on one side")
     assert resolution.stats.kept_apart == len(resolution.kept_apart) == 2
+
+
+# -- a generation left out ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("short,full,one", [
+    (("Griffey", "person", "Griffey, the father, played for the Big Red Machine in Cincinnati."),
+     ("Ken Griffey Jr.", "person", "Ken Griffey Jr. is a Hall of Fame center fielder who played for Seattle."), False),
+    (("Griffey", "person", "Griffey played outfield in Cincinnati."),  # a bare surname: the father's as often
+     ("Ken Griffey Jr.", "person", "Ken Griffey Jr. is a Hall of Fame outfielder."), False),
+    (("Mr. Earnhardt", "person", "Mr. Earnhardt won seven NASCAR championships, a record his son never matched."),
+     ("Dale Earnhardt Jr.", "person", "Dale Earnhardt Jr. is a retired NASCAR driver."), False),
+    (("Dr. King", "person", "Dr. King led the march from Selma to Montgomery."),
+     ("Martin Luther King Jr.", "person", "Martin Luther King Jr. was a leader of the civil rights movement."), True),
+])
+def test_a_surname_without_the_generation_is_the_titled_one(short, full, one):
+    resolution = resolved(short, full)
+    assert together(resolution.graph, short[0], full[0]) is one
+    if not one:
+        assert "generation on one side only" in apart_rule(resolution, short[0], full[0])

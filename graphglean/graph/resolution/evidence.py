@@ -16,7 +16,7 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, REGIONS
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import club_verdict, domain_verdict, legal_verdict
 from .persons import person_verdict
@@ -98,7 +98,7 @@ class Evidence:
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and (fa.numbers != fb.numbers or fa.generation != fb.generation):
-            if fa.numbers == fb.numbers and _generation_left_out(fa, fb):
+            if fa.numbers == fb.numbers and _generation_left_out(a, b, fa, fb):
                 return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v
@@ -322,11 +322,18 @@ def _definite(form: NameForm) -> bool:
     return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
 
 
-def _generation_left_out(fa: NameForm, fb: NameForm) -> bool:
-    """A generational marker on one side only of a personal name, whose other side is a surname or given name
-    alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest."""
+def _generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
+    """A generational marker on one side only of a personal name, whose other side is a titled surname or given
+    name alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest.
+    Not a bare surname ("Griffey": the father as often as the son), nor where a description speaks of the
+    family ("Griffey, the father", "his son", "Sr.")."""
     x, y = (fa, fb) if fa.generation else (fb, fa)
-    return bool(x.generation) and not y.generation and len(y.person) == 1 < len(x.person)
+    if not (x.generation and not y.generation and y.honorifics and len(y.person) == 1 < len(x.person)):
+        return False
+    return not any(p.words.keys() & _FAMILY for p in (a, b))
+
+
+_FAMILY = KIN | frozenset(GENERATIONS)
 
 
 def _region(qualifier: str) -> str:
