@@ -725,8 +725,10 @@ def test_a_name_of_two_readings_is_kept_apart_from_both():
     resolution = resolve_entities_sync(g, method="rules")
     assert resolution.graph.number_of_nodes() == 3
     rules = {(line["a"], line["b"]): line["rule"] for line in resolution.kept_apart}
-    assert len(rules) == 2 and "other readings" in rules[("Bob Cratchit", "Cratchit")]
-    assert "other readings" in rules[("Cratchit", "Martha Cratchit")]
+    # each a reading the rules do not settle: a surname of several people, or one not described alike
+    assert len(rules) == 2
+    for pair in [("Bob Cratchit", "Cratchit"), ("Cratchit", "Martha Cratchit")]:
+        assert "other readings" in rules[pair] or "surname alone" in rules[pair], rules[pair]
 
 
 def test_a_same_pair_whose_clusters_may_not_join_is_kept_apart_with_the_pair_that_refuses():

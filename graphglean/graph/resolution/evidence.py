@@ -28,6 +28,7 @@ from .profiles import (
     Profile,
     both_places,
     countries_named,
+    kinds,
     spelled_out,
     types_conflict,
 )
@@ -122,6 +123,10 @@ class Evidence:
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
+        if fa.key == fb.key and _definite(fa) != _definite(fb):
+            article = _article(a, b, fa, fb)
+            if article is not None:
+                return article
         if fa.key == fb.key:
             return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
@@ -320,6 +325,29 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
 def _definite(form: NameForm) -> bool:
     """The name begins with an article: "The Goose" is a particular one, not "Geese"."""
     return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
+
+
+def _article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """A name with an article and the same word without: one name ("The Beatles", "Beatles"), unless the bare
+    word is one word for a thing of another kind ("The Sun", a newspaper, and "Sun", the star: a title made of
+    a common word) or is written in capitals where the titled one is not ("The Who" and "WHO": a title and an
+    acronym). None: no doubt."""
+    x, y = (fa, fb) if _definite(fa) else (fb, fa)
+    ta, tb = a.types - _CATCH_ALL, b.types - _CATCH_ALL
+    if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)):
+        return doubtful(0.5, "an article on one side only, and the types differ")
+    if _capitals(y.surface) and not _capitals(x.surface):
+        return doubtful(0.5, "a title with an article, and the word in capitals (an acronym?)")
+    return None
+
+
+_CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
+
+
+def _capitals(surface: str) -> bool:
+    """Written in capitals: two cased letters or more, none lowercase."""
+    letters = [c for c in surface if c.isalpha() and c.lower() != c.upper()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
 
 
 def _generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:

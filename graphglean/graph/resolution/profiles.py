@@ -12,7 +12,7 @@ from typing import Any, Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_LONGEST, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, THINGS
+from .lexicon import COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
@@ -93,6 +93,19 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
     return [str(a) for a in value if a] if isinstance(value, list) else []
 
 
+def uninverted(form: NameForm) -> str:
+    """A person's name written surname first, as catalogues and indexes write it ("Smith, John A."), in the
+    order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country after the
+    comma: "John Smith, MD")."""
+    head, _, tail = form.surface.rpartition(",")
+    given = tail.split()
+    if not (form.qualifier and not form.paren and head and 1 <= len(given) <= 3) or "," in head:
+        return ""
+    if form.qualifier in CREDENTIALS or form.qualifier in REGIONS or form.qualifier in COUNTRIES:
+        return ""
+    return " ".join([*given, *head.split()])
+
+
 def profile_of(graph: nx.Graph, node: Any) -> Profile:
     return profile_from(node, graph.nodes[node], graph.neighbors(node))
 
@@ -100,8 +113,10 @@ def profile_of(graph: nx.Graph, node: Any) -> Profile:
 def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
     """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
     names = [str(data.get("name") or node)] + aliases_of(data)
-    forms = [read_name(n) for n in dict.fromkeys(names)]
     types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
+    forms = [read_name(n) for n in dict.fromkeys(names)]
+    if types & PERSON_TYPES:
+        forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
     description = data.get("description") or ""
     own = {w for f in forms for w in f.key.split()}
     counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)

@@ -134,15 +134,23 @@ class Resolver:
         return v
 
     def rule_links(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int, Verdict]]:
-        links = [(i, j, v) for i, j in pairs if (v := self.verdict(i, j)).kind == SAME]
-        return self._unique_readings(links)
+        verdicts = [(i, j, self.verdict(i, j)) for i, j in pairs]
+        links = [(i, j, v) for i, j, v in verdicts if v.kind == SAME]
+        return self._unique_readings(links, [(i, j) for i, j, v in verdicts if v.reading])
 
-    def _unique_readings(self, links: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
+    def _unique_readings(self, links: list[tuple[int, int, Verdict]],
+                         readings: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, Verdict]]:
         """Drop a name's links to readings that are not one entity: "Cratchit" is neither Bob nor Martha
         Cratchit, "BVC" neither of two councils with those initials, "William" neither "Prince William" nor
         "William Shakespeare". Fuller names (more words) must all be one entity; as full ones must not differ
-        or be in doubt ("Fezziwig": Mr. or Mrs.)."""
+        or be in doubt ("Fezziwig": Mr. or Mrs.). ``readings``: pairs the rules do not merge whose names still
+        read as one another (`Verdict.reading`): they count among a linked name's readings."""
         targets: dict[int, list[int]] = {}
+        linked = {k for i, j, _ in links for k in (i, j)}
+        for i, j in readings:
+            if i in linked or j in linked:
+                targets.setdefault(i, []).append(j)
+                targets.setdefault(j, []).append(i)
         for i, j, _ in links:
             targets.setdefault(i, []).append(j)
             targets.setdefault(j, []).append(i)
