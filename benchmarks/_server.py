@@ -67,6 +67,14 @@ def _post(url: str):
         return json.loads(resp.read())
 
 
+def help_only(doc: str | None) -> None:
+    """For a benchmark that reads its arguments itself: with ``-h`` or ``--help``, print its usage (``doc``, its
+    docstring) and exit, never running it."""
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        print((doc or "").strip())
+        raise SystemExit(0)
+
+
 def table(rows: list[dict], columns: list[str]) -> str:
     cells = [columns] + [[str(r.get(c, "")) for c in columns] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]

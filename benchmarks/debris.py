@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _server import table  # noqa: E402
+from _server import help_only, table  # noqa: E402
 
 from graphglean.graph.building.merge import merge_records  # noqa: E402
 from graphglean.graph.extraction.parser import RecordParser  # noqa: E402
@@ -205,4 +205,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     main()

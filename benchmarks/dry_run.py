@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _server import table  # noqa: E402
+from _server import help_only, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
 from graphglean.launch import run  # noqa: E402
@@ -108,4 +108,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     trio.run(main)

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _server import table  # noqa: E402
+from _server import help_only, table  # noqa: E402
 
 DEFAULT_SET = ROOT / "tests" / "data" / "echoes_heldback.jsonl"
 
@@ -101,4 +101,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     main()

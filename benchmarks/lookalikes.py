@@ -13,6 +13,7 @@ with `"tier": "knowledge"` needs the descriptions or world knowledge: a translat
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
@@ -93,9 +94,16 @@ def gold() -> None:
 
 
 def main() -> None:
-    if "--gold" in sys.argv:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", nargs="*", type=Path, metavar="SET.jsonl",
+                        help=f"labelled pairs (default: {PAIRS.relative_to(ROOT)})")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print every pair decided wrongly")
+    parser.add_argument("--gold", action="store_true",
+                        help="the labelled graphs of real models' answers (../shared) instead of pairs")
+    args = parser.parse_args()
+    if args.gold:
         return gold()
-    paths = [Path(a) for a in sys.argv[1:] if not a.startswith("-")] or [PAIRS]
+    paths = args.sets or [PAIRS]
     rows = [json.loads(line) for p in paths for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
     found = scores(rows)
     lines = []
@@ -108,7 +116,7 @@ def main() -> None:
                       _ratio(c["tp"], c["same"]), _ratio(c["surface_tp"], c["surface"])])
     columns = ["class", "same", "different", "merged right", "merged wrong", "precision", "recall", "surface recall"]
     print(table([dict(zip(columns, line)) for line in lines], columns))
-    if "-v" in sys.argv:
+    if args.verbose:
         for row in rows:
             together, why = merged(row)
             if together != (row["label"] == "same"):

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _server import help_only  # noqa: E402
 from resolution import synthetic_graph  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
@@ -125,5 +126,6 @@ def main(n: int, P: int) -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     args = [int(a) for a in sys.argv[1:]]
     main(args[0] if args else 20000, args[1] if len(args) > 1 else 16)

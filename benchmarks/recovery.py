@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _server import table  # noqa: E402
+from _server import help_only, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
 from graphglean.core.tokens import Tokenizer  # noqa: E402
@@ -169,4 +169,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     main()

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _server import fake_server, server_stats  # noqa: E402
+from _server import fake_server, help_only, server_stats  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 ENV.pop("OPENAI_API_KEY", None)
@@ -170,4 +170,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     main()

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _server import table  # noqa: E402
+from _server import help_only, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
 from graphglean.graph.building.merge import normalize_name  # noqa: E402
@@ -162,4 +162,5 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    help_only(__doc__)
     main(sys.argv[1:])

@@ -1,7 +1,7 @@
 """Throughput benchmark: a full graph build against the critical-path bound and a naive engine.
 
-    python benchmarks/throughput.py [--docs 40] [--corpus dense,skewed,issue,uniform] [--max-tokens N]
-                                    [--no-resolve]
+    python benchmarks/throughput.py [--docs 40] [--corpus dense,dense-25,skewed,issue,uniform] [--max-tokens N]
+                                    [--no-resolve] [--server-concurrency N] [--log-dir DIR]
 
 The fake server (its own process) answers after 0.3 s + 2 ms per output token (prompt tokens cost no time,
 as on real endpoints, whose prompt caches serve the repeated prefixes of later rounds) with record-dense
@@ -11,7 +11,8 @@ continue exactly where it stopped does, and reports cached prompt tokens for rep
 gpt-4o-mini (an output limit of 16,384 tokens). Per corpus it runs:
 
 - graphglean: the full build (extraction, loop checks, continues, description summaries, and entity
-  resolution unless ``--no-resolve``), ``max_gleanings`` 1, the default cap unless ``--max-tokens``;
+  resolution unless ``--no-resolve``), ``max_gleanings`` 1, the default cap unless ``--max-tokens``, once per
+  ``--server-concurrency`` setting (default: with the default ``llm`` settings, then with 64 slots set);
 - naive: a reference engine written here, plain trio + httpx, ``C`` workers taking chunks in input order,
   extraction only (extract, check, continue), every call at the model's output limit (no answer cut);
 
@@ -23,11 +24,13 @@ issued is in the graph. Where time goes, from the same log: when the last extrac
 tail after it (resolution, summaries), time outside any request (start-up, graph building), the share of
 request slots in use over the requests' span, and the mean wait between the calls of a chunk's chain.
 
-Corpora: dense (issue 25: 80 chunks of 1,200 tokens, answers of 2-9k tokens, most over 4,096), skewed
-(answers of ~2k tokens but a few documents' chunks 5x that), issue and uniform (issue 15's).
-Targets (issue 25): graphglean within 1.25x the bound and <= 0.9x the naive engine on dense, within 1.25x
-the bound on the others, every issued record recovered, output tokens within 2% of the naive engine's,
-client CPU <= 1 ms a call, cached share >= 90% on calls after the first.
+Corpora: dense (issue 32: 40 documents of 120 sentences, 81 chunks, every chain long and 17 chunks more than
+request slots), dense-25 (issue 25: 80 chunks of 1,200 tokens, answers of 2-9k tokens, most over 4,096),
+skewed (answers of ~2k tokens but a few documents' chunks 5x that), issue and uniform (issue 15's).
+Targets (issues 25 and 32): graphglean within 1.25x the bound and <= 0.9x the naive engine on dense (with the
+default ``llm`` settings, and with ``--server-concurrency 64``), within 1.25x the bound on the others, every
+issued record recovered, output tokens within 2% of the naive engine's, client CPU <= 1 ms a call, cached share
+>= 90% on calls after the first.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ sys.path.insert(0, str(HERE))
 from _server import fake_server, table  # noqa: E402
 
 from graphglean.core.config import Config  # noqa: E402
+from graphglean.core.tokens import Tokenizer  # noqa: E402
 from graphglean.llm.model_limits.completion_cap import CompletionCap  # noqa: E402
 from graphglean.llm.model_limits.output_limits import output_limit  # noqa: E402
 from graphglean.testing.fake_llm import RecordedRequest, Reply  # noqa: E402
@@ -90,38 +94,61 @@ def corpus(docs: int, sentences: int, extra: Callable[[int, int], int] = lambda 
     """Documents of sentences naming two of the document's people (one of three shared names every tenth
     sentence), plus ``extra(d, s)`` more people (at most three); a ``plain(d, s)`` sentence has no detail, and
     ``filler(d, s)`` sentences that name no one follow it."""
+    return [document(d, sentences, extra, plain, filler) for d in range(docs)]
+
+
+def document(d: int, sentences: int, extra: Callable[[int, int], int], plain: Callable[[int, int], bool],
+             filler: Callable[[int, int], int]) -> str:
+    """Document ``d`` of `corpus`."""
+    cast = [f"{f} {SURNAMES[d % len(SURNAMES)]}" for f in FIRST]
+    n = len(cast)
+    lines = []
+    for s in range(sentences):
+        names = [cast[s % n], cast[(s * 5 + 1) % n]]
+        if names[0] == names[1]:
+            names[1] = cast[(s + 1) % n]
+        if s % 10 == 0:
+            names[1] = GLOBAL[(s // 10 + d) % 3]
+        names += [c for c in (cast[(s + 2) % n], cast[(s + 3) % n], cast[(s + 4) % n])
+                  if c not in names][:extra(d, s)]
+        who = " and ".join(names[1:])
+        detail = "" if plain(d, s) else " " + DETAILS[(s * 7 + d) % 6]
+        lines.append(f"{names[0]} {VERBS[(s + d) % 8]} {who} {PLACES[s % 6]} on day {s + 1}{detail}.")
+        lines += [FILLER[(s + k + d) % 3] for k in range(filler(d, s))]
+    return " ".join(lines)
+
+
+def filled(docs: int, sentences: int, tokens: int) -> list[str]:
+    """Documents of plain sentences naming two people, as many of them naming a third (spread evenly) as keep
+    each within ``tokens`` tokens: documents of one size whatever their names' tokens."""
+    count = Tokenizer(MODEL).count
     texts = []
     for d in range(docs):
-        cast = [f"{f} {SURNAMES[d % len(SURNAMES)]}" for f in FIRST]
-        n = len(cast)
-        lines = []
-        for s in range(sentences):
-            names = [cast[s % n], cast[(s * 5 + 1) % n]]
-            if names[0] == names[1]:
-                names[1] = cast[(s + 1) % n]
-            if s % 10 == 0:
-                names[1] = GLOBAL[(s // 10 + d) % 3]
-            names += [c for c in (cast[(s + 2) % n], cast[(s + 3) % n], cast[(s + 4) % n])
-                      if c not in names][:extra(d, s)]
-            who = " and ".join(names[1:])
-            detail = "" if plain(d, s) else " " + DETAILS[(s * 7 + d) % 6]
-            lines.append(f"{names[0]} {VERBS[(s + d) % 8]} {who} {PLACES[s % 6]} on day {s + 1}{detail}.")
-            lines += [FILLER[(s + k + d) % 3] for k in range(filler(d, s))]
-        texts.append(" ".join(lines))
+        def text(third: int, d: int = d) -> str:
+            return document(d, sentences, lambda _, s: (s * third) // sentences != ((s + 1) * third) // sentences,
+                            lambda _, s: True, lambda _, s: 0)
+        lo, hi = 0, sentences
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if count(text(mid)) <= tokens else (lo, mid - 1)
+        texts.append(text(lo))
     return texts
 
 
 def corpora(docs: int) -> dict[str, list[str]]:
-    """dense: the corpus of issue 25 (at 40 documents, 80 chunks; answers of 2-9k tokens, median 5.3k, three
-    quarters over 4,096): a third of the documents name one more person a sentence, a quarter another, and every
-    third sentence one more. skewed: answers of ~2k tokens (two people a sentence, two sentences naming no one
+    """dense: the shape of issue 32 (at 40 documents of 120 sentences, 81 chunks: each document is two full
+    chunks, the first has a third; first answers of 3-5.6k tokens, the rest 1.5-2.7k, so every chain is long
+    and 17 of them wait for a slot at C = 64): two or three people a sentence. dense-25: the corpus of issue 25
+    (at 40 documents, 80 chunks; answers of 2-9k tokens, median 5.3k, three quarters over 4,096): a third of
+    the documents name one more person a sentence, a quarter another, and every third sentence one more. skewed: answers of ~2k tokens (two people a sentence, two sentences naming no one
     after each), but every eighth document names five people a sentence: its chunks' answers are 5x the median.
     issue: the corpus of issue 15 (at 40 x 120, 114 chunks): a third of the documents name one or two more
     people a sentence, a fifth are short, the rest mixed. uniform: every chunk alike. skewed-15: issue 15's
     skewed corpus (three documents name four people a sentence)."""
     dense = {docs // 5, docs // 2, docs - 2}
     return {
-        "dense": corpus(docs, 64, lambda d, s: (d % 3 == 0) + (d % 4 == 1) + (s % 3 == 0)),
+        "dense": [document(0, 120, lambda d, s: 1 + s % 2, lambda d, s: True, lambda d, s: 0)] + filled(docs, 120, 2300)[1:],
+        "dense-25": corpus(docs, 64, lambda d, s: (d % 3 == 0) + (d % 4 == 1) + (s % 3 == 0)),
         "skewed": corpus(docs, 60, lambda d, s: 3 if d % 8 == 5 else 0, filler=lambda d, s: 0 if d % 8 == 5 else 2),
         "issue": corpus(docs, 120, lambda d, s: 0 if d % 5 == 1 else (d % 3 == 2) + (d % 9 == 8),
                         lambda d, s: s % 2 == 0 or d % 5 == 1),
@@ -214,26 +241,30 @@ def bound_of(log: list[dict], concurrency: int) -> dict:
 
 MAX_TOKENS: int | None = None  # --max-tokens: the completion cap of extraction calls (None: the default)
 RESOLVE = True  # --no-resolve: without entity resolution (not among the stages issue 15 measured)
+LOG_DIR: Path | None = None  # --log-dir: each run's server log saved there as JSON
 
 
-def config(base_url: str) -> Config:
+def config(base_url: str, server_concurrency: int = 0) -> Config:
+    """The benchmark's settings; ``server_concurrency`` 0 leaves ``llm.server_concurrency`` at its default."""
     cfg = Config()
     if MAX_TOKENS:
         cfg.llm.max_tokens = MAX_TOKENS
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = base_url, "bench", MODEL
     cfg.llm.cache.mode = "off"
     cfg.llm.max_concurrency = CONCURRENCY
+    if server_concurrency:
+        cfg.llm.server_concurrency = server_concurrency
     cfg.graph.max_gleanings = 1
     cfg.graph.resolve.enabled = RESOLVE
     return cfg
 
 
-async def graphglean_build(base_url: str, texts: list[str]) -> dict:
+async def graphglean_build(base_url: str, texts: list[str], server_concurrency: int = 0) -> dict:
     from graphglean.graph.building.merge import normalize_name
     from graphglean.graph.extract import extract_graph
 
     t0, cpu0 = time.perf_counter(), time.process_time()
-    result = await extract_graph(texts, config(base_url))
+    result = await extract_graph(texts, config(base_url, server_concurrency))
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     g = result.output
     issued = missing = 0
@@ -254,11 +285,10 @@ async def graphglean_build(base_url: str, texts: list[str]) -> dict:
             "summaries": s.summarized_descriptions, "failed": s.failed_chunks}
 
 
-async def naive_build(base_url: str, texts: list[str]) -> dict:
+async def naive_build(base_url: str, texts: list[str], server_concurrency: int = 0) -> dict:
     """C workers, chunks in input order, each through extract, check, continue; nothing else."""
     import httpx
 
-    from graphglean.core.tokens import Tokenizer
     from graphglean.graph.extraction.prompts import GraphPrompts
     from graphglean.text.chunking import token_chunks
 
@@ -292,33 +322,45 @@ async def naive_build(base_url: str, texts: list[str]) -> dict:
     return {"wall": time.perf_counter() - t0, "cpu": time.process_time() - cpu0, "chunks": len(chunks)}
 
 
-def run(engine, texts: list[str]) -> dict:
+def run(engine, texts: list[str], name: str = "", server_concurrency: int = 0) -> dict:
     with fake_server("--latency", str(LATENCY), "--token-latency", str(TOKEN_LATENCY),
                      "--responder", "throughput:respond") as url:
-        row = trio.run(engine, url, texts)
-        row.update(bound_of(server_log(url), CONCURRENCY))
+        row = trio.run(engine, url, texts, server_concurrency)
+        log = server_log(url)
+        row.update(bound_of(log, CONCURRENCY))
+    if LOG_DIR is not None:
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        (LOG_DIR / f"{name}-{engine.__name__}-{server_concurrency}.json").write_text(json.dumps(log))
     return row
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--docs", type=int, default=40)
-    p.add_argument("--corpus", default="dense,skewed,issue,uniform")
+    p.add_argument("--corpus", default="dense,dense-25,skewed,issue,uniform")
     p.add_argument("--max-tokens", type=int, help="completion cap of extraction calls (default: llm.max_tokens)")
     p.add_argument("--no-resolve", action="store_true", help="graphglean without entity resolution")
+    p.add_argument("--server-concurrency", default="0,64",
+                   help="graphglean runs, one per llm.server_concurrency given (0: the default, none set: the "
+                        "client learns the server's slots); default 0,64")
+    p.add_argument("--log-dir", type=Path, help="save each run's server request log there (JSON)")
     args = p.parse_args()
-    global MAX_TOKENS, RESOLVE
-    MAX_TOKENS, RESOLVE = args.max_tokens, not args.no_resolve
+    global MAX_TOKENS, RESOLVE, LOG_DIR
+    MAX_TOKENS, RESOLVE, LOG_DIR = args.max_tokens, not args.no_resolve, args.log_dir
+    settings = [int(n) for n in args.server_concurrency.split(",")]
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
     rows = []
     texts_of = corpora(args.docs)
     for name in args.corpus.split(","):
         texts = texts_of[name]
         load = f"{os.getloadavg()[0]:.1f}"
-        naive = run(naive_build, texts)
-        ours = run(graphglean_build, texts)
-        for engine, r in (("naive", naive), ("graphglean", ours)):
-            rows.append({"corpus": name, "engine": engine, "load": load, "chunks": r["chunks"],
+        naive = run(naive_build, texts, name)
+        runs = [("naive", "", naive)]
+        for slots in settings:
+            runs.append(("graphglean", f"server_concurrency {slots}" if slots else "defaults",
+                         run(graphglean_build, texts, name, slots)))
+        for engine, llm, r in runs:
+            rows.append({"corpus": name, "engine": engine, "llm": llm, "load": load, "chunks": r["chunks"],
                          "wall s": f"{r['wall']:.1f}", "work/C s": f"{r['work/C']:.1f}",
                          "longest chain s": f"{r['chain']:.1f}", "bound s": f"{r['bound']:.1f}",
                          "wall/bound": f"{r['wall'] / r['bound']:.2f}", "vs naive": f"{r['wall'] / naive['wall']:.2f}",
@@ -335,8 +377,8 @@ def main() -> None:
     print(table(rows, list(rows[0])))
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     cap = MAX_TOKENS or f"{CompletionCap.of(config('').llm).cap} (the default: {MODEL}'s output limit)"
-    print(f"\nllm.max_tokens {cap}; entity resolution {'on' if RESOLVE else 'off'}; "
-          f"load: {load} on {os.cpu_count()} cores")
+    print(f"\nllm.max_tokens {cap}; llm.max_concurrency {CONCURRENCY}; entity resolution "
+          f"{'on' if RESOLVE else 'off'}; load: {load} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from .pipeline.estimate import estimate_run
 from .pipeline.plan import check_runnable, state_beside_output, with_peer_needs
 from .pipeline.progress import plural
 from .pipeline.report import format_table, usd
-from .queries.settings import write_run_settings
+from .pipeline.settings_file import write_run_settings
 from .scheduling.scheduler import Progress
 
 

@@ -7,10 +7,20 @@ import json
 import re
 import sys
 
+import httpx
 import pytest
 import yaml
 
-from graphglean.llm.credentials import endpoint_secrets, has_credentials, redact, redact_data, remember
+from graphglean.core.errors import LLMError
+from graphglean.llm.credentials import (
+    endpoint_secrets,
+    has_credentials,
+    redact,
+    redact_data,
+    remember,
+    url_secrets,
+    without_credentials,
+)
 from graphglean.testing import FakeLLMServer, RecordedRequest, Reply
 
 from .test_determinism import conversation, everything, graphglean, write_config
@@ -39,6 +49,47 @@ def test_the_secrets_of_a_configured_endpoint_are_found_in_any_form():
     assert "p@ss-Word9" not in said and "K3y-Value" not in said and "sk-test-key-77" not in said
     data = redact_data({"failed": [{"error": "p%40ss-Word9 in http://ann:p%40ss-Word9@h/v1"}], "calls": 3})
     assert "Word9" not in json.dumps(data) and data["calls"] == 3
+
+
+@pytest.mark.parametrize("placeholder", ["ollama", "lm-studio", "EMPTY", "none", "dummy", "test",
+                                         "sk-no-key-required", "not-needed"])
+def test_a_local_server_s_placeholder_key_is_no_secret(placeholder):
+    remember(endpoint_secrets(placeholder, "http://ollama:11434/v1"))
+    said = ("cannot connect to http://ollama:11434/v1 (is ollama running?); 404 nonexistent route; "
+            "the lm-studio server said EMPTY: test a dummy request")
+    assert redact(said) == said
+
+
+def test_a_secret_is_redacted_as_a_whole_token_and_error_codes_stay():
+    remember(["Tk4-x9Q2-secret"])
+    said = redact("key Tk4-x9Q2-secret, not xTk4-x9Q2-secretx; error_code=429 status_code=503 "
+                  "https://f.azurewebsites.net/api/x?code=AbC123xyz&v=1")
+    assert said == ("key [redacted], not xTk4-x9Q2-secretx; error_code=429 status_code=503 "
+                    "https://f.azurewebsites.net/api/x?code=[redacted]&v=1")
+    assert url_secrets("https://f.azurewebsites.net/api/x?code=AbC123xyz") == ["AbC123xyz"]
+
+
+async def test_an_error_body_is_redacted_before_it_is_cut(tmp_path):
+    """A secret that a cut would split must not leave its start in the message."""
+    from graphglean.core.config import LLMConfig
+    from graphglean.llm.endpoint import Endpoint
+
+    key = "sk-cut-3e9f7a1b2c4d5e6f"
+    endpoint = Endpoint(LLMConfig(api_key=key, base_url="http://127.0.0.1:9/v1"))
+    body = "x" * 1989 + " " + key
+    resp = httpx.Response(400, text=body)
+    with pytest.raises(LLMError) as raised:
+        endpoint._judge(resp, lambda b: b, "http://127.0.0.1:9/v1/chat/completions")
+    assert "sk-cut" not in str(raised.value) + str(getattr(raised.value, "body", ""))
+
+
+def test_a_credential_in_extra_body_is_never_said():
+    from graphglean.core.config import LLMConfig
+    from graphglean.llm.endpoint import Endpoint
+
+    Endpoint(LLMConfig(extra_body={"top_k": 5, "provider": {"auth_token": "tok-in-body-8c7b"}}))
+    assert redact("the server said: unknown token tok-in-body-8c7b; top_k 5") == \
+        "the server said: unknown token [redacted]; top_k 5"
 
 
 def test_the_lock_note_names_the_command_without_credentials(monkeypatch):
@@ -82,3 +133,24 @@ async def test_a_run_with_credentials_in_its_urls_writes_them_nowhere(tmp_path):
         "${GRAPHRAG_API_KEY}"
     assert re.search(rb"graphrag: llm.base_url carries credentials.*GRAPHRAG_API_BASE", done.stderr)
     assert [r for r in server.requests if "/chat/completions" in r.path]  # the run did ask, through that URL
+
+
+async def test_a_gateway_key_in_the_base_url_is_no_part_of_any_stored_answer_s_key(tmp_path):
+    """Answers (chat, embeddings, the tokenize probe) are kept under the endpoint without its credentials: a
+    rotated key finds what the old one paid for."""
+    from graphglean.llm import ChatClient
+    from graphglean.llm.records import ChatRequest
+
+    from .helpers import llm_config
+
+    async with FakeLLMServer(lambda req: "Hi.", embedding_dim=4).running() as s:
+        for key in ("Gw-Key-1111aaaa", "Gw-Key-2222bbbb"):
+            cfg = llm_config(s, tmp_path)
+            cfg.base_url = f"http://u:Pw-{key}@{s.base_url.partition('://')[2]}?api-version=1&api-key={key}"
+            async with ChatClient.from_config(cfg) as c:
+                await c.chat(ChatRequest([{"role": "user", "content": "Hello there"}], model="gpt-4"))
+                await c.embed(["Hello there"])
+        assert len(s.chat_requests()) == 1 and len([r for r in s.requests if "embeddings" in r.path]) == 1
+    assert url_secrets(without_credentials("http://u:p@h/v1?api-version=1&api-key=k&sig=s")) == []
+    assert without_credentials("http://h/v1?api-version=1&api-key=k") == "http://h/v1?api-version=1"
+    assert without_credentials("http://h:8000/v1") == "http://h:8000/v1"

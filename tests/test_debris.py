@@ -149,6 +149,24 @@ def test_apostrophes_and_quotes_the_text_holds_stay(name, text):
     assert names == [name.strip('"') if name.count('"') == 4 else name] and result.repaired_names == 0
 
 
+HEBREW = "נשיא ארה״ב ג׳ורג׳ בוש ביקר בבסיס צה״ל בת״א."
+
+
+@pytest.mark.parametrize("name, text, kept", [
+    ('ארה"ב', HEBREW, 'ארה"ב'),  # gershayim typed as a quote, the text writes U+05F4
+    ('צה"ל', HEBREW, 'צה"ל'),
+    ("ג'ורג' בוש", HEBREW, "ג'ורג' בוש"),  # geresh typed as an apostrophe
+    ('"ארה"ב"', HEBREW, 'ארה"ב'),  # quoted: the outer quotes go, the word's stays
+    ('"ארה"ב"/"USA"', HEBREW, 'ארה"ב'),
+    ('ארה״ב', 'נשיא ארה"ב ביקר.', "ארה״ב"),  # and the other way round
+    ("мʼята", "свіжа м'ята", "мʼята"),  # the modifier-letter apostrophe
+    ('בצה"ל', 'ביקר בצה״ל', 'בצה"ל'),
+])
+def test_quotes_inside_words_are_parts_of_them_in_every_script(name, text, kept):
+    names, _, result = read(f'("entity"<|>{name}<|>geo<|>x)', text)
+    assert names == [kept] and not result.malformed
+
+
 async def test_the_small_model_set_in_tamil_and_english_leaves_no_quote_debris():
     """tests/data/quotes_ta_en.jsonl: answers in the style of qwen2-7B on Tamil and English text, read with the
     defaults (resolution on): no node keeps a quote fragment, every real name is a node."""

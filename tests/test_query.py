@@ -6,19 +6,22 @@ local answer and a global map-reduce on the fake server, logged with their cost;
 import io
 import json
 import os
+import shutil
 import sys
 
 import networkx as nx
 import numpy as np
 import pytest
 import trio
+import yaml
 
 from graphglean import Config, InputError, query, run
 from graphglean.core.config_loader import load_config
 from graphglean.queries.context import Source, cited
 from graphglean.queries.local import local_context
 from graphglean.queries.matching import EntityIndex, find_entities, focus_words
-from graphglean.queries.settings import SETTINGS, run_settings, settings_yaml
+from graphglean.pipeline.settings_file import SETTINGS, settings_yaml
+from graphglean.queries.settings import run_settings
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.responders import synthetic
 from graphglean.view import ChunkText
@@ -73,6 +76,24 @@ def test_entities_are_found_by_name_alias_possessive_case_and_typo():
     assert found("Who is the miser?")[0] == "ebenezer scrooge"  # by description
 
 
+def test_the_longest_name_at_a_place_of_the_question_wins_in_any_script():
+    g = nx.Graph()
+    for name in ("李明", "李明华", "東京", "東京大学", "New York", "New York University", "กรุง", "กรุงเทพมหานคร"):
+        g.add_node(name.lower(), name=name, description="", aliases=[name])
+    index = EntityIndex(g)
+
+    def named(question):
+        return [m.node for m in find_entities(index, question, 5) if m.how == "name"]
+
+    assert named("李明华是谁？") == ["李明华"]
+    assert named("李明是谁？") == ["李明"]
+    assert named("東京大学について") == ["東京大学"]
+    assert named("東京大学は東京にある") == ["東京大学", "東京"]  # 東京 also stands alone
+    assert named("Where is New York University?") == ["new york university"]
+    assert named("New York University is in New York") == ["new york university", "new york"]
+    assert named("กรุงเทพมหานครอยู่ที่ไหน") == ["กรุงเทพมหานคร"]
+
+
 def test_vectors_find_an_entity_no_word_names():
     g, _ = small_graph()
     vectors = {n: np.eye(len(g))[i].astype(np.float32) for i, n in enumerate(sorted(g.nodes))}
@@ -121,10 +142,8 @@ def test_settings_never_hold_a_secret_and_read_back_as_the_run(tmp_path, monkeyp
     assert "sk-query-secret-123456" not in text and "pw-secret" not in text
     assert "api_key: ${MY_KEY:-}" in text and "base_url: ${GRAPHGLEAN_BASE_URL:-}" in text
     assert notes and "GRAPHGLEAN_BASE_URL" in notes[0]
-    (tmp_path / "out").mkdir()
-    (tmp_path / "out" / SETTINGS).write_text(text)
     monkeypatch.chdir("/")
-    back = run_settings(tmp_path / "out")
+    back = run_settings(saved(tmp_path / "out", text))
     assert back.cfg.llm.api_key == "sk-query-secret-123456" and back.cfg.llm.cache.path == str(tmp_path / "c.sqlite")
     assert back.cfg.input.path == str(tmp_path / "in") and back.out_dir == tmp_path / "out"
     settings = tmp_path / "out" / SETTINGS
@@ -133,17 +152,85 @@ def test_settings_never_hold_a_secret_and_read_back_as_the_run(tmp_path, monkeyp
     assert back.cfg == cfg
 
 
+def test_settings_name_the_files_inside_the_output_folder_relative_to_it(tmp_path, monkeypatch):
+    cfg = load_config_from(tmp_path, "llm: {model: m}\ninput: {path: in}\noutput: {dir: out}\n"
+                           "episodic: {templates: out/templates}\n")
+    cfg.llm.cache.path = str(tmp_path / "out" / "cache.sqlite")  # as the run names the default cache
+    text, _ = settings_yaml(cfg)
+    written = yaml.safe_load(text)
+    assert written["output"]["dir"] == "." and written["llm"]["cache"]["path"] == "cache.sqlite"
+    assert written["episodic"]["templates"] == "templates" and written["input"]["path"] == str(tmp_path / "in")
+    assert str(tmp_path / "out") not in text
+    monkeypatch.chdir(saved(tmp_path / "moved", text))
+    for target in (tmp_path / "moved", "."):
+        back = run_settings(target).cfg
+        assert back.output.dir == str(tmp_path / "moved")
+        assert back.llm.cache.path == str(tmp_path / "moved" / "cache.sqlite")
+        assert back.episodic.templates == str(tmp_path / "moved" / "templates")
+
+
+def test_extra_body_credentials_are_written_as_references(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERTEX_TOKEN", "ya29.held-in-env-0123")
+    cfg = load_config_from(tmp_path, "llm: {model: m, extra_body: {top_k: 5, access_token: '${VERTEX_TOKEN}', "
+                           "metadata: {x-api-key: written-secret-4567, note: plain}}}\noutput: {dir: out}\n")
+    text, notes = settings_yaml(cfg)
+    assert "ya29.held-in-env-0123" not in text and "written-secret-4567" not in text
+    written = yaml.safe_load(text)["llm"]["extra_body"]
+    assert written == {"top_k": 5, "access_token": "${VERTEX_TOKEN:-}",
+                       "metadata": {"x-api-key": "${GRAPHGLEAN_EXTRA_METADATA_X_API_KEY:-}", "note": "plain"}}
+    assert len(notes) == 1 and "set GRAPHGLEAN_EXTRA_METADATA_X_API_KEY" in notes[0]
+    back = run_settings(saved(tmp_path / "out", text))
+    assert back.missing() == ["llm.extra_body.metadata.x-api-key: set GRAPHGLEAN_EXTRA_METADATA_X_API_KEY "
+                              f"({tmp_path / 'out' / SETTINGS} reads it)"]
+    monkeypatch.setenv("GRAPHGLEAN_EXTRA_METADATA_X_API_KEY", "written-secret-4567")
+    assert run_settings(tmp_path / "out").cfg.llm.extra_body == cfg.llm.extra_body
+
+
+def test_settings_of_a_run_with_a_schema_read_back(tmp_path):
+    cfg = load_config_from(tmp_path, "llm: {model: m}\noutput: {dir: out}\n"
+                           "graph: {schema: {entities: {person: a human}, relationships: [[person, knows, person]]}}\n")
+    assert run_settings(saved(tmp_path / "out", settings_yaml(cfg)[0])).cfg.graph.schema == cfg.graph.schema
+
+
+def test_settings_written_with_absolute_paths_follow_a_moved_folder(tmp_path):
+    saved(tmp_path / "copy",
+          f"llm: {{model: m, cache: {{path: {tmp_path}/gone/cache.sqlite}}}}\n"
+          f"input: {{path: {tmp_path}/in}}\noutput: {{dir: {tmp_path}/gone}}\n")
+    back = run_settings(tmp_path / "copy").cfg
+    assert back.output.dir == str(tmp_path / "copy") and back.input.path == str(tmp_path / "in")
+    assert back.llm.cache.path == str(tmp_path / "copy" / "cache.sqlite")
+
+
+async def test_a_copied_output_folder_is_asked_through_its_own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHGLEAN_API_KEY", "sk-query-run-7890")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = await build(tmp_path / "first", s, communities=False, cache_beside_output=True)
+        shutil.copytree(cfg.output.dir, tmp_path / "copy")
+        shutil.rmtree(tmp_path / "first")
+        asked = await query(tmp_path / "copy", "Who is Marley?")
+        again = await query(tmp_path / "copy", "Who is Marley?")
+    assert not (tmp_path / "first").exists()  # the original's cache was not made again
+    assert asked.calls == 1 and again.cache_hits == 1 and (tmp_path / "copy" / "cache.sqlite").is_file()
+
+
+def saved(folder, text):
+    """``folder`` (made) holding ``text`` as its settings.yaml."""
+    folder.mkdir()
+    (folder / SETTINGS).write_text(text)
+    return folder
+
+
 def load_config_from(folder, text):
     (folder / "run.yaml").write_text(text)
     return load_config(folder / "run.yaml")
 
 
-async def build(tmp_path, server, communities=True) -> Config:
+async def build(tmp_path, server, communities=True, cache_beside_output=False) -> Config:
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "in.txt").write_text(STAVE, encoding="utf-8")
     cfg = Config()
     cfg.llm.base_url, cfg.llm.api_key, cfg.llm.model = server.base_url, "sk-query-run-7890", "gpt-4o-mini"
-    cfg.llm.cache.path = str(tmp_path / "cache.sqlite")
+    cfg.llm.cache.path = "" if cache_beside_output else str(tmp_path / "cache.sqlite")
     cfg.input.path, cfg.output.dir = str(tmp_path / "in.txt"), str(tmp_path / "out")
     cfg.chunking.size, cfg.chunking.overlap = 400, 40
     cfg.graph.communities.enabled = communities
@@ -222,6 +309,18 @@ async def test_context_only_calls_nothing_and_needs_no_endpoint(tmp_path, monkey
     assert len(s.requests) == calls and local.answer == "" and local.calls == 0
     assert "Entities:" in local.context and "Source sentences:" in local.context
     assert world.context.startswith("Reports:\n[C1] # ") and not (tmp_path / "out" / "queries.jsonl").exists()
+
+
+async def test_a_run_without_the_graph_pass_is_said_to_have_built_no_graph(tmp_path):
+    (tmp_path / "in.txt").write_text(STAVE, encoding="utf-8")
+    cfg = Config()
+    cfg.graph.enabled, cfg.summary.enabled = False, True
+    cfg.input.path, cfg.output.dir = str(tmp_path / "in.txt"), str(tmp_path / "out")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg.llm.base_url = s.base_url
+        await run(cfg, notice=lambda _: None, out=io.StringIO())
+    with pytest.raises(InputError, match=r"the run built no graph \(graph.enabled is false in .*settings.yaml\)"):
+        await query(tmp_path / "out", "Who is Marley?", context_only=True)
 
 
 async def test_an_offline_run_answers_only_with_context_only(tmp_path):

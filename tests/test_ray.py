@@ -342,3 +342,30 @@ async def test_communities_on_ray_are_the_local_ones_and_reports_are_reused(clus
     assert any("was finished before" in n for n in notices)
     assert not any(re.search(r"shard \S+ done", n) for n in notices)
     assert {c["level"] for c in _rows(tmp_path / "ray", "communities.jsonl")} == {0}
+
+
+async def test_a_schema_on_ray_flags_and_leaves_out_what_the_local_run_does(cluster, tmp_path):
+    """graph.schema strict on both engines (resolution on): the same rows, off_schema_records.jsonl (the shards'
+    records, then the partitions' nodes and edges) and counts; the shards' structured_output accounts summed."""
+    from graphglean.testing.models.structured import typed_corpus, typed_model
+
+    corpus = typed_corpus(documents=8)
+    docs = tmp_path / "typed.jsonl"
+    docs.write_text("".join(json.dumps({"text": t}) + "\n" for t in corpus.documents))
+    async with FakeLLMServer(typed_model(corpus)).running() as server:
+        results = {}
+        for out, runtime in (("local", {}), ("ray", dict(engine="ray", workers=2, shard_chunks=5,
+                                                         graph_partitions=3))):
+            cfg = _config(server, tmp_path, docs, out, **runtime)
+            cfg.graph.resolve.enabled, cfg.graph.resolve.method = True, "rules"
+            cfg.graph.schema = corpus.schema("strict", leave_out=["EVENT"])
+            results[out] = await run(cfg, out=io.StringIO(), notice=lambda m: None)
+    a, b = tmp_path / "local", tmp_path / "ray"
+    assert _rows(b, "entities.jsonl") == _rows(a, "entities.jsonl")
+    assert _rows(b, "relationships.jsonl") == _rows(a, "relationships.jsonl")
+    left_out = sorted(json.dumps(r, sort_keys=True) for r in _rows(a, "off_schema_records.jsonl"))
+    assert left_out and sorted(json.dumps(r, sort_keys=True) for r in _rows(b, "off_schema_records.jsonl")) == left_out
+    rows = {k: next(p for p in r.report["passes"] if p["pass"] == "graph") for k, r in results.items()}
+    assert rows["ray"]["off_schema"] == rows["local"]["off_schema"] > 0
+    accounts = rows["ray"]["structured_output"]
+    assert accounts["format"] == "json_schema" and accounts["json_chunks"] == rows["ray"]["chunks"]

@@ -18,7 +18,7 @@ from graphglean.core.config import Config
 from graphglean.core.config_loader import load_config_text
 from graphglean.core.errors import ConfigError
 from graphglean.core.tokens import Tokenizer
-from graphglean.engines.ray import partitions
+from graphglean.engines.ray import partitions, schema_parts
 from graphglean.engines.ray.shards import plan_shards, read_shard
 from graphglean.graph.building.merge import merge_records
 from graphglean.graph.communities.network import network_of_rows
@@ -36,19 +36,33 @@ def _chunk(i: int, words: list[str]) -> Chunk:
     return Chunk(f"c{i:03d}", f"d{i % 3}", i, text, 10 * i, 10 * i + len(text), 5)
 
 
-def _finish_local(chunks, results, directed, drop, budget=500):
+SCHEMA = {"entities": {"PERSON": ""}, "relationships": [["PERSON", "KNOWS", "PERSON"]]}
+
+
+def _config(directed, drop, budget, mode):
     cfg = Config()
     cfg.graph.directed, cfg.graph.drop_ungrounded, cfg.graph.description_max_tokens = directed, drop, budget
+    cfg.graph.schema = None if mode is None else {**SCHEMA, "mode": mode}
+    return cfg
+
+
+def _finish_local(chunks, results, directed, drop, budget=500, mode=None):
+    cfg = _config(directed, drop, budget, mode)
     graph = merge_records(results, directed).to_graph()
+    stats = GraphStats()
     trio.run(functools.partial(finish_graph, graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model),
-                               GraphStats(), offline=True))
-    return entity_rows(graph), relationship_rows(graph)
+                               stats, offline=True))
+    return entity_rows(graph), relationship_rows(graph), _left_out(stats.off_schema, stats.off_schema_records)
 
 
-def _finish_partitioned(chunks, results, cut, P, directed, drop, budget=500):
-    cfg = Config()
-    cfg.graph.directed, cfg.graph.drop_ungrounded, cfg.graph.description_max_tokens = directed, drop, budget
+def _left_out(count, rows):
+    return count, sorted(json.dumps(r, sort_keys=True) for r in rows)
+
+
+def _finish_partitioned(chunks, results, cut, P, directed, drop, budget=500, mode=None):
+    cfg = _config(directed, drop, budget, mode)
     cfg.runtime.graph_partitions = P
+    stats = GraphStats()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         dirs = []
@@ -63,39 +77,52 @@ def _finish_partitioned(chunks, results, cut, P, directed, drop, budget=500):
         merge.mkdir()
         for p in range(P):
             acc, where = partitions.merge_nodes(dirs, p, directed)
+            part = GraphStats()
             graph, dropped = trio.run(partitions.finish_nodes, acc, partitions.ShardChunks(where), cfg, None,
-                                      Tokenizer(cfg.llm.model), GraphStats())
+                                      Tokenizer(cfg.llm.model), part)
             partitions.write_node_rows(graph, merge, p)
+            schema_parts.write_off_schema(part, merge, "nodes", p)
+            stats.off_schema += part.off_schema
             (merge / f"dropped-{p:04d}.json").write_text(json.dumps(sorted(dropped)))
         dropped = {k for p in range(P) for k in json.loads((merge / f"dropped-{p:04d}.json").read_text())}
         for p in range(P):
             acc = partitions.merge_edges(dirs, p, directed)
-            rows = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), dropped, cfg, None,
-                            Tokenizer(cfg.llm.model), GraphStats())
+            part = GraphStats()
+            kept = functools.partial(schema_parts.schema_edges, dropped=dropped, cfg=cfg, merge_dir=merge, stats=part)
+            rows = trio.run(partitions.finish_edges, acc, partitions.names_of(merge, P), kept, cfg, None,
+                            Tokenizer(cfg.llm.model), part)
             partitions.write_edge_rows(rows, merge, p)
+            schema_parts.write_off_schema(part, merge, "edges", p)
+            stats.off_schema += part.off_schema
         partitions.write_tables(merge, P, root / "entities.jsonl", root / "relationships.jsonl")
         read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
         # what the communities' task reads of the partitions is the network of the tables
         assert partitions.network_of_parts(merge, P, directed) == network_of_rows(
             read("entities.jsonl"), read("relationships.jsonl"), directed)
-        return read("entities.jsonl"), read("relationships.jsonl")
+        left_out = [r for kind in ("nodes", "edges") for r in schema_parts.off_schema_rows(merge, P, kind)]
+        return read("entities.jsonl"), read("relationships.jsonl"), _left_out(stats.off_schema, left_out)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES), st.sampled_from(["person", "geo"]),
-                          st.lists(st.sampled_from(NAMES), max_size=3)), min_size=1, max_size=14),
-       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans(), st.sampled_from([6, 14, 500]))
+                          st.lists(st.sampled_from(NAMES), max_size=3), st.sampled_from(["KNOWS", "HATES", ""])),
+                min_size=1, max_size=14),
+       st.integers(1, 6), st.integers(1, 7), st.booleans(), st.booleans(), st.sampled_from([6, 14, 500]),
+       st.sampled_from([None, "open", "flag", "strict"]))
 def test_partitioned_merge_gives_the_local_rows_for_any_shards_and_partitions(records, cut, P, directed, drop,
-                                                                              budget):
+                                                                              budget, mode):
+    """Rows, and under graph.schema what it flags and leaves out (with the rows of off_schema_records.jsonl)."""
     chunks, results = [], []
-    for i, (a, b, kind, mentioned) in enumerate(records):
+    for i, (a, b, kind, mentioned, relation) in enumerate(records):
         chunk = _chunk(i, mentioned)
         chunks.append(chunk)
         src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
         results.append(ParseResult([EntityRecord(a, kind, f"{a.strip()} is a {kind} ({i % 2})", src)],
-                                   [RelationshipRecord(a, b, f"{a}-{b} {i % 3}", 1.0 + i, ("k",), src)]))
-    local = _finish_local(chunks, results, directed, drop, budget)  # a small budget: quotes are cut
-    assert _finish_partitioned(chunks, results, cut, P, directed, drop, budget) == tuple(map(list, local))
+                                   [RelationshipRecord(a, b, f"{a}-{b} {i % 3}", 1.0 + i, ("k",), src,
+                                                       relation if mode else "")]))
+    local = _finish_local(chunks, results, directed, drop, budget, mode)  # a small budget: quotes are cut
+    assert _finish_partitioned(chunks, results, cut, P, directed, drop, budget, mode) == (
+        *map(list, local[:2]), local[2])
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:
@@ -215,6 +242,34 @@ def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_uncha
     cfg = Config()
     os.utime(data, ns=(0, 10**9))  # the input was edited
     assert finished_report(tmp_path, cfg, spec) is None
+
+
+def test_a_shard_fingerprint_covers_what_the_schema_file_holds_not_its_path(tmp_path):
+    from graphglean.engines.ray.shard_task import fingerprint
+    from graphglean.engines.ray.shards import ShardSpec
+
+    spec = ShardSpec(0, "lines", str(tmp_path / "in.jsonl"), 0, 16)
+    schema = tmp_path / "schema.yaml"
+    schema.write_text("entities: {PERSON: a human being}\nmode: strict\n")
+    cfg = Config()
+    cfg.graph.schema = str(schema)
+    before = fingerprint(cfg, spec)
+    schema.write_text("entities: {PERSON: a human being, CITY: a town}\nmode: strict\n")  # edited in place
+    edited = fingerprint(cfg, spec)
+    assert edited != before
+    cfg.graph.schema = {"entities": {"PERSON": "a human being", "CITY": "a town"}, "mode": "strict"}
+    assert fingerprint(cfg, spec) == edited  # the same schema written inline: the same shards
+
+
+def test_the_shards_structured_output_accounts_add_up():
+    from graphglean.engines.ray.report import add_row
+
+    row = {"pass": "graph"}
+    add_row(row, {"structured_output": {"format": "json_schema", "why": "took it", "json_chunks": 3,
+                                        "tuple_chunks": 0}})
+    add_row(row, {"structured_output": {"format": "tuple", "why": "refused", "json_chunks": 0, "tuple_chunks": 2}})
+    assert row["structured_output"] == {"format": "json_schema; tuple", "why": "took it; refused", "json_chunks": 3,
+                                        "tuple_chunks": 2}
 
 
 async def test_an_offline_shard_run_again_parses_nothing_it_stored(tmp_path):
@@ -361,8 +416,8 @@ def test_an_edge_partition_looks_up_only_the_names_its_summaries_need(tmp_path):
     for budget, wanted in ((10**6, []), (20, [{"alice", "bob"}])):
         cfg.graph.description_max_tokens = budget
         asked.clear()
-        trio.run(partitions.finish_edges, GraphAccumulator(edges=acc.edges), names, set(), cfg, NoCalls(), tok,
-                 GraphStats())
+        trio.run(partitions.finish_edges, GraphAccumulator(edges=acc.edges), names, lambda edges: edges, cfg,
+                 NoCalls(), tok, GraphStats())
         assert asked == wanted
 
 

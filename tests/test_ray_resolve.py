@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from graphglean.core.config import Config
 from graphglean.core.config_loader import load_config_text
 from graphglean.core.tokens import Tokenizer
-from graphglean.engines.ray import partitions
+from graphglean.engines.ray import partitions, schema_parts
 from graphglean.engines.ray.resolution.decision_tables import Decisions, decision_table, write_group_parts
 from graphglean.engines.ray.resolution.driver import resolved_merge
 from graphglean.engines.ray.resolution.finish import merged_edges, new_pair
@@ -136,6 +136,47 @@ def test_partitioned_resolution_merges_what_the_local_one_merges():
 def test_resolution_on_partitions_equals_local_for_any_shards_and_partitions(picks, cut, P, directed, drop):
     chunks, results = _records(picks)
     _same(chunks, results, _config(P, directed, drop), cut)
+
+
+@pytest.mark.parametrize("mode", ["flag", "strict"])
+@pytest.mark.parametrize("P, cut, directed", [(1, 40, False), (3, 7, False), (4, 9, True)])
+def test_resolution_on_partitions_holds_the_graph_to_a_schema_as_the_local_one(mode, P, cut, directed):
+    """Nodes checked where they are finished, edges by their ends' types in their own partitions: the same rows,
+    flags, left-out records and counts as the local graph."""
+    import attrs
+
+    chunks, results = _records([(i % len(PEOPLE), (3 * i + 1) % len(PEOPLE)) for i in range(40)])
+    for i, r in enumerate(results):
+        r.relationships = [attrs.evolve(x, relation=("KNOWS", "WORKS_FOR", "")[i % 3]) for x in r.relationships]
+    cfg = _config(P, directed, False)
+    cfg.graph.schema = {"entities": {"PERSON": "", "ORGANIZATION": ""}, "mode": mode,
+                        "relationships": [["PERSON", "KNOWS", "PERSON"], ["PERSON", "WORKS_FOR", "ORGANIZATION"]]}
+
+    async def local():
+        graph = merge_records(results, directed).to_graph()
+        stats = GraphStats()
+        graph = await _resolve_stage(graph, cfg, None, stats, None)
+        await finish_graph(graph, {c.id: c for c in chunks}, cfg, None, Tokenizer(cfg.llm.model), stats, offline=True)
+        return entity_rows(graph), relationship_rows(graph), stats
+
+    nodes, edges, stats = trio.run(local)
+    assert stats.off_schema > 0 and (mode == "flag" or stats.off_schema_records)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        dirs = []
+        for s, first in enumerate(range(0, len(chunks), cut)):
+            dirs.append(root / f"s{s}")
+            dirs[-1].mkdir()
+            partitions.write_parts(merge_records(results[first:first + cut], directed), P, dirs[-1])
+            partitions.write_chunks(chunks[first:first + cut], dirs[-1])
+        (root / "merge").mkdir()
+        done = trio.run(resolved_merge, in_process, dirs, cfg, root / "merge", root, root / "store")
+        read = lambda name: [json.loads(line) for line in (root / name).read_text().splitlines()]  # noqa: E731
+        assert read("entities.jsonl") == nodes and read("relationships.jsonl") == edges
+        rows = [r for kind in schema_parts.KINDS for r in schema_parts.off_schema_rows(root / "merge", P, kind)]
+    assert done.found["off_schema"] == stats.off_schema
+    key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+    assert sorted(map(key, rows)) == sorted(map(key, stats.off_schema_records))
 
 
 def agreeable(req):

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphglean.core.config import LLMConfig
+from graphglean.graph.building.describe import rounds_after
 from graphglean.llm.limits import AdaptiveConcurrency
 from graphglean.llm.records import ChatResult, Usage
-from graphglean.scheduling.scheduler import Scheduler
+from graphglean.scheduling.scheduler import Scheduler, rounds_ahead
 
 
 @attrs.define
@@ -320,3 +321,65 @@ def test_a_call_of_another_pass_started_from_an_item_is_no_step_of_its_chain_and
     work, order = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert [s.calls for s in work.steps] == [3, 3]
     assert sorted(order[:3]) == ["chunk 0", "chunk 1", "chunk 2"]
+
+
+def test_a_new_pass_goes_before_calls_outside_any_item():
+    """Entity resolution's questions, asked once extraction is done, while summaries streamed from finished
+    chunks still wait for slots: none of the new pass's calls has been timed yet, and still its items' calls go
+    before every call made outside an item, not behind them in the order they came."""
+    async def main():
+        client = SimClient(LLMConfig(max_concurrency=1))
+        sched = Scheduler(client)
+        describe, resolve = sched.llm("graph.describe"), sched.llm("graph.resolve")
+        order = []
+
+        async def summary(k):
+            await describe.chat(1.0)
+            order.append(f"summary {k}")
+
+        async def question(k):
+            await resolve.chat(0.5)
+            order.append(f"question {k}")
+
+        async with trio.open_nursery() as nursery:
+            for k in range(4):
+                nursery.start_soon(summary, k)
+            await trio.sleep(0.1)  # the summaries wait behind the first one
+            await sched.map(question, range(2), pass_name="graph.resolve")
+        return order
+
+    order = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert order[1:3] == ["question 0", "question 1"] or order[1:3] == ["question 1", "question 0"], order
+
+
+def test_calls_outside_items_with_more_rounds_behind_them_go_first_and_still_after_items():
+    async def main():
+        client = SimClient(LLMConfig(max_concurrency=1))
+        sched = Scheduler(client)
+        describe = sched.llm("graph.describe")
+        order = []
+
+        async def summary(name, rounds):
+            rounds_ahead(rounds)
+            await describe.chat(1.0)
+            order.append(name)
+
+        async def chunk(i):
+            await sched.llm("graph").chat(0.5)
+            order.append(f"chunk {i}")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(summary, "first", 0)  # takes the one slot
+            await trio.sleep(0.1)
+            nursery.start_soon(summary, "one round", 0)
+            nursery.start_soon(summary, "group of a long list", 2)
+            await trio.sleep(0.1)
+            await sched.map(chunk, range(1), pass_name="graph")
+        return order
+
+    order = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert order == ["first", "chunk 0", "group of a long list", "one round"], order
+
+
+def test_rounds_after_a_round_of_groups():
+    assert [rounds_after(n) for n in (1, 2, 3, 4, 9, 10, 27, 28)] == [0, 1, 1, 2, 2, 3, 3, 4]

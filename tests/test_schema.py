@@ -5,6 +5,7 @@ records and graphs held to the schema, the prompts (unchanged without a schema),
 from __future__ import annotations
 
 import json
+import re
 
 import networkx as nx
 import pytest
@@ -12,16 +13,18 @@ import pytest
 from graphglean.core.config import Config, GraphConfig
 from graphglean.core.config_loader import load_config_text
 from graphglean.core.errors import ConfigError
+from graphglean.graph.extraction.json_records import read_json
 from graphglean.graph.extraction.prompts import GraphPrompts
 from graphglean.graph.extraction.record_reader import RecordReader
 from graphglean.graph.formats.neo4j import cypher_name, write_neo4j
 from graphglean.graph.records import EntityRecord, ParseResult, RelationshipRecord
 from graphglean.graph.schema.conformance import conform_graph, conform_records
 from graphglean.graph.schema.extraction import prompt_fingerprint, record_parser
-from graphglean.graph.schema.json_answers import read_json_answer
 from graphglean.graph.schema.json_schema import response_format
 from graphglean.graph.schema.ontology import Schema, schema_of, type_key
 from graphglean.graph.schema.prompts import SchemaPrompts
+from graphglean.graph.schema.structured import StructuredChoice
+from graphglean.llm.records import ChatResult, Usage
 
 SCHEMA = {"entities": {"PERSON": "a human being", "ORGANIZATION": "a company, institution or group", "CITY": ""},
           "relationships": [["PERSON", "WORKS_FOR", "ORGANIZATION"], ["ORGANIZATION", "BASED_IN", "CITY"]]}
@@ -109,8 +112,9 @@ def test_the_typed_tuple_format_reads_the_relation_field():
 
 
 def read(text, truncated=False):
+    """(whether JSON records were read, the result), through the one JSON reader of every path."""
     result = ParseResult()
-    ok = read_json_answer(text, RecordReader(result, None, 0, frozenset(), None), truncated)
+    ok = read_json(text, RecordReader(result, None, 0, frozenset(), schema().is_relation), truncated) != text
     return ok, result
 
 
@@ -129,6 +133,64 @@ def test_json_answers_whole_in_prose_repaired_and_cut():
     ok, r = read('{"entities": [{"type": "PERSON"}, 7], "relationships": [{"source": "Ada"}], "note": "n"}')
     assert ok and r.records == 0 and len(r.malformed) == 4  # kept as text, never dropped
     assert read("(\"entity\"<|>Ada<|>person<|>x)")[0] is False  # not JSON: the tuple parser's
+
+
+TYPED_TUPLES = ('("entity"<|>Ada Lovelace<|>PERSON<|>A mathematician.)##\n'
+                '("entity"<|>Analytical Society<|>ORGANIZATION<|>A club.)##\n'
+                '("relationship"<|>Ada Lovelace<|>Analytical Society<|>WORKS_FOR<|>She worked there.<|>7)\n'
+                '<|COMPLETE|>')
+ADA = {"name": "Ada Lovelace", "type": "PERSON", "description": "A mathematician."}
+CLUB = {"name": "Analytical Society", "type": "ORGANIZATION", "description": "A club."}
+
+
+def fields_of(result):
+    return ([(e.name, e.type, e.description) for e in result.entities],
+            [(r.source_name, r.target_name, r.relation, r.description, r.weight, r.keywords)
+             for r in result.relationships], result.malformed)
+
+
+@pytest.mark.parametrize("text", [
+    '["entity"<|>"Ada Lovelace"<|>"PERSON"<|>"A mathematician."]##\n["entity"<|>"Analytical Society"<|>'
+    '"ORGANIZATION"<|>"A club."]##\n["relationship"<|>"Ada Lovelace"<|>"Analytical Society"<|>"WORKS_FOR"<|>'
+    '"She worked there."<|>7]\n<|COMPLETE|>',
+    "[entity<|>Ada Lovelace<|>PERSON<|>A mathematician.]\n[entity<|>Analytical Society<|>ORGANIZATION<|>A club.]\n"
+    "[relationship<|>Ada Lovelace<|>Analytical Society<|>WORKS_FOR<|>She worked there.<|>7]"])
+async def test_a_tuple_answer_that_opens_with_a_bracket_keeps_its_records_under_a_schema(text):
+    parser = record_parser(GraphConfig(schema=SCHEMA))
+    assert fields_of(parser.parse(text)) == fields_of(parser.parse(TYPED_TUPLES))
+    choice = StructuredChoice("auto", probes=True)
+
+    async def answer():
+        return ChatResult(text, "stop", Usage(1, 1))
+
+    with pytest.warns(UserWarning, match="answered without JSON"):
+        await choice.request(answer)
+    assert choice.state == "ignored"  # records, not JSON: the server did not follow json_schema
+
+
+@pytest.mark.parametrize("answer", [
+    {"entities": [ADA, CLUB], "relationships": [{"source": "Ada Lovelace", "target": "Analytical Society",
+                                                 "relation": "WORKS_FOR", "description": "She worked there.",
+                                                 "strength": 7}]},
+    {"entities": [{"entity_name": "Ada Lovelace", "entity_type": "PERSON", "entity_description": "A mathematician."},
+                  {"entity_name": "Analytical Society", "entity_type": "ORGANIZATION",
+                   "entity_description": "A club."}],
+     "relationships": [{"source_entity": "Ada Lovelace", "target_entity": "Analytical Society",
+                        "relation_type": "WORKS_FOR", "relationship_description": "She worked there.",
+                        "relationship_strength": 7}]},  # GraphRAG's keys
+    [ADA, CLUB, {"src_id": "Ada Lovelace", "tgt_id": "Analytical Society", "relationship": "works for",
+                 "description": "She worked there.", "weight": 7}],  # LightRAG's
+])
+@pytest.mark.parametrize("wrap", ["{}", "Here is the extraction:\n```json\n{}\n```\nDone.", "<think>x</think>{}"])
+def test_json_records_give_the_tuple_format_s_records_whatever_their_keys_and_lead_in(answer, wrap):
+    """One JSON reader for the JSON answer and for JSON after a lead-in: the same records either way."""
+    parser = record_parser(GraphConfig(schema=SCHEMA))
+    text = wrap.replace("{}", json.dumps(answer))
+    want, got = fields_of(parser.parse(TYPED_TUPLES)), fields_of(parser.parse(text))
+    spelled = lambda rs: [(*r[:2], type_key(r[2]), *r[3:]) for r in rs]  # noqa: E731  (held to the schema later)
+    assert got[0] == want[0] and spelled(got[1]) == spelled(want[1]) and got[2] == []
+    plain = record_parser(GraphConfig())  # no schema: the relation is no field of the tuple format, a keyword
+    assert [r.keywords for r in plain.parse(text).relationships] == [(got[1][0][2],)]
 
 
 def test_an_unreadable_json_answer_is_kept_as_malformed():
@@ -242,7 +304,21 @@ def test_graphs_are_flagged_or_pruned_by_mode():
     assert g.edges["ada", "bob"]["off_schema"] is True and g.edges["ada", "acme"]["off_schema"] is False
     g = typed_graph()
     rows = conform_graph(g, schema("strict"))
-    assert set(g.nodes) == {"ada", "acme"} and [r["kind"] for r in rows] == ["node"]
+    assert set(g.nodes) == {"ada", "acme"} and [r["kind"] for r in rows] == ["node", "edge"]  # and its edge
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_strict_keeps_a_row_for_every_edge_of_a_node_it_leaves_out(directed):
+    g = typed_graph()
+    if directed:
+        g = nx.DiGraph(g)
+        g.remove_edge("bob", "ada")
+        g.add_edge("acme", "bob", relation="WORKS_FOR", source_ids=["c3"])  # into the node left out
+    rows = conform_graph(g, schema("strict"))
+    assert "bob" not in g and [r["kind"] for r in rows].count("node") == 1
+    edges = {(r["source"], r["target"]) if directed else frozenset((r["source"], r["target"]))
+             for r in rows if r["kind"] == "edge" and r["why"] == "an end is a node outside the schema"}
+    assert edges == ({("Ada", "Bob"), ("Acme", "Bob")} if directed else {frozenset(("Ada", "Bob"))})
 
 
 def test_neo4j_relationship_types_are_the_relations(tmp_path):
@@ -254,6 +330,22 @@ def test_neo4j_relationship_types_are_the_relations(tmp_path):
     assert [r.split(",")[2] for r in rows[1:]] == ["WORKS_FOR", "works for", "RELATED_TO", "is `odd` partner"]
     cypher = (tmp_path / "import.cypher").read_text()
     assert "CREATE (a)-[r:WORKS_FOR]->(b)" in cypher and "CREATE (a)-[r:`works for`]->(b)" in cypher
-    assert "CREATE (a)-[r:`is ``odd`` partner`]->(b)" in cypher and "WHERE row.`:TYPE` = 'WORKS_FOR'" in cypher
+    assert "CREATE (a)-[r:`is ``odd`` partner`]->(b)" in cypher
     assert cypher_name("WORKS_FOR") == "WORKS_FOR" and cypher_name("née à") == "`née à`"
     assert tmp_path / "import.cypher" in paths
+
+
+def test_neo4j_import_cypher_loads_typed_relationships_in_one_valid_pass(tmp_path):
+    """Neo4j refuses WHERE (ORDER BY, SKIP, LIMIT, DISTINCT) right after a subquery's importing WITH; the typed
+    relationships are read in one pass over the one file, each row created by the one guard of its type."""
+    g = typed_graph()
+    g.add_edge("acme", "bob", relation="is `odd` partner")
+    g.add_edge("ada", "ada", description="no relation")
+    write_neo4j(g, tmp_path)
+    cypher = (tmp_path / "import.cypher").read_text()
+    assert not re.search(r"CALL \{\s*WITH [\w, ]+\s+(?:WHERE|ORDER|SKIP|LIMIT|DISTINCT)\b", cypher)
+    assert cypher.count("FROM 'file:///relationships.csv'") == 1
+    guards = dict(re.findall(r"WHEN kind = '((?:[^'\\]|\\.)*)' THEN \[1\] ELSE \[\] END \|\n\s+CREATE \(a\)-\[r:(.+?)\]->", cypher))
+    kinds = [r.split(",")[2] for r in (tmp_path / "relationships.csv").read_text().splitlines()[1:]]
+    assert {k: guards.get(k) for k in kinds} == {k: cypher_name(k) for k in kinds}
+    assert "SET r = props" in cypher and "`relation`: row.`relation:string`" in cypher

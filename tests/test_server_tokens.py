@@ -117,3 +117,16 @@ async def test_what_a_server_answered_is_kept_with_the_responses_and_what_it_did
         assert await single_token_ids(c, ("YES", "NO")) is None
     with sqlite3.connect(cfg.cache.path) as db:  # the bare server's answer only
         assert db.execute("SELECT COUNT(*) FROM responses WHERE kind = 'tokenize'").fetchone()[0] == 1
+
+
+async def test_a_busy_answer_of_the_tokenize_route_is_not_kept_for_good(tmp_path):
+    """A 503 (a server still loading its model) says nothing of the route: the next run asks again, and keeps
+    what the server then answers."""
+    tokenizer = ServerTokenizer(GEMMA, "llama.cpp", bos=2, busy=100)
+    async with FakeLLMServer(synthetic, tokenizer_api=tokenizer).running() as s:
+        cfg = llm_config(s, tmp_path, model="gemma-3-270m")
+        async with ChatClient.from_config(cfg) as c:
+            assert await single_token_ids(c, ("YES", "NO")) is None
+        tokenizer.busy = 0  # loaded
+        async with ChatClient.from_config(cfg) as c:
+            assert await single_token_ids(c, ("YES", "NO")) == [26915, 3771]

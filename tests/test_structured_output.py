@@ -10,13 +10,22 @@ import json
 import warnings
 
 import pytest
+import trio
 
-from graphglean.core.errors import LLMParameterError
+from graphglean.core.errors import LLMParameterError, LLMRequestError
+from graphglean.graph.schema.structured import StructuredChoice, StructuredExtraction
 from graphglean.launch import run
+from graphglean.llm.records import ChatResult, Usage
 from graphglean.testing import FakeLLMServer, refusal, refusing
 from graphglean.testing.batch_api import FakeBatchAPI
 from graphglean.testing.models.responders import capped
-from graphglean.testing.models.structured import TypedCorpus, typed_corpus, typed_model, wants_json
+from graphglean.testing.models.structured import (
+    TypedCorpus,
+    asks_format,
+    typed_corpus,
+    typed_model,
+    wants_json,
+)
 
 from .helpers import config
 
@@ -114,23 +123,42 @@ async def test_json_schema_is_asked_in_every_extraction_request_and_gives_the_tu
     assert row["malformed"] == 0 and row["off_schema"] == 0
 
 
-@pytest.mark.parametrize("server_kind", ["llama-cpp-python", "vllm"])
-async def test_auto_falls_back_once_when_json_schema_is_refused_and_keeps_every_record(tmp_path, server_kind):
+async def test_auto_falls_back_once_when_json_schema_is_refused_and_keeps_every_record(tmp_path):
+    """A server that refuses response_format altogether (json_schema, and json_object with the schema)."""
     corpus = typed_corpus()
-    model = refusing(typed_model(corpus), wants_json, refusal("json_schema", server_kind))
+    model = refusing(typed_model(corpus), lambda r: "response_format" in r.body, refusal("json_schema", "vllm"))
     async with FakeLLMServer(model).running() as s:
         cfg = typed_config(s, tmp_path, corpus)
         result, said = await quiet_run(cfg)
         entities, relationships = issued(s, corpus)
-        tried = [r for r in s.chat_requests() if "response_format" in (r.body or {})]
+        tried = [r.body["response_format"]["type"] for r in s.chat_requests() if "response_format" in r.body]
     assert not result.failed and result.report["failed"] == []
-    assert len(tried) == 1  # tried once; every other request in the tuple format
+    assert tried == ["json_schema", "json_object"]  # tried once in each form; every other request in tuples
     lines = [m for m in said if "structured_output" in m]
     assert len(lines) == 1 and "json_schema" in lines[0] and "tuple format" in lines[0]
     holds_every_record(graph_of(cfg), entities, relationships)
     row = graph_row(result)
     assert row["structured_output"]["format"] == "tuple" and "refused" in row["structured_output"]["why"]
     assert row["structured_output"]["tuple_chunks"] == row["chunks"]
+
+
+async def test_a_server_that_refuses_json_schema_as_llama_cpp_python_does_gets_json_object_with_the_schema(
+        tmp_path):
+    """llama-cpp-python's server refuses response_format json_schema (HTTP 500) and turns json_object with a
+    schema into a grammar: auto asks that form, for every chunk, and says so in report.json."""
+    corpus = typed_corpus()
+    model = refusing(typed_model(corpus), asks_format("json_schema"), refusal("json_schema", "llama-cpp-python"))
+    async with FakeLLMServer(model).running() as s:
+        cfg = typed_config(s, tmp_path, corpus)
+        result, said = await quiet_run(cfg)
+        entities, relationships = issued(s, corpus)
+        forms = [r.body.get("response_format", {}).get("type") for r in extraction_requests(s)]
+    assert not result.failed and not [m for m in said if "structured_output" in m]
+    assert forms[0] == "json_schema" and set(forms[1:]) == {"json_object"}  # the probe's refused form, once
+    holds_every_record(graph_of(cfg), entities, relationships)
+    row = graph_row(result)["structured_output"]
+    assert row["format"] == "json_object" and "refused json_schema" in row["why"]
+    assert row["json_chunks"] == graph_row(result)["chunks"]
 
 
 async def test_json_schema_insists_and_a_refusal_fails_clearly(tmp_path):
@@ -155,6 +183,127 @@ async def test_a_server_that_takes_json_schema_but_answers_records_is_read_and_r
     assert 0 < len(with_format) < len(extraction_requests(s))  # the first chunk's; the others in tuples
     holds_every_record(graph_of(cfg), entities, relationships)
     assert graph_row(result)["structured_output"]["why"].startswith("the server took response_format")
+
+
+def first_passage_in_json(corpus):
+    """A server that follows json_schema for the first passage it is asked about, and answers the tuple format
+    for every other (as a server under load may fall back to unconstrained decoding)."""
+    follows, ignores = typed_model(corpus), typed_model(corpus, json_never=True)
+    seen = []
+
+    def respond(req):
+        first = str(req.messages[0].get("content") or "") if req.messages else ""
+        if EXTRACTION in first and wants_json(req) and not seen:
+            seen.append(first)
+        return follows(req) if not seen or first == seen[0] else ignores(req)
+
+    return respond
+
+
+async def test_only_the_probe_s_answer_decides_so_every_chunk_asks_the_same_whatever_the_timing(tmp_path):
+    corpus = typed_corpus()
+    async with FakeLLMServer(first_passage_in_json(corpus)).running() as s:
+        cfg = typed_config(s, tmp_path, corpus)
+        cfg.llm.max_concurrency = 2  # chunks start after others answered
+        result, said = await quiet_run(cfg)
+        entities, relationships = issued(s, corpus)
+        first_asks = {}  # a chunk's first request: the shortest conversation of its passage
+        for r in sorted(extraction_requests(s), key=lambda r: -len(r.messages)):
+            first_asks[r.messages[0]["content"]] = "response_format" in r.body
+    assert not result.failed and not [m for m in said if "structured_output" in m]
+    assert len(first_asks) == graph_row(result)["chunks"] and all(first_asks.values())
+    holds_every_record(graph_of(cfg), entities, relationships)
+    assert graph_row(result)["structured_output"]["json_chunks"] == graph_row(result)["chunks"]
+
+
+class OneRequestLoop:
+    """A chunk's extraction of one JSON request of a second (as `JsonGleaningLoop` asks through its choice)."""
+
+    def __init__(self, choice, finished):
+        self.choice, self.finished = choice, finished
+
+    async def run(self, chunk_id, text):
+        async def call():
+            await trio.sleep(1)
+            return ChatResult('{"entities": [], "relationships": []}', "stop", Usage(1, 1))
+
+        await self.choice.request(call)
+        self.finished[chunk_id] = trio.current_time()
+        return chunk_id
+
+
+async def test_only_the_probe_is_sent_alone_then_every_chunk_at_once(autojump_clock):
+    choice = StructuredChoice("auto", probes=True)
+    finished = {}
+    extraction = StructuredExtraction(OneRequestLoop(choice, finished), OneRequestLoop(choice, finished), choice)
+    choice.probe_chunk = "c3"
+    async with trio.open_nursery() as nursery:
+        for i in range(6):
+            nursery.start_soon(extraction.run, f"c{i}", "text")
+    assert finished.pop("c3") == 1 and set(finished.values()) == {2}  # not 1, 2, 3, 4, 5, 6
+    assert choice.state == "json" and choice.report["json_chunks"] == 6
+
+
+async def test_a_probe_that_fails_otherwise_hands_the_probe_on(autojump_clock):
+    choice = StructuredChoice("auto", probes=True)
+    choice.probe_chunk = "c0"
+    finished = {}
+
+    class Failing(OneRequestLoop):
+        async def run(self, chunk_id, text):
+            if chunk_id == "c0":
+                await trio.sleep(1)
+                raise LLMRequestError("HTTP 503: overloaded", 503, "")
+            return await super().run(chunk_id, text)
+
+    extraction = StructuredExtraction(Failing(choice, finished), Failing(choice, finished), choice)
+    async with trio.open_nursery() as nursery:
+        for i in range(4):
+            nursery.start_soon(_quietly, extraction.run, f"c{i}")
+    assert sorted(finished.values()) == [2, 3, 3]
+
+
+async def _quietly(fn, chunk_id):
+    try:
+        await fn(chunk_id, "text")
+    except LLMRequestError:
+        pass
+
+
+@pytest.mark.parametrize("text, finish, state", [
+    ('{"ent', "length", "json"),  # cut by the cap before any whole item: JSON all the same
+    ('[entity<|>Ada<|>PERSON<|>x]', "stop", "ignored"),  # records that open with a bracket: no JSON
+    ('{"entities": [], "relationships": []}', "stop", "json"),
+])
+async def test_the_probe_s_answer_decides_what_the_server_does(text, finish, state):
+    choice = StructuredChoice("auto", probes=True)
+
+    async def answer():
+        return ChatResult(text, finish, Usage(1, 1))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        await choice.request(answer)
+    assert choice.state == state
+
+
+async def test_the_format_decided_is_kept_for_the_run_s_next_invocation(tmp_path):
+    corpus = typed_corpus(documents=4)
+    async with FakeLLMServer(typed_model(corpus, json_never=True)).running() as s:
+        cfg = typed_config(s, tmp_path, corpus)
+        result, said = await quiet_run(cfg)
+        assert [r for r in extraction_requests(s) if "response_format" in r.body]
+        path = tmp_path / "typed.jsonl"
+        more = typed_corpus(documents=2, seed=5).documents
+        path.write_text(path.read_text() + "".join(json.dumps({"id": f"n{i}", "text": t}) + "\n"
+                                                   for i, t in enumerate(more)))
+        s.requests.clear()
+        result, said = await quiet_run(cfg)
+        asked = extraction_requests(s)
+    assert not result.failed and asked and not [r for r in asked if "response_format" in r.body]
+    lines = [m for m in said if "structured_output" in m]
+    assert len(lines) == 1 and "earlier invocation" in lines[0]
+    assert graph_row(result)["structured_output"]["format"] == "tuple"
 
 
 async def test_a_cut_json_answer_is_read_and_the_rest_asked_as_a_new_object(tmp_path):

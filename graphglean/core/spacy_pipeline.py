@@ -100,11 +100,14 @@ def installed(model: str) -> bool:
     """Whether `load_pipeline` would find spaCy and ``model`` (empty = a default model), without loading it."""
     from importlib.util import find_spec
 
-    if find_spec("spacy") is None:
+    try:
+        if find_spec("spacy") is None:
+            return False
+        if model:
+            return Path(model).is_dir() or find_spec(model) is not None
+        return any(find_spec(name) is not None for name in DEFAULT_MODELS)
+    except (ImportError, ValueError):  # a broken or blocked install: load_pipeline would not load it either
         return False
-    if model:
-        return Path(model).is_dir() or find_spec(model) is not None
-    return any(find_spec(name) is not None for name in DEFAULT_MODELS)
 
 
 def model_name(nlp: Any) -> str:

@@ -12,13 +12,13 @@ failed as it ends, so a restart picks up exactly what was unfinished.
 
 from __future__ import annotations
 
-import re
 import uuid as uuidlib
 import warnings
 from contextlib import AsyncExitStack
 from typing import Any, Awaitable, Callable, Sequence
 
 import attrs
+import regex
 import trio
 
 from ..core.answers import answered, json_answer, parse_json_output
@@ -29,6 +29,8 @@ from ..core.tokens import Tokenizer
 from ..scheduling.scheduler import FATAL, Scheduler
 from ..summaries import HistoryMessage, ProgressiveSummarizer, SummaryPoint
 from ..text.inputs import Message
+from ..text.nfc import Composed, nfc
+from ..text.words import LETTERS
 from .spacy_entities import SpacyEntities
 from .store import NAMESPACE, MemoryStore, StoredMessage, StoredSummary, message_uuid
 
@@ -47,14 +49,22 @@ class EnrichStats:
     entity_backend: str = "llm"  # the one auto chose: spacy where installed
 
 
+_EDGE = rf"[{LETTERS}\p{{N}}_]"  # what a match may not be glued to: a letter, a mark on one (a vowel sign), a digit
+
+
 def locate(name: str, text: str) -> list[dict[str, Any]]:
-    """Every place ``name`` occurs in ``text`` (exact case first, else any case), as Zep Matches."""
-    name = name.strip()
+    """Every place ``name`` occurs in ``text`` as a whole word (exact case first, else any case), as Zep Matches.
+    Both are compared in NFC (`text.nfc`); offsets and the matched text are the original's."""
+    name = nfc(name.strip())
     if not name:
         return []
-    for flags in (0, re.I):
-        found = [{"Start": m.start(), "End": m.end(), "Text": m.group(0)}
-                 for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text, flags)]
+    composed = Composed.of(text)
+    view = text if composed is None else composed.text
+    for flags in (0, regex.I):
+        found = []
+        for m in regex.finditer(rf"(?<!{_EDGE}){regex.escape(name)}(?!{_EDGE})", view, flags):
+            start, end = m.span() if composed is None else composed.span(*m.span())
+            found.append({"Start": start, "End": end, "Text": text[start:end]})
         if found:
             return found
     return []

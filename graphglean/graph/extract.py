@@ -27,6 +27,7 @@ from .building.describe import SummaryMemo, summarize_descriptions
 from .building.echoes import Examples, drop_echoes
 from .building.grounding import ground
 from .building.merge import GraphAccumulator
+from .building.profile_memo import ProfileMemo
 from .building.stream import DescriptionStream
 from .extraction.chunk_extraction import ChunkExtraction
 from .extraction.debris import clean_names
@@ -35,10 +36,12 @@ from .extraction.parser import RecordParser
 from .extraction.workload import chunk_weight
 from .offline.nlp import OfflineExtraction, extract_offline, fit_quotes
 from .records import ParseResult, Provenance
+from .resolution.profiles import profile_of
 from .resolution.resolve import AnswerMemo, asks_llm, resolve_entities, run_method
 from .schema.extraction import chunk_extractor, hold_to_schema
 from .schema.extraction import record_parser as record_parser
 from .schema.reader import SchemaParser
+from .schema.structured import FormatMemo, StructuredExtraction
 
 PASS = "graph"
 
@@ -131,14 +134,15 @@ SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
                          done: Mapping[str, ChunkExtraction] | None = None, save: SaveFn | None = None,
                          stream: DescriptionStream | None = None, yes_no: dict[str, Any] | None = None,
-                         structured: dict[str, Any] | None = None,
+                         structured: dict[str, Any] | None = None, format_memo: FormatMemo | None = None,
                          ) -> tuple[dict[str, ChunkExtraction], list[Outcome[Chunk, Any]]]:
     """Run the gleaning loop over every chunk not in ``done``; ``save`` is awaited as each one finishes, unless
     an answer of it was a refusal: such a chunk is used now and asked again by a later run. Any other answer,
     even one no record can be read from yet, is a real one: it is kept, and parsed again by later versions.
     ``stream`` is given each chunk's records as soon as they are known; ``yes_no`` is told how the gleaning
     checks were asked (logit bias with which ids, or read leniently) and why; ``structured`` which format the
-    extraction asked for under a schema (JSON or the tuple format), and why."""
+    extraction asked for under a schema (JSON or the tuple format), and why (``format_memo`` keeps that
+    decision across invocations)."""
     done = dict(done or {})
     parser = record_parser(cfg.graph)
     if stream is not None:
@@ -149,7 +153,10 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     caps = await CompletionCap.served(cfg.llm, llm.client) if todo else CompletionCap.of(cfg.llm)
     check = LoopCheck(llm, cfg.llm.provider, cfg.llm.base_url, cfg.llm.logit_bias_ids, yes_no)
     loop = chunk_extractor(llm, cfg, check, caps, Tokenizer(cfg.llm.model).count, answered,
-                           {} if structured is None else structured)
+                           {} if structured is None else structured, format_memo)
+    weights = {c.id: chunk_weight(c) for c in todo}
+    if isinstance(loop, StructuredExtraction) and todo:  # the chunk the scheduler starts first probes the format
+        loop.choice.probe_chunk = max(todo, key=lambda c: weights[c.id]).id
 
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
@@ -160,7 +167,7 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
             await save(outcome.item, outcome.value)  # type: ignore[arg-type]
 
-    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=chunk_weight,
+    outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=lambda c: weights[c.id],
                                    group=lambda c: c.doc_id)
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
@@ -175,20 +182,22 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
                       notice: Callable[[str], None] = _warn, memo: AnswerMemo | None = None,
                       summaries: SummaryMemo | None = None,
                       known: Mapping[tuple[str, int, str], ParseResult] | None = None,
-                      offline_done: OfflineExtraction | None = None) -> nx.Graph:
-    """Parse (unless ``known``, by document, index and chunk id), merge, resolve entities (``memo`` keeps the
-    LLM tier's answers), ground, summarize long descriptions (LLM method; ``summaries`` holds calls already
-    made). ``extractions`` None = offline method, whose records are ``offline_done`` when given (``notice``
-    tells when it falls back to rules). Parsing, merging and grounding take seconds for a large run: they run
-    in a worker thread, so that the requests of other passes keep flowing meanwhile."""
+                      offline_done: OfflineExtraction | None = None,
+                      merged: GraphAccumulator | None = None, profiles: ProfileMemo | None = None) -> nx.Graph:
+    """Parse (unless ``known``, by document, index and chunk id), merge (unless ``merged`` holds the records of
+    ``extractions`` merged already), resolve entities (``memo`` keeps the LLM tier's answers; ``profiles``
+    holds nodes' profiles made earlier), ground, summarize long descriptions (LLM method; ``summaries`` holds
+    calls already made). ``extractions`` None = offline method, whose records are ``offline_done`` when given
+    (``notice`` tells when it falls back to rules). Parsing, merging and grounding take seconds for a large
+    run: they run in a worker thread, so that the requests of other passes keep flowing meanwhile."""
     offline = None
     if extractions is None:
         extraction = offline_done or await extract_offline(chunks, cfg.graph, notice)
         offline, stats.offline_backend = extraction.results, extraction.backend
-    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known,
+    graph = await trio.to_thread.run_sync(parse_and_merge, chunks, extractions, cfg, stats, offline, known, merged,
                                           abandon_on_cancel=True)
     if cfg.graph.resolve.enabled:
-        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo)
+        graph = await _resolve_stage(graph, cfg, scheduler, stats, memo, profiles)
     await finish_graph(graph, {c.id: c for c in chunks}, cfg, scheduler, tokenizer, stats,
                        offline=offline is not None, summaries=summaries)
     stats.nodes, stats.edges = graph.number_of_nodes(), graph.number_of_edges()
@@ -196,10 +205,10 @@ async def build_graph(chunks: list[Chunk], extractions: Mapping[str, ChunkExtrac
 
 
 async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, stats: GraphStats,
-                         memo: AnswerMemo | None) -> nx.Graph:
+                         memo: AnswerMemo | None, profiles: ProfileMemo | None = None) -> nx.Graph:
     # a scheduler is given for a graph the LLM built (or when method: llm asks it for an offline one)
     resolution = await resolve_entities(graph, cfg, scheduler, method=run_method(cfg, offline=scheduler is None),
-                                        memo=memo)
+                                        memo=memo, profile=profile_of if profiles is None else profiles.profile)
     stats.resolution = attrs.asdict(resolution.stats)
     stats.resolution_log = resolution.log
     return resolution.graph
@@ -207,19 +216,22 @@ async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | No
 
 def parse_and_merge(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                     stats: GraphStats, offline: list[ParseResult] | None = None,
-                    known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> nx.Graph:
+                    known: Mapping[tuple[str, int, str], ParseResult] | None = None,
+                    merged: GraphAccumulator | None = None) -> nx.Graph:
     """The merged graph of every chunk's records (see `accumulate`)."""
-    return accumulate(chunks, extractions, cfg, stats, offline, known).to_graph()
+    return accumulate(chunks, extractions, cfg, stats, offline, known, merged).to_graph()
 
 
 def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] | None, cfg: Config,
                stats: GraphStats, offline: list[ParseResult] | None = None,
-               known: Mapping[tuple[str, int, str], ParseResult] | None = None) -> GraphAccumulator:
+               known: Mapping[tuple[str, int, str], ParseResult] | None = None,
+               merged: GraphAccumulator | None = None) -> GraphAccumulator:
     """Every chunk's records, merged: parsed from ``extractions`` (LLM method; ``known`` are parsed already),
-    or the offline method's ``offline`` results, one per chunk."""
+    or the offline method's ``offline`` results, one per chunk. ``merged`` holds them merged already (the
+    description stream merged each chunk as it finished: the merge does not depend on order): only counted."""
     parser = record_parser(cfg.graph)
     given = iter(offline) if offline is not None else None
-    acc = GraphAccumulator(cfg.graph.directed)
+    acc = merged if merged is not None else GraphAccumulator(cfg.graph.directed)
     for chunk in chunks:
         if given is not None:
             parsed = next(given)
@@ -254,7 +266,8 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
         stats.off_schema += len(parsed.off_schema)
         stats.off_schema_records += parsed.off_schema
-        acc.add(parsed)
+        if merged is None:
+            acc.add(parsed)
     return acc
 
 
@@ -263,14 +276,14 @@ async def finish_graph(graph: nx.Graph, chunks: Mapping[str, Chunk], cfg: Config
                        summaries: SummaryMemo | None = None) -> nx.Graph:
     """Ground a merged graph's nodes, then finish its descriptions (see `finish_descriptions`). The Ray
     engine runs it per partition."""
-    if cfg.graph.schema is not None:
-        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
-        stats.off_schema += outside
-        stats.off_schema_records += left_out
     # grounding reads names, not descriptions: done first, it runs while streamed summaries are still answered
     ungrounded, echoed = await trio.to_thread.run_sync(_ground, graph, chunks, cfg, offline, abandon_on_cancel=True)
     stats.ungrounded += ungrounded
     stats.echoed_examples += echoed
+    if cfg.graph.schema is not None:  # after the echoes and the ungrounded went: what is left is held to it
+        left_out, outside = await trio.to_thread.run_sync(hold_to_schema, graph, cfg.graph, abandon_on_cancel=True)
+        stats.off_schema += outside
+        stats.off_schema_records += left_out
     await finish_descriptions(graph, cfg, scheduler, tokenizer, stats, offline=offline, summaries=summaries)
     return graph
 
@@ -326,9 +339,10 @@ async def extract_graph(inputs: str | Iterable[str | Document | Chunk] | Inputs,
 
 async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Config, scheduler: Scheduler,
                            tokenizer: Tokenizer, *, done: Mapping[str, ChunkExtraction] | None = None,
-                           save: SaveFn | None = None, memo: AnswerMemo | None = None) -> GraphExtractionResult:
+                           save: SaveFn | None = None, memo: AnswerMemo | None = None,
+                           format_memo: FormatMemo | None = None) -> GraphExtractionResult:
     """Glean every chunk not ``done`` (``save`` stores each as it finishes), then build the graph; ``memo``
-    keeps entity-resolution answers across runs. Description summaries that are certain start while chunks
+    keeps entity-resolution answers across runs, ``format_memo`` the format chosen under a schema. Description summaries that are certain start while chunks
     are still being gleaned (`DescriptionStream`)."""
     summaries = SummaryMemo()
     async with trio.open_nursery() as nursery:
@@ -336,13 +350,15 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         yes_no: dict[str, Any] = {}
         structured: dict[str, Any] = {}
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream,
-                                                   yes_no=yes_no, structured=structured)
+                                                   yes_no=yes_no, structured=structured, format_memo=format_memo)
         stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no,
                            structured_output=structured)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
-                                  summaries=summaries, known=stream.parsed)
+                                  summaries=summaries, known=stream.parsed, merged=stream.acc,
+                                  profiles=stream.profiles)
         # early calls the final graph did not need (entity resolution changed their node) are still answered:
-        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be
+        # which of them had gone out by now is a matter of timing, and the requests a run makes must not be (the
+        # nursery waits for them instead of cancelling those still waiting)
     return GraphExtractionResult(graph, sources, stats, extractions, failed)
 
 

@@ -98,7 +98,7 @@ class ChatClient(Endpoint):
         # the body as sent to our pool (or a direct transport) and as hashed for the cache: encoded once
         body = req.body()
         content = canonical_json(body).encode("utf-8", "surrogatepass") if stored or self._direct is not None else None
-        key = req.cache_key(self.url("chat/completions", req.model), content) if stored else ""
+        key = req.cache_key(self.key_url("chat/completions", req.model), content) if stored else ""
         hit = await self._stored(key) if stored else None
         if hit is not None:
             accounts.bump(cache_hits=1)
@@ -110,7 +110,7 @@ class ChatClient(Endpoint):
                 await self._store([(key, written)], "chat")
 
         if self.waves is not None:  # batch mode: answered from a batch, unless its wave sends it online
-            key = key or req.cache_key(self.url("chat/completions", req.model), content)
+            key = key or req.cache_key(self.key_url("chat/completions", req.model), content)
             content = None  # not held while it waits (50,000 wait at once); sent online, it is encoded again
             answered = await self.waves.chat(key, body, accounts, keep if stored else None, account)
             if answered is not None:
@@ -167,7 +167,7 @@ class ChatClient(Endpoint):
             raise self.server.errors["embeddings"]
         model = model or self.cfg.embedding_model
         accounts = _Accounts(self.account, account)
-        endpoint = self.url("embeddings", model)
+        endpoint = self.key_url("embeddings", model)
         dims = self.cfg.embedding_dimensions
         asked = [endpoint, model, dims] if dims else [endpoint, model]  # keys of vectors of the model's own size stay
         keys = [hashlib.sha256(json.dumps([*asked, t], ensure_ascii=False).encode("utf-8", "surrogatepass"))

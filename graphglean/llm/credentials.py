@@ -2,9 +2,11 @@
 lock note, progress, warnings and errors. `redact` is the one function every writer of such text uses.
 
 It takes out, wherever they occur: the user info of a URL (``http://user:secret@host``), the value of a
-key-like query parameter or ``name=value`` argument (``api-key=``, ``key=``, ``token=``, ``sig=``, ...), a
-bearer or basic token, an ``sk-`` key, and the secrets of every endpoint configured in this process (its API
-key, the user info and key-like parameters of its base URL), also in their JSON-escaped and URL-encoded forms.
+key-like query parameter or ``name=value`` argument (``api-key=``, ``key=``, ``token=``, ``sig=``, ...; a query's
+``code=``), a bearer or basic token, an ``sk-`` key, and the secrets of every endpoint configured in this process
+(its API key, the user info and key-like parameters of its base URL), also in their JSON-escaped and URL-encoded
+forms, as whole tokens; a configured value that is a plain word (``ollama``, ``EMPTY``: a local server's
+placeholder key) is no secret. Texts are redacted whole, then cut.
 """
 
 from __future__ import annotations
@@ -12,29 +14,35 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Iterable
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
-SHORTEST = 4  # a configured secret shorter than this is not looked for in free text (it would match anywhere)
-_NAMES = r"(?:api[_\-]?key|key|token|sig|signature|secret|password|passwd|pwd|auth|credentials?|code|sas|jwt)"
+SHORTEST = 6  # a configured secret shorter than this is not looked for in free text (it would match anywhere)
+_NAMES = r"(?:api[_\-]?key|key|token|sig|signature|secret|password|passwd|pwd|auth|credentials?|sas|jwt)"
+_QUERY_NAMES = rf"(?:{_NAMES}|code)"  # a query's code (Azure Functions' key, OAuth's), not an error_code= in prose
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s?#@'\"<>\\]+@")
 # a parameter of a query (after ? & ;) or an argument (--api-key=...): its name ends in a key-like word
 _PARAM = re.compile(rf"(?i)((?:[?&;]|(?<![\w.\-]))-{{0,2}}(?:[\w.\-]*[_.\-])?{_NAMES}=)[^&#\s'\"<>\\]+")
+_CODE = re.compile(r"(?i)([?&]code=)[^&#\s'\"<>\\]+")
+# a plain word, or words joined by - _ . or a space, each in one case or capitalized: a local server's documented
+# key (ollama, lm-studio, EMPTY, none, dummy, sk-no-key-required), never a secret
+_PLAIN = re.compile(r"(?:[a-z]{1,20}|[A-Z][a-z]{0,19}|[A-Z]{1,20})(?:[-_. ](?:[a-z]{1,20}|[A-Z][a-z]{0,19}|[A-Z]{1,20}))*")
 # an opaque token (a digit, a symbol or a capital inside it), not the word after "basic" in prose
 _TOKEN = re.compile(r"\b((?i:bearer|basic))\s+(?=[\w.~+/\-]*(?:[\d.~+/_\-]|[a-z][A-Z]))[\w.~+/\-]{8,}=*")
 _SK = re.compile(r"\bsk-[\w\-]{6,}")
 _known: set[str] = set()
+_known_pattern: re.Pattern[str] | None = None
 
 
 def redact(text: str) -> str:
     """``text`` without credentials (see the module's docstring)."""
     if not text:
         return text
-    for secret in sorted(_known, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, REDACTED)
+    if _known_pattern is not None:
+        text = _known_pattern.sub(REDACTED, text)
     text = _USERINFO.sub(rf"\1{REDACTED}@", text)
     text = _PARAM.sub(rf"\1{REDACTED}", text)
+    text = _CODE.sub(rf"\1{REDACTED}", text)
     text = _TOKEN.sub(rf"\1 {REDACTED}", text)
     return _SK.sub(REDACTED, text)
 
@@ -50,13 +58,25 @@ def redact_data(value: Any) -> Any:
     return value
 
 
+def looks_secret(value: str) -> bool:
+    """Whether a configured value is a secret to look for in free text: not a plain word (see `_PLAIN`), which a
+    local server's documented placeholder key is and which would match ordinary text."""
+    return len(value) >= SHORTEST and _PLAIN.fullmatch(value) is None
+
+
 def remember(secrets: Iterable[str]) -> None:
-    """Look for these secrets in every text `redact` is given from now on (this process)."""
+    """Look for these secrets in every text `redact` is given from now on (this process), where they stand as a
+    whole token (not inside a longer word or number)."""
+    global _known_pattern
+    before = len(_known)
     for secret in secrets:
-        if secret and len(secret) >= SHORTEST:
+        if secret and looks_secret(secret):
             _known.update({secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1],
                            quote(secret, safe=""), unquote(secret)})
     _known.discard("")
+    if len(_known) != before:
+        alternatives = "|".join(map(re.escape, sorted(_known, key=len, reverse=True)))
+        _known_pattern = re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
 
 
 def url_secrets(url: str) -> list[str]:
@@ -71,8 +91,34 @@ def url_secrets(url: str) -> list[str]:
         userinfo = parts.netloc.rpartition("@")[0]
         found += [userinfo, userinfo.partition(":")[2]]
     found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True)
-              if re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_NAMES}", name)]
+              if is_secret_name(name, query=True)]
     return [s for s in found if s]
+
+
+def is_secret_name(name: str, query: bool = False) -> bool:
+    """Whether a parameter or field named ``name`` holds a credential (``api_key``, ``token``, ``x-auth``; in a
+    URL's query also ``code``)."""
+    return bool(re.fullmatch(rf"(?i)(?:[\w.\-]*[_.\-])?{_QUERY_NAMES if query else _NAMES}", name))
+
+
+def body_secrets(body: Any) -> list[str]:
+    """The texts of a request body's key-like entries (an ``extra_body`` ``token``), at any depth."""
+    if isinstance(body, dict):
+        return [s for k, v in body.items()
+                for s in ([v] if isinstance(v, str) and is_secret_name(str(k)) else body_secrets(v))]
+    return [s for v in body for s in body_secrets(v)] if isinstance(body, list) else []
+
+
+def without_credentials(url: str) -> str:
+    """``url`` without its user info and key-like query parameters (the same text when it has none): what keys
+    made of an endpoint use, so that a rotated key finds the answers the old one paid for."""
+    if not has_credentials(url):
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    query = "&".join(pair for pair in parts.query.split("&")
+                     if pair and not is_secret_name(unquote(pair.partition("=")[0]), query=True))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def has_credentials(url: str) -> bool:

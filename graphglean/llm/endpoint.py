@@ -14,7 +14,7 @@ import trio
 from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
-from .credentials import endpoint_secrets, redact, remember
+from .credentials import body_secrets, endpoint_secrets, redact, remember, without_credentials
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
@@ -92,7 +92,8 @@ class Endpoint:
 
     def __init__(self, cfg: LLMConfig, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.cfg = cfg
-        remember(endpoint_secrets(cfg.api_key, cfg.base_url))  # never in a message, wherever it is written
+        # never in a message, wherever it is written
+        remember([*endpoint_secrets(cfg.api_key, cfg.base_url), *body_secrets(cfg.extra_body)])
         self.count_tokens: Callable[[str], int] = lambda text: len(text) // 4 + 1
         self.streams = False
         self.usage_counted = 0  # streamed answers whose usage the server did not send (counted here)
@@ -129,6 +130,11 @@ class Endpoint:
 
     def url(self, path: str, model: str | None = None) -> str:
         return endpoint_url(self.cfg, path, model)
+
+    def key_url(self, path: str, model: str | None = None) -> str:
+        """`url` as keys of stored answers name it: without credentials (a gateway's key in the base URL's query
+        is no part of what was asked)."""
+        return without_credentials(self.url(path, model))
 
     def _headers(self) -> dict[str, str]:
         if not self.cfg.api_key:
@@ -265,8 +271,8 @@ class Endpoint:
                 body, text = read_json(resp.content)
                 return (body if text is None else StoredJSON(text)), parse(body), None
             except ValueError as e:  # json.JSONDecodeError is a ValueError too
-                return None, None, Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text[:500]))
-        text = self.redact(resp.text[:2000])
+                return None, None, Failure(f"unparseable answer ({str(e)[:120]})", 200, self.redact(resp.text)[:500])
+        text = self.redact(resp.text)[:2000]  # redacted whole: a secret cut short would leak its start
         if is_retryable_status(status):
             final = server_refusal(status, text, sent=sent, path=url.split("?", 1)[0]) if status >= 500 else None
             if final is not None:

@@ -17,6 +17,8 @@ from typing import Any, Sequence
 import trio
 
 from .client import ChatClient
+from .credentials import without_credentials
+from .server.reports import server_root
 
 #: (tokenize, detokenize) routes, below the server's root or below base_url
 ROUTES = (("/tokenize", "/detokenize"), ("/extras/tokenize", "/extras/detokenize"))
@@ -28,9 +30,11 @@ async def single_token_ids(client: ChatClient, words: Sequence[str],
     does not answer within ``llm.timeout_s`` (for the whole probe), or makes some word more than one token.
     ``found`` is told how: the route, the special ids dropped, whether detokenize confirmed them; or why not.
     What a server answered is kept with the responses (a run answered from the cache sends no probe either);
-    a probe some route of which gave no answer at all (a timeout, a refused connection) is made again."""
+    a probe some route of which gave no answer for good (a timeout, a refused connection, a 429, a 503) is
+    made again."""
     found = {} if found is None else found
-    key = "tokenize:" + hashlib.sha256(json.dumps([client.cfg.base_url, client.cfg.model, *words]).encode(
+    key = "tokenize:" + hashlib.sha256(json.dumps([without_credentials(client.cfg.base_url), client.cfg.model,
+                                                   *words]).encode(
         "utf-8", "surrogatepass")).hexdigest()
     kept = await client.recall(key)
     if isinstance(kept, dict) and "ids" in kept:
@@ -43,15 +47,19 @@ async def single_token_ids(client: ChatClient, words: Sequence[str],
     return ids
 
 
+# what a server says of a route for good: it answers, refuses this body, has no such route, takes no POST, or has
+# it not implemented; a 429, a 503 or a 500 says only how it is doing now
+DEFINITIVE = frozenset({200, 400, 404, 405, 422, 501})
+
+
 class _Probe:
     def __init__(self, client: ChatClient) -> None:
         self.client = client
-        self.answered = True  # every request got an answer (a 404 is one): the outcome is the server's
+        self.answered = True  # every request got a definitive answer (a 404 is one): the outcome is the server's
 
     async def ids(self, words: Sequence[str], found: dict[str, Any]) -> list[int] | None:
         client = self.client
-        base = client.cfg.base_url.partition("?")[0].rstrip("/")
-        root = base[:-3] if base.endswith("/v1") else base
+        base, root = client.cfg.base_url.partition("?")[0].rstrip("/"), server_root(client.cfg.base_url)
         candidates = [(root + t, root + d) for t, d in ROUTES] + [(base + t, base + d) for t, d in ROUTES[1:]]
         found["why"] = "the server has no tokenize route (/tokenize, /extras/tokenize)"
         with trio.move_on_after(client.cfg.timeout_s):
@@ -79,7 +87,7 @@ class _Probe:
 
     async def _post(self, url: str, body: dict[str, Any]) -> Any:
         status, answer = await self.client.post_answer(url, body)
-        self.answered = self.answered and status is not None
+        self.answered = self.answered and status in DEFINITIVE
         return answer
 
     async def _tokenize(self, url: str, text: str) -> list[int] | None:

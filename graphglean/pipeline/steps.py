@@ -18,7 +18,9 @@ from ..graph.offline.nlp import OfflineExtraction, extract_offline
 from ..graph.offline.nlp_spacy import ANALYSIS
 from ..graph.resolution.resolve import PASS as RESOLVE
 from ..graph.resolution.resolve import AnswerMemo, asks_llm
-from ..graph.schema.extraction import prompt_fingerprint
+from ..graph.schema.extraction import prompt_fingerprint, uses_json
+from ..graph.schema.ontology import asked_schema
+from ..graph.schema.structured import FormatMemo
 from ..llm.accounting import CallAccount
 from ..scheduling.scheduler import NoProgress
 from ..summaries import PASS as SUMMARY
@@ -147,6 +149,9 @@ def resolution_memo(ctx: RunContext) -> AnswerMemo:
     return AnswerMemo(ctx.resume(RESOLVE), save_answer)
 
 
+FORMAT = "graph.format"  # the run store's pass of the graph pass's format decision
+
+
 def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
     """The graph pass's stored extractions (none when its settings changed) and how to store a new one."""
     cfg = ctx.cfg
@@ -162,11 +167,27 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
     return {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}, save
 
 
+def format_memo(ctx: RunContext) -> FormatMemo | None:
+    """The format the graph pass chose under a schema (`StructuredChoice`), kept in the run store under the
+    pass's own fingerprint, so every invocation of a run asks in the format the first chose (None: no JSON is
+    asked)."""
+    store = ctx.store
+    assert store is not None
+    if not uses_json(ctx.cfg, asked_schema(ctx.cfg.graph)):
+        return None
+    store.open_pass(FORMAT, ctx.fingerprint(*prompt_fingerprint(ctx.cfg), ctx.cfg.graph.structured_output))
+
+    async def save(decision: dict[str, str]) -> None:
+        await store.save(FORMAT, "decision", decision)
+
+    return FormatMemo(store.get(FORMAT, "decision"), save)
+
+
 async def graph_llm_pass(ctx: RunContext) -> PassOutcome:
     assert ctx.scheduler is not None and ctx.store is not None
     done, save = graph_resume(ctx)
     result = await extract_with_llm(ctx.chunks, {}, ctx.cfg, ctx.scheduler, ctx.tokenizer, done=done, save=save,
-                                    memo=resolution_memo(ctx))
+                                    memo=resolution_memo(ctx), format_memo=format_memo(ctx))
     outcome = await _graph_outcome(ctx, result.stats, result.output, failures_of(result.failed, lambda c: c.id))
     outcome.extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     return outcome

@@ -25,6 +25,7 @@ from ..core.prompts import load_template, render
 from ..core.sync import entry_point, run_sync
 from ..core.tokens import Tokenizer
 from ..graph.formats.peers.vectors import unit
+from ..graph.formats.readback import SOURCES
 from ..llm.client import ChatClient
 from ..llm.credentials import endpoint_secrets, redact_data, remember
 from ..pipeline.report import cost
@@ -94,6 +95,15 @@ def _settings(target: str | os.PathLike[str] | Config) -> RunSettings:
     if isinstance(target, Config):
         return RunSettings(target, Path(target.output.dir), Path("<config>"))
     return run_settings(target)
+
+
+def _check_graph(settings: RunSettings) -> None:
+    """A run with the graph pass off wrote no graph to ask: said so, not as a folder that is not an output."""
+    if settings.cfg.graph.enabled or any((settings.out_dir / name).is_file() for name in SOURCES):
+        return
+    also = "; for the chat messages it enriched, graphglean.search" if settings.cfg.enrich.enabled else ""
+    raise InputError(f"{settings.out_dir}: the run built no graph (graph.enabled is false in {settings.source}), "
+                     f"and a query asks the graph: set graph.enabled: true in the run's config and run it again{also}")
 
 
 def _client_config(settings: RunSettings) -> Any:
@@ -264,6 +274,7 @@ async def query(target: str | os.PathLike[str] | Config, question: str, *, metho
         if value < least:
             raise InputError(f"{name} (--{name.replace('_', '-')}): expected at least {least}, got {value}")
     settings = _settings(target)
+    _check_graph(settings)
     outputs = await trio.to_thread.run_sync(read_outputs, settings.out_dir)
     if method == "global" and (reason := no_reports(outputs.out_dir, outputs.communities, outputs.reports)):
         raise InputError(reason)  # said before any call or check of the endpoint

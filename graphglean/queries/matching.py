@@ -69,10 +69,10 @@ class EntityIndex:
     def __init__(self, graph: nx.Graph) -> None:
         self.graph = graph
         self.degree = dict(graph.degree())
-        self.forms = {n: [(f, words(f)) for f in _forms(n, d)] for n, d in graph.nodes(data=True)}
+        self.forms = {n: [_form(f) for f in _forms(n, d)] for n, d in graph.nodes(data=True)}
         name_df: dict[str, int] = {}
         for forms in self.forms.values():
-            for w in {w for _, ws in forms for w in ws}:
+            for w in {w for _, ws, _, _ in forms for w in ws}:
                 name_df[w] = name_df.get(w, 0) + 1
         total = max(1, len(self.forms))
         self.name_idf = {w: math.log(1 + total / df) for w, df in name_df.items()}
@@ -102,22 +102,29 @@ class EntityIndex:
         return found
 
     def named(self, question: str) -> dict[Any, Match]:
-        """Nodes whose name or alias the question holds as a phrase (score above 1, longer names higher), else
-        whose names share its content words, misspelt or not (score up to 0.6, by the shared words' rarity)."""
+        """Nodes whose name or alias the question holds as a phrase (score above 1, longer names higher; a name
+        only found inside a longer one's place in the question is not), else whose names share its content
+        words, misspelt or not (score up to 0.6, by the shared words' rarity)."""
         asked = words(question)
         phrase = " " + " ".join(asked) + " "
         compact = "".join(asked)
+        starts = [0]
+        for w in asked:
+            starts.append(starts[-1] + len(w))
         content = {w for w in asked if w not in STOPWORDS}
         content |= self.close_words(content)
         found: dict[Any, Match] = {}
+        places: dict[Any, set[tuple[int, int]]] = {}  # a named node -> where its names are in `compact`
         for node, forms in self.forms.items():
             best: Match | None = None
-            for form, ws in forms:
+            for form, ws, needle, unspaced in forms:
                 if not ws or all(w in STOPWORDS for w in ws):
                     continue
-                joined = " ".join(ws)
-                if f" {joined} " in phrase or (_UNSPACED.search(joined) and "".join(ws) in compact):
-                    match = Match(node, 1.0 + 0.1 * min(len(ws), 5), NAME, form)
+                at = _places(ws, needle, unspaced, asked, starts, compact) \
+                    if needle in (compact if unspaced else phrase) else None
+                if at:
+                    places.setdefault(node, set()).update(at)
+                    match = Match(node, 1.0 + 0.1 * min(_length(ws), 5), NAME, form)
                 else:
                     shared = [w for w in ws if w not in STOPWORDS and w in content]
                     if not shared:
@@ -129,6 +136,8 @@ class EntityIndex:
                     best = match
             if best is not None:
                 found[node] = best
+        for node in _inside_longer(places):
+            del found[node]
         return found
 
     def described(self, question: str, skip: set[str] = frozenset()) -> dict[Any, float]:  # type: ignore[assignment]
@@ -147,6 +156,43 @@ class EntityIndex:
                 norm = 1.2 * (0.25 + 0.75 * self.lengths[node] / self.mean_length)
                 scores[node] = scores.get(node, 0.0) + idf * tf * 2.2 / (tf + norm)
         return scores
+
+
+def _length(ws: list[str]) -> float:
+    """A name's length for ranking: its words, a word of a script without spaces counting as half its
+    characters (李明华 is longer than 李明, 東京大学 than 東京)."""
+    return sum(max(1.0, len(w) / 2) if _UNSPACED.search(w) else 1.0 for w in ws)
+
+
+def _form(form: str) -> tuple[str, list[str], str, bool]:
+    """A name as matched: its words, what a question holds where it names it (the words joined, in a script
+    without spaces; else the words as a phrase, spaces around), and whether it is in such a script."""
+    ws = words(form)
+    joined = "".join(ws)
+    unspaced = bool(_UNSPACED.search(joined))
+    return form, ws, joined if unspaced else f" {' '.join(ws)} ", unspaced
+
+
+def _places(ws: list[str], needle: str, unspaced: bool, asked: list[str], starts: list[int],
+            compact: str) -> list[tuple[int, int]]:
+    """Where the name (``_form``'s parts) is in the question: character spans of ``compact``, the question's
+    words joined; as a phrase of whole words, or, in a script without spaces, anywhere in its text."""
+    if unspaced:
+        spans, at = [], compact.find(needle)
+        while at >= 0:
+            spans.append((at, at + len(needle)))
+            at = compact.find(needle, at + 1)
+        return spans
+    n = len(ws)
+    return [(starts[i], starts[i + n]) for i in range(len(asked) - n + 1) if asked[i:i + n] == ws]
+
+
+def _inside_longer(places: Mapping[Any, set[tuple[int, int]]]) -> list[Any]:
+    """The nodes each of whose places lies inside a longer place of another node's name ("東京" in
+    "東京大学について", "York" in "New York")."""
+    spans = sorted({span for at in places.values() for span in at})
+    return [node for node, at in places.items()
+            if all(any(a <= s and e <= b and b - a > e - s for a, b in spans) for s, e in at)]
 
 
 def find_entities(index: EntityIndex, question: str, limit: int, vectors: Mapping[Any, np.ndarray] | None = None,

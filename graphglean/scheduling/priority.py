@@ -111,6 +111,12 @@ class PriorityGate:
                 waiter.grant()
 
 
+# What a call of a pass none of whose calls has been timed yet is taken to last: nothing to speak of, but more
+# than a call outside any item (a description summary streamed while chunks finish), so a new pass's items
+# (entity resolution's questions after extraction) do not queue behind those.
+_UNTIMED = 1e-6
+
+
 @attrs.define
 class _Step:
     calls: int = 0
@@ -250,6 +256,6 @@ class PassWork:
     def _chain(self, k: int) -> tuple[float, float]:
         """The pass's mean work from step ``k`` on (step ``k`` certain, later ones as likely as items reach them),
         and its mean work before step ``k``."""
-        ahead = self._mean(k) or self._mean_of_any()
+        ahead = self._mean(k) or self._mean_of_any() or _UNTIMED
         ahead += sum(self._reach(j, k) * self._mean(j) for j in range(k + 1, len(self._seen)))
         return ahead, sum(self._mean(j) for j in range(k))

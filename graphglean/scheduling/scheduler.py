@@ -116,7 +116,7 @@ class _Slot:
         self.gate, self.work, self.started = gate, work, 0.0
 
     async def __aenter__(self) -> None:
-        await self.gate.acquire(self.work.remaining if self.work is not None else _LAST)
+        await self.gate.acquire(self.work.remaining if self.work is not None else _OUTSIDE.get())
         self.started = trio.current_time()
 
     async def __aexit__(self, exc_type: Any, *exc: Any) -> None:
@@ -129,6 +129,15 @@ def _LAST() -> float:  # a call outside any item: after every item's calls
     return 0.0
 
 
+def rounds_ahead(rounds: int) -> None:
+    """The calls this task makes outside any item have ``rounds`` rounds of calls waiting on them (a summary
+    group whose answer a further round reads): they still go after every item's calls, but before calls
+    outside items with fewer rounds behind them, so the deepest summaries of the build's tail start first."""
+    rank = -1.0 / (2 + max(rounds, 0))
+    _OUTSIDE.set(lambda: rank)
+
+
+_OUTSIDE: contextvars.ContextVar[Callable[[], float]] = contextvars.ContextVar("graphglean_outside", default=_LAST)
 _CURRENT_ITEM: contextvars.ContextVar[ItemWork | None] = contextvars.ContextVar("graphglean_item", default=None)
 
 

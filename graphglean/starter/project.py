@@ -12,7 +12,7 @@ import attrs
 
 from ..core.errors import InputError
 from .probe import USUAL_PORTS, Found, find_endpoints, usual_name
-from .template import CONFIG_NAME, INPUT_DIR, Choice, choose, starter_yaml
+from .template import CONFIG_NAME, INPUT_DIR, Choice, choose, key_advice, starter_yaml
 
 SAMPLE = "a_christmas_carol_stave1.txt"  # the first stave of Dickens' A Christmas Carol (public domain)
 
@@ -66,7 +66,8 @@ def _found_lines(found: Found, choice: Choice) -> list[str]:
     lines += [f"also found {s.describe()}; graphglean.yaml names it in a comment"
               for s in found.servers if s is not choice.server and s.chat_model]
     lines += [f"found {s.describe()}: pull or load a model there, then run graphglean init again"
-              for s in found.servers if not s.chat_model]
+              for s in found.servers if not s.chat_model and not s.needs_key]
+    lines += [f"also found {s.describe()}; {key_advice(s)}" for s in found.locked if s is not choice.server]
     return lines
 
 

@@ -8,9 +8,11 @@ import json
 
 import attrs
 
-from .probe import KEY_ENV, Found, Server
+from ..llm.credentials import redact
+from .probe import KEY_ENV, MODEL_ENV, SERVER_KEY_ENV, URL_ENV, Found, Server
 
 CONFIG_NAME, INPUT_DIR, OUTPUT_DIR = "graphglean.yaml", "input", "output"
+NLP_EXTRA = "pip install 'graphglean[nlp]'"  # spaCy and its small English model
 OPENAI_MODEL, OPENAI_EMBEDDING = "gpt-4o-mini", "text-embedding-3-small"
 
 
@@ -20,15 +22,27 @@ class Choice:
 
     kind: str
     server: Server | None = None
+    base_url: str = ""  # with kind openai: OPENAI_BASE_URL, a service other than OpenAI's own
+    spacy: bool = True  # with kind offline: spaCy's named entities (False: its rules, spaCy not installed)
 
     def said(self) -> str:
         """What the config uses, for the line ``graphglean init`` prints."""
+        if self.kind == "openai" and self.base_url:
+            return (f"{KEY_ENV} and {URL_ENV} are set: the config uses {redact(self.base_url)} (llm.base_url reads "
+                    f"{URL_ENV} when a run starts) with model {OPENAI_MODEL}: set llm.model to a model that "
+                    "service serves; the key stays in the environment")
         if self.kind == "openai":
-            return f"{KEY_ENV} is set: the config uses OpenAI ({OPENAI_MODEL}); the key stays in the environment"
+            return (f"{KEY_ENV} is set: the config uses OpenAI ({OPENAI_MODEL}; {URL_ENV}, when set, points it at "
+                    "an OpenAI-compatible service); the key stays in the environment")
         if self.kind == "server":
             assert self.server is not None
+            if self.server.needs_key:
+                return f"found {self.server.describe()}: the config uses it; {key_advice(self.server)}"
             return f"found {self.server.describe()}: the config uses it with model {self.server.chat_model}"
-        return "the config uses the offline method (spaCy named entities, no LLM call)"
+        if self.spacy:
+            return "the config uses the offline method (spaCy's named entities, no LLM call)"
+        return ("the config uses the offline method (no LLM call) with its rules, capitalized phrases: spaCy or its "
+                f"English model is not installed; for typed named entities: {NLP_EXTRA}")
 
 
 COMMENT_AT = 34  # the column comments start at
@@ -41,32 +55,49 @@ def _c(code: str, comment: str) -> str:
 
 def choose(found: Found) -> Choice:
     if found.openai_key:
-        return Choice("openai")
-    if found.usable:
-        return Choice("server", found.usable[0])
-    return Choice("offline")
+        return Choice("openai", base_url=found.openai_base_url)
+    if found.usable or found.locked:
+        return Choice("server", (found.usable or found.locked)[0])
+    return Choice("offline", spacy=found.spacy)
 
 
-def _llm_openai() -> list[str]:
+def key_advice(server: Server) -> str:
+    """What to set for a server that asks for an API key (the config's llm.api_key reads the variable)."""
+    if server.models:
+        return f"llm.api_key reads {SERVER_KEY_ENV} (which it took), and the model is {server.chat_model}"
+    check = f"check the key in {SERVER_KEY_ENV}; " if server.key_tried else ""
+    return (f"{check}set {SERVER_KEY_ENV} to the key it was started with (vLLM --api-key; llm.api_key reads it) "
+            f"and {MODEL_ENV} to a model it serves (llm.model reads it), or set {SERVER_KEY_ENV} and run "
+            "graphglean init again to fill the model in")
+
+
+def _llm_openai(choice: Choice) -> list[str]:
+    model, embedding = f"  model: {OPENAI_MODEL}", f"  embedding_model: {OPENAI_EMBEDDING}"
+    if choice.base_url:
+        model = _c(model, f"set to a model the service at {URL_ENV} serves")
+        embedding = _c(embedding, "and to an embedding model it serves")
     return ["llm:",
+            _c(f"  base_url: ${{{URL_ENV}:-}}", "read from the environment when a run starts; empty = OpenAI"),
             _c(f"  api_key: ${{{KEY_ENV}}}", "read from the environment when a run starts; never written anywhere"),
-            f"  model: {OPENAI_MODEL}",
-            f"  embedding_model: {OPENAI_EMBEDDING}"]
+            model, embedding]
 
 
 def _llm_server(server: Server) -> list[str]:
-    lines = ["llm:",
-             _c(f"  base_url: {server.base_url}", f"{server.kind}, found by graphglean init"),
-             _c("  # api_key: ${MY_SERVER_KEY}", "if the server asks for a key (vLLM --api-key)"),
-             f"  model: {_quoted(server.chat_model)}"]
+    key = _c(f"  api_key: ${{{SERVER_KEY_ENV}}}", "the server asks for its key (vLLM --api-key); never written") \
+        if server.needs_key else _c("  # api_key: ${MY_SERVER_KEY}", "if the server asks for a key (vLLM --api-key)")
+    model = f"  model: {_quoted(server.chat_model)}" if server.chat_model else \
+        _c(f"  model: ${{{MODEL_ENV}}}", "a model it serves (its /v1/models lists them, given the key)")
+    lines = ["llm:", _c(f"  base_url: {server.base_url}", f"{server.kind}, found by graphglean init"), key, model]
     if server.embedding_model:
         lines.append(f"  embedding_model: {_quoted(server.embedding_model)}")
     return lines
 
 
-def _llm_offline() -> list[str]:
+def _llm_offline(choice: Choice) -> list[str]:
+    how = ["       # Offline: spaCy's named entities (spaCy and its English model are installed)." if choice.spacy
+           else f"       # Offline: rules find capitalized phrases (no spaCy); {NLP_EXTRA} for named entities."]
     return ["llm:   # no endpoint was found: the graph is built offline. To use an LLM, set OPENAI_API_KEY, or",
-            "       # GRAPHGLEAN_BASE_URL and GRAPHGLEAN_MODEL for a local OpenAI-compatible server",
+            "       # GRAPHGLEAN_BASE_URL and GRAPHGLEAN_MODEL for a local OpenAI-compatible server.", *how,
             _c("  base_url: ${GRAPHGLEAN_BASE_URL:-}", "e.g. http://127.0.0.1:8000/v1; empty = OpenAI"),
             f"  api_key: ${{{KEY_ENV}:-}}",
             f"  model: ${{GRAPHGLEAN_MODEL:-{OPENAI_MODEL}}}"]
@@ -113,7 +144,7 @@ def starter_yaml(found: Found, choice: Choice) -> str:
             "#   graphglean query output \"Who is Scrooge?\"     # ask the graph (docs/query.md)",
             "# Every other key, with its default, is in config.example.yaml of graphglean's source.",
             ""]
-    body = llm() if llm is not None else _llm_server(choice.server)  # type: ignore[arg-type]
+    body = llm(choice) if llm is not None else _llm_server(choice.server)  # type: ignore[arg-type]
     body += _others(found, choice.server)
     body += ["",
              "input:",

@@ -100,7 +100,7 @@ class FakeLLMServer:
                  tokenizer_api: ServerTokenizer | None = None, host: str = "127.0.0.1", port: int = 0,
                  batch_api: FakeBatchAPI | None = None, prompt_cache: PromptCache | bool = True,
                  local: LocalServer | None = None, refuse_stream: bool = False,
-                 models: tuple[str, ...] = ()) -> None:
+                 models: tuple[str, ...] = (), api_key: str = "") -> None:
         if responder is None:
             responder = table_responder(table or {})
         self.responder = responder
@@ -130,6 +130,7 @@ class FakeLLMServer:
         self.timer = self._timer = Timer()
         self.local = local  # slots, a queue and tokens at a pace: a local inference server (`LocalServer`)
         self.models = tuple(models)  # GET /v1/models lists these (none: that route is a 404, as before)
+        self.api_key = api_key  # set: a request without "Authorization: Bearer <it>" is a 401 (vLLM --api-key)
 
     @property
     def base_url(self) -> str:
@@ -211,6 +212,9 @@ class FakeLLMServer:
             report = self.local.report(req.path) if self.local is not None else None
             status, payload, kind = report or (404, b'{"detail": "Not Found"}', "application/json")
             await self._send(conn, status, payload, {"content-type": kind})
+            return True
+        if self.api_key and headers.get("authorization") != f"Bearer {self.api_key}":
+            await self.send_json(conn, 401, {"error": {"message": "Unauthorized", "code": 401}})
             return True
         if req.method == "GET" and req.path.rstrip("/").endswith("/models") and self.models:
             self.report_requests.append(req)  # what the server serves: not an LLM call either

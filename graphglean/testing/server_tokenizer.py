@@ -21,13 +21,14 @@ class ServerTokenizer:
       ``/detokenize {tokens}`` -> ``{prompt}``
 
     ``vocab`` maps texts to ids; other text gets one id per character. ``bos`` is added where the style
-    adds special tokens; ``hang`` makes the routes never answer."""
+    adds special tokens; ``hang`` makes the routes never answer, ``busy`` answer 503 that many times first."""
 
     vocab: dict[str, list[int]]
     style: str = "llama.cpp"
     bos: int | None = None
     hang: bool = False
     empty_refused: bool = False  # answer 400 for an empty text, as some servers do
+    busy: int = 0  # answer this many requests 503 first, as a server still loading its model does
 
     def __attrs_post_init__(self) -> None:
         if self.style not in TOKENIZER_STYLES:
@@ -49,6 +50,9 @@ class ServerTokenizer:
         """(status, JSON body) for a tokenizer route, or None for any other path."""
         tokenize, detokenize = self.paths
         body = body if isinstance(body, dict) else {}
+        if self.busy > 0 and path.endswith((tokenize, detokenize)):
+            self.busy -= 1
+            return 503, {"error": {"message": "Loading model", "type": "unavailable_error"}}
         if path.endswith(detokenize) and path.removesuffix(detokenize) in ("", "/v1"):
             text = self.text([int(i) for i in body.get("tokens") or []])
             key = {"llama.cpp": "content", "llama-cpp-python": "text", "vllm": "prompt"}[self.style]

@@ -1,5 +1,6 @@
-"""Input bytes to text: UTF-8, with an error (or, asked for, a warning) that names the file and byte offset; and
-whether bytes are text at all (a binary file named ``.txt`` in a folder is skipped, not read)."""
+"""Input bytes to text: UTF-8 (or UTF-16 and UTF-32 that say so with a byte-order mark), with an error (or, asked
+for, a warning) that names the file and byte offset; and whether bytes are text at all (a binary file named
+``.txt`` in a folder is skipped, not read)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,14 @@ class InputWarning(UserWarning):
     """Something in the input was skipped or changed; the message says what and where."""
 
 
+class NotDecodable(InputError):
+    """Bytes that are no text in an encoding graphglean reads; ``reason`` says why, without the file's name."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.reason = reason
+
+
 def not_text(head: bytes) -> str | None:
     """Why bytes that begin with ``head`` are no text ("a PDF", "NUL byte at offset 12"), or None when they may
     be. Text in another Unicode encoding is text: `decode` says what to do with it."""
@@ -37,7 +46,7 @@ def not_text(head: bytes) -> str | None:
         return kind
     nul = head.find(b"\x00")
     if nul >= 0:
-        return f"NUL byte at offset {nul}"
+        return f"NUL byte at offset {nul}" + (" (UTF-16 text without a byte-order mark?)" if _utf16(head) else "")
     controls = sum(head.count(c) for c in _CONTROLS)
     if head and controls > MAX_CONTROL_SHARE * len(head):
         return f"{controls} control bytes in its first {len(head)}"
@@ -57,24 +66,30 @@ def _bom(data: bytes) -> str | None:
     return next((name for bom, name in _BOMS if data.startswith(bom)), None)
 
 
+def _utf16(head: bytes) -> bool:
+    """Whether bytes look like UTF-16 of mostly ASCII text: NULs at nearly every odd (or every even) offset."""
+    pairs = len(head) // 2
+    return pairs >= 8 and any(head[i::2].count(0) >= 0.9 * pairs for i in (0, 1))
+
+
 def decode(data: bytes, name: str, errors: str = "strict", offset: int = 0) -> str:
-    """UTF-8 text of ``data``; an error names the file and byte offset, or (replace) a warning does. ``offset``:
-    where ``data`` starts in the file (a byte-order mark is dropped only at the file's start)."""
-    if offset == 0 and (encoding := _bom(data)):
-        raise InputError(f"{name}: {encoding} text (byte-order mark); graphglean reads UTF-8: convert it first "
-                         f"(iconv -f {encoding} -t UTF-8)")
-    if offset == 0 and (why := not_text(data[:SNIFF_BYTES])):
-        raise InputError(f"{name}: looks binary ({why}); graphglean reads UTF-8 text")
-    nul = data.find(b"\x00")
+    """The text of ``data``: UTF-8, or UTF-16 or UTF-32 after their byte-order mark; `NotDecodable` names the file
+    and byte offset, or (replace) a warning does. ``offset``: where ``data`` starts in the file (a byte-order
+    mark is read only at the file's start)."""
+    encoding = _bom(data) if offset == 0 else None
+    if encoding is None and offset == 0 and (why := not_text(data[:SNIFF_BYTES])):
+        raise NotDecodable(name, f"looks binary ({why}); graphglean reads UTF-8 text")
+    nul = data.find(b"\x00") if encoding is None else -1
     if nul >= 0:
-        raise InputError(f"{name}: looks binary (NUL byte at offset {offset + nul}); graphglean reads UTF-8 text")
+        raise NotDecodable(name, f"looks binary (NUL byte at offset {offset + nul}); graphglean reads UTF-8 text")
+    encoding = encoding or "UTF-8"
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding.lower())  # utf-16 and utf-32 read the byte-order mark, and drop it
     except UnicodeDecodeError as e:
         if errors != "replace":
-            raise InputError(f"{name}: invalid UTF-8 at byte offset {offset + e.start} "
-                             f"(set input.encoding_errors: replace to read it anyway)") from None
-        warnings.warn(f"{name}: invalid UTF-8 from byte offset {offset + e.start}; replaced with U+FFFD",
+            raise NotDecodable(name, f"invalid {encoding} at byte offset {offset + e.start} (set "
+                                     "input.encoding_errors: replace to read it anyway)") from None
+        warnings.warn(f"{name}: invalid {encoding} from byte offset {offset + e.start}; replaced with U+FFFD",
                       InputWarning, stacklevel=2)
-        text = data.decode("utf-8", "replace")
+        text = data.decode(encoding.lower(), "replace")
     return text.removeprefix("\ufeff") if offset == 0 else text

@@ -20,7 +20,7 @@ from ..core.errors import InputError
 from ..core.tokens import Tokenizer
 from . import locomo
 from .chunking import Chunk, token_chunks
-from .decoding import InputWarning, decode, sniff
+from .decoding import InputWarning, NotDecodable, decode, sniff
 from .surrogates import Repairs, repaired_line, repaired_text
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
@@ -89,6 +89,15 @@ def read_text_file(path: Path, doc_id: str, errors: str = "strict") -> Document 
 def text_files(root: Path) -> list[Path]:
     """The text files under ``root``, sorted: named as text (`TEXT_SUFFIXES`) and holding text (`sniff`: a PDF
     or an image named ``.txt`` is not). One warning names the others, which are skipped."""
+    texts, others = _listed(root)
+    _skipped(root, others)
+    if not texts:
+        raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
+    return texts
+
+
+def _listed(root: Path) -> tuple[list[Path], list[str]]:
+    """(the files under ``root`` that may be text, the others as "path (why)")."""
     texts: list[Path] = []
     others: list[str] = []
     for p in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -99,21 +108,34 @@ def text_files(root: Path) -> list[Path]:
             others.append(f"{p.relative_to(root)} ({why})")
         else:
             texts.append(p)
+    return texts, others
+
+
+def _skipped(root: Path, others: list[str]) -> None:
     if others:
         shown = ", ".join(others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""
         warnings.warn(f"{root}: skipped {len(others)} file(s) that are not text ({', '.join(TEXT_SUFFIXES)}): "
-                      f"{shown}{more}", InputWarning, stacklevel=2)
-    if not texts:
-        raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
-    return texts
+                      f"{shown}{more}", InputWarning, stacklevel=3)
 
 
 def read_folder(root: Path, errors: str = "strict", files: list[Path] | None = None) -> list[Document]:
-    """Every text file under ``root`` (or the given ``files`` of it) as a document named by its path."""
-    texts = text_files(root) if files is None else files
-    docs = [read_text_file(p, p.relative_to(root).as_posix(), errors) for p in texts]
-    return [d for d in docs if d is not None]
+    """Every text file under ``root`` (or the given ``files`` of it) as a document named by its path; a file that
+    turns out not to decode is skipped, named in the folder's one warning with why."""
+    texts, others = _listed(root) if files is None else (files, [])
+    docs, undecodable = [], []
+    for p in texts:
+        try:
+            doc = read_text_file(p, p.relative_to(root).as_posix(), errors)
+        except NotDecodable as e:
+            undecodable.append(f"{p.relative_to(root)} ({e.reason})")
+            continue
+        if doc is not None:
+            docs.append(doc)
+    _skipped(root, [*others, *undecodable])
+    if files is None and len(undecodable) == len(texts):
+        raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
+    return docs
 
 
 def _jsonl_lines(data: bytes, name: str, errors: str, first_line: int = 1,

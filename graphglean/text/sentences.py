@@ -6,8 +6,14 @@ from __future__ import annotations
 import bisect
 import re
 
-# a sentence ends at . ! ? (and any closing quotes or brackets) before whitespace, or at a blank line
-SENTENCE_END = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]]*(?=\s)|[\u3002\uff01\uff1f]|\n\s*\n")
+# marks that only ever end a sentence, in scripts where the next one may follow without a space: CJK 。！？｡,
+# Arabic ؟, Urdu ۔, Devanagari and Bengali । ॥, Ethiopic ። ፧, Myanmar ။, Tibetan ། ༎, Armenian ։, Khmer ។ ៕
+_OWN_ENDS = "\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965\u1362\u1367\u104b\u0f0d\u0f0e\u0589\u17d4\u17d5"
+# quotes and brackets closed after the end: " ' ” ’ ) ] » 」 』 ） 】
+_CLOSERS = "\"'\u201d\u2019)\\]\u00bb\u300d\u300f\uff09\u3011"
+# a sentence ends at . ! ? … (and any closers) before whitespace, at one of its own marks anywhere, or at a
+# blank line
+SENTENCE_END = re.compile(rf"[.!?\u2026{_OWN_ENDS}]+[{_CLOSERS}]*(?=\s)|[{_OWN_ENDS}]+[{_CLOSERS}]*|\n\s*\n")
 
 
 class Sentences:

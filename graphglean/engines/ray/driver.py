@@ -29,7 +29,7 @@ from ...pipeline.outputs import write_graph_outputs
 from ...pipeline.report import cost
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
-from . import partitions, peers, shard_task
+from . import partitions, peers, schema_parts, shard_task
 from .batch.follow import close_hub, follow, open_hub
 from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket
@@ -37,6 +37,9 @@ from .report import RunBook, Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
 from .shards import ShardPlan, ShardSpec, absolute_paths, plan_shards
 from .tasks import TASK_CPUS, ItemProgress, Tasks
+
+OFF_SCHEMA = "off_schema_records.jsonl"
+
 
 def connect(rt: Any) -> bool:
     """Connect to (or start) Ray; returns whether this run must shut it down afterwards."""
@@ -209,7 +212,7 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
     P, rt = cfg.runtime.graph_partitions, cfg.runtime
     merge_dir.mkdir(parents=True, exist_ok=True)
     account = CallAccount()
-    found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}
+    found: dict[str, int] = {"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0, "off_schema": 0}
     paths = [out / "entities.jsonl", out / "relationships.jsonl"]
     if cfg.graph.resolve.enabled:  # resolution joins nodes of different partitions: its own steps
         resolved = await resolution_driver.resolved_merge(
@@ -259,7 +262,12 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         stage("peer_indexes")
     add_row(row, {**{k: v for k, v in account.snapshot().items() if not k.startswith("latency_")},
                   "cost_usd": cost(account, cfg.llm.model, cfg.prices)})  # its cost too, as the shards' rows
+    row["off_schema"] = row.get("off_schema", 0) + found.pop("off_schema")  # the shards' records', then the graph's
     row.update(found, nodes=nodes, edges=edges)
+    totals.outputs.setdefault(OFF_SCHEMA, []).extend(schema_parts.kept_off_schema(merge_dir, P, out / "shards"))
+    if not totals.outputs[OFF_SCHEMA]:
+        del totals.outputs[OFF_SCHEMA]
+        (out / OFF_SCHEMA).unlink(missing_ok=True)  # an earlier run's would describe records this graph keeps
     shutil.rmtree(merge_dir, ignore_errors=True)
     return [str(p) for p in paths]
 

@@ -36,6 +36,7 @@ from .json_rows import write_rows
 from .stage_files import dump, load, read_only
 
 PARTS = "graph-parts"
+Edge = tuple[str, str, dict[str, Any]]
 CHUNKS = "chunks.sqlite"
 
 
@@ -212,14 +213,14 @@ async def finish_nodes(acc: GraphAccumulator, chunks: Mapping[str, Chunk], cfg: 
     return graph, set(acc.nodes) - set(graph.nodes)
 
 
-async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[str, str]], dropped: set[str],
-                       cfg: Config, scheduler: Scheduler | None, tokenizer: Tokenizer,
-                       stats: GraphStats) -> list[dict[str, Any]]:
-    """The partition's relationship rows: edges of dropped nodes removed, long descriptions finished
-    (`finish_edge_descriptions`), in key order: the order, and for an undirected edge the endpoint it is
-    reported from, of the local graph (whose nodes are added in key order, then its edges in pair order)."""
-    edges = [(a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges)
-             if a not in dropped and b not in dropped]
+async def finish_edges(acc: GraphAccumulator, names: Callable[[set[str]], dict[str, str]],
+                       kept: Callable[[list[Edge]], list[Edge]], cfg: Config, scheduler: Scheduler | None,
+                       tokenizer: Tokenizer, stats: GraphStats) -> list[dict[str, Any]]:
+    """The partition's relationship rows: the edges ``kept`` (those of dropped nodes removed, held to the
+    schema: `schema_parts.schema_edges`), long descriptions finished (`finish_edge_descriptions`), in key order:
+    the order, and for an undirected edge the endpoint it is reported from, of the local graph (whose nodes are
+    added in key order, then its edges in pair order)."""
+    edges = kept([(a, b, edge_attrs(acc.edges[a, b])) for a, b in sorted(acc.edges)])
     await finish_edge_descriptions(edges, names, cfg, scheduler, tokenizer, stats)
     flag = {"directed": True} if cfg.graph.directed else {}  # as `relationship_rows` writes them
     return [{"source": a, "target": b, **flag, **data} for a, b, data in edges]
@@ -251,12 +252,17 @@ async def finish_edge_descriptions(edges: list[tuple[str, str, dict[str, Any]]],
 
 
 def write_node_rows(graph: nx.Graph, folder: Path, partition: int) -> None:
-    """The partition's entity rows, their display names, and what clustering reads of them (`network_part`)."""
+    """The partition's entity rows, their display names and types (`name_rows`), and what clustering reads of
+    them (`network_part`)."""
     rows = entity_rows(graph)
     write_rows(rows, folder / f"nodes-{partition:04d}.jsonl")
-    write_rows(({"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)),
-               folder / f"names-{partition:04d}.jsonl")
+    write_rows(name_rows(graph), folder / f"names-{partition:04d}.jsonl")
     dump([(row["id"], node_info(row)) for row in rows], network_part(folder, partition, "nodes"))
+
+
+def name_rows(graph: nx.Graph) -> Iterator[dict[str, Any]]:
+    """What edges read of the finished nodes of another partition: display name and type."""
+    return ({"id": n, "name": d.get("name", n), "type": d.get("type") or ""} for n, d in graph.nodes(data=True))
 
 
 def write_edge_rows(rows: list[dict[str, Any]], folder: Path, partition: int) -> None:
@@ -281,8 +287,9 @@ def network_of_parts(folder: Path, partitions: int, directed: bool) -> Network |
     return Network(nodes, edges, directed)
 
 
-def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, str]]:
-    """Display names of the given node keys, read from the node partitions that hold them."""
+def names_of(folder: Path, partitions: int, field: str = "name") -> Callable[[set[str]], dict[str, str]]:
+    """Display names (or another ``field`` of `name_rows`) of the given node keys, read from the node partitions
+    that hold them."""
 
     def lookup(keys: set[str]) -> dict[str, str]:
         wanted: dict[int, set[str]] = {}
@@ -294,7 +301,7 @@ def names_of(folder: Path, partitions: int) -> Callable[[set[str]], dict[str, st
                 for line in f:
                     row = json.loads(line)
                     if row["id"] in ks:
-                        found[row["id"]] = row["name"]
+                        found[row["id"]] = row[field]
         return found
 
     return lookup

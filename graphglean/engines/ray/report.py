@@ -86,6 +86,9 @@ class Totals:
         return stage
 
 
+SUMMED_ACCOUNTS = ("structured_output",)  # a pass row's accounts of mixed values that shards add up
+
+
 def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
     """Sum a pass row into another: counts add, latency percentiles and wall times take the largest, texts
     (the offline backend) are kept once each, counts by name (documents by language) add by name."""
@@ -94,6 +97,9 @@ def add_row(into: dict[str, Any], row: dict[str, Any]) -> None:
             continue
         if isinstance(v, dict) and v and all(isinstance(n, int) for n in v.values()):
             into[k] = dict(sorted((Counter(into.get(k, {})) + Counter(v)).items()))
+            continue
+        if k in SUMMED_ACCOUNTS and isinstance(v, dict):  # its counts add, its texts are kept once each
+            add_row(into.setdefault(k, {}), v)
             continue
         if k.startswith("latency_") or k == "wall_s":
             into[k] = max(into.get(k, 0), v)

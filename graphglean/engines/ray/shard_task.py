@@ -8,6 +8,7 @@ its run store like a local run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -25,15 +26,16 @@ from ...core.config import Config
 from ...core.tokens import Tokenizer
 from ...graph.extract import GraphStats, accumulate, extract_chunks
 from ...graph.formats.export import write_jsonl
+from ...graph.schema.ontology import schema_contents
 from ...llm.accounting import CallAccount
 from ...llm.client import ChatClient
 from ...pipeline.context import PassOutcome, RunContext, failures_of
 from ...pipeline.plan import plan_passes, run_passes
 from ...pipeline.report import run_report
 from ...pipeline.runstore import RunStore
-from ...pipeline.steps import graph_llm_pass, graph_nlp_pass, graph_resume, offline_extraction
+from ...pipeline.steps import format_memo, graph_llm_pass, graph_nlp_pass, graph_resume, offline_extraction
 from ...scheduling.scheduler import Scheduler
-from . import partitions
+from . import partitions, schema_parts
 from .batch.remote import RemoteWaves
 from .resolution.method import llm_graph
 from .shards import ShardSpec, read_shard
@@ -90,6 +92,7 @@ def fingerprint(cfg: Config, spec: ShardSpec) -> str:
         llm.pop(k)
     graph = attrs.asdict(cfg.graph)
     graph.pop("communities")  # made in the driver, after the shards
+    graph["schema"] = schema_contents(cfg.graph)  # a path: what the file holds
     basis = [attrs.asdict(spec), _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), graph,
              attrs.asdict(cfg.episodic), attrs.asdict(cfg.summary), attrs.asdict(cfg.enrich),
              cfg.runtime.graph_partitions]
@@ -161,7 +164,8 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
     if llm:
         assert ctx.scheduler is not None
         done, save = graph_resume(ctx)
-        extractions, failures = await extract_chunks(ctx.chunks, ctx.cfg, ctx.scheduler, done=done, save=save)
+        extractions, failures = await extract_chunks(ctx.chunks, ctx.cfg, ctx.scheduler, done=done, save=save,
+                                                     structured=stats.structured_output, format_memo=format_memo(ctx))
         stats.failed_chunks = len(failures)
         failed = failures_of(failures, lambda c: c.id)
         extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
@@ -269,6 +273,7 @@ async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
     async def work(scheduler: Scheduler | None) -> None:
         graph, dropped = await partitions.finish_nodes(acc, chunks, cfg, scheduler, Tokenizer(cfg.llm.model), stats)
         partitions.write_node_rows(graph, merge_dir, p)
+        schema_parts.write_off_schema(stats, merge_dir, "nodes", p)
         write_text(merge_dir / f"dropped-{p:04d}.json", json.dumps(sorted(dropped), ensure_ascii=False))
 
     try:
@@ -276,7 +281,7 @@ async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
     finally:
         chunks.close()
     return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
-            "summarized_descriptions": stats.summarized_descriptions,
+            "summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema,
             "cpu_s": time.process_time() - cpu}, account
 
 
@@ -291,9 +296,13 @@ async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         dropped.update(json.loads((merge_dir / f"dropped-{q:04d}.json").read_text(encoding="utf-8")))
 
     async def work(scheduler: Scheduler | None) -> None:
-        rows = await partitions.finish_edges(acc, partitions.names_of(merge_dir, P), dropped, cfg, scheduler,
+        kept = functools.partial(schema_parts.schema_edges, dropped=dropped, cfg=cfg, merge_dir=merge_dir,
+                                 stats=stats)
+        rows = await partitions.finish_edges(acc, partitions.names_of(merge_dir, P), kept, cfg, scheduler,
                                              Tokenizer(cfg.llm.model), stats)
         partitions.write_edge_rows(rows, merge_dir, p)
+        schema_parts.write_off_schema(stats, merge_dir, "edges", p)
 
     account = await _with_scheduler(cfg, limiter, work)
-    return {"summarized_descriptions": stats.summarized_descriptions, "cpu_s": time.process_time() - cpu}, account
+    return {"summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema,
+            "cpu_s": time.process_time() - cpu}, account

@@ -16,7 +16,7 @@ import trio
 from ...core.answers import answered
 from ...core.prompts import load_template, render
 from ...core.tokens import Tokenizer
-from ...scheduling.scheduler import PassLLM, Scheduler
+from ...scheduling.scheduler import PassLLM, Scheduler, rounds_ahead
 
 PASS = "graph.describe"
 
@@ -97,10 +97,20 @@ async def summarize(llm: PassLLM, name: str, kind: str, descriptions: list[str],
         if len(groups) == len(descriptions) > 1:  # each alone fills the budget: no round would shrink the list
             groups = [descriptions]
         label = name if len(groups) == 1 else (part_name or name)
+        rounds_ahead(rounds_after(len(groups)))  # outside an item (streamed): the deepest lists' calls first
         outs = await _each(memo, llm, [group_prompt(label, kind, group, language) for group in groups], budget)
         if len(outs) == 1:
             return outs[0]
         descriptions = outs
+
+
+def rounds_after(groups: int) -> int:
+    """Rounds a list cut into ``groups`` groups still takes after this one: each later round packs at least
+    three answers a group (`summary_call_bound`)."""
+    rounds = 0
+    while groups > 1:
+        groups, rounds = -(-groups // 3), rounds + 1
+    return rounds
 
 
 async def _each(memo: SummaryMemo, llm: PassLLM, prompts: list[str], budget: int) -> list[str]:

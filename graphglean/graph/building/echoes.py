@@ -31,11 +31,11 @@ import regex
 from ...core.config import GraphConfig
 from ...text.language import script_of
 from ...text.nfc import nfc
+from ...text.words import words
 from ..extraction.parser import RecordParser
 from ..extraction.prompts import examples_text
 from ..resolution.profiles import aliases_of
 
-_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['\u2019]s\b", re.I)
 # names an examples text writes capitalized: several words, or one inside a sentence ("hired Orla Venn in
 # Quillmarsh"); a capital that starts a line or sentence names nothing by itself
@@ -60,7 +60,7 @@ _SCRIPT_FAMILY = {"Hiragana": "Han", "Katakana": "Han"}
 
 def words_of(text: str) -> tuple[str, ...]:
     """The lower-cased words of a name or text (NFC), possessives off."""
-    return tuple(w.casefold() for w in _WORD.findall(_POSSESSIVE.sub("", nfc(text))))
+    return tuple(w.casefold() for w in words(_POSSESSIVE.sub("", nfc(text))))
 
 
 def distinctive_words(name: str) -> frozenset[str]:

@@ -30,11 +30,12 @@ import trio
 
 from ...core.config import GraphConfig
 from ...core.tokens import Tokenizer
-from ...scheduling.scheduler import PassLLM
+from ...scheduling.scheduler import PassLLM, rounds_ahead
 from ...text.chunking import Chunk
 from ..records import ParseResult
 from .describe import SummaryMemo, group_prompt, needs_summary, part_name, settled_groups, summarize
-from .merge import GraphAccumulator, display_name, in_found_order, normalize_name
+from .merge import GraphAccumulator, display_name, in_found_order, node_attributes, normalize_name
+from .profile_memo import ProfileMemo
 
 _WORD = re.compile(r"\w+")
 ChunkKey = tuple[str, int, str]
@@ -87,6 +88,8 @@ class DescriptionStream:
         self._watching: dict[str, set[Thing]] = {}  # word -> what to look at again when a chunk with it ends
         self._progress: dict[Thing, _Progress] = {}
         self.counted = CountingTokenizer(tokenizer)  # the final pass counts with it too
+        self.profiles = ProfileMemo()  # entity resolution's profiles of the nodes settled so far
+        self._neighbours: dict[str, set[str]] = {}  # what `networkx`'s ``neighbors`` will list of each node
         self._words_cache: dict[str, tuple[tuple[int, int], set[str] | None]] = {}
         self._lock = trio.Lock()
         for c in chunks:
@@ -118,6 +121,10 @@ class DescriptionStream:
         for r in parsed.relationships:
             a, b = normalize_name(r.source_name), normalize_name(r.target_name)
             touched |= {a, b, (a, b) if self.cfg.directed or a <= b else (b, a)}
+            if a and b:
+                self._neighbours.setdefault(a, set()).add(b)
+                if not self.cfg.directed:
+                    self._neighbours.setdefault(b, set()).add(a)
         # Records cannot move what is settled (that is up to the first unfinished chunk that could add to a
         # thing): only new things, and those waiting on a word of this chunk, are looked at.
         touched = {t for t in touched if t not in self._progress and t and (isinstance(t, str) or all(t))}
@@ -180,6 +187,8 @@ class DescriptionStream:
         kind = "entity" if isinstance(thing, str) else "relationship"
         if frontier is None:
             progress.whole = True
+            if isinstance(thing, str):
+                self.profiles.keep(thing, node_attributes(self.acc.nodes[thing]), self._neighbours.get(thing, ()))
             descriptions = [d for d, _ in in_found_order(first)]
             if needs_summary(descriptions, budget, self.counted):
                 return [(self._whole, (self._name(thing), self._part_name(thing), kind, descriptions))]
@@ -203,6 +212,7 @@ class DescriptionStream:
             pass
 
     async def _group(self, name: str, kind: str, group: list[str]) -> None:
+        rounds_ahead(1)  # a group of a list that takes another round at least
         try:
             await self.memo.ask(self.llm, group_prompt(name, kind, group, self.cfg.language),
                                 self.cfg.description_max_tokens)

@@ -1,14 +1,12 @@
 """Records written as markdown tables (with a header row) or as YAML-like ``key: value`` blocks, as small local
 models often write them instead of the asked format. Each row or block becomes a mapping of roles (name, type,
-description, source, target, keywords, strength) to values; `RecordParser` turns those into records."""
+description, source, target, relation, keywords, strength) to values; `RecordParser` turns those into records."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Iterator
 
-from ...core.answers import close_truncated
 from .fields import clean_field
 
 _ROLES = {
@@ -20,8 +18,9 @@ _ROLES = {
     "description": "description", "entity description": "description", "desc": "description",
     "relationship description": "description", "details": "description", "描述": "description",
     "설명": "description", "deskripsi": "description", "keterangan": "description", "விளக்கம்": "description",
-    "relationship": "description", "relation": "description", "关系": "description", "관계": "description",
-    "hubungan": "description",
+    # a relationship's label: its relation under a schema with relations, else its description or keywords
+    "relationship": "relation", "relation": "relation", "relation type": "relation", "relationship type": "relation",
+    "predicate": "relation", "关系": "relation", "관계": "relation", "hubungan": "relation",
     "source": "source", "source entity": "source", "src id": "source", "from": "source", "head": "source",
     "subject": "source", "entity 1": "source", "entity1": "source", "源实体": "source", "源": "source",
     "소스": "source", "출발": "source", "sumber": "source",
@@ -87,46 +86,3 @@ def key_value_blocks(lines: list[str]) -> Iterator[tuple[int, int, dict[str, str
             i = j
         else:
             i = max(j, i + 1)
-
-
-_JSON_OPENING = re.compile(r"\{(?=\s*\")|\[(?=\s*\{)")
-
-
-def json_values(text: str, attempts: int = 32) -> Iterator[tuple[int, int, object]]:
-    """(start, end, value) of each JSON object with a string key or array of objects (a model answering in
-    JSON); at most ``attempts`` openings that are not JSON are tried."""
-    decoder = json.JSONDecoder()
-    pos = 0
-    while attempts > 0:
-        m = _JSON_OPENING.search(text, pos)
-        if m is None:
-            return
-        attempts -= 1
-        start = m.start()
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            closed = close_truncated(text[start:])  # JSON cut short: its complete leading items
-            try:
-                value, end = json.loads(closed) if closed else None, len(text)
-            except ValueError:
-                value = None
-            if not value:
-                pos = m.end()
-                continue
-        yield start, end, value
-        pos = end
-
-
-def json_rows(value: object) -> Iterator[dict[str, str]]:
-    """The objects inside a JSON value that name an entity or a pair, by role."""
-    if isinstance(value, list):
-        for item in value:
-            yield from json_rows(item)
-    elif isinstance(value, dict):
-        row = {r: str(v) for k, v in value.items() if isinstance(v, (str, int, float)) and (r := role(str(k)))}
-        if "name" in row or ("source" in row and "target" in row):
-            yield row
-        for v in value.values():
-            if isinstance(v, (list, dict)):
-                yield from json_rows(v)

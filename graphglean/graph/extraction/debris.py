@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 
+import regex
+
 from ...text.nfc import nfc
+from ...text.words import LETTERS
 from ..records import EntityRecord, ParseResult, RelationshipRecord
 from .fields import clean_field, is_header_word
 
@@ -16,13 +19,18 @@ FRAGMENTS = ("|", "\uff5c", "<|", "->", "=>", "\u2192")  # a bar alone too: "Gov
 _JUNK = r"[\s<>|#\\\-=\u2192\uff1c\uff1e\uff5c\"'`*\u201c\u201d]"  # what a format leaves at a name's edge
 _EDGES = re.compile(rf"^{_JUNK}+|{_JUNK}+$")
 _STRAIGHT, _CURLY = '"', "\u201c\u201d"
-# a quote acting as one: any double quote; a single one but an apostrophe (between two letters: "Priya's"; after
-# the s of a plural: "Grocers' Shops")
-_QUOTE = re.compile("[\"\u201c\u201d\u201e\u201f\u00ab\u00bb]|(?<![^\\W_])['\u2018\u2019]"
-                    "|(?<=[^\\W_])(?<![sS])['\u2018\u2019](?![^\\W_])")
+# A quote acting as one. A quote between two letters is part of its word: an apostrophe ("Priya's", "l'Étoile",
+# "м'ята"), Hebrew's geresh and gershayim typed as quotes ("ג'ורג'", "ארה"ב", "צה"ל"); so is a single one after the
+# s of a plural ("Grocers' Shops"). Letters with their marks, in every script (`text.words`).
+_W = rf"[{LETTERS}\p{{N}}]"
+_QUOTE = regex.compile(rf"(?<!{_W})[\"\u201c\u201d\u201e\u201f\u00ab\u00bb]|[\"\u201c\u201d\u201e\u201f\u00ab\u00bb](?!{_W})"
+                       rf"|(?<!{_W})['\u2018\u2019]|(?<={_W})(?<![sS])['\u2018\u2019](?!{_W})")
 _OPENING = "\u201c\u201e\u201f\u00ab\u2018"
 _ESCAPED_QUOTE = re.compile(r"\\([\"'])")
-_FOLD_QUOTES = str.maketrans(dict.fromkeys("\"'\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019`", '"'))
+# every mark that is, or stands for, a quote or an apostrophe: Hebrew's geresh and gershayim (and the primes
+# typed for them), the modifier-letter apostrophe, the full-width quotes
+_FOLD_QUOTES = str.maketrans(dict.fromkeys("\"'\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019`\u05f3\u05f4\u2032\u2033"
+                                           "\u02bc\uff02\uff07", '"'))
 # what may stand between quoted alternatives ("X"/"Y", "X", "Y", "X" or "Y", "X" aka "Y") or after them
 # ("X" (rumor)); anything else between quotes is part of the name (Dwayne "The Rock" Johnson)
 _BRACKETED = re.compile(r"[(\[\uff08][^()\[\]\uff08\uff09]*[)\]\uff09]")

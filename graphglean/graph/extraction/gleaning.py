@@ -162,7 +162,7 @@ class GleaningLoop:
         self.max_splits = max_splits
         self.valid = valid  # whether an extraction answer is a real one (``ChatRequest.valid``)
         self.count = count or (lambda text: len(text) // 3 + 1)
-        self.params: dict[str, Any] = {}  # more parameters of the extraction requests (a response_format)
+        self.params: dict[str, Any] = {}  # more parameters of the extraction requests (see `request_params`)
         f = prompts.fields
         self._parser = RecordParser(f["tuple_delimiter"], f["record_delimiter"], f["completion_delimiter"])
 
@@ -270,7 +270,7 @@ class GleaningLoop:
         def build() -> ChatRequest:  # at the call's turn: a cap lowered while it waited applies
             nonlocal asked
             asked = self.caps.within(prompt, bound)
-            return self.llm.request(messages, max_tokens=asked, valid=self.valid, **self.params)
+            return self.llm.request(messages, max_tokens=asked, valid=self.valid, **self.request_params())
 
         while True:
             try:
@@ -285,6 +285,10 @@ class GleaningLoop:
             tally.usage += result.usage
             tally.truncated += int(result.truncated)
             return result
+
+    def request_params(self) -> dict[str, Any]:
+        """More parameters of an extraction request, at its turn (a response_format)."""
+        return self.params
 
     def _prompt_tokens(self, messages: list[dict[str, str]]) -> int:
         """The prompt's tokens where the context window is known (0 otherwise: no need to count); `_WindowFull`

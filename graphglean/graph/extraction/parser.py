@@ -5,7 +5,8 @@ completion marker, records after the completion marker, code fences, numbered or
 quoted kinds in any case, preambles, reasoning blocks (closed or not), missing parentheses or completion
 marker, LightRAG's keywords field and its newer line format (``entity<|#|>...``, ``relation<|#|>...``),
 corrupted delimiters (``<||>``, ``<|#>``, ``|>``, ``<<|>``, ``<|"``, full-width bars), pipe rows, type-first
-records, markdown tables with a header row, YAML-like ``key: value`` blocks, records wrapped over lines and
+records, markdown tables with a header row, YAML-like ``key: value`` blocks, JSON (`json_records`), records
+wrapped over lines and
 runaway repetition. Rows copied from the prompt's format line are not entities. What cannot be read is kept
 as text and counted, never dropped.
 """
@@ -13,13 +14,12 @@ as text and counted, never dropped.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from typing import Callable
 
 from ...core.answers import reasoning_spans
 from ..records import ParseResult, Provenance
-from .blocks import json_rows, json_values, key_value_blocks, tables
+from .blocks import key_value_blocks, tables
 from .exact_format import ExactFormat
 from .fields import (
     ARROW,
@@ -31,6 +31,7 @@ from .fields import (
     clean_field,
     strip_closers,
 )
+from .json_records import read_json
 from .record_reader import RecordReader
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w-]*[ \t]*$", re.M)
@@ -135,7 +136,7 @@ class RecordParser:
         result = ParseResult()
         text, reasoning = self._plain(text)
         read = RecordReader(result, source, first_position, self._types, self._relations)
-        text = self._json(text, read)  # first: cut JSON is closed after its last whole item
+        text = read_json(text, read, truncated)  # first: cut JSON is closed after its last whole item
         if truncated:
             text = self._cut_tail(text, result)
         text = self._tables(text, read)
@@ -269,20 +270,6 @@ class RecordParser:
         return [clean_field(p) for p in parts]
 
     # -- text between records: tables, key-value blocks, malformed lines -------------------------------------
-
-    def _json(self, text: str, read: RecordReader) -> str:
-        """Read entities and pairs of JSON in the answer, and blank that JSON out."""
-        if '"' not in text or not any(c in text for c in "{["):
-            return text
-        chunks, pos = [], 0
-        for start, end, value in json_values(text):
-            rows = list(json_rows(value))
-            for row in rows:
-                read.by_role(row, json.dumps(row, ensure_ascii=False))
-            if rows:
-                chunks += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end])]
-                pos = end
-        return "".join(chunks) + text[pos:] if chunks else text
 
     def _tables(self, text: str, read: RecordReader) -> str:
         """Read markdown tables that have a header row, and blank them out (a header cell "Entity" is no

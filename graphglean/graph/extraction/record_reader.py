@@ -7,7 +7,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+import regex
+
 from ...text.nfc import nfc
+from ...text.words import LETTERS
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from .fields import (
     arrow_pair,
@@ -136,18 +139,38 @@ class RecordReader:
                                                             relation))
 
     def by_role(self, row: dict[str, str], text: str) -> None:
-        """A table row or key-value block, by the roles its header or keys name."""
+        """A table row, key-value block or JSON item, by the roles its header or keys name."""
         values = {k: clean_field(v) for k, v in row.items()}
         if values.get("source") and values.get("target"):
             strength = values.get("strength", "")
             weight = strength if _NUMBER.fullmatch(strength) else None
-            self.relationship(values["source"], values["target"], values.get("description", ""), weight,
-                              values.get("keywords", ""), list(values.values()))
+            relation, description, keywords = self._labelled(values)
+            self.relationship(values["source"], values["target"], description, weight, keywords,
+                              list(values.values()), relation=relation)
         elif values.get("name"):
             self.entity(values["name"], values.get("type", ""), values.get("description", ""),
                         list(values.values()))
         elif any(values.values()):
             self.result.malformed.append(text)
+
+
+    def _labelled(self, values: dict[str, str]) -> tuple[str, str, str]:
+        """(relation, description, keywords) of a pair by roles. Its relation (or type) is the relation under a
+        schema with relations when it is one of them or reads as one (a label, not a sentence); else, as the
+        tuple format has no relation field there, the description where none was given, or a keyword."""
+        labels = [v for v in (values.get("relation", ""), values.get("type", "")) if v]
+        description, keywords, relation = values.get("description", ""), values.get("keywords", ""), ""
+        if self.relations is not None:
+            relation = next((v for v in labels if self.relations(v)), "") or next(
+                (v for v in labels if _LABEL.fullmatch(v)), "")
+        for label in labels:
+            if label == relation:
+                continue
+            if not description:
+                description = label
+            else:
+                keywords = ", ".join(k for k in (keywords, label) if k)
+        return relation, description, keywords
 
 
 def relation_field(values: list[str], relations: Callable[[str], bool]) -> tuple[str, list[str]]:
@@ -162,7 +185,8 @@ def relation_field(values: list[str], relations: Callable[[str], bool]) -> tuple
     return "", values
 
 
-_LABEL = re.compile(r"[^\W\d_][\w-]*(?:[ _][\w-]+){0,3}")  # WORKS_FOR, works for, née-à; not a sentence
+# WORKS_FOR, works for, née-à, कार्य_करता; not a sentence
+_LABEL = regex.compile(rf"[{LETTERS}][{LETTERS}\p{{N}}_-]*(?:[ _][{LETTERS}\p{{N}}_-]+){{0,3}}")
 
 
 def looks_like_name(value: str) -> bool:

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator
 import networkx as nx
 
 from ...core.atomic import atomic_open
+from ...text.words import words
 
 BASE_LABEL = "Entity"
 REL_TYPE = "RELATED_TO"
@@ -37,8 +38,7 @@ _CYPHER_CONVERT = {"long": "toInteger({})", "double": "toFloat({})", "boolean": 
 
 def label_of(node_type: str) -> str:
     """A node type as a Neo4j label: words in CamelCase, only letters, digits and _, never empty."""
-    words = re.findall(r"[^\W_]+", str(node_type))
-    label = "".join(w[:1].upper() + w[1:] for w in words)
+    label = "".join(w[:1].upper() + w[1:] for w in words(str(node_type)))
     if not label:
         return "Unknown"
     return "_" + label if label[0].isdigit() else label
@@ -242,28 +242,41 @@ def _sets(var: str, header: list[str], delimiter: str) -> str:
     return ",\n      ".join(f"{var}.`{c.rsplit(':', 1)[0]}` = {_cypher_value(c, delimiter)}" for c in header)
 
 
-def _relationship_loads(edge_sets: str, files: list[Path], types: list[str]) -> str:
-    """The LOAD CSV statements of the relationships: one for each relationship type (Cypher names a created
-    relationship's type in the query), the rows of that type taken (one, unfiltered, when all are generic)."""
-    statements = []
-    for kind in types:
-        where = f"\n  WHERE row.`:TYPE` = {_cypher_string(kind)}" if types != [REL_TYPE] else ""
-        statements.append(f"""LOAD CSV WITH HEADERS FROM 'file:///{files[1].name}' AS row
+def _map(header: list[str], delimiter: str) -> str:
+    """The properties of a row as a Cypher map."""
+    return "{" + ",\n      ".join(f"`{c.rsplit(':', 1)[0]}`: {_cypher_value(c, delimiter)}" for c in header) + "}"
+
+
+def _relationship_loads(header: list[str], delimiter: str, files: list[Path], types: list[str]) -> str:
+    """The LOAD CSV statement of the relationships, one pass over the file. Cypher names a created
+    relationship's type in the query, and the importing ``WITH`` of a ``CALL`` subquery takes no ``WHERE``, so
+    each type's ``CREATE`` stands in a ``FOREACH`` over a list that holds one element only for rows of that type
+    (plain Cypher since Neo4j 4: no APOC, no dynamic types)."""
+    load = f"""LOAD CSV WITH HEADERS FROM 'file:///{files[1].name}' AS row
 CALL {{
-  WITH row{where}
+  WITH row
   MATCH (a:{BASE_LABEL} {{id: row.`:START_ID`}}), (b:{BASE_LABEL} {{id: row.`:END_ID`}})
-  CREATE (a)-[r:{cypher_name(kind)}]->(b)
-  SET {edge_sets}
+"""
+    if not types:
+        return ""
+    if types == [REL_TYPE]:
+        return load + f"""  CREATE (a)-[r:{REL_TYPE}]->(b)
+  SET {_sets("r", header, delimiter)}
 }} IN TRANSACTIONS OF 1000 ROWS;
-""")
-    return "\n".join(statements)
+"""
+    creates = "\n".join(
+        f"  FOREACH (x IN CASE WHEN kind = {_cypher_string(kind)} THEN [1] ELSE [] END |\n"
+        f"    CREATE (a)-[r:{cypher_name(kind)}]->(b) SET r = props)" for kind in types)
+    return load + f"""  WITH a, b, row.`:TYPE` AS kind, {_map(header, delimiter)} AS props
+{creates}
+}} IN TRANSACTIONS OF 1000 ROWS;
+"""
 
 
 def _cypher(node_cols: _Columns, edge_cols: _Columns, labels: dict[str, str], delimiter: str,
             files: list[Path], types: list[str]) -> str:
     admin_delimiter = delimiter if delimiter.isascii() and delimiter.isprintable() else f"U+{ord(delimiter):04X}"
     node_sets = _sets("n", node_cols.header(), delimiter)
-    edge_sets = _sets("r", edge_cols.header(), delimiter)
     by_label: dict[str, list[str]] = {}
     for node_type, label in sorted(labels.items()):
         by_label.setdefault(label, []).append(node_type)
@@ -293,7 +306,7 @@ CALL {{
 
 {label_lines}
 
-{_relationship_loads(edge_sets, files, types)}"""
+{_relationship_loads(edge_cols.header(), delimiter, files, types)}"""
 
 
 def _types_said(types: list[str]) -> str:

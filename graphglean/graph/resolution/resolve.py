@@ -12,7 +12,7 @@ scheduler, and its answers are merged under the same consistency check. The inpu
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import attrs
 import networkx as nx
@@ -25,6 +25,7 @@ from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
 from .answers import AnswerMemo, Said
 from .llm_tier import PASS, ask_llm, close_pairs, embed_profiles, questions
+from .profiles import Profile, profile_of
 from .resolver import Clusters, ResolutionStats, Resolver
 from .verdicts import SAME, Verdict
 
@@ -43,12 +44,14 @@ class Resolution:
 
 
 async def resolve_entities(graph: nx.Graph, config: Config | None = None, scheduler: Scheduler | None = None, *,
-                           method: str | None = None, memo: AnswerMemo | None = None) -> Resolution:
+                           method: str | None = None, memo: AnswerMemo | None = None,
+                           profile: Callable[[nx.Graph, Any], Profile] = profile_of) -> Resolution:
     """Merge the nodes of ``graph`` that name one entity; returns a new graph and the merge log.
 
     ``method``: ``rules`` (no LLM call), ``llm`` (rules, then the LLM on uncertain pairs) or ``auto``
     (default: ``config.graph.resolve.method``; auto = llm when an endpoint is configured). Without a
-    ``scheduler`` the llm method makes one from ``config.llm`` for this call.
+    ``scheduler`` the llm method makes one from ``config.llm`` for this call. ``profile`` is `profile_of` or
+    what gives the same profiles faster (those made while extraction ran).
     """
     cfg = config or Config()
     rc = cfg.graph.resolve
@@ -60,18 +63,18 @@ async def resolve_entities(graph: nx.Graph, config: Config | None = None, schedu
         from ...llm.client import ChatClient
 
         async with ChatClient.from_config(cfg.llm, count_tokens=Tokenizer(cfg.llm.model).count) as client:
-            return await _resolve(graph, cfg, Scheduler(client, fail_fast=cfg.fail_fast), chosen, memo)
-    return await _resolve(graph, cfg, scheduler, chosen, memo)
+            return await _resolve(graph, cfg, Scheduler(client, fail_fast=cfg.fail_fast), chosen, memo, profile)
+    return await _resolve(graph, cfg, scheduler, chosen, memo, profile)
 
 
 async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, method: str,
-                   memo: AnswerMemo | None) -> Resolution:
+                   memo: AnswerMemo | None, profile: Callable[[nx.Graph, Any], Profile]) -> Resolution:
     # the rule stage and the final combination take seconds on a large graph: in a worker thread, so that
     # the requests of other passes keep flowing meanwhile
     rc = cfg.graph.resolve
     stats = ResolutionStats(method=method, entities_before=graph.number_of_nodes())
     asks = method == "llm" and scheduler is not None
-    r = await trio.to_thread.run_sync(Resolver.of_graph, graph, abandon_on_cancel=True)
+    r = await trio.to_thread.run_sync(Resolver.of_graph, graph, profile, abandon_on_cancel=True)
     vectors: dict[int, list[float]] = {}
     async with trio.open_nursery() as nursery:
         if asks and rc.embeddings:  # the embedding call is answered while the rules run

@@ -3,7 +3,7 @@ the clusters it makes of them (`Clusters`), shared by the rules and the LLM tier
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 import attrs
 import networkx as nx
@@ -119,9 +119,10 @@ class Resolver:
         self.llm_said: dict[tuple[int, int], str] = {}  # the LLM's answer line about a pair (i < j)
 
     @classmethod
-    def of_graph(cls, graph: nx.Graph) -> "Resolver":
+    def of_graph(cls, graph: nx.Graph, profile: Callable[[nx.Graph, Any], Profile] = profile_of) -> "Resolver":
+        """``profile`` is `profile_of`, or what gives the same profile faster (one made earlier)."""
         nodes = list(graph.nodes)
-        profiles = [profile_of(graph, n) for n in nodes]
+        profiles = [profile(graph, n) for n in nodes]
         return cls(nodes, profiles, Corpus.of(graph, profiles), GraphFacts(graph))
 
     def verdict(self, i: int, j: int) -> Verdict:

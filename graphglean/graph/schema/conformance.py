@@ -10,7 +10,7 @@ whose type is unknown) and the edges around them. What is left out is kept, as r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import attrs
 import networkx as nx
@@ -71,7 +71,8 @@ def _left_out(r: RelationshipRecord, relation: str | None, schema: Schema, decla
 
 def conform_graph(graph: nx.Graph, schema: Schema) -> list[dict[str, Any]]:
     """A merged graph held to ``schema`` (in place, see the module docstring); the rows of what strict mode left
-    out. Edges are checked where the graph has them (a node partition of the Ray engine has none)."""
+    out. Edges are checked where the graph has them (the Ray engine's node partitions have none: its edge
+    partitions call `conform_edges`)."""
     strict, flag = schema.mode == "strict", schema.mode == "flag"
     rows: list[dict[str, Any]] = []
     off_nodes = []
@@ -86,23 +87,73 @@ def conform_graph(graph: nx.Graph, schema: Schema) -> list[dict[str, Any]]:
         elif strict and spelled is None:
             off_nodes.append(n)
             rows.append(_row("node", ",".join(data.get("source_ids") or []), f"type {data.get('type')} is not in "
-                             "the schema", name=str(data.get("name") or n), type=str(data.get("type") or "")))
+                             "the schema", id=str(n), name=str(data.get("name") or n),
+                             type=str(data.get("type") or "")))
+    name = lambda n: str(graph.nodes[n].get("name") or n)  # noqa: E731
+    rows += edges_around(_incident(graph, off_nodes), name)
     graph.remove_nodes_from(off_nodes)
-    off_edges = []
-    for a, b, data in graph.edges(data=True):
-        why = _edge_off(graph, a, b, data, schema)
+    off_edges, edge_rows = conform_edges(graph.edges(data=True), lambda n: str(graph.nodes[n].get("type") or ""),
+                                         name, schema, graph.is_directed())
+    graph.remove_edges_from(off_edges)
+    return rows + edge_rows
+
+
+def _incident(graph: nx.Graph, nodes: list[Any]) -> list[tuple[Any, Any, dict[str, Any]]]:
+    """The edges of ``nodes``, each once, as the graph lists them (an undirected edge from the end the outputs
+    report it from)."""
+    leaving = set(nodes)
+    return [(a, b, d) for a, b, d in graph.edges(data=True) if a in leaving or b in leaving] if leaving else []
+
+
+def edges_around(edges: Iterable[tuple[Any, Any, dict[str, Any]]], name: Callable[[Any], str]) -> list[dict[str, Any]]:
+    """The rows of ``edges``, left out with a node outside the schema (``name``: a node's display name)."""
+    return [_row("edge", ",".join(data.get("source_ids") or []), "an end is a node outside the schema",
+                 source=name(a), target=name(b), relation=str(data.get("relation") or "")) for a, b, data in edges]
+
+
+def conform_edges(edges: Iterable[tuple[Any, Any, dict[str, Any]]], type_of: Callable[[Any], str],
+                  name: Callable[[Any], str], schema: Schema,
+                  directed: bool) -> tuple[list[tuple[Any, Any]], list[dict[str, Any]]]:
+    """Edges held to ``schema`` (their data in place: relations spelled as the schema's, flagged in flag mode),
+    their ends' types given by ``type_of``; the pairs strict mode leaves out, and their rows."""
+    strict, flag = schema.mode == "strict", schema.mode == "flag"
+    off, rows = [], []
+    for a, b, data in edges:
+        why = _edge_off((type_of(a), type_of(b)), data, schema, directed)
         if flag:
             data["off_schema"] = why is not None
         elif strict and why is not None:
-            off_edges.append((a, b))
-            rows.append(_row("edge", ",".join(data.get("source_ids") or []), why,
-                             source=str(graph.nodes[a].get("name") or a), target=str(graph.nodes[b].get("name") or b),
+            off.append((a, b))
+            rows.append(_row("edge", ",".join(data.get("source_ids") or []), why, source=name(a), target=name(b),
                              relation=str(data.get("relation") or "")))
-    graph.remove_edges_from(off_edges)
-    return rows
+    return off, rows
 
 
-def _edge_off(graph: nx.Graph, a: Any, b: Any, data: dict[str, Any], schema: Schema) -> str | None:
+def conform_edges_apart(edges: Iterable[tuple[Any, Any, dict[str, Any]]], dropped: set[Any],
+                        left_out: dict[Any, str], names: Callable[[set[Any]], dict[Any, str]],
+                        types: Callable[[set[Any]], dict[Any, str]], schema: Schema,
+                        directed: bool) -> tuple[list[tuple[Any, Any, dict[str, Any]]], list[dict[str, Any]]]:
+    """Edges whose nodes were finished elsewhere (the Ray engine's edge partitions), as `conform_graph` holds a
+    whole graph's once its echoes and ungrounded nodes went: those of ``dropped`` nodes go, with a row each where
+    an end is one strict mode left out (``left_out``: key -> name) and none went before; the others are held
+    to the schema by their ends' types. ``names`` and ``types`` look up the kept nodes' names and types by key.
+    The edges kept, and the rows."""
+    edges, gone_before = list(edges), dropped - set(left_out)
+    kept = [e for e in edges if e[0] not in dropped and e[1] not in dropped]
+    around = [e for e in edges if (e[0] in left_out or e[1] in left_out) and not (
+        e[0] in gone_before or e[1] in gone_before)]
+    ends = {k for a, b, _ in kept + around for k in (a, b)}
+    name_of, type_of = {**names(ends - set(left_out)), **left_out}, types(ends - dropped)
+    name = lambda n: name_of.get(n, str(n))  # noqa: E731
+    rows = edges_around(around, name)
+    off, more = conform_edges(kept, lambda n: type_of.get(n, ""), name, schema, directed)
+    if off:
+        leaving = set(off)
+        kept = [e for e in kept if (e[0], e[1]) not in leaving]
+    return kept, rows + more
+
+
+def _edge_off(types: tuple[str, str], data: dict[str, Any], schema: Schema, directed: bool) -> str | None:
     relations = [schema.relation(r) or r for r in _as_list(data.get("relations"))]
     if relations:
         data["relations"] = relations
@@ -112,8 +163,7 @@ def _edge_off(graph: nx.Graph, a: Any, b: Any, data: dict[str, Any], schema: Sch
     relation = data.get("relation")
     if not relation or schema.relation(str(relation)) is None:
         return f"relation {relation} is not in the schema" if relation else "no relation"
-    types = (str(graph.nodes[a].get("type") or ""), str(graph.nodes[b].get("type") or ""))
-    if any(schema.fits(types[0], r, types[1], graph.is_directed()) for r in relations):
+    if any(schema.fits(types[0], r, types[1], directed) for r in relations):
         return None
     return f"no pattern of the schema is {types[0]} {relation} {types[1]}"
 

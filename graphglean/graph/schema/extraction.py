@@ -20,7 +20,7 @@ from .json_gleaning import JsonGleaningLoop
 from .ontology import Schema, asked_schema, schema_of
 from .prompts import SchemaPrompts
 from .reader import SchemaParser
-from .structured import StructuredChoice, StructuredExtraction
+from .structured import FormatMemo, StructuredChoice, StructuredExtraction
 
 
 def record_parser(g: GraphConfig) -> RecordParser:
@@ -39,8 +39,10 @@ def uses_json(cfg: Config, schema: Schema | None) -> bool:
 
 
 def chunk_extractor(llm: PassLLM, cfg: Config, check: LoopCheck, caps: CompletionCap, count: Callable[[str], int],
-                    valid: Callable[[str], bool], report: dict[str, Any]) -> GleaningLoop | StructuredExtraction:
-    """What extracts a chunk (``.run(chunk_id, text)``); ``report`` is told which format was used, and why."""
+                    valid: Callable[[str], bool], report: dict[str, Any],
+                    memo: FormatMemo | None = None) -> GleaningLoop | StructuredExtraction:
+    """What extracts a chunk (``.run(chunk_id, text)``); ``report`` is told which format was used, and why;
+    ``memo`` keeps the run's decision of the format (`StructuredChoice`)."""
     g = cfg.graph
     schema = asked_schema(g)
     kw = dict(caps=caps, max_splits=g.max_splits, valid=valid, count=count)
@@ -52,7 +54,7 @@ def chunk_extractor(llm: PassLLM, cfg: Config, check: LoopCheck, caps: Completio
         report.update(format="tuple", why=f"graph.structured_output {g.structured_output}")
         return as_tuples
     # batch mode does not wait a batch's day for one answer: every chunk tries, a refusal falls back each
-    choice = StructuredChoice(g.structured_output, probes=not cfg.llm.batch.enabled, report=report)
+    choice = StructuredChoice(g.structured_output, probes=not cfg.llm.batch.enabled, report=report, memo=memo)
     as_json = JsonGleaningLoop(llm, prompts.json_format, g.max_gleanings, check, schema, choice,
                                **kw)  # type: ignore[arg-type]
     return StructuredExtraction(as_json, as_tuples, choice)

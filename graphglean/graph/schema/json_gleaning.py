@@ -18,11 +18,11 @@ from ...llm.records import ChatResult
 from ...scheduling.scheduler import PassLLM
 from ..extraction.chunk_extraction import Tally
 from ..extraction.gleaning import GleaningLoop, LoopCheck, _Answer
+from ..extraction.json_records import read_json
 from ..extraction.prompts import GraphPrompts
 from ..extraction.record_reader import RecordReader
 from ..records import ParseResult
-from .json_answers import read_json_answer, records_read
-from .json_schema import response_format
+from .json_schema import FORMS, response_format
 from .ontology import Schema
 from .prompts import RECORDS_READ
 from .structured import StructuredChoice
@@ -34,9 +34,12 @@ class JsonGleaningLoop(GleaningLoop):
     def __init__(self, llm: PassLLM, prompts: GraphPrompts, max_gleanings: int, check: LoopCheck, schema: Schema,
                  choice: StructuredChoice, **kw: Any) -> None:
         super().__init__(llm, prompts, max_gleanings, check, **kw)
-        self.params = {"response_format": response_format(schema)}
+        self.forms = {form: {"response_format": response_format(schema, form)} for form in FORMS}
         self.choice = choice
         self._relations = schema.is_relation if schema.typed_relationships else None
+
+    def request_params(self) -> dict[str, Any]:
+        return self.forms[self.choice.form]  # the form of response_format the run takes (`StructuredChoice`)
 
     async def _ask(self, messages: list[dict[str, str]], tally: Tally) -> ChatResult:
         return await self.choice.request(lambda: GleaningLoop._ask(self, messages, tally))
@@ -70,12 +73,20 @@ class JsonGleaningLoop(GleaningLoop):
 
     def _read(self, text: str, truncated: bool) -> ParseResult:
         result = ParseResult()
-        read_json_answer(text, RecordReader(result, None, 0, frozenset(), self._relations), truncated)
+        read_json(text, RecordReader(result, None, 0, frozenset(), self._relations), truncated)
         return result
 
     def _looping(self, text: str) -> bool:
         parsed = self._read(text, True)
         return (parsed.repeated > 2 and 4 * parsed.repeated >= parsed.records) or is_loop(text)
+
+
+def records_read(result: ParseResult) -> str:
+    """The records of a cut answer already read, as the request for the rest names them."""
+    lines = [f"- entity {e.name}" for e in result.entities]
+    lines += [f"- relationship {r.source_name} -> {r.target_name}" + (f" ({r.relation})" if r.relation else "")
+              for r in result.relationships]
+    return "\n".join(lines) or "(none)"
 
 
 def _keys(result: ParseResult) -> set[Record]:

@@ -34,8 +34,15 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                     "relationships": {"type": "array", "items": _closed(fields)}})
 
 
-def response_format(schema: Schema) -> dict[str, Any]:
-    """``response_format`` of a structured extraction request."""
+FORMS = ("json_schema", "json_object")
+
+
+def response_format(schema: Schema, form: str = "json_schema") -> dict[str, Any]:
+    """``response_format`` of a structured extraction request: OpenAI's ``json_schema`` form, or the
+    ``json_object`` form with the schema beside it, which llama-cpp-python's server turns into a grammar (its
+    JSON schema mode; it refuses the other form)."""
+    if form == "json_object":
+        return {"type": "json_object", "schema": json_schema(schema)}
     return {"type": "json_schema", "json_schema": {"name": NAME, "strict": True, "schema": json_schema(schema)}}
 
 

@@ -3,16 +3,16 @@ how a type or relation a model wrote is matched to it (case-insensitively, singu
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Callable
 
 import attrs
 import yaml
 
-import re
-
 from ...core.config import GraphConfig, schema_shape
 from ...core.errors import ConfigError
+from ...text.words import words as word_list
 
 Pattern = tuple[str, str, str]  # (source type, relation, target type), spelled as the schema spells them
 _IRREGULAR = {"people": "person", "persons": "person", "men": "man", "women": "woman", "children": "child"}
@@ -21,7 +21,7 @@ _IRREGULAR = {"people": "person", "persons": "person", "men": "man", "women": "w
 def type_key(name: str) -> str:
     """What a type or relation name is matched by: its words case-folded and joined by ``_``, the last one
     singular (``Persons``, ``PEOPLE`` and ``person`` are one type; ``works for`` is ``WORKS_FOR``)."""
-    words = re.findall(r"[^\W_]+", name.casefold())
+    words = word_list(name.casefold())
     if not words:
         return ""
     last = words[-1]
@@ -139,6 +139,13 @@ def schema_of(g: GraphConfig) -> Schema | None:
         raise ConfigError("graph.schema and graph.entity_types are both set: the schema's entities are the types "
                           "to extract; remove graph.entity_types")
     return Schema.from_mapping(value)
+
+
+def schema_contents(g: GraphConfig) -> list[Any] | None:
+    """What ``graph.schema`` holds, for a fingerprint: its types, patterns and mode (read from its file when it
+    is a path: an edited file is another schema), None when it is not set."""
+    schema = schema_of(g)
+    return None if schema is None else [schema.entities, [list(p) for p in schema.patterns], schema.mode]
 
 
 def asked_schema(g: GraphConfig) -> Schema | None:

@@ -14,6 +14,7 @@ import attrs
 
 from ...core.answers import parse_json_output
 from ...core.prompts import load_template, render
+from ...text.words import words
 from .ontology import type_key
 
 TEMPLATE = "schema_tune"
@@ -37,7 +38,7 @@ def tune_prompt(passage: str, language: str) -> str:
 
 def identifier(name: str) -> str:
     """A type or relation name as a schema writes it: its words in capitals, joined by ``_``."""
-    return "_".join(re.findall(r"[^\W_]+", name)).upper()
+    return "_".join(words(name)).upper()
 
 
 def read_proposal(answer: str, chunk_id: str, text: str) -> Proposal:

@@ -228,7 +228,7 @@ class BatchEndpoint(Endpoint):
                 status = resp.status_code
                 if status < 300 or (status == 404 and gone_ok):
                     return resp
-                text = self.redact(resp.text[:2000])
+                text = self.redact(resp.text)[:2000]
                 if is_retryable_status(status):
                     return Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
                 settings = [k for k in ("endpoint", "completion_window") if k in (send.get("json") or {})]

@@ -250,8 +250,10 @@ def _embeddings(ctx: RunContext, work: GraphWork) -> Estimate:
     relationships (LightRAG) and reports (GraphRAG) that are new or changed (estimated), packed as `vectors`
     packs them."""
     formats = peer_formats(ctx.cfg)
-    stored = vector_memo(ctx).done if ctx.store is not None else {}
-    chunks = [c for c in {c.text: c for c in ctx.chunks}.values() if text_key(c.text) not in stored]
+    unique = list({c.text: c for c in ctx.chunks}.values())
+    # the vectors are read from the store a part at a time, never all at once (`VectorMemo`)
+    stored = vector_memo(ctx).has([text_key(c.text) for c in unique]) if ctx.store is not None else set()
+    chunks = [c for c in unique if text_key(c.text) not in stored]
     nodes = work.entities if work.last is None or not stored else work.new_entities + len(work.touched)
     texts, tokens = len(chunks), sum(c.tokens for c in chunks)
     texts += nodes * len(formats)

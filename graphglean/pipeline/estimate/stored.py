@@ -79,6 +79,21 @@ class StoredRun:
         return {row[0] for db in self._current(name) for row in db.execute("SELECT item FROM results WHERE pass = ?",
                                                                           (name,))}
 
+    def known(self, name: str, items: list[str]) -> set[str]:
+        """As `RunStore.known`: which of ``items`` pass ``name`` has stored."""
+        found: set[str] = set()
+        for db in self._current(name):
+            for start in range(0, len(items), 500):
+                part = items[start:start + 500]
+                found |= {row[0] for row in db.execute(
+                    f"SELECT item FROM results WHERE pass = ? AND item IN ({','.join('?' * len(part))})",
+                    (name, *part))}
+        return found
+
+    def get_many(self, name: str, items: list[str]) -> dict[str, Any]:
+        """As `RunStore.get_many` (the dry run reads no value of them: only `known`)."""
+        return {item: self.get(name, item) for item in self.known(name, items)}
+
     def close(self) -> None:
         for db in self._dbs:
             db.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import attrs
 
@@ -82,8 +82,19 @@ def typed_corpus(documents: int = 6, sentences: int = 8, seed: int = 0) -> Typed
 
 
 def wants_json(req: RecordedRequest) -> bool:
+    """Whether a request asks for JSON of a schema: ``json_schema``, or ``json_object`` with the schema beside it
+    (llama-cpp-python's JSON schema mode)."""
     fmt = (req.body or {}).get("response_format") if isinstance(req.body, dict) else None
-    return isinstance(fmt, dict) and fmt.get("type") == "json_schema"
+    return isinstance(fmt, dict) and (fmt.get("type") == "json_schema" or (
+        fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict)))
+
+
+def asks_format(kind: str) -> Callable[[RecordedRequest], bool]:
+    """Whether a request's ``response_format`` is of type ``kind`` (what a server that refuses it refuses)."""
+    def asks(req: RecordedRequest) -> bool:
+        fmt = (req.body or {}).get("response_format") if isinstance(req.body, dict) else None
+        return isinstance(fmt, dict) and fmt.get("type") == kind
+    return asks
 
 
 def _passage(prompt: str) -> str:

@@ -29,6 +29,7 @@ from ....graph.resolution.resolve import PASS, AnswerMemo, ResolutionStats
 from ....llm.accounting import CallAccount
 from ....pipeline.runstore import RunStore
 from ....scheduling.scheduler import Scheduler
+from ..schema_parts import write_off_schema
 from ..shard_task import with_client
 from ..stage_files import ordered_table
 from .batch_decisions import ask_part, decide_batch, gather_decisions, order_questions, settle_batch
@@ -171,17 +172,18 @@ async def finish_task(finish: Callable[..., Awaitable[None]], p: int, cfg: Confi
 
     async def work(scheduler: Scheduler | None) -> None:
         await finish(p, cfg, Path(folder), Path(merge_dir), scheduler, Tokenizer(cfg.llm.model), stats)
+        write_off_schema(stats, Path(merge_dir), "nodes" if finish is finish_nodes else "edges", p)
 
     _, account = await with_client(cfg, limiter, llm_graph(cfg), watch, work)
     return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
-            "summarized_descriptions": stats.summarized_descriptions}, account
+            "summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema}, account
 
 
 # -- the driver ---------------------------------------------------------------------------------------------
 
 @attrs.define
 class ResolvedMerge:
-    found: dict[str, int]  # ungrounded, echoed_examples, summarized_descriptions
+    found: dict[str, int]  # ungrounded, echoed_examples, summarized_descriptions, off_schema
     account: CallAccount  # the LLM calls of the merge (summaries, resolution)
     stats: dict[str, Any]  # `ResolutionStats`
     nodes: int = 0
@@ -222,7 +224,8 @@ async def resolved_merge(wave: Wave, shard_dirs: list[Path], cfg: Config, merge_
     # the store made here, not by the tasks that open it together: two making it at once (WAL set up, tables
     # made) can find it locked
     await trio.to_thread.run_sync(lambda: RunStore(store_dir).close())
-    result = ResolvedMerge({"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0}, CallAccount(), {})
+    result = ResolvedMerge({"ungrounded": 0, "echoed_examples": 0, "summarized_descriptions": 0, "off_schema": 0},
+                           CallAccount(), {})
     await steps.run("resolve.adjacency", adjacency_task, [([str(d) for d in shard_dirs], q, cfg, f) for q in range(P)])
     counts = CorpusCounts()
     for part, calls in await steps.run("resolve.nodes", node_table_task,

@@ -16,7 +16,8 @@ from ....graph.extract import GraphStats, finish_graph
 from ....graph.formats.export import entity_rows, relationship_rows, write_jsonl
 from ....graph.resolution.combine import combined_node, merged_edge
 from ....scheduling.scheduler import Scheduler
-from ..partitions import ShardChunks, edge_partition, finish_edge_descriptions, names_of
+from ..partitions import ShardChunks, edge_partition, finish_edge_descriptions, name_rows, names_of
+from ..schema_parts import schema_edges
 from ..stage_files import dump, load, write_ordered
 from .decision_tables import Decisions
 from .node_tables import NodeTables
@@ -58,8 +59,7 @@ async def finish_nodes(p: int, cfg: Config, folder: Path, merge_dir: Path, sched
         chunks.close()
     rank = {n: decisions.rank(n) for n in graph.nodes}
     write_ordered([(rank[row["id"]], row) for row in entity_rows(graph)], merge_dir / f"nodes-{p:04d}.jsonl")
-    write_jsonl([{"id": n, "name": d.get("name", n)} for n, d in graph.nodes(data=True)],
-                merge_dir / f"names-{p:04d}.jsonl")
+    write_jsonl(list(name_rows(graph)), merge_dir / f"names-{p:04d}.jsonl")
     (merge_dir / f"dropped-{p:04d}.json").write_text(json.dumps(sorted(before - set(graph.nodes)),
                                                                ensure_ascii=False), encoding="utf-8")
     try:
@@ -124,6 +124,8 @@ async def finish_edges(r: int, cfg: Config, folder: Path, merge_dir: Path, sched
     # nodes in the local graph's order, edges in its edge order: so each is reported as the local graph does
     graph.add_nodes_from(nodes)
     graph.add_edges_from((a, b, data) for _, (a, b), data in edges)
+    kept = {(a, b) for a, b, _ in schema_edges(list(graph.edges(data=True)), dropped, cfg, merge_dir, stats)}
+    graph.remove_edges_from([(a, b) for a, b in list(graph.edges) if (a, b) not in kept])
     graph.remove_nodes_from([n for n in list(graph.nodes) if n in dropped])
     position = {n: i for i, n in enumerate(nodes)}
     await finish_edge_descriptions(list(graph.edges(data=True)), names_of(merge_dir, P), cfg, scheduler, tokenizer,
