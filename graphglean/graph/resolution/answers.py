@@ -3,8 +3,8 @@
 A call asks about a batch of numbered pairs; its raw answer is kept whole under its request (`ask_key`), and
 each pair under its own key (`answer_key`: what decides the answer, and the pair) points at that answer and
 its number there. A pair's decision is read from the raw answer when it is needed, so a reader that learns a
-new form reads old answers anew, and a pair a complete answer left out is not asked again. An answer most of
-whose lines cannot be read is invalid: neither cached nor kept, so a later run asks again.
+new form reads old answers anew, and a pair a complete answer left out (or gave in a form not read) is not
+asked again: an answer is paid for once, and a run with every answer stored sends nothing.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def raw_answer(text: str, pairs: int, cut: bool) -> dict[str, Any]:
 
 def stored_answer(memo: AnswerMemo, scope: str, pair: str) -> Said | str | None:
     """The saved answer about ``pair`` (same or not), `UNANSWERED`, or None when it is to be asked (never
-    asked, or its answer is not kept, was cut there or cannot be read)."""
+    asked, or its answer is not kept or was cut there)."""
     place = memo.done.get(answer_key(scope, pair))
     if not isinstance(place, dict):
         return None
@@ -98,14 +98,7 @@ def answer_at(raw: dict[str, Any], n: Any) -> Said | str | None:
     read = read_said(str(raw.get("text") or ""), pairs)
     if raw.get("cut"):
         return read[n] if n in read and n != max(read) else None
-    if n in read:
-        return read[n]
-    return UNANSWERED if readable(read, pairs) else None
-
-
-def readable(read: dict[int, Any], pairs: int) -> bool:
-    """A complete answer is a real answer when at least half of its pairs could be read."""
-    return 2 * len(read) >= pairs > 0
+    return read.get(n, UNANSWERED)
 
 
 def read_answers(text: str, pairs: int | None = None) -> dict[int, bool]:

@@ -21,9 +21,7 @@ from .answers import (
     ask_key,
     Said,
     raw_answer,
-    read_answers,
     read_said,
-    readable,
     stored_answer,
 )
 from .blocking import vector_pairs
@@ -189,8 +187,9 @@ async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: S
     ``pairs`` (`pair_id`): asked in `ask_order`, ``batch`` a call. A call is capped at the few tokens the
     answer lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked
     again at a cap raised in proportion to what the answer so far took for its pairs (`raised_cap`), up to
-    ``max_tokens``. Each answer is kept in ``memo`` whole, and each pair by its place in it (`answers`); an
-    answer most of whose pairs cannot be read is used for nothing, neither cached nor kept."""
+    ``max_tokens``. Each answer is kept in ``memo`` whole, and each pair by its place in it (`answers`): a
+    pair a complete answer does not give is not asked again (paid for once), and a reader that learns a new
+    form reads it from the kept text."""
     llm = scheduler.llm(PASS)
     template = load_template(TEMPLATE)
     scope = answer_scope(llm.client.cfg, template)
@@ -201,16 +200,13 @@ async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: S
         text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(questions, 1))
         prompt, count = render(template, pairs=text), len(questions)
         messages, cap = [{"role": "user", "content": prompt}], 8 * count + 16
-        valid = lambda answer: readable(read_answers(answer, count), count)  # noqa: E731
-        result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens), valid=valid))
+        result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens)))
         read = read_said(result.text, count)
         while result.truncated and len(read) < count and cap < max_tokens:
             cap = min(max_tokens, raised_cap(cap, len(read), count))
-            result = await llm.chat(llm.request(messages, max_tokens=cap, valid=valid))
+            result = await llm.chat(llm.request(messages, max_tokens=cap))
             read = read_said(result.text, count)
         cut = result.truncated and len(read) < count
-        if not cut and not readable(read, count):
-            return {}
         key = ask_key(scope, prompt)
         await memo.keep(key, raw_answer(result.text, count, cut))
         for n, q in enumerate(questions, 1):
