@@ -60,7 +60,7 @@ def _read(reader: str, text: str) -> None:
         except RecursionError:
             pass
     else:
-        from graphglean.graph.resolution.llm_tier import read_answers
+        from graphglean.graph.resolution.answers import read_answers
 
         read_answers(text)
 

@@ -4,9 +4,11 @@ tests/data/lookalikes.jsonl (each pair alone in a graph of two nodes), and on th
     python benchmarks/lookalikes.py                                  # the table
     python benchmarks/lookalikes.py -v                               # and every pair decided wrongly
     python benchmarks/lookalikes.py tests/data/lookalikes_heldback.jsonl   # another labelled set
+    python benchmarks/lookalikes.py --gold                           # the labelled real-model graphs
 
 A pair is merged when the two names end in one node. Precision counts the merged pairs that are one entity,
-recall the pairs that are one entity and were merged.
+recall the pairs that are one entity and were merged; surface recall only those whose names alone show it (a pair
+with `"tier": "knowledge"` needs the descriptions or world knowledge: a translation, a nickname; no tier is surface).
 """
 
 from __future__ import annotations
@@ -52,18 +54,43 @@ def merged(row: dict) -> tuple[bool, str]:
     return res.graph.number_of_nodes() == 1, f"{v.kind}: {v.rule}"
 
 
-def scores(rows: list[dict]) -> dict[str, tuple[int, int, int, int]]:
-    """Per class: (true merges, false merges, pairs labelled same, pairs labelled different)."""
+def scores(rows: list[dict]) -> dict[str, Counter]:
+    """Per class: true merges (tp), false merges (fp), pairs labelled same and different, and the surface ones."""
     out: dict[str, Counter] = {}
     for row in rows:
         c = out.setdefault(row["class"], Counter())
         together, _ = merged(row)
         same = row["label"] == "same"
+        surface = same and row.get("tier", "surface") == "surface"
         c["tp"] += together and same
         c["fp"] += together and not same
         c["same"] += same
         c["different"] += not same
-    return {k: (c["tp"], c["fp"], c["same"], c["different"]) for k, c in out.items()}
+        c["surface"] += surface
+        c["surface_tp"] += together and surface
+    return out
+
+
+def _ratio(num: int, den: int) -> str:
+    return f"{num / den:.2f}" if den else "-"
+
+
+def gold() -> None:
+    """Surface and knowledge recall and false merges on the labelled graphs of real models' answers (../shared)."""
+    from tests.test_resolve import LABELLED, graphrag_graph, recorded_graph
+    from tests.test_resolve import scores as gold_scores
+
+    lines = []
+    for folder, labels in LABELLED:
+        graph = graphrag_graph() if folder == "graphrag" else recorded_graph(folder)
+        before, _ = gold_scores(graph, labels())
+        recall, false_merges = gold_scores(resolve_entities_sync(graph, Config(), method="rules").graph, labels())
+        lines.append({"set": folder, "nodes": graph.number_of_nodes(), "surface before": f"{before['surface']:.2f}",
+                      "surface": f"{recall['surface']:.2f}", "knowledge": f"{recall['knowledge']:.2f}",
+                      "false merges": len(false_merges)})
+        for a, b in false_merges:
+            print(f"{folder}: false merge {a!r} / {b!r}")
+    print(table(lines, list(lines[0])))
 
 
 def main() -> None:
@@ -71,26 +98,30 @@ def main() -> None:
     parser.add_argument("sets", nargs="*", type=Path, metavar="SET.jsonl",
                         help=f"labelled pairs (default: {PAIRS.relative_to(ROOT)})")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print every pair decided wrongly")
+    parser.add_argument("--gold", action="store_true",
+                        help="the labelled graphs of real models' answers (../shared) instead of pairs")
     args = parser.parse_args()
+    if args.gold:
+        return gold()
     paths = args.sets or [PAIRS]
     rows = [json.loads(line) for p in paths for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
     found = scores(rows)
     lines = []
     total = Counter()
-    for cls, (tp, fp, same, different) in sorted(found.items()):
-        total.update(tp=tp, fp=fp, same=same, different=different)
-        lines.append([cls, same, different, tp, fp, f"{tp / (tp + fp):.2f}" if tp + fp else "-",
-                      f"{tp / same:.2f}" if same else "-"])
-    t = total
-    lines.append(["all", t["same"], t["different"], t["tp"], t["fp"], f"{t['tp'] / max(1, t['tp'] + t['fp']):.2f}",
-                  f"{t['tp'] / max(1, t['same']):.2f}"])
-    columns = ["class", "same", "different", "merged right", "merged wrong", "precision", "recall"]
+    for cls, c in [*sorted(found.items()), ("all", None)]:
+        c = c if c is not None else total
+        if cls != "all":
+            total.update(c)
+        lines.append([cls, c["same"], c["different"], c["tp"], c["fp"], _ratio(c["tp"], c["tp"] + c["fp"]),
+                      _ratio(c["tp"], c["same"]), _ratio(c["surface_tp"], c["surface"])])
+    columns = ["class", "same", "different", "merged right", "merged wrong", "precision", "recall", "surface recall"]
     print(table([dict(zip(columns, line)) for line in lines], columns))
     if args.verbose:
         for row in rows:
             together, why = merged(row)
             if together != (row["label"] == "same"):
-                print(f"{row['class']:>14} {row['label']:>9}: {row['a']['name']!r} / {row['b']['name']!r} ({why})")
+                label = row["label"] + (" (knowledge)" if row.get("tier") == "knowledge" else "")
+                print(f"{row['class']:>14} {label:>9}: {row['a']['name']!r} / {row['b']['name']!r} ({why})")
 
 
 if __name__ == "__main__":

@@ -123,8 +123,9 @@ def test_partitioned_resolution_merges_what_the_local_one_merges():
     merged = [line for line in log if line["decision"] == "merged"]
     assert stats["rule_merges"] >= 5 and len(merged) == stats["rule_merges"]  # a corpus with real merges
     assert 0 < stats["kept_apart"] == len(log) - len(merged)  # and look-alikes the rules kept apart
-    scrooge = next(r for r in nodes if "Mr. Scrooge" in r.get("aliases", []))
-    assert {"Scrooge", "Ebenezer Scrooge"} <= set(scrooge["aliases"])
+    # a title more or less merges; a surname alone and a full name described apart are left to the LLM tier
+    scrooge = next(r for r in nodes if "Mr. Scrooge" in [r["name"], *r.get("aliases", [])])
+    assert "Scrooge" in [scrooge["name"], *scrooge["aliases"]]
     for P, cut in ((1, 60), (3, 7), (7, 25)):
         _same(chunks, results, _config(P, False, False), cut)
 

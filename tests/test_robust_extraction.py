@@ -19,7 +19,7 @@ from graphglean.graph.communities.reading import holds_report
 from graphglean.graph.extract import parse_extraction
 from graphglean.graph.extraction.chunk_extraction import ChunkExtraction
 from graphglean.graph.extraction.parser import RecordParser
-from graphglean.graph.resolution.llm_tier import read_answers
+from graphglean.graph.resolution.answers import read_answers
 from graphglean.text.chunking import Chunk
 
 from .model_text import any_text, description, name, phrase, word

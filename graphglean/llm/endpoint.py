@@ -34,6 +34,18 @@ def below(base_url: str, path: str, params: str = "") -> str:
     return f"{base.rstrip('/')}/{path}" + (f"?{query}" if query else "")
 
 
+def endpoint_url(cfg: LLMConfig, path: str, model: str | None = None) -> str:
+    """The URL a client of ``cfg`` posts ``path`` ("chat/completions", "embeddings") to for ``model``."""
+    if cfg.provider == "azure":
+        azure = cfg.azure
+        if path == "embeddings":
+            deployment = azure.embedding_deployment or model or cfg.embedding_model
+        else:
+            deployment = azure.deployment or model or cfg.model
+        return below(cfg.base_url, f"openai/deployments/{deployment}/{path}", f"api-version={azure.api_version}")
+    return below(cfg.base_url or OPENAI_BASE_URL, path)
+
+
 FIRST_CONTACT_TRIES = 2  # connections refused before any answer came, then the run stops (llm.base_url)
 FIRST_CONTACT_WAIT_S = 0.3  # between those tries (a server that is just starting, a port just freed)
 
@@ -119,15 +131,7 @@ class Endpoint:
     # -- endpoint shape -------------------------------------------------------------------------------
 
     def url(self, path: str, model: str | None = None) -> str:
-        if self.cfg.provider == "azure":
-            azure = self.cfg.azure
-            if path == "embeddings":
-                deployment = azure.embedding_deployment or model or self.cfg.embedding_model
-            else:
-                deployment = azure.deployment or model or self.cfg.model
-            return below(self.cfg.base_url, f"openai/deployments/{deployment}/{path}",
-                         f"api-version={self.cfg.azure.api_version}")
-        return below(self.cfg.base_url or OPENAI_BASE_URL, path)
+        return endpoint_url(self.cfg, path, model)
 
     def key_url(self, path: str, model: str | None = None) -> str:
         """`url` as keys of stored answers name it: without credentials (a gateway's key in the base URL's query

@@ -1,8 +1,8 @@
 """Candidate pairs for entity resolution, in near-linear time.
 
 Each node gets block keys from its names: the normalized key and its spaced, singular and unqualified forms,
-personal-name words, acronyms and initials, owner and thing of possessives, rare words, and MinHash bands of
-character trigrams (misspellings). Only nodes sharing a key are compared. A block larger than ``max_block`` is
+personal-name words, acronyms and initials, the country a name names, owner and thing of possessives, rare
+words, and MinHash bands of character trigrams (misspellings). Only nodes sharing a key are compared. A block larger than ``max_block`` is
 either an exact-name block (its members are linked to its first member: one pair each) or too common to mean
 anything (skipped), so no key yields quadratic work.
 """
@@ -15,11 +15,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .lexicon import ARTICLES, PARTICLES
+from .lexicon import ARTICLES, COUNTRY_NAMES, PARTICLES
 from .names import NameForm, read_name, words_of
 from .profiles import Corpus, Profile
 
-EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:")  # prefixes whose large blocks are still one name: linked as a star
+EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
 CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
@@ -45,6 +45,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         keys.update("c:" + w for w in web_spellings(f))
         if f.team:  # "AFC Ajax" meets "Ajax"
             keys.add("k:" + f.team)
+        if f.key in COUNTRY_NAMES:  # "USA" meets "United States", "PRC" "China"
+            keys.add("n:" + COUNTRY_NAMES[f.key])
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
             keys.add("k:" + f.unprefixed)
         keys.update("k:" + k for k in f.spelled)

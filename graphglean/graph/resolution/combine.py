@@ -7,17 +7,16 @@ from typing import Any, Callable, Iterable
 
 import networkx as nx
 
+from .names import name_size
 from .profiles import Profile, aliases_of
 
 
 def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:
-    """The most complete form first, then the most frequent: more whole words ("United States" over "U.S.",
-    "John Smith" over "J. Smith"), then more initials; a web domain counts as its name ("Zillow" over
-    "zillow.com"), a company's legal form as words of its name, a title or generation as nothing."""
+    """The most complete form first (`names.name_size`: "United States" over "U.S.", "John Smith" over "J.
+    Smith"), then a name over its web domain ("Zillow" over "zillow.com"), then the most frequent."""
     f = p.forms[0]
-    words = (f.stem,) if f.stem else f.person if f.person and not f.legal else tuple(f.key.split())
-    whole = sum(len(w) > 1 for w in words)
-    return (-whole, -(len(words) - whole), -int(data.get("frequency") or 0), len(f.surface), f.surface)
+    whole, initials = name_size(f)
+    return (-whole, -initials, bool(f.site), -int(data.get("frequency") or 0), len(f.surface), f.surface)
 
 
 def _union(lists: Iterable[Iterable[Any]]) -> list[Any]:

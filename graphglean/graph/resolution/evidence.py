@@ -16,12 +16,22 @@ import re
 import attrs
 import networkx as nx
 
-from .blocking import web_spellings
-from .lexicon import ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_LONGEST, COUNTRY_NAMES, CREDENTIALS, REGIONS
+from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
 from .names import NameForm, key_of, read_name, words_of
-from .org_names import says_sport
+from .organizations.rules import club_verdict, domain_verdict, legal_verdict
 from .persons import person_verdict
-from .profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile
+from .profiles import (
+    PLACE_TYPES,
+    SHORT_DESCRIPTION,
+    UNTYPED,
+    Corpus,
+    Profile,
+    both_places,
+    countries_named,
+    kinds,
+    spelled_out,
+    types_conflict,
+)
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -89,7 +99,7 @@ class Evidence:
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and (fa.numbers != fb.numbers or fa.generation != fb.generation):
-            if fa.numbers == fb.numbers and _generation_left_out(fa, fb):
+            if fa.numbers == fb.numbers and _generation_left_out(a, b, fa, fb):
                 return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v
@@ -102,9 +112,9 @@ class Evidence:
         if fa.generation and fb.generation and fa.generation != fb.generation:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
-        for rule in (self._domain, self._qualified, self._one_country, self._acronym, self._legal, self._club,
-                     self._country):
-            v = rule(a, b, fa, fb, clash)
+        for rule in (domain_verdict, Evidence._qualified, Evidence._one_country, Evidence._acronym, legal_verdict,
+                     club_verdict, Evidence._country):
+            v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v
         if fa.numbered == fb.numbered and fa.key != fb.key:
@@ -113,6 +123,10 @@ class Evidence:
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
+        if fa.key == fb.key and _definite(fa) != _definite(fb):
+            article = _article(a, b, fa, fb)
+            if article is not None:
+                return article
         if fa.key == fb.key:
             return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
@@ -121,7 +135,7 @@ class Evidence:
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
-            return self._short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
+            return self.short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
                                     SHORT_DESCRIPTION)
         if fa.parts or fb.parts:
             if fa.parts and fb.parts and fa.core == fb.core:
@@ -131,7 +145,7 @@ class Evidence:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
             if fa.core == fb.core and not (a.personal or b.personal):
-                return self._short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
+                return self.short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         person = person_verdict(self, a, b, fa, fb)
         if person is not None:
@@ -148,22 +162,28 @@ class Evidence:
         last = min(fa.key, fb.key, key=len)
         if " " not in last and last not in self.corpus.lowercase:  # "Heart", "Hearts": a band and a club
             return doubtful(0.5, "a one-word name and its plural")
-        return self._short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
+        return self.short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
 
     def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
-            if _types_conflict(a, b):
+            if types_conflict(a, b):
                 return doubtful(0.6, "same abbreviation, types differ")
+            alike = self.spelled_alike(a, b, fa.acronym)
+            if alike is False:
+                return doubtful(0.6, "same abbreviation, spelled out as two names")
+            spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
+            if len(fa.acronym) <= 3 and not alike and not spaced:  # "A.A.", "AA": a few letters name many things
+                return doubtful(0.5, "a short abbreviation, not described alike")
             # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
-            return self._short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
-                                    SHORT_DESCRIPTION)
+            return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
+                                   SHORT_DESCRIPTION)
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
             if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
                     return doubtful(0.6, "acronym, types differ")
-                return self._short_form(a, b, Verdict(SAME, 0.8, "acronym"))
+                return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -183,7 +203,7 @@ class Evidence:
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
-            if _places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
+            if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = _regions_named(py.description)
                 if _region(x.qualifier) in named:
@@ -191,66 +211,24 @@ class Evidence:
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
-            if x.qualifier in COUNTRIES or (x.paren and not _types_conflict(a, b)):
-                return self._short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
+            if x.qualifier in COUNTRIES or (x.paren and not types_conflict(a, b)):
+                return self.short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
             if x.paren and x.qualifier == y.key:
                 if clash:
                     return doubtful(0.5, "parenthesized alias, person and place")
                 same = Verdict(SAME, 0.85, "parenthesized alias")
-                return self._short_form(a, b, same) if y.acronym else same
+                return self.short_form(a, b, same) if y.acronym else same
         return None
 
     def _one_country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """Two places that are one country named two ways ("U.S.A.", "United States of America")."""
         ca, cb = COUNTRY_NAMES.get(fa.key), COUNTRY_NAMES.get(fb.key)
-        if not (ca and cb and fa.key != fb.key and _places(a, b)):
+        if not (ca and cb and fa.key != fb.key and both_places(a, b)):
             return None
         return Verdict(SAME, 0.9, "one country, named another way") if ca == cb else \
             Verdict(DIFFERENT, 0.0, "different countries")
-
-    def _domain(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "zillow.com" and "Zillow", "theguardian.com" and "The Guardian"; not "booking.com" and "Booking
-        Holdings", nor "zalando.de" and "zalando.fr" (one name, other sites: doubt)."""
-        if fa.site and fb.site:
-            if fa.site == fb.site:
-                return Verdict(SAME, 0.95, "same web domain", certain=True)
-            return doubtful(0.5, "one name, other web domains") if fa.stem and fa.stem == fb.stem else None
-        x, y, py = (fa, fb, b) if fa.site else (fb, fa, a)
-        if not x.stem or x.stem not in web_spellings(y):
-            return None
-        if py.personal or py.types & PLACE_TYPES:
-            return doubtful(0.4, "a web domain and a person or place of its name")
-        return Verdict(SAME, 0.9, "a name and its web domain", certain=True)
-
-    def _club(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "AFC Ajax" and "Ajax", "1. FC Köln" and "FC Köln"; not "FC Barcelona" and "Barcelona SC", nor "FC
-        Porto" and the city of Porto."""
-        if fa.club and fb.club:
-            if fa.team == fb.team and fa.club != fb.club:
-                return doubtful(0.5, "different club abbreviations (another club, another sport?)")
-            return None
-        x, y = (fa, fb) if fa.club else (fb, fa)
-        if not x.club or x.team != y.key:
-            return None
-        if not (_club_like(a) and _club_like(b)):
-            return doubtful(0.4, "a club and a namesake of another kind")
-        if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
-            return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
-        return Verdict(SAME, 0.9, "with and without its club's abbreviation")
-
-    def _legal(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "Siemens AG" and "Siemens"; "Microsoft Corp." and "Microsoft Corporation"; not "Siemens AG" and
-        "Siemens Ltd." (a subsidiary), nor a company and a person or place of its name."""
-        if not (fa.legal or fb.legal) or (fa.trade or fa.key) != (fb.trade or fb.key):
-            return None
-        if fa.legal and fb.legal:
-            return Verdict(SAME, 0.95, "same legal form written another way") if fa.legal == fb.legal else \
-                doubtful(0.5, "different legal forms (a subsidiary?)")
-        if _types_conflict(a, b):
-            return doubtful(0.4, "a company and a namesake of another type")
-        return Verdict(SAME, 0.9, "with and without its legal form")
 
     def _country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "U.K. Ministry of Defence" and "Ministry of Defence"; not "US Army" and "British Army"."""
@@ -258,7 +236,7 @@ class Evidence:
             return None if fa.country == fb.country else Verdict(DIFFERENT, 0.0, "different countries")
         for (x, px), (y, py) in (((fa, a), (fb, b)), ((fb, b), (fa, a))):
             if x.country and x.unprefixed in (y.key, y.core) and not y.country:
-                named = _countries_named(py.description)
+                named = countries_named(py.description)
                 if named and x.country not in named:
                     return doubtful(0.5, "a country before a public body, another country in the description")
                 return Verdict(SAME, 0.85, "a country before a public body")
@@ -297,13 +275,26 @@ class Evidence:
             return DIFFERENT if (fx.head or fx.parts) != (fy.head or fy.parts) else NONE
         return NONE
 
+    def spelled_alike(self, a: Profile, b: Profile, letters: str) -> bool | None:
+        """Whether two nodes named by the abbreviation ``letters`` are described as one: False when their
+        descriptions spell it out as two names ("Alcoholics Anonymous", "American Airlines"); True when they spell
+        it out alike, when one spells it out and the other shares a word of it, or when the two are described
+        alike; None when nothing says."""
+        spelled = [spelled_out(p.description, letters) for p in (a, b)]
+        if spelled[0] and spelled[1]:
+            return bool(spelled[0] & spelled[1])
+        for names, other in zip(spelled, (b, a)):
+            if any(other.words.keys() & set(n.split()) for n in names):
+                return True
+        return True if self.context(a, b) >= self.agree_above else None
+
     def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool:
         """The two descriptions share (next to) nothing; descriptions of fewer than ``short`` words (besides the
         names' own) say too little to disagree."""
         return bool(a.words and b.words) and min(len(a.words), len(b.words)) >= short and \
             self.context(a, b) < self.disagree_below
 
-    def _short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
+    def short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
         """An acronym or a name without its qualifier names many things: kept only when the descriptions do
         not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
         if self.disagree(a, b, short):
@@ -336,29 +327,41 @@ def _definite(form: NameForm) -> bool:
     return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
 
 
-def _countries_named(text: str) -> set[str]:
-    """The countries a text names (by name, abbreviation or adjective)."""
-    ws = key_of(text).split()
-    return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-            if " ".join(ws[i:i + n]) in COUNTRIES}
+def _article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """A name with an article and the same word without: one name ("The Beatles", "Beatles"), unless the bare
+    word is one word for a thing of another kind ("The Sun", a newspaper, and "Sun", the star: a title made of
+    a common word) or is written in capitals where the titled one is not ("The Who" and "WHO": a title and an
+    acronym). None: no doubt."""
+    x, y = (fa, fb) if _definite(fa) else (fb, fa)
+    ta, tb = a.types - _CATCH_ALL, b.types - _CATCH_ALL
+    if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)):
+        return doubtful(0.5, "an article on one side only, and the types differ")
+    if _capitals(y.surface) and not _capitals(x.surface):
+        return doubtful(0.5, "a title with an article, and the word in capitals (an acronym?)")
+    return None
 
 
-def _types_conflict(a: Profile, b: Profile) -> bool:
-    """Both nodes are typed, with no type in common."""
-    return not (a.types & b.types or a.types <= UNTYPED or b.types <= UNTYPED)
+_CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
 
 
-def _places(a: Profile, b: Profile) -> bool:
-    """Both nodes are places, or one is and the other has no type."""
-    return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
-        p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))
+def _capitals(surface: str) -> bool:
+    """Written in capitals: two cased letters or more, none lowercase."""
+    letters = [c for c in surface if c.isalpha() and c.lower() != c.upper()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
 
 
-def _generation_left_out(fa: NameForm, fb: NameForm) -> bool:
-    """A generational marker on one side only of a personal name, whose other side is a surname or given name
-    alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest."""
+def _generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
+    """A generational marker on one side only of a personal name, whose other side is a titled surname or given
+    name alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest.
+    Not a bare surname ("Griffey": the father as often as the son), nor where a description speaks of the
+    family ("Griffey, the father", "his son", "Sr.")."""
     x, y = (fa, fb) if fa.generation else (fb, fa)
-    return bool(x.generation) and not y.generation and len(y.person) == 1 < len(x.person)
+    if not (x.generation and not y.generation and y.honorifics and len(y.person) == 1 < len(x.person)):
+        return False
+    return not any(p.words.keys() & _FAMILY for p in (a, b))
+
+
+_FAMILY = KIN | frozenset(GENERATIONS)
 
 
 def _region(qualifier: str) -> str:
@@ -374,20 +377,4 @@ def _regions_named(description: str) -> set[str]:
     """The regions and countries ``description`` names, canonical: by their full names, or a country by its
     abbreviation or adjective (an "or" in a text is no Oregon)."""
     text = f" {key_of(description)} "
-    return _countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}
-
-
-_PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"
-                            r"country|municipality|district|port|county)\b", re.I)
-_CLUB_TYPES = frozenset("organization organisation org company team club sports football soccer".split())
-
-
-def _sporting(p: Profile) -> bool:
-    """Its type or description says it is a sports club or team."""
-    return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words)
-
-
-def _club_like(p: Profile) -> bool:
-    """A node that may be a club: typed an organization, team or club (or untyped), not described as a place."""
-    typed = {w for t in p.types for w in t.replace("_", " ").split()}
-    return (p.types <= UNTYPED or bool(typed & _CLUB_TYPES)) and not _PLACE_DEFINED.search(p.description)
+    return countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}

@@ -114,11 +114,16 @@ malaysia: malaysia, malaysian; thailand: thailand, thai"""
 COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
-# the names of one country (not its people's adjective, nor a part of it: "England" is not the U.K.)
+# the names of one country, official, former or in its own language (not its people's adjective, nor a part
+# of it: "England" is not the U.K.)
 _COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
-uk: uk, u k, united kingdom; eu: eu, european union; russia: russia, russian federation
-uae: uae, united arab emirates; south korea: south korea, rok, republic of korea
-north korea: north korea, dprk; china: china, prc, people's republic of china"""
+uk: uk, u k, united kingdom, united kingdom of great britain and northern ireland; eu: eu, european union
+russia: russia, russian federation; uae: uae, u a e, united arab emirates
+south korea: south korea, rok, republic of korea; north korea: north korea, dprk
+china: china, prc, people's republic of china; germany: germany, federal republic of germany, deutschland
+france: france, french republic; czechia: czechia, czech republic; turkey: turkey, turkiye, republic of turkey
+myanmar: myanmar, burma; ivory coast: ivory coast, cote d'ivoire; eswatini: eswatini, swaziland
+cape verde: cape verde, cabo verde; east timor: east timor, timor leste"""
 COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 INSTITUTIONS = frozenset(
@@ -191,6 +196,14 @@ GENERIC_TLDS = frozenset(
     "com org net edu gov mil int info biz name pro io ai app dev tech online site store shop blog news media "
     "cloud live xyz club global agency company travel museum jobs".split())
 SECOND_LEVEL = frozenset("co com org net ac gov edu or ne go gob nic mil ltd plc".split())
+# the country of a national site's domain ("yahoo.co.jp": Japan), canonical as in COUNTRIES; not the codes used
+# as generic ones (.co, .io, .ai, .tv, .me, .fm)
+TLD_COUNTRIES = {code: country.replace("_", " ") for code, country in (pair.split(":") for pair in """us:us uk:uk gb:uk eu:eu fr:france de:germany it:italy es:spain
+pt:portugal nl:netherlands be:belgium ch:switzerland at:austria se:sweden no:norway dk:denmark fi:finland pl:poland
+ua:ukraine ru:russia tr:turkey gr:greece il:israel ir:iran iq:iraq sa:saudi_arabia eg:egypt in:india pk:pakistan
+cn:china jp:japan kr:south_korea kp:north_korea tw:taiwan vn:vietnam id:indonesia ph:philippines au:australia
+nz:new_zealand ca:canada mx:mexico br:brazil ar:argentina cl:chile ng:nigeria ke:kenya za:south_africa ae:uae
+sg:singapore my:malaysia th:thailand ie:ireland""".split())}
 
 # regions that follow a place's name after a comma ("Portland, Oregon", "Paris, TX", "Kingston, Ont."): each
 # with its abbreviations, canonical

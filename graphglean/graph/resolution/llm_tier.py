@@ -1,22 +1,29 @@
 """The LLM tier of entity resolution: which pairs to ask about (rule-uncertain pairs, embedding neighbours),
-the batched questions on the scheduler, and reading the one-line-per-pair answers."""
+the batched questions on the scheduler (their answers read and kept by `answers`)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import re
 import warnings
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Iterable
 
-import attrs
 import numpy as np
-import trio
 
 from ...core.config import ResolveConfig
 from ...core.errors import FATAL
 from ...core.prompts import load_template, render
 from ...scheduling.scheduler import Scheduler
+from .answers import (
+    TEMPLATE,
+    AnswerMemo,
+    answer_key,
+    answer_scope,
+    ask_key,
+    Said,
+    raw_answer,
+    read_said,
+    stored_answer,
+)
 from .blocking import vector_pairs
 from .profiles import Profile
 from .verdicts import NONE, UNSURE, Verdict
@@ -26,28 +33,6 @@ if TYPE_CHECKING:
 
 PASS = "graph.resolve"
 EMBED_BATCH = 256  # texts per embedding call
-# within a line (\W crossing line ends let every line start scan all that follows: minutes on a page of blank
-# lines), but the verdict may stand on the next line
-_ANSWER = re.compile(r"^[^\w\n]*(?:pair[^\w\n]*)?(\d+)[^\w\n]*\n?[^\w\n]*(SAME|DIFFERENT|DIFF|YES|NO)\b",
-                     re.I | re.M)
-_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.S | re.I)
-
-
-@attrs.define
-class AnswerMemo:
-    """LLM answers kept across runs (the run store): ``done`` maps a question's key to its answer (a pair's
-    SAME or DIFFERENT, by the pair: `answer_key`; or a batch's embeddings, by the request); ``save`` is
-    awaited as each answer arrives. A resumed or incremental run asks only what it has no answer for, even with
-    the response cache off."""
-
-    done: dict[str, Any] = attrs.field(factory=dict)
-    save: Callable[[str, Any], Awaitable[None]] | None = None
-
-    async def keep(self, key: str, answer: Any) -> None:
-        if self.save is not None:
-            with trio.CancelScope(shield=True):  # a paid answer is always kept
-                await self.save(key, answer)
-
 
 
 def close_pairs(r: "Resolver", rows: dict[int, list[float]], max_block: int) -> set[tuple[int, int]]:
@@ -170,25 +155,6 @@ def pair_id(r: "Resolver", i: int, j: int) -> str:
     return "\x1f".join(sorted((str(r.nodes[i]), str(r.nodes[j]))))
 
 
-def answer_key(model: str, pair: str) -> str:
-    """The memo key of ``model``'s answer about the pair ``pair`` (`pair_id`) to this question prompt."""
-    return "pair:" + hashlib.sha256(f"{model}\n{_prompt_hash()}\n{pair}".encode()).hexdigest()[:32]
-
-
-@functools.lru_cache(maxsize=1)
-def _prompt_hash() -> str:
-    return hashlib.sha256(load_template("graph_resolve").encode()).hexdigest()
-
-
-UNANSWERED = "UNANSWERED"  # a pair a complete answer left out: asked, paid for, not asked again
-
-
-def stored_answer(memo: AnswerMemo, model: str, pair: str) -> bool | str | None:
-    """The saved answer about ``pair`` (same or not), `UNANSWERED`, or None when it was never asked."""
-    said = memo.done.get(answer_key(model, pair))
-    return said if said in (None, UNANSWERED) else said == "SAME"
-
-
 def question_cards(r: "Resolver", i: int, j: int) -> tuple[str, str]:
     """The two cards of a question, the node of the smaller key first (whatever order the graph lists them in)."""
     x, y = sorted((i, j), key=lambda k: str(r.nodes[k]))
@@ -202,12 +168,12 @@ def ask_order(cards: list[tuple[str, str]], pairs: list[str]) -> list[int]:
 
 
 async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                  memo: AnswerMemo, max_tokens: int) -> dict[tuple[int, int], bool]:
+                  memo: AnswerMemo, max_tokens: int) -> dict[tuple[int, int], Said]:
     """The LLM's answers to ``asked`` (see `ask_about`): the saved ones, and those asked now."""
-    model = scheduler.llm(PASS).model
+    scope = answer_scope(scheduler.llm(PASS).client.cfg)
     ids = [pair_id(r, i, j) for i, j in asked]
-    saved = [stored_answer(memo, model, pair) for pair in ids]
-    known = {n: said for n, said in enumerate(saved) if isinstance(said, bool)}
+    saved = [stored_answer(memo, scope, pair) for pair in ids]
+    known = {n: said for n, said in enumerate(saved) if isinstance(said, Said)}
     pending = [n for n, said in enumerate(saved) if said is None]
     cards = [question_cards(r, *asked[n]) for n in pending]
     said = await ask_about(cards, [ids[n] for n in pending], scheduler, batch, memo, max_tokens)
@@ -216,37 +182,38 @@ async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Schedu
 
 
 async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: Scheduler, batch: int,
-                    memo: AnswerMemo, max_tokens: int) -> dict[int, bool]:
-    """The LLM's answers (position -> same) to the questions whose `card` pairs are ``cards`` about the pairs
+                    memo: AnswerMemo, max_tokens: int) -> dict[int, Said]:
+    """The LLM's answers (position -> `Said`) to the questions whose `card` pairs are ``cards`` about the pairs
     ``pairs`` (`pair_id`): asked in `ask_order`, ``batch`` a call. A call is capped at the few tokens the
     answer lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked
     again at a cap raised in proportion to what the answer so far took for its pairs (`raised_cap`), up to
-    ``max_tokens``. Each answer is kept in ``memo`` by its pair (of an answer cut short, all but the last
-    read, which the cut may have changed; of one complete, the pairs it left out as `UNANSWERED`)."""
+    ``max_tokens``. Each answer is kept in ``memo`` whole, and each pair by its place in it (`answers`): a
+    pair a complete answer does not give is not asked again (paid for once), and a reader that learns a new
+    form reads it from the kept text."""
     llm = scheduler.llm(PASS)
-    template = load_template("graph_resolve")
+    template = load_template(TEMPLATE)
+    scope = answer_scope(llm.client.cfg, template)
     order = ask_order(cards, pairs)
     batches = [order[k:k + batch] for k in range(0, len(order), batch)]
 
-    async def one(questions: list[int]) -> dict[int, bool]:
+    async def one(questions: list[int]) -> dict[int, Said]:
         text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(questions, 1))
-        messages, cap = [{"role": "user", "content": render(template, pairs=text)}], 8 * len(questions) + 16
+        prompt, count = render(template, pairs=text), len(questions)
+        messages, cap = [{"role": "user", "content": prompt}], 8 * count + 16
         result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens)))
-        read = read_answers(result.text)
-        while result.truncated and len(read) < len(questions) and cap < max_tokens:
-            cap = min(max_tokens, raised_cap(cap, len(read), len(questions)))
+        read = read_said(result.text, count)
+        while result.truncated and len(read) < count and cap < max_tokens:
+            cap = min(max_tokens, raised_cap(cap, len(read), count))
             result = await llm.chat(llm.request(messages, max_tokens=cap))
-            read = read_answers(result.text)
-        read = {n: same for n, same in read.items() if 1 <= n <= len(questions)}
-        cut = result.truncated and len(read) < len(questions)
+            read = read_said(result.text, count)
+        cut = result.truncated and len(read) < count
+        key = ask_key(scope, prompt)
+        await memo.keep(key, raw_answer(result.text, count, cut))
         for n, q in enumerate(questions, 1):
-            if n in read and not (cut and n == max(read)):
-                await memo.keep(answer_key(llm.model, pairs[q]), "SAME" if read[n] else "DIFFERENT")
-            elif n not in read and not cut:
-                await memo.keep(answer_key(llm.model, pairs[q]), UNANSWERED)
-        return read
+            await memo.keep(answer_key(scope, pairs[q]), {"ask": key, "at": n})
+        return {n: said for n, said in read.items() if not (cut and n == max(read))}  # as `answer_at` reads it
 
-    answers: dict[int, bool] = {}
+    answers: dict[int, Said] = {}
     for outcome in await scheduler.map(one, batches, pass_name=PASS):
         if outcome.ok and outcome.value is not None:
             for n, q in enumerate(outcome.item, 1):
@@ -262,8 +229,3 @@ def raised_cap(cap: int, answered: int, pairs: int) -> int:
     if answered == 0:
         return 4 * cap
     return max(cap + 1, -(-cap * pairs * 5 // (4 * answered)))
-
-
-def read_answers(text: str) -> dict[int, bool]:
-    """Pair number -> same, from lines like "3: SAME", "Pair 3 - different", "**3.** YES" (reasoning skipped)."""
-    return {int(m.group(1)): m.group(2).upper() in ("SAME", "YES") for m in _ANSWER.finditer(_THINKING.sub("", text))}

@@ -27,9 +27,6 @@ from .lexicon import (
     HONORIFICS,
     INSTITUTIONS,
     LEADING_ABBREVIATIONS,
-    LEADING_LEGAL_FORMS,
-    LEGAL_FORMS,
-    LEGAL_LONGEST,
     MALE,
     ORDINALS,
     PLURAL_HONORIFICS,
@@ -37,7 +34,7 @@ from .lexicon import (
     ROYAL,
     SUFFIX_TITLES,
 )
-from .org_names import club_form, web_domain
+from .organizations.written import club_form, web_domain, without_legal_form
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
@@ -55,9 +52,6 @@ _ROMAN_TOKEN = re.compile(r"[^\W\d_]+\.?")
 _DIGITS = re.compile(r"\d\w*")
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th|er|e|re|eme)")
 _SUFFIX_TITLE = re.compile(r"\w-(?:" + "|".join(sorted(SUFFIX_TITLES)) + r")\b")
-_LEGAL_TAIL = {n: re.compile(r"(?:^|[\s,])(?:" + "|".join(
-    r"[\s./]*".join(map(re.escape, form.split())) for form in LEGAL_FORMS if len(form.split()) == n) + r")\.?\s*$",
-    re.I) for n in range(1, LEGAL_LONGEST + 1)}
 _IRREGULAR = {"men": "man", "women": "woman", "children": "child", "people": "person", "geese": "goose",
               "mice": "mouse", "feet": "foot", "teeth": "tooth", "wives": "wife", "lives": "life",
               "knives": "knife", "leaves": "leaf", "wolves": "wolf", "halves": "half"}
@@ -114,9 +108,11 @@ def _without_articles(ws: list[str]) -> list[str]:
 
 def key_of(text: str) -> str:
     """The comparison key: folded, accents and punctuation dropped, leading articles removed (not an initial
-    that looks like one: "A.C. Milan")."""
+    that looks like one: "A.C. Milan", nor a letter of an abbreviation: "U.A.E.")."""
     ws = words(strip_accents(text))
     if ws and _INITIAL_FIRST.match(text):
+        if all(len(w) == 1 for w in ws):
+            return " ".join(ws)
         return " ".join(ws[:1] + _without_articles(ws[1:])) if len(ws) > 1 else ws[0]
     return " ".join(_without_articles(ws))
 
@@ -179,33 +175,6 @@ def _split_owner(text: str) -> tuple[str, str] | None:
     if len(parts) == 2 and parts[0].strip() and parts[1].strip():
         return parts[1], parts[0]
     return None
-
-
-def _without_legal_form(text: str) -> tuple[str, str]:
-    """``text`` without the legal forms that end it ("Samsung Electronics Co., Ltd."), and those forms,
-    canonical; a name that is only a legal form keeps it. A legal form that opens the name ("PJSC Lukoil") is
-    read as one that ends it."""
-    forms: list[str] = []
-    lead = _LEADING_LEGAL.match(text)
-    if lead and (lead.group(1).casefold() != "pt" or len(text[lead.end():].split()) >= 2):
-        forms.append(LEADING_LEGAL_FORMS[lead.group(1).casefold()])
-        text = text[lead.end():]
-    while True:
-        ws = words(strip_accents(text))
-        found = next((n for n in range(min(LEGAL_LONGEST, len(ws) - 1), 0, -1)
-                      if " ".join(ws[-n:]) in LEGAL_FORMS), 0)
-        if not found:
-            return text, " ".join(forms)
-        forms.insert(0, LEGAL_FORMS[" ".join(ws[-found:])])
-        cut = _LEGAL_TAIL[found].search(text)
-        if cut is None:  # written in a way the word pattern does not see: keep the text as it is
-            return text, " ".join(forms[1:])
-        text = text[:cut.start()].rstrip(" ,")
-        if forms[0] == "company" and text.endswith((" &", " and")):  # "J.P. Morgan & Co."
-            text = text.rsplit(" ", 1)[0]
-
-
-_LEADING_LEGAL = re.compile(r"(" + "|".join(LEADING_LEGAL_FORMS) + r")\.?\s+(?=\w)", re.I)
 
 
 def _qualified(text: str) -> tuple[str, str, bool]:
@@ -317,10 +286,10 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
 @lru_cache(maxsize=262144)
 def read_name(surface: str) -> NameForm:
     """Read one name (pure; cached)."""
-    cased, legal = _without_legal_form(" ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
+    cased, legal = without_legal_form(" ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
     text, qualifier, paren = _qualified(fold(cased).translate(_QUOTES))
     if qualifier and not legal:  # "Acme Company (AC)"
-        text, legal = _without_legal_form(text)
+        text, legal = without_legal_form(text)
     key = key_of(surface)
     core = key_of(text)
     ws = core.split()
@@ -386,6 +355,22 @@ def _spelled(surface: str) -> tuple[str, ...]:
     if key_of(short).replace(" ", "") != letters:
         return ()
     return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))
+
+
+def name_size(form: NameForm) -> tuple[int, int]:
+    """How complete a name is: (whole words, initials). A personal name counts its name words (titles and
+    generations count for nothing), a web domain its stem ("zillow.com" is "Zillow"), a company's legal form as
+    words of its name; a run of initials is one whole word ("J.R.R. Tolkien" is as complete as "JRR Tolkien",
+    "U.N." as "UN"), a lone one an initial ("J. Smith" is less than "John Smith")."""
+    ws = (form.stem,) if form.stem else form.person if form.person and not form.legal else tuple(form.key.split())
+    whole = initials = run = 0
+    for w in (*ws, ""):
+        if len(w) == 1:
+            run += 1
+            continue
+        whole, initials, run = whole + (run > 1), initials + (run == 1), 0
+        whole += bool(w)
+    return whole, initials
 
 
 def words_of(form: NameForm) -> set[str]:

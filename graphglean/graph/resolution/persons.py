@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+import attrs
+
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile
@@ -26,6 +28,7 @@ class Judge(Protocol):
     """What the personal-name rules read of `evidence.Evidence`."""
 
     corpus: Corpus
+    agree_above: float
 
     def context(self, a: Profile, b: Profile) -> float: ...
 
@@ -84,11 +87,11 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
     if sf.royal and not lf.royal:
         return doubtful(0.4, "a royal named by the given name, and a full name")
     if short[0] == long[0]:
-        return _partial(ev, a, b, "first name")
+        return _partial(ev, a, b, "first name", alone=True)
     if short[0] == long[-1]:
         if sf.gender == "f" and (lf.gender or lp.pronoun_gender) != "f":
-            return doubtful(0.5, "a woman's title with a surname: a relative may bear it")
-        return _partial(ev, a, b, "surname")
+            return attrs.evolve(doubtful(0.5, "a woman's title with a surname: a relative may bear it"), reading=True)
+        return _partial(ev, a, b, "surname", alone=True)
     return ev.overlap(fa, fb)
 
 
@@ -150,11 +153,12 @@ def _given_names(form: NameForm, other: NameForm) -> set[str]:
     return set(form.person[:-1]) - set(other.person) if len(form.person) > 1 else set()
 
 
-def _partial(ev: Judge, a: Profile, b: Profile, rule: str) -> Verdict:
+def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) -> Verdict:
     """A partial match (first name, surname, initials) is kept when the descriptions neither name the other
     as a relative nor disagree. A first name is shared by many: any two descriptions may disagree; otherwise
-    short ones cannot (a surname alone is one person of the document, of whom two short descriptions just say
-    different things)."""
+    short ones cannot. One name ``alone`` (a surname or a given name, titled or not, against a full name) is
+    borne by a family and by namesakes ("Roosevelt": Theodore or Franklin): kept only when the description
+    gives the rest of the name or the two are alike (`_alike`), else left to the LLM tier."""
     for x, y in ((a, b), (b, a)):
         fx, fy = x.forms[0], y.forms[0]
         if _kin(x.description, _given_names(fy, fx)):
@@ -164,7 +168,23 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str) -> Verdict:
         if rest & x.words.keys() and a.key not in b.neighbours:
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
-        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other")
+        return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", reading=True)
+    if alone and not _alike(ev, a, b):
+        return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
     if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION):
-        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree")
+        return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
+
+
+def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
+    """Two nodes described alike, or related to one same node without descriptions that disagree (one story:
+    "Bob" and "Bob Cratchit" both beside Scrooge); never when both descriptions give years and none in common
+    (a father and a son in one office, each in his own years)."""
+    ya, yb = set(_YEAR.findall(a.description)), set(_YEAR.findall(b.description))
+    if ya and yb and not ya & yb:
+        return False
+    context = ev.context(a, b)
+    return context >= ev.agree_above or (bool(a.neighbours & b.neighbours) and not ev.disagree(a, b))
+
+
+_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")

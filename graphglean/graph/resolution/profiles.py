@@ -12,14 +12,20 @@ from typing import Any, Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, THINGS
-from .names import NameForm, read_name, words_of
+from .lexicon import COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
+from .names import NameForm, key_of, read_name, strip_accents, words_of
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
                         "geography geographic_location geographical_location".split()) | frozenset(
     {"geographic location", "geographical location"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
+# the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
+ORG_TYPES = frozenset("""organization organisation org company corporation business firm enterprise conglomerate
+website site platform service brand publisher newspaper magazine media broadcaster network bank institution agency
+band group team club party university school college ngo nonprofit charity government""".split()) | frozenset({
+    "web site", "online service", "sports team", "sports club", "football club", "musical group", "political party",
+    "news organization", "media outlet", "news outlet", "government agency", "financial institution"})
 SHORT_DESCRIPTION = 8  # description words (besides the name's own) below which two descriptions cannot disagree
 _DEFINED_THING = re.compile(r"\b(?:is|was|are|were)\s+(?:\w+\s+){0,5}?(?:" + "|".join(sorted(THINGS)) + r")s?\b",
                             re.I)
@@ -89,6 +95,19 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
     return [str(a) for a in value if a] if isinstance(value, list) else []
 
 
+def uninverted(form: NameForm) -> str:
+    """A person's name written surname first, as catalogues and indexes write it ("Smith, John A."), in the
+    order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country after the
+    comma: "John Smith, MD")."""
+    head, _, tail = form.surface.rpartition(",")
+    given = tail.split()
+    if not (form.qualifier and not form.paren and head and 1 <= len(given) <= 3) or "," in head:
+        return ""
+    if form.qualifier in CREDENTIALS or form.qualifier in REGIONS or form.qualifier in COUNTRIES:
+        return ""
+    return " ".join([*given, *head.split()])
+
+
 def profile_of(graph: nx.Graph, node: Any) -> Profile:
     return profile_from(node, graph.nodes[node], graph.neighbors(node))
 
@@ -96,13 +115,66 @@ def profile_of(graph: nx.Graph, node: Any) -> Profile:
 def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
     """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
     names = [str(data.get("name") or node)] + aliases_of(data)
-    forms = [read_name(n) for n in dict.fromkeys(names)]
     types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
+    forms = [read_name(n) for n in dict.fromkeys(names)]
+    if types & PERSON_TYPES:
+        forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
     description = data.get("description") or ""
     own = {w for f in forms for w in f.key.split()}
     counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
     return Profile(str(node), forms, types, description, counted, frozenset(map(str, neighbours)),
                    description_gender(description), bool(_DEFINED_THING.search(description)))
+
+
+def kinds(types: frozenset[str]) -> frozenset[str]:
+    """A node's types, those of a person, a place or an organization each as one kind."""
+    return frozenset("person" if t in PERSON_TYPES else "geo" if t in PLACE_TYPES else
+                     "organization" if t.replace("_", " ") in ORG_TYPES else t for t in types)
+
+
+def types_conflict(a: Profile, b: Profile) -> bool:
+    """Both nodes are typed, with no kind in common (`kinds`)."""
+    return not (a.types <= UNTYPED or b.types <= UNTYPED or kinds(a.types) & kinds(b.types))
+
+
+_CAPITALIZED = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W_]+)?")
+_JOINING = frozenset("of and for the de du des del la le di da von van und y et &".split())
+
+
+def spelled_out(text: str, letters: str) -> set[str]:
+    """The names in ``text`` whose capitalized words' initials are ``letters`` (words such as "of" and "the"
+    inside skipped), folded: "University of North Carolina" for "unc"."""
+    ws = _CAPITALIZED.findall(text)
+    found = set()
+    for i, first in enumerate(ws):
+        if not first[0].isupper():
+            continue
+        initials, j = "", i
+        while j < len(ws) and len(initials) < len(letters):
+            w = ws[j]
+            if w.casefold() in _JOINING and initials:
+                j += 1
+                continue
+            if not w[0].isupper() or len(w) == 1:  # "F.B.I." itself is no name it spells out
+                break
+            initials += strip_accents(w[0]).casefold()
+            j += 1
+        if initials == letters and j - i > 1:
+            found.add(" ".join(w.casefold() for w in ws[i:j]))
+    return found
+
+
+def countries_named(text: str) -> set[str]:
+    """The countries a text names (by name, abbreviation or adjective)."""
+    ws = key_of(text).split()
+    return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
+            if " ".join(ws[i:i + n]) in COUNTRIES}
+
+
+def both_places(a: Profile, b: Profile) -> bool:
+    """Both nodes are places, or one is and the other has no type."""
+    return bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES) and all(
+        p.types & PLACE_TYPES or p.types <= UNTYPED for p in (a, b))
 
 
 @attrs.define

@@ -23,7 +23,8 @@ from ...llm.model_limits.completion_cap import CompletionCap
 from ...scheduling.scheduler import Scheduler
 from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
-from .llm_tier import PASS, AnswerMemo, ask_llm, close_pairs, embed_profiles, questions
+from .answers import AnswerMemo, Said
+from .llm_tier import PASS, ask_llm, close_pairs, embed_profiles, questions
 from .profiles import Profile, profile_of
 from .resolver import Clusters, ResolutionStats, Resolver
 from .verdicts import SAME, Verdict
@@ -143,13 +144,15 @@ async def llm_tier(r: "Resolver", clusters: "Clusters", pairs: list[tuple[int, i
 
 
 def apply_answers(r: "Resolver", clusters: "Clusters", asked: list[tuple[int, int]],
-                  answers: Mapping[tuple[int, int], bool], log: list[dict[str, Any]], stats: ResolutionStats) -> None:
-    """Merge the ``asked`` pairs the LLM called the same (consistently); the others are DIFFERENT from now on."""
+                  answers: Mapping[tuple[int, int], Said], log: list[dict[str, Any]], stats: ResolutionStats) -> None:
+    """Merge the ``asked`` pairs the LLM called the same (consistently); the others are DIFFERENT from now on.
+    The model's answer line about each pair goes into resolution.jsonl beside the decision."""
     stats.llm_pairs = len(asked)
     stats.llm_unanswered = sum(1 for p in asked if p not in answers)
     links = []
     for i, j in (p for p in asked if p in answers):
-        if answers[(i, j)]:
+        r.llm_said[(i, j)] = answers[(i, j)].line
+        if answers[(i, j)].same:
             links.append((i, j, Verdict(SAME, 0.7, f"LLM: {r.verdict(i, j).rule or 'no rule applies'}")))
         else:
             r.llm_different.add((i, j))

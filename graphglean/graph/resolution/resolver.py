@@ -9,6 +9,7 @@ import attrs
 import networkx as nx
 
 from .evidence import Evidence
+from .names import name_size
 from .profiles import Corpus, Profile, profile_of
 from .verdicts import DIFFERENT, SAME, UNSURE, Verdict
 
@@ -67,6 +68,17 @@ def _incompatible(v: Verdict, strict: bool) -> bool:
     return v.kind == DIFFERENT or (strict and v.doubt)
 
 
+def apart_line(pa: Profile, pb: Profile, verdict: str, rule: str, tier: str,
+               answer: str | None = None) -> tuple[list[Any], dict[str, Any]]:
+    """A pair kept apart as resolution.jsonl writes it, with its place there (after the merges, by names then
+    node keys): the local resolver's and each Ray pair partition's; ``answer``: the LLM's line about it."""
+    x, y = sorted((pa, pb), key=lambda p: (p.name, p.key))
+    line = {"decision": "kept_apart", "a": x.name, "b": y.name, "rule": rule, "verdict": verdict, "tier": tier}
+    if answer is not None:
+        line["answer"] = answer
+    return [2, x.name, y.name, x.key, y.key], line
+
+
 class NodeFacts(Protocol):
     """What the resolver reads of nodes beyond their profiles (the LLM tier's cards, the merged node's name)."""
 
@@ -104,6 +116,7 @@ class Resolver:
         self.evidence = Evidence(None, {p.key: p for p in profiles}, corpus)
         self.memo: dict[tuple[int, int], Verdict] = {}
         self.llm_different: set[tuple[int, int]] = set()
+        self.llm_said: dict[tuple[int, int], str] = {}  # the LLM's answer line about a pair (i < j)
 
     @classmethod
     def of_graph(cls, graph: nx.Graph, profile: Callable[[nx.Graph, Any], Profile] = profile_of) -> "Resolver":
@@ -122,15 +135,23 @@ class Resolver:
         return v
 
     def rule_links(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int, Verdict]]:
-        links = [(i, j, v) for i, j in pairs if (v := self.verdict(i, j)).kind == SAME]
-        return self._unique_readings(links)
+        verdicts = [(i, j, self.verdict(i, j)) for i, j in pairs]
+        links = [(i, j, v) for i, j, v in verdicts if v.kind == SAME]
+        return self._unique_readings(links, [(i, j) for i, j, v in verdicts if v.reading])
 
-    def _unique_readings(self, links: list[tuple[int, int, Verdict]]) -> list[tuple[int, int, Verdict]]:
+    def _unique_readings(self, links: list[tuple[int, int, Verdict]],
+                         readings: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int, Verdict]]:
         """Drop a name's links to readings that are not one entity: "Cratchit" is neither Bob nor Martha
         Cratchit, "BVC" neither of two councils with those initials, "William" neither "Prince William" nor
         "William Shakespeare". Fuller names (more words) must all be one entity; as full ones must not differ
-        or be in doubt ("Fezziwig": Mr. or Mrs.)."""
+        or be in doubt ("Fezziwig": Mr. or Mrs.). ``readings``: pairs the rules do not merge whose names still
+        read as one another (`Verdict.reading`): they count among a linked name's readings."""
         targets: dict[int, list[int]] = {}
+        linked = {k for i, j, _ in links for k in (i, j)}
+        for i, j in readings:
+            if i in linked or j in linked:
+                targets.setdefault(i, []).append(j)
+                targets.setdefault(j, []).append(i)
         for i, j, _ in links:
             targets.setdefault(i, []).append(j)
             targets.setdefault(j, []).append(i)
@@ -182,10 +203,8 @@ class Resolver:
         return v.kind == DIFFERENT or v.doubt or (fuller and v.kind != SAME)
 
     def words(self, i: int) -> int:
-        f = self.profiles[i].forms[0]
-        if f.acronym:  # "Z.G.F." is one word, as "ZGF" is
-            return 1
-        return len(f.person) if f.person else len(f.key.split())
+        """How many words node ``i``'s name has (`names.name_size`: "Z.G.F." is one word, as "ZGF" is)."""
+        return sum(name_size(self.profiles[i].forms[0]))
 
     def cluster(self, clusters: Clusters, links: Iterable[tuple[int, int, Verdict]], tier: str,
                 log: list[dict[str, Any]], stats: ResolutionStats) -> int:
@@ -197,15 +216,18 @@ class Resolver:
                 merged += 1
                 log.append({"decision": "merged", "a": self.profiles[i].name, "b": self.profiles[j].name,
                             "rule": v.rule, "score": round(v.score, 3), "tier": tier, "_link": (i, j, v.score)})
+                if (min(i, j), max(i, j)) in self.llm_said and tier == "llm":
+                    log[-1]["answer"] = self.llm_said[(min(i, j), max(i, j))]
             elif done is False:
                 stats.refused_merges += 1
         return merged
 
     def kept_apart(self, clusters: Clusters,
                    pairs: Iterable[tuple[int, int]]) -> list[tuple[list[Any], dict[str, Any]]]:
-        """The candidate ``pairs`` (i < j) left in two clusters by evidence against them: a DIFFERENT verdict
-        (the rules' or the LLM's), doubt, or a SAME whose clusters hold a pair that may not be one. Each as (its
-        place in resolution.jsonl: after the merges, by names then keys; its line), named in that order."""
+        """The candidate ``pairs`` (i < j) left in two clusters by evidence against them or by doubt: a DIFFERENT
+        verdict (the rules' or the LLM's), an UNSURE one (a question the LLM did not answer SAME, or was not asked
+        with the rules alone), or a SAME whose clusters hold a pair that may not be one. Each as `apart_line`
+        places and writes it."""
         out = []
         for i, j in pairs:
             ri, rj = clusters.find(i), clusters.find(j)
@@ -214,14 +236,12 @@ class Resolver:
             v = self.verdict(i, j)
             if v.kind == SAME:
                 rule = f"{v.rule}, but {self._across(clusters, ri, rj)}"
-            elif v.kind == DIFFERENT or v.doubt:
+            elif v.kind in (DIFFERENT, UNSURE):
                 rule = v.rule
             else:
                 continue
-            x, y = sorted((i, j), key=lambda k: (self.profiles[k].name, str(self.nodes[k])))
-            out.append(([2, self.profiles[x].name, self.profiles[y].name, str(self.nodes[x]), str(self.nodes[y])],
-                         {"decision": "kept_apart", "a": self.profiles[x].name, "b": self.profiles[y].name,
-                          "rule": rule, "verdict": v.kind, "tier": "llm" if (i, j) in self.llm_different else "rules"}))
+            tier = "llm" if (i, j) in self.llm_different else "rules"
+            out.append(apart_line(self.profiles[i], self.profiles[j], v.kind, rule, tier, self.llm_said.get((i, j))))
         return sorted(out, key=lambda t: t[0])
 
     def _across(self, clusters: Clusters, ri: int, rj: int) -> str:

@@ -15,6 +15,8 @@ class Verdict:
     rule: str = ""
     doubt: bool = False  # an UNSURE the rules saw evidence against: no rule cluster may hold both nodes
     certain: bool = False  # a SAME the names alone decide: a description naming the other cannot overrule it
+    reading: bool = False  # an UNSURE where one name reads as the other ("Smith", "John Smith"): it counts
+    # among the name's readings, so that a name of several is merged with none (`Resolver.rule_links`)
 
 
 NO_EVIDENCE = Verdict(NONE)

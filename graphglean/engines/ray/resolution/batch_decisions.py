@@ -19,15 +19,14 @@ from typing import Any
 import attrs
 
 from ....core.config import Config
+from ....graph.resolution.answers import AnswerMemo, Said, stored_answer
 from ....graph.resolution.llm_tier import (
-    AnswerMemo,
     ask_about,
     mark_similar,
     pair_id,
     question_cards,
     question_strength,
     questions,
-    stored_answer,
 )
 from ....graph.resolution.resolve import ResolutionStats, Resolver, apply_answers, merged_groups, rule_clusters
 from ....llm.model_limits.completion_cap import CompletionCap
@@ -82,16 +81,16 @@ def decide_batch(k: int, cfg: Config, documents: int, folder: Path, owned: bool,
             r.facts.tables.close()  # type: ignore[attr-defined]
 
 
-def order_questions(batches: int, per_part: int, folder: Path, memo: AnswerMemo, model: str) -> int:
+def order_questions(batches: int, per_part: int, folder: Path, memo: AnswerMemo, scope: str) -> int:
     """Every batch's questions merged in the order they are asked (`ask_order`); those ``memo`` has an answer
-    to are answered from it, the others cut into parts of ``per_part`` (whole calls), as the local engine
-    asks them. Returns the number of parts."""
+    to (in ``scope``: `answers.answer_scope`) are answered from it, the others cut into parts of ``per_part``
+    (whole calls), as the local engine asks them. Returns the number of parts."""
     streams = [read_ordered(folder / f"asked-{k:05d}.jsonl") for k in range(batches)]
     known: list[list[Any]] = [[] for _ in range(batches)]
     parts, part = 0, []
     for _, row in heapq.merge(*streams, key=lambda t: t[0]):
-        said = stored_answer(memo, model, row["pair"])
-        if isinstance(said, bool):
+        said = stored_answer(memo, scope, row["pair"])
+        if isinstance(said, Said):
             known[row["k"]].append((row["at"], row["i"], row["j"], said))
         if said is not None:  # answered, or left out of a complete answer: not asked again
             continue
@@ -113,7 +112,7 @@ async def ask_part(t: int, per_part: int, cfg: Config, folder: Path, scheduler: 
     part = load(folder / f"ask-{t:05d}.pkl")
     said = await ask_about([(a, b) for _, _, _, a, b, _, _ in part], [pair for *_, pair, _ in part], scheduler,
                            cfg.graph.resolve.llm_batch, memo, CompletionCap.of(cfg.llm).cap)
-    out: dict[int, list[tuple[list[Any], int, int, bool]]] = defaultdict(list)
+    out: dict[int, list[tuple[list[Any], int, int, Said]]] = defaultdict(list)
     for n, (k, i, j, _, _, _, at) in enumerate(part):
         rows = out[k]  # every batch of the part gets its file, answered or not: a retry leaves no earlier one
         if n in said:

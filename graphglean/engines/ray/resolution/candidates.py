@@ -30,9 +30,11 @@ from ....graph.resolution.blocking import (
     unit_rows,
 )
 from ....graph.resolution.evidence import Evidence
-from ....graph.resolution.llm_tier import AnswerMemo, embed_profiles
+from ....graph.resolution.answers import AnswerMemo
+from ....graph.resolution.llm_tier import embed_profiles
 from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
-from ....graph.resolution.verdicts import DIFFERENT, SAME, UNSURE, Verdict
+from ....graph.resolution.resolver import apart_line
+from ....graph.resolution.verdicts import DIFFERENT, SAME, UNSURE
 from ....scheduling.scheduler import Scheduler
 from ..partitions import edge_partition, merge_edges, merge_nodes, node_partition
 from ..stage_files import dump, load, write_ordered
@@ -199,7 +201,7 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> tu
             if any(f.head for f in (*pa.forms, *pb.forms)) or (v := evidence.verdict(pa, pb)).kind in (SAME, UNSURE):
                 kept.append((a, b))
             elif v.kind == DIFFERENT and (a, b) not in close:
-                apart.append(apart_line(pa, pb, v))
+                apart.append(apart_line(pa, pb, v.kind, v.rule, "rules"))
         named = {k for pair in kept for k in pair} | {k for a, b, _ in similar for k in (a, b)}
         owned = sorted(k for k in named if any(f.head for f in row(k)[1].forms))
     finally:
@@ -207,13 +209,6 @@ def pair_verdicts(c: int, cfg: Config, counts: CorpusCounts, folder: Path) -> tu
     dump(KeptPairs(kept, similar, owned), folder / f"kept-{c:04d}.pkl")
     write_ordered(apart, folder / f"apart-{c:04d}.jsonl")
     return len(pairs | {(a, b) for a, b, _ in similar}), len(apart)
-
-
-def apart_line(pa: Profile, pb: Profile, v: Verdict) -> tuple[list[Any], dict[str, Any]]:
-    """A pair the rules call DIFFERENT, as `Resolver.kept_apart` places and writes it."""
-    x, y = sorted((pa, pb), key=lambda p: (p.name, p.key))
-    return ([2, x.name, y.name, x.key, y.key],
-            {"decision": "kept_apart", "a": x.name, "b": y.name, "rule": v.rule, "verdict": v.kind, "tier": "rules"})
 
 
 def _cosine(x: list[float], y: list[float]) -> float:

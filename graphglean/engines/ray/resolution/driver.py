@@ -24,6 +24,7 @@ import trio
 from ....core.config import Config
 from ....core.tokens import Tokenizer
 from ....graph.extract import GraphStats
+from ....graph.resolution.answers import answer_scope
 from ....graph.resolution.resolve import PASS, AnswerMemo, ResolutionStats
 from ....llm.accounting import CallAccount
 from ....pipeline.runstore import RunStore
@@ -132,7 +133,7 @@ async def decide_task(k: int, cfg: Config, documents: int, folder: str, owned: b
 async def order_task(batches: int, per_part: int, cfg: Config, folder: str, store_dir: str, limiter: Any) -> int:
     store = RunStore(store_dir, shared=True)
     try:
-        return order_questions(batches, per_part, Path(folder), _stored_memo(store), cfg.llm.model)
+        return order_questions(batches, per_part, Path(folder), _stored_memo(store), answer_scope(cfg.llm))
     finally:
         store.close()
 

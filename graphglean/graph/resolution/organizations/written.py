@@ -1,6 +1,6 @@
 """How an organization's name is written around the name itself: as a web domain ("zillow.com",
-"mercadolibre.com.ar") or with a sports club's abbreviation ("AFC Ajax", "Sevilla FC", "1. FC Köln"), and the
-words that say a club.
+"mercadolibre.com.ar"), with a sports club's abbreviation ("AFC Ajax", "Sevilla FC", "1. FC Köln") or with a
+company's legal form ("Siemens AG", "PJSC Lukoil"); and the words that say a club.
 
 ``web_domain("www.nytimes.com")`` gives the site ``nytimes.com`` and its stem ``nytimes`` (the label before
 the public suffix); ``club_form(["afc", "ajax"])`` gives ``("afc", "ajax")``.
@@ -9,10 +9,22 @@ the public suffix); ``club_form(["afc", "ajax"])`` gives ``("afc", "ajax")``.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from collections.abc import Iterable
 
-from .lexicon import CLUB_FORMS, CLUB_LONGEST, COUNTRY_TLDS, GENERIC_TLDS, SECOND_LEVEL, SPORTS, SPORTS_STEMS
+from ..lexicon import (
+    CLUB_FORMS,
+    CLUB_LONGEST,
+    COUNTRY_TLDS,
+    GENERIC_TLDS,
+    LEADING_LEGAL_FORMS,
+    LEGAL_FORMS,
+    LEGAL_LONGEST,
+    SECOND_LEVEL,
+    SPORTS,
+    SPORTS_STEMS,
+)
 
 _CAPS = ("COM", "ORG")  # the domains a name in capitals may end in ("ASP.NET" is no site)
 _DOMAIN = re.compile(r"(?:https?://)?((?:[^\W_](?:[\w-]*[^\W_])?\.)+([^\W\d_]{2,24}))/?", re.I)
@@ -67,3 +79,44 @@ def club_form(ws: list[str]) -> tuple[str, str]:
 def says_sport(words: Iterable[str]) -> bool:
     """Words (of a type or a description) that say a sports club or team: "club", "league", "Fußballverein"."""
     return any(w in SPORTS or any(s in w for s in SPORTS_STEMS) for w in words)
+
+
+_LEGAL_TAIL = {n: re.compile(r"(?:^|[\s,])(?:" + "|".join(
+    r"[\s./]*".join(map(re.escape, form.split())) for form in LEGAL_FORMS if len(form.split()) == n) + r")\.?\s*$",
+    re.I) for n in range(1, LEGAL_LONGEST + 1)}
+
+
+def without_legal_form(text: str) -> tuple[str, str]:
+    """``text`` without the legal forms that end it ("Samsung Electronics Co., Ltd."), and those forms,
+    canonical; a name that is only a legal form keeps it. A legal form that opens the name ("PJSC Lukoil") is
+    read as one that ends it."""
+    forms: list[str] = []
+    lead = _LEADING_LEGAL.match(text)
+    if lead and (lead.group(1).casefold() != "pt" or len(text[lead.end():].split()) >= 2):
+        forms.append(LEADING_LEGAL_FORMS[lead.group(1).casefold()])
+        text = text[lead.end():]
+    while True:
+        ws = _plain_words(text)
+        found = next((n for n in range(min(LEGAL_LONGEST, len(ws) - 1), 0, -1)
+                      if " ".join(ws[-n:]) in LEGAL_FORMS), 0)
+        if not found:
+            return text, " ".join(forms)
+        forms.insert(0, LEGAL_FORMS[" ".join(ws[-found:])])
+        cut = _LEGAL_TAIL[found].search(text)
+        if cut is None:  # written in a way the word pattern does not see: keep the text as it is
+            return text, " ".join(forms[1:])
+        text = text[:cut.start()].rstrip(" ,")
+        if forms[0] == "company" and text.endswith((" &", " and")):  # "J.P. Morgan & Co."
+            text = text.rsplit(" ", 1)[0]
+
+
+_LEADING_LEGAL = re.compile(r"(" + "|".join(LEADING_LEGAL_FORMS) + r")\.?\s+(?=\w)", re.I)
+
+
+def _plain_words(text: str) -> list[str]:
+    """The words of ``text`` as a legal form is matched: letters and digits, folded, accents dropped."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
+    return _PLAIN_WORD.findall(plain)
+
+
+_PLAIN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")

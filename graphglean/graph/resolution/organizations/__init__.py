@@ -1,0 +1,2 @@
+"""Organizations' names in entity resolution: how they are written (`written`: web domains, club abbreviations,
+legal forms) and what the rules conclude of two of them (`rules`)."""

@@ -1,0 +1,159 @@
+"""Look-alike classes of entity resolution (issue 33): each pair alone in a graph, as `benchmarks/lookalikes.py`
+reads one, merged or kept apart by the rules, with the rule resolution.jsonl names."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.resolve import resolve_entities_sync
+
+from .test_resolve import graph_of, together
+
+
+def resolved(*nodes):
+    """The rules' resolution of a graph of (name, type, description) nodes."""
+    return resolve_entities_sync(graph_of(nodes), method="rules")
+
+
+def apart_rule(resolution, a: str, b: str) -> str:
+    """The rule of the kept_apart line of ``a`` and ``b`` (names in either order), "" when there is none."""
+    return next((f"{line['verdict']}: {line['rule']}" for line in resolution.kept_apart
+                 if {line["a"], line["b"]} == {a, b}), "")
+
+
+# -- web domains: only one site is certain ------------------------------------------------------------------
+
+@pytest.mark.parametrize("site,other,why", [
+    (("Match.com", "organization", "Match.com is an online dating service owned by Match Group."),
+     ("Match", "event", "The match was a football game between Arsenal and Chelsea on Saturday."), "another type"),
+    (("Monster.com", "organization", "Monster.com is an employment website for job seekers."),
+     ("Monster", "concept", "The monster is a creature in the novel that terrorizes the village."), "another type"),
+    (("Yahoo.co.jp", "organization", "Yahoo.co.jp is the Japanese web portal operated by LY Corporation."),
+     ("Yahoo", "organization", "Yahoo is an American web services provider in Sunnyvale."), "another country"),
+    (("usa.gov", "website", "USA.gov is the official web portal of the United States government."),
+     ("U.S.A.", "geo", "The U.S.A. is a country in North America."), "person or place"),
+    (("ge.ch", "organization", "ge.ch is the official portal of the canton of Geneva."),
+     ("GE", "organization", "GE is the industrial company General Electric."), "short name"),
+])
+def test_a_web_domain_and_a_namesake_are_kept_apart(site, other, why):
+    resolution = resolved(site, other)
+    assert resolution.graph.number_of_nodes() == 2
+    assert why in apart_rule(resolution, site[0], other[0])
+
+
+def test_a_web_domain_and_its_name_described_apart_at_length_are_a_question():
+    resolution = resolved(("delta.com", "organization", "delta.com is the booking website of the American carrier "
+                                                        "flying from Atlanta to hundreds of cities."),
+                          ("Delta", "organization", "Delta is a Dutch regional water authority managing dikes, "
+                                                    "canals and pumping stations in Zeeland."))
+    assert resolution.graph.number_of_nodes() == 2
+    assert apart_rule(resolution, "delta.com", "Delta") == \
+        "unsure: a name and its web domain, but the descriptions disagree"
+
+
+@pytest.mark.parametrize("site,other", [
+    (("spotify.com", "organization", "Spotify.com is the website where users stream music and podcasts."),
+     ("Spotify", "company", "Spotify is a Swedish audio streaming service founded in 2006.")),
+    (("linear.app", "company", "Linear.app is the website of Linear, a project tracking tool."),
+     ("Linear", "company", "Linear is the issue tracking software company founded in 2019.")),
+    (("rakuten.co.jp", "organization", "rakuten.co.jp is the marketplace run by Rakuten."),
+     ("Rakuten", "company", "Rakuten is a Japanese technology conglomerate based in Tokyo.")),
+    (("bbc.co.uk", "organization", "bbc.co.uk is the website of the British Broadcasting Corporation."),
+     ("BBC", "organization", "The BBC is the British public service broadcaster headquartered in London.")),
+])
+def test_a_web_domain_merges_with_its_name(site, other):
+    resolution = resolved(site, other)
+    assert together(resolution.graph, site[0], other[0])
+    assert resolution.merges[0]["rule"] == "a name and its web domain"
+
+
+# -- dotted abbreviations of a few letters: positive agreement ---------------------------------------------
+
+@pytest.mark.parametrize("a,b", [
+    (("A.A.", "organization", "A.A. is Alcoholics Anonymous, a fellowship of people recovering from alcoholism."),
+     ("AA", "organization", "AA is American Airlines, a major US airline headquartered in Fort Worth, Texas.")),
+    (("A.B.C.", "organization", "A.B.C. is the Australian Broadcasting Corporation, the national broadcaster."),
+     ("ABC", "organization", "ABC is the American Broadcasting Company, a US television network.")),
+    (("S.A.", "geo", "S.A. is South Australia, a state of Australia."),
+     ("SA", "geo", "SA is South Africa, a country at the southern tip of Africa.")),
+    (("N.W.A", "organization", "N.W.A was a hip hop group from Compton."),
+     ("NWA", "company", "NWA was an American airline that merged with Delta.")),
+])
+def test_a_short_dotted_abbreviation_and_a_namesake_are_kept_apart(a, b):
+    resolution = resolved(a, b)
+    assert resolution.graph.number_of_nodes() == 2
+    assert apart_rule(resolution, a[0], b[0]).startswith("unsure: ")
+
+
+@pytest.mark.parametrize("a,b", [
+    (("M.I.T.", "organization", "M.I.T. is the Massachusetts Institute of Technology in Cambridge."),
+     ("MIT", "organization", "MIT is a private research university in Cambridge, Massachusetts.")),
+    (("C.I.A.", "organization", "The C.I.A. is the foreign intelligence service of the United States."),
+     ("CIA", "organization", "The CIA is the Central Intelligence Agency of the United States.")),
+    (("AT & T", "company", "A telecom."), ("AT&T", "company", "A carrier.")),  # the same letters, spaced
+    (("N.A.S.A.", "organization", "N.A.S.A. launched the Artemis I mission."),
+     ("NASA", "organization", "NASA is the civil space agency of the United States.")),  # four letters
+])
+def test_a_dotted_abbreviation_described_alike_merges(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_letters_of_an_abbreviation_are_no_articles():
+    from graphglean.graph.resolution.names import read_name
+
+    assert read_name("U.A.E.").key == "u a e" and read_name("A.C. Milan").key == "a c milan"
+
+
+# -- one country, two names ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", [("USA", "United States"), ("US", "United States of America"), ("PRC", "China"),
+                                 ("Russian Federation", "Russia"), ("DPRK", "North Korea"),
+                                 ("Republic of Korea", "South Korea"), ("Czechia", "Czech Republic"),
+                                 ("UK", "United Kingdom of Great Britain and Northern Ireland")])
+def test_one_country_named_two_ways_is_one_node(a, b):
+    resolution = resolved((a, "geo", f"{a} signed the treaty."), (b, "country", f"{b} is a country."))
+    assert together(resolution.graph, a, b) and resolution.merges[0]["rule"] == "one country, named another way"
+
+
+def test_two_countries_of_one_word_stay_apart():
+    resolution = resolved(("Republic of China", "country", "The Republic of China is the official name of Taiwan."),
+                          ("People's Republic of China", "country", "The People's Republic of China is governed by "
+                                                                    "the Communist Party."),
+                          ("China", "country", "China is a country in East Asia."))
+    assert not together(resolution.graph, "Republic of China", "People's Republic of China")
+    assert together(resolution.graph, "China", "People's Republic of China")
+
+
+# -- resolution.jsonl: every pair a rule kept apart, questions too -------------------------------------------
+
+def test_pairs_the_rules_are_unsure_of_are_listed_as_kept_apart():
+    long = "United Nations Educational, Scientific and Cultural Organization"
+    resolution = resolved(("UNESCO", "organization", "UNESCO is the UN agency for education, science and culture."),
+                          (long, "organization", f"The {long} designates World Heritage Sites."),
+                          ("Paris", "geo", "Paris is the capital of France."),
+                          ("Paris, Texas", "geo", "Paris is a small city in Lamar County."))
+    assert apart_rule(resolution, "UNESCO", long) == "unsure: acronym, but the descriptions disagree"
+    assert apart_rule(resolution, "Paris", "Paris, Texas").startswith("unsure: a place qualified on one side")
+    assert resolution.stats.kept_apart == len(resolution.kept_apart) == 2
+
+
+# -- a generation left out ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("short,full,one", [
+    (("Griffey", "person", "Griffey, the father, played for the Big Red Machine in Cincinnati."),
+     ("Ken Griffey Jr.", "person", "Ken Griffey Jr. is a Hall of Fame center fielder who played for Seattle."), False),
+    (("Griffey", "person", "Griffey played outfield in Cincinnati."),  # a bare surname: the father's as often
+     ("Ken Griffey Jr.", "person", "Ken Griffey Jr. is a Hall of Fame outfielder."), False),
+    (("Mr. Earnhardt", "person", "Mr. Earnhardt won seven NASCAR championships, a record his son never matched."),
+     ("Dale Earnhardt Jr.", "person", "Dale Earnhardt Jr. is a retired NASCAR driver."), False),
+    # described alike (a surname alone needs it, with or without a generation)
+    (("Dr. King", "person", "Dr. King led the civil rights movement and the march from Selma to Montgomery."),
+     ("Martin Luther King Jr.", "person", "Martin Luther King Jr. led the civil rights movement and the march "
+      "from Selma to Montgomery."), True),
+])
+def test_a_surname_without_the_generation_is_the_titled_one(short, full, one):
+    resolution = resolved(short, full)
+    assert together(resolution.graph, short[0], full[0]) is one
+    if not one:
+        rule = apart_rule(resolution, short[0], full[0])
+        assert "generation on one side only" in rule or "surname alone, not described alike" in rule, rule
