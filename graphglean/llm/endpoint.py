@@ -88,6 +88,7 @@ class Endpoint:
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
         self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
+        self._urls: dict[tuple[Any, ...], tuple[str, str]] = {}  # (url, key_url) per path, model and endpoint
         self.reached = False  # an answer (any) came from the endpoint: a connection refused now is a passing fault
 
     def open(self) -> None:
@@ -116,6 +117,26 @@ class Endpoint:
     # -- endpoint shape -------------------------------------------------------------------------------
 
     def url(self, path: str, model: str | None = None) -> str:
+        return self._url_pair(path, model)[0]
+
+    def key_url(self, path: str, model: str | None = None) -> str:
+        """`url` as keys of stored answers name it: without credentials (a gateway's key in the base URL's query
+        is no part of what was asked)."""
+        return self._url_pair(path, model)[1]
+
+    def _url_pair(self, path: str, model: str | None) -> tuple[str, str]:
+        """(`url`, `key_url`), made once per path, model and endpoint settings (they were asked for on every
+        call)."""
+        cfg, azure = self.cfg, self.cfg.azure
+        shape = (path, model, cfg.provider, cfg.base_url, cfg.model, cfg.embedding_model, azure.deployment,
+                 azure.embedding_deployment, azure.api_version)
+        pair = self._urls.get(shape)
+        if pair is None:
+            url = self._make_url(path, model)
+            pair = self._urls[shape] = (url, without_credentials(url))
+        return pair
+
+    def _make_url(self, path: str, model: str | None) -> str:
         if self.cfg.provider == "azure":
             azure = self.cfg.azure
             if path == "embeddings":
@@ -125,11 +146,6 @@ class Endpoint:
             return below(self.cfg.base_url, f"openai/deployments/{deployment}/{path}",
                          f"api-version={self.cfg.azure.api_version}")
         return below(self.cfg.base_url or OPENAI_BASE_URL, path)
-
-    def key_url(self, path: str, model: str | None = None) -> str:
-        """`url` as keys of stored answers name it: without credentials (a gateway's key in the base URL's query
-        is no part of what was asked)."""
-        return without_credentials(self.url(path, model))
 
     def _headers(self) -> dict[str, str]:
         if not self.cfg.api_key:

@@ -180,12 +180,15 @@ class Scheduler:
 
     def pass_total(self, pass_name: str) -> CallAccount:
         """The counts of a pass and of its parts (``summary`` and ``summary.chunks``), as the report's table sums
-        them: what its progress line shows."""
+        them: what its progress line shows. A pass without parts: its own account (not a copy: this is asked
+        once an item, and summing made a new account every time)."""
+        parts = [a for name, a in self.accounts.items() if name == pass_name or name.startswith(pass_name + ".")]
+        if len(parts) == 1:
+            return parts[0]
         total = CallAccount()
-        for name, account in self.accounts.items():
-            if name == pass_name or name.startswith(pass_name + "."):
-                for field in _COUNTS:
-                    setattr(total, field, getattr(total, field) + getattr(account, field))
+        for account in parts:
+            for field in _COUNTS:
+                setattr(total, field, getattr(total, field) + getattr(account, field))
         return total
 
     def llm(self, pass_name: str) -> PassLLM:
