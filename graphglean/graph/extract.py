@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Awaitable, Callable, Iterable, Mapping
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 import attrs
 import networkx as nx
@@ -128,7 +128,14 @@ def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chu
     return chunks, sources
 
 
-SaveFn = Callable[[Chunk, ChunkExtraction], Awaitable[None]]
+class SaveFn(Protocol):
+    """How a chunk's extraction is stored as it finishes: queued at once, nothing awaited per chunk (waiting
+    for its transaction cost each chunk a shield scope and a trip through the scheduler), and ``settle``
+    returns once the queued ones are written."""
+
+    def __call__(self, chunk: Chunk, extraction: ChunkExtraction) -> None: ...
+
+    async def settle(self) -> None: ...
 
 
 async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler, *,
@@ -161,14 +168,19 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     async def one(chunk: Chunk) -> ChunkExtraction:
         return await loop.run(chunk.id, chunk.text)
 
-    async def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> None:
-        if outcome.ok and stream is not None:
-            await stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
-        if outcome.ok and save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
-            await save(outcome.item, outcome.value)  # type: ignore[arg-type]
+    def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> Awaitable[None] | None:
+        if not outcome.ok:
+            return None
+        if save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
+            save(outcome.item, outcome.value)  # type: ignore[arg-type]
+        if stream is None:
+            return None
+        return stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
 
     outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=lambda c: weights[c.id],
                                    group=lambda c: c.doc_id)
+    if save is not None:
+        await save.settle()
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
 
