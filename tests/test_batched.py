@@ -379,3 +379,33 @@ async def test_a_store_other_processes_write_too_is_written_from_a_worker_thread
     store._db.set_progress_handler(None, 1)
     assert threads and threading.get_ident() not in threads  # a lock held elsewhere never stalls trio
     store.close()
+
+
+async def test_queued_results_go_in_the_next_callers_transaction_and_settle_writes_them_when_none_comes(tmp_path):
+    store = RunStore(tmp_path)
+    journal = store.journal()
+    statements: list[str] = []
+    store._db.set_trace_callback(lambda sql: statements.append(sql.split()[0]))
+    for k in range(5):
+        store.queue_save("graph", f"item{k}", [k])
+    assert statements == [] and store.get("graph", "item0") is None  # queued, nothing written yet
+    await journal.put("k", {"v": 1})  # the next caller that waits takes them into its transaction
+    assert statements.count("BEGIN") == 1 and statements.count("INSERT") == 6
+    store.queue_save("graph", "late", [9])
+    await store.settle()  # no caller came: a trip of their own
+    assert store.get("graph", "late") == [9] and statements.count("BEGIN") == 2
+    await store.settle()  # nothing queued: no trip at all
+    assert statements.count("BEGIN") == 2
+    store.close()
+
+
+def test_results_still_queued_are_written_before_the_journal_is_cleared_and_when_the_store_closes(tmp_path):
+    store = RunStore(tmp_path)
+    store.queue_save("graph", "a", [1])
+    store.clear_journal()
+    assert store.get("graph", "a") == [1]
+    store.queue_save("graph", "b", [2])
+    store.close()  # a run stopped before its pass settled: what was queued is kept
+    store = RunStore(tmp_path)
+    assert store.load("graph") == {"a": [1], "b": [2]}
+    store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Iterator
@@ -181,9 +182,12 @@ def looks_like_refusal(text: str) -> bool:
     return len(body) < 400 and _REFUSAL.match(body) is not None
 
 
+@functools.lru_cache(maxsize=512)
 def answered(text: str) -> bool:
     """Validity of an answer in free text or records: anything but a refusal or nothing at all (reasoning
-    counts as something: records can stand inside an unclosed block). For ``ChatRequest.valid``."""
+    counts as something: records can stand inside an unclosed block). For ``ChatRequest.valid``. The verdicts
+    on the latest answers are kept: the client judges an answer before storing it, and its pass judges the
+    same text again when the item is done (a scan of the answer for reasoning tags each time)."""
     return bool(text.strip()) and not looks_like_refusal(text)
 
 

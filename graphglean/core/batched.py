@@ -55,6 +55,32 @@ class Batched(Generic[T, R]):
             raise trip.error
         return trip.results[offset:offset + len(items)]
 
+    def queue(self, items: Sequence[T]) -> None:
+        """Add ``items`` to the next trip without waiting for it: they are made with the next caller's items
+        (`__call__`, which an empty call also is), or by `flush`."""
+        self._next.items.extend(items)
+
+    @property
+    def queued(self) -> bool:
+        """Whether items wait for the next trip."""
+        return bool(self._next.items)
+
+    def flush(self) -> None:
+        """Make the next trip now, in this thread, unless it is empty or a caller is making it: for an owner
+        closing, once its tasks are done. Its error is raised here."""
+        trip = self._next
+        if not trip.items or trip.led or trip.ran:
+            return
+        self._next = _Trip()
+        try:
+            trip.results = self._run(trip.items)
+        except Exception as e:
+            trip.error = e
+            raise
+        finally:
+            trip.ran = True
+            trip.settled.set()
+
     @asynccontextmanager
     async def paused(self) -> AsyncIterator[None]:
         """No trip runs in the block: once the running one is done, callers queue their items for the next."""

@@ -56,6 +56,20 @@ class Transactions:
             finally:
                 self._checkpointing = False
 
+    def queue(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``rows``, written in the next transaction without waiting for it (`Batched.queue`): with the rows of
+        the next caller that waits, or by `flush`."""
+        self._trips.queue([(statement, row) for row in rows])
+
+    async def settle(self) -> None:
+        """Return once the rows queued so far are written (in a trip of their own if no caller comes)."""
+        if self._trips.queued:
+            await self._trips([])
+
+    def flush(self) -> None:
+        """Write what is queued now, in this thread (an owner closing, its tasks done)."""
+        self._trips.flush()
+
     def _write(self, items: list[tuple[str, Sequence[Any]]]) -> list[None]:
         db = self.db
         try:

@@ -101,6 +101,7 @@ class Endpoint:
         self._http: httpx.AsyncClient | None = None
         self._direct: Any = None  # a transport with `PooledTransport.exchange`
         self._prepared: dict[tuple[str, ...], tuple[Any, bytes, list[tuple[bytes, bytes]]]] = {}
+        self._urls: dict[tuple[Any, ...], tuple[str, str]] = {}  # (url, key_url) per path, model and endpoint
         # an answer (any) came from the endpoint, to this client or to the run (`first_contact`): a connection
         # refused now is a passing fault, retried as usual
         self.reached = False
@@ -131,12 +132,24 @@ class Endpoint:
     # -- endpoint shape -------------------------------------------------------------------------------
 
     def url(self, path: str, model: str | None = None) -> str:
-        return endpoint_url(self.cfg, path, model)
+        return self._url_pair(path, model)[0]
 
     def key_url(self, path: str, model: str | None = None) -> str:
         """`url` as keys of stored answers name it: without credentials (a gateway's key in the base URL's query
         is no part of what was asked)."""
-        return without_credentials(self.url(path, model))
+        return self._url_pair(path, model)[1]
+
+    def _url_pair(self, path: str, model: str | None) -> tuple[str, str]:
+        """(`url`, `key_url`), made once per path, model and endpoint settings (they were asked for on every
+        call)."""
+        cfg, azure = self.cfg, self.cfg.azure
+        shape = (path, model, cfg.provider, cfg.base_url, cfg.model, cfg.embedding_model, azure.deployment,
+                 azure.embedding_deployment, azure.api_version)
+        pair = self._urls.get(shape)
+        if pair is None:
+            url = endpoint_url(cfg, path, model)
+            pair = self._urls[shape] = (url, without_credentials(url))
+        return pair
 
     def _headers(self) -> dict[str, str]:
         if not self.cfg.api_key:

@@ -105,6 +105,7 @@ class RunStore:
         return self._journal
 
     def clear_journal(self) -> None:
+        self._writes.flush()  # results still queued are written before the answers they were made of go
         self.journal().clear()
 
     def invocations(self) -> Invocations:
@@ -167,6 +168,18 @@ class RunStore:
         await self._writes("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)",
                            [(name, item, _encode(value)) for item, value in values.items()])
 
+    def queue_save(self, name: str, item: str, value: Any) -> None:
+        """`save` without waiting: written with the store's next transaction (whoever waits for it; `settle`),
+        and at the latest when the journal is cleared or the store closed. Only for results made of answers
+        already kept (in the journal or the response cache): a process killed before they are written lost no
+        paid answer, its next run reads them from there."""
+        self._writes.queue("INSERT OR REPLACE INTO results (pass, item, value) VALUES (?, ?, ?)",
+                           [(name, item, _encode(value))])
+
+    async def settle(self) -> None:
+        """Return once the results queued so far (`queue_save`) are written."""
+        await self._writes.settle()
+
     async def forget_others(self, name: str, keep: set[str]) -> int:
         """Drop the stored items of pass ``name`` not in ``keep`` (results no output uses any more); returns how
         many."""
@@ -177,6 +190,12 @@ class RunStore:
         return len(stale)
 
     def close(self) -> None:
+        try:
+            self._writes.flush()
+        finally:
+            self._close()
+
+    def _close(self) -> None:
         if self._journal is not None:
             self._journal.close()
         if self._ledger is not None:

@@ -33,6 +33,7 @@ from .communities import write_graph_with_communities
 from .context import PassOutcome, RunContext, failure_row, failures_of
 from .outputs import write_each
 from .peers import peer_indexes
+from .runstore import RunStore
 
 
 def empty_graph_warning(stats: GraphStats, llm: bool) -> tuple[str, bool] | None:
@@ -154,12 +155,21 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
     g = cfg.graph
     # the prompts' texts carry the types (the schema), language, delimiters and examples
     stored = ctx.resume("graph", *prompt_fingerprint(cfg), g.max_gleanings, cfg.llm.logit_bias_ids)
-    store = ctx.store
+    return {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}, _GraphResults(ctx.store)
 
-    async def save(chunk: Chunk, extraction: ChunkExtraction) -> None:
-        await store.save("graph", chunk.id, extraction.to_json())
 
-    return {cid: ChunkExtraction.from_json(v) for cid, v in stored.items()}, save
+class _GraphResults:
+    """The graph pass's `SaveFn`: a chunk's extraction queued in the run store (`RunStore.queue_save`: its
+    answers are in the journal or the response cache already)."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+
+    def __call__(self, chunk: Chunk, extraction: ChunkExtraction) -> None:
+        self.store.queue_save("graph", chunk.id, extraction.to_json())
+
+    async def settle(self) -> None:
+        await self.store.settle()
 
 
 def format_memo(ctx: RunContext) -> FormatMemo | None:

@@ -24,10 +24,10 @@ class _Waiter:
     """A task waiting for a place: parked, and rescheduled by the `release` that grants it one (a
     ``trio.Event`` per waiter cost more than the rest of the wait)."""
 
-    __slots__ = ("priority", "task", "granted", "cancelled")
+    __slots__ = ("priority", "key", "task", "granted", "cancelled")
 
-    def __init__(self, priority: Callable[[], float]) -> None:
-        self.priority = priority
+    def __init__(self, priority: Callable[[], float], key: Hashable) -> None:
+        self.priority, self.key = priority, key
         self.task = trio.lowlevel.current_task()
         self.granted = False
         self.cancelled = False
@@ -40,16 +40,20 @@ class _Waiter:
 class PriorityGate:
     """At most ``capacity`` holders at once; a freed place goes to the waiter of highest priority, equal
     priorities first come, first served. Priorities are callables, read when a caller starts waiting and
-    read again for every waiter whenever ``epoch()`` has changed (the estimates behind them were revised).
+    read again for every waiter whenever ``epoch()`` has changed (the estimates behind them were revised), or
+    for the waiters whose ``key`` is among those ``moved()`` names (the estimates of some items were revised:
+    reading every waiter's again for each was most of the gate's cost).
 
     ``capacity`` may be a callable, read at every change of hands: a client that cuts its concurrency after a
     429 then admits no more holders than it sends requests for, so priorities, not the order of waiting
     inside the client, still decide which calls go. A capacity that grew is filled at the next release."""
 
-    def __init__(self, capacity: int | Callable[[], int], epoch: Callable[[], int] | None = None) -> None:
+    def __init__(self, capacity: int | Callable[[], int], epoch: Callable[[], int] | None = None,
+                 moved: Callable[[], set[Hashable]] | None = None) -> None:
         self._capacity = capacity if callable(capacity) else (lambda: capacity)
         self.held = 0
         self._epoch = epoch or (lambda: 0)
+        self._moved = moved or set
         self._seen = self._epoch()
         self._queue: list[tuple[float, int, _Waiter]] = []
         self._waiting = 0
@@ -60,22 +64,23 @@ class PriorityGate:
         return max(1, self._capacity())
 
     @contextlib.asynccontextmanager
-    async def slot(self, priority: Callable[[], float]) -> AsyncIterator[None]:
-        await self.acquire(priority)
+    async def slot(self, priority: Callable[[], float], key: Hashable = None) -> AsyncIterator[None]:
+        await self.acquire(priority, key)
         try:
             yield
         finally:
             self.release()
 
-    async def acquire(self, priority: Callable[[], float]) -> None:
-        """A place (each ``acquire`` is followed by one `release`); `slot` is both around a block."""
+    async def acquire(self, priority: Callable[[], float], key: Hashable = None) -> None:
+        """A place (each ``acquire`` is followed by one `release`); `slot` is both around a block. ``key``: what
+        ``moved()`` names when this waiter's priority has to be read again."""
         await trio.lowlevel.checkpoint_if_cancelled()
         if self.held < self.capacity and not self._waiting:
             # a free place is taken without a trip through trio's scheduler: the holder's request (or cache
             # read) is the checkpoint
             self.held += 1
             return
-        waiter = _Waiter(priority)
+        waiter = _Waiter(priority, key)
         heapq.heappush(self._queue, (-priority(), next(self._order), waiter))
         self._waiting += 1
 
@@ -98,9 +103,14 @@ class PriorityGate:
 
     def refill(self) -> None:
         """Hand free places to waiters (after a release, or when the capacity grew)."""
+        moved = self._moved()
         if self._epoch() != self._seen:
             self._seen = self._epoch()
             self._queue = [(-w.priority(), order, w) for _, order, w in self._queue if not w.cancelled]
+            heapq.heapify(self._queue)
+        elif moved:
+            self._queue = [(-w.priority() if w.key in moved else rank, order, w)
+                           for rank, order, w in self._queue if not w.cancelled]
             heapq.heapify(self._queue)
         capacity = self.capacity
         while self._queue and self.held < capacity:
@@ -153,6 +163,11 @@ class ItemWork:
     def remaining(self) -> float:
         return self.pass_work.remaining(self)
 
+    @property
+    def key(self) -> Hashable:
+        """What `PassWork.moved` names when this item's work left was revised (its group's correction)."""
+        return self.pass_work, self.group
+
 
 class PassWork:
     """What the calls of one pass have taught about its items' chains (see the module docstring)."""
@@ -162,8 +177,10 @@ class PassWork:
         self.finished_items = 0
         self.mean_weight = 1.0
         # Estimates are read from a copy taken as they firm up (counts reach powers of two): between copies
-        # every waiter is ranked by the same numbers, and re-ranked (``version``) when they change.
+        # every waiter is ranked by the same numbers, and re-ranked (``version``) when they change; the waiters
+        # of a group whose correction moved, alone (``moved``: their `ItemWork.key`).
         self.version = 0
+        self.moved: set[Hashable] = set()
         self._seen: list[_Step] = []
         self._chains: dict[int, tuple[float, float]] = {}  # step -> (work ahead, work behind) by `_seen`
         self._groups: dict[Hashable, _Group] = {}
@@ -207,7 +224,7 @@ class PassWork:
         group.seconds += work.spent
         if group.unstarted > 0 and abs(self.factor(work.group) - group.factor) >= 0.1 * group.factor:
             group.factor = self.factor(work.group)
-            self.version += 1
+            self.moved.add((self, work.group))
 
     def factor(self, group: Hashable) -> float:
         """How much more work than their weights say the items of ``group`` have: its finished items' work over

@@ -116,7 +116,8 @@ class _Slot:
         self.gate, self.work, self.started = gate, work, 0.0
 
     async def __aenter__(self) -> None:
-        await self.gate.acquire(self.work.remaining if self.work is not None else _OUTSIDE.get())
+        work = self.work
+        await (self.gate.acquire(work.remaining, work.key) if work is not None else self.gate.acquire(_OUTSIDE.get()))
         self.started = trio.current_time()
 
     async def __aexit__(self, exc_type: Any, *exc: Any) -> None:
@@ -164,8 +165,17 @@ class Scheduler:
             # and all their ready calls join the wave
             self.max_active_items = max_active_items or client.cfg.batch.max_requests
         self.gate = PriorityGate(client.cfg.batch.max_requests if batch else lambda: client.concurrency.current,
-                                 epoch=lambda: sum(w.version for w in self.work.values()))
+                                 epoch=lambda: sum(w.version for w in self.work.values()), moved=self._moved)
         client.concurrency.listeners.append(self.gate.refill)  # the server's slots learned: more may go at once
+
+    def _moved(self) -> set[Hashable]:
+        """The keys of the items whose work left was revised since the gate last asked (see `PassWork`)."""
+        moved: set[Hashable] = set()
+        for work in self.work.values():
+            if work.moved:
+                moved |= work.moved
+                work.moved = set()
+        return moved
 
     def account(self, pass_name: str) -> CallAccount:
         return self.accounts.setdefault(pass_name, CallAccount())
@@ -180,12 +190,15 @@ class Scheduler:
 
     def pass_total(self, pass_name: str) -> CallAccount:
         """The counts of a pass and of its parts (``summary`` and ``summary.chunks``), as the report's table sums
-        them: what its progress line shows."""
+        them: what its progress line shows. A pass without parts: its own account (not a copy: this is asked
+        once an item, and summing made a new account every time)."""
+        parts = [a for name, a in self.accounts.items() if name == pass_name or name.startswith(pass_name + ".")]
+        if len(parts) == 1:
+            return parts[0]
         total = CallAccount()
-        for name, account in self.accounts.items():
-            if name == pass_name or name.startswith(pass_name + "."):
-                for field in _COUNTS:
-                    setattr(total, field, getattr(total, field) + getattr(account, field))
+        for account in parts:
+            for field in _COUNTS:
+                setattr(total, field, getattr(total, field) + getattr(account, field))
         return total
 
     def llm(self, pass_name: str) -> PassLLM:
