@@ -89,11 +89,11 @@ def _chunks_of(inputs: Any, cfg: Config, tokenizer: Tokenizer) -> tuple[list[Chu
 
 
 class SaveFn(Protocol):
-    """How a chunk's extraction is stored as it finishes: queued at once, nothing awaited per chunk (waiting
-    for its transaction cost each chunk a shield scope and a trip through the scheduler), and ``settle``
-    returns once the queued ones are written."""
+    """How a chunk's extraction is stored as it finishes: queued at once, awaited only now and then (waiting
+    for each one's transaction cost each chunk a shield scope and a trip through the scheduler): the call
+    returns what to await, or None; ``settle`` returns once the queued ones are written."""
 
-    def __call__(self, chunk: Chunk, extraction: ChunkExtraction) -> None: ...
+    def __call__(self, chunk: Chunk, extraction: ChunkExtraction) -> Awaitable[None] | None: ...
 
     async def settle(self) -> None: ...
 
@@ -131,12 +131,14 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     def on_result(outcome: Outcome[Chunk, ChunkExtraction]) -> Awaitable[None] | None:
         if not outcome.ok:
             return None
+        waits: list[Awaitable[None] | None] = []
         # stored first: the answers are paid for, whatever reading them does
         if save is not None and all(map(answered, outcome.value.responses)):  # type: ignore[union-attr]
-            save(outcome.item, outcome.value)  # type: ignore[arg-type]
-        if stream is None:
-            return None
-        return stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item, parser))])
+            waits.append(save(outcome.item, outcome.value))  # type: ignore[arg-type]
+        if stream is not None:
+            waits.append(stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item,
+                                                                      parser))]))
+        return _each([w for w in waits if w is not None])
 
     outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=lambda c: weights[c.id],
                                    group=lambda c: c.doc_id)
@@ -144,6 +146,17 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         await save.settle()
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
+
+
+def _each(waits: list[Awaitable[None]]) -> Awaitable[None] | None:
+    """One awaitable for ``waits`` (None when there is none)."""
+    if len(waits) < 2:
+        return waits[0] if waits else None
+
+    async def all_of() -> None:
+        for w in waits:
+            await w
+    return all_of()
 
 
 def _warn(message: str) -> None:

@@ -160,13 +160,23 @@ def graph_resume(ctx: RunContext) -> tuple[dict[str, ChunkExtraction], SaveFn]:
 
 class _GraphResults:
     """The graph pass's `SaveFn`: a chunk's extraction queued in the run store (`RunStore.queue_save`: its
-    answers are in the journal or the response cache already)."""
+    answers are in the journal or the response cache already), and the queue written at least every
+    ``every_s`` (with the response cache on, no journal write carries it), so that a run killed mid-way
+    resumes from its finished chunks' results."""
 
-    def __init__(self, store: RunStore) -> None:
-        self.store = store
+    def __init__(self, store: RunStore, every_s: float = 1.0) -> None:
+        self.store, self.every_s = store, every_s
+        self._written_at: float | None = None
 
-    def __call__(self, chunk: Chunk, extraction: ChunkExtraction) -> None:
+    def __call__(self, chunk: Chunk, extraction: ChunkExtraction) -> Awaitable[None] | None:
         self.store.queue_save("graph", chunk.id, extraction.to_json())
+        now = trio.current_time()
+        if self._written_at is None:
+            self._written_at = now
+        elif now - self._written_at >= self.every_s:
+            self._written_at = now
+            return self.store.settle()
+        return None
 
     async def settle(self) -> None:
         await self.store.settle()
