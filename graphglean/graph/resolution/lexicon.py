@@ -257,7 +257,7 @@ REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
 # the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
 # administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)
 PLACE_LEVELS = {
-    "city": ("直辖市", "直轄市", "地级市", "城市", "都市", "首都", "首府", "省会", "省會", "県庁所在地", "府庁所在地",
+    "city": ("直辖市", "直轄市", "地级市", "城市", "都市", "名城", "古都", "首都", "首府", "省会", "省會", "県庁所在地", "府庁所在地",
              "市(?!场|場|民)", "도시", "수도", "광역시", "특별시", "город", "столица", "місто", "столиця", "city",
              "capital", "town", "ville", "ciudad", "cidade", "stadt", "città", "metropolis"),
     "province": ("省份", "省", "province", "провинция", "provincia"),

@@ -88,8 +88,9 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if not (fa.legal or fb.legal):
         return None
     if fa.legal and fb.legal and fa.trade == fb.trade:
-        return Verdict(SAME, 0.95, "same legal form written another way") if fa.legal == fb.legal else \
-            doubtful(0.5, "different legal forms (a subsidiary?)")
+        return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way") if fa.legal == fb.legal else \
+            doubtful(0.5, "different administrative affixes (another place of one name?)"
+                     if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
     if fb.legal and fb.trade == fa.key:
         x = fb
     elif fa.legal and fa.trade == fb.key:
@@ -104,6 +105,10 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if place:
         return _affix_verdict(ev, a, b, x, a if x is fb else b)
     return Verdict(SAME, 0.9, "with and without its legal form")
+
+
+def _designator(form: NameForm) -> str:
+    return "administrative affix" if form.legal.startswith("place") else "legal form"
 
 
 def _affix_verdict(ev: Judge, a: Profile, b: Profile, x: NameForm, bare: Profile) -> Verdict:
