@@ -82,3 +82,14 @@ def test_a_company_and_a_person_of_its_stem_are_kept_apart():
                           ("ソニー", "person", "ソニーはある人物の愛称である。"))
     assert resolution.graph.number_of_nodes() == 2
     assert "another type" in apart_rule(resolution, "ソニー株式会社", "ソニー")
+
+
+@pytest.mark.parametrize("name", ["Г. Жуков", "М. Горький", "С. Королёв", "Городецкий"])
+def test_an_initial_is_no_administrative_abbreviation(name):
+    assert read_name(name).legal == ""
+
+
+def test_a_bare_name_ending_like_an_affix_meets_its_affixed_name():
+    # "都" of "成都" reads as an affix too: the bare key meets the affixed stem, in the block and the rule
+    resolution = resolved(("成都市", "geo", "成都市位于四川盆地西部。"), ("成都", "geo", "成都是四川的省会。"))
+    assert together(resolution.graph, "成都市", "成都")

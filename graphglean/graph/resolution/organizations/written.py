@@ -121,9 +121,16 @@ def without_legal_form(text: str) -> tuple[str, str]:
 _LEADING_LEGAL = re.compile(r"(" + "|".join(LEADING_LEGAL_FORMS) + r")\.?\s+(?=[\w«\"„“'])", re.I)
 _UNSPACED = sorted(UNSPACED_AFFIXES, key=len, reverse=True)
 _PLACE_WORDS = {True: PLACE_LEADING, False: PLACE_TRAILING}
-_PLACE_AFFIX = {lead: re.compile((r"^({})\s+(?=\w)" if lead else r"(?<=\w)\s+({})$").format("|".join(
-    re.escape(w) + (r"\." if len(w) <= 3 and "-" not in w else r"\b") for w in sorted(table, key=len, reverse=True))),
-    re.I) for lead, table in _PLACE_WORDS.items()}
+
+
+def _place_word(w: str) -> str:
+    """The pattern of one administrative word: an abbreviation only with its dot and in lower case ("г. Казань";
+    "Г. Жуков" is an initial), a word in any case."""
+    return re.escape(w) + r"\." if len(w) <= 3 and "-" not in w else f"(?i:{re.escape(w)})" + r"\b"
+
+
+_PLACE_AFFIX = {lead: re.compile((r"^({})\s*(?=\w)" if lead else r"(?<=\w)\s+({})$").format("|".join(
+    map(_place_word, sorted(table, key=len, reverse=True))))) for lead, table in _PLACE_WORDS.items()}
 _QUOTE_PAIRS = ("«»", '""', "“”", "„“", "„”", "''")
 
 
