@@ -93,3 +93,14 @@ def test_a_bare_name_ending_like_an_affix_meets_its_affixed_name():
     # "都" of "成都" reads as an affix too: the bare key meets the affixed stem, in the block and the rule
     resolution = resolved(("成都市", "geo", "成都市位于四川盆地西部。"), ("成都", "geo", "成都是四川的省会。"))
     assert together(resolution.graph, "成都市", "成都")
+
+
+@pytest.mark.parametrize("name,core,legal", [
+    ("トヨタ自動車(株)", "トヨタ自動車", "kk"), ("㈱ニトリ", "ニトリ", "kk"),
+    ("Công ty Cổ phần Sữa Việt Nam", "sua viet nam", "jsc"), ("Avast Software s.r.o.", "avast software", "sro"),
+    ("渋谷区", "渋谷", "place district"), ("Республика Татарстан", "татарстан", "place republic"),
+    ("自治区", "自治区", ""), ("特别行政区", "特别行政区", ""),
+])
+def test_designators_read_off_the_name(name, core, legal):
+    form = read_name(name)
+    assert (form.core, form.legal) == (core, legal)

@@ -132,7 +132,7 @@ _LEVELS = re.compile("|".join(f"(?P<l{i}>" + (rf"\b{w}\b" if w[0].isascii() or "
 
 def levels_said(description: str) -> set[str]:
     """The levels of a place ("city", "province") a description names."""
-    return {_LEVEL_WORDS[int(m.lastgroup[1:])][1] for m in _LEVELS.finditer(description)}
+    return {_LEVEL_WORDS[int(m.lastgroup[1:])][1] for m in _LEVELS.finditer(description)} - {""}
 
 
 _PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"

@@ -118,7 +118,7 @@ def without_legal_form(text: str) -> tuple[str, str]:
             text = text.rsplit(" ", 1)[0]
 
 
-_LEADING_LEGAL = re.compile(r"(" + "|".join(LEADING_LEGAL_FORMS) + r")\.?\s+(?=[\w«\"„“'])", re.I)
+_LEADING_LEGAL = re.compile(r"(" + "|".join(sorted(LEADING_LEGAL_FORMS, key=len, reverse=True)) + r")\.?\s+(?=[\w«\"„“'])", re.I)
 _UNSPACED = sorted(UNSPACED_AFFIXES, key=len, reverse=True)
 _PLACE_WORDS = {True: PLACE_LEADING, False: PLACE_TRAILING}
 
@@ -136,7 +136,9 @@ _QUOTE_PAIRS = ("«»", '""', "“”", "„“", "„”", "''")
 
 def _without_affix(text: str) -> tuple[str, str]:
     """``text`` without one affix written with no space (CJK, Korean "(주)") or one administrative word
-    ("г.", "область"), and its canonical form; ("text", "") when it has none or is nothing else."""
+    ("г.", "область"), and its canonical form; ("text", "") when it has none or is nothing else ("自治区")."""
+    if text in UNSPACED_AFFIXES:
+        return text, ""
     for affix in _UNSPACED:
         if text.endswith(affix) and len(text) > len(affix):
             stem = text[:-len(affix)].rstrip(" ,")
