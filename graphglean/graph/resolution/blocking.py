@@ -43,6 +43,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if f.stem:  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."
             keys.add("c:" + f.stem)
         keys.update("c:" + w for w in web_spellings(f))
+        if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
+            keys.add("q:" + f.key)
         if f.team:  # "AFC Ajax" meets "Ajax"
             keys.add("k:" + f.team)
         if f.key in COUNTRY_NAMES:  # "USA" meets "United States", "PRC" "China"

@@ -83,6 +83,14 @@ LEGAL_FORMS = {
     "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "kk": "kk", "k k": "kk",
     "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
     "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
+    "s a de c v": "sa de cv", "sa de cv": "sa de cv", "s a b de c v": "sab de cv", "sab de cv": "sab de cv",
+    "s de r l de c v": "srl de cv", "s de r l": "srl", "eirl": "eirl", "ltd sti": "ltd sti",
+    "pvt": "private", "pvt ltd": "private limited", "private limited": "private limited",
+    "sdn bhd": "sdn bhd", "aps": "aps", "kft": "kft", "zrt": "zrt", "nyrt": "nyrt", "sp z o o": "sp zoo",
+    "d o o": "doo", "pao": "pjsc", "оао": "ojsc", "пао": "pjsc", "зао": "cjsc",
+    "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "тов": "ooo", "прат": "cjsc",
+    "s r o": "sro", "sro": "sro", "α ε": "ae", "ε π ε": "epe", "tnhh": "llc",
+    "ش م ع": "pjsc", "ش م ع ق": "pjsc", "ش م م": "llc", "ش م خ": "cjsc", "ذ م م": "llc",
 }
 LEGAL_LONGEST = max(len(k.split()) for k in LEGAL_FORMS)
 # abbreviations written either way inside names: the full word is the key's
@@ -153,7 +161,35 @@ THINGS = frozenset(
 
 # legal forms that open a name ("PJSC Lukoil", "PT Bank Mandiri"), as the trailing ones
 LEADING_LEGAL_FORMS = {"pjsc": "pjsc", "pao": "pjsc", "ojsc": "ojsc", "oao": "ojsc", "cjsc": "cjsc", "zao": "cjsc",
-                       "jsc": "jsc", "ooo": "ooo", "pt": "pt"}
+                       "jsc": "jsc", "ooo": "ooo", "pt": "pt", "пао": "pjsc", "оао": "ojsc", "зао": "cjsc",
+                       "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "прат": "cjsc", "тов": "ooo",
+                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc"}
+# legal forms and administrative affixes written without a space in CJK scripts (and Korean's "(주)"), before
+# or after the name: each with its canonical form; a place's affix reads "place " and its kind. "集团" (group)
+# alone is part of a name, as "Group" is; "北海道" is no "北海" (the North Sea): "道" is left out.
+UNSPACED_AFFIXES = {
+    "株式会社": "kk", "有限会社": "yugen kaisha", "合同会社": "godo kaisha", "合資会社": "goshi kaisha",
+    "有限公司": "limited", "有限责任公司": "llc", "有限責任公司": "llc", "股份有限公司": "company limited by shares",
+    "集团有限公司": "group limited", "集團有限公司": "group limited", "控股有限公司": "holdings limited",
+    "集团股份有限公司": "group limited by shares", "控股股份有限公司": "holdings limited by shares",
+    "(株)": "kk", "(有)": "yugen kaisha", "公司": "company", "集团公司": "group company", "集團公司": "group company",
+    "(주)": "jusik hoesa", "주식회사": "jusik hoesa", "(유)": "yuhan hoesa", "유한회사": "yuhan hoesa",
+    "市": "place city", "省": "place province", "自治区": "place autonomous region", "自治區": "place autonomous region",
+    "特别行政区": "place sar", "特別行政區": "place sar", "县": "place county", "縣": "place county",
+    "自治州": "place autonomous prefecture", "自治县": "place autonomous county", "都": "place metropolis",
+    "府": "place prefecture", "県": "place prefecture", "특별시": "place special city", "광역시": "place metro city",
+    "특별자치시": "place special city", "특별자치도": "place special province", "도": "place province",
+    "시": "place city", "군": "place county", "区": "place district", "區": "place district", "町": "place town",
+    "村": "place village",
+}
+UNSPACED_LEADING = frozenset({"株式会社", "有限会社", "合同会社", "(株)", "(有)", "(주)", "주식회사", "(유)", "유한회사"})
+# administrative words written apart around a place's name ("г. Казань", "город Казань", "Ленинградская обл.")
+# an abbreviation ("г", "обл") counts only with its dot
+PLACE_LEADING = {"г": "place city", "гор": "place city", "город": "place city", "м": "place city",
+                 "місто": "place city", "пгт": "place town", "с": "place village", "село": "place village",
+                 "республика": "place republic"}
+PLACE_TRAILING = {"обл": "place oblast", "область": "place oblast", "край": "place krai", "р-н": "place district",
+                  "район": "place district", "респ": "place republic"}
 
 # a sports club's abbreviation or generic words, before or after its name ("AFC Ajax", "Sevilla FC",
 # "Club Atlético Boca Juniors", "Real Betis Balompié"), as words read after dots are gone ("F.C.": "f c"); an
@@ -222,3 +258,24 @@ new south wales: nsw; victoria: vic; queensland: qld; western australia: w a; so
 tasmania: tas"""
 REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
            for region, names in [line.split(": ")] for name in [region, *names.split(", ")]}
+
+# the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
+# administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)
+PLACE_LEVELS = {
+    "city": ("直辖市", "直轄市", "地级市", "城市", "都市", "名城", "古都", "首都", "首府", "省会", "省會", "県庁所在地", "府庁所在地",
+             "市", "도시", "수도", "광역시", "특별시", "город", "столица", "місто", "столиця", "city",
+             "capital", "town", "ville", "ciudad", "cidade", "stadt", "città", "metropolis"),
+    "province": ("省份", "省", "province", "провинция", "provincia"),
+    "prefecture": ("府", "県", "prefecture"),
+    "": ("地区", "地區", "地方", "市场", "市場"),  # an area a place lies in, a market: no level, read so
+    "region": ("自治区", "自治區", "область", "край", "oblast", "krai", "region", "республика", "republic"),
+    "county": ("县", "縣", "county", "уезд"),
+    "village": ("村", "село", "деревня", "village"),
+    "district": ("市辖区", "区", "區", "район", "district", "borough"),
+}
+# the level each administrative affix's kind ("place city") stands for
+AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "metro city": "city", "sar": "city",
+                "town": "city", "province": "province", "special province": "province", "prefecture": "prefecture",
+                "autonomous region": "region", "oblast": "region", "krai": "region", "republic": "region",
+                "county": "county", "autonomous county": "county", "autonomous prefecture": "prefecture",
+                "district": "district", "village": "village"}

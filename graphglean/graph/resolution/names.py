@@ -142,7 +142,7 @@ class NameForm:
     numbered: str = ""  # the key with each number as digits ("henry the eighth" -> "henry 8")
     generation: str = ""  # "jr" or "sr" (Jr., Junior, the Younger, fils; Sr., the Elder, père)
     trade: str = ""  # the key without a company's legal form ("siemens" of "Siemens AG"), or ""
-    legal: str = ""  # that legal form, canonical ("Corp." and "Corporation": "corporation")
+    legal: str = ""  # that legal form, canonical ("Corp." and "Corporation": "corporation"), or "place ..."
     country: str = ""  # a country before a public body ("U.K. Ministry of Defence": "uk") ...
     unprefixed: str = ""  # ... and the key without it ("ministry of defence"); both "" otherwise
     short_initials: str = ""  # the initials without the legal form or qualifier ("IBM" of "IBM Corp."), or ""

@@ -8,7 +8,7 @@ import re
 from typing import Protocol
 
 from ..blocking import web_spellings
-from ..lexicon import CLUB_CERTAIN, TLD_COUNTRIES
+from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, countries_named, types_conflict
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
@@ -23,6 +23,8 @@ class Judge(Protocol):
     def spelled_alike(self, a: Profile, b: Profile, letters: str) -> bool | None: ...
 
     def short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict: ...
+
+    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool: ...
 
 
 def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -78,16 +80,59 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
 
 
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-    """ "Siemens AG" and "Siemens"; "Microsoft Corp." and "Microsoft Corporation"; not "Siemens AG" and
-    "Siemens Ltd." (a subsidiary), nor a company and a person or place of its name."""
-    if not (fa.legal or fb.legal) or (fa.trade or fa.key) != (fb.trade or fb.key):
+    """ "Siemens AG" and "Siemens", "トヨタ自動車株式会社" and "トヨタ自動車"; "Microsoft Corp." and "Microsoft
+    Corporation"; a place with and without its administrative affix ("上海市" and "上海", "город Казань" and
+    "Казань"); not "Siemens AG" and "Siemens Ltd." (a subsidiary), nor a company and a person or place of its
+    name. A stem of one letter ("京" of "京都") is no name to be sure of, and a place's affix must not come with
+    descriptions that disagree."""
+    if not (fa.legal or fb.legal):
         return None
-    if fa.legal and fb.legal:
-        return Verdict(SAME, 0.95, "same legal form written another way") if fa.legal == fb.legal else \
-            doubtful(0.5, "different legal forms (a subsidiary?)")
+    if fa.legal and fb.legal and fa.trade == fb.trade:
+        return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way") if fa.legal == fb.legal else \
+            doubtful(0.5, "different administrative affixes (another place of one name?)"
+                     if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
+    if fb.legal and fb.trade == fa.key:
+        x = fb
+    elif fa.legal and fa.trade == fb.key:
+        x = fa
+    else:
+        return None
+    place = x.legal.startswith("place")
     if types_conflict(a, b):
-        return doubtful(0.4, "a company and a namesake of another type")
+        return doubtful(0.4, f"a {'place' if place else 'company'} and a namesake of another type")
+    if len(x.trade.replace(" ", "")) <= 1:
+        return Verdict(UNSURE, 0.5, "with and without a designator, but the name left is one letter")
+    if place:
+        return _affix_verdict(ev, a, b, x, a if x is fb else b)
     return Verdict(SAME, 0.9, "with and without its legal form")
+
+
+def _designator(form: NameForm) -> str:
+    return "administrative affix" if form.legal.startswith("place") else "legal form"
+
+
+def _affix_verdict(ev: Judge, a: Profile, b: Profile, x: NameForm, bare: Profile) -> Verdict:
+    """A place with and without its administrative affix: one name may be a city's and a province's ("吉林" and
+    "吉林市", "京都" and "京都府"), so the bare name's description must say the affix's level, and no other."""
+    level = AFFIX_LEVELS.get(x.legal.removeprefix("place "), "")
+    said = levels_said(bare.description)
+    if said and level not in said:
+        return doubtful(0.4, f"a {'/'.join(sorted(said))} and a {level or 'place'} of one name")
+    if ev.disagree(a, b, SHORT_DESCRIPTION):  # an unsegmented CJK sentence is one word: too short to disagree
+        return Verdict(UNSURE, 0.5, "with and without its administrative affix, but the descriptions disagree")
+    if said != {level}:
+        return Verdict(UNSURE, 0.5, "with and without its administrative affix, the bare name's level unsaid")
+    return Verdict(SAME, 0.9, "with and without its administrative affix")
+
+
+_LEVEL_WORDS = sorted(((w, level) for level, ws in PLACE_LEVELS.items() for w in ws), key=lambda p: -len(p[0]))
+_LEVELS = re.compile("|".join(f"(?P<l{i}>" + (rf"\b{w}\b" if w[0].isascii() or "\u0400" <= w[0] <= "\u04ff" else w)
+                              + ")" for i, (w, _) in enumerate(_LEVEL_WORDS)), re.I)
+
+
+def levels_said(description: str) -> set[str]:
+    """The levels of a place ("city", "province") a description names."""
+    return {_LEVEL_WORDS[int(m.lastgroup[1:])][1] for m in _LEVELS.finditer(description)} - {""}
 
 
 _PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|village|capital|region|province|state|"

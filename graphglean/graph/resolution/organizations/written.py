@@ -21,9 +21,13 @@ from ..lexicon import (
     LEADING_LEGAL_FORMS,
     LEGAL_FORMS,
     LEGAL_LONGEST,
+    PLACE_LEADING,
+    PLACE_TRAILING,
     SECOND_LEVEL,
     SPORTS,
     SPORTS_STEMS,
+    UNSPACED_AFFIXES,
+    UNSPACED_LEADING,
 )
 
 _CAPS = ("COM", "ORG")  # the domains a name in capitals may end in ("ASP.NET" is no site)
@@ -87,14 +91,18 @@ _LEGAL_TAIL = {n: re.compile(r"(?:^|[\s,])(?:" + "|".join(
 
 
 def without_legal_form(text: str) -> tuple[str, str]:
-    """``text`` without the legal forms that end it ("Samsung Electronics Co., Ltd."), and those forms,
-    canonical; a name that is only a legal form keeps it. A legal form that opens the name ("PJSC Lukoil") is
-    read as one that ends it."""
-    forms: list[str] = []
+    """``text`` without the legal forms that end it ("Samsung Electronics Co., Ltd.", "Koç Holding A.Ş."), and
+    those forms, canonical; a name that is only a legal form keeps it. A legal form that opens the name ("PJSC
+    Lukoil", "ПАО «Газпром»", "株式会社ニトリ") is read as one that ends it. A place's administrative affix
+    ("上海市", "서울특별시", "г. Казань") is read the same way, canonical "place ..." (one affix only: "京都府"
+    is "京都")."""
+    text, affix = _without_affix(text)
+    forms = [affix] if affix else []
     lead = _LEADING_LEGAL.match(text)
     if lead and (lead.group(1).casefold() != "pt" or len(text[lead.end():].split()) >= 2):
         forms.append(LEADING_LEGAL_FORMS[lead.group(1).casefold()])
         text = text[lead.end():]
+    text = _unquoted(text)
     while True:
         ws = _plain_words(text)
         found = next((n for n in range(min(LEGAL_LONGEST, len(ws) - 1), 0, -1)
@@ -102,15 +110,61 @@ def without_legal_form(text: str) -> tuple[str, str]:
         if not found:
             return text, " ".join(forms)
         forms.insert(0, LEGAL_FORMS[" ".join(ws[-found:])])
-        cut = _LEGAL_TAIL[found].search(text)
+        cut = _LEGAL_TAIL[found].search(_base_letters(text))  # "A.Ş." as "A.S.", at the same places
         if cut is None:  # written in a way the word pattern does not see: keep the text as it is
             return text, " ".join(forms[1:])
-        text = text[:cut.start()].rstrip(" ,")
+        text = _unquoted(text[:cut.start()].rstrip(" ,"))
         if forms[0] == "company" and text.endswith((" &", " and")):  # "J.P. Morgan & Co."
             text = text.rsplit(" ", 1)[0]
 
 
-_LEADING_LEGAL = re.compile(r"(" + "|".join(LEADING_LEGAL_FORMS) + r")\.?\s+(?=\w)", re.I)
+_LEADING_LEGAL = re.compile(r"(" + "|".join(sorted(LEADING_LEGAL_FORMS, key=len, reverse=True)) + r")\.?\s+(?=[\w«\"„“'])", re.I)
+_UNSPACED = sorted(UNSPACED_AFFIXES, key=len, reverse=True)
+_PLACE_WORDS = {True: PLACE_LEADING, False: PLACE_TRAILING}
+
+
+def _place_word(w: str) -> str:
+    """The pattern of one administrative word: an abbreviation only with its dot and in lower case ("г. Казань";
+    "Г. Жуков" is an initial), a word in any case."""
+    return re.escape(w) + r"\." if len(w) <= 3 and "-" not in w else f"(?i:{re.escape(w)})" + r"\b"
+
+
+_PLACE_AFFIX = {lead: re.compile((r"^({})\s*(?=\w)" if lead else r"(?<=\w)\s+({})$").format("|".join(
+    map(_place_word, sorted(table, key=len, reverse=True))))) for lead, table in _PLACE_WORDS.items()}
+_QUOTE_PAIRS = ("«»", '""', "“”", "„“", "„”", "''")
+
+
+def _without_affix(text: str) -> tuple[str, str]:
+    """``text`` without one affix written with no space (CJK, Korean "(주)") or one administrative word
+    ("г.", "область"), and its canonical form; ("text", "") when it has none or is nothing else ("自治区")."""
+    if text in UNSPACED_AFFIXES:
+        return text, ""
+    for affix in _UNSPACED:
+        if text.endswith(affix) and len(text) > len(affix):
+            stem = text[:-len(affix)].rstrip(" ,")
+            if stem and stem[-1].isalnum():
+                return stem, UNSPACED_AFFIXES[affix]
+        if affix in UNSPACED_LEADING and text.startswith(affix) and len(text) > len(affix):
+            stem = text[len(affix):].lstrip()
+            if stem and (stem[0].isalnum() or stem[0] in "«\"“„'"):
+                return stem, UNSPACED_AFFIXES[affix]
+    for lead, pattern in _PLACE_AFFIX.items():
+        m = pattern.search(text)
+        if m:
+            word = m.group(1).casefold().rstrip(".")
+            return (text[m.end():] if lead else text[:m.start()]), _PLACE_WORDS[lead][word]
+    return text, ""
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without the quotes around all of it ("«Газпром»")."""
+    t = text.strip()
+    return t[1:-1].strip() if len(t) > 2 and t[0] + t[-1] in _QUOTE_PAIRS else t
+
+
+def _base_letters(text: str) -> str:
+    """``text`` with each letter's accents dropped, letter for letter ("Ş" is "S")."""
+    return "".join(unicodedata.normalize("NFKD", c)[0] for c in text)
 
 
 def _plain_words(text: str) -> list[str]:
