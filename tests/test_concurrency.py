@@ -234,7 +234,10 @@ def test_first_tokens_spread_by_the_server_itself_are_no_queue(tokens_per_s, wor
     local = LocalServer(slots=256, tokens_per_s=tokens_per_s, reports_slots=False)
     server = FakeLLMServer(spread(words, first_s, tail), latency=0.3, local=local)
     summary, s = on_virtual_time(drive, server, 300, 600)
-    assert min(limits(summary)) == 64 and s.max_in_flight == 64, summary
+    # On virtual time over real loopback sockets, a loaded machine's kernel may deliver a request late, and the
+    # autojump clock counts that as the server's time: a trim of a request or two is that noise (it showed on a
+    # loaded CI, never alone); a spread read as a queue would cut to the slots it inferred, far below.
+    assert min(limits(summary)) >= 60 and s.max_in_flight == 64, summary
 
 
 def test_prompts_of_any_length_are_no_queue_for_answers_not_streamed():
