@@ -65,10 +65,12 @@ async def graph_run(server: FakeLLMServer, tmp: Path, name: str, write_input, sc
         cfg.input.path, cfg.output.dir = str(tmp / f"{name}.jsonl"), str(tmp / name)
         write_input(cfg, Path(cfg.input.path))
         cfg.graph.resolve.method = "rules"
-        started, cpu = time.monotonic(), time.process_time()
+        started, cpu, on_trio = time.monotonic(), time.process_time(), trio.current_time()
         await run(cfg, notice=lambda m: print(m, file=sys.stderr), out=open(os.devnull, "w"))
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
-    return json.loads((tmp / name / "report.json").read_text()), wall, cpu
+    report = json.loads((tmp / name / "report.json").read_text())
+    report["bench_run_s"] = (on_trio, on_trio + wall)  # the run's start and end on the server's clock
+    return report, wall, cpu
 
 
 def documents(n: int):
@@ -146,10 +148,14 @@ async def fast(args: argparse.Namespace, tmp: Path, case: str) -> None:
                   "server max in flight": fake.max_in_flight, "wall s": f"{wall:.1f}",
                   "calls/s": f"{calls / wall:.1f}", "ideal/s": f"{ideal:.0f}",
                   "achieved/ideal": f"{calls / wall / ideal:.3f}", "requests' span s": f"{span:.1f}",
-                  "in span/ideal": f"{calls / span / ideal:.3f}", "start": learned["start"],
+                  "in span/ideal": f"{calls / span / ideal:.3f}",
+                  "before first s": f"{min(r['started'] for r in log) - report['bench_run_s'][0]:.2f}",
+                  "after last s": f"{report['bench_run_s'][1] - max(r['finished'] for r in log):.2f}",
+                  "start": learned["start"],
                   "final": learned["final"], "client CPU ms/call": f"{1000 * cpu / calls:.2f}"}],
                 ["chunks", "failed", "requests", "server max in flight", "wall s", "calls/s", "ideal/s",
-                 "achieved/ideal", "requests' span s", "in span/ideal", "start", "final", "client CPU ms/call"]))
+                 "achieved/ideal", "requests' span s", "in span/ideal", "before first s", "after last s", "start",
+                 "final", "client CPU ms/call"]))
 
 
 async def hosted(args: argparse.Namespace, tmp: Path, case: str) -> None:

@@ -266,7 +266,8 @@ class FakeLLMServer:
         if self.refuse_stream and isinstance(req.body, dict) and req.body.get("stream"):
             await self._send(conn, 400, _NO_STREAM)
             return True
-        if self.latency:
+        # a server lists its models at once (a client's first contact): no generation's latency
+        if self.latency and not (req.method == "GET" and req.path.rstrip("/").endswith("/models")):
             await self._timer.sleep(self.latency)
         refused = self.local.refusal(req) if self.local is not None else None
         if refused is not None:
