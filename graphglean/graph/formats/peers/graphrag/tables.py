@@ -13,7 +13,7 @@ import hashlib
 import json
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import attrs
 
@@ -71,7 +71,8 @@ def arrow_table(name: str, rows: list[dict[str, Any]]) -> Any:
     return pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
 
 
-PARQUET_GROUP = 20_000  # rows made into Arrow and written at a time
+PARQUET_GROUP = 20_000  # rows made into Arrow and written at a time, at most
+PARQUET_GROUP_BYTES = 4 << 20  # and about this much text (the documents table holds whole documents)
 
 
 def write_parquet(name: str, rows: list[dict[str, Any]], sink: Any) -> None:
@@ -80,8 +81,21 @@ def write_parquet(name: str, rows: list[dict[str, Any]], sink: Any) -> None:
     import pyarrow.parquet as pq
 
     with pq.ParquetWriter(sink, schemas()[name]) as writer:
-        for start in range(0, max(1, len(rows)), PARQUET_GROUP):
-            writer.write_table(arrow_table(name, rows[start:start + PARQUET_GROUP]))
+        for group in _row_groups(rows):
+            writer.write_table(arrow_table(name, group))
+
+
+def _row_groups(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """``rows`` cut into groups of at most `PARQUET_GROUP` rows and about `PARQUET_GROUP_BYTES` of text (a
+    single empty group for no rows: the file still gets its schema)."""
+    start, size = 0, 0
+    for i, row in enumerate(rows):
+        size += sum(len(v) if isinstance(v, str) else 16 * len(v) if isinstance(v, list) else 8 for v in row.values())
+        if i + 1 - start >= PARQUET_GROUP or size >= PARQUET_GROUP_BYTES:
+            yield rows[start:i + 1]
+            start, size = i + 1, 0
+    if start < len(rows) or not rows:
+        yield rows[start:]
 
 
 @attrs.define
