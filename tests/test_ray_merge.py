@@ -341,7 +341,7 @@ def test_a_shard_finished_by_an_earlier_version_merges_from_its_combined_part_fi
     assert mixed == _merged(dirs, P)
 
 
-def test_grounding_from_the_shards_reads_their_chunks_a_block_at_a_time(tmp_path):
+def test_grounding_from_the_shards_reads_their_chunks_in_a_few_statements(tmp_path):
     import networkx as nx
 
     from graphglean.graph.building.grounding import ground
@@ -363,6 +363,32 @@ def test_grounding_from_the_shards_reads_their_chunks_a_block_at_a_time(tmp_path
     assert ground(graph, stored) == ground(local, {c.id: c for c in chunks}) == 30
     assert dict(graph.nodes(data=True)) == dict(local.nodes(data=True))
     assert len(statements) <= 10  # one a node and source before: 1,500
+    stored.close()
+
+
+def test_grounding_asks_each_shard_once_however_many_nodes_cite_it(tmp_path):
+    """Blocks of nodes asking every shard made blocks times shards statements: both grow with the corpus."""
+    import networkx as nx
+
+    from graphglean.graph.building.grounding import BLOCK_SOURCES, ground
+
+    chunks = [_chunk(i, ["Alice", "Bob"] if i % 3 else ["Carol"]) for i in range(2000)]
+    folders = [tmp_path / f"s{k}" for k in range(20)]
+    for k, folder in enumerate(folders):
+        folder.mkdir()
+        partitions.write_chunks(chunks[100 * k:100 * (k + 1)], folder)
+    graph = nx.Graph()
+    for i in range(4 * BLOCK_SOURCES // 200):  # four blocks' worth of sources, each node in every shard
+        graph.add_node(f"n{i}", name=["Alice", "Bob", "Carol"][i % 3], source_ids=[c.id for c in chunks[i % 10::10]])
+    local = graph.copy()
+    stored = partitions.ShardChunks({c.id: folders[i // 100] for i, c in enumerate(chunks)})
+    statements = []
+    for folder in folders:
+        stored._db(folder).set_trace_callback(statements.append)
+    assert ground(graph, stored) == ground(local, {c.id: c for c in chunks})
+    assert dict(graph.nodes(data=True)) == dict(local.nodes(data=True))
+    assert all(data["spans"] for _, data in graph.nodes(data=True))
+    assert len(statements) == len(folders)  # one each (100 ids); four blocks of every shard before: 80
     stored.close()
 
 

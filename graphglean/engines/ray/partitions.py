@@ -142,8 +142,15 @@ class ShardChunks(Mapping[str, Chunk]):
         return Chunk(cid, row[0], row[1], row[2], row[3], row[4], 0)
 
     def get_many(self, ids: Iterable[str]) -> dict[str, Placed]:
-        """The texts of the chunks of ``ids`` that are known, in one statement per shard and 500 ids (what
-        grounding asks)."""
+        """The texts of the chunks of ``ids`` that are known (what echo removal asks)."""
+        found: dict[str, Placed] = {}
+        for texts in self.by_store(ids):
+            found.update(texts)
+        return found
+
+    def by_store(self, ids: Iterable[str]) -> Iterator[dict[str, Placed]]:
+        """The texts of the chunks of ``ids`` that are known, one shard at a time: each shard is asked once, in
+        statements of 500 ids (what grounding asks)."""
         by_folder: dict[Any, list[str]] = {}
         where = self.where.get
         for cid in ids:
@@ -154,16 +161,16 @@ class ShardChunks(Mapping[str, Chunk]):
                     by_folder[folder] = [cid]
                 else:
                     cids.append(cid)
-        found: dict[str, Placed] = {}
         for folder, cids in by_folder.items():
             db = self._db(folder)
             cids.sort()  # ids in index order: SQLite's lookups walk the index forward
+            found: dict[str, Placed] = {}
             for start in range(0, len(cids), 500):  # SQLite caps the parameters of one statement
                 part = cids[start:start + 500]
                 rows = db.execute(f"SELECT id, text, start FROM chunks WHERE id IN ({','.join('?' * len(part))})",
                                   part).fetchall()
                 found.update({cid: Placed(text, at) for cid, text, at in rows})
-        return found
+            yield found
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.where)
