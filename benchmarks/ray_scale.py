@@ -152,7 +152,7 @@ def shard_alone(n: int, a: argparse.Namespace) -> dict:
     from graphglean.core.tokens import Tokenizer
     from graphglean.engines.ray import shard_task
     from graphglean.engines.ray.driver import worker_config
-    from graphglean.engines.ray.shards import absolute_paths, plan_shards
+    from graphglean.engines.ray.shards import absolute_paths, plan_shards, with_partitions
     from graphglean.engines.ray.task_gc import task_gc
     from graphglean.testing.inprocess import InProcessTransport
     from graphglean.testing.models.responders import synthetic
@@ -163,6 +163,7 @@ def shard_alone(n: int, a: argparse.Namespace) -> dict:
         a.shard_chunks = n
         cfg = absolute_paths(bench_config(data, Path(tmp) / "out", "http://in-process.invalid/v1", a))
         spec = next(plan_shards(cfg))
+        cfg = with_partitions(cfg, 1)
         before, shard_task.transport_factory = shard_task.transport_factory, lambda: InProcessTransport(synthetic)
         Tokenizer(cfg.llm.model)
         load = round(os.getloadavg()[0], 1)
@@ -258,7 +259,7 @@ def main() -> None:
     p.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--shard-chunks", type=int, default=10_000)
-    p.add_argument("--partitions", type=int, default=16)
+    p.add_argument("--partitions", type=int, default=0, help="runtime.graph_partitions (default 0: the library's auto)")
     p.add_argument("--rpm", type=int, default=0, help="global request limit (leases are used only with a limit)")
     p.add_argument("--method", choices=["llm", "nlp"], default="llm",
                    help="nlp: the offline graph method, no calls (the engine's own cost)")

@@ -275,6 +275,7 @@ def test_the_shards_structured_output_accounts_add_up():
 async def test_an_offline_shard_run_again_parses_nothing_it_stored(tmp_path):
     """A retried or unfinished shard of the offline method resumes from its run store, as a local run does."""
     from graphglean.engines.ray.shard_task import process_shard
+    from graphglean.engines.ray.shards import with_partitions
 
     docs = tmp_path / "in.jsonl"
     docs.write_text("".join(json.dumps({"id": f"d{i}", "text": f"Ada Lovelace wrote to Charles Babbage in London "
@@ -282,6 +283,7 @@ async def test_an_offline_shard_run_again_parses_nothing_it_stored(tmp_path):
     cfg = Config()
     cfg.input.path, cfg.graph.method, cfg.graph.resolve.enabled = str(docs), "nlp", False
     [spec] = list(plan_shards(cfg))
+    cfg = with_partitions(cfg, 1)
     first = await process_shard(spec, cfg, tmp_path / "shard", None)
     again = await process_shard(spec, cfg, tmp_path / "shard", None)
     graph = lambda report: report["passes"][0]  # noqa: E731
@@ -308,22 +310,35 @@ def _merged(dirs, P):
             [sorted(partitions.merge_edges(dirs, p, False).edges) for p in range(P)])
 
 
-def test_a_node_partition_reads_no_edges_and_an_edge_partition_no_nodes(tmp_path):
+def test_a_node_partition_reads_no_edges_and_an_edge_partition_no_nodes(tmp_path, monkeypatch):
+    P = 3
+    dirs, accs = _two_shards(tmp_path, P)
+    for folder, acc in zip(dirs, accs):
+        partitions.write_parts(acc, P, folder)
+    assert sorted(p.name for p in (dirs[0] / partitions.PARTS).iterdir()) == [partitions.PARTS_FILE]
+    read, load_section = [], partitions.load_section
+    monkeypatch.setattr(partitions, "load_section", lambda path, name: read.append(name) or load_section(path, name))
+    nodes = [sorted(partitions.merge_nodes(dirs, p, False)[0].nodes) for p in range(P)]
+    assert sum(map(len, nodes)) == 3 and read == [f"{p}.nodes" for p in range(P) for _ in dirs]
+    read.clear()
+    edges = [sorted(partitions.merge_edges(dirs, p, False).edges) for p in range(P)]
+    assert sum(map(len, edges)) == 1 and read == [f"{p}.edges" for p in range(P) for _ in dirs]
+
+
+def test_a_shard_finished_by_a_version_writing_a_file_a_partition_and_kind_merges_from_them(tmp_path):
+    import pickle
+
     P = 3
     dirs, accs = _two_shards(tmp_path, P)
     for folder, acc in zip(dirs, accs):
         partitions.write_parts(acc, P, folder)
     expected = _merged(dirs, P)
-    assert sum(map(len, expected[0])) == 3 and sum(map(len, expected[1])) == 1
-    for folder in dirs:
-        for p in range(P):
-            partitions.part_path(folder, p, "edges").rename(folder / f"edges-{p}.away")
-    assert [sorted(partitions.merge_nodes(dirs, p, False)[0].nodes) for p in range(P)] == expected[0]
-    for folder in dirs:
-        for p in range(P):
-            (folder / f"edges-{p}.away").rename(partitions.part_path(folder, p, "edges"))
-            partitions.part_path(folder, p, "nodes").unlink()
-    assert [sorted(partitions.merge_edges(dirs, p, False).edges) for p in range(P)] == expected[1]
+    (dirs[1] / partitions.PARTS / partitions.PARTS_FILE).unlink()
+    for p, part in enumerate(partitions.split(accs[1], P)):
+        for kind in ("nodes", "edges"):
+            half = partitions.GraphAccumulator(False, **{kind: getattr(part, kind)})
+            partitions.part_path(dirs[1], p, kind).write_bytes(pickle.dumps(half))
+    assert _merged(dirs, P) == expected
 
 
 def test_a_shard_finished_by_an_earlier_version_merges_from_its_combined_part_files(tmp_path):
@@ -471,3 +486,19 @@ def test_written_rows_are_the_lines_write_jsonl_writes(tmp_path):
     assert (tmp_path / "b.jsonl").read_bytes() == (tmp_path / "a.jsonl").read_bytes()
     write_rows([], tmp_path / "c.jsonl")
     assert (tmp_path / "c.jsonl").read_bytes() == b""
+
+
+def test_the_graph_is_cut_in_partitions_that_grow_with_the_corpus_in_steps():
+    from graphglean.engines.ray.shards import with_partitions
+
+    def partitions(shards, shard_chunks=10_000, **rt):
+        cfg = Config()
+        cfg.runtime.shard_chunks = shard_chunks
+        for key, value in rt.items():
+            setattr(cfg.runtime, key, value)
+        return with_partitions(cfg, shards).runtime.graph_partitions
+
+    assert Config().runtime.graph_partitions == 0  # auto
+    assert [partitions(n) for n in (1, 100, 199, 200, 399, 400, 1000, 10_000)] == [16, 16, 16, 32, 32, 64, 128, 1024]
+    assert partitions(1000, shard_chunks=1000) == 16  # the corpus counts, not the shards
+    assert partitions(1000, graph_partitions=7) == 7  # as set

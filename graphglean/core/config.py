@@ -348,7 +348,9 @@ class RuntimeConfig:
     workers: int = setting(4, "ray: shard tasks in flight at once (llm.max_concurrency is split among them)",
                            positive)
     shard_chunks: int = setting(10000, "ray: about this many chunks (or JSONL lines) per shard", positive)
-    graph_partitions: int = setting(16, "ray: the graph is merged in this many key partitions", positive)
+    graph_partitions: int = setting(
+        0, "ray: the graph is merged in this many key partitions; 0 = 16, doubled each time the corpus doubles "
+        "past 1M chunks", non_negative)
     task_retries: int = setting(3, "ray: times a shard or merge task is retried after its worker died",
                                 non_negative)
     single_graph: bool = setting(

@@ -35,7 +35,7 @@ from .communities import ray_communities
 from .leases import BatchSize, LeaseBucket
 from .report import RunBook, Totals, account_of, add_row, run_report
 from .resolution import driver as resolution_driver
-from .shards import ShardPlan, ShardSpec, absolute_paths, plan_shards
+from .shards import ShardPlan, ShardSpec, absolute_paths, plan_shards, with_partitions
 from .tasks import TASK_CPUS, ItemProgress, Tasks
 
 OFF_SCHEMA = "off_schema_records.jsonl"
@@ -112,6 +112,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     book = RunBook(out, fresh, totals)
     stage = totals.stage_clock()
     specs = ShardPlan(plan_shards(cfg))
+    cfg = with_partitions(cfg, len(specs))
     stage("plan")
     own = connect(rt)
     tasks, hub, made = None, None, None

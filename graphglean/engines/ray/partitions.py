@@ -1,7 +1,7 @@
 """The graph merged by key partition: node key ``crc32(key) mod P``, edge ``crc32(pair) mod P``.
 
-Each shard splits its merged records (a `GraphAccumulator`) into P part files. Partition p is then finished
-alone, with the local engine's own merge, description summaries and grounding: first its nodes (which
+Each shard splits its merged records (a `GraphAccumulator`) into P parts, sections of one file. Partition p is
+then finished alone, with the local engine's own merge, description summaries and grounding: first its nodes (which
 fixes their display names), then its edges (whose summaries name their endpoints). Every partition's rows
 come out sorted by key, so the whole tables are a streaming merge of the partitions' files and equal the
 local engine's row for row. Memory per partition task is about the graph's size / P.
@@ -13,7 +13,6 @@ import contextlib
 import gc
 import heapq
 import json
-import pickle
 import sqlite3
 import zlib
 from pathlib import Path
@@ -33,9 +32,10 @@ from ...graph.formats.export import entity_rows
 from ...scheduling.scheduler import Scheduler
 from ...text.chunking import Chunk
 from .json_rows import write_rows
-from .stage_files import dump, load, read_only
+from .stage_files import dump, dump_sections, load, load_section, read_only
 
 PARTS = "graph-parts"
+PARTS_FILE = "parts.pkl"
 Edge = tuple[str, str, dict[str, Any]]
 CHUNKS = "chunks.sqlite"
 
@@ -63,28 +63,32 @@ def split(acc: GraphAccumulator, partitions: int) -> list[GraphAccumulator]:
 
 
 def part_path(shard_dir: Path, partition: int, kind: str) -> Path:
-    """The file of a shard's nodes (``kind`` "nodes") or edges ("edges") of one partition: apart, so that a
-    node partition's task reads no edges and an edge partition's no nodes."""
+    """The file of a shard's nodes (``kind`` "nodes") or edges ("edges") of one partition, as versions before
+    `PARTS_FILE` wrote them."""
     return shard_dir / PARTS / f"{partition:04d}.{kind}.pkl"
 
 
 def write_parts(acc: GraphAccumulator, partitions: int, shard_dir: Path) -> None:
-    for p, part in enumerate(split(acc, partitions)):
-        for kind, half in (("nodes", GraphAccumulator(acc.directed, nodes=part.nodes)),
-                           ("edges", GraphAccumulator(acc.directed, edges=part.edges))):
-            with atomic_open(part_path(shard_dir, p, kind), "wb") as f:
-                pickle.dump(half, f, protocol=pickle.HIGHEST_PROTOCOL)
+    """The shard's nodes and edges of each partition, apart (a node partition's task reads no edges and an
+    edge partition's no nodes), in one file of sections: a file each was two syncs a partition and shard."""
+    def sections() -> Iterator[tuple[str, GraphAccumulator]]:
+        for p, part in enumerate(split(acc, partitions)):
+            yield f"{p}.nodes", GraphAccumulator(acc.directed, nodes=part.nodes)
+            yield f"{p}.edges", GraphAccumulator(acc.directed, edges=part.edges)
+    dump_sections(sections(), shard_dir / PARTS / PARTS_FILE)
 
 
 def read_part(shard_dir: Path, partition: int, kind: str) -> GraphAccumulator:
-    """The shard's nodes or edges of one partition (a shard finished by an earlier version kept both in one
-    file: that file, whole)."""
-    path = part_path(shard_dir, partition, kind)
-    if not path.exists() and (shard_dir / PARTS / f"{partition:04d}.pkl").exists():
-        path = shard_dir / PARTS / f"{partition:04d}.pkl"
+    """The shard's nodes or edges of one partition (or an earlier version's file of them, or of both)."""
+    whole = shard_dir / PARTS / PARTS_FILE
     # written by this package's own shard tasks in the run's output folder, which is trusted like run.sqlite
-    with path.open("rb") as f, _collector_paused():
-        return pickle.load(f)
+    with _collector_paused():
+        if whole.exists():
+            return load_section(whole, f"{partition}.{kind}")
+        path = part_path(shard_dir, partition, kind)
+        if not path.exists() and (shard_dir / PARTS / f"{partition:04d}.pkl").exists():
+            path = shard_dir / PARTS / f"{partition:04d}.pkl"
+        return load(path)
 
 
 @contextlib.contextmanager

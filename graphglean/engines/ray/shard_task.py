@@ -39,6 +39,7 @@ from . import partitions, schema_parts
 from .batch.remote import RemoteWaves
 from .resolution.method import llm_graph
 from .shards import ShardSpec, read_shard
+from .task_gc import settled
 
 FINISHED = "done.json"
 ATTEMPTS = "attempts"
@@ -282,7 +283,8 @@ async def finish_node_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         write_text(merge_dir / f"dropped-{p:04d}.json", json.dumps(sorted(dropped), ensure_ascii=False))
 
     try:
-        account = await _with_scheduler(cfg, limiter, work)
+        with settled():
+            account = await _with_scheduler(cfg, limiter, work)
     finally:
         chunks.close()
     return {"ungrounded": stats.ungrounded, "echoed_examples": stats.echoed_examples,
@@ -309,7 +311,8 @@ async def finish_edge_partition(p: int, shard_dirs: list[Path], cfg: Config, mer
         partitions.write_edge_rows(rows, merge_dir, p)
         schema_parts.write_off_schema(stats, merge_dir, "edges", p)
 
-    account = await _with_scheduler(cfg, limiter, work)
+    with settled():
+        account = await _with_scheduler(cfg, limiter, work)
     return {"summarized_descriptions": stats.summarized_descriptions, "off_schema": stats.off_schema,
             "failed_stages": stats.failed_stages,
             "cpu_s": time.process_time() - cpu}, account

@@ -9,7 +9,7 @@ import json
 import pickle
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ...core.atomic import atomic_open
 
@@ -56,3 +56,26 @@ def ordered_table(paths: list[Path], out: Path) -> int:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+def dump_sections(sections: Iterable[tuple[str, Any]], path: Path) -> None:
+    """Named pickles in one file, each loadable alone (`load_section`): one file, and one sync, for what would
+    be a file each (a shard's part of every partition). The index of the sections, a pickle too, ends the file,
+    followed by its offset in 8 bytes."""
+    index: dict[str, int] = {}
+    with atomic_open(path, "wb") as f:
+        for name, obj in sections:
+            index[name] = f.tell()
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        at = f.tell()
+        pickle.dump(index, f, protocol=pickle.HIGHEST_PROTOCOL)
+        f.write(at.to_bytes(8, "little"))
+
+
+def load_section(path: Path, name: str) -> Any:
+    """The section ``name`` of a file `dump_sections` wrote."""
+    with path.open("rb") as f:
+        f.seek(-8, 2)
+        f.seek(int.from_bytes(f.read(8), "little"))
+        f.seek(pickle.load(f)[name])
+        return pickle.load(f)

@@ -19,6 +19,7 @@ from typing import Iterator
 
 YOUNG_THRESHOLD = 10_000
 FULL_EVERY_S = 30.0
+NEVER = 2**30  # a threshold no count reaches in a task
 _last_full = [float("-inf")]  # this process's last full collection before a task (time.monotonic)
 
 
@@ -38,3 +39,17 @@ def task_gc() -> Iterator[None]:
         gc.collect()  # the task's own cycles; the frozen heap is not walked
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+@contextlib.contextmanager
+def settled() -> Iterator[None]:
+    """Run the block without full collections: a merge task's loaded records (millions of containers,
+    long-lived, none in a cycle) are then not walked again and again by the full collections that building its
+    rows sets off, which made the task's CPU grow faster than its partition (+60% a relationship for 8x the
+    partition). Young objects are still collected; the task's older cycles as it ends (`task_gc`)."""
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], NEVER)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
