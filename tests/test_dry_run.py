@@ -18,7 +18,8 @@ import pytest
 
 from graphglean.core.errors import InputError
 from graphglean.launch import run
-from graphglean.pipeline.estimate.stored import StoredNode, mentioned
+from graphglean.pipeline.estimate.stored import StoredNode, last_graph, mentioned
+from graphglean.text.chunking import Chunk
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.responders import synthetic
 
@@ -94,6 +95,7 @@ async def test_estimates_are_within_2x_of_each_run_and_nothing_is_asked_twice(tm
     assert again["calls_est"] == 0 and all(r["calls_est"] == 0 for r in again["passes"])
     assert incremental["graph"] == added["graph"] == 3  # the new chunk's extraction and gleaning only
     assert 0.5 <= sum(incremental.values()) / sum(added.values()) <= 2
+    assert 0.5 <= incremental["graph.communities"] / added["graph.communities"] <= 2
     assert sum(incremental.values()) < sum(first.values()) / 3
 
 
@@ -146,6 +148,36 @@ def test_stored_nodes_are_found_by_their_names_as_whole_words():
              StoredNode("bob cratchit", ("bob cratchit",), 2, 30)]
     found = mentioned(nodes, [NEW_DOCUMENT])
     assert [n.id for n in found] == ["jacob marley", "bob cratchit"]  # "London" is no mention of "Lon"
+
+
+def test_a_name_inside_a_longer_stored_name_is_no_mention_of_its_own_node():
+    nodes = [StoredNode("christmas", ("christmas",), 4, 20), StoredNode("christmas eve", ("christmas eve",), 2, 10),
+             StoredNode("marley", ("marley",), 3, 10), StoredNode("jacob marley", ("jacob marley",), 3, 10)]
+    assert [n.id for n in mentioned(nodes, [NEW_DOCUMENT])] == ["christmas eve", "jacob marley"]
+    later = "Scrooge kept Christmas well. Marley was dead."
+    assert [n.id for n in mentioned(nodes, [NEW_DOCUMENT, later])] == [n.id for n in nodes]
+
+
+def test_a_name_its_sources_capitalize_is_not_named_by_a_common_word_in_lower_case():
+    uncle, clerk = StoredNode("uncle", ("uncle",), 1, 5, forms=("Uncle",)), StoredNode("clerk", ("clerk",), 1, 5)
+    house = StoredNode("counting-house", ("counting-house",), 2, 9, forms=("Counting-House", "counting-house"))
+    nodes = [uncle, clerk, house]
+    text = "Bob Cratchit, his clerk, worked at the counting-house; Fred invited his uncle to dinner."
+    assert mentioned(nodes, [text]) == [clerk, house]  # no forms read: case aside, as an upper bound
+    assert mentioned(nodes, ["Uncle Fred came to dinner."]) == [uncle]
+    assert mentioned(nodes, ["his uncle came by"]) == [uncle]  # a text that capitalizes no name at all
+
+
+def test_the_last_graph_reads_how_its_sources_write_each_node(tmp_path):
+    text = "The Ghost spoke. Scrooge saw the ghost again."
+    chunk = Chunk("c1", "d", 0, text[4:], 4, len(text), 10)
+    rows = [{"id": "ghost", "name": "Ghost", "source_ids": ["c1"], "spans": [["c1", 4, 9], ["c1", 33, 38]]},
+            {"id": "scrooge", "name": "Scrooge", "source_ids": ["c1", "gone"], "spans": [["c1", 17, 24], ["gone", 0, 7]]},
+            {"id": "odd", "name": "Odd", "spans": [["c1", "x"], 5]}]
+    (tmp_path / "entities.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    nodes = {n.id: n for n in last_graph(tmp_path, {"c1": chunk})}
+    assert nodes["ghost"].forms == ("Ghost", "ghost") and nodes["scrooge"].forms == ("Scrooge",)
+    assert nodes["odd"].forms == () and last_graph(tmp_path)[0].forms == ()
 
 
 async def test_a_fresh_dry_run_counts_on_a_cache_that_replays(tmp_path):

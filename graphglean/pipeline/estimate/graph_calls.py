@@ -113,7 +113,7 @@ def graph_work(ctx: RunContext, llm: bool, answers: StoredAnswers | None = None)
         per_chunk = 1 + 2 * rounds
     if not llm:  # spaCy's names: one per capitalized word that opens no sentence
         answer = sum(named_words(c.text) for c in new) * _TOKENS_PER_ENTITY
-    last = last_graph(ctx.out_dir) if len(new) < len(chunks) else None
+    last = last_graph(ctx.out_dir, {c.id: c for c in chunks}) if len(new) < len(chunks) else None
     records = answer // _TOKENS_PER_ENTITY
     replayed = len(_replayed(ctx, new, answers)) if llm and answers is not None else 0
     if last is None:
