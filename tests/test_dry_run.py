@@ -99,6 +99,23 @@ async def test_estimates_are_within_2x_of_each_run_and_nothing_is_asked_twice(tm
     assert sum(incremental.values()) < sum(first.values()) / 3
 
 
+async def test_a_short_document_of_new_names_is_estimated_by_its_names(tmp_path):
+    # the stored answers' tokens per passage token, for a short text dense with names none of the graph's,
+    # would draw no record at all: its names draw records (the model's answers per name word)
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        await run(cfg, **quiet())
+        (tmp_path / "docs" / "part9.txt").write_text(
+            "Field trials in Brazil released Wolbachia against Aedes aegypti; the World Health Organization "
+            "reviewed Dengue cases in Rio de Janeiro and Recife with Oxitec.")
+        report = (await run(cfg, dry=True, **quiet())).report
+        await run(cfg, **quiet())
+        added = made(tmp_path / "out")
+    assert report["graph"]["new_entities"] >= 4 and report["graph"]["touched_entities"] == 0
+    reports = calls(report)["graph.communities"]
+    assert added["graph.communities"] >= 1 and 0.5 <= reports / added["graph.communities"] <= 2
+
+
 async def test_the_dry_run_fails_where_the_run_fails_with_the_same_line(tmp_path):
     async with FakeLLMServer(synthetic).running() as s:
         path = write_config(tmp_path, s.base_url, enrich={"enabled": True})
@@ -159,25 +176,29 @@ def test_a_name_inside_a_longer_stored_name_is_no_mention_of_its_own_node():
 
 
 def test_a_name_its_sources_capitalize_is_not_named_by_a_common_word_in_lower_case():
-    uncle, clerk = StoredNode("uncle", ("uncle",), 1, 5, forms=("Uncle",)), StoredNode("clerk", ("clerk",), 1, 5)
-    house = StoredNode("counting-house", ("counting-house",), 2, 9, forms=("Counting-House", "counting-house"))
-    nodes = [uncle, clerk, house]
+    uncle, clerk = StoredNode("uncle", ("uncle",), 1, 5, capitals=1.0), StoredNode("clerk", ("clerk",), 1, 5)
+    house = StoredNode("counting-house", ("counting-house",), 2, 9, capitals=0.5)
+    ghost = StoredNode("ghost of christmas past", ("ghost of christmas past",), 3, 9, capitals=0.9)
+    nodes = [uncle, clerk, house, ghost]
     text = "Bob Cratchit, his clerk, worked at the counting-house; Fred invited his uncle to dinner."
-    assert mentioned(nodes, [text]) == [clerk, house]  # no forms read: case aside, as an upper bound
-    assert mentioned(nodes, ["Uncle Fred came to dinner."]) == [uncle]
+    assert mentioned(nodes, [text]) == [clerk, house]  # no spans read: case aside, as an upper bound
+    assert mentioned(nodes, ["Uncle Fred came to dinner. Then the ghost of Christmas Past."]) == [uncle, ghost]
+    assert mentioned(nodes, ["So Fred said the ghost of christmas past was late."]) == []
     assert mentioned(nodes, ["his uncle came by"]) == [uncle]  # a text that capitalizes no name at all
 
 
 def test_the_last_graph_reads_how_its_sources_write_each_node(tmp_path):
-    text = "The Ghost spoke. Scrooge saw the ghost again."
+    text = "The Ghost spoke. Scrooge saw the ghost and the Ghost again."
     chunk = Chunk("c1", "d", 0, text[4:], 4, len(text), 10)
-    rows = [{"id": "ghost", "name": "Ghost", "source_ids": ["c1"], "spans": [["c1", 4, 9], ["c1", 33, 38]]},
-            {"id": "scrooge", "name": "Scrooge", "source_ids": ["c1", "gone"], "spans": [["c1", 17, 24], ["gone", 0, 7]]},
+    rows = [{"id": "ghost", "name": "Ghost", "source_ids": ["c1"],
+             "spans": [["c1", 4, 9], ["c1", 33, 38], ["c1", 47, 52]]},
+            {"id": "scrooge", "name": "Scrooge", "source_ids": ["c1", "gone"],
+             "spans": [["c1", 17, 24], ["gone", 0, 7]]},
             {"id": "odd", "name": "Odd", "spans": [["c1", "x"], 5]}]
     (tmp_path / "entities.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     nodes = {n.id: n for n in last_graph(tmp_path, {"c1": chunk})}
-    assert nodes["ghost"].forms == ("Ghost", "ghost") and nodes["scrooge"].forms == ("Scrooge",)
-    assert nodes["odd"].forms == () and last_graph(tmp_path)[0].forms == ()
+    assert nodes["ghost"].capitals == 2 / 3 and nodes["scrooge"].capitals == 1.0  # of the spans read
+    assert nodes["odd"].capitals is None and last_graph(tmp_path)[0].capitals is None
 
 
 async def test_a_fresh_dry_run_counts_on_a_cache_that_replays(tmp_path):

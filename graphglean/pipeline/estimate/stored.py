@@ -154,12 +154,12 @@ class StoredNode:
     mentions: int  # descriptions it was built from
     description_tokens: int  # their length, in words
     sources: tuple[str, ...] = ()  # the chunks it was found in
-    forms: tuple[str, ...] = ()  # how its sources write it (its spans' text), where they are read
+    capitals: float | None = None  # the share of its spans its sources write with a capital; None: none read
 
 
 def last_graph(out_dir: str | Path, chunks: Mapping[str, Chunk] | None = None) -> list[StoredNode] | None:
     """The nodes of the graph the last run wrote (``entities.jsonl``, else ``graph.json``); None when it wrote
-    neither. ``chunks`` (by id): the texts a node's spans are read in, for its `StoredNode.forms`."""
+    neither. ``chunks`` (by id): the texts a node's spans are read in, for its `StoredNode.capitals`."""
     out = Path(out_dir)
     rows: Iterable[dict[str, Any]]
     try:
@@ -178,35 +178,37 @@ def last_graph(out_dir: str | Path, chunks: Mapping[str, Chunk] | None = None) -
         descriptions = r.get("descriptions") or [r.get("description") or ""]
         nodes.append(StoredNode(str(r.get("id", "")), tuple(sorted(names)), max(1, int(r.get("frequency") or 1)),
                                 sum(len(str(d).split()) for d in descriptions),
-                                tuple(str(c) for c in r.get("source_ids") or ()), _forms(r.get("spans"), chunks)))
+                                tuple(str(c) for c in r.get("source_ids") or ()), _capitals(r.get("spans"), chunks)))
     return nodes
 
 
-def _forms(spans: Any, chunks: Mapping[str, Chunk] | None) -> tuple[str, ...]:
-    """The distinct texts of a node's spans ([chunk id, start, end] in document offsets) in ``chunks``."""
-    forms: set[str] = set()
+def _capitals(spans: Any, chunks: Mapping[str, Chunk] | None) -> float | None:
+    """The share of a node's spans ([chunk id, start, end] in document offsets) whose text in ``chunks`` holds a
+    capital letter; None when none is read."""
+    read = capital = 0
     for span in spans if chunks and isinstance(spans, list) else ():
         try:
             chunk = chunks.get(str(span[0]))  # type: ignore[union-attr]
             if chunk is not None and chunk.start <= int(span[1]) < int(span[2]) <= chunk.end:
-                forms.add(chunk.text[int(span[1]) - chunk.start:int(span[2]) - chunk.start])
-        except (TypeError, ValueError, IndexError):  # a foreign row: no forms, names alone
+                form = chunk.text[int(span[1]) - chunk.start:int(span[2]) - chunk.start]
+                read, capital = read + 1, capital + (form != form.lower())
+        except (TypeError, ValueError, IndexError):  # a foreign row: its names alone
             continue
-    return tuple(sorted(forms))
+    return capital / read if read else None
 
 
 def mentioned(nodes: list[StoredNode], texts: Iterable[str]) -> list[StoredNode]:
     """The nodes a model reading ``texts`` would write a record for: one of their names occurs there as whole
     words (case aside), where no longer name of another node holds that occurrence ("Christmas" in "Christmas
-    Eve", where a node is named so: a record names the longer), and, for a node its sources write only
-    capitalized ("Uncle"), not in lower case ("his uncle": a common word, not that name), unless the text
-    capitalizes no name at all (a chat written in lower case)."""
+    Eve", where a node is named so: a record names the longer), and, for a node its sources mostly write
+    with a capital ("Uncle", "the Ghost"), not all in lower case ("his uncle", "a ghost": a common word, not
+    that name), unless the text capitalizes no name at all (a chat written in lower case)."""
     named: dict[str, list[int]] = {}  # a name's first five words -> the nodes it names
     for k, node in enumerate(nodes):
         for name in node.names:
             if key := " ".join(_WORD.findall(name)[:MAX_NAME_WORDS]):
                 named.setdefault(key, []).append(k)
-    capitalized = [bool(n.forms) and all(f[:1].isupper() for f in n.forms) for n in nodes]
+    capitalized = [n.capitals is not None and n.capitals > 0.5 for n in nodes]
     found: set[int] = set()
     for text in texts:
         words = _WORD.findall(text)
@@ -217,7 +219,7 @@ def mentioned(nodes: list[StoredNode], texts: Iterable[str]) -> list[StoredNode]
         for i in range(len(words)):
             for n in range(1, min(MAX_NAME_WORDS, len(words) - i) + 1):
                 for k in named.get(" ".join(lower[i:i + n]), ()):
-                    if not (cased and capitalized[k] and words[i][:1].islower()):
+                    if not (cased and capitalized[k] and words[i:i + n] == lower[i:i + n]):
                         hits.append((i, i + n, k))
                         longest[i] = i + n
         found.update(k for a, b, k in hits if not any(
