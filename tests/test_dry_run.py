@@ -18,7 +18,8 @@ import pytest
 
 from graphglean.core.errors import InputError
 from graphglean.launch import run
-from graphglean.pipeline.estimate.stored import StoredNode, mentioned
+from graphglean.pipeline.estimate.stored import StoredNode, last_graph, mentioned
+from graphglean.text.chunking import Chunk
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.responders import synthetic
 
@@ -94,7 +95,25 @@ async def test_estimates_are_within_2x_of_each_run_and_nothing_is_asked_twice(tm
     assert again["calls_est"] == 0 and all(r["calls_est"] == 0 for r in again["passes"])
     assert incremental["graph"] == added["graph"] == 3  # the new chunk's extraction and gleaning only
     assert 0.5 <= sum(incremental.values()) / sum(added.values()) <= 2
+    assert 0.5 <= incremental["graph.communities"] / added["graph.communities"] <= 2
     assert sum(incremental.values()) < sum(first.values()) / 3
+
+
+async def test_a_short_document_of_new_names_is_estimated_by_its_names(tmp_path):
+    # the stored answers' tokens per passage token, for a short text dense with names none of the graph's,
+    # would draw no record at all: its names draw records (the model's answers per name word)
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        await run(cfg, **quiet())
+        (tmp_path / "docs" / "part9.txt").write_text(
+            "Field trials in Brazil released Wolbachia against Aedes aegypti; the World Health Organization "
+            "reviewed Dengue cases in Rio de Janeiro and Recife with Oxitec.")
+        report = (await run(cfg, dry=True, **quiet())).report
+        await run(cfg, **quiet())
+        added = made(tmp_path / "out")
+    assert report["graph"]["new_entities"] >= 4 and report["graph"]["touched_entities"] == 0
+    reports = calls(report)["graph.communities"]
+    assert added["graph.communities"] >= 1 and 0.5 <= reports / added["graph.communities"] <= 2
 
 
 async def test_the_dry_run_fails_where_the_run_fails_with_the_same_line(tmp_path):
@@ -146,6 +165,40 @@ def test_stored_nodes_are_found_by_their_names_as_whole_words():
              StoredNode("bob cratchit", ("bob cratchit",), 2, 30)]
     found = mentioned(nodes, [NEW_DOCUMENT])
     assert [n.id for n in found] == ["jacob marley", "bob cratchit"]  # "London" is no mention of "Lon"
+
+
+def test_a_name_inside_a_longer_stored_name_is_no_mention_of_its_own_node():
+    nodes = [StoredNode("christmas", ("christmas",), 4, 20), StoredNode("christmas eve", ("christmas eve",), 2, 10),
+             StoredNode("marley", ("marley",), 3, 10), StoredNode("jacob marley", ("jacob marley",), 3, 10)]
+    assert [n.id for n in mentioned(nodes, [NEW_DOCUMENT])] == ["christmas eve", "jacob marley"]
+    later = "Scrooge kept Christmas well. Marley was dead."
+    assert [n.id for n in mentioned(nodes, [NEW_DOCUMENT, later])] == [n.id for n in nodes]
+
+
+def test_a_name_its_sources_capitalize_is_not_named_by_a_common_word_in_lower_case():
+    uncle, clerk = StoredNode("uncle", ("uncle",), 1, 5, capitals=1.0), StoredNode("clerk", ("clerk",), 1, 5)
+    house = StoredNode("counting-house", ("counting-house",), 2, 9, capitals=0.5)
+    ghost = StoredNode("ghost of christmas past", ("ghost of christmas past",), 3, 9, capitals=0.9)
+    nodes = [uncle, clerk, house, ghost]
+    text = "Bob Cratchit, his clerk, worked at the counting-house; Fred invited his uncle to dinner."
+    assert mentioned(nodes, [text]) == [clerk, house]  # no spans read: case aside, as an upper bound
+    assert mentioned(nodes, ["Uncle Fred came to dinner. Then the ghost of Christmas Past."]) == [uncle, ghost]
+    assert mentioned(nodes, ["So Fred said the ghost of christmas past was late."]) == []
+    assert mentioned(nodes, ["his uncle came by"]) == [uncle]  # a text that capitalizes no name at all
+
+
+def test_the_last_graph_reads_how_its_sources_write_each_node(tmp_path):
+    text = "The Ghost spoke. Scrooge saw the ghost and the Ghost again."
+    chunk = Chunk("c1", "d", 0, text[4:], 4, len(text), 10)
+    rows = [{"id": "ghost", "name": "Ghost", "source_ids": ["c1"],
+             "spans": [["c1", 4, 9], ["c1", 33, 38], ["c1", 47, 52]]},
+            {"id": "scrooge", "name": "Scrooge", "source_ids": ["c1", "gone"],
+             "spans": [["c1", 17, 24], ["gone", 0, 7]]},
+            {"id": "odd", "name": "Odd", "spans": [["c1", "x"], 5]}]
+    (tmp_path / "entities.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    nodes = {n.id: n for n in last_graph(tmp_path, {"c1": chunk})}
+    assert nodes["ghost"].capitals == 2 / 3 and nodes["scrooge"].capitals == 1.0  # of the spans read
+    assert nodes["odd"].capitals is None and last_graph(tmp_path)[0].capitals is None
 
 
 async def test_a_fresh_dry_run_counts_on_a_cache_that_replays(tmp_path):

@@ -67,6 +67,7 @@ _REPORT_TOKENS = 600  # a community report's full text
 # the rules deciding the rest
 _ENTITIES_PER_REPORT = 5
 _ENTITIES_PER_QUESTION_CALL = 25
+_NAME_SAMPLE = 200  # stored extractions whose passages' names are counted (each passage is read again for it)
 
 
 @attrs.define
@@ -103,18 +104,21 @@ def graph_work(ctx: RunContext, llm: bool, answers: StoredAnswers | None = None)
     seen = [x for c in chunks if (x := done.get(c.id)) is not None] if llm else []
     tokens = {c.id: c.tokens for c in chunks}
     names = _names(chunks) if not seen else []
+    dense = 0  # the new chunks' answer tokens by their names, where the model's answers are measured
     if seen:  # the model's own measure: its answers per passage token, its calls per chunk
         per_token = sum(x.completion_tokens for x in seen) / max(1, sum(tokens[x.chunk_id] for x in seen))
         answer = round(per_token * sum(c.tokens for c in new))
         per_chunk = sum(len(x.responses) + x.checks + x.continued + x.raised for x in seen) / len(seen)
+        per_name = min(_per_name(seen, chunks), _TOKENS_PER_ENTITY / _NAME_WORDS_PER_ENTITY)  # a record a name
+        dense = round(per_name * sum(len(distinct_names(c.text)) for c in new))
     else:
         of_chunk = dict(zip((c.id for c in chunks), names))
         answer = sum(_first_answers(c, of_chunk[c.id], rounds) for c in new)
         per_chunk = 1 + 2 * rounds
     if not llm:  # spaCy's names: one per capitalized word that opens no sentence
         answer = sum(named_words(c.text) for c in new) * _TOKENS_PER_ENTITY
-    last = last_graph(ctx.out_dir) if len(new) < len(chunks) else None
-    records = answer // _TOKENS_PER_ENTITY
+    last = last_graph(ctx.out_dir, {c.id: c for c in chunks}) if len(new) < len(chunks) else None
+    records = max(answer, dense) // _TOKENS_PER_ENTITY  # a short text dense with names draws records by them
     replayed = len(_replayed(ctx, new, answers)) if llm and answers is not None else 0
     if last is None:
         names = names or _names(chunks)
@@ -126,6 +130,14 @@ def graph_work(ctx: RunContext, llm: bool, answers: StoredAnswers | None = None)
     gone = [n for n in last if n.sources and not ids.issuperset(n.sources)]  # found in a chunk no longer read
     touched += [n for n in gone if n not in touched]
     return GraphWork(new, per_chunk, answer, len(last) + added, added, last, touched, bool(gone), replayed=replayed)
+
+
+def _per_name(seen: list[Any], chunks: list[Chunk]) -> float:
+    """The model's answer tokens per distinct name word of a passage, over (up to) `_NAME_SAMPLE` of the
+    ``seen`` chunks' stored extractions."""
+    text = {c.id: c.text for c in chunks}
+    sample = seen[:_NAME_SAMPLE]
+    return sum(x.completion_tokens for x in sample) / max(1, sum(len(distinct_names(text[x.chunk_id])) for x in sample))
 
 
 def _replayed(ctx: RunContext, chunks: list[Chunk], answers: StoredAnswers) -> list[Chunk]:

@@ -12,10 +12,12 @@ import sqlite3
 import tempfile
 import weakref
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import attrs
 
+from ...graph.extraction.workload import named_words
+from ...text.chunking import Chunk
 from ..runstore import FILENAME
 
 _WORD = re.compile(r"\w+")  # apostrophes and hyphens split words alike in names and text (Marley's)
@@ -152,11 +154,12 @@ class StoredNode:
     mentions: int  # descriptions it was built from
     description_tokens: int  # their length, in words
     sources: tuple[str, ...] = ()  # the chunks it was found in
+    capitals: float | None = None  # the share of its spans its sources write with a capital; None: none read
 
 
-def last_graph(out_dir: str | Path) -> list[StoredNode] | None:
+def last_graph(out_dir: str | Path, chunks: Mapping[str, Chunk] | None = None) -> list[StoredNode] | None:
     """The nodes of the graph the last run wrote (``entities.jsonl``, else ``graph.json``); None when it wrote
-    neither."""
+    neither. ``chunks`` (by id): the texts a node's spans are read in, for its `StoredNode.capitals`."""
     out = Path(out_dir)
     rows: Iterable[dict[str, Any]]
     try:
@@ -175,19 +178,50 @@ def last_graph(out_dir: str | Path) -> list[StoredNode] | None:
         descriptions = r.get("descriptions") or [r.get("description") or ""]
         nodes.append(StoredNode(str(r.get("id", "")), tuple(sorted(names)), max(1, int(r.get("frequency") or 1)),
                                 sum(len(str(d).split()) for d in descriptions),
-                                tuple(str(c) for c in r.get("source_ids") or ())))
+                                tuple(str(c) for c in r.get("source_ids") or ()), _capitals(r.get("spans"), chunks)))
     return nodes
 
 
+def _capitals(spans: Any, chunks: Mapping[str, Chunk] | None) -> float | None:
+    """The share of a node's spans ([chunk id, start, end] in document offsets) whose text in ``chunks`` holds a
+    capital letter; None when none is read."""
+    read = capital = 0
+    for span in spans if chunks and isinstance(spans, list) else ():
+        try:
+            chunk = chunks.get(str(span[0]))  # type: ignore[union-attr]
+            if chunk is not None and chunk.start <= int(span[1]) < int(span[2]) <= chunk.end:
+                form = chunk.text[int(span[1]) - chunk.start:int(span[2]) - chunk.start]
+                read, capital = read + 1, capital + (form != form.lower())
+        except (TypeError, ValueError, IndexError):  # a foreign row: its names alone
+            continue
+    return capital / read if read else None
+
+
 def mentioned(nodes: list[StoredNode], texts: Iterable[str]) -> list[StoredNode]:
-    """The nodes one of whose names occurs, as whole words, in one of ``texts`` (case aside)."""
-    grams: set[str] = set()
+    """The nodes a model reading ``texts`` would write a record for: one of their names occurs there as whole
+    words (case aside), where no longer name of another node holds that occurrence ("Christmas" in "Christmas
+    Eve", where a node is named so: a record names the longer), and, for a node its sources mostly write
+    with a capital ("Uncle", "the Ghost"), not all in lower case ("his uncle", "a ghost": a common word, not
+    that name), unless the text capitalizes no name at all (a chat written in lower case)."""
+    named: dict[str, list[int]] = {}  # a name's first five words -> the nodes it names
+    for k, node in enumerate(nodes):
+        for name in node.names:
+            if key := " ".join(_WORD.findall(name)[:MAX_NAME_WORDS]):
+                named.setdefault(key, []).append(k)
+    capitalized = [n.capitals is not None and n.capitals > 0.5 for n in nodes]
+    found: set[int] = set()
     for text in texts:
-        words = _WORD.findall(text.lower())
-        for n in range(1, MAX_NAME_WORDS + 1):
-            grams.update(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
-
-    def key(name: str) -> str:
-        return " ".join(_WORD.findall(name)[:MAX_NAME_WORDS])
-
-    return [node for node in nodes if any(key(name) in grams for name in node.names if key(name))]
+        words = _WORD.findall(text)
+        lower = [w.lower() for w in words]
+        cased = named_words(text) > 0
+        longest: dict[int, int] = {}  # an occurrence's first word -> its longest occurrence's end
+        hits = []
+        for i in range(len(words)):
+            for n in range(1, min(MAX_NAME_WORDS, len(words) - i) + 1):
+                for k in named.get(" ".join(lower[i:i + n]), ()):
+                    if not (cased and capitalized[k] and words[i:i + n] == lower[i:i + n]):
+                        hits.append((i, i + n, k))
+                        longest[i] = i + n
+        found.update(k for a, b, k in hits if not any(
+            longest.get(c, 0) >= b and longest[c] - c > b - a for c in range(a - MAX_NAME_WORDS + 1, a + 1)))
+    return [node for k, node in enumerate(nodes) if k in found]
