@@ -26,6 +26,7 @@ from .lexicon import (
     GENERATIONS,
     HONORIFICS,
     INSTITUTIONS,
+    JOINED_TITLES,
     LEADING_ABBREVIATIONS,
     MALE,
     ORDINALS,
@@ -33,12 +34,35 @@ from .lexicon import (
     REGIONS,
     ROYAL,
     SUFFIX_TITLES,
+    TRAILING_TITLES,
 )
 from .organizations.written import club_form, web_domain, without_legal_form
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
+
+
+def _combining_ranges() -> str:
+    """A character class body of every combining mark (Mn, Mc, Me): an Indic vowel sign or virama, a kana's
+    voicing mark is part of its word, which the regular expressions' ``\\w`` does not see."""
+    ranges: list[list[int]] = []
+    for cp in range(0x300, 0x20000):
+        if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges)
+
+
+COMBINING = _combining_ranges()
+LETTERS = rf"(?:[^\W\d_]|[{COMBINING}])+"  # a run of letters with their marks ("नरेंद्र", "グループ")
+_LETTER_OR_DIGIT = rf"(?:[^\W_]|[{COMBINING}])"
+# letters whose marks are accents or optional vowel points: Latin, Greek, Cyrillic, Hebrew, Arabic (the marks of
+# other scripts are letters of the word: "मोदी" is no "मद")
+_ACCENTED = ((0x41, 0x24F), (0x1E00, 0x1EFF), (0x370, 0x52F), (0x1F00, 0x1FFF), (0x590, 0x6FF), (0x750, 0x77F),
+             (0x8A0, 0x8FF))
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*'?|&|\+", re.UNICODE)
+_WORD = re.compile(rf"{_LETTER_OR_DIGIT}+(?:'{_LETTER_OR_DIGIT}+)*'?|&|\+", re.UNICODE)
 _OF = re.compile(r"\s+of\s+", re.I)
 _POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
 _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
@@ -63,7 +87,23 @@ def fold(text: str) -> str:
 
 
 def strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text.translate(_MARKS)) if not unicodedata.combining(c))
+    """``text`` without the accents of Latin, Greek and Cyrillic letters and the vowel points of Hebrew and
+    Arabic; a letter with a stroke is its base letter ("Łódź" is "Lodz"); the marks of other scripts stay."""
+    out: list[str] = []
+    base = 0
+    for c in unicodedata.normalize("NFKD", text.translate(_MARKS).translate(_STROKES)):
+        if not unicodedata.combining(c):
+            base = ord(c)
+            out.append(c)
+        elif not any(lo <= base <= hi for lo, hi in _ACCENTED):
+            out.append(c)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+# letters whose mark is part of the glyph, not a combining accent that NFKD takes off
+_STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ħ": "h", "Ħ": "H",
+                          "ŧ": "t", "Ŧ": "T", "ı": "i", "ƒ": "f", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe",
+                          "Œ": "OE", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D"})
 
 
 def words(text: str) -> list[str]:
@@ -266,6 +306,9 @@ def _country_prefix(key: str) -> tuple[str, str]:
 def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list[str], list[str], str]:
     """Titles, personal-name words and generational marker ("jr", "sr" or "") of a name's key words."""
     honorifics: list[str] = []
+    joined = _joined_title(ws[-1]) if ws else ""
+    if joined:  # "習近平主席": the name, then its title
+        ws, honorifics = [*ws[:-1], ws[-1][:-len(joined)]], [joined]
     while len(ws) > 1 and ws[0] in HONORIFICS:
         honorifics.append(ws.pop(0))
     generation = ""
@@ -273,7 +316,7 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         last = ws[-1]
         if last in GENERATIONS and not generation:
             generation = GENERATIONS[last]
-        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)):
+        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) or last in TRAILING_TITLES:
             honorifics.append(last)
         elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
             break
@@ -281,6 +324,17 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         if len(ws) > 1 and ws[-1] == "the":
             ws = ws[:-1]
     return honorifics, ws, generation
+
+
+def _joined_title(word: str) -> str:
+    """The title a CJK name ends in without a space ("主席" of "習近平主席"), the longest; "" when none or when
+    fewer than two characters of the name would be left ("源氏" is a clan)."""
+    found = [t for t in JOINED_TITLES if word.endswith(t) and len(word) - len(t) >= 2]
+    return max(found, key=len, default="") if found and _cjk(word[0]) else ""
+
+
+def _cjk(char: str) -> bool:
+    return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
 
 
 @lru_cache(maxsize=262144)

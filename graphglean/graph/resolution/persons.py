@@ -15,12 +15,12 @@ from typing import Protocol
 import attrs
 
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
-from .names import NameForm
+from .names import LETTERS, NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
-_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_TOKEN = re.compile(LETTERS, re.UNICODE)
 _KIN_WINDOW = 3  # words between a given name and a kinship word ("Ron's father", "mother of Elizabeth")
 
 
