@@ -13,6 +13,7 @@ import unicodedata
 from functools import lru_cache
 
 import attrs
+import regex
 
 from .lexicon import (
     ABBREVIATIONS,
@@ -36,33 +37,12 @@ from .lexicon import (
     SUFFIX_TITLES,
     TRAILING_TITLES,
 )
+from ...text.words import LETTERS, strip_accents
 from .organizations.written import club_form, web_domain, without_legal_form
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
-
-
-def _combining_ranges() -> str:
-    """A character class body of every combining mark (Mn, Mc, Me): an Indic vowel sign or virama, a kana's
-    voicing mark is part of its word, which the regular expressions' ``\\w`` does not see."""
-    ranges: list[list[int]] = []
-    for cp in range(0x300, 0x20000):
-        if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"):
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-    return "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges)
-
-
-COMBINING = _combining_ranges()
-LETTERS = rf"(?:[^\W\d_]|[{COMBINING}])+"  # a run of letters with their marks ("नरेंद्र", "グループ")
-_LETTER_OR_DIGIT = rf"(?:[^\W_]|[{COMBINING}])"
-# letters whose marks are accents or optional vowel points: Latin, Greek, Cyrillic, Hebrew, Arabic (the marks of
-# other scripts are letters of the word: "मोदी" is no "मद")
-_ACCENTED = ((0x41, 0x24F), (0x1E00, 0x1EFF), (0x370, 0x52F), (0x1F00, 0x1FFF), (0x590, 0x6FF), (0x750, 0x77F),
-             (0x8A0, 0x8FF))
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
-_WORD = re.compile(rf"{_LETTER_OR_DIGIT}+(?:'{_LETTER_OR_DIGIT}+)*'?|&|\+", re.UNICODE)
+_WORD = regex.compile(rf"[{LETTERS}\p{{N}}]+(?:'[{LETTERS}\p{{N}}]+)*'?|&|\+")
 _OF = re.compile(r"\s+of\s+", re.I)
 _POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
 _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
@@ -85,25 +65,6 @@ def fold(text: str) -> str:
     """Compatibility form, trademark-like marks dropped, typographic quotes made plain, case folded."""
     return unicodedata.normalize("NFKC", text.translate(_MARKS)).translate(_QUOTES).casefold()
 
-
-def strip_accents(text: str) -> str:
-    """``text`` without the accents of Latin, Greek and Cyrillic letters and the vowel points of Hebrew and
-    Arabic; a letter with a stroke is its base letter ("Łódź" is "Lodz"); the marks of other scripts stay."""
-    out: list[str] = []
-    base = 0
-    for c in unicodedata.normalize("NFKD", text.translate(_MARKS).translate(_STROKES)):
-        if not unicodedata.combining(c):
-            base = ord(c)
-            out.append(c)
-        elif not any(lo <= base <= hi for lo, hi in _ACCENTED):
-            out.append(c)
-    return unicodedata.normalize("NFC", "".join(out))
-
-
-# letters whose mark is part of the glyph, not a combining accent that NFKD takes off
-_STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ħ": "h", "Ħ": "H",
-                          "ŧ": "t", "Ŧ": "T", "ı": "i", "ƒ": "f", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe",
-                          "Œ": "OE", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D"})
 
 
 def words(text: str) -> list[str]:

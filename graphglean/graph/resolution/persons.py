@@ -13,14 +13,16 @@ import re
 from typing import Protocol
 
 import attrs
+import regex
 
+from ...text.words import LETTERS
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
-from .names import LETTERS, NameForm
+from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
-_TOKEN = re.compile(LETTERS, re.UNICODE)
+_TOKEN = regex.compile(rf"[{LETTERS}]+")
 _KIN_WINDOW = 3  # words between a given name and a kinship word ("Ron's father", "mother of Elizabeth")
 
 
