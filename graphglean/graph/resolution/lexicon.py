@@ -179,6 +179,12 @@ THINGS = frozenset(
     "hospital band magazine newspaper journal team club league agency ministry department party product car "
     "model software program programme app book film novel album song ship aircraft planet element".split())
 
+# words that name a company's whole group, apart after the name ("Alibaba Group Holding", "Sony Group"), apart
+# before it ("Grupo Bimbo", "Groupe Renault") or joined in CJK and Korean ("ソニーグループ", "阿里巴巴集团", "삼성그룹")
+GROUP_WORDS = frozenset("group groupe gruppe grupo gruppo groep grupa grup koncern konzern concern holding holdings "
+                        "группа холдинг".split())
+GROUP_LEADING = frozenset("grupo groupe gruppo grupa grup".split())
+GROUP_JOINED = ("ホールディングス", "グループ", "集团", "集團", "控股", "그룹", "홀딩스", "지주")
 # legal forms that open a name ("PJSC Lukoil", "PT Bank Mandiri"), as the trailing ones
 LEADING_LEGAL_FORMS = {"pjsc": "pjsc", "pao": "pjsc", "ojsc": "ojsc", "oao": "ojsc", "cjsc": "cjsc", "zao": "cjsc",
                        "jsc": "jsc", "ooo": "ooo", "pt": "pt", "пао": "pjsc", "оао": "ojsc", "зао": "cjsc",

@@ -18,6 +18,9 @@ from ..lexicon import (
     CLUB_LONGEST,
     COUNTRY_TLDS,
     GENERIC_TLDS,
+    GROUP_JOINED,
+    GROUP_LEADING,
+    GROUP_WORDS,
     LEADING_LEGAL_FORMS,
     LEGAL_FORMS,
     LEGAL_LONGEST,
@@ -78,6 +81,23 @@ def club_form(ws: list[str]) -> tuple[str, str]:
     if not forms or start >= end or all(len(w) == 1 for w in ws[start:end]):  # "F.K.A." is no club "A"
         return "", ""
     return " ".join(sorted(forms)), " ".join(ws[start:end])
+
+
+def without_group_words(key: str) -> str:
+    """A company name's key without the words that name its whole group ("alibaba" of "alibaba group holding",
+    "bimbo" of "grupo bimbo", "ソニー" of "ソニーグループ"), or "" when it has none or is nothing else (a CJK
+    stem of one character is no name)."""
+    ws = key.split()
+    while len(ws) > 1 and ws[-1] in GROUP_WORDS:
+        ws = ws[:-1]
+    if len(ws) > 1 and ws[0] in GROUP_LEADING:
+        ws = ws[1:]
+    if ws:
+        last = next((g for g in GROUP_JOINED if ws[-1].endswith(g) and len(ws[-1]) - len(g) >= 2), "")
+        if last:
+            ws[-1] = ws[-1][:-len(last)]
+    stem = " ".join(ws)
+    return stem if stem != key else ""
 
 
 def says_sport(words: Iterable[str]) -> bool:
