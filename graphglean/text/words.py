@@ -40,3 +40,9 @@ _STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d",
 # letters whose marks are accents or optional vowel points: Latin, Greek, Cyrillic, Hebrew, Arabic
 _ACCENTED = ((0x41, 0x24F), (0x1E00, 0x1EFF), (0x370, 0x52F), (0x1F00, 0x1FFF), (0x590, 0x6FF), (0x750, 0x77F),
              (0x8A0, 0x8FF))
+
+
+def unspaced(text: str) -> bool:
+    """Written in a script that puts no spaces between words or names (Chinese, Japanese kana and kanji)."""
+    return bool(text) and all("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff"
+                              for c in text)

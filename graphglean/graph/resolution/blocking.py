@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ...text.words import unspaced
 from .lexicon import ARTICLES, COUNTRY_NAMES, PARTICLES
 from .names import NameForm, read_name, words_of
 from .organizations.written import without_group_words
@@ -84,6 +85,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("p:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
+                if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
+                    keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
         if f.acronym:

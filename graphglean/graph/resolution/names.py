@@ -37,7 +37,7 @@ from .lexicon import (
     SUFFIX_TITLES,
     TRAILING_TITLES,
 )
-from ...text.words import LETTERS, strip_accents
+from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
@@ -110,7 +110,7 @@ def _without_articles(ws: list[str]) -> list[str]:
 def key_of(text: str) -> str:
     """The comparison key: folded, accents and punctuation dropped, leading articles removed (not an initial
     that looks like one: "A.C. Milan", nor a letter of an abbreviation: "U.A.E.")."""
-    ws = words(strip_accents(text))
+    ws = words(strip_accents(text.translate(_MARKS)))
     if ws and _INITIAL_FIRST.match(text):
         if all(len(w) == 1 for w in ws):
             return " ".join(ws)
@@ -248,7 +248,8 @@ def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], 
 
 def _initials(key: str) -> str:
     """First letters of the content words of a key of two or more words."""
-    content = [w for w in key.split() if w not in _CONTENT_SKIP]
+    content = [w[2:] if w.startswith(("l'", "d'")) and len(w) > 2 else w  # "l'Atlantique"
+               for w in key.split() if w not in _CONTENT_SKIP]
     return "".join(w[0] for w in content) if len(content) >= 2 else ""
 
 
@@ -291,11 +292,7 @@ def _joined_title(word: str) -> str:
     """The title a CJK name ends in without a space ("主席" of "習近平主席"), the longest; "" when none or when
     fewer than two characters of the name would be left ("源氏" is a clan)."""
     found = [t for t in JOINED_TITLES if word.endswith(t) and len(word) - len(t) >= 2]
-    return max(found, key=len, default="") if found and _cjk(word[0]) else ""
-
-
-def _cjk(char: str) -> bool:
-    return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
+    return max(found, key=len, default="") if found and unspaced(word[0]) else ""
 
 
 @lru_cache(maxsize=262144)
