@@ -289,9 +289,9 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
 
 
 def _joined_title(word: str) -> str:
-    """The title a CJK name ends in without a space ("主席" of "習近平主席"), the longest; "" when none or when
-    fewer than two characters of the name would be left ("源氏" is a clan)."""
-    found = [t for t in JOINED_TITLES if word.endswith(t) and len(word) - len(t) >= 2]
+    """The title a CJK name ends in without a space ("主席" of "習近平主席", "女士" of "王女士"), the longest; ""
+    when none or when a title of one character would leave one character ("源氏" is a clan)."""
+    found = [t for t in JOINED_TITLES if word.endswith(t) and len(word) - len(t) >= (1 if len(t) > 1 else 2)]
     return max(found, key=len, default="") if found and unspaced(word[0]) else ""
 
 
