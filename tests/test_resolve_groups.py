@@ -149,3 +149,24 @@ def test_olympique_is_a_clubs_word_and_the_city_stays_apart():
 
 def test_an_elided_article_is_no_initial():
     assert read_name("Organisation du traité de l'Atlantique nord").initials == "otan"
+
+
+# -- legal forms of more scripts, and written between quotes or parentheses ---------------------------------
+
+@pytest.mark.parametrize("name,trade,legal", [
+    ("บริษัท ปตท. จำกัด (มหาชน)", "ปตท", "pcl company"),
+    ('טבע תעשיות פרמצבטיות בע"מ', "טבע תעשיות פרמצבטיות", "limited"),
+    ("टाटा मोटर्स लिमिटेड", "टाटा मोटर्स", "limited"),
+    ("Telefonaktiebolaget LM Ericsson (publ)", "telefonaktiebolaget lm ericsson", "publ"),
+    ("Maybank Berhad", "maybank", "bhd"),
+    ("Grupo Televisa, S.A.B.", "grupo televisa", "sab"),
+])
+def test_legal_forms_of_more_scripts(name, trade, legal):
+    form = read_name(name)
+    assert (form.trade, form.legal) == (trade, legal)
+
+
+def test_a_company_of_an_indic_script_with_and_without_its_legal_form_is_one():
+    long, short = "टाटा मोटर्स लिमिटेड", "टाटा मोटर्स"
+    resolution = resolved((long, "company", f"{long} एक कंपनी है।"), (short, "company", f"{short} ने नई कार पेश की।"))
+    assert together(resolution.graph, long, short)

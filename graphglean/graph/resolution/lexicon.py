@@ -111,8 +111,10 @@ LEGAL_FORMS = {
     "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "тов": "ooo", "прат": "cjsc",
     "s r o": "sro", "sro": "sro", "α ε": "ae", "ε π ε": "epe", "tnhh": "llc",
     "ش م ع": "pjsc", "ش م ع ق": "pjsc", "ش م م": "llc", "ش م خ": "cjsc", "ذ م م": "llc",
+    "berhad": "bhd", "publ": "publ", "ab publ": "ab", "pcl": "pcl", "p c l": "pcl", "sab": "sab", "s a b": "sab",
+    "จำกัด": "limited", "จำกัด มหาชน": "pcl", "בע מ": "limited", "लिमिटेड": "limited",
+    "प्राइवेट लिमिटेड": "private limited", "प्रा लि": "private limited",
 }
-LEGAL_LONGEST = max(len(k.split()) for k in LEGAL_FORMS)
 # abbreviations written either way inside names: the full word is the key's
 ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
                  "natl": "national", "assn": "association", "assoc": "association", "inst": "institute",
@@ -189,7 +191,7 @@ GROUP_JOINED = ("ホールディングス", "グループ", "集团", "集團", 
 LEADING_LEGAL_FORMS = {"pjsc": "pjsc", "pao": "pjsc", "ojsc": "ojsc", "oao": "ojsc", "cjsc": "cjsc", "zao": "cjsc",
                        "jsc": "jsc", "ooo": "ooo", "pt": "pt", "пао": "pjsc", "оао": "ojsc", "зао": "cjsc",
                        "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "прат": "cjsc", "тов": "ooo",
-                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc"}
+                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc", "บริษัท": "company"}
 # legal forms and administrative affixes written without a space in CJK scripts (and Korean's "(주)"), before
 # or after the name: each with its canonical form; a place's affix reads "place " and its kind. "集团" (group)
 # alone is part of a name, as "Group" is; "北海道" is no "北海" (the North Sea): "道" is left out.
