@@ -9,14 +9,17 @@ anything (skipped), so no key yields quadratic work.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ...text.words import unspaced
 from .lexicon import ARTICLES, COUNTRY_NAMES, PARTICLES
 from .names import NameForm, read_name, words_of
+from .organizations.written import without_group_words
 from .profiles import Corpus, Profile
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "n:")  # prefixes whose large blocks are still one name: linked as a star
@@ -34,6 +37,24 @@ def web_spellings(form: NameForm) -> frozenset[str]:
                                                   form.team.replace(" ", "")) if w)
 
 
+_CAPITALS_NUMBER = re.compile(r"[A-Z]{2,}(?:\d+|[IVX]+)")
+
+
+def numbered_capitals(form: NameForm) -> bool:
+    """Written in capitals ending in a number ("WWII", "WW2")."""
+    return bool(_CAPITALS_NUMBER.fullmatch(form.surface.strip()))
+
+
+def numbered_initials(form: NameForm) -> frozenset[str]:
+    """The initials of a name of three words or more whose last is a number, with that number written whole, as
+    written and as digits ("wwii", "ww2" of "World War II"); empty for other names."""
+    ws, numbered = form.key.split(), form.numbered.split()
+    if len(ws) < 3 or not numbered or not numbered[-1].isdigit():
+        return frozenset()
+    initials = "".join(w[0] for w in ws[:-1] if w not in ARTICLES)
+    return frozenset({initials + ws[-1], initials + numbered[-1]})
+
+
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
     """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
     the pairs only the LLM can decide."""
@@ -47,6 +68,9 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("q:" + f.key)
         if f.team:  # "AFC Ajax" meets "Ajax"
             keys.add("k:" + f.team)
+        grouped = without_group_words(f.trade or f.key)
+        if grouped:  # "Alibaba Group Holding Limited" meets "Alibaba"
+            keys.update(("k:" + grouped, "q:" + grouped))
         if f.key in COUNTRY_NAMES:  # "USA" meets "United States", "PRC" "China"
             keys.add("n:" + COUNTRY_NAMES[f.key])
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
@@ -61,10 +85,15 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("p:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
+                if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
+                    keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
         if f.acronym:
             keys.add("a:" + f.acronym)
+        if numbered_capitals(f):  # "WW2" meets "World War II"
+            keys.add("a:" + f.compact)
+        keys.update("a:" + i for i in numbered_initials(f) if i in acronyms)
         keys.update("a:" + i for i in (f.initials, f.short_initials) if i and i in acronyms)
         if f.head:
             owner = read_name(f.owner)
@@ -111,7 +140,7 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
                     broad: bool = False) -> tuple[list[tuple[int, int]], int]:
     """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
     adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
-    acronyms = {f.acronym for p in profiles for f in p.forms if f.acronym}
+    acronyms = {f.acronym or f.compact for p in profiles for f in p.forms if f.acronym or numbered_capitals(f)}
     rare_below = rare_threshold(corpus.documents) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):

@@ -17,8 +17,9 @@ import attrs
 import networkx as nx
 
 from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
+from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
-from .organizations.rules import club_verdict, domain_verdict, legal_verdict
+from .organizations.rules import club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import person_verdict
 from .profiles import (
     PLACE_TYPES,
@@ -98,7 +99,8 @@ class Evidence:
 
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
-        if v.kind == SAME and (fa.numbers != fb.numbers or fa.generation != fb.generation):
+        if v.kind == SAME and v.rule != NUMBERED_ACRONYM and (fa.numbers != fb.numbers or
+                                                              fa.generation != fb.generation):
             if fa.numbers == fb.numbers and _generation_left_out(a, b, fa, fb):
                 return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
@@ -113,7 +115,7 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, Evidence._qualified, Evidence._one_country, Evidence._acronym, legal_verdict,
-                     club_verdict, Evidence._country):
+                     group_verdict, club_verdict, Evidence._country):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v
@@ -180,6 +182,10 @@ class Evidence:
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
+            if _numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
+                if types_conflict(a, b):
+                    return doubtful(0.6, "acronym, types differ")
+                return self.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
             if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
                     return doubtful(0.6, "acronym, types differ")
@@ -311,6 +317,15 @@ class Evidence:
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE
+
+
+NUMBERED_ACRONYM = "acronym with its number"
+
+
+def _numbered_acronym(x: NameForm, y: NameForm) -> bool:
+    """``x`` is written in capitals, the initials of ``y``'s words and then ``y``'s last word, a number, whole
+    ("WWII" or "WW2" of "World War II", not of "World War I")."""
+    return numbered_capitals(x) and x.compact in numbered_initials(y)
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:

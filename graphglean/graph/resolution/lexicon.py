@@ -29,11 +29,24 @@ NEUTRAL = frozenset(
     "imam ayatollah coach councillor councilor alderman representative rep speaker chairman chairwoman chair "
     "président presidente präsident ministerpräsident ministre ministro minister dottore ing avv sri shri smt "
     "hon honourable honorable count".split())
+# the same titles in other languages, as keys read them (accents and Arabic hamzas dropped): "El rey Juan Carlos",
+# "Der König", "الأمير محمد بن سلمان"
+MALE = MALE | frozenset(
+    "rey roi konig koenig principe prinz infante emperador empereur imperatore господин король царь принц "
+    "император السيد الامير الملك الشيخ السلطان 국왕 国王 國王 皇帝 王子".split())
+FEMALE = FEMALE | frozenset(
+    "reina reine konigin koenigin princesa principessa prinzessin princesse infanta emperatriz imperatrice "
+    "kaiserin rainha госпожа королева царица принцесса императрица السيدة الاميرة الملكة 여사 왕비 "
+    "女士 小姐 夫人 女王 公主".split())
+NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور".split())
 HONORIFICS = MALE | FEMALE | NEUTRAL
 PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
 # a title that names its bearer by the given name alone ("King Charles", "Pope Francis", "Prince William")
 ROYAL = frozenset("king queen prince princess emperor empress tsar czar tsarina czarina kaiser sultan shah pope "
-                  "saint st archduke archduchess pharaoh caliph emir".split())
+                  "saint st archduke archduchess pharaoh caliph emir rey reina roi reine konig koenig konigin "
+                  "koenigin principe princesa principessa prinz prinzessin princesse infante infanta emperador "
+                  "emperatriz empereur imperatrice imperatore kaiserin rainha король королева царь царица принц "
+                  "принцесса император императрица الامير الاميرة الملك الملكة السلطان".split())
 # given names that say a gender in nearly every use (names borne by both, "Jordan", "Kim", "Andrea", are in neither)
 MALE_GIVEN = frozenset(
     "john james robert michael william david richard joseph thomas charles christopher daniel matthew george "
@@ -60,6 +73,13 @@ FEMALE_GIVEN = frozenset(
     "oprah melania michelle kamala nancy".split())
 # honorific suffixes joined by a hyphen ("Tanaka-san")
 SUFFIX_TITLES = frozenset("san sama kun chan sensei senpai dono ji sahib".split())
+# titles after a name written apart (Korean: "문재인 대통령") or joined (Chinese, Japanese: "習近平主席", "安倍首相");
+# those that say a gender are in MALE or FEMALE too
+TRAILING_TITLES = frozenset("대통령 총리 장관 의원 회장 대표 위원장 주석 국왕 교수 박사 씨 님 총장 사장 선생님 후보 여사 왕비".split())
+JOINED_TITLES = frozenset(
+    "主席 国家主席 國家主席 首相 总统 總統 大総統 大統領 总理 總理 総理 総理大臣 总书记 總書記 総書記 先生 氏 さん 様 さま "
+    "殿 社長 会長 議員 议员 教授 博士 委員長 委员长 书记 書記 市長 市长 知事 陛下 殿下 総裁 总裁 女士 小姐 夫人 女王 国王 國王 皇帝 "
+    "王子 公主".split())
 
 # generational markers after a personal name: the same marker means the same generation
 GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "hijo": "jr",
@@ -91,8 +111,10 @@ LEGAL_FORMS = {
     "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "тов": "ooo", "прат": "cjsc",
     "s r o": "sro", "sro": "sro", "α ε": "ae", "ε π ε": "epe", "tnhh": "llc",
     "ش م ع": "pjsc", "ش م ع ق": "pjsc", "ش م م": "llc", "ش م خ": "cjsc", "ذ م م": "llc",
+    "berhad": "bhd", "publ": "publ", "ab publ": "ab", "pcl": "pcl", "p c l": "pcl", "sab": "sab", "s a b": "sab",
+    "จำกัด": "limited", "จำกัด มหาชน": "pcl", "בע מ": "limited", "लिमिटेड": "limited",
+    "प्राइवेट लिमिटेड": "private limited", "प्रा लि": "private limited",
 }
-LEGAL_LONGEST = max(len(k.split()) for k in LEGAL_FORMS)
 # abbreviations written either way inside names: the full word is the key's
 ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
                  "natl": "national", "assn": "association", "assoc": "association", "inst": "institute",
@@ -159,11 +181,17 @@ THINGS = frozenset(
     "hospital band magazine newspaper journal team club league agency ministry department party product car "
     "model software program programme app book film novel album song ship aircraft planet element".split())
 
+# words that name a company's whole group, apart after the name ("Alibaba Group Holding", "Sony Group"), apart
+# before it ("Grupo Bimbo", "Groupe Renault") or joined in CJK and Korean ("ソニーグループ", "阿里巴巴集团", "삼성그룹")
+GROUP_WORDS = frozenset("group groupe gruppe grupo gruppo groep grupa grup koncern konzern concern holding holdings "
+                        "группа холдинг".split())
+GROUP_LEADING = frozenset("grupo groupe gruppo grupa grup".split())
+GROUP_JOINED = ("ホールディングス", "グループ", "集团", "集團", "控股", "그룹", "홀딩스", "지주")
 # legal forms that open a name ("PJSC Lukoil", "PT Bank Mandiri"), as the trailing ones
 LEADING_LEGAL_FORMS = {"pjsc": "pjsc", "pao": "pjsc", "ojsc": "ojsc", "oao": "ojsc", "cjsc": "cjsc", "zao": "cjsc",
                        "jsc": "jsc", "ooo": "ooo", "pt": "pt", "пао": "pjsc", "оао": "ojsc", "зао": "cjsc",
                        "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "прат": "cjsc", "тов": "ooo",
-                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc"}
+                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc", "บริษัท": "company"}
 # legal forms and administrative affixes written without a space in CJK scripts (and Korean's "(주)"), before
 # or after the name: each with its canonical form; a place's affix reads "place " and its kind. "集团" (group)
 # alone is part of a name, as "Group" is; "北海道" is no "北海" (the North Sea): "道" is left out.
@@ -205,7 +233,7 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ifk", "ifk"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"),
     ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
     ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
-    ("balompie", "balompie"), ("calcio", "calcio"))
+    ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
 # the club abbreviations that say "club" whatever the context ("FC"; "SC" may be S.C. Johnson, "AS" a Norwegian firm)

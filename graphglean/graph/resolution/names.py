@@ -13,6 +13,7 @@ import unicodedata
 from functools import lru_cache
 
 import attrs
+import regex
 
 from .lexicon import (
     ABBREVIATIONS,
@@ -26,6 +27,7 @@ from .lexicon import (
     GENERATIONS,
     HONORIFICS,
     INSTITUTIONS,
+    JOINED_TITLES,
     LEADING_ABBREVIATIONS,
     MALE,
     ORDINALS,
@@ -33,12 +35,14 @@ from .lexicon import (
     REGIONS,
     ROYAL,
     SUFFIX_TITLES,
+    TRAILING_TITLES,
 )
+from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*'?|&|\+", re.UNICODE)
+_WORD = regex.compile(rf"[{LETTERS}\p{{N}}]+(?:'[{LETTERS}\p{{N}}]+)*'?|&|\+")
 _OF = re.compile(r"\s+of\s+", re.I)
 _POSSESSIVE = re.compile(r"^(.*\S)(?:'s|s')\s+(\S.*)$", re.I)
 _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
@@ -61,9 +65,6 @@ def fold(text: str) -> str:
     """Compatibility form, trademark-like marks dropped, typographic quotes made plain, case folded."""
     return unicodedata.normalize("NFKC", text.translate(_MARKS)).translate(_QUOTES).casefold()
 
-
-def strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text.translate(_MARKS)) if not unicodedata.combining(c))
 
 
 def words(text: str) -> list[str]:
@@ -109,7 +110,7 @@ def _without_articles(ws: list[str]) -> list[str]:
 def key_of(text: str) -> str:
     """The comparison key: folded, accents and punctuation dropped, leading articles removed (not an initial
     that looks like one: "A.C. Milan", nor a letter of an abbreviation: "U.A.E.")."""
-    ws = words(strip_accents(text))
+    ws = words(strip_accents(text.translate(_MARKS)))
     if ws and _INITIAL_FIRST.match(text):
         if all(len(w) == 1 for w in ws):
             return " ".join(ws)
@@ -247,7 +248,8 @@ def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], 
 
 def _initials(key: str) -> str:
     """First letters of the content words of a key of two or more words."""
-    content = [w for w in key.split() if w not in _CONTENT_SKIP]
+    content = [w[2:] if w.startswith(("l'", "d'")) and len(w) > 2 else w  # "l'Atlantique"
+               for w in key.split() if w not in _CONTENT_SKIP]
     return "".join(w[0] for w in content) if len(content) >= 2 else ""
 
 
@@ -266,6 +268,9 @@ def _country_prefix(key: str) -> tuple[str, str]:
 def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list[str], list[str], str]:
     """Titles, personal-name words and generational marker ("jr", "sr" or "") of a name's key words."""
     honorifics: list[str] = []
+    joined = _joined_title(ws[-1]) if ws else ""
+    if joined:  # "習近平主席": the name, then its title
+        ws, honorifics = [*ws[:-1], ws[-1][:-len(joined)]], [joined]
     while len(ws) > 1 and ws[0] in HONORIFICS:
         honorifics.append(ws.pop(0))
     generation = ""
@@ -273,7 +278,7 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         last = ws[-1]
         if last in GENERATIONS and not generation:
             generation = GENERATIONS[last]
-        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)):
+        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) or last in TRAILING_TITLES:
             honorifics.append(last)
         elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
             break
@@ -281,6 +286,13 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         if len(ws) > 1 and ws[-1] == "the":
             ws = ws[:-1]
     return honorifics, ws, generation
+
+
+def _joined_title(word: str) -> str:
+    """The title a CJK name ends in without a space ("主席" of "習近平主席", "女士" of "王女士"), the longest; ""
+    when none or when a title of one character would leave one character ("源氏" is a clan)."""
+    found = [t for t in JOINED_TITLES if word.endswith(t) and len(word) - len(t) >= (1 if len(t) > 1 else 2)]
+    return max(found, key=len, default="") if found and unspaced(word[0]) else ""
 
 
 @lru_cache(maxsize=262144)

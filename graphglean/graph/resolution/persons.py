@@ -13,14 +13,16 @@ import re
 from typing import Protocol
 
 import attrs
+import regex
 
+from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
-_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_TOKEN = regex.compile(rf"[{LETTERS}]+")
 _KIN_WINDOW = 3  # words between a given name and a kinship word ("Ron's father", "mother of Elizabeth")
 
 
@@ -82,8 +84,9 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
     """A one-word personal name against a longer one: a first name or a surname."""
     (sf, _), (lf, lp) = sorted(((fa, a), (fb, b)), key=lambda t: len(t[0].person))
     short, long = sf.person, lf.person
-    if len(long) == 1:
-        return NO_EVIDENCE
+    if len(long) == 1:  # "安倍" and "安倍晋三": a CJK name is written unspaced, the surname first
+        joined = long[0].startswith(short[0]) and len(short[0]) >= 2 and unspaced(long[0])
+        return _partial(ev, a, b, "surname", alone=True) if joined else NO_EVIDENCE
     if sf.royal and not lf.royal:
         return doubtful(0.4, "a royal named by the given name, and a full name")
     if short[0] == long[0]:

@@ -11,7 +11,9 @@ from typing import Any, Iterable
 
 import attrs
 import networkx as nx
+import regex
 
+from ...text.words import LETTERS
 from .lexicon import COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 
@@ -34,7 +36,7 @@ _CALLED = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:a|an|the|also|once|later)\s
                      + "|".join(sorted(MALE_NOUNS | FEMALE_NOUNS)) + r")\b", re.I)
 _HE, _SHE = frozenset("he him himself".split()), frozenset("she herself".split())
 _HIS, _HER = frozenset({"his"}), frozenset({"her", "hers"})
-_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_TOKEN = regex.compile(rf"[{LETTERS}]+")
 _STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this
 these those
 it its their them they who which whose what when where while into during through about over under than then also

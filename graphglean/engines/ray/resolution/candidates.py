@@ -26,6 +26,8 @@ from ....graph.resolution.blocking import (
     hyperplane_codes,
     minhash_bands,
     minhash_text,
+    numbered_capitals,
+    numbered_initials,
     rare_threshold,
     unit_rows,
 )
@@ -116,8 +118,8 @@ def _write_blocks(profiles: list[Profile], vectors: dict[int, list[float]], broa
         for band, code in enumerate(codes.get(n, [])):
             k = f"e{band}:{code}"
             out[block_partition(k, P)].append((k, pr.key, ""))
-        own = {f.acronym for f in pr.forms if f.acronym}
-        initials = {i for f in pr.forms for i in (f.initials, f.short_initials) if i}
+        own = {f.acronym or f.compact for f in pr.forms if f.acronym or numbered_capitals(f)}
+        initials = {i for f in pr.forms for i in (f.initials, f.short_initials, *numbered_initials(f)) if i}
         keys = block_keys(pr, Corpus(), own | initials, _ALL_WORDS if broad else 0)
         if bands:
             keys.update(f"m{band}:{h}" for band, h in enumerate(bands[n]))

@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+import attrs
+
 from ..blocking import web_spellings
 from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, countries_named, types_conflict
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
-from .written import says_sport
+from .written import says_sport, without_group_words
 
 
 class Judge(Protocol):
@@ -105,6 +107,31 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if place:
         return _affix_verdict(ev, a, b, x, a if x is fb else b)
     return Verdict(SAME, 0.9, "with and without its legal form")
+
+
+def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """ "Alibaba Group Holding Limited" and "Alibaba", "ソニーグループ株式会社" and "ソニー", "Grupo Bimbo" and
+    "Bimbo": a brand names its group. Not the bare name with a legal form ("Sony Group" and "Sony Corporation": a
+    parent and a subsidiary may be meant), nor a group whose description names the other apart from its own name
+    ("Heineken Holding N.V. is the controlling shareholder of Heineken N.V."), nor a namesake of another type."""
+    ga, gb = (without_group_words(f.trade or f.key) for f in (fa, fb))
+    if ga and gb:
+        return doubtful(0.5, "one name, other group words (a holding and its group?)") if ga == gb and \
+            (fa.trade or fa.key) != (fb.trade or fb.key) else None
+    x, y, px, py = (fa, fb, a, b) if ga else (fb, fa, b, a)
+    if not (ga or gb) or (ga or gb) != (y.trade or y.key):
+        return None
+    if y.legal:  # "Sony Group Corporation" or "Sony Group", and "Sony Corporation": a subsidiary may be meant
+        return doubtful(0.5, "a group and a company of its name with a legal form (a parent and a subsidiary?)")
+    if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES:
+        return doubtful(0.4, "a group and a namesake of another type")
+    own = px.description.replace(x.surface.strip(), " ")
+    # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
+    if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):
+        return doubtful(0.5, "a group described with the other as another company")
+    if ev.disagree(a, b, SHORT_DESCRIPTION):
+        return Verdict(UNSURE, 0.5, "with and without a group word, but the descriptions disagree")
+    return Verdict(SAME, 0.85, "with and without a group word")
 
 
 def _designator(form: NameForm) -> str:

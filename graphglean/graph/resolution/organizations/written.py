@@ -13,14 +13,19 @@ import unicodedata
 
 from collections.abc import Iterable
 
+import regex
+
+from ....text.words import LETTERS, strip_accents
 from ..lexicon import (
     CLUB_FORMS,
     CLUB_LONGEST,
     COUNTRY_TLDS,
     GENERIC_TLDS,
+    GROUP_JOINED,
+    GROUP_LEADING,
+    GROUP_WORDS,
     LEADING_LEGAL_FORMS,
     LEGAL_FORMS,
-    LEGAL_LONGEST,
     PLACE_LEADING,
     PLACE_TRAILING,
     SECOND_LEVEL,
@@ -80,14 +85,26 @@ def club_form(ws: list[str]) -> tuple[str, str]:
     return " ".join(sorted(forms)), " ".join(ws[start:end])
 
 
+def without_group_words(key: str) -> str:
+    """A company name's key without the words that name its whole group ("alibaba" of "alibaba group holding",
+    "bimbo" of "grupo bimbo", "ソニー" of "ソニーグループ"), or "" when it has none or is nothing else (a CJK
+    stem of one character is no name)."""
+    ws = key.split()
+    while len(ws) > 1 and ws[-1] in GROUP_WORDS:
+        ws = ws[:-1]
+    if len(ws) > 1 and ws[0] in GROUP_LEADING:
+        ws = ws[1:]
+    if ws:
+        last = next((g for g in GROUP_JOINED if ws[-1].endswith(g) and len(ws[-1]) - len(g) >= 2), "")
+        if last:
+            ws[-1] = ws[-1][:-len(last)]
+    stem = " ".join(ws)
+    return stem if stem != key else ""
+
+
 def says_sport(words: Iterable[str]) -> bool:
     """Words (of a type or a description) that say a sports club or team: "club", "league", "Fußballverein"."""
     return any(w in SPORTS or any(s in w for s in SPORTS_STEMS) for w in words)
-
-
-_LEGAL_TAIL = {n: re.compile(r"(?:^|[\s,])(?:" + "|".join(
-    r"[\s./]*".join(map(re.escape, form.split())) for form in LEGAL_FORMS if len(form.split()) == n) + r")\.?\s*$",
-    re.I) for n in range(1, LEGAL_LONGEST + 1)}
 
 
 def without_legal_form(text: str) -> tuple[str, str]:
@@ -106,10 +123,10 @@ def without_legal_form(text: str) -> tuple[str, str]:
     while True:
         ws = _plain_words(text)
         found = next((n for n in range(min(LEGAL_LONGEST, len(ws) - 1), 0, -1)
-                      if " ".join(ws[-n:]) in LEGAL_FORMS), 0)
+                      if " ".join(ws[-n:]) in _LEGAL_PLAIN), 0)
         if not found:
             return text, " ".join(forms)
-        forms.insert(0, LEGAL_FORMS[" ".join(ws[-found:])])
+        forms.insert(0, _LEGAL_PLAIN[" ".join(ws[-found:])])
         cut = _LEGAL_TAIL[found].search(_base_letters(text))  # "A.Ş." as "A.S.", at the same places
         if cut is None:  # written in a way the word pattern does not see: keep the text as it is
             return text, " ".join(forms[1:])
@@ -163,14 +180,23 @@ def _unquoted(text: str) -> str:
 
 
 def _base_letters(text: str) -> str:
-    """``text`` with each letter's accents dropped, letter for letter ("Ş" is "S")."""
-    return "".join(unicodedata.normalize("NFKD", c)[0] for c in text)
+    """``text`` with each letter's accents dropped, letter for letter ("Ş" is "S"); the letters of scripts whose
+    marks are letters of the word stay as they are (see `text.words.strip_accents`)."""
+    return "".join(strip_accents(c)[:1] or c if ord(c) < 0x800 or 0x1E00 <= ord(c) <= 0x1FFF else c for c in text)
 
 
 def _plain_words(text: str) -> list[str]:
-    """The words of ``text`` as a legal form is matched: letters and digits, folded, accents dropped."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
-    return _PLAIN_WORD.findall(plain)
+    """The words of ``text`` as a legal form is matched: letters (with their marks) and digits, folded, accents
+    dropped."""
+    return _PLAIN_WORD.findall(strip_accents(unicodedata.normalize("NFKC", text).casefold()))
 
 
-_PLAIN_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_PLAIN_WORD = regex.compile(rf"[{LETTERS}\p{{N}}]+(?:'[{LETTERS}\p{{N}}]+)*")
+# the legal forms by their words as `_plain_words` reads them ("จำกัด" as NFKC writes it) ...
+_LEGAL_PLAIN = {" ".join(_plain_words(form)): canon for form, canon in LEGAL_FORMS.items()}
+LEGAL_LONGEST = max(len(k.split()) for k in _LEGAL_PLAIN)
+# ... and as they end a name, between the words dots, slashes, quotes or parentheses ("S.p.A.", "A/S", "בע\"מ",
+# "(publ)", "จำกัด (มหาชน)")
+_LEGAL_TAIL = {n: regex.compile(r"(?:^|[\s,(])(?:" + "|".join(
+    r"[\s./\"'״׳()]*".join(map(regex.escape, form.split())) for form in _LEGAL_PLAIN if len(form.split()) == n)
+    + r")\)?\.?\s*$", regex.I) for n in range(1, LEGAL_LONGEST + 1)}
