@@ -158,12 +158,8 @@ class Waves:
                 if keep is not None:
                     await keep(written, parsed)
                 await self._stored(line)
-            usage = parsed.usage
-            accounts.bump(calls=1, batch_calls=1, prompt_tokens=usage.prompt_tokens, batch_prompt_tokens=
-                          usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                          batch_completion_tokens=usage.completion_tokens)
-        return ChatResult(parsed.text, parsed.finish_reason, parsed.usage, trio.current_time() - line.asked,
-                          parsed.raw, False, len(line.failures) + 1, parsed.refusal)
+            count_batch_answer(accounts, parsed.usage)
+        return batch_result(parsed, line.asked, len(line.failures) + 1)
 
     def _queue(self, line: _Line) -> None:
         self._pending[line.key] = line
@@ -357,3 +353,16 @@ class Waves:
         held = self.flight.quota is not None  # the next wave waits for a batch to end (the endpoint's quota)
         return ((held or not self._pending) and not self._submitting and self.flight.only_waited_for()
                 and trio.current_time() - self._last_event >= self.settings.quiet_s and not self._busy())
+
+
+def count_batch_answer(accounts: Any, usage: Any, **counts: int) -> None:
+    """An answer read from a batch, counted in ``accounts`` as a call and a batch call, with its tokens."""
+    accounts.bump(**counts, calls=1, batch_calls=1, prompt_tokens=usage.prompt_tokens,
+                  batch_prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                  batch_completion_tokens=usage.completion_tokens)
+
+
+def batch_result(parsed: Any, asked: float, attempts: int) -> ChatResult:
+    """The `ChatResult` of an answer read from a batch (``asked``: when it was asked, on trio's clock)."""
+    return ChatResult(parsed.text, parsed.finish_reason, parsed.usage, trio.current_time() - asked, parsed.raw, False,
+                      attempts, parsed.refusal)

@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import attrs
 import trio
 
+from ....llm.batch.waves import batch_result, count_batch_answer
 from ....llm.records import ChatResult
 from ..leases import ray_result
 
@@ -82,12 +83,8 @@ class RemoteWaves:
                 if keep is not None:
                     await keep(written, parsed)
             self._stored.append(key)
-            usage = parsed.usage
-            accounts.bump(**counts, calls=1, batch_calls=1, prompt_tokens=usage.prompt_tokens,
-                          batch_prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                          batch_completion_tokens=usage.completion_tokens)
-        return ChatResult(parsed.text, parsed.finish_reason, parsed.usage, trio.current_time() - wait.asked,
-                          parsed.raw, False, 1, parsed.refusal)
+            count_batch_answer(accounts, parsed.usage, **counts)
+        return batch_result(parsed, wait.asked, 1)
 
     async def _exchange(self, busy: Callable[[], bool]) -> None:
         while True:
