@@ -319,10 +319,10 @@ def test_a_node_partition_reads_no_edges_and_an_edge_partition_no_nodes(tmp_path
     read, load_section = [], partitions.load_section
     monkeypatch.setattr(partitions, "load_section", lambda path, name: read.append(name) or load_section(path, name))
     nodes = [sorted(partitions.merge_nodes(dirs, p, False)[0].nodes) for p in range(P)]
-    assert sum(map(len, nodes)) == 3 and read == [f"{p}.nodes" for p in range(P) for _ in dirs]
+    assert sum(map(len, nodes)) == 3 and read == [2 * p for p in range(P) for _ in dirs]
     read.clear()
     edges = [sorted(partitions.merge_edges(dirs, p, False).edges) for p in range(P)]
-    assert sum(map(len, edges)) == 1 and read == [f"{p}.edges" for p in range(P) for _ in dirs]
+    assert sum(map(len, edges)) == 1 and read == [2 * p + 1 for p in range(P) for _ in dirs]
 
 
 def test_a_shard_finished_by_a_version_writing_a_file_a_partition_and_kind_merges_from_them(tmp_path):
@@ -502,3 +502,13 @@ def test_the_graph_is_cut_in_partitions_that_grow_with_the_corpus_in_steps():
     assert [partitions(n) for n in (1, 100, 199, 200, 399, 400, 1000, 10_000)] == [16, 16, 16, 32, 32, 64, 128, 1024]
     assert partitions(1000, shard_chunks=1000) == 16  # the corpus counts, not the shards
     assert partitions(1000, graph_partitions=7) == 7  # as set
+
+
+def test_a_file_of_sections_gives_each_alone(tmp_path):
+    from graphglean.engines.ray.stage_files import dump_sections, load_section
+
+    sections = [{"a": 1}, [], "x" * 100_000, None]
+    dump_sections(iter(sections), tmp_path / "s.pkl")
+    assert [load_section(tmp_path / "s.pkl", i) for i in (3, 0, 2, 1)] == [None, {"a": 1}, "x" * 100_000, []]
+    with pytest.raises(IndexError, match="holds 4 sections"):
+        load_section(tmp_path / "s.pkl", 4)

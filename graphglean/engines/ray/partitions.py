@@ -71,10 +71,10 @@ def part_path(shard_dir: Path, partition: int, kind: str) -> Path:
 def write_parts(acc: GraphAccumulator, partitions: int, shard_dir: Path) -> None:
     """The shard's nodes and edges of each partition, apart (a node partition's task reads no edges and an
     edge partition's no nodes), in one file of sections: a file each was two syncs a partition and shard."""
-    def sections() -> Iterator[tuple[str, GraphAccumulator]]:
-        for p, part in enumerate(split(acc, partitions)):
-            yield f"{p}.nodes", GraphAccumulator(acc.directed, nodes=part.nodes)
-            yield f"{p}.edges", GraphAccumulator(acc.directed, edges=part.edges)
+    def sections() -> Iterator[GraphAccumulator]:  # partition p's nodes are section 2p, its edges 2p + 1
+        for part in split(acc, partitions):
+            yield GraphAccumulator(acc.directed, nodes=part.nodes)
+            yield GraphAccumulator(acc.directed, edges=part.edges)
     dump_sections(sections(), shard_dir / PARTS / PARTS_FILE)
 
 
@@ -84,7 +84,7 @@ def read_part(shard_dir: Path, partition: int, kind: str) -> GraphAccumulator:
     # written by this package's own shard tasks in the run's output folder, which is trusted like run.sqlite
     with _collector_paused():
         if whole.exists():
-            return load_section(whole, f"{partition}.{kind}")
+            return load_section(whole, 2 * partition + (kind == "edges"))
         path = part_path(shard_dir, partition, kind)
         if not path.exists() and (shard_dir / PARTS / f"{partition:04d}.pkl").exists():
             path = shard_dir / PARTS / f"{partition:04d}.pkl"

@@ -58,24 +58,25 @@ def ordered_table(paths: list[Path], out: Path) -> int:
     return count
 
 
-def dump_sections(sections: Iterable[tuple[str, Any]], path: Path) -> None:
-    """Named pickles in one file, each loadable alone (`load_section`): one file, and one sync, for what would
-    be a file each (a shard's part of every partition). The index of the sections, a pickle too, ends the file,
-    followed by its offset in 8 bytes."""
-    index: dict[str, int] = {}
+def dump_sections(sections: Iterable[Any], path: Path) -> None:
+    """Pickles in one file, each loadable alone by its number (`load_section`): one file, and one sync, for
+    what would be a file each (a shard's part of every partition). The file ends with each section's offset,
+    then their count, in 8 bytes each, so a reader seeks straight to one."""
+    offsets = []
     with atomic_open(path, "wb") as f:
-        for name, obj in sections:
-            index[name] = f.tell()
+        for obj in sections:
+            offsets.append(f.tell())
             pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-        at = f.tell()
-        pickle.dump(index, f, protocol=pickle.HIGHEST_PROTOCOL)
-        f.write(at.to_bytes(8, "little"))
+        f.write(b"".join(at.to_bytes(8, "little") for at in (*offsets, len(offsets))))
 
 
-def load_section(path: Path, name: str) -> Any:
-    """The section ``name`` of a file `dump_sections` wrote."""
+def load_section(path: Path, number: int) -> Any:
+    """Section ``number`` (from 0) of a file `dump_sections` wrote."""
     with path.open("rb") as f:
         f.seek(-8, 2)
+        count = int.from_bytes(f.read(8), "little")
+        if not 0 <= number < count:
+            raise IndexError(f"{path} holds {count} sections, not section {number}")
+        f.seek(-8 * (count + 1 - number), 2)
         f.seek(int.from_bytes(f.read(8), "little"))
-        f.seek(pickle.load(f)[name])
         return pickle.load(f)
