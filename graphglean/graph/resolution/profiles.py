@@ -190,10 +190,11 @@ _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|es
 def placed_in(p: Profile, names: set[str]) -> set[str]:
     """The countries ``p``'s description says it is of (in what follows "is", "was", "es", "ist"...: by name,
     people, capital or region, in several languages), less those ``names`` name (a country's own name places
-    nothing; "Carrefour agreed to sell its Italian stores" places Carrefour nowhere)."""
+    nothing; "Carrefour agreed to sell its Italian stores" places Carrefour nowhere; "an English-language daily"
+    is a language)."""
     ws = key_of(" ".join(m.group(1) for m in _DEFINING.finditer(p.description))).split()
     found = {_PLACED[" ".join(ws[i:i + n])] for n in range(_PLACED_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-             if " ".join(ws[i:i + n]) in _PLACED}
+             if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (["language"], ["speaking"])}
     return found - {_PLACED.get(n, n) for n in names}
 
 
