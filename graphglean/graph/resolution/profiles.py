@@ -198,6 +198,30 @@ def placed_in(p: Profile, names: set[str]) -> set[str]:
     return found - {_PLACED.get(n, n) for n in names}
 
 
+_DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"
+                             r"der|die|das|el|la|le|il|lo|o|um|uma)\s+([^.;:()\n]{1,160})", regex.I)
+
+
+def _stem(word: str) -> str:
+    return word[:5]  # "stream", "streaming": a crude stem, enough to see two definitions share a word
+
+
+def defined_apart(a: Profile, b: Profile, few: int = 4) -> bool:
+    """Each description defines its node ("is a ...", "es una ...", "ist ein ...", to the sentence's end, an
+    apposition included) in ``few`` words or more, none of which (nor its stem) the other's description uses,
+    and they place the two in no one country: a fashion designer and a band's singer, an airline's site and a
+    maker of faucets. ("was confirmed as secretary" says what befell a node, not what it is.)"""
+    said = [{w.lower() for m in _DEFINITION.finditer(p.description) for w in _TOKEN.findall(m.group(1))}
+            & p.words.keys() for p in (a, b)]
+    if not all(len(s) >= few for s in said):
+        return False
+    names = {f.key for p in (a, b) for f in p.forms}
+    if placed_in(a, names) & placed_in(b, names):
+        return False
+    return not ({_stem(w) for w in said[0]} & {_stem(w) for w in b.words} or
+                {_stem(w) for w in said[1]} & {_stem(w) for w in a.words})
+
+
 def conflict(a: Profile, b: Profile) -> str:
     """Why two nodes whose names agree are two things by what else is known of them ("" when nothing says so):
     a person and a thing of another type ("Queen Elizabeth II", a monarch, and "Queen Elizabeth 2", a liner);
