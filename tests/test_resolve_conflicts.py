@@ -52,3 +52,41 @@ def test_names_that_agree_with_conflicting_profiles_are_left_to_the_llm_tier(a, 
 def test_names_that_agree_without_conflict_still_merge(a, b):
     assert verdict(a, b).kind == SAME
     assert merged(a, b)
+
+
+DEFINED_APART = [  # one name, two things each description defines in words the other never uses
+    (("apollo.com", "website", "Apollo.com is the website of Apollo Global Management, where investors read reports."),
+     ("Apollo", "company", "Apollo is a Norwegian chain of travel agencies headquartered in Oslo."),
+     "a name and its web domain, defined as two different things"),
+    (("jaguar.com", "website", "Jaguar.com is the site of Jaguar, a Swiss watchmaker selling chronographs online."),
+     ("Jaguar", "company", "Jaguar is a British maker of luxury cars based in Coventry."),
+     "a name and its web domain, defined as two different things"),
+    (("Dr. John Taylor", "person", "Dr. John Taylor is a Scottish cardiologist at the Glasgow infirmary."),
+     ("John Taylor", "person", "John Taylor is the bass guitarist of the pop group Duran Duran."),
+     "same personal name, a title on one side only, defined as two different people"),
+]
+DEFINED_ALIKE = [
+    (("spotify.com", "website", "Spotify.com is the website where users stream music and podcasts."),
+     ("Spotify", "company", "Spotify is a Swedish audio streaming service founded in 2006.")),  # stream, streaming
+    (("allegro.pl", "website", "Allegro.pl is the largest online marketplace in Poland."),
+     ("Allegro", "company", "Allegro is a Polish e-commerce company listed in Warsaw.")),  # one country
+    (("lidl.de", "website", "Lidl.de ist der Onlineshop von Lidl."),  # said plainly to be the other's
+     ("Lidl", "company", "Lidl is a German discount supermarket chain based in Neckarsulm.")),
+    (("Sir Elton John", "person", "Sir Elton John is an English singer and pianist who wrote Rocket Man."),
+     ("Elton John", "person", "Elton John is a British pop singer with fifty top-forty hits.")),
+    (("Mr. Robert Downey Jr.", "person", "Mr. Robert Downey Jr. was confirmed as the lead of a new film."),
+     ("Robert Downey Jr.", "person", "Robert Downey Jr. is an American actor known for Iron Man.")),
+]
+
+
+@pytest.mark.parametrize("a,b,why", DEFINED_APART, ids=lambda s: s[0] if isinstance(s, tuple) else None)
+def test_a_domain_or_a_title_with_two_definitions_apart_is_left_to_the_llm_tier(a, b, why):
+    v = verdict(a, b)
+    assert v.kind == UNSURE and v.doubt and v.rule == why, v
+    assert not merged(a, b)
+
+
+@pytest.mark.parametrize("a,b", DEFINED_ALIKE, ids=lambda s: s[0])
+def test_a_domain_or_a_title_defined_alike_still_merges(a, b):
+    assert verdict(a, b).kind == SAME
+    assert merged(a, b)

@@ -63,7 +63,8 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return doubtful(0.4, "a short name and its web domain, not described alike")
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
     if defined_apart(a, b) and not _owned_plainly(px.description, y.surface):
-        return doubtful(0.4, "a name and its web domain, defined as two different things")
+        # certain: "the website of Delta Air Lines" is its owner, no relative; which owner is the LLM's question
+        return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
     return ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
 
