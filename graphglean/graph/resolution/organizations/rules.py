@@ -61,12 +61,12 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return doubtful(0.4, "a country's web domain, and a namesake of another country")
     if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):
         return doubtful(0.4, "a short name and its web domain, not described alike")
-    # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
-    if defined_apart(a, b) and not _owned_plainly(px.description, y.surface):
-        # certain: "the website of Delta Air Lines" is its owner, no relative; which owner is the LLM's question
-        return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
-    return ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
+    same = ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
+    # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
+    if same.kind == SAME and defined_apart(a, b) and not _owned_plainly(px.description, y.surface):
+        return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
+    return same
 
 
 def _owned_plainly(description: str, owner: str) -> bool:
