@@ -24,10 +24,12 @@ from .persons import person_verdict
 from .profiles import (
     PLACE_TYPES,
     SHORT_DESCRIPTION,
+    CATCH_ALL,
     UNTYPED,
     Corpus,
     Profile,
     both_places,
+    conflict,
     countries_named,
     kinds,
     spelled_out,
@@ -91,6 +93,8 @@ class Evidence:
                     return v
                 if rank(v) > rank(best):
                     best = v
+        if best.kind == SAME and (why := conflict(a, b)):  # the names agree, the things do not
+            return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):
                 if any(_defines_relative(x.description, f) for f in y.forms):
@@ -348,7 +352,7 @@ def _article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | No
     a common word) or is written in capitals where the titled one is not ("The Who" and "WHO": a title and an
     acronym). None: no doubt."""
     x, y = (fa, fb) if _definite(fa) else (fb, fa)
-    ta, tb = a.types - _CATCH_ALL, b.types - _CATCH_ALL
+    ta, tb = a.types - CATCH_ALL, b.types - CATCH_ALL
     if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)):
         return doubtful(0.5, "an article on one side only, and the types differ")
     if _capitals(y.surface) and not _capitals(x.surface):
@@ -356,7 +360,6 @@ def _article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | No
     return None
 
 
-_CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
 
 
 def _capitals(surface: str) -> bool:

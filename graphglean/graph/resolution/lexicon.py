@@ -144,6 +144,23 @@ malaysia: malaysia, malaysian; thailand: thailand, thai"""
 COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
+# what else places a description in a country (read in descriptions only, never in names): the country and
+# its people in other languages, its capital and its largest regions ("è il massimo campionato italiano")
+_COUNTRY_WORDS = """us: estados unidos, états unis, etats unis, vereinigte staaten, stati uniti, estadounidense
+uk: reino unido, royaume uni, regno unito, vereinigtes königreich, britannique, britânico, britannico, london
+italy: italia, italiano, italiana, italien, italienne, italienisch, italienische, rome, roma, rom, milan, milano
+spain: españa, espana, español, española, espanol, espanola, espagne, espagnol, spanien, spanisch, madrid,
+barcelona, andalusia, andalucía, andalucia, andaluz, andaluza, andalusian, catalonia, cataluña, catalan
+france: francia, francés, francesa, francese, französisch, französische, frankreich, français, française, paris
+germany: alemania, alemán, alemana, allemagne, allemand, germania, tedesco, tedesca, deutsch, deutscher, deutsche,
+deutschen, berlin, munich, münchen, bavaria, bayern; portugal: português, portuguesa, lisbon, lisboa
+brazil: brasil, brasileiro, brasileira, brasileño, brasileña, brésil, brésilien, brasilien, brasiliano, são paulo,
+sao paulo, rio de janeiro; argentina: argentino, argentinian, argentinien, buenos aires
+mexico: méxico, mexicano, mexicana, mexique, mexiko, messico; russia: rusia, russie, russland, moscow, moskva
+japan: japón, japon, giappone, tokyo; china: beijing, shanghai; netherlands: amsterdam, holland, dutch
+canada: canadá, canadien, canadienne, toronto, quebec, ontario; india: delhi, mumbai; australia: sydney"""
+COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
+                 for country, names in [line.split(": ")] for name in names.split(", ")}
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part
 # of it: "England" is not the U.K.)
 _COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america

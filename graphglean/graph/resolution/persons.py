@@ -18,7 +18,7 @@ import regex
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
 from .names import NameForm
-from .profiles import SHORT_DESCRIPTION, Corpus, Profile
+from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -77,6 +77,8 @@ def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
         return _partial(ev, a, b, "a royal's given name")
     titled = " with a title" if fa.honorifics or fb.honorifics else ""
+    if fa.honorifics != fb.honorifics and defined_apart(a, b):  # "Sir Paul Smith", a designer; a singer
+        return doubtful(0.5, "same personal name, a title on one side only, defined as two different people")
     return Verdict(SAME, 0.9, "same personal name" + titled)
 
 

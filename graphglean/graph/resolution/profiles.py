@@ -14,7 +14,7 @@ import networkx as nx
 import regex
 
 from ...text.words import LETTERS
-from .lexicon import COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
+from .lexicon import COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
@@ -171,6 +171,73 @@ def countries_named(text: str) -> set[str]:
     ws = key_of(text).split()
     return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
             if " ".join(ws[i:i + n]) in COUNTRIES}
+
+
+# "America" alone is a continent as often ("América Latina", "North America")
+_PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"}
+_PLACED_LONGEST = max(len(k.split()) for k in _PLACED)
+_LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
+           "town": "city", "village": "city", "municipality": "city", "commune": "city"}
+CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
+# things a person is never (a model types a ghost or a family as an event or an organization as often)
+THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software
+technology device website artifact artefact currency food drink""".split())
+# what a description says its node is, in a few languages: the words after the verb, to the clause's end
+_DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|является|был)\s+"
+                          r"([^.;:,()\n]{1,80})", regex.I)
+
+
+def placed_in(p: Profile, names: set[str]) -> set[str]:
+    """The countries ``p``'s description says it is of (in what follows "is", "was", "es", "ist"...: by name,
+    people, capital or region, in several languages), less those ``names`` name (a country's own name places
+    nothing; "Carrefour agreed to sell its Italian stores" places Carrefour nowhere; "an English-language daily"
+    is a language)."""
+    ws = key_of(" ".join(m.group(1) for m in _DEFINING.finditer(p.description))).split()
+    found = {_PLACED[" ".join(ws[i:i + n])] for n in range(_PLACED_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
+             if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (["language"], ["speaking"])}
+    return found - {_PLACED.get(n, n) for n in names}
+
+
+_DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"
+                             r"der|die|das|el|la|le|il|lo|o|um|uma)\s+([^.;:()\n]{1,160})", regex.I)
+
+
+def _stem(word: str) -> str:
+    return word[:5]  # "stream", "streaming": a crude stem, enough to see two definitions share a word
+
+
+def defined_apart(a: Profile, b: Profile, few: int = 4) -> bool:
+    """Each description defines its node ("is a ...", "es una ...", "ist ein ...", to the sentence's end, an
+    apposition included) in ``few`` words or more, none of which (nor its stem) the other's description uses,
+    and they place the two in no one country: a fashion designer and a band's singer, an airline's site and a
+    maker of faucets. ("was confirmed as secretary" says what befell a node, not what it is.)"""
+    said = [{w.lower() for m in _DEFINITION.finditer(p.description) for w in _TOKEN.findall(m.group(1))}
+            & p.words.keys() for p in (a, b)]
+    if not all(len(s) >= few for s in said):
+        return False
+    names = {f.key for p in (a, b) for f in p.forms}
+    if placed_in(a, names) & placed_in(b, names):
+        return False
+    return not ({_stem(w) for w in said[0]} & {_stem(w) for w in b.words} or
+                {_stem(w) for w in said[1]} & {_stem(w) for w in a.words})
+
+
+def conflict(a: Profile, b: Profile) -> str:
+    """Why two nodes whose names agree are two things by what else is known of them ("" when nothing says so):
+    a person and a thing of another type ("Queen Elizabeth II", a monarch, and "Queen Elizabeth 2", a liner);
+    places of different levels ("México", a country, and "Mexico", a town); descriptions that place them in
+    different countries ("The Sun", a British newspaper, and "Sun", an American computer maker)."""
+    for x, y in ((a, b), (b, a)):
+        if x.personal and not y.personal and y.types & THING_TYPES:
+            return "a person and a thing of another type"
+    la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
+    if la and lb and not la & lb:
+        return "places of different levels"
+    names = {f.key for p in (a, b) for f in p.forms}
+    ca, cb = placed_in(a, names), placed_in(b, names)
+    if ca and cb and not ca & cb:
+        return "described in different countries"
+    return ""
 
 
 def both_places(a: Profile, b: Profile) -> bool:

@@ -12,7 +12,15 @@ import attrs
 from ..blocking import web_spellings
 from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, countries_named, types_conflict
+from ..profiles import (
+    PLACE_TYPES,
+    SHORT_DESCRIPTION,
+    UNTYPED,
+    Profile,
+    countries_named,
+    defined_apart,
+    types_conflict,
+)
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_group_words
 
@@ -54,7 +62,19 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):
         return doubtful(0.4, "a short name and its web domain, not described alike")
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
-    return ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
+    same = ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
+    # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
+    if same.kind == SAME and defined_apart(a, b) and not _owned_plainly(px.description, y.surface):
+        return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
+    return same
+
+
+def _owned_plainly(description: str, owner: str) -> bool:
+    """The site's description names ``owner`` with nothing after it that says which ("the site of Mercado Libre.",
+    "das Portal der Bild-Zeitung"; not "of Delta Air Lines" nor "of Mercury, a San Francisco fintech")."""
+    owner = " ".join(owner.split())
+    plain = rf"(?<![\w.]){re.escape(owner)}(?:\.(?!\w)|[;)\-]|\s*$)"
+    return bool(owner) and re.search(plain, description, re.I) is not None
 
 
 def names_other(p: Profile, other: NameForm) -> bool:
