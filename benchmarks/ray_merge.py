@@ -7,7 +7,7 @@ default, removed afterwards).
 ``--profile N`` the N heaviest functions of each stage, by cProfile); ``--mode ray`` runs the driver's merge on
 a local cluster as a run does (wall time per stage, the tasks' CPU).
 
-    python benchmarks/ray_merge.py DIR [--partitions 16] [--workers 4] [--mode inprocess|ray] [--profile 25]
+    python benchmarks/ray_merge.py DIR [--partitions P] [--workers 4] [--mode inprocess|ray] [--profile 25]
                                        [--only N] [--work FOLDER]
 """
 
@@ -136,7 +136,8 @@ def on_ray(cfg: Any, dirs: list[Path], merge_dir: Path) -> dict[str, Any]:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("folder", type=Path, help="a folder kept by benchmarks/ray_scale.py --keep")
-    p.add_argument("--partitions", type=int, default=16)
+    p.add_argument("--partitions", type=int, default=0,
+                   help="the partitions the kept shards were cut in (default: the kept run's report.json)")
     p.add_argument("--workers", type=int, default=4)
     p.add_argument("--mode", choices=["inprocess", "ray"], default="inprocess")
     p.add_argument("--profile", type=int, default=0, help="in process: print this many heaviest functions")
@@ -145,6 +146,12 @@ def main() -> None:
                                              "removed afterwards); never inside the kept folder")
     a = p.parse_args()
     folder = a.folder.resolve()
+    if not a.partitions:
+        try:
+            a.partitions = json.loads((folder / "out" / "report.json").read_text())["runtime"]["graph_partitions"]
+        except (OSError, ValueError, KeyError):
+            p.error(f"{folder}/out/report.json does not say how many partitions the shards were cut in: "
+                    "give --partitions")
     work = Path(tempfile.mkdtemp(prefix="ray_merge-")) if a.work is None else a.work.resolve()
     if work == folder or folder in work.parents:
         p.error(f"--work {work} is inside the kept folder {folder}, which is only read")

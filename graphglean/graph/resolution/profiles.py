@@ -14,7 +14,8 @@ import networkx as nx
 import regex
 
 from ...text.words import LETTERS
-from .lexicon import COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
+from .lexicon import (COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
+                      REGIONS, THINGS)
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
