@@ -68,7 +68,9 @@ def slow_server(**changes) -> LocalServer:
                           "headers_at_first_token": True, **changes})
 
 
-async def test_a_slow_local_server_with_the_default_settings_finishes_everything(tmp_path):
+async def test_a_slow_local_server_with_the_default_settings_finishes_everything(tmp_path, autojump_clock):
+    # on virtual time: the queue the learner reads is the server's, not the machine's load (a loaded CI machine
+    # once stretched a first token enough to read as no queue at all)
     text = corpus(documents=6, per_document=20)
     local = slow_server()
     async with FakeLLMServer(long_answers, local=local).running() as s:
