@@ -289,10 +289,13 @@ def main() -> None:
         print(json.dumps(one(a.one, a.url, a)))
         return
     rows = []
-    fake_ms = fake_model_ms() if a.calls == "inprocess" and a.method == "llm" else 0.0
+    calibrate = a.calls == "inprocess" and a.method == "llm"
+    fake_ms = fake_model_ms() if calibrate else 0.0
     server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
     with server as url:
         for n in a.sizes:
+            if calibrate and rows:  # the machine's speed before each size: a ratio of walls holds only if it held
+                rows[-1]["fake_ms_after"] = fake_model_ms()
             marker = f"{MARKER}={uuid.uuid4().hex}"
             watch = TreeCPU(marker)
             watch.start()
@@ -313,11 +316,17 @@ def main() -> None:
             row["cpu_s_by_process"] = watch.by_name()
             time.sleep(1)
             row["ray_procs_after"] = ray_processes(marker)
+            row["fake_ms_before"] = rows[-1]["fake_ms_after"] if rows else round(fake_ms, 4)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
+    if calibrate:
+        rows[-1]["fake_ms_after"] = fake_model_ms()
+        for row in rows:
+            row["fake_ms_after"] = round(row["fake_ms_after"], 4)
     print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
                        *(["communities", "reports"] if a.communities else []), "driver_peak_mb", "cpu_s_total",
-                       "cpu_s_all", "ms_per_chunk", "ray_procs_after", "load_before"]))
+                       "cpu_s_all", "ms_per_chunk", "ray_procs_after", "load_before",
+                       *(["fake_ms_before", "fake_ms_after"] if calibrate else [])]))
     if fake_ms:
         print(f"the in-process fake model alone: {fake_ms:.4f} ms of CPU a call (in the workers' CPU above: "
               + "; ".join(f"{r['chunks']} chunks: {fake_ms * r['calls'] / r['chunks']:.3f} ms a chunk" for r in rows)

@@ -170,3 +170,41 @@ def test_a_company_of_an_indic_script_with_and_without_its_legal_form_is_one():
     long, short = "टाटा मोटर्स लिमिटेड", "टाटा मोटर्स"
     resolution = resolved((long, "company", f"{long} एक कंपनी है।"), (short, "company", f"{short} ने नई कार पेश की।"))
     assert together(resolution.graph, long, short)
+
+
+# -- club abbreviations of more languages; umlauts written out ---------------------------------------------
+
+@pytest.mark.parametrize("club,bare", [
+    (("ФК «Спартак» Москва", "organization", "ФК «Спартак» Москва — российский футбольный клуб."),
+     ("Спартак Москва", "organization", "Спартак Москва выиграл матч в воскресенье.")),
+    (("KKS Lech Poznań", "organization", "KKS Lech Poznań to polski klub piłkarski z Poznania."),
+     ("Lech Poznań", "organization", "Lech Poznań zdobył mistrzostwo Polski.")),
+    (("ΠΑΕ ΑΕΚ", "organization", "Η ΠΑΕ ΑΕΚ είναι ποδοσφαιρικός σύλλογος της Αθήνας."),
+     ("ΑΕΚ", "organization", "Η ΑΕΚ κέρδισε το πρωτάθλημα.")),
+])
+def test_a_club_with_and_without_its_abbreviation_in_other_languages_is_one(club, bare):
+    resolution = resolved(club, bare)
+    assert together(resolution.graph, club[0], bare[0])
+    assert resolution.merges[0]["rule"] == "with and without its club's abbreviation"
+
+
+def test_a_short_club_abbreviation_before_a_place_s_name_is_no_club_of_it():
+    club = ("KS Cracovia", "organization", "KS Cracovia to klub piłkarski z Krakowa.")
+    place = ("Cracovia", "geo", "Cracovia is the Latin name of the city of Kraków in Poland.")
+    assert not together(resolved(club, place).graph, club[0], place[0])
+
+
+@pytest.mark.parametrize("a,b", [("Thomas Müller", "Thomas Mueller"), ("Søren Kierkegaard", "Soeren Kierkegaard"),
+                                 ("Jürgen Klopp", "Juergen Klopp"), ("Ålesund", "Aalesund")])
+def test_a_name_with_its_umlauts_written_out_goes_to_the_llm_tier_not_apart(a, b):
+    # the same name as a writer without the letters spells it, or a namesake who spells it so ("Gerd Müller" the
+    # footballer, "Gerd Mueller" the minister): the rules cannot tell, the LLM tier decides
+    resolution = resolved((a, "person", f"{a} is mentioned in the text."), (b, "person", f"{b} is mentioned too."))
+    line = next(line for line in resolution.kept_apart if {line["a"], line["b"]} == {a, b})
+    assert line["verdict"] == "unsure" and "umlauts written out" in line["rule"]
+
+
+def test_letters_alike_but_no_umlaut_are_no_written_out_name():
+    assert key_of("Sue") != key_of("Su") and not read_name("Sue").umlauts
+    resolution = resolved(("Sue", "person", "Sue is a nurse."), ("Su", "person", "Su is a Chinese surname."))
+    assert not together(resolution.graph, "Sue", "Su") and not apart_rule(resolution, "Sue", "Su").count("umlaut")

@@ -250,7 +250,12 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ifk", "ifk"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"),
     ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
     ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
-    ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"))
+    ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"),
+    # Polish (Klub Sportowy and its kinds), German, Cyrillic (ФК, ПФК, СК, ХК, БК) and Greek (ΠΑΕ, ΚΑΕ) forms
+    ("ks", "ks k_s klub_sportowy"), ("kks", "kks"), ("mks", "mks"), ("gks", "gks"), ("lks", "lks"), ("wks", "wks"),
+    ("rks", "rks"), ("zks", "zks"), ("spvgg", "spvgg"), ("tus", "tus"), ("vfr", "vfr"), ("ssv", "ssv"),
+    ("fc", "фк футбольный_клуб футбольний_клуб фудбалски_клуб"), ("pfc", "пфк"), ("sk", "ск"), ("hc", "хк"),
+    ("bc", "бк"), ("pae", "παε"), ("kae", "καε"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
 # the club abbreviations that say "club" whatever the context ("FC"; "SC" may be S.C. Johnson, "AS" a Norwegian firm)
@@ -261,7 +266,8 @@ SPORTS = frozenset(
     "club team sports sport football soccer league cup stadium season coach player players match goal goals "
     "championship champions derby fc futbol fútbol fußball fussball calcio futebol verein basketball hockey rugby "
     "cricket eredivisie bundesliga premiership liga ligue serie".split())
-SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb")
+SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb", "piłk",
+                "клуб", "футбол", "хокке", "ποδοσφ", "ποδόσφ", "σύλλογ", "ομάδα")
 
 # the two-letter country codes of web domains (ISO 3166), and the common generic ones; a domain's second level
 # before a country code ("co.uk", "com.ar") belongs to its suffix
@@ -324,3 +330,5 @@ AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "m
                 "autonomous region": "region", "oblast": "region", "krai": "region", "republic": "region",
                 "county": "county", "autonomous county": "county", "autonomous prefecture": "prefecture",
                 "district": "district", "village": "village"}
+# how German and Scandinavian names are written without their letters ("Müller" as "Mueller", "Søren" as "Soeren")
+WRITTEN_OUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa", "æ": "ae"})

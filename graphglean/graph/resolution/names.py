@@ -36,6 +36,7 @@ from .lexicon import (
     ROYAL,
     SUFFIX_TITLES,
     TRAILING_TITLES,
+    WRITTEN_OUT,
 )
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
@@ -151,6 +152,7 @@ class NameForm:
     stem: str = ""  # ... and its label before the public suffix ("nytimes"; "" for a subdomain's host)
     club: str = ""  # a sports club's abbreviations before or after its name, canonical ("afc" of "AFC Ajax") ...
     team: str = ""  # ... and the key without them ("ajax"); both "" otherwise
+    umlauts: str = ""  # the compact key with ä, ö, ü, ø, å written out ("mueller" of "Müller"), or "" if the same
 
     @property
     def gender(self) -> str:
@@ -347,10 +349,16 @@ def read_name(surface: str) -> NameForm:
     numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
     site, stem = web_domain(cased) if "." in cased else ("", "")  # "Amazon.com, Inc." is amazon.com
+    umlauts = key_of(fold(surface).translate(WRITTEN_OUT)).replace(" ", "")
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
                     generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials,
-                    site, stem, club, team)
+                    site, stem, club, team, "" if umlauts == key.replace(" ", "") else umlauts)
+
+
+def same_letters(fa: NameForm, fb: NameForm) -> bool:
+    """The same letters whatever the spaces and hyphens, or once umlauts are written out ("Müller", "Mueller")."""
+    return fa.compact == fb.compact or (fa.umlauts or fa.compact) == (fb.umlauts or fb.compact)
 
 
 _INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")
