@@ -208,3 +208,14 @@ def test_letters_alike_but_no_umlaut_are_no_written_out_name():
     assert key_of("Sue") != key_of("Su") and not read_name("Sue").umlauts
     resolution = resolved(("Sue", "person", "Sue is a nurse."), ("Su", "person", "Su is a Chinese surname."))
     assert not together(resolution.graph, "Sue", "Su") and not apart_rule(resolution, "Sue", "Su").count("umlaut")
+
+
+@pytest.mark.parametrize("a,b", [("Bong Joon-ho", "Joon-ho Bong"), ("Lee Jae-myung", "Jae-myung Lee")])
+def test_a_hyphenated_given_name_in_another_order_is_one_person(a, b):
+    # the lower-case part of "Joon-ho" is no common word that would make the name no proper name
+    resolution = resolved((a, "person", f"{a} is a South Korean film director."),
+                          (b, "person", f"{b} won an award in 2020."))
+    assert together(resolution.graph, a, b) and "another order" in resolution.merges[0]["rule"]
+    other = ("Kim Jong-un", "person", "Kim Jong-un is the leader of North Korea.")
+    assert not together(resolved(other, ("Kim Jong-il", "person", "Kim Jong-il led North Korea until 2011.")).graph,
+                        "Kim Jong-un", "Kim Jong-il")

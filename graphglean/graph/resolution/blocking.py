@@ -84,6 +84,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         # typed a person, or untyped; particles do not count ("Mohammed bin Rashid Al Maktoum")
         if f.person and len([w for w in f.person if w not in PARTICLES]) <= 4 and p.person_compatible:
             keys.add("p:" + " ".join(f.person))
+            if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
+                keys.add("po:" + " ".join(sorted(f.person)))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
