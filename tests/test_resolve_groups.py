@@ -219,3 +219,12 @@ def test_a_hyphenated_given_name_in_another_order_is_one_person(a, b):
     other = ("Kim Jong-un", "person", "Kim Jong-un is the leader of North Korea.")
     assert not together(resolved(other, ("Kim Jong-il", "person", "Kim Jong-il led North Korea until 2011.")).graph,
                         "Kim Jong-un", "Kim Jong-il")
+
+
+def test_an_acronym_and_its_name_typed_as_kinds_of_one_kind_are_one():
+    short = ("UNAM", "organization", "La UNAM es la mayor universidad pública de México.")
+    long = ("Universidad Nacional Autónoma de México", "university", "Fundada en 1910 en la Ciudad de México.")
+    assert together(resolved(short, long).graph, short[0], long[0])
+    additive = ("MSG", "concept", "MSG is a flavour enhancer used in cooking.")
+    arena = ("Madison Square Garden", "geo", "Madison Square Garden is an arena in New York.")
+    assert not together(resolved(additive, arena).graph, additive[0], arena[0])

@@ -192,7 +192,7 @@ class Evidence:
                     return doubtful(0.6, "acronym, types differ")
                 return self.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
             if x.acronym and x.acronym in (y.initials, y.short_initials):
-                if a.types != b.types and not (a.types <= UNTYPED or b.types <= UNTYPED):
+                if types_conflict(a, b):  # "university" and "organization" are one kind
                     return doubtful(0.6, "acronym, types differ")
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
