@@ -26,6 +26,12 @@ KEPT_APART = [  # (a, b, why)
     (("Liga Española", "organization", "La Liga Española es la primera división del fútbol de España."),
      ("Liga Espanola", "organization", "Liga Espanola is a Mexican amateur basketball league in Monterrey."),
      "described in different countries"),
+    (("Çorum", "city", "Çorum is a city in the Black Sea region of Turkey."),
+     ("Corum", "company", "Corum makes luxury watches in La Chaux-de-Fonds."),
+     "a place and a thing made or sold"),
+    (("Côte-d'Or", "geo", "La Côte-d'Or est un département dont le chef-lieu est Dijon."),
+     ("Côte d'Or", "brand", "Côte d'Or is a Belgian chocolate brand with an elephant logo."),
+     "a place and a thing made or sold"),
 ]
 STILL_MERGED = [
     (("King George V", "person", "King George V was the British monarch from 1910 to 1936."),
@@ -38,6 +44,8 @@ STILL_MERGED = [
      ("Bayern Munchen", "organization", "Bayern Munchen is a German football club from Munich.")),
     (("Ghost of Christmas Past", "event", "The Ghost of Christmas Past shows Scrooge his boyhood."),
      ("The Ghost of Christmas Past", "person", "The Ghost of Christmas Past is the first of three spirits.")),
+    (("Élysée", "geo", "Élysée is the palace in Paris where the French president lives."),  # a body may be a place
+     ("Elysee", "organization", "Elysee said the president would travel to Berlin.")),
 ]
 
 

@@ -228,3 +228,22 @@ def test_an_acronym_and_its_name_typed_as_kinds_of_one_kind_are_one():
     additive = ("MSG", "concept", "MSG is a flavour enhancer used in cooking.")
     arena = ("Madison Square Garden", "geo", "Madison Square Garden is an arena in New York.")
     assert not together(resolved(additive, arena).graph, additive[0], arena[0])
+
+
+def test_an_acronym_its_description_spells_out_as_another_name_is_left_to_the_llm_tier():
+    short = ("NTU", "university", "NTU, National Taiwan University, is a public university in Taipei.")
+    other = ("Nanyang Technological University", "university", "A public research university in Singapore.")
+    resolution = resolved(short, other)
+    assert not together(resolution.graph, short[0], other[0])
+    assert apart_rule(resolution, short[0], other[0]) == "unsure: acronym, but spelled out as another name"
+    same = ("NTU", "university", "NTU, Nanyang Technological University, is a research university in Singapore.")
+    assert together(resolved(same, other).graph, same[0], other[0])
+
+
+def test_a_particle_of_a_surname_is_no_given_name_in_the_description():
+    # "Le" of "Le Pen" (the father) is no "rest of the name" of "Marine Le Pen"
+    father = ("Le Pen", "person", "Le Pen, who co-founded the Front National in 1972, died in January 2025.")
+    daughter = ("Marine Le Pen", "person", "Marine Le Pen leads the Rassemblement National group.")
+    assert not together(resolved(father, daughter).graph, father[0], daughter[0])
+    named = ("Le Pen", "person", "Le Pen, Marine to her voters, leads the Rassemblement National group.")
+    assert together(resolved(named, daughter).graph, named[0], daughter[0])

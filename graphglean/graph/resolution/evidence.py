@@ -5,8 +5,7 @@ and answers a `verdicts.Verdict`. A merge needs positive evidence: the same name
 legal form, country or qualifier more or less, an acronym, a partial personal name (`persons`). Differing
 numbers, generations, qualifiers, countries or legal forms are evidence against it, and so is a number, a
 generation or a qualifier on one side only: the rules then keep the two apart (DIFFERENT, or UNSURE with
-doubt for the LLM tier).
-"""
+doubt for the LLM tier)."""
 
 from __future__ import annotations
 
@@ -21,20 +20,8 @@ from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, same_letters, words_of
 from .organizations.rules import club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import person_verdict
-from .profiles import (
-    PLACE_TYPES,
-    SHORT_DESCRIPTION,
-    CATCH_ALL,
-    UNTYPED,
-    Corpus,
-    Profile,
-    both_places,
-    conflict,
-    countries_named,
-    kinds,
-    spelled_out,
-    types_conflict,
-)
+from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
+                       countries_named, kinds, spelled_out, types_conflict)
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -194,6 +181,9 @@ class Evidence:
             if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if types_conflict(a, b):  # "university" and "organization" are one kind
                     return doubtful(0.6, "acronym, types differ")
+                spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
+                if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
+                    return doubtful(0.6, "acronym, but spelled out as another name")
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
@@ -359,8 +349,6 @@ def _article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | No
     if _capitals(y.surface) and not _capitals(x.surface):
         return doubtful(0.5, "a title with an article, and the word in capitals (an acronym?)")
     return None
-
-
 
 
 def _capitals(surface: str) -> bool:

@@ -16,7 +16,7 @@ import attrs
 import regex
 
 from ...text.words import LETTERS, unspaced
-from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN
+from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
@@ -169,7 +169,7 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
         if _kin(x.description, _given_names(fy, fx)):
             return Verdict(DIFFERENT, 0.0, f"{rule}, but described as a relative")
     for x, y in ((a, b), (b, a)):  # "Ebenezer is another name for Scrooge": the rest of the name is mentioned
-        rest = {w for f in y.forms for w in f.person} - {w for f in x.forms for w in f.person}
+        rest = {w for f in y.forms for w in f.person} - {w for f in x.forms for w in f.person} - PARTICLES
         if rest & x.words.keys() and a.key not in b.neighbours:
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:

@@ -185,6 +185,10 @@ CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives
 # things a person is never (a model types a ghost or a family as an event or an organization as often)
 THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software
 technology device website artifact artefact currency food drink""".split())
+# what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
+MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer".split())
+# what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
+MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer".split())
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
 _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|является|был)\s+"
                           r"([^.;:,()\n]{1,80})", regex.I)
@@ -233,6 +237,8 @@ def conflict(a: Profile, b: Profile) -> str:
     for x, y in ((a, b), (b, a)):
         if x.personal and not y.personal and y.types & THING_TYPES:
             return "a person and a thing of another type"
+        if x.types & PLACE_TYPES and y.types & MADE_TYPES and not y.types & PLACE_TYPES:
+            return "a place and a thing made or sold"  # "Côte-d'Or", a département; "Côte d'Or", chocolate
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
     if la and lb and not la & lb:
         return "places of different levels"
