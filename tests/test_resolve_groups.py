@@ -247,3 +247,30 @@ def test_a_particle_of_a_surname_is_no_given_name_in_the_description():
     assert not together(resolved(father, daughter).graph, father[0], daughter[0])
     named = ("Le Pen", "person", "Le Pen, Marine to her voters, leads the Rassemblement National group.")
     assert together(resolved(named, daughter).graph, named[0], daughter[0])
+
+
+@pytest.mark.parametrize("titled,name", [("Ông Phạm Minh Chính", "Phạm Minh Chính"),
+                                         ("Cumhurbaşkanı Recep Tayyip Erdoğan", "Recep Tayyip Erdoğan")])
+def test_a_title_no_lexicon_holds_before_a_full_name_still_meets_it(titled, name):
+    resolution = resolved((titled, "person", f"{titled} chaired the meeting."),
+                          (name, "person", f"{name} chaired the meeting of the cabinet."))
+    assert together(resolution.graph, titled, name)
+    other = ("Mehmet Tayyip Erdoğan", "person", "Mehmet Tayyip Erdoğan is a footballer from Izmir.")
+    assert not together(resolved((titled, "person", f"{titled} chaired the meeting."), other).graph, titled, other[0])
+
+
+@pytest.mark.parametrize("name,trade,legal", [
+    ("ORLEN Spółka Akcyjna", "orlen", "sa"), ("Siemens Aktiengesellschaft", "siemens", "ag"),
+    ("Koç Holding Anonim Şirketi", "koc holding", "as"), ("Volvo Aktiebolag", "volvo", "ab"),
+    ("Koninklijke Philips Naamloze Vennootschap", "koninklijke philips", "nv"),
+])
+def test_a_legal_form_written_in_full_is_the_legal_form(name, trade, legal):
+    assert (read_name(name).trade, read_name(name).legal) == (trade, legal)
+
+
+def test_a_club_abbreviation_written_in_full_is_the_same_club():
+    short = ("Fenerbahçe SK", "sports team", "Fenerbahçe SK won the Süper Lig title.")
+    full = ("Fenerbahçe Spor Kulübü", "organization", "Fenerbahçe Spor Kulübü is a sports club in Istanbul.")
+    resolution = resolved(short, full)
+    assert together(resolution.graph, short[0], full[0])
+    assert resolution.merges[0]["rule"] == "same club abbreviation written another way"

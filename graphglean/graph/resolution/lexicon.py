@@ -114,6 +114,13 @@ LEGAL_FORMS = {
     "berhad": "bhd", "publ": "publ", "ab publ": "ab", "pcl": "pcl", "p c l": "pcl", "sab": "sab", "s a b": "sab",
     "จำกัด": "limited", "จำกัด มหาชน": "pcl", "בע מ": "limited", "लिमिटेड": "limited",
     "प्राइवेट लिमिटेड": "private limited", "प्रा लि": "private limited",
+    # written in full, as a name's formal form has it ("ORLEN Spółka Akcyjna", "Fenerbahçe Anonim Şirketi")
+    "aktiengesellschaft": "ag", "gesellschaft mit beschrankter haftung": "gmbh", "naamloze vennootschap": "nv",
+    "besloten vennootschap": "bv", "societe anonyme": "sa", "sociedad anonima": "sa", "societa per azioni": "spa",
+    "spolka akcyjna": "sa", "spolka z ograniczona odpowiedzialnoscia": "sp zoo", "akciova spolecnost": "as",
+    "spolecnost s rucenim omezenym": "sro", "anonim sirketi": "as", "aktiebolag": "ab", "aksjeselskap": "as",
+    "osakeyhtio": "oy", "julkinen osakeyhtio": "oyj", "public limited company": "plc",
+    "limited liability company": "llc", "joint stock company": "jsc",
 }
 # abbreviations written either way inside names: the full word is the key's
 ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
@@ -241,7 +248,7 @@ PLACE_TRAILING = {"обл": "place oblast", "область": "place oblast", "�
 # ordinal before it belongs to it ("1. FC Köln")
 CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("fc", "fc f_c fk f_k football_club futbol_club fussballclub fußballclub"), ("afc", "afc a_f_c"),
-    ("cf", "cf c_f club_de_futbol"), ("sc", "sc s_c sporting_club"), ("sk", "sk s_k"), ("sl", "sl s_l"),
+    ("cf", "cf c_f club_de_futbol"), ("sc", "sc s_c sporting_club"), ("sk", "sk s_k spor_kulubu"), ("sl", "sl s_l"),
     ("as", "as a_s"), ("ss", "ss s_s"), ("ssc", "ssc s_s_c"), ("ac", "ac a_c"), ("acf", "acf a_c_f"),
     ("rsc", "rsc r_s_c"), ("krc", "krc"), ("gnk", "gnk"), ("hnk", "hnk"), ("nk", "nk"), ("ca", "ca c_a club_atletico"),
     ("cr", "cr c_r club_de_regatas"), ("cd", "cd c_d club_deportivo"), ("rcd", "rcd"), ("ud", "ud u_d"),

@@ -90,6 +90,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if fa.club and fb.club:
         if fa.team == fb.team and fa.club != fb.club:
             return doubtful(0.5, "different club abbreviations (another club, another sport?)")
+        if fa.team == fb.team and fa.key != fb.key:  # "Fenerbahçe SK", "Fenerbahçe Spor Kulübü"
+            return Verdict(SAME, 0.9, "same club abbreviation written another way")
         return None
     x, y = (fa, fb) if fa.club else (fb, fa)
     if not x.club or x.team != y.key:
