@@ -274,3 +274,15 @@ def test_a_club_abbreviation_written_in_full_is_the_same_club():
     resolution = resolved(short, full)
     assert together(resolution.graph, short[0], full[0])
     assert resolution.merges[0]["rule"] == "same club abbreviation written another way"
+
+
+@pytest.mark.parametrize("name,person,generation", [
+    ("Lucas Cranach d. Ä.", ("lucas", "cranach"), "sr"), ("Lucas Cranach der Ältere", ("lucas", "cranach"), "sr"),
+    ("Hans Holbein der Jüngere", ("hans", "holbein"), "jr"), ("Pliny the Elder", ("pliny",), "sr"),
+    # surnames that read like a generation elsewhere stay names
+    ("Hugo de Jonge", ("hugo", "de", "jonge"), ""), ("Leonardo Del Vecchio", ("leonardo", "del", "vecchio"), ""),
+    ("Claude Le Jeune", ("claude", "le", "jeune"), ""), ("Henry the Eighth", ("henry",), ""),
+])
+def test_generational_markers_of_other_languages(name, person, generation):
+    form = read_name(name)
+    assert (form.person, form.generation) == (person, generation)

@@ -83,7 +83,11 @@ JOINED_TITLES = frozenset(
 
 # generational markers after a personal name: the same marker means the same generation
 GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "jr", "júnior": "jr", "hijo": "jr",
-               "younger": "jr", "sr": "sr", "senior": "sr", "sen": "sr", "père": "sr", "pere": "sr", "elder": "sr"}
+               "younger": "jr", "sr": "sr", "senior": "sr", "sen": "sr", "père": "sr", "pere": "sr", "elder": "sr",
+               # "der Ältere", "Starszy" and their juniors; not "de Jonge", "Del Vecchio", "Le Jeune": surnames too
+               "altere": "sr", "jungere": "jr", "starszy": "sr", "mlodszy": "jr"}
+# the article before a generational marker, left out with it ("the Elder", "der Ältere")
+GENERATION_ARTICLES = frozenset("the der".split())
 
 ORDINALS = {w: i for i, w in enumerate(
     "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "

@@ -3,8 +3,7 @@
 ``read_name("The Ghost of Jacob Marley")`` gives the key ``ghost of jacob marley``, the head ``ghost`` and the
 owner ``Jacob Marley``; ``read_name("Mrs. Fezziwig")`` the honorific ``mrs`` (female) and the core ``fezziwig``.
 Word lists cover the common articles and honorifics of English and the main Western European languages; a
-name in a language they miss is still read by its key, only with less evidence.
-"""
+name in a language they miss is still read by its key, only with less evidence."""
 
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ from .lexicon import (
     COUNTRY_LONGEST,
     CREDENTIALS,
     FEMALE,
+    GENERATION_ARTICLES,
     GENERATIONS,
     HONORIFICS,
     INSTITUTIONS,
@@ -280,12 +280,14 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         last = ws[-1]
         if last in GENERATIONS and not generation:
             generation = GENERATIONS[last]
+        elif last in ("a", "j") and ws[-2] == "d" and len(ws) > 2 and not generation:  # "d. Ä.", "d. J."
+            generation, ws = ("sr" if last == "a" else "jr"), ws[:-1]
         elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) or last in TRAILING_TITLES:
             honorifics.append(last)
         elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
             break
         ws = ws[:-1]
-        if len(ws) > 1 and ws[-1] == "the":
+        if len(ws) > 1 and (ws[-1] == "the" or generation and ws[-1] in GENERATION_ARTICLES):
             ws = ws[:-1]
     return honorifics, ws, generation
 
