@@ -316,7 +316,8 @@ def main() -> None:
             row["cpu_s_by_process"] = watch.by_name()
             time.sleep(1)
             row["ray_procs_after"] = ray_processes(marker)
-            row["fake_ms_before"] = rows[-1]["fake_ms_after"] if rows else round(fake_ms, 4)
+            if calibrate:
+                row["fake_ms_before"] = round(rows[-1]["fake_ms_after"] if rows else fake_ms, 4)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
     if calibrate:

@@ -69,6 +69,7 @@ def slow_server(**changes) -> LocalServer:
 
 
 async def inline(fn, *args, **_options):
+    await trio.lowlevel.checkpoint()  # a scheduling point, as a thread's start is
     return fn(*args)
 
 

@@ -286,3 +286,19 @@ def test_a_club_abbreviation_written_in_full_is_the_same_club():
 def test_generational_markers_of_other_languages(name, person, generation):
     form = read_name(name)
     assert (form.person, form.generation) == (person, generation)
+
+
+@pytest.mark.parametrize("a,b", [("Paul Thomas", "Thomas Paul"), ("Henry James", "James Henry"),
+                                 ("Sarah Jessica Parker", "Jessica Parker"), ("Mary Ann Evans", "Ann Evans")])
+def test_given_names_in_another_order_or_one_given_name_more_are_no_rule_merge(a, b):
+    resolution = resolved((a, "person", f"{a} is a writer."), (b, "person", f"{b} is a writer."))
+    assert not together(resolution.graph, a, b)
+
+
+def test_club_abbreviations_written_apart_need_a_club_and_the_same_ordinal():
+    firm = ("S.C. Johnson", "company", "S.C. Johnson makes household cleaning products.")
+    team = ("Johnson SC", "sports team", "Johnson SC won the county football league.")
+    assert not together(resolved(firm, team).graph, firm[0], team[0])
+    first = ("1. FC Nürnberg", "sports team", "1. FC Nürnberg plays football in the second division.")
+    other = ("2. F.C. Nürnberg", "sports team", "2. F.C. Nürnberg is an amateur football club.")
+    assert not together(resolved(first, other).graph, first[0], other[0])

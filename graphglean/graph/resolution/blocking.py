@@ -86,8 +86,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("p:" + " ".join(f.person))
             if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
                 keys.add("po:" + " ".join(sorted(f.person)))
-            if len(f.person) >= 3:  # "Ông Phạm Minh Chính" meets "Phạm Minh Chính": a title no lexicon holds
-                keys.add("p:" + " ".join(f.person[-2:]))
+            if len(f.person) >= 3 and f.person[-2] not in PARTICLES:  # "Ông Phạm Minh Chính" meets "Phạm Minh
+                keys.add("pt:" + " ".join(f.person[-2:]))  # Chính": a title no lexicon holds (not in EXACT)
+            elif len(f.person) == 2:
+                keys.add("pt:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"

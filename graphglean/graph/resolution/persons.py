@@ -105,6 +105,8 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     wa, wb = fa.person, fb.person
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
+        if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"
+            return doubtful(0.5, "a given name more on one side (another person of the family?)")
         return _partial(ev, a, b, "surname")
     if wa[-1] == wb[-1]:
         given = _given(wa[:-1], wb[:-1])
@@ -118,8 +120,13 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return ev.overlap(fa, fb)
         return Verdict(DIFFERENT, 0.0, "different full names")
     if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
+        if wa[0] in _GIVEN and wb[0] in _GIVEN:  # "Paul Thomas", "Thomas Paul": two given names, two people?
+            return doubtful(0.5, "the same names in another order, each first a given name")
         return _partial(ev, a, b, "the same names in another order")
     return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
+
+
+_GIVEN = MALE_GIVEN | FEMALE_GIVEN
 
 
 def _matches(x: str, y: str) -> bool:

@@ -90,8 +90,9 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if fa.club and fb.club:
         if fa.team == fb.team and fa.club != fb.club:
             return doubtful(0.5, "different club abbreviations (another club, another sport?)")
-        if fa.team == fb.team and fa.key != fb.key:  # "Fenerbahçe SK", "Fenerbahçe Spor Kulübü"
-            return Verdict(SAME, 0.9, "same club abbreviation written another way")
+        if fa.team == fb.team and fa.key != fb.key and _ordinal(fa) == _ordinal(fb) and _club_like(a) and \
+                _club_like(b) and _sporting(a) and _sporting(b):  # both said to be clubs: not "S.C. Johnson"
+            return Verdict(SAME, 0.9, "same club abbreviation written another way")  # "Fenerbahçe SK", "... Spor Kulübü"
         return None
     x, y = (fa, fb) if fa.club else (fb, fa)
     if not x.club or x.team != y.key:
@@ -101,6 +102,12 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
     return Verdict(SAME, 0.9, "with and without its club's abbreviation")
+
+
+def _ordinal(f: NameForm) -> str:
+    """The ordinal a club's name opens with ("1" of "1. FC Köln"), or ""."""
+    first = f.key.split(maxsplit=1)[0] if f.key else ""
+    return first if first.isdigit() else ""
 
 
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
