@@ -351,11 +351,11 @@ def read_name(surface: str) -> NameForm:
     numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
     site, stem = web_domain(cased) if "." in cased else ("", "")  # "Amazon.com, Inc." is amazon.com
-    umlauts = key_of(fold(surface).translate(WRITTEN_OUT)).replace(" ", "")
+    umlauts = key_of(f.translate(WRITTEN_OUT)).replace(" ", "") if set(f := fold(surface)) & set("äöüøåæ") else ""
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
                     tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
                     generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials,
-                    site, stem, club, team, "" if umlauts == key.replace(" ", "") else umlauts)
+                    site, stem, club, team, umlauts)
 
 
 def same_letters(fa: NameForm, fb: NameForm) -> bool:

@@ -38,8 +38,8 @@ _CALLED = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:a|an|the|also|once|later)\s
 _HE, _SHE = frozenset("he him himself".split()), frozenset("she herself".split())
 _HIS, _HER = frozenset({"his"}), frozenset({"her", "hers"})
 _TOKEN = regex.compile(rf"[{LETTERS}]+")
-# a word as the text uses it; the lower-case part of a hyphenated name ("ho" of "Joon-ho") is no common word
-_LOWER_USE = regex.compile(rf"(?<![{LETTERS}])(?<!\p{{Lu}}[{LETTERS}]*-)[{LETTERS}]+")
+# the lower-case parts of a hyphenated name ("ho" of "Joon-ho"): no common words (left out before reading)
+_NAME_TAIL = regex.compile(rf"(\p{{Lu}}[{LETTERS}]*)(?:-[{LETTERS}]+)+")
 _STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this
 these those
 it its their them they who which whose what when where while into during through about over under than then also
@@ -270,7 +270,7 @@ class Corpus:
         for p in profiles:
             corpus.documents += 1
             corpus.df.update(p.words.keys())
-            corpus.lowercase.update(w for w in _LOWER_USE.findall(p.description) if w.islower())
+            corpus.lowercase.update(w for w in _TOKEN.findall(_NAME_TAIL.sub(r"\1", p.description)) if w.islower())
             for f in p.forms:
                 corpus.person_words.update(f.person)
             corpus.degree[p.key] = len(p.neighbours)
