@@ -291,11 +291,10 @@ def main() -> None:
     rows = []
     calibrate = a.calls == "inprocess" and a.method == "llm"
     fake_ms = fake_model_ms() if calibrate else 0.0
+    speed = round(fake_ms, 4)  # the machine's, before the next size: a ratio of walls holds only if it held
     server = fake_server() if a.calls == "http" else contextlib.nullcontext("http://in-process.invalid/v1")
     with server as url:
         for n in a.sizes:
-            if calibrate and rows:  # the machine's speed before each size: a ratio of walls holds only if it held
-                rows[-1]["fake_ms_after"] = fake_model_ms()
             marker = f"{MARKER}={uuid.uuid4().hex}"
             watch = TreeCPU(marker)
             watch.start()
@@ -317,13 +316,10 @@ def main() -> None:
             time.sleep(1)
             row["ray_procs_after"] = ray_processes(marker)
             if calibrate:
-                row["fake_ms_before"] = round(rows[-1]["fake_ms_after"] if rows else fake_ms, 4)
+                row["fake_ms_before"], speed = speed, round(fake_model_ms(), 4)
+                row["fake_ms_after"] = speed
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
-    if calibrate:
-        rows[-1]["fake_ms_after"] = fake_model_ms()
-        for row in rows:
-            row["fake_ms_after"] = round(row["fake_ms_after"], 4)
     print(table(rows, ["chunks", "shards", "calls", "failed", "wall_s", "chunks_per_s", "nodes", "edges",
                        *(["communities", "reports"] if a.communities else []), "driver_peak_mb", "cpu_s_total",
                        "cpu_s_all", "ms_per_chunk", "ray_procs_after", "load_before",

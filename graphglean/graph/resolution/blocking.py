@@ -60,8 +60,9 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
     the pairs only the LLM can decide."""
     keys: set[str] = set()
     for f in p.forms:
-        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered,
-                     "c:" + (f.umlauts or f.compact)))
+        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered))
+        if f.umlauts:  # "Müller" meets "Mueller"
+            keys.add("c:" + f.umlauts)
         if f.stem:  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."
             keys.add("c:" + f.stem)
         keys.update("c:" + w for w in web_spellings(f))

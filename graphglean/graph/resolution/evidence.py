@@ -17,7 +17,7 @@ import networkx as nx
 
 from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
 from .blocking import numbered_capitals, numbered_initials
-from .names import NameForm, key_of, read_name, same_letters, words_of
+from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import person_verdict
 from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
@@ -122,10 +122,11 @@ class Evidence:
                 return article
         if fa.key == fb.key:
             return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
-        if same_letters(fa, fb):  # "U.S. Department of State", "US Department of State"; "Müller", "Mueller"
-            same = Verdict(SAME, 0.95, "same name but spacing or hyphens") if fa.compact == fb.compact else \
-                doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
-            return doubtful(0.6, "same letters, person and place") if clash else same
+        if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
+            return doubtful(0.6, "same letters, person and place") if clash else \
+                Verdict(SAME, 0.95, "same name but spacing or hyphens")
+        if (fa.umlauts or fa.compact) == (fb.umlauts or fb.compact):  # "Müller", "Mueller"
+            return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)

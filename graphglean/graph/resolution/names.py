@@ -358,11 +358,6 @@ def read_name(surface: str) -> NameForm:
                     site, stem, club, team, umlauts)
 
 
-def same_letters(fa: NameForm, fb: NameForm) -> bool:
-    """The same letters whatever the spaces and hyphens, or once umlauts are written out ("Müller", "Mueller")."""
-    return fa.compact == fb.compact or (fa.umlauts or fa.compact) == (fb.umlauts or fb.compact)
-
-
 _INNER_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)\s+(\S.*)$")
 
 
