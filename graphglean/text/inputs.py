@@ -144,18 +144,21 @@ def _jsonl_lines(data: bytes, name: str, errors: str, first_line: int = 1,
     for lineno, line in enumerate(text.splitlines(), first_line):
         if not line.strip():
             continue
-        line = repaired_line(line, name, lineno, repairs)
+        if "\\u" in line:  # only an escape can be a lone surrogate
+            line = repaired_line(line, name, lineno, repairs)
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise InputError(f"{name}:{lineno}: invalid JSON: {e.msg} (column {e.colno})") from None
-        if not isinstance(obj, dict):
+        if type(obj) is not dict:  # json.loads makes no subclass
             raise InputError(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
         yield lineno, obj
 
 
 def _field(obj: dict[str, Any], key: str, name: str, lineno: int, required: bool = True) -> str | None:
     value = obj.get(key)
+    if type(value) is str:  # the usual case, first: every line of a corpus passes here
+        return value
     if value is None:
         if required:
             raise InputError(f"{name}:{lineno}: missing field {key!r}")
@@ -201,7 +204,9 @@ def prechunked_lines(data: bytes, name: str, errors: str = "strict", first_line:
         cid = _field(obj, "id", name, lineno)
         text = _field(obj, "text", name, lineno)
         doc_id = _field(obj, "doc_id", name, lineno, required=False) or cid
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        meta = obj.get("metadata")
+        if type(meta) is not dict:
+            meta = {}
         yield lineno, cid, text, doc_id, meta
 
 
