@@ -127,12 +127,12 @@ def test_two_countries_of_one_word_stay_apart():
 # -- resolution.jsonl: every pair a rule kept apart, questions too -------------------------------------------
 
 def test_pairs_the_rules_are_unsure_of_are_listed_as_kept_apart():
-    long = "United Nations Educational, Scientific and Cultural Organization"
-    resolution = resolved(("UNESCO", "organization", "UNESCO is the UN agency for education, science and culture."),
-                          (long, "organization", f"The {long} designates World Heritage Sites."),
+    long = "International Monetary Fund"  # three letters: many names have them (four or more, every word's: one)
+    resolution = resolved(("IMF", "organization", "IMF staff visited Buenos Aires for the loan review."),
+                          (long, "organization", f"The {long} was set up at Bretton Woods in 1944."),
                           ("Paris", "geo", "Paris is the capital of France."),
                           ("Paris, Texas", "geo", "Paris is a small city in Lamar County."))
-    assert apart_rule(resolution, "UNESCO", long) == "unsure: acronym, but the descriptions disagree"
+    assert apart_rule(resolution, "IMF", long) == "unsure: acronym, but the descriptions disagree"
     assert apart_rule(resolution, "Paris", "Paris, Texas").startswith("unsure: a place qualified on one side")
     assert resolution.stats.kept_apart == len(resolution.kept_apart) == 2
 

@@ -17,10 +17,13 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ...text.words import unspaced
-from .lexicon import ARTICLES, COUNTRY_NAMES, PARTICLES
+from .lexicon import ARTICLES, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
 from .organizations.written import without_group_words
 from .profiles import Corpus, Profile
+from .variants.articles import LEADING
+from .variants.places import river_key
+from .variants.vessels import designation
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
@@ -69,7 +72,9 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
             keys.add("q:" + f.key)
         if f.team:  # "AFC Ajax" meets "Ajax"
-            keys.add("k:" + f.team)
+            keys.update(("k:" + f.team, f"cs:{f.club.replace(' ', '')}|{f.team}"))
+        if len(kws := f.key.split()) >= 3:  # "Sport Lisboa e Benfica" meets "SL Benfica"
+            keys.add(f"cs:{''.join(w[0] for w in kws[:-1] if w not in JOINING)}|{kws[-1]}")
         grouped = without_group_words(f.trade or f.key)
         if grouped:  # "Alibaba Group Holding Limited" meets "Alibaba"
             keys.update(("k:" + grouped, "q:" + grouped))
@@ -97,6 +102,12 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
+        if (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
+            keys.add("k:" + ship.name)
+        if river := river_key(f):  # "Frankfurt (Oder)" meets "Frankfurt an der Oder"
+            keys.add("w:" + river)
+        if len(kws) > 1 and kws[0] in LEADING:  # "De Telegraaf" meets "Telegraaf"
+            keys.add("k:" + " ".join(kws[1:]))
         if f.acronym:
             keys.add("a:" + f.acronym)
         if numbered_capitals(f):  # "WW2" meets "World War II"

@@ -22,6 +22,9 @@ from .organizations.rules import club_verdict, domain_verdict, group_verdict, le
 from .persons import person_verdict
 from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        countries_named, kinds, spelled_out, types_conflict)
+from .variants.articles import article_verdict
+from .variants.places import names_qualifier, written_in
+from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
 
@@ -105,8 +108,8 @@ class Evidence:
         if fa.generation and fb.generation and fa.generation != fb.generation:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
-        for rule in (domain_verdict, Evidence._qualified, Evidence._one_country, Evidence._acronym, legal_verdict,
-                     group_verdict, club_verdict, Evidence._country):
+        for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
+                     Evidence._acronym, legal_verdict, group_verdict, club_verdict, Evidence._country, article_verdict):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v
@@ -185,6 +188,8 @@ class Evidence:
                 spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
                 if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
                     return doubtful(0.6, "acronym, but spelled out as another name")
+                if len(x.acronym) >= 4 and x.acronym == y.initials:  # four letters or more, one a word: few namesakes
+                    return Verdict(SAME, 0.8, "acronym of every word")
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
@@ -208,7 +213,7 @@ class Evidence:
             if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = _regions_named(py.description)
-                if _region(x.qualifier) in named:
+                if _region(x.qualifier) in named or names_qualifier(py.description, x.qualifier):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")

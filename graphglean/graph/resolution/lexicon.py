@@ -8,14 +8,16 @@ its key, only with less evidence. All words are folded (lower case, accents kept
 from __future__ import annotations
 
 ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
-PARTICLES = frozenset("van von de da di del della der den du dos das bin ibn bint al el la le ter ten zu".split())
+PARTICLES = frozenset("van von de da di del della der den du dos das bin ibn bint al el la las los le ter ten zu".split())
 CONJUNCTIONS = frozenset("and & + or und oder et ou y och og és vs v versus".split())
+JOINING = CONJUNCTIONS | frozenset("e i de do da di del".split())  # left out of a name's initials
 
 # titles before a personal name, by the gender they say
 MALE = frozenset(
     "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
     "senor sr don signor signore sig senhor tio tío onkel oncle messrs emperor tsar czar kaiser sultan shah duke "
-    "earl baron archduke congressman pope cardinal fr abbot sheikh".split())
+    "earl baron archduke congressman pope cardinal fr abbot sheikh ks ksiadz abp bp kard padre fray pere frere "
+    "pater pfarrer".split())  # clergy of other languages: "ks. Jan Twardowski" (ksiądz), "Fray Luis de León"
 FEMALE = frozenset(
     "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
     "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "

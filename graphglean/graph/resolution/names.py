@@ -245,6 +245,8 @@ def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], 
             if out and out[-1] in ARTICLES:
                 out.pop()
         out.append(n or w)
+    if len(out) > 1 and found and (ws[0] in ORDINALS or _ORDINAL.fullmatch(ws[0])):  # "second world war"
+        out = out[1:] + out[:1]  # "world war 2", as "World War II" is
     return tuple(sorted(found)), " ".join(out)
 
 
@@ -343,7 +345,7 @@ def read_name(surface: str) -> NameForm:
     letters = re.sub(r"[^\w]", "", cased)
     acronym = ""
     if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)):
-        acronym = letters.casefold()
+        acronym = strip_accents(letters).casefold()  # "ČEZ" of "České energetické závody"
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
     club, team = club_form(core.split())  # "FC Bayern München e.V.": "fc", "bayern munchen"
     team = " ".join(_without_articles(team.split()))  # "FC St. Pauli": "saint pauli"

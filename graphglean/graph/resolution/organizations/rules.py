@@ -10,7 +10,7 @@ from typing import Protocol
 import attrs
 
 from ..blocking import web_spellings
-from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
+from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, JOINING, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import (
     PLACE_TYPES,
@@ -87,6 +87,8 @@ def names_other(p: Profile, other: NameForm) -> bool:
 def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "AFC Ajax" and "Ajax", "1. FC Köln" and "FC Köln"; not "FC Barcelona" and "Barcelona SC", nor "FC
     Porto" and the city of Porto."""
+    if a.personal or b.personal:  # "ks." of "ks. Jan Twardowski" is a priest's title, not Polish "KS" (a club)
+        return None
     if fa.club and fb.club:
         if fa.team == fb.team and fa.club != fb.club:
             return doubtful(0.5, "different club abbreviations (another club, another sport?)")
@@ -95,6 +97,10 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
             return Verdict(SAME, 0.9, "same club abbreviation written another way")  # "Fenerbahçe SK", "... Spor Kulübü"
         return None
     x, y = (fa, fb) if fa.club else (fb, fa)
+    if x.club and _spelled_club(x, y):  # "SL Benfica", "Sport Lisboa e Benfica"
+        if _club_like(a) and _club_like(b) and (_sporting(a) or _sporting(b)):
+            return Verdict(SAME, 0.9, "same club abbreviation written another way")
+        return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
     if not x.club or x.team != y.key:
         return None
     if not (_club_like(a) and _club_like(b)):
@@ -102,6 +108,16 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
     return Verdict(SAME, 0.9, "with and without its club's abbreviation")
+
+
+def _spelled_club(x: NameForm, y: NameForm) -> bool:
+    """``y`` spells out ``x``'s club abbreviation: the initials of its words before the club's own name ("Sport
+    Lisboa e Benfica" of "SL Benfica", "Associazione Calcio Milan" of "AC Milan")."""
+    ws, team = y.key.split(), x.team.split()
+    if not team or len(ws) <= len(team) or ws[len(ws) - len(team):] != team:
+        return False
+    lead = [w for w in ws[:len(ws) - len(team)] if w not in JOINING]
+    return len(lead) >= 2 and "".join(w[0] for w in lead) == x.club.replace(" ", "")
 
 
 def _ordinal(f: NameForm) -> str:

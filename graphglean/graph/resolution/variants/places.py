@@ -1,0 +1,68 @@
+"""Places with their qualifier and without: one place when the other's description names the qualifier, as its
+language inflects it ("Kraków, Polska" and "a city in southern Polsce"; "Trenčín, Slovensko" and "na
+Slovensku"), or when the other writes the qualifier into its name ("Frankfurt (Oder)" and "Frankfurt an der
+Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
+
+from __future__ import annotations
+
+from ..names import NameForm, key_of
+from ..profiles import Profile, types_conflict
+from ..verdicts import SAME, Verdict, doubtful
+
+STEM = 4  # letters a word and its inflected form share, at least
+ENDING = 2  # letters of a case ending, at most: "polska" / "polsce", not "austria" / "australia"
+# the words between a place and its river or region when written into its name, after key_of
+CONNECTORS = frozenset({"an der", "am", "an", "in der", "im", "ob der", "bei", "upon", "on", "on the", "nad", "pod",
+                        "na", "sur", "sur la", "sur le", "en", "in", "an dem"})
+
+
+def _inflected(word: str, other: str) -> bool:
+    """``other`` is ``word``, or ``word`` with another case ending."""
+    if word == other:
+        return True
+    if len(word) <= STEM:
+        return False
+    shared = 0
+    for x, y in zip(word, other):
+        if x != y:
+            break
+        shared += 1
+    return shared >= STEM and len(word) - shared <= ENDING and len(other) - shared <= ENDING
+
+
+def names_qualifier(description: str, qualifier: str) -> bool:
+    """``description`` names ``qualifier`` (a key): its words in a row, each perhaps with another ending."""
+    wanted, text = qualifier.split(), key_of(description).split()
+    if not wanted:
+        return False
+    for i in range(len(text) - len(wanted) + 1):
+        if all(_inflected(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
+            return True
+    return False
+
+
+def written_in(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """ "Frankfurt (Oder)" and "Frankfurt an der Oder": the qualifier in parentheses written into the name."""
+    for x, y in ((fa, fb), (fb, fa)):
+        if not (x.paren and x.qualifier and not y.qualifier):
+            continue
+        core, tail, ws = x.core.split(), x.qualifier.split(), y.key.split()
+        middle = ws[len(core):len(ws) - len(tail)]
+        if core and ws[:len(core)] == core and ws[len(ws) - len(tail):] == tail and " ".join(middle) in CONNECTORS:
+            if clash or types_conflict(a, b):
+                return doubtful(0.5, "a qualifier written into the name, but the types differ")
+            return Verdict(SAME, 0.9, "a place and its river or region, in parentheses or written in")
+    return None
+
+
+def river_key(form: NameForm) -> str:
+    """The place and its qualifier ("frankfurt|oder") of "Frankfurt (Oder)" and of "Frankfurt an der Oder", so
+    that blocking brings the two together; "" for a name of neither shape."""
+    if form.paren and form.qualifier:
+        return f"{form.core}|{form.qualifier}"
+    ws = form.key.split()
+    for i in range(1, len(ws) - 1):
+        for width in (2, 1):
+            if " ".join(ws[i:i + width]) in CONNECTORS and i + width < len(ws):
+                return f"{' '.join(ws[:i])}|{' '.join(ws[i + width:])}"
+    return ""

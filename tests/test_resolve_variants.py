@@ -1,0 +1,187 @@
+"""Name variants that set a thing apart or leave it out (`graph.resolution.variants`): a ship's prefix and pennant
+number, a place's qualifier named in the other's description (inflected) or written into the other's name, the
+articles that are also name particles; and, in `names`, an ordinal before a name read as its number after it, an
+acronym of accented capitals, an acronym of four letters or more that is every word's initial. Each with the
+namesakes it must keep apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.variants.places import names_qualifier
+from graphglean.graph.resolution.variants.vessels import designation
+
+from .test_resolve import together
+from .test_resolve_classes import resolved
+
+
+def merged_by(a, b) -> str:
+    """The rule that merged ``a`` and ``b`` (name, type, description), "" when they stay apart."""
+    resolution = resolved(a, b)
+    if not together(resolution.graph, a[0], b[0]):
+        return ""
+    return resolution.merges[0]["rule"]
+
+
+# -- ships --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", [
+    (("HMS Victory", "ship", "HMS Victory is a first-rate ship of the line preserved in Portsmouth."),
+     ("Victory", "ship", "Victory was Nelson's flagship at Trafalgar.")),
+    (("HMCS Haida", "warship", "HMCS Haida is a Tribal-class destroyer, now a museum ship in Hamilton."),
+     ("Haida", "destroyer", "Haida sank more enemy surface tonnage than any other Canadian warship.")),
+    (("HNLMS De Ruyter", "frigate", "HNLMS De Ruyter is an air-defence frigate of the Royal Netherlands Navy."),
+     ("Zr.Ms. De Ruyter", "fregat", "Zr.Ms. De Ruyter is een luchtverdedigingsfregat.")),
+    (("USS Enterprise (CVN-65)", "aircraft carrier", "USS Enterprise (CVN-65) was the first nuclear carrier."),
+     ("Enterprise (CVN-65)", "aircraft carrier", "Enterprise (CVN-65) was inactivated in 2012.")),
+])
+def test_a_ship_with_and_without_its_prefix_is_one(a, b):
+    assert merged_by(a, b) == "a ship with and without its prefix"
+
+
+@pytest.mark.parametrize("a,b", [
+    # a namesake of another kind
+    (("HMS Hood", "ship", "HMS Hood was a battlecruiser sunk by the Bismarck."),
+     ("Hood", "person", "Hood was a British admiral.")),
+    # two ships: different pennant numbers, other services, two reigns, a pennant on one side only
+    (("USS Enterprise (CVN-65)", "aircraft carrier", "USS Enterprise (CVN-65) was the first nuclear carrier."),
+     ("USS Enterprise (CV-6)", "aircraft carrier", "USS Enterprise (CV-6) fought at Midway.")),
+    (("RMS Olympic", "ocean liner", "RMS Olympic was the lead ship of the White Star Line's Olympic class."),
+     ("HMS Olympic", "ship", "HMS Olympic was a Royal Navy vessel.")),
+    (("Zr.Ms. Tromp", "fregat", "Zr.Ms. Tromp is een luchtverdedigingsfregat uit 2003."),
+     ("Hr.Ms. Tromp", "kruiser", "Hr.Ms. Tromp was een lichte kruiser uit 1938.")),
+    (("INS Viraat", "aircraft carrier", "INS Viraat served the Indian Navy until 2017."),
+     ("INS Viraat (R22)", "aircraft carrier", "INS Viraat (R22) was the former HMS Hermes.")),
+])
+def test_ships_that_may_be_namesakes_are_no_rule_merge(a, b):
+    assert merged_by(a, b) == ""
+
+
+def test_a_prefix_is_read_only_in_its_own_writing():
+    assert designation("HMS Victory").navy == "gb"
+    assert designation("Zr. Ms. Karel Doorman").reign == "king"
+    assert designation("Ms. Marvel") is None  # a title, not a motor ship: read as the prefix "MS" only in capitals
+    assert designation("Gerald R. Ford") is None
+    assert designation("Queen Elizabeth (R08)").pennant == "r08"
+
+
+# -- places: the qualifier the other names, the qualifier written in ----------------------------------------
+
+@pytest.mark.parametrize("qualified,bare", [
+    (("Poznań, Polska", "city", "Poznań, Polska to stolica Wielkopolski."),
+     ("Poznań", "city", "Poznań to miasto w zachodniej Polsce nad Wartą.")),
+    (("Brno, Česko", "city", "Brno, Česko je druhé největší město."),
+     ("Brno", "city", "Brno leží na jihovýchodě Česka.")),
+    (("Curitiba, Paraná", "city", "Curitiba, Paraná, é a capital do estado."),
+     ("Curitiba", "city", "Curitiba fica no Paraná, no sul do Brasil.")),
+])
+def test_a_place_and_its_qualifier_which_the_other_names_inflected_are_one(qualified, bare):
+    assert merged_by(qualified, bare) == "a place and its region, which the other's description names"
+
+
+@pytest.mark.parametrize("qualified,bare", [
+    (("Poznań, Polska", "city", "Poznań, Polska to stolica Wielkopolski."),
+     ("Poznan", "city", "Poznan is an unincorporated community in Texas.")),
+    (("Perth, Australia", "city", "Perth, Australia is the capital of Western Australia."),
+     ("Perth", "city", "Perth is a small town in Austria's Burgenland.")),  # "Austria" is no ending of "Australia"
+])
+def test_a_qualifier_the_other_does_not_name_keeps_the_place_apart(qualified, bare):
+    assert merged_by(qualified, bare) == ""
+
+
+def test_an_inflected_qualifier_needs_its_stem_and_a_short_ending():
+    assert names_qualifier("Kraków leży w Polsce.", "polska")
+    assert names_qualifier("Trenčín je mesto na Slovensku.", "slovensko")
+    assert not names_qualifier("Perth is in Australia.", "austria")
+    assert not names_qualifier("Paris is in France.", "tx")
+    assert names_qualifier("a city of Western Australia", "western australia")
+
+
+@pytest.mark.parametrize("short,written", [
+    ("Halle (Saale)", "Halle an der Saale"),
+    ("Newcastle (Tyne)", "Newcastle upon Tyne"),
+    ("Mülheim (Ruhr)", "Mülheim an der Ruhr"),
+])
+def test_a_river_in_parentheses_and_written_into_the_name_is_one_place(short, written):
+    a = (short, "city", f"{short} is a city with a university.")
+    b = (written, "city", f"{written} lies on its river.")
+    assert merged_by(a, b) == "a place and its river or region, in parentheses or written in"
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Frankfurt (Oder)", "Frankfurt am Main"),
+    ("Halle (Saale)", "Halle an der Elbe"),
+])
+def test_another_river_is_another_place(a, b):
+    assert merged_by((a, "city", f"{a} is a German city."), (b, "city", f"{b} is a German city.")) == ""
+
+
+# -- articles that are name particles -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", [
+    (("De Volkskrant", "newspaper", "De Volkskrant is een Nederlands dagblad."),
+     ("Volkskrant", "newspaper", "Volkskrant publiceerde een peiling.")),
+    (("Den Danske Bank", "company", "Den Danske Bank was founded in Copenhagen in 1871."),
+     ("Danske Bank", "bank", "Danske Bank raised its forecast.")),
+])
+def test_an_article_that_is_also_a_particle_is_left_out_of_things(a, b):
+    assert merged_by(a, b) == "same name, an article more or less"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Charles de Gaulle", "person", "Charles de Gaulle led Free France."),
+     ("Gaulle", "person", "Gaulle is a surname.")),
+    (("De Beers", "company", "De Beers mines and sells diamonds."),
+     ("Beers", "concept", "Beers are alcoholic drinks brewed from grain.")),
+])
+def test_the_particle_of_a_person_or_a_word_of_another_kind_is_no_article_merge(a, b):
+    assert merged_by(a, b) != "same name, an article more or less"
+
+
+# -- numbers, acronyms ----------------------------------------------------------------------------------------
+
+def test_an_ordinal_before_the_name_is_its_number_after_it():
+    a = ("Second Vatican Council", "event", "The Second Vatican Council met from 1962 to 1965.")
+    b = ("Vatican Council II", "event", "Vatican Council II reformed the liturgy.")
+    assert merged_by(a, b) == "same name, its number written another way"
+    first = ("First Vatican Council", "event", "The First Vatican Council defined papal infallibility.")
+    assert merged_by(first, b) == ""
+
+
+def test_an_acronym_of_accented_capitals_and_of_every_word():
+    a = ("ČTK", "organization", "ČTK je česká tisková agentura se sídlem v Praze.")
+    b = ("Česká tisková kancelář", "organization", "Česká tisková kancelář je národní tisková agentura.")
+    assert merged_by(a, b) == "acronym"  # "Č" is the initial of "Česká" (blocking never met them)
+    uefa = ("UEFA", "organization", "UEFA fined the club after the final.")
+    long = ("Union of European Football Associations", "organization",
+            "The Union of European Football Associations governs football in Europe.")
+    assert merged_by(uefa, long) == "acronym of every word"
+    sport = ("UEFA", "person", "UEFA is a nickname of a boxer.")
+    assert merged_by(sport, long) == ""  # types differ: a namesake
+
+
+@pytest.mark.parametrize("a,b", [
+    (("AC Milan", "football club", "AC Milan won the Serie A title."),
+     ("Associazione Calcio Milan", "sports club", "Associazione Calcio Milan plays at San Siro.")),
+    (("RC Lens", "football club", "RC Lens finished second in Ligue 1."),
+     ("Racing Club de Lens", "football club", "Racing Club de Lens plays at the Stade Bollaert-Delelis.")),
+])
+def test_a_club_abbreviation_spelled_out_word_by_word_is_the_club(a, b):
+    assert merged_by(a, b) == "same club abbreviation written another way"
+
+
+def test_initials_spelled_out_by_a_person_are_no_club():
+    a = ("SC Johnson", "company", "SC Johnson makes household cleaners.")
+    b = ("Samuel Curtis Johnson", "person", "Samuel Curtis Johnson founded a flooring business in Racine.")
+    assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("titled,bare", [
+    ("ks. Józef Tischner", "Józef Tischner"),  # ksiądz, not the "KS" of a Polish sports club
+    ("Pfarrer Martin Niemöller", "Martin Niemöller"),
+    ("Fray Bartolomé de las Casas", "Bartolomé de las Casas"),
+])
+def test_clergy_titles_of_other_languages_before_a_full_name(titled, bare):
+    a = (titled, "person", f"{titled} was a priest and a writer.")
+    b = (bare, "person", f"{bare} preached and wrote books.")
+    assert merged_by(a, b) == "same personal name with a title"
