@@ -185,3 +185,11 @@ def test_clergy_titles_of_other_languages_before_a_full_name(titled, bare):
     a = (titled, "person", f"{titled} was a priest and a writer.")
     b = (bare, "person", f"{bare} preached and wrote books.")
     assert merged_by(a, b) == "same personal name with a title"
+
+
+def test_an_acronym_with_the_legal_form_of_its_spelled_out_name():
+    a = ("MAN SE", "company", "MAN SE cut its truck output in Munich.")
+    b = ("Maschinenfabrik Augsburg-Nürnberg SE", "company", "Maschinenfabrik Augsburg-Nürnberg SE builds engines.")
+    assert merged_by(a, b) == "acronym of every word"
+    other = ("Maschinenfabrik Augsburg-Nürnberg GmbH", "company", "It was a foundry's holding in the 1950s.")
+    assert merged_by(a, other) == ""  # another legal form: a subsidiary, or another company of those initials

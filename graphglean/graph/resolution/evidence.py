@@ -188,8 +188,8 @@ class Evidence:
                 spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
                 if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
                     return doubtful(0.6, "acronym, but spelled out as another name")
-                if len(x.acronym) >= 4 and x.acronym == y.initials:  # four letters or more, one a word: few namesakes
-                    return Verdict(SAME, 0.8, "acronym of every word")
+                if len(x.acronym) >= 4 and x.acronym == y.initials or x.legal and x.legal == y.legal:
+                    return Verdict(SAME, 0.8, "acronym of every word")  # few namesakes: "PKO BP", "BMW AG"
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 
