@@ -36,8 +36,8 @@ KEPT_APART = [  # (a, b, why)
 STILL_MERGED = [
     (("King George V", "person", "King George V was the British monarch from 1910 to 1936."),
      ("King George 5", "person", "King George 5 reigned through the First World War.")),
-    (("Québec", "city", "Québec is the walled capital on the St. Lawrence River."),
-     ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")),
+    (("Québec", "city", "Québec is the walled capital on the St. Lawrence River in Canada."),  # one country: one
+     ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608, in today's Canada.")),
     (("Heineken", "company", "Heineken opened a brewery in Mexico and sells its beer in Italy."),  # no defining clause
      ("Heineken N.V.", "company", "Heineken N.V. is a Dutch brewing company based in Amsterdam.")),
     (("Bayern München", "organization", "Bayern München ist ein deutscher Fußballverein."),
@@ -45,8 +45,22 @@ STILL_MERGED = [
     (("Ghost of Christmas Past", "event", "The Ghost of Christmas Past shows Scrooge his boyhood."),
      ("The Ghost of Christmas Past", "person", "The Ghost of Christmas Past is the first of three spirits.")),
     (("Élysée", "geo", "Élysée is the palace in Paris where the French president lives."),  # a body may be a place
+     ("Elysee", "organization", "Elysee is the office of the president of France.")),
+]
+# one word with and without its accents and nothing that says one thing: a question for the LLM tier (`variants.accents`)
+ACCENTS_ONLY = [
+    (("Québec", "city", "Québec is the walled capital on the St. Lawrence River."),
+     ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")),
+    (("Élysée", "geo", "Élysée is the palace in Paris where the French president lives."),
      ("Elysee", "organization", "Elysee said the president would travel to Berlin.")),
 ]
+
+
+@pytest.mark.parametrize("a,b", ACCENTS_ONLY, ids=lambda s: s[0])
+def test_one_word_without_its_accents_and_no_agreement_is_a_question(a, b):
+    v = verdict(a, b)
+    assert v.kind == UNSURE and v.doubt and "accents" in v.rule, v
+    assert not merged(a, b)
 
 
 @pytest.mark.parametrize("a,b,why", KEPT_APART, ids=lambda s: s[0] if isinstance(s, tuple) else None)

@@ -12,7 +12,7 @@ from graphglean.graph.resolution.variants.places import names_qualifier
 from graphglean.graph.resolution.variants.vessels import designation
 
 from .test_resolve import together
-from .test_resolve_classes import resolved
+from .test_resolve_classes import apart_rule, resolved
 
 
 def merged_by(a, b) -> str:
@@ -193,3 +193,33 @@ def test_an_acronym_with_the_legal_form_of_its_spelled_out_name():
     assert merged_by(a, b) == "acronym of every word"
     other = ("Maschinenfabrik Augsburg-Nürnberg GmbH", "company", "It was a foundry's holding in the 1950s.")
     assert merged_by(a, other) == ""  # another legal form: a subsidiary, or another company of those initials
+
+
+# -- one word with and without its accents --------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", [
+    (("Göttingen", "city", "Göttingen ist eine Universitätsstadt in Deutschland."),
+     ("Gottingen", "city", "Gottingen is a university town in Lower Saxony, Germany.")),
+    (("Łódź", "city", "Łódź to trzecie co do wielkości miasto w Polsce."),
+     ("Lodz", "city", "Lodz is a city in central Poland known for its film school.")),
+    (("Şanlıurfa", "city", "Şanlıurfa, Türkiye'nin güneydoğusunda bir şehirdir."),
+     ("Sanliurfa", "city", "Sanliurfa is a city in southeastern Turkey.")),
+])
+def test_one_word_without_its_accents_placed_in_one_country_is_one(a, b):
+    assert merged_by(a, b) == "same name"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Pécs", "city", "Pécs is a city in southern Hungary."), ("Pecs", "geo", "Pecs is a hamlet near the river.")),
+    (("Sète", "city", "Sète is a port town in Occitanie, southern France."),
+     ("Sete", "geo", "Sete is a river in Minas Gerais, Brazil.")),
+])
+def test_one_word_without_its_accents_described_apart_is_a_question(a, b):
+    assert merged_by(a, b) == ""
+    assert "accents" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+def test_more_words_without_their_accents_need_no_description():
+    a = ("Antonín Dvořák", "person", "Antonín Dvořák složil Novosvětskou symfonii.")
+    b = ("Antonin Dvorak", "person", "Antonin Dvorak taught in New York.")
+    assert merged_by(a, b) == "same name"

@@ -22,6 +22,7 @@ from .organizations.rules import club_verdict, domain_verdict, group_verdict, le
 from .persons import person_verdict
 from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        countries_named, kinds, spelled_out, types_conflict)
+from .variants.accents import accent_namesake
 from .variants.articles import article_verdict
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
@@ -124,7 +125,9 @@ class Evidence:
             if article is not None:
                 return article
         if fa.key == fb.key:
-            return doubtful(0.6, "same name, person and place") if clash else Verdict(SAME, 1.0, "same name")
+            if clash:
+                return doubtful(0.6, "same name, person and place")
+            return accent_namesake(self, a, b, fa, fb) or Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
             return doubtful(0.6, "same letters, person and place") if clash else \
                 Verdict(SAME, 0.95, "same name but spacing or hyphens")

@@ -345,3 +345,13 @@ AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "m
                 "district": "district", "village": "village"}
 # how German and Scandinavian names are written without their letters ("Müller" as "Mueller", "Søren" as "Soeren")
 WRITTEN_OUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa", "æ": "ae"})
+# countries by their own names, as keys read them (English names are in COUNTRIES): "w Polsce", "Türkiye'nin"
+ENDONYMS = {k: c for c, names in {
+    "turkey": "turkiye", "poland": "polska", "switzerland": "schweiz suisse svizzera", "germany": "deutschland",
+    "czech republic": "cesko ceska", "slovakia": "slovensko", "spain": "espana", "italy": "italia",
+    "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique", "sweden": "sverige",
+    "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag", "romania": "romania",
+    "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
+    "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",
+    "mexico": "mexico", "vietnam": "vietnam", "france": "france", "portugal": "portugal", "egypt": "مصر",
+}.items() for k in names.split()}

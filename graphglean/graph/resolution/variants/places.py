@@ -16,7 +16,7 @@ CONNECTORS = frozenset({"an der", "am", "an", "in der", "im", "ob der", "bei", "
                         "na", "sur", "sur la", "sur le", "en", "in", "an dem"})
 
 
-def _inflected(word: str, other: str) -> bool:
+def inflected(word: str, other: str) -> bool:
     """``other`` is ``word``, or ``word`` with another case ending."""
     if word == other:
         return True
@@ -36,7 +36,7 @@ def names_qualifier(description: str, qualifier: str) -> bool:
     if not wanted:
         return False
     for i in range(len(text) - len(wanted) + 1):
-        if all(_inflected(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
+        if all(inflected(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
             return True
     return False
 
