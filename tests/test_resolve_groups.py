@@ -214,7 +214,7 @@ def test_letters_alike_but_no_umlaut_are_no_written_out_name():
 def test_a_hyphenated_given_name_in_another_order_is_one_person(a, b):
     # the lower-case part of "Joon-ho" is no common word that would make the name no proper name
     resolution = resolved((a, "person", f"{a} is a South Korean film director."),
-                          (b, "person", f"{b} won an award in 2020."))
+                          (b, "person", f"{b}, the South Korean director, won an award in 2020."))
     assert together(resolution.graph, a, b) and "another order" in resolution.merges[0]["rule"]
     other = ("Kim Jong-un", "person", "Kim Jong-un is the leader of North Korea.")
     assert not together(resolved(other, ("Kim Jong-il", "person", "Kim Jong-il led North Korea until 2011.")).graph,

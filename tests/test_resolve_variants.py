@@ -223,3 +223,52 @@ def test_more_words_without_their_accents_need_no_description():
     a = ("Antonín Dvořák", "person", "Antonín Dvořák složil Novosvětskou symfonii.")
     b = ("Antonin Dvorak", "person", "Antonin Dvorak taught in New York.")
     assert merged_by(a, b) == "same name"
+
+
+def test_a_place_keeps_its_article():
+    a = ("Den Haag", "city", "Den Haag is de zetel van de Nederlandse regering.")
+    b = ("Haag", "city", "Haag is a market town in Lower Austria.")
+    assert merged_by(a, b) != "same name, an article more or less"
+
+
+# -- persons: names in another order, titles, a company of the name; types in other languages ---------------
+
+def test_the_same_names_in_another_order_need_one_country_or_alike_descriptions():
+    a = ("Wang Li", "person", "Wang Li is a Chinese table tennis coach.")
+    b = ("Li Wang", "person", "Li Wang is an economist at Stanford.")
+    assert merged_by(a, b) == ""  # two people as often: family name first, or given name first
+    hu = ("Kertész Imre", "person", "Kertész Imre magyar író, Nobel-díjas.")
+    en = ("Imre Kertész", "person", "Imre Kertész was a Hungarian writer who survived Auschwitz.")
+    assert merged_by(hu, en) == "the same names in another order, of one country"
+
+
+def test_a_surname_with_two_different_titles_is_a_question():
+    a = ("Senator Obama", "person", "Senator Obama spoke in Springfield.")
+    b = ("President Obama", "person", "President Obama signed the bill.")
+    assert merged_by(a, b) == ""
+    assert "two different titles" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+def test_a_person_and_a_company_of_the_name_are_a_question():
+    a = ("Walt Disney", "person", "Walt Disney drew Mickey Mouse.")
+    b = ("Walt-Disney", "company", "Walt-Disney reported quarterly results.")
+    assert merged_by(a, b) == ""
+
+
+def test_german_titles_of_nobility_before_a_surname():
+    a = ("Otto von Bismarck", "person", "Otto von Bismarck unified Germany in 1871.")
+    b = ("Fürst Bismarck", "person", "Fürst Bismarck war Reichskanzler des Deutschen Reiches.")
+    assert "different given names" not in apart_rule(resolved(a, b), a[0], b[0])
+
+
+@pytest.mark.parametrize("type_a,type_b", [("Unternehmen", "company"), ("entreprise", "empresa"),
+                                           ("Politiker", "person"), ("homme politique", "Person")])
+def test_types_written_in_another_language_or_as_an_occupation_are_one_kind(type_a, type_b):
+    from graphglean.graph.resolution.profiles import kinds
+    from graphglean.graph.resolution.variants.types import english_type
+    assert kinds(frozenset({english_type(type_a.lower())})) == kinds(frozenset({english_type(type_b.lower())}))
+    a = ("Bosch GmbH", type_a, "Bosch GmbH stellt Autoteile her.") if "Unt" in type_a or "entr" in type_a else \
+        ("Senator Olaf Scholz", type_a, "Senator Olaf Scholz led Hamburg.")
+    b = ("Bosch", type_b, "Bosch raised its forecast.") if a[0] == "Bosch GmbH" else \
+        ("Olaf Scholz", type_b, "Olaf Scholz became chancellor in 2021.")
+    assert merged_by(a, b)

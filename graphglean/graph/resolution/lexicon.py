@@ -17,7 +17,7 @@ MALE = frozenset(
     "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
     "senor sr don signor signore sig senhor tio tío onkel oncle messrs emperor tsar czar kaiser sultan shah duke "
     "earl baron archduke congressman pope cardinal fr abbot sheikh ks ksiadz abp bp kard padre fray pere frere "
-    "pater pfarrer".split())  # clergy of other languages: "ks. Jan Twardowski" (ksiądz), "Fray Luis de León"
+    "pater pfarrer furst fuerst graf freiherr herzog markgraf kurfurst".split())  # clergy of other languages: "ks. Jan Twardowski" (ksiądz), "Fray Luis de León"
 FEMALE = frozenset(
     "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
     "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "
@@ -345,13 +345,18 @@ AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "m
                 "district": "district", "village": "village"}
 # how German and Scandinavian names are written without their letters ("Müller" as "Mueller", "Søren" as "Soeren")
 WRITTEN_OUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa", "æ": "ae"})
-# countries by their own names, as keys read them (English names are in COUNTRIES): "w Polsce", "Türkiye'nin"
+# countries by their own names, as keys read them, and the English names and adjectives COUNTRIES lacks: "w Polsce",
+# "Türkiye'nin", "Magyarország"
 ENDONYMS = {k: c for c, names in {
     "turkey": "turkiye", "poland": "polska", "switzerland": "schweiz suisse svizzera", "germany": "deutschland",
-    "czech republic": "cesko ceska", "slovakia": "slovensko", "spain": "espana", "italy": "italia",
-    "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique", "sweden": "sverige",
-    "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag", "romania": "romania",
-    "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
-    "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",
-    "mexico": "mexico", "vietnam": "vietnam", "france": "france", "portugal": "portugal", "egypt": "مصر",
+    "czech republic": "cesko ceska czech czechia", "slovakia": "slovensko slovak slovakia", "spain": "espana",
+    "italy": "italia", "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique",
+    "sweden": "sverige", "norway": "norge", "denmark": "danmark", "finland": "suomi",
+    "hungary": "magyarorszag magyar hungary hungarian", "romania": "romania romanian",
+    "croatia": "hrvatska croatia croatian", "serbia": "srbija serbian", "greece": "ελλαδα", "russia": "россия",
+    "ukraine": "украина украiна", "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत",
+    "brazil": "brasil", "mexico": "mexico", "vietnam": "vietnam", "france": "france", "portugal": "portugal",
+    "egypt": "مصر", "bulgaria": "bulgaria bulgarian", "slovenia": "slovenia slovenian",
+    "lithuania": "lithuania lithuanian lietuva", "latvia": "latvia latvian", "estonia": "estonia estonian",
+    "morocco": "morocco moroccan", "jamaica": "jamaica jamaican",
 }.items() for k in names.split()}

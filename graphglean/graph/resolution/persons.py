@@ -19,6 +19,7 @@ from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
+from .variants.countries import one_country
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -76,6 +77,8 @@ def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "same name, a woman's title on one side only")
     if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
         return _partial(ev, a, b, "a royal's given name")
+    if len(fa.person) == 1 and fa.honorifics and fb.honorifics and not set(fa.honorifics) & set(fb.honorifics):
+        return doubtful(0.5, "a surname with two different titles (two people of one family?)")  # "Senator Clinton"
     titled = " with a title" if fa.honorifics or fb.honorifics else ""
     if fa.honorifics != fb.honorifics and defined_apart(a, b):  # "Sir Paul Smith", a designer; a singer
         return doubtful(0.5, "same personal name, a title on one side only, defined as two different people")
@@ -122,7 +125,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
         if wa[0] in _GIVEN and wb[0] in _GIVEN:  # "Paul Thomas", "Thomas Paul": two given names, two people?
             return doubtful(0.5, "the same names in another order, each first a given name")
-        return _partial(ev, a, b, "the same names in another order")
+        if one_country(a, b):  # "Orbán Viktor" ("Magyarország ..."), "Viktor Orbán" ("... Hungary's ...")
+            return _partial(ev, a, b, "the same names in another order, of one country")
+        return _partial(ev, a, b, "the same names in another order", alone=True)  # "Lin Dan", "Dan Lin": two people
     return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
 
 

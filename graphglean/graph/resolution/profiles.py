@@ -17,6 +17,7 @@ from ...text.words import LETTERS
 from .lexicon import (COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
                       REGIONS, THINGS)
 from .names import NameForm, key_of, read_name, strip_accents, words_of
+from .variants.types import english_type
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
@@ -120,7 +121,7 @@ def profile_of(graph: nx.Graph, node: Any) -> Profile:
 def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
     """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
     names = [str(data.get("name") or node)] + aliases_of(data)
-    types = frozenset(t.lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
+    types = frozenset(english_type(t.strip().lower()) for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
     forms = [read_name(n) for n in dict.fromkeys(names)]
     if types & PERSON_TYPES:
         forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
@@ -235,6 +236,8 @@ def conflict(a: Profile, b: Profile) -> str:
     for x, y in ((a, b), (b, a)):
         if x.personal and not y.personal and y.types & THING_TYPES:
             return "a person and a thing of another type"
+        if x.personal and not y.personal and y.types & MADE_TYPES:
+            return "a person and a company or a thing made"  # "Lévi-Strauss", an anthropologist; "Levi Strauss"
         if x.types & PLACE_TYPES and y.types & MADE_TYPES and not y.types & PLACE_TYPES:
             return "a place and a thing made or sold"  # "Côte-d'Or", a département; "Côte d'Or", chocolate
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))

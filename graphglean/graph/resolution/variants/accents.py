@@ -5,10 +5,9 @@ described alike or placed in one country. Names of more words are rarely such na
 
 from __future__ import annotations
 
-from ..lexicon import ENDONYMS
-from ..names import NameForm, fold, key_of
-from ..profiles import Profile, conflict, countries_named
-from .places import inflected
+from ..names import NameForm, fold
+from ..profiles import Profile, conflict
+from .countries import one_country
 from ..verdicts import Verdict, doubtful
 from ....text.words import strip_accents
 
@@ -23,16 +22,7 @@ def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
     """Doubt for one word with and without its accents not described as one thing; None otherwise."""
     if not accents_only(fa, fb) or conflict(a, b):  # a conflict says why already ("places of different levels")
         return None
-    if ev.context(a, b) >= ev.agree_above or _countries(a.description) & _countries(b.description):
+    if ev.context(a, b) >= ev.agree_above or one_country(a, b):
         return None
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
 
-
-def _countries(text: str) -> set[str]:
-    """The countries a description names, in English or by their own names as its language inflects them ("w
-    Polsce", "Türkiye'nin")."""
-    found = countries_named(text)
-    for word in key_of(text).split():
-        word = word.split("'")[0]
-        found.update(c for own, c in ENDONYMS.items() if inflected(own, word))
-    return found

@@ -1,19 +1,20 @@
 """Articles that key_of keeps because they also begin names ("De Gaulle", "Den Haag"): Dutch "De", Danish and
 Norwegian "Den", "Det". A newspaper or company with one and the same name without ("De Telegraaf",
-"Telegraaf") is one, where neither is a person and both are typed; a one-word name of another kind is doubt."""
+"Telegraaf") is one, where neither is a person or a place and both are typed; a one-word name of another kind
+is doubt."""
 
 from __future__ import annotations
 
 from ..names import NameForm
-from ..profiles import CATCH_ALL, UNTYPED, Profile, kinds
+from ..profiles import CATCH_ALL, PLACE_TYPES, UNTYPED, Profile, kinds
 from ..verdicts import SAME, Verdict, doubtful
 
 LEADING = frozenset({"de", "den", "det"})
 
 
 def article_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-    if a.personal or b.personal or a.types <= UNTYPED or b.types <= UNTYPED:
-        return None
+    if a.personal or b.personal or a.types <= UNTYPED or b.types <= UNTYPED or (a.types | b.types) & PLACE_TYPES:
+        return None  # a place keeps its article: "Den Haag" is not a town "Haag"
     for x, y in ((fa, fb), (fb, fa)):
         ws = x.key.split()
         if len(ws) >= 2 and ws[0] in LEADING and " ".join(ws[1:]) == y.key and x.surface[:1].isupper():

@@ -1,0 +1,25 @@
+"""The countries a description names in any of its languages: by English name or adjective (`profiles.
+countries_named`), by a country's own name as the description's language inflects it ("w Polsce",
+"Magyarország", "Türkiye'nin"), and with a possessive or a suffix after an apostrophe ("Hungary's")."""
+
+from __future__ import annotations
+
+from ..lexicon import COUNTRIES, ENDONYMS
+from ..names import key_of
+from ..profiles import Profile, countries_named
+from .places import inflected
+
+
+def countries_of(text: str) -> set[str]:
+    found = countries_named(text)
+    for word in key_of(text).split():
+        word = word.split("'")[0]
+        if word in COUNTRIES:
+            found.add(COUNTRIES[word])
+        found.update(c for own, c in ENDONYMS.items() if inflected(own, word))
+    return found
+
+
+def one_country(a: Profile, b: Profile) -> bool:
+    """Both descriptions place their node in one same country."""
+    return bool(countries_of(a.description) & countries_of(b.description))

@@ -1,0 +1,50 @@
+"""Types a model wrote in the text's language, or as an occupation: read as the English type the rules know
+("Unternehmen", "entreprise", "empresa" as company; "Stadt", "ville", "город" as city; "Politiker",
+"homme politique", "Komponist" as person). A type the table does not hold stays as written."""
+
+from __future__ import annotations
+
+
+def _table(groups: dict[str, str]) -> dict[str, str]:
+    return {word: canonical for canonical, words in groups.items() for word in words.split("|")}
+
+
+TYPE_WORDS = _table({
+    "person": "persona|personne|osoba|kişi|인물|人物|شخص|человек|личность|persoon|henkilö|személy|πρόσωπο|व्यक्ति|"
+              "người|pessoa|personaggio|persönlichkeit|personaje|personnage|politician|politiker|homme politique|"
+              "femme politique|político|polityk|politik|politikus|politico|политик|政治家|정치인|composer|komponist|"
+              "compositeur|compositor|kompozytor|compositore|композитор|writer|author|novelist|poet|schriftsteller|"
+              "schriftstellerin|autor|écrivain|écrivaine|escritor|escritora|scrittore|pisarz|писатель|作家|작가|actor|"
+              "actress|acteur|actrice|schauspieler|schauspielerin|attore|attrice|aktor|актёр|актер|俳優|배우|musician|"
+              "singer|musiker|sänger|sängerin|chanteur|chanteuse|cantante|muzyk|певец|певица|歌手|가수|athlete|"
+              "sportler|footballer|fußballspieler|fussballspieler|footballeur|futbolista|calciatore|piłkarz|"
+              "футболист|monarch|king|queen|emperor|empress|könig|königin|roi|reine|rey|reina|król|królowa|король|"
+              "королева|国王|天皇|painter|maler|peintre|pintor|pittore|scientist|physicist|chemist|philosopher|"
+              "philosoph|philosophe|filósofo|filosofo|journalist|journaliste|periodista|businessman|businesswoman|"
+              "unternehmer|empresario|priest|pope|saint|artist|künstler|artiste|explorer|inventor|erfinder",
+    "city": "stadt|ville|ciudad|cidade|città|город|miasto|město|mesto|şehir|kaupunki|város|πόλη|市|都市|도시|城市|"
+            "gemeinde|commune|municipio|município|comune|gmina|obec|dorf|pueblo|wieś|деревня|село",
+    "country": "pays|país|paese|staat|kraj|ülke|страна|государство|国|国家|나라|국가",
+    "region": "région|región|regione|bundesland|provinz|provincia|województwo|oblast|область",
+    "company": "unternehmen|firma|entreprise|société|empresa|compañía|compagnie|azienda|società|bedrijf|onderneming|"
+               "selskap|företag|virksomhed|yritys|cég|şirket|компания|предприятие|企業|会社|公司|기업|회사|spółka|"
+               "przedsiębiorstwo|společnost|podnik|konzern|groupe|grupo|gruppo",
+    "organization": "organisation|organización|organizzazione|organizacja|organizace|organisatie|организация|組織|"
+                    "组织|단체|기관|kuruluş|örgüt|institution|institución|instytucja|behörde|agence|agencia",
+    "club": "verein|klub|kulüp|клуб|클럽|俱乐部|구단|sportverein",
+    "sports team": "equipo|equipo deportivo|squadra|drużyna|mannschaft|équipe|team|takım|команда",
+    "newspaper": "zeitung|journal|periódico|diario|giornale|gazeta|газета|新聞|신문|krant|dagblad|tidning|avis|"
+                 "quotidien|tageszeitung",
+    "university": "universität|université|universidad|università|uniwersytet|univerzita|universiteit|университет|"
+                  "üniversite|大学|대학교|대학|hochschule",
+    "political party": "partei|parti|partido|partito|partia|партия|政党|정당",
+    "bank": "banque|banco|банк|銀行|은행",
+    "ship": "schiff|navire|bateau|buque|barco|nave|navio|statek|okręt|loď|корабль|судно|gemi|艦|軍艦",
+    "event": "ereignis|événement|evento|wydarzenie|событие|事件|사건",
+    "product": "produkt|produit|producto|prodotto|製品|产品|제품",
+})
+
+
+def english_type(type_: str) -> str:
+    """The English type for ``type_`` (lower-cased), or ``type_`` itself."""
+    return TYPE_WORDS.get(type_, type_)
