@@ -58,6 +58,18 @@ def numbered_initials(form: NameForm) -> frozenset[str]:
     return frozenset({initials + ws[-1], initials + numbered[-1]})
 
 
+def club_key(form: NameForm) -> str:
+    """A club's abbreviation and name ("sl|benfica" of "SL Benfica"), as `spelled_club_key` spells it out."""
+    return f"{form.club.replace(' ', '')}|{form.team}"
+
+
+def spelled_club_key(form: NameForm) -> str:
+    """The initials of a name's words before its last, and its last ("sl|benfica" of "Sport Lisboa e Benfica");
+    "" for a name of fewer than three words."""
+    ws = form.key.split()
+    return f"{''.join(w[0] for w in ws[:-1] if w not in JOINING)}|{ws[-1]}" if len(ws) >= 3 else ""
+
+
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
     """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
     the pairs only the LLM can decide."""
@@ -72,9 +84,9 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
             keys.add("q:" + f.key)
         if f.team:  # "AFC Ajax" meets "Ajax"
-            keys.update(("k:" + f.team, f"cs:{f.club.replace(' ', '')}|{f.team}"))
-        if len(kws := f.key.split()) >= 3:  # "Sport Lisboa e Benfica" meets "SL Benfica"
-            keys.add(f"cs:{''.join(w[0] for w in kws[:-1] if w not in JOINING)}|{kws[-1]}")
+            keys.update(("k:" + f.team, "a:" + club_key(f)))
+        if (spelled := spelled_club_key(f)) in acronyms:  # "Sport Lisboa e Benfica" meets "SL Benfica"
+            keys.add("a:" + spelled)
         grouped = without_group_words(f.trade or f.key)
         if grouped:  # "Alibaba Group Holding Limited" meets "Alibaba"
             keys.update(("k:" + grouped, "q:" + grouped))
@@ -106,7 +118,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("k:" + ship.name)
         if river := river_key(f):  # "Frankfurt (Oder)" meets "Frankfurt an der Oder"
             keys.add("w:" + river)
-        if len(kws) > 1 and kws[0] in LEADING:  # "De Telegraaf" meets "Telegraaf"
+        if len(kws := f.key.split()) > 1 and kws[0] in LEADING:  # "De Telegraaf" meets "Telegraaf"
             keys.add("k:" + " ".join(kws[1:]))
         if f.acronym:
             keys.add("a:" + f.acronym)
@@ -159,7 +171,8 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
                     broad: bool = False) -> tuple[list[tuple[int, int]], int]:
     """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
     adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
-    acronyms = {f.acronym or f.compact for p in profiles for f in p.forms if f.acronym or numbered_capitals(f)}
+    acronyms = {f.acronym or f.compact for p in profiles for f in p.forms if f.acronym or numbered_capitals(f)} | {
+        club_key(f) for p in profiles for f in p.forms if f.team}
     rare_below = rare_threshold(corpus.documents) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):

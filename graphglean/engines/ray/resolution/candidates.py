@@ -18,21 +18,23 @@ import numpy as np
 
 from ....core.config import Config
 from ....graph.building.merge import edge_attrs, node_attributes
+from ....graph.resolution.answers import AnswerMemo
 from ....graph.resolution.blocking import (
     CLOSE_COSINE,
     all_pairs,
     block_keys,
     block_pairs,
+    club_key,
     hyperplane_codes,
     minhash_bands,
     minhash_text,
     numbered_capitals,
     numbered_initials,
     rare_threshold,
+    spelled_club_key,
     unit_rows,
 )
 from ....graph.resolution.evidence import Evidence
-from ....graph.resolution.answers import AnswerMemo
 from ....graph.resolution.llm_tier import embed_profiles
 from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
 from ....graph.resolution.resolver import apart_line
@@ -118,8 +120,10 @@ def _write_blocks(profiles: list[Profile], vectors: dict[int, list[float]], broa
         for band, code in enumerate(codes.get(n, [])):
             k = f"e{band}:{code}"
             out[block_partition(k, P)].append((k, pr.key, ""))
-        own = {f.acronym or f.compact for f in pr.forms if f.acronym or numbered_capitals(f)}
-        initials = {i for f in pr.forms for i in (f.initials, f.short_initials, *numbered_initials(f)) if i}
+        own = {f.acronym or f.compact for f in pr.forms if f.acronym or numbered_capitals(f)} | {
+            club_key(f) for f in pr.forms if f.team}
+        initials = {i for f in pr.forms for i in (f.initials, f.short_initials, spelled_club_key(f),
+                                                  *numbered_initials(f)) if i}
         keys = block_keys(pr, Corpus(), own | initials, _ALL_WORDS if broad else 0)
         if bands:
             keys.update(f"m{band}:{h}" for band, h in enumerate(bands[n]))
