@@ -7,6 +7,7 @@ only leave a namesake possible: doubt, for the LLM tier."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from ..names import NameForm, key_of
@@ -40,6 +41,7 @@ class Designation(NamedTuple):
     name: str  # the key of the rest
 
 
+@lru_cache(maxsize=65536)
 def designation(surface: str) -> Designation | None:
     """A ship's prefix and pennant number read off its name (None: neither)."""
     navy = reign = pennant = ""
@@ -52,8 +54,10 @@ def designation(surface: str) -> Designation | None:
             found = PREFIXES.get(letters.casefold())
             if found and text[m.end():].strip():
                 (navy, reign), text = found, text[m.end():]
+    if not (navy or pennant):
+        return None
     name = key_of(text)
-    return Designation(navy, reign, pennant, name) if (navy or pennant) and name else None
+    return Designation(navy, reign, pennant, name) if name else None
 
 
 def afloat(p: Profile) -> bool:
