@@ -7,6 +7,7 @@ reaches every caller whose rows were in it."""
 from __future__ import annotations
 
 import sqlite3
+import time
 import warnings
 from itertools import groupby
 from operator import itemgetter
@@ -17,6 +18,23 @@ import trio
 from .batched import Batched
 
 CHECKPOINT_ROWS = 2000  # rows written between two checkpoints of trips made in the trio thread
+
+
+def write_ahead(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
+    """Put ``db`` in write-ahead-log mode. Processes opening a new shared file at once (the workers of a Ray run
+    and their response cache) may each be refused the lock this takes, at once and not after the busy timeout
+    (SQLite's rule against deadlocks): tried again, with growing pauses, for up to ``wait_s``. Call it in a
+    worker thread."""
+    deadline, pause = time.monotonic() + wait_s, 0.01
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(0.5, pause * 2)
 
 
 class CheckpointWarning(UserWarning):

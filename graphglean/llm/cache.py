@@ -21,7 +21,7 @@ from typing import Any
 import trio
 
 from ..core.batched import Batched
-from ..core.sqlite_writes import Transactions
+from ..core.sqlite_writes import Transactions, write_ahead
 
 MODES = ("off", "read", "write", "readwrite")
 
@@ -89,7 +89,7 @@ class ResponseCache:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
+            write_ahead(db)  # with other processes opening it at once
             db.execute("PRAGMA synchronous=NORMAL")
             self._writes = Transactions(db, self._one_at_a_time)
             self._prepare(db)
