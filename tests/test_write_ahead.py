@@ -22,6 +22,22 @@ class Refusing:
         if self.calls <= self.times:
             raise sqlite3.OperationalError(self.error)
         assert statement == "PRAGMA journal_mode=WAL"
+        return self
+
+    def fetchone(self):
+        return ("wal",)
+
+
+class Unchanged(Refusing):
+    """A connection whose mode stays "delete" ``times`` times (another holds the file), then becomes WAL."""
+
+    def execute(self, statement: str):
+        self.calls += 1
+        self.mode = "delete" if self.calls <= self.times else "wal"
+        return self
+
+    def fetchone(self):
+        return (self.mode,)
 
 
 def test_a_refused_switch_is_tried_again():
@@ -41,3 +57,9 @@ def test_a_real_file_is_put_in_wal_mode(tmp_path):
     db = sqlite3.connect(tmp_path / "c.sqlite", isolation_level=None)
     write_ahead(db)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_mode_returned_unchanged_is_asked_again():
+    db = Unchanged(2)
+    write_ahead(db)  # type: ignore[arg-type]
+    assert db.calls == 3

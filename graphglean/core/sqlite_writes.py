@@ -28,13 +28,14 @@ def write_ahead(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
     deadline, pause = time.monotonic() + wait_s, 0.01
     while True:
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
+            row = db.execute("PRAGMA journal_mode=WAL").fetchone()
+            if row is None or str(row[0]).lower() == "wal" or time.monotonic() > deadline:
+                return  # (a mode SQLite could not change yet is returned unchanged: tried again)
         except sqlite3.OperationalError as e:
             if "locked" not in str(e) or time.monotonic() > deadline:
                 raise
-            time.sleep(pause)
-            pause = min(0.5, pause * 2)
+        time.sleep(pause)
+        pause = min(0.5, pause * 2)
 
 
 class CheckpointWarning(UserWarning):
