@@ -272,3 +272,31 @@ def test_types_written_in_another_language_or_as_an_occupation_are_one_kind(type
     b = ("Bosch", type_b, "Bosch raised its forecast.") if a[0] == "Bosch GmbH" else \
         ("Olaf Scholz", type_b, "Olaf Scholz became chancellor in 2021.")
     assert merged_by(a, b)
+
+
+# -- what the review found ------------------------------------------------------------------------------------
+
+def test_a_state_abbreviation_is_no_word_of_the_description():
+    a = ("Salem, OR", "city", "Salem, OR is the capital of its state.")
+    b = ("Salem", "city", "Salem is a city in Massachusetts, or so its sign says.")
+    assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("a,b", [("Mr. Darcy", "Mister Darcy"), ("Dr. Watson", "Doctor Watson"),
+                                 ("Herr Müller", "Mr. Müller")])
+def test_one_title_written_two_ways_is_no_two_titles(a, b):
+    assert merged_by((a, "person", f"{a} is in the story."), (b, "person", f"{b} speaks.")) == \
+        "same personal name with a title"
+
+
+@pytest.mark.parametrize("text", ["a Roman emperor", "Romano Prodi spoke", "Franco ruled", "Slovo wrote"])
+def test_a_word_that_begins_like_a_country_names_none(text):
+    from graphglean.graph.resolution.variants.countries import countries_of
+    assert not countries_of(text)
+
+
+def test_initials_of_a_person_give_no_ship_block():
+    from graphglean.graph.resolution.blocking import block_keys
+    from graphglean.graph.resolution.profiles import Corpus, profile_from
+    p = profile_from("j s bach", {"name": "J.S. Bach", "type": "person", "description": "J.S. Bach composed."}, [])
+    assert "k:bach" not in block_keys(p, Corpus(), set())

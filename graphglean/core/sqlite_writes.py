@@ -29,7 +29,7 @@ def write_ahead(db: sqlite3.Connection, wait_s: float = 30.0) -> None:
     while True:
         try:
             row = db.execute("PRAGMA journal_mode=WAL").fetchone()
-            if row is None or str(row[0]).lower() == "wal" or time.monotonic() > deadline:
+            if row is None or str(row[0]).lower() in ("wal", "memory") or time.monotonic() > deadline:
                 return  # (a mode SQLite could not change yet is returned unchanged: tried again)
         except sqlite3.OperationalError as e:
             if "locked" not in str(e) or time.monotonic() > deadline:

@@ -23,7 +23,7 @@ from .organizations.written import without_group_words
 from .profiles import Corpus, Profile
 from .variants.articles import LEADING
 from .variants.places import river_key
-from .variants.vessels import designation
+from .variants.vessels import afloat, designation
 
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
@@ -114,7 +114,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
-        if (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
+        if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
             keys.add("k:" + ship.name)
         if river := river_key(f):  # "Frankfurt (Oder)" meets "Frankfurt an der Oder"
             keys.add("w:" + river)

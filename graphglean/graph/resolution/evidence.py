@@ -191,7 +191,8 @@ class Evidence:
                 spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
                 if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
                     return doubtful(0.6, "acronym, but spelled out as another name")
-                if len(x.acronym) >= 4 and x.acronym == y.initials or x.legal and x.legal == y.legal:
+                if len(x.acronym) >= 4 and x.acronym == y.initials or \
+                        len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
                     return Verdict(SAME, 0.8, "acronym of every word")  # few namesakes: "PKO BP", "BMW AG"
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
@@ -216,7 +217,8 @@ class Evidence:
             if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = _regions_named(py.description)
-                if _region(x.qualifier) in named or names_qualifier(py.description, x.qualifier):
+                if _region(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
+                                                     names_qualifier(py.description, x.qualifier)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")

@@ -345,18 +345,21 @@ AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "m
                 "district": "district", "village": "village"}
 # how German and Scandinavian names are written without their letters ("Müller" as "Mueller", "Søren" as "Soeren")
 WRITTEN_OUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa", "æ": "ae"})
-# countries by their own names, as keys read them, and the English names and adjectives COUNTRIES lacks: "w Polsce",
-# "Türkiye'nin", "Magyarország"
+# countries by their own names, as keys read them, which a description inflects ("w Polsce", "Türkiye'nin")
 ENDONYMS = {k: c for c, names in {
     "turkey": "turkiye", "poland": "polska", "switzerland": "schweiz suisse svizzera", "germany": "deutschland",
-    "czech republic": "cesko ceska czech czechia", "slovakia": "slovensko slovak slovakia", "spain": "espana",
-    "italy": "italia", "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique",
-    "sweden": "sverige", "norway": "norge", "denmark": "danmark", "finland": "suomi",
-    "hungary": "magyarorszag magyar hungary hungarian", "romania": "romania romanian",
-    "croatia": "hrvatska croatia croatian", "serbia": "srbija serbian", "greece": "ελλαδα", "russia": "россия",
-    "ukraine": "украина украiна", "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत",
-    "brazil": "brasil", "mexico": "mexico", "vietnam": "vietnam", "france": "france", "portugal": "portugal",
-    "egypt": "مصر", "bulgaria": "bulgaria bulgarian", "slovenia": "slovenia slovenian",
-    "lithuania": "lithuania lithuanian lietuva", "latvia": "latvia latvian", "estonia": "estonia estonian",
-    "morocco": "morocco moroccan", "jamaica": "jamaica jamaican",
+    "czech republic": "cesko ceska", "slovakia": "slovensko", "spain": "espana", "italy": "italia",
+    "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique", "sweden": "sverige",
+    "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag",
+    "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
+    "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",
+    "egypt": "مصر", "lithuania": "lietuva",
+}.items() for k in names.split()}
+# and, read as written, the English names and adjectives COUNTRIES lacks, and own names that are English words
+COUNTRY_EXTRA = {k: c for c, names in {
+    "hungary": "hungary hungarian magyar", "czech republic": "czech czechia", "slovakia": "slovak slovakia",
+    "romania": "romania romanian", "croatia": "croatia croatian", "serbia": "serbian", "bulgaria": "bulgaria bulgarian",
+    "slovenia": "slovenia slovenian", "lithuania": "lithuania lithuanian", "latvia": "latvia latvian",
+    "estonia": "estonia estonian", "morocco": "morocco moroccan", "jamaica": "jamaica jamaican", "france": "france",
+    "portugal": "portugal", "mexico": "mexico", "vietnam": "vietnam",
 }.items() for k in names.split()}

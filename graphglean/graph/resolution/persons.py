@@ -16,7 +16,7 @@ import attrs
 import regex
 
 from ...text.words import LETTERS, unspaced
-from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, PARTICLES
+from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .variants.countries import one_country
@@ -77,8 +77,9 @@ def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "same name, a woman's title on one side only")
     if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
         return _partial(ev, a, b, "a royal's given name")
-    if len(fa.person) == 1 and fa.honorifics and fb.honorifics and not set(fa.honorifics) & set(fb.honorifics):
-        return doubtful(0.5, "a surname with two different titles (two people of one family?)")  # "Senator Clinton"
+    if len(fa.person) == 1 and _offices(fa) and _offices(fb) and not _offices(fa) & _offices(fb) and \
+            ev.context(a, b) < ev.agree_above:  # "Senator Clinton", "President Clinton"; not "Dr." and "Doctor"
+        return doubtful(0.5, "a surname with two different titles (two people of one family?)")
     titled = " with a title" if fa.honorifics or fb.honorifics else ""
     if fa.honorifics != fb.honorifics and defined_apart(a, b):  # "Sir Paul Smith", a designer; a singer
         return doubtful(0.5, "same personal name, a title on one side only, defined as two different people")
@@ -132,6 +133,18 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
+_TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
+                  "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
+                  "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",
+                  "hon": "honourable", "honorable": "honourable", "councilor": "councillor", "st": "saint"}
+
+
+def _offices(form: NameForm) -> set[str]:
+    """A name's titles of office or rank, each written one way; empty when any title is a form of address
+    ("Mr.", "Herr", "Father"), which says nothing of an office."""
+    if not form.honorifics or not set(form.honorifics) <= NEUTRAL:
+        return set()
+    return {_TITLE_WRITTEN.get(t, t) for t in form.honorifics}
 
 
 def _matches(x: str, y: str) -> bool:
