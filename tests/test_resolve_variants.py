@@ -300,3 +300,12 @@ def test_initials_of_a_person_give_no_ship_block():
     from graphglean.graph.resolution.profiles import Corpus, profile_from
     p = profile_from("j s bach", {"name": "J.S. Bach", "type": "person", "description": "J.S. Bach composed."}, [])
     assert "k:bach" not in block_keys(p, Corpus(), set())
+
+
+def test_places_of_one_name_described_in_different_countries_are_a_question():
+    a = ("St. Andrews", "town", "St. Andrews is a Scottish town known for golf.")
+    b = ("Saint Andrews", "town", "Saint Andrews is a resort town in New Brunswick.")  # a province: Canada
+    assert merged_by(a, b) == ""
+    assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
+    same = ("Saint Andrews", "town", "Saint Andrews, in Fife, has the oldest university of Scotland.")
+    assert merged_by(a, same)

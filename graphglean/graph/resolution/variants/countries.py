@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..lexicon import COUNTRIES, COUNTRY_EXTRA, ENDONYMS
+from ..lexicon import COUNTRIES, COUNTRY_EXTRA, ENDONYMS, REGIONS
 from ..names import key_of
-from ..profiles import Profile, countries_named
+from ..profiles import PLACE_TYPES, Profile, countries_named
 from .places import inflected
 
 
@@ -22,6 +22,29 @@ def countries_of(text: str) -> frozenset[str]:
         # an own name inflected, never shortened ("Polska", "Polsce"; not "Romano" of "Romania")
         found.update(c for own, c in ENDONYMS.items() if len(word) >= len(own) - 1 and inflected(own, word))
     return frozenset(found)
+
+
+_STATES = frozenset(REGIONS.values()) - {"georgia", "victoria", "washington", "quebec", "district of columbia"}
+_REGION_COUNTRY = {r: "canada" for r in ("alberta", "british columbia", "manitoba", "new brunswick", "nova scotia",
+                                         "newfoundland and labrador", "ontario", "saskatchewan")} | {
+    r: "australia" for r in ("new south wales", "queensland", "south australia", "tasmania", "western australia")}
+
+
+def _placed(p: Profile) -> frozenset[str]:
+    """The countries a place's description names, a state or province named standing for its country (not the
+    regions that are also countries or common words: Georgia, Victoria, Washington, Quebec)."""
+    text = f" {key_of(p.description)} "
+    states = {_REGION_COUNTRY.get(r, "us") for r in _STATES if f" {r} " in text}
+    return countries_of(p.description) | states
+
+
+def places_apart(a: Profile, b: Profile) -> str:
+    """Why two places of one name are two: each description places its own in countries the other's does not
+    name ("St. Petersburg", a Florida city; "Saint Petersburg", "город России")."""
+    if not (a.types & PLACE_TYPES and b.types & PLACE_TYPES):
+        return ""
+    pa, pb = _placed(a), _placed(b)
+    return "places described in different countries" if pa and pb and not pa & pb else ""
 
 
 def one_country(a: Profile, b: Profile) -> bool:
