@@ -63,11 +63,16 @@ def club_key(form: NameForm) -> str:
     return f"{form.club.replace(' ', '')}|{form.team}"
 
 
+def lead_initials(words: list[str]) -> str:
+    """The initials of ``words``, joining words left out ("Sport Lisboa e": "sl")."""
+    return "".join(w[0] for w in words if w not in JOINING)
+
+
 def spelled_club_key(form: NameForm) -> str:
     """The initials of a name's words before its last, and its last ("sl|benfica" of "Sport Lisboa e Benfica");
     "" for a name of fewer than three words."""
     ws = form.key.split()
-    return f"{''.join(w[0] for w in ws[:-1] if w not in JOINING)}|{ws[-1]}" if len(ws) >= 3 else ""
+    return f"{lead_initials(ws[:-1])}|{ws[-1]}" if len(ws) >= 3 else ""
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:

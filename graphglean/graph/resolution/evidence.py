@@ -24,7 +24,7 @@ from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpu
                        countries_named, kinds, spelled_out, types_conflict)
 from .variants.accents import accent_namesake
 from .variants.articles import article_verdict
-from .variants.countries import places_apart
+from .variants.countries import places_apart, regions_named
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -217,7 +217,7 @@ class Evidence:
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
             if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
-                named = _regions_named(py.description)
+                named = regions_named(py.description)
                 if _region(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
                                                      names_qualifier(py.description, x.qualifier)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
@@ -388,12 +388,4 @@ def _region(qualifier: str) -> str:
     return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or qualifier.replace(" ", "")
 
 
-_REGION_NAMES = frozenset(REGIONS.values())
-_PLACES_NAMED = _REGION_NAMES | frozenset(COUNTRIES.values())
-
-
-def _regions_named(description: str) -> set[str]:
-    """The regions and countries ``description`` names, canonical: by their full names, or a country by its
-    abbreviation or adjective (an "or" in a text is no Oregon)."""
-    text = f" {key_of(description)} "
-    return countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text}
+_PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values())

@@ -77,7 +77,8 @@ def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "same name, a woman's title on one side only")
     if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
         return _partial(ev, a, b, "a royal's given name")
-    if len(fa.person) == 1 and _offices(fa) and _offices(fb) and not _offices(fa) & _offices(fb) and \
+    oa, ob = _offices(fa), _offices(fb)
+    if len(fa.person) == 1 and oa and ob and not oa & ob and \
             ev.context(a, b) < ev.agree_above:  # "Senator Clinton", "President Clinton"; not "Dr." and "Doctor"
         return doubtful(0.5, "a surname with two different titles (two people of one family?)")
     titled = " with a title" if fa.honorifics or fb.honorifics else ""

@@ -9,8 +9,8 @@ from typing import Protocol
 
 import attrs
 
-from ..blocking import web_spellings
-from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, JOINING, PLACE_LEVELS, TLD_COUNTRIES
+from ..blocking import lead_initials, web_spellings
+from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import (
     PLACE_TYPES,
@@ -116,8 +116,8 @@ def _spelled_club(x: NameForm, y: NameForm) -> bool:
     ws, team = y.key.split(), x.team.split()
     if not team or len(ws) <= len(team) or ws[len(ws) - len(team):] != team:
         return False
-    lead = [w for w in ws[:len(ws) - len(team)] if w not in JOINING]
-    return len(lead) >= 2 and "".join(w[0] for w in lead) == x.club.replace(" ", "")
+    initials = lead_initials(ws[:len(ws) - len(team)])
+    return len(initials) >= 2 and initials == x.club.replace(" ", "")
 
 
 def _ordinal(f: NameForm) -> str:

@@ -5,11 +5,11 @@ described alike or placed in one country. Names of more words are rarely such na
 
 from __future__ import annotations
 
+from ....text.words import strip_accents
 from ..names import NameForm, fold
 from ..profiles import Profile, conflict
-from .countries import one_country
 from ..verdicts import Verdict, doubtful
-from ....text.words import strip_accents
+from .countries import one_country
 
 
 def accents_only(fa: NameForm, fb: NameForm) -> bool:

@@ -24,17 +24,25 @@ def countries_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-_STATES = frozenset(REGIONS.values()) - {"georgia", "victoria", "washington", "quebec", "district of columbia"}
+_REGION_NAMES = frozenset(REGIONS.values())
+_STATES = _REGION_NAMES - {"georgia", "victoria", "washington", "quebec", "district of columbia"}
 _REGION_COUNTRY = {r: "canada" for r in ("alberta", "british columbia", "manitoba", "new brunswick", "nova scotia",
                                          "newfoundland and labrador", "ontario", "saskatchewan")} | {
     r: "australia" for r in ("new south wales", "queensland", "south australia", "tasmania", "western australia")}
 
 
+@lru_cache(maxsize=16384)
+def regions_named(description: str) -> frozenset[str]:
+    """The regions and countries ``description`` names, canonical: by their full names, or a country by its
+    abbreviation or adjective (an "or" in a text is no Oregon)."""
+    text = f" {key_of(description)} "
+    return frozenset(countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text})
+
+
 def _placed(p: Profile) -> frozenset[str]:
     """The countries a place's description names, a state or province named standing for its country (not the
     regions that are also countries or common words: Georgia, Victoria, Washington, Quebec)."""
-    text = f" {key_of(p.description)} "
-    states = {_REGION_COUNTRY.get(r, "us") for r in _STATES if f" {r} " in text}
+    states = {_REGION_COUNTRY.get(r, "us") for r in regions_named(p.description) if r in _STATES}
     return countries_of(p.description) | states
 
 

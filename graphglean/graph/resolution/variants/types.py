@@ -39,7 +39,9 @@ TYPE_WORDS = _table({
                   "üniversite|大学|대학교|대학|hochschule",
     "political party": "partei|parti|partido|partito|partia|партия|政党|정당",
     "bank": "banque|banco|банк|銀行|은행",
-    "ship": "schiff|navire|bateau|buque|barco|nave|navio|statek|okręt|loď|корабль|судно|gemi|艦|軍艦",
+    "ship": "schiff|navire|bateau|buque|barco|nave|navio|statek|okręt|loď|корабль|судно|gemi|艦|軍艦|船|舰|军舰|"
+            "함선|군함|schip|fregat|kruiser|onderzeeboot|niszczyciel|fregata|krążownik|fregatte|zerstörer|kreuzer|"
+            "frégate|croiseur|fragata|крейсер|эсминец|фрегат",
     "event": "ereignis|événement|evento|wydarzenie|событие|事件|사건",
     "product": "produkt|produit|producto|prodotto|製品|产品|제품",
 })

@@ -27,9 +27,8 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "mv": ("motor vessel", ""), "ms": ("motor ship", ""), "rv": ("research vessel", ""), "my": ("motor yacht", ""),
 }
 AFLOAT = frozenset("""ship vessel boat warship carrier destroyer frigate cruiser corvette submarine battleship
-liner yacht ferry tanker steamship schooner icebreaker battlecruiser dreadnought minesweeper
-schip fregat kruiser onderzeeboot okręt niszczyciel fregata krążownik schiff fregatte zerstörer kreuzer navire frégate
-croiseur buque barco nave navio fragata корабль крейсер эсминец фрегат 船 艦 軍艦 舰 军舰 함선 군함""".split())
+liner yacht ferry tanker steamship schooner icebreaker battlecruiser dreadnought minesweeper""".split())
+# (other languages' words for these are read as "ship" with every type: `types.TYPE_WORDS`)
 _PENNANT = re.compile(r"\s*\(\s*([A-Za-z]{1,4}[\s-]?\d{1,4}[A-Za-z]?|1[5-9]\d\d|20\d\d)\s*\)\s*$")
 _PREFIX = re.compile(r"^\s*((?:[A-Za-z]{1,5}\.\s?){1,3}|[A-Za-z]{2,6}\s)")
 
