@@ -309,3 +309,39 @@ def test_places_of_one_name_described_in_different_countries_are_a_question():
     assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
     same = ("Saint Andrews", "town", "Saint Andrews, in Fife, has the oldest university of Scotland.")
     assert merged_by(a, same)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Gällivare", "town", "Gällivare är en tätort i Norrbottens län, nära den svenska malmfälten."),
+     ("Gallivare", "town", "Gallivare is a mining town in Swedish Lapland.")),  # "svenska": Swedish in Swedish
+    (("Český Krumlov", "město", "Jihočeské město zapsané na seznamu UNESCO, český klenot."),
+     ("Cesky Krumlov", "town", "A Czech town with a Renaissance castle above the Vltava.")),
+])
+def test_a_country_named_in_another_language_places_the_node(a, b):
+    assert merged_by(a, b)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("The Herald", "newspaper", "Glasgow daily founded in 1783."),
+     ("Herald", "newspaper", "Melbourne tabloid owned by News Corp Australia.")),
+    (("The Observer", "newspaper", "London Sunday paper first printed in 1791."),
+     ("Observer", "newspaper", "Dallas weekly that closed its print edition in 2019.")),
+])
+def test_a_description_opening_with_a_city_of_another_country_keeps_a_namesake_apart(a, b):
+    assert merged_by(a, b) == ""
+    assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+def test_an_opening_sentence_about_the_node_places_it_nowhere():
+    from graphglean.graph.resolution.profiles import opening, profile_from
+    sentence = profile_from("nokia", {"name": "Nokia", "type": "company",
+                                      "description": "Nokia signed a deal with a US carrier."}, [])
+    phrase = profile_from("x", {"name": "X", "type": "newspaper", "description": "Leeds weekly founded in 1801."}, [])
+    relative = profile_from("y", {"name": "Y", "type": "person", "description": "Painter who lived in Paris."}, [])
+    assert (opening(sentence), opening(phrase), opening(relative)) == ("", "leeds weekly", "painter")
+
+
+def test_a_country_in_the_name_alone_is_no_country_in_common():
+    a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
+    b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")
+    assert merged_by(a, b) == ""

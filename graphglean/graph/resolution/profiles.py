@@ -193,15 +193,41 @@ _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|es
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 
+_OPENING = regex.compile(r"^\s*([^.;:,()\n]{1,80})")
+# where a description's opening noun phrase ends: a relative word, in several languages
+_RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
+                      "welcher welche welches dessen deren".split())
+
+
+def opening(p: Profile) -> str:
+    """What a description without a verb of being says its node is: its opening noun phrase ("London daily" of
+    "London daily founded in 1785"; "Composer" of "Composer who directed ... in New York"), or "" when it opens
+    with the node's name, a sentence about it ("Carrefour agreed to sell its Italian stores")."""
+    words = key_of(m.group(1)).split() if (m := _OPENING.match(p.description)) else []
+    if not words or any(" ".join(words).startswith(f.key) for f in p.forms if f.key):
+        return ""
+    for i, w in enumerate(words[1:], 1):
+        if w in _RELATIVE or (len(w) > 4 and w.endswith(("ed", "ing"))):
+            return " ".join(words[:i])
+    return " ".join(words)
+
+
 def placed_in(p: Profile, names: set[str]) -> set[str]:
     """The countries ``p``'s description says it is of (in what follows "is", "was", "es", "ist"...: by name,
     people, capital or region, in several languages), less those ``names`` name (a country's own name places
     nothing; "Carrefour agreed to sell its Italian stores" places Carrefour nowhere; "an English-language daily"
     is a language)."""
-    ws = key_of(" ".join(m.group(1) for m in _DEFINING.finditer(p.description))).split()
-    found = {_PLACED[" ".join(ws[i:i + n])] for n in range(_PLACED_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-             if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (["language"], ["speaking"])}
+    clauses = [m.group(1) for m in _DEFINING.finditer(p.description)] or [opening(p)]
+    found = countries_placing(" ".join(clauses))
     return found - {_PLACED.get(n, n) for n in names}
+
+
+def countries_placing(text: str) -> set[str]:
+    """The countries ``text`` names in any of several languages: by name, people, capital or region (not a
+    language: "an English-language daily")."""
+    ws = key_of(text).split()
+    return {_PLACED[" ".join(ws[i:i + n])] for n in range(_PLACED_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
+            if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (["language"], ["speaking"])}
 
 
 _DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"

@@ -4,17 +4,18 @@ countries_named`), by a country's own name as the description's language inflect
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from ..lexicon import COUNTRIES, COUNTRY_EXTRA, ENDONYMS, REGIONS
 from ..names import key_of
-from ..profiles import PLACE_TYPES, Profile, countries_named
+from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing
 from .places import inflected
 
 
 @lru_cache(maxsize=16384)
 def countries_of(text: str) -> frozenset[str]:
-    found = countries_named(text)
+    found = countries_named(text) | countries_placing(text)
     for word in key_of(text).split():
         word = word.split("'")[0]
         if word in COUNTRIES or word in COUNTRY_EXTRA:
@@ -56,5 +57,13 @@ def places_apart(a: Profile, b: Profile) -> str:
 
 
 def one_country(a: Profile, b: Profile) -> bool:
-    """Both descriptions place their node in one same country."""
-    return bool(countries_of(a.description) & countries_of(b.description))
+    """Both descriptions place their node in one same country, not by repeating its name ("Quebec is where...")."""
+    return bool(countries_of(_unnamed(a)) & countries_of(_unnamed(b)))
+
+
+def _unnamed(p: Profile) -> str:
+    """``p``'s description without its own names."""
+    text = p.description
+    for f in p.forms:
+        text = re.sub(re.escape(f.surface), " ; ", text, flags=re.I) if f.surface.strip() else text
+    return text

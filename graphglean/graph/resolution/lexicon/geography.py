@@ -1,0 +1,169 @@
+"""Where things are: countries by name, people, capital and own name in several languages, the regions that
+follow a place's name, web domains' country codes, and the levels of places."""
+
+from __future__ import annotations
+
+# a country, its abbreviation or its people's adjective, before the name of a public body ("U.K. Ministry of
+# Defence", "French Ministry of Foreign Affairs"): canonical country for each
+_COUNTRIES = """us: us, u s, usa, u s a, united states, united states of america, american, america
+uk: uk, u k, united kingdom, great britain, britain, british, england, english
+eu: eu, european union, european
+scotland: scotland, scottish; wales: wales, welsh; ireland: ireland, irish; france: france, french
+germany: germany, german; italy: italy, italian; spain: spain, spanish; portugal: portugal, portuguese
+netherlands: netherlands, dutch; belgium: belgium, belgian; switzerland: switzerland, swiss
+austria: austria, austrian; sweden: sweden, swedish; norway: norway, norwegian; denmark: denmark, danish
+finland: finland, finnish; poland: poland, polish; ukraine: ukraine, ukrainian
+russia: russia, russian, russian federation; turkey: turkey, turkish; greece: greece, greek
+israel: israel, israeli; iran: iran, iranian; iraq: iraq, iraqi; saudi arabia: saudi, saudi arabia
+egypt: egypt, egyptian; india: india, indian; pakistan: pakistan, pakistani; china: china, chinese, prc
+japan: japan, japanese; south korea: korea, south korea, korean, rok; north korea: north korea, dprk
+taiwan: taiwan, taiwanese; vietnam: vietnam, vietnamese; indonesia: indonesia, indonesian
+philippines: philippines, philippine; australia: australia, australian; new zealand: new zealand
+canada: canada, canadian; mexico: mexico, mexican; brazil: brazil, brazilian; argentina: argentina, argentine
+chile: chile, chilean; colombia: colombia, colombian; nigeria: nigeria, nigerian; kenya: kenya, kenyan
+south africa: south africa, south african; uae: uae, united arab emirates; singapore: singapore, singaporean
+malaysia: malaysia, malaysian; thailand: thailand, thai"""
+COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
+             for country, names in [line.split(": ")] for name in names.split(", ")}
+COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
+# what else places a description in a country (read in descriptions only, never in names): the country and
+# its people in other languages, its capital and its largest regions ("è il massimo campionato italiano")
+_COUNTRY_WORDS = """us: estados unidos, états unis, etats unis, vereinigte staaten, stati uniti, estadounidense
+uk: reino unido, royaume uni, regno unito, vereinigtes königreich, britannique, britânico, britannico, london
+italy: italia, italiano, italiana, italien, italienne, italienisch, italienische, rome, roma, rom, milan, milano
+spain: españa, espana, español, española, espanol, espanola, espagne, espagnol, spanien, spanisch, madrid,
+barcelona, andalusia, andalucía, andalucia, andaluz, andaluza, andalusian, catalonia, cataluña, catalan
+france: francia, francés, francesa, francese, französisch, französische, frankreich, français, française, paris
+germany: alemania, alemán, alemana, allemagne, allemand, germania, tedesco, tedesca, deutsch, deutscher, deutsche,
+deutschen, berlin, munich, münchen, bavaria, bayern; portugal: português, portuguesa, lisbon, lisboa
+brazil: brasil, brasileiro, brasileira, brasileño, brasileña, brésil, brésilien, brasilien, brasiliano, são paulo,
+sao paulo, rio de janeiro; argentina: argentino, argentinian, argentinien, buenos aires
+mexico: méxico, mexicano, mexicana, mexique, mexiko, messico; russia: rusia, russie, russland, moscow, moskva
+japan: japón, japon, giappone, tokyo; china: beijing, shanghai; netherlands: amsterdam, holland, dutch
+canada: canadá, canadien, canadienne, toronto, quebec, ontario; india: delhi, mumbai; australia: sydney
+us: new york, los angeles, chicago, houston, san francisco, seattle, boston, philadelphia, detroit, miami, atlanta,
+dallas, hollywood, silicon valley, las vegas, new orleans, cupertino, brooklyn, manhattan, américain, américaine,
+amerikanisch, amerikanische, amerikanischen, americano, americana, amerykański, amerikaans, amerikaanse
+uk: manchester, liverpool, birmingham, britisch, britische, brytyjski, inglés, inglesa, anglais, anglaise,
+englisch, englische, inglese; scotland: edinburgh, glasgow; wales: cardiff; ireland: dublin, irlandais, irisch
+germany: hamburg, frankfurt, cologne, köln, stuttgart, düsseldorf, dresden, leipzig, bonn, allemande, niemiecki,
+niemiecka, duits, duitse, tysk, tyska, alman, немецкий, bayerische, bayerischen, bavarian, bavarois, bávaro
+france: lyon, marseille, toulouse, bordeaux, strasbourg, francuski, francuska, frans, franse, fransk, fransız,
+французский; italy: naples, napoli, turin, torino, florence, firenze, venice, venezia, włoski, italiaans
+spain: seville, sevilla, bilbao, hiszpański, spaans; portugal: portugais, portugiesisch
+russia: ruso, rusa, russe, russo, russa, russisch, russische, rosyjski, российский, русский, москва
+china: chinois, chinoise, chino, chinesisch, chinesische, cinese, chiński, shenzhen, guangzhou, wuhan
+japan: japonais, japonaise, japonés, japonesa, japanisch, japanische, giapponese, japoński, osaka, kyoto, yokohama
+south korea: seoul, busan, coréen, coréenne, coreano, koreanisch, koreański; taiwan: taipei
+india: indien, indienne, bangalore, bengaluru, kolkata, chennai; pakistan: karachi, lahore, islamabad
+canada: vancouver, montreal, montréal, ottawa, calgary, kanadisch, kanadische
+australia: melbourne, brisbane, canberra, australien, australienne, australiano, australisch
+netherlands: rotterdam, the hague, den haag, utrecht, eindhoven, néerlandais, holandés, niederländisch,
+niederländische, olandese, holenderski, nederlands, nederlandse
+switzerland: zurich, zürich, geneva, genève, genf, basel, bern, berne, schweizer, schweizerische, svizzero,
+svizzera, suizo, suiza, szwajcarski; austria: vienna, wien, vienne, salzburg, graz, österreichisch,
+österreichische, autrichien, austriaco; sweden: stockholm, gothenburg, göteborg, suédois, sueco, schwedisch,
+svedese, szwedzki, svensk, svenska; norway: oslo, norvégien, noruego, norwegisch, norsk
+denmark: copenhagen, københavn, kopenhagen, danois, danés, dänisch, dansk, danske; finland: helsinki, finnois,
+finlandés, finnisch; poland: warsaw, warszawa, warschau, kraków, krakow, polonais, polaco, polnisch, polacco,
+polski, polskiej; czech republic: prague, praha, prag, tchèque, checo, tschechisch, český, česká
+hungary: budapest, hongrois, húngaro, ungarisch, ungherese, węgierski; turkey: istanbul, ankara, turc, turque,
+türkisch; greece: athens, athènes, athen, grec, grecque, griego, griechisch; israel: jerusalem, tel aviv,
+israélien, israelí, israelisch; egypt: cairo, égyptien, egipcio, ägyptisch; iran: tehran, teheran, iranien
+ukraine: kyiv, kiev, kharkiv, ukrainien, ucraniano, ukrainisch, ucraino, ukraiński; belgium: brussels, bruxelles,
+brüssel, antwerp, antwerpen, belge, belgisch; south africa: johannesburg, cape town, pretoria; nigeria: abuja
+vietnam: hanoi, saigon; indonesia: jakarta; thailand: bangkok; philippines: manila; saudi arabia: riyadh
+uae: dubai, abu dhabi; kenya: nairobi; colombia: bogotá, bogota, medellín; mexico: guadalajara, monterrey"""
+COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
+                 for country, names in [line.split(": ")] for name in names.split(", ")}
+# the names of one country, official, former or in its own language (not its people's adjective, nor a part
+# of it: "England" is not the U.K.)
+_COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
+uk: uk, u k, united kingdom, united kingdom of great britain and northern ireland; eu: eu, european union
+russia: russia, russian federation; uae: uae, u a e, united arab emirates
+south korea: south korea, rok, republic of korea; north korea: north korea, dprk
+china: china, prc, people's republic of china; germany: germany, federal republic of germany, deutschland
+france: france, french republic; czechia: czechia, czech republic; turkey: turkey, turkiye, republic of turkey
+myanmar: myanmar, burma; ivory coast: ivory coast, cote d'ivoire; eswatini: eswatini, swaziland
+cape verde: cape verde, cabo verde; east timor: east timor, timor leste"""
+COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
+                 for country, names in [line.split(": ")] for name in names.split(", ")}
+# the two-letter country codes of web domains (ISO 3166), and the common generic ones; a domain's second level
+# before a country code ("co.uk", "com.ar") belongs to its suffix
+COUNTRY_TLDS = frozenset(
+    "ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo br bs bt bw by bz ca cc "
+    "cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg er es et eu fi fj fk fm fo fr "
+    "ga gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir is it je jm "
+    "jo jp ke kg kh ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mg mh mk ml mm mn mo mp "
+    "mq mr ms mt mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm pn pr ps pt pw "
+    "py qa re ro rs ru rw sa sb sc sd se sg sh si sk sl sm sn so sr ss st sv sx sy sz tc td tf tg th tj tk tl tm "
+    "tn to tr tt tv tw tz ua ug uk us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw".split())
+GENERIC_TLDS = frozenset(
+    "com org net edu gov mil int info biz name pro io ai app dev tech online site store shop blog news media "
+    "cloud live xyz club global agency company travel museum jobs".split())
+SECOND_LEVEL = frozenset("co com org net ac gov edu or ne go gob nic mil ltd plc".split())
+# the country of a national site's domain ("yahoo.co.jp": Japan), canonical as in COUNTRIES; not the codes used
+# as generic ones (.co, .io, .ai, .tv, .me, .fm)
+TLD_COUNTRIES = {code: country.replace("_", " ") for code, country in (pair.split(":") for pair in """us:us uk:uk gb:uk eu:eu fr:france de:germany it:italy es:spain
+pt:portugal nl:netherlands be:belgium ch:switzerland at:austria se:sweden no:norway dk:denmark fi:finland pl:poland
+ua:ukraine ru:russia tr:turkey gr:greece il:israel ir:iran iq:iraq sa:saudi_arabia eg:egypt in:india pk:pakistan
+cn:china jp:japan kr:south_korea kp:north_korea tw:taiwan vn:vietnam id:indonesia ph:philippines au:australia
+nz:new_zealand ca:canada mx:mexico br:brazil ar:argentina cl:chile ng:nigeria ke:kenya za:south_africa ae:uae
+sg:singapore my:malaysia th:thailand ie:ireland""".split())}
+
+# regions that follow a place's name after a comma ("Portland, Oregon", "Paris, TX", "Kingston, Ont."): each
+# with its abbreviations, canonical
+_REGIONS = """alabama: al, ala; alaska: ak; arizona: az, ariz; arkansas: ar, ark; california: ca, calif, cal
+colorado: co, colo; connecticut: ct, conn; delaware: de, del; florida: fl, fla; georgia: ga; hawaii: hi
+idaho: id; illinois: il, ill; indiana: in, ind; iowa: ia; kansas: ks, kan, kans; kentucky: ky; louisiana: la
+maine: me; maryland: md; massachusetts: ma, mass; michigan: mi, mich; minnesota: mn, minn; mississippi: ms, miss
+missouri: mo; montana: mt, mont; nebraska: ne, neb, nebr; nevada: nv, nev; new hampshire: nh; new jersey: nj
+new mexico: nm; new york: ny; north carolina: nc; north dakota: nd; ohio: oh; oklahoma: ok, okla
+oregon: or, ore; pennsylvania: pa, penn; rhode island: ri; south carolina: sc; south dakota: sd
+tennessee: tn, tenn; texas: tx, tex; utah: ut; vermont: vt; virginia: va; washington: wa, wash
+west virginia: wv; wisconsin: wi, wis; wyoming: wy; district of columbia: dc, d c; puerto rico: pr
+ontario: on, ont; quebec: qc, que; british columbia: bc; alberta: ab, alta; manitoba: mb, man
+saskatchewan: sk, sask; nova scotia: ns; new brunswick: nb; newfoundland and labrador: nl
+new south wales: nsw; victoria: vic; queensland: qld; western australia: w a; south australia: sa
+tasmania: tas"""
+REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
+           for region, names in [line.split(": ")] for name in [region, *names.split(", ")]}
+
+# the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
+# administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)
+PLACE_LEVELS = {
+    "city": ("直辖市", "直轄市", "地级市", "城市", "都市", "名城", "古都", "首都", "首府", "省会", "省會", "県庁所在地", "府庁所在地",
+             "市", "도시", "수도", "광역시", "특별시", "город", "столица", "місто", "столиця", "city",
+             "capital", "town", "ville", "ciudad", "cidade", "stadt", "città", "metropolis"),
+    "province": ("省份", "省", "province", "провинция", "provincia"),
+    "prefecture": ("府", "県", "prefecture"),
+    "": ("地区", "地區", "地方", "市场", "市場"),  # an area a place lies in, a market: no level, read so
+    "region": ("自治区", "自治區", "область", "край", "oblast", "krai", "region", "республика", "republic"),
+    "county": ("县", "縣", "county", "уезд"),
+    "village": ("村", "село", "деревня", "village"),
+    "district": ("市辖区", "区", "區", "район", "district", "borough"),
+}
+# the level each administrative affix's kind ("place city") stands for
+AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "metro city": "city", "sar": "city",
+                "town": "city", "province": "province", "special province": "province", "prefecture": "prefecture",
+                "autonomous region": "region", "oblast": "region", "krai": "region", "republic": "region",
+                "county": "county", "autonomous county": "county", "autonomous prefecture": "prefecture",
+                "district": "district", "village": "village"}
+# countries by their own names, as keys read them, which a description inflects ("w Polsce", "Türkiye'nin")
+ENDONYMS = {k: c for c, names in {
+    "turkey": "turkiye", "poland": "polska", "switzerland": "schweiz suisse svizzera", "germany": "deutschland",
+    "czech republic": "cesko ceska", "slovakia": "slovensko", "spain": "espana", "italy": "italia",
+    "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique", "sweden": "sverige",
+    "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag",
+    "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
+    "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",
+    "egypt": "مصر", "lithuania": "lietuva",
+}.items() for k in names.split()}
+# and, read as written, the English names and adjectives COUNTRIES lacks, and own names that are English words
+COUNTRY_EXTRA = {k: c for c, names in {
+    "hungary": "hungary hungarian magyar", "czech republic": "czech czechia", "slovakia": "slovak slovakia",
+    "romania": "romania romanian", "croatia": "croatia croatian", "serbia": "serbian", "bulgaria": "bulgaria bulgarian",
+    "slovenia": "slovenia slovenian", "lithuania": "lithuania lithuanian", "latvia": "latvia latvian",
+    "estonia": "estonia estonian", "morocco": "morocco moroccan", "jamaica": "jamaica jamaican", "france": "france",
+    "portugal": "portugal", "mexico": "mexico", "vietnam": "vietnam",
+}.items() for k in names.split()}
