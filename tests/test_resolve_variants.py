@@ -345,3 +345,31 @@ def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")
     assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Hans Müller", "person", "Swiss goalkeeper who won the national cup twice."),
+     ("Hans Muller", "Politiker", "SVP-Politiker und ehemaliger Nationalrat aus dem Aargau.")),
+    (("Dr. Anna Berg", "person", "Anna Berg is a cardiologist at the university hospital."),
+     ("Anna Berg", "person", "Anna Berg is a novelist whose first book won a prize.")),
+])
+def test_people_of_one_name_with_callings_of_different_fields_are_a_question(a, b):
+    assert merged_by(a, b) == ""
+    assert "different callings" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("José Martí", "poeta", "Poeta y periodista cubano."), ("Jose Marti", "person", "Cuban writer and patriot.")),
+    (("Dr. Anna Berg", "person", "Anna Berg is a cardiologist and novelist."),
+     ("Anna Berg", "Schriftstellerin", "Anna Berg ist eine Ärztin aus Graz.")),  # one names both fields
+    (("Ángel Pérez", "person", "Ángel Pérez is a Spanish footballer."), ("Angel Perez", "person", "A defender.")),
+])
+def test_callings_of_one_field_or_one_named_on_one_side_do_not_keep_people_apart(a, b):
+    assert merged_by(a, b)
+
+
+def test_callings_are_read_from_the_type_and_german_compounds():
+    from graphglean.graph.resolution.profiles import profile_from
+    from graphglean.graph.resolution.variants.callings import callings
+    p = profile_from("x", {"name": "X", "type": "Komponist", "description": "Ehemaliger Bundesfinanzminister."}, [])
+    assert callings(p) == {"performing", "public"}

@@ -24,6 +24,7 @@ from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpu
                        countries_named, kinds, spelled_out, types_conflict)
 from .variants.accents import accent_namesake
 from .variants.articles import article_verdict
+from .variants.callings import callings_apart
 from .variants.countries import places_apart, regions_named
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
@@ -85,7 +86,7 @@ class Evidence:
                     return v
                 if rank(v) > rank(best):
                     best = v
-        if best.kind == SAME and (why := conflict(a, b) or places_apart(a, b)):  # the names agree, the things do not
+        if best.kind == SAME and (why := conflict(a, b) or places_apart(a, b) or callings_apart(a, b)):  # names agree
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):

@@ -59,6 +59,7 @@ class Profile:
     neighbours: frozenset[str]
     pronoun_gender: str
     thing: bool = False  # its description says what thing it is ("a cathedral city", "the carmaker that")
+    written_types: frozenset[str] = frozenset()  # as the model wrote them ("Komponist", read as "person")
 
     @property
     def name(self) -> str:
@@ -121,7 +122,8 @@ def profile_of(graph: nx.Graph, node: Any) -> Profile:
 def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> Profile:
     """The profile of a node given its attributes and its neighbours (the graph's ``neighbors``)."""
     names = [str(data.get("name") or node)] + aliases_of(data)
-    types = frozenset(english_type(t.strip().lower()) for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
+    written = frozenset(t.strip().lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
+    types = frozenset(map(english_type, written))
     forms = [read_name(n) for n in dict.fromkeys(names)]
     if types & PERSON_TYPES:
         forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
@@ -129,7 +131,7 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
     own = {w for f in forms for w in f.key.split()}
     counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
     return Profile(str(node), forms, types, description, counted, frozenset(map(str, neighbours)),
-                   description_gender(description), bool(_DEFINED_THING.search(description)))
+                   description_gender(description), bool(_DEFINED_THING.search(description)), written)
 
 
 def kinds(types: frozenset[str]) -> frozenset[str]:
@@ -199,6 +201,11 @@ _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cu
                       "welcher welche welches dessen deren".split())
 
 
+def defining_clauses(p: Profile) -> list[str]:
+    """What ``p``'s description says it is: the words after each verb of being, else its opening noun phrase."""
+    return [m.group(1) for m in _DEFINING.finditer(p.description)] or [opening(p)]
+
+
 def opening(p: Profile) -> str:
     """What a description without a verb of being says its node is: its opening noun phrase ("London daily" of
     "London daily founded in 1785"; "Composer" of "Composer who directed ... in New York"), or "" when it opens
@@ -217,8 +224,7 @@ def placed_in(p: Profile, names: set[str]) -> set[str]:
     people, capital or region, in several languages), less those ``names`` name (a country's own name places
     nothing; "Carrefour agreed to sell its Italian stores" places Carrefour nowhere; "an English-language daily"
     is a language)."""
-    clauses = [m.group(1) for m in _DEFINING.finditer(p.description)] or [opening(p)]
-    found = countries_placing(" ".join(clauses))
+    found = countries_placing(" ".join(defining_clauses(p)))
     return found - {_PLACED.get(n, n) for n in names}
 
 

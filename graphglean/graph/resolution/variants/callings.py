@@ -1,0 +1,73 @@
+"""What a person does, read from the type a model gave and from what the description says the person is (its
+defining clause, or its opening noun phrase): two people of one name with callings of different fields are two,
+unless a description names both ("Gerd Müller", a striker; "Gerd Muller", a CSU politician). The fields are
+broad, so that one life's callings stay in one ("a lawyer and statesman", "a singer and actress"), and never say
+two people are one: relatives and namesakes share a field as often (two Le Pens in politics)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..names import key_of
+from ..profiles import Profile, defining_clauses
+
+_FIELDS = {
+    "sport": """athlete sportsman sportswoman sportler footballer fussballer fussballspieler footballeur futbolista
+        futebolista calciatore pilkarz футболист striker forward midfielder defender goalkeeper sturmer torwart
+        attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
+        tennis basketball baseball hockey olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
+        jockey quarterback pitcher batsman""",
+    "public": """politician politiker politicien politique politico politica polityk politik politikus политик
+        政治家 정치인 statesman stateswoman senator senateur senador congressman congresswoman legislator lawmaker
+        diplomat chancellor bundeskanzler kanzler kanzlerin mayor burgermeister maire alcalde sindaco
+        minister ministerprasident premierminister depute abgeordneter governor gouverneur gobernador lawyer attorney jurist judge richter anwalt avocat juge abogado avvocato
+        admiral soldier colonel commander soldat soldado soldato feldherr king queen monarch
+        emperor empress prince princess konig konigin roi reine rey reina krol""",
+    "performing": """musician singer songwriter composer komponist compositeur compositor compositore kompozytor
+        композитор pianist violinist guitarist cellist drummer conductor dirigent rapper musiker sanger sangerin
+        chanteur chanteuse cantante muzyk певец певица 歌手 가수 actor actress acteur actrice schauspieler
+        schauspielerin attore attrice aktor актёр актер 俳優 배우 comedian filmmaker screenwriter dancer
+        ballerina entertainer""",
+    "letters": """writer author novelist poet playwright dramatist essayist schriftsteller schriftstellerin autor
+        dichter ecrivain ecrivaine auteur escritor escritora scrittore pisarz писатель 作家 작가 poete poeta
+        philosopher philosoph philosophe filosofo filozof filosof thinker theologian historian journalist
+        journaliste periodista giornalista dziennikarz reporter columnist critic anthropologist anthropologue
+        antropologo sociologist linguist""",
+    "science": """scientist physicist chemist biologist mathematician astronomer economist geologist naturalist
+        physiker chemiker mathematiker physicien chimiste fisico quimico scienziato inventor erfinder engineer
+        ingenieur physician surgeon arzt medecin medico psychiatrist psychologist""",
+    "visual": """painter sculptor architect photographer designer maler bildhauer architekt peintre sculpteur
+        pintor escultor pittore scultore""",
+    "business": """businessman businesswoman entrepreneur unternehmer merchant kaufmann banker industrialist
+        investor executive tycoon magnate negociant commercant empresario imprenditore""",
+    "religion": """priest bishop pope cardinal pastor rabbi imam monk nun priester bischof pretre eveque
+        sacerdote obispo vescovo ksiadz missionary""",
+}
+CALLINGS = {key_of(w): field for field, words in _FIELDS.items() for w in words.split()}
+# German writes a calling as the last part of a compound ("CSU-Politiker", "Bundesentwicklungsminister")
+_TAILS = {w: f for w, f in CALLINGS.items() if len(w) >= 6 and w.isascii()}
+_STUDIES = ("ologist", "ologe", "ologin", "ologue", "ólogo", "ologo")  # "cardiologist", "Kardiologe", "cardiólogo"
+
+
+@lru_cache(maxsize=16384)
+def _fields_in(text: str) -> frozenset[str]:
+    found = set()
+    for word in key_of(text).split():
+        field = CALLINGS.get(word) or next((f for t, f in _TAILS.items() if word.endswith(t)), None) or (
+            "science" if word.endswith(_STUDIES) else None)
+        if field:
+            found.add(field)
+    return frozenset(found)
+
+
+def callings(p: Profile) -> frozenset[str]:
+    """The fields of what ``p`` does, by its type and what its description says it is."""
+    return _fields_in(" ".join(sorted(p.written_types))) | _fields_in(" ".join(defining_clauses(p)))
+
+
+def callings_apart(a: Profile, b: Profile) -> str:
+    """Why two people of one name are two: each is said to do what the other is not ("" when nothing says so)."""
+    if not (a.person_compatible and b.person_compatible) or not (a.personal or b.personal):
+        return ""
+    ca, cb = callings(a), callings(b)
+    return "people of different callings" if ca and cb and not ca & cb else ""
