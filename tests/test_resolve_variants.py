@@ -373,3 +373,23 @@ def test_callings_are_read_from_the_type_and_german_compounds():
     from graphglean.graph.resolution.variants.callings import callings
     p = profile_from("x", {"name": "X", "type": "Komponist", "description": "Ehemaliger Bundesfinanzminister."}, [])
     assert callings(p) == {"performing", "public"}
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Göteborg", "Stadt", "Hafenstadt an der Westküste."), ("Goeteborg", "city", "Port city on the Kattegat.")),
+    (("Lübeck", "city", "Hanseatic city on the Trave."), ("Luebeck", "geo", "Town known for marzipan.")),
+    (("Hønefoss", "city", "Byen ligger ved Begna."), ("Hoenefoss", "town", "A town in Ringerike.")),
+    (("SpVgg Greuther Fürth", "football club", "Franconian football club."),
+     ("SpVgg Greuther Fuerth", "sports team", "Fußballverein aus Mittelfranken.")),
+])
+def test_a_place_or_club_with_its_umlauts_written_out_is_one(a, b):
+    assert merged_by(a, b) == "same place or club with its umlauts written out"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Jörg Schäfer", "person", "Bundesliga referee."), ("Joerg Schaefer", "person", "Bundesliga referee.")),
+    (("Märklin", "company", "Maker of model railways."), ("Maerklin", "company", "Model railway maker.")),
+])
+def test_a_person_or_company_with_its_umlauts_written_out_is_a_question(a, b):
+    assert merged_by(a, b) == ""
+    assert "umlauts" in apart_rule(resolved(a, b), a[0], b[0])

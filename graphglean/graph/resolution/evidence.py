@@ -22,7 +22,7 @@ from .organizations.rules import club_verdict, domain_verdict, group_verdict, le
 from .persons import person_verdict
 from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        countries_named, kinds, spelled_out, types_conflict)
-from .variants.accents import accent_namesake
+from .variants.accents import accent_namesake, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
 from .variants.countries import places_apart, regions_named
@@ -133,8 +133,8 @@ class Evidence:
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
             return doubtful(0.6, "same letters, person and place") if clash else \
                 Verdict(SAME, 0.95, "same name but spacing or hyphens")
-        if (fa.umlauts or fa.compact) == (fb.umlauts or fb.compact):  # "Müller", "Mueller"
-            return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
+        if umlauts := written_out(a, b, fa, fb):  # "Müller", "Mueller"
+            return umlauts
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)

@@ -93,19 +93,19 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
         if fa.team == fb.team and fa.club != fb.club:
             return doubtful(0.5, "different club abbreviations (another club, another sport?)")
         if fa.team == fb.team and fa.key != fb.key and _ordinal(fa) == _ordinal(fb) and _club_like(a) and \
-                _club_like(b) and _sporting(a) and _sporting(b):  # both said to be clubs: not "S.C. Johnson"
+                _club_like(b) and sporting(a) and sporting(b):  # both said to be clubs: not "S.C. Johnson"
             return Verdict(SAME, 0.9, "same club abbreviation written another way")  # "Fenerbahçe SK", "... Spor Kulübü"
         return None
     x, y = (fa, fb) if fa.club else (fb, fa)
     if x.club and _spelled_club(x, y):  # "SL Benfica", "Sport Lisboa e Benfica"
-        if _club_like(a) and _club_like(b) and (_sporting(a) or _sporting(b)):
+        if _club_like(a) and _club_like(b) and (sporting(a) or sporting(b)):
             return Verdict(SAME, 0.9, "same club abbreviation written another way")
         return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
     if not x.club or x.team != y.key:
         return None
     if not (_club_like(a) and _club_like(b)):
         return doubtful(0.4, "a club and a namesake of another kind")
-    if not (set(x.club.split()) & CLUB_CERTAIN or _sporting(a) or _sporting(b)):  # "SC Johnson", "Johnson"
+    if not (set(x.club.split()) & CLUB_CERTAIN or sporting(a) or sporting(b)):  # "SC Johnson", "Johnson"
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
     return Verdict(SAME, 0.9, "with and without its club's abbreviation")
 
@@ -212,7 +212,7 @@ _PLACE_DEFINED = re.compile(r"\b(?:is|was)\s+(?:\w+\s+){0,5}?(?:city|town|villag
 _CLUB_TYPES = frozenset("organization organisation org company team club sports football soccer".split())
 
 
-def _sporting(p: Profile) -> bool:
+def sporting(p: Profile) -> bool:
     """Its type or description says it is a sports club or team."""
     return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words)
 

@@ -1,14 +1,17 @@
-"""One word written with and without its accents: "Zürich" and "Zurich" are one city, but "Ağrı" (a Turkish
-province) and "Agri" (an Italian river), "Tábor" (a Czech town) and "Tabor" (a mountain in Galilee) are two.
-A one-word name is a word of other languages as often; without its accents it is a question unless the two are
-described alike or placed in one country. Names of more words are rarely such namesakes ("Antonín Dvořák")."""
+"""Accents left out or written out. One word written with and without its accents: "Zürich" and "Zurich" are
+one city, but "Ağrı" (a Turkish province) and "Agri" (an Italian river), "Tábor" (a Czech town) and "Tabor" (a
+mountain in Galilee) are two. A one-word name is a word of other languages as often; without its accents it is a
+question unless the two are described alike or placed in one country. Names of more words are rarely such
+namesakes ("Antonín Dvořák"). Umlauts written out ("Muenchen") make one place or club, but only a question for
+people and companies."""
 
 from __future__ import annotations
 
 from ....text.words import strip_accents
 from ..names import NameForm, fold
-from ..profiles import Profile, conflict
-from ..verdicts import Verdict, doubtful
+from ..organizations.rules import sporting
+from ..profiles import Profile, both_places, conflict
+from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 
 
@@ -26,3 +29,14 @@ def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
         return None
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
 
+
+
+def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """A name with its umlauts written out ("Muenchen", "Soeren", "Aalborg"): one place or one club, but only a
+    question for people and companies, whose namesakes write their names so ("Gerhard Schroeder", a CDU foreign
+    minister; "Gerhard Schröder", an SPD chancellor); None when the names differ otherwise."""
+    if (fa.umlauts or fa.compact) != (fb.umlauts or fb.compact):
+        return None
+    if both_places(a, b) or (sporting(a) and sporting(b) and not (a.person_compatible or b.person_compatible)):
+        return Verdict(SAME, 0.9, "same place or club with its umlauts written out")
+    return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
