@@ -393,3 +393,31 @@ def test_a_place_or_club_with_its_umlauts_written_out_is_one(a, b):
 def test_a_person_or_company_with_its_umlauts_written_out_is_a_question(a, b):
     assert merged_by(a, b) == ""
     assert "umlauts" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Airbus A320neo", "aircraft", "Narrow-body airliner with new engines."),
+     ("A320neo", "Flugzeug", "Das Kurzstreckenflugzeug wurde 2016 eingeführt.")),
+    (("Sony PlayStation 4", "product", "Home video game console released in 2013."),
+     ("PlayStation 4", "console", "La console de salon de Sony.")),
+    (("Adobe Photoshop 7", "software", "Raster graphics editor of 2002."),
+     ("Photoshop 7", "logiciel", "Logiciel de retouche d'images.")),
+])
+def test_a_product_with_and_without_its_makers_name_is_one(a, b):
+    assert merged_by(a, b) == "a product with and without its maker's name"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Galaxy S23", "product", "Samsung phone."), ("Galaxy S23 Ultra", "product", "Samsung phone with a stylus.")),
+    (("Ford Mustang", "car", "Pony car built since 1964."), ("Mustang", "animal", "A free-roaming horse.")),
+    (("Dr. Strange 2", "person", "A surgeon."), ("Strange 2", "product", "A sequel.")),
+])
+def test_other_models_namesakes_of_other_kinds_and_unnamed_leads_are_no_maker_merge(a, b):
+    assert merged_by(a, b) != "a product with and without its maker's name"
+
+
+@pytest.mark.parametrize("type_", ["serwis internetowy", "웹사이트", "sitio web", "Internetportal"])
+def test_a_website_typed_in_another_language_is_a_website(type_):
+    a = ("Fnac.com", type_, "Boutique en ligne de livres et de disques.")
+    b = ("Fnac", "company", "French retail chain selling books, music and electronics.")
+    assert merged_by(a, b) == "a name and its web domain"

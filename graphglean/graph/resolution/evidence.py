@@ -26,6 +26,7 @@ from .variants.accents import accent_namesake, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
 from .variants.countries import places_apart, regions_named
+from .variants.makers import maker_verdict
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -112,7 +113,8 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
-                     Evidence._acronym, legal_verdict, group_verdict, club_verdict, Evidence._country, article_verdict):
+                     Evidence._acronym, legal_verdict, group_verdict, club_verdict, Evidence._country, article_verdict,
+                     maker_verdict):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from collections import Counter
 from typing import Any, Iterable
 
@@ -172,9 +173,15 @@ def spelled_out(text: str, letters: str) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=16384)
+def text_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` as name keys read them (a description is read by several rules)."""
+    return tuple(key_of(text).split())
+
+
 def countries_named(text: str) -> set[str]:
     """The countries a text names (by name, abbreviation or adjective)."""
-    ws = key_of(text).split()
+    ws = text_words(text)
     return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
             if " ".join(ws[i:i + n]) in COUNTRIES}
 
@@ -231,9 +238,9 @@ def placed_in(p: Profile, names: set[str]) -> set[str]:
 def countries_placing(text: str) -> set[str]:
     """The countries ``text`` names in any of several languages: by name, people, capital or region (not a
     language: "an English-language daily")."""
-    ws = key_of(text).split()
+    ws = text_words(text)
     return {_PLACED[" ".join(ws[i:i + n])] for n in range(_PLACED_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-            if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (["language"], ["speaking"])}
+            if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (("language",), ("speaking",))}
 
 
 _DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"

@@ -173,7 +173,8 @@ GROUP_JOINED = ("ホールディングス", "グループ", "集团", "集團", 
 LEADING_LEGAL_FORMS = {"pjsc": "pjsc", "pao": "pjsc", "ojsc": "ojsc", "oao": "ojsc", "cjsc": "cjsc", "zao": "cjsc",
                        "jsc": "jsc", "ooo": "ooo", "pt": "pt", "пао": "pjsc", "оао": "ojsc", "зао": "cjsc",
                        "ооо": "ooo", "ао": "jsc", "пат": "pjsc", "прат": "cjsc", "тов": "ooo",
-                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc", "บริษัท": "company"}
+                       "công ty cổ phần": "jsc", "công ty tnhh": "llc", "ctcp": "jsc", "บริษัท": "company",
+                       "koninklijke": ""}  # the Dutch royal title of a company ("Koninklijke KPN"): no legal form
 # legal forms and administrative affixes written without a space in CJK scripts (and Korean's "(주)"), before
 # or after the name: each with its canonical form; a place's affix reads "place " and its kind. "集团" (group)
 # alone is part of a name, as "Group" is; "北海道" is no "北海" (the North Sea): "道" is left out.

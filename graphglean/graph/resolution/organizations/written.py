@@ -117,7 +117,7 @@ def without_legal_form(text: str) -> tuple[str, str]:
     forms = [affix] if affix else []
     lead = _LEADING_LEGAL.match(text)
     if lead and (lead.group(1).casefold() != "pt" or len(text[lead.end():].split()) >= 2):
-        forms.append(LEADING_LEGAL_FORMS[lead.group(1).casefold()])
+        forms += [LEADING_LEGAL_FORMS[lead.group(1).casefold()]] if LEADING_LEGAL_FORMS[lead.group(1).casefold()] else []
         text = text[lead.end():]
     text = _unquoted(text)
     while True:

@@ -53,8 +53,8 @@ _STUDIES = ("ologist", "ologe", "ologin", "ologue", "ólogo", "ologo")  # "cardi
 def _fields_in(text: str) -> frozenset[str]:
     found = set()
     for word in key_of(text).split():
-        field = CALLINGS.get(word) or next((f for t, f in _TAILS.items() if word.endswith(t)), None) or (
-            "science" if word.endswith(_STUDIES) else None)
+        field = CALLINGS.get(word) or next((_TAILS[word[i:]] for i in range(1, len(word) - 5) if word[i:] in _TAILS),
+                                           None) or ("science" if word.endswith(_STUDIES) else None)
         if field:
             found.add(field)
     return frozenset(found)

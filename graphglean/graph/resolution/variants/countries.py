@@ -8,15 +8,14 @@ import re
 from functools import lru_cache
 
 from ..lexicon import COUNTRIES, COUNTRY_EXTRA, ENDONYMS, REGIONS
-from ..names import key_of
-from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing
+from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing, text_words
 from .places import inflected
 
 
 @lru_cache(maxsize=16384)
 def countries_of(text: str) -> frozenset[str]:
     found = countries_named(text) | countries_placing(text)
-    for word in key_of(text).split():
+    for word in text_words(text):
         word = word.split("'")[0]
         if word in COUNTRIES or word in COUNTRY_EXTRA:
             found.add(COUNTRIES.get(word) or COUNTRY_EXTRA[word])
@@ -36,7 +35,7 @@ _REGION_COUNTRY = {r: "canada" for r in ("alberta", "british columbia", "manitob
 def regions_named(description: str) -> frozenset[str]:
     """The regions and countries ``description`` names, canonical: by their full names, or a country by its
     abbreviation or adjective (an "or" in a text is no Oregon)."""
-    text = f" {key_of(description)} "
+    text = f" {' '.join(text_words(description))} "
     return frozenset(countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text})
 
 

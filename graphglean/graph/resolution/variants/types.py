@@ -44,6 +44,14 @@ TYPE_WORDS = _table({
             "frégate|croiseur|fragata|крейсер|эсминец|фрегат",
     "event": "ereignis|événement|evento|wydarzenie|событие|事件|사건",
     "product": "produkt|produit|producto|prodotto|製品|产品|제품",
+    "software": "logiciel|système d'exploitation|sistema operativo|sistema operacional|betriebssystem|"
+                "system operacyjny|операционная система|オペレーティングシステム|操作系统|운영체제|besturingssysteem",
+    "aircraft": "flugzeug|avion|avión|aereo|aeronave|samolot|самолёт|самолет|航空機|飞机|항공기|verkehrsflugzeug|"
+                "avion de ligne|airliner",
+    "website": "serwis internetowy|portal internetowy|webový portál|webová stránka|웹사이트|ウェブサイト|网站|網站|сайт|"
+               "веб-сайт|вебсайт|интернет-издание|site web|site internet|sitio web|sítio web|webseite|internetseite|"
+               "internetportal|webportal|portale|portail|portal|nettsted|webbplats|hjemmeside|web sitesi|haber sitesi|"
+               "news website|news portal|naujienų portalas|online shop|onlineshop|webshop",
 })
 
 

@@ -1,0 +1,44 @@
+"""A product with and without its maker's name before it: "Microsoft Windows 10" and "Windows 10", "Boeing 737
+MAX" and "737 MAX", "Apple iPhone 15 Pro" and "iPhone 15 Pro". One word more at the front of a thing's name is
+its maker when the shorter name holds a model number (blocking pairs them by it); words more at the end make
+another model ("iPhone 15 Pro Max"), and a person, a place or an organization is no product."""
+
+from __future__ import annotations
+
+from ..names import NameForm, key_of
+from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile
+from ..verdicts import SAME, Verdict
+
+_PRODUCTS = THING_TYPES - PLACE_TYPES
+
+
+def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for a product named with and without its maker; None when the names are not so."""
+    for x, y in ((fa, fb), (fb, fa)):
+        lead = _maker(x, y)
+        if lead and any(c.isdigit() for c in y.surface):
+            if not _products(a, b):
+                return None
+            return Verdict(SAME, 0.85, "a product with and without its maker's name")
+    return None
+
+
+def _maker(x: NameForm, y: NameForm) -> str:
+    """The one word ``x`` has before all of ``y``'s, if it is a name (capitalized, no digits), else ""."""
+    xs, ys = x.surface.split(), y.surface.split()
+    if len(xs) != len(ys) + 1 or key_of(" ".join(xs[1:])) != key_of(y.surface) or not xs[0][:1].isupper():
+        return ""
+    lead = key_of(xs[0])
+    return lead if lead.isalpha() and " " not in lead else ""
+
+
+def _products(a: Profile, b: Profile) -> bool:
+    """One typed a thing made ("product", "software", "aircraft"), the other too or of a type the rules do not
+    know, and neither a person, a place, an organization, or another kind of thing ("Mustang", a horse)."""
+    if any(p.personal or p.types & (PLACE_TYPES | ORG_TYPES | _NOT_MADE) for p in (a, b)):
+        return False
+    return bool(a.types & _PRODUCTS or b.types & _PRODUCTS)
+
+
+_NOT_MADE = frozenset("""animal species breed plant character event concept idea person people award title film movie
+book novel song album work""".split())
