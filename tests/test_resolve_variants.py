@@ -421,3 +421,20 @@ def test_a_website_typed_in_another_language_is_a_website(type_):
     a = ("Fnac.com", type_, "Boutique en ligne de livres et de disques.")
     b = ("Fnac", "company", "French retail chain selling books, music and electronics.")
     assert merged_by(a, b) == "a name and its web domain"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Moon Jae-in", "person", "Former South Korean president who met Kim Jong Un at Panmunjom."),
+     ("Jae-in Moon", "person", "Jae-in Moon pursued a policy of engagement with the North.")),
+    (("Wang Yi", "人物", "中国外交部长王毅会见了来访的外宾。"), ("Yi Wang", "person", "Yi Wang met the visiting delegation.")),
+    (("Szabó Magda", "író", "Az ajtó című regény szerzője, Magyarország egyik legolvasottabb írója."),
+     ("Magda Szabó", "writer", "Author of the novel The Door, translated into forty languages.")),
+])
+def test_the_same_names_in_another_order_where_the_family_name_comes_first_are_one(a, b):
+    assert merged_by(a, b) == "the same names in another order, where the family name comes first"
+
+
+def test_names_in_another_order_described_in_different_countries_or_callings_stay_apart():
+    a = ("Chen Kai", "person", "Chinese table tennis player from Chengdu.")
+    b = ("Kai Chen", "person", "Seattle engineer who founded a cloud start-up.")
+    assert merged_by(a, b) == ""

@@ -15,11 +15,12 @@ from typing import Protocol
 import attrs
 import regex
 
+from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
-from .variants.countries import one_country
+from .variants.countries import described_in, one_country
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -129,11 +130,24 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "the same names in another order, each first a given name")
         if one_country(a, b):  # "Orbán Viktor" ("Magyarország ..."), "Viktor Orbán" ("... Hungary's ...")
             return _partial(ev, a, b, "the same names in another order, of one country")
+        if family_first(a, b):  # "Kishida Fumio" ("... Prime Minister of Japan ..."), "Fumio Kishida"
+            return Verdict(SAME, 0.8, "the same names in another order, where the family name comes first")
         return _partial(ev, a, b, "the same names in another order", alone=True)  # "Lin Dan", "Dan Lin": two people
     return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
+# where the family name comes first, by the countries a description names or the language it is written in
+_FAMILY_FIRST = frozenset({"china", "japan", "south korea", "north korea", "taiwan", "hungary", "vietnam"})
+_FAMILY_FIRST_LANGUAGES = frozenset({"zh", "ja", "ko", "hu", "vi"})
+_FAMILY_FIRST_SCRIPTS = frozenset({"Han", "Hiragana", "Katakana", "Hangul"})
+
+
+def family_first(a: Profile, b: Profile) -> bool:
+    """One of two people whose names are the same in another order is said to be of a country, or described in a
+    language, where the family name comes first ("Bong Joon-ho", "a South Korean film director")."""
+    return any(described_in(p) & _FAMILY_FIRST or script_of(p.description) in _FAMILY_FIRST_SCRIPTS or
+               detect(p.description).language in _FAMILY_FIRST_LANGUAGES for p in (a, b))
 _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
                   "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
                   "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",

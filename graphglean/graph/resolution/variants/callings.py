@@ -16,23 +16,28 @@ _FIELDS = {
         futebolista calciatore pilkarz футболист striker forward midfielder defender goalkeeper sturmer torwart
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
         tennis basketball baseball hockey olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
-        jockey quarterback pitcher batsman""",
+        jockey quarterback pitcher batsman sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
+        voetballer jalkapalloilija 選手 运动员 球员 선수""",
     "public": """politician politiker politicien politique politico politica polityk politik politikus политик
         政治家 정치인 statesman stateswoman senator senateur senador congressman congresswoman legislator lawmaker
         diplomat chancellor bundeskanzler kanzler kanzlerin mayor burgermeister maire alcalde sindaco
         minister ministerprasident premierminister depute abgeordneter governor gouverneur gobernador lawyer attorney jurist judge richter anwalt avocat juge abogado avvocato
         admiral soldier colonel commander soldat soldado soldato feldherr king queen monarch
-        emperor empress prince princess konig konigin roi reine rey reina krol""",
+        emperor empress prince princess konig konigin roi reine rey reina krol siyasetci politicus poliitikko
+        政治人物""",
     "performing": """musician singer songwriter composer komponist compositeur compositor compositore kompozytor
         композитор pianist violinist guitarist cellist drummer conductor dirigent rapper musiker sanger sangerin
         chanteur chanteuse cantante muzyk певец певица 歌手 가수 actor actress acteur actrice schauspieler
         schauspielerin attore attrice aktor актёр актер 俳優 배우 comedian filmmaker screenwriter dancer
-        ballerina entertainer""",
+        ballerina entertainer producer zeneszerzo szinesz szineszno enekes skladatel herec herecka zpevak besteci
+        oyuncu sarkici tonsattare skadespelare skuespiller sangare sanger componist zanger saveltaja nayttelija
+        laulaja ator atriz cantor cantora actriz 作曲家 演员 작곡가""",
     "letters": """writer author novelist poet playwright dramatist essayist schriftsteller schriftstellerin autor
         dichter ecrivain ecrivaine auteur escritor escritora scrittore pisarz писатель 作家 작가 poete poeta
         philosopher philosoph philosophe filosofo filozof filosof thinker theologian historian journalist
         journaliste periodista giornalista dziennikarz reporter columnist critic anthropologist anthropologue
-        antropologo sociologist linguist""",
+        antropologo sociologist linguist iro kolto spisovatel yazar forfattare forfatter schrijver kirjailija
+        小説家""",
     "science": """scientist physicist chemist biologist mathematician astronomer economist geologist naturalist
         physiker chemiker mathematiker physicien chimiste fisico quimico scienziato inventor erfinder engineer
         ingenieur physician surgeon arzt medecin medico psychiatrist psychologist""",

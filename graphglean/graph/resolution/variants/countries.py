@@ -33,10 +33,10 @@ _REGION_COUNTRY = {r: "canada" for r in ("alberta", "british columbia", "manitob
 
 @lru_cache(maxsize=16384)
 def regions_named(description: str) -> frozenset[str]:
-    """The regions and countries ``description`` names, canonical: by their full names, or a country by its
-    abbreviation or adjective (an "or" in a text is no Oregon)."""
+    """The regions and countries ``description`` names, canonical: a region by its full name (an "or" in a text
+    is no Oregon), a country as `countries_of` reads it, in any of several languages."""
     text = f" {' '.join(text_words(description))} "
-    return frozenset(countries_named(description) | {r for r in _REGION_NAMES if f" {r} " in text})
+    return frozenset(countries_of(description) | {r for r in _REGION_NAMES if f" {r} " in text})
 
 
 def _placed(p: Profile) -> frozenset[str]:
@@ -57,7 +57,12 @@ def places_apart(a: Profile, b: Profile) -> str:
 
 def one_country(a: Profile, b: Profile) -> bool:
     """Both descriptions place their node in one same country, not by repeating its name ("Quebec is where...")."""
-    return bool(countries_of(_unnamed(a)) & countries_of(_unnamed(b)))
+    return bool(described_in(a) & described_in(b))
+
+
+def described_in(p: Profile) -> frozenset[str]:
+    """The countries ``p``'s description names, not by repeating ``p``'s own names."""
+    return countries_of(_unnamed(p))
 
 
 def _unnamed(p: Profile) -> str:

@@ -21,7 +21,13 @@ TYPE_WORDS = _table({
               "футболист|monarch|king|queen|emperor|empress|könig|königin|roi|reine|rey|reina|król|królowa|король|"
               "королева|国王|天皇|painter|maler|peintre|pintor|pittore|scientist|physicist|chemist|philosopher|"
               "philosoph|philosophe|filósofo|filosofo|journalist|journaliste|periodista|businessman|businesswoman|"
-              "unternehmer|empresario|priest|pope|saint|artist|künstler|artiste|explorer|inventor|erfinder",
+              "unternehmer|empresario|priest|pope|saint|artist|künstler|artiste|explorer|inventor|erfinder|"
+              # occupations in more languages (Hungarian, Czech, Turkish, Nordic, Dutch, Finnish, Portuguese, CJK)
+              "zeneszerző|író|költő|színész|színésznő|énekes|sportoló|labdarúgó|skladatel|spisovatel|herec|"
+              "herečka|zpěvák|fotbalista|filozof|filosof|besteci|yazar|siyasetçi|oyuncu|şarkıcı|futbolcu|tonsättare|"
+              "författare|forfatter|skådespelare|skuespiller|sångare|sanger|fotbollsspelare|fodboldspiller|componist|"
+              "schrijver|politicus|zanger|voetballer|säveltäjä|kirjailija|poliitikko|näyttelijä|laulaja|ator|atriz|"
+              "cantor|cantora|actriz|escritora|作曲家|小説家|選手|政治人物|演员|运动员|球员|작곡가|선수|trainer|coach",
     "city": "stadt|ville|ciudad|cidade|città|город|miasto|město|mesto|şehir|kaupunki|város|πόλη|市|都市|도시|城市|"
             "gemeinde|commune|municipio|município|comune|gmina|obec|dorf|pueblo|wieś|деревня|село",
     "country": "pays|país|paese|staat|kraj|ülke|страна|государство|国|国家|나라|국가",
