@@ -438,3 +438,19 @@ def test_names_in_another_order_described_in_different_countries_or_callings_sta
     a = ("Chen Kai", "person", "Chinese table tennis player from Chengdu.")
     b = ("Kai Chen", "person", "Seattle engineer who founded a cloud start-up.")
     assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Heat (film)", "film", "Michael Mann's 1995 crime drama set in Los Angeles."),
+     ("Heat", "Film", "Der Thriller mit Al Pacino und Robert De Niro.")),
+    (("Chad (country)", "country", "Landlocked state in north-central Africa."),
+     ("Chad", "pays", "Le pays a pour capitale N'Djamena.")),
+])
+def test_a_qualifier_in_parentheses_naming_the_others_type_is_one(a, b):
+    assert merged_by(a, b) == "a qualifier in parentheses naming the other's type"
+
+
+def test_a_qualifier_in_parentheses_naming_another_type_is_no_such_merge():
+    a = ("Heat (film)", "film", "Michael Mann's 1995 crime drama set in Los Angeles.")
+    b = ("Heat", "sports team", "Miami basketball franchise in the NBA.")
+    assert merged_by(a, b) == ""
