@@ -454,3 +454,22 @@ def test_a_qualifier_in_parentheses_naming_another_type_is_no_such_merge():
     a = ("Heat (film)", "film", "Michael Mann's 1995 crime drama set in Los Angeles.")
     b = ("Heat", "sports team", "Miami basketball franchise in the NBA.")
     assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Rhône", "fleuve", "Le fleuve traverse Lyon avant de rejoindre la Méditerranée."),
+     ("Rhone", "river", "River that flows from a Swiss glacier to the Mediterranean, through France.")),
+    (("Sjælland", "ø", "Danmarks største ø."), ("Sjaelland", "island", "Largest Danish island, home to Copenhagen.")),
+])
+def test_places_typed_in_other_languages_are_places(a, b):
+    from graphglean.graph.resolution.profiles import PLACE_TYPES, profile_from
+    assert all(profile_from(n, {"name": n, "type": t, "description": d}, []).types & PLACE_TYPES for n, t, d in (a, b))
+    assert merged_by(a, b)
+
+
+def test_kings_and_queens_titled_in_other_languages():
+    from graphglean.graph.resolution.names import read_name
+    kong, koningin = read_name("Kong Olav"), read_name("Koningin Beatrix")
+    assert (kong.person, kong.royal, kong.gender) == (("olav",), True, "m")
+    assert (koningin.person, koningin.royal, koningin.gender) == (("beatrix",), True, "f")
+    assert not read_name("Regina Spektor").royal and not read_name("Rani Mukerji").royal

@@ -22,7 +22,8 @@ from .variants.types import english_type
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
-                        "geography geographic_location geographical_location".split()) | frozenset(
+                        "geography geographic_location geographical_location island river lake mountain district "
+                        "municipality county commune borough neighbourhood neighborhood suburb".split()) | frozenset(
     {"geographic location", "geographical location"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
 # the types a model gives an organization, one kind for the rules ("company" and "organization" agree)

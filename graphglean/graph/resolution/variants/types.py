@@ -60,6 +60,28 @@ TYPE_WORDS = _table({
                "news website|news portal|naujienų portalas|online shop|onlineshop|webshop",
 })
 
+# the same types in more languages and scripts (Nordic, Baltic, Romanian, Catalan, Czech, Hindi, Arabic...)
+TYPE_WORDS |= _table({
+    "city": "stad|by|ciutat|comuna|kommune|miestas|linn|pilsēta|grad|град|kota|thành phố|शहर|مدينة|kent|"
+            "kleinstadt|großstadt|grossstadt|hauptstadt|municipality|municipalité|municipalidad|localidad|località",
+    "island": "ø|ö|ön|øy|insel|île|isla|isola|ilha|wyspa|ostrov|остров|島|岛|섬|ada|saari|sziget",
+    "river": "řeka|fluss|rivière|fleuve|río|fiume|rio|rzeka|река|川|河|강|nehir|joki|folyó|älv|elv|rivier|upė",
+    "company": "aktiebolag|bolag|yhtiö|sociedad|automobilka|constructeur automobile|carmaker|automaker|airline|"
+               "航空会社|aerolínea|compagnie aérienne|fluggesellschaft|linia lotnicza|havayolu|авиакомпания|"
+               "companhia aérea|compagnia aerea|कंपनी|شركة|công ty|firma|unternehmensgruppe|brewery|brauerei|"
+               "brasserie|cervecería",
+    "organization": "organismo|organisme|instituto|institut|istituto|agentura|urząd|ведомство|fundación|"
+                    "fondation|stiftung|asociación|association|verband|संगठन|منظمة|tổ chức",
+    "club": "clube|voetbalclub|fotbalový klub|club de fútbol|club de football|fußballverein|fussballverein|"
+            "fotbollsklubb|fodboldklub|fotballklubb|klub piłkarski|futbol kulübü|футбольный клуб",
+    "band": "musikgruppe|zespół|kapela|grupo musical|gruppo musicale|groupe de musique|乐队|樂隊|밴드|バンド|"
+            "rockband|popgruppe",
+    "website": "strona internetowa|nettside|वेबसाइट|موقع|trang web",
+    "ship": "laev|fartyg|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|prom|паром|passagierschiff",
+    "product": "produs|termék|ürün|tuote|produto|produktmodell",
+    "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车",
+})
+
 
 def english_type(type_: str) -> str:
     """The English type for ``type_`` (lower-cased), or ``type_`` itself."""
