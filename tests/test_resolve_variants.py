@@ -473,3 +473,16 @@ def test_kings_and_queens_titled_in_other_languages():
     assert (kong.person, kong.royal, kong.gender) == (("olav",), True, "m")
     assert (koningin.person, koningin.royal, koningin.gender) == (("beatrix",), True, "f")
     assert not read_name("Regina Spektor").royal and not read_name("Rani Mukerji").royal
+
+
+def test_places_in_countries_of_every_continent_are_told_apart():
+    a = ("San José", "city", "Capital of Costa Rica in the Central Valley.")
+    b = ("San Jose", "city", "Silicon Valley city in California.")
+    assert merged_by(a, b) == ""
+    assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+def test_a_musician_and_a_spiritual_teacher_of_one_name_are_a_question():
+    a = ("Ustad Ali Khan", "person", "Sarod player from Gwalior.")
+    b = ("Ali Khan", "व्यक्ति", "सूफ़ी संत और आध्यात्मिक गुरु।")
+    assert merged_by(a, b) == ""

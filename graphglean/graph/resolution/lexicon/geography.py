@@ -73,7 +73,33 @@ israélien, israelí, israelisch; egypt: cairo, égyptien, egipcio, ägyptisch; 
 ukraine: kyiv, kiev, kharkiv, ukrainien, ucraniano, ukrainisch, ucraino, ukraiński; belgium: brussels, bruxelles,
 brüssel, antwerp, antwerpen, belge, belgisch; south africa: johannesburg, cape town, pretoria; nigeria: abuja
 vietnam: hanoi, saigon; indonesia: jakarta; thailand: bangkok; philippines: manila; saudi arabia: riyadh
-uae: dubai, abu dhabi; kenya: nairobi; colombia: bogotá, bogota, medellín; mexico: guadalajara, monterrey"""
+uae: dubai, abu dhabi; kenya: nairobi; colombia: bogotá, bogota, medellín; mexico: guadalajara, monterrey
+afghanistan: afghanistan, afghan; albania: albania, albanian; algeria: algeria, algerian; andorra: andorra, andorran
+angola: angola, angolan; armenia: armenia, armenian; azerbaijan: azerbaijan, azerbaijani; bahrain: bahrain, bahraini
+bangladesh: bangladesh, bangladeshi, dhaka; belarus: belarus, belarusian, minsk; bolivia: bolivia, bolivian
+bosnia: bosnia, bosnian, sarajevo; botswana: botswana; cambodia: cambodia, cambodian; cameroon: cameroon, cameroonian
+costa rica: costa rica, costa rican; cuba: cuba, cuban, havana; cyprus: cyprus, cypriot; ecuador: ecuador, ecuadorian
+dominican republic: dominican republic; el salvador: el salvador, salvadoran; ethiopia: ethiopia, ethiopian
+ghana: ghana, ghanaian, accra; guatemala: guatemala, guatemalan; haiti: haiti, haitian; honduras: honduras, honduran
+iceland: iceland, icelandic, reykjavik; jordan: jordanian, amman; kazakhstan: kazakhstan, kazakh; kosovo: kosovo
+kuwait: kuwait, kuwaiti; kyrgyzstan: kyrgyzstan, kyrgyz; laos: laos, laotian; lebanon: lebanon, lebanese, beirut
+libya: libya, libyan; luxembourg: luxembourg; madagascar: madagascar, malagasy; malawi: malawi; mali: mali, malian
+malta: malta, maltese; moldova: moldova, moldovan; monaco: monaco, monegasque; mongolia: mongolia, mongolian
+montenegro: montenegro, montenegrin; mozambique: mozambique; myanmar: myanmar, burmese; namibia: namibia, namibian
+nepal: nepal, nepali, nepalese, kathmandu; nicaragua: nicaragua, nicaraguan; niger: nigerien
+north macedonia: north macedonia, macedonian; oman: oman, omani; panama: panamanian; paraguay: paraguay, paraguayan
+peru: peru, peruvian, lima; qatar: qatar, qatari, doha; rwanda: rwanda, rwandan; senegal: senegal, senegalese, dakar
+sri lanka: sri lanka, sri lankan, colombo; sudan: sudan, sudanese, khartoum; syria: syria, syrian, damascus
+tajikistan: tajikistan, tajik; tanzania: tanzania, tanzanian; tunisia: tunisia, tunisian; uganda: uganda, ugandan
+uruguay: uruguay, uruguayan, montevideo; uzbekistan: uzbekistan, uzbek; venezuela: venezuela, venezuelan, caracas
+yemen: yemen, yemeni; zambia: zambia, zambian; zimbabwe: zimbabwe, zimbabwean; somalia: somalia, somali
+eritrea: eritrea, eritrean; ivory coast: ivorian, abidjan; congo: congolese, kinshasa; gabon: gabon, gabonese
+sierra leone: sierra leone; liberia: liberia, liberian; mauritius: mauritius, mauritian; fiji: fiji, fijian
+bhutan: bhutan, bhutanese; maldives: maldives; brunei: brunei; estonia: tallinn; latvia: riga; lithuania: vilnius
+slovakia: bratislava; slovenia: ljubljana; croatia: zagreb; serbia: belgrade, beograd; bulgaria: sofia
+romania: bucharest, bucurești; hungary: hongrie, ungarn, hungría; greece: grèce, griechenland, grecia
+morocco: rabat, casablanca, maroc, marokko, marruecos; egypt: égypte, ägypten, egipto; new zealand: auckland,
+wellington, néo zélandais; chile: chilien, chileno, chilena; colombia: colombien, kolumbien; peru: pérou"""
 COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part

@@ -17,24 +17,26 @@ _FIELDS = {
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
         tennis basketball baseball hockey olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
         jockey quarterback pitcher batsman sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
-        voetballer jalkapalloilija 選手 运动员 球员 선수""",
+        voetballer jalkapalloilija 選手 运动员 球员 선수 खिलाड़ी क्रिकेटर""",
     "public": """politician politiker politicien politique politico politica polityk politik politikus политик
         政治家 정치인 statesman stateswoman senator senateur senador congressman congresswoman legislator lawmaker
         diplomat chancellor bundeskanzler kanzler kanzlerin mayor burgermeister maire alcalde sindaco
         minister ministerprasident premierminister depute abgeordneter governor gouverneur gobernador lawyer attorney jurist judge richter anwalt avocat juge abogado avvocato
         admiral soldier colonel commander soldat soldado soldato feldherr king queen monarch
         emperor empress prince princess konig konigin roi reine rey reina krol siyasetci politicus poliitikko
-        政治人物""",
+        政治人物 राजनेता नेता""",
     "performing": """musician singer songwriter composer komponist compositeur compositor compositore kompozytor
         композитор pianist violinist guitarist cellist drummer conductor dirigent rapper musiker sanger sangerin
         chanteur chanteuse cantante muzyk певец певица 歌手 가수 actor actress acteur actrice schauspieler
         schauspielerin attore attrice aktor актёр актер 俳優 배우 comedian filmmaker screenwriter dancer
         ballerina entertainer producer zeneszerzo szinesz szineszno enekes skladatel herec herecka zpevak besteci
         oyuncu sarkici tonsattare skadespelare skuespiller sangare sanger componist zanger saveltaja nayttelija
-        laulaja ator atriz cantor cantora actriz 作曲家 演员 작곡가""",
+        laulaja ator atriz cantor cantora actriz 作曲家 演员 작곡가 sitar sitarist tabla piano violin guitar cello
+        flute saxophonist trumpeter sarod santoor shehnai oud harp harpist organist bassist accordion banjo mandolin
+        clarinet oboe trombone वादक गायक गायिका अभिनेता अभिनेत्री संगीतकार""",
     "letters": """writer author novelist poet playwright dramatist essayist schriftsteller schriftstellerin autor
         dichter ecrivain ecrivaine auteur escritor escritora scrittore pisarz писатель 作家 작가 poete poeta
-        philosopher philosoph philosophe filosofo filozof filosof thinker theologian historian journalist
+        philosopher philosoph philosophe filosofo filozof filosof thinker historian journalist
         journaliste periodista giornalista dziennikarz reporter columnist critic anthropologist anthropologue
         antropologo sociologist linguist iro kolto spisovatel yazar forfattare forfatter schrijver kirjailija
         小説家""",
@@ -46,7 +48,8 @@ _FIELDS = {
     "business": """businessman businesswoman entrepreneur unternehmer merchant kaufmann banker industrialist
         investor executive tycoon magnate negociant commercant empresario imprenditore""",
     "religion": """priest bishop pope cardinal pastor rabbi imam monk nun priester bischof pretre eveque
-        sacerdote obispo vescovo ksiadz missionary""",
+        sacerdote obispo vescovo ksiadz missionary guru spiritual swami yogi lama ayatollah mullah preacher
+        evangelist theologian गुरु आध्यात्मिक संत""",
 }
 CALLINGS = {key_of(w): field for field, words in _FIELDS.items() for w in words.split()}
 # German writes a calling as the last part of a compound ("CSU-Politiker", "Bundesentwicklungsminister")
