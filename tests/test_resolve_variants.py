@@ -486,3 +486,18 @@ def test_a_musician_and_a_spiritual_teacher_of_one_name_are_a_question():
     a = ("Ustad Ali Khan", "person", "Sarod player from Gwalior.")
     b = ("Ali Khan", "व्यक्ति", "सूफ़ी संत और आध्यात्मिक गुरु।")
     assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Ålesund", "by", "Byen ligger ved kysten av Møre og Romsdal."),
+     ("Alesund", "city", "Norwegian port known for its Art Nouveau centre.")),
+    (("Łęczyca", "miasto", "Miasto z zamkiem królewskim."), ("Leczyca", "town", "Small town in central Poland.")),
+])
+def test_one_word_without_its_letters_described_in_the_country_that_writes_them_is_one(a, b):
+    assert merged_by(a, b) == "same name"
+
+
+def test_a_word_without_its_umlauts_is_no_such_merge():
+    a = ("Mölln", "Stadt", "Stadt im Herzogtum Lauenburg.")
+    b = ("Molln", "town", "Market town in Upper Austria.")
+    assert merged_by(a, b) == ""

@@ -15,7 +15,7 @@ import networkx as nx
 import regex
 
 from ...text.words import LETTERS
-from .lexicon import (COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
+from .lexicon import (COUNTRIES, COUNTRY_WORDS, REGION_COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
                       REGIONS, THINGS)
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.types import english_type
@@ -182,14 +182,26 @@ def text_words(text: str) -> tuple[str, ...]:
 
 def countries_named(text: str) -> set[str]:
     """The countries a text names (by name, abbreviation or adjective)."""
-    ws = text_words(text)
-    return {COUNTRIES[" ".join(ws[i:i + n])] for n in range(COUNTRY_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-            if " ".join(ws[i:i + n]) in COUNTRIES}
+    return _read_places(text_words(text), _NAMED)
+
+
+def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
+    """What ``table`` gives the longest runs of ``ws`` it holds, read left to right, each word once ("British
+    Columbia" is a region, not "British"); none for a region or a language ("an English-language daily")."""
+    found, i = set(), 0
+    while i < len(ws):
+        n = next((n for n in range(min(_LONGEST, len(ws) - i), 0, -1) if " ".join(ws[i:i + n]) in table), 0)
+        if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",)):
+            found.add(table[" ".join(ws[i:i + n])])
+        i += n or 1
+    return found - {""}
 
 
 # "America" alone is a continent as often ("América Latina", "North America")
-_PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"}
-_PLACED_LONGEST = max(len(k.split()) for k in _PLACED)
+_PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
+           } | REGION_COUNTRIES
+_NAMED = COUNTRIES | dict.fromkeys(REGION_COUNTRIES, "")  # a region read as one, placing nothing
+_LONGEST = max(len(k.split()) for k in _PLACED | _NAMED)
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
            "town": "city", "village": "city", "municipality": "city", "commune": "city"}
 CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
@@ -239,9 +251,7 @@ def placed_in(p: Profile, names: set[str]) -> set[str]:
 def countries_placing(text: str) -> set[str]:
     """The countries ``text`` names in any of several languages: by name, people, capital or region (not a
     language: "an English-language daily")."""
-    ws = text_words(text)
-    return {_PLACED[" ".join(ws[i:i + n])] for n in range(_PLACED_LONGEST, 0, -1) for i in range(len(ws) - n + 1)
-            if " ".join(ws[i:i + n]) in _PLACED and ws[i + n:i + n + 1] not in (("language",), ("speaking",))}
+    return _read_places(text_words(text), _PLACED)
 
 
 _DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"

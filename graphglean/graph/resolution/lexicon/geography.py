@@ -155,6 +155,14 @@ tasmania: tas"""
 REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
            for region, names in [line.split(": ")] for name in [region, *names.split(", ")]}
 
+# the country of each region by its full name (not Georgia, a country as often), which a description's words are
+# read by before a country's adjective in it ("British Columbia" is Canada, "New Mexico" the U.S.)
+_CANADA = ("ontario", "quebec", "british columbia", "alberta", "manitoba", "saskatchewan", "nova scotia", "new brunswick",
+           "newfoundland and labrador")
+_AUSTRALIA = ("new south wales", "victoria", "queensland", "western australia", "south australia", "tasmania")
+REGION_COUNTRIES = {r: "canada" if r in _CANADA else "australia" if r in _AUSTRALIA else "us"
+                    for r in set(REGIONS.values()) - {"georgia"}}
+
 # the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
 # administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)
 PLACE_LEVELS = {

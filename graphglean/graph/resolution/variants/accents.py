@@ -12,7 +12,7 @@ from ..names import NameForm, fold
 from ..organizations.rules import sporting
 from ..profiles import Profile, both_places, conflict
 from ..verdicts import SAME, Verdict, doubtful
-from .countries import one_country
+from .countries import described_in, one_country
 
 
 def accents_only(fa: NameForm, fb: NameForm) -> bool:
@@ -25,7 +25,7 @@ def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
     """Doubt for one word with and without its accents not described as one thing; None otherwise."""
     if not accents_only(fa, fb) or conflict(a, b):  # a conflict says why already ("places of different levels")
         return None
-    if ev.context(a, b) >= ev.agree_above or one_country(a, b):
+    if ev.context(a, b) >= ev.agree_above or one_country(a, b) or written_where_placed(a, b, fa, fb):
         return None
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
 
@@ -40,3 +40,27 @@ def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict |
     if both_places(a, b) or (sporting(a) and sporting(b) and not (a.person_compatible or b.person_compatible)):
         return Verdict(SAME, 0.9, "same place or club with its umlauts written out")
     return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
+
+
+_SPANISH = "spain mexico argentina chile colombia peru venezuela ecuador bolivia uruguay paraguay cuba"
+_SLAVIC_CARONS = "czech republic|slovakia|slovenia|croatia|serbia|bosnia|lithuania|latvia"
+# the countries whose languages write a letter, and whose names are written without it in other languages
+# ("Vasteras", "Sanliurfa"); not the umlauts, which German writes out ("Fuerth"): "Furth" is another town
+_LETTER_COUNTRIES = {letters: frozenset(countries.split("|")) for letters, countries in {
+    "å": "sweden|norway|denmark|finland", "øæ": "denmark|norway", "ðþ": "iceland",
+    "ñ": _SPANISH.replace(" ", "|"), "şğı": "turkey|azerbaijan", "ç": "turkey|france|portugal|brazil|albania",
+    "łąęśźżń": "poland", "řěů": "czech republic", "őű": "hungary", "țșăî": "romania|moldova",
+    "đ": "croatia|serbia|bosnia|vietnam", "čšž": _SLAVIC_CARONS, "āēīūņļķģ": "latvia", "ėįų": "lithuania",
+    "õ": "estonia|portugal|brazil", "ã": "portugal|brazil",
+}.items()}
+
+
+def written_where_placed(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
+    """The name without its accents is described in a country whose language writes the letters the other
+    spelling has ("Västerås" and "Vasteras", a Swedish city; not "Ağrı" and "Agri", an Italian river)."""
+    for x, py in ((fa, b), (fb, a)):
+        letters = set(fold(x.surface))
+        countries = {c for group, cs in _LETTER_COUNTRIES.items() if letters & set(group) for c in cs}
+        if countries & described_in(py):
+            return True
+    return False
