@@ -501,3 +501,17 @@ def test_a_word_without_its_umlauts_is_no_such_merge():
     a = ("Mölln", "Stadt", "Stadt im Herzogtum Lauenburg.")
     b = ("Molln", "town", "Market town in Upper Austria.")
     assert merged_by(a, b) == ""
+
+
+def test_a_rulers_realm_after_of_is_a_qualifier_and_other_of_names_stay_owned():
+    from graphglean.graph.resolution.names import read_name
+    king = read_name("King Harald V of Norway")
+    assert (king.person, king.numbers, king.qualifier) == (("harald",), ("5",), "norway")
+    assert read_name("Carl XVI Gustaf of Sweden").qualifier == "sweden"
+    assert (read_name("Bank of America").head, read_name("Duke of Wellington").qualifier) == ("bank", "")
+
+
+def test_a_surname_with_the_generation_of_the_full_name_is_one_person():
+    a = ("Alexandre Dumas fils", "person", "Alexandre Dumas fils wrote La Dame aux camélias.")
+    b = ("Dumas fils", "écrivain", "Auteur dramatique, fils naturel du romancier.")
+    assert merged_by(a, b) == "surname with the same generation"

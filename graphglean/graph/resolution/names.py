@@ -40,6 +40,7 @@ from .lexicon import (
 )
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
+from .realms import realm_of
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
@@ -186,6 +187,8 @@ def _qualified(text: str) -> tuple[str, str, bool]:
     m = _PAREN.match(text)
     if m:
         return m.group(1), key_of(m.group(2)), True
+    if (realm := realm_of(text, key_of)) is not None:  # "Felipe VI of Spain": the realm as a qualifier
+        return realm[0], realm[1], False
     if ", " in text:
         head, _, tail = text.rpartition(", ")
         tail_words = set(words(tail))

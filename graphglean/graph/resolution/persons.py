@@ -102,6 +102,8 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
     if short[0] == long[-1]:
         if sf.gender == "f" and (lf.gender or lp.pronoun_gender) != "f":
             return attrs.evolve(doubtful(0.5, "a woman's title with a surname: a relative may bear it"), reading=True)
+        if sf.generation and sf.generation == lf.generation:  # "Dumas fils": the family's son, not any Dumas
+            return _partial(ev, a, b, "surname with the same generation")
         return _partial(ev, a, b, "surname", alone=True)
     return ev.overlap(fa, fb)
 
