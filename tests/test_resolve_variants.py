@@ -151,7 +151,7 @@ def test_an_ordinal_before_the_name_is_its_number_after_it():
 def test_an_acronym_of_accented_capitals_and_of_every_word():
     a = ("ČTK", "organization", "ČTK je česká tisková agentura se sídlem v Praze.")
     b = ("Česká tisková kancelář", "organization", "Česká tisková kancelář je národní tisková agentura.")
-    assert merged_by(a, b) == "acronym"  # "Č" is the initial of "Česká" (blocking never met them)
+    assert merged_by(a, b) == "acronym of every word"  # "Č" is the initial of "Česká" (blocking never met them)
     uefa = ("UEFA", "organization", "UEFA fined the club after the final.")
     long = ("Union of European Football Associations", "organization",
             "The Union of European Football Associations governs football in Europe.")
@@ -515,3 +515,11 @@ def test_a_surname_with_the_generation_of_the_full_name_is_one_person():
     a = ("Alexandre Dumas fils", "person", "Alexandre Dumas fils wrote La Dame aux camélias.")
     b = ("Dumas fils", "écrivain", "Auteur dramatique, fils naturel du romancier.")
     assert merged_by(a, b) == "surname with the same generation"
+
+
+def test_an_acronym_of_an_accented_first_letter_needs_no_agreeing_descriptions():
+    a = ("ŁKS", "club", "ŁKS awansował do ekstraklasy po trzech latach gry w pierwszej lidze.")
+    b = ("Łódzki Klub Sportowy", "organization", "Założony w 1908 roku, jeden z najstarszych w kraju, z sekcją koszykówki.")
+    assert merged_by(a, b) == "acronym of every word"
+    plain = ("LKS", "club", "LKS won the regional amateur cup final after extra time on Sunday evening.")
+    assert merged_by(plain, b) != "acronym of every word"

@@ -22,7 +22,7 @@ from .organizations.rules import club_verdict, domain_verdict, group_verdict, le
 from .persons import person_verdict
 from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        countries_named, kinds, spelled_out, types_conflict)
-from .variants.accents import accent_namesake, written_out
+from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
 from .variants.countries import places_apart, regions_named
@@ -195,7 +195,7 @@ class Evidence:
                 spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
                 if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
                     return doubtful(0.6, "acronym, but spelled out as another name")
-                if len(x.acronym) >= 4 and x.acronym == y.initials or \
+                if len(x.acronym) >= 4 and x.acronym == y.initials or accented_acronym(x, y) or \
                         len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
                     return Verdict(SAME, 0.8, "acronym of every word")  # few namesakes: "PKO BP", "BMW AG"
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))

@@ -64,3 +64,10 @@ def written_where_placed(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
         if countries & described_in(py):
             return True
     return False
+
+
+def accented_acronym(x: NameForm, y: NameForm) -> bool:
+    """An acronym of every word whose first letter is accented as the name's first letter is ("ČEZ", "České
+    energetické závody"; "ŁKS", "Łódzki Klub Sportowy"): a language's own letter leaves few namesakes."""
+    return bool(x.acronym) and x.acronym == y.initials and not x.surface[:1].isascii() and \
+        x.surface[:1] == y.surface[:1]
