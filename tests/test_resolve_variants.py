@@ -239,7 +239,12 @@ def test_the_same_names_in_another_order_need_one_country_or_alike_descriptions(
     assert merged_by(a, b) == ""  # two people as often: family name first, or given name first
     hu = ("Kertész Imre", "person", "Kertész Imre magyar író, Nobel-díjas.")
     en = ("Imre Kertész", "person", "Imre Kertész was a Hungarian writer who survived Auschwitz.")
-    assert merged_by(hu, en) == "the same names in another order, of one country"
+    assert merged_by(hu, en) == "the same names in another order, where the family name comes first"
+    rand, paul = (("Rand Paul", "person", "Republican senator from Kentucky."),
+                  ("Paul Rand", "person", "American art director who designed the IBM logo."))
+    assert merged_by(rand, paul) == ""  # one country, but not one where the family name comes first
+    poet, professor = (("Wang Wei", "人物", "唐代诗人、画家。"), ("Wei Wang", "person", "Professor of computer science."))
+    assert merged_by(poet, professor) == ""  # one side only points to China
 
 
 def test_a_surname_with_two_different_titles_is_a_question():
@@ -378,7 +383,7 @@ def test_callings_are_read_from_the_type_and_german_compounds():
 @pytest.mark.parametrize("a,b", [
     (("Göteborg", "Stadt", "Hafenstadt an der Westküste."), ("Goeteborg", "city", "Port city on the Kattegat.")),
     (("Lübeck", "city", "Hanseatic city on the Trave."), ("Luebeck", "geo", "Town known for marzipan.")),
-    (("Hønefoss", "city", "Byen ligger ved Begna."), ("Hoenefoss", "town", "A town in Ringerike.")),
+    (("Hønefoss", "city", "Byen ligger ved Begna."), ("Hoenefoss", "town", "A town in Ringerike, Norway.")),
     (("SpVgg Greuther Fürth", "football club", "Franconian football club."),
      ("SpVgg Greuther Fuerth", "sports team", "Fußballverein aus Mittelfranken.")),
 ])
@@ -397,11 +402,11 @@ def test_a_person_or_company_with_its_umlauts_written_out_is_a_question(a, b):
 
 @pytest.mark.parametrize("a,b", [
     (("Airbus A320neo", "aircraft", "Narrow-body airliner with new engines."),
-     ("A320neo", "Flugzeug", "Das Kurzstreckenflugzeug wurde 2016 eingeführt.")),
+     ("A320neo", "Flugzeug", "Das Kurzstreckenflugzeug von Airbus wurde 2016 eingeführt.")),
     (("Sony PlayStation 4", "product", "Home video game console released in 2013."),
      ("PlayStation 4", "console", "La console de salon de Sony.")),
     (("Adobe Photoshop 7", "software", "Raster graphics editor of 2002."),
-     ("Photoshop 7", "logiciel", "Logiciel de retouche d'images.")),
+     ("Photoshop 7", "logiciel", "Logiciel de retouche édité par Adobe.")),
 ])
 def test_a_product_with_and_without_its_makers_name_is_one(a, b):
     assert merged_by(a, b) == "a product with and without its maker's name"
@@ -425,10 +430,10 @@ def test_a_website_typed_in_another_language_is_a_website(type_):
 
 @pytest.mark.parametrize("a,b", [
     (("Moon Jae-in", "person", "Former South Korean president who met Kim Jong Un at Panmunjom."),
-     ("Jae-in Moon", "person", "Jae-in Moon pursued a policy of engagement with the North.")),
-    (("Wang Yi", "人物", "中国外交部长王毅会见了来访的外宾。"), ("Yi Wang", "person", "Yi Wang met the visiting delegation.")),
+     ("Jae-in Moon", "person", "South Korea's Jae-in Moon pursued engagement with the North.")),
+    (("Wang Yi", "人物", "中国外交部长王毅会见了来访的外宾。"), ("Yi Wang", "person", "Chinese foreign minister Yi Wang.")),
     (("Szabó Magda", "író", "Az ajtó című regény szerzője, Magyarország egyik legolvasottabb írója."),
-     ("Magda Szabó", "writer", "Author of the novel The Door, translated into forty languages.")),
+     ("Magda Szabó", "writer", "Hungarian author of the novel The Door, translated into forty languages.")),
 ])
 def test_the_same_names_in_another_order_where_the_family_name_comes_first_are_one(a, b):
     assert merged_by(a, b) == "the same names in another order, where the family name comes first"
@@ -439,21 +444,6 @@ def test_names_in_another_order_described_in_different_countries_or_callings_sta
     b = ("Kai Chen", "person", "Seattle engineer who founded a cloud start-up.")
     assert merged_by(a, b) == ""
 
-
-@pytest.mark.parametrize("a,b", [
-    (("Heat (film)", "film", "Michael Mann's 1995 crime drama set in Los Angeles."),
-     ("Heat", "Film", "Der Thriller mit Al Pacino und Robert De Niro.")),
-    (("Chad (country)", "country", "Landlocked state in north-central Africa."),
-     ("Chad", "pays", "Le pays a pour capitale N'Djamena.")),
-])
-def test_a_qualifier_in_parentheses_naming_the_others_type_is_one(a, b):
-    assert merged_by(a, b) == "a qualifier in parentheses naming the other's type"
-
-
-def test_a_qualifier_in_parentheses_naming_another_type_is_no_such_merge():
-    a = ("Heat (film)", "film", "Michael Mann's 1995 crime drama set in Los Angeles.")
-    b = ("Heat", "sports team", "Miami basketball franchise in the NBA.")
-    assert merged_by(a, b) == ""
 
 
 @pytest.mark.parametrize("a,b", [
@@ -523,3 +513,14 @@ def test_an_acronym_of_an_accented_first_letter_needs_no_agreeing_descriptions()
     assert merged_by(a, b) == "acronym of every word"
     plain = ("LKS", "club", "LKS won the regional amateur cup final after extra time on Sunday evening.")
     assert merged_by(plain, b) != "acronym of every word"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Audi A7", "car", "Five-door executive fastback."), ("A7", "product", "Mirrorless camera made by Sony.")),
+    (("Aalen", "Stadt", "Große Kreisstadt im Ostalbkreis."), ("Ålen", "town", "Village in Trøndelag.")),
+    (("Łeba", "miasto", "Miasto na Pomorzu."), ("Leba", "river", "River flowing through Pomerania.")),
+    (("Thriller (album)", "album", "Best-selling album of 1982, with Billie Jean and Beat It."),
+     ("Thriller", "album", "Debut record by Eddie and the Hot Rods, released on Island.")),
+])
+def test_models_of_other_makers_other_native_spellings_other_kinds_of_place_and_other_works_are_questions(a, b):
+    assert merged_by(a, b) == ""

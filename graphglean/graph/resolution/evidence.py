@@ -27,7 +27,7 @@ from .variants.articles import article_verdict
 from .variants.callings import callings_apart
 from .variants.countries import places_apart, regions_named
 from .variants.makers import maker_verdict
-from .variants.places import names_qualifier, names_type, written_in
+from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
@@ -87,7 +87,8 @@ class Evidence:
                     return v
                 if rank(v) > rank(best):
                     best = v
-        if best.kind == SAME and (why := conflict(a, b) or places_apart(a, b) or callings_apart(a, b)):  # names agree
+        # the names agree, the things do not
+        if best.kind == SAME and (why := conflict(a, b) or places_apart(a, b) or callings_apart(a, b)):
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):
@@ -217,8 +218,6 @@ class Evidence:
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
-            if names_type(x, py):  # "Alien (film)", "Alien" typed a film: the qualifier tells it from namesakes
-                return Verdict(SAME, 0.85, "a qualifier in parentheses naming the other's type")
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
             if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region

@@ -10,6 +10,7 @@ middle initials or genders are different people.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Protocol
 
 import attrs
@@ -20,7 +21,7 @@ from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
-from .variants.countries import described_in, one_country
+from .variants.countries import countries_of, unnamed
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -130,26 +131,32 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
         if wa[0] in _GIVEN and wb[0] in _GIVEN:  # "Paul Thomas", "Thomas Paul": two given names, two people?
             return doubtful(0.5, "the same names in another order, each first a given name")
-        if one_country(a, b):  # "Orbán Viktor" ("Magyarország ..."), "Viktor Orbán" ("... Hungary's ...")
-            return _partial(ev, a, b, "the same names in another order, of one country")
-        if family_first(a, b):  # "Kishida Fumio" ("... Prime Minister of Japan ..."), "Fumio Kishida"
+        if family_first(a) & family_first(b):  # "Orbán Viktor" ("Magyarország ..."), "Viktor Orbán" ("Hungary's")
             return Verdict(SAME, 0.8, "the same names in another order, where the family name comes first")
         return _partial(ev, a, b, "the same names in another order", alone=True)  # "Lin Dan", "Dan Lin": two people
     return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
-# where the family name comes first, by the countries a description names or the language it is written in
+# where the family name comes first, and the scripts and languages written there
 _FAMILY_FIRST = frozenset({"china", "japan", "south korea", "north korea", "taiwan", "hungary", "vietnam"})
-_FAMILY_FIRST_LANGUAGES = frozenset({"zh", "ja", "ko", "hu", "vi"})
-_FAMILY_FIRST_SCRIPTS = frozenset({"Han", "Hiragana", "Katakana", "Hangul"})
+_WRITTEN_IN = {"Han": {"china", "taiwan", "japan"}, "Hiragana": {"japan"}, "Katakana": {"japan"},
+               "Hangul": {"south korea", "north korea"}, "zh": {"china", "taiwan"}, "ja": {"japan"},
+               "ko": {"south korea", "north korea"}, "hu": {"hungary"}, "vi": {"vietnam"}}
 
 
-def family_first(a: Profile, b: Profile) -> bool:
-    """One of two people whose names are the same in another order is said to be of a country, or described in a
-    language, where the family name comes first ("Bong Joon-ho", "a South Korean film director")."""
-    return any(described_in(p) & _FAMILY_FIRST or script_of(p.description) in _FAMILY_FIRST_SCRIPTS or
-               detect(p.description).language in _FAMILY_FIRST_LANGUAGES for p in (a, b))
+@lru_cache(maxsize=16384)
+def _family_first_of(description: str, unnamed: str) -> frozenset[str]:
+    return frozenset(countries_of(unnamed) & _FAMILY_FIRST | _WRITTEN_IN.get(script_of(description), set())
+                     | _WRITTEN_IN.get(detect(description).language, set()))
+
+
+def family_first(p: Profile) -> frozenset[str]:
+    """The countries where the family name comes first that ``p``'s description places it in ("a South Korean
+    film director") or whose script or language it is written in; two people whose names are the same in
+    another order are one only where both descriptions point to one of them ("Lin Dan", a Chinese player, and
+    "Dan Lin", a Hollywood producer, are two; so are "Rand Paul" and "Paul Rand", both American)."""
+    return _family_first_of(p.description, unnamed(p))
 _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
                   "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
                   "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from functools import lru_cache
 from collections import Counter
+from functools import lru_cache
 from typing import Any, Iterable
 
 import attrs
@@ -15,8 +15,8 @@ import networkx as nx
 import regex
 
 from ...text.words import LETTERS
-from .lexicon import (COUNTRIES, COUNTRY_WORDS, REGION_COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
-                      REGIONS, THINGS)
+from .lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
+                      REGION_COUNTRIES, REGIONS, THINGS)
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.types import english_type
 
@@ -199,11 +199,13 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
 
 # "America" alone is a continent as often ("América Latina", "North America")
 _PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
-           } | REGION_COUNTRIES
-_NAMED = COUNTRIES | dict.fromkeys(REGION_COUNTRIES, "")  # a region read as one, placing nothing
+           } | COUNTRY_EXTRA | REGION_COUNTRIES
+# a region read as one word run, naming no country but one its name holds ("Western Australia")
+_NAMED = COUNTRIES | {r: c if c in r else "" for r, c in REGION_COUNTRIES.items()}
 _LONGEST = max(len(k.split()) for k in _PLACED | _NAMED)
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
-           "town": "city", "village": "city", "municipality": "city", "commune": "city"}
+           "town": "city", "village": "city", "municipality": "city", "commune": "city", "river": "river",
+           "lake": "lake", "mountain": "mountain", "island": "island"}  # a river is never a town of its name
 CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
 # things a person is never (a model types a ghost or a family as an event or an organization as often)
 THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software
@@ -221,17 +223,26 @@ _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cu
                       "welcher welche welches dessen deren".split())
 
 
-def defining_clauses(p: Profile) -> list[str]:
+def defining_clauses(p: Profile) -> tuple[str, ...]:
     """What ``p``'s description says it is: the words after each verb of being, else its opening noun phrase."""
-    return [m.group(1) for m in _DEFINING.finditer(p.description)] or [opening(p)]
+    return _defining(p.description, tuple(f.key for f in p.forms if f.key))
+
+
+@lru_cache(maxsize=16384)
+def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(m.group(1) for m in _DEFINING.finditer(description)) or (_opening(description, names),)
 
 
 def opening(p: Profile) -> str:
     """What a description without a verb of being says its node is: its opening noun phrase ("London daily" of
     "London daily founded in 1785"; "Composer" of "Composer who directed ... in New York"), or "" when it opens
     with the node's name, a sentence about it ("Carrefour agreed to sell its Italian stores")."""
-    words = key_of(m.group(1)).split() if (m := _OPENING.match(p.description)) else []
-    if not words or any(" ".join(words).startswith(f.key) for f in p.forms if f.key):
+    return _opening(p.description, tuple(f.key for f in p.forms if f.key))
+
+
+def _opening(description: str, names: tuple[str, ...]) -> str:
+    words = key_of(m.group(1)).split() if (m := _OPENING.match(description)) else []
+    if not words or any(" ".join(words).startswith(name) for name in names):
         return ""
     for i, w in enumerate(words[1:], 1):
         if w in _RELATIVE or (len(w) > 4 and w.endswith(("ed", "ing"))):

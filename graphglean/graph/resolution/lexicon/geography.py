@@ -49,7 +49,7 @@ englisch, englische, inglese; scotland: edinburgh, glasgow; wales: cardiff; irel
 germany: hamburg, frankfurt, cologne, köln, stuttgart, düsseldorf, dresden, leipzig, bonn, allemande, niemiecki,
 niemiecka, duits, duitse, tysk, tyska, alman, немецкий, bayerische, bayerischen, bavarian, bavarois, bávaro
 france: lyon, marseille, toulouse, bordeaux, strasbourg, francuski, francuska, frans, franse, fransk, fransız,
-французский; italy: naples, napoli, turin, torino, florence, firenze, venice, venezia, włoski, italiaans
+французский; italy: naples, napoli, turin, torino, firenze, venice, venezia, włoski, italiaans
 spain: seville, sevilla, bilbao, hiszpański, spaans; portugal: portugais, portugiesisch
 russia: ruso, rusa, russe, russo, russa, russisch, russische, rosyjski, российский, русский, москва
 china: chinois, chinoise, chino, chinesisch, chinesische, cinese, chiński, shenzhen, guangzhou, wuhan
@@ -88,18 +88,17 @@ malta: malta, maltese; moldova: moldova, moldovan; monaco: monaco, monegasque; m
 montenegro: montenegro, montenegrin; mozambique: mozambique; myanmar: myanmar, burmese; namibia: namibia, namibian
 nepal: nepal, nepali, nepalese, kathmandu; nicaragua: nicaragua, nicaraguan; niger: nigerien
 north macedonia: north macedonia, macedonian; oman: oman, omani; panama: panamanian; paraguay: paraguay, paraguayan
-peru: peru, peruvian, lima; qatar: qatar, qatari, doha; rwanda: rwanda, rwandan; senegal: senegal, senegalese, dakar
-sri lanka: sri lanka, sri lankan, colombo; sudan: sudan, sudanese, khartoum; syria: syria, syrian, damascus
+peru: peru, peruvian; qatar: qatar, qatari, doha; rwanda: rwanda, rwandan; senegal: senegal, senegalese, dakar
+sri lanka: sri lanka, sri lankan; sudan: sudan, sudanese, khartoum; syria: syria, syrian, damascus
 tajikistan: tajikistan, tajik; tanzania: tanzania, tanzanian; tunisia: tunisia, tunisian; uganda: uganda, ugandan
 uruguay: uruguay, uruguayan, montevideo; uzbekistan: uzbekistan, uzbek; venezuela: venezuela, venezuelan, caracas
 yemen: yemen, yemeni; zambia: zambia, zambian; zimbabwe: zimbabwe, zimbabwean; somalia: somalia, somali
 eritrea: eritrea, eritrean; ivory coast: ivorian, abidjan; congo: congolese, kinshasa; gabon: gabon, gabonese
 sierra leone: sierra leone; liberia: liberia, liberian; mauritius: mauritius, mauritian; fiji: fiji, fijian
 bhutan: bhutan, bhutanese; maldives: maldives; brunei: brunei; estonia: tallinn; latvia: riga; lithuania: vilnius
-slovakia: bratislava; slovenia: ljubljana; croatia: zagreb; serbia: belgrade, beograd; bulgaria: sofia
+slovakia: bratislava; slovenia: ljubljana; croatia: zagreb; serbia: belgrade, beograd; bulgaria: bulgarie
 romania: bucharest, bucurești; hungary: hongrie, ungarn, hungría; greece: grèce, griechenland, grecia
-morocco: rabat, casablanca, maroc, marokko, marruecos; egypt: égypte, ägypten, egipto; new zealand: auckland,
-wellington, néo zélandais; chile: chilien, chileno, chilena; colombia: colombien, kolumbien; peru: pérou"""
+morocco: rabat, casablanca, maroc, marokko, marruecos; egypt: égypte, ägypten, egipto; new zealand: auckland, néo zélandais; chile: chilien, chileno, chilena; colombia: colombien, kolumbien; peru: pérou"""
 COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part
@@ -155,13 +154,15 @@ tasmania: tas"""
 REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
            for region, names in [line.split(": ")] for name in [region, *names.split(", ")]}
 
-# the country of each region by its full name (not Georgia, a country as often), which a description's words are
-# read by before a country's adjective in it ("British Columbia" is Canada, "New Mexico" the U.S.)
+# the country of each region by its full name, which a description's words are read by before a country's
+# adjective in it ("British Columbia" is Canada, "New Mexico" the U.S.); not the names that are as often a
+# country or a person's ("Georgia", "Victoria", "Virginia Woolf", "Denzel Washington", "Indiana Jones")
 _CANADA = ("ontario", "quebec", "british columbia", "alberta", "manitoba", "saskatchewan", "nova scotia", "new brunswick",
            "newfoundland and labrador")
 _AUSTRALIA = ("new south wales", "victoria", "queensland", "western australia", "south australia", "tasmania")
 REGION_COUNTRIES = {r: "canada" if r in _CANADA else "australia" if r in _AUSTRALIA else "us"
-                    for r in set(REGIONS.values()) - {"georgia"}}
+                    for r in set(REGIONS.values()) - {"georgia", "victoria", "virginia", "washington", "indiana",
+                                                      "montana"}}
 
 # the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
 # administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)

@@ -117,7 +117,8 @@ def without_legal_form(text: str) -> tuple[str, str]:
     forms = [affix] if affix else []
     lead = _LEADING_LEGAL.match(text)
     if lead and (lead.group(1).casefold() != "pt" or len(text[lead.end():].split()) >= 2):
-        forms += [LEADING_LEGAL_FORMS[lead.group(1).casefold()]] if LEADING_LEGAL_FORMS[lead.group(1).casefold()] else []
+        if form := LEADING_LEGAL_FORMS[lead.group(1).casefold()]:  # "" for a title, not a form ("Koninklijke")
+            forms.append(form)
         text = text[lead.end():]
     text = _unquoted(text)
     while True:
@@ -135,7 +136,7 @@ def without_legal_form(text: str) -> tuple[str, str]:
             text = text.rsplit(" ", 1)[0]
 
 
-_LEADING_LEGAL = re.compile(r"(" + "|".join(sorted(LEADING_LEGAL_FORMS, key=len, reverse=True)) + r")\.?\s+(?=[\w«\"„“'])", re.I)
+_LEADING_LEGAL = re.compile(r"(" + "|".join(map(re.escape, sorted(LEADING_LEGAL_FORMS, key=len, reverse=True))) + r")\.?\s+(?=[\w«\"„“'])", re.I)
 _UNSPACED = sorted(UNSPACED_AFFIXES, key=len, reverse=True)
 _PLACE_WORDS = {True: PLACE_LEADING, False: PLACE_TRAILING}
 

@@ -37,11 +37,15 @@ def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict |
     minister; "Gerhard Schröder", an SPD chancellor); None when the names differ otherwise."""
     if (fa.umlauts or fa.compact) != (fb.umlauts or fb.compact):
         return None
+    nordic = bool(set(fold(fa.surface + fb.surface)) & set("åøæ"))  # "aa", "oe": native Dutch and German ("Aalen")
+    if nordic and not (one_country(a, b) or (described_in(a) | described_in(b)) & _NORDIC):
+        return doubtful(0.6, "same name with its umlauts written out (å, ø, æ), not placed in the North")
     if both_places(a, b) or (sporting(a) and sporting(b) and not (a.person_compatible or b.person_compatible)):
         return Verdict(SAME, 0.9, "same place or club with its umlauts written out")
     return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
 
 
+_NORDIC = frozenset({"denmark", "norway", "sweden", "finland", "iceland"})
 _SPANISH = "spain mexico argentina chile colombia peru venezuela ecuador bolivia uruguay paraguay cuba"
 _SLAVIC_CARONS = "czech republic|slovakia|slovenia|croatia|serbia|bosnia|lithuania|latvia"
 # the countries whose languages write a letter, and whose names are written without it in other languages

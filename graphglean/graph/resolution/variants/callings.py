@@ -13,7 +13,7 @@ from ..profiles import Profile, defining_clauses
 
 _FIELDS = {
     "sport": """athlete sportsman sportswoman sportler footballer fussballer fussballspieler footballeur futbolista
-        futebolista calciatore pilkarz футболист striker forward midfielder defender goalkeeper sturmer torwart
+        futebolista calciatore pilkarz футболист striker midfielder goalkeeper sturmer torwart
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
         tennis basketball baseball hockey olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
         jockey quarterback pitcher batsman sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
@@ -52,8 +52,11 @@ _FIELDS = {
         evangelist theologian गुरु आध्यात्मिक संत""",
 }
 CALLINGS = {key_of(w): field for field, words in _FIELDS.items() for w in words.split()}
-# German writes a calling as the last part of a compound ("CSU-Politiker", "Bundesentwicklungsminister")
-_TAILS = {w: f for w, f in CALLINGS.items() if len(w) >= 6 and w.isascii()}
+# German writes a calling as the last part of a compound ("CSU-Politiker", "Bundesentwicklungsminister"); English
+# words ending so are other things ("typewriter", "underwriter")
+_TAILS = {w: CALLINGS[w] for w in """politiker minister kanzler kanzlerin komponist schriftsteller schriftstellerin
+    trainer maler physiker chemiker mathematiker sanger sangerin schauspieler schauspielerin unternehmer kaufmann
+    priester bischof journalist architekt fussballer rennfahrer dirigent bildhauer musiker""".split()}
 _STUDIES = ("ologist", "ologe", "ologin", "ologue", "ólogo", "ologo")  # "cardiologist", "Kardiologe", "cardiólogo"
 
 
@@ -70,7 +73,7 @@ def _fields_in(text: str) -> frozenset[str]:
 
 def callings(p: Profile) -> frozenset[str]:
     """The fields of what ``p`` does, by its type and what its description says it is."""
-    return _fields_in(" ".join(sorted(p.written_types))) | _fields_in(" ".join(defining_clauses(p)))
+    return _fields_in(" ".join(sorted(p.written_types))) | _fields_in(" ".join(defining_clauses(p)))  # both cached
 
 
 def callings_apart(a: Profile, b: Profile) -> str:

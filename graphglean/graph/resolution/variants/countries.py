@@ -7,28 +7,26 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..lexicon import COUNTRIES, COUNTRY_EXTRA, ENDONYMS, REGIONS
+from ....text.words import unspaced
+from ..lexicon import ENDONYMS, REGIONS
 from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing, text_words
 from .places import inflected
 
 
 @lru_cache(maxsize=16384)
 def countries_of(text: str) -> frozenset[str]:
+    """The countries ``text`` names: by English name, people, city or region, longest first (`profiles`), by an
+    own name as its language inflects it, and before an apostrophe ("Hungary's")."""
     found = countries_named(text) | countries_placing(text)
     for word in text_words(text):
-        word = word.split("'")[0]
-        if word in COUNTRIES or word in COUNTRY_EXTRA:
-            found.add(COUNTRIES.get(word) or COUNTRY_EXTRA[word])
+        if "'" in word:
+            found |= countries_placing(word.split("'")[0])
         # an own name inflected, never shortened ("Polska", "Polsce"; not "Romano" of "Romania")
         found.update(c for own, c in ENDONYMS.items() if len(word) >= len(own) - 1 and inflected(own, word))
     return frozenset(found)
 
 
 _REGION_NAMES = frozenset(REGIONS.values())
-_STATES = _REGION_NAMES - {"georgia", "victoria", "washington", "quebec", "district of columbia"}
-_REGION_COUNTRY = {r: "canada" for r in ("alberta", "british columbia", "manitoba", "new brunswick", "nova scotia",
-                                         "newfoundland and labrador", "ontario", "saskatchewan")} | {
-    r: "australia" for r in ("new south wales", "queensland", "south australia", "tasmania", "western australia")}
 
 
 @lru_cache(maxsize=16384)
@@ -40,10 +38,8 @@ def regions_named(description: str) -> frozenset[str]:
 
 
 def _placed(p: Profile) -> frozenset[str]:
-    """The countries a place's description names, a state or province named standing for its country (not the
-    regions that are also countries or common words: Georgia, Victoria, Washington, Quebec)."""
-    states = {_REGION_COUNTRY.get(r, "us") for r in regions_named(p.description) if r in _STATES}
-    return countries_of(p.description) | states
+    """The countries a place's description names, a state or province standing for its country."""
+    return countries_of(p.description)
 
 
 def places_apart(a: Profile, b: Profile) -> str:
@@ -62,12 +58,17 @@ def one_country(a: Profile, b: Profile) -> bool:
 
 def described_in(p: Profile) -> frozenset[str]:
     """The countries ``p``'s description names, not by repeating ``p``'s own names."""
-    return countries_of(_unnamed(p))
+    return countries_of(unnamed(p))
 
 
-def _unnamed(p: Profile) -> str:
-    """``p``'s description without its own names."""
-    text = p.description
-    for f in p.forms:
-        text = re.sub(re.escape(f.surface), " ; ", text, flags=re.I) if f.surface.strip() else text
+def unnamed(p: Profile) -> str:
+    """``p``'s description without its own names (as words: "Lin" leaves "Berlin")."""
+    return _without(p.description, tuple(f.surface for f in p.forms if f.surface.strip()))
+
+
+@lru_cache(maxsize=16384)
+def _without(text: str, names: tuple[str, ...]) -> str:
+    for name in names:
+        bounded = re.escape(name) if unspaced(name) else rf"(?<!\w){re.escape(name)}(?!\w)"
+        text = re.sub(bounded, " ; ", text, flags=re.I)
     return text

@@ -1,25 +1,30 @@
-"""A product with and without its maker's name before it: "Microsoft Windows 10" and "Windows 10", "Boeing 737
-MAX" and "737 MAX", "Apple iPhone 15 Pro" and "iPhone 15 Pro". One word more at the front of a thing's name is
-its maker when the shorter name holds a model number (blocking pairs them by it); words more at the end make
-another model ("iPhone 15 Pro Max"), and a person, a place or an organization is no product."""
+"""A product with and without its maker's name before it: "Apple iPhone 15 Pro" and "iPhone 15 Pro", "an Apple
+smartphone". One word more at the front of a thing's name whose model number the other holds is its maker when
+the shorter name's description names it; otherwise a question, as model numbers repeat across makers ("Audi A7"
+and "A7", a Sony camera; "Apple M3" and "M3", a BMW). Words more at the end make another model ("iPhone 15 Pro
+Max"), and a person, a place or an organization is no product."""
 
 from __future__ import annotations
 
 from ..names import NameForm, key_of
 from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile
-from ..verdicts import SAME, Verdict
+from ..verdicts import SAME, Verdict, doubtful
 
 _PRODUCTS = THING_TYPES - PLACE_TYPES
+_NOT_MADE = frozenset("""animal species breed plant character event concept idea person people award title film movie
+book novel song album work""".split())
 
 
 def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """Same for a product named with and without its maker; None when the names are not so."""
-    for x, y in ((fa, fb), (fb, fa)):
+    for x, y, py in ((fa, fb, b), (fb, fa, a)):
         lead = _maker(x, y)
         if lead and any(c.isdigit() for c in y.surface):
             if not _products(a, b):
                 return None
-            return Verdict(SAME, 0.85, "a product with and without its maker's name")
+            if lead in key_of(py.description).split():
+                return Verdict(SAME, 0.85, "a product with and without its maker's name")
+            return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None
 
 
@@ -38,7 +43,3 @@ def _products(a: Profile, b: Profile) -> bool:
     if any(p.personal or p.types & (PLACE_TYPES | ORG_TYPES | _NOT_MADE) for p in (a, b)):
         return False
     return bool(a.types & _PRODUCTS or b.types & _PRODUCTS)
-
-
-_NOT_MADE = frozenset("""animal species breed plant character event concept idea person people award title film movie
-book novel song album work""".split())

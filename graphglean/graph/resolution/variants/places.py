@@ -8,7 +8,6 @@ from __future__ import annotations
 from ..names import NameForm, key_of
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
-from .types import english_type
 
 STEM = 4  # letters a word and its inflected form share, at least
 ENDING = 2  # letters of a case ending, at most: "polska" / "polsce", not "austria" / "australia"
@@ -68,9 +67,3 @@ def river_key(form: NameForm) -> str:
                 return f"{' '.join(ws[:i])}|{' '.join(ws[i + width:])}"
     return ""
 
-
-def names_type(qualifier: NameForm, other: Profile) -> bool:
-    """A qualifier in parentheses that names the other's type: "Alien (film)" and "Alien", a film; "Georgia
-    (country)" and "Georgia", a country (a type written in another language read as its English type)."""
-    word = english_type(qualifier.qualifier)
-    return qualifier.paren and bool(word) and (word in other.types or word in other.written_types)

@@ -27,7 +27,7 @@ TYPE_WORDS = _table({
               "herečka|zpěvák|fotbalista|filozof|filosof|besteci|yazar|siyasetçi|oyuncu|şarkıcı|futbolcu|tonsättare|"
               "författare|forfatter|skådespelare|skuespiller|sångare|sanger|fotbollsspelare|fodboldspiller|componist|"
               "schrijver|politicus|zanger|voetballer|säveltäjä|kirjailija|poliitikko|näyttelijä|laulaja|ator|atriz|"
-              "cantor|cantora|actriz|escritora|作曲家|小説家|選手|政治人物|演员|运动员|球员|작곡가|선수|trainer|coach",
+              "cantor|cantora|actriz|escritora|作曲家|小説家|選手|政治人物|演员|运动员|球员|작곡가|선수|trainer",
     "city": "stadt|ville|ciudad|cidade|città|город|miasto|město|mesto|şehir|kaupunki|város|πόλη|市|都市|도시|城市|"
             "gemeinde|commune|municipio|município|comune|gmina|obec|dorf|pueblo|wieś|деревня|село",
     "country": "pays|país|paese|staat|kraj|ülke|страна|государство|国|国家|나라|국가",
@@ -77,7 +77,7 @@ TYPE_WORDS |= _table({
     "band": "musikgruppe|zespół|kapela|grupo musical|gruppo musicale|groupe de musique|乐队|樂隊|밴드|バンド|"
             "rockband|popgruppe",
     "website": "strona internetowa|nettside|वेबसाइट|موقع|trang web",
-    "ship": "laev|fartyg|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|prom|паром|passagierschiff",
+    "ship": "laev|fartyg|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|паром|passagierschiff",
     "product": "produs|termék|ürün|tuote|produto|produktmodell",
     "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车",
 })
