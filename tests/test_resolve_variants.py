@@ -524,3 +524,9 @@ def test_an_acronym_of_an_accented_first_letter_needs_no_agreeing_descriptions()
 ])
 def test_models_of_other_makers_other_native_spellings_other_kinds_of_place_and_other_works_are_questions(a, b):
     assert merged_by(a, b) == ""
+
+
+def test_a_surname_without_its_letters_is_no_place_rule_merge():
+    a = ("Peña", "person", "A character in the TV series Narcos.")
+    b = ("Pena", "person", "Spanish footballer who played for Sevilla.")
+    assert merged_by(a, b) == ""

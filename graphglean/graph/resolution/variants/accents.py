@@ -25,7 +25,8 @@ def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
     """Doubt for one word with and without its accents not described as one thing; None otherwise."""
     if not accents_only(fa, fb) or conflict(a, b):  # a conflict says why already ("places of different levels")
         return None
-    if ev.context(a, b) >= ev.agree_above or one_country(a, b) or written_where_placed(a, b, fa, fb):
+    if ev.context(a, b) >= ev.agree_above or one_country(a, b) or \
+            both_places(a, b) and written_where_placed(a, b, fa, fb):  # a surname's namesakes: "Peña", "Pena"
         return None
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
 
