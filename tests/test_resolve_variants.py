@@ -530,3 +530,20 @@ def test_a_surname_without_its_letters_is_no_place_rule_merge():
     a = ("Peña", "person", "A character in the TV series Narcos.")
     b = ("Pena", "person", "Spanish footballer who played for Sevilla.")
     assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("written,english", [
+    ("container ship", "ship"), ("Forschungsschiff", "ship"), ("Regionalzeitung", "newspaper"), ("kierowca", "person"),
+    ("chess player", "person"), ("quotidiano", "newspaper"), ("state", "state"), ("device driver", "device driver"),
+])
+def test_types_read_by_their_last_word_or_compound_head(written, english):
+    from graphglean.graph.resolution.variants.types import english_type
+    assert english_type(written.lower()) == english
+
+
+def test_a_headland_and_a_company_and_a_province_and_a_river_are_no_rule_merges():
+    from graphglean.graph.resolution.profiles import conflict, profile_from
+    cape, shop = (profile_from(n, {"name": n, "type": t, "description": d}, []) for n, t, d in (
+        ("Cape Point", "headland", "Rocky tip of the Cape Peninsula."), ("Cape Point", "company", "Outdoor outfitter.")))
+    assert conflict(cape, shop) == "a place and a thing made or sold"
+    assert merged_by(("Río Negro", "provincia", "Provincia patagónica."), ("Rio Negro", "river", "Amazon tributary.")) == ""

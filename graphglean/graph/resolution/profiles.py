@@ -23,7 +23,9 @@ from .variants.types import english_type
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
                         "geography geographic_location geographical_location island river lake mountain district "
-                        "municipality county commune borough neighbourhood neighborhood suburb".split()) | frozenset(
+                        "municipality county commune borough neighbourhood neighborhood suburb headland cape "
+                        "peninsula bay valley desert forest glacier waterfall canyon plateau strait sea ocean"
+                        .split()) | frozenset(
     {"geographic location", "geographical location"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
 # the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
@@ -205,7 +207,7 @@ _NAMED = COUNTRIES | {r: c if c in r else "" for r, c in REGION_COUNTRIES.items(
 _LONGEST = max(len(k.split()) for k in _PLACED | _NAMED)
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
            "town": "city", "village": "city", "municipality": "city", "commune": "city", "river": "river",
-           "lake": "lake", "mountain": "mountain", "island": "island"}  # a river is never a town of its name
+           "lake": "lake", "mountain": "mountain", "island": "island", "region": "state"}  # a river is no town
 CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
 # things a person is never (a model types a ghost or a family as an event or an organization as often)
 THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software

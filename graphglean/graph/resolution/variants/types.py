@@ -83,6 +83,37 @@ TYPE_WORDS |= _table({
 })
 
 
+# occupations, vessels and papers of more languages, and English occupations a model gives as a type
+TYPE_WORDS |= _table({
+    "person": "kutató|棋手|kierowca|سیاستمدار|ahli politik|politiko|piloto|tennista|racing driver|"
+              "chess player|tennis player|footballer|researcher|professor|manager|economist|engineer|lawyer|"
+              "journalist|businessman|entrepreneur|scientist|physician|doctor|activist|diplomat|official|leader|"
+              "minister|president|senator|monarch|ruler|player|athlete|singer|actor|director|sportowiec|"
+              "naukowiec|polityk|pisarz|siyasetçi|sporcu|oyuncu|politikerin|sportlerin|wissenschaftler|"
+              "wissenschaftlerin|forscher|forscherin|politique|chercheur|chercheuse|investigador|investigadora|"
+              "ricercatore|ricercatrice|cientista|político|política|politica|deportista|calciatore",
+    "ship": "vessel|research vessel|container ship|cargo ship|tanker|cruise ship|ocean liner|liner|warship|"
+            "icebreaker|سفينة|forschungsschiff|containerschiff|kreuzfahrtschiff|eisbrecher",
+    "newspaper": "quotidiano|समाचार पत्र|daily|daily newspaper|gazette|tabloid|weekly|dziennik|gazete|jornal",
+    "website": "web|web portal|online platform|e-commerce site",
+    "organization": "kurum|kuruluş|instytucja|urząd|úřad|ente|ente pubblico|organismo público",
+    "region": "sonderverwaltungszone|special administrative region|kanton|voivodeship",
+})
+# the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
+_GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gemeinde": "city", "dorf": "city",
+                 "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
+                 "unternehmen": "company", "konzern": "company", "politiker": "person", "politikerin": "person",
+                 "spieler": "person", "spielerin": "person", "fahrer": "person", "fahrerin": "person",
+                 "trainer": "person", "sänger": "person", "sängerin": "person", "künstler": "person"}
+
+
 def english_type(type_: str) -> str:
-    """The English type for ``type_`` (lower-cased), or ``type_`` itself."""
-    return TYPE_WORDS.get(type_, type_)
+    """The English type for ``type_`` (lower-cased): from the table, by the last word of an English type of
+    several ("container ship"), by the last part of a German compound ("Forschungsschiff"), else ``type_``."""
+    if type_ in TYPE_WORDS:
+        return TYPE_WORDS[type_]
+    words = type_.split()
+    if len(words) > 1 and words[-1] in TYPE_WORDS:
+        return TYPE_WORDS[words[-1]]
+    head = next((h for h in _GERMAN_HEADS if type_.endswith(h) and len(type_) > len(h) + 2), "")
+    return _GERMAN_HEADS[head] if head else type_
