@@ -547,3 +547,16 @@ def test_a_headland_and_a_company_and_a_province_and_a_river_are_no_rule_merges(
         ("Cape Point", "headland", "Rocky tip of the Cape Peninsula."), ("Cape Point", "company", "Outdoor outfitter.")))
     assert conflict(cape, shop) == "a place and a thing made or sold"
     assert merged_by(("Río Negro", "provincia", "Provincia patagónica."), ("Rio Negro", "river", "Amazon tributary.")) == ""
+
+
+def test_a_publication_and_a_company_of_its_name_with_a_legal_form_are_a_question():
+    a = ("Die Welt", "Zeitung", "Überregionale Tageszeitung aus Berlin.")
+    b = ("Welt Inc.", "company", "Ohio maker of garden furniture.")
+    assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("written,english", [("Magazin", "magazine"), ("jugador", "person"), ("see", "lake"),
+                                             ("Flughafen", "airport"), ("marque", "brand"), ("województwo", "region")])
+def test_more_types_of_other_languages(written, english):
+    from graphglean.graph.resolution.variants.types import english_type
+    assert english_type(written.lower()) == english

@@ -24,7 +24,8 @@ PERSON_TYPES = frozenset("person people persons character characters individual 
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
                         "geography geographic_location geographical_location island river lake mountain district "
                         "municipality county commune borough neighbourhood neighborhood suburb headland cape "
-                        "peninsula bay valley desert forest glacier waterfall canyon plateau strait sea ocean"
+                        "peninsula bay valley desert forest glacier waterfall canyon plateau strait sea ocean "
+                        "street road square airport neighbourhood district quarter estuary"
                         .split()) | frozenset(
     {"geographic location", "geographical location"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})

@@ -126,6 +126,9 @@ def _ordinal(f: NameForm) -> str:
     return first if first.isdigit() else ""
 
 
+_PUBLICATIONS = frozenset({"newspaper", "magazine", "publication", "journal", "periodical"})
+
+
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Siemens AG" and "Siemens", "トヨタ自動車株式会社" and "トヨタ自動車"; "Microsoft Corp." and "Microsoft
     Corporation"; a place with and without its administrative affix ("上海市" and "上海", "город Казань" and
@@ -149,6 +152,8 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return doubtful(0.4, f"a {'place' if place else 'company'} and a namesake of another type")
     if len(x.trade.replace(" ", "")) <= 1:
         return Verdict(UNSURE, 0.5, "with and without a designator, but the name left is one letter")
+    if bool(a.types & _PUBLICATIONS) != bool(b.types & _PUBLICATIONS):  # "Der Spiegel"; "Spiegel Inc.", a retailer
+        return doubtful(0.5, "a publication and a company of its name (its publisher, or a namesake?)")
     if place:
         return _affix_verdict(ev, a, b, x, a if x is fb else b)
     return Verdict(SAME, 0.9, "with and without its legal form")

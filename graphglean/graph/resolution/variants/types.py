@@ -99,6 +99,33 @@ TYPE_WORDS |= _table({
     "organization": "kurum|kuruluş|instytucja|urząd|úřad|ente|ente pubblico|organismo público",
     "region": "sonderverwaltungszone|special administrative region|kanton|voivodeship",
 })
+# and more again: people, places, companies and things as models type them in still other languages
+TYPE_WORDS |= _table({
+    "person": "boxer|jugador|jugadora|πολιτικός|رجل أعمال|fysiker|खिलाड़ी|cartoonist|militaire|réalisateur|"
+              "réalisatrice|حاكم|سیاستدان|konge|kung|penyanyi|executive|cầu thủ|coureur|nogometaš|treinador|"
+              "спортсмен|спортсменка|ingenieur|podnikatel|mechaniker|navegante|poète|poetessa|monarca|kaiser|"
+              "schilder|joueur|joueuse|персона|nhân vật|ব্যক্তি|isik|особа|fashion designer|designer|"
+              "schriftstellerin|musician|composer|painter|sculptor|architect|photographer",
+    "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica",
+    "region": "il|県|powiat|provincie|περιφέρεια|estado|département|departamento|राज्य|bundesstaat|kraj",
+    "company": "selskab|vállalat|supermarket|restaurant chain|auction house|department store|"
+               "fournisseur d'accès|car manufacturer|manufacturer|retailer|broadcaster|rundfunkanstalt",
+    "brand": "marque|biermarke|marca|merk|märke|ブランド|品牌|브랜드",
+    "organization": "orchester|orchestra|organisation militaire|organització|机构|機構|기구",
+    "magazine": "magazin|revista|rivista|czasopismo|журнал|雑誌|杂志|잡지",
+    "newspaper": "صحيفة|газета|新聞|报纸|報紙|신문",
+    "ship": "fregatt|buque escuela|museum ship|선박|船舶",
+    "lake": "see|lac|lago|jezioro|jezero|озеро|湖|호수|göl|järvi|sø|innsjø",
+    "mountain": "massif|mittelgebirge|góra|berg|montagne|montaña|montagna|hora|гора|山|산|dağ|vuori",
+    "airport": "havalimanı|letiště|flughafen|aéroport|aeropuerto|aeroporto|lotnisko|аэропорт|空港|机场|공항",
+    "street": "straße|strasse|rue|calle|via|ulica|улица|通り|街道|거리|cadde|sokak|avenue|boulevard|road",
+    "film": "película|filme|filmu|фильм|映画|电影|영화",
+    "product": "ゲーム機|カメラ|game console|console|camera|smartphone|phone|device",
+    "car": "mașină",
+    "software": "app|application software|mobile app",
+    "currency": "moneda|währung|devise|valuta|waluta|валюта|通貨|货币|통화",
+    "award": "pris|prix|premio|preis|nagroda|премия|賞|奖|상",
+})
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
 _GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gemeinde": "city", "dorf": "city",
                  "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
