@@ -560,3 +560,26 @@ def test_a_publication_and_a_company_of_its_name_with_a_legal_form_are_a_questio
 def test_more_types_of_other_languages(written, english):
     from graphglean.graph.resolution.variants.types import english_type
     assert english_type(written.lower()) == english
+
+
+def test_a_surname_in_capitals_first_is_the_name_in_spoken_order():
+    a = ("NOWAK Anna", "zawodniczka", "Polska biathlonistka, medalistka mistrzostw świata.")
+    b = ("Anna Nowak", "person", "Polish biathlete who won a world championship medal.")
+    assert merged_by(a, b)
+    from graphglean.graph.resolution.names import read_name
+    from graphglean.graph.resolution.profiles import uninverted
+    assert uninverted(read_name("NASA Goddard")) == "Goddard Nasa"  # read so only for a person's forms
+    assert uninverted(read_name("Anna Nowak")) == ""
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Al-Ahram", "newspaper", "Egyptian state daily founded in 1875."), ("Ahram", "صحيفة", "صحيفة يومية مصرية.")),
+    (("Al Jazeera", "broadcaster", "Doha-based news network."), ("Jazeera", "organization", "Qatari news channel.")),
+])
+def test_the_arabic_article_before_a_things_name(a, b):
+    assert merged_by(a, b) == "same name, an article more or less"
+
+
+def test_the_arabic_article_is_kept_before_a_persons_name():
+    assert merged_by(("Al Gore", "person", "Former US vice president."), ("Gore", "person", "A US politician.")) != \
+        "same name, an article more or less"

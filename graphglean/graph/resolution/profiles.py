@@ -108,9 +108,12 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
 
 
 def uninverted(form: NameForm) -> str:
-    """A person's name written surname first, as catalogues and indexes write it ("Smith, John A."), in the
-    order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country after the
+    """A person's name written surname first, as catalogues and indexes write it ("Smith, John A.", "SMITH
+    John"), in the order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country after the
     comma: "John Smith, MD")."""
+    words = form.surface.split()  # "KUBICA Robert", as sport and official lists write it: the capitals last
+    if 2 <= len(words) <= 4 and words[0].isupper() and len(words[0]) > 2 and not any(w.isupper() for w in words[1:]):
+        return " ".join([*words[1:], words[0].capitalize()])
     head, _, tail = form.surface.rpartition(",")
     given = tail.split()
     if not (form.qualifier and not form.paren and head and 1 <= len(given) <= 3) or "," in head:

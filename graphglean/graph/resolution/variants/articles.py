@@ -1,5 +1,5 @@
-"""Articles that key_of keeps because they also begin names ("De Gaulle", "Den Haag"): Dutch "De", Danish and
-Norwegian "Den", "Det". A newspaper or company with one and the same name without ("De Telegraaf",
+"""Articles that key_of keeps because they also begin names ("De Gaulle", "Den Haag", "Al Gore"): Dutch "De",
+Danish and Norwegian "Den", "Det", Arabic "al-" ("Al-Ahram", "Ahram"). A newspaper or company with one and the same name without ("De Telegraaf",
 "Telegraaf") is one, where neither is a person or a place and both are typed; a one-word name of another kind
 is doubt."""
 
@@ -9,7 +9,7 @@ from ..names import NameForm
 from ..profiles import CATCH_ALL, PLACE_TYPES, UNTYPED, Profile, kinds
 from ..verdicts import SAME, Verdict, doubtful
 
-LEADING = frozenset({"de", "den", "det"})
+LEADING = frozenset({"de", "den", "det", "al"})
 
 
 def article_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:

@@ -105,7 +105,8 @@ TYPE_WORDS |= _table({
               "réalisatrice|حاكم|سیاستدان|konge|kung|penyanyi|executive|cầu thủ|coureur|nogometaš|treinador|"
               "спортсмен|спортсменка|ingenieur|podnikatel|mechaniker|navegante|poète|poetessa|monarca|kaiser|"
               "schilder|joueur|joueuse|персона|nhân vật|ব্যক্তি|isik|особа|fashion designer|designer|"
-              "schriftstellerin|musician|composer|painter|sculptor|architect|photographer",
+              "schriftstellerin|musician|composer|painter|sculptor|architect|photographer|zawodnik|zawodniczka|"
+              "sportsmenka|biathlete|skier|cyclist|swimmer|runner",
     "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica",
     "region": "il|県|powiat|provincie|περιφέρεια|estado|département|departamento|राज्य|bundesstaat|kraj",
     "company": "selskab|vállalat|supermarket|restaurant chain|auction house|department store|"
