@@ -146,8 +146,8 @@ _WRITTEN_IN = {"Han": {"china", "taiwan", "japan"}, "Hiragana": {"japan"}, "Kata
 
 
 @lru_cache(maxsize=16384)
-def _family_first_of(description: str, unnamed: str) -> frozenset[str]:
-    return frozenset(countries_of(unnamed) & _FAMILY_FIRST | _WRITTEN_IN.get(script_of(description), set())
+def _family_first_of(description: str, without_names: str) -> frozenset[str]:
+    return frozenset(countries_of(without_names) & _FAMILY_FIRST | _WRITTEN_IN.get(script_of(description), set())
                      | _WRITTEN_IN.get(detect(description).language, set()))
 
 
@@ -157,6 +157,8 @@ def family_first(p: Profile) -> frozenset[str]:
     another order are one only where both descriptions point to one of them ("Lin Dan", a Chinese player, and
     "Dan Lin", a Hollywood producer, are two; so are "Rand Paul" and "Paul Rand", both American)."""
     return _family_first_of(p.description, unnamed(p))
+
+
 _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
                   "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
                   "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",

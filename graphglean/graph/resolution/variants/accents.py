@@ -31,7 +31,6 @@ def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
 
 
-
 def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
     """A name with its umlauts written out ("Muenchen", "Soeren", "Aalborg"): one place or one club, but only a
     question for people and companies, whose namesakes write their names so ("Gerhard Schroeder", a CDU foreign
@@ -47,13 +46,13 @@ def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict |
 
 
 _NORDIC = frozenset({"denmark", "norway", "sweden", "finland", "iceland"})
-_SPANISH = "spain mexico argentina chile colombia peru venezuela ecuador bolivia uruguay paraguay cuba"
+_SPANISH = "spain|mexico|argentina|chile|colombia|peru|venezuela|ecuador|bolivia|uruguay|paraguay|cuba"
 _SLAVIC_CARONS = "czech republic|slovakia|slovenia|croatia|serbia|bosnia|lithuania|latvia"
 # the countries whose languages write a letter, and whose names are written without it in other languages
 # ("Vasteras", "Sanliurfa"); not the umlauts, which German writes out ("Fuerth"): "Furth" is another town
 _LETTER_COUNTRIES = {letters: frozenset(countries.split("|")) for letters, countries in {
     "å": "sweden|norway|denmark|finland", "øæ": "denmark|norway", "ðþ": "iceland",
-    "ñ": _SPANISH.replace(" ", "|"), "şğı": "turkey|azerbaijan", "ç": "turkey|france|portugal|brazil|albania",
+    "ñ": _SPANISH, "şğı": "turkey|azerbaijan", "ç": "turkey|france|portugal|brazil|albania",
     "łąęśźżń": "poland", "řěů": "czech republic", "őű": "hungary", "țșăî": "romania|moldova",
     "đ": "croatia|serbia|bosnia|vietnam", "čšž": _SLAVIC_CARONS, "āēīūņļķģ": "latvia", "ėįų": "lithuania",
     "õ": "estonia|portugal|brazil", "ã": "portugal|brazil",

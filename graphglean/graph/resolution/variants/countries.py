@@ -1,6 +1,7 @@
-"""The countries a description names in any of its languages: by English name or adjective (`profiles.
-countries_named`), by a country's own name as the description's language inflects it ("w Polsce",
-"Magyarország", "Türkiye'nin"), and with a possessive or a suffix after an apostrophe ("Hungary's")."""
+"""The countries a description names in any of its languages: by name, people, city or region (`profiles`,
+longest first), by a country's own name as the description's language inflects it ("w Polsce",
+"Magyarország", "Türkiye'nin"), and with a possessive or a suffix after an apostrophe ("Hungary's"); places of
+one name that descriptions place in different countries."""
 
 from __future__ import annotations
 
@@ -37,17 +38,12 @@ def regions_named(description: str) -> frozenset[str]:
     return frozenset(countries_of(description) | {r for r in _REGION_NAMES if f" {r} " in text})
 
 
-def _placed(p: Profile) -> frozenset[str]:
-    """The countries a place's description names, a state or province standing for its country."""
-    return countries_of(p.description)
-
-
 def places_apart(a: Profile, b: Profile) -> str:
     """Why two places of one name are two: each description places its own in countries the other's does not
     name ("St. Petersburg", a Florida city; "Saint Petersburg", "город России")."""
     if not (a.types & PLACE_TYPES and b.types & PLACE_TYPES):
         return ""
-    pa, pb = _placed(a), _placed(b)
+    pa, pb = countries_of(a.description), countries_of(b.description)  # a state standing for its country
     return "places described in different countries" if pa and pb and not pa & pb else ""
 
 
