@@ -47,7 +47,7 @@ _FIELDS = {
         pintor escultor pittore scultore""",
     "business": """businessman businesswoman entrepreneur unternehmer merchant kaufmann banker industrialist
         investor executive tycoon magnate negociant commercant empresario imprenditore""",
-    "religion": """priest bishop pope cardinal pastor rabbi imam monk nun priester bischof pretre eveque
+    "religion": """priest bishop pope cardinal pastor rabbi imam monk priester bischof pretre eveque
         sacerdote obispo vescovo ksiadz missionary guru spiritual swami yogi lama ayatollah mullah preacher
         evangelist theologian गुरु आध्यात्मिक संत""",
 }
