@@ -231,13 +231,19 @@ def test_a_few_slow_answers_are_no_queue_where_answers_come_whole(refuse_stream)
     (3000, (50, 300), 1.0, 0.03),  # fast short answers that do not trickle; some 3 s late
 ])
 def test_first_tokens_spread_by_the_server_itself_are_no_queue(tokens_per_s, words, first_s, tail):
-    local = LocalServer(slots=256, tokens_per_s=tokens_per_s, reports_slots=False)
-    server = FakeLLMServer(spread(words, first_s, tail), latency=0.3, local=local)
-    summary, s = on_virtual_time(drive, server, 300, 600)
     # On virtual time over real loopback sockets, a loaded machine's kernel may deliver a request late, and the
     # autojump clock counts that as the server's time: a trim of a request or two is that noise (it showed on a
-    # loaded CI, never alone); a spread read as a queue would cut to the slots it inferred, far below.
-    assert min(limits(summary)) >= 60 and s.max_in_flight == 64, summary
+    # loaded CI, never alone), and once, with both cores busy, a trim to 58. The scenario is otherwise the same
+    # every run, so a spread read as a queue fails every attempt; the machine's noise fails one at most.
+    runs = []
+    for _ in range(2):
+        local = LocalServer(slots=256, tokens_per_s=tokens_per_s, reports_slots=False)
+        server = FakeLLMServer(spread(words, first_s, tail), latency=0.3, local=local)
+        summary, s = on_virtual_time(drive, server, 300, 600)
+        runs.append((min(limits(summary)), s.max_in_flight, summary))
+        if runs[-1][0] >= 60 and runs[-1][1] == 64:
+            return
+    raise AssertionError(f"a server's own spread read as a queue in both runs: {runs}")
 
 
 def test_prompts_of_any_length_are_no_queue_for_answers_not_streamed():
