@@ -25,7 +25,7 @@ from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpu
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
-from .variants.countries import places_apart, regions_named
+from .variants.countries import places_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
@@ -221,7 +221,7 @@ class Evidence:
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
             if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
-                named = regions_named(py.description)
+                named = regions_named(unnamed(py))  # not its own name: "Salt Lake City is where ..."
                 if _region(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
                                                      names_qualifier(py.description, x.qualifier)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")

@@ -98,7 +98,45 @@ sierra leone: sierra leone; liberia: liberia, liberian; mauritius: mauritius, ma
 bhutan: bhutan, bhutanese; maldives: maldives; brunei: brunei; estonia: tallinn; latvia: riga; lithuania: vilnius
 slovakia: bratislava; slovenia: ljubljana; croatia: zagreb; serbia: belgrade, beograd; bulgaria: bulgarie
 romania: bucharest, bucurești; hungary: hongrie, ungarn, hungría; greece: grèce, griechenland, grecia
-morocco: rabat, casablanca, maroc, marokko, marruecos; egypt: égypte, ägypten, egipto; new zealand: auckland, néo zélandais; chile: chilien, chileno, chilena; colombia: colombien, kolumbien; peru: pérou"""
+morocco: rabat, casablanca, maroc, marokko, marruecos; egypt: égypte, ägypten, egipto; new zealand: auckland, néo zélandais; chile: chilien, chileno, chilena; colombia: colombien, kolumbien; peru: pérou
+us: san diego, denver, baltimore, pittsburgh, minneapolis, nashville, honolulu, sacramento, san antonio,
+milwaukee, cincinnati, kansas city, salt lake city, tampa, oakland, palo alto, menlo park
+uk: leeds, sheffield, bristol, belfast, nottingham, leicester, southampton, brighton; france: lille, nantes,
+montpellier, rennes, grenoble; germany: hannover, hanover, nuremberg, nurnberg, bremen, dortmund, duisburg,
+mannheim, karlsruhe, wiesbaden, mainz, freiburg, heidelberg, potsdam, rostock, kiel, magdeburg, erfurt,
+chemnitz, aachen; italy: bologna, genoa, genova, palermo, verona, bari, catania, trieste, pisa, padua, padova
+spain: zaragoza, malaga, alicante, valladolid; netherlands: groningen, maastricht, haarlem, leiden, delft,
+arnhem, nijmegen, tilburg; belgium: ghent, gent, liege, bruges, brugge, leuven, charleroi
+switzerland: lausanne, lucerne, luzern, lugano, sankt gallen; austria: innsbruck, linz, klagenfurt
+poland: gdansk, wroclaw, poznan, lodz, katowice, szczecin, lublin, bialystok; czech republic: brno, ostrava,
+plzen, pilsen; hungary: debrecen, szeged, gyor; romania: cluj, cluj napoca, timisoara, iasi, constanta
+bulgaria: plovdiv, varna; serbia: novi sad, nis; croatia: rijeka; greece: thessaloniki, patras
+turkey: izmir, bursa, antalya, adana, gaziantep, konya, trabzon; russia: novosibirsk, yekaterinburg, kazan,
+nizhny novgorod, vladivostok, sochi, murmansk; ukraine: lviv, dnipro, zaporizhzhia, mariupol, kherson,
+donetsk, luhansk; china: chongqing, tianjin, chengdu, hangzhou, nanjing, xi'an, xian, suzhou, shenyang,
+harbin, qingdao, dalian, xiamen, kunming; japan: nagoya, sapporo, fukuoka, kobe, hiroshima, sendai, nagasaki,
+okinawa; south korea: incheon, daegu, gwangju, daejeon, ulsan; india: ahmedabad, pune, jaipur, lucknow,
+kanpur, surat, varanasi, amritsar, chandigarh, bhopal, patna, noida, gurgaon, gurugram, new delhi
+pakistan: rawalpindi, peshawar, quetta, faisalabad; bangladesh: chittagong, chattogram; indonesia: surabaya,
+bandung, medan, yogyakarta, bali; malaysia: kuala lumpur, penang, johor bahru; thailand: chiang mai, phuket,
+pattaya; vietnam: ho chi minh city, da nang, hai phong; philippines: quezon city, cebu, davao
+australia: hobart, gold coast; new zealand: christchurch; canada: edmonton, winnipeg
+mexico: mexico city, tijuana, puebla, cancun, acapulco, oaxaca; brazil: brasilia, fortaleza, belo horizonte,
+manaus, recife, porto alegre, curitiba; chile: valparaiso, santiago de chile; colombia: cali, barranquilla
+peru: cusco, cuzco, arequipa; venezuela: maracaibo; egypt: giza, luxor, aswan; morocco: marrakesh,
+marrakech, fez, tangier; nigeria: kano, ibadan, port harcourt; kenya: mombasa, kisumu; ethiopia: addis ababa
+south africa: durban, soweto; tanzania: dar es salaam, zanzibar; ghana: kumasi; iran: isfahan, shiraz,
+tabriz, mashhad; iraq: baghdad, basra, mosul, erbil; saudi arabia: jeddah, mecca; uae: sharjah
+israel: haifa, eilat; syria: aleppo, homs; afghanistan: kabul, kandahar, herat; uzbekistan: tashkent
+kazakhstan: astana, almaty; kyrgyzstan: bishkek; tajikistan: dushanbe; azerbaijan: baku; armenia: yerevan
+moldova: chisinau; iceland: reykjavik; malta: valletta; cyprus: nicosia; montenegro: podgorica
+north macedonia: skopje; albania: tirana; kosovo: pristina; ecuador: quito; paraguay: asuncion
+panama: panama city; nicaragua: managua; honduras: tegucigalpa; guatemala: guatemala city
+dominican republic: santo domingo; haiti: port au prince; algeria: algiers; tunisia: tunis
+uganda: kampala; rwanda: kigali; zambia: lusaka; zimbabwe: harare; mozambique: maputo; angola: luanda
+mali: bamako; niger: niamey; burkina faso: ouagadougou; liberia: monrovia; sierra leone: freetown
+madagascar: antananarivo; namibia: windhoek; botswana: gaborone; fiji: suva; mongolia: ulaanbaatar
+cambodia: phnom penh; laos: vientiane; myanmar: naypyidaw, yangon, rangoon; maldives: male"""
 COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part

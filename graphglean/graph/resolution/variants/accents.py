@@ -2,8 +2,9 @@
 one city, but "Ağrı" (a Turkish province) and "Agri" (an Italian river), "Tábor" (a Czech town) and "Tabor" (a
 mountain in Galilee) are two. A one-word name is a word of other languages as often; without its accents it is a
 question unless the two are described alike or placed in one country. Names of more words are rarely such
-namesakes ("Antonín Dvořák"). Umlauts written out ("Muenchen") make one place or club, but only a question for
-people and companies."""
+namesakes ("Antonín Dvořák"). German umlauts left out are a German name of its own ("Fürth", "Furth"): one
+German-speaking country in common says nothing. Umlauts written out ("Muenchen") make one place or club, but
+only a question for people and companies."""
 
 from __future__ import annotations
 
@@ -25,10 +26,22 @@ def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
     """Doubt for one word with and without its accents not described as one thing; None otherwise."""
     if not accents_only(fa, fb) or conflict(a, b):  # a conflict says why already ("places of different levels")
         return None
-    if ev.context(a, b) >= ev.agree_above or one_country(a, b) or \
+    if ev.context(a, b) >= ev.agree_above or _one_country_writing_it(a, b, fa, fb) or \
             both_places(a, b) and written_where_placed(a, b, fa, fb):  # a surname's namesakes: "Peña", "Pena"
         return None
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
+
+
+_GERMAN_SPEAKING = frozenset({"germany", "austria", "switzerland"})
+
+
+def _one_country_writing_it(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
+    """Both described in one country, unless German umlauts were left out of a German-speaking country's name:
+    German writes them out ("Fuerth"), and "Furth" is another town ("Malmo", "Gallivare" are Swedish names)."""
+    shared = described_in(a) & described_in(b)
+    if set(fold(fa.surface + fb.surface)) & set("äöü"):
+        shared -= _GERMAN_SPEAKING
+    return bool(shared)
 
 
 def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
