@@ -593,3 +593,38 @@ def test_the_arabic_article_before_a_things_name(a, b):
 def test_the_arabic_article_is_kept_before_a_persons_name():
     assert merged_by(("Al Gore", "person", "Former US vice president."), ("Gore", "person", "A US politician.")) != \
         "same name, an article more or less"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("St. Mary's School", "school", "Girls' boarding school in Kandy, Sri Lanka."),
+     ("St Marys School", "school", "Primary school in Suva, Fiji.")),
+    (("Saint-Pierre", "commune", "Commune de la Martinique au pied de la montagne Pelée."),
+     ("Saint Pierre", "town", "Fishing town of Saint Pierre and Miquelon, near Newfoundland and Labrador.")),
+])
+def test_namesakes_described_in_small_countries_and_territories_stay_apart(a, b):
+    assert merged_by(a, b) == ""
+
+
+def test_an_acronym_described_in_another_country_than_its_full_name_names_is_a_question():
+    a = ("UNAM", "university", "Public university based in Windhoek, Namibia.")
+    b = ("Universidad Nacional Autónoma de México", "universidad", "Institución fundada en 1910 en Coyoacán.")
+    assert merged_by(a, b) == ""
+    assert "another country" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+def test_a_calling_of_two_words_and_a_noun_phrase_of_commas():
+    from graphglean.graph.resolution.profiles import opening, profile_from
+    from graphglean.graph.resolution.variants.callings import callings
+    back = profile_from("p", {"name": "P", "type": "person", "description": "Korean centre-back at Napoli."}, [])
+    assert callings(back) == {"sport"}
+    school = profile_from("s", {"name": "S", "type": "school", "description": "Boys' school in Accra, Ghana."}, [])
+    assert opening(school) == "boys' school in accra ghana" or "ghana" in opening(school)
+    long = profile_from("o", {"name": "O", "type": "org", "description": "El organismo rector del fútbol mundial "
+                                                                       "adjudicó el Mundial de 2034 a Arabia Saudí."}, [])
+    assert "arabia" not in opening(long)  # a noun phrase is short: a verb of another language is not seen
+
+
+def test_a_country_is_not_placed_in_the_neighbours_its_description_names():
+    a = ("The Gambia", "country", "Small West African country surrounded by Senegal.")
+    b = ("Gambia", "pays", "État d'Afrique de l'Ouest dont la capitale est Banjul.")
+    assert merged_by(a, b)

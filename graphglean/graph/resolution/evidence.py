@@ -25,7 +25,7 @@ from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpu
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
-from .variants.countries import places_apart, regions_named, unnamed
+from .variants.countries import named_apart, places_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
@@ -198,7 +198,8 @@ class Evidence:
                     return doubtful(0.6, "acronym, but spelled out as another name")
                 if len(x.acronym) >= 4 and x.acronym == y.initials or accented_acronym(x, y) or \
                         len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
-                    return Verdict(SAME, 0.8, "acronym of every word")  # few namesakes: "PKO BP", "BMW AG"
+                    return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
+                        a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
         return None
 

@@ -223,20 +223,20 @@ _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|es
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 
-_OPENING = regex.compile(r"^\s*([^.;:,()\n]{1,80})")
+_OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
 # where a description's opening noun phrase ends: a relative word, in several languages
 _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
                       "welcher welche welches dessen deren".split())
 
 
 def defining_clauses(p: Profile) -> tuple[str, ...]:
-    """What ``p``'s description says it is: the words after each verb of being, else its opening noun phrase."""
+    """What ``p``'s description says it is: its opening noun phrase and the words after each verb of being."""
     return _defining(p.description, tuple(f.key for f in p.forms if f.key))
 
 
 @lru_cache(maxsize=16384)
 def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(m.group(1) for m in _DEFINING.finditer(description)) or (_opening(description, names),)
+    return (_opening(description, names), *(m.group(1) for m in _DEFINING.finditer(description)))
 
 
 def opening(p: Profile) -> str:
@@ -247,13 +247,16 @@ def opening(p: Profile) -> str:
 
 
 def _opening(description: str, names: tuple[str, ...]) -> str:
-    words = key_of(m.group(1)).split() if (m := _OPENING.match(description)) else []
-    if not words or any(" ".join(words).startswith(name) for name in names):
+    # as written ("State-controlled"), and a noun phrase's length at most: a verb of another language is not
+    # seen ("El organismo rector del fútbol mundial adjudicó el Mundial de 2034 a Arabia Saudí")
+    tokens = m.group(1).split()[:8] if (m := _OPENING.match(description)) else []
+    if not tokens or any(key_of(" ".join(tokens)).startswith(name) for name in names):
         return ""
-    for i, w in enumerate(words[1:], 1):
-        if w in _RELATIVE or (len(w) > 4 and w.endswith(("ed", "ing"))):
-            return " ".join(words[:i])
-    return " ".join(words)
+    for i, t in enumerate(tokens[1:], 1):
+        w = t.lower()
+        if w in _RELATIVE or (len(w) > 4 and w.isalpha() and w.endswith("ed")):  # not "a boarding school"
+            return key_of(" ".join(tokens[:i]))
+    return key_of(" ".join(tokens))
 
 
 def placed_in(p: Profile, names: set[str]) -> set[str]:
@@ -310,6 +313,8 @@ def conflict(a: Profile, b: Profile) -> str:
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
     if la and lb and not la & lb:
         return "places of different levels"
+    if a.personal and b.personal:  # people move: a Chinese player in Houston, a South African living in Australia
+        return ""
     names = {f.key for p in (a, b) for f in p.forms}
     ca, cb = placed_in(a, names), placed_in(b, names)
     if ca and cb and not ca & cb:

@@ -136,7 +136,30 @@ dominican republic: santo domingo; haiti: port au prince; algeria: algiers; tuni
 uganda: kampala; rwanda: kigali; zambia: lusaka; zimbabwe: harare; mozambique: maputo; angola: luanda
 mali: bamako; niger: niamey; burkina faso: ouagadougou; liberia: monrovia; sierra leone: freetown
 madagascar: antananarivo; namibia: windhoek; botswana: gaborone; fiji: suva; mongolia: ulaanbaatar
-cambodia: phnom penh; laos: vientiane; myanmar: naypyidaw, yangon, rangoon; maldives: male"""
+cambodia: phnom penh; laos: vientiane; myanmar: naypyidaw, yangon, rangoon; maldives: male
+antigua and barbuda: antigua and barbuda, antigua, antiguan; bahamas: bahamas, bahamian, nassau; barbados: barbados,
+barbadian, bridgetown; belize: belize, belizean; guyana: guyana, guyanese; suriname: suriname, surinamese, paramaribo
+trinidad and tobago: trinidad and tobago, trinidad, trinidadian, port of spain; saint lucia: saint lucia, st lucia
+grenada: grenadian; comoros: comoros; djibouti: djibouti; equatorial guinea: equatorial guinea; gambia: gambia,
+gambian, banjul; guinea bissau: guinea bissau; lesotho: lesotho, maseru; eswatini: eswatini, swaziland
+seychelles: seychelles; south sudan: south sudan, juba; togo: togo, togolese, lome; burundi: burundi, bujumbura
+central african republic: central african republic, bangui; sao tome and principe: sao tome and principe
+east timor: east timor, timor leste, dili; papua new guinea: papua new guinea, port moresby
+solomon islands: solomon islands, honiara; vanuatu: vanuatu; samoa: samoa, samoan; tonga: tonga, tongan
+kiribati: kiribati
+san marino: san marino; liechtenstein: liechtenstein, vaduz; vatican: vatican, holy see; cape verde: cape verde,
+praia; mauritania: nouakchott; mauritius: port louis; nigeria: lagos; pakistan: karachi
+france: guadeloupe, martinique, reunion, french guiana, cayenne, mayotte, nouvelle caledonie, new caledonia,
+tahiti, papeete, marseillais, lyonnais, parisien, parisienne; denmark: greenland, nuuk, faroe islands
+us: puerto rico, san juan puerto rico, guam; netherlands: aruba, curacao
+nicaragua: nicaraguense, nicaraguayen; honduras: hondureno, hondurena, hondurien; guatemala: guatemalteco,
+guatemalteca; el salvador: salvadoreno, salvadorena; costa rica: costarricense; panama: panameno, panamena
+cuba: cubano, cubana, cubain; dominican republic: dominicano, dominicana; venezuela: venezolano, venezolana
+colombia: colombiano, colombiana; ecuador: ecuatoriano, ecuatoriana; peru: peruano, peruana; bolivia: boliviano,
+boliviana; uruguay: uruguayo, uruguaya; paraguay: paraguayo, paraguaya; puerto rico: puertorriqueno
+senegal: senegalais, senegalaise; ivory coast: ivoirien, ivoirienne; cameroon: camerounais, camerounaise
+mali: malien, malienne; congo: congolais, congolaise; morocco: marocain, marocaine; algeria: algerien,
+algerienne; tunisia: tunisien, tunisienne; haiti: haitien, haitienne; canada: quebecois, quebecoise"""
 COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part

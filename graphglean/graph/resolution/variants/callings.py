@@ -13,7 +13,8 @@ from ..profiles import Profile, defining_clauses
 
 _FIELDS = {
     "sport": """athlete sportsman sportswoman sportler footballer fussballer fussballspieler footballeur futbolista
-        futebolista calciatore pilkarz футболист striker midfielder goalkeeper sturmer torwart
+        futebolista calciatore pilkarz футболист striker midfielder goalkeeper sturmer torwart centre-back
+        center-back fullback full-back winger playmaker
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
         tennis basketball baseball hockey olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
         jockey quarterback pitcher batsman sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
@@ -63,7 +64,9 @@ _STUDIES = ("ologist", "ologe", "ologin", "ologue", "ólogo", "ologo")  # "cardi
 @lru_cache(maxsize=16384)
 def _fields_in(text: str) -> frozenset[str]:
     found = set()
-    for word in key_of(text).split():
+    words = key_of(text).split()
+    found.update(CALLINGS[pair] for pair in map(" ".join, zip(words, words[1:])) if pair in CALLINGS)  # "centre-back"
+    for word in words:
         field = CALLINGS.get(word) or next((_TAILS[word[i:]] for i in range(1, len(word) - 5) if word[i:] in _TAILS),
                                            None) or ("science" if word.endswith(_STUDIES) else None)
         if field:

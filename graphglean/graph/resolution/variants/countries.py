@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from ....text.words import unspaced
 from ..lexicon import ENDONYMS, REGIONS
+from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing, text_words
 from .places import inflected
 
@@ -28,6 +29,7 @@ def countries_of(text: str) -> frozenset[str]:
 
 
 _REGION_NAMES = frozenset(REGIONS.values())
+_COUNTRY_TYPES = frozenset({"country", "nation"})
 
 
 @lru_cache(maxsize=16384)
@@ -41,8 +43,8 @@ def regions_named(description: str) -> frozenset[str]:
 def places_apart(a: Profile, b: Profile) -> str:
     """Why two places of one name are two: each description places its own in countries the other's does not
     name ("St. Petersburg", a Florida city; "Saint Petersburg", "город России")."""
-    if not (a.types & PLACE_TYPES and b.types & PLACE_TYPES):
-        return ""
+    if not (a.types & PLACE_TYPES and b.types & PLACE_TYPES) or (a.types | b.types) & _COUNTRY_TYPES:
+        return ""  # a country is in no other country: "The Gambia", "surrounded by Senegal"
     pa, pb = countries_of(a.description), countries_of(b.description)  # a state standing for its country
     return "places described in different countries" if pa and pb and not pa & pb else ""
 
@@ -68,3 +70,10 @@ def _without(text: str, names: tuple[str, ...]) -> str:
         bounded = re.escape(name) if unspaced(name) else rf"(?<!\w){re.escape(name)}(?!\w)"
         text = re.sub(bounded, " ; ", text, flags=re.I)
     return text
+
+
+def named_apart(p: Profile, other: NameForm) -> bool:
+    """``p`` is described in countries the other's name does not name, where it names one ("UNAM", Namibia's
+    university; "Universidad Nacional Autónoma de México")."""
+    named, placed = countries_of(other.surface), described_in(p)
+    return bool(named and placed and not named & placed)
