@@ -628,3 +628,23 @@ def test_a_country_is_not_placed_in_the_neighbours_its_description_names():
     a = ("The Gambia", "country", "Small West African country surrounded by Senegal.")
     b = ("Gambia", "pays", "État d'Afrique de l'Ouest dont la capitale est Banjul.")
     assert merged_by(a, b)
+
+
+def test_things_of_one_name_said_to_be_of_different_countries_in_any_language_are_a_question():
+    a = ("Al-Merreikh", "نادي", "نادٍ سوداني لكرة القدم من أم درمان.")
+    b = ("Merreikh", "football club", "Saudi amateur club from Jeddah.")
+    assert merged_by(a, b) == ""
+    assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
+
+
+@pytest.mark.parametrize("text,country", [
+    ("Sitio de comercio electrónico más visitado de América Latina.", set()),
+    ("Rail operator, known in French as SNCB.", set()),
+    ("Materials firm majority-owned by China National Bluestar.", set()),
+    ("Clube de futebol de Salvador.", set()),
+    ("Club montevideano, cinco veces campeón de América.", set()),
+])
+def test_what_a_thing_is_said_to_be_names_no_country_by_a_continent_language_owner_or_city_namesake(text, country):
+    from graphglean.graph.resolution.profiles import profile_from
+    from graphglean.graph.resolution.variants.countries import _said_of
+    assert _said_of(profile_from("x", {"name": "X", "type": "company", "description": text}, [])) == country

@@ -25,7 +25,7 @@ from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpu
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
-from .variants.countries import named_apart, places_apart, regions_named, unnamed
+from .variants.countries import countries_apart, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
@@ -88,7 +88,7 @@ class Evidence:
                 if rank(v) > rank(best):
                     best = v
         # the names agree, the things do not
-        if best.kind == SAME and (why := conflict(a, b) or places_apart(a, b) or callings_apart(a, b)):
+        if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b)):
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):

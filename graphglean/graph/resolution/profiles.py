@@ -207,7 +207,8 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
 _PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
            } | COUNTRY_EXTRA | REGION_COUNTRIES
 # a region read as one word run, naming no country but one its name holds ("Western Australia")
-_NAMED = COUNTRIES | {r: c if c in r else "" for r, c in REGION_COUNTRIES.items()}
+_NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
+    r: c if c in r else "" for r, c in REGION_COUNTRIES.items()}
 _LONGEST = max(len(k.split()) for k in _PLACED | _NAMED)
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
            "town": "city", "village": "city", "municipality": "city", "commune": "city", "river": "river",
@@ -226,7 +227,7 @@ _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|es
 _OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
 # where a description's opening noun phrase ends: a relative word, in several languages
 _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
-                      "welcher welche welches dessen deren".split())
+                      "welcher welche welches dessen deren by known called named nicknamed formerly also".split())
 
 
 def defining_clauses(p: Profile) -> tuple[str, ...]:

@@ -79,7 +79,7 @@ angola: angola, angolan; armenia: armenia, armenian; azerbaijan: azerbaijan, aze
 bangladesh: bangladesh, bangladeshi, dhaka; belarus: belarus, belarusian, minsk; bolivia: bolivia, bolivian
 bosnia: bosnia, bosnian, sarajevo; botswana: botswana; cambodia: cambodia, cambodian; cameroon: cameroon, cameroonian
 costa rica: costa rica, costa rican; cuba: cuba, cuban, havana; cyprus: cyprus, cypriot; ecuador: ecuador, ecuadorian
-dominican republic: dominican republic; el salvador: el salvador, salvadoran; ethiopia: ethiopia, ethiopian
+dominican republic: dominican republic; el salvador: salvadoran, san salvador; ethiopia: ethiopia, ethiopian
 ghana: ghana, ghanaian, accra; guatemala: guatemala, guatemalan; haiti: haiti, haitian; honduras: honduras, honduran
 iceland: iceland, icelandic, reykjavik; jordan: jordanian, amman; kazakhstan: kazakhstan, kazakh; kosovo: kosovo
 kuwait: kuwait, kuwaiti; kyrgyzstan: kyrgyzstan, kyrgyz; laos: laos, laotian; lebanon: lebanon, lebanese, beirut
@@ -253,7 +253,10 @@ ENDONYMS = {k: c for c, names in {
     "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag",
     "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
     "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",
-    "egypt": "مصر", "lithuania": "lietuva",
+    "egypt": "مصر", "lithuania": "lietuva", "sudan": "سودان", "saudi arabia": "سعودي سعودية", "morocco": "مغرب",
+    "algeria": "جزائر", "tunisia": "تونس", "libya": "ليبي ليبيا", "iraq": "عراق", "syria": "سوري سوريا",
+    "lebanon": "لبنان", "jordan": "أردن", "uae": "إمارات", "qatar": "قطر", "kuwait": "كويت", "bahrain": "بحرين",
+    "yemen": "يمن", "iran": "إيران", "palestine": "فلسطين",
 }.items() for k in names.split()}
 # and, read as written, the English names and adjectives COUNTRIES lacks, and own names that are English words
 COUNTRY_EXTRA = {k: c for c, names in {

@@ -11,7 +11,7 @@ from functools import lru_cache
 from ....text.words import unspaced
 from ..lexicon import ENDONYMS, REGIONS
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing, text_words
+from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing, defining_clauses, text_words
 from .places import inflected
 
 
@@ -40,13 +40,24 @@ def regions_named(description: str) -> frozenset[str]:
     return frozenset(countries_of(description) | {r for r in _REGION_NAMES if f" {r} " in text})
 
 
-def places_apart(a: Profile, b: Profile) -> str:
-    """Why two places of one name are two: each description places its own in countries the other's does not
-    name ("St. Petersburg", a Florida city; "Saint Petersburg", "город России")."""
-    if not (a.types & PLACE_TYPES and b.types & PLACE_TYPES) or (a.types | b.types) & _COUNTRY_TYPES:
-        return ""  # a country is in no other country: "The Gambia", "surrounded by Senegal"
-    pa, pb = countries_of(a.description), countries_of(b.description)  # a state standing for its country
-    return "places described in different countries" if pa and pb and not pa & pb else ""
+def countries_apart(a: Profile, b: Profile) -> str:
+    """Why two things of one name are two: each description places its own in countries the other's does not
+    name. Places by all their description says ("St. Petersburg", a Florida city; "Saint Petersburg", "город
+    России"), other things by what it says they are, in any language ("Al-Hilal", "نادٍ سوداني"; "Hilal",
+    "Saudi Pro League club"); never a country (placed by its neighbours: "surrounded by Senegal"), nor people
+    (people move; callings tell them apart)."""
+    if (a.types | b.types) & _COUNTRY_TYPES or a.personal or b.personal:
+        return ""
+    if a.types & PLACE_TYPES and b.types & PLACE_TYPES:
+        pa, pb = countries_of(a.description), countries_of(b.description)  # a state standing for its country
+        return "places described in different countries" if pa and pb and not pa & pb else ""
+    pa, pb = _said_of(a), _said_of(b)
+    return "described in different countries" if pa and pb and not pa & pb else ""
+
+
+def _said_of(p: Profile) -> frozenset[str]:
+    """The countries what ``p``'s description says it is names, less those its own names name."""
+    return countries_of(" ; ".join(defining_clauses(p))) - countries_of(" ; ".join(f.surface for f in p.forms))
 
 
 def one_country(a: Profile, b: Profile) -> bool:

@@ -127,6 +127,24 @@ TYPE_WORDS |= _table({
     "currency": "moneda|währung|devise|valuta|waluta|валюта|通貨|货币|통화",
     "award": "pris|prix|premio|preis|nagroda|премия|賞|奖|상",
 })
+# Indonesian and Malay, Swahili, Tagalog, Ukrainian, Arabic, Persian, Hindi, Vietnamese, Greek and Hebrew types,
+# and the kinds of warship a model names as the type
+TYPE_WORDS |= _table({
+    "company": "perusahaan|syarikat|kampuni|kompanya|компанія|شرکت|εταιρεία|חברה|công ty cổ phần",
+    "university": "universitas|universiti|chuo kikuu|університет|جامعة|دانشگاه|विश्वविद्यालय|trường đại học|"
+                  "πανεπιστήμιο|אוניברסיטה",
+    "city": "kota|mji|lungsod|شهر|עיר",
+    "region": "provinsi|kabupaten|mkoa|lalawigan",
+    "club": "نادي|باشگاه|klabu|câu lạc bộ|клуб футбольний|מועדון",
+    "newspaper": "gazeti|surat kabar|koran|pahayagan|روزنامه|báo|εφημερίδα|עיתון",
+    "website": "інтернет-магазин|интернет-магазин|toko online|situs web|tovuti",
+    "person": "mwanasiasa|mchezaji|politikus|tokoh|pemain sepak bola|pulitiko|manlalaro|політик|футболіст|"
+              "співак|співачка|سياسي|لاعب|سیاستمدار|राजनेता|chính trị gia|פוליטיקאי",
+    "political party": "partai|chama|partido político",
+    "ship": "kapal|kapal selam|barko|fähre|fährschiff|submarine|submarino|sous-marin|sottomarino|u-boot|"
+            "okręt podwodny|подводная лодка|潜水艦|潜艇|잠수함|destroyer|frigate|corvette|cruiser|battleship|"
+            "aircraft carrier|patrol boat|ferry boat",
+})
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
 _GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gemeinde": "city", "dorf": "city",
                  "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
