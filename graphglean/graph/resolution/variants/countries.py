@@ -15,6 +15,11 @@ from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing,
 from .places import inflected
 
 
+_ENDONYMS_BY_START: dict[str, list[tuple[str, str]]] = {}  # an inflected name keeps its first letters
+for _own, _country in ENDONYMS.items():
+    _ENDONYMS_BY_START.setdefault(_own[:2], []).append((_own, _country))
+
+
 @lru_cache(maxsize=16384)
 def countries_of(text: str) -> frozenset[str]:
     """The countries ``text`` names: by English name, people, city or region, longest first (`profiles`), by an
@@ -24,7 +29,8 @@ def countries_of(text: str) -> frozenset[str]:
         if "'" in word:
             found |= countries_placing(word.split("'")[0])
         # an own name inflected, never shortened ("Polska", "Polsce"; not "Romano" of "Romania")
-        found.update(c for own, c in ENDONYMS.items() if len(word) >= len(own) - 1 and inflected(own, word))
+        found.update(c for own, c in _ENDONYMS_BY_START.get(word[:2], ()) if len(word) >= len(own) - 1 and
+                     inflected(own, word))
     return frozenset(found)
 
 
