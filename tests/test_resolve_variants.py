@@ -648,3 +648,11 @@ def test_what_a_thing_is_said_to_be_names_no_country_by_a_continent_language_own
     from graphglean.graph.resolution.profiles import profile_from
     from graphglean.graph.resolution.variants.countries import _said_of
     assert _said_of(profile_from("x", {"name": "X", "type": "company", "description": text}, [])) == country
+
+
+def test_a_middle_initial_on_one_side_with_one_same_generation_is_one_person():
+    a = ("Jose P. Laurel III", "person", "Filipino politician and diplomat.")
+    b = ("Jose Laurel III", "politiko", "Dating embahador ng Pilipinas sa Japan.")
+    assert merged_by(a, b) == "a middle initial on one side only, the same generation"
+    father, son = ("George Bush", "person", "Former US president."), ("George W. Bush", "person", "US president.")
+    assert merged_by(father, son) == ""  # no generation on either side: a father and a son

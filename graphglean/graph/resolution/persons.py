@@ -121,6 +121,8 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
         given = _given(wa[:-1], wb[:-1])
         if given == SAME:
             return _partial(ev, a, b, "same name, initials or patronymic written out")
+        if given == UNSURE and _middle_initial_of_one_generation(fa, fb):  # "Ferdinand R. Marcos Jr."
+            return _partial(ev, a, b, "a middle initial on one side only, the same generation")
         if given == UNSURE:
             return doubtful(0.5, "a middle name on one side only")
         return Verdict(DIFFERENT, 0.0, "different given names")
@@ -138,6 +140,14 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
+
+
+def _middle_initial_of_one_generation(fa: NameForm, fb: NameForm) -> bool:
+    """One name has one middle initial more, and both carry one same generational marker or regnal number
+    ("Manuel Roxas II", "Manuel A. Roxas II"): a father and son differ there ("George Bush", "George W. Bush")."""
+    short, long = sorted((fa.person, fb.person), key=len)
+    same_generation = (fa.generation and fa.generation == fb.generation) or (fa.numbers and fa.numbers == fb.numbers)
+    return bool(same_generation) and len(long) == len(short) + 1 and long[0] == short[0] and len(long[1]) == 1
 # where the family name comes first, and the scripts and languages written there
 _FAMILY_FIRST = frozenset({"china", "japan", "south korea", "north korea", "taiwan", "hungary", "vietnam"})
 _WRITTEN_IN = {"Han": {"china", "taiwan", "japan"}, "Hiragana": {"japan"}, "Katakana": {"japan"},
