@@ -75,6 +75,13 @@ def spelled_club_key(form: NameForm) -> str:
     return f"{lead_initials(ws[:-1])}|{ws[-1]}" if len(ws) >= 3 else ""
 
 
+def acronym_keys(p: Profile) -> set[str]:
+    """The acronyms and club abbreviations ``p``'s names are written as, which other names' initials may spell
+    out ("NATO"; "sl|benfica" of "SL Benfica")."""
+    return {f.acronym or f.compact for f in p.forms if f.acronym or numbered_capitals(f)} | {
+        club_key(f) for f in p.forms if f.team}
+
+
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
     """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
     the pairs only the LLM can decide."""
@@ -178,8 +185,7 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
                     broad: bool = False) -> tuple[list[tuple[int, int]], int]:
     """Distinct (i, j) index pairs (i < j) to compare, and how many blocks were too large to use. ``broad``
     adds rare shared words, shared owners and MinHash bands: pairs no rule merges, for the LLM tier."""
-    acronyms = {f.acronym or f.compact for p in profiles for f in p.forms if f.acronym or numbered_capitals(f)} | {
-        club_key(f) for p in profiles for f in p.forms if f.team}
+    acronyms = set().union(*map(acronym_keys, profiles))
     rare_below = rare_threshold(corpus.documents) if broad else 0
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(profiles):

@@ -109,8 +109,8 @@ def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
 
 def uninverted(form: NameForm) -> str:
     """A person's name written surname first, as catalogues and indexes write it ("Smith, John A.", "SMITH
-    John"), in the order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country after the
-    comma: "John Smith, MD")."""
+    John"), in the order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country
+    after the comma: "John Smith, MD")."""
     words = form.surface.split()  # "KUBICA Robert", as sport and official lists write it: the capitals last
     if 2 <= len(words) <= 4 and words[0].isupper() and len(words[0]) > 2 and not any(w.isupper() for w in words[1:]):
         return " ".join([*words[1:], words[0].capitalize()])
@@ -241,9 +241,10 @@ def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def opening(p: Profile) -> str:
-    """What a description without a verb of being says its node is: its opening noun phrase ("London daily" of
-    "London daily founded in 1785"; "Composer" of "Composer who directed ... in New York"), or "" when it opens
-    with the node's name, a sentence about it ("Carrefour agreed to sell its Italian stores")."""
+    """What a description's opening words say its node is: its noun phrase, at most 8 words, to a relative word
+    or an "-ed" participle ("London daily" of "London daily founded in 1785"; "Composer" of "Composer who
+    directed ... in New York"), or "" when it opens with the node's name, a sentence about it ("Carrefour agreed
+    to sell its Italian stores")."""
     return _opening(p.description, tuple(f.key for f in p.forms if f.key))
 
 

@@ -21,14 +21,13 @@ from ....graph.building.merge import edge_attrs, node_attributes
 from ....graph.resolution.answers import AnswerMemo
 from ....graph.resolution.blocking import (
     CLOSE_COSINE,
+    acronym_keys,
     all_pairs,
     block_keys,
     block_pairs,
-    club_key,
     hyperplane_codes,
     minhash_bands,
     minhash_text,
-    numbered_capitals,
     numbered_initials,
     rare_threshold,
     spelled_club_key,
@@ -120,8 +119,7 @@ def _write_blocks(profiles: list[Profile], vectors: dict[int, list[float]], broa
         for band, code in enumerate(codes.get(n, [])):
             k = f"e{band}:{code}"
             out[block_partition(k, P)].append((k, pr.key, ""))
-        own = {f.acronym or f.compact for f in pr.forms if f.acronym or numbered_capitals(f)} | {
-            club_key(f) for f in pr.forms if f.team}
+        own = acronym_keys(pr)
         initials = {i for f in pr.forms for i in (f.initials, f.short_initials, spelled_club_key(f),
                                                   *numbered_initials(f)) if i}
         keys = block_keys(pr, Corpus(), own | initials, _ALL_WORDS if broad else 0)

@@ -1,7 +1,7 @@
 """Articles that key_of keeps because they also begin names ("De Gaulle", "Den Haag", "Al Gore"): Dutch "De",
-Danish and Norwegian "Den", "Det", Arabic "al-" ("Al-Ahram", "Ahram"). A newspaper or company with one and the same name without ("De Telegraaf",
-"Telegraaf") is one, where neither is a person or a place and both are typed; a one-word name of another kind
-is doubt."""
+Danish and Norwegian "Den", "Det", Arabic "al-". A newspaper or company with one and the same name without ("De
+Telegraaf", "Telegraaf"; "Al-Ahram", "Ahram") is one, where neither is a person or a place and both are typed; a
+one-word name of another kind is doubt."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 from ....text.words import unspaced
 from ..lexicon import ENDONYMS, REGIONS
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, Profile, countries_named, countries_placing, defining_clauses, text_words
+from ..profiles import PLACE_TYPES, Profile, countries_placing, defining_clauses, text_words
 from .places import inflected
 
 
@@ -24,7 +24,7 @@ for _own, _country in ENDONYMS.items():
 def countries_of(text: str) -> frozenset[str]:
     """The countries ``text`` names: by English name, people, city or region, longest first (`profiles`), by an
     own name as its language inflects it, and before an apostrophe ("Hungary's")."""
-    found = countries_named(text) | countries_placing(text)
+    found = countries_placing(text)  # its table holds every English name and adjective `countries_named` reads
     for word in text_words(text):
         if "'" in word:
             found |= countries_placing(word.split("'")[0])

@@ -66,4 +66,3 @@ def river_key(form: NameForm) -> str:
             if " ".join(ws[i:i + width]) in CONNECTORS and i + width < len(ws):
                 return f"{' '.join(ws[:i])}|{' '.join(ws[i + width:])}"
     return ""
-
