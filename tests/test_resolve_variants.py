@@ -257,6 +257,29 @@ def test_the_same_names_in_another_order_need_one_country_or_alike_descriptions(
     assert merged_by(poet, professor) == ""  # one side only points to China
 
 
+def test_names_in_another_order_one_side_placed_where_family_names_are_many_and_first():
+    hu = ("Szabó Magda", "személy", "Az ajtó című regény írója.")  # Hungarian by its letters, too short to detect
+    en = ("Magda Szabó", "person", "Novelist whose book The Door became an international success.")
+    assert merged_by(hu, en) == "the same names in another order, one side where the family name comes first"
+    ja = ("Kishida Fumio", "person", "Kishida Fumio served as Prime Minister of Japan from 2021 to 2024.")
+    assert merged_by(ja, ("Fumio Kishida", "person", "Fumio Kishida led the LDP.")) != ""
+    boxer, referee = (("Kovács István", "person", "Magyar ökölvívó, olimpiai bajnok."),
+                      ("István Kovács", "person", "Romanian FIFA referee."))
+    assert merged_by(boxer, referee) == ""  # the other is placed in another country
+    player, producer = (("Lin Dan", "person", "Chinese badminton player and two-time Olympic champion."),
+                        ("Dan Lin", "person", "Film producer behind The Lego Movie."))
+    assert merged_by(player, producer) == ""  # few family names in China: one side is not enough
+    kanji = ("Yamada Taro", "人物", "唐代诗人、画家。")  # Han characters alone: Chinese as often as Japanese
+    assert merged_by(kanji, ("Taro Yamada", "person", "Professor of computer science.")) == ""
+
+
+def test_a_korean_given_name_ending_in_a_japanese_title_keeps_it():
+    from graphglean.graph.resolution.names import read_name
+    assert read_name("Hwang Hee-chan").person == ("hwang", "hee", "chan")
+    assert read_name("Hee-chan Hwang").person == ("hee", "chan", "hwang")
+    assert read_name("Tanaka-san").person == ("tanaka",)
+
+
 def test_a_surname_with_two_different_titles_is_a_question():
     a = ("Senator Obama", "person", "Senator Obama spoke in Springfield.")
     b = ("President Obama", "person", "President Obama signed the bill.")

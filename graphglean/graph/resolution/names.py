@@ -15,29 +15,10 @@ import attrs
 import regex
 
 from .lexicon import (
-    ABBREVIATIONS,
-    ARTICLES,
-    CARDINALS,
-    CONJUNCTIONS,
-    COUNTRIES,
-    COUNTRY_LONGEST,
-    CREDENTIALS,
-    FEMALE,
-    GENERATION_ARTICLES,
-    GENERATIONS,
-    HONORIFICS,
-    INSTITUTIONS,
-    JOINED_TITLES,
-    LEADING_ABBREVIATIONS,
-    MALE,
-    ORDINALS,
-    PLURAL_HONORIFICS,
-    REGIONS,
-    ROYAL,
-    SUFFIX_TITLES,
-    TRAILING_TITLES,
-    WRITTEN_OUT,
-)
+    ABBREVIATIONS, ARTICLES, CARDINALS, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE,
+    GENERATION_ARTICLES, GENERATIONS, HONORIFICS, INSTITUTIONS, JOINED_TITLES, KOREAN_FAMILY_NAMES,
+    LEADING_ABBREVIATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES, TRAILING_TITLES,
+    WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 from .realms import realm_of
@@ -287,7 +268,8 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
             generation = GENERATIONS[last]
         elif last in ("a", "j") and ws[-2] == "d" and len(ws) > 2 and not generation:  # "d. Ä.", "d. J."
             generation, ws = ("sr" if last == "a" else "jr"), ws[:-1]
-        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) or last in TRAILING_TITLES:
+        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) and not KOREAN_FAMILY_NAMES & {*ws[:-2]} \
+                or last in TRAILING_TITLES:
             honorifics.append(last)
         elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
             break

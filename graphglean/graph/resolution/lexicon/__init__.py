@@ -83,6 +83,11 @@ FEMALE_GIVEN = frozenset(
     "oprah melania michelle kamala nancy".split())
 # honorific suffixes joined by a hyphen ("Tanaka-san")
 SUFFIX_TITLES = frozenset("san sama kun chan sensei senpai dono ji sahib".split())
+# the most borne Korean family names, romanized: beside one, "-chan" or "-san" ends a two-syllable given name
+# ("Hwang Hee-chan", "Hee-chan Hwang"), not a Japanese title ("Tanaka-san")
+KOREAN_FAMILY_NAMES = frozenset("""kim lee yi park pak choi choe jung jeong chung kang cho jo yoon yun jang chang lim im
+    han oh seo shin sin kwon son song ahn an yoo yu ryu hong jeon chun ko go moon mun yang bae baek paik heo hur nam
+    noh roh ha kwak sung seong cha joo ju woo wu koo gu min na ji jin eom um won bang pyo byun byeon hwang""".split())
 # titles after a name written apart (Korean: "문재인 대통령") or joined (Chinese, Japanese: "習近平主席", "安倍首相");
 # those that say a gender are in MALE or FEMALE too
 TRAILING_TITLES = frozenset("대통령 총리 장관 의원 회장 대표 위원장 주석 국왕 교수 박사 씨 님 총장 사장 선생님 후보 여사 왕비".split())

@@ -16,7 +16,7 @@ _FIELDS = {
         futebolista calciatore pilkarz футболист striker midfielder goalkeeper sturmer torwart centre-back
         center-back fullback full-back winger playmaker
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
-        tennis basketball baseball hockey olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
+        tennis basketball baseball hockey badminton volleyball handball rugby olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
         jockey quarterback pitcher batsman sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
         voetballer jalkapalloilija 選手 运动员 球员 선수 खिलाड़ी क्रिकेटर""",
     "public": """politician politiker politicien politique politico politica polityk politik politikus политик
