@@ -679,3 +679,25 @@ def test_a_middle_initial_on_one_side_with_one_same_generation_is_one_person():
     assert merged_by(a, b) == "a middle initial on one side only, the same generation"
     father, son = ("George Bush", "person", "Former US president."), ("George W. Bush", "person", "US president.")
     assert merged_by(father, son) == ""  # no generation on either side: a father and a son
+
+
+# -- dotted abbreviations ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dotted,plain", [
+    (("F.B.I.", "organization", "The F.B.I. opened an investigation into the leak."),
+     ("FBI", "organization", "The FBI is the domestic intelligence and security service of the United States.")),
+    (("R.E.M.", "band", "R.E.M. released Automatic for the People."),
+     ("REM", "groupe", "Groupe américain connu pour « Losing My Religion ».")),
+])
+def test_a_short_abbreviation_with_and_without_dots_is_one_unless_described_as_two(dotted, plain):
+    assert merged_by(dotted, plain) == "same abbreviation, with or without dots"
+
+
+@pytest.mark.parametrize("dotted,plain", [
+    (("N.W.A", "organization", "N.W.A was a hip hop group from Compton."),  # said to be two things
+     ("NWA", "company", "NWA (Northwest Airlines) was an American airline that merged with Delta.")),
+    (("A.P.", "organization", "A.P. is the southern Indian state of Andhra Pradesh."),  # spelled out as two
+     ("AP", "organization", "AP is the Associated Press, an American news agency.")),
+])
+def test_a_short_abbreviation_described_as_two_things_is_a_question(dotted, plain):
+    assert merged_by(dotted, plain) == ""

@@ -21,7 +21,7 @@ from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import person_verdict
 from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
-                       countries_named, kinds, spelled_out, types_conflict)
+                       countries_named, defined_apart, kinds, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.articles import article_verdict
 from .variants.callings import callings_apart
@@ -178,8 +178,11 @@ class Evidence:
             if alike is False:
                 return doubtful(0.6, "same abbreviation, spelled out as two names")
             spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
-            if len(fa.acronym) <= 3 and not alike and not spaced:  # "A.A.", "AA": a few letters name many things
-                return doubtful(0.5, "a short abbreviation, not described alike")
+            # "A.P.", Andhra Pradesh, and "AP", the Associated Press: a few letters name many things; a
+            # description that spells them out, or says what each is in words the other's never uses, decides
+            if len(fa.acronym) <= 3 and not alike and not spaced and (defined_apart(a, b) or any(
+                    spelled_out(p.description, fa.acronym) for p in (a, b))):
+                return doubtful(0.5, "a short abbreviation, described as two things")
             # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
             return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                                    SHORT_DESCRIPTION)
