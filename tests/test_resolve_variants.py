@@ -445,6 +445,16 @@ def test_a_product_with_and_without_its_makers_name_is_one(a, b):
     assert merged_by(a, b) == "a product with and without its maker's name"
 
 
+def test_a_model_without_a_number_and_its_maker_is_one_where_described_alike():
+    myvi = ("Perodua Myvi", "kereta", "Hatchback paling laris di Malaysia.")
+    assert merged_by(myvi, ("Myvi", "car", "Compact hatchback built in Rawang, Selangor.")) == \
+        "a product with and without its maker's name, described alike"
+    dacia = ("Dacia Duster", "product", "Romanian SUV sold by Renault in some markets.")
+    assert merged_by(dacia, ("Duster", "product", "Plymouth compact muscle car of the 1970s.")) == ""
+    assert merged_by(("Opel Astra", "Auto", "Kompaktwagen aus Rüsselsheim."),
+                     ("Astra", "Biermarke", "Hamburger Biermarke mit Herz-Anker-Logo.")) == ""
+
+
 @pytest.mark.parametrize("a,b", [
     (("Galaxy S23", "product", "Samsung phone."), ("Galaxy S23 Ultra", "product", "Samsung phone with a stylus.")),
     (("Ford Mustang", "car", "Pony car built since 1964."), ("Mustang", "animal", "A free-roaming horse.")),

@@ -22,6 +22,7 @@ from .names import NameForm, read_name, words_of
 from .organizations.written import without_group_words
 from .profiles import Corpus, Profile
 from .variants.articles import LEADING
+from .variants.makers import made
 from .variants.places import river_key
 from .variants.vessels import afloat, designation
 
@@ -132,8 +133,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("w:" + river)
         if len(kws := f.key.split()) > 1 and kws[0] in LEADING:  # "De Telegraaf" meets "Telegraaf"
             keys.add("k:" + " ".join(kws[1:]))
-        if not p.personal and any(c.isdigit() for c in f.key):  # a maker before a model: "Boeing 737 MAX" meets
-            keys.update("m:" + " ".join(kws[i:]) for i in range(min(2, len(kws))))  # "737 MAX"
+        if not p.personal and (any(c.isdigit() for c in f.key) or made(p)):  # a maker before a model: "Boeing
+            keys.update("m:" + " ".join(kws[i:]) for i in range(min(2, len(kws))))  # 737 MAX" meets "737 MAX"
         if f.acronym:
             keys.add("a:" + f.acronym)
         if numbered_capitals(f):  # "WW2" meets "World War II"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..names import NameForm, key_of
 from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile
 from ..verdicts import SAME, Verdict, doubtful
+from .countries import one_country
 
 _PRODUCTS = THING_TYPES - PLACE_TYPES
 _NOT_MADE = frozenset("""animal species breed plant character event concept idea person people award title film movie
@@ -19,12 +20,13 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     """Same for a product named with and without its maker; None when the names are not so."""
     for x, y, py in ((fa, fb, b), (fb, fa, a)):
         lead = _maker(x, y)
-        if lead and any(c.isdigit() for c in y.surface):
-            if not _products(a, b):
-                return None
-            if lead in key_of(py.description).split():
-                return Verdict(SAME, 0.85, "a product with and without its maker's name")
-            return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
+        if not lead or not _products(a, b):
+            continue
+        if lead in key_of(py.description).split():
+            return Verdict(SAME, 0.85, "a product with and without its maker's name")
+        if not any(c.isdigit() for c in y.surface) and (one_country(a, b) or not ev.disagree(a, b)):
+            return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
+        return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None
 
 
@@ -35,6 +37,11 @@ def _maker(x: NameForm, y: NameForm) -> str:
         return ""
     lead = key_of(xs[0])
     return lead if lead.isalpha() and " " not in lead else ""
+
+
+def made(p: Profile) -> bool:
+    """``p`` is typed a thing made ("product", "car", "Produkt"), none of the kinds `_products` excludes."""
+    return bool(p.types & _PRODUCTS) and not (p.types & (PLACE_TYPES | ORG_TYPES | _NOT_MADE))
 
 
 def _products(a: Profile, b: Profile) -> bool:
