@@ -21,12 +21,17 @@ from .lexicon import ARTICLES, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
 from .organizations.written import without_group_words
 from .profiles import Corpus, Profile
+from .variants.acronyms import content_initials, initials_within
 from .variants.articles import LEADING
 from .variants.makers import made
 from .variants.places import river_key
 from .variants.vessels import afloat, designation
 
-EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "n:")  # prefixes whose large blocks are still one name: linked as a star
+# a one-word name's block read against the block of the longer names holding its word: a personal name
+# against the names starting or ending with it ("Scrooge", "Ebenezer Scrooge"), a thing against the made things
+# ending with it ("Duster", "Dacia Duster"); never the longer names among themselves ("Apple TV", "Sony TV")
+ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:"}
+EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "ts:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
 CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
@@ -80,7 +85,7 @@ def acronym_keys(p: Profile) -> set[str]:
     """The acronyms and club abbreviations ``p``'s names are written as, which other names' initials may spell
     out ("NATO"; "sl|benfica" of "SL Benfica")."""
     return {f.acronym or f.compact for f in p.forms if f.acronym or numbered_capitals(f)} | {
-        club_key(f) for f in p.forms if f.team}
+        club_key(f) for f in p.forms if f.team} | {i for f in p.forms if f.acronym for i in initials_within(f.acronym)}
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
@@ -133,10 +138,16 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("w:" + river)
         if len(kws := f.key.split()) > 1 and kws[0] in LEADING:  # "De Telegraaf" meets "Telegraaf"
             keys.add("k:" + " ".join(kws[1:]))
-        if not p.personal and (any(c.isdigit() for c in f.key) or made(p)):  # a maker before a model: "Boeing
-            keys.update("m:" + " ".join(kws[i:]) for i in range(min(2, len(kws))))  # 737 MAX" meets "737 MAX"
-        if f.acronym:
-            keys.add("a:" + f.acronym)
+        if not p.personal and any(c.isdigit() for c in f.key):  # a maker before a model: "Boeing 737 MAX" meets
+            keys.update("m:" + " ".join(kws[i:]) for i in range(min(2, len(kws))))  # "737 MAX"
+        elif len(kws) == 2 and made(p):  # "Dacia Duster" against a one-word "Duster" only
+            keys.add("tm:" + kws[1])
+        if len(kws) == 1 and not p.personal:
+            keys.add("ts:" + kws[0])
+        if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"
+            keys.update("a:" + i for i in {f.acronym} | initials_within(f.acronym))
+        elif (spelled := content_initials(f)) in acronyms:
+            keys.add("a:" + spelled)
         if numbered_capitals(f):  # "WW2" meets "World War II"
             keys.add("a:" + f.compact)
         keys.update("a:" + i for i in numbered_initials(f) if i in acronyms)
@@ -203,14 +214,14 @@ def candidate_pairs(profiles: Sequence[Profile], corpus: Corpus, max_block: int 
 
 def block_pairs(blocks: Mapping[str, list[Any]], max_block: int) -> tuple[set[tuple[Any, Any]], int]:
     """The pairs (smaller first) the blocks give, and how many were too large to use. Members are listed in
-    node order; a ``ws:`` block (one-word name) is read with the ``wm:`` block of the same word."""
+    node order; a one-word name's block is read with the longer names' block of its word (`ONE_AGAINST_MANY`)."""
     pairs: set[tuple[Any, Any]] = set()
     skipped = 0
     for k, members in blocks.items():
-        if k.startswith("wm:"):
+        if k.startswith(tuple(ONE_AGAINST_MANY.values())):
             continue
-        if k.startswith("ws:"):  # a one-word name against the longer names starting or ending with it
-            longer = blocks.get("wm:" + k[3:], [])
+        if k[:3] in ONE_AGAINST_MANY:  # a one-word name against the longer names starting or ending with it
+            longer = blocks.get(ONE_AGAINST_MANY[k[:3]] + k[3:], [])
             # past a handful of longer names the one word has many readings: it could merge with none
             if len(longer) > max_block // 4 or len(members) * len(longer) > max_block * max_block:
                 skipped += 1

@@ -15,15 +15,16 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import ARTICLES, COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
+from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import person_verdict
-from .profiles import (CATCH_ALL, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
-                       countries_named, defined_apart, kinds, spelled_out, types_conflict)
+from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
+                       countries_named, defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
-from .variants.articles import article_verdict
+from .variants.acronyms import acronym_verdict
+from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart
 from .variants.countries import countries_apart, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
@@ -114,8 +115,8 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
-                     Evidence._acronym, legal_verdict, group_verdict, club_verdict, Evidence._country, article_verdict,
-                     maker_verdict):
+                     Evidence._acronym, acronym_verdict, legal_verdict, group_verdict, club_verdict, Evidence._country,
+                     article_verdict, maker_verdict):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v
@@ -125,8 +126,8 @@ class Evidence:
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
-        if fa.key == fb.key and _definite(fa) != _definite(fb):
-            article = _article(a, b, fa, fb)
+        if fa.key == fb.key and definite(fa) != definite(fb):
+            article = definite_article(a, b, fa, fb)
             if article is not None:
                 return article
         if fa.key == fb.key:
@@ -163,7 +164,7 @@ class Evidence:
     def _plural(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         if a.personal or b.personal:
             return Verdict(DIFFERENT, 0.0, "one and a group")
-        if fa.key != fa.core or _definite(fa) or _definite(fb):
+        if fa.key != fa.core or definite(fa) or definite(fb):
             return Verdict(UNSURE, 0.5, "a particular one and the plural")
         last = min(fa.key, fb.key, key=len)
         if " " not in last and last not in self.corpus.lowercase:  # "Heart", "Hearts": a band and a club
@@ -178,11 +179,11 @@ class Evidence:
             if alike is False:
                 return doubtful(0.6, "same abbreviation, spelled out as two names")
             spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
-            # "A.P.", Andhra Pradesh, and "AP", the Associated Press: a few letters name many things; a
-            # description that spells them out, or says what each is in words the other's never uses, decides
-            if len(fa.acronym) <= 3 and not alike and not spaced and (defined_apart(a, b) or any(
-                    spelled_out(p.description, fa.acronym) for p in (a, b))):
-                return doubtful(0.5, "a short abbreviation, described as two things")
+            # a few letters name many things ("N.B.A.", a league; "NBA", a bar association): one where a single
+            # description says what its node is ("The F.B.I. opened an inquiry", "The FBI is the ... service")
+            if len(fa.acronym) <= 3 and not alike and not spaced and \
+                    (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
+                return doubtful(0.5, "a short abbreviation, not described as one thing")
             # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
             return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                                    SHORT_DESCRIPTION)
@@ -350,31 +351,6 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
         return False
     x, y = sorted((wa[-1], wb[-1]), key=len)
     return fa.singular == fb.singular or y in (x + "s", x + "es") or (x.endswith("y") and y == x[:-1] + "ies")
-
-
-def _definite(form: NameForm) -> bool:
-    """The name begins with an article: "The Goose" is a particular one, not "Geese"."""
-    return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
-
-
-def _article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
-    """A name with an article and the same word without: one name ("The Beatles", "Beatles"), unless the bare
-    word is one word for a thing of another kind ("The Sun", a newspaper, and "Sun", the star: a title made of
-    a common word) or is written in capitals where the titled one is not ("The Who" and "WHO": a title and an
-    acronym). None: no doubt."""
-    x, y = (fa, fb) if _definite(fa) else (fb, fa)
-    ta, tb = a.types - CATCH_ALL, b.types - CATCH_ALL
-    if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)):
-        return doubtful(0.5, "an article on one side only, and the types differ")
-    if _capitals(y.surface) and not _capitals(x.surface):
-        return doubtful(0.5, "a title with an article, and the word in capitals (an acronym?)")
-    return None
-
-
-def _capitals(surface: str) -> bool:
-    """Written in capitals: two cased letters or more, none lowercase."""
-    letters = [c for c in surface if c.isalpha() and c.lower() != c.upper()]
-    return len(letters) >= 2 and all(c.isupper() for c in letters)
 
 
 def _generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:

@@ -268,7 +268,7 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
             generation = GENERATIONS[last]
         elif last in ("a", "j") and ws[-2] == "d" and len(ws) > 2 and not generation:  # "d. Ä.", "d. J."
             generation, ws = ("sr" if last == "a" else "jr"), ws[:-1]
-        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) and not KOREAN_FAMILY_NAMES & {*ws[:-2]} \
+        elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) and not _korean_given(ws) \
                 or last in TRAILING_TITLES:
             honorifics.append(last)
         elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
@@ -277,6 +277,12 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         if len(ws) > 1 and (ws[-1] == "the" or generation and ws[-1] in GENERATION_ARTICLES):
             ws = ws[:-1]
     return honorifics, ws, generation
+
+
+def _korean_given(ws: list[str]) -> bool:
+    """A Korean family name, then a given name of two syllables whose second reads as a Japanese title ("Hwang
+    Hee-chan"; not "Ko Itakura-san")."""
+    return len(ws) == 3 and ws[0] in KOREAN_FAMILY_NAMES and ws[2] in ("chan", "san") and len(ws[1]) <= 4
 
 
 def _joined_title(word: str) -> str:

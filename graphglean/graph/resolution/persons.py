@@ -18,10 +18,10 @@ import regex
 
 from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
-from .lexicon import FEMALE_GIVEN, KIN, MALE_GIVEN, NEUTRAL, PARTICLES
+from .lexicon import FEMALE_GIVEN, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
-from .variants.countries import countries_of, unnamed
+from .variants.countries import countries_of, described_in, unnamed
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -135,7 +135,7 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "the same names in another order, each first a given name")
         if family_first(a) & family_first(b):  # "Orbán Viktor" ("Magyarország ..."), "Viktor Orbán" ("Hungary's")
             return Verdict(SAME, 0.8, "the same names in another order, where the family name comes first")
-        if _family_first_on_one_side(a, b):  # "Szabó Magda" ("Az ajtó című regény írója"), "Magda Szabó"
+        if _family_first_on_one_side(a, b):  # "Kishida Fumio" ("Prime Minister of Japan"), "Fumio Kishida"
             return Verdict(SAME, 0.8, "the same names in another order, one side where the family name comes first")
         return _partial(ev, a, b, "the same names in another order", alone=True)  # "Lin Dan", "Dan Lin": two people
     return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
@@ -153,24 +153,32 @@ def _middle_initial_of_one_generation(fa: NameForm, fb: NameForm) -> bool:
 # where the family name comes first, and the scripts and languages written there
 _FAMILY_FIRST = frozenset({"china", "japan", "south korea", "north korea", "taiwan", "hungary", "vietnam"})
 # where a few family names are borne by most people ("Wang Wei", a Tang poet, and "Wei Wang", a professor): a
-# name in another order tells one person only where both descriptions place it there
+# name in another order tells one person only where both descriptions place it there; and where they are many
 _FEW_FAMILY_NAMES = frozenset({"china", "taiwan", "south korea", "north korea", "vietnam"})
+_MANY_FAMILY_NAMES = frozenset({"japan"})
 _WRITTEN_IN = {"Han": {"china", "taiwan", "japan"}, "Hiragana": {"japan"}, "Katakana": {"japan"},
                "Hangul": {"south korea", "north korea"}, "zh": {"china", "taiwan"}, "ja": {"japan"},
                "ko": {"south korea", "north korea"}, "hu": {"hungary"}, "vi": {"vietnam"}}
 
 
-# letters only one family-name-first language writes, which tell it in a text too short for `detect`: the
-# double acute of Hungarian ("Az ajtó című regény írója"), the horn, the dotted d and the hook and dot of
-# Vietnamese ("Thủ tướng", "Đà Nẵng")
-_LETTERS_OF = (("hungary", frozenset("őűŐŰ")), ("vietnam", frozenset("ơưđƠƯĐảạẩậắằẳẵặẻẽẹếềểễệỉịỏọốồổỗộớờởỡợủụứừửữựỳỷỹỵ")))
+# the letters of a family-name-first language, which tell it in a text too short for `detect`: Vietnamese
+# by its horn and its tone marks ("Thủ tướng"), Hungarian by its double acute among its other accents ("Az ajtó
+# című regény írója"; not "Győr" or "Erdős" named in another language)
+_VIETNAMESE = frozenset("ơưƠƯảạẩậắằẳẵặẻẽẹếềểễệỉịỏọốồổỗộớờởỡợủụứừửữựỳỷỹỵ")
+_HUNGARIAN, _ACCENTS = frozenset("őűŐŰ"), frozenset("áéíóöúüÁÉÍÓÖÚÜ")
+
+
+def _lettered(text: str) -> set[str]:
+    found = {"vietnam"} if _VIETNAMESE.intersection(text) else set()
+    if _HUNGARIAN.intersection(text) and sum(c in _ACCENTS or c in _HUNGARIAN for c in text) >= 4:
+        found.add("hungary")
+    return found
 
 
 @lru_cache(maxsize=16384)
 def _family_first_of(description: str, without_names: str) -> frozenset[str]:
-    lettered = {country for country, letters in _LETTERS_OF if letters.intersection(description)}
     return frozenset(countries_of(without_names) & _FAMILY_FIRST | _WRITTEN_IN.get(script_of(description), set())
-                     | _WRITTEN_IN.get(detect(description).language, set()) | lettered)
+                     | _WRITTEN_IN.get(detect(description).language, set()) | _lettered(description))
 
 
 def family_first(p: Profile) -> frozenset[str]:
@@ -182,27 +190,24 @@ def family_first(p: Profile) -> frozenset[str]:
 
 
 def _family_first_on_one_side(a: Profile, b: Profile) -> bool:
-    """One description places its node where the family name comes first, and family names are many (Japan,
-    Hungary), and the other places it in no other country ("Kovács István", a Hungarian boxer, and "István Kovács", a Romanian referee, are two; so are "Lin
-    Dan", a Chinese player, and "Dan Lin", a Hollywood producer). Callings, read after every rule, still keep
-    two people of different fields apart."""
-    fa, fb = _many_family_names(a), _many_family_names(b)
-    if bool(fa) == bool(fb):
+    """One description places its node in Japan by name (not by the language it is written in: "中国のバドミント
+    ン選手" is Japanese about a Chinese player), where family names are many and come first, and the other, not
+    empty, places it in no other country. Where a few family names are borne by most, or a name is common
+    ("Nagy László" in Hungary), one description is not enough; callings, read after every rule, keep people of
+    different fields apart."""
+    pa, pb = _named_many(a), _named_many(b)
+    if bool(pa) == bool(pb):
         return False
-    places, other = (fa, b) if fa else (fb, a)
-    return not countries_of(unnamed(other)) - places
+    places, other = (pa, b) if pa else (pb, a)
+    return bool(other.description.strip()) and not described_in(other) - places
 
 
-def _many_family_names(p: Profile) -> frozenset[str]:
-    """`family_first` where family names are many; Han characters alone are Chinese as often as Japanese
-    ("唐代诗人"): Japan needs kana or its name."""
-    found = family_first(p) - _FEW_FAMILY_NAMES
-    if "japan" in found and not _KANA.search(p.description) and "japan" not in countries_of(p.description):
-        found -= {"japan"}
-    return found
+def _named_many(p: Profile) -> frozenset[str]:
+    """Japan, where ``p``'s description places it by name and names no country of few family names."""
+    placed = described_in(p)
+    return frozenset() if placed & _FEW_FAMILY_NAMES else placed & _MANY_FAMILY_NAMES
 
 
-_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
 _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
                   "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
                   "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",
@@ -269,11 +274,18 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
         return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", reading=True)
+    if rule == "surname" and alone and KIN_ANY.intersection(_shorter(a, b).words):  # "Schumacher", "younger
+        return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)  # brother of..."
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
     if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION):
         return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
+
+
+def _shorter(a: Profile, b: Profile) -> Profile:
+    """The node of the two whose name has fewer personal-name words (the surname alone)."""
+    return min((a, b), key=lambda p: len(p.forms[0].person))
 
 
 def _alike(ev: Judge, a: Profile, b: Profile) -> bool:

@@ -225,6 +225,9 @@ _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|es
 
 
 _OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
+# a name, then what it is after a comma ("Verve Records, an American jazz record label")
+_APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|um|uma|ein|eine|der|die|das|el|la|le|"
+                            r"il|lo|o)\s+[^.;:,()\n]{1,80})", regex.I)
 # where a description's opening noun phrase ends: a relative word, in several languages
 _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
                       "welcher welche welches dessen deren by known called named nicknamed formerly also".split())
@@ -237,7 +240,8 @@ def defining_clauses(p: Profile) -> tuple[str, ...]:
 
 @lru_cache(maxsize=16384)
 def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    return (_opening(description, names), *(m.group(1) for m in _DEFINING.finditer(description)))
+    said = tuple(m.group(1) for m in _DEFINING.finditer(description))
+    return (_opening(description, names), *(m.group(1) for m in _APPOSITION.finditer(description[:120])), *said)
 
 
 def opening(p: Profile) -> str:
@@ -284,13 +288,18 @@ def _stem(word: str) -> str:
     return word[:5]  # "stream", "streaming": a crude stem, enough to see two definitions share a word
 
 
+def definition_words(p: Profile) -> set[str]:
+    """The words in which ``p``'s description says what it is ("is a ...", "es una ...", "ist ein ...")."""
+    return {w.lower() for m in _DEFINITION.finditer(p.description) for w in _TOKEN.findall(m.group(1))} & \
+        p.words.keys()
+
+
 def defined_apart(a: Profile, b: Profile, few: int = 4) -> bool:
     """Each description defines its node ("is a ...", "es una ...", "ist ein ...", to the sentence's end, an
     apposition included) in ``few`` words or more, none of which (nor its stem) the other's description uses,
     and they place the two in no one country: a fashion designer and a band's singer, an airline's site and a
     maker of faucets. ("was confirmed as secretary" says what befell a node, not what it is.)"""
-    said = [{w.lower() for m in _DEFINITION.finditer(p.description) for w in _TOKEN.findall(m.group(1))}
-            & p.words.keys() for p in (a, b)]
+    said = [definition_words(p) for p in (a, b)]
     if not all(len(s) >= few for s in said):
         return False
     names = {f.key for p in (a, b) for f in p.forms}

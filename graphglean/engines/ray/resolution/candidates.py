@@ -50,8 +50,9 @@ _ALL_WORDS = 1 << 62  # rare_below for collecting every rare-word key: the block
 
 
 def block_partition(key: str, partitions: int) -> int:
-    """A ``ws:`` block (a one-word name) lives with the ``wm:`` block of its word: they are read together."""
-    return node_partition(key[3:] if key.startswith(("ws:", "wm:")) else key, partitions)
+    """A one-word name's block (``ws:``, ``ts:``) lives with the longer names' block of its word (``wm:``,
+    ``tm:``): they are read together."""
+    return node_partition(key[3:] if key.startswith(("ws:", "wm:", "ts:", "tm:")) else key, partitions)
 
 
 # -- step 1: edges of pair partition q -> adjacency by node partition ---------------------------------------

@@ -157,6 +157,13 @@ KIN = frozenset(
     "father mother son daughter husband wife brother sister uncle aunt nephew niece cousin grandson granddaughter "
     "grandfather grandmother grandchild widow widower parent parents child children sibling spouse stepson "
     "stepdaughter stepfather stepmother fiancé fiancée fiance fiancee in-law".split())
+# and in the other languages descriptions come in, for saying a node is somebody's relative
+KIN_ANY = KIN | frozenset(
+    """bruder schwester sohn tochter vater mutter ehefrau ehemann witwe enkel enkelin neffe nichte frère frere
+    sœur soeur fille père pere mère mere épouse epouse époux epoux veuve neveu nièce hermano hermana hijo hija
+    madre esposa esposo viuda sobrino nieto irmão irmao irmã irma filho filha pai mãe mae fratello sorella figlio
+    figlia moglie marito vedova nipote brat siostra syn córka corka ojciec matka żona zona mąż maz broer zus zoon
+    dochter vader moeder weduwe""".split())
 MALE_NOUNS = frozenset("husband father son brother uncle nephew grandfather grandson widower king prince emperor "
                        "businessman congressman chairman stepfather stepson boy man gentleman".split())
 FEMALE_NOUNS = frozenset("wife mother daughter sister aunt niece grandmother granddaughter widow queen princess "

@@ -21,6 +21,7 @@ from ..profiles import (
     defined_apart,
     types_conflict,
 )
+from ..variants.definitions import said_apart
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_group_words
 
@@ -64,7 +65,8 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
     same = ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
-    if same.kind == SAME and defined_apart(a, b) and not _owned_plainly(px.description, y.surface):
+    if same.kind == SAME and (defined_apart(a, b) or said_apart(a, b)) and not _owned_plainly(px.description,
+                                                                                             y.surface):
         return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     return same
 

@@ -1,13 +1,19 @@
-"""Articles that key_of keeps because they also begin names ("De Gaulle", "Den Haag", "Al Gore"): Dutch "De",
-Danish and Norwegian "Den", "Det", Arabic "al-". A newspaper or company with one and the same name without ("De
-Telegraaf", "Telegraaf"; "Al-Ahram", "Ahram") is one, where neither is a person or a place and both are typed; a
-one-word name of another kind is doubt."""
+"""Articles. The ones key_of leaves out: a name with one and the same word without are one ("The Beatles",
+"Beatles"), unless the bare word is a thing of another kind ("The Sun", a newspaper; "Sun", the star), in
+capitals ("The Who", "WHO"), or a place whose own name holds an article of its language ("Le Havre", a French
+port; "Havre", a town in Montana), unless the two are placed in one country. And the ones key_of keeps
+because they also begin names ("De Gaulle", "Den Haag", "Al Gore"): Dutch "De", Danish and Norwegian "Den",
+"Det", Arabic "al-". A newspaper or company with one and the same name without ("De Telegraaf", "Telegraaf";
+"Al-Ahram", "Ahram") is one, where neither is a person or a place and both are typed; a one-word name of
+another kind is doubt."""
 
 from __future__ import annotations
 
+from ..lexicon import ARTICLES
 from ..names import NameForm
 from ..profiles import CATCH_ALL, PLACE_TYPES, UNTYPED, Profile, kinds
 from ..verdicts import SAME, Verdict, doubtful
+from .countries import one_country
 
 LEADING = frozenset({"de", "den", "det", "al"})
 
@@ -22,3 +28,28 @@ def article_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFo
                 return doubtful(0.5, "an article on one side only, and the types differ")
             return Verdict(SAME, 0.9, "same name, an article more or less")
     return None
+
+
+def definite(form: NameForm) -> bool:
+    """The name begins with an article: "The Goose" is a particular one, not "Geese"."""
+    return form.surface.split()[0].casefold() in ARTICLES if form.surface.split() else False
+
+
+def definite_article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """Doubt for a name with an article and the same word without (one key) that may be two things; None
+    when there is none."""
+    x, y = (fa, fb) if definite(fa) else (fb, fa)
+    ta, tb = a.types - CATCH_ALL, b.types - CATCH_ALL
+    if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)):
+        return doubtful(0.5, "an article on one side only, and the types differ")
+    if _capitals(y.surface) and not _capitals(x.surface):
+        return doubtful(0.5, "a title with an article, and the word in capitals (an acronym?)")
+    if (ta | tb) & PLACE_TYPES and x.surface.split()[0].casefold() != "the" and not one_country(a, b):
+        return doubtful(0.5, "a place whose name holds an article, and the word without (another place?)")
+    return None
+
+
+def _capitals(surface: str) -> bool:
+    """Written in capitals: two cased letters or more, none lowercase."""
+    letters = [c for c in surface if c.isalpha() and c.lower() != c.upper()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)

@@ -1,10 +1,14 @@
 """A product with and without its maker's name before it: "Apple iPhone 15 Pro" and "iPhone 15 Pro", "an Apple
-smartphone". One word more at the front of a thing's name whose model number the other holds is its maker when
-the shorter name's description names it; otherwise a question, as model numbers repeat across makers ("Audi A7"
-and "A7", a Sony camera; "Apple M3" and "M3", a BMW). Words more at the end make another model ("iPhone 15 Pro
-Max"), and a person, a place or an organization is no product."""
+smartphone". One word more at the front of a thing's name is its maker when the shorter name's description
+names it; otherwise a question, as model numbers and names repeat across makers ("Audi A7" and "A7", a Sony
+camera; "Mitsubishi Lancer" and "Lancer", a Dodge). A model named without a number is one product also where
+both are placed in one country or described alike, and the shorter's description names no other maker ("made
+by Dodge", "Apple's"). Words more at the end make another model ("iPhone 15 Pro Max"); a word such as "Grand"
+or "New" is no maker ("Grand Cherokee", "Cherokee"); and a person, a place or an organization is no product."""
 
 from __future__ import annotations
+
+import regex
 
 from ..names import NameForm, key_of
 from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile
@@ -24,10 +28,24 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             continue
         if lead in key_of(py.description).split():
             return Verdict(SAME, 0.85, "a product with and without its maker's name")
-        if not any(c.isdigit() for c in y.surface) and (one_country(a, b) or not ev.disagree(a, b)):
+        if not any(c.isdigit() for c in y.surface) and a.description.strip() and b.description.strip() and \
+                not _other_maker(py.description, lead) and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
         return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None
+
+
+# words before a model's name that are part of it, not a maker ("Grand Cherokee", "New Beetle")
+_NOT_MAKERS = frozenset("""grand new super mini old big little great royal first second third last high low north
+south east west upper lower saint san santa st the""".split())
+# a maker named in a description: after "by" and its kin, or before "'s" ("made by Dodge", "Apple's service")
+_MAKER_NAMED = regex.compile(r"(?:\b(?:by|von|par|por|da|di|od|door|from)\s+(\p{Lu}[\p{L}\p{M}-]+))|"
+                             r"(?:\b(\p{Lu}[\p{L}\p{M}-]+)['’]s\b)")
+
+
+def _other_maker(description: str, lead: str) -> bool:
+    """``description`` names a maker that is not ``lead``."""
+    return any(key_of(m.group(1) or m.group(2)) != lead for m in _MAKER_NAMED.finditer(description))
 
 
 def _maker(x: NameForm, y: NameForm) -> str:
@@ -36,7 +54,7 @@ def _maker(x: NameForm, y: NameForm) -> str:
     if len(xs) != len(ys) + 1 or key_of(" ".join(xs[1:])) != key_of(y.surface) or not xs[0][:1].isupper():
         return ""
     lead = key_of(xs[0])
-    return lead if lead.isalpha() and " " not in lead else ""
+    return lead if lead.isalpha() and " " not in lead and lead not in _NOT_MAKERS else ""
 
 
 def made(p: Profile) -> bool:

@@ -80,7 +80,7 @@ TYPE_WORDS |= _table({
     "ship": "laev|fartyg|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|паром|passagierschiff",
     "product": "produs|termék|ürün|tuote|produto|produktmodell",
     "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车|"
-           "kereta|mobil|mașină|ô tô|autó|araba|vůz|वाहन|자동차|suv|hatchback|sedan|pickup",
+           "mobil|ô tô|autó|araba|자동차|suv|hatchback|sedan|pickup",
 })
 
 

@@ -1,0 +1,81 @@
+"""Acronyms made of more than the first letters of a name's words: a compound word gives two letters ("ÖBB",
+"Österreichische Bundes|bahnen"; "KNVB", "Koninklijke Nederlandse Voetbal|bond"), a last word its first two
+("ZESCO", "Zambia Electricity Supply COrporation"), a joining word or a legal form one ("PDVSA", "Petróleos
+De Venezuela, S.A."; "INSEE", "Institut National de la Statistique et des Études Économiques"). Letters that
+may come from inside words spell out many names: such an acronym is one with the name only where it has four
+letters or more (or an accented first one, as "ÖBB") and the two are placed in one country or described
+alike; otherwise a question."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations
+
+from ..lexicon import ARTICLES, JOINING, LEGAL_FORMS
+from ..names import NameForm
+from ..profiles import Profile, types_conflict
+from ..verdicts import SAME, Verdict, doubtful
+from .countries import one_country
+
+MAX_INSIDE = 2  # letters of an acronym taken from inside words, at most
+LONGEST = 6  # letters of an acronym whose `initials_within` blocking reads (2**5 - 1 runs)
+_OPTIONAL = JOINING | ARTICLES | frozenset(w for form in LEGAL_FORMS for w in form.split()) | frozenset(
+    "of for and the des du della delle dei degli dos das von van zu y und für fur pour para per".split())
+RULE = "an acronym of the name's words and their parts"
+
+
+def content_initials(form: NameForm) -> str:
+    """The first letters of a name's words that an acronym must spell (not "de", "la", "S.A.")."""
+    return "".join(w[0] for w in form.key.split() if w not in _OPTIONAL and len(w) > 1)
+
+
+def initials_within(acronym: str) -> set[str]:
+    """The letter runs `content_initials` of a name spelled by ``acronym`` can be: its first letter and some
+    of the others, in order ("ob" and "obb" of "obb"), so that blocking brings the two names together."""
+    rest = acronym[1:LONGEST]
+    return {acronym[0] + "".join(c) for n in range(1, len(rest) + 1) for c in combinations(rest, n)}
+
+
+@lru_cache(maxsize=16384)
+def spells(acronym: str, key: str) -> bool:
+    """``acronym`` is the first letter of each word of ``key`` (joining words and legal forms may give theirs
+    or none), with up to `MAX_INSIDE` more letters from inside words, in order."""
+    words = key.split()
+
+    def rest_of(i: int, j: int, inside: int) -> bool:
+        if j == len(words):
+            return i == len(acronym)
+        w = words[j]
+        if (w in _OPTIONAL or len(w) == 1) and rest_of(i, j + 1, inside):
+            return True
+        if i == len(acronym) or acronym[i] != w[0]:
+            return False
+        return any(rest_of(k, j + 1, used) for k, used in _inside(acronym, i + 1, w, 1, inside))
+
+    return len(words) >= 2 and rest_of(0, 0, 0)
+
+
+def _inside(acronym: str, i: int, word: str, at: int, inside: int):
+    """(next letter of ``acronym``, letters taken inside so far) for each way ``word`` from ``at`` on gives
+    none or more of ``acronym``'s letters from ``i`` on."""
+    yield i, inside
+    if inside < MAX_INSIDE and i < len(acronym):
+        p = word.find(acronym[i], at)
+        while p != -1:
+            yield from _inside(acronym, i + 1, word, p + 1, inside + 1)
+            p = word.find(acronym[i], p + 1)
+
+
+def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for an acronym of a name's words and their parts placed or described as one; a question where it
+    is not; None where the names are not so."""
+    for x, y in ((fa, fb), (fb, fa)):
+        if len(x.acronym) < 3 or not y.initials or not spells(x.acronym, y.key):
+            continue
+        if clash or a.personal or b.personal or types_conflict(a, b):
+            return None
+        strong = len(x.acronym) >= 4 or not x.surface[:1].isascii()
+        if strong and (one_country(a, b) or not ev.disagree(a, b)):
+            return Verdict(SAME, 0.8, RULE)
+        return doubtful(0.5, RULE + ", not placed or described alike")
+    return None

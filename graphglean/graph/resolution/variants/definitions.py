@@ -1,0 +1,54 @@
+"""Two English descriptions that say their nodes are two different things: what each says its node is (its
+opening noun phrase, an apposition, the words after "is a") shares no word with the other's description,
+countries aside ("Monster.com", "American online job search website"; "Monster", "an American energy drink
+maker"). Only English descriptions are read so: two languages share no words whatever they say ("Munich beer
+brand", "Münchner Brauerei"). One thing is often said two ways ("writer", "author"): this is evidence against
+a weak reading of the names only (a web domain and a common word), never against the same name."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from ....text.words import LETTERS
+from ..profiles import Profile, countries_placing, defining_clauses
+
+FEW = 3  # words at least that each description says its node is in
+_ENGLISH = frozenset("the of and is was with for from by which who its his her an at to on".split())
+# function words of the other languages written in Latin letters: a text with one is not English
+_OTHERS = frozenset("""de la le les el los las der die das und y et en il di del della van het een och og och
+i w z na do da du des ist est es e o um uma ein eine""".split())
+_WORD = regex.compile(rf"[{LETTERS}]+")
+_STOP = _ENGLISH | frozenset("a in as or one two three four five six seven eight nine ten".split())
+
+
+def said_apart(a: Profile, b: Profile) -> bool:
+    """Both descriptions are English and each says what its node is in `FEW` words or more, none of which (nor
+    its stem) the other's description uses, its countries aside."""
+    if not (_english(a.description) and _english(b.description)):
+        return False
+    said = [_said(" ; ".join(defining_clauses(p))) for p in (a, b)]
+    if not all(len(s) >= FEW for s in said):
+        return False
+    return not ({w[:5] for w in said[0]} & _stems(b.description) or {w[:5] for w in said[1]} & _stems(a.description))
+
+
+@lru_cache(maxsize=16384)
+def _english(text: str) -> bool:
+    """Written in English, as far as its letters and function words tell: ASCII letters, no function word of
+    another language."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return bool(words) and all(w.isascii() for w in words) and not _OTHERS.intersection(words)
+
+
+@lru_cache(maxsize=16384)
+def _said(clauses: str) -> frozenset[str]:
+    """The words of what a description says its node is, less function words and country words."""
+    return frozenset(w for w in (t.lower() for t in _WORD.findall(clauses))
+                     if w not in _STOP and len(w) > 1 and not countries_placing(w))
+
+
+@lru_cache(maxsize=16384)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(w.lower()[:5] for w in _WORD.findall(text) if not countries_placing(w))
