@@ -805,3 +805,12 @@ def test_a_web_domain_and_a_namesake_said_in_english_to_be_another_thing_is_a_qu
     assert "two different things" in apart_rule(resolved(site, maker), site[0], maker[0])
     owned = ("Monster", "company", "Monster is an American online job search company.")
     assert merged_by(site, owned) == "a name and its web domain"
+
+
+def test_the_same_letters_said_in_english_to_be_two_things_are_a_question():
+    tennis = ("U.S. Open", "event", "Grand Slam tennis tournament held at Flushing Meadows, New York.")
+    golf = ("US Open", "event", "One of the four major championships in men's professional golf.")
+    assert merged_by(tennis, golf) == ""
+    chain = ("P.F. Chang's", "company", "P.F. Chang's is an Asian-themed restaurant chain.")
+    sold = ("PF Chang's", "company", "PF Chang's was sold to a private equity firm.")  # what befell it, not what it is
+    assert merged_by(chain, sold) == "same name but spacing or hyphens"

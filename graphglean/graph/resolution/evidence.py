@@ -26,6 +26,7 @@ from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart
+from .variants.definitions import said_apart
 from .variants.countries import countries_apart, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.places import names_qualifier, written_in
@@ -135,8 +136,9 @@ class Evidence:
                 return doubtful(0.6, "same name, person and place")
             return accent_namesake(self, a, b, fa, fb) or Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
-            return doubtful(0.6, "same letters, person and place") if clash else \
-                Verdict(SAME, 0.95, "same name but spacing or hyphens")
+            if clash or not (a.personal or b.personal) and said_apart(a, b):  # "U.S. Open", tennis; "US Open", golf
+                return doubtful(0.6, "same letters, but a person and a place or said to be two things")
+            return Verdict(SAME, 0.95, "same name but spacing or hyphens")
         if umlauts := written_out(a, b, fa, fb):  # "Müller", "Mueller"
             return umlauts
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \

@@ -1,5 +1,5 @@
 """Two English descriptions that say their nodes are two different things: what each says its node is (its
-opening noun phrase, an apposition, the words after "is a") shares no word with the other's description,
+opening noun phrase, the words after "is a"; not what befell it: "was sold to") shares no word with the other's description,
 countries aside ("Monster.com", "American online job search website"; "Monster", "an American energy drink
 maker"). Only English descriptions are read so: two languages share no words whatever they say ("Munich beer
 brand", "Münchner Brauerei"). One thing is often said two ways ("writer", "author"): this is evidence against
@@ -12,7 +12,7 @@ from functools import lru_cache
 import regex
 
 from ....text.words import LETTERS
-from ..profiles import Profile, countries_placing, defining_clauses
+from ..profiles import Profile, countries_placing, definition_words, opening
 
 FEW = 3  # words at least that each description says its node is in
 _ENGLISH = frozenset("the of and is was with for from by which who its his her an at to on".split())
@@ -28,7 +28,7 @@ def said_apart(a: Profile, b: Profile) -> bool:
     its stem) the other's description uses, its countries aside."""
     if not (_english(a.description) and _english(b.description)):
         return False
-    said = [_said(" ; ".join(defining_clauses(p))) for p in (a, b)]
+    said = [_said(opening(p)) | _said(" ".join(sorted(definition_words(p)))) for p in (a, b)]
     if not all(len(s) >= FEW for s in said):
         return False
     return not ({w[:5] for w in said[0]} & _stems(b.description) or {w[:5] for w in said[1]} & _stems(a.description))
