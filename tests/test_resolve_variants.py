@@ -814,3 +814,16 @@ def test_the_same_letters_said_in_english_to_be_two_things_are_a_question():
     chain = ("P.F. Chang's", "company", "P.F. Chang's is an Asian-themed restaurant chain.")
     sold = ("PF Chang's", "company", "PF Chang's was sold to a private equity firm.")  # what befell it, not what it is
     assert merged_by(chain, sold) == "same name but spacing or hyphens"
+
+
+def test_a_one_word_name_an_acronym_or_a_model_meets_the_longer_names_never_these_each_other():
+    from graphglean.graph.resolution.blocking import candidate_pairs
+    from graphglean.graph.resolution.profiles import Corpus, profile_from
+    nodes = [("ÖBB", "company"), ("Österreichische Bundesbahnen", "company"), ("Olympia Bau", "company"),
+             ("Duster", ""), ("Dacia Duster", "car"), ("Apple TV", "product"), ("Sony TV", "product")]
+    profiles = [profile_from(n.casefold(), {"name": n, "type": t, "description": ""}, []) for n, t in nodes]
+    pairs, _ = candidate_pairs(profiles, Corpus())
+    named = {(nodes[i][0], nodes[j][0]) for i, j in pairs}
+    assert {("ÖBB", "Österreichische Bundesbahnen"), ("Duster", "Dacia Duster")} <= named
+    assert ("Österreichische Bundesbahnen", "Olympia Bau") not in named  # same initials, no acronym between
+    assert ("Apple TV", "Sony TV") not in named

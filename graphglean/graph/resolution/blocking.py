@@ -21,7 +21,7 @@ from .lexicon import ARTICLES, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
 from .organizations.written import without_group_words
 from .profiles import Corpus, Profile
-from .variants.acronyms import content_initials, initials_within
+from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING
 from .variants.makers import made
 from .variants.places import river_key
@@ -29,8 +29,10 @@ from .variants.vessels import afloat, designation
 
 # a one-word name's block read against the block of the longer names holding its word: a personal name
 # against the names starting or ending with it ("Scrooge", "Ebenezer Scrooge"), a thing against the made things
-# ending with it ("Duster", "Dacia Duster"); never the longer names among themselves ("Apple TV", "Sony TV")
-ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:"}
+# ending with it ("Duster", "Dacia Duster"), an acronym against the names whose words' initials its letters
+# can spell ("ÖBB", "Österreichische Bundesbahnen"); never the longer names among themselves ("Apple TV",
+# "Sony TV")
+ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:"}
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "ts:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
@@ -85,7 +87,7 @@ def acronym_keys(p: Profile) -> set[str]:
     """The acronyms and club abbreviations ``p``'s names are written as, which other names' initials may spell
     out ("NATO"; "sl|benfica" of "SL Benfica")."""
     return {f.acronym or f.compact for f in p.forms if f.acronym or numbered_capitals(f)} | {
-        club_key(f) for f in p.forms if f.team} | {i for f in p.forms if f.acronym for i in initials_within(f.acronym)}
+        club_key(f) for f in p.forms if f.team}
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
@@ -145,9 +147,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"
-            keys.update("a:" + i for i in {f.acronym} | initials_within(f.acronym))
-        elif (spelled := content_initials(f)) in acronyms:
-            keys.add("a:" + spelled)
+            keys.add("a:" + f.acronym)
+            keys.update("as:" + i for i in initials_within(f.acronym))
+        elif 2 <= len(spelled := content_initials(f)) <= LONGEST:
+            keys.add("am:" + spelled)
         if numbered_capitals(f):  # "WW2" meets "World War II"
             keys.add("a:" + f.compact)
         keys.update("a:" + i for i in numbered_initials(f) if i in acronyms)

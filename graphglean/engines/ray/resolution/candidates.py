@@ -21,6 +21,7 @@ from ....graph.building.merge import edge_attrs, node_attributes
 from ....graph.resolution.answers import AnswerMemo
 from ....graph.resolution.blocking import (
     CLOSE_COSINE,
+    ONE_AGAINST_MANY,
     acronym_keys,
     all_pairs,
     block_keys,
@@ -50,9 +51,10 @@ _ALL_WORDS = 1 << 62  # rare_below for collecting every rare-word key: the block
 
 
 def block_partition(key: str, partitions: int) -> int:
-    """A one-word name's block (``ws:``, ``ts:``) lives with the longer names' block of its word (``wm:``,
-    ``tm:``): they are read together."""
-    return node_partition(key[3:] if key.startswith(("ws:", "wm:", "ts:", "tm:")) else key, partitions)
+    """A one-word name's block lives with the longer names' block of its word (`ONE_AGAINST_MANY`): they are
+    read together."""
+    return node_partition(key[3:] if key[:3] in ONE_AGAINST_MANY or key[:3] in ONE_AGAINST_MANY.values() else key,
+                          partitions)
 
 
 # -- step 1: edges of pair partition q -> adjacency by node partition ---------------------------------------
