@@ -827,3 +827,12 @@ def test_a_one_word_name_an_acronym_or_a_model_meets_the_longer_names_never_thes
     assert {("ÖBB", "Österreichische Bundesbahnen"), ("Duster", "Dacia Duster")} <= named
     assert ("Österreichische Bundesbahnen", "Olympia Bau") not in named  # same initials, no acronym between
     assert ("Apple TV", "Sony TV") not in named
+
+
+def test_a_hungarian_generation_before_the_name_is_the_father_or_the_son():
+    father = ("id. Antall József", "személy", "Kisgazdapárti politikus, 1945-ben újjáépítési miniszter.")
+    son = ("Antall József", "személy", "A rendszerváltás utáni első szabadon választott magyar miniszterelnök.")
+    assert merged_by(father, son) == ""
+    assert "generation" in apart_rule(resolved(father, son), father[0], son[0])
+    from graphglean.graph.resolution.names import read_name
+    assert read_name("ifj. Antall József").generation == "jr" and read_name("Id Kah Ali").generation == ""

@@ -17,8 +17,8 @@ import regex
 from .lexicon import (
     ABBREVIATIONS, ARTICLES, CARDINALS, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE,
     GENERATION_ARTICLES, GENERATIONS, HONORIFICS, INSTITUTIONS, JOINED_TITLES, KOREAN_FAMILY_NAMES,
-    LEADING_ABBREVIATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES, TRAILING_TITLES,
-    WRITTEN_OUT)
+    LEADING_ABBREVIATIONS, LEADING_GENERATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES,
+    TRAILING_TITLES, WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 from .realms import realm_of
@@ -262,6 +262,8 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
     while len(ws) > 1 and ws[0] in HONORIFICS:
         honorifics.append(ws.pop(0))
     generation = ""
+    if len(ws) > 2 and ws[0] in LEADING_GENERATIONS and (len(ws[0]) > 3 or f"{ws[0]}." in fold(surface).split()):
+        generation = LEADING_GENERATIONS[ws.pop(0)]  # "id. Antall József"; not "Id Kah Mosque"
     while len(ws) > 1:
         last = ws[-1]
         if last in GENERATIONS and not generation:

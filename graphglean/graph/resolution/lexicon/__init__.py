@@ -101,6 +101,8 @@ GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "
                "younger": "jr", "sr": "sr", "senior": "sr", "sen": "sr", "père": "sr", "pere": "sr", "elder": "sr",
                # "der Ältere", "Starszy" and their juniors; not "de Jonge", "Del Vecchio", "Le Jeune": surnames too
                "altere": "sr", "jungere": "jr", "starszy": "sr", "mlodszy": "jr"}
+# generational markers written before the name (Hungarian: "id. Antall József", the father; "ifj.", the son)
+LEADING_GENERATIONS = {"id": "sr", "idosebb": "sr", "ifj": "jr", "ifjabb": "jr"}
 # the article before a generational marker, left out with it ("the Elder", "der Ältere")
 GENERATION_ARTICLES = frozenset("the der".split())
 
