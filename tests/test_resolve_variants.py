@@ -836,3 +836,14 @@ def test_a_hungarian_generation_before_the_name_is_the_father_or_the_son():
     assert "generation" in apart_rule(resolved(father, son), father[0], son[0])
     from graphglean.graph.resolution.names import read_name
     assert read_name("ifj. Antall József").generation == "jr" and read_name("Id Kah Ali").generation == ""
+
+
+@pytest.mark.parametrize("a,b,rule", [
+    (("FC Basel", "club", "Swiss football club from Basel."), ("FC Basel 1893", "Verein", "Der FC Basel 1893 gewann."),
+     "a club with and without its founding year"),
+    (("S.L. Benfica", "club", "Clube de futebol de Lisboa."), ("SL Benfica", "club", "Portuguese football club."),
+     "same club abbreviation written another way"),  # "L." is an initial, not the article "l'"
+    (("FC Basel 1893", "club", "Swiss football club."), ("FC Basel 1894", "club", "Another football club."), ""),
+])
+def test_a_club_with_its_founding_year_and_dotted_initials(a, b, rule):
+    assert merged_by(a, b) == rule

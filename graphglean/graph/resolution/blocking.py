@@ -19,7 +19,7 @@ import numpy as np
 from ...text.words import unspaced
 from .lexicon import ARTICLES, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
-from .organizations.written import without_group_words
+from .organizations.written import without_founding_year, without_group_words
 from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING
@@ -103,8 +103,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         keys.update("c:" + w for w in web_spellings(f))
         if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
             keys.add("q:" + f.key)
-        if f.team:  # "AFC Ajax" meets "Ajax"
-            keys.update(("k:" + f.team, "a:" + club_key(f)))
+        if f.team:  # "AFC Ajax" meets "Ajax", "FC Basel 1893" "FC Basel"
+            keys.update(("k:" + f.team, "a:" + club_key(f), "k:" + without_founding_year(f.team)))
         if (spelled := spelled_club_key(f)) in acronyms:  # "Sport Lisboa e Benfica" meets "SL Benfica"
             keys.add("a:" + spelled)
         grouped = without_group_words(f.trade or f.key)

@@ -18,7 +18,7 @@ import networkx as nx
 from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
-from .organizations.rules import club_verdict, domain_verdict, group_verdict, legal_verdict
+from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import person_verdict
 from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        countries_named, defined_apart, definition_words, spelled_out, types_conflict)
@@ -100,7 +100,7 @@ class Evidence:
 
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
-        if v.kind == SAME and v.rule != NUMBERED_ACRONYM and (fa.numbers != fb.numbers or
+        if v.kind == SAME and v.rule not in (NUMBERED_ACRONYM, FOUNDED) and (fa.numbers != fb.numbers or
                                                               fa.generation != fb.generation):
             if fa.numbers == fb.numbers and _generation_left_out(a, b, fa, fb):
                 return v

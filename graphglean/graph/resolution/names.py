@@ -94,10 +94,9 @@ def key_of(text: str) -> str:
     """The comparison key: folded, accents and punctuation dropped, leading articles removed (not an initial
     that looks like one: "A.C. Milan", nor a letter of an abbreviation: "U.A.E.")."""
     ws = words(strip_accents(text.translate(_MARKS)))
-    if ws and _INITIAL_FIRST.match(text):
-        if all(len(w) == 1 for w in ws):
-            return " ".join(ws)
-        return " ".join(ws[:1] + _without_articles(ws[1:])) if len(ws) > 1 else ws[0]
+    if ws and _INITIAL_FIRST.match(text):  # the initials in a row stay, articles or not ("S.L. Benfica")
+        n = next((i for i, w in enumerate(ws) if len(w) > 1), len(ws))
+        return " ".join(ws[:n] + _without_articles(ws[n:]))
     return " ".join(_without_articles(ws))
 
 

@@ -23,7 +23,7 @@ from ..profiles import (
 )
 from ..variants.definitions import said_apart
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
-from .written import says_sport, without_group_words
+from .written import says_sport, without_founding_year, without_group_words
 
 
 class Judge(Protocol):
@@ -92,6 +92,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if a.personal or b.personal:  # "ks." of "ks. Jan Twardowski" is a priest's title, not Polish "KS" (a club)
         return None
     if fa.club and fb.club:
+        if fa.club == fb.club and _founded(fa.team, fb.team) and sporting(a) and sporting(b):
+            return Verdict(SAME, 0.9, FOUNDED)  # "FC Basel 1893", "FC Basel"
         if fa.team == fb.team and fa.club != fb.club:
             return doubtful(0.5, "different club abbreviations (another club, another sport?)")
         if fa.team == fb.team and fa.key != fb.key and _ordinal(fa) == _ordinal(fb) and _club_like(a) and \
@@ -110,6 +112,14 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if not (set(x.club.split()) & CLUB_CERTAIN or sporting(a) or sporting(b)):  # "SC Johnson", "Johnson"
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
     return Verdict(SAME, 0.9, "with and without its club's abbreviation")
+
+
+FOUNDED = "a club with and without its founding year"
+
+
+def _founded(team: str, other: str) -> bool:
+    """One club's name is the other's and a year after it ("basel 1893", "basel")."""
+    return team != other and (without_founding_year(team) == other or without_founding_year(other) == team)
 
 
 def _spelled_club(x: NameForm, y: NameForm) -> bool:

@@ -201,3 +201,12 @@ LEGAL_LONGEST = max(len(k.split()) for k in _LEGAL_PLAIN)
 _LEGAL_TAIL = {n: regex.compile(r"(?:^|[\s,(])(?:" + "|".join(
     r"[\s./\"'״׳()]*".join(map(regex.escape, form.split())) for form in _LEGAL_PLAIN if len(form.split()) == n)
     + r")\)?\.?\s*$", regex.I) for n in range(1, LEGAL_LONGEST + 1)}
+
+
+_FOUNDED = re.compile(r"(?<=\w) (?:18[5-9]\d|19\d\d|20[0-2]\d|\d\d)$")  # a year after a club's name
+
+
+def without_founding_year(team: str) -> str:
+    """A club's name key without the year of its founding after it ("basel" of "basel 1893", "schalke" of
+    "schalke 04"); the key itself where it has none."""
+    return _FOUNDED.sub("", team)
