@@ -15,7 +15,7 @@ import re
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS
+from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS, WORLD_REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
@@ -371,7 +371,8 @@ _FAMILY = KIN | frozenset(GENERATIONS)
 
 def _region(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
-    return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or qualifier.replace(" ", "")
+    return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or (
+        qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
 
 
-_PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values())
+_PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)

@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 
 from ....text.words import unspaced
-from ..lexicon import ENDONYMS, REGIONS
+from ..lexicon import ENDONYMS, REGIONS, WORLD_REGIONS
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, countries_placing, defining_clauses, text_words
 from .places import inflected
@@ -34,7 +34,7 @@ def countries_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-_REGION_NAMES = frozenset(REGIONS.values())
+_REGION_NAMES = frozenset(REGIONS.values()) | frozenset(WORLD_REGIONS)
 _COUNTRY_TYPES = frozenset({"country", "nation"})
 
 
