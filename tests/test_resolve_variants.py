@@ -858,3 +858,13 @@ def test_the_regions_of_large_countries_place_a_description_and_qualify_a_place(
     assert not countries_of("Ciudad de Córdoba, a orillas del río.")  # a city as often as a province
     qualified = ("Londrina, Paraná", "cidade", "Município do norte do Paraná, fundado por uma companhia britânica.")
     assert merged_by(qualified, ("Londrina", "city", "City in the Brazilian state of Paraná.")) != ""
+
+
+@pytest.mark.parametrize("titled,bare", [
+    (("Mwalimu Julius Nyerere", "mtu", "Rais wa kwanza wa Tanzania."),  # Swahili: a title, a person type
+     ("Julius Nyerere", "person", "First president of Tanzania.")),
+    (("Oba Ewuare II", "person", "Traditional ruler of the Benin Kingdom crowned in 2016."),
+     ("Ewuare II", "monarch", "Son of Oba Erediauwa who took the throne in Benin City.")),
+])
+def test_african_titles_before_a_full_name(titled, bare):
+    assert merged_by(titled, bare) == "same personal name with a title"

@@ -40,13 +40,13 @@ NEUTRAL = frozenset(
 MALE = MALE | frozenset(
     "rey roi konig koenig principe prinz infante emperador empereur imperatore господин король царь принц "
     "император السيد الامير الملك الشيخ السلطان 국왕 国王 國王 皇帝 王子 kong kung koning krol kral kiraly "
-    "kuningas maharaja".split())
+    "kuningas maharaja oba kabaka mwami emir bwana mzee".split())
 FEMALE = FEMALE | frozenset(
     "reina reine konigin koenigin princesa principessa prinzessin princesse infanta emperatriz imperatrice "
     "kaiserin rainha госпожа королева царица принцесса императрица السيدة الاميرة الملكة 여사 왕비 "
     "女士 小姐 夫人 女王 公主 dronning drottning koningin krolowa kralovna kralice kiralyno kuningatar "
     "maharani".split())
-NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور".split())
+NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split())
 HONORIFICS = MALE | FEMALE | NEUTRAL
 PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
 # a title that names its bearer by the given name alone ("King Charles", "Pope Francis", "Prince William")
@@ -54,7 +54,7 @@ ROYAL = frozenset("king queen prince princess emperor empress tsar czar tsarina 
                   "saint st archduke archduchess pharaoh caliph emir rey reina roi reine konig koenig konigin "
                   "koenigin principe princesa principessa prinz prinzessin princesse infante infanta emperador "
                   "emperatriz empereur imperatrice imperatore kaiserin rainha король королева царь царица принц "
-                  "принцесса император императрица الامير الاميرة الملك الملكة السلطان".split()) | frozenset(
+                  "принцесса император императрица الامير الاميرة الملك الملكة السلطان oba kabaka mwami".split()) | frozenset(
     "kong dronning drottning kung koning koningin krol krolowa kral kralice kralovna kiraly kiralyno kuningas "
     "kuningatar maharaja maharani".split())  # kings and queens of more languages (not "Rani", "Regina": names)
 # given names that say a gender in nearly every use (names borne by both, "Jordan", "Kim", "Andrea", are in neither)

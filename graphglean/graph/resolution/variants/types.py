@@ -86,7 +86,7 @@ TYPE_WORDS |= _table({
 
 # occupations, vessels and papers of more languages, and English occupations a model gives as a type
 TYPE_WORDS |= _table({
-    "person": "kutató|棋手|kierowca|سیاستمدار|ahli politik|politiko|piloto|tennista|racing driver|"
+    "person": "mtu|mwanasiasa|kiongozi|kutató|棋手|kierowca|سیاستمدار|ahli politik|politiko|piloto|tennista|racing driver|"
               "chess player|tennis player|footballer|researcher|professor|manager|economist|engineer|lawyer|"
               "journalist|businessman|entrepreneur|scientist|physician|doctor|activist|diplomat|official|leader|"
               "minister|president|senator|monarch|ruler|player|athlete|singer|actor|director|sportowiec|"
