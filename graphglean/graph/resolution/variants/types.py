@@ -72,7 +72,7 @@ TYPE_WORDS |= _table({
                "brasserie|cervecería",
     "organization": "organismo|organisme|instituto|institut|istituto|agentura|urząd|ведомство|fundación|"
                     "fondation|stiftung|asociación|association|verband|संगठन|منظمة|tổ chức",
-    "club": "clube|voetbalclub|fotbalový klub|club de fútbol|club de football|fußballverein|fussballverein|"
+    "club": "seura|jalkapalloseura|urheiluseura|idrottsförening|idrottsklubb|fotbollsförening|clube|voetbalclub|fotbalový klub|club de fútbol|club de football|fußballverein|fussballverein|"
             "fotbollsklubb|fodboldklub|fotballklubb|klub piłkarski|futbol kulübü|футбольный клуб",
     "band": "musikgruppe|zespół|kapela|grupo musical|gruppo musicale|groupe de musique|乐队|樂隊|밴드|バンド|"
             "rockband|popgruppe",
