@@ -37,10 +37,13 @@ PEOPLE = ["Scrooge", "Ebenezer Scrooge", "Mr. Scrooge", "Ebenezer", "Jacob Marle
           "Mr. Fezziwig", "Mrs. Fezziwig", "Fezziwig", "Bob Cratchit", "Martha Cratchit", "Cratchit", "Bob",
           "Scrooge and Marley", "Scrooge's Clerk", "Ghost of Marley", "Ghost of Jacob Marley", "IRS",
           "Internal Revenue Service", "Christmas", "Christmas Eve", "London", "The Cratchit Family",
-          "Cratchit Family", "SL Benfica", "Sport Lisboa e Benfica"]
+          "Cratchit Family", "SL Benfica", "Sport Lisboa e Benfica", "ÖBB", "Österreichische Bundesbahnen",
+          "PDVSA", "Petróleos de Venezuela"]
 KINDS = {"London": "geo", "IRS": "organization", "Internal Revenue Service": "organization", "Christmas": "event",
          "Christmas Eve": "event", "Scrooge and Marley": "organization", "SL Benfica": "sports team",
-         "Sport Lisboa e Benfica": "sports team"}  # a club's abbreviation spelled out: met by its own block key
+         "Sport Lisboa e Benfica": "sports team", "ÖBB": "organization", "Österreichische Bundesbahnen":
+         "organization", "PDVSA": "organization", "Petróleos de Venezuela": "organization"}  # a club's
+# abbreviation spelled out, an acronym of its name's words and their parts: met by their own block keys
 WORDS = {"Mrs. Fezziwig": "she dances with her husband", "Marley": "his dead partner, a ghost in chains",
          "Martha Cratchit": "she is the eldest daughter", "Bob": "the clerk, a poor father"}
 

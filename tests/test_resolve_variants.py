@@ -868,3 +868,35 @@ def test_the_regions_of_large_countries_place_a_description_and_qualify_a_place(
 ])
 def test_african_titles_before_a_full_name(titled, bare):
     assert merged_by(titled, bare) == "same personal name with a title"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("NASA", "organization", "United States government agency for the civil space program."),  # "Nation(a)l"
+     ("National Security Agency", "organization", "United States intelligence agency.")),
+    (("FC Barcelona 2009", "team", "The 2008-09 squad of FC Barcelona that won the treble."),  # a season, no founding
+     ("FC Barcelona", "club", "Spanish football club.")),
+    (("LA Galaxy", "club", "American soccer club based in Carson, California."),  # "LA" is no article
+     ("Galaxy", "club", "Football club.")),
+    (("Dover, Kent", "city", "Town and ferry port in Kent, England."),  # Kent is no region of a large country
+     ("Dover", "city", "Capital of the U.S. state of Delaware and county seat of Kent County.")),
+    (("U.S. Open", "event", "Tennis Grand Slam tournament held in Queens, New York."),  # "e.g." is still English
+     ("US Open", "event", "Golf major championship organized by the USGA, e.g. at Pebble Beach.")),
+])
+def test_the_second_reviews_namesakes_stay_apart(a, b):
+    assert merged_by(a, b) == ""
+
+
+def test_a_region_names_no_country_where_it_is_a_person_a_word_or_a_city_elsewhere():
+    from graphglean.graph.resolution.variants.countries import countries_of
+    for text in ("Estado miembro de la Unión Europea.", "Research institute in Santa Fe.", "Novel by Hermann Hesse.",
+                 "A burgundy shirt.", "Film directed by Brillante Mendoza."):
+        assert not countries_of(text), text
+    untyped = ("Uberaba, Minas Gerais", "", "City.")  # a region of two words qualifies an untyped place
+    assert merged_by(untyped, ("Uberaba", "", "City in Minas Gerais.")) != ""
+
+
+def test_english_is_read_by_its_function_words_not_by_its_names():
+    from graphglean.graph.resolution.variants.definitions import _english
+    assert _english("Golf championship held in Los Angeles, e.g. at Riviera.")
+    assert not _english("Kundi la benki lenye makao makuu jijini Nairobi.")  # Swahili
+    assert not _english("Pelabuhan tersibuk di Indonesia, di Jakarta Utara.")  # Indonesian

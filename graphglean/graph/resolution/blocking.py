@@ -148,8 +148,9 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("ts:" + kws[0])
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"
             keys.add("a:" + f.acronym)
-            keys.update("as:" + i for i in initials_within(f.acronym))
-        elif 2 <= len(spelled := content_initials(f)) <= LONGEST:
+            if len(f.acronym) >= 3:  # as `acronyms.acronym_verdict` reads them
+                keys.update("as:" + i for i in initials_within(f.acronym))
+        elif not p.personal and 2 <= len(spelled := content_initials(f)) <= LONGEST:
             keys.add("am:" + spelled)
         if numbered_capitals(f):  # "WW2" meets "World War II"
             keys.add("a:" + f.compact)
@@ -225,11 +226,15 @@ def block_pairs(blocks: Mapping[str, list[Any]], max_block: int) -> tuple[set[tu
             continue
         if k[:3] in ONE_AGAINST_MANY:  # a one-word name against the longer names starting or ending with it
             longer = blocks.get(ONE_AGAINST_MANY[k[:3]] + k[3:], [])
-            # past a handful of longer names the one word has many readings: it could merge with none
-            if len(longer) > max_block // 4 or len(members) * len(longer) > max_block * max_block:
+            # past a handful of longer names a one word has many readings: it could merge with none; an
+            # acronym's letters are read against each name by the rule, so twice as many may be read
+            most = max_block // 2 if k.startswith("as:") else max_block // 4
+            if len(longer) > most or len(members) * len(longer) > max_block * max_block:
                 skipped += 1
             else:
                 pairs.update((min(i, j), max(i, j)) for i in members for j in longer if i != j)
+            if k.startswith("as:"):  # different acronyms of one initial run ("UNESCO", "UNICEF")
+                continue
         if len(members) < 2:
             continue
         if len(members) > max_block:

@@ -33,6 +33,7 @@ _PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
 _TIGHT_AMPERSAND = re.compile(r"(?<=\w)\.?&(?=\w)")  # "AT&T", "A.T.&T."
 _SPACED_AMPERSAND = re.compile(r"\b([^\W\d_]{1,2})\.?\s+&\s+(?=[^\W\d_]{1,2}\b)")  # "AT & T", "R & D"
 _INITIAL_FIRST = re.compile(r"\s*[^\W\d_]\.")  # "A.C. Milan", "A. Lincoln": the first word is no article
+_CAPITALS_FIRST = re.compile(r"\s*[A-Z]{2,3}\s+[A-Z][a-z]")
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _ROMAN_TOKEN = re.compile(r"[^\W\d_]+\.?")
@@ -97,6 +98,8 @@ def key_of(text: str) -> str:
     if ws and _INITIAL_FIRST.match(text):  # the initials in a row stay, articles or not ("S.L. Benfica")
         n = next((i for i, w in enumerate(ws) if len(w) > 1), len(ws))
         return " ".join(ws[:n] + _without_articles(ws[n:]))
+    if _CAPITALS_FIRST.match(text):  # "LA Galaxy", "EL Al": capitals, no article
+        return " ".join(ws[:1] + _without_articles(ws[1:]))
     return " ".join(_without_articles(ws))
 
 

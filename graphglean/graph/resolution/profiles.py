@@ -16,7 +16,7 @@ import regex
 
 from ...text.words import LETTERS
 from .lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
-                      REGION_COUNTRIES, REGIONS, THINGS)
+                      REGION_COUNTRIES, REGIONS, THINGS, WORLD_REGIONS)
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.types import english_type
 
@@ -205,7 +205,7 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
 
 # "America" alone is a continent as often ("América Latina", "North America")
 _PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
-           } | COUNTRY_EXTRA | REGION_COUNTRIES
+           } | COUNTRY_EXTRA | REGION_COUNTRIES | WORLD_REGIONS
 # a region read as one word run, naming no country but one its name holds ("Western Australia")
 _NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
     r: c if c in r else "" for r, c in REGION_COUNTRIES.items()}

@@ -163,43 +163,43 @@ algerienne; tunisia: tunisien, tunisienne; haiti: haitien, haitienne; canada: qu
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as
 # a description's words read them (accents dropped, hyphens as spaces): each places its country, and after a
 # comma is a region a place is qualified by ("Londrina, Paraná", "Mérida, Yucatán"); not the names that are
-# as often a city, a river, a person or a word ("Córdoba", "Río Negro", "Amazonas", "Pará", "Guerrero",
-# "Hidalgo", "Galicia", "Punjab", "Java", "Georgia")
-_WORLD_REGIONS = """brazil: alagoas, amapa, bahia, ceara, espirito santo, goias, maranhao, mato grosso,
-mato grosso do sul, minas gerais, paraiba, parana, pernambuco, piaui, rio grande do norte, rio grande do sul,
+# as often a city elsewhere, a river, a person, a colour or a word ("Córdoba", "Río Negro", "Amazonas", "Pará",
+# "Guerrero", "Hidalgo", "Galicia", "Punjab", "Java", "Georgia", "Santa Fe", "Mendoza", "Hesse", "Moravia",
+# "Burgundy", "Chihuahua", "Bahía", "La Unión", "Kent"); read by descriptions only, never as a ruler's realm
+_WORLD_REGIONS = """brazil: alagoas, amapa, ceara, goias, maranhao, mato grosso, mato grosso do sul, minas gerais, paraiba, parana, pernambuco, piaui, rio grande do norte, rio grande do sul,
 rondonia, roraima, santa catarina, sergipe, tocantins
-mexico: aguascalientes, baja california, baja california sur, campeche, chiapas, chihuahua, coahuila, colima,
-durango, guanajuato, jalisco, michoacan, morelos, nayarit, nuevo leon, oaxaca, puebla, queretaro,
-quintana roo, san luis potosi, sinaloa, sonora, tamaulipas, tlaxcala, veracruz, yucatan, zacatecas
+mexico: aguascalientes, baja california, baja california sur, campeche, chiapas, coahuila, colima,
+guanajuato, jalisco, michoacan, nayarit, nuevo leon, oaxaca, puebla, queretaro,
+quintana roo, san luis potosi, sinaloa, tamaulipas, tlaxcala, veracruz, yucatan, zacatecas
 india: andhra pradesh, arunachal pradesh, assam, bihar, chhattisgarh, gujarat, haryana, himachal pradesh,
 jharkhand, karnataka, kerala, madhya pradesh, maharashtra, manipur, meghalaya, mizoram, nagaland, odisha,
 rajasthan, sikkim, tamil nadu, telangana, tripura, uttar pradesh, uttarakhand, west bengal
-germany: baden wurttemberg, brandenburg, hessen, hesse, mecklenburg vorpommern, niedersachsen, lower saxony,
+germany: baden wurttemberg, brandenburg, mecklenburg vorpommern, niedersachsen, lower saxony,
 nordrhein westfalen, north rhine westphalia, rheinland pfalz, rhineland palatinate, saarland, sachsen, saxony,
 sachsen anhalt, saxony anhalt, schleswig holstein, thuringen, thuringia
-spain: aragon, asturias, cantabria, castilla y leon, castile and leon, castilla la mancha, castile la mancha,
-extremadura, la rioja, murcia, navarra, navarre, pais vasco, basque country, euskadi, catalunya
+spain: cantabria, castilla y leon, castile and leon, castilla la mancha, castile la mancha,
+extremadura, murcia, pais vasco, basque country, euskadi, catalunya
 italy: abruzzo, basilicata, calabria, campania, emilia romagna, friuli venezia giulia, lazio, liguria,
-lombardia, lombardy, piemonte, piedmont, puglia, apulia, sardegna, sardinia, sicilia, sicily, toscana,
+lombardia, lombardy, piemonte, puglia, apulia, sardegna, sardinia, sicilia, sicily, toscana,
 tuscany, trentino, umbria, veneto
-france: normandie, normandy, bretagne, brittany, provence, alsace, occitanie, nouvelle aquitaine, auvergne,
-ile de france, hauts de france, bourgogne, burgundy, corse, corsica
+france: normandie, normandy, bretagne, provence, alsace, occitanie, nouvelle aquitaine, auvergne,
+ile de france, hauts de france, bourgogne, corse, corsica
 china: guangdong, sichuan, yunnan, hubei, hunan, henan, hebei, shandong, shanxi, shaanxi, jiangsu, zhejiang,
 fujian, anhui, jiangxi, guizhou, gansu, qinghai, hainan, heilongjiang, liaoning, inner mongolia, xinjiang,
 ningxia, guangxi
-czech republic: bohemia, moravia, cechy, morava
-philippines: pampanga, cebu, batangas, bulacan, cavite, ilocos, la union, mindanao, luzon, visayas
+czech republic: bohemia, cechy
+philippines: pampanga, cebu, batangas, bulacan, cavite, ilocos, mindanao, luzon, visayas
 indonesia: sumatra, sulawesi, kalimantan, west java, east java, central java
-malaysia: selangor, johor, penang, sabah, sarawak, kedah, kelantan, pahang, terengganu, malacca, melaka
+malaysia: selangor, johor, penang, sarawak, kedah, kelantan, pahang, terengganu
 pakistan: sindh, khyber pakhtunkhwa
-south africa: gauteng, kwazulu natal, western cape, eastern cape, limpopo
-argentina: santa fe, mendoza, tucuman, salta, entre rios, chubut, neuquen, patagonia
-uk: northern ireland, yorkshire, cornwall, kent"""
+south africa: gauteng, kwazulu natal, western cape, eastern cape
+argentina: tucuman, entre rios, chubut, neuquen
+uk: northern ireland"""
 WORLD_REGIONS = {name: country for line in _WORLD_REGIONS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 
 COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
-                 for country, names in [line.split(": ")] for name in names.split(", ")} | WORLD_REGIONS
+                 for country, names in [line.split(": ")] for name in names.split(", ")}
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part
 # of it: "England" is not the U.K.)
 _COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america

@@ -203,10 +203,11 @@ _LEGAL_TAIL = {n: regex.compile(r"(?:^|[\s,(])(?:" + "|".join(
     + r")\)?\.?\s*$", regex.I) for n in range(1, LEGAL_LONGEST + 1)}
 
 
-_FOUNDED = re.compile(r"(?<=\w) (?:18[5-9]\d|19\d\d|20[0-2]\d|\d\d)$")  # a year after a club's name
+# a year after a club's name; not a later one ("FC Barcelona 2009", a season's squad) nor two digits ("84")
+_FOUNDED = re.compile(r"(?<=\w) (?:18[5-9]\d|19\d\d)$")
 
 
 def without_founding_year(team: str) -> str:
-    """A club's name key without the year of its founding after it ("basel" of "basel 1893", "schalke" of
-    "schalke 04"); the key itself where it has none."""
+    """A club's name key without the year of its founding after it ("basel" of "basel 1893"); the key itself
+    where it has none."""
     return _FOUNDED.sub("", team)

@@ -18,6 +18,9 @@ from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 
 MAX_INSIDE = 2  # letters of an acronym taken from inside words, at most
+COMPOUND_PART = 4  # where a compound's later part may begin in a word, at the earliest ("bundes|bahnen")
+MAX_WORDS = 12  # of a name an acronym is read against: longer ones are sentences
+_VOWELS = frozenset("aeiouy")
 LONGEST = 6  # letters of an acronym whose `initials_within` blocking reads (2**5 - 1 runs)
 _OPTIONAL = JOINING | ARTICLES | frozenset(w for form in LEGAL_FORMS for w in form.split()) | frozenset(
     "of for and the des du della delle dei degli dos das von van zu y und für fur pour para per".split())
@@ -42,6 +45,7 @@ def spells(acronym: str, key: str) -> bool:
     or none), with up to `MAX_INSIDE` more letters from inside words, in order."""
     words = key.split()
 
+    @lru_cache(maxsize=None)
     def rest_of(i: int, j: int, inside: int) -> bool:
         if j == len(words):
             return i == len(acronym)
@@ -50,19 +54,23 @@ def spells(acronym: str, key: str) -> bool:
             return True
         if i == len(acronym) or acronym[i] != w[0]:
             return False
-        return any(rest_of(k, j + 1, used) for k, used in _inside(acronym, i + 1, w, 1, inside))
+        last = j == len(words) - 1
+        return any(rest_of(k, j + 1, used) for k, used in _inside(acronym, i + 1, w, 1, inside, last))
 
-    return len(words) >= 2 and rest_of(0, 0, 0)
+    return 2 <= len(words) <= MAX_WORDS and rest_of(0, 0, 0)
 
 
-def _inside(acronym: str, i: int, word: str, at: int, inside: int):
+def _inside(acronym: str, i: int, word: str, at: int, inside: int, last: bool):
     """(next letter of ``acronym``, letters taken inside so far) for each way ``word`` from ``at`` on gives
-    none or more of ``acronym``'s letters from ``i`` on."""
+    none or more of ``acronym``'s letters from ``i`` on: a compound's later part, a consonant from its fifth
+    letter on ("Bundes|bahnen", "Voetbal|bond"), or the second letter of the last word ("COrporation"); not a
+    vowel inside a word ("Nation(a)l" spells no "NASA" of "National Security Agency")."""
     yield i, inside
     if inside < MAX_INSIDE and i < len(acronym):
         p = word.find(acronym[i], at)
         while p != -1:
-            yield from _inside(acronym, i + 1, word, p + 1, inside + 1)
+            if p >= COMPOUND_PART and acronym[i] not in _VOWELS or (last and p == 1 == at):
+                yield from _inside(acronym, i + 1, word, p + 1, inside + 1, last)
             p = word.find(acronym[i], p + 1)
 
 
@@ -75,7 +83,8 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
         if clash or a.personal or b.personal or types_conflict(a, b):
             return None
         strong = len(x.acronym) >= 4 or not x.surface[:1].isascii()
-        if strong and (one_country(a, b) or not ev.disagree(a, b)):
+        described = a.description.strip() and b.description.strip()
+        if strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, RULE)
         return doubtful(0.5, RULE + ", not placed or described alike")
     return None

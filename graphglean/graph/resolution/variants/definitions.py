@@ -16,9 +16,12 @@ from ..profiles import Profile, countries_placing, definition_words, opening
 
 FEW = 3  # words at least that each description says its node is in
 _ENGLISH = frozenset("the of and is was with for from by which who its his her an at to on".split())
-# function words of the other languages written in Latin letters: a text with one is not English
-_OTHERS = frozenset("""de la le les el los las der die das und y et en il di del della van het een och og och
-i w z na do da du des ist est es e o um uma ein eine""".split())
+# function words of the other languages written in Latin letters: those English names also hold, one at most
+# ("Los Angeles", "Des Moines", "Robert De Niro"), and those it never writes (one is enough: Swahili "ya",
+# Indonesian "di", German "und")
+_PARTICLES = frozenset("de la le les el los las der die das del della di da do du des van von het en et y".split())
+_FOREIGN = frozenset("""und ist sind nicht wird mit auf dans pour sont une est zijn niet een och ett är för og
+ikke yang dan dengan untuk dari ke ya wa ni kwa katika lenye ng mga ang sa ay""".split())
 _WORD = regex.compile(rf"[{LETTERS}]+")
 _STOP = _ENGLISH | frozenset("a in as or one two three four five six seven eight nine ten".split())
 
@@ -36,10 +39,11 @@ def said_apart(a: Profile, b: Profile) -> bool:
 
 @lru_cache(maxsize=16384)
 def _english(text: str) -> bool:
-    """Written in English, as far as its letters and function words tell: ASCII letters, no function word of
-    another language."""
+    """Written in English, as far as its letters and function words tell: ASCII letters, no function word only
+    another language writes, and one at most of those English names hold too."""
     words = [w.lower() for w in _WORD.findall(text)]
-    return bool(words) and all(w.isascii() for w in words) and not _OTHERS.intersection(words)
+    return bool(words) and all(w.isascii() for w in words) and sum(w in _PARTICLES for w in words) < 2 and \
+        not _FOREIGN.intersection(words)
 
 
 @lru_cache(maxsize=16384)
