@@ -95,4 +95,6 @@ async def test_detach_stops_a_ray_run_where_it_only_waits_for_batches_and_the_sa
     assert not second.detached and not second.failed and second.report["chunks"] == 8
     assert max(Counter(api.uploaded_lines).values()) == 1
     assert Path(tmp_path / "out" / "entities.jsonl").stat().st_size > 0
-    assert json.loads((tmp_path / "out" / "report.json").read_text())["passes"][0]["calls"] > 0
+    # the run's calls, whichever invocation made them: on a loaded machine the detached one may see every batch
+    # end before it stops, and the second then asks nothing
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["totals"]["calls"] > 0
