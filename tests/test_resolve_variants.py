@@ -900,3 +900,21 @@ def test_english_is_read_by_its_function_words_not_by_its_names():
     assert _english("Golf championship held in Los Angeles, e.g. at Riviera.")
     assert not _english("Kundi la benki lenye makao makuu jijini Nairobi.")  # Swahili
     assert not _english("Pelabuhan tersibuk di Indonesia, di Jakarta Utara.")  # Indonesian
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Vltava (river)", "river", "Longest river in the Czech Republic."),
+     ("Vltava", "řeka", "Řeka protékající Prahou, vlévá se do Labe u Mělníka."), True),
+    (("Georgia (country)", "country", "Caucasus nation whose capital is Tbilisi."),
+     ("Georgia", "país", "Estado transcaucásico junto al mar Negro."), True),
+    (("Georgia (country)", "country", "Caucasus nation whose capital is Tbilisi."),  # a state is no country
+     ("Georgia", "state", "Southeastern US state whose capital is Atlanta."), False),
+    (("Genesis (band)", "band", "English progressive rock band."),  # works and bands repeat: no such rule
+     ("Genesis", "band", "Hard rock group from Texas."), False),
+])
+def test_its_kind_of_place_in_parentheses_and_the_other_of_that_kind(a, b, one):
+    assert (merged_by(a, b) == "its kind of place in parentheses") is one
+
+
+def test_sankt_and_sint_are_saint():
+    assert merged_by(("St. Gallen", "city", "Swiss city."), ("Sankt Gallen", "Stadt", "Stadt in der Schweiz.")) != ""

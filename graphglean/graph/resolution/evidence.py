@@ -29,6 +29,7 @@ from .variants.callings import callings_apart
 from .variants.definitions import said_apart
 from .variants.countries import countries_apart, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
+from .variants.types import english_type
 from .variants.places import names_qualifier, written_in
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -225,6 +226,9 @@ class Evidence:
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
+            if x.paren and (kind := english_type(x.qualifier)) in PLACE_TYPES and kind in py.types - UNTYPED:
+                same = Verdict(SAME, 0.85, "its kind of place in parentheses")  # "Vltava (river)", a "řeka"
+                return self.short_form(a, b, same, SHORT_DESCRIPTION)
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
             if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region

@@ -147,7 +147,8 @@ LEGAL_FORMS = {
 ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
                  "natl": "national", "assn": "association", "assoc": "association", "inst": "institute",
                  "mfg": "manufacturing", "govt": "government", "&": "and"}
-LEADING_ABBREVIATIONS = {"mt": "mount", "ft": "fort", "st": "saint"}  # "St. Louis"; "Main St." is a street
+# "St. Louis", "Sankt Gallen" = "St. Gallen", "Sint-Niklaas"; "Main St." is a street
+LEADING_ABBREVIATIONS = {"mt": "mount", "ft": "fort", "st": "saint", "sankt": "saint", "sint": "saint"}
 
 INSTITUTIONS = frozenset(
     "ministry department dept agency office bureau service services army navy air force marines marine corps coast "
