@@ -410,3 +410,10 @@ def test_an_answer_in_the_asked_format_takes_the_direct_reading():
 def test_reasoning_spans_read_as_two_scans_do(text):
     """The one scan for any tag that lets most answers skip the two scans finds a tag whenever they would."""
     assert reasoning_spans(text) == _scanned_spans(text)
+
+
+def test_an_escaped_surrogate_pair_in_repaired_json_is_one_character():
+    # json_repair (a record cut by a stray completion marker) decodes "\ud800\udc00" as two halves no writer takes
+    text = '{"source": "<COMPLETE> x", "target": "0\\ud800\\udc00", "description": ""}'
+    names = [(r.source_name, r.target_name) for r in RecordParser().parse_any(text).relationships]
+    assert names and all(not any(0xD800 <= ord(c) <= 0xDFFF for c in a + b) for a, b in names)

@@ -918,3 +918,20 @@ def test_its_kind_of_place_in_parentheses_and_the_other_of_that_kind(a, b, one):
 
 def test_sankt_and_sint_are_saint():
     assert merged_by(("St. Gallen", "city", "Swiss city."), ("Sankt Gallen", "Stadt", "Stadt in der Schweiz.")) != ""
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("FC Bayern", "club", "Rekordmeister der Fußball-Bundesliga aus München."),
+     ("FC Bayern München", "club", "Deutscher Fußballverein aus München."), True),
+    (("PSV", "club", "PSV is a Dutch football club founded by Philips workers."),  # Eindhoven is Dutch
+     ("PSV Eindhoven", "club", "PSV Eindhoven won the Eredivisie."), True),
+    (("Dynamo", "club", "Ukrainian football club, many times national champion."),  # Moscow is not Ukrainian
+     ("Dynamo Moscow", "club", "Russian football club founded in 1923."), False),
+])
+def test_a_club_with_and_without_its_city(a, b, one):
+    assert merged_by(a, b).startswith("a club with and without its city") is one
+
+
+def test_a_club_word_after_a_clubs_name_is_no_city():
+    racing = ("Racing Club", "club", "Argentine football club from Avellaneda.")
+    assert merged_by(racing, ("Racing", "club", "French rugby club from the Paris region.")) == ""

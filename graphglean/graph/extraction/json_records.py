@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import json_repair
 
 from ...core.answers import NOT_JSON, close_truncated, strip_reasoning
+from ...text.surrogates import whole_characters
 from .blocks import role
 from .record_reader import RecordReader
 
@@ -117,7 +118,19 @@ def _repaired(body: str) -> Any:
         value = json_repair.loads(body)
     except NOT_JSON:
         return None
-    return value if isinstance(value, (dict, list)) and value else None
+    return _whole(value) if isinstance(value, (dict, list)) and value else None
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with whole characters in its strings: json_repair decodes an escaped surrogate pair
+    ("\\ud800\\udc00") as two lone halves, which no writer takes; a lone half becomes U+FFFD."""
+    if isinstance(value, str):
+        return whole_characters(value)
+    if isinstance(value, dict):
+        return {_whole(k): _whole(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    return value
 
 
 def _cut(body: str) -> tuple[Any, str]:

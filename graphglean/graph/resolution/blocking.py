@@ -33,6 +33,9 @@ from .variants.vessels import afloat, designation
 # can spell ("ÖBB", "Österreichische Bundesbahnen"); never the longer names among themselves ("Apple TV",
 # "Sony TV")
 ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:"}
+# the types a club is given ("organization" as often): a two-word name of one meets a one-word name of its first
+CLUB_TYPES = frozenset({"club", "sports team", "team", "football club", "sports club", "organization",
+                        "organisation"})
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "ts:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
@@ -144,6 +147,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.update("m:" + " ".join(kws[i:]) for i in range(min(2, len(kws))))  # "737 MAX"
         elif len(kws) == 2 and made(p):  # "Dacia Duster" against a one-word "Duster" only
             keys.add("tm:" + kws[1])
+        if len(kws) == 2 and p.types & CLUB_TYPES:  # "PSV Eindhoven" against a one-word "PSV" only
+            keys.add("tm:" + kws[0])
+        if f.team and " " in f.team:  # "FC Bayern München" meets "FC Bayern"
+            keys.add("k:" + f.team.rsplit(" ", 1)[0])
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"

@@ -18,9 +18,12 @@ from ..profiles import (
     UNTYPED,
     Profile,
     countries_named,
+    countries_placing,
     defined_apart,
+    text_words,
     types_conflict,
 )
+from ..variants.countries import described_in
 from ..variants.definitions import said_apart
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_founding_year, without_group_words
@@ -91,6 +94,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     Porto" and the city of Porto."""
     if a.personal or b.personal:  # "ks." of "ks. Jan Twardowski" is a priest's title, not Polish "KS" (a club)
         return None
+    if fa.club == fb.club and (city := _its_city(a, b, fa, fb)):
+        return Verdict(SAME, 0.85, f"a club with and without its city ({city})")  # "PSV Eindhoven", "PSV"
     if fa.club and fb.club:
         if fa.club == fb.club and _founded(fa.team, fb.team) and sporting(a) and sporting(b):
             return Verdict(SAME, 0.9, FOUNDED)  # "FC Basel 1893", "FC Basel"
@@ -112,6 +117,21 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     if not (set(x.club.split()) & CLUB_CERTAIN or sporting(a) or sporting(b)):  # "SC Johnson", "Johnson"
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
     return Verdict(SAME, 0.9, "with and without its club's abbreviation")
+
+
+def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
+    """The place one club's name has after the other's ("eindhoven" of "PSV Eindhoven"), a city the tables know,
+    where both are said to be clubs and the shorter's description names that place or places it in the
+    place's country ("a Dutch football club"); "" otherwise ("Dynamo", a Ukrainian club, is not "Dynamo
+    Moscow"; "Racing" is not "Racing Club")."""
+    (short, ps), (long, pl) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
+    ws = long.split()
+    if not short or len(ws) < 2 or " ".join(ws[:-1]) != short or not (sporting(a) and sporting(b)):
+        return ""
+    city, said = ws[-1], text_words(ps.description)
+    placed = countries_placing(city)  # a place the tables know ("Racing Club": "club" is none)
+    return city if placed and (city in said or placed & described_in(ps)) and _club_like(a) and _club_like(b) \
+        else ""
 
 
 FOUNDED = "a club with and without its founding year"
