@@ -935,3 +935,15 @@ def test_a_club_with_and_without_its_city(a, b, one):
 def test_a_club_word_after_a_clubs_name_is_no_city():
     racing = ("Racing Club", "club", "Argentine football club from Avellaneda.")
     assert merged_by(racing, ("Racing", "club", "French rugby club from the Paris region.")) == ""
+
+
+def test_people_dated_more_than_a_lifetime_apart_are_two():
+    bourbon = ("Charles III of Spain", "person", "Bourbon king of Spain who reigned from 1759 to 1788.")
+    windsor = ("King Charles III", "person", "The King delivered the speech at the State Opening in July 2024.")
+    assert merged_by(bourbon, windsor) == ""
+    assert "lifetime" in apart_rule(resolved(bourbon, windsor), bourbon[0], windsor[0])
+
+
+def test_a_place_and_a_band_of_one_name_are_two():
+    city = ("Saint-Étienne", "ville", "Ville de la Loire, connue pour son club de football.")
+    assert merged_by(city, ("Saint Etienne", "band", "English indie dance band formed in London in 1990.")) == ""

@@ -19,7 +19,7 @@ from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, RE
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
-from .persons import person_verdict
+from .persons import centuries_apart, person_verdict
 from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        countries_named, defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
@@ -91,7 +91,8 @@ class Evidence:
                 if rank(v) > rank(best):
                     best = v
         # the names agree, the things do not
-        if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b)):
+        if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b) or
+                                  centuries_apart(a, b)):
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):

@@ -300,3 +300,16 @@ def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
 
 
 _YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
+LIFETIME = 110  # years between the dates two descriptions of one person give, at most
+
+
+def centuries_apart(a: Profile, b: Profile) -> str:
+    """Why two people of one name are two: every year one description gives is more than a lifetime from every
+    year the other gives ("Charles III of Spain", "reigned from 1759 to 1788"; "King Charles III", "in July
+    2024"); "" when they meet or either gives none."""
+    if not (a.personal and b.personal):
+        return ""
+    ya, yb = ({int(y) for y in _YEAR.findall(p.description)} for p in (a, b))
+    if ya and yb and (min(yb) - max(ya) > LIFETIME or min(ya) - max(yb) > LIFETIME):
+        return "people dated more than a lifetime apart"
+    return ""

@@ -218,7 +218,7 @@ CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives
 THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software
 technology device website artifact artefact currency food drink""".split())
 # what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
-MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer".split())
+MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
 _DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|является|был)\s+"
                           r"([^.;:,()\n]{1,80})", regex.I)
