@@ -947,3 +947,14 @@ def test_people_dated_more_than_a_lifetime_apart_are_two():
 def test_a_place_and_a_band_of_one_name_are_two():
     city = ("Saint-Étienne", "ville", "Ville de la Loire, connue pour son club de football.")
     assert merged_by(city, ("Saint Etienne", "band", "English indie dance band formed in London in 1990.")) == ""
+
+
+def test_a_realm_after_the_name_and_another_country_in_the_others_description_are_two():
+    spain = ("Charles III of Spain", "person", "Charles III of Spain was an 18th-century Bourbon king in Madrid.")
+    assert merged_by(("Charles III", "person", "Charles III is the current King of the United Kingdom."), spain) == ""
+
+
+def test_what_a_node_is_ends_where_what_it_does_begins():
+    tennis = ("U.S. Open", "event", "The U.S. Open is the tennis Grand Slam tournament held annually in New York.")
+    golf = ("US Open", "event", "The US Open is one of golf's four major championships, held each June.")
+    assert merged_by(tennis, golf) == ""  # "held" is no word of what either is

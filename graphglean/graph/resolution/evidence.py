@@ -27,7 +27,7 @@ from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart
 from .variants.definitions import said_apart
-from .variants.countries import countries_apart, named_apart, regions_named, unnamed
+from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import names_qualifier, written_in
@@ -240,6 +240,8 @@ class Evidence:
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
+            if x.qualifier in COUNTRIES and (placed := described_in(py)) and COUNTRIES[x.qualifier] not in placed:
+                return doubtful(0.5, "a country after the name, another in the other's description")  # "of Spain"
             if x.qualifier in COUNTRIES or (x.paren and not types_conflict(a, b)):
                 return self.short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")

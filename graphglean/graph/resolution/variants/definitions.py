@@ -12,7 +12,7 @@ from functools import lru_cache
 import regex
 
 from ....text.words import LETTERS
-from ..profiles import Profile, countries_placing, definition_words, opening
+from ..profiles import Profile, countries_placing, opening
 
 FEW = 3  # words at least that each description says its node is in
 _ENGLISH = frozenset("the of and is was with for from by which who its his her an at to on".split())
@@ -31,10 +31,28 @@ def said_apart(a: Profile, b: Profile) -> bool:
     its stem) the other's description uses, its countries aside."""
     if not (_english(a.description) and _english(b.description)):
         return False
-    said = [_said(opening(p)) | _said(" ".join(sorted(definition_words(p)))) for p in (a, b)]
+    said = [_said(opening(p)) | _said(" ".join(_what_it_is(p))) for p in (a, b)]
     if not all(len(s) >= FEW for s in said):
         return False
     return not ({w[:5] for w in said[0]} & _stems(b.description) or {w[:5] for w in said[1]} & _stems(a.description))
+
+
+def _what_it_is(p: Profile) -> list[str]:
+    """The words after "is a ..." in ``p``'s description, to the first relative word or "-ed" participle ("the
+    tennis tournament" of "is the tennis tournament held annually in New York"): what it is, not what it does."""
+    words = []
+    for m in _IS_A.finditer(p.description):
+        for w in _WORD.findall(m.group(1)):
+            if w.lower() in _RELATIVE or len(w) > 4 and w.lower().endswith("ed"):
+                break
+            words.append(w)
+    return words
+
+
+_IS_A = regex.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of)\s+([^.;:()\n]{1,160})", regex.I)
+# where what a node is ends: a relative word, or a participle ("held annually", "built in 1931")
+_RELATIVE = frozenset("who whom whose which that where by known called named held built made run born won sold "
+                      "led".split())
 
 
 @lru_cache(maxsize=16384)
