@@ -292,7 +292,7 @@ def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
     """Two nodes described alike, or related to one same node without descriptions that disagree (one story:
     "Bob" and "Bob Cratchit" both beside Scrooge); never when both descriptions give years and none in common
     (a father and a son in one office, each in his own years)."""
-    ya, yb = set(_YEAR.findall(a.description)), set(_YEAR.findall(b.description))
+    ya, yb = years_of(a.description), years_of(b.description)
     if ya and yb and not ya & yb:
         return False
     context = ev.context(a, b)
@@ -300,6 +300,14 @@ def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
 
 
 _YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
+
+
+@lru_cache(maxsize=16384)
+def years_of(description: str) -> frozenset[int]:
+    """The years (1000-2099) a description gives, read once for every pair it is in."""
+    return frozenset(map(int, _YEAR.findall(description)))
+
+
 LIFETIME = 110  # years between the dates two descriptions of one person give, at most
 
 
@@ -309,7 +317,7 @@ def centuries_apart(a: Profile, b: Profile) -> str:
     2024"); "" when they meet or either gives none."""
     if not (a.personal and b.personal):
         return ""
-    ya, yb = ({int(y) for y in _YEAR.findall(p.description)} for p in (a, b))
+    ya, yb = years_of(a.description), years_of(b.description)
     if ya and yb and (min(yb) - max(ya) > LIFETIME or min(ya) - max(yb) > LIFETIME):
         return "people dated more than a lifetime apart"
     return ""

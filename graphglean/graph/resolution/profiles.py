@@ -258,11 +258,17 @@ def _opening(description: str, names: tuple[str, ...]) -> str:
     tokens = m.group(1).split()[:8] if (m := _OPENING.match(description)) else []
     if not tokens or any(key_of(" ".join(tokens)).startswith(name) for name in names):
         return ""
-    for i, t in enumerate(tokens[1:], 1):
-        w = t.lower()
-        if w in _RELATIVE or (len(w) > 4 and w.isalpha() and w.endswith("ed")):  # not "a boarding school"
-            return key_of(" ".join(tokens[:i]))
-    return key_of(" ".join(tokens))
+    return key_of(" ".join(tokens[:phrase_end(tokens, _RELATIVE)]))
+
+
+def phrase_end(words: list[str], stops: frozenset[str], start: int = 1) -> int:
+    """Where a noun phrase ends in ``words``: at the first of ``stops`` or "-ed" participle from ``start`` on
+    ("London daily" of "London daily founded in 1785"; not "a boarding school"), else at their end."""
+    for i in range(start, len(words)):
+        w = words[i].lower()
+        if w in stops or (len(w) > 4 and w.isalpha() and w.endswith("ed")):
+            return i
+    return len(words)
 
 
 def placed_in(p: Profile, names: set[str]) -> set[str]:

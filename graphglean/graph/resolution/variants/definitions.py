@@ -12,7 +12,7 @@ from functools import lru_cache
 import regex
 
 from ....text.words import LETTERS
-from ..profiles import Profile, countries_placing, opening
+from ..profiles import Profile, countries_placing, opening, phrase_end
 
 FEW = 3  # words at least that each description says its node is in
 _ENGLISH = frozenset("the of and is was with for from by which who its his her an at to on".split())
@@ -40,12 +40,10 @@ def said_apart(a: Profile, b: Profile) -> bool:
 def _what_it_is(p: Profile) -> list[str]:
     """The words after "is a ..." in ``p``'s description, to the first relative word or "-ed" participle ("the
     tennis tournament" of "is the tennis tournament held annually in New York"): what it is, not what it does."""
-    words = []
+    words: list[str] = []
     for m in _IS_A.finditer(p.description):
-        for w in _WORD.findall(m.group(1)):
-            if w.lower() in _RELATIVE or len(w) > 4 and w.lower().endswith("ed"):
-                break
-            words.append(w)
+        said = _WORD.findall(m.group(1))
+        words += said[:phrase_end(said, _RELATIVE, 0)]
     return words
 
 
