@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphglean.graph.resolution.resolve import resolve_entities_sync
+from graphglean.graph.resolution.variants.placing import countries_placing, unplaced_words
 
 from .test_resolve import graph_of, together
 
@@ -48,7 +49,39 @@ def test_a_web_domain_and_its_name_described_apart_at_length_are_a_question():
                                                     "canals and pumping stations in Zeeland."))
     assert resolution.graph.number_of_nodes() == 2
     assert apart_rule(resolution, "delta.com", "Delta") == \
-        "unsure: a name and its web domain, but the descriptions disagree"
+        "unsure: a name and its web domain, defined as two different things"
+
+
+@pytest.mark.parametrize("site,other", [
+    # two languages share no word whatever they say: no disagreement
+    (("Allegro.pl", "website", "Największa polska platforma handlu internetowego z siedzibą w Poznaniu."),
+     ("Allegro", "company", "Online marketplace operator that listed its shares in Warsaw in 2020.")),
+    # "Latin American" places nothing in the U.S.
+    (("Despegar.com", "company", "Latin American online travel agency."),
+     ("Despegar", "empresa", "Agencia de viajes argentina fundada en Buenos Aires en 1999.")),
+    # what a sentence opening with its subject says the node is ends at the verb ("The retailer said ...")
+    (("Otto.de", "company", "Otto.de is a German online retailer of furniture, fashion and electronics."),
+     ("Otto", "company", "The retailer said its sales in the last quarter fell by four percent.")),
+    # the words that place a node are not what it is ("South African", "Cape Town")
+    (("Trendyol.com", "website", "Turkish online store that also runs a grocery delivery app."),
+     ("Trendyol", "company", "Istanbul e-commerce firm majority owned by Alibaba.")),
+    # a European group is in the country of the site too
+    (("Zooplus.de", "website", "Online-Shop für Tierbedarf aus München."),
+     ("Zooplus SE", "company", "European pet supplies e-commerce group listed in Frankfurt.")),
+    # a short name spelled out, and the other's words alike as a stem reads them
+    (("www.abc.net.au", "organization", "www.abc.net.au is the website of the Australian Broadcasting Corporation."),
+     ("ABC", "organization", "The ABC is Australia's national public broadcaster.")),
+])
+def test_a_web_domain_and_its_name_described_differently_merge(site, other):
+    resolution = resolved(site, other)
+    assert together(resolution.graph, site[0], other[0])
+
+
+def test_a_web_domain_and_a_namesake_placed_by_a_nordic_verb_are_kept_apart():
+    resolution = resolved(("coop.no", "website", "coop.no er nettbutikken til den norske dagligvarekjeden Coop."),
+                          ("Coop", "organization", "Coop är en svensk dagligvarukedja som ägs av konsumenterna."))
+    assert resolution.graph.number_of_nodes() == 2
+    assert "countr" in apart_rule(resolution, "coop.no", "Coop")
 
 
 @pytest.mark.parametrize("site,other", [
@@ -158,3 +191,21 @@ def test_a_surname_without_the_generation_is_the_titled_one(short, full, one):
         rule = apart_rule(resolution, short[0], full[0])
         assert any(why in rule for why in ("generation on one side only", "surname alone, not described alike",
                                            "surname alone, described as somebody's relative")), rule
+
+
+@pytest.mark.parametrize("text,countries", [
+    ("Latin American e-commerce marketplace", set()),
+    ("the North Korean state news agency", {"north korea"}),
+    ("a South Korean carmaker", {"south korea"}),
+    ("a New England whaling town", {"us"}),
+    ("an island in the Indian Ocean", set()),
+    ("Coop är en svensk dagligvarukedja", {"sweden"}),
+    ("den norske dagligvarekjeden", {"norway"}),
+    ("European fashion group listed in Frankfurt", {"eu", "germany"}),
+])
+def test_what_places_a_text_is_read_as_whole_runs(text, countries):
+    assert countries_placing(text) == countries
+
+
+def test_what_a_text_says_beside_where():
+    assert unplaced_words("South African online store in Cape Town") == ("online", "store", "in")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Iterable
 
 import attrs
 import networkx as nx
@@ -21,12 +22,13 @@ from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import centuries_apart, person_verdict
 from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
-                       countries_named, defined_apart, definition_words, spelled_out, types_conflict)
+                       defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart
 from .variants.definitions import said_apart
+from .variants.placing import countries_named
 from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
@@ -314,8 +316,8 @@ class Evidence:
         spelled = [spelled_out(p.description, letters) for p in (a, b)]
         if spelled[0] and spelled[1]:
             return bool(spelled[0] & spelled[1])
-        for names, other in zip(spelled, (b, a)):
-            if any(other.words.keys() & set(n.split()) for n in names):
+        for names, other in zip(spelled, (b, a)):  # "British Broadcasting Corporation", "public broadcaster"
+            if any(_stems(other.words.keys()) & _stems(n.split()) for n in names):
                 return True
         return True if self.context(a, b) >= self.agree_above else None
 
@@ -383,3 +385,8 @@ def _region(qualifier: str) -> str:
 
 
 _PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)
+
+
+def _stems(words: Iterable[str]) -> set[str]:
+    """Words as a crude stem reads them: their first five letters ("broadcaster", "Broadcasting")."""
+    return {w[:5] for w in words}

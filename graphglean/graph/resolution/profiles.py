@@ -15,9 +15,9 @@ import networkx as nx
 import regex
 
 from ...text.words import LETTERS
-from .lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_WORDS, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES,
-                      REGION_COUNTRIES, REGIONS, THINGS, WORLD_REGIONS)
+from .lexicon import COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
 from .names import NameForm, key_of, read_name, strip_accents, words_of
+from .variants.placing import PLACED, UNIONS, countries_placing
 from .variants.types import english_type
 
 PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
@@ -180,36 +180,6 @@ def spelled_out(text: str, letters: str) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=16384)
-def text_words(text: str) -> tuple[str, ...]:
-    """The words of ``text`` as name keys read them (a description is read by several rules)."""
-    return tuple(key_of(text).split())
-
-
-def countries_named(text: str) -> set[str]:
-    """The countries a text names (by name, abbreviation or adjective)."""
-    return _read_places(text_words(text), _NAMED)
-
-
-def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
-    """What ``table`` gives the longest runs of ``ws`` it holds, read left to right, each word once ("British
-    Columbia" is a region, not "British"); none for a region or a language ("an English-language daily")."""
-    found, i = set(), 0
-    while i < len(ws):
-        n = next((n for n in range(min(_LONGEST, len(ws) - i), 0, -1) if " ".join(ws[i:i + n]) in table), 0)
-        if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",)):
-            found.add(table[" ".join(ws[i:i + n])])
-        i += n or 1
-    return found - {""}
-
-
-# "America" alone is a continent as often ("América Latina", "North America")
-_PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
-           } | COUNTRY_EXTRA | REGION_COUNTRIES | WORLD_REGIONS
-# a region read as one word run, naming no country but one its name holds ("Western Australia")
-_NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
-    r: c if c in r else "" for r, c in REGION_COUNTRIES.items()}
-_LONGEST = max(len(k.split()) for k in _PLACED | _NAMED)
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
            "town": "city", "village": "city", "municipality": "city", "commune": "city", "river": "river",
            "lake": "lake", "mountain": "mountain", "island": "island", "region": "state"}  # a river is no town
@@ -220,7 +190,8 @@ technology device website artifact artefact currency food drink""".split())
 # what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
 MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
-_DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|является|был)\s+"
+_DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|je|byl|byla|"
+                          r"är|var|er|este|adalah|является|был|была)\s+"
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 
@@ -230,7 +201,8 @@ _APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|
                             r"il|lo|o)\s+[^.;:,()\n]{1,80})", regex.I)
 # where a description's opening noun phrase ends: a relative word, in several languages
 _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
-                      "welcher welche welches dessen deren by known called named nicknamed formerly also".split())
+                      "welcher welche welches dessen deren by known called named nicknamed formerly also".split()) | \
+    frozenset("is are was were has have had said says told will would can could did does".split())  # a verb
 
 
 def defining_clauses(p: Profile) -> tuple[str, ...]:
@@ -276,14 +248,8 @@ def placed_in(p: Profile, names: set[str]) -> set[str]:
     people, capital or region, in several languages), less those ``names`` name (a country's own name places
     nothing; "Carrefour agreed to sell its Italian stores" places Carrefour nowhere; "an English-language daily"
     is a language)."""
-    found = countries_placing(" ".join(defining_clauses(p)))
-    return found - {_PLACED.get(n, n) for n in names}
-
-
-def countries_placing(text: str) -> set[str]:
-    """The countries ``text`` names in any of several languages: by name, people, capital or region (not a
-    language: "an English-language daily")."""
-    return _read_places(text_words(text), _PLACED)
+    found = countries_placing(" ".join(defining_clauses(p))) - UNIONS
+    return found - {PLACED.get(n, n) for n in names}
 
 
 _DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"

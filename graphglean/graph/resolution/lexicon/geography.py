@@ -43,15 +43,18 @@ japan: japón, japon, giappone, tokyo; china: beijing, shanghai; netherlands: am
 canada: canadá, canadien, canadienne, toronto, quebec, ontario; india: delhi, mumbai; australia: sydney
 us: new york, los angeles, chicago, houston, san francisco, seattle, boston, philadelphia, detroit, miami, atlanta,
 dallas, hollywood, silicon valley, las vegas, new orleans, cupertino, brooklyn, manhattan, américain, américaine,
-amerikanisch, amerikanische, amerikanischen, americano, americana, amerykański, amerikaans, amerikaanse
-uk: manchester, liverpool, birmingham, britisch, britische, brytyjski, inglés, inglesa, anglais, anglaise,
+amerikanisch, amerikanische, amerikanischen, americano, americana, amerykański, amerikaans, amerikaanse,
+amerikansk, amerikanska, amerikanske
+uk: manchester, liverpool, birmingham, britisch, britische, brytyjski, brittisk, brittiska, britisk, inglés,
+inglesa, anglais, anglaise,
 englisch, englische, inglese; scotland: edinburgh, glasgow; wales: cardiff; ireland: dublin, irlandais, irisch
 germany: hamburg, frankfurt, cologne, köln, stuttgart, düsseldorf, dresden, leipzig, bonn, allemande, niemiecki,
-niemiecka, duits, duitse, tysk, tyska, alman, немецкий, bayerische, bayerischen, bavarian, bavarois, bávaro
+niemiecka, duits, duitse, tysk, tyska, tyske, alman, немецкий, bayerische, bayerischen, bavarian, bavarois, bávaro
 france: lyon, marseille, toulouse, bordeaux, strasbourg, francuski, francuska, frans, franse, fransk, fransız,
 французский; italy: naples, napoli, turin, torino, firenze, venice, venezia, włoski, italiaans
 spain: seville, sevilla, bilbao, hiszpański, spaans; portugal: portugais, portugiesisch
-russia: ruso, rusa, russe, russo, russa, russisch, russische, rosyjski, российский, русский, москва
+russia: ruso, rusa, russe, russo, russa, russisch, russische, rosyjski, российский, российская, русский, россия,
+москва, ruský, ruská
 china: chinois, chinoise, chino, chinesisch, chinesische, cinese, chiński, shenzhen, guangzhou, wuhan
 japan: japonais, japonaise, japonés, japonesa, japanisch, japanische, giapponese, japoński, osaka, kyoto, yokohama
 south korea: seoul, busan, coréen, coréenne, coreano, koreanisch, koreański; taiwan: taipei
@@ -63,14 +66,17 @@ niederländische, olandese, holenderski, nederlands, nederlandse
 switzerland: zurich, zürich, geneva, genève, genf, basel, bern, berne, schweizer, schweizerische, svizzero,
 svizzera, suizo, suiza, szwajcarski; austria: vienna, wien, vienne, salzburg, graz, österreichisch,
 österreichische, autrichien, austriaco; sweden: stockholm, gothenburg, göteborg, suédois, sueco, schwedisch,
-svedese, szwedzki, svensk, svenska; norway: oslo, norvégien, noruego, norwegisch, norsk
-denmark: copenhagen, københavn, kopenhagen, danois, danés, dänisch, dansk, danske; finland: helsinki, finnois,
-finlandés, finnisch; poland: warsaw, warszawa, warschau, kraków, krakow, polonais, polaco, polnisch, polacco,
-polski, polskiej; czech republic: prague, praha, prag, tchèque, checo, tschechisch, český, česká
+svedese, szwedzki, svensk, svenska, svenske; norway: oslo, norvégien, noruego, norwegisch, norsk, norska, norske
+denmark: copenhagen, københavn, kopenhagen, danois, danés, dänisch, dansk, danske, danska
+finland: helsinki, finnois, finlandés, finnisch, finsk, finska, finske, suomalainen
+poland: warsaw, warszawa, warschau, kraków, krakow, polonais, polaco, polnisch, polacco,
+polski, polskiej, polska, polskie, polscy; czech republic: prague, praha, prag, tchèque, checo, tschechisch, český,
+česká, české; slovakia: slovenský, slovenská, slovenské
 hungary: budapest, hongrois, húngaro, ungarisch, ungherese, węgierski; turkey: istanbul, ankara, turc, turque,
 türkisch; greece: athens, athènes, athen, grec, grecque, griego, griechisch; israel: jerusalem, tel aviv,
 israélien, israelí, israelisch; egypt: cairo, égyptien, egipcio, ägyptisch; iran: tehran, teheran, iranien
-ukraine: kyiv, kiev, kharkiv, ukrainien, ucraniano, ukrainisch, ucraino, ukraiński; belgium: brussels, bruxelles,
+ukraine: kyiv, kiev, kharkiv, ukrainien, ucraniano, ukrainisch, ucraino, ukraiński, украинский, украина
+belgium: brussels, bruxelles,
 brüssel, antwerp, antwerpen, belge, belgisch; south africa: johannesburg, cape town, pretoria; nigeria: abuja
 vietnam: hanoi, saigon; indonesia: jakarta; thailand: bangkok; philippines: manila; saudi arabia: riyadh
 uae: dubai, abu dhabi; kenya: nairobi; colombia: bogotá, bogota, medellín; mexico: guadalajara, monterrey
@@ -304,3 +310,15 @@ COUNTRY_EXTRA = {k: c for c, names in {
     "estonia": "estonia estonian", "morocco": "morocco moroccan", "jamaica": "jamaica jamaican", "france": "france",
     "portugal": "portugal", "mexico": "mexico", "vietnam": "vietnam",
 }.items() for k in names.split()}
+# runs of words that hold a country's word but name a continent, a sea or another country: read whole, before
+# their words ("Latin American" is no U.S., "North Korean" no South Korea, "New England" no U.K.)
+PLACE_PHRASES = {k: c for c, names in {
+    "": "latin america, latin american, south america, south american, north america, north american, "
+        "central america, central american, pan american, anglo american, indian ocean, irish sea, english channel, "
+        "china sea, south china sea, east china sea, arabian sea, arabian peninsula, new guinea, west indies, "
+        "east indies, west indian, east indian, indo european, indo chinese, anglo saxon, german shepherd",
+    "north korea": "north korean, korea polnocna, coree du nord, corea del norte, nordkorea, nordkoreanisch",
+    "us": "new england, native american, african american, asian american, latin american studies",
+    "taiwan": "chinese taipei",
+}.items() for k in names.split(", ")}
+

@@ -12,19 +12,10 @@ import attrs
 from ..blocking import lead_initials, web_spellings
 from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
-from ..profiles import (
-    PLACE_TYPES,
-    SHORT_DESCRIPTION,
-    UNTYPED,
-    Profile,
-    countries_named,
-    countries_placing,
-    defined_apart,
-    text_words,
-    types_conflict,
-)
+from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, types_conflict
 from ..variants.countries import described_in
 from ..variants.definitions import said_apart
+from ..variants.placing import UNIONS, countries_named, countries_placing, text_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_founding_year, without_group_words
 
@@ -60,13 +51,13 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     if types_conflict(a, b):
         return doubtful(0.4, "a web domain and a namesake of another type")
     country = TLD_COUNTRIES.get(x.site.rsplit(".", 1)[-1], "")
-    named = countries_named(py.description) if country else set()
+    named = countries_named(py.description) - UNIONS if country else set()
     if named and country not in named:
         return doubtful(0.4, "a country's web domain, and a namesake of another country")
     if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):
         return doubtful(0.4, "a short name and its web domain, not described alike")
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
-    same = ev.short_form(a, b, Verdict(SAME, 0.9, "a name and its web domain", certain=True), SHORT_DESCRIPTION)
+    same = Verdict(SAME, 0.9, "a name and its web domain", certain=True)
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
     if same.kind == SAME and (defined_apart(a, b) or said_apart(a, b)) and not _owned_plainly(px.description,
                                                                                              y.surface):

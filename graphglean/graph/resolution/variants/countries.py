@@ -11,7 +11,8 @@ from functools import lru_cache
 from ....text.words import unspaced
 from ..lexicon import ENDONYMS, REGIONS, WORLD_REGIONS
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, Profile, countries_placing, defining_clauses, text_words
+from ..profiles import PLACE_TYPES, Profile, defining_clauses
+from .placing import UNIONS, countries_placing, text_words
 from .places import inflected
 
 
@@ -57,7 +58,7 @@ def countries_apart(a: Profile, b: Profile) -> str:
     if a.types & PLACE_TYPES and b.types & PLACE_TYPES:
         pa, pb = countries_of(a.description), countries_of(b.description)  # a state standing for its country
         return "places described in different countries" if pa and pb and not pa & pb else ""
-    pa, pb = _said_of(a), _said_of(b)
+    pa, pb = _said_of(a) - UNIONS, _said_of(b) - UNIONS
     return "described in different countries" if pa and pb and not pa & pb else ""
 
 

@@ -12,7 +12,8 @@ from functools import lru_cache
 import regex
 
 from ....text.words import LETTERS
-from ..profiles import Profile, countries_placing, opening, phrase_end
+from ..profiles import Profile, opening, phrase_end
+from .placing import unplaced_words
 
 FEW = 3  # words at least that each description says its node is in
 _ENGLISH = frozenset("the of and is was with for from by which who its his her an at to on".split())
@@ -50,7 +51,7 @@ def _what_it_is(p: Profile) -> list[str]:
 _IS_A = regex.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of)\s+([^.;:()\n]{1,160})", regex.I)
 # where what a node is ends: a relative word, or a participle ("held annually", "built in 1931")
 _RELATIVE = frozenset("who whom whose which that where by known called named held built made run born won sold "
-                      "led".split())
+                      "led is are was were has have had said says told will would can could did does".split())
 
 
 @lru_cache(maxsize=16384)
@@ -64,11 +65,10 @@ def _english(text: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def _said(clauses: str) -> frozenset[str]:
-    """The words of what a description says its node is, less function words and country words."""
-    return frozenset(w for w in (t.lower() for t in _WORD.findall(clauses))
-                     if w not in _STOP and len(w) > 1 and not countries_placing(w))
+    """The words of what a description says its node is, less function words and the words that place it."""
+    return frozenset(w for w in unplaced_words(clauses) if w not in _STOP and len(w) > 1)
 
 
 @lru_cache(maxsize=16384)
 def _stems(text: str) -> frozenset[str]:
-    return frozenset(w.lower()[:5] for w in _WORD.findall(text) if not countries_placing(w))
+    return frozenset(w[:5] for w in unplaced_words(text))

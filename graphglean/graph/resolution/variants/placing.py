@@ -1,0 +1,62 @@
+"""Where a text places things: the countries it names by name, people, city or region in several languages, read
+as the longest runs of words a table holds ("British Columbia" is a region, not "British"; "Latin American" no
+U.S.), and the words it says beside where."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterator
+
+from ..lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_WORDS, PLACE_PHRASES, REGION_COUNTRIES, WORLD_REGIONS
+from ..names import key_of
+
+UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
+# "America" alone is a continent as often ("América Latina", "North America")
+PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
+          } | COUNTRY_EXTRA | REGION_COUNTRIES | WORLD_REGIONS | PLACE_PHRASES
+# a region read as one word run, naming no country but one its name holds ("Western Australia")
+_NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
+    r: c if c in r else "" for r, c in REGION_COUNTRIES.items()} | PLACE_PHRASES
+_LONGEST = max(len(k.split()) for k in PLACED | _NAMED)
+
+
+@lru_cache(maxsize=16384)
+def text_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` as name keys read them (a description is read by several rules)."""
+    return tuple(key_of(text).split())
+
+
+def countries_named(text: str) -> set[str]:
+    """The countries a text names (by name, abbreviation or adjective)."""
+    return _read_places(text_words(text), _NAMED)
+
+
+def countries_placing(text: str) -> set[str]:
+    """The countries ``text`` names in any of several languages: by name, people, capital or region (not a
+    language: "an English-language daily")."""
+    return _read_places(text_words(text), PLACED)
+
+
+@lru_cache(maxsize=16384)
+def unplaced_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` (as `text_words` reads them) outside every run that places something ("South
+    African", "Cape Town", "Hamburger"): what a description says beside where."""
+    ws = text_words(text)
+    return tuple(ws[i] for i, n in _runs(ws, PLACED) if not n)
+
+
+def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
+    """What ``table`` gives the runs of ``ws`` it holds; none for a region or a language ("an English-language
+    daily")."""
+    return {table[" ".join(ws[i:i + n])] for i, n in _runs(ws, table)
+            if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",))} - {""}
+
+
+def _runs(ws: tuple[str, ...], table: dict[str, str]) -> Iterator[tuple[int, int]]:
+    """Each word's index, and the length of the longest run from it that ``table`` holds (0 for none), left to
+    right, each word read once."""
+    i = 0
+    while i < len(ws):
+        n = next((n for n in range(min(_LONGEST, len(ws) - i), 0, -1) if " ".join(ws[i:i + n]) in table), 0)
+        yield i, n
+        i += n or 1
