@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphglean.graph.resolution.names import read_name
 from graphglean.graph.resolution.resolve import resolve_entities_sync
 from graphglean.graph.resolution.variants.placing import countries_placing, unplaced_words
 
@@ -209,3 +210,28 @@ def test_what_places_a_text_is_read_as_whole_runs(text, countries):
 
 def test_what_a_text_says_beside_where():
     assert unplaced_words("South African online store in Cape Town") == ("online", "store", "in")
+
+
+# -- generations written in other ways ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("a,b", [
+    # a generational marker in parentheses is no qualifier
+    (("Lucas Cranach (der Jüngere)", "person", "Deutscher Maler der Renaissance in Wittenberg."),
+     ("Lucas Cranach the Younger", "painter", "German Renaissance painter, son of a court painter in Saxony.")),
+    # markers that are surnames too, after a given name and a surname
+    (("Jan Brueghel de Oude", "schilder", "Vlaams schilder van bloemstillevens en landschappen."),
+     ("Jan Brueghel the Elder", "person", "Flemish painter of flower still lifes, called Velvet Brueghel.")),
+    # a person's number and the generation it counts
+    (("Jan Brueghel II", "person", "Flemish painter who ran his father's workshop in Antwerp."),
+     ("Jan Brueghel de Jonge", "schilder", "Vlaams schilder, zoon van de bloemenschilder.")),
+])
+def test_a_generation_written_another_way_is_one_person(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_marker_that_is_a_surname_is_read_so_after_a_given_name_alone():
+    assert read_name("Wim de Jonge").person == ("wim", "de", "jonge")
+    assert read_name("Johann Strauss Vater").generation == "sr"
+    ruler = ("Henry II", "person", "King of England who fought his sons' revolt.")
+    son = ("Henry the Younger", "person", "Son of King Henry II, crowned in his father's lifetime.")
+    assert not together(resolved(ruler, son).graph, ruler[0], son[0])

@@ -16,11 +16,11 @@ from typing import Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, GENERATIONS, KIN, REGIONS, WORLD_REGIONS
+from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, REGIONS, WORLD_REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
-from .persons import centuries_apart, person_verdict
+from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
 from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
@@ -105,8 +105,8 @@ class Evidence:
     def _forms(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and v.rule not in (NUMBERED_ACRONYM, FOUNDED) and (fa.numbers != fb.numbers or
-                                                              fa.generation != fb.generation):
-            if fa.numbers == fb.numbers and _generation_left_out(a, b, fa, fb):
+                fa.generation != fb.generation) and not numbered_generation(fa, fb):
+            if fa.numbers == fb.numbers and generation_left_out(a, b, fa, fb):
                 return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v
@@ -362,20 +362,6 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
         return False
     x, y = sorted((wa[-1], wb[-1]), key=len)
     return fa.singular == fb.singular or y in (x + "s", x + "es") or (x.endswith("y") and y == x[:-1] + "ies")
-
-
-def _generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
-    """A generational marker on one side only of a personal name, whose other side is a titled surname or given
-    name alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest.
-    Not a bare surname ("Griffey": the father as often as the son), nor where a description speaks of the
-    family ("Griffey, the father", "his son", "Sr.")."""
-    x, y = (fa, fb) if fa.generation else (fb, fa)
-    if not (x.generation and not y.generation and y.honorifics and len(y.person) == 1 < len(x.person)):
-        return False
-    return not any(p.words.keys() & _FAMILY for p in (a, b))
-
-
-_FAMILY = KIN | frozenset(GENERATIONS)
 
 
 def _region(qualifier: str) -> str:

@@ -18,7 +18,7 @@ import regex
 
 from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
-from .lexicon import FEMALE_GIVEN, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
+from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .variants.countries import countries_of, described_in, unnamed
@@ -321,3 +321,26 @@ def centuries_apart(a: Profile, b: Profile) -> str:
     if ya and yb and (min(yb) - max(ya) > LIFETIME or min(ya) - max(yb) > LIFETIME):
         return "people dated more than a lifetime apart"
     return ""
+
+
+def generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
+    """A generational marker on one side only of a personal name, whose other side is a titled surname or given
+    name alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest.
+    Not a bare surname ("Griffey": the father as often as the son), nor where a description speaks of the
+    family ("Griffey, the father", "his son", "Sr.")."""
+    x, y = (fa, fb) if fa.generation else (fb, fa)
+    if not (x.generation and not y.generation and y.honorifics and len(y.person) == 1 < len(x.person)):
+        return False
+    return not any(p.words.keys() & _FAMILY for p in (a, b))
+
+
+_FAMILY = KIN | frozenset(GENERATIONS)
+
+
+def numbered_generation(fa: NameForm, fb: NameForm) -> bool:
+    """A person's number on one side, the generation it counts on the other: "Johann Strauss II" is "Johann
+    Strauss Sohn" (the younger), "Pieter Brueghel I" the elder; not a ruler's reign ("Henry II", "Henry the
+    Younger", his son)."""
+    x, y = (fa, fb) if fa.numbers else (fb, fa)
+    return len(x.person) > 1 and not x.generation and not y.numbers and (x.numbers, y.generation) in (
+        (("2",), "jr"), (("1",), "sr"))

@@ -102,6 +102,11 @@ GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "
                "younger": "jr", "sr": "sr", "senior": "sr", "sen": "sr", "père": "sr", "pere": "sr", "elder": "sr",
                # "der Ältere", "Starszy" and their juniors; not "de Jonge", "Del Vecchio", "Le Jeune": surnames too
                "altere": "sr", "jungere": "jr", "starszy": "sr", "mlodszy": "jr"}
+# generational markers that are surnames too ("Wim de Jonge", "Claude Le Jeune"): read as such only after a given
+# name and a surname ("Pieter Brueghel de Jonge", "Johann Strauss Sohn")
+SURNAME_GENERATIONS = {"de jonge": "jr", "de oude": "sr", "le jeune": "jr", "l'ancien": "sr", "il giovane": "jr",
+                       "il vecchio": "sr", "el joven": "jr", "el viejo": "sr", "o moco": "jr", "o velho": "sr",
+                       "sohn": "jr", "vater": "sr", "mladsi": "jr", "starsi": "sr", "mlodszy": "jr", "starszy": "sr"}
 # generational markers written before the name (Hungarian: "id. Antall József", the father; "ifj.", the son)
 LEADING_GENERATIONS = {"id": "sr", "idosebb": "sr", "ifj": "jr", "ifjabb": "jr"}
 # the article before a generational marker, left out with it ("the Elder", "der Ältere")
