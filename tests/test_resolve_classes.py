@@ -235,3 +235,44 @@ def test_a_marker_that_is_a_surname_is_read_so_after_a_given_name_alone():
     ruler = ("Henry II", "person", "King of England who fought his sons' revolt.")
     son = ("Henry the Younger", "person", "Son of King Henry II, crowned in his father's lifetime.")
     assert not together(resolved(ruler, son).graph, ruler[0], son[0])
+
+
+# -- rulers, titles, kinds of organization, callings in unspaced scripts ------------------------------------
+
+def test_a_realm_after_of_in_the_rulers_language_is_a_qualifier():
+    assert read_name("Carl XVI Gustaf av Sverige").qualifier == "sweden"
+    assert read_name("Felipe VI de España").qualifier == "spain"
+    assert read_name("Juan Carlos de Borbón").qualifier == ""  # a house, no realm
+    assert read_name("Prinz Ernst August von Hannover").qualifier == ""  # "von" a city: a house's name
+
+
+@pytest.mark.parametrize("a,b,why", [
+    (("Carlos I", "person", "Rei de Portugal assassinado em Lisboa em 1908."),
+     ("King Carlos I", "person", "King of Spain who was also Holy Roman Emperor."), "different realms"),
+    (("Rev. John Morgan", "person", "Baptist minister who led a congregation in Atlanta."),
+     ("Sen. John Morgan", "person", "Alabama senator who served from 1877 to 1907."), "cleric"),
+    (("The Times", "newspaper", "British daily newspaper founded in 1785."),
+     ("Times", "band", "English indie pop band led by Edward Ball in the 1980s."), "organizations of different kinds"),
+    (("Suzuki Ichiro", "人物", "メジャーリーグで活躍したプロ野球選手。"),
+     ("Ichiro Suzuki", "person", "Japanese businessman who heads a trading firm in Osaka."), "different callings"),
+])
+def test_namesakes_told_apart_by_realm_title_kind_or_calling(a, b, why):
+    resolution = resolved(a, b)
+    assert resolution.graph.number_of_nodes() == 2
+    assert why in apart_rule(resolution, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("İzmir", "şehir", "Türkiye'nin üçüncü büyük şehri."), ("Izmir", "city", "Turkish port city on the Aegean.")),
+    (("The Gambia", "country", "West African country along the Gambia River."),
+     ("Gambia", "geo", "The Gambia is the smallest country in mainland Africa, officially the Republic of the Gambia.")),
+])
+def test_a_place_written_two_ways_is_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_types_in_hebrew_and_arabic_and_places_that_regions_name():
+    from graphglean.graph.resolution.variants.types import english_type
+    assert (english_type("נמל תעופה"), english_type("مطار"), english_type("אדם")) == ("airport", "airport", "person")
+    assert countries_placing("Commune du Morbihan") == {"france"} and countries_placing("Clube da Madeira") == \
+        {"portugal"}

@@ -20,7 +20,7 @@ from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, REGIONS, WORLD_REGIO
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
-from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
+from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict, realms_apart
 from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
@@ -94,11 +94,12 @@ class Evidence:
                     best = v
         # the names agree, the things do not
         if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b) or
-                                  centuries_apart(a, b)):
+                                  centuries_apart(a, b) or realms_apart(a, b)):
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
-            for x, y in ((a, b), (b, a)):
-                if any(_defines_relative(x.description, f) for f in y.forms):
+            for x, y in ((a, b), (b, a)):  # a name of its own is no relative ("... of the Kingdom of the Netherlands")
+                own = {f.key for f in x.forms}
+                if any(f.key not in own and _defines_relative(x.description, f) for f in y.forms):
                     return Verdict(DIFFERENT, 0.0, f"described as related to {y.name!r}")
         return best
 

@@ -183,6 +183,12 @@ def spelled_out(text: str, letters: str) -> set[str]:
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
            "town": "city", "village": "city", "municipality": "city", "commune": "city", "river": "river",
            "lake": "lake", "mountain": "mountain", "island": "island", "region": "state"}  # a river is no town
+# kinds of organization no model types one thing as two of ("company" and "organization" are any kind)
+_ORG_KINDS = {t: kind for kind, types in {
+    "media": "newspaper, magazine, broadcaster, publisher, news organization, media outlet, news outlet",
+    "sport": "club, team, sports team, sports club, football club", "party": "party, political party",
+    "school": "university, school, college", "music": "band, musical group, orchestra"}.items()
+    for t in types.split(", ")}
 CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
 # things a person is never (a model types a ghost or a family as an event or an organization as often)
 THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software
@@ -296,6 +302,9 @@ def conflict(a: Profile, b: Profile) -> str:
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
     if la and lb and not la & lb:
         return "places of different levels"
+    oa, ob = ({_ORG_KINDS[t] for t in p.types if t in _ORG_KINDS} for p in (a, b))
+    if oa and ob and not oa & ob:
+        return "organizations of different kinds"  # "Der Standard", a newspaper; "Standard", a football club
     if a.personal and b.personal:  # people move: a Chinese player in Houston, a South African living in Australia
         return ""
     names = {f.key for p in (a, b) for f in p.forms}

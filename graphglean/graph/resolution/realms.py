@@ -7,11 +7,15 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ROYAL
+from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, ROYAL
 
-_REALM = re.compile(r"^(?P<ruler>.*\S)\s+of\s+(?:the\s+)?(?P<realm>[^,()]+)$", re.I)
+# "of" as the ruler's language writes it: "Felipe VI de España", "Willem-Alexander der Nederlanden", "Carl XVI
+# Gustaf av Sverige", "Pedro II do Brasil"
+_REALM = re.compile(r"^(?P<ruler>.*\S)\s+(?P<of>of|de|del|do|da|di|du|von|van|der|av|af)\s+(?:the\s+)?"
+                    r"(?P<realm>[^,()]+)$", re.I)
 _REGNAL = re.compile(r"\s(?:[ivxl]{1,6}|\d{1,2})\.?(?:\s|$)", re.I)  # "Carl XVI Gustaf"; names arrive folded
-_COUNTRY_KEYS = frozenset(COUNTRIES) | frozenset(COUNTRY_NAMES) | frozenset(COUNTRY_EXTRA) | frozenset(COUNTRY_WORDS)
+# a realm's key -> its country, as the qualifier rules name it ("espana": "spain")
+_COUNTRY_OF = {**ENDONYMS, **COUNTRY_EXTRA, **COUNTRY_NAMES, **COUNTRIES}
 
 
 def realm_of(text: str, key_of: Callable[[str], str]) -> tuple[str, str] | None:
@@ -20,8 +24,9 @@ def realm_of(text: str, key_of: Callable[[str], str]) -> tuple[str, str] | None:
     m = _REALM.match(text)
     if not m:
         return None
-    realm = key_of(m.group("realm"))
-    if realm not in _COUNTRY_KEYS:
+    key = key_of(m.group("realm"))  # "of" a capital or a region too, as English names a realm ("of Castile")
+    realm = _COUNTRY_OF.get(key) or (key if m.group("of").lower() == "of" and key in COUNTRY_WORDS else None)
+    if realm is None:
         return None
     ruler = m.group("ruler")
     titled = ruler.split()[0].lower().strip(".") in ROYAL and len(ruler.split()) >= 2

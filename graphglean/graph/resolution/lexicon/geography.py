@@ -165,7 +165,14 @@ colombia: colombiano, colombiana; ecuador: ecuatoriano, ecuatoriana; peru: perua
 boliviana; uruguay: uruguayo, uruguaya; paraguay: paraguayo, paraguaya; puerto rico: puertorriqueno
 senegal: senegalais, senegalaise; ivory coast: ivoirien, ivoirienne; cameroon: camerounais, camerounaise
 mali: malien, malienne; congo: congolais, congolaise; morocco: marocain, marocaine; algeria: algerien,
-algerienne; tunisia: tunisien, tunisienne; haiti: haitien, haitienne; canada: quebecois, quebecoise"""
+algerienne; tunisia: tunisien, tunisienne; haiti: haitien, haitienne; canada: quebecois, quebecoise
+serbia: serbia; benin: benin, beninese; burkina faso: burkina faso, burkinabe; el salvador: salvadoran
+mauritania: mauritania, mauritanian; palestine: palestine, palestinian; turkmenistan: turkmenistan, turkmen
+malawi: malawian; mozambique: mozambican; luxembourg: luxembourgish, luxembourgeois; philippines: filipino, filipina
+belgium: belges, flanders, flemish, vlaanderen, vlaams, wallonia, wallonie, walloon, wallon, wallonne
+portugal: madeira, azores, acores, funchal; spain: canary islands, canarias, tenerife, gran canaria, mallorca,
+majorca, menorca, ibiza, balearic islands, baleares; france: brittany, breton, bretonne
+austria: viennese, wiener, wienerisch; czech republic: moravia, morava, moravian"""
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as
 # a description's words read them (accents dropped, hyphens as spaces): each places its country, and after a
 # comma is a region a place is qualified by ("Londrina, Paraná", "Mérida, Yucatán"); not the names that are
@@ -189,7 +196,14 @@ italy: abruzzo, basilicata, calabria, campania, emilia romagna, friuli venezia g
 lombardia, lombardy, piemonte, puglia, apulia, sardegna, sardinia, sicilia, sicily, toscana,
 tuscany, trentino, umbria, veneto
 france: normandie, normandy, bretagne, provence, alsace, occitanie, nouvelle aquitaine, auvergne,
-ile de france, hauts de france, bourgogne, corse, corsica
+ile de france, hauts de france, bourgogne, corse, corsica, pays de la loire, grand est, centre val de loire,
+bourgogne franche comte, auvergne rhone alpes, provence alpes cote d'azur, cote d'azur, morbihan, finistere,
+cotes d'armor, ille et vilaine, loire atlantique, vendee, gironde, dordogne, charente, charente maritime,
+pyrenees atlantiques, hautes pyrenees, haute garonne, herault, bouches du rhone, alpes maritimes, haute savoie,
+isere, drome, ardeche, puy de dome, cantal, correze, creuse, haute vienne, indre et loire, loir et cher, loiret,
+eure et loir, seine maritime, calvados, pas de calais, aisne, oise, seine et marne, yvelines, essonne,
+hauts de seine, seine saint denis, val de marne, val d'oise, bas rhin, haut rhin, moselle, meurthe et moselle,
+vosges, cote d'or, saone et loire, cotes du rhone, lozere, aveyron, ariege, pyrenees orientales, landes
 china: guangdong, sichuan, yunnan, hubei, hunan, henan, hebei, shandong, shanxi, shaanxi, jiangsu, zhejiang,
 fujian, anhui, jiangxi, guizhou, gansu, qinghai, hainan, heilongjiang, liaoning, inner mongolia, xinjiang,
 ningxia, guangxi
@@ -293,7 +307,7 @@ AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "m
 ENDONYMS = {k: c for c, names in {
     "turkey": "turkiye", "poland": "polska", "switzerland": "schweiz suisse svizzera", "germany": "deutschland",
     "czech republic": "cesko ceska", "slovakia": "slovensko", "spain": "espana", "italy": "italia",
-    "austria": "osterreich", "netherlands": "nederland", "belgium": "belgie belgique", "sweden": "sverige",
+    "austria": "osterreich", "netherlands": "nederland nederlanden", "belgium": "belgie belgique", "sweden": "sverige",
     "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag",
     "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
     "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",

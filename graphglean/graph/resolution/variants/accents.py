@@ -65,8 +65,8 @@ _SLAVIC_CARONS = "czech republic|slovakia|slovenia|croatia|serbia|bosnia|lithuan
 # ("Vasteras", "Sanliurfa"); not the umlauts, which German writes out ("Fuerth"): "Furth" is another town
 _LETTER_COUNTRIES = {letters: frozenset(countries.split("|")) for letters, countries in {
     "å": "sweden|norway|denmark|finland", "øæ": "denmark|norway", "ðþ": "iceland",
-    "ñ": _SPANISH, "şğı": "turkey|azerbaijan", "ç": "turkey|france|portugal|brazil|albania",
-    "łąęśźżń": "poland", "řěů": "czech republic", "őű": "hungary", "țșăî": "romania|moldova",
+    "ñ": _SPANISH, "şğı\u0307": "turkey|azerbaijan", "ç": "turkey|france|portugal|brazil|albania",
+    "łąęśźżń": "poland", "řěůňťď": "czech republic|slovakia", "őű": "hungary", "țșăî": "romania|moldova",
     "đ": "croatia|serbia|bosnia|vietnam", "čšž": _SLAVIC_CARONS, "āēīūņļķģ": "latvia", "ėįų": "lithuania",
     "õ": "estonia|portugal|brazil", "ã": "portugal|brazil",
 }.items()}

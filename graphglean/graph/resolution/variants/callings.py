@@ -58,6 +58,15 @@ CALLINGS = {key_of(w): field for field, words in _FIELDS.items() for w in words.
 _TAILS = {w: CALLINGS[w] for w in """politiker minister kanzler kanzlerin komponist schriftsteller schriftstellerin
     trainer maler physiker chemiker mathematiker sanger sangerin schauspieler schauspielerin unternehmer kaufmann
     priester bischof journalist architekt fussballer rennfahrer dirigent bildhauer musiker""".split()}
+# callings as Chinese, Japanese and Korean write them inside an unspaced phrase ("プロサッカー選手")
+_UNSPACED = {w: field for field, words in {
+    "sport": "選手 サッカー 野球 力士 棋士 运动员 球员 足球 선수 축구",
+    "public": "政治家 議員 首相 大統領 知事 市長 政治人物 总统 总理 议员 정치인 대통령 의원 장관",
+    "performing": "俳優 歌手 女優 作曲家 音楽家 演员 歌手 导演 배우 가수 작곡가 감독",
+    "letters": "作家 小説家 詩人 記者 哲学者 诗人 记者 작가 소설가 시인 기자",
+    "science": "科学者 物理学者 化学者 数学者 医師 科学家 物理学家 과학자 의사",
+    "business": "実業家 経営者 企業家 商人 企业家 实业家 商人 기업인 사업가 경영자",
+    "religion": "僧侶 牧師 神父 僧人 牧师 목사 신부 승려"}.items() for w in words.split()}
 _STUDIES = ("ologist", "ologe", "ologin", "ologue", "ólogo", "ologo")  # "cardiologist", "Kardiologe", "cardiólogo"
 
 
@@ -67,6 +76,8 @@ def _fields_in(text: str) -> frozenset[str]:
     words = key_of(text).split()
     found.update(CALLINGS[pair] for pair in map(" ".join, zip(words, words[1:])) if pair in CALLINGS)  # "centre-back"
     for word in words:
+        if not word.isascii():  # the unspaced callings are CJK: no word of other scripts holds one
+            found.update(field for w, field in _UNSPACED.items() if w in word)
         field = CALLINGS.get(word) or next((_TAILS[word[i:]] for i in range(1, len(word) - 5) if word[i:] in _TAILS),
                                            None) or ("science" if word.endswith(_STUDIES) else None)
         if field:

@@ -119,7 +119,9 @@ TYPE_WORDS |= _table({
     "ship": "fregatt|buque escuela|museum ship|선박|船舶",
     "lake": "see|lac|lago|jezioro|jezero|озеро|湖|호수|göl|järvi|sø|innsjø",
     "mountain": "massif|mittelgebirge|góra|berg|montagne|montaña|montagna|hora|гора|山|산|dağ|vuori",
-    "airport": "havalimanı|letiště|flughafen|aéroport|aeropuerto|aeroporto|lotnisko|аэропорт|空港|机场|공항",
+    "airport": "havalimanı|havaalanı|letiště|flughafen|aéroport|aeropuerto|aeroporto|lotnisko|аэропорт|空港|机场|공항|"
+               "נמל תעופה|مطار|हवाई अड्डा|bandara|sân bay|lufthavn|flygplats|lentoasema|repülőtér|"
+               "luchthaven|αεροδρόμιο|аеропорт|airfield|international airport",
     "street": "straße|strasse|rue|calle|via|ulica|улица|通り|街道|거리|cadde|sokak|avenue|boulevard|road",
     "film": "película|filme|filmu|фильм|映画|电影|영화",
     "product": "ゲーム機|カメラ|game console|console|camera|smartphone|phone|device",
@@ -135,12 +137,14 @@ TYPE_WORDS |= _table({
     "university": "universitas|universiti|chuo kikuu|університет|جامعة|دانشگاه|विश्वविद्यालय|trường đại học|"
                   "πανεπιστήμιο|אוניברסיטה",
     "city": "kota|mji|lungsod|شهر|עיר",
+    "country": "מדינה|دولة|بلد|देश|negara|nchi|quốc gia|χώρα|країна",
     "region": "provinsi|kabupaten|mkoa|lalawigan",
     "club": "نادي|باشگاه|klabu|câu lạc bộ|клуб футбольний|מועדון",
     "newspaper": "gazeti|surat kabar|koran|pahayagan|روزنامه|báo|εφημερίδα|עיתון",
     "website": "інтернет-магазин|интернет-магазин|toko online|situs web|tovuti",
     "person": "mwanasiasa|mchezaji|politikus|tokoh|pemain sepak bola|pulitiko|manlalaro|політик|футболіст|"
-              "співак|співачка|سياسي|لاعب|سیاستمدار|राजनेता|chính trị gia|פוליטיקאי",
+              "співак|співачка|سياسي|لاعب|سیاستمدار|राजनेता|chính trị gia|פוליטיקאי|אדם|איש|אישה|אישיות|ספורטאי|"
+              "שחקן|זמר|זמרת|סופר|מלך|شخصية|ملك|कलाकार|नेता|ca sĩ|diễn viên|nhà văn|mwandishi|msanii",
     "political party": "partai|chama|partido político",
     "ship": "kapal|kapal selam|barko|fähre|fährschiff|submarine|submarino|sous-marin|sottomarino|u-boot|"
             "okręt podwodny|подводная лодка|潜水艦|潜艇|잠수함|destroyer|frigate|corvette|cruiser|battleship|"
