@@ -276,3 +276,23 @@ def test_types_in_hebrew_and_arabic_and_places_that_regions_name():
     assert (english_type("נמל תעופה"), english_type("مطار"), english_type("אדם")) == ("airport", "airport", "person")
     assert countries_placing("Commune du Morbihan") == {"france"} and countries_placing("Clube da Madeira") == \
         {"portugal"}
+
+
+@pytest.mark.parametrize("a,b", [
+    # a maker named with a possessive or an elision of another language
+    (("Nintendo Switch", "product", "Hybrid console sold since 2017."),
+     ("Switch", "product", "The Switch is Nintendo's best-selling console.")),
+    (("Airbus A350", "aircraft", "Wide-body twin-engine airliner."),
+     ("A350", "avion", "Long-courrier d'Airbus entré en service en 2015.")),
+    # a country's web domain and the name with that country
+    (("Jumia.co.ke", "website", "Kenyan online marketplace."),
+     ("Jumia Kenya", "company", "E-commerce company serving Nairobi and Mombasa.")),
+])
+def test_a_product_and_its_maker_or_a_site_and_its_country_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_countrys_web_domain_and_a_name_with_another_country_stay_apart():
+    a = ("Jumia.co.ke", "website", "Kenyan online marketplace.")
+    b = ("Jumia Nigeria", "company", "E-commerce company serving Lagos.")
+    assert not together(resolved(a, b).graph, a[0], b[0])

@@ -24,6 +24,7 @@ from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING
 from .variants.makers import made
+from .variants.placing import country_suffix
 from .variants.places import river_key
 from .variants.vessels import afloat, designation
 
@@ -103,6 +104,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("c:" + f.umlauts)
         if f.stem:  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."
             keys.add("c:" + f.stem)
+        elif (rest := country_suffix(f.key)[0]) and not p.personal:  # "Jumia Nigeria" meets "jumia.com.ng"
+            keys.add("c:" + rest.replace(" ", ""))
         keys.update("c:" + w for w in web_spellings(f))
         if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
             keys.add("q:" + f.key)

@@ -15,7 +15,7 @@ from ..names import NameForm
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, types_conflict
 from ..variants.countries import described_in
 from ..variants.definitions import said_apart
-from ..variants.placing import UNIONS, countries_named, countries_placing, text_words
+from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_founding_year, without_group_words
 
@@ -44,18 +44,22 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             return Verdict(SAME, 0.95, "same web domain", certain=True)
         return doubtful(0.5, "one name, other web domains") if fa.stem and fa.stem == fb.stem else None
     x, y, px, py = (fa, fb, a, b) if fa.site else (fb, fa, b, a)
-    if not x.stem or x.stem not in web_spellings(y):
+    country = TLD_COUNTRIES.get(x.site.rsplit(".", 1)[-1], "")
+    rest, named_country = country_suffix(y.key)  # "Jumia Nigeria" of "jumia.com.ng"
+    with_country = bool(country) and named_country == country and rest.replace(" ", "") == x.stem
+    if not x.stem or not (x.stem in web_spellings(y) or with_country):
         return None
     if py.personal or py.types & PLACE_TYPES:
         return doubtful(0.4, "a web domain and a person or place of its name")
     if types_conflict(a, b):
         return doubtful(0.4, "a web domain and a namesake of another type")
-    country = TLD_COUNTRIES.get(x.site.rsplit(".", 1)[-1], "")
     named = countries_named(py.description) - UNIONS if country else set()
     if named and country not in named:
         return doubtful(0.4, "a country's web domain, and a namesake of another country")
     if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):
         return doubtful(0.4, "a short name and its web domain, not described alike")
+    if with_country:
+        return Verdict(SAME, 0.9, "a country's web domain and the name with that country")
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
     same = Verdict(SAME, 0.9, "a name and its web domain", certain=True)
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's

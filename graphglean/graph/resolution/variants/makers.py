@@ -26,7 +26,7 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         lead = _maker(x, y)
         if not lead or not _products(a, b):
             continue
-        if lead in key_of(py.description).split():
+        if lead in _words(py.description):
             return Verdict(SAME, 0.85, "a product with and without its maker's name")
         if not any(c.isdigit() for c in y.surface) and a.description.strip() and b.description.strip() and \
                 not _other_maker(py.description, lead) and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
@@ -41,6 +41,12 @@ south east west upper lower saint san santa st the""".split())
 # a maker named in a description: after "by" and its kin, or before "'s" ("made by Dodge", "Apple's service")
 _MAKER_NAMED = regex.compile(r"(?:\b(?:by|von|par|por|da|di|od|door|from)\s+(\p{Lu}[\p{L}\p{M}-]+))|"
                              r"(?:\b(\p{Lu}[\p{L}\p{M}-]+)['’]s\b)")
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text`` as keys read them, each also without what an apostrophe joins to it ("Nintendo's",
+    "d'Airbus", "Togg'un")."""
+    return {part for w in key_of(text).split() for part in (w, *regex.split(r"['’]", w)) if part}
 
 
 def _other_maker(description: str, lead: str) -> bool:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterator
 
-from ..lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_WORDS, PLACE_PHRASES, REGION_COUNTRIES, WORLD_REGIONS
+from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, PLACE_PHRASES, REGION_COUNTRIES,
+                       WORLD_REGIONS)
 from ..names import key_of
 
 UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
@@ -18,6 +19,20 @@ PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | C
 _NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
     r: c if c in r else "" for r, c in REGION_COUNTRIES.items()} | PLACE_PHRASES
 _LONGEST = max(len(k.split()) for k in PLACED | _NAMED)
+
+
+# a country by its name, in English or its own language ("Nigeria", "Deutschland"; not its people's adjective)
+_COUNTRY_BY_NAME = {k: c for k, c in {**COUNTRIES, **ENDONYMS, **COUNTRY_NAMES}.items() if c in k or k in ENDONYMS or
+                    k in COUNTRY_NAMES}
+
+
+def country_suffix(key: str) -> tuple[str, str]:
+    """A name key ending in a country's name, split: ("jumia", "nigeria") of "jumia nigeria"; ("", "") else."""
+    ws = key.split()
+    for n in (2, 1):
+        if len(ws) > n and (country := _COUNTRY_BY_NAME.get(" ".join(ws[-n:]))):
+            return " ".join(ws[:-n]), country
+    return "", ""
 
 
 @lru_cache(maxsize=16384)

@@ -78,7 +78,7 @@ TYPE_WORDS |= _table({
             "rockband|popgruppe",
     "website": "strona internetowa|nettside|वेबसाइट|موقع|trang web",
     "ship": "laev|fartyg|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|паром|passagierschiff",
-    "product": "produs|termék|ürün|tuote|produto|produktmodell",
+    "product": "produs|termék|ürün|tuote|produto|produktmodell|produk|продукт|продукция|bidhaa|sản phẩm",
     "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车|"
            "mobil|ô tô|autó|araba|자동차|suv|hatchback|sedan|pickup",
 })
