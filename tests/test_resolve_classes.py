@@ -296,3 +296,12 @@ def test_a_countrys_web_domain_and_a_name_with_another_country_stay_apart():
     a = ("Jumia.co.ke", "website", "Kenyan online marketplace.")
     b = ("Jumia Nigeria", "company", "E-commerce company serving Lagos.")
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_name_in_another_order_typed_in_a_family_first_language():
+    writer = ("Kertész Imre", "személy", "Nobel-díjas író, a Sorstalanság szerzője.")
+    same = ("Imre Kertész", "person", "Hungarian writer who won the Nobel Prize in Literature in 2002.")
+    assert together(resolved(writer, same).graph, writer[0], same[0])
+    minister = ("Nagy Ferenc", "személy", "Volt földművelésügyi miniszter.")
+    namesake = ("Ferenc Nagy", "person", "Hungarian-born cinematographer who worked in Hollywood.")
+    assert not together(resolved(minister, namesake).graph, minister[0], namesake[0])

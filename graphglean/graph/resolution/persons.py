@@ -189,7 +189,12 @@ def family_first(p: Profile) -> frozenset[str]:
     film director") or whose script or language it is written in; two people whose names are the same in
     another order are one only where both descriptions point to one of them ("Lin Dan", a Chinese player, and
     "Dan Lin", a Hollywood producer, are two; so are "Rand Paul" and "Paul Rand", both American)."""
-    return _family_first_of(p.description, unnamed(p))
+    return _family_first_of(p.description, unnamed(p)) | frozenset(
+        c for t in p.written_types for c in _WRITTEN_IN.get(script_of(t), _TYPED_IN.get(t, ())))
+
+
+# the type a model wrote in a family-name-first language written in Latin letters ("személy": a Hungarian text)
+_TYPED_IN = {"személy": ("hungary",), "szemely": ("hungary",), "người": ("vietnam",), "nhân vật": ("vietnam",)}
 
 
 def _family_first_on_one_side(a: Profile, b: Profile) -> bool:

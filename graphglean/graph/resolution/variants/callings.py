@@ -25,12 +25,12 @@ _FIELDS = {
         minister ministerprasident premierminister depute abgeordneter governor gouverneur gobernador lawyer attorney jurist judge richter anwalt avocat juge abogado avvocato
         admiral soldier colonel commander soldat soldado soldato feldherr king queen monarch
         emperor empress prince princess konig konigin roi reine rey reina krol siyasetci politicus poliitikko
-        政治人物 राजनेता नेता""",
+        政治人物 राजनेता नेता miniszter kepviselo""",
     "performing": """musician singer songwriter composer komponist compositeur compositor compositore kompozytor
         композитор pianist violinist guitarist cellist drummer conductor dirigent rapper musiker sanger sangerin
         chanteur chanteuse cantante muzyk певец певица 歌手 가수 actor actress acteur actrice schauspieler
         schauspielerin attore attrice aktor актёр актер 俳優 배우 comedian filmmaker screenwriter dancer
-        ballerina entertainer producer zeneszerzo szinesz szineszno enekes skladatel herec herecka zpevak besteci
+        ballerina entertainer producer cinematographer zeneszerzo szinesz szineszno enekes skladatel herec herecka zpevak besteci
         oyuncu sarkici tonsattare skadespelare skuespiller sangare sanger componist zanger saveltaja nayttelija
         laulaja ator atriz cantor cantora actriz 作曲家 演员 작곡가 sitar sitarist tabla piano violin guitar cello
         flute saxophonist trumpeter sarod santoor shehnai oud harp harpist organist bassist accordion banjo mandolin
@@ -53,11 +53,11 @@ _FIELDS = {
         evangelist theologian गुरु आध्यात्मिक संत""",
 }
 CALLINGS = {key_of(w): field for field, words in _FIELDS.items() for w in words.split()}
-# German writes a calling as the last part of a compound ("CSU-Politiker", "Bundesentwicklungsminister"); English
+# German and Hungarian write a calling as the last part of a compound ("CSU-Politiker", "külügyminiszter"); English
 # words ending so are other things ("typewriter", "underwriter")
 _TAILS = {w: CALLINGS[w] for w in """politiker minister kanzler kanzlerin komponist schriftsteller schriftstellerin
     trainer maler physiker chemiker mathematiker sanger sangerin schauspieler schauspielerin unternehmer kaufmann
-    priester bischof journalist architekt fussballer rennfahrer dirigent bildhauer musiker""".split()}
+    priester bischof journalist architekt fussballer rennfahrer dirigent bildhauer musiker miniszter""".split()}
 # callings as Chinese, Japanese and Korean write them inside an unspaced phrase ("プロサッカー選手")
 _UNSPACED = {w: field for field, words in {
     "sport": "選手 サッカー 野球 力士 棋士 运动员 球员 足球 선수 축구",

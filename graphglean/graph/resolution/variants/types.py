@@ -146,7 +146,7 @@ TYPE_WORDS |= _table({
               "співак|співачка|سياسي|لاعب|سیاستمدار|राजनेता|chính trị gia|פוליטיקאי|אדם|איש|אישה|אישיות|ספורטאי|"
               "שחקן|זמר|זמרת|סופר|מלך|شخصية|ملك|कलाकार|नेता|ca sĩ|diễn viên|nhà văn|mwandishi|msanii",
     "political party": "partai|chama|partido político",
-    "ship": "kapal|kapal selam|barko|fähre|fährschiff|submarine|submarino|sous-marin|sottomarino|u-boot|"
+    "ship": "जहाज़|जहाज|पोत|विमानवाहक पोत|पनडुब्बी|kapal|kapal selam|barko|fähre|fährschiff|submarine|submarino|sous-marin|sottomarino|u-boot|"
             "okręt podwodny|подводная лодка|潜水艦|潜艇|잠수함|destroyer|frigate|corvette|cruiser|battleship|"
             "aircraft carrier|patrol boat|ferry boat",
 })
