@@ -305,3 +305,20 @@ def test_a_name_in_another_order_typed_in_a_family_first_language():
     minister = ("Nagy Ferenc", "személy", "Volt földművelésügyi miniszter.")
     namesake = ("Ferenc Nagy", "person", "Hungarian-born cinematographer who worked in Hollywood.")
     assert not together(resolved(minister, namesake).graph, minister[0], namesake[0])
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("Bombardier Global 7500", "aircraft", "Business jet with a four-zone cabin."),
+     ("Global 7500", "avion", "Avion d'affaires assemblé à Toronto, entré en service en 2018."), True),
+    (("Lenovo Legion 5", "product", "Gaming laptop with a Ryzen processor."),
+     ("Legion 5", "product", "Gaming laptop made by Dell for its budget line."), False),  # another maker named
+    (("Audi A7", "car", "Five-door executive fastback."),
+     ("A7", "product", "Mirrorless camera from a Japanese electronics maker."), False),  # too short to tell
+])
+def test_a_models_designation_with_and_without_its_maker(a, b, together_):
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+def test_a_pennant_of_digits_is_read_after_a_navys_prefix_only():
+    from graphglean.graph.resolution.variants.vessels import designation
+    assert designation("KRI Cakra (401)").pennant == "401" and designation("Area (51)") is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import regex
 
 from ..names import NameForm, key_of
-from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile
+from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 
@@ -28,9 +28,12 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             continue
         if lead in _words(py.description):
             return Verdict(SAME, 0.85, "a product with and without its maker's name")
-        if not any(c.isdigit() for c in y.surface) and a.description.strip() and b.description.strip() and \
-                not _other_maker(py.description, lead) and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
+        described = a.description.strip() and b.description.strip() and not _other_maker(py.description, lead)
+        if described and not any(c.isdigit() for c in y.surface) and \
+                (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
+        if described and _designation(y) and not types_conflict(a, b):
+            return Verdict(SAME, 0.8, "a model's designation with and without its maker's name")
         return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None
 
@@ -41,6 +44,12 @@ south east west upper lower saint san santa st the""".split())
 # a maker named in a description: after "by" and its kin, or before "'s" ("made by Dodge", "Apple's service")
 _MAKER_NAMED = regex.compile(r"(?:\b(?:by|von|par|por|da|di|od|door|from)\s+(\p{Lu}[\p{L}\p{M}-]+))|"
                              r"(?:\b(\p{Lu}[\p{L}\p{M}-]+)['’]s\b)")
+
+
+def _designation(y: NameForm) -> bool:
+    """A model's name with a number, long enough that makers do not share it ("E195-E2", "Mate 60 Pro",
+    "Superjet 100"; not "A7", a Sony camera and an Audi)."""
+    return any(c.isdigit() for c in y.surface) and len(y.compact) >= 5 and not y.key.isdigit()
 
 
 def _words(text: str) -> set[str]:

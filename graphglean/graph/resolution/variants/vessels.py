@@ -29,7 +29,8 @@ PREFIXES: dict[str, tuple[str, str]] = {
 AFLOAT = frozenset("""ship vessel boat warship carrier destroyer frigate cruiser corvette submarine battleship
 liner yacht ferry tanker steamship schooner icebreaker battlecruiser dreadnought minesweeper""".split())
 # (other languages' words for these are read as "ship" with every type: `types.TYPE_WORDS`)
-_PENNANT = re.compile(r"\s*\(\s*([A-Za-z]{1,4}[\s-]?\d{1,4}[A-Za-z]?|1[5-9]\d\d|20\d\d)\s*\)\s*$")
+_PENNANT = re.compile(r"\s*\(\s*([A-Za-z]{0,4}[\s-]?\d{1,4}[A-Za-z]?)\s*\)\s*$")
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _PREFIX = re.compile(r"^\s*((?:[A-Za-z]{1,5}\.\s?){1,3}|[A-Za-z]{2,6}\s)")
 
 
@@ -53,6 +54,8 @@ def designation(surface: str) -> Designation | None:
             found = PREFIXES.get(letters.casefold())
             if found and text[m.end():].strip():
                 (navy, reign), text = found, text[m.end():]
+    if pennant.isdigit() and not navy and not _YEAR.fullmatch(pennant):  # "(402)" after "KRI ..." only
+        pennant, text = "", surface
     if not (navy or pennant):
         return None
     name = key_of(text)
