@@ -896,7 +896,7 @@ def test_a_region_names_no_country_where_it_is_a_person_a_word_or_a_city_elsewhe
 
 
 def test_english_is_read_by_its_function_words_not_by_its_names():
-    from graphglean.graph.resolution.variants.definitions import _english
+    from graphglean.graph.resolution.variants.definitions import english as _english
     assert _english("Golf championship held in Los Angeles, e.g. at Riviera.")
     assert not _english("Kundi la benki lenye makao makuu jijini Nairobi.")  # Swahili
     assert not _english("Pelabuhan tersibuk di Indonesia, di Jakarta Utara.")  # Indonesian

@@ -16,11 +16,11 @@ from typing import Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_NAMES, CREDENTIALS, REGIONS, WORLD_REGIONS
+from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, CREDENTIALS, ENDONYMS, REGIONS, WORLD_REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
-from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict, realms_apart
+from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
 from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
@@ -33,6 +33,7 @@ from .variants.countries import countries_apart, described_in, named_apart, regi
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import names_qualifier, written_in
+from .variants.rulers import realms_apart
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
@@ -243,9 +244,9 @@ class Evidence:
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
-            if x.qualifier in COUNTRIES and (placed := described_in(py)) and COUNTRIES[x.qualifier] not in placed:
+            if x.qualifier in _COUNTRY_OF and (placed := described_in(py)) and _COUNTRY_OF[x.qualifier] not in placed:
                 return doubtful(0.5, "a country after the name, another in the other's description")  # "of Spain"
-            if x.qualifier in COUNTRIES or (x.paren and not types_conflict(a, b)):
+            if x.qualifier in _COUNTRY_OF or (x.paren and not types_conflict(a, b)):
                 return self.short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
@@ -365,6 +366,11 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
     return fa.singular == fb.singular or y in (x + "s", x + "es") or (x.endswith("y") and y == x[:-1] + "ies")
 
 
+# a country after a name, by its English name or people, or as a realm names it canonically ("morocco")
+_COUNTRY_OF = {c: c for table in (COUNTRIES, COUNTRY_EXTRA, ENDONYMS, COUNTRY_NAMES) for c in table.values()} | \
+    COUNTRIES
+
+
 def _region(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
     return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or (
@@ -375,5 +381,6 @@ _PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | fr
 
 
 def _stems(words: Iterable[str]) -> set[str]:
-    """Words as a crude stem reads them: their first five letters ("broadcaster", "Broadcasting")."""
-    return {w[:5] for w in words}
+    """Words as a crude stem reads them: the first seven letters of those that long ("broadcaster",
+    "Broadcasting"; not "nationwide", "National"), shorter words whole."""
+    return {w[:7] for w in words}

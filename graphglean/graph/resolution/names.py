@@ -18,7 +18,7 @@ from .lexicon import (
     ABBREVIATIONS, ARTICLES, CARDINALS, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE,
     GENERATION_ARTICLES, GENERATIONS, HONORIFICS, INSTITUTIONS, JOINED_TITLES, KOREAN_FAMILY_NAMES,
     LEADING_ABBREVIATIONS, LEADING_GENERATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES,
-    SURNAME_GENERATIONS, TRAILING_TITLES, WRITTEN_OUT)
+    PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 from .realms import realm_of
@@ -168,7 +168,8 @@ def _qualified(text: str) -> tuple[str, str, bool]:
     """``text`` without a trailing qualifier (", Utah", "(IRS)"), the qualifier's key, and whether it was in
     parentheses; degrees and generational markers after a comma are not qualifiers."""
     m = _PAREN.match(text)
-    if m and not _generation_words(key_of(m.group(2)).split()):  # "Alexandre Dumas (fils)": "Alexandre Dumas fils"
+    # a generational marker in parentheses is none: "Alexandre Dumas (fils)" is "Alexandre Dumas fils"
+    if m and not _personal(["given", "family", *key_of(m.group(2)).split()], {}, f"given family ({m.group(2)})")[2]:
         return m.group(1), key_of(m.group(2)), True
     if (realm := realm_of(text, key_of)) is not None:  # "Felipe VI of Spain": the realm as a qualifier
         return realm[0], realm[1], False
@@ -181,11 +182,6 @@ def _qualified(text: str) -> tuple[str, str, bool]:
         if head and 0 < len(tail_words) <= 3 and not conjunction and not tail_words <= set(GENERATIONS):
             return head, key_of(tail), False
     return text, "", False
-
-
-def _generation_words(ws: list[str]) -> bool:
-    """``ws`` are a generational marker ("fils", "the Younger", "de Jonge"), as `_personal` reads one after a name."""
-    return bool(ws) and bool(_personal(["given", "family", *ws], {}, "")[2])
 
 
 def _roman_words(surface: str) -> dict[str, int]:
@@ -271,9 +267,10 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
     generation = ""
     if len(ws) > 2 and ws[0] in LEADING_GENERATIONS and (len(ws[0]) > 3 or f"{ws[0]}." in fold(surface).split()):
         generation = LEADING_GENERATIONS[ws.pop(0)]  # "id. Antall József"; not "Id Kah Mosque"
-    for n in (2, 1):  # "Pieter Brueghel de Jonge": a given name and a surname before it
-        if not generation and len(ws) >= n + 2 and " ".join(ws[-n:]) in SURNAME_GENERATIONS:
-            generation, ws = SURNAME_GENERATIONS[" ".join(ws[-n:])], ws[:-n]
+    tables = (SURNAME_GENERATIONS, PARENTHESIZED_GENERATIONS if surface.rstrip().endswith(")") else {})
+    for n, table in ((n, t) for n in (2, 1) for t in tables):  # "Pieter Brueghel de Jonge", "Strauss (Sohn)": a
+        if not generation and len(surface.split()) >= n + 2 and " ".join(ws[-n:]) in table:  # given name and a
+            generation, ws = table[" ".join(ws[-n:])], ws[:-n]  # surname before it, as written ("Hak-kyu Sohn")
     while len(ws) > 1:
         last = ws[-1]
         if last in GENERATIONS and not generation:

@@ -18,11 +18,10 @@ import regex
 
 from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
-from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES, ROYAL
+from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .variants.countries import countries_of, described_in, unnamed
-from .variants.placing import text_words
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -84,8 +83,6 @@ def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if len(fa.person) == 1 and oa and ob and not oa & ob and \
             ev.context(a, b) < ev.agree_above:  # "Senator Clinton", "President Clinton"; not "Dr." and "Doctor"
         return doubtful(0.5, "a surname with two different titles (two people of one family?)")
-    if _cleric_and_office(oa, ob) or _cleric_and_office(ob, oa):  # "Rev. Al Green", "Rep. Al Green"
-        return doubtful(0.5, "same name, a cleric's title and an office of another calling")
     titled = " with a title" if fa.honorifics or fb.honorifics else ""
     if fa.honorifics != fb.honorifics and defined_apart(a, b):  # "Sir Paul Smith", a designer; a singer
         return doubtful(0.5, "same personal name, a title on one side only, defined as two different people")
@@ -222,15 +219,6 @@ _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt"
                   "hon": "honourable", "honorable": "honourable", "councilor": "councillor", "st": "saint"}
 
 
-_CLERGY = frozenset("reverend pastor bishop archbishop rabbi imam ayatollah cardinal".split())
-_ACADEMIC = frozenset("doctor professor".split())  # borne beside any other office
-
-
-def _cleric_and_office(x: set[str], y: set[str]) -> bool:
-    """``x`` holds a cleric's title and ``y`` only offices of other callings (a doctorate aside)."""
-    return bool(x & _CLERGY) and not y & _CLERGY and bool(y - _ACADEMIC)
-
-
 def _offices(form: NameForm) -> set[str]:
     """A name's titles of office or rank, each written one way; empty when any title is a form of address
     ("Mr.", "Herr", "Father"), which says nothing of an office."""
@@ -340,37 +328,6 @@ def centuries_apart(a: Profile, b: Profile) -> str:
     return ""
 
 
-def realms_apart(a: Profile, b: Profile) -> str:
-    """Why two rulers of one name are two: a royal title or a regnal number, and descriptions placing them in
-    different countries ("Albert II", King of the Belgians; "Prince Albert II", of Monaco). Other people move;
-    a ruler is his realm's."""
-    ruling = any(f.royal or (f.numbers and f.person) for p in (a, b) for f in p.forms)
-    if not (a.personal and b.personal and ruling):
-        return ""
-    ca, cb = _realms(a.description), _realms(b.description)
-    return "rulers of different realms" if ca and cb and not ca & cb else ""
-
-
-# the title words next to which a description names a realm ("Rei" and "Re" are no titles of names: given names)
-_RULER = ROYAL - {"saint", "st", "pope"} | frozenset("monarch sovereign ruler rei re duke".split())
-_REALM_OF = frozenset("of des de del der von af av di du do da".split())
-
-
-@lru_cache(maxsize=16384)
-def _realms(description: str) -> frozenset[str]:
-    """The countries a description names next to a ruler's title: "King of England", "Roi des Belges", "Monaco's
-    sovereign prince", "the Spanish king" (not "the king broke with Rome")."""
-    ws, found = text_words(description), set()
-    for i, w in enumerate(ws):
-        if w not in _RULER:
-            continue
-        found |= countries_of(" ".join(ws[max(0, i - 2):i]))
-        if ws[i + 1:i + 2] and ws[i + 1] in _REALM_OF:
-            rest = ws[i + 2:i + 5]
-            found |= countries_of(" ".join(rest[1:] if rest[:1] in (["the"], ["la"], ["los"]) else rest))
-    return frozenset(found)
-
-
 def generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
     """A generational marker on one side only of a personal name, whose other side is a titled surname or given
     name alone ("Dr. King", "Martin Luther King Jr."): the short name leaves it out, as it leaves out the rest.
@@ -390,5 +347,10 @@ def numbered_generation(fa: NameForm, fb: NameForm) -> bool:
     Strauss Sohn" (the younger), "Pieter Brueghel I" the elder; not a ruler's reign ("Henry II", "Henry the
     Younger", his son)."""
     x, y = (fa, fb) if fa.numbers else (fb, fa)
+    if set(y.key.split()) & _PLAIN_GENERATIONS:  # "Joseph P. Kennedy II" is no "Jr.": a nephew bears the name
+        return False
     return len(x.person) > 1 and not x.generation and not y.numbers and (x.numbers, y.generation) in (
         (("2",), "jr"), (("1",), "sr"))
+
+
+_PLAIN_GENERATIONS = frozenset("jr junior jun sr senior sen".split())

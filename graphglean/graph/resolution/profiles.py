@@ -196,11 +196,14 @@ technology device website artifact artefact currency food drink""".split())
 # what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
 MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
-_DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|je|byl|byla|"
+# (not Czech "je": French "I"; Danish "er" is German "he" too, and what follows it a clause read anyway)
+_DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
                           r"är|var|er|este|adalah|является|был|была)\s+"
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 
+# where a sentence's subject ends: its verb, the frequent ones ("The retailer said ...")
+FINITE_VERBS = frozenset("is are was were has have had said says told will would can could did does".split())
 _OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
 # a name, then what it is after a comma ("Verve Records, an American jazz record label")
 _APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|um|uma|ein|eine|der|die|das|el|la|le|"
@@ -208,7 +211,7 @@ _APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|
 # where a description's opening noun phrase ends: a relative word, in several languages
 _RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
                       "welcher welche welches dessen deren by known called named nicknamed formerly also".split()) | \
-    frozenset("is are was were has have had said says told will would can could did does".split())  # a verb
+    FINITE_VERBS
 
 
 def defining_clauses(p: Profile) -> tuple[str, ...]:

@@ -7,12 +7,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, ROYAL
+from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, REALM_PARTICLES, ROYAL
 
-# "of" as the ruler's language writes it: "Felipe VI de España", "Willem-Alexander der Nederlanden", "Carl XVI
-# Gustaf av Sverige", "Pedro II do Brasil"
-_REALM = re.compile(r"^(?P<ruler>.*\S)\s+(?P<of>of|de|del|do|da|di|du|von|van|der|av|af)\s+(?:the\s+)?"
-                    r"(?P<realm>[^,()]+)$", re.I)
+_REALM = re.compile(rf"^(?P<ruler>.*\S)\s+(?P<of>{'|'.join(REALM_PARTICLES)})\s+(?:the\s+)?(?P<realm>[^,()]+)$", re.I)
 _REGNAL = re.compile(r"\s(?:[ivxl]{1,6}|\d{1,2})\.?(?:\s|$)", re.I)  # "Carl XVI Gustaf"; names arrive folded
 # a realm's key -> its country, as the qualifier rules name it ("espana": "spain")
 _COUNTRY_OF = {**ENDONYMS, **COUNTRY_EXTRA, **COUNTRY_NAMES, **COUNTRIES}

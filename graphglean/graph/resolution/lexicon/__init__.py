@@ -50,6 +50,9 @@ FEMALE = FEMALE | frozenset(
 NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split())
 HONORIFICS = MALE | FEMALE | NEUTRAL
 PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
+# "of" between a ruler and a realm, as the ruler's language writes it ("Felipe VI de España", "Roi des Belges",
+# "Carl XVI Gustaf av Sverige", "Willem-Alexander der Nederlanden")
+REALM_PARTICLES = ("of", "des", "de", "del", "do", "da", "di", "du", "von", "van", "der", "av", "af")
 # a title that names its bearer by the given name alone ("King Charles", "Pope Francis", "Prince William")
 ROYAL = frozenset("king queen prince princess emperor empress tsar czar tsarina czarina kaiser sultan shah pope "
                   "saint st archduke archduchess pharaoh caliph emir rey reina roi reine konig koenig konigin "
@@ -106,7 +109,9 @@ GENERATIONS = {"jr": "jr", "junior": "jr", "jun": "jr", "fils": "jr", "filho": "
 # name and a surname ("Pieter Brueghel de Jonge", "Johann Strauss Sohn")
 SURNAME_GENERATIONS = {"de jonge": "jr", "de oude": "sr", "le jeune": "jr", "l'ancien": "sr", "il giovane": "jr",
                        "il vecchio": "sr", "el joven": "jr", "el viejo": "sr", "o moco": "jr", "o velho": "sr",
-                       "sohn": "jr", "vater": "sr", "mladsi": "jr", "starsi": "sr", "mlodszy": "jr", "starszy": "sr"}
+                       "mladsi": "jr", "starsi": "sr"}
+# and those read only in parentheses ("Johann Strauss (Sohn)"; "Sohn Hak-kyu", "Johann Severin Vater": surnames)
+PARENTHESIZED_GENERATIONS = {"sohn": "jr", "vater": "sr"}
 # generational markers written before the name (Hungarian: "id. Antall József", the father; "ifj.", the son)
 LEADING_GENERATIONS = {"id": "sr", "idosebb": "sr", "ifj": "jr", "ifjabb": "jr"}
 # the article before a generational marker, left out with it ("the Elder", "der Ältere")

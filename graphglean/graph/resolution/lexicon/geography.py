@@ -71,7 +71,7 @@ denmark: copenhagen, københavn, kopenhagen, danois, danés, dänisch, dansk, da
 finland: helsinki, finnois, finlandés, finnisch, finsk, finska, finske, suomalainen
 poland: warsaw, warszawa, warschau, kraków, krakow, polonais, polaco, polnisch, polacco,
 polski, polskiej, polska, polskie, polscy; czech republic: prague, praha, prag, tchèque, checo, tschechisch, český,
-česká, české; slovakia: slovenský, slovenská, slovenské
+česká, české; slovakia: slovenský
 hungary: budapest, hongrois, húngaro, ungarisch, ungherese, węgierski; turkey: istanbul, ankara, turc, turque,
 türkisch; greece: athens, athènes, athen, grec, grecque, griego, griechisch; israel: jerusalem, tel aviv,
 israélien, israelí, israelisch; egypt: cairo, égyptien, egipcio, ägyptisch; iran: tehran, teheran, iranien
@@ -171,8 +171,8 @@ mauritania: mauritania, mauritanian; palestine: palestine, palestinian; turkmeni
 malawi: malawian; mozambique: mozambican; luxembourg: luxembourgish, luxembourgeois; philippines: filipino, filipina
 belgium: belges, flanders, flemish, vlaanderen, vlaams, wallonia, wallonie, walloon, wallon, wallonne
 portugal: madeira, azores, acores, funchal; spain: canary islands, canarias, tenerife, gran canaria, mallorca,
-majorca, menorca, ibiza, balearic islands, baleares; france: brittany, breton, bretonne
-austria: viennese, wiener, wienerisch; czech republic: moravia, morava, moravian"""
+majorca, menorca, ibiza, balearic islands, baleares; france: brittany
+austria: viennese, wienerisch"""
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as
 # a description's words read them (accents dropped, hyphens as spaces): each places its country, and after a
 # comma is a region a place is qualified by ("Londrina, Paraná", "Mérida, Yucatán"); not the names that are
@@ -200,10 +200,10 @@ ile de france, hauts de france, bourgogne, corse, corsica, pays de la loire, gra
 bourgogne franche comte, auvergne rhone alpes, provence alpes cote d'azur, cote d'azur, morbihan, finistere,
 cotes d'armor, ille et vilaine, loire atlantique, vendee, gironde, dordogne, charente, charente maritime,
 pyrenees atlantiques, hautes pyrenees, haute garonne, herault, bouches du rhone, alpes maritimes, haute savoie,
-isere, drome, ardeche, puy de dome, cantal, correze, creuse, haute vienne, indre et loire, loir et cher, loiret,
+isere, drome, ardeche, puy de dome, cantal, correze, haute vienne, indre et loire, loir et cher, loiret,
 eure et loir, seine maritime, calvados, pas de calais, aisne, oise, seine et marne, yvelines, essonne,
 hauts de seine, seine saint denis, val de marne, val d'oise, bas rhin, haut rhin, moselle, meurthe et moselle,
-vosges, cote d'or, saone et loire, cotes du rhone, lozere, aveyron, ariege, pyrenees orientales, landes
+vosges, saone et loire, cotes du rhone, lozere, aveyron, ariege, pyrenees orientales
 china: guangdong, sichuan, yunnan, hubei, hunan, henan, hebei, shandong, shanxi, shaanxi, jiangsu, zhejiang,
 fujian, anhui, jiangxi, guizhou, gansu, qinghai, hainan, heilongjiang, liaoning, inner mongolia, xinjiang,
 ningxia, guangxi
@@ -332,7 +332,7 @@ PLACE_PHRASES = {k: c for c, names in {
         "china sea, south china sea, east china sea, arabian sea, arabian peninsula, new guinea, west indies, "
         "east indies, west indian, east indian, indo european, indo chinese, anglo saxon, german shepherd",
     "north korea": "north korean, korea polnocna, coree du nord, corea del norte, nordkorea, nordkoreanisch",
-    "us": "new england, native american, african american, asian american, latin american studies",
+    "us": "new england, native american, african american, asian american",
     "taiwan": "chinese taipei",
 }.items() for k in names.split(", ")}
 

@@ -5,16 +5,18 @@ rules; each answers None where it has nothing to say)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Protocol
 
 import attrs
 
+from ....core.tokens import Tokenizer
 from ..blocking import lead_initials, web_spellings
 from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, types_conflict
 from ..variants.countries import described_in
-from ..variants.definitions import said_apart
+from ..variants.definitions import english, said_apart
 from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_founding_year, without_group_words
@@ -37,8 +39,9 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     Holdings", nor "zalando.de" and "zalando.fr" (one name, other sites: doubt). Only one site is certain: a
     name is a common word as often as a brand ("Match", "Monster", "Shell"), so a domain and a name of another
     type, or of another country than the domain's, are doubt, and descriptions of some length that disagree
-    make the pair a question; a short name ("GE", "BBC") must be described alike (`Evidence.spelled_alike`) or
-    named in the other's description."""
+    make the pair a question (unless a rare name is described in two languages, which share no word whatever
+    they say); a short name ("GE", "BBC") must be described alike (`Evidence.spelled_alike`) or named in the
+    other's description."""
     if fa.site and fb.site:
         if fa.site == fb.site:
             return Verdict(SAME, 0.95, "same web domain", certain=True)
@@ -62,11 +65,21 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return Verdict(SAME, 0.9, "a country's web domain and the name with that country")
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
     same = Verdict(SAME, 0.9, "a name and its web domain", certain=True)
+    if not (rare_word(x.stem) and english(a.description) != english(b.description)):  # two languages share no
+        same = ev.short_form(a, b, same, SHORT_DESCRIPTION)  # word, however alike they are: a rare name tells
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
     if same.kind == SAME and (defined_apart(a, b) or said_apart(a, b)) and not _owned_plainly(px.description,
                                                                                              y.surface):
         return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     return same
+
+
+@lru_cache(maxsize=4096)
+def rare_word(word: str) -> bool:
+    """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
+    capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
+    namesakes are many ("Monster", "Mercury", "Delta", "Amazon")."""
+    return len(Tokenizer.cl100k().encode(" " + word.capitalize())) > 1
 
 
 def _owned_plainly(description: str, owner: str) -> bool:

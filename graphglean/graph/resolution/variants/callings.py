@@ -25,7 +25,7 @@ _FIELDS = {
         minister ministerprasident premierminister depute abgeordneter governor gouverneur gobernador lawyer attorney jurist judge richter anwalt avocat juge abogado avvocato
         admiral soldier colonel commander soldat soldado soldato feldherr king queen monarch
         emperor empress prince princess konig konigin roi reine rey reina krol siyasetci politicus poliitikko
-        政治人物 राजनेता नेता miniszter kepviselo""",
+        政治人物 राजनेता नेता miniszter kepviselo democrat republican parliamentarian""",
     "performing": """musician singer songwriter composer komponist compositeur compositor compositore kompozytor
         композитор pianist violinist guitarist cellist drummer conductor dirigent rapper musiker sanger sangerin
         chanteur chanteuse cantante muzyk певец певица 歌手 가수 actor actress acteur actrice schauspieler
@@ -61,12 +61,14 @@ _TAILS = {w: CALLINGS[w] for w in """politiker minister kanzler kanzlerin kompon
 # callings as Chinese, Japanese and Korean write them inside an unspaced phrase ("プロサッカー選手")
 _UNSPACED = {w: field for field, words in {
     "sport": "選手 サッカー 野球 力士 棋士 运动员 球员 足球 선수 축구",
-    "public": "政治家 議員 首相 大統領 知事 市長 政治人物 总统 总理 议员 정치인 대통령 의원 장관",
-    "performing": "俳優 歌手 女優 作曲家 音楽家 演员 歌手 导演 배우 가수 작곡가 감독",
-    "letters": "作家 小説家 詩人 記者 哲学者 诗人 记者 작가 소설가 시인 기자",
-    "science": "科学者 物理学者 化学者 数学者 医師 科学家 物理学家 과학자 의사",
-    "business": "実業家 経営者 企業家 商人 企业家 实业家 商人 기업인 사업가 경영자",
-    "religion": "僧侶 牧師 神父 僧人 牧师 목사 신부 승려"}.items() for w in words.split()}
+    "public": "政治家 議員 首相 大統領 知事 市長 政治人物 总统 总理 议员 정치인 대통령 장관",
+    "performing": "俳優 歌手 女優 作曲家 音楽家 演员 导演 가수 작곡가",
+    "letters": "作家 小説家 詩人 哲学者 诗人 작가 소설가",
+    "science": "科学者 物理学者 化学者 数学者 医師 科学家 物理学家 과학자",
+    "business": "実業家 経営者 企業家 企业家 实业家 기업인 사업가 경영자",
+    "religion": "僧侶 牧師 神父 僧人 牧师 목사 승려"}.items() for w in words.split()}
+# (not 감독, a film director and a football manager; 의사, a physician and a martyr; 배우, 시인, 기자 and 신부,
+# also "learn", "admit", a press conference and a bride; nor 記者, in 記者会見)
 _STUDIES = ("ologist", "ologe", "ologin", "ologue", "ólogo", "ologo")  # "cardiologist", "Kardiologe", "cardiólogo"
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 import regex
 
 from ....text.words import LETTERS
-from ..profiles import Profile, opening, phrase_end
+from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
 from .placing import unplaced_words
 
 FEW = 3  # words at least that each description says its node is in
@@ -30,7 +30,7 @@ _STOP = _ENGLISH | frozenset("a in as or one two three four five six seven eight
 def said_apart(a: Profile, b: Profile) -> bool:
     """Both descriptions are English and each says what its node is in `FEW` words or more, none of which (nor
     its stem) the other's description uses, its countries aside."""
-    if not (_english(a.description) and _english(b.description)):
+    if not (english(a.description) and english(b.description)):
         return False
     said = [_said(opening(p)) | _said(" ".join(_what_it_is(p))) for p in (a, b)]
     if not all(len(s) >= FEW for s in said):
@@ -51,11 +51,11 @@ def _what_it_is(p: Profile) -> list[str]:
 _IS_A = regex.compile(r"\b(?:is|was|are|were)\s+(?:a|an|the|one of)\s+([^.;:()\n]{1,160})", regex.I)
 # where what a node is ends: a relative word, or a participle ("held annually", "built in 1931")
 _RELATIVE = frozenset("who whom whose which that where by known called named held built made run born won sold "
-                      "led is are was were has have had said says told will would can could did does".split())
+                      "led".split()) | FINITE_VERBS
 
 
 @lru_cache(maxsize=16384)
-def _english(text: str) -> bool:
+def english(text: str) -> bool:
     """Written in English, as far as its letters and function words tell: ASCII letters, no function word only
     another language writes, and one at most of those English names hold too."""
     words = [w.lower() for w in _WORD.findall(text)]

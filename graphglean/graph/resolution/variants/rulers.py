@@ -1,0 +1,61 @@
+"""Rulers of one name told apart by their realms: the country a description names next to a ruler's title
+("Roi des Belges", "Monaco's sovereign prince", "the Spanish king"), read within one clause ("On a visit to
+Morocco, the king ..." names no realm of his). One realm each, of two crowns, makes two rulers; a monarch of
+several realms of one crown ("King of Canada", "of the United Kingdom") or of a personal union stays one."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..lexicon import REALM_PARTICLES, ROYAL
+from ..profiles import Profile
+from .countries import countries_of
+from .placing import text_words
+
+
+def realms_apart(a: Profile, b: Profile) -> str:
+    """Why two rulers of one name are two: a royal title or a regnal number, and descriptions placing them in
+    different countries ("Albert II", King of the Belgians; "Prince Albert II", of Monaco). Other people move;
+    a ruler is his realm's."""
+    ruling = any(f.royal or (f.numbers and f.person) for p in (a, b) for f in p.forms)
+    if not (a.personal and b.personal and ruling):
+        return ""
+    ca, cb = _realms(a.description), _realms(b.description)
+    if len(ca) != 1 or len(cb) != 1 or any(ca | cb <= crown for crown in _CROWNS):
+        return ""  # a ruler of several realms ("King of Canada", "of the United Kingdom"; "prince of Greece and
+    return "rulers of different realms" if ca != cb else ""  # Denmark"), one of each: two rulers
+
+
+# realms one monarch has reigned over together (a crown's realms, personal unions)
+_CROWNS = tuple(frozenset(c.split(",")) for c in (
+    "uk,england,scotland,wales,ireland,canada,australia,new zealand,jamaica,bahamas,belize,papua new guinea,"
+    "solomon islands,tuvalu,antigua and barbuda,saint lucia,grenada,saint kitts and nevis",
+    "denmark,norway,sweden,iceland,finland", "austria,hungary,czech republic,croatia,slovakia", "poland,lithuania"))
+
+
+# the title words next to which a description names a realm ("Rei" and "Re" are no titles of names: given names)
+_RULER = ROYAL - {"saint", "st", "pope"} | frozenset("monarch sovereign ruler rei re duke".split())
+_REALM_OF = frozenset(REALM_PARTICLES)
+
+
+@lru_cache(maxsize=16384)
+def _realms(description: str) -> frozenset[str]:
+    """The countries a description names next to a ruler's title: "King of England", "Roi des Belges", "Monaco's
+    sovereign prince", "the Spanish king" (not "the king broke with Rome")."""
+    found: set[str] = set()
+    for clause in re.split(r"[.,;:!?]", description):  # "... visit to Morocco, the king ..." names no realm
+        found |= _realms_in(text_words(clause))
+    return frozenset(found)
+
+
+def _realms_in(ws: tuple[str, ...]) -> set[str]:
+    found = set()
+    for i, w in enumerate(ws):
+        if w not in _RULER:
+            continue
+        found |= countries_of(" ".join(ws[max(0, i - 2):i]))
+        if ws[i + 1:i + 2] and ws[i + 1] in _REALM_OF:
+            rest = ws[i + 2:i + 5]
+            found |= countries_of(" ".join(rest[1:] if rest[:1] in (("the",), ("la",), ("los",)) else rest))
+    return found
