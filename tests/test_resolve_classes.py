@@ -349,3 +349,9 @@ def test_a_nephew_of_one_name_and_an_abbreviation_of_another_body_stay_apart(a, 
 def test_a_korean_surname_and_a_surname_like_word_are_no_generation():
     assert read_name("Hak-kyu Sohn").generation == "" and read_name("Johann Severin Vater").generation == ""
     assert read_name("Johann Strauss (Sohn)").generation == "jr"
+
+
+def test_an_acronym_leaves_out_the_joining_words_of_its_language():
+    assert read_name("Tribunal de Contas da União").initials == "tcu"
+    assert read_name("Organização das Nações Unidas").initials == "onu"
+    assert read_name("Consiglio Nazionale delle Ricerche").initials == "cnr"

@@ -150,7 +150,8 @@ class NameForm:
         return any(h in ROYAL for h in self.honorifics)
 
 
-_CONTENT_SKIP = ARTICLES | frozenset("of and for in on at to de du des del di von van".split())
+_CONTENT_SKIP = ARTICLES | frozenset("""of and for in on at to de du des del di von van da do dos das della delle dello
+degli dei y e et und""".split())  # "Partido dos Trabalhadores": PT
 
 
 def _split_owner(text: str) -> tuple[str, str] | None:
