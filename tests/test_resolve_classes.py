@@ -355,3 +355,12 @@ def test_an_acronym_leaves_out_the_joining_words_of_its_language():
     assert read_name("Tribunal de Contas da União").initials == "tcu"
     assert read_name("Organização das Nações Unidas").initials == "onu"
     assert read_name("Consiglio Nazionale delle Ricerche").initials == "cnr"
+
+
+def test_two_of_one_name_in_different_sports_stay_apart():
+    a = ("Giants", "team", "San Francisco baseball team in the National League.")
+    b = ("The Giants", "team", "New York professional football team in the NFL.")
+    assert not together(resolved(a, b).graph, a[0], b[0])
+    assert "different sports" in apart_rule(resolved(a, b), a[0], b[0])
+    from graphglean.graph.resolution.variants.callings import sports_of
+    assert sports_of("Fußballverein aus München") == {"football"} and sports_of("Eishockey") == set()

@@ -98,3 +98,56 @@ def callings_apart(a: Profile, b: Profile) -> str:
         return ""
     ca, cb = callings(a), callings(b)
     return "people of different callings" if ca and cb and not ca & cb else ""
+
+
+# sports, in several languages: two things or people of one name in different sports are two ("U.S. Open", the
+# tennis Grand Slam; "US Open", the golf major)
+_SPORTS = {w: sport for sport, words in {
+    "football": "football, futbol, futebol, fussball, calcio, voetbal, soccer, pilka nozna, футбол, サッカー, 축구, 足球, "
+                "american football, nfl",  # "football" is either in American texts,
+    "tennis": "tennis, tenis, теннис, テニス, 테니스, 网球, 網球",
+    "golf": "golf, гольф, ゴルフ, 골프, 高尔夫",
+    "basketball": "basketball, baloncesto, basquete, pallacanestro, koszykowka, баскетбол, バスケットボール, 농구, 篮球",
+    "baseball": "baseball, beisbol, beisebol, 野球, 야구, 棒球",
+    "cricket": "cricket, क्रिकेट",
+    "rugby": "rugby, регби",
+    "ice hockey": "ice hockey, nhl, хоккей, アイスホッケー",
+    "volleyball": "volleyball, voleibol, pallavolo, siatkowka, волейбол, バレーボール, 배구, 排球",
+    "handball": "handball, balonmano, handebol, pallamano",
+    "cycling": "cycling, ciclismo, radsport, cyclisme, kolarstwo, велоспорт",
+    "boxing": "boxing, boxeo, boxe, бокс",
+    "chess": "chess, ajedrez, xadrez, schach, scacchi, szachy, шахматы",
+    "motor racing": "formula one, formula 1, motorsport, motogp, nascar",
+    "athletics": "athletics, atletismo, leichtathletik",
+    "swimming": "swimming, natacion",
+    "skiing": "skiing, alpine skiing, ski jumping",
+    "snooker": "snooker, billiards",
+    "sumo": "sumo, 相撲",
+}.items() for w in words.split(", ")}
+
+
+@lru_cache(maxsize=16384)
+def sports_of(text: str) -> frozenset[str]:
+    """The sports ``text`` names, its two-word names first ("ice hockey" is no "hockey" of another kind)."""
+    words, found, i = key_of(text).split(), set(), 0
+    while i < len(words):
+        pair = " ".join(words[i:i + 2])
+        if pair in _SPORTS:
+            found.add(_SPORTS[pair])
+            i += 2
+            continue
+        word = words[i]
+        if word in _SPORTS:
+            found.add(_SPORTS[word])
+        elif not word.isascii():
+            found.update(sport for w, sport in _SPORTS.items() if not w.isascii() and w in word)
+        else:  # a compound's first part ("Fußballverein", "Tennisspielerin", "footballer")
+            found.update(sport for w, sport in _SPORTS.items() if len(w) >= 5 and " " not in w and word.startswith(w))
+        i += 1
+    return frozenset(found)
+
+
+def sports_apart(a: Profile, b: Profile) -> str:
+    """Why two of one name are two: each description names sports the other's does not."""
+    sa, sb = sports_of(a.description), sports_of(b.description)
+    return "described in different sports" if sa and sb and not sa & sb else ""
