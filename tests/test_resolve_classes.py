@@ -364,3 +364,14 @@ def test_two_of_one_name_in_different_sports_stay_apart():
     assert "different sports" in apart_rule(resolved(a, b), a[0], b[0])
     from graphglean.graph.resolution.variants.callings import sports_of
     assert sports_of("Fußballverein aus München") == {"football"} and sports_of("Eishockey") == set()
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("Hansestadt Lübeck", "city", "Stadt an der Trave in Schleswig-Holstein."),
+     ("Lübeck", "city", "Hanseatic city on the Trave in Schleswig-Holstein, Germany."), True),
+    (("Comune di Lecce", "city", "Capoluogo della provincia di Lecce in Puglia."),
+     ("Lecce", "city", "Città barocca del Salento, in Puglia."), True),
+    (("Ciudad de Panamá", "city", "Capital de Panamá."), ("Panamá", "country", "País de América Central."), False),
+])
+def test_a_place_with_and_without_a_leading_administrative_word(a, b, together_):
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_

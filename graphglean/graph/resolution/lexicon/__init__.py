@@ -228,7 +228,12 @@ UNSPACED_LEADING = frozenset({"株式会社", "有限会社", "合同会社", "(
 # an abbreviation ("г", "обл") counts only with its dot
 PLACE_LEADING = {"г": "place city", "гор": "place city", "город": "place city", "м": "place city",
                  "місто": "place city", "пгт": "place town", "с": "place village", "село": "place village",
-                 "республика": "place republic"}
+                 "республика": "place republic", "stadt": "place city", "hansestadt": "place city",
+                 "landeshauptstadt": "place city", "gemeinde": "place city", "gemeente": "place city",
+                 "comune di": "place city", "città di": "place city", "ciudad de": "place city",
+                 "municipio de": "place city", "município de": "place city", "cidade de": "place city",
+                 "ville de": "place city", "commune de": "place city", "miasto": "place city",
+                 "město": "place city", "grad": "place city"}
 PLACE_TRAILING = {"обл": "place oblast", "область": "place oblast", "край": "place krai", "р-н": "place district",
                   "район": "place district", "респ": "place republic"}
 
