@@ -53,6 +53,18 @@ def test_any_name_is_read(surface):
     assert isinstance(words_of(form), set)
 
 
+@FAST
+@given(description)
+def test_what_a_description_places_plays_and_rules_is_read_from_any_text(text):
+    from graphglean.graph.resolution.variants.callings import sports_of
+    from graphglean.graph.resolution.variants.placing import country_suffix, unplaced_words
+    from graphglean.graph.resolution.variants.rulers import _realms
+    assert isinstance(sports_of(text), frozenset) and isinstance(_realms(text), frozenset)
+    assert set(unplaced_words(text)) <= set(key_of(text).split())
+    rest, country = country_suffix(key_of(text))
+    assert (rest == "") == (country == "")
+
+
 def _data(draw_name, draw_desc, draw_type, aliases):
     return {"name": draw_name, "description": draw_desc, "type": draw_type, "aliases": aliases,
             "frequency": 1, "descriptions": [draw_desc] if draw_desc else []}
