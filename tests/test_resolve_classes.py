@@ -375,3 +375,11 @@ def test_two_of_one_name_in_different_sports_stay_apart():
 ])
 def test_a_place_with_and_without_a_leading_administrative_word(a, b, together_):
     assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+def test_a_possessive_name_with_and_without_its_legal_form():
+    a = ("Macy's", "company", "Department store chain that announced 150 store closures.")
+    b = ("Macy's, Inc.", "organization", "Retail holding company headquartered in New York City.")
+    assert together(resolved(a, b).graph, a[0], b[0])
+    person = ("Macy", "person", "A character in the novel who runs a bakery.")
+    assert not together(resolved(person, b).graph, person[0], b[0])

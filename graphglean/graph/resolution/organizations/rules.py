@@ -181,9 +181,9 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way") if fa.legal == fb.legal else \
             doubtful(0.5, "different administrative affixes (another place of one name?)"
                      if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
-    if fb.legal and fb.trade == fa.key:
+    if fb.legal and fb.trade in (fa.key, _unpossessed(fa.key)):  # "Moody's Corporation", "Moody's"
         x = fb
-    elif fa.legal and fa.trade == fb.key:
+    elif fa.legal and fa.trade in (fb.key, _unpossessed(fb.key)):
         x = fa
     else:
         return None
@@ -197,6 +197,11 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if place:
         return _affix_verdict(ev, a, b, x, a if x is fb else b)
     return Verdict(SAME, 0.9, "with and without its legal form")
+
+
+def _unpossessed(key: str) -> str:
+    """A name key without the possessive its trade name drops ("moody's": "moody")."""
+    return re.sub(r"['’]s$", "", key)
 
 
 def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
