@@ -383,3 +383,18 @@ def test_a_possessive_name_with_and_without_its_legal_form():
     assert together(resolved(a, b).graph, a[0], b[0])
     person = ("Macy", "person", "A character in the novel who runs a bakery.")
     assert not together(resolved(person, b).graph, person[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("King Vajiralongkorn", "person", "Thai monarch crowned in May 2019."),
+     ("Vajiralongkorn", "Person", "König von Thailand, der lange in Bayern lebte."), True),
+    (("King Charles", "person", "British monarch who acceded in 2022."),
+     ("Charles", "personne", "Général français, chef de la France libre."), False),  # a name of many
+])
+def test_a_rulers_rare_given_name_described_in_two_languages(a, b, together_):
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+def test_a_rulers_number_written_with_a_dot():
+    assert (read_name("Margrethe 2.").person, read_name("Margrethe 2.").numbers) == (("margrethe",), ("2",))
+    assert read_name("Area 51").person == ("area", "51")

@@ -36,6 +36,7 @@ _INITIAL_FIRST = re.compile(r"\s*[^\W\d_]\.")  # "A.C. Milan", "A. Lincoln": the
 _CAPITALS_FIRST = re.compile(r"\s*[A-Z]{2,3}\s+[A-Z][a-z]")
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_DOTTED_REGNAL = re.compile(r"\s\d{1,2}\.\s*$")  # "Margrethe 2.": a ruler's number as Danish writes it
 _ROMAN_TOKEN = re.compile(r"[^\W\d_]+\.?")
 _DIGITS = re.compile(r"\d\w*")
 _ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th|er|e|re|eme)")
@@ -281,7 +282,7 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) and not _korean_given(ws) \
                 or last in TRAILING_TITLES:
             honorifics.append(last)
-        elif not (_number(last, romans) and (last in romans or last in ORDINALS)):
+        elif not (_number(last, romans) and (last in romans or last in ORDINALS or _DOTTED_REGNAL.search(surface))):
             break
         ws = ws[:-1]
         if len(ws) > 1 and (ws[-1] == "the" or generation and ws[-1] in GENERATION_ARTICLES):

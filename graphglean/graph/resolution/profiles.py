@@ -14,6 +14,7 @@ import attrs
 import networkx as nx
 import regex
 
+from ...core.tokens import Tokenizer
 from ...text.words import LETTERS
 from .lexicon import COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
 from .names import NameForm, key_of, read_name, strip_accents, words_of
@@ -140,6 +141,14 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
     counted = Counter(w for w in (t.lower() for t in _TOKEN.findall(description)) if w not in _STOP and w not in own)
     return Profile(str(node), forms, types, description, counted, frozenset(map(str, neighbours)),
                    description_gender(description), bool(_DEFINED_THING.search(description)), written)
+
+
+@lru_cache(maxsize=4096)
+def rare_word(word: str) -> bool:
+    """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
+    capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
+    namesakes are many ("Monster", "Mercury", "Delta", "Amazon")."""
+    return len(Tokenizer.cl100k().encode(" " + word.capitalize())) > 1
 
 
 def kinds(types: frozenset[str]) -> frozenset[str]:

@@ -5,16 +5,14 @@ rules; each answers None where it has nothing to say)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Protocol
 
 import attrs
 
-from ....core.tokens import Tokenizer
 from ..blocking import lead_initials, web_spellings
 from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, types_conflict
+from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, rare_word, types_conflict
 from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
 from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words
@@ -72,14 +70,6 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
                                                                                              y.surface):
         return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     return same
-
-
-@lru_cache(maxsize=4096)
-def rare_word(word: str) -> bool:
-    """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
-    capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
-    namesakes are many ("Monster", "Mercury", "Delta", "Amazon")."""
-    return len(Tokenizer.cl100k().encode(" " + word.capitalize())) > 1
 
 
 def _owned_plainly(description: str, owner: str) -> bool:

@@ -70,7 +70,7 @@ TYPE_WORDS |= _table({
                "航空会社|aerolínea|compagnie aérienne|fluggesellschaft|linia lotnicza|havayolu|авиакомпания|"
                "companhia aérea|compagnia aerea|कंपनी|شركة|công ty|firma|unternehmensgruppe|brewery|brauerei|"
                "brasserie|cervecería",
-    "organization": "organismo|organisme|instituto|institut|istituto|agentura|urząd|ведомство|fundación|"
+    "organization": "organisasjon|organismo|organisme|instituto|institut|istituto|agentura|urząd|ведомство|fundación|"
                     "fondation|stiftung|asociación|association|verband|संगठन|منظمة|tổ chức",
     "club": "seura|jalkapalloseura|urheiluseura|idrottsförening|idrottsklubb|fotbollsförening|clube|voetbalclub|fotbalový klub|club de fútbol|club de football|fußballverein|fussballverein|"
             "fotbollsklubb|fodboldklub|fotballklubb|klub piłkarski|futbol kulübü|футбольный клуб",
