@@ -398,3 +398,11 @@ def test_a_rulers_rare_given_name_described_in_two_languages(a, b, together_):
 def test_a_rulers_number_written_with_a_dot():
     assert (read_name("Margrethe 2.").person, read_name("Margrethe 2.").numbers) == (("margrethe",), ("2",))
     assert read_name("Area 51").person == ("area", "51")
+
+
+def test_a_place_qualified_by_its_countrys_own_name():
+    a = ("Sevilla, España", "city", "Ciudad a orillas del Guadalquivir.")
+    b = ("Sevilla", "city", "Capital de Andalucía, famosa por su catedral y la Giralda.")
+    assert together(resolved(a, b).graph, a[0], b[0])
+    other = ("Sevilla", "city", "Municipio del Valle del Cauca, en Colombia.")
+    assert not together(resolved(a, other).graph, a[0], other[0])

@@ -368,12 +368,12 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
 
 # a country after a name, by its English name or people, or as a realm names it canonically ("morocco")
 _COUNTRY_OF = {c: c for table in (COUNTRIES, COUNTRY_EXTRA, ENDONYMS, COUNTRY_NAMES) for c in table.values()} | \
-    COUNTRIES
+    COUNTRY_EXTRA | ENDONYMS | COUNTRY_NAMES | COUNTRIES  # "espana": "spain"
 
 
 def _region(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
-    return REGIONS.get(qualifier) or COUNTRIES.get(qualifier) or (
+    return REGIONS.get(qualifier) or _COUNTRY_OF.get(qualifier) or (
         qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
 
 
