@@ -151,8 +151,8 @@ class NameForm:
         return any(h in ROYAL for h in self.honorifics)
 
 
-_CONTENT_SKIP = ARTICLES | frozenset("""of and for in on at to de du des del di von van da do dos das della delle dello
-degli dei y e et und""".split())  # "Partido dos Trabalhadores": PT
+_INNER_SKIP = frozenset("da do dos das della delle dello degli dei et und".split())  # "Partido dos Trabalhadores":
+_CONTENT_SKIP = ARTICLES | _INNER_SKIP | frozenset("of and for in on at to de du des del di von van".split())  # PT
 
 
 def _split_owner(text: str) -> tuple[str, str] | None:
@@ -242,7 +242,7 @@ def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], 
 def _initials(key: str) -> str:
     """First letters of the content words of a key of two or more words."""
     content = [w[2:] if w.startswith(("l'", "d'")) and len(w) > 2 else w  # "l'Atlantique"
-               for w in key.split() if w not in _CONTENT_SKIP]
+               for i, w in enumerate(key.split()) if w not in _CONTENT_SKIP or (i == 0 and w in _INNER_SKIP)]
     return "".join(w[0] for w in content) if len(content) >= 2 else ""
 
 

@@ -20,9 +20,8 @@ from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
-from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart, rare_word
+from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .variants.countries import countries_of, described_in, unnamed
-from .variants.definitions import english
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -284,17 +283,9 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
         return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)  # brother of..."
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
-    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION) and \
-            not _rare_in_two_languages(a, b, rule):
+    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION):
         return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
-
-
-def _rare_in_two_languages(a: Profile, b: Profile, rule: str) -> bool:
-    """A ruler's rare given name described in two languages, which share no word whatever they say ("Emperor
-    Naruhito", "Japanese emperor ..."; "Naruhito", "Japanischer Kaiser ..."; not "King Charles", "Charles")."""
-    return rule == "a royal's given name" and english(a.description) != english(b.description) and \
-        all(rare_word(w) for p in (a, b) for f in p.forms for w in f.person)
 
 
 def _shorter(a: Profile, b: Profile) -> Profile:

@@ -12,10 +12,11 @@ import attrs
 from ..blocking import lead_initials, web_spellings
 from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, rare_word, types_conflict
+from ..profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, rare_word,
+                        types_conflict)
 from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
-from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words
+from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words, unplaced_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_founding_year, without_group_words
 
@@ -59,8 +60,10 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return doubtful(0.4, "a country's web domain, and a namesake of another country")
     if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):
         return doubtful(0.4, "a short name and its web domain, not described alike")
-    if with_country:
-        return Verdict(SAME, 0.9, "a country's web domain and the name with that country")
+    if with_country:  # "Gazeta Polska", a weekly, and "gazeta.pl", a portal: a word in common besides where
+        shared = {w for w in unplaced_words(a.description) if len(w) > 3} & set(unplaced_words(b.description))
+        return Verdict(SAME, 0.9, "a country's web domain and the name with that country") if shared else \
+            doubtful(0.5, "a country's web domain and the name with that country, described with nothing in common")
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
     same = Verdict(SAME, 0.9, "a name and its web domain", certain=True)
     if not (rare_word(x.stem) and english(a.description) != english(b.description)):  # two languages share no
@@ -171,9 +174,9 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way") if fa.legal == fb.legal else \
             doubtful(0.5, "different administrative affixes (another place of one name?)"
                      if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
-    if fb.legal and fb.trade in (fa.key, _unpossessed(fa.key)):  # "Moody's Corporation", "Moody's"
+    if fb.legal and fb.trade in (fa.key, _unpossessed(fb, fa.key)):  # "Moody's Corporation", "Moody's"
         x = fb
-    elif fa.legal and fa.trade in (fb.key, _unpossessed(fb.key)):
+    elif fa.legal and fa.trade in (fb.key, _unpossessed(fa, fb.key)):
         x = fa
     else:
         return None
@@ -184,14 +187,17 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return Verdict(UNSURE, 0.5, "with and without a designator, but the name left is one letter")
     if bool(a.types & _PUBLICATIONS) != bool(b.types & _PUBLICATIONS):  # "Der Spiegel"; "Spiegel Inc.", a retailer
         return doubtful(0.5, "a publication and a company of its name (its publisher, or a namesake?)")
+    if place and not both_places(a, b):  # "Comune di Napoli" and the football club, "Stadt Wien" a ship
+        return doubtful(0.5, "a place's administrative word, and a namesake not said to be a place")
     if place:
         return _affix_verdict(ev, a, b, x, a if x is fb else b)
     return Verdict(SAME, 0.9, "with and without its legal form")
 
 
-def _unpossessed(key: str) -> str:
-    """A name key without the possessive its trade name drops ("moody's": "moody")."""
-    return re.sub(r"['’]s$", "", key)
+def _unpossessed(legal: NameForm, key: str) -> str:
+    """``key`` without the possessive ``legal``'s trade name dropped ("moody's" against "Moody's Corporation";
+    not against "McDonald Corporation", which has none)."""
+    return re.sub(r"['’]s$", "", key) if re.search(r"['’]s\b", legal.surface) else key
 
 
 def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:

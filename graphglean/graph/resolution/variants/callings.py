@@ -103,20 +103,20 @@ def callings_apart(a: Profile, b: Profile) -> str:
 # sports, in several languages: two things or people of one name in different sports are two ("U.S. Open", the
 # tennis Grand Slam; "US Open", the golf major)
 _SPORTS = {w: sport for sport, words in {
-    "football": "football, futbol, futebol, fussball, calcio, voetbal, soccer, pilka nozna, футбол, サッカー, 축구, 足球, "
+    "football": "football, futbol, futebol, fussball, voetbal, soccer, pilka nozna, футбол, サッカー, 축구, 足球, "
                 "american football, nfl",  # "football" is either in American texts,
     "tennis": "tennis, tenis, теннис, テニス, 테니스, 网球, 網球",
-    "golf": "golf, гольф, ゴルフ, 골프, 高尔夫",
-    "basketball": "basketball, baloncesto, basquete, pallacanestro, koszykowka, баскетбол, バスケットボール, 농구, 篮球",
-    "baseball": "baseball, beisbol, beisebol, 野球, 야구, 棒球",
+    "golf": "golf, golfer, pga, гольф, ゴルフ, 골프, 高尔夫",
+    "basketball": "basketball, nba, baloncesto, basquete, pallacanestro, koszykowka, баскетбол, バスケットボール, 농구, 篮球",
+    "baseball": "baseball, mlb, beisbol, beisebol, 野球, 야구, 棒球",
     "cricket": "cricket, क्रिकेट",
     "rugby": "rugby, регби",
-    "ice hockey": "ice hockey, nhl, хоккей, アイスホッケー",
+    "ice hockey": "ice hockey, nhl, хоккей, アイスホッケー, eishockey",
     "volleyball": "volleyball, voleibol, pallavolo, siatkowka, волейбол, バレーボール, 배구, 排球",
     "handball": "handball, balonmano, handebol, pallamano",
     "cycling": "cycling, ciclismo, radsport, cyclisme, kolarstwo, велоспорт",
-    "boxing": "boxing, boxeo, boxe, бокс",
-    "chess": "chess, ajedrez, xadrez, schach, scacchi, szachy, шахматы",
+    "boxing": "boxeo, бокс",
+    "chess": "chess, ajedrez, xadrez, scacchi, szachy, шахматы",
     "motor racing": "formula one, formula 1, motorsport, motogp, nascar",
     "athletics": "athletics, atletismo, leichtathletik",
     "swimming": "swimming, natacion",
@@ -124,6 +124,10 @@ _SPORTS = {w: sport for sport, words in {
     "snooker": "snooker, billiards",
     "sumo": "sumo, 相撲",
 }.items() for w in words.split(", ")}
+
+
+# the sports' words that begin compounds and no other word ("golf": "Golfstrom", the Gulf Stream; "calcio": calcium)
+_COMPOUNDING = frozenset("football fussball futbol tennis basketball baloncesto handball volleyball cricket".split())
 
 
 @lru_cache(maxsize=16384)
@@ -139,10 +143,8 @@ def sports_of(text: str) -> frozenset[str]:
         word = words[i]
         if word in _SPORTS:
             found.add(_SPORTS[word])
-        elif not word.isascii():
-            found.update(sport for w, sport in _SPORTS.items() if not w.isascii() and w in word)
-        else:  # a compound's first part ("Fußballverein", "Tennisspielerin", "footballer")
-            found.update(sport for w, sport in _SPORTS.items() if len(w) >= 5 and " " not in w and word.startswith(w))
+        elif word.isascii():  # a compound's first part ("Fußballverein", "Tennisspielerin", "footballer")
+            found.update(sport for w, sport in _SPORTS.items() if w in _COMPOUNDING and word.startswith(w))
         i += 1
     return frozenset(found)
 
