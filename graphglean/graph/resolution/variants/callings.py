@@ -128,6 +128,7 @@ _SPORTS = {w: sport for sport, words in {
 
 # the sports' words that begin compounds and no other word ("golf": "Golfstrom", the Gulf Stream; "calcio": calcium)
 _COMPOUNDING = frozenset("football fussball futbol tennis basketball baloncesto handball volleyball cricket".split())
+_COMPOUND_STARTS = frozenset(w[:4] for w in _COMPOUNDING)
 
 
 @lru_cache(maxsize=16384)
@@ -143,8 +144,8 @@ def sports_of(text: str) -> frozenset[str]:
         word = words[i]
         if word in _SPORTS:
             found.add(_SPORTS[word])
-        elif word.isascii():  # a compound's first part ("Fußballverein", "Tennisspielerin", "footballer")
-            found.update(sport for w, sport in _SPORTS.items() if w in _COMPOUNDING and word.startswith(w))
+        elif word[:4] in _COMPOUND_STARTS:  # a compound's first part ("Fußballverein", "Tennisspielerin")
+            found.update(_SPORTS[w] for w in _COMPOUNDING if word.startswith(w))
         i += 1
     return frozenset(found)
 
