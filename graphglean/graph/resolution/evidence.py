@@ -16,7 +16,7 @@ from typing import Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, CREDENTIALS, ENDONYMS, REGIONS, WORLD_REGIONS
+from .lexicon import COUNTRIES, COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS, REGIONS, WORLD_REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
@@ -244,9 +244,9 @@ class Evidence:
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
-            if x.qualifier in _COUNTRY_OF and (placed := described_in(py)) and _COUNTRY_OF[x.qualifier] not in placed:
+            if x.qualifier in COUNTRY_OF and (placed := described_in(py)) and COUNTRY_OF[x.qualifier] not in placed:
                 return doubtful(0.5, "a country after the name, another in the other's description")  # "of Spain"
-            if x.qualifier in _COUNTRY_OF or (x.paren and not types_conflict(a, b)):
+            if x.qualifier in COUNTRY_OF or (x.paren and not types_conflict(a, b)):
                 return self.short_form(a, b, Verdict(SAME, 0.85, "trailing qualifier"))
             return doubtful(0.5, "qualified on one side only (a branch, a campus, a namesake?)")
         for x, y in ((fa, fb), (fb, fa)):
@@ -366,14 +366,9 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
     return fa.singular == fb.singular or y in (x + "s", x + "es") or (x.endswith("y") and y == x[:-1] + "ies")
 
 
-# a country after a name, by its English name or people, or as a realm names it canonically ("morocco")
-_COUNTRY_OF = {c: c for table in (COUNTRIES, COUNTRY_EXTRA, ENDONYMS, COUNTRY_NAMES) for c in table.values()} | \
-    COUNTRY_EXTRA | ENDONYMS | COUNTRY_NAMES | COUNTRIES  # "espana": "spain"
-
-
 def _region(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
-    return REGIONS.get(qualifier) or _COUNTRY_OF.get(qualifier) or (
+    return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
         qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
 
 

@@ -7,12 +7,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .lexicon import COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, REALM_PARTICLES, ROYAL
+from .lexicon import COUNTRY_OF, COUNTRY_WORDS, REALM_PARTICLES, ROYAL
 
 _REALM = re.compile(rf"^(?P<ruler>.*\S)\s+(?P<of>{'|'.join(REALM_PARTICLES)})\s+(?:the\s+)?(?P<realm>[^,()]+)$", re.I)
 _REGNAL = re.compile(r"\s(?:[ivxl]{1,6}|\d{1,2})\.?(?:\s|$)", re.I)  # "Carl XVI Gustaf"; names arrive folded
-# a realm's key -> its country, as the qualifier rules name it ("espana": "spain")
-_COUNTRY_OF = {**ENDONYMS, **COUNTRY_EXTRA, **COUNTRY_NAMES, **COUNTRIES}
 
 
 def realm_of(text: str, key_of: Callable[[str], str]) -> tuple[str, str] | None:
@@ -22,7 +20,7 @@ def realm_of(text: str, key_of: Callable[[str], str]) -> tuple[str, str] | None:
     if not m:
         return None
     key = key_of(m.group("realm"))  # "of" a capital or a region too, as English names a realm ("of Castile")
-    realm = _COUNTRY_OF.get(key) or (key if m.group("of").lower() == "of" and key in COUNTRY_WORDS else None)
+    realm = COUNTRY_OF.get(key) or (key if m.group("of").lower() == "of" and key in COUNTRY_WORDS else None)
     if realm is None:
         return None
     ruler = m.group("ruler")

@@ -8,8 +8,8 @@ its key, only with less evidence. All words are folded (lower case, accents kept
 from __future__ import annotations
 
 from .geography import (  # noqa: F401  (the lexicon is one namespace to its readers)
-    AFFIX_LEVELS, COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_TLDS, COUNTRY_WORDS, ENDONYMS,
-    GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGIONS, SECOND_LEVEL, TLD_COUNTRIES,
+    AFFIX_LEVELS, COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
+    ENDONYMS, GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGIONS, SECOND_LEVEL, TLD_COUNTRIES,
     WORLD_REGIONS)
 
 ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())

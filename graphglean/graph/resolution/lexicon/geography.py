@@ -335,4 +335,7 @@ PLACE_PHRASES = {k: c for c, names in {
     "us": "new england, native american, african american, asian american",
     "taiwan": "chinese taipei",
 }.items() for k in names.split(", ")}
-
+# a country's key in any table (English name or people, own name, official name) -> the country, canonical; a
+# canonical name stands for itself ("espana": "spain", "morocco": "morocco")
+COUNTRY_OF = {c: c for table in (COUNTRIES, COUNTRY_EXTRA, ENDONYMS, COUNTRY_NAMES) for c in table.values()} | \
+    COUNTRY_EXTRA | ENDONYMS | COUNTRY_NAMES | COUNTRIES
