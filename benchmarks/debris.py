@@ -175,7 +175,8 @@ async def run_row(path: Path, out: Path) -> dict:
     names = [r["name"] for r in rows_]
     found = debris(names, text)
     known = {_folded(n).casefold() for r in rows_ for n in [r["name"], *(r.get("aliases") or [])]}
-    real = [n for e in responder.entries for n in e.get("real", [])]  # sets that say which names are real
+    # sets that say which names are real: "real" (the answer's names), or "expected" (as the chunk writes them)
+    real = [n for e in responder.entries for n in e.get("real") or e.get("expected") or []]
     # a real name is kept by a node of that name, or of a longer one the text writes ("Vikram" by "Vikram lander")
     longer = [n for n in known if not debris([n], text)]
     found_real = sum(_folded(n).casefold() in known or any(k.startswith(_folded(n).casefold() + " ") for k in longer)

@@ -417,3 +417,17 @@ def test_a_place_qualified_by_its_countrys_own_name():
 ])
 def test_namesakes_the_reviewer_found_stay_apart(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("Fenerbahçe SK", "club", "Istanbul multi-sport club, based in Kadıköy."),
+     ("Fenerbahçe Spor Kulübü", "spor kulübü", "1907'de kurulan Kadıköy merkezli spor kulübü."), True),
+    (("Sevilla FC", "club", "Andalusian football club, seven-time winner of the UEFA Europa League."),
+     ("Sevilla Fútbol Club", "organización", "Club deportivo andaluz que juega en el Ramón Sánchez-Pizjuán."), True),
+    (("SC Johnson", "company", "American maker of household cleaning products based in Racine, Wisconsin."),
+     ("Sport Club Johnson", "organization", "A fictional company in the novel."), False),
+])
+def test_a_club_abbreviation_spelled_out_in_the_clubs_language(a, b, together_):
+    """The club's own words in its name and description ("Club deportivo" of "... Club de Fútbol") and a type
+    in its language ("spor kulübü") say it is a club."""
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_

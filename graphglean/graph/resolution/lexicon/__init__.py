@@ -266,9 +266,11 @@ CLUB_CERTAIN = frozenset(c for c in set(CLUB_FORMS.values()) if len(c) > 2 or c 
 SPORTS = frozenset(
     "club team sports sport football soccer league cup stadium season coach player players match goal goals "
     "championship champions derby fc futbol fútbol fußball fussball calcio futebol verein basketball hockey rugby "
-    "cricket eredivisie bundesliga premiership liga ligue serie".split())
+    "cricket eredivisie bundesliga premiership liga ligue serie deportivo deportiva esportivo sportivo spor "
+    "sportif sportive clube squadra équipe equipo equipe elftal ploeg drużyna joukkue".split())
 SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb", "piłk",
-                "клуб", "футбол", "хокке", "ποδοσφ", "ποδόσφ", "σύλλογ", "ομάδα")
+                "клуб", "футбол", "хокке", "ποδοσφ", "ποδόσφ", "σύλλογ", "ομάδα", "俱乐部", "俱樂部", "足球", "球队", "球隊",
+                "サッカー", "クラブ", "구단", "축구", "نادي", "كرة القدم", "מועדון", "क्लब", "फ़ुटबॉल", "फुटबॉल")
 
 # how German and Scandinavian names are written without their letters ("Müller" as "Mueller", "Søren" as "Soeren")
 WRITTEN_OUT = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ø": "oe", "å": "aa", "æ": "ae"})

@@ -259,11 +259,14 @@ _CLUB_TYPES = frozenset("organization organisation org company team club sports 
 
 
 def sporting(p: Profile) -> bool:
-    """Its type or description says it is a sports club or team."""
-    return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words)
+    """Its type or description says it is a sports club or team (the description's words with the name's own:
+    "Club deportivo madrileño" of "Real Madrid Club de Fútbol")."""
+    return says_sport(w for t in p.types for w in t.replace("_", " ").split()) or says_sport(p.words) or \
+        says_sport(text_words(p.description))
 
 
 def _club_like(p: Profile) -> bool:
     """A node that may be a club: typed an organization, team or club (or untyped), not described as a place."""
-    typed = {w for t in p.types for w in t.replace("_", " ").split()}
-    return (p.types <= UNTYPED or bool(typed & _CLUB_TYPES)) and not _PLACE_DEFINED.search(p.description)
+    typed = {w for t in p.types for w in t.replace("_", " ").split()}  # "spor kulübü", "Fußballverein"
+    return (p.types <= UNTYPED or bool(typed & _CLUB_TYPES) or says_sport(typed)) and \
+        not _PLACE_DEFINED.search(p.description)
