@@ -431,3 +431,18 @@ def test_a_club_abbreviation_spelled_out_in_the_clubs_language(a, b, together_):
     """The club's own words in its name and description ("Club deportivo" of "... Club de Fútbol") and a type
     in its language ("spor kulübü") say it is a club."""
     assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("Mysore, Karnataka", "city", "City of palaces in the south of the state."),
+     ("Mysore", "city", "Indian city known for its Dasara festival and sandalwood."), True),
+    (("Sudbury, Ontario", "city", "Mining city in the north of the province."),
+     ("Sudbury", "city", "Canadian city built around a nickel basin."), True),
+    (("Sudbury, Ontario", "city", "Mining city in the north of the province."),
+     ("Sudbury", "city", "English market town on the River Stour."), False),
+    (("Portland, Maine", "city", "Port city on Casco Bay."),
+     ("Portland", "city", "US city in Oregon known for its food carts."), False),
+])
+def test_a_place_qualified_by_a_region_and_one_placed_in_its_country_alone(a, b, together_):
+    """A region's country the only one the other's description places it in, and no other region named."""
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_

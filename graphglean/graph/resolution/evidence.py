@@ -16,7 +16,7 @@ from typing import Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS, REGIONS, WORLD_REGIONS
+from .lexicon import COUNTRIES, COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS, REGION_COUNTRIES, REGIONS, WORLD_REGIONS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
@@ -243,6 +243,8 @@ class Evidence:
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
+                if (country := _region_country(x.qualifier)) and named == {country} == described_in(py):
+                    return Verdict(SAME, 0.8, "a place and its region, the other placed in its country alone")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
             if x.qualifier in COUNTRY_OF and (placed := described_in(py)) and COUNTRY_OF[x.qualifier] not in placed:
                 return doubtful(0.5, "a country after the name, another in the other's description")  # "of Spain"
@@ -370,6 +372,11 @@ def _region(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
     return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
         qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
+
+
+def _region_country(qualifier: str) -> str:
+    """The country of a region qualifier ("western australia": "australia", "yucatan": "mexico"), else ""."""
+    return REGION_COUNTRIES.get(REGIONS.get(qualifier, "")) or WORLD_REGIONS.get(qualifier, "")
 
 
 _PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)
