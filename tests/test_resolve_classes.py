@@ -446,3 +446,34 @@ def test_a_club_abbreviation_spelled_out_in_the_clubs_language(a, b, together_):
 def test_a_place_qualified_by_a_region_and_one_placed_in_its_country_alone(a, b, together_):
     """A region's country the only one the other's description places it in, and no other region named."""
     assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("U.N.A.M.", "universidad", "Universidad pública con sede en Ciudad Universitaria, Coyoacán."),
+     ("UNAM", "university", "Mexico's largest public university, whose campus is a World Heritage Site."), True),
+    (("A.B.C.", "band", "Sheffield new-wave group fronted by Martin Fry."),
+     ("ABC", "band", "The group behind the 1982 album The Lexicon of Love."), True),
+    (("C.D.U.", "political party", "German Christian Democratic party."),
+     ("CDU", "organization", "Brazilian trade union confederation."), False),
+    (("A.B.C.", "band", "Sheffield new-wave group fronted by Martin Fry."),
+     ("ABC", "broadcaster", "American television network owned by Disney."), False),
+])
+def test_an_abbreviation_with_and_without_dots_of_one_kind(a, b, together_):
+    """A kind narrower than "organization" or "event" in both types ("band", "university") says that two of
+    one abbreviation are one thing, whatever language their descriptions are in."""
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    (("U.S. Bancorp", "company", "Minneapolis bank holding company, parent of U.S. Bank."),
+     ("United States Bancorp", "銀行", "ミネアポリスに本社を置く米国の銀行持株会社。"), True),
+    (("U.K. Athletics", "organization", "Governing body of athletics in Britain."),
+     ("United Kingdom Athletics", "organisation", "National federation that selects Britain's athletics teams."), True),
+    (("U.S. Open", "event", "Grand Slam tennis tournament played at Flushing Meadows."),
+     ("US Open", "event", "Golf major championship organised by the USGA."), False),
+    (("US Steel", "company", "Pittsburgh steelmaker."), ("UK Steel", "organization", "British steel trade body."), False),
+])
+def test_a_country_named_two_ways_at_the_front_of_a_name(a, b, together_):
+    """"U.S." and "United States" before one name are one country; dots and spaces alone are left to the
+    spacing rule and its vetoes (the tennis and the golf U.S. Open)."""
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_

@@ -24,7 +24,7 @@ from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING
 from .variants.makers import made
-from .variants.placing import country_suffix
+from .variants.placing import country_led, country_suffix
 from .variants.places import river_key
 from .variants.vessels import afloat, designation
 
@@ -118,6 +118,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.update(("k:" + grouped, "q:" + grouped))
         if f.key in COUNTRY_NAMES:  # "USA" meets "United States", "PRC" "China"
             keys.add("n:" + COUNTRY_NAMES[f.key])
+        elif led := country_led(f.core):  # "U.S. Steel" meets "United States Steel Corporation"
+            keys.add("n:" + led)
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
             keys.add("k:" + f.unprefixed)
         keys.update("k:" + k for k in f.spelled)

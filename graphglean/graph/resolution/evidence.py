@@ -21,14 +21,14 @@ from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
 from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
-from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
+from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, sports_apart
 from .variants.definitions import said_apart
-from .variants.placing import countries_named
+from .variants.placing import countries_named, country_led
 from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
@@ -189,6 +189,8 @@ class Evidence:
             spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
             # a few letters name many things ("N.B.A.", a league; "NBA", a bar association): one where a single
             # description says what its node is ("The F.B.I. opened an inquiry", "The FBI is the ... service")
+            if (a.types & b.types) - _BROAD_TYPES and not defined_apart(a, b):  # "band", "university"
+                return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
             if len(fa.acronym) <= 3 and not alike and not spaced and \
                     (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
                 return doubtful(0.5, "a short abbreviation, not described as one thing")
@@ -268,7 +270,10 @@ class Evidence:
             Verdict(DIFFERENT, 0.0, "different countries")
 
     def _country(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        """ "U.K. Ministry of Defence" and "Ministry of Defence"; not "US Army" and "British Army"."""
+        """ "U.K. Ministry of Defence" and "Ministry of Defence", "U.S. Steel" and "United States Steel"; not "US
+        Army" and "British Army"."""
+        if fa.compact != fb.compact and (led := country_led(fa.core)) and led == country_led(fb.core):
+            return Verdict(SAME, 0.85, "one country's name written two ways")
         if fa.country and fb.country and fa.unprefixed == fb.unprefixed:
             return None if fa.country == fb.country else Verdict(DIFFERENT, 0.0, "different countries")
         for (x, px), (y, py) in (((fa, a), (fb, b)), ((fb, b), (fa, a))):
@@ -372,6 +377,13 @@ def _region(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
     return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
         qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
+
+
+# types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
+# association; "event": the tennis and the golf U.S. Open)
+_BROAD_TYPES = UNTYPED | PERSON_TYPES | frozenset("""geo location place organization organisation org company
+corporation business firm enterprise event concept product category thing object group brand technology service
+institution agency""".split())
 
 
 def _region_country(qualifier: str) -> str:

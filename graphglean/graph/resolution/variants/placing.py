@@ -35,6 +35,16 @@ def country_suffix(key: str) -> tuple[str, str]:
     return "", ""
 
 
+def country_led(key: str) -> str:
+    """A name key that opens with one of a country's names, that name canonical: "us steel" of "u s steel" and
+    "united states steel"; "" for a key that opens with none or is only the country."""
+    ws = key.split()
+    for n in range(min(len(ws) - 1, 9), 0, -1):
+        if country := COUNTRY_NAMES.get(" ".join(ws[:n])):
+            return " ".join([country, *ws[n:]])
+    return ""
+
+
 @lru_cache(maxsize=16384)
 def text_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` as name keys read them (a description is read by several rules)."""
