@@ -477,3 +477,18 @@ def test_a_country_named_two_ways_at_the_front_of_a_name(a, b, together_):
     """"U.S." and "United States" before one name are one country; dots and spaces alone are left to the
     spacing rule and its vetoes (the tennis and the golf U.S. Open)."""
     assert together(resolved(a, b).graph, a[0], b[0]) == together_
+
+
+def test_a_country_domain_against_a_name_described_in_another_countrys_words():
+    a = ("La Nación", "periódico", "Diario fundado en Buenos Aires por Bartolomé Mitre.")
+    b = ("lanacion.com.py", "website", "Website of a morning daily newspaper and its archive.")
+    assert not together(resolved(a, b).graph, a[0], b[0])  # Buenos Aires: Argentina, not the .py of Paraguay
+
+
+@pytest.mark.parametrize("person,contest", [
+    (("Jean Borotra", "aviateur", "Ingénieur et aviateur français."), ("Jean-Borotra", "tournoi", "Tournoi de tennis.")),
+    (("Enzo Ferrari", "racing driver", "Italian driver who founded a carmaker."),
+     ("Enzo-Ferrari", "race", "Annual hill-climb race.")),
+])
+def test_a_person_and_a_contest_named_after_them_stay_apart(person, contest):
+    assert not together(resolved(person, contest).graph, person[0], contest[0])

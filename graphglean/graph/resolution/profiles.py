@@ -307,6 +307,8 @@ def conflict(a: Profile, b: Profile) -> str:
     for x, y in ((a, b), (b, a)):
         if x.personal and not y.personal and y.types & THING_TYPES:
             return "a person and a thing of another type"
+        if x.personal and not y.personal and "tournament" in y.types:
+            return "a person and a contest"  # "Roland Garros", an aviator; "Roland-Garros", the tournament
         if x.personal and not y.personal and y.types & MADE_TYPES:
             return "a person and a company or a thing made"  # "Lévi-Strauss", an anthropologist; "Levi Strauss"
         if x.types & PLACE_TYPES and y.types & MADE_TYPES and not y.types & PLACE_TYPES:

@@ -253,7 +253,14 @@ pt:portugal nl:netherlands be:belgium ch:switzerland at:austria se:sweden no:nor
 ua:ukraine ru:russia tr:turkey gr:greece il:israel ir:iran iq:iraq sa:saudi_arabia eg:egypt in:india pk:pakistan
 cn:china jp:japan kr:south_korea kp:north_korea tw:taiwan vn:vietnam id:indonesia ph:philippines au:australia
 nz:new_zealand ca:canada mx:mexico br:brazil ar:argentina cl:chile ng:nigeria ke:kenya za:south_africa ae:uae
-sg:singapore my:malaysia th:thailand ie:ireland""".split())}
+sg:singapore my:malaysia th:thailand ie:ireland py:paraguay uy:uruguay bo:bolivia pe:peru ec:ecuador ve:venezuela
+cu:cuba do:dominican_republic gt:guatemala hn:honduras ni:nicaragua cr:costa_rica jm:jamaica ht:haiti cz:czech_republic
+sk:slovakia hu:hungary ro:romania bg:bulgaria hr:croatia si:slovenia rs:serbia ba:bosnia mk:north_macedonia al:albania
+lt:lithuania lv:latvia ee:estonia by:belarus md:moldova az:azerbaijan kz:kazakhstan uz:uzbekistan lu:luxembourg
+is:iceland mt:malta cy:cyprus lb:lebanon sy:syria qa:qatar kw:kuwait bh:bahrain om:oman ye:yemen af:afghanistan
+bd:bangladesh lk:sri_lanka np:nepal mm:myanmar kh:cambodia mn:mongolia ma:morocco dz:algeria tn:tunisia et:ethiopia
+gh:ghana tz:tanzania ug:uganda rw:rwanda sn:senegal cm:cameroon zw:zimbabwe zm:zambia mz:mozambique ao:angola
+na:namibia bw:botswana sd:sudan""".split())}
 
 # regions that follow a place's name after a comma ("Portland, Oregon", "Paris, TX", "Kingston, Ont."): each
 # with its abbreviations, canonical

@@ -55,7 +55,7 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return doubtful(0.4, "a web domain and a person or place of its name")
     if types_conflict(a, b):
         return doubtful(0.4, "a web domain and a namesake of another type")
-    named = countries_named(py.description) - UNIONS if country else set()
+    named = (countries_named(py.description) | described_in(py)) - UNIONS if country else set()  # "Diario peruano"
     if named and country not in named:
         return doubtful(0.4, "a country's web domain, and a namesake of another country")
     if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):

@@ -150,6 +150,17 @@ TYPE_WORDS |= _table({
             "okręt podwodny|подводная лодка|潜水艦|潜艇|잠수함|destroyer|frigate|corvette|cruiser|battleship|"
             "aircraft carrier|patrol boat|ferry boat",
 })
+# occupations a model gives as the type, and the contests a person is never ("Roland Garros", an aviator;
+# "Roland-Garros", a "tournoi")
+TYPE_WORDS |= _table({
+    "person": "aviator|aviatrix|aviateur|aviatrice|aviador|aviadora|flieger|fliegerin|pilot|pilote|biologist|"
+              "mathematician|astronomer|historian|playwright|rapper|filmmaker|film director|producer|dancer|golfer|"
+              "statesman|admiral|soldier|bishop|rabbi|imam|surgeon|teacher|banker|investor|revolutionary|"
+              "navigator|astronaut|cosmonaut|missionary|comedian|chef|jockey|mountaineer|climber|sailor",
+    "tournament": "tournoi|torneo|turnier|torneio|turniej|турнир|トーナメント|锦标赛|토너먼트|championship|"
+                  "championnat|campeonato|campionato|meisterschaft|mistrzostwa|чемпионат|grand slam|grand prix|"
+                  "competition|compétition|competición|wettbewerb|race|course cycliste|rennen|marathon",
+})
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
 _GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gemeinde": "city", "dorf": "city",
                  "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
