@@ -5,7 +5,9 @@ also say which answer names are real entities (`real`: name → class: expanded,
 that match placeholder lists or other tools' prompt examples, NFD text...), which are echoes of the prompt's
 examples or stock placeholders (`echoes`), and which pairs are real relationships (`real_pairs`). A whole run
 with the defaults (resolution on, `input.format: chunks`) answers each chunk from its recording; a real entity
-is kept when a node has its name (or it among the node's aliases), a pair when an edge joins their nodes.
+is kept when a node has its name (or it among the node's aliases), a pair when an edge joins their nodes; an echo
+is kept when a node of its name holds the echo's chunk among its sources (an example name may be real in another
+chunk: that node stays, but gathers nothing from the chunks that echo it).
 
     python benchmarks/echoes.py [SET.jsonl ...]      # default: tests/data/echoes_heldback.jsonl
 """
@@ -58,8 +60,9 @@ async def run_set(path: Path, out: Path) -> tuple[list[dict], dict]:
 
 
 def _score(entries: list[dict], nodes: list[dict], edges: list[dict]) -> list[dict]:
-    owner = {}
+    owner, sources = {}, {}
     for node in nodes:
+        sources[node.get("id")] = set(node.get("source_ids") or [])
         for name in [node.get("name", node.get("id")), node.get("id"), *(node.get("aliases") or [])]:
             if isinstance(name, str):
                 owner[_key(name)] = node.get("id")
@@ -73,10 +76,11 @@ def _score(entries: list[dict], nodes: list[dict], edges: list[dict]) -> list[di
                 rows[(kind, "kept")] += 1
             else:
                 lost.setdefault(kind, []).append(name)
-        for name in entry.get("echoes", []):
-            rows[("echo", "real")] += 1
-            rows[("echo", "kept")] += _key(name) in owner
-            if _key(name) in owner:
+        for name in entry.get("echoes", []):  # kept: a node of its name holds this chunk (an example name may be
+            rows[("echo", "real")] += 1           # real in another chunk, and that node stays)
+            kept = entry["chunk_id"] in sources.get(owner.get(_key(name)), ())
+            rows[("echo", "kept")] += kept
+            if kept:
                 lost.setdefault("echo", []).append(name)
         for a, b in entry.get("real_pairs", []):
             rows[("pairs", "real")] += 1

@@ -95,7 +95,8 @@ async def test_ray_gives_the_local_graph_row_for_row(cluster, tmp_path):
     for k in ("records", "entities", "relationships", "nodes", "edges", "summarized_descriptions", "ungrounded",
               "echoed_examples"):
         assert ray_row[k] == local_row[k], k
-    assert local_row["echoed_examples"] == 1 and "john doe" not in {r["id"] for r in entities}
+    # the synthetic model's placeholder, counted in each chunk it is echoed in (one node before: one)
+    assert local_row["echoed_examples"] > 1 and "john doe" not in {r["id"] for r in entities}
     llm = result.report["llm"]  # every task's client: the shards' and the partitions' (their summaries)
     sent = llm["streaming"]["streamed_calls"] + llm["streaming"]["unstreamed_calls"]
     assert sent == ray_row["calls"] - ray_row["retries"] > 0

@@ -49,10 +49,10 @@ def _raiser(*args, **kw):
     raise IndexError("list index out of range (forced)")
 
 
-def _second_chunk_raises(extraction, chunk, parser):
+def _second_chunk_raises(extraction, chunk, parser, examples=None):
     if chunk.index == 1:
         _raiser()
-    return parse_extraction(extraction, chunk, parser)
+    return parse_extraction(extraction, chunk, parser, examples)
 
 
 # (stage as reported, where to make it fail, the setting the line names, files written all the same)

@@ -25,7 +25,7 @@ from ..text.chunking import Chunk
 from ..text.inputs import Document, Inputs, content_id
 from .building.describe import PASS as DESCRIBE
 from .building.describe import SummaryMemo, summarize_descriptions
-from .building.echoes import Examples, drop_echoes
+from .building.echoes import Examples, drop_echoed_records, drop_echoes
 from .building.grounding import ground
 from .building.merge import GraphAccumulator
 from .building.profile_memo import ProfileMemo
@@ -57,14 +57,18 @@ class GraphExtractionResult:
     failed: list[Outcome[Chunk, Any]] = attrs.field(factory=list)
 
 
-def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser) -> ParseResult:
+def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser,
+                     examples: Examples | None = None) -> ParseResult:
     """All records of one chunk's responses, stamped with the chunk's provenance; no name keeps a piece of the
-    answer's format that the chunk's text does not hold (`clean_names`)."""
+    answer's format that the chunk's text does not hold (`clean_names`), nor is one of the prompt's
+    ``examples`` echoed where the chunk does not hold it (`drop_echoed_records`)."""
     result = ParseResult()
     src = Provenance(chunk.doc_id, chunk.index, chunk.id, 0)
     for i, response in enumerate(extraction.responses):
         result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
     clean_names(result, chunk.text)
+    if examples is not None:
+        drop_echoed_records(result, chunk.text, examples)
     if isinstance(parser, SchemaParser):
         parser.conform(result, chunk.id)
     return result
@@ -111,9 +115,9 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
     extraction asked for under a schema (JSON or the tuple format), and why (``format_memo`` keeps that
     decision across invocations)."""
     done = dict(done or {})
-    parser = record_parser(cfg.graph)
+    parser, examples = record_parser(cfg.graph), Examples.of(cfg.graph)
     if stream is not None:
-        await stream.add([(c, functools.partial(parse_extraction, done[c.id], c, parser))
+        await stream.add([(c, functools.partial(parse_extraction, done[c.id], c, parser, examples))
                           for c in chunks if c.id in done])
     llm = scheduler.llm(PASS)
     todo = [c for c in chunks if c.id not in done]
@@ -137,7 +141,7 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
             waits.append(save(outcome.item, outcome.value))  # type: ignore[arg-type]
         if stream is not None:
             waits.append(stream.add([(outcome.item, functools.partial(parse_extraction, outcome.value, outcome.item,
-                                                                      parser))]))
+                                                                      parser, examples))]))
         return _each([w for w in waits if w is not None])
 
     outcomes = await scheduler.map(one, todo, pass_name=PASS, on_result=on_result, weight=lambda c: weights[c.id],
@@ -217,7 +221,7 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
     """Every chunk's records, merged: parsed from ``extractions`` (LLM method; ``known`` are parsed already),
     or the offline method's ``offline`` results, one per chunk. ``merged`` holds them merged already (the
     description stream merged each chunk as it finished: the merge does not depend on order): only counted."""
-    parser = record_parser(cfg.graph)
+    parser, examples = record_parser(cfg.graph), Examples.of(cfg.graph)
     given = iter(offline) if offline is not None else None
     acc = merged if merged is not None else GraphAccumulator(cfg.graph.directed)
     for chunk in chunks:
@@ -225,7 +229,8 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
             parsed = next(given)
         elif extractions is not None and chunk.id in extractions:
             ex = extractions[chunk.id]
-            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or _parsed(ex, chunk, parser, stats)
+            parsed = (known or {}).get((chunk.doc_id, chunk.index, chunk.id)) or _parsed(ex, chunk, parser, examples,
+                                                                                        stats)
             if parsed is None:
                 continue
             stats.gleaning_rounds += ex.rounds
@@ -251,6 +256,7 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
         stats.cut_records += len(parsed.cut)
         stats.repeated_records += parsed.repeated
         stats.placeholder_rows += parsed.placeholders
+        stats.echoed_examples += parsed.echoed
         stats.reasoning_records += parsed.reasoning_records
         stats.repaired_names += parsed.repaired_names
         stats.malformed_records += [{"chunk_id": chunk.id, "text": m} for m in parsed.malformed]
@@ -261,12 +267,13 @@ def accumulate(chunks: list[Chunk], extractions: Mapping[str, ChunkExtraction] |
     return acc
 
 
-def _parsed(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser, stats: GraphStats) -> ParseResult | None:
+def _parsed(extraction: ChunkExtraction, chunk: Chunk, parser: RecordParser, examples: Examples,
+            stats: GraphStats) -> ParseResult | None:
     """The chunk's records; None when reading them raised (a failed item naming the chunk: its answers stay in
     the run store, and a fixed version reads them again without a call)."""
     failures: list[dict[str, Any]] = []
     with Contained("graph.parse", "", failures, "its answers are kept and read again by the next run"):
-        return parse_extraction(extraction, chunk, parser)
+        return parse_extraction(extraction, chunk, parser, examples)
     stats.failed_stages += [dict(row, item=chunk.id) for row in failures]
     return None
 

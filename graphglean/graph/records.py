@@ -52,6 +52,7 @@ class ParseResult:
     repaired_names: int = 0  # names whose ends held pieces of the format that the text does not hold (cut off)
     examined: int = 0  # records looked at, kept or not: the next record's position
     off_schema: list[dict[str, str]] = attrs.field(factory=list)  # records outside graph.schema, left out (strict)
+    echoed: int = 0  # names echoing the prompt's examples or a placeholder that the chunk does not hold (left out)
 
     @property
     def records(self) -> int:
@@ -70,3 +71,4 @@ class ParseResult:
         self.repaired_names += other.repaired_names
         self.examined += other.examined
         self.off_schema += other.off_schema
+        self.echoed += other.echoed

@@ -35,7 +35,7 @@ class GraphStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ungrounded: int = 0  # nodes whose names occur in none of their chunks (echoed examples among them)
-    echoed_examples: int = 0  # ungrounded nodes named after the prompt's examples or a stock placeholder (dropped)
+    echoed_examples: int = 0  # names of the prompt's examples or stock placeholders dropped, once per chunk echoing one
     summarized_descriptions: int = 0
     offline_backend: str = ""  # the nlp method's: "spacy <model> <version>" or "rules"
     nodes: int = 0

@@ -273,7 +273,8 @@ async def _merge_graph(tasks: Tasks, dirs: list[Path], cfg: Config, wcfg: Config
         stage("peer_indexes")
     add_row(row, {**{k: v for k, v in account.snapshot().items() if not k.startswith("latency_")},
                   "cost_usd": cost(account, cfg.llm.model, cfg.prices)})  # its cost too, as the shards' rows
-    row["off_schema"] = row.get("off_schema", 0) + found.pop("off_schema")  # the shards' records', then the graph's
+    for key in ("off_schema", "echoed_examples"):  # the shards' records', then the graph's nodes'
+        row[key] = row.get(key, 0) + found.pop(key)
     row.update(found, nodes=nodes, edges=edges)
     totals.outputs.setdefault(OFF_SCHEMA, []).extend(schema_parts.kept_off_schema(merge_dir, P, out / "shards"))
     if not totals.outputs[OFF_SCHEMA]:

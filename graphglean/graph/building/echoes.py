@@ -34,6 +34,7 @@ from ...text.nfc import nfc
 from ...text.words import words
 from ..extraction.parser import RecordParser
 from ..extraction.prompts import examples_text
+from ..records import ParseResult
 from ..resolution.profiles import aliases_of
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b", re.I)
@@ -76,7 +77,7 @@ class Group:
     vocabulary: frozenset[str]
 
     def echoed_by(self, words: tuple[str, ...]) -> bool:
-        if any(w not in self.vocabulary and w not in _FILLERS for w in words):
+        if any(w not in _FILLERS and not self.vocabulary & _singulars(w) for w in words):  # "Bluewake Ferries"
             return False
         return any(words[i:i + len(n)] == n for n in self.names for i in range(len(words) - len(n) + 1))
 
@@ -84,6 +85,18 @@ class Group:
     def of(cls, names: Iterable[str], text: str) -> "Group":
         found = {w for w in map(words_of, names) if w and not set(w) <= _FILLERS}
         return cls(frozenset(found), frozenset(w for n in found for w in n) | frozenset(words_of(text)))
+
+
+def _singulars(word: str) -> set[str]:
+    """A word and the singulars it may be the plural of ("ferries": "ferry"; "storms": "storm")."""
+    found = {word}
+    if word.endswith("ies") and len(word) > 4:
+        found.add(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        found.add(word[:-2])
+    if word.endswith("s") and len(word) > 3:
+        found.add(word[:-1])
+    return found
 
 
 @attrs.frozen
@@ -130,6 +143,21 @@ def _placeholders() -> tuple[Group, ...]:
     return tuple(Group.of(names, " ".join(words)) for names, words in groups)
 
 
+def drop_echoed_records(result: ParseResult, text: str, examples: Examples) -> int:
+    """Leave out of one chunk's records the names that echo ``examples`` and that the chunk does not hold
+    (`_absent`), with the relationships they are an end of: an example name real in another chunk ("Port
+    Ellis", a real harbour there) gathers nothing from this one. How many names went."""
+    names = {e.name for e in result.entities} | {n for r in result.relationships for n in (r.source_name,
+                                                                                          r.target_name)}
+    echoed = {n for n in names if examples.echoes(n) and not _written(n, text) and _absent([n], text)}
+    if echoed:
+        result.entities = [e for e in result.entities if e.name not in echoed]
+        result.relationships = [r for r in result.relationships
+                                if r.source_name not in echoed and r.target_name not in echoed]
+        result.echoed += len(echoed)
+    return len(echoed)
+
+
 def drop_echoes(graph: nx.Graph, examples: Examples, chunks: Mapping[str, Any]) -> int:
     """Drop the echoes among the ungrounded nodes (`ground` ran); how many went. ``chunks``: the chunks by id, as
     `ground` takes them (a mapping of chunks, or one with ``get_many(ids)`` giving their texts)."""
@@ -143,6 +171,13 @@ def drop_echoes(graph: nx.Graph, examples: Examples, chunks: Mapping[str, Any]) 
               and all(_absent(names, texts.get(cid)) for cid in cids)]
     graph.remove_nodes_from(echoed)
     return len(echoed)
+
+
+def _written(name: str, text: str) -> bool:
+    """``name`` as the chunk writes it, any case ("Person A" in a tribunal's report is the person so called)."""
+    found = words_of(name)
+    return bool(found) and regex.search(r"(?<!\w)" + r"\W+".join(map(regex.escape, found)) + r"(?!\w)",
+                                        nfc(text).casefold()) is not None
 
 
 def _absent(names: list[str], text: str | None) -> bool:

@@ -37,7 +37,7 @@ orang tokoh organisasi lokasi tempat peristiwa kejadian konsep kategori teknolog
 _SCHEMA_WORDS = ("name", "names", "type", "types", "description", "desc", "entity", "entities", "source", "target",
                  "keywords", "keyword", "strength", "weight", "id", "relation", "relationship", "relationtype")
 _STRONG_PLACEHOLDER = re.compile(
-    r"(?:entity|node|source|target|subject|object|relation(?:ship)?)(?:[ _-]?\d+|[ _-][a-d]|_?name|_?type|_?id)"
+    r"(?:entity|node|source|target|subject|object|relation(?:ship)?)(?:[ _-]?\d+|[_-][a-d]|_?name|_?type|_?id)"
     r"|relation(?:ship)?[ _-]?(?:type|name|keywords?|description|strength)|(?:source|target)[ _-]?entity"
     r"|\.\.\.|…|n/a|(?:entity|relation(?:ship)?)[ _-]?(?:description|keywords?|strength)", re.I)
 # only whole HTML entities ("AT&amp;T"): html.unescape alone also reads legacy forms without ";" ("&LT", "&copy")
