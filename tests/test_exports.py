@@ -276,3 +276,8 @@ def test_outputs_get_the_permissions_of_any_new_file(tmp_path):
     kept.chmod(0o640)  # a file the user restricted keeps its mode when it is written again
     write_text(kept, "{}")
     assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+
+
+def test_the_neo4j_array_delimiter_is_one_no_value_holds():
+    from graphglean.graph.formats.neo4j import DELIMITERS, _delimiter
+    assert _delimiter(["".join(DELIMITERS)]) not in "".join(DELIMITERS)

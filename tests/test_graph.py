@@ -10,6 +10,7 @@ from graphglean.core.config import Config
 from graphglean.graph.building.echoes import Examples
 from graphglean.graph.building.merge import GraphAccumulator, merge_records, normalize_name
 from graphglean.graph.extract import extract_graph, extract_graph_sync
+from graphglean.graph.extraction.debris import misspelt
 from graphglean.graph.extraction.fields import COMMON_TYPES, is_header_word, is_placeholder
 from graphglean.graph.extraction.parser import RecordParser
 from graphglean.graph.extraction.prompts import neutralize
@@ -69,9 +70,12 @@ async def test_recovers_every_node_and_edge_of_the_recorded_graphs(folder):
     # all: the examples the recording tool's prompt showed (LightRAG's, echoed into the llama3.1 set) are not
     # graphglean's, whose prompt this replay sends; none of their nodes echoes graphglean's examples
     assert not any(map(Examples.of(cfg.graph).echoes, theirs.nodes))
-    assert {normalize_name(n) for n in theirs.nodes} <= set(ours.nodes) and result.stats.echoed_examples == 0
+    # a relationship's end the answer misspelt is its own entity's name ("real world ..." of "real-world ...")
+    ours_of = {n: n if n in ours else next((m for m in ours if misspelt(n, m)), n) for n in map(normalize_name, theirs)}
+    assert set(ours_of.values()) <= set(ours.nodes) and result.stats.echoed_examples == 0
+    assert sum(a != b for a, b in ours_of.items()) <= 2
     for a, b in theirs.edges:
-        assert ours.has_edge(normalize_name(a), normalize_name(b)), (a, b)
+        assert ours.has_edge(ours_of[normalize_name(a)], ours_of[normalize_name(b)]), (a, b)
     assert responder.misses == 0
 
 

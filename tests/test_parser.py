@@ -327,8 +327,10 @@ def test_a_cut_answer_yields_only_whole_records(records, style, sep, data):
     answer = sep.join(lines)
     cut = data.draw(st.integers(1, len(answer)))
     r = parser.parse(answer[:cut], truncated=True)
-    whole = {(normalize_name(unicodedata.normalize("NFC", n)), normalize_name(d)) for n, _, d in records}
-    assert {(normalize_name(e.name), normalize_name(e.description)) for e in r.entities} <= whole
+    # a lone quote opening a field is cut when read, and kept by node keys as an elision ("'s-Hertogenbosch")
+    norm = lambda s: normalize_name(s).lstrip("'\u2019")  # noqa: E731
+    whole = {(norm(unicodedata.normalize("NFC", n)), norm(d)) for n, _, d in records}
+    assert {(norm(e.name), norm(e.description)) for e in r.entities} <= whole
     assert len(r.entities) >= answer[:cut].count(sep if style == "tuple" else "\n") - (sep == "##")
 
 
@@ -417,3 +419,44 @@ def test_an_escaped_surrogate_pair_in_repaired_json_is_one_character():
     text = '{"source": "<COMPLETE> x", "target": "0\\ud800\\udc00", "description": ""}'
     names = [(r.source_name, r.target_name) for r in RecordParser().parse_any(text).relationships]
     assert names and all(not any(0xD800 <= ord(c) <= 0xDFFF for c in a + b) for a, b in names)
+
+
+@pytest.mark.parametrize("answer,entities,relationships", [
+    ("**Entities:**\n- Ayasofya(geo): Camii\n- Recep Tayyip Erdoğan (person): Cumhurbaşkanı\n\n**Relationships:**\n"
+     "- Recep Tayyip Erdoğan → Ayasofya: ziyaret etti (7)\n",
+     [("Ayasofya", "geo", "Camii"), ("Recep Tayyip Erdoğan", "person", "Cumhurbaşkanı")],
+     [("Recep Tayyip Erdoğan", "Ayasofya", "ziyaret etti", 7.0)]),
+    ("type\tname\ttarget\tdescription\nentity\tMinsk\tgeo\tcapital\nrelationship\tMinsk\tBelarus\tcapital of\t9\n",
+     [("Minsk", "geo", "capital")], [("Minsk", "Belarus", "capital of", 9.0)]),
+    ("1. entity - Cape Verde - geo - island nation\n2. relationship - Praia - Cape Verde - capital - 8\n",
+     [("Cape Verde", "geo", "island nation")], [("Praia", "Cape Verde", "capital", 8.0)]),
+    ("Entities: ana (person), Lisboa (geo), Benfica (organization)\nana -> Lisboa (lives there, 6)\n",
+     [("ana", "person", ""), ("Lisboa", "geo", ""), ("Benfica", "organization", "")],
+     [("ana", "Lisboa", "lives there", 6.0)]),
+    ("* Nimi: Sauli Niinistö, Tyyppi: person, Kuvaus: entinen presidentti\n"
+     "1. 名称：“鲁迅”；类型：人物；描述：作家\n- Oslo - geo - capital of Norway\n- Oslo - Norway - capital - 9\n",
+     [("Sauli Niinistö", "person", "entinen presidentti"), ("鲁迅", "人物", "作家"), ("Oslo", "geo", "capital of Norway")],
+     [("Oslo", "Norway", "capital", 9.0)]),
+    ("1. **Ada Lovelace** (Person)\n   - Wrote the first program.\n2. **Analytical Engine** (product): A machine.\n",
+     [("Ada Lovelace", "Person", "Wrote the first program."), ("Analytical Engine", "product", "A machine.")], []),
+])
+def test_list_items_as_small_models_write_them(answer, entities, relationships):
+    result = RecordParser().parse(answer + "<|COMPLETE|>")
+    assert [(e.name, e.type, e.description) for e in result.entities] == entities
+    assert [(r.source_name, r.target_name, r.description, r.weight) for r in result.relationships] == relationships
+
+
+@pytest.mark.parametrize("line", [
+    "Here are the entities I found in the passage:", "Note: the passage (a news report) names two companies.",
+    "The capital - as the text says - is small.", "Summary: Acme (a firm), Beta (another) and more",
+])
+def test_prose_is_no_list_item(line):
+    result = RecordParser().parse(line + "\n<|COMPLETE|>")
+    assert result.entities == [] and result.relationships == []
+
+
+def test_a_type_glued_to_the_name_and_a_record_split_after_its_kind():
+    result = RecordParser().parse('("entity"<|>Ilham Aliyev:person<|>President)##\n("relationship"\n<|>Ilham Aliyev\n'
+                                  '<|>Baku\n<|>works in\n<|>7)##\n<|COMPLETE|>')
+    assert [(e.name, e.type, e.description) for e in result.entities] == [("Ilham Aliyev", "person", "President")]
+    assert [(r.source_name, r.target_name) for r in result.relationships] == [("Ilham Aliyev", "Baku")]

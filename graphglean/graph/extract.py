@@ -31,7 +31,7 @@ from .building.merge import GraphAccumulator
 from .building.profile_memo import ProfileMemo
 from .building.stream import DescriptionStream
 from .extraction.chunk_extraction import ChunkExtraction
-from .extraction.debris import clean_names
+from .extraction.debris import clean_names, restore_names, snap_endpoints
 from .extraction.gleaning import LoopCheck
 from .extraction.parser import RecordParser
 from .extraction.workload import chunk_weight
@@ -67,6 +67,8 @@ def parse_extraction(extraction: ChunkExtraction, chunk: Chunk, parser: RecordPa
     for i, response in enumerate(extraction.responses):
         result.extend(parser.parse(response, src, first_position=result.examined, truncated=extraction.is_cut(i)))
     clean_names(result, chunk.text)
+    restore_names(result, chunk.text)
+    snap_endpoints(result)
     if examples is not None:
         drop_echoed_records(result, chunk.text, examples)
     if isinstance(parser, SchemaParser):

@@ -17,6 +17,9 @@ from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 Key = tuple[str, int, str, int]
 _NOWHERE: Key = ("", -1, "", -1)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019`*<>"
+_ELISION = "'\u2019"
+_CORNER_PAIRS = ("\u300c\u300d", "\u300e\u300f")  # 「」『』
+_CORNERS = frozenset("\u300c\u300d\u300e\u300f")
 
 
 def normalize_name(name: str) -> str:
@@ -25,7 +28,16 @@ def normalize_name(name: str) -> str:
 
 
 def clean_name(name: str) -> str:
-    return " ".join(name.strip().strip(_QUOTES).split())
+    """``name`` without the quotes around it (corner brackets too) and its blanks collapsed; an apostrophe
+    opening it that stands for letters left out ("'s-Hertogenbosch", "'t Hooft": before a small letter, no quote
+    closing the name) stays."""
+    stripped = name.strip()
+    cleaned = stripped.strip(_QUOTES)
+    if stripped[:1] in _ELISION and cleaned[:1].islower() and stripped[-1:] not in _QUOTES:
+        cleaned = stripped[0] + cleaned
+    if len(cleaned) > 2 and cleaned[0] + cleaned[-1] in _CORNER_PAIRS and not _CORNERS & set(cleaned[1:-1]):
+        cleaned = cleaned[1:-1]  # 「しらせ」: Japanese quotes a name so, as others write "Shirase"
+    return " ".join(cleaned.split())
 
 
 def _key(src: Provenance | None) -> Key:

@@ -1,13 +1,14 @@
-"""Records written as markdown tables (with a header row) or as YAML-like ``key: value`` blocks, as small local
-models often write them instead of the asked format. Each row or block becomes a mapping of roles (name, type,
-description, source, target, relation, keywords, strength) to values; `RecordParser` turns those into records."""
+"""Records written as markdown tables (with a header row), as YAML-like ``key: value`` blocks, or as list items,
+as small local models often write them instead of the asked format. Each row or block becomes a mapping of roles
+(name, type, description, source, target, relation, keywords, strength) to values, each list item the fields of
+a record; `RecordParser` turns those into records."""
 
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Callable, Iterator
 
-from .fields import clean_field
+from .fields import ARROW, clean_field
 
 _ROLES = {
     "name": "name", "entity": "name", "entity name": "name", "entity_name": "name", "title": "name",
@@ -88,3 +89,87 @@ def key_value_blocks(lines: list[str]) -> Iterator[tuple[int, int, dict[str, str
             i = j
         else:
             i = max(j, i + 1)
+
+
+# -- list items: one record a line, in the shapes small models write under "Entities:" and "Relationships:" ------
+
+_MARK = re.compile(r"^[ \t]*(?:[-*+\u2022\u25cf]|\d+[.)\u3001]|\(\d+\))?[ \t]*")
+_SPACED_DASH = re.compile(r"\s+[-\u2013\u2014]\s+")
+_ARROWED = re.compile(rf"^(?P<a>.+?)\s*(?:{ARROW})\s*(?P<rest>.+)$")
+# after the target: its description behind a colon, a spaced dash or in parentheses
+_TARGET = re.compile(r"^(?P<b>.+?)(?:\s*[:\uff1a]\s*|\s+[-\u2013\u2014]\s+|\s*(?=[(\uff08]))(?P<rest>.*)$")
+_STRENGTH = re.compile(r"\s*[(\uff08]\s*(?:[^()\uff08\uff09\d]{0,24}[:\uff1a]\s*)?(?P<n>\d{1,2}(?:\.\d+)?)\s*(?:/\s*10)?"
+                       r"\s*[)\uff09]\s*$")
+_PAREN_PAIR = re.compile(r"^[(\uff08](?P<d>.*?)(?:[,\uff0c]\s*(?P<n>\d{1,2}(?:\.\d+)?))?\s*[)\uff09]$")
+_TYPED_NAME = re.compile(r"^(?P<name>[^()\[\]\uff08\uff09]+?)\s*[(\[\uff08](?P<type>[^()\[\]\uff08\uff09]{1,30})[)\]\uff09]"
+                         r"\s*(?:(?:[:\uff1a]|[-\u2013\u2014])\s*(?P<d>.*))?$")
+_NUMERIC = re.compile(r"\d{1,2}(?:\.\d+)?(?:\s*/\s*10)?")
+_PAIR_SEPARATOR = re.compile(r"\s*[;\uff1b]\s*")
+_KEYED_COMMA = re.compile(r"[,\uff0c]\s*(?=[^,\uff0c:\uff1a]{1,24}[:\uff1a])")
+
+
+def list_records(line: str, kind_of: Callable[[str], str],
+                 is_type: Callable[[str], bool]) -> list[tuple[str, list[str]]]:
+    """The records a list item holds, each as (kind, fields with the kind first), or none: a tab-separated row
+    or a row of spaced dashes that opens with its kind ("entity - Joko Widodo - person - ..."); an arrow between
+    two names ("A -> B: what joins them (8)", "A → B (description, 8)"); a name with its type in brackets
+    ("Name (person): ...", and a line of them after a heading: "Entities: jess (person), Kailua (geo)"); spaced
+    dashes with a type second, or a strength last; ``key: value`` pairs on one line whose second value is a
+    type ("名称：X；类型：人物；描述：..."). ``is_type`` says a word is an entity type, so prose is no record."""
+    item = _MARK.sub("", line.replace("**", "").replace("__", ""), count=1).strip()
+    if not item:
+        return []
+    if "\t" in item:
+        cells = [c.strip() for c in item.split("\t")]
+        return [(kind_of(cells[0].lower()), cells)] if len(cells) >= 3 and _recorded(kind_of(cells[0].lower())) else []
+    dashed = _SPACED_DASH.split(item)
+    if len(dashed) >= 3 and _recorded(kind := kind_of(clean_field(dashed[0]).lower())):
+        return [(kind, dashed)]
+    if (arrowed := _ARROWED.match(item)) and (pair := _pair(arrowed.group("a"), arrowed.group("rest"))):
+        return [("relationship", ["relationship", *pair])]
+    if (typed := _typed(item, is_type)) is not None:
+        return [typed]
+    head, colon, listed = item.partition(":")
+    if colon and "," in listed:  # "Entities: jess (person), mike_t (person), Honolulu (geo)"
+        found = [_typed(part.strip(), is_type) for part in listed.split(",")]
+        if len(found) >= 2 and all(found):
+            return [f for f in found if f]
+    if len(dashed) >= 3 and is_type(clean_field(dashed[1])):
+        return [("entity", ["entity", dashed[0], dashed[1], " - ".join(dashed[2:])])]
+    if len(dashed) >= 3 and _NUMERIC.fullmatch(dashed[-1].strip()):
+        return [("relationship", ["relationship", dashed[0], dashed[1], " - ".join(dashed[2:-1]), dashed[-1]])]
+    pairs = _PAIR_SEPARATOR.split(item)
+    if len(pairs) < 3:  # "Jina: Samia Suluhu Hassan, Aina: person, Maelezo: ..."
+        pairs = _KEYED_COMMA.split(item)
+    if len(pairs) >= 3 and all(re.search("[:\uff1a]", p) for p in pairs):
+        values = [re.split("[:\uff1a]", p, maxsplit=1)[1].strip() for p in pairs]
+        if values[0] and is_type(clean_field(values[1])):
+            return [("entity", ["entity", values[0], values[1], "; ".join(values[2:])])]
+    return []
+
+
+def _recorded(kind: str) -> bool:
+    return kind in ("entity", "relationship", "relation")
+
+
+def _typed(item: str, is_type: Callable[[str], bool]) -> tuple[str, list[str]] | None:
+    m = _TYPED_NAME.match(item)
+    if m is None or not is_type(m.group("type").strip()) or not clean_field(m.group("name")):
+        return None
+    return "entity", ["entity", m.group("name"), m.group("type"), m.group("d") or ""]
+
+
+def _pair(source: str, rest: str) -> list[str] | None:
+    """[source, target, description, strength] of what follows an arrow, or None when no target is named."""
+    m = _TARGET.match(rest)
+    target, after = (m.group("b"), m.group("rest")) if m else (rest, "")
+    if not clean_field(source) or not clean_field(target):
+        return None
+    strength = ""
+    if (whole := _PAREN_PAIR.match(after.strip())) and whole.group("n"):  # "(friends chatting, 5)"
+        after, strength = whole.group("d"), whole.group("n")
+    elif found := _STRENGTH.search(after):  # ": what joins them (strength: 9)"
+        after, strength = after[:found.start()], found.group("n")
+    elif whole:  # "(friends chatting)"
+        after = whole.group("d")
+    return [source, target, after.strip(), *([strength] if strength else [])]

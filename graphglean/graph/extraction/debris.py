@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 
+import attrs
 import regex
 
+from ...text.language import script_of
 from ...text.nfc import nfc
 from ...text.words import LETTERS
 from ..records import EntityRecord, ParseResult, RelationshipRecord
-from .fields import clean_field, is_header_word
+from .fields import clean_field, is_header_word, is_known_type
 
 FRAGMENTS = ("|", "\uff5c", "<|", "->", "=>", "\u2192")  # a bar alone too: "Government|Offeror|evaluates"
 _JUNK = r"[\s<>|#\\\-=\u2192\uff1c\uff1e\uff5c\"'`*\u201c\u201d]"  # what a format leaves at a name's edge
@@ -160,3 +162,93 @@ def _checked(name: str, text: ChunkText, result: ParseResult) -> str | None:
     if fixed is not None:
         result.repaired_names += 1
     return fixed
+
+
+_GLOSSED = re.compile(r"^(?P<name>[^()\[\]\uff08\uff09]+?)\s*(?:[(\uff08](?P<gloss>[^()\uff08\uff09]+)[)\uff09]|"
+                      r"\[(?P<tag>[^\[\]]+)\])$")
+_ELIDED = "'\u2019\u2018`"
+
+
+def restore_names(result: ParseResult, text: str) -> None:
+    """Names as the chunk writes them, in place (counted as repaired): a name with a gloss in brackets that the
+    chunk does not write, in another script or a note or a type ("晴海ふ頭 (Harumi Pier)", "Rourke (rumor)",
+    "Дюков [person]"; not "Frankfurt (Oder)", which it writes, nor an alias or expansion: "DHF (Dengue
+    Hemorrhagic Fever)") is the name it glosses;
+    a name that lost the apostrophe opening it ("s-Hertogenbosch" of "'s-Hertogenbosch", "t Hooft") takes it
+    back where the chunk writes it so, unquoted."""
+    chunk = ChunkText(text)
+    names = {e.name for e in result.entities} | {n for r in result.relationships for n in (r.source_name,
+                                                                                          r.target_name)}
+    fixed = {n: f for n in names if (f := _glossed(n, chunk) or _elided(n, text)) and f != n}
+    if not fixed:
+        return
+    result.repaired_names += len(fixed)
+    result.entities = [attrs.evolve(e, name=fixed.get(e.name, e.name)) for e in result.entities]
+    result.relationships = [attrs.evolve(r, source_name=fixed.get(r.source_name, r.source_name),
+                                         target_name=fixed.get(r.target_name, r.target_name))
+                            for r in result.relationships]
+
+
+def _glossed(name: str, chunk: ChunkText) -> str:
+    m = _GLOSSED.match(name)
+    if m is None or chunk.holds(name) or not chunk.holds(m.group("name")):
+        return ""
+    gloss = (m.group("gloss") or m.group("tag") or "").strip()
+    other_script = script_of(gloss) not in ("", script_of(m.group("name")))
+    note = " " not in gloss and gloss.islower()  # "(rumor)", "(person)"; not "(Dengue)", an alias or expansion
+    return m.group("name").strip() if other_script or note or is_known_type(gloss, frozenset()) else ""
+
+
+def _elided(name: str, text: str) -> str:
+    if not name[:1].islower() or name[:1] in _ELIDED:
+        return ""
+    m = re.search(rf"(?<!\w)([{_ELIDED}]){re.escape(name)}(?!\w)(?![{_ELIDED}](?!s\b))", nfc(text))  # 's: no quote
+    return m.group(1) + name if m else ""
+
+
+_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]")
+
+
+def snap_endpoints(result: ParseResult) -> None:
+    """Relationship ends that name none of the answer's own entities but one of them as the model misspelled it
+    ("Kementrian" of "Kementerian", "Organisation" of "Organization"): the entity's name, in place (counted as
+    repaired). Two entities that would fit leave the end as it is; so does a plural ("the Cratchits") and a
+    shorter name ("Scrooge" of "Ebenezer Scrooge", "Tokyo" of "World Athletics Championship Tokyo": resolution
+    reads those)."""
+    declared = {e.name.casefold(): e.name for e in result.entities}
+    ends = {n for r in result.relationships for n in (r.source_name, r.target_name) if n.casefold() not in declared}
+    fixed = {n: match for n in ends if (match := _one_fitting(n, declared))}
+    if fixed:
+        result.repaired_names += len(fixed)
+        result.relationships = [attrs.evolve(r, source_name=fixed.get(r.source_name, r.source_name),
+                                             target_name=fixed.get(r.target_name, r.target_name))
+                                for r in result.relationships]
+
+
+def _one_fitting(end: str, declared: dict[str, str]) -> str:
+    folded = end.casefold().strip()
+    fits = [name for key, name in declared.items() if misspelt(folded, key)]
+    return fits[0] if len(fits) == 1 else ""
+
+
+def misspelt(end: str, name: str) -> bool:
+    """One or two letters off (by length: one from six letters, two from twelve), not a plural of the other."""
+    allowed = 2 if len(name) >= 12 else 1 if len(name) >= 6 else 0
+    short, long_ = sorted((end, name), key=len)
+    if long_ in (short + "s", short + "es") or _UNSPACED.search(end):
+        return False
+    return bool(allowed) and abs(len(end) - len(name)) <= allowed and 0 < _distance(end, name, allowed) <= allowed
+
+
+def _distance(a: str, b: str, cap: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``cap + 1`` once it must exceed ``cap``."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        best = row[0]
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+            best = min(best, row[j])
+        if best > cap:
+            return cap + 1
+    return row[-1]

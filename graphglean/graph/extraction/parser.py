@@ -19,7 +19,7 @@ from typing import Callable
 
 from ...core.answers import reasoning_spans
 from ..records import ParseResult, Provenance
-from .blocks import key_value_blocks, tables
+from .blocks import key_value_blocks, list_records, tables
 from .exact_format import ExactFormat
 from .fields import (
     ARROW,
@@ -29,6 +29,7 @@ from .fields import (
     PIPE,
     QUOTES,
     clean_field,
+    is_known_type,
     strip_closers,
 )
 from .json_records import read_json
@@ -89,7 +90,8 @@ class RecordParser:
         # line of thousands of blanks, as JSON blanked out leaves, took minutes); the quotes' own run follows them
         quoted = f"[ \\t]*(?:{_Q}+[ \\t]*)?"
         after = f"{quoted}(?:{delimiter}|{PIPE})"
-        arrowed = f"{quoted}(?:{delimiter}|{PIPE}|{ARROW})"  # ("entity" -> "Navy" -> ...)
+        # ("entity" -> "Navy" -> ...); a delimiter may open the next line ("(\"relationship\"\n<|>A\n<|>B ...")
+        arrowed = f"{quoted}(?:\\n[ \\t]*)?(?:{delimiter}|{PIPE}|{ARROW})"
         # A record starts where a parenthesized kind stands anywhere ("(\"entity\"<|>"), where a bare kind opens
         # a line or follows a record delimiter or a closing parenthesis ("entity<|#|>"), or follows a delimiter
         # that ended a full record (records glued with the field delimiter), or stands after any words that open
@@ -302,6 +304,28 @@ class RecordParser:
                 for k in range(start, end):
                     used[k] = True
                 read.by_role(block, "; ".join(f"{k}: {v}" for k, v in block.items()))
-        for line, taken in zip(lines, used):
-            if not taken and self._tuple.search(line):
+        for k, line in enumerate(lines):
+            if used[k]:
+                continue
+            if not self._tuple.search(line) and (items := list_records(line, _kind, self._is_type)):
+                if len(items) == 1 and items[0][0] == "entity" and items[0][1][3:4] in ([""], []) and \
+                        (said := self._said_below(lines, k, used)):  # "1. **X** (Person)\n   - Authors of ..."
+                    items = [("entity", [*items[0][1][:3], said])]
+                for kind, fields in items:
+                    read.positional(kind, [clean_field(f) for f in fields], line.strip())
+            elif self._tuple.search(line):
                 read.result.malformed.append(line.strip())
+
+    def _said_below(self, lines: list[str], k: int, used: list[bool]) -> str:
+        """The description a list item's entity is given on the next line, indented under it (marked used)."""
+        if k + 1 >= len(lines) or used[k + 1] or not lines[k + 1].strip():
+            return ""
+        below, line = lines[k + 1], lines[k]
+        if len(below) - len(below.lstrip()) <= len(line) - len(line.lstrip()) or \
+                list_records(below, _kind, self._is_type) or self._tuple.search(below):
+            return ""
+        used[k + 1] = True
+        return _LIST_MARK.sub("", below).strip()
+
+    def _is_type(self, value: str) -> bool:
+        return is_known_type(value, self._types)

@@ -144,8 +144,10 @@ def _cell(value: Any, kind: str, delimiter: str) -> str:
 
 def _delimiter(values: Iterable[str]) -> str:
     text = "".join(values)
-    for d in DELIMITERS:
-        if d not in text:
+    used = set(text)
+    # then a private-use character: names from a model's answer may hold every control character
+    for d in (*DELIMITERS, *map(chr, range(0xE000, 0xF900))):
+        if d not in used:
             return d
     raise ValueError("every candidate array delimiter occurs in the graph's list values")
 
