@@ -36,6 +36,8 @@ SHAPES = {  # name -> (answer of size n)
     "a key, then n blanks": lambda n: "name:" + " " * n + "value",
     "n blank lines": lambda n: "name:" + "\n" * n + "SAME",
     "n opening brackets": lambda n: "[" * n,
+    "two words, n blanks between": lambda n: "Ada" + " " * n + "(person): a - b",
+    "an arrow, then n blanks": lambda n: "Ada ->" + " " * n + "Bob: knows (5)",
 }
 READERS = ["parser", "JSON answer", "report", "resolution answer"]
 

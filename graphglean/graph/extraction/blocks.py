@@ -122,6 +122,7 @@ def list_records(line: str, kind_of: Callable[[str], str],
     if "\t" in item:
         cells = [c.strip() for c in item.split("\t")]
         return [(kind_of(cells[0].lower()), cells)] if len(cells) >= 3 and _recorded(kind_of(cells[0].lower())) else []
+    item = " ".join(item.split())  # one blank between words: no pattern below splits a run of them (square time)
     dashed = _SPACED_DASH.split(item)
     if len(dashed) >= 3 and _recorded(kind := kind_of(clean_field(dashed[0]).lower())):
         return [(kind, dashed)]
