@@ -492,3 +492,17 @@ def test_a_country_domain_against_a_name_described_in_another_countrys_words():
 ])
 def test_a_person_and_a_contest_named_after_them_stay_apart(person, contest):
     assert not together(resolved(person, contest).graph, person[0], contest[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("U.N.I.C.E.F.", "UN agency", "United Nations agency for children, based in New York."),
+     ("UNICEF", "agencia de la ONU", "Organismo de la ONU que ayuda a la infancia en todo el mundo.")),
+    (("N.A.T.O.", "intergovernmental organization", "Military alliance founded in 1949."),
+     ("NATO", "Organisation", "Militärbündnis mit Sitz in Brüssel.")),
+])
+def test_types_of_several_words_are_read_by_their_head(a, b):
+    """"UN agency" and "agencia de la ONU" are organizations: the head last in English, first in Spanish."""
+    from graphglean.graph.resolution.variants.types import english_type
+    assert english_type("un agency") == english_type("agencia de la onu") == "organization"
+    assert english_type("city hall") == "city hall" and english_type("device driver") == "device driver"
+    assert together(resolved(a, b).graph, a[0], b[0])

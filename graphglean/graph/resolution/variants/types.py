@@ -161,6 +161,10 @@ TYPE_WORDS |= _table({
                   "championnat|campeonato|campionato|meisterschaft|mistrzostwa|чемпионат|grand slam|grand prix|"
                   "competition|compétition|competición|wettbewerb|race|course cycliste|rennen|marathon",
 })
+TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authority|autorità|autoridad|autorité|"
+                                       "agentur|behörde|agenzia|agência", "company": "emittente|emisora|radiodiffuseur"})
+_CANONICAL = frozenset(TYPE_WORDS.values())
+_HEAD_FIRST = frozenset("de di da do du des del della dei degli dos das van von für na".split())
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
 _GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gemeinde": "city", "dorf": "city",
                  "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
@@ -177,5 +181,9 @@ def english_type(type_: str) -> str:
     words = type_.split()
     if len(words) > 1 and words[-1] in TYPE_WORDS:
         return TYPE_WORDS[words[-1]]
+    if len(words) > 1 and words[-1] in _CANONICAL:  # "intergovernmental organization"
+        return words[-1]
+    if len(words) > 2 and words[1] in _HEAD_FIRST and words[0] in TYPE_WORDS:  # "agencia de la onu": the head
+        return TYPE_WORDS[words[0]]  # before a preposition (an English "city hall", "device driver": the last)
     head = next((h for h in _GERMAN_HEADS if type_.endswith(h) and len(type_) > len(h) + 2), "")
     return _GERMAN_HEADS[head] if head else type_
