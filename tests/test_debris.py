@@ -245,13 +245,13 @@ def test_names_are_restored_as_the_chunk_writes_them():
     from graphglean.graph.building.merge import clean_name
     from graphglean.graph.extraction.debris import restore_names, snap_endpoints
     from graphglean.graph.records import EntityRecord, ParseResult, RelationshipRecord
-    text = "大阪城 stands near 't Hooft's office; Frankfurt (Oder) and Posen meet the Komisja Europejska."
+    text = "大阪城 stands near 't Hooft's office; Frankfurt (Oder), Posen and the Meuse meet the Komisja Europejska."
     result = ParseResult(entities=[EntityRecord(n, "geo", "", None) for n in (
-        "大阪城 (Osaka Castle)", "t Hooft", "Frankfurt (Oder)", "Posen (Poznań)", "Posen [geo]", "Komisja Europejska")],
+        "大阪城 (Osaka Castle)", "t Hooft", "Frankfurt (Oder)", "Posen (Poznań)", "Meuse [geo]", "Komisja Europejska")],
         relationships=[RelationshipRecord("Komisja Europejskaa", "Posen (Poznań)", "", 1.0)])
     restore_names(result, text)
     snap_endpoints(result)
-    assert [e.name for e in result.entities] == ["大阪城", "'t Hooft", "Frankfurt (Oder)", "Posen (Poznań)", "Posen",
+    assert [e.name for e in result.entities] == ["大阪城", "'t Hooft", "Frankfurt (Oder)", "Posen (Poznań)", "Meuse",
                                                   "Komisja Europejska"]
     assert [(r.source_name, r.target_name) for r in result.relationships] == [("Komisja Europejska", "Posen (Poznań)")]
     assert clean_name("「しらせ」") == "しらせ" and clean_name("'s-Gravenhage") == "'s-Gravenhage"
@@ -260,3 +260,17 @@ def test_names_are_restored_as_the_chunk_writes_them():
                          relationships=[RelationshipRecord("Cratchits", "Cratchit", "", 1.0)])
     snap_endpoints(plural)
     assert plural.relationships[0].source_name == "Cratchits"  # a plural is the family, not a misspelling
+
+
+def test_name_repairs_leave_namesakes_and_numbers_alone():
+    """Found by a reviewer: glosses that tell two apart, quoted phrases, a number or a short word one letter off."""
+    from graphglean.graph.extraction.debris import misspelt, restore_names
+    from graphglean.graph.records import EntityRecord, ParseResult
+    result = ParseResult(entities=[EntityRecord(n, "geo", "", None) for n in ("Georgia (state)", "Georgia (country)",
+                                                                              "iPhone")])
+    restore_names(result, "Georgia, the Peach State, and Georgia, the nation; the 'iPhone 15 Pro' launch")
+    assert [e.name for e in result.entities] == ["Georgia (state)", "Georgia (country)", "iPhone"]
+    assert not any(misspelt(a, b) for a, b in [("apollo 12", "apollo 11"), ("henry vii", "henry viii"),
+                                               ("joan smith", "john smith"), ("homburg", "hamburg"),
+                                               ("gambia", "zambia")])
+    assert misspelt("organisation for security", "organization for security")

@@ -238,3 +238,10 @@ def test_an_echo_leaves_its_chunk_whatever_other_chunks_hold():
     assert drop_echoed_records(result, text, Examples.of(GraphConfig())) == 1
     assert [e.name for e in result.entities] == ["ENTITY A", "KIEL"] and len(result.relationships) == 1
     assert not is_placeholder("Entity A") and is_placeholder("entity_a") and is_placeholder("Entity1")
+
+
+def test_a_labelled_group_a_list_writes_is_no_echo():
+    from graphglean.graph.building.echoes import drop_echoed_records
+    from graphglean.graph.records import EntityRecord, ParseResult
+    result = ParseResult(entities=[EntityRecord("Group A", "organization", "", None)])
+    assert drop_echoed_records(result, "Brazil and Spain lead Groups A and B.", Examples.of(GraphConfig())) == 0

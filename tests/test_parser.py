@@ -460,3 +460,29 @@ def test_a_type_glued_to_the_name_and_a_record_split_after_its_kind():
                                   '<|>Baku\n<|>works in\n<|>7)##\n<|COMPLETE|>')
     assert [(e.name, e.type, e.description) for e in result.entities] == [("Ilham Aliyev", "person", "President")]
     assert [(r.source_name, r.target_name) for r in result.relationships] == [("Ilham Aliyev", "Baku")]
+
+
+@pytest.mark.parametrize("line", [
+    "Step 1: Identify entities -> Step 2: relationships (8)", "Note: Alice -> Acme is the key relationship (9).",
+    "### Relationships (source -> target)", "Translation: 東京 → Tokyo", "### People (person)",
+    "**Organizations (organization):**", "- Most names in the text are people (person)", "- the company (organization)",
+    "- She (person): the narrator", "Allowed types: person (person), organization (organization)",
+    "Entities - none - the passage has no named entities.", "Summary - event - the merger was announced in 2020.",
+    "Note - relationships were scored - on a scale of 1 to 10 - 10", "Timeline - 2019 - 2020 - 5",
+    "Confidence: high; Category: event; Notes: none", "Relationship\tis\tstrong here", "entity\tcount\t3",
+])
+def test_explanations_shaped_like_list_items_are_no_records(line):
+    """Found by a reviewer: prose with arrows, dashes, colons and brackets."""
+    result = RecordParser().parse(line + "\n<|COMPLETE|>")
+    assert result.entities == [] and result.relationships == []
+
+
+def test_list_items_beside_records_of_the_asked_format_are_their_explanation():
+    answer = ('("entity"<|>Alice Smith<|>person<|>CEO)##\n("entity"<|>Acme Corp<|>organization<|>A firm:\n'
+              '- Retail - organization - sells goods)##\n("relationship"<|>Alice Smith<|>Acme Corp<|>CEO<|>9)\n'
+              '<|COMPLETE|>\nExplanation:\n1. Alice Smith → Acme Corp: she is named CEO (9).')
+    result = RecordParser().parse(answer)
+    assert names(result) == ["Alice Smith", "Acme Corp"] and len(result.relationships) == 1
+    # an arrow inside a typed item's description is its description
+    item = RecordParser().parse("- Alice (person): moved from Paris → London in 2020\n<|COMPLETE|>")
+    assert names(item) == ["Alice"] and item.relationships == []

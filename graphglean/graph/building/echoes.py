@@ -174,10 +174,18 @@ def drop_echoes(graph: nx.Graph, examples: Examples, chunks: Mapping[str, Any]) 
 
 
 def _written(name: str, text: str) -> bool:
-    """``name`` as the chunk writes it, any case ("Person A" in a tribunal's report is the person so called)."""
+    """``name`` as the chunk writes it, any case ("Person A" in a tribunal's report is the person so called), a
+    labelled one also in a list ("Groups A and B", "persons A and B")."""
     found = words_of(name)
-    return bool(found) and regex.search(r"(?<!\w)" + r"\W+".join(map(regex.escape, found)) + r"(?!\w)",
-                                        nfc(text).casefold()) is not None
+    folded = nfc(text).casefold()
+    if found and regex.search(r"(?<!\w)" + r"\W+".join(map(regex.escape, found)) + r"(?!\w)", folded):
+        return True
+    if len(found) != 2 or len(found[1]) > 2:
+        return False
+    word, label = found
+    forms = {word, word + "s", word + "es", word[:-1] + "ies"}
+    ws = words_of(folded)
+    return any(w in forms and label in ws[i + 1:i + 4] for i, w in enumerate(ws))
 
 
 def _absent(names: list[str], text: str | None) -> bool:

@@ -121,30 +121,33 @@ def list_records(line: str, kind_of: Callable[[str], str],
         return []
     if "\t" in item:
         cells = [c.strip() for c in item.split("\t")]
-        return [(kind_of(cells[0].lower()), cells)] if len(cells) >= 3 and _recorded(kind_of(cells[0].lower())) else []
+        kind = kind_of(cells[0].lower())
+        typed = kind == "entity" and len(cells) >= 3 and is_type(clean_field(cells[2]))
+        return [(kind, cells)] if typed or (kind in ("relationship", "relation") and len(cells) >= 4) else []
     item = " ".join(item.split())  # one blank between words: no pattern below splits a run of them (square time)
     dashed = _SPACED_DASH.split(item)
-    if len(dashed) >= 3 and _recorded(kind := kind_of(clean_field(dashed[0]).lower())):
+    if len(dashed) >= 3 and _recorded(kind := kind_of(clean_field(dashed[0]).lower())) and _named(dashed[1]):
         return [(kind, dashed)]
-    if (arrowed := _ARROWED.match(item)) and (pair := _pair(arrowed.group("a"), arrowed.group("rest"))):
-        return [("relationship", ["relationship", *pair])]
     if (typed := _typed(item, is_type)) is not None:
         return [typed]
+    if len(dashed) >= 3 and is_type(clean_field(dashed[1])) and _named(dashed[0]):
+        return [("entity", ["entity", dashed[0], dashed[1], " - ".join(dashed[2:])])]
+    if (arrowed := _ARROWED.match(item)) and (pair := _pair(arrowed.group("a"), arrowed.group("rest"))):
+        return [("relationship", ["relationship", *pair])]
     head, colon, listed = item.partition(":")
     if colon and "," in listed:  # "Entities: jess (person), mike_t (person), Honolulu (geo)"
         found = [_typed(part.strip(), is_type) for part in listed.split(",")]
         if len(found) >= 2 and all(found):
             return [f for f in found if f]
-    if len(dashed) >= 3 and is_type(clean_field(dashed[1])):
-        return [("entity", ["entity", dashed[0], dashed[1], " - ".join(dashed[2:])])]
-    if len(dashed) >= 3 and _NUMERIC.fullmatch(dashed[-1].strip()):
+    if len(dashed) >= 4 and _NUMERIC.fullmatch(dashed[-1].strip()) and _named(dashed[0]) and _named(dashed[1]):
         return [("relationship", ["relationship", dashed[0], dashed[1], " - ".join(dashed[2:-1]), dashed[-1]])]
     pairs = _PAIR_SEPARATOR.split(item)
     if len(pairs) < 3:  # "Jina: Samia Suluhu Hassan, Aina: person, Maelezo: ..."
         pairs = _KEYED_COMMA.split(item)
     if len(pairs) >= 3 and all(re.search("[:\uff1a]", p) for p in pairs):
         values = [re.split("[:\uff1a]", p, maxsplit=1)[1].strip() for p in pairs]
-        if values[0] and is_type(clean_field(values[1])):
+        first_key = re.split("[:\uff1a]", pairs[0], maxsplit=1)[0]
+        if values[0] and is_type(clean_field(values[1])) and _named(values[0]) and not _label(first_key):
             return [("entity", ["entity", values[0], values[1], "; ".join(values[2:])])]
     return []
 
@@ -153,9 +156,39 @@ def _recorded(kind: str) -> bool:
     return kind in ("entity", "relationship", "relation")
 
 
+# words that label a line of an explanation, never a name ("Note - ...", "Summary - event - ...")
+_LABELS = frozenset("""note notes summary overall total timeline explanation comment comments confidence reason result
+results example examples step answer question analysis translation legend key none nothing n/a na unknown wait so
+therefore thus here allowed types type entities entity relationships relationship relations relation people
+persons organizations organisations places locations events she he it they we i you this that these those""".split())
+
+
+def _label(text: str) -> bool:
+    return clean_field(text).casefold().rstrip(":") in _LABELS
+
+
+def _named(text: str) -> bool:
+    """A name as a list item holds one: a few words, no heading mark, no label before a colon, no sentence in it
+    (punctuation of one, or three lower-case words but joining ones), brackets closed, no pronoun or article
+    first."""
+    name = clean_field(text)
+    words = name.split()
+    if not words or name[0] in "#>" or _label(name) or len(words) > 8 or words[0].casefold() in _ARTICLES:
+        return False
+    if re.search(r"[:\uff1a]|[.?!]\s", name) or re.search(ARROW, name) or name.count("(") != name.count(")"):
+        return False
+    return sum(w[:1].islower() and w not in _JOINING for w in words) <= 2
+
+
+_ARTICLES = frozenset("the a an this that my our your his her their its".split())
+_JOINING = frozenset("of and for the de del della la le les du des da di do dos van von und y et e i dan & a".split())
+
+
 def _typed(item: str, is_type: Callable[[str], bool]) -> tuple[str, list[str]] | None:
     m = _TYPED_NAME.match(item)
-    if m is None or not is_type(m.group("type").strip()) or not clean_field(m.group("name")):
+    if m is None or not is_type(m.group("type").strip()) or not _named(m.group("name")):
+        return None
+    if is_type(clean_field(m.group("name"))):  # "Allowed types: person (person)", "People (person)"
         return None
     return "entity", ["entity", m.group("name"), m.group("type"), m.group("d") or ""]
 
@@ -164,7 +197,7 @@ def _pair(source: str, rest: str) -> list[str] | None:
     """[source, target, description, strength] of what follows an arrow, or None when no target is named."""
     m = _TARGET.match(rest)
     target, after = (m.group("b"), m.group("rest")) if m else (rest, "")
-    if not clean_field(source) or not clean_field(target):
+    if not _named(source) or not _named(target) or not clean_field(target).strip(".\"'"):
         return None
     strength = ""
     if (whole := _PAREN_PAIR.match(after.strip())) and whole.group("n"):  # "(friends chatting, 5)"

@@ -7,6 +7,7 @@ per chunk, that nothing of the format became a node."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import attrs
 import regex
@@ -164,8 +165,6 @@ def _checked(name: str, text: ChunkText, result: ParseResult) -> str | None:
     return fixed
 
 
-_GLOSSED = re.compile(r"^(?P<name>[^()\[\]\uff08\uff09]+?)\s*(?:[(\uff08](?P<gloss>[^()\uff08\uff09]+)[)\uff09]|"
-                      r"\[(?P<tag>[^\[\]]+)\])$")
 _ELIDED = "'\u2019\u2018`"
 
 
@@ -179,7 +178,9 @@ def restore_names(result: ParseResult, text: str) -> None:
     chunk = ChunkText(text)
     names = {e.name for e in result.entities} | {n for r in result.relationships for n in (r.source_name,
                                                                                           r.target_name)}
-    fixed = {n: f for n in names if (f := _glossed(n, chunk) or _elided(n, text)) and f != n}
+    bases = Counter(_base(n) for n in names if _base(n))  # "Georgia (state)", "Georgia (country)": two kept
+    fixed = {n: f for n in names if (f := (_glossed(n, chunk) if bases[_base(n)] < 2 else "") or _elided(n, text))
+             and f != n}
     if not fixed:
         return
     result.repaired_names += len(fixed)
@@ -189,18 +190,36 @@ def restore_names(result: ParseResult, text: str) -> None:
                             for r in result.relationships]
 
 
+def _split_gloss(name: str) -> tuple[str, str]:
+    """(name, gloss) of "name (gloss)" or "name [gloss]", else ("", "") (by the last bracket: no pattern)."""
+    name = name.strip()
+    closer = name[-1:]
+    opener = {")": "(", "\uff09": "\uff08", "]": "["}.get(closer)
+    at = name.rfind(opener) if opener else -1
+    if at <= 0 or any(c in name[at + 1:-1] for c in "()[]\uff08\uff09"):
+        return "", ""
+    return name[:at].strip(), name[at + 1:-1].strip()
+
+
+def _base(name: str) -> str:
+    return _split_gloss(name)[0].casefold()
+
+
 def _glossed(name: str, chunk: ChunkText) -> str:
-    m = _GLOSSED.match(name)
-    if m is None or chunk.holds(name) or not chunk.holds(m.group("name")):
+    base, gloss = _split_gloss(name)
+    if not base or not gloss or chunk.holds(name) or not chunk.holds(base):
         return ""
-    gloss = (m.group("gloss") or m.group("tag") or "").strip()
-    other_script = script_of(gloss) not in ("", script_of(m.group("name")))
+    other_script = script_of(gloss) not in ("", script_of(base))
     note = " " not in gloss and gloss.islower()  # "(rumor)", "(person)"; not "(Dengue)", an alias or expansion
-    return m.group("name").strip() if other_script or note or is_known_type(gloss, frozenset()) else ""
+    return base if other_script or note or is_known_type(gloss, frozenset()) else ""
+
+
+# the apostrophes that stand for letters left out at a name's start: Dutch 's (des), 't (het), 'n (een)
+_ELISION_START = re.compile(r"^[stn][- ]\w")
 
 
 def _elided(name: str, text: str) -> str:
-    if not name[:1].islower() or name[:1] in _ELIDED:
+    if not _ELISION_START.match(name):
         return ""
     m = re.search(rf"(?<!\w)([{_ELIDED}]){re.escape(name)}(?!\w)(?![{_ELIDED}](?!s\b))", nfc(text))  # 's: no quote
     return m.group(1) + name if m else ""
@@ -211,18 +230,20 @@ _UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]"
 
 def snap_endpoints(result: ParseResult) -> None:
     """Relationship ends that name none of the answer's own entities but one of them as the model misspelled it
-    ("Kementrian" of "Kementerian", "Organisation" of "Organization"): the entity's name, in place (counted as
-    repaired). Two entities that would fit leave the end as it is; so does a plural ("the Cratchits") and a
-    shorter name ("Scrooge" of "Ebenezer Scrooge", "Tokyo" of "World Athletics Championship Tokyo": resolution
-    reads those)."""
+    ("Kementrian" of "Kementerian": a letter left out of a long word; "Organisation" of "Organization", "Real
+    World" of "Real-World": spelling only): the entity's name, in place (counted as repaired). Never where a
+    number or a letter of a short word differs ("Apollo 12", "Henry VII", "Joan", "Homburg" are others), nor into
+    a loop; two entities that would fit leave the end as it is, and so does a shorter name ("Scrooge" of
+    "Ebenezer Scrooge", "Tokyo" of "World Athletics Championship Tokyo": resolution reads those)."""
     declared = {e.name.casefold(): e.name for e in result.entities}
     ends = {n for r in result.relationships for n in (r.source_name, r.target_name) if n.casefold() not in declared}
     fixed = {n: match for n in ends if (match := _one_fitting(n, declared))}
     if fixed:
         result.repaired_names += len(fixed)
-        result.relationships = [attrs.evolve(r, source_name=fixed.get(r.source_name, r.source_name),
-                                             target_name=fixed.get(r.target_name, r.target_name))
-                                for r in result.relationships]
+        result.relationships = [
+            attrs.evolve(r, source_name=a, target_name=b) if a != b else r
+            for r in result.relationships
+            for a, b in [(fixed.get(r.source_name, r.source_name), fixed.get(r.target_name, r.target_name))]]
 
 
 def _one_fitting(end: str, declared: dict[str, str]) -> str:
@@ -231,13 +252,26 @@ def _one_fitting(end: str, declared: dict[str, str]) -> str:
     return fits[0] if len(fits) == 1 else ""
 
 
+_SPELLING = str.maketrans({"z": "s", "-": None, " ": None, "'": None, "\u2019": None, ".": None})
+
+
 def misspelt(end: str, name: str) -> bool:
-    """One or two letters off (by length: one from six letters, two from twelve), not a plural of the other."""
-    allowed = 2 if len(name) >= 12 else 1 if len(name) >= 6 else 0
-    short, long_ = sorted((end, name), key=len)
-    if long_ in (short + "s", short + "es") or _UNSPACED.search(end):
+    """``end`` is ``name`` spelt another way (hyphens, blanks, apostrophes, dots, s for z) or with a letter left
+    out or added inside a word of eight letters or more, the words and numbers otherwise the same."""
+    if end == name or len(end) > 200 or len(name) > 200 or _UNSPACED.search(end):
         return False
-    return bool(allowed) and abs(len(end) - len(name)) <= allowed and 0 < _distance(end, name, allowed) <= allowed
+    if end.translate(_SPELLING) == name.translate(_SPELLING):
+        return True
+    ew, nw = end.split(), name.split()
+    if len(ew) != len(nw):
+        return False
+    differ = [(a, b) for a, b in zip(ew, nw) if a != b]
+    if len(differ) != 1:
+        return False
+    a, b = differ[0]
+    short, long_ = sorted((a, b), key=len)
+    return len(long_) == len(short) + 1 and len(short) >= 8 and not any(c.isdigit() for c in long_) and \
+        long_ not in (short + "s", short + "es") and _distance(short, long_, 1) == 1
 
 
 def _distance(a: str, b: str, cap: int) -> int:

@@ -38,6 +38,7 @@ _SCHEMA_WORDS = ("name", "names", "type", "types", "description", "desc", "entit
                  "keywords", "keyword", "strength", "weight", "id", "relation", "relationship", "relationtype")
 _STRONG_PLACEHOLDER = re.compile(
     r"(?:entity|node|source|target|subject|object|relation(?:ship)?)(?:[ _-]?\d+|[_-][a-d]|_?name|_?type|_?id)"
+    r"|(?:node|source|target|subject|object|relation(?:ship)?) [a-d]"  # not "Entity A": an SPV of a filing
     r"|relation(?:ship)?[ _-]?(?:type|name|keywords?|description|strength)|(?:source|target)[ _-]?entity"
     r"|\.\.\.|…|n/a|(?:entity|relation(?:ship)?)[ _-]?(?:description|keywords?|strength)", re.I)
 # only whole HTML entities ("AT&amp;T"): html.unescape alone also reads legacy forms without ";" ("&LT", "&copy")

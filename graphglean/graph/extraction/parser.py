@@ -146,7 +146,9 @@ class RecordParser:
             text = self._cut_tail(text, result)
         text = self._tables(text, read)
         starts = self._starts(text)
-        self._loose(text[: starts[0][0]] if starts else text, read)
+        # list items are read only where the answer holds records of no other shape: else they are its explanation
+        lists = not starts and not read.result.records
+        self._loose(text[: starts[0][0]] if starts else text, read, lists)
         for i, (begin, kind) in enumerate(starts):
             end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
             body, leftover = self._cut(text[begin:end])
@@ -294,7 +296,7 @@ class RecordParser:
                 lines[k] = " " * len(lines[k])
         return "\n".join(lines) if found else text
 
-    def _loose(self, text: str, read: RecordReader) -> None:
+    def _loose(self, text: str, read: RecordReader, lists: bool = False) -> None:
         if not text.strip():
             return
         lines = text.split("\n")
@@ -307,7 +309,7 @@ class RecordParser:
         for k, line in enumerate(lines):
             if used[k]:
                 continue
-            if not self._tuple.search(line) and (items := list_records(line, _kind, self._is_type)):
+            if lists and not self._tuple.search(line) and (items := list_records(line, _kind, self._is_type)):
                 if len(items) == 1 and items[0][0] == "entity" and items[0][1][3:4] in ([""], []) and \
                         (said := self._said_below(lines, k, used)):  # "1. **X** (Person)\n   - Authors of ..."
                     items = [("entity", [*items[0][1][:3], said])]

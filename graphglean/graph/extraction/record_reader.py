@@ -24,7 +24,6 @@ from .fields import (
     without_edge_arrows,
 )
 
-_GLUED_TYPE = re.compile(r"^(.+?)\s*[:\uff1a]\s*([^\s:\uff1a]+)$")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*10)?")
 _KEYWORD_SEPARATOR = re.compile(r"[,\uff0c\u3001;]")
 
@@ -86,10 +85,11 @@ class RecordReader:
             rest.pop()
         if len(rest) >= 2 and is_known_type(rest[0], types) and not is_known_type(rest[1], types):
             rest[0], rest[1] = rest[1], rest[0]  # type first: entity<|#|>Organization<|#|>U.S. Navy<|#|>...
-        if rest and (glued := _GLUED_TYPE.match(rest[0])) and is_known_type(glued.group(2), types):
+        head, colon, glued = rest[0].replace("\uff1a", ":").rpartition(":") if rest else ("", "", "")
+        if colon and head.strip() and is_known_type(glued.strip(), types):
             # "Bilal Ekşi:person<|>THY Genel Müdürü": the type glued to the name, its own field left out
             typed = len(rest) >= 3 and is_known_type(rest[1], types)
-            rest = [glued.group(1), *(rest[1:] if typed else [glued.group(2), " ".join(r for r in rest[1:] if r)])]
+            rest = [head.strip(), *(rest[1:] if typed else [glued.strip(), " ".join(r for r in rest[1:] if r)])]
         if len(rest) == 2:
             rest = [rest[0], rest[1], ""] if looks_like_type(rest[1], types) else [rest[0], "", rest[1]]
         if len(rest) < 3 or not rest[0]:
