@@ -486,3 +486,11 @@ def test_list_items_beside_records_of_the_asked_format_are_their_explanation():
     # an arrow inside a typed item's description is its description
     item = RecordParser().parse("- Alice (person): moved from Paris → London in 2020\n<|COMPLETE|>")
     assert names(item) == ["Alice"] and item.relationships == []
+
+
+def test_columns_and_keys_in_the_answers_language():
+    table = "| Naam | Soort | Beschrijving |\n|---|---|---|\n| Rijksmuseum | organization | museum |\n"
+    tsv = "Nome\tTipo\tDescrizione\nMonte Bianco\tgeo\tla vetta\n"
+    blocks = "Shem: Tel Aviv\nSug: geo\nTeur: ir\n\nNazwa: Wisła\nRodzaj: geo\nOpis: rzeka\n"
+    for answer, expected in ((table, ["Rijksmuseum"]), (tsv, ["Monte Bianco"]), (blocks, ["Tel Aviv", "Wisła"])):
+        assert names(RecordParser().parse(answer + "<|COMPLETE|>")) == expected

@@ -33,6 +33,20 @@ _ROLES = {
     "strength": "strength", "relationship strength": "strength", "weight": "strength", "score": "strength",
     "强度": "strength", "강도": "strength", "kekuatan": "strength",
 }
+# the same roles in more languages, as small models name a table's columns or an item's keys in the answer's language
+_ROLES |= {k: role_ for role_, keys in {
+    "name": "naam nom nombre nome név entitás tên igama jina nimi namn navn imię nazwa jméno název isim adı имя "
+            "название сущность الاسم اسم שם नाम 名前 実体 entität entidade entidad entità entiteit entitet entiti",
+    "type": "tipo typ típus loại uhlobo aina tyyppi rodzaj druh tür tip тип النوع סוג प्रकार 種類 类别 kategori "
+            "kategorie categoría categoria catégorie",
+    "description": "beschrijving descripción descrição descrizione beschreibung leírás incazelo maelezo kuvaus "
+                   "beskrivning beskrivelse opis popis açıklama описание الوصف תיאור विवरण 説明",
+    "source": "bron quelle origen origem fonte forrás nguồn chanzo lähde källa kilde źródło zdroj kaynak источник "
+              "المصدر מקור स्रोत 始点",
+    "target": "doel ziel destino destinazione cible cél đích lengo kohde mål cel cíl hedef цель الهدف יעד लक्ष्य 終点",
+    "strength": "sterkte stärke fuerza força forza erősség nguvu vahvuus styrka styrke siła síla güç сила القوة "
+                "חוזק शक्ति 強度",
+}.items() for k in keys.split()} | {"mô tả": "description", "thực thể": "name", "độ mạnh": "strength"}
 _SEPARATOR_ROW = re.compile(r"^\s*(?:\|\s*)?:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*(?:\|\s*)?$")  # no blank runs side by side
 # blanks taken whole where a key or value could take them too: each way of splitting a run of thousands (JSON
 # blanked out) was tried, for minutes
@@ -70,16 +84,24 @@ def tables(lines: list[str]) -> Iterator[tuple[int, int, list[dict[str, str]] | 
             i += 1
 
 
-def key_value_blocks(lines: list[str]) -> Iterator[tuple[int, int, dict[str, str]]]:
+def key_value_blocks(lines: list[str], is_type: Callable[[str], bool] = lambda v: False,
+                     ) -> Iterator[tuple[int, int, dict[str, str]]]:
     """(first line, end line, roles) of each run of ``key: value`` lines that names an entity or a pair. A
-    block ends at a blank line, a line that is not ``key: value``, a repeated role or a new list item."""
+    block ends at a blank line, a line that is not ``key: value``, a repeated role or a new list item. Keys in a
+    language no table knows are read by place where the second value is a type (``is_type``): name, type,
+    description ("სახელი: ...", "ტიპი: organization", "აღწერა: ...")."""
     i = 0
     while i < len(lines):
+        if (block := _by_place(lines, i, is_type)) is not None:
+            yield i, i + 3, block
+            i += 3
+            continue
         block: dict[str, str] = {}
         start = j = i
         while j < len(lines):
             m = _KEY_VALUE.match(lines[j])
-            r = role(m.group("key")) if m else None
+            inline = m is not None and len(_KEYED_COMMA.split(m.group("value"))) > 1  # "Jina: X, Aina: person, ..."
+            r = role(m.group("key")) if m and not inline else None
             if r is None or r in block or (block and lines[j].lstrip().startswith(("- ", "* ", "\u2022 "))):
                 break
             block[r] = m.group("value").rstrip(",").strip()  # type: ignore[union-attr]  # JSON lines too
@@ -123,7 +145,14 @@ def list_records(line: str, kind_of: Callable[[str], str],
         cells = [c.strip() for c in item.split("\t")]
         kind = kind_of(cells[0].lower())
         typed = kind == "entity" and len(cells) >= 3 and is_type(clean_field(cells[2]))
-        return [(kind, cells)] if typed or (kind in ("relationship", "relation") and len(cells) >= 4) else []
+        if typed or (kind in ("relationship", "relation") and len(cells) >= 4):
+            return [(kind, cells)]
+        # rows under a header in the answer's language: a type second, or a strength last
+        if len(cells) >= 3 and is_type(clean_field(cells[1])) and _named(cells[0]):
+            return [("entity", ["entity", *cells])]
+        if len(cells) >= 4 and _NUMERIC.fullmatch(cells[-1]) and _named(cells[0]) and _named(cells[1]):
+            return [("relationship", ["relationship", *cells])]
+        return []
     item = " ".join(item.split())  # one blank between words: no pattern below splits a run of them (square time)
     dashed = _SPACED_DASH.split(item)
     if len(dashed) >= 3 and _recorded(kind := kind_of(clean_field(dashed[0]).lower())) and _named(dashed[1]):
@@ -207,3 +236,12 @@ def _pair(source: str, rest: str) -> list[str] | None:
     elif whole:  # "(friends chatting)"
         after = whole.group("d")
     return [source, target, after.strip(), *([strength] if strength else [])]
+
+
+def _by_place(lines: list[str], i: int, is_type: Callable[[str], bool]) -> dict[str, str] | None:
+    """Three ``key: value`` lines of unknown keys whose second value is a type: an entity by place."""
+    found = [_KEY_VALUE.match(line) for line in lines[i:i + 3]]
+    if len(found) < 3 or not all(found) or any(role(m.group("key")) for m in found if m):  # type: ignore[union-attr]
+        return None
+    name, kind, said = (m.group("value").strip() for m in found if m)
+    return {"name": name, "type": kind, "description": said} if name and is_type(clean_field(kind)) else None

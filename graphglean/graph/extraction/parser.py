@@ -301,7 +301,7 @@ class RecordParser:
             return
         lines = text.split("\n")
         used = [False] * len(lines)
-        for start, end, block in key_value_blocks(lines):
+        for start, end, block in key_value_blocks(lines, self._is_type):
             if not any(used[start:end]):
                 for k in range(start, end):
                     used[k] = True
