@@ -133,51 +133,87 @@ _KEYED_COMMA = re.compile(r"[,\uff0c]\s*(?=[^,\uff0c:\uff1a]{1,24}[:\uff1a])")
 def list_records(line: str, kind_of: Callable[[str], str],
                  is_type: Callable[[str], bool]) -> list[tuple[str, list[str]]]:
     """The records a list item holds, each as (kind, fields with the kind first), or none: a tab-separated row
-    or a row of spaced dashes that opens with its kind ("entity - Joko Widodo - person - ..."); an arrow between
-    two names ("A -> B: what joins them (8)", "A → B (description, 8)"); a name with its type in brackets
-    ("Name (person): ...", and a line of them after a heading: "Entities: jess (person), Kailua (geo)"); spaced
-    dashes with a type second, or a strength last; ``key: value`` pairs on one line whose second value is a
-    type ("名称：X；类型：人物；描述：..."). ``is_type`` says a word is an entity type, so prose is no record."""
+    or a row of spaced dashes that opens with its kind ("entity - Joko Widodo - person - ..."); a name with its
+    type in brackets ("Name (person): ..."); spaced dashes with a type second; an arrow between two names ("A ->
+    B: what joins them (8)", "A → B (description, 8)"); a line of typed names after a heading ("Entities: jess
+    (person), Kailua (geo)"); spaced dashes with a strength last; ``key: value`` pairs on one line whose second
+    value is a type ("名称：X；类型：人物；描述：..."). ``is_type`` says a word is an entity type, so prose is no
+    record; the first reading that takes the line wins."""
     item = _MARK.sub("", line.replace("**", "").replace("__", ""), count=1).strip()
     if not item:
         return []
     if "\t" in item:
-        cells = [c.strip() for c in item.split("\t")]
-        kind = kind_of(cells[0].lower())
-        typed = kind == "entity" and len(cells) >= 3 and is_type(clean_field(cells[2]))
-        if typed or (kind in ("relationship", "relation") and len(cells) >= 4):
-            return [(kind, cells)]
-        # rows under a header in the answer's language: a type second, or a strength last
-        if len(cells) >= 3 and is_type(clean_field(cells[1])) and _named(cells[0]):
-            return [("entity", ["entity", *cells])]
-        if len(cells) >= 4 and _NUMERIC.fullmatch(cells[-1]) and _named(cells[0]) and _named(cells[1]):
-            return [("relationship", ["relationship", *cells])]
-        return []
+        return _tab_row([c.strip() for c in item.split("\t")], kind_of, is_type)
     item = " ".join(item.split())  # one blank between words: no pattern below splits a run of them (square time)
+    for read in (_kind_first, _typed_item, _typed_dashes, _arrowed, _typed_list, _weighted_dashes, _keyed_item):
+        if found := read(item, kind_of, is_type):
+            return found
+    return []
+
+
+Found = list[tuple[str, list[str]]]
+
+
+def _tab_row(cells: list[str], kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
+    kind = kind_of(cells[0].lower())
+    if (kind == "entity" and len(cells) >= 3 and is_type(clean_field(cells[2]))) or (
+            kind in ("relationship", "relation") and len(cells) >= 4):
+        return [(kind, cells)]
+    # rows under a header in the answer's language: a type second, or a strength last
+    if len(cells) >= 3 and is_type(clean_field(cells[1])) and _named(cells[0]):
+        return [("entity", ["entity", *cells])]
+    if len(cells) >= 4 and _NUMERIC.fullmatch(cells[-1]) and _named(cells[0]) and _named(cells[1]):
+        return [("relationship", ["relationship", *cells])]
+    return []
+
+
+def _kind_first(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
     dashed = _SPACED_DASH.split(item)
-    if len(dashed) >= 3 and _recorded(kind := kind_of(clean_field(dashed[0]).lower())) and _named(dashed[1]):
-        return [(kind, dashed)]
-    if (typed := _typed(item, is_type)) is not None:
-        return [typed]
+    kind = kind_of(clean_field(dashed[0]).lower())
+    return [(kind, dashed)] if len(dashed) >= 3 and _recorded(kind) and _named(dashed[1]) else []
+
+
+def _typed_item(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
+    typed = _typed(item, is_type)
+    return [typed] if typed is not None else []
+
+
+def _typed_dashes(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
+    dashed = _SPACED_DASH.split(item)
     if len(dashed) >= 3 and is_type(clean_field(dashed[1])) and _named(dashed[0]):
         return [("entity", ["entity", dashed[0], dashed[1], " - ".join(dashed[2:])])]
-    if (arrowed := _ARROWED.match(item)) and (pair := _pair(arrowed.group("a"), arrowed.group("rest"))):
-        return [("relationship", ["relationship", *pair])]
-    head, colon, listed = item.partition(":")
-    if colon and "," in listed:  # "Entities: jess (person), mike_t (person), Honolulu (geo)"
-        found = [_typed(part.strip(), is_type) for part in listed.split(",")]
-        if len(found) >= 2 and all(found):
-            return [f for f in found if f]
+    return []
+
+
+def _arrowed(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
+    arrowed = _ARROWED.match(item)
+    pair = _pair(arrowed.group("a"), arrowed.group("rest")) if arrowed else None
+    return [("relationship", ["relationship", *pair])] if pair else []
+
+
+def _typed_list(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
+    _, colon, listed = item.partition(":")
+    found = [_typed(part.strip(), is_type) for part in listed.split(",")] if colon and "," in listed else []
+    return [f for f in found if f] if len(found) >= 2 and all(found) else []
+
+
+def _weighted_dashes(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
+    dashed = _SPACED_DASH.split(item)
     if len(dashed) >= 4 and _NUMERIC.fullmatch(dashed[-1].strip()) and _named(dashed[0]) and _named(dashed[1]):
         return [("relationship", ["relationship", dashed[0], dashed[1], " - ".join(dashed[2:-1]), dashed[-1]])]
+    return []
+
+
+def _keyed_item(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
     pairs = _PAIR_SEPARATOR.split(item)
     if len(pairs) < 3:  # "Jina: Samia Suluhu Hassan, Aina: person, Maelezo: ..."
         pairs = _KEYED_COMMA.split(item)
-    if len(pairs) >= 3 and all(re.search("[:\uff1a]", p) for p in pairs):
-        values = [re.split("[:\uff1a]", p, maxsplit=1)[1].strip() for p in pairs]
-        first_key = re.split("[:\uff1a]", pairs[0], maxsplit=1)[0]
-        if values[0] and is_type(clean_field(values[1])) and _named(values[0]) and not _label(first_key):
-            return [("entity", ["entity", values[0], values[1], "; ".join(values[2:])])]
+    if len(pairs) < 3 or not all(re.search("[:\uff1a]", p) for p in pairs):
+        return []
+    keys, values = zip(*(re.split("[:\uff1a]", p, maxsplit=1) for p in pairs))
+    values = tuple(v.strip() for v in values)
+    if values[0] and is_type(clean_field(values[1])) and _named(values[0]) and not _label(keys[0]):
+        return [("entity", ["entity", values[0], values[1], "; ".join(values[2:])])]
     return []
 
 
