@@ -285,7 +285,7 @@ async def test_a_second_blind_small_model_set_reads_records_and_no_prose():
     """tests/data/smallmodel_heldback2.jsonl, written blind after the first was read (36 answers, 33 not in
     English; the asked format broken, lists, tables and key-value items headed in the answer's language, JSON,
     explanations with arrows after the records): no string its prose holds is an entity, no debris, and the
-    names a reader takes are nodes but a few (279: 272 at this commit; 156 at the session's start)."""
+    names a reader takes are nodes but a few (279: 275 at this commit; 156 at the session's start)."""
     responder, chunks, result = await _read_set("smallmodel_heldback2.jsonl")
     fold = lambda n: unicodedata.normalize("NFC", n).casefold()  # noqa: E731
     nodes = {fold(n): d for _, d in result.output.nodes(data=True) for n in [d["name"], *d.get("aliases", [])]}
@@ -294,6 +294,6 @@ async def test_a_second_blind_small_model_set_reads_records_and_no_prose():
     assert prose == []
     missed = [n for e in responder.entries for n in e["expected"]
               if fold(n) not in nodes and not any(k.startswith(fold(n) + " ") for k in nodes)]
-    assert len(missed) <= 8, missed
+    assert len(missed) <= 5, missed
     text = "\n".join(c.text for c in chunks)
     assert [n for n in (d["name"] for d in nodes.values()) if any(p in n for p in ("<|", "|>")) and n not in text] == []

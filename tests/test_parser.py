@@ -494,3 +494,13 @@ def test_columns_and_keys_in_the_answers_language():
     blocks = "Shem: Tel Aviv\nSug: geo\nTeur: ir\n\nNazwa: Wisła\nRodzaj: geo\nOpis: rzeka\n"
     for answer, expected in ((table, ["Rijksmuseum"]), (tsv, ["Monte Bianco"]), (blocks, ["Tel Aviv", "Wisła"])):
         assert names(RecordParser().parse(answer + "<|COMPLETE|>")) == expected
+
+
+def test_a_name_alone_with_its_type_and_description_indented_under_it():
+    answer = ("**Entità:**\n\n1. **Eni**\n   Tipo: organizzazione\n   Compagnia petrolifera italiana\n"
+              "2. **Ravenna**\n   Tipo: geo\n\n- Eni -> Ravenna (sede operativa, 7)\n<|COMPLETE|>")
+    result = RecordParser().parse(answer)
+    assert [(e.name, e.type, e.description) for e in result.entities] == [
+        ("Eni", "organizzazione", "Compagnia petrolifera italiana"), ("Ravenna", "geo", "")]
+    assert pairs(result) == [("Eni", "Ravenna")]
+    assert names(RecordParser().parse("1. **Note**\n   Type: person\n<|COMPLETE|>")) == []  # a label, no name

@@ -281,3 +281,29 @@ def _by_place(lines: list[str], i: int, is_type: Callable[[str], bool]) -> dict[
         return None
     name, kind, said = (m.group("value").strip() for m in found if m)
     return {"name": name, "type": kind, "description": said} if name and is_type(clean_field(kind)) else None
+
+
+_LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]")
+
+
+def titled_item(lines: list[str], k: int, is_type: Callable[[str], bool]) -> tuple[list[str], int] | None:
+    """An entity written as a list item holding its name alone, its type on the next line as ``key: value`` and
+    its description on the line after, both indented under it ("1. **Petrobras**", "   Tipo: organização", "
+    Empresa estatal"): its fields (the kind first) and the lines it takes; None for any other line."""
+    if not _LIST_LINE.match(lines[k]) or k + 1 >= len(lines) or not _under(lines[k + 1], lines[k]):
+        return None
+    name = _MARK.sub("", lines[k].replace("**", "").replace("__", ""), count=1).strip()
+    typed = _KEY_VALUE.match(lines[k + 1])
+    if not _named(name) or typed is None or not (role(typed.group("key")) == "type" or
+                                                 is_type(clean_field(typed.group("value")))):
+        return None
+    if k + 2 >= len(lines) or not _under(lines[k + 2], lines[k]):
+        return ["entity", name, typed.group("value"), ""], 2
+    said = _KEY_VALUE.match(lines[k + 2])
+    text = said.group("value") if said and role(said.group("key")) == "description" else lines[k + 2].strip()
+    return ["entity", name, typed.group("value"), text], 3
+
+
+def _under(line: str, item: str) -> bool:
+    """``line`` is written, and indented deeper than the list ``item`` above it."""
+    return bool(line.strip()) and len(line) - len(line.lstrip()) > len(item) - len(item.lstrip())

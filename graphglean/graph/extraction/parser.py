@@ -19,7 +19,7 @@ from typing import Callable
 
 from ...core.answers import reasoning_spans
 from ..records import ParseResult, Provenance
-from .blocks import key_value_blocks, list_records, tables
+from .blocks import key_value_blocks, list_records, tables, titled_item
 from .exact_format import ExactFormat
 from .fields import (
     ARROW,
@@ -309,7 +309,11 @@ class RecordParser:
         for k, line in enumerate(lines):
             if used[k]:
                 continue
-            if lists and not self._tuple.search(line) and (items := list_records(line, _kind, self._is_type)):
+            if lists and (titled := titled_item(lines, k, self._is_type)) is not None:  # "1. **X**\n   Tipo: ..."
+                fields, taken = titled
+                used[k:k + taken] = [True] * taken
+                read.positional("entity", [clean_field(f) for f in fields], line.strip())
+            elif lists and not self._tuple.search(line) and (items := list_records(line, _kind, self._is_type)):
                 if len(items) == 1 and items[0][0] == "entity" and items[0][1][3:4] in ([""], []) and \
                         (said := self._said_below(lines, k, used)):  # "1. **X** (Person)\n   - Authors of ..."
                     items = [("entity", [*items[0][1][:3], said])]
