@@ -58,6 +58,19 @@ class ParseResult:
     def records(self) -> int:
         return len(self.entities) + len(self.relationships)
 
+    def names(self) -> set[str]:
+        """Every name the records give: entities' and relationships' ends."""
+        return {e.name for e in self.entities} | {n for r in self.relationships for n in (r.source_name,
+                                                                                         r.target_name)}
+
+    def rename(self, renamed: dict[str, str], loops: bool = True) -> None:
+        """Each name ``renamed`` holds, as it says, in every record; ``loops`` False: a relationship whose ends
+        would become one keeps its names."""
+        self.entities = [attrs.evolve(e, name=renamed.get(e.name, e.name)) for e in self.entities]
+        self.relationships = [
+            attrs.evolve(r, source_name=a, target_name=b) if loops or a != b else r for r in self.relationships
+            for a, b in [(renamed.get(r.source_name, r.source_name), renamed.get(r.target_name, r.target_name))]]
+
     def extend(self, other: "ParseResult") -> None:
         self.entities += other.entities
         self.relationships += other.relationships

@@ -147,9 +147,7 @@ def drop_echoed_records(result: ParseResult, text: str, examples: Examples) -> i
     """Leave out of one chunk's records the names that echo ``examples`` and that the chunk does not hold
     (`_absent`), with the relationships they are an end of: an example name real in another chunk ("Port
     Ellis", a real harbour there) gathers nothing from this one. How many names went."""
-    names = {e.name for e in result.entities} | {n for r in result.relationships for n in (r.source_name,
-                                                                                          r.target_name)}
-    echoed = {n for n in names if examples.echoes(n) and not _written(n, text) and _absent([n], text)}
+    echoed = {n for n in result.names() if examples.echoes(n) and not _written(n, text) and _absent([n], text)}
     if echoed:
         result.entities = [e for e in result.entities if e.name not in echoed]
         result.relationships = [r for r in result.relationships

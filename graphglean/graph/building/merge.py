@@ -7,19 +7,18 @@ shards merged together equal the graph of one run over everything.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable
 
 import attrs
 import networkx as nx
 
+from ..extraction.debris import ELIDED_START
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 Key = tuple[str, int, str, int]
 _NOWHERE: Key = ("", -1, "", -1)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019`*<>"
 _ELISION = "'\u2019"
-_ELIDED_START = re.compile(r"^[stn][- ]\w")  # Dutch 's-Hertogenbosch, 't Hooft, 'n
 _CORNER_PAIRS = ("\u300c\u300d", "\u300e\u300f")  # 「」『』
 _CORNERS = frozenset("\u300c\u300d\u300e\u300f")
 
@@ -35,7 +34,7 @@ def clean_name(name: str) -> str:
     closing the name) stays."""
     stripped = name.strip()
     cleaned = stripped.strip(_QUOTES)
-    if stripped[:1] in _ELISION and _ELIDED_START.match(cleaned) and stripped[-1:] not in _QUOTES:
+    if stripped[:1] in _ELISION and ELIDED_START.match(cleaned) and stripped[-1:] not in _QUOTES:
         cleaned = stripped[0] + cleaned
     if len(cleaned) > 2 and cleaned[0] + cleaned[-1] in _CORNER_PAIRS and not _CORNERS & set(cleaned[1:-1]):
         cleaned = cleaned[1:-1]  # 「しらせ」: Japanese quotes a name so, as others write "Shirase"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import attrs
 import regex
 
 from ...text.language import script_of
@@ -125,9 +124,7 @@ def _trimmed(name: str, text: ChunkText) -> str | None:
 
 def clean_names(result: ParseResult, text: str) -> None:
     """Check every name of ``result`` (the records of one chunk) against the chunk's ``text``, in place."""
-    names = [e.name for e in result.entities] + [n for r in result.relationships for n in (r.source_name,
-                                                                                            r.target_name)]
-    suspects = [n for n in names if any(f in n for f in FRAGMENTS) or _quoted(n)]
+    suspects = [n for n in result.names() if any(f in n for f in FRAGMENTS) or _quoted(n)]
     if not suspects:
         return
     chunk = ChunkText(text)
@@ -175,19 +172,16 @@ def restore_names(result: ParseResult, text: str) -> None:
     Hemorrhagic Fever)") is the name it glosses;
     a name that lost the apostrophe opening it ("s-Hertogenbosch" of "'s-Hertogenbosch", "t Hooft") takes it
     back where the chunk writes it so, unquoted."""
+    names = [n for n in result.names() if _base(n) or ELIDED_START.match(n)]
+    if not names:  # most chunks: nothing to read the chunk's text for
+        return
     chunk = ChunkText(text)
-    names = {e.name for e in result.entities} | {n for r in result.relationships for n in (r.source_name,
-                                                                                          r.target_name)}
     bases = Counter(_base(n) for n in names if _base(n))  # "Georgia (state)", "Georgia (country)": two kept
     fixed = {n: f for n in names if (f := (_glossed(n, chunk) if bases[_base(n)] < 2 else "") or _elided(n, text))
              and f != n}
-    if not fixed:
-        return
-    result.repaired_names += len(fixed)
-    result.entities = [attrs.evolve(e, name=fixed.get(e.name, e.name)) for e in result.entities]
-    result.relationships = [attrs.evolve(r, source_name=fixed.get(r.source_name, r.source_name),
-                                         target_name=fixed.get(r.target_name, r.target_name))
-                            for r in result.relationships]
+    if fixed:
+        result.repaired_names += len(fixed)
+        result.rename(fixed)
 
 
 def _split_gloss(name: str) -> tuple[str, str]:
@@ -214,12 +208,12 @@ def _glossed(name: str, chunk: ChunkText) -> str:
     return base if other_script or note or is_known_type(gloss, frozenset()) else ""
 
 
-# the apostrophes that stand for letters left out at a name's start: Dutch 's (des), 't (het), 'n (een)
-_ELISION_START = re.compile(r"^[stn][- ]\w")
+# a name's start after an apostrophe that stands for letters left out: Dutch 's (des), 't (het), 'n (een)
+ELIDED_START = re.compile(r"^[stn][- ]\w")
 
 
 def _elided(name: str, text: str) -> str:
-    if not _ELISION_START.match(name):
+    if not ELIDED_START.match(name):
         return ""
     m = re.search(rf"(?<!\w)([{_ELIDED}]){re.escape(name)}(?!\w)(?![{_ELIDED}](?!s\b))", nfc(text))  # 's: no quote
     return m.group(1) + name if m else ""
@@ -240,10 +234,7 @@ def snap_endpoints(result: ParseResult) -> None:
     fixed = {n: match for n in ends if (match := _one_fitting(n, declared))}
     if fixed:
         result.repaired_names += len(fixed)
-        result.relationships = [
-            attrs.evolve(r, source_name=a, target_name=b) if a != b else r
-            for r in result.relationships
-            for a, b in [(fixed.get(r.source_name, r.source_name), fixed.get(r.target_name, r.target_name))]]
+        result.rename(fixed, loops=False)
 
 
 def _one_fitting(end: str, declared: dict[str, str]) -> str:
@@ -271,18 +262,4 @@ def misspelt(end: str, name: str) -> bool:
     a, b = differ[0]
     short, long_ = sorted((a, b), key=len)
     return len(long_) == len(short) + 1 and len(short) >= 8 and not any(c.isdigit() for c in long_) and \
-        long_ not in (short + "s", short + "es") and _distance(short, long_, 1) == 1
-
-
-def _distance(a: str, b: str, cap: int) -> int:
-    """Levenshtein distance of ``a`` and ``b``, or ``cap + 1`` once it must exceed ``cap``."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        best = row[0]
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-            best = min(best, row[j])
-        if best > cap:
-            return cap + 1
-    return row[-1]
+        long_ not in (short + "s", short + "es") and any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
