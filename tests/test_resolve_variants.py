@@ -458,6 +458,26 @@ def test_a_person_or_company_with_its_umlauts_written_out_is_a_question(a, b):
 
 
 @pytest.mark.parametrize("a,b", [
+    (("Jürgen Pröll", "person", "Deutscher Dirigent des Rundfunkchors."),
+     ("Juergen Proell", "person", "German conductor known for Bach cantatas.")),
+    (("Käthe Brünner", "Person", "Bürgermeisterin von 2003 bis 2015."), ("Kaethe Bruenner", "person",
+                                                                         "Mayor from 2003 until 2015.")),
+])
+def test_a_person_with_umlauts_written_out_placed_in_one_country_or_dated_alike_is_one(a, b):
+    assert merged_by(a, b) == "same name with its umlauts written out, placed in one country or dated alike"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Hans Bäumer", "person", "German footballer who played as a striker."),
+     ("Hans Baeumer", "person", "German cross-country skier at two Winter Olympics.")),
+    (("Otto Schäfer", "person", "Deutscher Politiker, Minister von 1961 bis 1966."),
+     ("Otto Schaefer", "person", "German politician, a minister from 1998 to 2005.")),
+])
+def test_namesakes_with_umlauts_written_out_in_other_sports_or_years_stay_apart(a, b):
+    assert merged_by(a, b) == ""
+
+
+@pytest.mark.parametrize("a,b", [
     (("Airbus A320neo", "aircraft", "Narrow-body airliner with new engines."),
      ("A320neo", "Flugzeug", "Das Kurzstreckenflugzeug von Airbus wurde 2016 eingeführt.")),
     (("Sony PlayStation 4", "product", "Home video game console released in 2013."),

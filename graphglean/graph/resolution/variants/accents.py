@@ -8,12 +8,23 @@ only a question for people and companies."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from ....text.words import strip_accents
 from ..names import NameForm, fold
+from ..persons import years_of
 from ..organizations.rules import sporting
 from ..profiles import Profile, both_places, conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import described_in, one_country
+
+
+class Judge(Protocol):
+    """What these rules read of `evidence.Evidence`."""
+
+    agree_above: float
+
+    def context(self, a: Profile, b: Profile) -> float: ...
 
 
 def accents_only(fa: NameForm, fb: NameForm) -> bool:
@@ -22,7 +33,7 @@ def accents_only(fa: NameForm, fb: NameForm) -> bool:
     return x != y and " " not in x and strip_accents(x) == strip_accents(y)
 
 
-def accent_namesake(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+def accent_namesake(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
     """Doubt for one word with and without its accents not described as one thing; None otherwise."""
     if not accents_only(fa, fb) or conflict(a, b):  # a conflict says why already ("places of different levels")
         return None
@@ -44,10 +55,12 @@ def _one_country_writing_it(a: Profile, b: Profile, fa: NameForm, fb: NameForm) 
     return bool(shared)
 
 
-def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
-    """A name with its umlauts written out ("Muenchen", "Soeren", "Aalborg"): one place or one club, but only a
-    question for people and companies, whose namesakes write their names so ("Gerhard Schroeder", a CDU foreign
-    minister; "Gerhard Schröder", an SPD chancellor); None when the names differ otherwise."""
+def written_out(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """A name with its umlauts written out ("Muenchen", "Soeren", "Aalborg"): one place or one club; people and
+    companies, whose namesakes write their names so ("Gerhard Schroeder", a CDU foreign minister; "Gerhard
+    Schröder", an SPD chancellor), only where both are dated by two same years, or placed in one country and not
+    dated a generation apart (the vetoes of `Evidence.verdict` then read callings and sports); a like description
+    alone is a question (two referees of one name); None when the names differ otherwise."""
     if (fa.umlauts or fa.compact) != (fb.umlauts or fb.compact):
         return None
     nordic = bool(set(fold(fa.surface + fb.surface)) & set("åøæ"))  # "aa", "oe": native Dutch and German ("Aalen")
@@ -55,9 +68,14 @@ def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict |
         return doubtful(0.6, "same name with its umlauts written out (å, ø, æ), not placed in the North")
     if both_places(a, b) or (sporting(a) and sporting(b) and not (a.person_compatible or b.person_compatible)):
         return Verdict(SAME, 0.9, "same place or club with its umlauts written out")
+    ya, yb = years_of(a.description), years_of(b.description)
+    if len(ya & yb) > 1 or one_country(a, b) and not (ya and yb and min(abs(x - y) for x in ya for y in yb) >
+                                                        _GENERATION):
+        return Verdict(SAME, 0.85, "same name with its umlauts written out, placed in one country or dated alike")
     return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
 
 
+_GENERATION = 25  # years: one person's descriptions date different moments of a life, a namesake's another time
 _NORDIC = frozenset({"denmark", "norway", "sweden", "finland", "iceland"})
 _SPANISH = "spain|mexico|argentina|chile|colombia|peru|venezuela|ecuador|bolivia|uruguay|paraguay|cuba"
 _SLAVIC_CARONS = "czech republic|slovakia|slovenia|croatia|serbia|bosnia|lithuania|latvia"

@@ -104,23 +104,26 @@ def callings_apart(a: Profile, b: Profile) -> str:
 # tennis Grand Slam; "US Open", the golf major)
 _SPORTS = {w: sport for sport, words in {
     "football": "football, futbol, futebol, fussball, voetbal, soccer, pilka nozna, футбол, サッカー, 축구, 足球, "
-                "american football, nfl",  # "football" is either in American texts,
+                "american football, nfl, footballer, futbolista, futebolista, calciatore, footballeur, pilkarz, "
+                "футболист",  # "football" is either in American texts,
     "tennis": "tennis, tenis, теннис, テニス, 테니스, 网球, 網球",
-    "golf": "golf, golfer, pga, гольф, ゴルフ, 골프, 高尔夫",
+    "golf": "golf, golfer, golfista, pga, гольф, ゴルフ, 골프, 高尔夫",
     "basketball": "basketball, nba, baloncesto, basquete, pallacanestro, koszykowka, баскетбол, バスケットボール, 농구, 篮球",
     "baseball": "baseball, mlb, beisbol, beisebol, 野球, 야구, 棒球",
-    "cricket": "cricket, क्रिकेट",
+    "cricket": "cricket, cricketer, क्रिकेट",
     "rugby": "rugby, регби",
     "ice hockey": "ice hockey, nhl, хоккей, アイスホッケー, eishockey",
     "volleyball": "volleyball, voleibol, pallavolo, siatkowka, волейбол, バレーボール, 배구, 排球",
     "handball": "handball, balonmano, handebol, pallamano",
-    "cycling": "cycling, ciclismo, radsport, cyclisme, kolarstwo, велоспорт",
-    "boxing": "boxeo, бокс",
+    "cycling": "cycling, cyclist, ciclismo, ciclista, radsport, radrennfahrer, cyclisme, cycliste, kolarstwo, "
+               "велоспорт, велогонщик",
+    "boxing": "boxeo, boxeador, pugile, бокс, боксёр, боксер",
     "chess": "chess, ajedrez, xadrez, scacchi, szachy, шахматы",
-    "motor racing": "formula one, formula 1, motorsport, motogp, nascar",
-    "athletics": "athletics, atletismo, leichtathletik",
-    "swimming": "swimming, natacion",
-    "skiing": "skiing, alpine skiing, ski jumping",
+    "motor racing": "formula one, formula 1, motorsport, motogp, nascar, racing driver, rally driver, wrc",
+    "athletics": "athletics, atletismo, leichtathletik, sprinter, hurdler, marathoner",
+    "swimming": "swimming, swimmer, natacion, nadador, schwimmer, nageur, пловец",
+    "skiing": "skiing, skier, alpine skiing, ski jumping, ski jumper, nordic combined, cross-country skier, "
+              "biathlon, biathlete, skirennlaufer, skispringer, langlaufer, esquiador, лыжник",
     "snooker": "snooker, billiards",
     "sumo": "sumo, 相撲",
 }.items() for w in words.split(", ")}
