@@ -947,6 +947,14 @@ def test_sankt_and_sint_are_saint():
      ("PSV Eindhoven", "club", "PSV Eindhoven won the Eredivisie."), True),
     (("Dynamo", "club", "Ukrainian football club, many times national champion."),  # Moscow is not Ukrainian
      ("Dynamo Moscow", "club", "Russian football club founded in 1923."), False),
+    (("FK Partizan", "club", "Belgradski fudbalski klub iz Humske ulice."),  # its abbreviation one side, its city
+     ("Partizan Belgrade", "football club", "Serbian club whose fans are called the Grobari."), True),  # the other
+    (("SC Freiburg", "Verein", "Freiburger Fußballverein aus dem Breisgau."),  # "Freiburger": the city's adjective
+     ("Freiburg Kickers", "club", "Amateur club."), False),
+    (("Sparta Praha", "club", "Czech football club from Letná."),  # the one city in two languages
+     ("Sparta Prague", "football club", "Prague club, many times champion of Czechia."), True),
+    (("Dinamo Zagreb", "club", "Croatian football club."),  # two cities of one country
+     ("Dinamo Split", "club", "Croatian football club."), False),
 ])
 def test_a_club_with_and_without_its_city(a, b, one):
     assert merged_by(a, b).startswith("a club with and without its city") is one

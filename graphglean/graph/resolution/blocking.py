@@ -19,12 +19,12 @@ import numpy as np
 from ...text.words import unspaced
 from .lexicon import ARTICLES, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
-from .organizations.written import without_founding_year, without_group_words
+from .organizations.written import says_sport, without_founding_year, without_group_words
 from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING
 from .variants.makers import made
-from .variants.placing import country_led, country_suffix
+from .variants.placing import countries_placing, country_led, country_suffix
 from .variants.places import river_key
 from .variants.vessels import afloat, designation
 
@@ -94,6 +94,10 @@ def acronym_keys(p: Profile) -> set[str]:
         club_key(f) for f in p.forms if f.team}
 
 
+def _club_typed(p: Profile) -> bool:
+    return bool(p.types & CLUB_TYPES) or says_sport(w for t in p.types for w in t.replace("_", " ").split())
+
+
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
     """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
     the pairs only the LLM can decide."""
@@ -156,6 +160,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("tm:" + kws[0])
         if f.team and " " in f.team:  # "FC Bayern München" meets "FC Bayern"
             keys.add("k:" + f.team.rsplit(" ", 1)[0])
+        elif len(kws) > 1 and _club_typed(p) and countries_placing(kws[-1]):  # "Ajax Amsterdam" meets "AFC Ajax"
+            keys.add("k:" + " ".join(kws[:-1]))
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"

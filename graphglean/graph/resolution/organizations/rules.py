@@ -95,8 +95,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
     Porto" and the city of Porto."""
     if a.personal or b.personal:  # "ks." of "ks. Jan Twardowski" is a priest's title, not Polish "KS" (a club)
         return None
-    if fa.club == fb.club and (city := _its_city(a, b, fa, fb)):
-        return Verdict(SAME, 0.85, f"a club with and without its city ({city})")  # "PSV Eindhoven", "PSV"
+    if not (fa.club and fb.club and fa.club != fb.club) and (city := _its_city(a, b, fa, fb)):
+        return Verdict(SAME, 0.85, f"a club with and without its city ({city})")  # "PSV Eindhoven", "AFC Ajax"
     if fa.club and fb.club:
         if fa.club == fb.club and _founded(fa.team, fb.team) and sporting(a) and sporting(b):
             return Verdict(SAME, 0.9, FOUNDED)  # "FC Basel 1893", "FC Basel"
@@ -121,18 +121,35 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
 
 
 def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
-    """The place one club's name has after the other's ("eindhoven" of "PSV Eindhoven"), a city the tables know,
-    where both are said to be clubs and the shorter's description names that place or places it in the
-    place's country ("a Dutch football club"); "" otherwise ("Dynamo", a Ukrainian club, is not "Dynamo
-    Moscow"; "Racing" is not "Racing Club")."""
-    (short, ps), (long, pl) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
-    ws = long.split()
-    if not short or len(ws) < 2 or " ".join(ws[:-1]) != short or not (sporting(a) and sporting(b)):
+    """The place one club's name has after the other's, its club abbreviation aside ("eindhoven" of "PSV
+    Eindhoven" and "PSV", "amsterdam" of "Ajax Amsterdam" and "AFC Ajax"), a city the tables know, where both
+    are said to be clubs and the shorter's description names that place (or its adjective: "Amsterdamse",
+    "Wiener") or places it in the place's country ("a Dutch football club"); or the one city written in two
+    languages after one name ("Bayern München", "Bayern Munich"; "AEK Athen", "AEK Athens"). "" otherwise
+    ("Dynamo", a Ukrainian club, is not "Dynamo Moscow"; "Racing" is not "Racing Club"; "Dinamo Zagreb" is not
+    "Dinamo Split")."""
+    (short, ps), (long, _) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
+    ws, ss = long.split(), short.split()
+    if len(ws) < 2 or not (sporting(a) and sporting(b) and _club_like(a) and _club_like(b)):
         return ""
-    city, said = ws[-1], text_words(ps.description)
+    city = ws[-1]
     placed = countries_placing(city)  # a place the tables know ("Racing Club": "club" is none)
-    return city if placed and (city in said or placed & described_in(ps)) and _club_like(a) and _club_like(b) \
-        else ""
+    if not placed:
+        return ""
+    if ws[:-1] == ss:
+        return city if _names_place(ps.description, city) or placed & described_in(ps) else ""
+    other = ss[-1]
+    one_city = len(ss) == len(ws) and ss[:-1] == ws[:-1] and other[:3] == city[:3] and \
+        countries_placing(other) == placed  # "munchen", "munich": one country's, alike
+    return f"{other} / {city}" if one_city else ""
+
+
+def _names_place(description: str, place: str) -> bool:
+    """``description`` names ``place`` or an adjective made of it ("Amsterdamse", "Wiener", "Hamburger";
+    "Belgradski" of "Belgrade", its last vowel left out)."""
+    stem = place[:-1] if len(place) >= 5 and place[-1] in "aeiou" else place
+    return any(w == place or len(stem) >= 4 and w.startswith(stem) and len(w) <= len(stem) + 3
+               for w in text_words(description))
 
 
 FOUNDED = "a club with and without its founding year"
