@@ -74,6 +74,10 @@ def test_a_prefix_is_read_only_in_its_own_writing():
      ("Brno", "city", "Brno leží na jihovýchodě Česka.")),
     (("Curitiba, Paraná", "city", "Curitiba, Paraná, é a capital do estado."),
      ("Curitiba", "city", "Curitiba fica no Paraná, no sul do Brasil.")),
+    (("Kingston, Ontario", "city", "City at the eastern end of Lake Ontario."),  # an adjective made of the region
+     ("Kingston", "ville", "Ville ontarienne, première capitale du Canada-Uni.")),
+    (("Blois, Loir-et-Cher", "commune", "Préfecture du Loir-et-Cher."),  # a hyphenated région is one qualifier
+     ("Blois", "city", "Town on the Loire whose château is in Loir-et-Cher.")),
 ])
 def test_a_place_and_its_qualifier_which_the_other_names_inflected_are_one(qualified, bare):
     assert merged_by(qualified, bare) == "a place and its region, which the other's description names"
@@ -93,6 +97,7 @@ def test_an_inflected_qualifier_needs_its_stem_and_a_short_ending():
     assert names_qualifier("Kraków leży w Polsce.", "polska")
     assert names_qualifier("Trenčín je mesto na Slovensku.", "slovensko")
     assert not names_qualifier("Perth is in Australia.", "austria")
+    assert names_qualifier("Ciudad guyanesa.", "guyana") and not names_qualifier("A Nigerian city.", "niger")
     assert not names_qualifier("Paris is in France.", "tx")
     assert names_qualifier("a city of Western Australia", "western australia")
 

@@ -180,7 +180,8 @@ def _qualified(text: str) -> tuple[str, str, bool]:
         tail_words = set(words(tail))
         if tail_words and tail_words <= CREDENTIALS and key_of(tail) not in REGIONS:  # "Baltimore, MD": a state
             return head, "", False
-        conjunction = bool(tail_words & CONJUNCTIONS) and key_of(tail) not in REGIONS  # "Portland, OR"
+        spaced = {key_of(w) for w in tail.split() if "-" not in w}  # "Tours, Indre-et-Loire": one word
+        conjunction = bool(spaced & CONJUNCTIONS) and key_of(tail) not in REGIONS  # "Portland, OR"
         if head and 0 < len(tail_words) <= 3 and not conjunction and not tail_words <= set(GENERATIONS):
             return head, key_of(tail), False
     return text, "", False

@@ -30,13 +30,21 @@ def inflected(word: str, other: str) -> bool:
     return shared >= STEM and len(word) - shared <= ENDING and len(other) - shared <= ENDING
 
 
+def _adjective(word: str, other: str) -> bool:
+    """``other`` is an adjective made of the name ``word``, its last letter replaced by a longer ending
+    ("ontario", "ontarienne"; "guyana", "guyanesa"; "malta", "maltese"; not "niger", "nigerian")."""
+    return len(word) > STEM and len(other) - len(word) <= 4 and other.startswith(word[:-1]) and \
+        other[len(word) - 1] != word[-1]
+
+
 def names_qualifier(description: str, qualifier: str) -> bool:
-    """``description`` names ``qualifier`` (a key): its words in a row, each perhaps with another ending."""
+    """``description`` names ``qualifier`` (a key): its words in a row, each perhaps with another ending or as
+    an adjective made of it."""
     wanted, text = qualifier.split(), key_of(description).split()
     if not wanted:
         return False
     for i in range(len(text) - len(wanted) + 1):
-        if all(inflected(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
+        if all(inflected(w, t) or _adjective(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
             return True
     return False
 
