@@ -506,3 +506,28 @@ def test_types_of_several_words_are_read_by_their_head(a, b):
     assert english_type("un agency") == english_type("agencia de la onu") == "organization"
     assert english_type("city hall") == "city hall" and english_type("device driver") == "device driver"
     assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_calling_as_the_type_is_a_person_and_a_site_typed_in_its_language_is_a_website():
+    from graphglean.graph.resolution.variants.types import english_type
+    assert [english_type(t) for t in ("epidemiologist", "comedian", "presenter", "ceo")] == ["person"] * 4
+    assert english_type("playlist") == "playlist" and english_type("amphibian") == "amphibian"
+    assert {english_type(t) for t in ("sklep internetowy", "webwinkel", "situs", "online store")} == {"website"}
+    assert english_type("ort") == english_type("lieu") == "place"
+    titled = ("Dr. Maria Kowalczyk", "person", "Polish physician who led the vaccination campaign.")
+    assert together(resolved(titled, ("Maria Kowalczyk", "epidemiologist", "Adviser to the ministry.")).graph,
+                    titled[0], "Maria Kowalczyk")
+    site = ("Emag.ro", "platformă", "Cel mai mare magazin online din România.")
+    assert together(resolved(site, ("eMAG", "company", "Romanian online retailer.")).graph, site[0], "eMAG")
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Blur (band)", "band", "English rock band formed in London in 1988."),  # two languages share no word
+     ("Blur", "groupe", "Groupe britpop mené par Damon Albarn."), True),
+    (("KNU", "organization", "Insurgent group in eastern Myanmar."),  # an acronym: letters of any language
+     ("Kyiv National University", "університет", "Найстаріший університет Києва."), False),
+    (("Casa Rosada", "edificio", "Sede del Poder Ejecutivo argentino."),  # a building is no city of its letters
+     ("Casarosada", "city", "Town in Brazil."), False),
+])
+def test_descriptions_in_two_languages_do_not_disagree_but_for_short_names(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one

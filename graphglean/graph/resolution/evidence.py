@@ -27,7 +27,7 @@ from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, sports_apart
-from .variants.definitions import said_apart
+from .variants.definitions import said_apart, two_languages
 from .variants.placing import countries_named, country_led
 from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
@@ -133,17 +133,16 @@ class Evidence:
 
     def _named(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
         clash = (a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES)
-        if fa.key == fb.key and definite(fa) != definite(fb):
-            article = definite_article(a, b, fa, fb)
-            if article is not None:
-                return article
+        if fa.key == fb.key and definite(fa) != definite(fb) and (article := definite_article(a, b, fa, fb)):
+            return article
         if fa.key == fb.key:
             if clash:
                 return doubtful(0.6, "same name, person and place")
             return accent_namesake(self, a, b, fa, fb) or Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
-            if clash or not (a.personal or b.personal) and said_apart(a, b):  # "U.S. Open", tennis; "US Open", golf
-                return doubtful(0.6, "same letters, but a person and a place or said to be two things")
+            place = bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES)  # "Casa Blanca", a building: no city
+            if clash or not (a.personal or b.personal) and (said_apart(a, b) or place != both_places(a, b)):
+                return doubtful(0.6, "same letters, but a person and a place or said to be two things")  # "U.S. Open"
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
         if umlauts := written_out(self, a, b, fa, fb):  # "Müller", "Mueller"
             return umlauts
@@ -214,7 +213,7 @@ class Evidence:
                         len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
                     return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
                         a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
-                return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"))
+                return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
         return None
 
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -330,16 +329,16 @@ class Evidence:
                 return True
         return True if self.context(a, b) >= self.agree_above else None
 
-    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool:
+    def disagree(self, a: Profile, b: Profile, short: int = 0, across: bool = False) -> bool:
         """The two descriptions share (next to) nothing; descriptions of fewer than ``short`` words (besides the
-        names' own) say too little to disagree."""
+        names' own) say too little to disagree, and two languages (unless ``across``) share nothing anyway."""
         return bool(a.words and b.words) and min(len(a.words), len(b.words)) >= short and \
-            self.context(a, b) < self.disagree_below
+            self.context(a, b) < self.disagree_below and (across or not two_languages(a.description, b.description))
 
-    def short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0) -> Verdict:
-        """An acronym or a name without its qualifier names many things: kept only when the descriptions do
-        not disagree ("Paris" is not "Paris, Texas" when one is about France)."""
-        if self.disagree(a, b, short):
+    def short_form(self, a: Profile, b: Profile, same: Verdict, short: int = 0, across: bool = False) -> Verdict:
+        """An acronym or a name without its qualifier names many things: kept only when the descriptions do not
+        disagree ("Paris" is not "Paris, Texas" when one is about France); ``across`` as `disagree` reads it."""
+        if self.disagree(a, b, short, across):
             return Verdict(UNSURE, 0.5, same.rule + ", but the descriptions disagree")
         return same
 

@@ -37,7 +37,7 @@ class Judge(Protocol):
 
     def context(self, a: Profile, b: Profile) -> float: ...
 
-    def disagree(self, a: Profile, b: Profile, short: int = 0) -> bool: ...
+    def disagree(self, a: Profile, b: Profile, short: int = 0, across: bool = False) -> bool: ...
 
     def overlap(self, fa: NameForm, fb: NameForm) -> Verdict: ...
 
@@ -283,7 +283,8 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
         return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)  # brother of..."
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
-    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION):
+    # a part of a name names many people, in any language: descriptions in two that share nothing disagree
+    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION, across=True):
         return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
 

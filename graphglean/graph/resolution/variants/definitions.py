@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import regex
 
+from ....text.language import detect
 from ....text.words import LETTERS
 from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
 from .placing import unplaced_words
@@ -61,6 +62,14 @@ def english(text: str) -> bool:
     words = [w.lower() for w in _WORD.findall(text)]
     return bool(words) and all(w.isascii() for w in words) and sum(w in _PARTICLES for w in words) < 2 and \
         not _FOREIGN.intersection(words)
+
+
+@lru_cache(maxsize=16384)
+def two_languages(x: str, y: str) -> bool:
+    """Two descriptions written in two languages (two scripts, or English and another): they share few words
+    whatever they say, so sharing none is no sign that they describe two things."""
+    sx, sy = detect(x).script, detect(y).script
+    return bool(sx and sy) and sx != sy or english(x) != english(y)
 
 
 @lru_cache(maxsize=16384)

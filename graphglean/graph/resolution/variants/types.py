@@ -96,7 +96,11 @@ TYPE_WORDS |= _table({
     "ship": "vessel|research vessel|container ship|cargo ship|tanker|cruise ship|ocean liner|liner|warship|"
             "icebreaker|سفينة|forschungsschiff|containerschiff|kreuzfahrtschiff|eisbrecher",
     "newspaper": "quotidiano|समाचार पत्र|daily|daily newspaper|gazette|tabloid|weekly|dziennik|gazete|jornal",
-    "website": "web|web portal|online platform|e-commerce site",
+    "website": "web|web portal|online platform|e-commerce site|e-commerce platform|online store|online shop|"
+               "online marketplace|webshop|webwinkel|platforma|platforma internetowa|sklep internetowy|plataforma|"
+               "plateforme|piattaforma|sitio web|site web|site|situs|e-ticaret sitesi|tienda online|loja online|"
+               "negozio online|onlineshop|online-shop|portal|internetportal|platformă|magazin online|платформа|"
+               "网站|ウェブサイト|웹사이트|موقع",
     "organization": "kurum|kuruluş|instytucja|urząd|úřad|ente|ente pubblico|organismo público",
     "region": "sonderverwaltungszone|special administrative region|kanton|voivodeship",
 })
@@ -108,6 +112,8 @@ TYPE_WORDS |= _table({
               "schilder|joueur|joueuse|персона|nhân vật|ব্যক্তি|isik|особа|fashion designer|designer|"
               "schriftstellerin|musician|composer|painter|sculptor|architect|photographer|zawodnik|zawodniczka|"
               "sportsmenka|biathlete|skier|cyclist|swimmer|runner",
+    "place": "ort|ortschaft|lieu|lugar|luogo|local|localidade|localidad|località|miejsce|miejscowość|место|"
+             "plaats|sted|ställe|paikka|yer|場所|地点|장소|مكان",
     "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica",
     "region": "il|県|powiat|provincie|περιφέρεια|estado|département|departamento|राज्य|bundesstaat|kraj",
     "company": "selskab|vállalat|supermarket|restaurant chain|auction house|department store|"
@@ -161,6 +167,14 @@ TYPE_WORDS |= _table({
                   "championnat|campeonato|campionato|meisterschaft|mistrzostwa|чемпионат|grand slam|grand prix|"
                   "competition|compétition|competición|wettbewerb|race|course cycliste|rennen|marathon",
 })
+TYPE_WORDS |= _table({
+    "person": "presenter|entertainer|narrator|writer|author|poet|coach|referee|judge|king|queen|prince|princess|"
+              "emperor|empress|pope|officer|detective|nurse|philosopher|founder|ceo|chairman|chairwoman|"
+              "spokesperson|spokesman|spokeswoman|mayor|governor|chancellor|prime minister|prosecutor|attorney|"
+              "inventor|explorer|commander|warrior|conqueror|saint|prophet|cricketer|celebrity|influencer|"
+              "youtuber|blogger|reporter|correspondent|critic|scholar|lecturer|priest|monk|nun|pastor|cleric|"
+              "sheikh|emir|sultan|shah|tsar|czar|dictator|congressman|congresswoman|legislator|lawmaker|"
+              "tv host|television presenter|news anchor"})
 TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authority|autorità|autoridad|autorité|"
                                        "agentur|behörde|agenzia|agência", "company": "emittente|emisora|radiodiffuseur"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
@@ -186,4 +200,17 @@ def english_type(type_: str) -> str:
     if len(words) > 2 and words[1] in _HEAD_FIRST and words[0] in TYPE_WORDS:  # "agencia de la onu": the head
         return TYPE_WORDS[words[0]]  # before a preposition (an English "city hall", "device driver": the last)
     head = next((h for h in _GERMAN_HEADS if type_.endswith(h) and len(type_) > len(h) + 2), "")
-    return _GERMAN_HEADS[head] if head else type_
+    if head:
+        return _GERMAN_HEADS[head]
+    return "person" if words and _occupation(words[-1]) else type_
+
+
+# English nouns of a calling by their ending ("virologist", "pianist", "comedian", "technician"), less the things
+# and animals that end so
+_NOT_CALLINGS = frozenset("playlist checklist wishlist shortlist blacklist whitelist amphibian "
+                          "reptilian avian mammalian median meridian ruffian".split())
+
+
+def _occupation(word: str) -> bool:
+    return len(word) >= 6 and word.isascii() and word.isalpha() and word.endswith(("ist", "ian")) and \
+        word not in _NOT_CALLINGS
