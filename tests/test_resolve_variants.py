@@ -506,6 +506,14 @@ def test_a_model_without_a_number_and_its_maker_is_one_where_placed_or_described
 
 
 @pytest.mark.parametrize("a,b", [
+    (("Škoda Octavia", "car", "Family car from Mladá Boleslav."), ("Octavia", "Auto", "Kombi, seit 1996 gebaut.")),
+    (("Canon Ixus", "camera", "Compact camera line."), ("Ixus", "camera", "Digitalkamera im Taschenformat.")),
+])
+def test_a_product_with_and_without_its_maker_of_one_narrow_kind_is_one(a, b):
+    assert merged_by(a, b) == "a product with and without its maker's name, of one narrow kind"
+
+
+@pytest.mark.parametrize("a,b", [
     (("Mitsubishi Lancer", "car", "Compact car produced by Mitsubishi since 1973."),  # another maker named
      ("Lancer", "car", "Compact car produced by Dodge in the 1980s.")),
     (("Google Maps", "software", "Mapping service developed in California."),

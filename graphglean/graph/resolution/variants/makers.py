@@ -11,7 +11,7 @@ from __future__ import annotations
 import regex
 
 from ..names import NameForm, key_of
-from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, Profile, types_conflict
+from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, UNTYPED, Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 
@@ -34,6 +34,8 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
         if described and _designation(y) and not types_conflict(a, b):
             return Verdict(SAME, 0.8, "a model's designation with and without its maker's name")
+        if described and not any(c.isdigit() for c in y.surface) and _one_kind(a, b):
+            return Verdict(SAME, 0.8, "a product with and without its maker's name, of one narrow kind")
         return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None
 
@@ -70,6 +72,18 @@ def _maker(x: NameForm, y: NameForm) -> str:
         return ""
     lead = key_of(xs[0])
     return lead if lead.isalpha() and " " not in lead and lead not in _NOT_MAKERS else ""
+
+
+# kinds that hold the products of many makers under one name ("Galaxy", a Samsung phone and a Ford van)
+_BROAD_KINDS = frozenset("""product products brand device thing item object model technology tool equipment
+vehicle machine goods hardware service system platform line series concept other""".split()) | {"product line"}
+
+
+def _one_kind(a: Profile, b: Profile) -> bool:
+    """Both typed one narrow kind of thing, as the model wrote it or as the rules read it ("console", "console";
+    "aircraft", "avion"; not "product")."""
+    written = {t.casefold() for t in a.written_types} & {t.casefold() for t in b.written_types}
+    return bool((written | (a.types & b.types)) - _BROAD_KINDS - UNTYPED)
 
 
 def made(p: Profile) -> bool:
