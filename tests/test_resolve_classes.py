@@ -531,3 +531,26 @@ def test_a_calling_as_the_type_is_a_person_and_a_site_typed_in_its_language_is_a
 ])
 def test_descriptions_in_two_languages_do_not_disagree_but_for_short_names(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Mercury (planet)", "planet", "Smallest planet."), ("Mercury", "planet", "Innermost planet."), True),
+    (("Kraftwerk (band)", "band", "Electronic pioneers."), ("Kraftwerk", "band", "Quartet behind Autobahn."), True),
+    (("Genesis (band)", "band", "English progressive rock band."),  # its country read after the kind
+     ("Genesis", "band", "Hard rock group from Texas."), False),
+    (("Nirvana (UK band)", "band", "British duo."), ("Nirvana", "band", "Seattle grunge trio."), False),  # more
+    (("Mercury (planet)", "planet", "Smallest planet."), ("Mercury", "element", "Liquid metal."), False),
+])
+def test_its_kind_in_parentheses_is_the_others_kind(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Seo Tae-ji", "singer", "South Korean singer."),  # "-ji" of a Korean given name is no Hindi title
+     ("Tae-ji Seo", "singer", "Korean pop pioneer of the 1990s.")),
+    (("Yoon Suk-yeol", "person", "South Korean president who took office in 2022; in 2024 he declared martial law."),
+     ("Suk-yeol Yoon", "president", "South Korean prosecutor turned president.")),  # "in", "yeol": one word each
+    (("Yamada Taro", "政治家", "日本の政治家。"), ("Taro Yamada", "politician", "Japanese senator.")),  # a CJK calling
+])
+def test_family_name_first_with_hyphenated_given_names_and_cjk_callings(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])

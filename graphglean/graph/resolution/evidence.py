@@ -16,7 +16,7 @@ from typing import Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRIES, COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS, REGION_COUNTRIES, REGIONS, WORLD_REGIONS
+from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
@@ -32,7 +32,7 @@ from .variants.placing import countries_named, country_led
 from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
-from .variants.places import names_qualifier, written_in
+from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
 from .variants.rulers import realms_apart
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -223,7 +223,7 @@ class Evidence:
             return None  # "John Smith, MD": a degree, not a place
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
-                if _region(fa.qualifier) != _region(fb.qualifier):
+                if region_of(fa.qualifier) != region_of(fb.qualifier):
                     return Verdict(DIFFERENT, 0.0, "different qualifiers")
                 return Verdict(SAME, 0.9, "same qualifier written another way")  # "Paris, TX", "Paris, Texas"
             if clash:
@@ -232,19 +232,22 @@ class Evidence:
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
-            if x.paren and (kind := english_type(x.qualifier)) in PLACE_TYPES and kind in py.types - UNTYPED:
-                same = Verdict(SAME, 0.85, "its kind of place in parentheses")  # "Vltava (river)", a "řeka"
-                return self.short_form(a, b, same, SHORT_DESCRIPTION)
+            if x.paren and (kind := english_type(x.qualifier)) in py.types - UNTYPED - _BROAD_TYPES:
+                if kind in PLACE_TYPES:
+                    same = Verdict(SAME, 0.85, "its kind of place in parentheses")  # "Vltava (river)", a "řeka"
+                    return self.short_form(a, b, same, SHORT_DESCRIPTION)
+                if " " not in x.qualifier and kind not in _WORKS:  # "Nirvana (band)", a band: its country read
+                    return Verdict(SAME, 0.85, "its kind in parentheses")  # after ("UK band" says more)
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
-            if both_places(a, b) or (untyped and not x.paren and _region(x.qualifier) in _PLACES_NAMED):
+            if both_places(a, b) or (untyped and not x.paren and region_of(x.qualifier) in PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = regions_named(unnamed(py))  # not its own name: "Salt Lake City is where ..."
-                if _region(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
+                if region_of(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
                                                      names_qualifier(py.description, x.qualifier)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
-                if (country := _region_country(x.qualifier)) and named == {country} == described_in(py):
+                if (country := region_country(x.qualifier)) and named == {country} == described_in(py):
                     return Verdict(SAME, 0.8, "a place and its region, the other placed in its country alone")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
             if x.qualifier in COUNTRY_OF and (placed := described_in(py)) and COUNTRY_OF[x.qualifier] not in placed:
@@ -372,25 +375,13 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
     return fa.singular == fb.singular or y in (x + "s", x + "es") or (x.endswith("y") and y == x[:-1] + "ies")
 
 
-def _region(qualifier: str) -> str:
-    """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
-    return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
-        qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
-
-
+# works, whose titles repeat ("Thriller (album)", Michael Jackson's; "Thriller", Eddie and the Hot Rods')
+_WORKS = frozenset("album song single film movie book novel poem play painting episode series game work".split())
 # types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
 # association; "event": the tennis and the golf U.S. Open)
 _BROAD_TYPES = UNTYPED | PERSON_TYPES | frozenset("""geo location place organization organisation org company
 corporation business firm enterprise event concept product category thing object group brand technology service
 institution agency""".split())
-
-
-def _region_country(qualifier: str) -> str:
-    """The country of a region qualifier ("western australia": "australia", "yucatan": "mexico"), else ""."""
-    return REGION_COUNTRIES.get(REGIONS.get(qualifier, "")) or WORLD_REGIONS.get(qualifier, "")
-
-
-_PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)
 
 
 def _stems(words: Iterable[str]) -> set[str]:

@@ -292,9 +292,9 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
 
 
 def _korean_given(ws: list[str]) -> bool:
-    """A Korean family name, then a given name of two syllables whose second reads as a Japanese title ("Hwang
-    Hee-chan"; not "Ko Itakura-san")."""
-    return len(ws) == 3 and ws[0] in KOREAN_FAMILY_NAMES and ws[2] in ("chan", "san") and len(ws[1]) <= 4
+    """A Korean family name, then a given name of two syllables whose second reads as a Japanese or Hindi title
+    ("Hwang Hee-chan", "Seo Tae-ji"; not "Ko Itakura-san")."""
+    return len(ws) == 3 and ws[0] in KOREAN_FAMILY_NAMES and ws[2] in ("chan", "san", "ji", "kun") and len(ws[1]) <= 4
 
 
 def _joined_title(word: str) -> str:

@@ -362,8 +362,10 @@ class Corpus:
 
     def proper(self, form: NameForm) -> bool:
         """Every word of the personal name is a name, not a common word (one letter: an initial; a particle
-        such as "van" or "de" is written in lower case inside names)."""
-        return bool(form.person) and all(len(w) == 1 or w in PARTICLES or w not in self.lowercase
+        such as "van" or "de" is written in lower case inside names; a syllable joined by a hyphen is part of a
+        word: "in" of "Jae-in")."""
+        joined = {w for token in form.surface.split() if "-" in token for w in key_of(token).split()[1:]}
+        return bool(form.person) and all(len(w) == 1 or w in PARTICLES or w in joined or w not in self.lowercase
                                          for w in form.person)
 
 

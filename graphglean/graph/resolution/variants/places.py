@@ -5,6 +5,7 @@ Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
 
 from __future__ import annotations
 
+from ..lexicon import COUNTRIES, COUNTRY_OF, REGION_COUNTRIES, REGIONS, WORLD_REGIONS
 from ..names import NameForm, key_of
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
@@ -74,3 +75,17 @@ def river_key(form: NameForm) -> str:
             if " ".join(ws[i:i + width]) in CONNECTORS and i + width < len(ws):
                 return f"{' '.join(ws[:i])}|{' '.join(ws[i + width:])}"
     return ""
+
+
+def region_of(qualifier: str) -> str:
+    """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
+    return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
+        qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
+
+
+def region_country(qualifier: str) -> str:
+    """The country of a region qualifier ("western australia": "australia", "yucatan": "mexico"), else ""."""
+    return REGION_COUNTRIES.get(REGIONS.get(qualifier, "")) or WORLD_REGIONS.get(qualifier, "")
+
+
+PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)
