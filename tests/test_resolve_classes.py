@@ -554,3 +554,15 @@ def test_its_kind_in_parentheses_is_the_others_kind(a, b, one):
 ])
 def test_family_name_first_with_hyphenated_given_names_and_cjk_callings(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Koningin Beatrix", "koningin", "Koningin der Nederlanden van 1980 tot 2013."),  # a ruler typed in Dutch
+     ("Queen Beatrix", "monarch", "Dutch queen who abdicated in 2013."), True),
+    (("Tsar Nicholas", "person", "Last Russian emperor, who abdicated in 1917."),  # titled, numbered: one realm,
+     ("Nicholas II", "person", "Emperor of Russia crowned in 1896."), True),  # dated within a generation
+    (("King Olaf of Norway", "person", "Norwegian king who died at Stiklestad in 1030."),  # undated: a realm has
+     ("Kong Olav V", "person", "Norges konge."), False),  # many of one name
+])
+def test_rulers_typed_in_their_language_and_titled_without_their_number(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one

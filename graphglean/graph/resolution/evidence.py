@@ -33,7 +33,7 @@ from .variants.countries import countries_apart, described_in, named_apart, regi
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
-from .variants.rulers import realms_apart
+from .variants.rulers import realms_apart, regnal_left_out
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
@@ -108,7 +108,7 @@ class Evidence:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and v.rule not in (NUMBERED_ACRONYM, FOUNDED) and (fa.numbers != fb.numbers or
                 fa.generation != fb.generation) and not numbered_generation(fa, fb):
-            if fa.numbers == fb.numbers and generation_left_out(a, b, fa, fb):
+            if fa.numbers == fb.numbers and generation_left_out(a, b, fa, fb) or regnal_left_out(a, b, fa, fb):
                 return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v

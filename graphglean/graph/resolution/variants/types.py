@@ -174,7 +174,15 @@ TYPE_WORDS |= _table({
               "inventor|explorer|commander|warrior|conqueror|saint|prophet|cricketer|celebrity|influencer|"
               "youtuber|blogger|reporter|correspondent|critic|scholar|lecturer|priest|monk|nun|pastor|cleric|"
               "sheikh|emir|sultan|shah|tsar|czar|dictator|congressman|congresswoman|legislator|lawmaker|"
-              "tv host|television presenter|news anchor"})
+              "tv host|television presenter|news anchor|"
+              # rulers and nobles, as models type them in their text's language
+              "koning|koningin|könig|königin|roi|reine|rey|reina|regina|rei|rainha|król|królowa|kong|dronning|"
+              "drottning|kuningas|kuningatar|király|királynő|βασιλιάς|βασίλισσα|король|королева|国王|女王|天皇|"
+              "皇帝|왕|여왕|raja|ratu|malkia|mfalme|grand duke|grand-duc|grande-duchesse|grand duchess|prinz|"
+              "prinzessin|príncipe|princesa|principe|principessa|prins|prinses|infanta|infante|duke|duchess|"
+              "herzog|herzogin|duc|duchesse|duque|duquesa|count|countess|earl|baron|baroness|marquis|fürst|"
+              "kaiserin|imperatore|empereur|emperador|imperador|cesarz|император|императрица|khan|maharaja|"
+              "yang di-pertuan agong|سلطان|ملك|ملكة|أمير"})
 TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authority|autorità|autoridad|autorité|"
                                        "agentur|behörde|agenzia|agência", "company": "emittente|emisora|radiodiffuseur"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
