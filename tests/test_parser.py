@@ -504,3 +504,31 @@ def test_a_name_alone_with_its_type_and_description_indented_under_it():
         ("Eni", "organizzazione", "Compagnia petrolifera italiana"), ("Ravenna", "geo", "")]
     assert pairs(result) == [("Eni", "Ravenna")]
     assert names(RecordParser().parse("1. **Note**\n   Type: person\n<|COMPLETE|>")) == []  # a label, no name
+
+
+def test_list_items_under_a_type_heading_and_arrows_with_their_details_below():
+    answer = """## Entities
+### Persons
+- **Wangari Maathai** (founder of the Green Belt Movement)
+- *Mwai Kibaki* - president who appointed her
+2. **Organization**
+   - **Green Belt Movement**
+     - Description: a tree-planting organization founded in 1977
+#### Geos (Places)
+- **Nyeri** (her home county)
+
+### Relationships
+1. **Person → Organization**
+2. **Wangari Maathai → Green Belt Movement**
+   - *Description*: Maathai founded the movement.
+   - *Strength*: 9
+- **Mwai Kibaki** named Maathai assistant minister
+"""
+    result = P.parse(answer)
+    assert {(e.name, e.type.lower()) for e in result.entities} == {
+        ("Wangari Maathai", "person"), ("Mwai Kibaki", "person"), ("Green Belt Movement", "organization"),
+        ("Nyeri", "geo")}
+    assert [e.description for e in result.entities if e.name == "Green Belt Movement"] == [
+        "a tree-planting organization founded in 1977"]
+    assert [(r.source_name, r.target_name, r.description, r.weight) for r in result.relationships] == [
+        ("Wangari Maathai", "Green Belt Movement", "Maathai founded the movement.", 9.0)]

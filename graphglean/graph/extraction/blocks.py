@@ -283,14 +283,14 @@ def _by_place(lines: list[str], i: int, is_type: Callable[[str], bool]) -> dict[
     return {"name": name, "type": kind, "description": said} if name and is_type(clean_field(kind)) else None
 
 
-_LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]")
+LIST_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]")
 
 
 def titled_item(lines: list[str], k: int, is_type: Callable[[str], bool]) -> tuple[list[str], int] | None:
     """An entity written as a list item holding its name alone, its type on the next line as ``key: value`` and
     its description on the line after, both indented under it ("1. **Petrobras**", "   Tipo: organização", "
     Empresa estatal"): its fields (the kind first) and the lines it takes; None for any other line."""
-    if not _LIST_LINE.match(lines[k]) or k + 1 >= len(lines) or not _under(lines[k + 1], lines[k]):
+    if not LIST_LINE.match(lines[k]) or k + 1 >= len(lines) or not _under(lines[k + 1], lines[k]):
         return None
     name = _MARK.sub("", lines[k].replace("**", "").replace("__", ""), count=1).strip()
     typed = _KEY_VALUE.match(lines[k + 1])
@@ -307,3 +307,54 @@ def titled_item(lines: list[str], k: int, is_type: Callable[[str], bool]) -> tup
 def _under(line: str, item: str) -> bool:
     """``line`` is written, and indented deeper than the list ``item`` above it."""
     return bool(line.strip()) and len(line) - len(line.lstrip()) > len(item) - len(item.lstrip())
+
+
+_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|[-*+\u2022]|\d+[.)])?[ \t]*(?P<text>.+?)[ \t]*$")
+_PLURAL = (("ies", "y"), ("es", ""), ("s", ""))
+# a list item opening with its name marked bold or italic, then what it is: "- **Hu** (author of a 2023 study)",
+# "- *Babylonian Journal* (a journal).", "- **Kigali** - capital of Rwanda"
+_MARKED_NAME = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(?P<m>\*\*|__|\*|_)(?P<name>[^*_\n]+?)(?P=m)"
+                          r"[ \t]*(?P<rest>.*)$")
+
+
+def heading_type(line: str, is_type: Callable[[str], bool]) -> str | None:
+    """The entity type a heading or a list item holding a type alone names ("### **Persons**", "1. **Person**",
+    "#### Geos (Locations)", "**Organizations:**"), its plural read as the singular; None for any other line."""
+    m = _HEADING.match(line.replace("**", "").replace("__", ""))
+    text = re.sub(r"\s*[(\uff08][^()\uff08\uff09]*[)\uff09]\s*", " ", m.group("text")).strip(" :\uff1a") if m else ""
+    if not text or len(text.split()) > 2:
+        return None
+    if text.lower() == "people":
+        return "person"
+    return next((word for word in (text, *(text[:-len(end)] + to for end, to in _PLURAL
+                                           if text.lower().endswith(end))) if is_type(word)), None)
+
+
+def marked_item(line: str) -> tuple[str, str] | None:
+    """(name, what follows it) of a list item opening with a name in bold or italics, or None."""
+    m = _MARKED_NAME.match(line)
+    if m is None or not _named(m.group("name")) or re.search(ARROW, m.group("rest")):  # "(2019) → **IEEE**": a
+        return None  # relationship
+    rest = m.group("rest").strip()
+    if whole := re.fullmatch(r"[(\uff08](.*)[)\uff09]\.?", rest):
+        rest = whole.group(1)
+    return m.group("name").strip(), unlabelled(re.sub(r"^(?:[-\u2013\u2014:\uff1a]\s*)", "", rest))
+
+
+def unlabelled(text: str) -> str:
+    """``text`` without the label of a description before it ("*Description:* A pre-trained model")."""
+    labelled = _KEY_VALUE.match(text.replace("*", ""))
+    return labelled.group("value") if labelled and role(labelled.group("key")) in ("description", "relation") \
+        else text.strip()
+
+
+def details_below(lines: list[str], k: int) -> tuple[dict[str, str], int]:
+    """The ``key: value`` lines indented under list item ``k`` whose keys name a role ("- *Description*: ...",
+    "- *Strength*: 7"), by role, and how many lines they take."""
+    found: dict[str, str] = {}
+    j = k + 1
+    while j < len(lines) and _under(lines[j], lines[k]) and (m := _KEY_VALUE.match(lines[j].replace("*", ""))) \
+            and (r := role(m.group("key"))) in ("description", "relation", "strength", "keywords"):
+        found.setdefault("description" if r == "relation" else r, m.group("value").strip())
+        j += 1
+    return found, j - k - 1

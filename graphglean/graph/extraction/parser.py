@@ -19,7 +19,8 @@ from typing import Callable
 
 from ...core.answers import reasoning_spans
 from ..records import ParseResult, Provenance
-from .blocks import key_value_blocks, list_records, tables, titled_item
+from .blocks import (LIST_LINE, details_below, heading_type, key_value_blocks, list_records, marked_item, tables,
+                     titled_item, unlabelled)
 from .exact_format import ExactFormat
 from .fields import (
     ARROW,
@@ -306,21 +307,43 @@ class RecordParser:
                 for k in range(start, end):
                     used[k] = True
                 read.by_role(block, "; ".join(f"{k}: {v}" for k, v in block.items()))
+        heading: str | None = None  # the type a heading above names ("### Persons"), for the items under it
         for k, line in enumerate(lines):
             if used[k]:
                 continue
-            if lists and (titled := titled_item(lines, k, self._is_type)) is not None:  # "1. **X**\n   Tipo: ..."
+            if lists and (typed := heading_type(line, self._is_type)) is not None:
+                heading = typed
+            elif lists and (titled := titled_item(lines, k, self._is_type)) is not None:  # "1. **X**\n   Tipo: ..."
                 fields, taken = titled
                 used[k:k + taken] = [True] * taken
                 read.positional("entity", [clean_field(f) for f in fields], line.strip())
             elif lists and not self._tuple.search(line) and (items := list_records(line, _kind, self._is_type)):
-                if len(items) == 1 and items[0][0] == "entity" and items[0][1][3:4] in ([""], []) and \
-                        (said := self._said_below(lines, k, used)):  # "1. **X** (Person)\n   - Authors of ..."
-                    items = [("entity", [*items[0][1][:3], said])]
-                for kind, fields in items:
-                    read.positional(kind, [clean_field(f) for f in fields], line.strip())
+                self._list_item(lines, k, used, items, read)
+            elif lists and heading and (item := marked_item(line)) is not None:  # "- **Hu** (author of ...)"
+                said = item[1] or unlabelled(self._said_below(lines, k, used))
+                read.positional("entity", [clean_field(f) for f in ("entity", item[0], heading, said)], line.strip())
             elif self._tuple.search(line):
                 read.result.malformed.append(line.strip())
+            elif lists and line.strip() and not LIST_LINE.match(line):
+                heading = None  # "### Relationships": the items below are no longer of the type above
+
+    def _list_item(self, lines: list[str], k: int, used: list[bool], items: list[tuple[str, list[str]]],
+                   read: RecordReader) -> None:
+        """The records of list item ``k``, with what is said of them on the lines under it."""
+        if len(items) == 1 and items[0][0] == "entity" and items[0][1][3:4] in ([""], []) and \
+                (said := self._said_below(lines, k, used)):  # "1. **X** (Person)\n   - Authors of ..."
+            items = [("entity", [*items[0][1][:3], said])]
+        elif len(items) == 1 and items[0][0] == "relationship" and not items[0][1][3].strip():
+            details, taken = details_below(lines, k)  # "1. **A → B**\n   - *Description*: ...\n   - *Strength*: 7"
+            used[k + 1:k + 1 + taken] = [True] * taken
+            if details:
+                items = [("relationship", [*items[0][1][:3], details.get("description", ""),
+                                           *([details["strength"]] if "strength" in details else [])])]
+        for kind, fields in items:
+            if kind == "relationship" and self._is_type(clean_field(fields[1])) and \
+                    self._is_type(clean_field(fields[2])):
+                continue  # "1. **Organization → Event**": a heading over relationships of those types
+            read.positional(kind, [clean_field(f) for f in fields], lines[k].strip())
 
     def _said_below(self, lines: list[str], k: int, used: list[bool]) -> str:
         """The description a list item's entity is given on the next line, indented under it (marked used)."""
