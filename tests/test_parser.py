@@ -523,6 +523,8 @@ def test_list_items_under_a_type_heading_and_arrows_with_their_details_below():
    - *Description*: Maathai founded the movement.
    - *Strength*: 9
 - **Mwai Kibaki** named Maathai assistant minister
+3. **Mwai Kibaki** → **Nyeri**
+   - Kibaki was born in the county.
 """
     result = P.parse(answer)
     assert {(e.name, e.type.lower()) for e in result.entities} == {
@@ -531,4 +533,5 @@ def test_list_items_under_a_type_heading_and_arrows_with_their_details_below():
     assert [e.description for e in result.entities if e.name == "Green Belt Movement"] == [
         "a tree-planting organization founded in 1977"]
     assert [(r.source_name, r.target_name, r.description, r.weight) for r in result.relationships] == [
-        ("Wangari Maathai", "Green Belt Movement", "Maathai founded the movement.", 9.0)]
+        ("Wangari Maathai", "Green Belt Movement", "Maathai founded the movement.", 9.0),
+        ("Mwai Kibaki", "Nyeri", "Kibaki was born in the county.", 1.0)]

@@ -336,6 +336,8 @@ class RecordParser:
         elif len(items) == 1 and items[0][0] == "relationship" and not items[0][1][3].strip():
             details, taken = details_below(lines, k)  # "1. **A → B**\n   - *Description*: ...\n   - *Strength*: 7"
             used[k + 1:k + 1 + taken] = [True] * taken
+            if not details and (said := self._said_below(lines, k, used)):  # "1. **A** → **B**\n   - A makes ..."
+                details = {"description": unlabelled(said)}
             if details:
                 items = [("relationship", [*items[0][1][:3], details.get("description", ""),
                                            *([details["strength"]] if "strength" in details else [])])]
