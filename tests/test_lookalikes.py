@@ -133,7 +133,9 @@ KNOWN_WRONG = {("Rolls-Royce", "Rolls Royce plc"),
                ("Nissan", "nissan.com"), ("Madame Chiang Kai-shek", "Chiang Kai-shek"), ("El Dorado", "Dorado"),
                # heldback16's: the aero-engine group and the BMW carmaker of one name; a Paris suburb and Réunion's
                # capital, one name with a hyphen or a space, both French
-               ("Rolls-Royce Holdings", "Rolls Royce"), ("Saint-Denis", "Saint Denis")}
+               ("Rolls-Royce Holdings", "Rolls Royce"), ("Saint-Denis", "Saint Denis"),
+               # heldback17's: two knights of one name, a yachtsman and a "pop artist" (which names a singer too)
+               ("Sir Peter Blake", "Peter Blake")}
 
 
 @pytest.mark.parametrize("path", LATER_SETS, ids=[p.stem for p in LATER_SETS])
@@ -145,4 +147,4 @@ def test_the_later_held_back_sets_have_no_false_merge(path):
 
 
 def test_every_later_held_back_set_is_there():
-    assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 17)]
+    assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 18)]

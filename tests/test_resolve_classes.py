@@ -566,3 +566,21 @@ def test_family_name_first_with_hyphenated_given_names_and_cjk_callings(a, b):
 ])
 def test_rulers_typed_in_their_language_and_titled_without_their_number(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Kaunda", "person", "Zambia's founding president, in office until 1991."),  # counted apart in one office
+     ("Tilenga Kaunda", "politician", "Third president of Zambia.")),
+    (("Bush", "person", "The 41st U.S. president, in office from 1989 to 1993."),
+     ("George Bush", "person", "43rd president of the United States.")),
+    (("Dame Ellen Hart", "person", "English yachtswoman who sailed round the world alone."),  # a sport, an art
+     ("Ellen Hart", "painter", "Scottish painter of seascapes.")),
+])
+def test_holders_of_one_office_counted_apart_and_a_sailor_and_a_painter_stay_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_one_holder_counted_alike_stays_one():
+    a = ("Ruto", "person", "Fifth president of Kenya, elected in 2022.")
+    b = ("William Ruto", "politician", "Kenya's fifth president, formerly deputy president.")
+    assert together(resolved(a, b).graph, a[0], b[0])

@@ -26,7 +26,7 @@ from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Co
 from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
-from .variants.callings import callings_apart, sports_apart
+from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import said_apart, two_languages
 from .variants.placing import countries_named, country_led
 from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
@@ -95,7 +95,8 @@ class Evidence:
                     best = v
         # the names agree, the things do not
         if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b) or
-                                  centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b)):
+                                  centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b) or
+                                  offices_apart(a, b)):
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):  # a name of its own is no relative ("... of the Kingdom of the Netherlands")

@@ -6,6 +6,7 @@ two people are one: relatives and namesakes share a field as often (two Le Pens 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from ..names import key_of
@@ -17,7 +18,7 @@ _FIELDS = {
         center-back fullback full-back winger playmaker
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
         tennis basketball baseball hockey badminton volleyball handball rugby olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
-        jockey quarterback pitcher batsman sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
+        jockey quarterback pitcher batsman yachtsman yachtswoman sailor rower canoeist mountaineer sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
         voetballer jalkapalloilija 選手 运动员 球员 선수 खिलाड़ी क्रिकेटर""",
     "public": """politician politiker politicien politique politico politica polityk politik politikus политик
         政治家 정치인 statesman stateswoman senator senateur senador congressman congresswoman legislator lawmaker
@@ -44,7 +45,7 @@ _FIELDS = {
     "science": """scientist physicist chemist biologist mathematician astronomer economist geologist naturalist
         physiker chemiker mathematiker physicien chimiste fisico quimico scienziato inventor erfinder engineer
         ingenieur physician surgeon arzt medecin medico psychiatrist psychologist""",
-    "visual": """painter sculptor architect photographer designer maler bildhauer architekt peintre sculpteur
+    "visual": """visual_artist painter sculptor architect photographer designer maler bildhauer architekt peintre sculpteur
         pintor escultor pittore scultore""",
     "business": """businessman businesswoman entrepreneur unternehmer merchant kaufmann banker industrialist
         investor executive tycoon magnate negociant commercant empresario imprenditore""",
@@ -52,7 +53,7 @@ _FIELDS = {
         sacerdote obispo vescovo ksiadz missionary guru spiritual swami yogi lama ayatollah mullah preacher
         evangelist theologian गुरु आध्यात्मिक संत""",
 }
-CALLINGS = {key_of(w): field for field, words in _FIELDS.items() for w in words.split()}
+CALLINGS = {key_of(w.replace("_", " ")): field for field, words in _FIELDS.items() for w in words.split()}
 # German and Hungarian write a calling as the last part of a compound ("CSU-Politiker", "külügyminiszter"); English
 # words ending so are other things ("typewriter", "underwriter")
 _TAILS = {w: CALLINGS[w] for w in """politiker minister kanzler kanzlerin komponist schriftsteller schriftstellerin
@@ -157,3 +158,34 @@ def sports_apart(a: Profile, b: Profile) -> str:
     """Why two of one name are two: each description names sports the other's does not."""
     sa, sb = sports_of(a.description), sports_of(b.description)
     return "described in different sports" if sa and sb and not sa & sb else ""
+
+
+# an office held in turn, and the ordinals that count its holders ("the fourth president", "43rd U.S. president")
+_OFFICES = frozenset("""president premier chancellor king queen emperor pope governor mayor chairman secretary-general
+    prime ceo shah sultan emir""".split())
+_ORDINALS = {w: n for n, w in enumerate("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh
+    twelfth""".split(), 1)} | {"founding": 1}
+_NUMBERED = re.compile(r"^(\d{1,3})(?:st|nd|rd|th)$")
+
+
+@lru_cache(maxsize=16384)
+def _holders(text: str) -> frozenset[tuple[str, int]]:
+    """(office, ordinal) pairs ``text`` gives: an ordinal and, within three words after it, an office."""
+    words, found = re.findall(r"[\w-]+", re.sub(r"['’]s\b", "", text.casefold())), set()
+    for i, w in enumerate(words):
+        n = _ORDINALS.get(w) or (int(m.group(1)) if (m := _NUMBERED.match(w)) else 0)
+        office = next((o for o in words[i + 1:i + 4] if o in _OFFICES), "") if n else ""
+        if office:
+            found.add((office, n))
+    return frozenset(found)
+
+
+def offices_apart(a: Profile, b: Profile) -> str:
+    """Why two people of one name are two: each description counts them in one office, by other ordinals ("Kenya's
+    founding president", "fourth president of Kenya"); "" when nothing says so."""
+    if not (a.person_compatible and b.person_compatible):
+        return ""
+    ha, hb = _holders(a.description), _holders(b.description)
+    shared = {o for o, _ in ha} & {o for o, _ in hb}
+    return "holders of one office by other counts" if any(
+        not {n for o, n in ha if o == office} & {n for o, n in hb if o == office} for office in shared) else ""
