@@ -463,8 +463,8 @@ def test_a_person_or_company_with_its_umlauts_written_out_is_a_question(a, b):
 
 
 @pytest.mark.parametrize("a,b", [
-    (("Jürgen Pröll", "person", "Deutscher Dirigent des Rundfunkchors."),
-     ("Juergen Proell", "person", "German conductor known for Bach cantatas.")),
+    (("Jürgen Pröll", "person", "Deutscher Dirigent des Rundfunkchors seit 2011."),
+     ("Juergen Proell", "person", "German conductor known for Bach cantatas, recorded in 2019.")),
     (("Käthe Brünner", "Person", "Bürgermeisterin von 2003 bis 2015."), ("Kaethe Bruenner", "person",
                                                                          "Mayor from 2003 until 2015.")),
 ])

@@ -33,7 +33,7 @@ from .variants.countries import countries_apart, described_in, named_apart, regi
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
-from .variants.rulers import realms_apart, regnal_left_out
+from .variants.rulers import realms_apart
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
@@ -109,7 +109,7 @@ class Evidence:
         v = self._designated(a, b, fa, fb) or self._named(a, b, fa, fb)
         if v.kind == SAME and v.rule not in (NUMBERED_ACRONYM, FOUNDED) and (fa.numbers != fb.numbers or
                 fa.generation != fb.generation) and not numbered_generation(fa, fb):
-            if fa.numbers == fb.numbers and generation_left_out(a, b, fa, fb) or regnal_left_out(a, b, fa, fb):
+            if fa.numbers == fb.numbers and generation_left_out(a, b, fa, fb):
                 return v
             return doubtful(v.score * 0.6, v.rule + ", but a number or generation on one side only")
         return v
@@ -238,17 +238,20 @@ class Evidence:
                     same = Verdict(SAME, 0.85, "its kind of place in parentheses")  # "Vltava (river)", a "řeka"
                     return self.short_form(a, b, same, SHORT_DESCRIPTION)
                 if " " not in x.qualifier and kind not in _WORKS:  # "Nirvana (band)", a band: its country read
-                    return Verdict(SAME, 0.85, "its kind in parentheses")  # after ("UK band" says more)
+                    same = Verdict(SAME, 0.85, "its kind in parentheses")  # after ("UK band" says more)
+                    return self.short_form(a, b, same, SHORT_DESCRIPTION)
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
             if both_places(a, b) or (untyped and not x.paren and region_of(x.qualifier) in PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = regions_named(unnamed(py))  # not its own name: "Salt Lake City is where ..."
+                if (country := region_country(x.qualifier)) and described_in(py) - {country}:  # "Paris, Maine",
+                    return doubtful(0.5, "a place qualified on one side only, the other placed in another country")
                 if region_of(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
                                                      names_qualifier(py.description, x.qualifier)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
-                if (country := region_country(x.qualifier)) and named == {country} == described_in(py):
+                if country and named == {country} == described_in(py):
                     return Verdict(SAME, 0.8, "a place and its region, the other placed in its country alone")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
             if x.qualifier in COUNTRY_OF and (placed := described_in(py)) and COUNTRY_OF[x.qualifier] not in placed:
@@ -377,7 +380,8 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
 
 
 # works, whose titles repeat ("Thriller (album)", Michael Jackson's; "Thriller", Eddie and the Hot Rods')
-_WORKS = frozenset("album song single film movie book novel poem play painting episode series game work".split())
+_WORKS = frozenset("""album song single film movie book novel poem play painting episode series game work opera ballet
+musical sculpture symphony concerto""".split())
 # types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
 # association; "event": the tennis and the golf U.S. Open)
 _BROAD_TYPES = UNTYPED | PERSON_TYPES | frozenset("""geo location place organization organisation org company

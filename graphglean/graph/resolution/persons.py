@@ -274,7 +274,8 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
         if _kin(x.description, _given_names(fy, fx)):
             return Verdict(DIFFERENT, 0.0, f"{rule}, but described as a relative")
     for x, y in ((a, b), (b, a)):  # "Ebenezer is another name for Scrooge": the rest of the name is mentioned
-        rest = {w for f in y.forms for w in f.person} - {w for f in x.forms for w in f.person} - PARTICLES
+        rest = {w for f in y.forms for w in f.person if len(w) > 2} - {w for f in x.forms for w in f.person} - \
+            PARTICLES  # not a syllable of "Jong-un": "un" is a word of several languages
         if rest & x.words.keys() and a.key not in b.neighbours:
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:

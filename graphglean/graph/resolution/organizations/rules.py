@@ -10,12 +10,13 @@ from typing import Protocol
 import attrs
 
 from ..blocking import lead_initials, web_spellings
-from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, PLACE_LEVELS, TLD_COUNTRIES
+from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, rare_word,
                         types_conflict)
 from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
+from ..variants.places import adjective_of
 from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words, unplaced_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import says_sport, without_founding_year, without_group_words
@@ -136,12 +137,18 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
     placed = countries_placing(city)  # a place the tables know ("Racing Club": "club" is none)
     if not placed:
         return ""
-    if ws[:-1] == ss:
-        return city if _names_place(ps.description, city) or placed & described_in(ps) else ""
-    other = ss[-1]
+    if ws[:-1] == ss:  # its country is enough only where both or neither have a club abbreviation ("FK Austria",
+        alike = (fa.club == fb.club) and placed & described_in(ps)  # a Viennese club, is no "Austria Salzburg")
+        return city if _names_place(ps.description, city) or alike else ""
+    other = ss[-1] if ss else ""
     one_city = len(ss) == len(ws) and ss[:-1] == ws[:-1] and other[:3] == city[:3] and \
-        countries_placing(other) == placed  # "munchen", "munich": one country's, alike
+        countries_placing(other) == placed and not _country_words(other, city)  # "munchen", "munich"
     return f"{other} / {city}" if one_city else ""
+
+
+def _country_words(x: str, y: str) -> bool:
+    """Either is a country's name or one is the other's adjective ("italia", "italiano"; "brasil")."""
+    return bool({x, y} & (COUNTRY_OF.keys() | COUNTRIES.keys())) or adjective_of(x, y) or adjective_of(y, x)
 
 
 def _names_place(description: str, place: str) -> bool:

@@ -58,9 +58,10 @@ def _one_country_writing_it(a: Profile, b: Profile, fa: NameForm, fb: NameForm) 
 def written_out(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
     """A name with its umlauts written out ("Muenchen", "Soeren", "Aalborg"): one place or one club; people and
     companies, whose namesakes write their names so ("Gerhard Schroeder", a CDU foreign minister; "Gerhard
-    Schröder", an SPD chancellor), only where both are dated by two same years, or placed in one country and not
-    dated a generation apart (the vetoes of `Evidence.verdict` then read callings and sports); a like description
-    alone is a question (two referees of one name); None when the names differ otherwise."""
+    Schröder", an SPD chancellor), only where both are dated by two same years, or are people placed in one
+    country and dated within a generation (the vetoes of `Evidence.verdict` then read callings and sports); a
+    like description or one country alone is a question (two referees, two German dairies of one name); None
+    when the names differ otherwise."""
     if (fa.umlauts or fa.compact) != (fb.umlauts or fb.compact):
         return None
     nordic = bool(set(fold(fa.surface + fb.surface)) & set("åøæ"))  # "aa", "oe": native Dutch and German ("Aalen")
@@ -69,8 +70,8 @@ def written_out(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if both_places(a, b) or (sporting(a) and sporting(b) and not (a.person_compatible or b.person_compatible)):
         return Verdict(SAME, 0.9, "same place or club with its umlauts written out")
     ya, yb = years_of(a.description), years_of(b.description)
-    if len(ya & yb) > 1 or one_country(a, b) and not (ya and yb and min(abs(x - y) for x in ya for y in yb) >
-                                                        _GENERATION):
+    dated = bool(ya and yb) and min(abs(x - y) for x in ya for y in yb) <= _GENERATION
+    if len(ya & yb) > 1 or a.personal and b.personal and one_country(a, b) and dated:
         return Verdict(SAME, 0.85, "same name with its umlauts written out, placed in one country or dated alike")
     return doubtful(0.6, "same name with its umlauts written out (a namesake who writes it so?)")
 

@@ -69,7 +69,14 @@ def two_languages(x: str, y: str) -> bool:
     """Two descriptions written in two languages (two scripts, or English and another): they share few words
     whatever they say, so sharing none is no sign that they describe two things."""
     sx, sy = detect(x).script, detect(y).script
-    return bool(sx and sy) and sx != sy or english(x) != english(y)
+    return bool(sx and sy) and sx != sy or _english(x) != _english(y)
+
+
+def _english(text: str) -> bool:
+    """English, as `english` reads it, a capitalized name of other letters in it aside ("Māori", "Café"; not
+    "mené", a French word)."""
+    kept = [w for w in text.split() if w.isascii() or not w[:1].isupper()]
+    return english(" ".join(kept)) if len(kept) >= 3 else english(text)
 
 
 @lru_cache(maxsize=16384)

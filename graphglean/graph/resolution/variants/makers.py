@@ -11,7 +11,7 @@ from __future__ import annotations
 import regex
 
 from ..names import NameForm, key_of
-from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, UNTYPED, Profile, types_conflict
+from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, UNTYPED, Profile, rare_word, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 
@@ -34,7 +34,8 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
         if described and _designation(y) and not types_conflict(a, b):
             return Verdict(SAME, 0.8, "a model's designation with and without its maker's name")
-        if described and not any(c.isdigit() for c in y.surface) and _one_kind(a, b):
+        if described and not any(c.isdigit() for c in y.surface) and rare_word(y.surface.strip()) and \
+                _one_kind(a, b):  # a name the web writes rarely: not "Maps", "Notes", "Nova"
             return Verdict(SAME, 0.8, "a product with and without its maker's name, of one narrow kind")
         return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None

@@ -31,11 +31,16 @@ def inflected(word: str, other: str) -> bool:
     return shared >= STEM and len(word) - shared <= ENDING and len(other) - shared <= ENDING
 
 
-def _adjective(word: str, other: str) -> bool:
-    """``other`` is an adjective made of the name ``word``, its last letter replaced by a longer ending
-    ("ontario", "ontarienne"; "guyana", "guyanesa"; "malta", "maltese"; not "niger", "nigerian")."""
-    return len(word) > STEM and len(other) - len(word) <= 4 and other.startswith(word[:-1]) and \
+def adjective_of(word: str, other: str) -> bool:
+    """``other`` is an adjective made of the name ``word``, its last letter replaced by an adjective's ending
+    ("ontario", "ontarienne"; "guyana", "guyanesa"; "malta", "maltese"; not "niger", "nigerian", nor "maine",
+    "mainly")."""
+    return len(word) > STEM and other.startswith(word[:-1]) and other[len(word) - 1:] in _ADJECTIVE_ENDINGS and \
         other[len(word) - 1] != word[-1]
+
+
+_ADJECTIVE_ENDINGS = frozenset("""n an ian ean ese esa eso esi ense enses enne en ienne ien iens iennes ano ana anos anas ino
+ina eño eña ês ish ic er isch ische ischen ois oise ais aise i ite ský ská ski ska""".split())
 
 
 def names_qualifier(description: str, qualifier: str) -> bool:
@@ -45,7 +50,7 @@ def names_qualifier(description: str, qualifier: str) -> bool:
     if not wanted:
         return False
     for i in range(len(text) - len(wanted) + 1):
-        if all(inflected(w, t) or _adjective(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
+        if all(inflected(w, t) or adjective_of(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
             return True
     return False
 

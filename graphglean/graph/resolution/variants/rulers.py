@@ -9,10 +9,8 @@ import re
 from functools import lru_cache
 
 from ..lexicon import REALM_PARTICLES, ROYAL
-from ..names import NameForm
-from ..persons import years_of
 from ..profiles import Profile
-from .countries import countries_of, described_in
+from .countries import countries_of
 from .placing import text_words
 
 
@@ -62,15 +60,3 @@ def _realms_in(ws: tuple[str, ...]) -> set[str]:
             found |= countries_of(" ".join(rest[1:] if rest[:1] in (("the",), ("la",), ("los",)) else rest))
     return found
 
-
-def regnal_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
-    """A ruler titled without his regnal number on one side, with it on the other, both placed in one realm and
-    dated within a generation ("Emperor Haile Selassie", of Ethiopia from 1930, and "Haile Selassie I", the
-    Ethiopian ruler in 1936); not undated ("King Harald of Norway" fell in 1066: a realm has many of a name),
-    nor a number on each side, nor "Harald", untitled."""
-    x, y = (fa, fb) if fa.numbers else (fb, fa)
-    if not (x.numbers and not y.numbers and y.royal and x.person == y.person and a.personal and b.personal):
-        return False
-    realm = (_realms(a.description) or described_in(a)) & (_realms(b.description) or described_in(b))
-    ya, yb = years_of(a.description), years_of(b.description)
-    return bool(realm and ya and yb) and min(abs(i - j) for i in ya for j in yb) <= 25

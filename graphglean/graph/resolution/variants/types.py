@@ -98,7 +98,7 @@ TYPE_WORDS |= _table({
     "newspaper": "quotidiano|समाचार पत्र|daily|daily newspaper|gazette|tabloid|weekly|dziennik|gazete|jornal",
     "website": "web|web portal|online platform|e-commerce site|e-commerce platform|online store|online shop|"
                "online marketplace|webshop|webwinkel|platforma|platforma internetowa|sklep internetowy|plataforma|"
-               "plateforme|piattaforma|sitio web|site web|site|situs|e-ticaret sitesi|tienda online|loja online|"
+               "plateforme|piattaforma|sitio web|site web|situs web|e-ticaret sitesi|tienda online|loja online|"
                "negozio online|onlineshop|online-shop|portal|internetportal|platformă|magazin online|платформа|"
                "网站|ウェブサイト|웹사이트|موقع",
     "organization": "kurum|kuruluş|instytucja|urząd|úřad|ente|ente pubblico|organismo público",
