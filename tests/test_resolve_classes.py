@@ -535,8 +535,14 @@ def test_descriptions_in_two_languages_do_not_disagree_but_for_short_names(a, b,
 
 
 @pytest.mark.parametrize("a,b,one", [
-    (("Mercury (planet)", "planet", "Smallest planet."), ("Mercury", "planet", "Innermost planet."), True),
-    (("Kraftwerk (band)", "band", "Electronic pioneers."), ("Kraftwerk", "band", "Quartet behind Autobahn."), True),
+    (("Mercury (planet)", "planet", "Smallest planet, the closest to the Sun."),  # described alike
+     ("Mercury", "planet", "Planet closest to the Sun, visited by MESSENGER."), True),
+    (("Kraftwerk (band)", "band", "Electronic pioneers from Düsseldorf."),  # in two languages: not comparable
+     ("Kraftwerk", "Band", "Düsseldorfer Band, bekannt für Autobahn und Die Roboter."), True),
+    (("Bluebird (car)", "car", "Land speed record car of Malcolm Campbell."),  # described otherwise: a question
+     ("Bluebird", "car", "Compact car made by Datsun."), False),
+    (("Phoenix (spacecraft)", "spacecraft", "NASA Mars lander of 2008."), ("Phoenix", "spacecraft", "Soviet probe."),
+     False),
     (("Genesis (band)", "band", "English progressive rock band."),  # its country read after the kind
      ("Genesis", "band", "Hard rock group from Texas."), False),
     (("Nirvana (UK band)", "band", "British duo."), ("Nirvana", "band", "Seattle grunge trio."), False),  # more
@@ -617,3 +623,15 @@ def test_a_club_name_keyed_empty_reads_no_city():
     assert not together(resolved(("—", "football club", "Dutch football club based in Amsterdam."),
                                  ("Ajax Amsterdam", "football club", "Dutch football club.")).graph, "—",
                         "Ajax Amsterdam")
+
+
+@pytest.mark.parametrize("a,b", [  # the reviewer's second look
+    (("Jae-in", "person", "South Korean child actress who starred in a drama in 2019."),  # a Korean's given name
+     ("Moon Jae-in", "person", "President of South Korea, elected in 2017.")),
+    (("Racing Paris", "football club", "Football club from Paris."),  # an adjective is no city's other name
+     ("Racing Parisien", "football club", "Football club from Paris.")),
+    (("Genesis (band)", "band", "Progressive rock band of Peter Gabriel and Phil Collins."),
+     ("Genesis", "band", "Ghanaian gospel group.")),
+])
+def test_a_given_name_a_citys_adjective_and_a_kind_described_otherwise_stay_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])

@@ -237,9 +237,9 @@ class Evidence:
                 if kind in PLACE_TYPES:
                     same = Verdict(SAME, 0.85, "its kind of place in parentheses")  # "Vltava (river)", a "řeka"
                     return self.short_form(a, b, same, SHORT_DESCRIPTION)
-                if " " not in x.qualifier and kind not in _WORKS:  # "Nirvana (band)", a band: its country read
-                    same = Verdict(SAME, 0.85, "its kind in parentheses")  # after ("UK band" says more)
-                    return self.short_form(a, b, same, SHORT_DESCRIPTION)
+                if " " not in x.qualifier and kind not in _WORKS and (self.context(a, b) >= self.agree_above or
+                                                                      two_languages(a.description, b.description)):
+                    return Verdict(SAME, 0.85, "its kind in parentheses")  # described alike, or not comparable
             untyped = a.types <= UNTYPED and b.types <= UNTYPED
             if both_places(a, b) or (untyped and not x.paren and region_of(x.qualifier) in PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region

@@ -147,8 +147,11 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
 
 
 def _country_words(x: str, y: str) -> bool:
-    """Either is a country's name or one is the other's adjective ("italia", "italiano"; "brasil")."""
-    return bool({x, y} & (COUNTRY_OF.keys() | COUNTRIES.keys())) or adjective_of(x, y) or adjective_of(y, x)
+    """Either is a country's name or one is the other's adjective ("italia", "italiano"; "brasil"; "paris",
+    "parisien": more than a letter after it)."""
+    (short, long) = sorted((x, y), key=len)
+    return bool({x, y} & (COUNTRY_OF.keys() | COUNTRIES.keys())) or adjective_of(x, y) or adjective_of(y, x) or \
+        long.startswith(short) and len(long) - len(short) > 1
 
 
 def _names_place(description: str, place: str) -> bool:
