@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections import defaultdict
+from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -24,7 +25,7 @@ from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING
 from .variants.makers import made
-from .variants.placing import countries_placing, country_led, country_suffix
+from .variants.placing import PLACED, countries_placing, country_led, country_suffix
 from .variants.places import river_key
 from .variants.vessels import afloat, designation
 
@@ -94,8 +95,9 @@ def acronym_keys(p: Profile) -> set[str]:
         club_key(f) for f in p.forms if f.team}
 
 
-def _club_typed(p: Profile) -> bool:
-    return bool(p.types & CLUB_TYPES) or says_sport(w for t in p.types for w in t.replace("_", " ").split())
+@lru_cache(maxsize=4096)
+def _club_typed(types: frozenset[str]) -> bool:
+    return bool(types & CLUB_TYPES) or says_sport(w for t in types for w in t.replace("_", " ").split())
 
 
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
@@ -160,8 +162,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("tm:" + kws[0])
         if f.team and " " in f.team:  # "FC Bayern München" meets "FC Bayern"
             keys.add("k:" + f.team.rsplit(" ", 1)[0])
-        elif len(kws) > 1 and _club_typed(p) and countries_placing(kws[-1]):  # "Ajax Amsterdam" meets "AFC Ajax"
-            keys.add("k:" + " ".join(kws[:-1]))
+        elif len(kws) > 1 and kws[-1] in PLACED and _club_typed(p.types) and countries_placing(kws[-1]):
+            keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"

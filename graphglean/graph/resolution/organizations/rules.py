@@ -131,7 +131,9 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
     "Dinamo Split")."""
     (short, ps), (long, _) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
     ws, ss = long.split(), short.split()
-    if len(ws) < 2 or not (sporting(a) and sporting(b) and _club_like(a) and _club_like(b)):
+    if len(ws) < 2 or not (ws[:-1] == ss or len(ss) == len(ws) and ss[:-1] == ws[:-1]):  # the name's shape first
+        return ""
+    if not (sporting(a) and sporting(b) and _club_like(a) and _club_like(b)):
         return ""
     city = ws[-1]
     placed = countries_placing(city)  # a place the tables know ("Racing Club": "club" is none)

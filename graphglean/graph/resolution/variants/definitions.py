@@ -64,12 +64,17 @@ def english(text: str) -> bool:
         not _FOREIGN.intersection(words)
 
 
-@lru_cache(maxsize=16384)
 def two_languages(x: str, y: str) -> bool:
     """Two descriptions written in two languages (two scripts, or English and another): they share few words
     whatever they say, so sharing none is no sign that they describe two things."""
-    sx, sy = detect(x).script, detect(y).script
-    return bool(sx and sy) and sx != sy or _english(x) != _english(y)
+    (sx, ex), (sy, ey) = _language(x), _language(y)
+    return bool(sx and sy) and sx != sy or ex != ey
+
+
+@lru_cache(maxsize=65536)
+def _language(text: str) -> tuple[str, bool]:
+    """A description's script and whether it is English, read once for every pair it is in."""
+    return detect(text).script, _english(text)
 
 
 def _english(text: str) -> bool:

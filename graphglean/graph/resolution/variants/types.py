@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 def _table(groups: dict[str, str]) -> dict[str, str]:
     return {word: canonical for canonical, words in groups.items() for word in words.split("|")}
@@ -195,6 +197,7 @@ _GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gem
                  "trainer": "person", "sänger": "person", "sängerin": "person", "künstler": "person"}
 
 
+@lru_cache(maxsize=16384)
 def english_type(type_: str) -> str:
     """The English type for ``type_`` (lower-cased): from the table, by the last word of an English type of
     several ("container ship"), by the last part of a German compound ("Forschungsschiff"), else ``type_``."""
