@@ -309,7 +309,7 @@ def _under(line: str, item: str) -> bool:
     return bool(line.strip()) and len(line) - len(line.lstrip()) > len(item) - len(item.lstrip())
 
 
-_HEADING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|[-*+\u2022]|\d+[.)])?[ \t]*(?P<text>.+?)[ \t]*$")
+_HEADING_MARK = re.compile(r"^(?:#{1,6}|[-*+\u2022]|\d+[.)])\s*")
 _PLURAL = (("ies", "y"), ("es", ""), ("s", ""))
 # a list item opening with its name marked bold or italic, then what it is: "- **Hu** (author of a 2023 study)",
 # "- *Babylonian Journal* (a journal).", "- **Kigali** - capital of Rwanda"
@@ -320,8 +320,11 @@ _MARKED_NAME = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(?P<m>\*\*|__|\*
 def heading_type(line: str, is_type: Callable[[str], bool]) -> str | None:
     """The entity type a heading or a list item holding a type alone names ("### **Persons**", "1. **Person**",
     "#### Geos (Locations)", "**Organizations:**"), its plural read as the singular; None for any other line."""
-    m = _HEADING.match(line.replace("**", "").replace("__", ""))
-    text = re.sub(r"\s*[(\uff08][^()\uff08\uff09]*[)\uff09]\s*", " ", m.group("text")).strip(" :\uff1a") if m else ""
+    words = line.replace("**", "").replace("__", "").split()
+    if not words or len(words) > 5:  # a heading is short: read no further (and no run of blanks)
+        return None
+    text = _HEADING_MARK.sub("", " ".join(words), count=1)
+    text = re.sub(r" ?[(\uff08][^()\uff08\uff09]*[)\uff09] ?", " ", text).strip(" :\uff1a")
     if not text or len(text.split()) > 2:
         return None
     if text.lower() == "people":
