@@ -635,3 +635,18 @@ def test_a_club_name_keyed_empty_reads_no_city():
 ])
 def test_a_given_name_a_citys_adjective_and_a_kind_described_otherwise_stay_apart(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Senator Ada Okafor", "politician", "Senator for Lagos East and owner of a shipping line."),  # business and
+     ("Ada Okafor", "person", "Nigerian businesswoman who founded a port operator."), True),  # office: one life
+    (("Dr. Uta Brenner", "person", "Soziologin an der Universität Bremen."),  # a sociologist in two languages
+     ("Uta Brenner", "sociologist", "Researcher on women's careers."), True),
+    (("Levi Strauss", "person", "Bavarian-born merchant who founded a denim business."),  # business and letters
+     ("Lévi-Strauss", "personne", "Anthropologue français."), False),
+    (("Tisza (river)", "river", "River of the Great Hungarian Plain."), ("Tisza", "reka", "Reka u Vojvodini."), True),
+    (("Lars Holm", "erhvervsmand", "Grundlægger af en møbelkæde."),  # a calling typed in Danish is a person's
+     ("Holm Lars", "company", "Danish furniture company."), False),
+])
+def test_business_beside_office_sociology_and_types_of_more_languages(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one

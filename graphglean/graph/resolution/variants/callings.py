@@ -40,7 +40,7 @@ _FIELDS = {
         dichter ecrivain ecrivaine auteur escritor escritora scrittore pisarz писатель 作家 작가 poete poeta
         philosopher philosoph philosophe filosofo filozof filosof thinker historian journalist
         journaliste periodista giornalista dziennikarz reporter columnist critic anthropologist anthropologue
-        antropologo sociologist linguist iro kolto spisovatel yazar forfattare forfatter schrijver kirjailija
+        antropologo sociologist soziologe soziologin sociologue sociologo socjolog linguist iro kolto spisovatel yazar forfattare forfatter schrijver kirjailija
         小説家""",
     "science": """scientist physicist chemist biologist mathematician astronomer economist geologist naturalist
         physiker chemiker mathematiker physicien chimiste fisico quimico scienziato inventor erfinder engineer
@@ -98,7 +98,14 @@ def callings_apart(a: Profile, b: Profile) -> str:
     if not (a.person_compatible and b.person_compatible) or not (a.personal or b.personal):
         return ""
     ca, cb = callings(a), callings(b)
+    if ca | cb <= _BUSINESS_IN_OFFICE:  # "Senator ..., owner of Capital Oil", "Nigerian businessman": one life
+        return ""
     return "people of different callings" if ca and cb and not ca & cb else ""
+
+
+# callings one life often holds both of, read apart on two descriptions (a merchant and an anthropologist, a
+# businessman and a footballer stay two)
+_BUSINESS_IN_OFFICE = frozenset({"business", "public"})
 
 
 # sports, in several languages: two things or people of one name in different sports are two ("U.S. Open", the

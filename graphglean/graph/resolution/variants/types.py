@@ -184,7 +184,12 @@ TYPE_WORDS |= _table({
               "prinzessin|príncipe|princesa|principe|principessa|prins|prinses|infanta|infante|duke|duchess|"
               "herzog|herzogin|duc|duchesse|duque|duquesa|count|countess|earl|baron|baroness|marquis|fürst|"
               "kaiserin|imperatore|empereur|emperador|imperador|cesarz|император|императрица|khan|maharaja|"
-              "yang di-pertuan agong|سلطان|ملك|ملكة|أمير"})
+              "yang di-pertuan agong|سلطان|ملك|ملكة|أمير|"
+              # people in business and sport, in more languages
+              "erhvervsmand|forretningsmand|affärsman|liikemies|üzletember|işadamı|geschäftsmann|"
+              "geschäftsfrau|homme d'affaires|femme d'affaires|hombre de negocios|uomo d'affari|zakenman|"
+              "biznesmen|бизнесмен|pengusaha|mfanyabiashara|kajakozó|kayaker|canoeist|sportoló|úszó|futó",
+    "river": "rijeka|reka|река|sungai|mto|sông|nehri|ποταμός|נהר|نهر|नदी"})
 TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authority|autorità|autoridad|autorité|"
                                        "agentur|behörde|agenzia|agência", "company": "emittente|emisora|radiodiffuseur"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
