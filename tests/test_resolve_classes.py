@@ -650,3 +650,11 @@ def test_a_given_name_a_citys_adjective_and_a_kind_described_otherwise_stay_apar
 ])
 def test_business_beside_office_sociology_and_types_of_more_languages(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+def test_ship_kinds_typed_in_more_languages_meet_the_prefixed_name():
+    from graphglean.graph.resolution.variants.types import english_type
+    assert {english_type(t) for t in ("crucero", "freighter", "kreuzer", "croiseur", "巡洋艦")} == {"ship"}
+    a = ("ARA Almirante Brown", "destroyer", "Argentine destroyer commissioned in 1983.")
+    b = ("Almirante Brown", "destructor", "Destructor de la Armada Argentina construido en Hamburgo.")
+    assert together(resolved(a, b).graph, a[0], b[0])

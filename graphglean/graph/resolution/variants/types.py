@@ -156,7 +156,10 @@ TYPE_WORDS |= _table({
     "political party": "partai|chama|partido político",
     "ship": "जहाज़|जहाज|पोत|विमानवाहक पोत|पनडुब्बी|kapal|kapal selam|barko|fähre|fährschiff|submarine|submarino|sous-marin|sottomarino|u-boot|"
             "okręt podwodny|подводная лодка|潜水艦|潜艇|잠수함|destroyer|frigate|corvette|cruiser|battleship|"
-            "aircraft carrier|patrol boat|ferry boat",
+            "aircraft carrier|patrol boat|ferry boat|freighter|lake freighter|bulk carrier|ore carrier|cargo vessel|"
+            "steamship|steamer|schooner|sailing ship|crucero|buque|navío|barco|acorazado|destructor|fragata|"
+            "croiseur|cuirassé|navire|paquebot|kreuzer|fregatte|zerstörer|schlachtschiff|incrociatore|nave|"
+            "крейсер|корабль|эсминец|巡洋艦|戦艦|駆逐艦|巡洋舰|驱逐舰|순양함",
 })
 # occupations a model gives as the type, and the contests a person is never ("Roland Garros", an aviator;
 # "Roland-Garros", a "tournoi")
