@@ -614,18 +614,9 @@ def test_one_holder_counted_alike_stays_one():
      ("Kim", "person", "patinadora surcoreana que ganó un oro olímpico en Vancouver")),
     (("Tsar Alexander", "person", "Russian emperor assassinated in 1881."),
      ("Alexander III", "person", "Emperor of Russia from 1881 to 1894.")),
-])
-def test_namesakes_a_reviewer_found_for_the_sessions_rules_stay_apart(a, b):
-    assert not together(resolved(a, b).graph, a[0], b[0])
-
-
-def test_a_club_name_keyed_empty_reads_no_city():
-    assert not together(resolved(("—", "football club", "Dutch football club based in Amsterdam."),
-                                 ("Ajax Amsterdam", "football club", "Dutch football club.")).graph, "—",
-                        "Ajax Amsterdam")
-
-
-@pytest.mark.parametrize("a,b", [  # the reviewer's second look
+    (("—", "football club", "Dutch football club based in Amsterdam."),  # a club name keyed empty reads no city
+     ("Ajax Amsterdam", "football club", "Dutch football club.")),
+    # its second look
     (("Jae-in", "person", "South Korean child actress who starred in a drama in 2019."),  # a Korean's given name
      ("Moon Jae-in", "person", "President of South Korea, elected in 2017.")),
     (("Racing Paris", "football club", "Football club from Paris."),  # an adjective is no city's other name
@@ -633,7 +624,7 @@ def test_a_club_name_keyed_empty_reads_no_city():
     (("Genesis (band)", "band", "Progressive rock band of Peter Gabriel and Phil Collins."),
      ("Genesis", "band", "Ghanaian gospel group.")),
 ])
-def test_a_given_name_a_citys_adjective_and_a_kind_described_otherwise_stay_apart(a, b):
+def test_namesakes_a_reviewer_found_for_the_sessions_rules_stay_apart(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
 
 

@@ -145,7 +145,7 @@ class Evidence:
             if clash or not (a.personal or b.personal) and (said_apart(a, b) or place != both_places(a, b)):
                 return doubtful(0.6, "same letters, but a person and a place or said to be two things")  # "U.S. Open"
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
-        if umlauts := written_out(self, a, b, fa, fb):  # "Müller", "Mueller"
+        if umlauts := written_out(a, b, fa, fb):  # "Müller", "Mueller"
             return umlauts
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):

@@ -364,7 +364,8 @@ class Corpus:
         """Every word of the personal name is a name, not a common word (one letter: an initial; a particle
         such as "van" or "de" is written in lower case inside names; a syllable joined by a hyphen is part of a
         word: "in" of "Jae-in")."""
-        joined = {w for token in form.surface.split() if "-" in token for w in key_of(token).split()[1:]}
+        joined = {w for token in form.surface.split() if "-" in token for w in key_of(token).split()[1:]} \
+            if "-" in form.surface else ()
         return bool(form.person) and all(len(w) == 1 or w in PARTICLES or w in joined or w not in self.lowercase
                                          for w in form.person)
 

@@ -142,10 +142,9 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
     if ws[:-1] == ss:  # its country is enough only where both or neither have a club abbreviation ("FK Austria",
         alike = (fa.club == fb.club) and placed & described_in(ps)  # a Viennese club, is no "Austria Salzburg")
         return city if _names_place(ps.description, city) or alike else ""
-    other = ss[-1] if ss else ""
-    one_city = len(ss) == len(ws) and ss[:-1] == ws[:-1] and other[:3] == city[:3] and \
-        countries_placing(other) == placed and not _country_words(other, city)  # "munchen", "munich"
-    return f"{other} / {city}" if one_city else ""
+    other = ss[-1]  # the names' shape above: one word each after the same words
+    one_city = other[:3] == city[:3] and countries_placing(other) == placed and not _country_words(other, city)
+    return f"{other} / {city}" if one_city else ""  # "munchen", "munich"
 
 
 def _country_words(x: str, y: str) -> bool:

@@ -55,7 +55,7 @@ def _one_country_writing_it(a: Profile, b: Profile, fa: NameForm, fb: NameForm) 
     return bool(shared)
 
 
-def written_out(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+def written_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
     """A name with its umlauts written out ("Muenchen", "Soeren", "Aalborg"): one place or one club; people and
     companies, whose namesakes write their names so ("Gerhard Schroeder", a CDU foreign minister; "Gerhard
     Schröder", an SPD chancellor), only where both are dated by two same years, or are people placed in one

@@ -18,7 +18,8 @@ _FIELDS = {
         center-back fullback full-back winger playmaker
         attaquant delantero attaccante portiere cricketer golfer boxer wrestler cyclist swimmer sprinter skier
         tennis basketball baseball hockey badminton volleyball handball rugby olympian racing rennfahrer coach trainer cheftrainer entrenador allenatore
-        jockey quarterback pitcher batsman yachtsman yachtswoman sailor rower canoeist mountaineer sportolo labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
+        jockey quarterback pitcher batsman yachtsman yachtswoman sailor rower canoeist mountaineer sportolo
+        labdarugo fotbalista futbolcu fotbollsspelare fodboldspiller
         voetballer jalkapalloilija 選手 运动员 球员 선수 खिलाड़ी क्रिकेटर""",
     "public": """politician politiker politicien politique politico politica polityk politik politikus политик
         政治家 정치인 statesman stateswoman senator senateur senador congressman congresswoman legislator lawmaker
@@ -40,7 +41,8 @@ _FIELDS = {
         dichter ecrivain ecrivaine auteur escritor escritora scrittore pisarz писатель 作家 작가 poete poeta
         philosopher philosoph philosophe filosofo filozof filosof thinker historian journalist
         journaliste periodista giornalista dziennikarz reporter columnist critic anthropologist anthropologue
-        antropologo sociologist soziologe soziologin sociologue sociologo socjolog linguist iro kolto spisovatel yazar forfattare forfatter schrijver kirjailija
+        antropologo sociologist soziologe soziologin sociologue sociologo socjolog linguist iro kolto spisovatel
+        yazar forfattare forfatter schrijver kirjailija
         小説家""",
     "science": """scientist physicist chemist biologist mathematician astronomer economist geologist naturalist
         physiker chemiker mathematiker physicien chimiste fisico quimico scienziato inventor erfinder engineer

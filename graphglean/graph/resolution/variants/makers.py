@@ -29,13 +29,12 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         if lead in _words(py.description):
             return Verdict(SAME, 0.85, "a product with and without its maker's name")
         described = a.description.strip() and b.description.strip() and not _other_maker(py.description, lead)
-        if described and not any(c.isdigit() for c in y.surface) and \
-                (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
+        named = described and not any(c.isdigit() for c in y.surface)  # a model named, not numbered
+        if named and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
         if described and _designation(y) and not types_conflict(a, b):
             return Verdict(SAME, 0.8, "a model's designation with and without its maker's name")
-        if described and not any(c.isdigit() for c in y.surface) and rare_word(y.surface.strip()) and \
-                _one_kind(a, b):  # a name the web writes rarely: not "Maps", "Notes", "Nova"
+        if named and rare_word(y.surface.strip()) and _one_kind(a, b):  # written rarely: not "Maps", "Notes"
             return Verdict(SAME, 0.8, "a product with and without its maker's name, of one narrow kind")
         return doubtful(0.5, "a model with a maker's name on one side only (another maker's model?)")
     return None

@@ -59,4 +59,3 @@ def _realms_in(ws: tuple[str, ...]) -> set[str]:
             rest = ws[i + 2:i + 5]
             found |= countries_of(" ".join(rest[1:] if rest[:1] in (("the",), ("la",), ("los",)) else rest))
     return found
-
