@@ -92,7 +92,17 @@ def acronym_keys(p: Profile) -> set[str]:
     """The acronyms and club abbreviations ``p``'s names are written as, which other names' initials may spell
     out ("NATO"; "sl|benfica" of "SL Benfica")."""
     return {f.acronym or f.compact for f in p.forms if f.acronym or numbered_capitals(f)} | {
-        club_key(f) for f in p.forms if f.team}
+        club_key(f) for f in p.forms if f.team} | {k for f in p.forms if (k := headed_key(f))}
+
+
+def headed_key(form: NameForm) -> str:
+    """"ha:" and the first letter and last word of a name led by an acronym ("ha:p|orlen" of "PKN Orlen"), which
+    the name it abbreviates has too; "" for other names."""
+    head, *tail = form.surface.split() or [""]
+    letters = head.replace(".", "")
+    if not tail or not (2 <= len(letters) <= LONGEST and letters.isupper() and letters.isalpha()):
+        return ""
+    return f"ha:{form.key[0]}|{form.key.rsplit(' ', 1)[-1]}"
 
 
 @lru_cache(maxsize=4096)
@@ -166,6 +176,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
+        if len(kws) > 1 and (led := f"ha:{kws[0][0]}|{kws[-1]}") in acronyms:  # "Polski Koncern Naftowy Orlen"
+            keys.add(led)  # meets "PKN Orlen"
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"
             keys.add("a:" + f.acronym)
             if len(f.acronym) >= 3:  # as `acronyms.acronym_verdict` reads them

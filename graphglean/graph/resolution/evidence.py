@@ -24,7 +24,7 @@ from .persons import centuries_apart, generation_left_out, numbered_generation, 
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
-from .variants.acronyms import acronym_verdict
+from .variants.acronyms import acronym_verdict, headed_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import said_apart, two_languages
@@ -123,8 +123,8 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
-                     Evidence._acronym, acronym_verdict, legal_verdict, group_verdict, club_verdict, Evidence._country,
-                     article_verdict, maker_verdict):
+                     Evidence._acronym, acronym_verdict, legal_verdict, group_verdict, club_verdict, headed_verdict,
+                     Evidence._country, article_verdict, maker_verdict):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v

@@ -134,7 +134,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return _partial(ev, a, b, "same name, initials or patronymic written out")
         if given == UNSURE and _middle_initial_of_one_generation(fa, fb):  # "Ferdinand R. Marcos Jr."
             return _partial(ev, a, b, "a middle initial on one side only, the same generation")
-        if given == UNSURE:
+        if given == UNSURE and _womans(wa[0], wb[0]) and not (_PARENTAL & (a.words.keys() | b.words.keys())):
+            return _partial(ev, a, b, "a woman's middle or maiden name on one side only")  # "Hillary Rodham"
+        if given == UNSURE:  # "John Adams", "John Quincy Adams": a son is named after his father
             return doubtful(0.5, "a middle name on one side only")
         return Verdict(DIFFERENT, 0.0, "different given names")
     if wa[0] == wb[0]:
@@ -153,6 +155,16 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
+
+
+# a mother and a daughter may share a name but for a middle one ("Mary Smith", "Mary Anne Smith")
+_PARENTAL = frozenset("""mother daughter parent child mutter tochter mère mere fille madre hija mãe mae filha figlia
+matka córka corka moeder dochter""".split())
+
+
+def _womans(x: str, y: str) -> bool:
+    """One of two first names that agree (a name and its initial) is a woman's and no man's."""
+    return any(w in FEMALE_GIVEN and w not in MALE_GIVEN for w in (x, y))
 
 
 def _middle_initial_of_one_generation(fa: NameForm, fb: NameForm) -> bool:

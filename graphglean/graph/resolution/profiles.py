@@ -32,8 +32,9 @@ PLACE_TYPES = frozenset("geo location place city country region gpe loc town vil
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
 # the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
 ORG_TYPES = frozenset("""organization organisation org company corporation business firm enterprise conglomerate
-website site platform service brand publisher newspaper magazine media broadcaster network bank institution agency
-band group team club party university school college ngo nonprofit charity government""".split()) | frozenset({
+website site platform service brand publisher publication newspaper magazine media broadcaster
+network bank institution agency band group team club party university school college ngo nonprofit charity
+government""".split()) | frozenset({
     "web site", "online service", "sports team", "sports club", "football club", "musical group", "political party",
     "news organization", "media outlet", "news outlet", "government agency", "financial institution"})
 SHORT_DESCRIPTION = 8  # description words (besides the name's own) below which two descriptions cannot disagree
@@ -200,7 +201,7 @@ _ORG_KINDS = {t: kind for kind, types in {
     for t in types.split(", ")}
 CATCH_ALL = frozenset({"category"})  # the type a common extraction prompt gives what fits no other: no kind
 # things a person is never (a model types a ghost or a family as an event or an organization as often)
-THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car aircraft airplane brand software
+THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car motorcycle aircraft airplane brand software
 technology device website artifact artefact currency food drink""".split())
 # what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
 MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())

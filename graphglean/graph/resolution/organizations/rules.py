@@ -109,8 +109,9 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
         return None
     x, y = (fa, fb) if fa.club else (fb, fa)
     if x.club and _spelled_club(x, y):  # "SL Benfica", "Sport Lisboa e Benfica"
-        if _club_like(a) and _club_like(b) and (sporting(a) or sporting(b)):
-            return Verdict(SAME, 0.9, "same club abbreviation written another way")
+        if _club_like(a) and _club_like(b) and (sporting(a) or sporting(b)):  # not a motorists' "Automobile Club"
+            return ev.short_form(a, b, Verdict(SAME, 0.9, "same club abbreviation written another way"),
+                                 SHORT_DESCRIPTION)
         return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
     if not x.club or x.team != y.key:
         return None
@@ -190,6 +191,12 @@ def _ordinal(f: NameForm) -> str:
 _PUBLICATIONS = frozenset({"newspaper", "magazine", "publication", "journal", "periodical"})
 
 
+def _trade_is(x: NameForm, other: NameForm) -> bool:
+    """``x``'s name without its legal form is ``other``'s, possessed or not, or spaced another way ("J.P. Morgan
+    Chase & Co.", "JPMorgan Chase")."""
+    return x.trade in (other.key, _unpossessed(x, other.key)) or x.trade.replace(" ", "") == other.compact
+
+
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Siemens AG" and "Siemens", "トヨタ自動車株式会社" and "トヨタ自動車"; "Microsoft Corp." and "Microsoft
     Corporation"; a place with and without its administrative affix ("上海市" and "上海", "город Казань" and
@@ -202,9 +209,9 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way") if fa.legal == fb.legal else \
             doubtful(0.5, "different administrative affixes (another place of one name?)"
                      if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
-    if fb.legal and fb.trade in (fa.key, _unpossessed(fb, fa.key)):  # "Moody's Corporation", "Moody's"
+    if fb.legal and _trade_is(fb, fa):  # "Moody's Corporation", "Moody's"
         x = fb
-    elif fa.legal and fa.trade in (fb.key, _unpossessed(fa, fb.key)):
+    elif fa.legal and _trade_is(fa, fb):
         x = fa
     else:
         return None

@@ -4,7 +4,8 @@
 De Venezuela, S.A."; "INSEE", "Institut National de la Statistique et des Études Économiques"). Letters that
 may come from inside words spell out many names: such an acronym is one with the name only where it has four
 letters or more (or an accented first one, as "ÖBB") and the two are placed in one country or described
-alike; otherwise a question."""
+alike; otherwise a question. An acronym may stand for a name's leading words only, the rest written out ("PKN
+Orlen", "Polski Koncern Naftowy Orlen"; "ETH Zürich"; "VW Golf", of one compound word "Volks|wagen")."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from itertools import combinations
 
 from ..lexicon import ARTICLES, JOINING, LEGAL_FORMS
 from ..names import NameForm
-from ..profiles import Profile, types_conflict
+from ..profiles import SHORT_DESCRIPTION, Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
+from .makers import made
 
 MAX_INSIDE = 2  # letters of an acronym taken from inside words, at most
 COMPOUND_PART = 4  # where a compound's later part may begin in a word, at the earliest ("bundes|bahnen")
@@ -88,3 +90,34 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
             return Verdict(SAME, 0.8, RULE)
         return doubtful(0.5, RULE + ", not placed or described alike")
     return None
+
+
+def headed_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for a name whose leading words one of the two writes as their acronym, the words after it the
+    same, unless the descriptions disagree (two languages cannot); None where the names are not so."""
+    for x, y in ((fa, fb), (fb, fa)):
+        if not _headed(x, y):
+            continue
+        if clash or a.personal or b.personal or types_conflict(a, b) and not (made(a) and made(b)):
+            return None  # a car and a "product" are one kind
+        return ev.short_form(a, b, Verdict(SAME, 0.8, "its leading words as their acronym"), SHORT_DESCRIPTION)
+    return None
+
+
+def _headed(x: NameForm, y: NameForm) -> bool:
+    """``x`` is an acronym in capitals and then the last words of ``y``, whose words before them it spells
+    (or the parts of one compound word before them: "VW" of "Volkswagen")."""
+    head, *tail = x.surface.split() or [""]
+    xs, ys = x.key.split(), y.key.split()
+    if not tail or len(xs) != len(tail) + 1 or len(ys) <= len(tail) or ys[-len(tail):] != xs[1:]:
+        return False
+    letters = xs[0]
+    if not (2 <= len(letters) <= LONGEST and head.replace(".", "").isupper() and letters.isalpha()):
+        return False
+    lead = ys[:-len(tail)]
+    if sum(len(w) == 1 for w in lead) > 1:  # "U.S. Open" spells out nothing ("Sport Lisboa e Benfica" does)
+        return False
+    if len(lead) == 1:
+        return len(lead[0]) > len(letters) and any(
+            i == len(letters) for i, _ in _inside(letters, 1, lead[0], 1, 0, False)) and letters[0] == lead[0][0]
+    return spells(letters, " ".join(lead))

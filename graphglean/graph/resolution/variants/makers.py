@@ -32,7 +32,7 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         named = described and not any(c.isdigit() for c in y.surface)  # a model named, not numbered
         if named and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
-        if described and _designation(y) and not types_conflict(a, b):
+        if described and _designation(y, _one_kind(a, b)) and not types_conflict(a, b):
             return Verdict(SAME, 0.8, "a model's designation with and without its maker's name")
         if named and rare_word(y.surface.strip()) and _one_kind(a, b):  # written rarely: not "Maps", "Notes"
             return Verdict(SAME, 0.8, "a product with and without its maker's name, of one narrow kind")
@@ -48,10 +48,11 @@ _MAKER_NAMED = regex.compile(r"(?:\b(?:by|von|par|por|da|di|od|door|from)\s+(\p{
                              r"(?:\b(\p{Lu}[\p{L}\p{M}-]+)['’]s\b)")
 
 
-def _designation(y: NameForm) -> bool:
+def _designation(y: NameForm, one_kind: bool) -> bool:
     """A model's name with a number, long enough that makers do not share it ("E195-E2", "Mate 60 Pro",
-    "Superjet 100"; not "A7", a Sony camera and an Audi)."""
-    return any(c.isdigit() for c in y.surface) and len(y.compact) >= 5 and not y.key.isdigit()
+    "Superjet 100"; not "A7", a Sony camera and an Audi): five characters, or four where both are typed one
+    narrow kind of thing ("A380", an aircraft and an "avion")."""
+    return any(c.isdigit() for c in y.surface) and len(y.compact) >= (4 if one_kind else 5) and not y.key.isdigit()
 
 
 def _words(text: str) -> set[str]:

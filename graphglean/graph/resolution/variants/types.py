@@ -55,7 +55,8 @@ TYPE_WORDS = _table({
     "software": "logiciel|système d'exploitation|sistema operativo|sistema operacional|betriebssystem|"
                 "system operacyjny|операционная система|オペレーティングシステム|操作系统|운영체제|besturingssysteem",
     "aircraft": "flugzeug|avion|avión|aereo|aeronave|samolot|самолёт|самолет|航空機|飞机|항공기|verkehrsflugzeug|"
-                "avion de ligne|airliner",
+                "avion de ligne|airliner|jetliner|airplane|aeroplane|plane|jet|passenger jet|regional jet|business jet|"
+                "narrow-body|wide-body|narrowbody|widebody|avião|aereo di linea|旅客機|客机|여객기",
     "website": "serwis internetowy|portal internetowy|webový portál|webová stránka|웹사이트|ウェブサイト|网站|網站|сайт|"
                "веб-сайт|вебсайт|интернет-издание|site web|site internet|sitio web|sítio web|webseite|internetseite|"
                "internetportal|webportal|portale|portail|portal|nettsted|webbplats|hjemmeside|web sitesi|haber sitesi|"
@@ -79,10 +80,13 @@ TYPE_WORDS |= _table({
     "band": "musikgruppe|zespół|kapela|grupo musical|gruppo musicale|groupe de musique|乐队|樂隊|밴드|バンド|"
             "rockband|popgruppe",
     "website": "strona internetowa|nettside|वेबसाइट|موقع|trang web",
-    "ship": "laev|fartyg|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|паром|passagierschiff",
+    "ship": "laev|fartyg|skepp|örlogsskepp|krigsskepp|regalskepp|slagskepp|skib|skip|alus|hajó|ferry|färja|ferje|færge|traghetto|ferri|паром|passagierschiff",
     "product": "produs|termék|ürün|tuote|produto|produktmodell|produk|продукт|продукция|bidhaa|sản phẩm",
     "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车|"
-           "mobil|ô tô|autó|araba|자동차|suv|hatchback|sedan|pickup",
+           "mobil|ô tô|autó|araba|자동차|suv|hatchback|sedan|pickup|car model|kompaktwagen|kleinwagen|sportwagen|"
+           "geländewagen|pkw|crossover|city car|supermini|coupé|coupe|convertible|roadster|minivan|kereta|xe hơi|車",
+    "motorcycle": "motorbike|motorrad|moto|motocicleta|motocicletta|motocykl|мотоцикл|オートバイ|バイク|摩托车|오토바이|"
+                  "superbike|sport bike|sportbike|scooter",
 })
 
 

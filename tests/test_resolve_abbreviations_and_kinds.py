@@ -1,0 +1,92 @@
+"""Look-alike classes of entity resolution (issue 33), continued: a name led by the acronym of its first words,
+a legal form with the name spaced another way, a short model designation of one narrow kind, kinds typed in more
+words and languages, and a woman's middle or maiden name. Each class with its namesakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.variants.types import english_type
+
+from .test_resolve import together
+from .test_resolve_classes import resolved
+
+
+@pytest.mark.parametrize("a,b", [
+    (("PKN Orlen", "spółka", "Płocki koncern paliwowy."), ("Polski Koncern Naftowy Orlen", "company", "Polish oil refiner.")),
+    (("ETH Zürich", "Hochschule", "Technische Hochschule in Zürich."),
+     ("Eidgenössische Technische Hochschule Zürich", "university", "Swiss federal institute of technology.")),
+    (("VW Golf", "Produkt", "Kompaktwagen aus Wolfsburg."), ("Volkswagen Golf", "car", "Compact car built since 1974.")),
+    (("SV Werder Bremen", "club", "German football club."), ("Sportverein Werder Bremen", "Verein", "Fußballverein.")),
+])
+def test_a_name_led_by_the_acronym_of_its_first_words_is_one(a, b):
+    res = resolved(a, b)
+    assert together(res.graph, a[0], b[0])
+    assert any(m["rule"] == "its leading words as their acronym" for m in res.merges)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("U.S. Open", "event", "Tennis Grand Slam tournament in Flushing Meadows."),  # dotted letters spell no words
+     ("US Open", "event", "One of golf's four major championships.")),
+    (("MS Estonia", "ship", "Ferry that sank in the Baltic in 1994."),  # a ship and a company: two kinds
+     ("Microsoft Estonia", "company", "Microsoft's subsidiary in Tallinn.")),
+    (("JK Rowling", "person", "British author of the Harry Potter books."),  # people are read by their names' rules
+     ("Jack Kent Rowling", "person", "American banker.")),
+    (("AC Milan", "football club", "Italian football club that plays at San Siro and has won seven European Cups."),
+     ("Automobile Club Milan", "organization", "Motorists' association that maps the roads of Lombardy and sells "
+      "insurance to drivers.")),  # descriptions that disagree
+])
+def test_namesakes_of_a_name_led_by_an_acronym_stay_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_legal_form_on_a_name_spaced_another_way_is_one():
+    a = ("J.P. Morgan Chase & Co.", "company", "Largest bank in the United States, headquartered in New York.")
+    b = ("JPMorgan Chase", "organization", "American multinational bank based in New York City.")
+    assert together(resolved(a, b).graph, a[0], b[0])
+    person = ("JP Morgan", "person", "American financier who died in 1913.")
+    assert not together(resolved(("J.P. Morgan & Co.", "company", "Bank founded in New York."), person).graph,
+                        "J.P. Morgan & Co.", "JP Morgan")
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Airbus A380", "aircraft", "Double-deck wide-body airliner."),  # four characters, one narrow kind
+     ("A380", "avion", "Gros porteur assemblé à Toulouse."), True),
+    (("Boeing 737 MAX", "aircraft", "Narrow-body airliner grounded in 2019."),  # "plane" is an aircraft
+     ("737 MAX", "plane", "Jet involved in two crashes."), True),
+    (("Audi A380", "car", "A concept car."), ("A380", "aircraft", "Double-deck airliner."), False),  # two kinds
+    (("Audi A7", "car", "Large executive car."), ("A7", "car", "Korean sedan."), False),  # three characters
+    (("Sony A7", "product", "Mirrorless camera."), ("A7", "product", "Camera line."), False),  # a broad kind
+])
+def test_a_short_designation_with_and_without_its_maker(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+def test_kinds_typed_in_more_words_and_languages():
+    assert {english_type(t) for t in ("plane", "jet", "airplane", "旅客機")} == {"aircraft"}
+    assert {english_type(t) for t in ("kompaktwagen", "city car", "車", "crossover")} == {"car"}
+    assert {english_type(t) for t in ("skepp", "örlogsskepp")} == {"ship"}
+    assert english_type("motorrad") == "motorcycle"
+    guardian = (("The Guardian", "newspaper", "British daily newspaper founded in Manchester in 1821."),
+                ("Guardian", "publication", "London-based British daily newspaper."))
+    assert together(resolved(*guardian).graph, "The Guardian", "Guardian")
+    vasa = (("Regalskeppet Vasa", "skepp", "Svenskt örlogsskepp som sjönk 1628."),
+            ("Vasa", "warship", "17th-century Swedish warship salvaged in 1961."))
+    assert together(resolved(*vasa).graph, "Regalskeppet Vasa", "Vasa")
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Hillary Rodham Clinton", "politician", "US Secretary of State from 2009 to 2013."),
+     ("Hillary Clinton", "person", "Democratic presidential nominee in 2016."), True),
+    (("Michelle Obama", "person", "Former First Lady of the United States and author of Becoming."),
+     ("Michelle LaVaughn Robinson Obama", "PERSON", "American lawyer and wife of President Barack Obama."), True),
+    (("Mary Smith", "person", "Mother of the poet, a seamstress in Leeds."),  # a mother and her daughter
+     ("Mary Anne Smith", "person", "English poet born in Leeds in 1850."), False),
+    (("John Adams", "person", "Second president of the United States."),  # a son named after his father
+     ("John Quincy Adams", "person", "Sixth president of the United States."), False),
+    (("Anna Maria Berg", "person", "Swedish sprinter who won a European title."),  # descriptions that disagree
+     ("Anna Berg", "person", "German organist and composer of church music who taught in Leipzig for decades."),
+     False),
+])
+def test_a_womans_middle_or_maiden_name_on_one_side(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
