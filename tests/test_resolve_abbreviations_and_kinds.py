@@ -90,3 +90,31 @@ def test_kinds_typed_in_more_words_and_languages():
 ])
 def test_a_womans_middle_or_maiden_name_on_one_side(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Euro 2020", "tournament", "UEFA European Championship held in 2021 after a pandemic delay."),
+     ("UEFA Euro 2020", "événement", "Championnat d'Europe de football disputé en 2021 dans onze villes."), True),
+    (("Finals 2023", "tournament", "Season-ending championship of the women's tour in Cancún."),  # WTA's, not
+     ("ATP Finals 2023", "tournament", "Men's tennis season finale in Turin."), False),  # named by the other
+    (("Cup 2019", "product", "A mug sold by UEFA's shop."), ("UEFA Cup 2019", "tournament", "Football cup."), False),
+])
+def test_an_event_with_and_without_its_organizers_name(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Dangote Group", "conglomerate", "Nigerian industrial conglomerate founded by Aliko Dangote."),  # a person's
+     ("Dangote", "company", "Lagos-based Nigerian conglomerate with cement, sugar and refining."), True),  # name
+    (("Dangote Group", "conglomerate", "Nigerian conglomerate. The Dangote cement arm is listed."),  # another
+     ("Dangote", "company", "Lagos-based cement maker."), False),  # company of the group
+])
+def test_a_group_whose_description_names_its_founder(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+def test_a_national_park_written_with_its_icelandic_letter_is_one():
+    a = ("Þingvellir", "þjóðgarður", "Þjóðgarður á Suðurlandi þar sem Alþingi var stofnað árið 930.")
+    b = ("Thingvellir", "national park", "Icelandic national park where the Althing was founded in 930.")
+    assert together(resolved(a, b).graph, a[0], b[0])
+    assert english_type("parque nacional") == "national park"

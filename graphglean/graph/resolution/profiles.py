@@ -26,9 +26,9 @@ PLACE_TYPES = frozenset("geo location place city country region gpe loc town vil
                         "geography geographic_location geographical_location island river lake mountain district "
                         "municipality county commune borough neighbourhood neighborhood suburb headland cape "
                         "peninsula bay valley desert forest glacier waterfall canyon plateau strait sea ocean "
-                        "street road square airport neighbourhood district quarter estuary"
+                        "street road square airport neighbourhood district quarter estuary park"
                         .split()) | frozenset(
-    {"geographic location", "geographical location"})
+    {"geographic location", "geographical location", "national park"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
 # the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
 ORG_TYPES = frozenset("""organization organisation org company corporation business firm enterprise conglomerate

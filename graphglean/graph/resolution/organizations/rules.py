@@ -10,7 +10,7 @@ from typing import Protocol
 import attrs
 
 from ..blocking import lead_initials, web_spellings
-from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
+from ..lexicon import AFFIX_LEVELS, ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
 from ..profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, rare_word,
                         types_conflict)
@@ -235,6 +235,15 @@ def _unpossessed(legal: NameForm, key: str) -> str:
     return re.sub(r"['’]s$", "", key) if re.search(r"['’]s\b", legal.surface) else key
 
 
+def _without_persons_named(text: str, name: str) -> str:
+    """``text`` less the full names that end in ``name`` ("founded by Aliko Dangote": a person, not the
+    company "Dangote"; "The Dangote cement arm" stays)."""
+    def drop(m: re.Match) -> str:
+        lead = m.group(1)
+        return " " if lead[0].isupper() and lead.casefold() not in ARTICLES else m.group(0)
+    return re.sub(rf"\b([^\W\d_][\w'-]*)\s+{re.escape(name)}\b", drop, text) if name else text
+
+
 def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Alibaba Group Holding Limited" and "Alibaba", "ソニーグループ株式会社" and "ソニー", "Grupo Bimbo" and
     "Bimbo": a brand names its group. Not the bare name with a legal form ("Sony Group" and "Sony Corporation": a
@@ -251,7 +260,7 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return doubtful(0.5, "a group and a company of its name with a legal form (a parent and a subsidiary?)")
     if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES:
         return doubtful(0.4, "a group and a namesake of another type")
-    own = px.description.replace(x.surface.strip(), " ")
+    own = _without_persons_named(px.description.replace(x.surface.strip(), " "), y.surface.strip())
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):
         return doubtful(0.5, "a group described with the other as another company")

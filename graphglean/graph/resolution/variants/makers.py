@@ -4,7 +4,8 @@ names it; otherwise a question, as model numbers and names repeat across makers 
 camera; "Mitsubishi Lancer" and "Lancer", a Dodge). A model named without a number is one product also where
 both are placed in one country or described alike, and the shorter's description names no other maker ("made
 by Dodge", "Apple's"). Words more at the end make another model ("iPhone 15 Pro Max"); a word such as "Grand"
-or "New" is no maker ("Grand Cherokee", "Cherokee"); and a person, a place or an organization is no product."""
+or "New" is no maker ("Grand Cherokee", "Cherokee"); and a person, a place or an organization is no product. An
+event is named so by its organizer ("UEFA Euro 2020", "Euro 2020"): one where the shorter's description names it."""
 
 from __future__ import annotations
 
@@ -16,14 +17,16 @@ from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 
 _PRODUCTS = THING_TYPES - PLACE_TYPES
-_NOT_MADE = frozenset("""animal species breed plant character event concept idea person people award title film movie
-book novel song album work""".split())
+_NOT_MADE = frozenset("""animal species breed plant character event tournament concept idea person people award title
+film movie book novel song album work""".split())
 
 
 def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """Same for a product named with and without its maker; None when the names are not so."""
     for x, y, py in ((fa, fb, b), (fb, fa, a)):
         lead = _maker(x, y)
+        if lead and _events(a, b) and x.surface[:len(lead)].isupper() and lead in _words(py.description):
+            return Verdict(SAME, 0.85, "an event with and without its organizer's name")  # "UEFA Euro 2020"
         if not lead or not _products(a, b):
             continue
         if lead in _words(py.description):
@@ -85,6 +88,14 @@ def _one_kind(a: Profile, b: Profile) -> bool:
     "aircraft", "avion"; not "product")."""
     written = {t.casefold() for t in a.written_types} & {t.casefold() for t in b.written_types}
     return bool((written | (a.types & b.types)) - _BROAD_KINDS - UNTYPED)
+
+
+_EVENTS = frozenset({"event", "tournament"})
+
+
+def _events(a: Profile, b: Profile) -> bool:
+    """Both typed events (a contest, "événement"), or one so and the other untyped."""
+    return bool(a.types & _EVENTS or b.types & _EVENTS) and all(p.types & _EVENTS or p.types <= UNTYPED for p in (a, b))
 
 
 def made(p: Profile) -> bool:

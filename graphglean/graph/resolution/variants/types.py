@@ -85,6 +85,8 @@ TYPE_WORDS |= _table({
     "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车|"
            "mobil|ô tô|autó|araba|자동차|suv|hatchback|sedan|pickup|car model|kompaktwagen|kleinwagen|sportwagen|"
            "geländewagen|pkw|crossover|city car|supermini|coupé|coupe|convertible|roadster|minivan|kereta|xe hơi|車",
+    "national park": "þjóðgarður|nationalpark|nasjonalpark|kansallispuisto|parc national|parque nacional|"
+                     "parco nazionale|park narodowy|národní park|национальный парк|国立公園|国家公园|國家公園|국립공원",
     "motorcycle": "motorbike|motorrad|moto|motocicleta|motocicletta|motocykl|мотоцикл|オートバイ|バイク|摩托车|오토바이|"
                   "superbike|sport bike|sportbike|scooter",
 })
