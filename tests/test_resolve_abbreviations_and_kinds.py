@@ -13,10 +13,12 @@ from .test_resolve_classes import resolved
 
 
 @pytest.mark.parametrize("a,b", [
-    (("PKN Orlen", "spółka", "Płocki koncern paliwowy."), ("Polski Koncern Naftowy Orlen", "company", "Polish oil refiner.")),
+    (("PKN Orlen", "spółka", "Płocki koncern paliwowy."),
+     ("Polski Koncern Naftowy Orlen", "company", "Polish oil refiner.")),
     (("ETH Zürich", "Hochschule", "Technische Hochschule in Zürich."),
      ("Eidgenössische Technische Hochschule Zürich", "university", "Swiss federal institute of technology.")),
-    (("VW Golf", "Produkt", "Kompaktwagen aus Wolfsburg."), ("Volkswagen Golf", "car", "Compact car built since 1974.")),
+    (("VW Golf", "Produkt", "Kompaktwagen aus Wolfsburg."),
+     ("Volkswagen Golf", "car", "Compact car built since 1974.")),
     (("SV Werder Bremen", "club", "German football club."), ("Sportverein Werder Bremen", "Verein", "Fußballverein.")),
 ])
 def test_a_name_led_by_the_acronym_of_its_first_words_is_one(a, b):
