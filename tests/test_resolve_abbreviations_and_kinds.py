@@ -120,3 +120,21 @@ def test_a_national_park_written_with_its_icelandic_letter_is_one():
     b = ("Thingvellir", "national park", "Icelandic national park where the Althing was founded in 930.")
     assert together(resolved(a, b).graph, a[0], b[0])
     assert english_type("parque nacional") == "national park"
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Lula", "presidente", "Presidente do Brasil, eleito em 2002, 2006 e 2022."),  # one country, one office
+     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president and founder of the Workers' Party."), True),
+    (("Lula", "cantora", "Cantora portuguesa de fado."),  # another country and calling
+     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president and founder of the Workers' Party."), False),
+    (("Inácio", "pessoa", "Presidente do Brasil."),  # a middle name, not the one before the family name
+     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president."), False),
+    (("Lula", "pessoa", "Lula tomou posse como presidente em janeiro de 2023."),  # placed by neither: a question
+     ("Luiz Inácio Lula da Silva", "person", "Former metalworkers' union leader."), False),
+])
+def test_the_name_a_full_name_is_known_by(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+def test_offices_typed_in_more_languages_are_people():
+    assert {english_type(t) for t in ("presidente", "président", "prezydent", "президент", "kanzlerin")} == {"person"}

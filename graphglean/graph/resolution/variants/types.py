@@ -94,7 +94,11 @@ TYPE_WORDS |= _table({
 
 # occupations, vessels and papers of more languages, and English occupations a model gives as a type
 TYPE_WORDS |= _table({
-    "person": "mtu|mwanasiasa|kiongozi|kutató|棋手|kierowca|سیاستمدار|ahli politik|politiko|piloto|tennista|racing driver|"
+    "person": "presidente|presidenta|président|présidente|präsident|präsidentin|prezydent|президент|cumhurbaşkanı|"
+              "primeiro-ministro|primeira-ministra|primer ministro|premier ministre|premierminister|kanzler|"
+              "kanzlerin|bundeskanzler|bundeskanzlerin|alcalde|alcaldesa|prefeito|prefeita|maire|sindaco|"
+              "bürgermeister|senador|senadora|sénateur|diputado|diputada|deputado|deputada|député|abgeordneter|"
+              "mtu|mwanasiasa|kiongozi|kutató|棋手|kierowca|سیاستمدار|ahli politik|politiko|piloto|tennista|racing driver|"
               "chess player|tennis player|footballer|researcher|professor|manager|economist|engineer|lawyer|"
               "journalist|businessman|entrepreneur|scientist|physician|doctor|activist|diplomat|official|leader|"
               "minister|president|senator|monarch|ruler|player|athlete|singer|actor|director|sportowiec|"
