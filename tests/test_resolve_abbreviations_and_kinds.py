@@ -138,3 +138,53 @@ def test_the_name_a_full_name_is_known_by(a, b, one):
 
 def test_offices_typed_in_more_languages_are_people():
     assert {english_type(t) for t in ("presidente", "président", "prezydent", "президент", "kanzlerin")} == {"person"}
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Sainsbury's", "supermarket", "Second-largest supermarket chain in the UK."),  # a shop named for its founder
+     ("J Sainsbury plc", "company", "British retailer that acquired Argos in 2016."), True),
+    (("Wetherspoon's", "pub chain", "British pub chain founded by Tim Martin."),
+     ("J D Wetherspoon", "company", "Operator of pubs and hotels across the UK and Ireland."), True),
+    (("Sainsbury's", "company", "UK supermarket chain."), ("J Sainsbury", "person", "Grocer, born 1844."), False),
+    (("Macy's", "company", "American department store chain based in New York City with stores across the US."),
+     ("R H Macy plc", "company", "Scottish whisky distiller in the Highlands exporting single malts to Asia."), False),
+])
+def test_a_shop_named_for_its_founder_and_the_company_with_his_initials(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("COP16", "conferencia", "Conferencia de la ONU sobre diversidad biológica celebrada en Cali, Colombia, en 2024."),
+     ("COP 16", "conference", "2010 UN Climate Change Conference held in Cancún, Mexico."), False),  # dated apart
+    (("COP28", "conferencia", "Conferencia climática de la ONU en Dubái, 2023."),
+     ("COP 28", "conference", "UN climate summit held in Dubai in 2023."), True),
+    (("The Smiths", "band", "English rock band from Manchester formed by Morrissey and Johnny Marr in 1982."),
+     ("Smiths Group", "company", "British multinational engineering company headquartered in London."), False),
+    (("孫正義氏", "実業家", "ソフトバンクグループの創業者。"), ("孫正義", "人物", "佐賀県鳥栖市出身の実業家。"), True),
+    (("Ken Griffey Jr.", "baseball player", "American center fielder who hit 630 home runs."),  # a Spanish calling
+     ("Ken Griffey Junior", "beisbolista", "Jardinero central estadounidense, miembro del Salón de la Fama."), True),
+])
+def test_events_dated_apart_bands_cjk_callings_and_romance_callings(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Ludwig XIV.", "König", "König von Frankreich von 1643 bis 1715, genannt der Sonnenkönig."),
+     ("Louis XIV", "monarch", "French king who built the Palace of Versailles and reigned for 72 years."), True),
+    (("Henri IV", "roi de France", "Premier roi Bourbon, signataire de l'édit de Nantes."),
+     ("Henry IV of France", "king", "King assassinated by François Ravaillac in 1610."), True),
+    (("Heinrich IV.", "Kaiser", "Römisch-deutscher Kaiser, Gang nach Canossa 1077."),  # an emperor, a king of
+     ("Henry IV of England", "king", "King of England from 1399 to 1413."), False),  # England
+    (("Henri IV", "roi", "Roi de France, premier Bourbon sur le trône."),  # realms apart
+     ("Henry IV", "king", "King of England who deposed Richard II."), False),
+    (("Louis XIV", "monarch", "King of France."), ("Ludwig XV.", "König", "König von Frankreich."), False),
+])
+def test_one_rulers_name_in_two_languages(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+def test_institutes_utilities_railways_and_airlines_are_typed_as_organizations():
+    assert {english_type(t) for t in ("energieversorger", "utility", "railway", "luchtvaartmaatschappij")} == \
+        {"company"}
+    assert english_type("instituut") == "organization"
+    assert english_type("revista") == "magazine" and english_type("autopista") == "autopista"

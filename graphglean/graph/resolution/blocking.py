@@ -27,6 +27,7 @@ from .variants.articles import LEADING
 from .variants.makers import made
 from .variants.placing import PLACED, countries_placing, country_led, country_suffix
 from .variants.places import river_key
+from .variants.rulers import ruler_name
 from .variants.vessels import afloat, designation
 
 # a one-word name's block read against the block of the longer names holding its word: a personal name
@@ -159,6 +160,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             else:  # and the word before a particle inside it ("Lula" of "Luiz Inácio Lula da Silva")
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
                 keys.update("wm:" + w for w, nxt in zip(f.person[1:-2], f.person[2:-1]) if nxt in PARTICLES)
+        if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
+            keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
             keys.add("k:" + ship.name)
         if river := river_key(f):  # "Frankfurt (Oder)" meets "Frankfurt an der Oder"
@@ -177,6 +180,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
+        if len(kws) > 1 and len(kws[0]) == 1 and not p.personal:  # "J Sainsbury plc" meets "Sainsbury's"
+            keys.add("q:" + " ".join(w for w in (f.trade or f.core).split() if len(w) > 1))
         if len(kws) > 1 and (led := f"ha:{kws[0][0]}|{kws[-1]}") in acronyms:  # "Polski Koncern Naftowy Orlen"
             keys.add(led)  # meets "PKN Orlen"
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"

@@ -20,6 +20,7 @@ from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
+from .organizations.written import founders_initials
 from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
@@ -27,13 +28,13 @@ from .variants.accents import accent_namesake, accented_acronym, written_out
 from .variants.acronyms import acronym_verdict, headed_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, offices_apart, sports_apart
-from .variants.definitions import said_apart, two_languages
+from .variants.definitions import told_apart, two_languages
 from .variants.placing import countries_named, country_led
-from .variants.countries import countries_apart, described_in, named_apart, regions_named, unnamed
+from .variants.countries import countries_apart, described_in, named_apart, one_country, regions_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
-from .variants.rulers import realms_apart
+from .variants.rulers import realms_apart, regnal_verdict
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
 
@@ -124,7 +125,7 @@ class Evidence:
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
                      Evidence._acronym, acronym_verdict, legal_verdict, group_verdict, club_verdict, headed_verdict,
-                     Evidence._country, article_verdict, maker_verdict):
+                     Evidence._country, article_verdict, maker_verdict, regnal_verdict):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v
@@ -142,7 +143,7 @@ class Evidence:
             return accent_namesake(self, a, b, fa, fb) or Verdict(SAME, 1.0, "same name")
         if fa.compact == fb.compact:  # whatever its parts: "U.S. Department of State", "US Department of State"
             place = bool(a.types & PLACE_TYPES or b.types & PLACE_TYPES)  # "Casa Blanca", a building: no city
-            if clash or not (a.personal or b.personal) and (said_apart(a, b) or place != both_places(a, b)):
+            if clash or not (a.personal or b.personal) and (told_apart(a, b) or place != both_places(a, b)):
                 return doubtful(0.6, "same letters, but a person and a place or said to be two things")  # "U.S. Open"
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
         if umlauts := written_out(a, b, fa, fb):  # "Müller", "Mueller"
@@ -159,8 +160,11 @@ class Evidence:
         if fa.head or fb.head:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
-            if fa.core == fb.core and not (a.personal or b.personal):
-                return self.short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
+            x, y = (fa, fb) if fa.elliptic else (fb, fa)
+            shop = founders_initials(x.core, y.trade or y.core)  # "Sainsbury's", "J Sainsbury plc"
+            if (fa.core == fb.core or shop) and not (a.personal or b.personal):  # "St Paul's", "St Paul"
+                same = Verdict(SAME, 0.8, "possessive name")
+                return same if shop and one_country(a, b) else self.short_form(a, b, same)
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         person = person_verdict(self, a, b, fa, fb)
         if person is not None:

@@ -189,6 +189,11 @@ def _ordinal(f: NameForm) -> str:
 
 
 _PUBLICATIONS = frozenset({"newspaper", "magazine", "publication", "journal", "periodical"})
+_BANDS = frozenset({"band", "musical group", "music group", "rock band", "pop group", "orchestra"})
+
+
+def _band(p: Profile) -> bool:
+    return bool(p.types & _BANDS)
 
 
 def _trade_is(x: NameForm, other: NameForm) -> bool:
@@ -258,8 +263,8 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return None
     if y.legal:  # "Sony Group Corporation" or "Sony Group", and "Sony Corporation": a subsidiary may be meant
         return doubtful(0.5, "a group and a company of its name with a legal form (a parent and a subsidiary?)")
-    if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES:
-        return doubtful(0.4, "a group and a namesake of another type")
+    if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES or _band(a) != _band(b):
+        return doubtful(0.4, "a group and a namesake of another type")  # "Smiths Group", "The Smiths" (a band)
     own = _without_persons_named(px.description.replace(x.surface.strip(), " "), y.surface.strip())
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):

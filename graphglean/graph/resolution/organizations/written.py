@@ -211,3 +211,13 @@ def without_founding_year(team: str) -> str:
     """A club's name key without the year of its founding after it ("basel" of "basel 1893"); the key itself
     where it has none."""
     return _FOUNDED.sub("", team)
+
+
+def founders_initials(possessive: str, other: str) -> bool:
+    """``other`` is ``possessive``'s owner after a founder's initials, a shop named for him and its company ("J
+    Sainsbury", "Sainsbury's"; "J D Wetherspoon", "Wm Morrison": "Morrisons" names no one)."""
+    ws = other.split()
+    lead = 0
+    while lead < len(ws) - 1 and (len(ws[lead]) == 1 or ws[lead] in ("wm", "thos", "chas", "jas")):
+        lead += 1
+    return lead > 0 and " ".join(ws[lead:]) == possessive

@@ -14,6 +14,7 @@ import regex
 from ....text.language import detect
 from ....text.words import LETTERS
 from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
+from ..persons import years_of
 from .placing import unplaced_words
 
 FEW = 3  # words at least that each description says its node is in
@@ -37,6 +38,18 @@ def said_apart(a: Profile, b: Profile) -> bool:
     if not all(len(s) >= FEW for s in said):
         return False
     return not ({w[:5] for w in said[0]} & _stems(b.description) or {w[:5] for w in said[1]} & _stems(a.description))
+
+
+def told_apart(a: Profile, b: Profile) -> bool:
+    """Said to be two things (`said_apart`), or two events each dated in years the other's description does not
+    give ("COP16", Cali 2024; "COP 16", Cancún 2010)."""
+    if said_apart(a, b):
+        return True
+    ya, yb = years_of(a.description), years_of(b.description)
+    return all(p.types & _EVENTS for p in (a, b)) and bool(ya and yb) and not ya & yb
+
+
+_EVENTS = frozenset("event tournament conference summit festival election competition championship".split())
 
 
 def _what_it_is(p: Profile) -> list[str]:

@@ -1,7 +1,11 @@
 """Rulers of one name told apart by their realms: the country a description names next to a ruler's title
 ("Roi des Belges", "Monaco's sovereign prince", "the Spanish king"), read within one clause ("On a visit to
 Morocco, the king ..." names no realm of his). One realm each, of two crowns, makes two rulers; a monarch of
-several realms of one crown ("King of Canada", "of the United Kingdom") or of a personal union stays one."""
+several realms of one crown ("King of Canada", "of the United Kingdom") or of a personal union stays one.
+
+A ruler's given name as the languages of Europe write it ("Louis XIV", "Ludwig XIV.", "Luis XIV"; "Henri IV",
+"Henry IV of France"): with one regnal number, one ruler, unless the descriptions place the two in different
+realms (`realms_apart`, a veto on every verdict: "Henry IV" of England, "Heinrich IV." the emperor)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ import re
 from functools import lru_cache
 
 from ..lexicon import REALM_PARTICLES, ROYAL
+from ..names import NameForm
 from ..profiles import Profile
+from ..verdicts import SAME, Verdict
 from .countries import countries_of
 from .placing import text_words
 
@@ -59,3 +65,58 @@ def _realms_in(ws: tuple[str, ...]) -> set[str]:
             rest = ws[i + 2:i + 5]
             found |= countries_of(" ".join(rest[1:] if rest[:1] in (("the",), ("la",), ("los",)) else rest))
     return found
+
+
+# one name per line, in English first, then as other languages write it (folded, as keys read them)
+_NAMES = """louis ludwig luis luigi lodewijk ludvig ludwik lajos людовик
+henry henri enrique heinrich enrico henrique hendrik henryk генрих
+charles carlos karl carl carlo karel karol karoly карл
+philip philippe felipe philipp filippo filip fülöp филипп
+john jean juan johann johannes giovanni joao jan janos иоанн
+william guillaume guillermo wilhelm guglielmo willem vilhelm
+frederick frederic federico friedrich frederik fryderyk фридрих
+george georges jorge georg giorgio jerzy георгий
+james jacques jaime jakob giacomo jacobo
+peter pierre pedro pietro piotr петр
+edward edouard eduardo eduard edoardo
+francis francois francisco franz francesco franciszek
+ferdinand fernando ferdinando
+alfonso alphonse afonso alfons
+gustav gustave gustavo gustaf
+nicholas nicolas nikolaus niccolo nicolo николай
+alexander alexandre alejandro alessandro aleksander александр
+joseph josef jose giuseppe jozef
+paul paolo pablo pavel павел
+constantine constantin konstantin costantino константин
+michael michel miguel michele михаил
+stephen etienne esteban stefan stephan stefano istvan
+casimir kazimierz
+sigismund sigismond zygmunt
+rudolf rudolph rodolfo
+victor vittorio
+humbert umberto
+benedict benoit benedetto benedikt
+gregory gregoire gregorio gregor
+clement clemente
+leo leon leone
+catherine catalina katharina caterina ekaterina екатерина
+elizabeth elisabeth isabel elisabetta elzbieta erzsebet елизавета
+mary marie maria
+margaret marguerite margarita margherita margarete margrethe"""
+_CANONICAL = {name: line.split()[0] for line in _NAMES.splitlines() for name in line.split()}
+
+
+def ruler_name(form: NameForm) -> str:
+    """"rn:" and a numbered ruler's given name in English and the number ("rn:louis|14" of "Ludwig XIV."), for
+    blocking; "" for other names."""
+    if len(form.numbers) != 1 or len(form.person) != 1 or form.person[0] not in _CANONICAL:
+        return ""
+    return f"rn:{_CANONICAL[form.person[0]]}|{form.numbers[0]}"
+
+
+def regnal_verdict(ev: object, a: object, b: object, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for one ruler's name in two languages with one regnal number; None for other names."""
+    key = ruler_name(fa)
+    if not key or fa.person == fb.person or ruler_name(fb) != key or clash:
+        return None
+    return Verdict(SAME, 0.85, "one ruler's name in two languages, with one regnal number")

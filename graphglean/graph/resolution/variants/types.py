@@ -85,10 +85,19 @@ TYPE_WORDS |= _table({
     "car": "auto|automobile|voiture|coche|automóvil|carro|samochód|автомобиль|automobil|bil|otomobil|自動車|汽车|"
            "mobil|ô tô|autó|araba|자동차|suv|hatchback|sedan|pickup|car model|kompaktwagen|kleinwagen|sportwagen|"
            "geländewagen|pkw|crossover|city car|supermini|coupé|coupe|convertible|roadster|minivan|kereta|xe hơi|車",
+    "conference": "conferencia|conférence|konferenz|conferenza|conferência|konferencja|конференция|会議|会议|회의",
     "national park": "þjóðgarður|nationalpark|nasjonalpark|kansallispuisto|parc national|parque nacional|"
                      "parco nazionale|park narodowy|národní park|национальный парк|国立公園|国家公园|國家公園|국립공원",
     "motorcycle": "motorbike|motorrad|moto|motocicleta|motocicletta|motocykl|мотоцикл|オートバイ|バイク|摩托车|오토바이|"
                   "superbike|sport bike|sportbike|scooter",
+})
+
+
+# institutes, utilities, railways and airlines, as models type them
+TYPE_WORDS |= _table({
+    "organization": "instituut|institute|overheidsinstantie|agentschap",
+    "company": "energieversorger|energiekonzern|versorger|utility|electric utility|power company|energy company|"
+               "railway|railway company|rail operator|airline company|luchtvaartmaatschappij|flygbolag|lentoyhtiö",
 })
 
 
@@ -237,14 +246,17 @@ def english_type(type_: str) -> str:
 # English nouns of a calling by their ending ("virologist", "pianist", "comedian", "technician"), less the things
 # and animals that end so
 _NOT_CALLINGS = frozenset("playlist checklist wishlist shortlist blacklist whitelist amphibian "
-                          "reptilian avian mammalian median meridian ruffian".split())
+                          "reptilian avian mammalian median meridian ruffian autopista entrevista conquista "
+                          "reconquista".split())
 
 
 # the endings of CJK nouns of a calling ("野球選手", a baseball player; "政治家", "小説家"; "축구 선수")
 _CJK_CALLINGS = ("選手", "选手", "선수", "政治家", "作家", "小説家", "歌手", "俳優", "女優", "演员", "运动员", "导演",
-                 "監督", "감독", "배우", "가수", "정치인", "인물", "人物", "棋士", "力士")
+                 "監督", "감독", "배우", "가수", "정치인", "인물", "人物", "棋士", "力士", "実業家", "企業家", "起業家",
+                 "企业家", "投資家", "投资家", "音楽家", "画家", "建築家", "思想家", "学者", "기업인", "사업가")
 
 
 def _occupation(word: str) -> bool:
-    return len(word) >= 6 and word.isascii() and word.isalpha() and word.endswith(("ist", "ian")) and \
-        word not in _NOT_CALLINGS
+    """An English calling ("-ist", "-ian"), or a Romance one ("beisbolista", "ciclista", "pianista")."""
+    return len(word) >= 6 and word.isalpha() and word not in _NOT_CALLINGS and (
+        word.isascii() and word.endswith(("ist", "ian")) or len(word) >= 8 and word.endswith("ista"))
