@@ -188,3 +188,28 @@ def test_institutes_utilities_railways_and_airlines_are_typed_as_organizations()
         {"company"}
     assert english_type("instituut") == "organization"
     assert english_type("revista") == "magazine" and english_type("autopista") == "autopista"
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Sporting CP", "football club", "Lisbon football club known for its youth academy."),  # an acronym after
+     ("Sporting Clube de Portugal", "clube", "Clube desportivo de Lisboa, estádio José Alvalade."), True),
+    (("Paris SG", "club", "French football club."),
+     ("Paris Saint-Germain", "club de football", "Club parisien."), True),
+    (("Saab AB", "company", "Swedish defence and aerospace company based in Stockholm that makes the Gripen."),
+     ("Saab Automobile AB", "company", "Defunct carmaker based in Trollhättan, owned by General Motors."), False),
+])
+def test_a_name_ending_in_the_acronym_of_its_last_words(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Newcastle", "location", "City in north-east England on the River Tyne."),  # its river named
+     ("Newcastle upon Tyne", "city", "Port city in Tyne and Wear, England."), True),
+    (("Frankfurt", "Stadt", "Größte Stadt Hessens am Main."), ("Frankfurt am Main", "city", "Financial centre."), True),
+    (("Frankfurt", "Stadt", "Größte Stadt Hessens am Main."),  # another river
+     ("Frankfurt an der Oder", "city", "City on the Polish border."), False),
+    (("Newcastle", "city", "Second-largest city of New South Wales."),  # its river not named
+     ("Newcastle upon Tyne", "city", "Port city in England."), False),
+])
+def test_a_place_and_its_river_written_into_its_name(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one

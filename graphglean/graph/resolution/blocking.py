@@ -97,13 +97,17 @@ def acronym_keys(p: Profile) -> set[str]:
 
 
 def headed_key(form: NameForm) -> str:
-    """"ha:" and the first letter and last word of a name led by an acronym ("ha:p|orlen" of "PKN Orlen"), which
-    the name it abbreviates has too; "" for other names."""
-    head, *tail = form.surface.split() or [""]
-    letters = head.replace(".", "")
-    if not tail or not (2 <= len(letters) <= LONGEST and letters.isupper() and letters.isalpha()):
+    """"ha:" and the first letter and last word of a name led by an acronym ("ha:p|orlen" of "PKN Orlen"), or "hz:"
+    and the first word and the acronym's first letter of one ending in it ("hz:sporting|c" of "Sporting CP"),
+    which the name it abbreviates has too; "" for other names."""
+    words = form.surface.split()
+    if len(words) < 2 or len(form.key.split()) < 2:
         return ""
-    return f"ha:{form.key[0]}|{form.key.rsplit(' ', 1)[-1]}"
+    for at, key in ((0, f"ha:{form.key[0]}|{form.key.rsplit(' ', 1)[-1]}"), (-1, f"hz:{form.key.split()[0]}|")):
+        letters = words[at].replace(".", "")
+        if 2 <= len(letters) <= LONGEST and letters.isupper() and letters.isalpha():
+            return key + (form.key.rsplit(" ", 1)[-1][0] if at == -1 else "")
+    return ""
 
 
 @lru_cache(maxsize=4096)
@@ -164,8 +168,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
             keys.add("k:" + ship.name)
-        if river := river_key(f):  # "Frankfurt (Oder)" meets "Frankfurt an der Oder"
-            keys.add("w:" + river)
+        if river := river_key(f):  # "Frankfurt (Oder)" meets "Frankfurt an der Oder", and a one-word "Frankfurt"
+            keys.update(("w:" + river, "tm:" + river.partition("|")[0]))
         if len(kws := f.key.split()) > 1 and kws[0] in LEADING:  # "De Telegraaf" meets "Telegraaf"
             keys.add("k:" + " ".join(kws[1:]))
         if not p.personal and any(c.isdigit() for c in f.key):  # a maker before a model: "Boeing 737 MAX" meets
@@ -184,6 +188,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("q:" + " ".join(w for w in (f.trade or f.core).split() if len(w) > 1))
         if len(kws) > 1 and (led := f"ha:{kws[0][0]}|{kws[-1]}") in acronyms:  # "Polski Koncern Naftowy Orlen"
             keys.add(led)  # meets "PKN Orlen"
+        if len(kws) > 2 and (led := f"hz:{kws[0]}|{kws[1][0]}") in acronyms:  # "Sporting Clube de Portugal"
+            keys.add(led)  # meets "Sporting CP"
+        if headed := headed_key(f):
+            keys.add(headed)
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"
             keys.add("a:" + f.acronym)
             if len(f.acronym) >= 3:  # as `acronyms.acronym_verdict` reads them

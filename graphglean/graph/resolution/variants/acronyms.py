@@ -105,16 +105,26 @@ def headed_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash
 
 
 def _headed(x: NameForm, y: NameForm) -> bool:
-    """``x`` is an acronym in capitals and then the last words of ``y``, whose words before them it spells
-    (or the parts of one compound word before them: "VW" of "Volkswagen")."""
-    head, *tail = x.surface.split() or [""]
-    xs, ys = x.key.split(), y.key.split()
-    if not tail or len(xs) != len(tail) + 1 or len(ys) <= len(tail) or ys[-len(tail):] != xs[1:]:
+    """``x`` is an acronym in capitals and ``y``'s other words, after it ("PKN Orlen") or before it ("Sporting
+    CP", "Paris SG"), the words of ``y`` it stands for spelled by it (or the parts of one compound word: "VW" of
+    "Volkswagen")."""
+    words, xs, ys = x.surface.split(), x.key.split(), y.key.split()
+    if len(words) < 2 or len(xs) != len(words):
         return False
-    letters = xs[0]
-    if not (2 <= len(letters) <= LONGEST and head.replace(".", "").isupper() and letters.isalpha()):
-        return False
-    lead = ys[:-len(tail)]
+    for at in (0, -1):
+        letters, rest = xs[at], xs[1:] if at == 0 else xs[:-1]
+        if not (2 <= len(letters) <= LONGEST and words[at].replace(".", "").isupper() and letters.isalpha()) or \
+                letters in LEGAL_FORMS:  # "Saab AB", "Saab Automobile AB": a legal form, not an acronym
+            continue
+        n = len(rest)
+        same, spelled = (ys[-n:], ys[:-n]) if at == 0 else (ys[:n], ys[n:])
+        if len(ys) > n and same == rest and _spelled(letters, spelled):
+            return True
+    return False
+
+
+def _spelled(letters: str, lead: list[str]) -> bool:
+    """``letters`` stand for the words ``lead`` (or the parts of its one compound word)."""
     if sum(len(w) == 1 for w in lead) > 1:  # "U.S. Open" spells out nothing ("Sport Lisboa e Benfica" does)
         return False
     if len(lead) == 1:

@@ -1,13 +1,14 @@
 """Places with their qualifier and without: one place when the other's description names the qualifier, as its
 language inflects it ("Kraków, Polska" and "a city in southern Polsce"; "Trenčín, Slovensko" and "na
 Slovensku"), or when the other writes the qualifier into its name ("Frankfurt (Oder)" and "Frankfurt an der
-Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
+Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne"), or the place alone is described by it ("Newcastle", a city
+"on the River Tyne")."""
 
 from __future__ import annotations
 
 from ..lexicon import COUNTRIES, COUNTRY_OF, REGION_COUNTRIES, REGIONS, WORLD_REGIONS
 from ..names import NameForm, key_of
-from ..profiles import Profile, types_conflict
+from ..profiles import Profile, both_places, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 
 STEM = 4  # letters a word and its inflected form share, at least
@@ -66,6 +67,11 @@ def written_in(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, c
             if clash or types_conflict(a, b):
                 return doubtful(0.5, "a qualifier written into the name, but the types differ")
             return Verdict(SAME, 0.9, "a place and its river or region, in parentheses or written in")
+    for x, y, px in ((fa, fb, a), (fb, fa, b)):  # "Newcastle" ("... on the River Tyne"), "Newcastle upon Tyne"
+        place, _, river = river_key(y).partition("|")
+        if river and not x.qualifier and x.key == place and not y.paren and both_places(a, b) and \
+                names_qualifier(px.description, river):
+            return Verdict(SAME, 0.85, "a place and its river or region written in, named by the other's description")
     return None
 
 
