@@ -131,9 +131,8 @@ KNOWN_WRONG = {("Rolls-Royce", "Rolls Royce plc"),
                # the carmaker's word); a wife named by her husband's name, his description in Chinese giving no
                # gender; two towns of one country, the article left out (Arkansas, Puerto Rico)
                ("Nissan", "nissan.com"), ("Madame Chiang Kai-shek", "Chiang Kai-shek"), ("El Dorado", "Dorado"),
-               # heldback16's: the aero-engine group and the BMW carmaker of one name; a Paris suburb and Réunion's
-               # capital, one name with a hyphen or a space, both French
-               ("Rolls-Royce Holdings", "Rolls Royce"), ("Saint-Denis", "Saint Denis"),
+               # heldback16's: a Paris suburb and Réunion's capital, one name with a hyphen or a space, both French
+               ("Saint-Denis", "Saint Denis"),
                # heldback17's: two knights of one name, a yachtsman and a "pop artist" (which names a singer too)
                ("Sir Peter Blake", "Peter Blake")}
 

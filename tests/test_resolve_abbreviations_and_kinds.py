@@ -77,21 +77,19 @@ def test_kinds_typed_in_more_words_and_languages():
     assert together(resolved(*vasa).graph, "Regalskeppet Vasa", "Vasa")
 
 
-@pytest.mark.parametrize("a,b,one", [
-    (("Hillary Rodham Clinton", "politician", "US Secretary of State from 2009 to 2013."),
-     ("Hillary Clinton", "person", "Democratic presidential nominee in 2016."), True),
-    (("Michelle Obama", "person", "Former First Lady of the United States and author of Becoming."),
-     ("Michelle LaVaughn Robinson Obama", "PERSON", "American lawyer and wife of President Barack Obama."), True),
-    (("Mary Smith", "person", "Mother of the poet, a seamstress in Leeds."),  # a mother and her daughter
-     ("Mary Anne Smith", "person", "English poet born in Leeds in 1850."), False),
+@pytest.mark.parametrize("a,b", [
+    (("Hillary Rodham Clinton", "politician", "US Secretary of State from 2009 to 2013."),  # a maiden name...
+     ("Hillary Clinton", "person", "Democratic presidential nominee in 2016.")),
+    (("Kathleen Kennedy", "producer", "American film producer and president of Lucasfilm."),  # ...or two women of
+     ("Kathleen Agnes Kennedy", "person", "American socialite who died in 1948.")),  # one family: a question
+    (("Mary Smith", "person", "Scottish author who wrote poetry in the nineteenth century."),
+     ("Mary Anne Smith", "person", "Scottish nurse who served in the Crimean War.")),
     (("John Adams", "person", "Second president of the United States."),  # a son named after his father
-     ("John Quincy Adams", "person", "Sixth president of the United States."), False),
-    (("Anna Maria Berg", "person", "Swedish sprinter who won a European title."),  # descriptions that disagree
-     ("Anna Berg", "person", "German organist and composer of church music who taught in Leipzig for decades."),
-     False),
+     ("John Quincy Adams", "person", "Sixth president of the United States.")),
 ])
-def test_a_womans_middle_or_maiden_name_on_one_side(a, b, one):
-    assert together(resolved(a, b).graph, a[0], b[0]) is one
+def test_a_middle_name_on_one_side_only_is_a_question(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
 
 
 @pytest.mark.parametrize("a,b,one", [
@@ -122,18 +120,14 @@ def test_a_national_park_written_with_its_icelandic_letter_is_one():
     assert english_type("parque nacional") == "national park"
 
 
-@pytest.mark.parametrize("a,b,one", [
-    (("Lula", "presidente", "Presidente do Brasil, eleito em 2002, 2006 e 2022."),  # one country, one office
-     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president and founder of the Workers' Party."), True),
-    (("Lula", "cantora", "Cantora portuguesa de fado."),  # another country and calling
-     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president and founder of the Workers' Party."), False),
-    (("Inácio", "pessoa", "Presidente do Brasil."),  # a middle name, not the one before the family name
-     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president."), False),
-    (("Lula", "pessoa", "Lula tomou posse como presidente em janeiro de 2023."),  # placed by neither: a question
-     ("Luiz Inácio Lula da Silva", "person", "Former metalworkers' union leader."), False),
+@pytest.mark.parametrize("a,b", [
+    (("Lula", "presidente", "Presidente do Brasil, eleito em 2002, 2006 e 2022."),  # a question: the word before
+     ("Luiz Inácio Lula da Silva", "politician", "Brazilian president and founder of the Workers' Party.")),  # a
+    (("Fernández", "político", "Presidente de la Argentina entre 2019 y 2023."),  # particle is a family name as
+     ("Cristina Fernández de Kirchner", "politician", "Argentine president from 2007 to 2015.")),  # often
 ])
-def test_the_name_a_full_name_is_known_by(a, b, one):
-    assert together(resolved(a, b).graph, a[0], b[0]) is one
+def test_a_word_inside_a_full_name_alone_is_a_question(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
 
 
 def test_offices_typed_in_more_languages_are_people():
@@ -205,11 +199,35 @@ def test_a_name_ending_in_the_acronym_of_its_last_words(a, b, one):
 @pytest.mark.parametrize("a,b,one", [
     (("Newcastle", "location", "City in north-east England on the River Tyne."),  # its river named
      ("Newcastle upon Tyne", "city", "Port city in Tyne and Wear, England."), True),
-    (("Frankfurt", "Stadt", "Größte Stadt Hessens am Main."), ("Frankfurt am Main", "city", "Financial centre."), True),
-    (("Frankfurt", "Stadt", "Größte Stadt Hessens am Main."),  # another river
-     ("Frankfurt an der Oder", "city", "City on the Polish border."), False),
+    (("Frankfurt", "Stadt", "Deutsche Großstadt am Main."), ("Frankfurt am Main", "city", "German finance hub."), True),
+    (("Frankfurt", "Stadt", "Deutsche Großstadt am Main."),  # another river
+     ("Frankfurt an der Oder", "city", "German city on the Polish border."), False),
+    (("Frankfurt", "city", "German city on the Oder, the main border crossing to Poland."),  # "main", no river
+     ("Frankfurt am Main", "city", "German financial centre."), False),
+    (("Stratford", "city", "City in southwestern Ontario on the Avon River, known for its Shakespeare festival."),
+     ("Stratford-upon-Avon", "town", "Market town in Warwickshire."), False),  # placed in no one country
     (("Newcastle", "city", "Second-largest city of New South Wales."),  # its river not named
      ("Newcastle upon Tyne", "city", "Port city in England."), False),
 ])
 def test_a_place_and_its_river_written_into_its_name(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Carlos II", "rey", "Último rey de la casa de Austria, llamado el Hechizado."),  # no one realm named
+     ("Charles II", "king", "Stuart king restored in 1660.")),
+    (("Leo III", "pope", "Pope who crowned Charlemagne in 800."), ("Léon III", "empereur", "Empereur byzantin.")),
+    (("Enrico IV", "play", "Dramma di Luigi Pirandello."), ("Henry IV", "play", "History play by Shakespeare.")),
+    (("ABC News", "organization", "News division of the American Broadcasting Company in the United States."),
+     ("Australian Broadcasting Corporation News", "broadcaster", "News service of Australia's public broadcaster.")),
+    (("TV Berlin", "broadcaster", "Local private television station broadcasting in Berlin."),
+     ("Turnverein Berlin", "club", "Gymnastics club in Berlin.")),
+    (("Hamburger SC", "organization", "Sailing club on the Alster lake in Hamburg."),
+     ("Hamburger Sport-Club", "sports club", "Football club from Hamburg that played in the Oberliga.")),
+    (("Smith's", "company", "British snack food maker known for its crisps."),  # a name the web writes often
+     ("W H Smith", "company", "British retailer of books, newspapers and stationery.")),
+    (("Benetton Group", "company", "Italian fashion company founded by Luciano Benetton and his siblings."),
+     ("Benetton", "racing team", "Formula One team that won the title with Michael Schumacher in 1995.")),
+])
+def test_namesakes_a_reviewer_found_for_this_sessions_rules_stay_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])

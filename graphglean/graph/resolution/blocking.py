@@ -161,9 +161,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 keys.add("ws:" + f.person[0])
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
-            else:  # and the word before a particle inside it ("Lula" of "Luiz Inácio Lula da Silva")
+            else:
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
-                keys.update("wm:" + w for w, nxt in zip(f.person[1:-2], f.person[2:-1]) if nxt in PARTICLES)
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"

@@ -19,18 +19,19 @@ import networkx as nx
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from .blocking import numbered_capitals, numbered_initials
 from .names import NameForm, key_of, read_name, words_of
-from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, legal_verdict
+from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
 from .organizations.written import founders_initials
 from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
-from .variants.acronyms import acronym_verdict, headed_verdict
+from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
 from .variants.placing import countries_named, country_led
-from .variants.countries import countries_apart, described_in, named_apart, one_country, regions_named, unnamed
+from .variants.countries import (countries_apart, described_in, named_apart, one_country, regions_named, river_named,
+                                 unnamed)
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
@@ -125,7 +126,7 @@ class Evidence:
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
                      Evidence._acronym, acronym_verdict, legal_verdict, group_verdict, club_verdict, headed_verdict,
-                     Evidence._country, article_verdict, maker_verdict, regnal_verdict):
+                     Evidence._country, article_verdict, maker_verdict, regnal_verdict, river_named):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v

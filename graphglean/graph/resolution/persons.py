@@ -21,8 +21,7 @@ from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
-from .variants.callings import callings, offices_named
-from .variants.countries import countries_of, described_in, one_country, unnamed
+from .variants.countries import countries_of, described_in, unnamed
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -101,8 +100,6 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
         return doubtful(0.4, "a royal named by the given name, and a full name")
     if short[0] == long[0]:
         return _partial(ev, a, b, "first name", alone=True)
-    if _known_by(short[0], long):  # "Lula" of "Luiz Inácio Lula da Silva"
-        return _partial(ev, a, b, "the name a full name is known by", alone=True, placed=True)
     if short[0] == long[-1]:
         if sf.gender == "f" and (lf.gender or lp.pronoun_gender) != "f":
             return attrs.evolve(doubtful(0.5, "a woman's title with a surname: a relative may bear it"), reading=True)
@@ -137,8 +134,6 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return _partial(ev, a, b, "same name, initials or patronymic written out")
         if given == UNSURE and _middle_initial_of_one_generation(fa, fb):  # "Ferdinand R. Marcos Jr."
             return _partial(ev, a, b, "a middle initial on one side only, the same generation")
-        if given == UNSURE and _womans(wa[0], wb[0]) and not (_PARENTAL & (a.words.keys() | b.words.keys())):
-            return _partial(ev, a, b, "a woman's middle or maiden name on one side only")  # "Hillary Rodham"
         if given == UNSURE:  # "John Adams", "John Quincy Adams": a son is named after his father
             return doubtful(0.5, "a middle name on one side only")
         return Verdict(DIFFERENT, 0.0, "different given names")
@@ -158,16 +153,6 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
-
-
-# a mother and a daughter may share a name but for a middle one ("Mary Smith", "Mary Anne Smith")
-_PARENTAL = frozenset("""mother daughter parent child mutter tochter mère mere fille madre hija mãe mae filha figlia
-matka córka corka moeder dochter""".split())
-
-
-def _womans(x: str, y: str) -> bool:
-    """One of two first names that agree (a name and its initial) is a woman's and no man's."""
-    return any(w in FEMALE_GIVEN and w not in MALE_GIVEN for w in (x, y))
 
 
 def _middle_initial_of_one_generation(fa: NameForm, fb: NameForm) -> bool:
@@ -289,18 +274,12 @@ def _given_names(form: NameForm, other: NameForm) -> set[str]:
     return set(form.person[:-1]) - set(other.person) if len(form.person) > 1 else set()
 
 
-def _known_by(word: str, long: tuple[str, ...]) -> bool:
-    """``word``, no given name, stands inside ``long`` before a particle and the family name ("Lula da Silva")."""
-    i = long.index(word) if word in long else 0
-    return 0 < i < len(long) - 2 and long[i + 1] in PARTICLES and word not in _GIVEN | PARTICLES
-
-
-def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False, placed: bool = False) -> Verdict:
+def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) -> Verdict:
     """A partial match (first name, surname, initials) is kept when the descriptions neither name the other
     as a relative nor disagree. A first name is shared by many: any two descriptions may disagree; otherwise
     short ones cannot. One name ``alone`` (a surname or a given name, titled or not, against a full name) is
     borne by a family and by namesakes ("Roosevelt": Theodore or Franklin): kept only when the description
-    gives the rest of the name or the two are alike (`_alike`), or, ``placed``, are of one country and calling."""
+    gives the rest of the name or the two are alike (`_alike`), else left to the LLM tier."""
     for x, y in ((a, b), (b, a)):
         fx, fy = x.forms[0], y.forms[0]
         if _kin(x.description, _given_names(fy, fx)):
@@ -314,16 +293,12 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False, 
         return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", reading=True)
     if rule == "surname" and alone and KIN_ANY.intersection(_shorter(a, b).words):  # "Schumacher", "younger
         return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)  # brother of..."
-    if alone and not (_alike(ev, a, b) or placed and one_country(a, b) and _one_calling(a, b)):
+    if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
     # a part of a name names many people, in any language: descriptions in two that share nothing disagree
     if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION, across=True):
         return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
-
-
-def _one_calling(a: Profile, b: Profile) -> bool:
-    return bool(callings(a) & callings(b) or offices_named(a) & offices_named(b))
 
 
 def _shorter(a: Profile, b: Profile) -> Profile:

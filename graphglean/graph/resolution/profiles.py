@@ -14,7 +14,6 @@ import attrs
 import networkx as nx
 import regex
 
-from ...core.tokens import Tokenizer
 from ...text.words import LETTERS
 from .lexicon import COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
 from .names import NameForm, key_of, read_name, strip_accents, words_of
@@ -145,13 +144,6 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
 
 
 @lru_cache(maxsize=4096)
-def rare_word(word: str) -> bool:
-    """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
-    capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
-    namesakes are many ("Monster", "Mercury", "Delta", "Amazon")."""
-    return len(Tokenizer.cl100k().encode(" " + word.capitalize())) > 1
-
-
 def kinds(types: frozenset[str]) -> frozenset[str]:
     """A node's types, those of a person, a place or an organization each as one kind."""
     return frozenset("person" if t in PERSON_TYPES else "geo" if t in PLACE_TYPES else

@@ -12,14 +12,15 @@ import attrs
 from ..blocking import lead_initials, web_spellings
 from ..lexicon import AFFIX_LEVELS, ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm
-from ..profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, rare_word,
-                        types_conflict)
+from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
+from ..variants.acronyms import headed
 from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
+from ..variants.makers import made
 from ..variants.places import adjective_of
 from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words, unplaced_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
-from .written import says_sport, without_founding_year, without_group_words
+from .written import rare_word, says_sport, without_founding_year, without_group_words
 
 
 class Judge(Protocol):
@@ -196,6 +197,20 @@ def _band(p: Profile) -> bool:
     return bool(p.types & _BANDS)
 
 
+def headed_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for a name some of whose words one of the two writes as their acronym, the other words the same
+    (`acronyms.headed`: "PKN Orlen", "Sporting CP"), unless the descriptions disagree (two languages cannot) or
+    set the two apart: other countries ("ABC News", American and Australian), a club and no club ("TV Berlin", a
+    station; "Turnverein Berlin"); None where the names are not so."""
+    if not (headed(fa, fb) or headed(fb, fa)):
+        return None
+    if clash or a.personal or b.personal or types_conflict(a, b) and not (made(a) and made(b)):
+        return None  # a car and a "product" are one kind
+    if sporting(a) != sporting(b) or (ca := described_in(a)) and (cb := described_in(b)) and not ca & cb:
+        return doubtful(0.5, "some words as their acronym, but set apart by country or kind")
+    return ev.short_form(a, b, Verdict(SAME, 0.8, "its leading words as their acronym"), SHORT_DESCRIPTION)
+
+
 def _trade_is(x: NameForm, other: NameForm) -> bool:
     """``x``'s name without its legal form is ``other``'s, possessed or not, or spaced another way ("J.P. Morgan
     Chase & Co.", "JPMorgan Chase")."""
@@ -263,8 +278,9 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
         return None
     if y.legal:  # "Sony Group Corporation" or "Sony Group", and "Sony Corporation": a subsidiary may be meant
         return doubtful(0.5, "a group and a company of its name with a legal form (a parent and a subsidiary?)")
-    if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES or _band(a) != _band(b):
-        return doubtful(0.4, "a group and a namesake of another type")  # "Smiths Group", "The Smiths" (a band)
+    if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES or _band(a) != _band(b) or \
+            sporting(a) != sporting(b):  # "Smiths Group", "The Smiths" (a band); "Benetton" (an F1 team)
+        return doubtful(0.4, "a group and a namesake of another type")
     own = _without_persons_named(px.description.replace(x.surface.strip(), " "), y.surface.strip())
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import regex
 
+from ....core.tokens import Tokenizer
 from ....text.words import LETTERS, strip_accents
 from ..lexicon import (
     CLUB_FORMS,
@@ -213,11 +214,19 @@ def without_founding_year(team: str) -> str:
     return _FOUNDED.sub("", team)
 
 
+def rare_word(word: str) -> bool:
+    """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
+    capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
+    namesakes are many ("Monster", "Mercury", "Delta", "Amazon")."""
+    return len(Tokenizer.cl100k().encode(" " + word.capitalize())) > 1
+
+
 def founders_initials(possessive: str, other: str) -> bool:
     """``other`` is ``possessive``'s owner after a founder's initials, a shop named for him and its company ("J
-    Sainsbury", "Sainsbury's"; "J D Wetherspoon", "Wm Morrison": "Morrisons" names no one)."""
+    Sainsbury", "Sainsbury's"; "J D Wetherspoon", "Wm Morrison": "Morrisons" names no one), a name the web
+    writes rarely (`rare_word`: "Smith's", crisps, and "W H Smith", books, are two founders')."""
     ws = other.split()
     lead = 0
     while lead < len(ws) - 1 and (len(ws[lead]) == 1 or ws[lead] in ("wm", "thos", "chas", "jas")):
         lead += 1
-    return lead > 0 and " ".join(ws[lead:]) == possessive
+    return lead > 0 and " ".join(ws[lead:]) == possessive and rare_word(possessive)

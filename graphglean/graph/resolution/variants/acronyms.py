@@ -14,10 +14,9 @@ from itertools import combinations
 
 from ..lexicon import ARTICLES, JOINING, LEGAL_FORMS
 from ..names import NameForm
-from ..profiles import SHORT_DESCRIPTION, Profile, types_conflict
+from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
-from .makers import made
 
 MAX_INSIDE = 2  # letters of an acronym taken from inside words, at most
 COMPOUND_PART = 4  # where a compound's later part may begin in a word, at the earliest ("bundes|bahnen")
@@ -92,19 +91,7 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
     return None
 
 
-def headed_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-    """Same for a name whose leading words one of the two writes as their acronym, the words after it the
-    same, unless the descriptions disagree (two languages cannot); None where the names are not so."""
-    for x, y in ((fa, fb), (fb, fa)):
-        if not _headed(x, y):
-            continue
-        if clash or a.personal or b.personal or types_conflict(a, b) and not (made(a) and made(b)):
-            return None  # a car and a "product" are one kind
-        return ev.short_form(a, b, Verdict(SAME, 0.8, "its leading words as their acronym"), SHORT_DESCRIPTION)
-    return None
-
-
-def _headed(x: NameForm, y: NameForm) -> bool:
+def headed(x: NameForm, y: NameForm) -> bool:
     """``x`` is an acronym in capitals and ``y``'s other words, after it ("PKN Orlen") or before it ("Sporting
     CP", "Paris SG"), the words of ``y`` it stands for spelled by it (or the parts of one compound word: "VW" of
     "Volkswagen")."""

@@ -136,6 +136,9 @@ _SPORTS = {w: sport for sport, words in {
               "biathlon, biathlete, skirennlaufer, skispringer, langlaufer, esquiador, лыжник",
     "snooker": "snooker, billiards",
     "sumo": "sumo, 相撲",
+    "sailing": "sailing, yachting, regatta, segeln, segelclub, segelverein, vela, voile, zeilen, парусный спорт",
+    "rowing": "rowing, rudern, ruderclub, remo, aviron, roeien, гребля",
+    "gymnastics": "gymnastics, turnen, gimnasia, ginnastica, gymnastique, гимнастика",
 }.items() for w in words.split(", ")}
 
 
@@ -198,19 +201,3 @@ def offices_apart(a: Profile, b: Profile) -> str:
     shared = {o for o, _ in ha} & {o for o, _ in hb}
     return "holders of one office by other counts" if any(
         not {n for o, n in ha if o == office} & {n for o, n in hb if o == office} for office in shared) else ""
-
-
-# the offices a description names, in a few languages, as one word each ("Presidente do Brasil", "Brazil's
-# president"): two descriptions of one country naming one office describe one holder as often as two
-_OFFICE_WORDS = {w: office for office, words in {
-    "president": "president presidente presidenta president prasident prezydent prezident cumhurbaskani",
-    "premier": "premier premierminister premierministerin primeiro-ministro primer ministre",
-    "chancellor": "chancellor kanzler kanzlerin bundeskanzler bundeskanzlerin",
-    "monarch": "king queen monarch rei rainha rey reina roi reine konig konigin koning koningin kong dronning",
-    "mayor": "mayor prefeito prefeita alcalde alcaldesa maire sindaco burgermeister burgermeisterin",
-}.items() for w in words.split()} | {"президент": "president", "премьер-министр": "premier"}
-
-
-def offices_named(p: Profile) -> frozenset[str]:
-    """The offices ``p``'s description names (`_OFFICE_WORDS`)."""
-    return frozenset(_OFFICE_WORDS[w] for w in key_of(p.description).split() if w in _OFFICE_WORDS)

@@ -1,7 +1,7 @@
 """The countries a description names in any of its languages: by name, people, city or region (`profiles`,
 longest first), by a country's own name as the description's language inflects it ("w Polsce",
 "Magyarország", "Türkiye'nin"), and with a possessive or a suffix after an apostrophe ("Hungary's"); places of
-one name that descriptions place in different countries."""
+one name that descriptions place in different countries, and in one (a river written into one's name)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from functools import lru_cache
 from ....text.words import unspaced
 from ..lexicon import ENDONYMS, REGIONS, WORLD_REGIONS
 from ..names import NameForm
-from ..profiles import PLACE_TYPES, Profile, defining_clauses
+from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
+from ..verdicts import SAME, Verdict
+from .places import capitalized, inflected, river_key
 from .placing import UNIONS, countries_placing, text_words
-from .places import inflected
-
 
 _ENDONYMS_BY_START: dict[str, list[tuple[str, str]]] = {}  # an inflected name keeps its first letters
 for _own, _country in ENDONYMS.items():
@@ -95,3 +95,15 @@ def named_apart(p: Profile, other: NameForm) -> bool:
     university; "Universidad Nacional Autónoma de México")."""
     named, placed = countries_of(other.surface), described_in(p)
     return bool(named and placed and not named & placed)
+
+
+def river_named(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for a place alone whose description names, capitalized, the river or region another name of it
+    writes in, both placed in one country ("Newcastle", "on the River Tyne", England; "Newcastle upon Tyne"; not
+    "Stratford", Ontario, "on the Avon River", and "Stratford-upon-Avon"); None otherwise."""
+    for x, y, px in ((fa, fb, a), (fb, fa, b)):
+        place, _, river = river_key(y).partition("|")
+        if river and not x.qualifier and x.key == place and not y.paren and both_places(a, b) and \
+                capitalized(px.description, river) and one_country(a, b):
+            return Verdict(SAME, 0.85, "a place and its river or region written in, named by the other's description")
+    return None

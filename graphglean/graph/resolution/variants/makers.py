@@ -12,7 +12,8 @@ from __future__ import annotations
 import regex
 
 from ..names import NameForm, key_of
-from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, UNTYPED, Profile, rare_word, types_conflict
+from ..organizations.written import rare_word
+from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, UNTYPED, Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
 

@@ -1,14 +1,13 @@
 """Places with their qualifier and without: one place when the other's description names the qualifier, as its
 language inflects it ("Kraków, Polska" and "a city in southern Polsce"; "Trenčín, Slovensko" and "na
 Slovensku"), or when the other writes the qualifier into its name ("Frankfurt (Oder)" and "Frankfurt an der
-Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne"), or the place alone is described by it ("Newcastle", a city
-"on the River Tyne")."""
+Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
 
 from __future__ import annotations
 
 from ..lexicon import COUNTRIES, COUNTRY_OF, REGION_COUNTRIES, REGIONS, WORLD_REGIONS
 from ..names import NameForm, key_of
-from ..profiles import Profile, both_places, types_conflict
+from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 
 STEM = 4  # letters a word and its inflected form share, at least
@@ -56,6 +55,13 @@ def names_qualifier(description: str, qualifier: str) -> bool:
     return False
 
 
+def capitalized(description: str, name: str) -> bool:
+    """``description`` writes ``name`` (a key) capitalized, a word for each of its words ("the River Tyne"; not
+    "the main border crossing")."""
+    words = [key_of(w) for w in description.split() if w[:1].isupper()]
+    return f" {' '.join(name.split())} " in f" {' '.join(words)} "
+
+
 def written_in(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Frankfurt (Oder)" and "Frankfurt an der Oder": the qualifier in parentheses written into the name."""
     for x, y in ((fa, fb), (fb, fa)):
@@ -67,11 +73,6 @@ def written_in(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, c
             if clash or types_conflict(a, b):
                 return doubtful(0.5, "a qualifier written into the name, but the types differ")
             return Verdict(SAME, 0.9, "a place and its river or region, in parentheses or written in")
-    for x, y, px in ((fa, fb, a), (fb, fa, b)):  # "Newcastle" ("... on the River Tyne"), "Newcastle upon Tyne"
-        place, _, river = river_key(y).partition("|")
-        if river and not x.qualifier and x.key == place and not y.paren and both_places(a, b) and \
-                names_qualifier(px.description, river):
-            return Verdict(SAME, 0.85, "a place and its river or region written in, named by the other's description")
     return None
 
 

@@ -4,8 +4,8 @@ Morocco, the king ..." names no realm of his). One realm each, of two crowns, ma
 several realms of one crown ("King of Canada", "of the United Kingdom") or of a personal union stays one.
 
 A ruler's given name as the languages of Europe write it ("Louis XIV", "Ludwig XIV.", "Luis XIV"; "Henri IV",
-"Henry IV of France"): with one regnal number, one ruler, unless the descriptions place the two in different
-realms (`realms_apart`, a veto on every verdict: "Henry IV" of England, "Heinrich IV." the emperor)."""
+"Henry IV of France"): with one regnal number, one ruler where both name one realm (a question otherwise: the
+Charles II of Spain and of England, popes and emperors)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from functools import lru_cache
 from ..lexicon import REALM_PARTICLES, ROYAL
 from ..names import NameForm
 from ..profiles import Profile
-from ..verdicts import SAME, Verdict
+from ..verdicts import SAME, Verdict, doubtful
 from .countries import countries_of
 from .placing import text_words
 
@@ -114,9 +114,16 @@ def ruler_name(form: NameForm) -> str:
     return f"rn:{_CANONICAL[form.person[0]]}|{form.numbers[0]}"
 
 
-def regnal_verdict(ev: object, a: object, b: object, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-    """Same for one ruler's name in two languages with one regnal number; None for other names."""
+def regnal_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """Same for one ruler's name in two languages with one regnal number where both name one realm, by the name
+    ("Henry IV of France") or next to a ruler's title ("König von Frankreich", "French king"); a question where
+    either names none (popes, emperors, realms the tables do not know: "Carlos II", "Charles II"); None for
+    other names."""
     key = ruler_name(fa)
     if not key or fa.person == fb.person or ruler_name(fb) != key or clash:
         return None
-    return Verdict(SAME, 0.85, "one ruler's name in two languages, with one regnal number")
+    ra, rb = (_realms(p.description) | _realms(" ".join(sorted(p.written_types))) | countries_of(f.qualifier)
+              for p, f in ((a, fa), (b, fb)))  # "roi de France", a type
+    if a.personal and b.personal and ra and ra == rb:
+        return Verdict(SAME, 0.85, "one ruler's name in two languages, with one regnal number")
+    return doubtful(0.5, "one ruler's name in two languages, but no one realm named")
