@@ -231,3 +231,16 @@ def test_a_place_and_its_river_written_into_its_name(a, b, one):
 ])
 def test_namesakes_a_reviewer_found_for_this_sessions_rules_stay_apart(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Madame Chiang Kai-shek", "person", "Wife of the Nationalist leader, educated at Wellesley."),  # his wife
+     ("Chiang Kai-shek", "人物", "中華民國總統。"), False),
+    (("Mrs. John Smith", "person", "Wife of the mayor."), ("John Smith", "person", "Mayor of Leeds."), False),
+    (("Dame Judi Dench", "person", "English actress."),  # a woman's name no lexicon holds: hers
+     ("Judi Dench", "person", "Oscar winner for Shakespeare in Love."), True),
+    (("Madame Simone Veil", "femme politique", "Première présidente du Parlement européen élu."),
+     ("Simone Veil", "politician", "French magistrate who carried the 1975 abortion law."), True),
+])
+def test_a_womans_title_before_a_mans_full_name(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) is one
