@@ -244,3 +244,12 @@ def test_namesakes_a_reviewer_found_for_this_sessions_rules_stay_apart(a, b):
 ])
 def test_a_womans_title_before_a_mans_full_name(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
+
+
+def test_a_year_and_an_edition_are_no_different_numbers():
+    from graphglean.graph.resolution.blocking import numbers_differ
+    assert not numbers_differ(("2019",), ("106",)) and not numbers_differ(("82",), ("1982",))
+    assert numbers_differ(("11",), ("12",)) and numbers_differ(("2014",), ("2018",))
+    res = resolved(("Tour de France 2019", "course cycliste", "Édition remportée par Egan Bernal."),
+                   ("106th Tour de France", "race", "2019 edition of the Tour de France, won by Egan Bernal."))
+    assert not any(line["verdict"] == "different" for line in res.kept_apart)  # a question for the LLM tier

@@ -57,6 +57,13 @@ def web_spellings(form: NameForm) -> frozenset[str]:
 _CAPITALS_NUMBER = re.compile(r"[A-Z]{2,}(?:\d+|[IVX]+)")
 
 
+def numbers_differ(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
+    """Two names' numbers are other numbers of one kind: not a year against an edition or a year written short
+    ("Tour de France 2019", "106th Tour de France"; "Mundial 82", "1982 FIFA World Cup")."""
+    years = [len(n) == 4 and n[:2] in ("19", "20") for n in (*x, *y)]
+    return bool(x and y and x != y) and not (len(x) == len(y) == 1 and years[0] != years[1])
+
+
 def numbered_capitals(form: NameForm) -> bool:
     """Written in capitals ending in a number ("WWII", "WW2")."""
     return bool(_CAPITALS_NUMBER.fullmatch(form.surface.strip()))

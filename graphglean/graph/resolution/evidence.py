@@ -17,7 +17,7 @@ import attrs
 import networkx as nx
 
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
-from .blocking import numbered_capitals, numbered_initials
+from .blocking import numbered_capitals, numbered_initials, numbers_differ
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
 from .organizations.written import founders_initials
@@ -119,7 +119,7 @@ class Evidence:
     def _designated(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
         """What the parts that set namesakes apart say: numbers, generations, qualifiers, legal forms,
         countries (and acronyms); None when they say nothing."""
-        if fa.numbers and fb.numbers and fa.numbers != fb.numbers:
+        if numbers_differ(fa.numbers, fb.numbers):
             return Verdict(DIFFERENT, 0.0, "different numbers")
         if fa.generation and fb.generation and fa.generation != fb.generation:
             return Verdict(DIFFERENT, 0.0, "different generations")
