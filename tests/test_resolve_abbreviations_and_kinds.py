@@ -103,14 +103,14 @@ def test_an_event_with_and_without_its_organizers_name(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) is one
 
 
-@pytest.mark.parametrize("a,b,one", [
-    (("Dangote Group", "conglomerate", "Nigerian industrial conglomerate founded by Aliko Dangote."),  # a person's
-     ("Dangote", "company", "Lagos-based Nigerian conglomerate with cement, sugar and refining."), True),  # name
-    (("Dangote Group", "conglomerate", "Nigerian conglomerate. The Dangote cement arm is listed."),  # another
-     ("Dangote", "company", "Lagos-based cement maker."), False),  # company of the group
+@pytest.mark.parametrize("a,b", [
+    (("Otto Group", "company", "Retail group founded by Werner Otto in Hamburg."),  # the founder's name in a
+     ("Otto", "company", "Self-driving truck startup bought by Uber in 2016.")),  # description names a namesake
+    (("Dangote Group", "conglomerate", "Nigerian conglomerate. The Dangote cement arm is listed."),
+     ("Dangote", "company", "Lagos-based cement maker.")),
 ])
-def test_a_group_whose_description_names_its_founder(a, b, one):
-    assert together(resolved(a, b).graph, a[0], b[0]) is one
+def test_a_group_whose_description_names_the_other_is_a_question(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
 
 
 def test_a_national_park_written_with_its_icelandic_letter_is_one():
@@ -134,17 +134,14 @@ def test_offices_typed_in_more_languages_are_people():
     assert {english_type(t) for t in ("presidente", "président", "prezydent", "президент", "kanzlerin")} == {"person"}
 
 
-@pytest.mark.parametrize("a,b,one", [
-    (("Sainsbury's", "supermarket", "Second-largest supermarket chain in the UK."),  # a shop named for its founder
-     ("J Sainsbury plc", "company", "British retailer that acquired Argos in 2016."), True),
-    (("Wetherspoon's", "pub chain", "British pub chain founded by Tim Martin."),
-     ("J D Wetherspoon", "company", "Operator of pubs and hotels across the UK and Ireland."), True),
-    (("Sainsbury's", "company", "UK supermarket chain."), ("J Sainsbury", "person", "Grocer, born 1844."), False),
-    (("Macy's", "company", "American department store chain based in New York City with stores across the US."),
-     ("R H Macy plc", "company", "Scottish whisky distiller in the Highlands exporting single malts to Asia."), False),
+@pytest.mark.parametrize("a,b", [
+    (("Sainsbury's", "supermarket", "Second-largest supermarket chain in the UK."),  # a question: founders' names
+     ("J Sainsbury plc", "company", "British retailer that acquired Argos in 2016.")),  # name two companies as often
+    (("Kellogg's", "company", "Snack maker, now Kellanova."), ("W K Kellogg Co", "company", "Cereal company spun off "
+                                                                               "in 2023.")),
 ])
-def test_a_shop_named_for_its_founder_and_the_company_with_his_initials(a, b, one):
-    assert together(resolved(a, b).graph, a[0], b[0]) is one
+def test_a_shop_named_for_its_founder_and_a_company_with_initials_is_a_question(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
 
 
 @pytest.mark.parametrize("a,b,one", [
@@ -253,3 +250,37 @@ def test_a_year_and_an_edition_are_no_different_numbers():
     res = resolved(("Tour de France 2019", "course cycliste", "Édition remportée par Egan Bernal."),
                    ("106th Tour de France", "race", "2019 edition of the Tour de France, won by Egan Bernal."))
     assert not any(line["verdict"] == "different" for line in res.kept_apart)  # a question for the LLM tier
+
+
+@pytest.mark.parametrize("a,b", [
+    (("AP Police", "organization", "State police of Andhra Pradesh."),  # a place's initials: the place not named
+     ("Arunachal Pradesh Police", "organization", "Police force of the Indian state of Arunachal Pradesh.")),
+    (("SF Opera", "organization", "Opera company in San Francisco."),
+     ("Santa Fe Opera", "organization", "Opera company in New Mexico.")),
+    (("DC Comics", "publisher", "American comic book publisher."),  # a publisher and a publication
+     ("Detective Comics", "publication", "Comic book series that introduced Batman.")),
+    (("SC Freiburg", "football club", "Bundesliga football club."),  # chess written into a German compound
+     ("Schachclub Freiburg", "Verein", "Schachverein aus Freiburg.")),
+    (("Life Time, Inc.", "company", "American operator of fitness clubs."),  # spaced otherwise, no initials
+     ("Lifetime", "company", "American cable television channel.")),
+    (("E.ON SE", "company", "Energy company operating power grids."), ("Eon", "company", "James Bond film company.")),
+    (("Ludwig II.", "König", "König von Bayern, Erbauer von Neuschwanstein."),  # many crowns in one country
+     ("Louis II", "king", "King of Germany, known as Louis the German.")),
+    (("Nogent", "commune", "Commune de la Haute-Marne."),  # a river in a département's name
+     ("Nogent-sur-Marne", "commune", "Commune du Val-de-Marne.")),
+    (("Triumph T120", "motorcycle", "British twin-cylinder motorcycle."),  # another maker named
+     ("T120", "motorcycle", "Small Suzuki two-stroke motorcycle.")),
+    (("Falabella", "cadena minorista", "Cadena chilena fundada por Salvatore Falabella."),  # a retail chain, no
+     ("Salvatore Falabella", "empresario", "Empresario italiano radicado en Chile.")),  # person
+])
+def test_namesakes_a_second_reviewer_found_stay_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("COP21", "conference", "UN climate conference in Paris in December 2015."),  # postponed or in force a
+     ("COP 21", "conference", "Conference whose Paris Agreement entered into force in 2016.")),  # year later
+    (("Red Bull NY", "club", "MLS club from New York."), ("Red Bull New York", "club", "Major League Soccer club.")),
+])
+def test_pairs_a_second_reviewer_found_missed_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])

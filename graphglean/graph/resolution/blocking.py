@@ -190,12 +190,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
-        if len(kws) > 1 and len(kws[0]) == 1 and not p.personal:  # "J Sainsbury plc" meets "Sainsbury's"
-            keys.add("q:" + " ".join(w for w in (f.trade or f.core).split() if len(w) > 1))
         if len(kws) > 1 and (led := f"ha:{kws[0][0]}|{kws[-1]}") in acronyms:  # "Polski Koncern Naftowy Orlen"
             keys.add(led)  # meets "PKN Orlen"
-        if len(kws) > 2 and (led := f"hz:{kws[0]}|{kws[1][0]}") in acronyms:  # "Sporting Clube de Portugal"
-            keys.add(led)  # meets "Sporting CP"
+        keys.update(led for w in kws[1:] if (led := f"hz:{kws[0]}|{w[0]}") in acronyms)  # "Sporting Clube de
+        # Portugal" meets "Sporting CP", "Red Bull New York" "Red Bull NY"
         if headed := headed_key(f):
             keys.add(headed)
         if f.acronym:  # "ÖBB" meets "Österreichische Bundesbahnen" ("ob") and "PDVSA" "Petróleos de Venezuela"

@@ -20,7 +20,6 @@ from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from .blocking import numbered_capitals, numbered_initials, numbers_differ
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
-from .organizations.written import founders_initials
 from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
@@ -30,8 +29,7 @@ from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
 from .variants.placing import countries_named, country_led
-from .variants.countries import (countries_apart, described_in, named_apart, one_country, regions_named, river_named,
-                                 unnamed)
+from .variants.countries import countries_apart, described_in, named_apart, regions_named, river_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
@@ -161,11 +159,8 @@ class Evidence:
         if fa.head or fb.head:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
-            x, y = (fa, fb) if fa.elliptic else (fb, fa)
-            shop = founders_initials(x.core, y.trade or y.core)  # "Sainsbury's", "J Sainsbury plc"
-            if (fa.core == fb.core or shop) and not (a.personal or b.personal):  # "St Paul's", "St Paul"
-                same = Verdict(SAME, 0.8, "possessive name")
-                return same if shop and one_country(a, b) else self.short_form(a, b, same)
+            if fa.core == fb.core and not (a.personal or b.personal):
+                return self.short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         person = person_verdict(self, a, b, fa, fb)
         if person is not None:

@@ -10,8 +10,8 @@ from typing import Protocol
 import attrs
 
 from ..blocking import lead_initials, web_spellings
-from ..lexicon import AFFIX_LEVELS, ARTICLES, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
-from ..names import NameForm
+from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
+from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
 from ..variants.countries import described_in
@@ -201,20 +201,34 @@ def headed_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     """Same for a name some of whose words one of the two writes as their acronym, the other words the same
     (`acronyms.headed`: "PKN Orlen", "Sporting CP"), unless the descriptions disagree (two languages cannot) or
     set the two apart: other countries ("ABC News", American and Australian), a club and no club ("TV Berlin", a
-    station; "Turnverein Berlin"); None where the names are not so."""
-    if not (headed(fa, fb) or headed(fb, fa)):
+    station; "Turnverein Berlin"), a publisher and a publication; a place's initials stand for the place the
+    acronym's own description names ("SF Opera": San Francisco, not Santa Fe); None where the names are not so."""
+    (spelled, short, long) = (headed(fa, fb), a, fb) if headed(fa, fb) else (headed(fb, fa), b, fa)
+    if not spelled:
         return None
     if clash or a.personal or b.personal or types_conflict(a, b) and not (made(a) and made(b)):
         return None  # a car and a "product" are one kind
-    if sporting(a) != sporting(b) or (ca := described_in(a)) and (cb := described_in(b)) and not ca & cb:
+    if sporting(a) != sporting(b) or (ca := described_in(a)) and (cb := described_in(b)) and not ca & cb or \
+            bool(a.types & _PUBLICATIONS) != bool(b.types & _PUBLICATIONS):  # "DC Comics", "Detective Comics"
         return doubtful(0.5, "some words as their acronym, but set apart by country or kind")
+    phrase = " ".join(spelled)  # a place's name whole: "san francisco", "santa fe" (leading), "andhra pradesh"
+    place = countries_placing(phrase) and not unplaced_words(phrase) or \
+        spelled[0] in _PLACE_STARTS and long.key.startswith(phrase)
+    if place and phrase not in key_of(short.description):
+        return doubtful(0.5, "a place's initials, the place not named")  # "AP": Andhra or Arunachal Pradesh
     return ev.short_form(a, b, Verdict(SAME, 0.8, "its leading words as their acronym"), SHORT_DESCRIPTION)
 
 
+# the first words of place names ("Santa Fe", "New York", "Los Angeles", "São Paulo"), whose initials name many
+_PLACE_STARTS = frozenset("san santa santo sao saint st new los las el la port fort mount lake north south east "
+                          "west upper lower".split())
+
+
 def _trade_is(x: NameForm, other: NameForm) -> bool:
-    """``x``'s name without its legal form is ``other``'s, possessed or not, or spaced another way ("J.P. Morgan
-    Chase & Co.", "JPMorgan Chase")."""
-    return x.trade in (other.key, _unpossessed(x, other.key)) or x.trade.replace(" ", "") == other.compact
+    """``x``'s name without its legal form is ``other``'s, possessed or not, or its initials written together
+    ("J.P. Morgan Chase & Co.", "JPMorgan Chase"; not "Life Time, Inc." and "Lifetime", nor "E.ON SE", "Eon")."""
+    initials = sum(len(w) == 1 for w in x.trade.split()) >= 2
+    return x.trade in (other.key, _unpossessed(x, other.key)) or initials and x.trade.replace(" ", "") == other.compact
 
 
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -255,15 +269,6 @@ def _unpossessed(legal: NameForm, key: str) -> str:
     return re.sub(r"['’]s$", "", key) if re.search(r"['’]s\b", legal.surface) else key
 
 
-def _without_persons_named(text: str, name: str) -> str:
-    """``text`` less the full names that end in ``name`` ("founded by Aliko Dangote": a person, not the
-    company "Dangote"; "The Dangote cement arm" stays)."""
-    def drop(m: re.Match) -> str:
-        lead = m.group(1)
-        return " " if lead[0].isupper() and lead.casefold() not in ARTICLES else m.group(0)
-    return re.sub(rf"\b([^\W\d_][\w'-]*)\s+{re.escape(name)}\b", drop, text) if name else text
-
-
 def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Alibaba Group Holding Limited" and "Alibaba", "ソニーグループ株式会社" and "ソニー", "Grupo Bimbo" and
     "Bimbo": a brand names its group. Not the bare name with a legal form ("Sony Group" and "Sony Corporation": a
@@ -281,7 +286,7 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if clash or py.personal or types_conflict(a, b) or py.types & PLACE_TYPES or _band(a) != _band(b) or \
             sporting(a) != sporting(b):  # "Smiths Group", "The Smiths" (a band); "Benetton" (an F1 team)
         return doubtful(0.4, "a group and a namesake of another type")
-    own = _without_persons_named(px.description.replace(x.surface.strip(), " "), y.surface.strip())
+    own = px.description.replace(x.surface.strip(), " ")
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):
         return doubtful(0.5, "a group described with the other as another company")

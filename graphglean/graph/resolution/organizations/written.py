@@ -219,14 +219,3 @@ def rare_word(word: str) -> bool:
     capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
     namesakes are many ("Monster", "Mercury", "Delta", "Amazon")."""
     return len(Tokenizer.cl100k().encode(" " + word.capitalize())) > 1
-
-
-def founders_initials(possessive: str, other: str) -> bool:
-    """``other`` is ``possessive``'s owner after a founder's initials, a shop named for him and its company ("J
-    Sainsbury", "Sainsbury's"; "J D Wetherspoon", "Wm Morrison": "Morrisons" names no one), a name the web
-    writes rarely (`rare_word`: "Smith's", crisps, and "W H Smith", books, are two founders')."""
-    ws = other.split()
-    lead = 0
-    while lead < len(ws) - 1 and (len(ws[lead]) == 1 or ws[lead] in ("wm", "thos", "chas", "jas")):
-        lead += 1
-    return lead > 0 and " ".join(ws[lead:]) == possessive and rare_word(possessive)

@@ -91,13 +91,13 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
     return None
 
 
-def headed(x: NameForm, y: NameForm) -> bool:
+def headed(x: NameForm, y: NameForm) -> tuple[str, ...]:
     """``x`` is an acronym in capitals and ``y``'s other words, after it ("PKN Orlen") or before it ("Sporting
     CP", "Paris SG"), the words of ``y`` it stands for spelled by it (or the parts of one compound word: "VW" of
-    "Volkswagen")."""
+    "Volkswagen"): the words it stands for, () where it is not so."""
     words, xs, ys = x.surface.split(), x.key.split(), y.key.split()
     if len(words) < 2 or len(xs) != len(words):
-        return False
+        return ()
     for at in (0, -1):
         letters, rest = xs[at], xs[1:] if at == 0 else xs[:-1]
         if not (2 <= len(letters) <= LONGEST and words[at].replace(".", "").isupper() and letters.isalpha()) or \
@@ -106,8 +106,8 @@ def headed(x: NameForm, y: NameForm) -> bool:
         n = len(rest)
         same, spelled = (ys[-n:], ys[:-n]) if at == 0 else (ys[:n], ys[n:])
         if len(ys) > n and same == rest and _spelled(letters, spelled):
-            return True
-    return False
+            return tuple(spelled)
+    return ()
 
 
 def _spelled(letters: str, lead: list[str]) -> bool:

@@ -128,7 +128,8 @@ _SPORTS = {w: sport for sport, words in {
     "cycling": "cycling, cyclist, ciclismo, ciclista, radsport, radrennfahrer, cyclisme, cycliste, kolarstwo, "
                "велоспорт, велогонщик",
     "boxing": "boxeo, boxeador, pugile, бокс, боксёр, боксер",
-    "chess": "chess, ajedrez, xadrez, scacchi, szachy, шахматы",
+    "chess": "chess, ajedrez, xadrez, scacchi, szachy, шахматы, schach, schachclub, schachklub, schachverein, "
+             "echecs, échecs",
     "motor racing": "formula one, formula 1, motorsport, motogp, nascar, racing driver, rally driver, wrc",
     "athletics": "athletics, atletismo, leichtathletik, sprinter, hurdler, marathoner",
     "swimming": "swimming, swimmer, natacion, nadador, schwimmer, nageur, пловец",

@@ -41,12 +41,12 @@ def said_apart(a: Profile, b: Profile) -> bool:
 
 
 def told_apart(a: Profile, b: Profile) -> bool:
-    """Said to be two things (`said_apart`), or two events each dated in years the other's description does not
-    give ("COP16", Cali 2024; "COP 16", Cancún 2010)."""
+    """Said to be two things (`said_apart`), or two events each dated years away from any the other's gives
+    ("COP16", Cali 2024; "COP 16", Cancún 2010; not "Expo 2020", held in 2021, "postponed from 2020")."""
     if said_apart(a, b):
         return True
     ya, yb = years_of(a.description), years_of(b.description)
-    return all(p.types & _EVENTS for p in (a, b)) and bool(ya and yb) and not ya & yb
+    return all(p.types & _EVENTS for p in (a, b)) and bool(ya and yb) and min(abs(x - y) for x in ya for y in yb) > 2
 
 
 _EVENTS = frozenset("event tournament conference summit festival election competition championship".split())

@@ -16,6 +16,7 @@ from ..organizations.written import rare_word
 from ..profiles import ORG_TYPES, PLACE_TYPES, THING_TYPES, UNTYPED, Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
+from .placing import countries_placing
 
 _PRODUCTS = THING_TYPES - PLACE_TYPES
 _NOT_MADE = frozenset("""animal species breed plant character event tournament concept idea person people award title
@@ -26,7 +27,8 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     """Same for a product named with and without its maker; None when the names are not so."""
     for x, y, py in ((fa, fb, b), (fb, fa, a)):
         lead = _maker(x, y)
-        if lead and _events(a, b) and x.surface[:len(lead)].isupper() and lead in _words(py.description):
+        if lead and _events(a, b) and x.surface[:len(lead)].isupper() and lead in _words(py.description) and \
+                any(c.isalpha() for c in y.surface):  # not a bare "2020"
             return Verdict(SAME, 0.85, "an event with and without its organizer's name")  # "UEFA Euro 2020"
         if not lead or not _products(a, b):
             continue
@@ -36,7 +38,8 @@ def maker_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         named = described and not any(c.isdigit() for c in y.surface)  # a model named, not numbered
         if named and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, "a product with and without its maker's name, described alike")
-        if described and _designation(y, _one_kind(a, b)) and not types_conflict(a, b):
+        if described and _designation(y, _one_kind(a, b) and not _brand_named(py.description, lead, y)) and \
+                not types_conflict(a, b):
             return Verdict(SAME, 0.8, "a model's designation with and without its maker's name")
         if named and rare_word(y.surface.strip()) and _one_kind(a, b):  # written rarely: not "Maps", "Notes"
             return Verdict(SAME, 0.8, "a product with and without its maker's name, of one narrow kind")
@@ -57,6 +60,14 @@ def _designation(y: NameForm, one_kind: bool) -> bool:
     "Superjet 100"; not "A7", a Sony camera and an Audi): five characters, or four where both are typed one
     narrow kind of thing ("A380", an aircraft and an "avion")."""
     return any(c.isdigit() for c in y.surface) and len(y.compact) >= (4 if one_kind else 5) and not y.key.isdigit()
+
+
+def _brand_named(description: str, lead: str, y: NameForm) -> bool:
+    """``description`` names a capitalized word, not its first, that is no place and neither ``lead`` nor a word of
+    ``y``: another maker, perhaps ("T120": "Small Suzuki two-stroke"; "A380": "assemblé à Toulouse" names none)."""
+    own = set(y.key.split()) | {lead}
+    return any(w[:1].isupper() and key_of(w) not in own and not countries_placing(w)
+               for w in regex.findall(r"[\p{L}\p{M}][\p{L}\p{M}'-]*", description)[1:])
 
 
 def _words(text: str) -> set[str]:

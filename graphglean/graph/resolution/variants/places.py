@@ -58,7 +58,7 @@ def names_qualifier(description: str, qualifier: str) -> bool:
 def capitalized(description: str, name: str) -> bool:
     """``description`` writes ``name`` (a key) capitalized, a word for each of its words ("the River Tyne"; not
     "the main border crossing")."""
-    words = [key_of(w) for w in description.split() if w[:1].isupper()]
+    words = [key_of(w) for w in description.split() if w[:1].isupper() and "-" not in w]  # not "Haute-Marne"
     return f" {' '.join(name.split())} " in f" {' '.join(words)} "
 
 

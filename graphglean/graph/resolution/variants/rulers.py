@@ -106,6 +106,11 @@ margaret marguerite margarita margherita margarete margrethe"""
 _CANONICAL = {name: line.split()[0] for line in _NAMES.splitlines() for name in line.split()}
 
 
+# countries the tables read for the many crowns within them ("König von Bayern", "re di Sicilia", "King of
+# Germany" and the Holy Roman Emperor): one realm named is no one crown
+_MANY_CROWNS = frozenset({"germany", "italy"})
+
+
 def ruler_name(form: NameForm) -> str:
     """"rn:" and a numbered ruler's given name in English and the number ("rn:louis|14" of "Ludwig XIV."), for
     blocking; "" for other names."""
@@ -124,6 +129,6 @@ def regnal_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFor
         return None
     ra, rb = (_realms(p.description) | _realms(" ".join(sorted(p.written_types))) | countries_of(f.qualifier)
               for p, f in ((a, fa), (b, fb)))  # "roi de France", a type
-    if a.personal and b.personal and ra and ra == rb:
+    if a.personal and b.personal and ra and ra == rb and not ra & _MANY_CROWNS:
         return Verdict(SAME, 0.85, "one ruler's name in two languages, with one regnal number")
     return doubtful(0.5, "one ruler's name in two languages, but no one realm named")

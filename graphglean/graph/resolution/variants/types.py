@@ -240,23 +240,24 @@ def english_type(type_: str) -> str:
     head = next((h for h in _GERMAN_HEADS if type_.endswith(h) and len(type_) > len(h) + 2), "")
     if head:
         return _GERMAN_HEADS[head]
-    return "person" if words and (_occupation(words[-1]) or type_.endswith(_CJK_CALLINGS)) else type_
+    return "person" if words and (_occupation(words[-1], len(words) == 1) or type_.endswith(_CJK_CALLINGS)) else type_
 
 
 # English nouns of a calling by their ending ("virologist", "pianist", "comedian", "technician"), less the things
 # and animals that end so
 _NOT_CALLINGS = frozenset("playlist checklist wishlist shortlist blacklist whitelist amphibian "
                           "reptilian avian mammalian median meridian ruffian autopista entrevista conquista "
-                          "reconquista".split())
+                          "reconquista minorista mayorista varejista atacadista grossista contratista".split())
 
 
 # the endings of CJK nouns of a calling ("野球選手", a baseball player; "政治家", "小説家"; "축구 선수")
 _CJK_CALLINGS = ("選手", "选手", "선수", "政治家", "作家", "小説家", "歌手", "俳優", "女優", "演员", "运动员", "导演",
                  "監督", "감독", "배우", "가수", "정치인", "인물", "人物", "棋士", "力士", "実業家", "企業家", "起業家",
-                 "企业家", "投資家", "投资家", "音楽家", "画家", "建築家", "思想家", "学者", "기업인", "사업가")
+                 "企业家", "音楽家", "画家", "建築家", "思想家", "学者", "기업인", "사업가")
 
 
-def _occupation(word: str) -> bool:
-    """An English calling ("-ist", "-ian"), or a Romance one ("beisbolista", "ciclista", "pianista")."""
+def _occupation(word: str, one: bool = True) -> bool:
+    """An English calling ("-ist", "-ian"), or a Romance one as a type of one word ("beisbolista", "ciclista";
+    not "cadena minorista", a retail chain, nor "partido comunista")."""
     return len(word) >= 6 and word.isalpha() and word not in _NOT_CALLINGS and (
-        word.isascii() and word.endswith(("ist", "ian")) or len(word) >= 8 and word.endswith("ista"))
+        word.isascii() and word.endswith(("ist", "ian")) or len(word) >= 8 and word.endswith("ista") and one)
