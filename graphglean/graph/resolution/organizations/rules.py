@@ -228,7 +228,8 @@ def _trade_is(x: NameForm, other: NameForm) -> bool:
     """``x``'s name without its legal form is ``other``'s, possessed or not, or its initials written together
     ("J.P. Morgan Chase & Co.", "JPMorgan Chase"; not "Life Time, Inc." and "Lifetime", nor "E.ON SE", "Eon")."""
     initials = sum(len(w) == 1 for w in x.trade.split()) >= 2
-    return x.trade in (other.key, _unpossessed(x, other.key)) or initials and x.trade.replace(" ", "") == other.compact
+    spaced = initials and x.trade.replace(" ", "") == other.compact
+    return x.trade in (other.key, _unpossessed(x, other.key)) or spaced
 
 
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
