@@ -108,12 +108,15 @@ def headed_key(form: NameForm) -> str:
     and the first word and the acronym's first letter of one ending in it ("hz:sporting|c" of "Sporting CP"),
     which the name it abbreviates has too; "" for other names."""
     words = form.surface.split()
-    if len(words) < 2 or len(form.key.split()) < 2:
+    if len(words) < 2:
         return ""
-    for at, key in ((0, f"ha:{form.key[0]}|{form.key.rsplit(' ', 1)[-1]}"), (-1, f"hz:{form.key.split()[0]}|")):
+    for at in (0, -1):
         letters = words[at].replace(".", "")
         if 2 <= len(letters) <= LONGEST and letters.isupper() and letters.isalpha():
-            return key + (form.key.rsplit(" ", 1)[-1][0] if at == -1 else "")
+            ks = form.key.split()
+            if len(ks) < 2:
+                return ""
+            return f"ha:{ks[0][0]}|{ks[-1]}" if at == 0 else f"hz:{ks[0]}|{ks[-1][0]}"
     return ""
 
 
