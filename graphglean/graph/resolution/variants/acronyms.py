@@ -4,8 +4,9 @@
 De Venezuela, S.A."; "INSEE", "Institut National de la Statistique et des Études Économiques"). Letters that
 may come from inside words spell out many names: such an acronym is one with the name only where it has four
 letters or more (or an accented first one, as "ÖBB") and the two are placed in one country or described
-alike; otherwise a question. An acronym may stand for a name's leading words only, the rest written out ("PKN
-Orlen", "Polski Koncern Naftowy Orlen"; "ETH Zürich"; "VW Golf", of one compound word "Volks|wagen")."""
+alike; otherwise a question. An acronym may stand for some of a name's words only, before or after the rest
+written out (`headed`: "PKN Orlen", "Polski Koncern Naftowy Orlen"; "VW Golf", of one compound word
+"Volks|wagen"; "Sporting CP"); `organizations.rules.headed_verdict` reads what sets two such names apart."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def _realms_in(ws: tuple[str, ...]) -> set[str]:
 _NAMES = """louis ludwig luis luigi lodewijk ludvig ludwik lajos людовик
 henry henri enrique heinrich enrico henrique hendrik henryk генрих
 charles carlos karl carl carlo karel karol karoly карл
-philip philippe felipe philipp filippo filip fülöp филипп
+philip philippe felipe philipp filippo filip fulop филипп
 john jean juan johann johannes giovanni joao jan janos иоанн
 william guillaume guillermo wilhelm guglielmo willem vilhelm
 frederick frederic federico friedrich frederik fryderyk фридрих
