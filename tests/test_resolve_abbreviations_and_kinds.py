@@ -231,8 +231,7 @@ def test_namesakes_a_reviewer_found_for_this_sessions_rules_stay_apart(a, b):
 
 
 @pytest.mark.parametrize("a,b,one", [
-    (("Madame Chiang Kai-shek", "person", "Wife of the Nationalist leader, educated at Wellesley."),  # his wife
-     ("Chiang Kai-shek", "人物", "中華民國總統。"), False),
+    (("Madame Peng Liyuan", "person", "First lady of China."), ("Peng Liyuan", "人物", "中国歌唱家。"), True),
     (("Mrs. John Smith", "person", "Wife of the mayor."), ("John Smith", "person", "Mayor of Leeds."), False),
     (("Dame Judi Dench", "person", "English actress."),  # a woman's name no lexicon holds: hers
      ("Judi Dench", "person", "Oscar winner for Shakespeare in Love."), True),
@@ -283,4 +282,25 @@ def test_namesakes_a_second_reviewer_found_stay_apart(a, b):
     (("Red Bull NY", "club", "MLS club from New York."), ("Red Bull New York", "club", "Major League Soccer club.")),
 ])
 def test_pairs_a_second_reviewer_found_missed_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("OC Sheriff's Office", "organization", "Law enforcement agency of Orange County, Florida."),  # a county's
+     ("Oakland County Sheriff's Office", "organization", "Sheriff of Oakland County, Michigan.")),  # initials
+    (("PG County Police Department", "organization", "Police of Prince George's County, Maryland."),
+     ("Prince George County Police Department", "organization", "Police of Prince George County, Virginia.")),
+    (("SC Freiburg", "football club", "Bundesliga club."),  # sports told by the types
+     ("Segelclub Freiburg", "sailing club", "Club on the lake.")),
+    (("Francis II", "Duke of Brittany", "Duke of Brittany from 1458 to 1488."),  # a duke is no king of France
+     ("François II", "roi de France", "Roi de France de 1559 à 1560.")),
+])
+def test_namesakes_a_third_reviewer_found_stay_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_words_of_other_meanings_are_no_sports():
+    a = ("Paris Saint-Germain", "club", "Club de football parisien, marqué par ses échecs européens et qui a levé "
+         "le voile sur son nouveau maillot.")
+    b = ("Paris Saint-Germain FC", "football club", "French football club based at the Parc des Princes.")
     assert together(resolved(a, b).graph, a[0], b[0])

@@ -73,12 +73,11 @@ def given_gender(words: tuple[str, ...]) -> str:
 
 def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
     """The same personal name, titles aside: a woman's title (not a queen's) before a surname alone, or before a
-    man's full name (his given name a man's, or a Chinese, Korean or Vietnamese name), is a wife's or a
-    relative's as often as hers ("Lady Macbeth", "Macbeth"; "Mrs. John Smith"; "Madame Chiang Kai-shek") unless
-    the other is a woman too."""
+    full name whose given name is a man's, is a wife's or a relative's as often as hers ("Lady Macbeth",
+    "Macbeth"; "Mrs. John Smith") unless the other is a woman too."""
     for x, y, py in ((fa, fb, b), (fb, fa, a)):
         if x.gender == "f" and not x.royal and not y.gender and py.pronoun_gender != "f" and (len(x.person) == 1 or
-                given_gender(x.person) == "m" or family_first(py) & _FEW_FAMILY_NAMES):
+                given_gender(x.person) == "m"):
             return doubtful(0.5, "same name, a woman's title on one side only")
     if len(fa.person) == 1 and fa.royal != fb.royal and not fa.numbers:  # "King Charles", "Charles"
         return _partial(ev, a, b, "a royal's given name")

@@ -14,6 +14,7 @@ from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_L
 from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
+from ..variants.callings import sports_of
 from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
 from ..variants.makers import made
@@ -208,20 +209,24 @@ def headed_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
         return None
     if clash or a.personal or b.personal or types_conflict(a, b) and not (made(a) and made(b)):
         return None  # a car and a "product" are one kind
-    if sporting(a) != sporting(b) or (ca := described_in(a)) and (cb := described_in(b)) and not ca & cb or \
+    sa, sb = (sports_of(f"{' '.join(sorted(p.written_types))} {p.description}") for p in (a, b))
+    if sporting(a) != sporting(b) or sa and sb and not sa & sb or \
+            (ca := described_in(a)) and (cb := described_in(b)) and not ca & cb or \
             bool(a.types & _PUBLICATIONS) != bool(b.types & _PUBLICATIONS):  # "DC Comics", "Detective Comics"
         return doubtful(0.5, "some words as their acronym, but set apart by country or kind")
     phrase = " ".join(spelled)  # a place's name whole: "san francisco", "santa fe" (leading), "andhra pradesh"
-    place = countries_placing(phrase) and not unplaced_words(phrase) or \
+    place = countries_placing(phrase) and not unplaced_words(phrase) or spelled[-1] in _PLACE_ENDS or \
         spelled[0] in _PLACE_STARTS and long.key.startswith(phrase)
-    if place and phrase not in key_of(short.description):
+    if place and not re.search(rf"(?<!\S){re.escape(phrase)}(?!'s\b)(?!\S)", key_of(short.description)):
         return doubtful(0.5, "a place's initials, the place not named")  # "AP": Andhra or Arunachal Pradesh
     return ev.short_form(a, b, Verdict(SAME, 0.8, "its leading words as their acronym"), SHORT_DESCRIPTION)
 
 
 # the first words of place names ("Santa Fe", "New York", "Los Angeles", "São Paulo"), whose initials name many
 _PLACE_STARTS = frozenset("san santa santo sao saint st new los las el la port fort mount lake north south east "
-                          "west upper lower".split())
+                          "west upper lower prince".split())
+_PLACE_ENDS = frozenset("county beach city valley springs park island islands bay falls heights hills harbor harbour "
+                        "creek field district parish".split())  # "Orange County", "Long Beach"
 
 
 def _trade_is(x: NameForm, other: NameForm) -> bool:

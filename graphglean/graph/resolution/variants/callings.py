@@ -128,8 +128,7 @@ _SPORTS = {w: sport for sport, words in {
     "cycling": "cycling, cyclist, ciclismo, ciclista, radsport, radrennfahrer, cyclisme, cycliste, kolarstwo, "
                "велоспорт, велогонщик",
     "boxing": "boxeo, boxeador, pugile, бокс, боксёр, боксер",
-    "chess": "chess, ajedrez, xadrez, scacchi, szachy, шахматы, schach, schachclub, schachklub, schachverein, "
-             "echecs, échecs",
+    "chess": "chess, ajedrez, xadrez, scacchi, szachy, шахматы, schach, schachclub, schachklub, schachverein",
     "motor racing": "formula one, formula 1, motorsport, motogp, nascar, racing driver, rally driver, wrc",
     "athletics": "athletics, atletismo, leichtathletik, sprinter, hurdler, marathoner",
     "swimming": "swimming, swimmer, natacion, nadador, schwimmer, nageur, пловец",
@@ -137,9 +136,9 @@ _SPORTS = {w: sport for sport, words in {
               "biathlon, biathlete, skirennlaufer, skispringer, langlaufer, esquiador, лыжник",
     "snooker": "snooker, billiards",
     "sumo": "sumo, 相撲",
-    "sailing": "sailing, yachting, regatta, segeln, segelclub, segelverein, vela, voile, zeilen, парусный спорт",
-    "rowing": "rowing, rudern, ruderclub, remo, aviron, roeien, гребля",
-    "gymnastics": "gymnastics, turnen, gimnasia, ginnastica, gymnastique, гимнастика",
+    "sailing": "sailing, yachting, regatta, segeln, segelclub, segelverein, парусный спорт",
+    "rowing": "rowing, rudern, ruderclub, aviron, roeien, гребля",
+    "gymnastics": "gymnastics, gimnasia, ginnastica, gymnastique, гимнастика",
 }.items() for w in words.split(", ")}
 
 

@@ -111,6 +111,14 @@ _CANONICAL = {name: line.split()[0] for line in _NAMES.splitlines() for name in 
 _MANY_CROWNS = frozenset({"germany", "italy"})
 
 
+_LESSER = frozenset("duke duc duca duque herzog count comte conte conde graf earl margrave markgraf".split())
+
+
+def _lesser(p: Profile) -> frozenset[str]:
+    """The titles below a crown ``p``'s type or description gives ("Duke of Brittany" reads as France)."""
+    return _LESSER.intersection(text_words(p.description + " " + " ".join(sorted(p.written_types))))
+
+
 def ruler_name(form: NameForm) -> str:
     """"rn:" and a numbered ruler's given name in English and the number ("rn:louis|14" of "Ludwig XIV."), for
     blocking; "" for other names."""
@@ -129,6 +137,6 @@ def regnal_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameFor
         return None
     ra, rb = (_realms(p.description) | _realms(" ".join(sorted(p.written_types))) | countries_of(f.qualifier)
               for p, f in ((a, fa), (b, fb)))  # "roi de France", a type
-    if a.personal and b.personal and ra and ra == rb and not ra & _MANY_CROWNS:
+    if a.personal and b.personal and ra and ra == rb and not ra & _MANY_CROWNS and not _lesser(a) | _lesser(b):
         return Verdict(SAME, 0.85, "one ruler's name in two languages, with one regnal number")
     return doubtful(0.5, "one ruler's name in two languages, but no one realm named")
