@@ -19,7 +19,8 @@ from .test_resolve_classes import resolved
      ("Eidgenössische Technische Hochschule Zürich", "university", "Swiss federal institute of technology.")),
     (("VW Golf", "Produkt", "Kompaktwagen aus Wolfsburg."),
      ("Volkswagen Golf", "car", "Compact car built since 1974.")),
-    (("SV Werder Bremen", "club", "German football club."), ("Sportverein Werder Bremen", "Verein", "Fußballverein.")),
+    (("DB Cargo", "Unternehmen", "Güterverkehrssparte der Bahn."),
+     ("Deutsche Bahn Cargo", "company", "Rail freight arm of the German railways.")),
 ])
 def test_a_name_led_by_the_acronym_of_its_first_words_is_one(a, b):
     res = resolved(a, b)

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ...text.words import unspaced
-from .lexicon import ARTICLES, COUNTRY_NAMES, JOINING, PARTICLES
+from .lexicon import ARTICLES, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
 from .profiles import Corpus, Profile
@@ -85,8 +85,9 @@ def club_key(form: NameForm) -> str:
 
 
 def lead_initials(words: list[str]) -> str:
-    """The initials of ``words``, joining words left out ("Sport Lisboa e": "sl")."""
-    return "".join(w[0] for w in words if w not in JOINING)
+    """The initials of ``words``, joining words left out ("Sport Lisboa e": "sl"), a club's compound word giving
+    two ("Fotbollförening": "ff")."""
+    return "".join(CLUB_COMPOUNDS.get(w) or w[0] for w in words if w not in JOINING)
 
 
 def spelled_club_key(form: NameForm) -> str:

@@ -29,7 +29,8 @@ from .variants.articles import article_verdict, definite, definite_article
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
 from .variants.placing import countries_named, country_led
-from .variants.countries import countries_apart, described_in, named_apart, regions_named, river_named, unnamed
+from .variants.countries import (countries_apart, described_in, named_apart, qualifiers_verdict, regions_named,
+                                 river_named, unnamed)
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
@@ -224,9 +225,7 @@ class Evidence:
             return None  # "John Smith, MD": a degree, not a place
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
-                if region_of(fa.qualifier) != region_of(fb.qualifier):
-                    return Verdict(DIFFERENT, 0.0, "different qualifiers")
-                return Verdict(SAME, 0.9, "same qualifier written another way")  # "Paris, TX", "Paris, Texas"
+                return qualifiers_verdict(a, b, fa.qualifier, fb.qualifier)  # "Paris, TX", "Paris, Texas"
             if clash:
                 return doubtful(0.5, "trailing qualifier, person and place")
             x, py = (fa, b) if fa.qualifier else (fb, a)
@@ -244,7 +243,8 @@ class Evidence:
             if both_places(a, b) or (untyped and not x.paren and region_of(x.qualifier) in PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = regions_named(unnamed(py))  # not its own name: "Salt Lake City is where ..."
-                if (country := region_country(x.qualifier)) and described_in(py) - {country}:  # "Paris, Maine",
+                if (country := region_country(x.qualifier)) and (placed := described_in(py)) and \
+                        country not in placed:  # "Paris, Maine"; not "London", "between Toronto and Detroit"
                     return doubtful(0.5, "a place qualified on one side only, the other placed in another country")
                 if region_of(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
                                                      names_qualifier(py.description, x.qualifier)):

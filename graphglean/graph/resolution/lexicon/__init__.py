@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from .geography import (  # noqa: F401  (the lexicon is one namespace to its readers)
     AFFIX_LEVELS, COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
-    ENDONYMS, GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGIONS, SECOND_LEVEL, TLD_COUNTRIES,
-    WORLD_REGIONS)
+    ENDONYMS, GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
+    TLD_COUNTRIES, WORLD_REGIONS)
 
 ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
 PARTICLES = frozenset("van von de da di del della der den du dos das bin ibn bint al el la las los le ter ten zu".split())
@@ -259,6 +259,15 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("bc", "бк"), ("pae", "παε"), ("kae", "καε"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
+# the one-word compounds that a club's abbreviation spells two letters of ("Malmö Fotbollförening", "Malmö FF";
+# "Helsingin Jalkapalloklubi", "HJK"), as words read without their accents
+CLUB_COMPOUNDS = {w: c for c, words in (
+    ("ff", "fotbollforening fotbollsforening"), ("if", "idrottsforening idrottsforeningen idrettsforening idraetsforening"),
+    ("ik", "idrottsklubb idrottsklubben"), ("bk", "bollklubb bollklubben boldklub boldklubben"),
+    ("fk", "fotballklubb fodboldklub fotbollklubb"), ("sk", "sportklubb sportklubben sportklub"),
+    ("il", "idrettslag"), ("sv", "sportverein"), ("bv", "ballspielverein"), ("tv", "turnverein"),
+    ("fv", "fussballverein"), ("vv", "voetbalvereniging"), ("jk", "jalkapalloklubi"), ("ps", "palloseura"))
+    for w in words.split()}
 # the club abbreviations that say "club" whatever the context ("FC"; "SC" may be S.C. Johnson, "AS" a Norwegian firm)
 CLUB_CERTAIN = frozenset(c for c in set(CLUB_FORMS.values()) if len(c) > 2 or c in ("fc", "cf"))
 # what says a node is a sports club: in its type, or in either description (as a word, or inside one:

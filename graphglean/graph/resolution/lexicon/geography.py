@@ -214,7 +214,8 @@ malaysia: selangor, johor, penang, sarawak, kedah, kelantan, pahang, terengganu
 pakistan: sindh, khyber pakhtunkhwa
 south africa: gauteng, kwazulu natal, western cape, eastern cape
 argentina: tucuman, entre rios, chubut, neuquen
-uk: northern ireland"""
+uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
+noord ierland"""
 WORLD_REGIONS = {name: country for line in _WORLD_REGIONS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 
@@ -277,8 +278,27 @@ ontario: on, ont; quebec: qc, que; british columbia: bc; alberta: ab, alta; mani
 saskatchewan: sk, sask; nova scotia: ns; new brunswick: nb; newfoundland and labrador: nl
 new south wales: nsw; victoria: vic; queensland: qld; western australia: w a; south australia: sa
 tasmania: tas"""
+# the same regions as other languages name them (a description's words: accents dropped, hyphens as spaces),
+# above all those whose name holds a country's ("Colombie-Britannique" is no British place, "Nuevo México" none
+# in Mexico)
+_REGIONREGION_EXONYMS = """new mexico: nouveau mexique, nuevo mexico, novo mexico, nuovo messico
+new york: nueva york, nova iorque, nowy jork; british columbia: colombie britannique, columbia britanica,
+britisch kolumbien, columbia britannica, brits columbia; nova scotia: nouvelle ecosse, nueva escocia,
+neuschottland, nuova scozia, nova escocia; new brunswick: nouveau brunswick, nuevo brunswick, neubraunschweig
+new south wales: nouvelle galles du sud, nueva gales del sur, neusudwales, nuovo galles del sud,
+nova gales do sul; western australia: australie occidentale, australia occidental, westaustralien,
+australia occidentale; south australia: australie meridionale, australia meridional, sudaustralien,
+australia meridionale; newfoundland and labrador: terre neuve et labrador, terranova y labrador
+north carolina: caroline du nord, carolina del norte, carolina do norte, carolina del nord, nordkarolina
+south carolina: caroline du sud, carolina del sur, carolina do sul, carolina del sud, sudkarolina
+north dakota: dakota du nord, dakota del norte, norddakota; south dakota: dakota du sud, dakota del sur,
+suddakota; west virginia: virginie occidentale, virginia occidental; new jersey: nueva jersey
+pennsylvania: pensilvania, pennsylvanie, pensylwania; california: californie, kalifornien
+louisiana: louisiane; new hampshire: nuevo hampshire"""
+REGION_EXONYMS = {name: region for line in _REGIONREGION_EXONYMS.replace(",\n", ", ").replace("\n", "; ").split("; ")
+            for region, names in [line.split(": ")] for name in names.split(", ")}
 REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
-           for region, names in [line.split(": ")] for name in [region, *names.split(", ")]}
+           for region, names in [line.split(": ")] for name in [region, *names.split(", ")]} | REGION_EXONYMS
 
 # the country of each region by its full name, which a description's words are read by before a country's
 # adjective in it ("British Columbia" is Canada, "New Mexico" the U.S.); not the names that are as often a
@@ -289,6 +309,7 @@ _AUSTRALIA = ("new south wales", "victoria", "queensland", "western australia", 
 REGION_COUNTRIES = {r: "canada" if r in _CANADA else "australia" if r in _AUSTRALIA else "us"
                     for r in set(REGIONS.values()) - {"georgia", "victoria", "virginia", "washington", "indiana",
                                                       "montana"}}
+REGION_COUNTRIES |= {name: REGION_COUNTRIES[region] for name, region in REGION_EXONYMS.items()}
 
 # the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
 # administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)

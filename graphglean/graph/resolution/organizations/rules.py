@@ -69,8 +69,11 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             doubtful(0.5, "a country's web domain and the name with that country, described with nothing in common")
     # certain: a site is described by its owner ("the website of Linear"), which is no relative
     same = Verdict(SAME, 0.9, "a name and its web domain", certain=True)
-    if not (rare_word(x.stem) and english(a.description) != english(b.description)):  # two languages share no
-        same = ev.short_form(a, b, same, SHORT_DESCRIPTION)  # word, however alike they are: a rare name tells
+    # two languages share no word, however alike they are, and "Bengaluru-based" none with "Indian": a rare name
+    # tells, so described in two languages or placed in one country by both
+    if not (rare_word(x.stem) and (english(a.description) != english(b.description) or
+                                   (described_in(a) & described_in(b)) - UNIONS)):
+        same = ev.short_form(a, b, same, SHORT_DESCRIPTION)
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
     if same.kind == SAME and (defined_apart(a, b) or said_apart(a, b)) and not _owned_plainly(px.description,
                                                                                              y.surface):
@@ -175,12 +178,13 @@ def _founded(team: str, other: str) -> bool:
 
 
 def _spelled_club(x: NameForm, y: NameForm) -> bool:
-    """``y`` spells out ``x``'s club abbreviation: the initials of its words before the club's own name ("Sport
-    Lisboa e Benfica" of "SL Benfica", "Associazione Calcio Milan" of "AC Milan")."""
-    ws, team = y.key.split(), x.team.split()
-    if not team or len(ws) <= len(team) or ws[len(ws) - len(team):] != team:
+    """``y`` spells out ``x``'s club abbreviation: the initials of its words before or after the club's own name
+    ("Sport Lisboa e Benfica" of "SL Benfica", "Malmö Fotbollförening" of "Malmö FF")."""
+    ws, team, n = y.key.split(), x.team.split(), len(x.team.split())
+    if not team or len(ws) <= n:
         return False
-    initials = lead_initials(ws[:len(ws) - len(team)])
+    spelled = ws[:-n] if ws[-n:] == team else ws[n:] if ws[:n] == team else []
+    initials = lead_initials(spelled) if spelled else ""
     return len(initials) >= 2 and initials == x.club.replace(" ", "")
 
 

@@ -25,7 +25,8 @@ _FIELDS = {
         政治家 정치인 statesman stateswoman senator senateur senador congressman congresswoman legislator lawmaker
         diplomat chancellor bundeskanzler kanzler kanzlerin mayor burgermeister maire alcalde sindaco
         minister ministerprasident premierminister depute abgeordneter governor gouverneur gobernador lawyer attorney jurist judge richter anwalt avocat juge abogado avvocato
-        admiral soldier colonel commander soldat soldado soldato feldherr king queen monarch
+        admiral soldier colonel commander soldat soldado soldato feldherr offizier officier army_officer
+        naval_officer military_officer police_officer king queen monarch
         emperor empress prince princess konig konigin roi reine rey reina krol siyasetci politicus poliitikko
         政治人物 राजनेता नेता miniszter kepviselo democrat republican parliamentarian""",
     "performing": """musician singer songwriter composer komponist compositeur compositor compositore kompozytor

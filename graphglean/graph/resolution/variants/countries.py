@@ -9,11 +9,11 @@ import re
 from functools import lru_cache
 
 from ....text.words import unspaced
-from ..lexicon import ENDONYMS, REGIONS, WORLD_REGIONS
+from ..lexicon import COUNTRY_OF, ENDONYMS, REGION_EXONYMS, REGIONS, WORLD_REGIONS
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
-from ..verdicts import SAME, Verdict
-from .places import capitalized, inflected, river_key
+from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
+from .places import capitalized, inflected, region_country, region_of, region_readings, river_key
 from .placing import UNIONS, countries_placing, text_words
 
 _ENDONYMS_BY_START: dict[str, list[tuple[str, str]]] = {}  # an inflected name keeps its first letters
@@ -28,14 +28,15 @@ def countries_of(text: str) -> frozenset[str]:
     found = countries_placing(text)  # its table holds every English name and adjective `countries_named` reads
     for word in text_words(text):
         if "'" in word:
-            found |= countries_placing(word.split("'")[0])
+            word = word.split("'")[0]
+            found |= countries_placing(word)
         # an own name inflected, never shortened ("Polska", "Polsce"; not "Romano" of "Romania")
         found.update(c for own, c in _ENDONYMS_BY_START.get(word[:2], ()) if len(word) >= len(own) - 1 and
                      inflected(own, word))
     return frozenset(found)
 
 
-_REGION_NAMES = frozenset(REGIONS.values()) | frozenset(WORLD_REGIONS)
+_REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS  # by name: canonical
 _COUNTRY_TYPES = frozenset({"country", "nation"})
 
 
@@ -44,7 +45,7 @@ def regions_named(description: str) -> frozenset[str]:
     """The regions and countries ``description`` names, canonical: a region by its full name (an "or" in a text
     is no Oregon), a country as `countries_of` reads it, in any of several languages."""
     text = f" {' '.join(text_words(description))} "
-    return frozenset(countries_of(description) | {r for r in _REGION_NAMES if f" {r} " in text})
+    return frozenset(countries_of(description) | {r for n, r in _REGION_NAMES.items() if f" {n} " in text})
 
 
 def countries_apart(a: Profile, b: Profile) -> str:
@@ -107,3 +108,20 @@ def river_named(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
                 capitalized(px.description, river) and one_country(a, b):
             return Verdict(SAME, 0.85, "a place and its river or region written in, named by the other's description")
     return None
+
+
+def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
+    """One name qualified on both sides, by two qualifier keys: other regions make other places ("Paris, Texas",
+    "Paris, Maine"); one written two ways the same ("Paris, TX"). A code of two readings ("WA", "AR") is the other's
+    region only where its own description places it in that one ("Perth, WA", "Western Australian capital")."""
+    shared = region_readings(qa) & region_readings(qb)
+    if not shared:
+        return Verdict(DIFFERENT, 0.0, "different qualifiers")
+    if region_of(qa) == region_of(qb):
+        return Verdict(SAME, 0.9, "same qualifier written another way")
+    placed = described_in(a if region_of(qa) not in shared else b)
+    if {region_country(r) or COUNTRY_OF.get(r, r) for r in shared} & placed:
+        return Verdict(SAME, 0.85, "same qualifier, as a code of two readings")
+    if placed:  # "Paris, AR", "a town in Arkansas"; "Paris, Argentina"
+        return Verdict(DIFFERENT, 0.0, "different qualifiers")
+    return doubtful(0.5, "a code of two readings, not placed in the other's region")

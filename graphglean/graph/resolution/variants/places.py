@@ -5,7 +5,7 @@ Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
 
 from __future__ import annotations
 
-from ..lexicon import COUNTRIES, COUNTRY_OF, REGION_COUNTRIES, REGIONS, WORLD_REGIONS
+from ..lexicon import COUNTRIES, COUNTRY_OF, REGION_COUNTRIES, REGIONS, TLD_COUNTRIES, WORLD_REGIONS
 from ..names import NameForm, key_of
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
@@ -93,6 +93,18 @@ def region_of(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
     return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
         qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
+
+
+def region_readings(qualifier: str) -> frozenset[str]:
+    """Every region or country a qualifier may name: a two-letter code is also a country's ("Córdoba, AR" is in
+    Argentina as often as Arkansas, "Frankfurt, DE" in Germany), and "WA" Western Australia too."""
+    readings = {region_of(qualifier), _OTHER_REGIONS.get(qualifier, "")}
+    if len(qualifier) == 2 and (country := TLD_COUNTRIES.get(qualifier)):
+        readings.add(COUNTRY_OF.get(country, country))
+    return frozenset(readings - {""})
+
+
+_OTHER_REGIONS = {"wa": "western australia"}  # the abbreviations two regions of the table share
 
 
 def region_country(qualifier: str) -> str:

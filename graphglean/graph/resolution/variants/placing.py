@@ -4,6 +4,7 @@ U.S.), and the words it says beside where."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Iterator
 
@@ -47,8 +48,12 @@ def country_led(key: str) -> str:
 
 @lru_cache(maxsize=16384)
 def text_words(text: str) -> tuple[str, ...]:
-    """The words of ``text`` as name keys read them (a description is read by several rules)."""
-    return tuple(key_of(text).split())
+    """The words of ``text`` as name keys read them (a description is read by several rules), an elided article
+    or preposition dropped ("d'Italie", "dell'Australia Occidentale": "italie", "australia occidentale")."""
+    return tuple(_ELIDED.sub("", key_of(text)).split())
+
+
+_ELIDED = re.compile(r"(?<!\w)(?:l|d|dell|dall|all|nell|sull|coll|quell|un|qu|j|s|n|c|m|t)'(?=\w)")
 
 
 def countries_named(text: str) -> set[str]:
