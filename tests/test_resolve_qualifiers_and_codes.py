@@ -1,15 +1,17 @@
 """Look-alike classes of entity resolution (issue 33), session 12: a place's region as other languages name it and
 after an elided article, a qualifier code of two readings ("WA", "AR", "DE"), a club's abbreviation spelled out
 after its name or in one compound word, a rare name and its web domain placed in one country, and a military
-officer's calling. Each class with its namesakes."""
+officer's and a teacher's callings; one surname with two titles, the two related to each other. Each class
+with its namesakes."""
 
 from __future__ import annotations
 
 import pytest
 
+from graphglean.graph.resolution.resolve import resolve_entities_sync
 from graphglean.graph.resolution.variants.countries import countries_of, regions_named
 
-from .test_resolve import together
+from .test_resolve import graph_of, together
 from .test_resolve_classes import resolved
 
 
@@ -120,4 +122,16 @@ def test_a_web_domain_and_its_name_described_alike_stay_one(a, b):
      ("Tom Parker", "person", "English singer of the boy band The Wanted.")),
 ])
 def test_an_officer_and_a_singer_of_one_name_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_one_surname_with_two_titles_related_to_each_other_is_two_people():
+    nodes = [("Mr. Smith", "person", "A man who works in Leeds."), ("Dr. Smith", "person", "A doctor from Leeds.")]
+    assert together(resolved(*nodes).graph, "Mr. Smith", "Dr. Smith")  # nothing tells them apart
+    related = resolve_entities_sync(graph_of(nodes, [("Mr. Smith", "Dr. Smith")]), method="rules")
+    assert not together(related.graph, "Mr. Smith", "Dr. Smith")  # "Mr. Smith met Dr. Smith": the model saw two
+
+
+def test_a_teacher_and_a_surgeon_of_one_name_stay_two():
+    a, b = ("Mr. Smith", "person", "A teacher in Leeds."), ("Dr. Smith", "person", "A surgeon at the Leeds hospital.")
     assert not together(resolved(a, b).graph, a[0], b[0])

@@ -88,6 +88,9 @@ def _same_words(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     titled = " with a title" if fa.honorifics or fb.honorifics else ""
     if fa.honorifics != fb.honorifics and defined_apart(a, b):  # "Sir Paul Smith", a designer; a singer
         return doubtful(0.5, "same personal name, a title on one side only, defined as two different people")
+    if fa.honorifics and fb.honorifics and fa.honorifics != fb.honorifics and a.key in b.neighbours and \
+            ev.context(a, b) < ev.agree_above:  # "Mr. Smith met Dr. Smith"; not "Scrooge", "Mr. Scrooge"
+        return doubtful(0.5, "same personal name, other titles, related to each other")
     return Verdict(SAME, 0.9, "same personal name" + titled)
 
 

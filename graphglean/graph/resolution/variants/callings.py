@@ -52,6 +52,9 @@ _FIELDS = {
         pintor escultor pittore scultore""",
     "business": """businessman businesswoman entrepreneur unternehmer merchant kaufmann banker industrialist
         investor executive tycoon magnate negociant commercant empresario imprenditore""",
+    "teaching": """teacher schoolteacher headteacher headmaster headmistress lehrer lehrerin grundschullehrer
+        enseignant enseignante instituteur institutrice insegnante nauczyciel nauczycielka учитель учительница
+        leraar lerares larare opettaja ogretmen 教師 教师 老师 교사""",
     "religion": """priest bishop pope cardinal pastor rabbi imam monk priester bischof pretre eveque
         sacerdote obispo vescovo ksiadz missionary guru spiritual swami yogi lama ayatollah mullah preacher
         evangelist theologian गुरु आध्यात्मिक संत""",
