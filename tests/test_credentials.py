@@ -154,3 +154,15 @@ async def test_a_gateway_key_in_the_base_url_is_no_part_of_any_stored_answer_s_k
     assert url_secrets(without_credentials("http://u:p@h/v1?api-version=1&api-key=k&sig=s")) == []
     assert without_credentials("http://h/v1?api-version=1&api-key=k") == "http://h/v1?api-version=1"
     assert without_credentials("http://h:8000/v1") == "http://h:8000/v1"
+
+
+def test_the_configuration_s_repr_shows_no_secret():
+    from graphglean.core.config import Config
+    cfg = Config()
+    cfg.llm.api_key = "sk-test-SECRET123"
+    cfg.llm.base_url = "http://user:PASSWORD789@127.0.0.1:9/v1?api-key=KEY999"
+    cfg.llm.extra_body = {"token": "TOK123"}
+    shown = f"{cfg!r} {cfg} {cfg.llm!r}"  # a notebook cell, a logged config, a traceback's locals
+    assert not any(secret in shown for secret in ("SECRET123", "PASSWORD789", "KEY999", "TOK123"))
+    assert "127.0.0.1:9/v1" in shown and "'token'" in shown  # what it is still shows
+    assert Config().llm.api_key == "" and "api_key=''" in repr(Config().llm)

@@ -21,15 +21,31 @@ Check = Callable[[Any], "str | tuple[tuple[str, ...], str] | None"]
 NAME_OR_PATH = "<name>"  # in setting(path=...): a value with no folder part is a name, left as it is
 
 
-def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None) -> Any:
+def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None,
+            shown: Callable[[Any], str] | None = None) -> Any:
     """A configuration field with its documentation and an optional check (it returns what the value should have
     been, "a positive", or for a structured value (key path inside it, what)). ``path``: the value is a file or
-    folder (relative to the configuration file's folder) unless it is one of these words."""
+    folder (relative to the configuration file's folder) unless it is one of these words. ``shown``: how the
+    configuration's repr shows the value (a secret's is never its value)."""
     metadata = {"doc": doc, "check": check, "path": path}
     if isinstance(default, (list, dict)):
         factory = (lambda d=default: type(d)(d))
-        return attrs.field(factory=factory, metadata=metadata)
-    return attrs.field(default=default, metadata=metadata)
+        return attrs.field(factory=factory, metadata=metadata, repr=shown or True)
+    return attrs.field(default=default, metadata=metadata, repr=shown or True)
+
+
+def _secret_shown(value: Any) -> str:
+    return "'[redacted]'" if value else "''"
+
+
+def _url_shown(url: str) -> str:
+    """A URL as a repr shows it: its user info and query (where credentials go) out."""
+    url = re.sub(r"(?<=//)[^/@\s]*@", "[redacted]@", url)
+    return repr(url.split("?", 1)[0] + ("?[redacted]" if "?" in url else ""))
+
+
+def _keys_shown(body: dict) -> str:
+    return "{" + ", ".join(f"{k!r}: ..." for k in body) + "}"  # tokens ride in extra_body too
 
 
 def section(cls: type, doc: str) -> Any:
@@ -131,8 +147,9 @@ class BatchConfig:
 class LLMConfig:
     provider: Literal["openai", "azure"] = setting(
         "openai", "openai | azure (any OpenAI-compatible server is openai with a base_url)")
-    base_url: str = setting("", "endpoint root, e.g. http://127.0.0.1:8000/v1; empty = the provider's default")
-    api_key: str = setting("", "API key; never logged, cached or written anywhere")
+    base_url: str = setting("", "endpoint root, e.g. http://127.0.0.1:8000/v1; empty = the provider's default",
+                            shown=_url_shown)
+    api_key: str = setting("", "API key; never logged, cached or written anywhere", shown=_secret_shown)
     model: str = setting("gpt-4o-mini", "chat model name")
     embedding_model: str = setting("text-embedding-3-small", "embedding model name")
     embedding_dimensions: int = setting(
@@ -174,7 +191,7 @@ class LLMConfig:
         {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server",
         lambda v: None if set(v) <= {"YES", "NO"} and all(type(i) is int for i in v.values())
         else "a {YES: id, NO: id}")
-    extra_body: dict = setting({}, "extra fields passed through in every request body")
+    extra_body: dict = setting({}, "extra fields passed through in every request body", shown=_keys_shown)
     http_transport: Literal["pooled", "httpx"] = setting(
         "pooled", "pooled = graphglean's O(1) keep-alive pool; httpx = httpx's own (proxies, HTTP/2)")
     cache: CacheConfig = section(CacheConfig, "persistent response cache")
