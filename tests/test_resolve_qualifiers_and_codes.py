@@ -135,3 +135,27 @@ def test_one_surname_with_two_titles_related_to_each_other_is_two_people():
 def test_a_teacher_and_a_surgeon_of_one_name_stay_two():
     a, b = ("Mr. Smith", "person", "A teacher in Leeds."), ("Dr. Smith", "person", "A surgeon at the Leeds hospital.")
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,shown", [
+    (("Springfield", "city", "Capital of Missouri's Greene County, in Missouri."),
+     ("Springfield, Missouri", "city", "Third-largest city in Missouri."), "Springfield, Missouri"),
+    (("Sao Paulo", "city", "Largest city of Brazil."), ("São Paulo", "city", "Largest city of Brazil."), "São Paulo"),
+    (("Malaga", "city", "Port city in Andalusia, Spain."), ("Málaga", "ciudad", "Ciudad de Andalucía."), "Málaga"),
+    (("John Smith", "person", "A surgeon in Leeds."), ("John Smith, MD", "person", "A surgeon."), "John Smith"),
+])
+def test_a_merged_node_shows_its_most_complete_form_qualifier_and_accents_included(a, b, shown):
+    graph = resolved(a, b).graph
+    assert together(graph, a[0], b[0]) and [d["name"] for _, d in graph.nodes(data=True)] == [shown]
+
+
+@pytest.mark.parametrize("description,relative", [
+    ("German driver, younger brother of a seven-time champion.", True),
+    ("Senador pelo Rio de Janeiro, filho mais velho do ex-presidente.", True),
+    ("Jüngerer Bruder des Rekordweltmeisters.", True),
+    ("Curie discovered radium and polonium with her husband.", False),  # somebody is hers
+    ("It was the voice of Scrooge's nephew. 'A merry Christmas, uncle!'", False),  # his nephew; a greeting
+])
+def test_a_surname_alone_is_somebody_s_relative_only_where_said_so(description, relative):
+    from graphglean.graph.resolution.persons import _relative_of
+    assert _relative_of(description) is relative

@@ -3,6 +3,7 @@ every name in ``aliases``, lists united, counts and weights summed, and self-loo
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Callable, Iterable
 
 import networkx as nx
@@ -13,10 +14,12 @@ from .profiles import Profile, aliases_of
 
 def _informative(p: Profile, data: dict[str, Any]) -> tuple[Any, ...]:
     """The most complete form first (`names.name_size`: "United States" over "U.S.", "John Smith" over "J.
-    Smith"), then a name over its web domain ("Zillow" over "zillow.com"), then the most frequent."""
+    Smith", "Springfield, Missouri" over "Springfield"), its accents written ("São Paulo" over "Sao Paulo"), then
+    a name over its web domain ("Zillow" over "zillow.com"), then the most frequent."""
     f = p.forms[0]
     whole, initials = name_size(f)
-    return (-whole, -initials, bool(f.site), -int(data.get("frequency") or 0), len(f.surface), f.surface)
+    accents = sum(1 for c in unicodedata.normalize("NFD", f.surface) if unicodedata.combining(c))
+    return (-whole, -initials, -accents, bool(f.site), -int(data.get("frequency") or 0), len(f.surface), f.surface)
 
 
 def _union(lists: Iterable[Iterable[Any]]) -> list[Any]:

@@ -385,7 +385,7 @@ def name_size(form: NameForm) -> tuple[int, int]:
     words of its name; a run of initials is one whole word ("J.R.R. Tolkien" is as complete as "JRR Tolkien",
     "U.N." as "UN"), a lone one an initial ("J. Smith" is less than "John Smith")."""
     ws = (form.stem,) if form.stem else form.person if form.person and not form.legal else tuple(form.key.split())
-    whole = initials = run = 0
+    whole, initials, run = 0 if form.qualifier in CREDENTIALS else len(form.qualifier.split()), 0, 0  # "Paris, TX"
     for w in (*ws, ""):
         if len(w) == 1:
             run += 1

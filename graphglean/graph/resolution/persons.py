@@ -274,6 +274,19 @@ def _kin(description: str, names: set[str]) -> bool:
                for j in range(max(0, i - _KIN_WINDOW), min(len(ws), i + _KIN_WINDOW + 1)))
 
 
+def _relative_of(description: str) -> bool:
+    """``description`` says its node is somebody's relative: a kinship word before "of" ("younger brother of",
+    "filho mais velho do", "Bruder des"), not somebody else's ("Scrooge's nephew", "his nephew", "her husband")."""
+    ws = [w.lower() for w in _TOKEN.findall(description)]
+    return any(w in KIN_ANY and not (i and ws[i - 1] in _POSSESSIVES) and _GENITIVE.intersection(ws[i + 1:i + 4])
+               for i, w in enumerate(ws))
+
+
+_GENITIVE = frozenset("of des del de do da di della dello du van von dos das".split())
+_POSSESSIVES = frozenset("s his her their its my your our sein seine seines ihr ihre ihres son sa ses leur leurs su sus "
+                         "suo sua jego jej ich zijn haar hun".split())  # "s" of "Scrooge's"
+
+
 def _given_names(form: NameForm, other: NameForm) -> set[str]:
     """The words of ``form``'s name before its surname that ``other`` lacks (a one-word name: none)."""
     return set(form.person[:-1]) - set(other.person) if len(form.person) > 1 else set()
@@ -296,7 +309,7 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
         return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", reading=True)
-    if rule == "surname" and alone and KIN_ANY.intersection(_shorter(a, b).words):  # "Schumacher", "younger
+    if rule == "surname" and alone and _relative_of(_shorter(a, b).description):  # "Schumacher", "younger
         return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)  # brother of..."
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
