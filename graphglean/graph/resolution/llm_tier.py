@@ -168,7 +168,8 @@ def ask_order(cards: list[tuple[str, str]], pairs: list[str]) -> list[int]:
 
 
 async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Scheduler, batch: int,
-                  memo: AnswerMemo, max_tokens: int) -> dict[tuple[int, int], Said]:
+                  memo: AnswerMemo, max_tokens: int, failed: list[dict[str, object]] | None = None
+                  ) -> dict[tuple[int, int], Said]:
     """The LLM's answers to ``asked`` (see `ask_about`): the saved ones, and those asked now."""
     scope = answer_scope(scheduler.llm(PASS).client.cfg)
     ids = [pair_id(r, i, j) for i, j in asked]
@@ -176,20 +177,22 @@ async def ask_llm(r: "Resolver", asked: list[tuple[int, int]], scheduler: Schedu
     known = {n: said for n, said in enumerate(saved) if isinstance(said, Said)}
     pending = [n for n, said in enumerate(saved) if said is None]
     cards = [question_cards(r, *asked[n]) for n in pending]
-    said = await ask_about(cards, [ids[n] for n in pending], scheduler, batch, memo, max_tokens)
+    said = await ask_about(cards, [ids[n] for n in pending], scheduler, batch, memo, max_tokens, failed)
     known.update((pending[n], same) for n, same in said.items())
     return {asked[n]: same for n, same in known.items()}
 
 
 async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: Scheduler, batch: int,
-                    memo: AnswerMemo, max_tokens: int) -> dict[int, Said]:
+                    memo: AnswerMemo, max_tokens: int, failed: list[dict[str, object]] | None = None
+                    ) -> dict[int, Said]:
     """The LLM's answers (position -> `Said`) to the questions whose `card` pairs are ``cards`` about the pairs
     ``pairs`` (`pair_id`): asked in `ask_order`, ``batch`` a call. A call is capped at the few tokens the
     answer lines take; one cut there before every pair is answered (a reasoning model thinks first) is asked
     again at a cap raised in proportion to what the answer so far took for its pairs (`raised_cap`), up to
     ``max_tokens``. Each answer is kept in ``memo`` whole, and each pair by its place in it (`answers`): a
     pair a complete answer does not give is not asked again (paid for once), and a reader that learns a new
-    form reads it from the kept text."""
+    form reads it from the kept text. A whole answer that gives no pair a verdict ("OK") is no answer: neither
+    cached nor kept, its batch a failed item (in ``failed``, as report.json lists one), asked again next run."""
     llm = scheduler.llm(PASS)
     template = load_template(TEMPLATE)
     scope = answer_scope(llm.client.cfg, template)
@@ -200,13 +203,17 @@ async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: S
         text = "\n\n".join(f"Pair {n}\nA: {cards[q][0]}\nB: {cards[q][1]}" for n, q in enumerate(questions, 1))
         prompt, count = render(template, pairs=text), len(questions)
         messages, cap = [{"role": "user", "content": prompt}], 8 * count + 16
-        result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens)))
+        gives = lambda text: bool(read_said(text, count))  # noqa: E731  (an answer to keep reads some pair)
+        result = await llm.chat(llm.request(messages, max_tokens=min(cap, max_tokens), valid=gives))
         read = read_said(result.text, count)
         while result.truncated and len(read) < count and cap < max_tokens:
             cap = min(max_tokens, raised_cap(cap, len(read), count))
-            result = await llm.chat(llm.request(messages, max_tokens=cap))
+            result = await llm.chat(llm.request(messages, max_tokens=cap, valid=gives))
             read = read_said(result.text, count)
         cut = result.truncated and len(read) < count
+        if not read and not result.truncated:
+            raise UnreadAnswer(f"the answer gives none of its {count} pairs a verdict: "
+                               f"{' '.join(result.text.split())[:80]!r}")
         key = ask_key(scope, prompt)
         await memo.keep(key, raw_answer(result.text, count, cut))
         for n, q in enumerate(questions, 1):
@@ -219,7 +226,15 @@ async def ask_about(cards: list[tuple[str, str]], pairs: list[str], scheduler: S
             for n, q in enumerate(outcome.item, 1):
                 if n in outcome.value:
                     answers[q] = outcome.value[n]
+        elif outcome.error is not None and failed is not None:
+            error = outcome.error
+            failed.append({"item": f"resolution batch {outcome.index + 1} ({len(outcome.item)} pairs)",
+                           "status": getattr(error, "status", None), "error": str(error) or type(error).__name__})
     return answers
+
+
+class UnreadAnswer(Exception):
+    """An answer in which no pair has a verdict the reader finds."""
 
 
 def raised_cap(cap: int, answered: int, pairs: int) -> int:

@@ -139,7 +139,7 @@ async def llm_tier(r: "Resolver", clusters: "Clusters", pairs: list[tuple[int, i
     # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
     asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
                                           abandon_on_cancel=True)
-    answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo, max_tokens)
+    answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo, max_tokens, stats.failed)
     await trio.to_thread.run_sync(apply_answers, r, clusters, asked, answers, log, stats, abandon_on_cancel=True)
 
 

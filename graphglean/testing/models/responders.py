@@ -34,6 +34,7 @@ MARK_REPORT = "writing a community report"
 MARK_QUESTION = "---Question---"  # graphglean query's prompts (query_local, query_map, query_reduce)
 MARK_MAP = '{"points": ['
 MARK_NOTES = "---Notes---"
+MARK_RESOLVE = "whether both records name one and the same real-world entity"
 
 
 def passage_of(prompt: str) -> str:
@@ -102,7 +103,23 @@ def synthetic(req: RecordedRequest) -> Reply | str:
         return json.dumps({"entities": [{"label": "PERSON", "name": p} for p, _, _ in noun_phrases(body)[:5]]})
     if MARK_SUMMARY in prompt or MARK_PROGRESSIVE in prompt:
         return " ".join(_sentences(passage_of(last), 2))
+    if MARK_RESOLVE in prompt:
+        return resolution_answer(last)
     return "OK"
+
+
+_CARD_NAME = re.compile(r'^[AB]: "(.*?)" \(', re.M)
+
+
+def resolution_answer(prompt: str) -> str:
+    """A resolution batch's answer, a line a pair: SAME where every word of one name is in the other ("Scrooge",
+    "Ebenezer Scrooge"), else DIFFERENT: a plausible model, and a test of reading its verdicts."""
+    lines = []
+    for n, pair in enumerate(re.split(r"^Pair \d+$", prompt, flags=re.M)[1:], 1):
+        names = [set(re.findall(r"\w+", name.casefold())) for name in _CARD_NAME.findall(pair)[:2]]
+        same = len(names) == 2 and all(names) and (names[0] <= names[1] or names[1] <= names[0])
+        lines.append(f"{n}: {'SAME' if same else 'DIFFERENT'}")
+    return "\n".join(lines)
 
 
 def sized(req: RecordedRequest) -> str:
