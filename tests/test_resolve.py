@@ -776,24 +776,26 @@ async def test_pairs_a_complete_answer_left_out_are_not_asked_again():
     assert said == ["1: DIFFERENT", "2: DIFFERENT, one is the virus"]
 
 
-async def test_an_answer_that_cannot_be_read_is_kept_and_paid_for_once(tmp_path):
+async def test_an_answer_read_in_part_is_kept_and_paid_for_once(tmp_path):
     g = graph_of([("Dengue", "disease", "Dengue is a viral infection that mosquitoes transmit."),
-                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever.")])
+                  ("Dengue Fever", "disease", "Dengue fever is a viral infection with a high fever."),
+                  ("Zika", "disease", "Zika is a viral infection that mosquitoes transmit."),
+                  ("Zika Fever", "disease", "Zika fever is a viral infection with a rash.")])
     saved: dict = {}
 
     async def save(key, answer):
         saved[key] = answer
 
-    async with FakeLLMServer(lambda req: "I cannot tell from these descriptions.").running() as s:
+    async with FakeLLMServer(lambda req: "1: DIFFERENT\n2: I cannot tell from these descriptions.").running() as s:
         cfg = config(s, tmp_path)
         cfg.graph.resolve.embeddings = False
         first = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo({}, save))
         again = await resolve_entities(g, cfg, method="llm", memo=AnswerMemo(dict(saved)))
-        assert len(s.chat_requests()) == 1  # the pair is unanswered, and not asked again
-    assert first.stats.llm_unanswered == again.stats.llm_unanswered == 1
+        assert len(s.chat_requests()) == 1  # the pair it gives no verdict is unanswered, and not asked again
+    assert first.stats.llm_unanswered == again.stats.llm_unanswered == first.stats.llm_pairs - 1 > 0
+    assert not first.failed
     [raw] = [v for k, v in saved.items() if k.startswith("ask:")]  # the model's own words, kept
-    assert raw["text"] == "I cannot tell from these descriptions." and not raw["cut"]
-
+    assert raw["text"].endswith("I cannot tell from these descriptions.") and not raw["cut"]
 
 
 def test_web_domains_and_club_abbreviations_are_read_in_names():

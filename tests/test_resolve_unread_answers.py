@@ -29,7 +29,7 @@ async def test_an_answer_that_gives_no_pair_a_verdict_is_a_failed_batch_kept_now
         cfg.graph.resolve.embeddings = False
         resolution = await resolve_entities(graph_of(NODES), cfg, method="llm", memo=AnswerMemo({}, save))
     assert not together(resolution.graph, "Dengue", "Dengue Fever") and resolution.stats.llm_unanswered == 1
-    [failed] = resolution.stats.failed
+    [failed] = resolution.failed
     assert failed["item"] == "resolution batch 1 (1 pairs)" and "none of its 1 pairs a verdict: 'OK'" in failed["error"]
     assert saved == {}  # nothing kept: the next run asks again
 
@@ -63,4 +63,4 @@ async def test_the_test_servers_model_answers_resolution_questions():
         cfg.graph.resolve.embeddings = False
         nodes = [*NODES, ("Dengue Virus Lab", "organization", "A laboratory.")]
         resolution = await resolve_entities(graph_of(nodes), cfg, method="llm")
-    assert resolution.stats.llm_pairs and resolution.stats.llm_unanswered == 0 and not resolution.stats.failed
+    assert resolution.stats.llm_pairs and resolution.stats.llm_unanswered == 0 and not resolution.failed

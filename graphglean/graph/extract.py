@@ -203,8 +203,8 @@ async def _resolve_stage(graph: nx.Graph, cfg: Config, scheduler: Scheduler | No
     # a scheduler is given for a graph the LLM built (or when method: llm asks it for an offline one)
     resolution = await resolve_entities(graph, cfg, scheduler, method=run_method(cfg, offline=scheduler is None),
                                         memo=memo, profile=profile_of if profiles is None else profiles.profile)
-    stats.resolution = attrs.asdict(resolution.stats, filter=lambda a, _: a.name != "failed")
-    stats.failed_stages += resolution.stats.failed  # a failed batch is a failed item: listed, exit 1
+    stats.resolution = attrs.asdict(resolution.stats)
+    stats.failed_stages += resolution.failed  # a failed batch is a failed item: listed, exit 1
     stats.resolution_log = resolution.log
     return resolution.graph
 

@@ -36,6 +36,7 @@ class Resolution:
     merges: list[dict[str, Any]]  # one line of resolution.jsonl per merge
     stats: ResolutionStats
     kept_apart: list[dict[str, Any]] = attrs.field(factory=list)  # one line per candidate pair kept apart
+    failed: list[dict[str, object]] = attrs.field(factory=list)  # LLM batches that failed, as report.json lists them
 
     @property
     def log(self) -> list[dict[str, Any]]:
@@ -89,8 +90,12 @@ async def _resolve(graph: nx.Graph, cfg: Config, scheduler: Scheduler | None, me
             pairs = await trio.to_thread.run_sync(lambda known=pairs: sorted(set(known) | close),
                                                   abandon_on_cancel=True)
             stats.candidate_pairs = len(pairs)
+        failed: list[dict[str, object]] = []
         await llm_tier(r, clusters, pairs, log, scheduler, rc, memo or AnswerMemo(), stats,
-                       CompletionCap.of(cfg.llm).cap)
+                       CompletionCap.of(cfg.llm).cap, failed)
+        resolution = await trio.to_thread.run_sync(_combined, graph, r, clusters, log, pairs, stats,
+                                                   abandon_on_cancel=True)
+        return attrs.evolve(resolution, failed=failed)
     return await trio.to_thread.run_sync(_combined, graph, r, clusters, log, pairs, stats, abandon_on_cancel=True)
 
 
@@ -133,13 +138,13 @@ def rule_clusters(r: "Resolver", pairs: list[tuple[int, int]], stats: Resolution
 
 async def llm_tier(r: "Resolver", clusters: "Clusters", pairs: list[tuple[int, int]], log: list[dict[str, Any]],
                    scheduler: Scheduler, rc: Any, memo: AnswerMemo, stats: ResolutionStats,
-                   max_tokens: int) -> None:
+                   max_tokens: int, failed: list[dict[str, object]] | None = None) -> None:
     """Ask the LLM about the UNSURE pairs across clusters and merge what it calls the same (consistently);
     ``max_tokens`` caps the re-ask of an answer cut short (see `ask_llm`)."""
     # choosing the questions and clustering the answers check verdicts of many pairs: off the trio thread
     asked = await trio.to_thread.run_sync(questions, r, clusters, pairs, rc.llm_pairs_per_entity,
                                           abandon_on_cancel=True)
-    answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo, max_tokens, stats.failed)
+    answers = await ask_llm(r, asked, scheduler, rc.llm_batch, memo, max_tokens, failed)
     await trio.to_thread.run_sync(apply_answers, r, clusters, asked, answers, log, stats, abandon_on_cancel=True)
 
 

@@ -27,7 +27,6 @@ class ResolutionStats:
     llm_unanswered: int = 0
     refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
     kept_apart: int = 0  # candidate pairs a rule (or the LLM) kept apart: resolution.jsonl's kept_apart lines
-    failed: list[dict[str, object]] = attrs.field(factory=list)  # LLM batches that failed, as report.json lists them
 
 
 class Clusters:
