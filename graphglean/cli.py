@@ -10,6 +10,7 @@ another process is writing (or an endpoint that refuses the key, the model or a 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import warnings
@@ -23,6 +24,7 @@ from .core.config import OutputConfig
 from .core.config_loader import key_location, load_config
 from .core.errors import GraphgleanError, primary
 from .llm.credentials import endpoint_secrets, redact
+from .text.notes import SHOWN
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -109,8 +111,19 @@ class _Redacted:
         return getattr(self._stream, name)
 
 
-def _warning_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-    print(f"graphglean: warning: {message}", file=sys.stderr, flush=True)
+def _warning_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None,
+                  log: Any = None) -> None:
+    """A warning as one line on standard error. One that names only some of what it is about (an input
+    warning's ``details``: every file skipped, with why) has them all written to the run's ``log``, or shown
+    under it where there is none (``--dry-run``)."""
+    details = getattr(message, "details", ())
+    cut = len(details) > SHOWN
+    where = " (logs/run.log names every one)" if cut and log is not None else ""
+    print(f"graphglean: warning: {message}{where}", file=sys.stderr, flush=True)
+    if details and log is not None:
+        log("".join(f"  {d}\n" for d in details))
+    elif cut:
+        print("".join(f"  {d}\n" for d in details), end="", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,6 +175,7 @@ def _run(args: argparse.Namespace) -> int:
     flags = [f"--input {args.input}"] * bool(args.input) + [f"--output {args.output}"] * bool(args.output)
     flags += [flag for flag, on in (("--fresh", args.fresh), ("--detach", args.detach)) if on]
     log.write(f"graphglean {__version__}: run {' '.join([args.config, *flags])} (pid {os.getpid()})")
+    warnings.showwarning = functools.partial(_warning_line, log=log.write)  # details into the log
     consoles = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = Tee(consoles[0], log.write), Tee(consoles[1], log.write)
     try:
@@ -173,6 +187,7 @@ def _run(args: argparse.Namespace) -> int:
             if isinstance(tee, Tee):
                 tee.close_line()
         sys.stdout, sys.stderr = consoles
+        warnings.showwarning = _warning_line
         log.close()
 
 

@@ -129,6 +129,31 @@ async def test_ray_offline_method_gives_the_local_graph_row_for_row(cluster, tmp
     assert ray_row["offline_backend"] == local_row["offline_backend"]
 
 
+async def test_ray_reports_the_files_it_skipped_and_the_input_warnings_as_the_local_run(cluster, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(5):
+        (docs / f"{i:02d}.txt").write_text(f"Document {i}: Ada Lovelace met Charles Babbage in London.")
+    (docs / "05.txt").write_bytes("Le café de Genève est fermé.".encode("latin-1"))  # read, as Windows-1252
+    (docs / "06.txt").write_bytes("Привет, мир. Как дела?".encode("cp1251"))  # passes the plan's sniff, not read
+    (docs / "07.txt").write_bytes(b"%PDF-1.7\n")  # skipped by the plan
+    (docs / "08.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    reports = []
+    for out, runtime in (("local", {}), ("ray", dict(engine="ray", workers=2, shard_chunks=3, graph_partitions=2))):
+        cfg = Config()
+        cfg.input.path, cfg.output.dir = str(docs), str(tmp_path / out)
+        cfg.graph.method, cfg.graph.resolve.enabled = "nlp", False
+        for k, v in runtime.items():
+            setattr(cfg.runtime, k, v)
+        await run(cfg, out=io.StringIO(), notice=lambda m: None)
+        reports.append(json.loads((tmp_path / out / "report.json").read_text()))
+    local, ray_report = reports
+    assert [r["file"] for r in local["skipped"]] == [str(docs / f) for f in ("06.txt", "07.txt", "08.png")]
+    assert sorted(ray_report["skipped"], key=lambda r: r["file"]) == local["skipped"]
+    latin = [w for w in local["warnings"] if "05.txt: not UTF-8" in w]
+    assert len(latin) == 1 and latin[0] in ray_report["warnings"]
+    assert ray_report["documents"] == local["documents"] == 6
+
 def _max_in_window(times: list[float], window: float = 1.0) -> int:
     best, j = 0, 0
     for i, t in enumerate(times):

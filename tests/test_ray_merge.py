@@ -227,6 +227,7 @@ def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_uncha
 
     from graphglean.engines.ray.shard_task import FINISHED, fingerprint, finished_report
     from graphglean.engines.ray.shards import ShardSpec
+    from graphglean.text.decoding import Reading
 
     data = tmp_path / "in.jsonl"
     data.write_text('{"text": "Ada"}\n')
@@ -237,6 +238,8 @@ def test_a_finished_shard_is_skipped_only_while_its_input_and_settings_are_uncha
     assert finished_report(tmp_path, cfg, spec) == report
     cfg.llm.max_concurrency = 3  # a limit does not change results
     assert finished_report(tmp_path, cfg, spec) == report
+    read_so = ShardSpec(0, "lines", str(data), 0, 16, reading=Reading("cp1252"))  # what the file and settings say
+    assert fingerprint(cfg, read_so) == fingerprint(cfg, spec)
     cfg.graph.max_gleanings = 3
     assert finished_report(tmp_path, cfg, spec) is None
     cfg = Config()

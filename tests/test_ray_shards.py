@@ -136,6 +136,7 @@ def test_an_invalid_byte_in_a_later_block_is_named_at_its_offset_in_the_file(tmp
     data = "\n\n".join(f"Paragraph {i} about Ada." for i in range(200)).encode()
     path.write_bytes(data[:3000] + b"\xff" + data[3000:])
     cfg = _config(path, shard_chunks=2)
+    cfg.input.encoding_errors = "strict"  # auto reads it, the byte replaced (test_input_encodings)
     cfg.chunking.size, cfg.chunking.overlap = 20, 0
     monkeypatch.setattr(shards, "TEXT_BLOCK", 256)
     expected = _local_error(cfg)

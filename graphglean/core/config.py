@@ -211,8 +211,9 @@ class InputConfig:
     text_field: str = setting("text", "JSONL: field holding the text")
     id_field: str = setting("id", "JSONL: field holding the document id (optional in each line)")
     metadata_fields: list[str] = setting([], "JSONL: fields copied into each document's metadata")
-    encoding_errors: Literal["strict", "replace"] = setting(
-        "strict", "strict = invalid UTF-8 is an error; replace = replacement characters and a warning")
+    encoding_errors: Literal["auto", "strict", "replace"] = setting(
+        "auto", "auto = UTF-8; a few invalid bytes become U+FFFD, a file that reads as Windows-1252 text is read "
+        "so, each with a warning; strict = invalid UTF-8 is an error; replace = U+FFFD and a warning")
     locomo_granularity: Literal["session", "turn"] = setting("session", "LoCoMo: one chunk per session or per turn")
 
 

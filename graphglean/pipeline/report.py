@@ -234,7 +234,8 @@ def run_report(ctx: RunContext, outcomes: list[PassOutcome], wall_s: float,
               "lone_surrogates": ctx.inputs.repairs.lone_surrogates,
               "failed": [dict(f, **{"pass": o.name}) for o in outcomes for f in o.failed],
               "outputs": [f for o in outcomes for f in o.files],
-              "warnings": [w for o in outcomes for w in o.warnings]}
+              "skipped": ctx.inputs.notes.skipped_rows(),  # files of an input folder not read, with why
+              "warnings": ctx.inputs.notes.warnings + [w for o in outcomes for w in o.warnings]}
     report.update(model_fields(ctx.cfg, whole["totals"] if whole else calls_section([costed])))
     if ctx.scheduler:
         report["llm"] = ctx.scheduler.client.server.summary(ctx.scheduler.client.usage_counted)

@@ -1,7 +1,7 @@
 """Input readers: text and Markdown files, folders, JSONL, pre-chunked JSONL, stdin, LoCoMo and message JSONL.
 
 Every reader fails with an `InputError` that names the file (and the line or byte offset) and never drops
-data silently: what is skipped is reported through ``warnings``.
+data silently: what is skipped or changed is said in an `InputWarning` naming it, and kept in ``Inputs.notes``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -20,7 +19,9 @@ from ..core.errors import InputError
 from ..core.tokens import Tokenizer
 from . import locomo
 from .chunking import Chunk, token_chunks
-from .decoding import InputWarning, NotDecodable, decode, sniff
+from .decoding import NotDecodable, decode, sniff
+from .messages import Left, message_content
+from .notes import InputWarning, Notes, SkippedFiles, listed, noted, warn
 from .surrogates import Repairs, repaired_line, repaired_text
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
@@ -54,6 +55,7 @@ class Inputs:
     chunks: list[Chunk] = attrs.field(factory=list)
     messages: list[Message] = attrs.field(factory=list)
     repairs: Repairs = attrs.field(factory=Repairs, eq=False)  # what the readers replaced (lone surrogates)
+    notes: Notes = attrs.field(factory=Notes, eq=False)  # what the readers warned about, and the files skipped
 
     def all_chunks(self, tokenizer: Tokenizer, size: int, overlap: int) -> list[Chunk]:
         """The chunks given as they are, then every document's token chunks."""
@@ -78,62 +80,66 @@ def content_id(text: str) -> str:
     return "doc-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def read_text_file(path: Path, doc_id: str, errors: str = "strict") -> Document | None:
+def read_text_file(path: Path, doc_id: str, errors: str = "auto") -> Document | None:
     text = decode(_read_bytes(path), str(path), errors)
     if not text.strip():
-        warnings.warn(f"{path}: empty input; nothing to read", InputWarning, stacklevel=2)
+        warn(InputWarning(f"{path}: empty input; nothing to read"))
         return None
     return Document(doc_id, text, str(path))
 
 
-def text_files(root: Path) -> list[Path]:
+def text_files(root: Path, errors: str = "auto") -> list[Path]:
     """The text files under ``root``, sorted: named as text (`TEXT_SUFFIXES`) and holding text (`sniff`: a PDF
     or an image named ``.txt`` is not). One warning names the others, which are skipped."""
-    texts, others = _listed(root)
+    texts, others = _listed(root, errors)
     _skipped(root, others)
     if not texts:
         raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
     return texts
 
 
-def _listed(root: Path) -> tuple[list[Path], list[str]]:
-    """(the files under ``root`` that may be text, the others as "path (why)")."""
+def _listed(root: Path, errors: str) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """(the files under ``root`` that may be text, the others with why: "" for a name not of text)."""
     texts: list[Path] = []
-    others: list[str] = []
+    others: list[tuple[Path, str]] = []
     for p in sorted(p for p in root.rglob("*") if p.is_file()):
         if p.suffix.lower() not in TEXT_SUFFIXES:
             if not p.name.startswith("."):
-                others.append(str(p.relative_to(root)))
-        elif (why := sniff(p)) is not None:
-            others.append(f"{p.relative_to(root)} ({why})")
+                others.append((p, ""))
+        elif (why := sniff(p, errors)) is not None:
+            others.append((p, why))
         else:
             texts.append(p)
     return texts, others
 
 
-def _skipped(root: Path, others: list[str]) -> None:
+def _skipped(root: Path, others: list[tuple[Path, str]]) -> None:
+    """One warning naming the first files skipped, with why; its details (logs/run.log) and report.json's
+    ``skipped`` name every one."""
     if others:
-        shown = ", ".join(others[:5])
-        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
-        warnings.warn(f"{root}: skipped {len(others)} file(s) that are not text ({', '.join(TEXT_SUFFIXES)}): "
-                      f"{shown}{more}", InputWarning, stacklevel=3)
+        others = sorted(others)
+        shown = [f"{p.relative_to(root)} ({why})" if why else str(p.relative_to(root)) for p, why in others]
+        suffixes = ", ".join(TEXT_SUFFIXES)
+        warn(SkippedFiles(f"{root}: skipped {len(others)} file(s) that are not text ({suffixes}): {listed(shown)}",
+                          [(str(p), why or f"its name ends in none of {suffixes}") for p, why in others]), stacklevel=3)
 
 
-def read_folder(root: Path, errors: str = "strict", files: list[Path] | None = None) -> list[Document]:
+def read_folder(root: Path, errors: str = "auto", files: list[Path] | None = None) -> list[Document]:
     """Every text file under ``root`` (or the given ``files`` of it) as a document named by its path; a file that
     turns out not to decode is skipped, named in the folder's one warning with why."""
-    texts, others = _listed(root) if files is None else (files, [])
-    docs, undecodable = [], []
+    texts, others = _listed(root, errors) if files is None else (files, [])
+    docs, undecodable = [], 0
     for p in texts:
         try:
             doc = read_text_file(p, p.relative_to(root).as_posix(), errors)
         except NotDecodable as e:
-            undecodable.append(f"{p.relative_to(root)} ({e.reason})")
+            others.append((p, e.reason))
+            undecodable += 1
             continue
         if doc is not None:
             docs.append(doc)
-    _skipped(root, [*others, *undecodable])
-    if files is None and len(undecodable) == len(texts):
+    _skipped(root, others)
+    if files is None and undecodable == len(texts):
         raise InputError(f"{root}: no readable text files ({', '.join(TEXT_SUFFIXES)}) in this folder")
     return docs
 
@@ -178,7 +184,7 @@ def jsonl_documents(data: bytes, name: str, cfg: InputConfig, first_line: int = 
     for lineno, obj in _jsonl_lines(data, name, cfg.encoding_errors, first_line, repairs):
         text = _field(obj, cfg.text_field, name, lineno)
         if not text.strip():
-            warnings.warn(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped", InputWarning, stacklevel=2)
+            warn(InputWarning(f"{name}:{lineno}: empty {cfg.text_field!r}; line skipped"))
             continue
         doc_id = _field(obj, cfg.id_field, name, lineno, required=False) or f"{Path(name).name}:{lineno}"
         meta = {k: obj[k] for k in cfg.metadata_fields if k in obj}
@@ -197,7 +203,7 @@ def read_jsonl(data: bytes, name: str, cfg: InputConfig, first_line: int = 1,
     return docs
 
 
-def prechunked_lines(data: bytes, name: str, errors: str = "strict", first_line: int = 1,
+def prechunked_lines(data: bytes, name: str, errors: str = "auto", first_line: int = 1,
                      repairs: Repairs | None = None) -> Iterator[tuple[int, str, str, str, dict[str, Any]]]:
     """Each line's (line number, chunk id, text, document id, metadata); ids not checked."""
     for lineno, obj in _jsonl_lines(data, name, errors, first_line, repairs):
@@ -210,7 +216,7 @@ def prechunked_lines(data: bytes, name: str, errors: str = "strict", first_line:
         yield lineno, cid, text, doc_id, meta
 
 
-def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "strict", first_line: int = 1,
+def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = "auto", first_line: int = 1,
                     first_index: int = 0, repairs: Repairs | None = None) -> list[Chunk]:
     """``{"id", "text"}`` lines used as chunks exactly as given (a part of a file: its first line number and
     the index of its first chunk in the whole)."""
@@ -223,18 +229,22 @@ def read_prechunked(data: bytes, name: str, tokenizer: Tokenizer, errors: str = 
     return chunks
 
 
-def read_messages_jsonl(data: bytes, name: str, errors: str = "strict",
+def read_messages_jsonl(data: bytes, name: str, errors: str = "auto",
                         repairs: Repairs | None = None) -> list[Message]:
-    """``{"session_id", "role", "content", "created_at"?, "metadata"?}`` lines."""
-    out = []
+    """``{"session_id", "role", "content", "created_at"?, "metadata"?}`` lines; ``content`` a string or OpenAI's
+    list of parts (`messages.message_content`): a message without text is skipped, with a warning naming it."""
+    out, left = [], Left()
     for lineno, obj in _jsonl_lines(data, name, errors, repairs=repairs):
         meta = obj.get("metadata") or {}
         if not isinstance(meta, dict):
             raise InputError(f"{name}:{lineno}: field 'metadata' must be an object")
-        out.append(Message(_field(obj, "session_id", name, lineno), _field(obj, "role", name, lineno),
-                           _field(obj, "content", name, lineno),
-                           _field(obj, "created_at", name, lineno, required=False) or "", meta,
-                           _field(obj, "uuid", name, lineno, required=False) or ""))
+        session, role = _field(obj, "session_id", name, lineno), _field(obj, "role", name, lineno)
+        content = message_content(obj, name, lineno, left)
+        if content is None:
+            continue
+        out.append(Message(session, role, content, _field(obj, "created_at", name, lineno, required=False) or "",
+                           meta, _field(obj, "uuid", name, lineno, required=False) or ""))
+    left.warn(name)
     return out
 
 
@@ -249,7 +259,14 @@ def _detect(path: Path, data: bytes | None) -> str:
 
 def read_inputs(cfg: InputConfig, tokenizer: Tokenizer, stdin: Any = None) -> Inputs:
     """Read what ``cfg`` names. Raises `InputError` with the file (and line) on anything unreadable. Lone
-    surrogates in JSON are replaced with U+FFFD (a warning names each line; ``Inputs.repairs`` counts them)."""
+    surrogates in JSON are replaced with U+FFFD (a warning names each line; ``Inputs.repairs`` counts them).
+    ``Inputs.notes`` keeps every warning said and the files skipped (report.json's ``warnings``, ``skipped``)."""
+    with noted() as notes:
+        inputs = _read_inputs(cfg, tokenizer, stdin)
+    return attrs.evolve(inputs, notes=notes)
+
+
+def _read_inputs(cfg: InputConfig, tokenizer: Tokenizer, stdin: Any) -> Inputs:
     repairs = Repairs()
     if cfg.path == "-":
         data = (stdin or sys.stdin.buffer).read()

@@ -9,11 +9,10 @@ and each replacement is known by its line. Escaped pairs (``"\\ud83d\\ude00"``, 
 from __future__ import annotations
 
 import re
-import warnings
 
 import attrs
 
-from .decoding import InputWarning
+from .notes import InputWarning, warn
 
 # every escape, so that an escaped backslash ("\\\\ud83d" is a backslash and the letters ud83d) is never
 # taken for the start of one
@@ -107,5 +106,5 @@ def _note(repairs: Repairs | None, count: int, where: str) -> None:
         repairs.lone_surrogates += count
     if repairs is None or repairs.warn:
         what = "a lone surrogate escape" if count == 1 else f"{count} lone surrogate escapes"
-        warnings.warn(f"{where}: {what} (text cut inside a character, e.g. an emoji) replaced with U+FFFD",
-                      InputWarning, stacklevel=3)
+        warn(InputWarning(f"{where}: {what} (text cut inside a character, e.g. an emoji) replaced with U+FFFD"),
+             stacklevel=3)

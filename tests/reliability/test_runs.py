@@ -113,8 +113,11 @@ BIG_LINE_MB = 50
 def bad_inputs(tmp: Path) -> list[tuple[str, dict, str, bytes | None]]:
     """(case, config sections, expected message, input file bytes or None)."""
     return [
-        ("invalid utf-8", {}, "invalid UTF-8 at byte offset 6", b"hello \xff\xfe world"),
-        ("nul bytes", {}, "looks binary (NUL byte at offset 2)", b"ab\x00cd"),
+        ("invalid utf-8", {"input": {"encoding_errors": "strict"}}, "invalid UTF-8 at byte offset 6",
+         b"hello \xff\xfe world"),
+        ("not utf-8 nor windows-1252", {}, "not UTF-8 (9 bytes invalid, the first at byte offset 0) nor Windows-1252",
+         "Привет мир".encode("cp1251")),
+        ("nul bytes", {}, "looks binary (3 NUL bytes, the first at offset 2)", b"ab\x00\x00\x00cd"),
         ("empty file", {}, "empty input", b""),
         ("whitespace only", {}, "empty input", b"  \n\n\t"),
         ("binary file", {}, "looks binary", bytes(range(256)) * 4),

@@ -29,6 +29,7 @@ from ...pipeline.communities import without_communities
 from ...pipeline.report import cost
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
+from ...text.notes import noted
 from . import partitions, peers, schema_parts, shard_task
 from .batch.follow import close_hub, follow, open_hub
 from .communities import ray_communities
@@ -111,7 +112,9 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     totals = Totals()
     book = RunBook(out, fresh, totals)
     stage = totals.stage_clock()
-    specs = ShardPlan(plan_shards(cfg))
+    with noted() as planned:  # the input's warnings said by the plan (a folder's skipped files), for the report
+        specs = ShardPlan(plan_shards(cfg))
+    totals.notes.extend(planned)
     cfg = with_partitions(cfg, len(specs))
     stage("plan")
     own = connect(rt)

@@ -15,6 +15,7 @@ from ...core.config import Config
 from ...llm.accounting import CallAccount
 from ...pipeline.report import COUNTS, calls_section, model_fields, whole_run, with_cached_share
 from ...pipeline.runstore import RunStore, now_iso
+from ...text.notes import Notes
 from . import shard_task
 
 
@@ -28,6 +29,7 @@ class Totals:
     chunks: int = 0
     documents: int = 0
     lone_surrogates: int = 0  # replaced by the input readers
+    notes: Notes = attrs.field(factory=Notes)  # the input's warnings and skipped files: the plan's, the shards'
     shards: int = 0
     skipped: int = 0
     retries: int = 0
@@ -49,6 +51,8 @@ class Totals:
         self.chunks += report["chunks"]
         self.documents += report["documents"]
         self.lone_surrogates += report.get("lone_surrogates", 0)
+        self.notes.warnings += report.get("warnings", [])
+        self.notes.skipped += [(row["file"], row["reason"]) for row in report.get("skipped", [])]
         self.failed += report["failed"]
         for row in report["passes"]:
             for rows in (self.rows, self.shard_rows, *([] if skipped else [self.fresh])):
@@ -157,7 +161,8 @@ def run_report(cfg: Config, passes: list[Any], totals: Totals, outputs: list[str
     whole = whole or {}
     return {"version": __version__, **whole, "passes": rows, "wall_s": round(wall_s, 3), "chunks": totals.chunks,
             "documents": totals.documents, "lone_surrogates": totals.lone_surrogates, "failed": totals.failed,
-            "outputs": outputs,
+            "outputs": outputs, "skipped": totals.notes.skipped_rows(),
+            "warnings": list(dict.fromkeys(totals.notes.warnings)),  # a part of a file read by the plan and a shard
             **model_fields(cfg, whole.get("totals") or calls_section([totals.invocation_accounts()])),
             "runtime": {"engine": "ray", "workers": cfg.runtime.workers, "shards": totals.shards,
                         "shards_skipped": totals.skipped, "retries": totals.retries,

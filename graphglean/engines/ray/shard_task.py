@@ -98,7 +98,8 @@ def fingerprint(cfg: Config, spec: ShardSpec) -> str:
     graph = attrs.asdict(cfg.graph)
     graph.pop("communities")  # made in the driver, after the shards
     graph["schema"] = schema_contents(cfg.graph)  # a path: what the file holds
-    basis = [attrs.asdict(spec), _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), graph,
+    spec_fields = attrs.asdict(spec, filter=lambda a, _: a.name != "reading")  # the file and settings decide it
+    basis = [spec_fields, _stamp(spec), llm, attrs.asdict(cfg.input), attrs.asdict(cfg.chunking), graph,
              attrs.asdict(cfg.episodic), attrs.asdict(cfg.summary), attrs.asdict(cfg.enrich),
              cfg.runtime.graph_partitions]
     return hashlib.sha256(json.dumps(basis, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -25,6 +25,7 @@ from ...core.config import Config
 from ...core.errors import InputError
 from ...core.tokens import Tokenizer
 from ...text.chunking import TextPart, chunk_count, token_chunks
+from ...text.decoding import SNIFF_BYTES, UTF8, NotDecodable, Reading, reading_of_file, whole_only
 from ...text.inputs import (
     Inputs,
     _detect,
@@ -38,6 +39,7 @@ from ...text.inputs import (
     read_prechunked,
     text_files,
 )
+from ...text.notes import noted
 from ...text.surrogates import Repairs
 
 BYTES_PER_TOKEN = 4  # roughly, for English: a shard of JSONL documents is cut by size as well as by lines
@@ -56,6 +58,7 @@ class ShardSpec:
     first_token: int = 0  # text: the range's first token and character in the document, and its chunk count
     first_char: int = 0
     items: int = 0
+    reading: Reading | None = None  # text: how the file's bytes are read (decided on the whole file), None: UTF-8
 
     @property
     def name(self) -> str:
@@ -97,14 +100,14 @@ def plan_shards(cfg: Config) -> Iterator[ShardSpec]:
     per_shard = cfg.runtime.shard_chunks
     max_bytes = per_shard * cfg.chunking.size * BYTES_PER_TOKEN
     if path.is_dir():
-        yield from _file_groups(path, per_shard, max_bytes)
+        yield from _file_groups(path, per_shard, max_bytes, cfg.input.encoding_errors)
         return
     fmt = _detect(path, None) if cfg.input.format == "auto" else cfg.input.format
     if fmt in ("jsonl", "chunks"):
         with _SeenIds(path, cfg, fmt) as seen:
             yield from _line_ranges(path, per_shard, max_bytes if fmt == "jsonl" else None, seen)
-    elif fmt == "text" and not cfg.summary.enabled:  # a summary is of the whole document: one shard then
-        yield from _text_ranges(path, cfg)
+    elif fmt == "text" and not cfg.summary.enabled and not _whole_only(path, cfg):  # a summary is of the whole
+        yield from _text_ranges(path, cfg)  # document: one shard then
     else:
         yield ShardSpec(0, "whole", str(path))
 
@@ -127,29 +130,25 @@ def _text_cut(buf: bytes) -> int | None:
     return None
 
 
+def _whole_only(path: Path, cfg: Config) -> bool:
+    """UTF-16 and UTF-32 text is read whole (its line breaks are no byte 0x0A to cut at)."""
+    with path.open("rb") as f:
+        return whole_only(f.read(min(SNIFF_BYTES, TEXT_BLOCK)), cfg.input.encoding_errors)
+
+
 def _text_ranges(path: Path, cfg: Config) -> Iterator[ShardSpec]:
     """A text file cut into ranges of ``shard_chunks`` chunks each, streaming: blocks cut at `_TEXT_CUTS` are
     decoded and their tokens counted, so each range starts at a known token and character of the document and
-    chunks exactly as the whole does. A text of one shard's chunks (or none) stays whole."""
+    chunks exactly as the whole does. A text of one shard's chunks (or none) stays whole. Blocks are read as
+    UTF-8 until one is not (or holds a NUL byte): then the whole file decides how it is read (`reading_of_file`,
+    as the local engine reads it) and the counting starts over."""
     size, overlap, per_shard = cfg.chunking.size, cfg.chunking.overlap, cfg.runtime.shard_chunks
     step = size - overlap
-    tokenizer = Tokenizer(cfg.llm.model)
-    block = min(TEXT_BLOCK, max(4096, per_shard * step * BYTES_PER_TOKEN // 8))
-    cuts = [(0, 0, 0)]  # (byte, token, character) where each block starts
-    buf, pos, tokens, chars = b"", 0, 0, 0
-    with path.open("rb") as f:
-        while True:
-            data = f.read(block)
-            buf += data
-            while buf and (not data or len(buf) >= block):
-                end = len(buf) if not data else _text_cut(buf)
-                if end is None:
-                    break  # no place to cut yet: read on
-                text = decode(buf[:end], str(path), cfg.input.encoding_errors, offset=pos)
-                tokens, chars, pos, buf = tokens + len(tokenizer.encode(text)), chars + len(text), pos + end, buf[end:]
-                cuts.append((pos, tokens, chars))
-            if not data:
-                break
+    try:
+        reading, (cuts, tokens) = None, _text_cuts(path, cfg, None)
+    except NotDecodable:
+        reading = reading_of_file(path, cfg.input.encoding_errors)  # not text: its error, naming the file
+        cuts, tokens = _text_cuts(path, cfg, reading)
     total = chunk_count(tokens, size, overlap)
     if total <= per_shard:
         yield ShardSpec(0, "whole", str(path))
@@ -160,13 +159,37 @@ def _text_ranges(path: Path, cfg: Config) -> Iterator[ShardSpec]:
         start = cuts[bisect.bisect_right(at_token, first * step) - 1]
         end = cuts[bisect.bisect_left(at_token, min((stop - 1) * step + size, tokens))]
         yield ShardSpec(index, "text", str(path), start[0], end[0], first_item=first, first_token=start[1],
-                        first_char=start[2], items=stop - first)
+                        first_char=start[2], items=stop - first, reading=reading)
 
 
-def _file_groups(root: Path, per_shard: int, max_bytes: int) -> Iterator[ShardSpec]:
+def _text_cuts(path: Path, cfg: Config, reading: Reading | None) -> tuple[list[tuple[int, int, int]], int]:
+    """(the (byte, token, character) where each block starts, the text's tokens), the blocks read as
+    ``reading`` says (None: UTF-8, no NUL byte, else `NotDecodable`)."""
+    size, overlap, per_shard = cfg.chunking.size, cfg.chunking.overlap, cfg.runtime.shard_chunks
+    tokenizer = Tokenizer(cfg.llm.model)
+    block = min(TEXT_BLOCK, max(4096, per_shard * (size - overlap) * BYTES_PER_TOKEN // 8))
+    cuts = [(0, 0, 0)]
+    buf, pos, tokens, chars = b"", 0, 0, 0
+    with path.open("rb") as f:
+        while True:
+            data = f.read(block)
+            buf += data
+            while buf and (not data or len(buf) >= block):
+                end = len(buf) if not data else _text_cut(buf)
+                if end is None:
+                    break  # no place to cut yet: read on
+                text = decode(buf[:end], str(path), offset=pos, how=reading or UTF8)
+                tokens, chars, pos, buf = tokens + len(tokenizer.encode(text)), chars + len(text), pos + end, buf[end:]
+                cuts.append((pos, tokens, chars))
+            if not data:
+                break
+    return cuts, tokens
+
+
+def _file_groups(root: Path, per_shard: int, max_bytes: int, errors: str) -> Iterator[ShardSpec]:
     group: list[str] = []
     size = index = 0
-    for p in text_files(root):
+    for p in text_files(root, errors):
         n = p.stat().st_size
         if group and (len(group) >= per_shard or size + n > max_bytes):
             yield ShardSpec(index, "files", str(root), files=tuple(group))
@@ -263,7 +286,13 @@ class _SeenIds:
 
 
 def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
-    """What the local engine would read for the shard's part of the input."""
+    """What the local engine would read for the shard's part of the input (with what was said reading it)."""
+    with noted() as notes:
+        inputs = _read_shard(spec, cfg, tokenizer)
+    return attrs.evolve(inputs, notes=notes)
+
+
+def _read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
     c = cfg.input
     if spec.kind == "whole":
         return read_inputs(c, tokenizer)
@@ -271,7 +300,8 @@ def read_shard(spec: ShardSpec, cfg: Config, tokenizer: Tokenizer) -> Inputs:
     if spec.kind == "text":
         with root.open("rb") as f:
             f.seek(spec.start)
-            text = decode(f.read(spec.end - spec.start), str(root), c.encoding_errors, offset=spec.start)
+            text = decode(f.read(spec.end - spec.start), str(root), offset=spec.start,
+                          how=spec.reading or UTF8)
         part = TextPart(spec.first_token, spec.first_char, range(spec.first_item, spec.first_item + spec.items))
         return Inputs(chunks=token_chunks(root.name, text, tokenizer, cfg.chunking.size, cfg.chunking.overlap,
                                           part=part))
