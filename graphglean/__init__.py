@@ -26,6 +26,7 @@ _PUBLIC = {
     "GraphgleanError": "core.errors", "ConfigError": "core.errors", "InputError": "core.errors",
     "LLMError": "core.errors", "LLMAuthError": "core.errors", "LLMRequestError": "core.errors",
     "LLMModelError": "core.errors", "LLMParameterError": "core.errors", "LLMUnreachableError": "core.errors",
+    "LLMAnswerError": "core.errors",
     "run": "launch", "run_sync": "launch", "RunResult": "launch",
     "extract_graph": "graph.extract", "extract_graph_sync": "graph.extract",
     "resolve_entities": "graph.resolution.resolve", "resolve_entities_sync": "graph.resolution.resolve",
@@ -38,8 +39,9 @@ _PUBLIC = {
     "Scheduler": "scheduling.scheduler", "ChatClient": "llm.client",
 }
 __all__ = ["ChatClient", "Config", "ConfigError", "Enricher", "EpisodicGistExtraction", "GraphgleanError",
-           "InputError", "LLMAuthError", "LLMError", "LLMModelError", "LLMParameterError", "LLMRequestError",
-           "LLMUnreachableError", "MemoryStore", "ProgressiveSummarizer", "QueryResult", "RunResult", "Scheduler",
+           "InputError", "LLMAnswerError", "LLMAuthError", "LLMError", "LLMModelError", "LLMParameterError",
+           "LLMRequestError", "LLMUnreachableError", "MemoryStore", "ProgressiveSummarizer", "QueryResult",
+           "RunResult", "Scheduler",
            "extract_graph", "extract_graph_sync", "find_communities", "load_config", "query", "query_sync",
            "report_communities", "report_communities_sync", "resolve_entities", "resolve_entities_sync", "run",
            "run_sync", "search", "summarize"]
@@ -65,6 +67,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         ConfigError,
         GraphgleanError,
         InputError,
+        LLMAnswerError,
         LLMAuthError,
         LLMError,
         LLMModelError,

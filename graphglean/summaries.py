@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import attrs
 import trio
 
-from .core.answers import answered
+from .core.answers import prose, prose_answer
 from .core.errors import ConfigError
 from .core.prompts import load_template, render
 from .core.repetition import is_loop, loop_start, overlap
@@ -57,7 +57,9 @@ async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additi
                     minimum_chunk_size: int = 500, chunk_delimiter: str = ".", summarize_recursively: bool = False,
                     tokenizer: Tokenizer | None = None, pass_name: str = PASS) -> SummaryResult:
     """Summarize ``text``; higher ``detail`` means more chunks, hence a longer summary. Non-recursive chunks
-    run concurrently on the scheduler; recursive mode gives each chunk the summaries so far, in order."""
+    run concurrently on the scheduler; recursive mode gives each chunk the summaries so far, in order. A chunk's
+    summary is its answer without reasoning blocks, closed or not (`answers.prose`); one with nothing else
+    (or a refusal) raises `NoAnswer`: a summary with a hole in it is not a summary."""
     tokenizer = tokenizer or Tokenizer.cl100k()
 
     def plan() -> tuple[list[str], int, dict[str, int]]:
@@ -80,7 +82,7 @@ async def summarize(text: str, scheduler: Scheduler, detail: float = 0.0, additi
         usage += answer.usage
         counts["cut"] += answer.cut
         counts["continued"] += answer.continued
-        return answer.text.strip()
+        return prose(answer.text)  # never reasoning: summaries are stored, and fed back to the next chunk's call
 
     summaries: list[str] = []
     if summarize_recursively:
@@ -117,7 +119,7 @@ async def whole_answer(llm: PassLLM, messages: list[dict[str, str]], cap: int, l
     """The answer to ``messages``, asked at ``cap`` and continued while the cap cuts it (the answer so far as
     the assistant's turn, then a request to continue where it stopped), up to ``limit`` tokens in all. A model
     repeating itself is not continued, and its repeats are left out."""
-    result = await llm.chat(llm.request(messages, max_tokens=cap, valid=answered))
+    result = await llm.chat(llm.request(messages, max_tokens=cap, valid=prose_answer))
     text, usage, continued = result.text, result.usage, 0
     # cut answers of ``cap`` tokens reach ``limit`` within this many continuations: a server that says "cut" of
     # shorter ones (or counts no tokens) is not asked on and on, each time with the whole conversation again
@@ -126,7 +128,7 @@ async def whole_answer(llm: PassLLM, messages: list[dict[str, str]], cap: int, l
         messages = [*messages, {"role": "assistant", "content": result.text},
                     {"role": "user", "content": load_template("resume_answer").strip()}]
         result = await llm.chat(llm.request(messages, max_tokens=min(cap, limit - usage.completion_tokens),
-                                            valid=answered))
+                                            valid=prose_answer))
         added = result.text[overlap(text, result.text):]
         text += added
         usage, continued = usage + result.usage, continued + 1
@@ -158,7 +160,8 @@ class ProgressiveSummarizer:
     When the unsummarized messages reach ``window``, all of them but the newest ``window // 2`` are folded
     into the summary, and the summary point moves to the last one folded. Every unsummarized message is
     read, so a backlog larger than the window leaves no gap; a backlog over ``token_budget`` is folded in
-    several calls. Empty messages are skipped.
+    several calls. Empty messages are skipped. A summary is the answer without its reasoning (`PassLLM.prose`);
+    an answer of reasoning alone raises `NoAnswer`, and the summary point stays at the last summary made.
     """
 
     def __init__(self, llm: PassLLM, window: int = 12, token_budget: int = 3000,
@@ -192,8 +195,8 @@ class ProgressiveSummarizer:
         for batch in self._batches(fold):
             lines = "\n".join(f"{m.role}: {m.content}" for m in batch)
             prompt = render(self.template, current_summary=current or "(none yet)", new_lines=lines)
-            result = await self.llm.chat(self.llm.request([{"role": "user", "content": prompt}], valid=answered))
-            current = result.text.strip()
+            # the summary so far goes into the next call's prompt: its text without reasoning (`PassLLM.prose`)
+            current = (await self.llm.prose([{"role": "user", "content": prompt}])).text
             self.summaries.append(SummaryPoint(current, batch[-1].id, self.tokenizer.count(current)))
         return self.summaries[-1]
 

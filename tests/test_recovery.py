@@ -188,8 +188,10 @@ async def test_an_answer_repeating_a_prose_line_is_a_loop_too():
         cfg.llm.max_tokens = 300
         cfg.graph.max_gleanings = 0
         result = await extract_graph("Ada Archer walked. " * 5, cfg)
-    assert len(s.chat_requests()) == 1 and result.stats.repetition_loops == 1
-    assert result.stats.split_passages == 0 and result.stats.continuations == 0
+    assert len(s.chat_requests()) == 1  # a loop: not asked again
+    # and with no record read from it, the chunk fails, saying why its answer was kept (it was stored as read)
+    assert result.stats.failed_chunks == 1 and not result.extractions
+    assert "it repeated itself" in str(result.failed[0].error)
 
 
 async def test_a_list_whose_entries_share_lines_is_no_loop_and_is_continued():

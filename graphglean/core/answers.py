@@ -9,6 +9,8 @@ from typing import Any, Iterator
 
 import json_repair
 
+from .errors import LLMAnswerError
+
 _TAGS = r"think|thinking|thought|reasoning|reflection"
 _OPEN = re.compile(rf"<(?:{_TAGS})>|<\|begin_of_thought\|>|◁think▷", re.I)
 _CLOSE = re.compile(rf"</(?:{_TAGS})>|<\|end_of_thought\|>|◁/think▷", re.I)
@@ -57,6 +59,48 @@ def strip_reasoning(text: str) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def without_reasoning(text: str) -> str:
+    """The answer without its reasoning blocks, each dropped whole, closed or not: what a model says in free
+    text (a summary, an intent, a query's answer). A block never closed is reasoning the cap cut before the
+    answer began, or one whose end the model forgot; either way no answer in it can be told from the reasoning
+    (`strip_reasoning` keeps its content, for records and JSON, which are told apart by their shape)."""
+    spans = reasoning_spans(text)
+    if not spans:
+        return text
+    out, pos = [], 0
+    for start, end, _, _ in spans:
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+class NoAnswer(LLMAnswerError):
+    """A free-text answer with nothing to keep: empty, reasoning alone, or a refusal."""
+
+
+def prose(text: str) -> str:
+    """A free-text answer as every pass keeps it, stores and feeds back: its reasoning blocks dropped, closed or
+    not (`without_reasoning`), its ends trimmed. `NoAnswer` when nothing is left, or what is left declines."""
+    body = without_reasoning(text).strip()
+    if not body:
+        raise NoAnswer(f"the answer held only reasoning ({len(text)} characters), no text after it" if text.strip()
+                       else "the answer was empty")
+    if looks_like_refusal(body):
+        raise NoAnswer(f"the answer declined: {body[:120]!r}")
+    return body
+
+
+def prose_answer(text: str) -> bool:
+    """Validity of a free-text answer (``ChatRequest.valid``): `prose` finds one in it. An answer of reasoning
+    alone is not kept, so a later run asks again."""
+    try:
+        prose(text)
+    except NoAnswer:
+        return False
+    return True
 
 
 def _candidate(text: str) -> str:

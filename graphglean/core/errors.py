@@ -65,6 +65,12 @@ class LLMRequestError(LLMError):
         return param in self.params
 
 
+class LLMAnswerError(LLMError, ValueError):
+    """The endpoint answered this one request, but nothing in the answer can be used: reasoning alone, a refusal,
+    or answers the completion cap cut before anything asked for was in them. A failure of the item that asked,
+    not of the run: nothing of it is stored, so a later run asks again."""
+
+
 class LLMParameterError(LLMRequestError):
     """The endpoint does not take a parameter that was sent (``logit_bias``, ``response_format``, an
     ``extra_body`` key). Every request would fail the same way: fatal for the pass, unless the caller

@@ -21,7 +21,7 @@ import attrs
 import regex
 import trio
 
-from ..core.answers import answered, json_answer, parse_json_output
+from ..core.answers import json_answer, parse_json_output
 from ..core.config import EnrichConfig
 from ..core.errors import LLMCapabilityError, single
 from ..core.prompts import load_template, render
@@ -219,11 +219,8 @@ class Enricher:
 
     async def _intent(self, llm: Any, m: StoredMessage) -> None:
         prompt = render(self.intent_template, message=f"{m.role}: {m.content}")
-        result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=100,
-                                            valid=answered))
-        answer = result.text.strip()
-        if not answered(answer):  # a refusal is not the message's intent: the step fails and is asked again
-            raise ValueError(f"no intent in the answer: {answer[:120]!r}")
+        # reasoning alone, or a refusal, is not the message's intent: `NoAnswer`, the step fails and is asked again
+        answer = (await llm.prose([{"role": "user", "content": prompt}], max_tokens=100)).text
         if not answer.lower().strip(" .").startswith(NO_INTENT):
             await trio.to_thread.run_sync(self.store.set_system, m.uuid, "intent", answer)
             self.stats.intents += 1
@@ -306,21 +303,27 @@ class Enricher:
         llm = self.scheduler.llm("enrich.summary")
 
         async def one(session_id: str) -> None:
-            messages = await trio.to_thread.run_sync(self.store.messages, session_id)
-            previous = await trio.to_thread.run_sync(self.store.summaries, session_id)
-            summarizer = ProgressiveSummarizer(llm, self.cfg.message_window, tokenizer=self.tokenizer)
-            summarizer.messages = [HistoryMessage(m.uuid, m.role, m.content) for m in messages]
-            summarizer.summaries = [SummaryPoint(s.content, s.message_uuid, s.token_count) for s in previous]
-            before = len(summarizer.summaries)
-            await summarizer.maybe_summarize()
-            for point in summarizer.summaries[before:]:
-                summary = StoredSummary(str(uuidlib.uuid5(NAMESPACE, f"summary\n{session_id}\n{point.message_id}")),
-                                        session_id, point.content, point.message_id, {}, point.token_count)
-                await trio.to_thread.run_sync(self.store.add_summary, summary)
-                self.stats.summaries += 1
-                await self._enrich_summary(summary)
+            # a session's summary step is recorded under the session's id: one that failed (an answer of
+            # reasoning alone, say) is a failed step in the report, asked again on the next drain
+            await self._step(session_id, "summary", lambda: self._summarize(llm, session_id))
 
         await self.scheduler.map(one, sessions, pass_name="enrich.summary")
+
+    async def _summarize(self, llm: Any, session_id: str) -> None:
+        """The session's summaries due now, stored with their embeddings and entities."""
+        messages = await trio.to_thread.run_sync(self.store.messages, session_id)
+        previous = await trio.to_thread.run_sync(self.store.summaries, session_id)
+        summarizer = ProgressiveSummarizer(llm, self.cfg.message_window, tokenizer=self.tokenizer)
+        summarizer.messages = [HistoryMessage(m.uuid, m.role, m.content) for m in messages]
+        summarizer.summaries = [SummaryPoint(s.content, s.message_uuid, s.token_count) for s in previous]
+        before = len(summarizer.summaries)
+        await summarizer.maybe_summarize()
+        for point in summarizer.summaries[before:]:
+            summary = StoredSummary(str(uuidlib.uuid5(NAMESPACE, f"summary\n{session_id}\n{point.message_id}")),
+                                    session_id, point.content, point.message_id, {}, point.token_count)
+            await trio.to_thread.run_sync(self.store.add_summary, summary)
+            self.stats.summaries += 1
+            await self._enrich_summary(summary)
 
     async def _enrich_summary(self, summary: StoredSummary) -> None:
         if self.cfg.embeddings:

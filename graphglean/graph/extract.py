@@ -16,7 +16,7 @@ import trio
 
 from ..core.answers import answered
 from ..core.config import Config
-from ..core.errors import Contained
+from ..core.errors import Contained, LLMAnswerError
 from ..core.sync import entry_point, run_sync
 from ..core.tokens import Tokenizer
 from ..llm.model_limits.completion_cap import CompletionCap
@@ -152,6 +152,11 @@ async def extract_chunks(chunks: list[Chunk], cfg: Config, scheduler: Scheduler,
         await save.settle()
     done.update({o.item.id: o.value for o in outcomes if o.ok})
     return done, [o for o in outcomes if not o.ok]
+
+
+def cut_chunks(failed: list[Outcome[Chunk, Any]]) -> int:
+    """The failed chunks whose answers ended cut, kept as they were, with no record (`GleaningLoop`)."""
+    return sum(isinstance(o.error, LLMAnswerError) for o in failed)
 
 
 def _each(waits: list[Awaitable[None]]) -> Awaitable[None] | None:
@@ -375,8 +380,8 @@ async def extract_with_llm(chunks: list[Chunk], sources: dict[str, str], cfg: Co
         structured: dict[str, Any] = {}
         extractions, failed = await extract_chunks(chunks, cfg, scheduler, done=done, save=save, stream=stream,
                                                    yes_no=yes_no, structured=structured, format_memo=format_memo)
-        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), yes_no_check=yes_no,
-                           structured_output=structured)
+        stats = GraphStats(chunks=len(chunks), failed_chunks=len(failed), cut_chunks=cut_chunks(failed),
+                           yes_no_check=yes_no, structured_output=structured)
         graph = await build_graph(chunks, extractions, cfg, scheduler, stream.counted, stats, memo=memo,
                                   summaries=summaries, known=stream.parsed, merged=stream.acc,
                                   profiles=stream.profiles)

@@ -11,6 +11,7 @@ import attrs
 class GraphStats:
     chunks: int = 0
     failed_chunks: int = 0
+    cut_chunks: int = 0  # of those, chunks whose answers ended cut, kept as they were, with no record read
     records: int = 0
     entities: int = 0
     relationships: int = 0

@@ -131,8 +131,11 @@ def parse_chat_body(body: Any) -> ChatResult:
         choice = body["choices"][0]
         message = choice.get("message") or {}
         text = message.get("content")
-        if text is None:
-            text = message.get("reasoning_content") or ""
+        if text is None:  # a server that parses reasoning out (vLLM, llama.cpp) found no answer after it: the
+            # answer is its reasoning, marked as such (an unclosed block), so free text never keeps it as an
+            # answer, and records written inside it are still read
+            reasoning = message.get("reasoning_content")
+            text = f"<think>{reasoning}" if isinstance(reasoning, str) and reasoning else ""
         if not isinstance(text, str):
             raise ValueError("message content is not text")
         text = whole_characters(text)

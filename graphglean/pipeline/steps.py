@@ -40,12 +40,16 @@ def empty_graph_warning(stats: GraphStats, llm: bool) -> tuple[str, bool] | None
     """What to say of a graph with no node from chunks that were read (None: it has nodes, or nothing was read),
     and what to change; and whether that is a failure (every answer cut or unreadable)."""
     read = stats.chunks - stats.failed_chunks
-    if stats.nodes or read <= 0:
+    if stats.nodes or read + stats.cut_chunks <= 0:
         return None
-    if llm and stats.truncated_responses and not stats.records:
-        return (f"graph: 0 nodes: the answers were cut at the completion cap ({stats.truncated_responses} cut "
-                f"answers over {read} chunks) and no whole record came out of any; raise llm.max_tokens (and "
-                "llm.max_output_tokens to the model's own limit), or use a model that answers in fewer tokens"), True
+    if llm and (stats.truncated_responses or stats.cut_chunks) and not stats.records:
+        cut = [f"{stats.truncated_responses} cut answers over {read} chunks"] if stats.truncated_responses else []
+        cut += [f"{stats.cut_chunks} chunks failed with cut answers alone"] if stats.cut_chunks else []
+        return (f"graph: 0 nodes: the answers were cut at the completion cap ({'; '.join(cut)}) and no whole "
+                "record came out of any; raise llm.max_tokens (and llm.max_output_tokens to the model's own "
+                "limit), or use a model that answers in fewer tokens"), True
+    if read <= 0:
+        return None
     if llm and stats.malformed and not stats.records:
         return (f"graph: 0 nodes: no answer held a record in the asked format ({stats.malformed} lines kept in "
                 "malformed_records.jsonl); the model may not follow the prompt (a base model without a chat "

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 import trio
 
-from ..core.answers import answered, json_answer, strip_reasoning
+from ..core.answers import NoAnswer, json_answer
 from ..core.config import Config
 from ..core.errors import InputError, LLMError, LLMRequestError
 from ..core.prompts import load_template, render
@@ -163,12 +163,20 @@ async def _local(outputs: RunOutputs, question: str, settings: RunSettings, sche
     if not context or scheduler is None:
         return context, None
     prompt = render(load_template("query_local"), context=context.text, question=question)
-    llm = scheduler.llm(PASS)
-    result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=_cap(settings,
-                                        ANSWER_MAX_TOKENS), valid=answered))
+    return context, await _answer(scheduler.llm(PASS), prompt, _cap(settings, ANSWER_MAX_TOKENS), notes)
+
+
+async def _answer(llm: Any, prompt: str, cap: int, notes: list[str]) -> str | None:
+    """The model's answer to ``prompt`` without its reasoning (`PassLLM.prose`); None, with a note saying why,
+    when it held nothing else."""
+    try:
+        result = await llm.prose([{"role": "user", "content": prompt}], max_tokens=cap)
+    except NoAnswer as e:
+        notes.append(f"no answer: {e}")
+        return None
     if result.truncated:
-        notes.append(f"the answer was cut at {_cap(settings, ANSWER_MAX_TOKENS)} tokens")
-    return context, strip_reasoning(result.text).strip()
+        notes.append(f"the answer was cut at {cap} tokens")
+    return result.text
 
 
 async def _global(outputs: RunOutputs, question: str, settings: RunSettings, scheduler: Scheduler | None,
@@ -208,10 +216,7 @@ async def _global(outputs: RunOutputs, question: str, settings: RunSettings, sch
     if not points:
         return contexts, ""
     prompt = render(load_template("query_reduce"), context=reduce_context(points, limit, count), question=question)
-    reducer = scheduler.llm(PASS + ".reduce")
-    result = await reducer.chat(reducer.request([{"role": "user", "content": prompt}],
-                                                max_tokens=_cap(settings, ANSWER_MAX_TOKENS), valid=answered))
-    return contexts, strip_reasoning(result.text).strip()
+    return contexts, await _answer(scheduler.llm(PASS + ".reduce"), prompt, _cap(settings, ANSWER_MAX_TOKENS), notes)
 
 
 def _leading(graph: Any, community: dict[str, Any]) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from typing import Any, Awaitable, Callable, Generic, Hashable, Iterable, Protoc
 import attrs
 import trio
 
+from ..core.answers import NoAnswer, prose, prose_answer
 from ..core.errors import FATAL
 from ..llm.accounting import CallAccount
 from ..llm.client import ChatClient
@@ -84,6 +85,18 @@ class PassLLM:
         if result.cached and work is not None:
             work.called(0.0)  # a step all the same: the item's later calls keep their place in its chain
         return result
+
+    async def prose(self, messages: list[dict[str, str]], **params: Any) -> ChatResult:
+        """The answer to ``messages`` in free text (a summary, an intent, a query's answer), with its text as
+        every pass keeps it (`answers.prose`: reasoning blocks dropped, closed or not); `NoAnswer` when none is
+        left (reasoning alone, a refusal), never kept by the client (``valid``), so a later run asks again."""
+        result = await self.chat(self.request(messages, valid=prose_answer, **params))
+        try:
+            text = prose(result.text)
+        except NoAnswer as e:
+            cut = f", cut at {result.usage.completion_tokens} tokens (the completion cap)" if result.truncated else ""
+            raise NoAnswer(f"{e}{cut}") from None
+        return attrs.evolve(result, text=text)
 
     async def chat_at_turn(self, build: Callable[[], ChatRequest]) -> ChatResult:
         """`chat` of the request ``build()`` makes once this call's turn has come: it carries the settings of

@@ -24,7 +24,7 @@ import trio
 from ...core.atomic import write_text
 from ...core.config import Config
 from ...core.tokens import Tokenizer
-from ...graph.extract import GraphStats, accumulate, extract_chunks
+from ...graph.extract import GraphStats, accumulate, cut_chunks, extract_chunks
 from ...graph.formats.export import write_jsonl
 from ...graph.schema.ontology import schema_contents
 from ...llm.accounting import CallAccount
@@ -172,7 +172,7 @@ async def _graph_shard(ctx: RunContext, llm: bool) -> PassOutcome:
         done, save = graph_resume(ctx)
         extractions, failures = await extract_chunks(ctx.chunks, ctx.cfg, ctx.scheduler, done=done, save=save,
                                                      structured=stats.structured_output, format_memo=format_memo(ctx))
-        stats.failed_chunks = len(failures)
+        stats.failed_chunks, stats.cut_chunks = len(failures), cut_chunks(failures)
         failed = failures_of(failures, lambda c: c.id)
         extra["resumed_chunks"] = sum(c.id in done for c in ctx.chunks)
     offline = None

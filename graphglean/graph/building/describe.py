@@ -13,7 +13,6 @@ import attrs
 import networkx as nx
 import trio
 
-from ...core.answers import answered
 from ...core.prompts import load_template, render
 from ...core.tokens import Tokenizer
 from ...scheduling.scheduler import PassLLM, Scheduler, rounds_ahead
@@ -42,9 +41,8 @@ class SummaryMemo:
         if call is None:
             call = self._calls[key] = _Call()
             try:
-                result = await llm.chat(llm.request([{"role": "user", "content": prompt}], max_tokens=budget,
-                                                     valid=answered))
-                call.value = result.text.strip()
+                # a node's description: never reasoning (`PassLLM.prose`); one of reasoning alone fails the call
+                call.value = (await llm.prose([{"role": "user", "content": prompt}], max_tokens=budget)).text
             except Exception as e:
                 call.error = e
             except BaseException:

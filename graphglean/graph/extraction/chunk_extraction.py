@@ -63,6 +63,8 @@ class Tally:
     spans: list[list[int]] = attrs.field(factory=list)
     cut: list[bool] = attrs.field(factory=list)
     joins: list[list[int]] = attrs.field(factory=list)
+    # per response: why its loop stopped asking (`_Answer.ending`; "split": its passage's halves answered for it)
+    endings: list[str] = attrs.field(factory=list)
     usage: Usage = Usage()
     rounds: int = 0
     checks: int = 0
@@ -74,14 +76,15 @@ class Tally:
     continued: int = 0
     saved_tokens: int = 0
 
-    def answer(self, text: str, start: int, end: int, cut: bool, joins: list[int]) -> None:
+    def answer(self, text: str, start: int, end: int, cut: bool, joins: list[int], ending: str = "done") -> None:
         self.responses.append(text)
         self.spans.append([start, end])
         self.cut.append(cut)
         self.joins.append(joins)
+        self.endings.append(ending)
 
     def add(self, other: "Tally") -> None:
-        for name in ("responses", "spans", "cut", "joins"):
+        for name in ("responses", "spans", "cut", "joins", "endings"):
             getattr(self, name).extend(getattr(other, name))
         self.usage += other.usage
         for name in _COUNTS:

@@ -16,7 +16,12 @@ No call asks for more than the model's output limit. Continuing stops when the a
 repeats itself: a cut first answer that is a loop is kept as it is (it holds all the model had to say); a
 continuation that makes no progress, or a conversation that fills the context window, has its passage halved
 at a break near the middle, each half with its own loop (``max_splits`` deep). An answer twenty times its
-passage's length (a backstop against a model that runs on without repeating itself) is kept as it is.
+passage's length (a backstop against a model that runs on without repeating itself) is kept as it is. Both are
+judged on what the answer says outside its reasoning blocks: a reasoning model cut while it thinks, however
+short its passage, is continued like any cut answer, until its reasoning runs past a backstop of its own.
+
+A chunk whose answers end cut, kept as they were, with no record read from any of them, fails (`LLMAnswerError`,
+naming why they were kept): it is not stored, and a later run asks again.
 """
 
 from __future__ import annotations
@@ -27,8 +32,8 @@ from typing import Any, Callable
 import attrs
 import trio
 
-from ...core.answers import strip_reasoning
-from ...core.errors import LLMRequestError, single
+from ...core.answers import strip_reasoning, without_reasoning
+from ...core.errors import LLMAnswerError, LLMRequestError, single
 from ...core.repetition import is_loop
 from ...core.tokens import Tokenizer
 from ...llm.model_limits.completion_cap import LEAST_ROOM, CompletionCap
@@ -121,6 +126,13 @@ _SHORTEST_HALF = 16  # characters; a passage without any break is halved at its 
 # A backstop no real answer reaches (each continuation must also make progress and fit the window): the
 # densest recorded answers are ~1.3 tokens a passage token, the benchmark's dense corpus ~7.5
 _MOST_PER_PASSAGE_TOKEN = 20
+# A backstop of reasoning, which no passage bounds (a model may think long on a short one): what reasoning
+# models' makers give them to think (Qwen3's and DeepSeek-R1's 32k), and at most eight calls of it; at least one
+_MOST_REASONING_TOKENS, _MOST_REASONING_CALLS = 32768, 8
+# why an answer cut at the cap was kept as it is (`_Answer.ending`), as a failed chunk's line says it
+_KEPT = {"loop": "it repeated itself", "long": "its text ran past twenty tokens a passage token",
+         "reasoning": "its reasoning ran past {reasoning} tokens", "stuck": "a continuation made no progress",
+         "full": "the conversation filled the model's context window"}
 
 
 def split_point(text: str) -> int | None:
@@ -144,8 +156,9 @@ class _Answer:
     truncated: bool  # its last part was cut
     turns: list[dict[str, str]]  # what follows the question in the conversation: the parts and the asks between
     joins: list[int]  # where each continuation begins in ``text``
-    ending: str = "done"  # done, loop (a cut first answer repeating itself), long (the backstop), or why the
-    # passage must be halved: stuck (a continuation without progress), full (the context window)
+    ending: str = "done"  # done, loop (a cut first answer repeating itself), long or reasoning (the backstops of
+    # its text and of its reasoning), or why the passage must be halved: stuck (a continuation without progress),
+    # full (the context window)
     parts: list[tuple[str, bool]] | None = None  # answers stored apart (a cut JSON answer and its rest), each cut?
 
 
@@ -169,7 +182,26 @@ class GleaningLoop:
     async def run(self, chunk_id: str, text: str) -> ChunkExtraction:
         tally = Tally()
         await self._loop(text, 0, 0, tally)
+        self._check_read(tally)
         return tally.extraction(chunk_id)
+
+    def _check_read(self, tally: Tally) -> None:
+        """`LLMAnswerError` for a chunk whose answers end cut, kept as they were, and hold no record: the chunk
+        has nothing, and storing it as finished would say it had been read."""
+        kept = [ending for ending, cut in zip(tally.endings, tally.cut) if cut and ending not in ("done", "split")]
+        if not kept or any(self._records(r, cut) for r, cut in zip(tally.responses, tally.cut)):
+            return
+        why = "; ".join(dict.fromkeys(_KEPT.get(ending, ending).format(reasoning=self._most_reasoning())
+                                      for ending in kept))
+        raise LLMAnswerError(
+            f"no record read: {len(kept)} answer{'s' if len(kept) > 1 else ''} cut at the completion cap "
+            f"({self.caps.cap} tokens) and kept as {'they were' if len(kept) > 1 else 'it was'} ({why}); raise "
+            "llm.max_tokens (and llm.max_output_tokens to the model's own limit), or use a model that answers in "
+            "fewer tokens. Nothing of the chunk is stored: the next run asks again")
+
+    def _records(self, text: str, cut: bool) -> int:
+        """The records read from one of the chunk's answers."""
+        return self._parser.parse(text, truncated=cut).records
 
     async def _loop(self, text: str, offset: int, depth: int, tally: Tally) -> None:
         messages = [{"role": "user", "content": self.prompts.extraction(text)}]
@@ -191,14 +223,18 @@ class GleaningLoop:
                                       kind="context_length") from None
             if answer is None:
                 return
-            for part, cut in answer.parts or [(answer.text, answer.truncated)]:
-                tally.answer(part, offset, offset + len(text), cut, answer.joins if answer.parts is None else [])
+            parts = answer.parts or [(answer.text, answer.truncated)]
+            for part, cut in parts:
+                tally.answer(part, offset, offset + len(text), cut, answer.joins if answer.parts is None else [],
+                             answer.ending)
             messages += answer.turns
             tally.loops += answer.ending == "loop"
             if answer.ending == "full" and round_:  # as above: the answers so far are the chunk's
                 tally.outgrown += 1
             elif answer.ending in ("stuck", "full"):
-                await self._split(text, offset, depth, tally)
+                at = len(tally.endings) - len(parts)
+                if await self._split(text, offset, depth, tally):  # the halves' answers stand for this one
+                    tally.endings[at:at + len(parts)] = ["split"] * len(parts)
             if answer.truncated:
                 return
 
@@ -256,10 +292,24 @@ class GleaningLoop:
             return None
 
     def _stop(self, answer: _Answer, tokens: int, passage: str) -> str:
-        """Why a cut answer of ``tokens`` to ``passage`` is not continued ("done" when it is)."""
+        """Why a cut answer of ``tokens`` to ``passage`` is not continued ("done" when it is). Its tokens are
+        split, in proportion to its characters, between what it says outside its reasoning blocks (closed or
+        not: a block the cap cut holds no answer yet) and its reasoning. What it says is held to twenty tokens
+        a passage token, its reasoning, which no passage bounds, to `_most_reasoning`; each at least the cap.
+        Judged whole, every cut answer to a passage under a twentieth of the cap was kept at its first cut: a
+        reasoning model thinking on a short passage left its chunk without a record."""
         if self._looping(answer.text):
             return "stuck" if answer.joins else "loop"
-        return "long" if tokens >= max(_MOST_PER_PASSAGE_TOKEN * self.count(passage), self.caps.cap) else "done"
+        text, cap = answer.text, self.caps.cap
+        said = tokens * len(without_reasoning(text)) // max(1, len(text))  # its tokens in proportion
+        if said >= max(_MOST_PER_PASSAGE_TOKEN * self.count(passage), cap):
+            return "long"
+        return "reasoning" if tokens - said >= self._most_reasoning() else "done"
+
+    def _most_reasoning(self) -> int:
+        """The tokens of reasoning a cut answer is continued for."""
+        cap = self.caps.cap
+        return max(min(_MOST_REASONING_TOKENS, _MOST_REASONING_CALLS * cap), cap)
 
     async def _ask(self, messages: list[dict[str, str]], tally: Tally) -> ChatResult:
         """One answer to ``messages`` at the pass's cap (at most what the prompt leaves of a known window); a cap
@@ -309,8 +359,10 @@ class GleaningLoop:
         return False
 
     def _looping(self, text: str) -> bool:
-        """A cut answer that repeats its records or its lines: asking for more would buy more of the same."""
-        parsed = self._parser.parse(text, truncated=True)
+        """A cut answer that repeats its records or its lines: asking for more would buy more of the same.
+        Records repeat outside reasoning (records drafted while thinking and then written are no loop); lines
+        anywhere (reasoning going round in circles is one)."""
+        parsed = self._parser.parse(without_reasoning(text), truncated=True)
         return (parsed.repeated > 2 and 4 * parsed.repeated >= parsed.records) or is_loop(text)
 
     async def _split(self, text: str, offset: int, depth: int, tally: Tally) -> bool:

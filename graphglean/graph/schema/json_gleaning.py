@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.answers import without_reasoning
 from ...core.prompts import render
 from ...core.repetition import is_loop
 from ...llm.records import ChatResult
@@ -77,8 +78,11 @@ class JsonGleaningLoop(GleaningLoop):
         return result
 
     def _looping(self, text: str) -> bool:
-        parsed = self._read(text, True)
+        parsed = self._read(without_reasoning(text), True)
         return (parsed.repeated > 2 and 4 * parsed.repeated >= parsed.records) or is_loop(text)
+
+    def _records(self, text: str, cut: bool) -> int:
+        return self._read(text, cut).records
 
 
 def records_read(result: ParseResult) -> str:

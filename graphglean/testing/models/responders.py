@@ -258,6 +258,21 @@ def capped(responder: Responder, tokens: Callable[[str], int] = rough_tokens) ->
     return respond
 
 
+def thinking(responder: Responder, reasoning: str = "Let me think about what is asked.",
+             closed: bool = True) -> Responder:
+    """``responder`` (one answering at once) as a reasoning model answers: every answer after a reasoning
+    block (``<think>`` ... ``</think>``); ``closed`` False: the block alone, never closed, and no answer
+    (reasoning the cap cut, or whose end the model forgot). Replies given as a whole body are left as they are."""
+    def respond(req: RecordedRequest) -> Reply | str:
+        reply = responder(req)
+        reply = Reply(reply) if isinstance(reply, str) else reply
+        if reply.body is not None:
+            return reply
+        text = f"<think>\n{reasoning}\n</think>\n\n{reply.text}" if closed else f"<think>\n{reasoning}"
+        return attrs.evolve(reply, text=text)
+    return respond
+
+
 def _cut_so_far(req: RecordedRequest) -> tuple[list[dict[str, str]] | None, str]:
     """For a request to continue a cut answer: the conversation up to the question that answer is to, and the
     answer written so far; else (None, "")."""
