@@ -218,3 +218,74 @@ async def test_locomo_conversation_has_speakers_not_speaker_label_artefacts(tmp_
         assert graph.nodes[speaker.lower()]["frequency"] >= turns.count(speaker)
     names = [d["name"] for _, d in graph.nodes(data=True)]
     assert not [n for n in names if ":" in n or n.lower().startswith(("hey ", "congrats", "ya,"))]
+
+
+ACCENTED = ("José Martínez visited São Paulo with Zoë Müller and François Bégaudeau. José Martínez returned to "
+            "Málaga.")
+ACCENTED_NAMES = {"José Martínez", "São Paulo", "Zoë Müller", "François Bégaudeau", "Málaga"}
+
+
+def nfd(text):
+    import unicodedata
+
+    return unicodedata.normalize("NFD", text)
+
+
+async def test_decomposed_text_gives_the_entities_of_composed_text_with_spans_into_it(model_installed):
+    from graphglean.text.nfc import nfc
+
+    composed = (await extract_graph(ACCENTED, Config(), method="nlp")).output
+    decomposed = (await extract_graph(nfd(ACCENTED), Config(), method="nlp")).output
+    assert {d["name"] for _, d in composed.nodes(data=True)} == ACCENTED_NAMES
+    assert {n: (d["name"], d["type"], d["description"]) for n, d in decomposed.nodes(data=True)} == {
+        n: (d["name"], d["type"], d["description"]) for n, d in composed.nodes(data=True)}  # names, quotes in NFC
+    for _, d in decomposed.nodes(data=True):
+        assert d["spans"] and all(nfc(nfd(ACCENTED)[a:b]) == d["name"] for _, a, b in d["spans"])
+
+
+def test_the_spacy_extractor_maps_what_it_read_in_nfc_back_to_the_text_as_it_was(model_installed):
+    from graphglean.graph.offline.nlp_spacy import Mention, SpacyGraphExtractor, _Parsed
+    from graphglean.text.chunking import Chunk
+    from graphglean.text.nfc import Composed
+
+    text = nfd(ACCENTED)
+    [result] = SpacyGraphExtractor(model_installed, Config().graph).extract([Chunk("c", "d", 0, text, 0, len(text), 0)])
+    assert {e.name for e in result.entities} == ACCENTED_NAMES
+    end = ACCENTED.index(".") + 1
+    sentences = [ACCENTED[:end], ACCENTED[end + 1:]]
+    assert {e.description for e in result.entities} == set(sentences)  # quoted in NFC
+    parsed = _Parsed([(0, end), (end + 1, len(ACCENTED))], [Mention("Málaga", "geo", 1, ACCENTED.index("Málaga"))])
+    back = parsed.in_original(Composed(text))
+    assert [nfc_of(text[a:b]) for a, b in back.sentences] == sentences
+    assert back.mentions[0].start == text.index(nfd("Málaga")) and parsed.in_original(None) is parsed
+
+
+def nfc_of(text):
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
+def test_the_rule_based_fallback_reads_capitalized_names_in_every_cased_script():
+    from graphglean.graph.offline.nlp_heuristic import noun_phrases
+
+    text = "Beyoncé Knowles met Zoë Müller and Ángel Núñez in Málaga and Łódź."
+    assert [p for p, _, _ in noun_phrases(text)] == ["Beyoncé Knowles", "Zoë Müller", "Ángel Núñez", "Málaga", "Łódź"]
+    assert all(text[a:b] == p for p, a, b in noun_phrases(text))
+    assert [p for p, _, _ in noun_phrases("Η Μαρία Παπαδοπούλου ζει στην Αθήνα. Иван Петров приехал в Москву.")] == [
+        "Μαρία Παπαδοπούλου", "Αθήνα", "Иван Петров", "Москву"]
+    ascii_text = "The Bank of England met Ebenezer Scrooge's clerk. After that, Bob Cratchit went home to Camden Town."
+    assert noun_phrases(ascii_text) == [("Bank of England", 4, 19), ("Ebenezer Scrooge", 24, 40),
+                                        ("Bob Cratchit", 62, 74), ("Camden Town", 88, 99)]
+
+
+def test_the_rule_based_fallback_reads_decomposed_text_in_nfc_with_offsets_into_it():
+    from graphglean.graph.offline.nlp_heuristic import extract_chunk, noun_phrases
+    from graphglean.text.chunking import Chunk
+
+    text = nfd(ACCENTED)
+    found = noun_phrases(text)
+    assert [p for p, _, _ in found] == [p for p, _, _ in noun_phrases(ACCENTED)] == [
+        "José Martínez", "São Paulo", "Zoë Müller", "François Bégaudeau", "José Martínez", "Málaga"]
+    assert all(nfc_of(text[a:b]) == p for p, a, b in found)
+    assert {e.name for e in extract_chunk(Chunk("c", "d", 0, text, 0, len(text), 0)).entities} == ACCENTED_NAMES

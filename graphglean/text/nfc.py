@@ -45,6 +45,10 @@ class Composed:
         """The original offsets of ``self.text[start:end]``."""
         return self._start(start), self._end(end)
 
+    def at(self, pos: int) -> int:
+        """The original offset of what starts at ``self.text[pos]``."""
+        return self._start(pos)
+
     def _start(self, pos: int) -> int:
         i = bisect.bisect_right(self._at, pos) - 1
         if i < 0:

@@ -6,6 +6,7 @@ Arabic): "मोदी" is no "मद"."""
 
 from __future__ import annotations
 
+import bisect
 import unicodedata
 
 import regex
@@ -46,3 +47,21 @@ def unspaced(text: str) -> bool:
     """Written in a script that puts no spaces between words or names (Chinese, Japanese kana and kanji)."""
     return bool(text) and all("\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff"
                               for c in text)
+
+
+# Scripts that write no space between words (Thai, Lao, Tibetan, Burmese, Khmer, the Tai scripts, Balinese,
+# Javanese, Chinese, Japanese, Yi), and Hangul, whose spaces part phrases: a particle joins the name before it
+# ("서울에서"). CJK's symbols, punctuation, enclosed and full-width forms are among them.
+_UNSPACED_RANGES = ((0x0E00, 0x0FFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x1780, 0x17FF), (0x1950, 0x19FF),
+                    (0x1A20, 0x1AAF), (0x1B00, 0x1B7F), (0x2E80, 0x2FDF), (0x3000, 0x9FFF), (0xA000, 0xA4CF),
+                    (0xA960, 0xA9FF), (0xAA60, 0xAADF), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF),
+                    (0x16FE0, 0x16FFF), (0x1B000, 0x1B16F), (0x20000, 0x3FFFF))
+_UNSPACED_STARTS = [lo for lo, _ in _UNSPACED_RANGES]
+UNSPACED = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _UNSPACED_RANGES)  # inside a character class
+
+
+def joins_words(c: str) -> bool:
+    """Whether character ``c`` is of a script that writes words, or a name and what follows it, without a space
+    between (`UNSPACED`): a name of it is found in text without a word's edges ("张伟" in "张伟是医生")."""
+    code = ord(c)
+    return code >= 0x0E00 and code <= _UNSPACED_RANGES[bisect.bisect_right(_UNSPACED_STARTS, code) - 1][1]

@@ -1,7 +1,9 @@
 """Provenance spans: where each node's name occurs in the source text of its chunks.
 
 Names and texts are compared in NFC (a decomposed "é" in a PDF's text is the model's "é"); spans are offsets into
-the text as it was."""
+the text as it was. A name is found as whole words ("Lin" is not in "Berlin"), except on a side where its edge
+or the text's character next to it is of a script written without spaces between words (`text.words.UNSPACED`:
+"张伟" in "张伟是医生", "iPhone" in "iPhone手机")."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import networkx as nx
 
 from ...text.chunking import Chunk
 from ...text.nfc import Composed, nfc
+from ...text.words import joins_words
 from ..resolution.profiles import aliases_of
 
 BLOCK_SOURCES = 5_000  # a block's nodes cite about this many chunks, whose searched texts are kept for the block
@@ -132,12 +135,44 @@ def _outermost(found: set[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _name_pattern(name: str) -> re.Pattern[str] | None:
-    words = name.split()
-    if not words:
+    """The pattern of ``name``'s characters, its edges checked apart (`_whole`): any case; any whitespace between
+    words (names wrap across lines); between two characters of a script without word spaces, whitespace or none
+    (a line wraps anywhere in Chinese; "山田 太郎" is "山田太郎")."""
+    joined = " ".join(name.split())
+    if not joined:
         return None
-    # any whitespace between words (names wrap across lines), whole words only ("_" of _italics_ is not part
-    # of a word), any case
-    return re.compile(r"(?<![^\W_])" + r"\s+".join(map(re.escape, words)) + r"(?![^\W_])", re.I)
+    body = []
+    for i, c in enumerate(joined):
+        if c == " ":
+            body.append(r"\s*" if joins_words(joined[i - 1]) and joins_words(joined[i + 1]) else r"\s+")
+            continue
+        if i and joins_words(c) and joins_words(joined[i - 1]):
+            body.append(r"\s*")
+        body.append(re.escape(c))
+    return re.compile("".join(body), re.I)
+
+
+def _spaced_word(c: str) -> bool:
+    """A letter or digit of a script that writes spaces between words: a name's edge of such a script is no
+    edge next to one ("Lin" in "Berlin"); "_" (of _italics_) is not part of a word."""
+    return c.isalnum() and not joins_words(c)
+
+
+def _whole(pattern: re.Pattern[str], text: str, start_edge: bool, end_edge: bool) -> list[tuple[int, int]]:
+    """The (start, end) of each match of ``pattern`` in ``text`` not next to a `_spaced_word` where its first
+    (``start_edge``) or last (``end_edge``) character is of a script with word spaces, as ``finditer`` would
+    give them with those edges in the pattern (compiling a class of the unspaced scripts took ~8 ms a name).
+    The pattern matches at most one way at a place: its characters are fixed, and whitespace is taken whole."""
+    found, pos, n = [], 0, len(text)
+    while (m := pattern.search(text, pos)) is not None:
+        start, end = m.span()
+        if (start_edge and start and _spaced_word(text[start - 1])) or (
+                end_edge and end < n and _spaced_word(text[end])):
+            pos = start + 1
+        else:
+            found.append((start, end))
+            pos = end
+    return found
 
 
 # Non-ASCII characters that match an ASCII letter case-insensitively (re.I) or lower-case to ASCII: in a text
@@ -155,9 +190,9 @@ def _comparable_lower(text: str) -> str | None:
 
 
 class Name:
-    """A name's occurrences in texts, as `_name_pattern` finds them. An ASCII name in a text `_comparable_lower`
-    accepts is found with plain string searches (compiling a pattern per node was a third of grounding a large
-    graph); otherwise its pattern is compiled, once, when first needed."""
+    """A name's occurrences in texts, as `_name_pattern` and `_whole` find them. An ASCII name in a text
+    `_comparable_lower` accepts is found with plain string searches (compiling a pattern per node was a third of
+    grounding a large graph); otherwise its pattern is compiled, once, when first needed."""
 
     def __init__(self, name: str) -> None:
         self.name, self.words = name, name.split()
@@ -165,23 +200,24 @@ class Name:
         self._pattern: re.Pattern[str] | None = None
 
     def find_all(self, text: str, low: str | None) -> list[tuple[int, int]]:
-        """The (start, end) of each match in ``text`` (``low``: its `_comparable_lower`), as ``finditer``."""
+        """The (start, end) of each match in ``text`` (``low``: its `_comparable_lower`), in order."""
         if self.lowered is not None and low is not None:
             return _found_words(text, low, self.lowered)
         if self._pattern is None:
             self._pattern = _name_pattern(self.name)
-        return [m.span() for m in self._pattern.finditer(text)]
+        assert self._pattern is not None  # a Name has words
+        return _whole(self._pattern, text, not joins_words(self.words[0][0]), not joins_words(self.words[-1][-1]))
 
 
 def _found_words(text: str, low: str, words: list[str]) -> list[tuple[int, int]]:
-    """`_name_pattern`'s matches of ``words`` (lower-cased) in ``text``: the pattern matches at most one way at a
+    """`_whole`'s matches of ``words`` (lower-cased, ASCII) in ``text``: the pattern matches at most one way at a
     place (a word never starts with whitespace, so the whitespace run before it is all taken), and its matches
-    are searched from the end of the one before, as ``finditer`` does."""
+    are searched from the end of the one before."""
     first, rest, n = words[0], words[1:], len(text)
     found, pos = [], 0
     while (start := low.find(first, pos)) >= 0:
         end = start + len(first)
-        ok = not (start and text[start - 1].isalnum())
+        ok = not (start and _spaced_word(text[start - 1]))
         for word in rest if ok else ():
             gap = end
             while gap < n and text[gap].isspace():
@@ -190,7 +226,7 @@ def _found_words(text: str, low: str, words: list[str]) -> list[tuple[int, int]]
                 ok = False
                 break
             end = gap + len(word)
-        if ok and not (end < n and text[end].isalnum()):
+        if ok and not (end < n and _spaced_word(text[end])):
             found.append((start, end))
             pos = end
         else:

@@ -1,12 +1,18 @@
 """The offline method's fallback when spaCy or its model is not installed: entities are proper-noun and
-multi-word phrases found by rules; relationships are co-occurrence within a chunk, weighted by count."""
+multi-word phrases found by rules; relationships are co-occurrence within a chunk, weighted by count. Words are
+read in every cased script ("Łódź", "Αθήνα", "Москва") in the text's NFC form; names are NFC, offsets the
+text's own."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 
+import regex
+
 from ...text.chunking import Chunk
+from ...text.nfc import Composed
+from ...text.words import LETTERS
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 
 # Capitalized words that start sentences or are function words: never an entity on their own.
@@ -14,7 +20,8 @@ _STOP = frozenset("""a an and as at but by for from he her him his how i if in i
 she so that the their them then there these they this those to up was we what when where which who why with you
 your yes oh ah well now here said mr mrs ms dr st""".split())
 _TITLES = frozenset("mr mrs ms dr st sir lady lord miss".split())
-_PHRASE = re.compile(r"\b[A-Z][a-zA-Z'’\-]+(?:\s+(?:of\s+the\s+|of\s+|the\s+|de\s+|van\s+)?[A-Z][a-zA-Z'’\-]+)*")
+_CAPITALIZED = rf"[\p{{Lu}}\p{{Lt}}][{LETTERS}'’\-]+"  # a capital letter (or title-case digraph), then letters
+_PHRASE = regex.compile(rf"\b{_CAPITALIZED}(?:\s+(?:of\s+the\s+|of\s+|the\s+|de\s+|van\s+)?{_CAPITALIZED})*")
 _POSSESSIVE = re.compile(r"['’]s$")
 MAX_NEIGHBOURS = 12  # co-occurrence only between phrases this close in the chunk, or the graph is a clique
 
@@ -27,8 +34,16 @@ def _opens_sentence(text: str, i: int) -> bool:
 
 
 def noun_phrases(text: str) -> list[tuple[str, int, int]]:
-    """(phrase, start, end) of proper-noun phrases. Possessives are cut ("Scrooge's" is Scrooge); a lone
-    word that is a contraction, a function word, a bracketed note or a common sentence opener is skipped."""
+    """(phrase, start, end) of proper-noun phrases: the phrase in NFC, its offsets in ``text``. Possessives are
+    cut ("Scrooge's" is Scrooge); a lone word that is a contraction, a function word, a bracketed note or a
+    common sentence opener is skipped."""
+    composed = Composed.of(text)
+    if composed is None:
+        return _phrases(text)
+    return [(phrase, *composed.span(start, end)) for phrase, start, end in _phrases(composed.text)]
+
+
+def _phrases(text: str) -> list[tuple[str, int, int]]:
     found = []
     for m in _PHRASE.finditer(text):
         if m.start() > 0 and text[m.start() - 1] == "[":  # [Illustration], [Footnote]

@@ -1,6 +1,8 @@
 """The nlp method with spaCy: entities are named-entity spans typed through ``graph.nlp_labels``;
 relationships are entities that co-occur within ``graph.nlp_window`` sentences, weighted by count; each
-record's description quotes the sentence it comes from."""
+record's description quotes the sentence it comes from. The pipeline reads each chunk's NFC form (spaCy cuts a
+decomposed "Martínez" at its accent), so names and quotes are NFC; offsets are mapped back to the chunk's text
+as it was (`text.nfc.Composed`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import attrs
 from ...core.config import GraphConfig
 from ...core.spacy_pipeline import exclusive, pieces
 from ...text.chunking import Chunk
+from ...text.nfc import Composed, nfc
 from ..building.merge import normalize_name
 from ..records import EntityRecord, ParseResult, Provenance, RelationshipRecord
 from .lexicon import lexicon_of
@@ -63,9 +66,17 @@ class _Parsed:
     sentences: list[tuple[int, int]] = attrs.field(factory=list)
     mentions: list[Mention] = attrs.field(factory=list)
 
+    def in_original(self, composed: Composed | None) -> _Parsed:
+        """These offsets, read in ``composed``'s NFC text, in the text as it was (None: the text is NFC)."""
+        if composed is None:
+            return self
+        return _Parsed([composed.span(a, b) for a, b in self.sentences],
+                       [attrs.evolve(m, start=composed.at(m.start)) for m in self.mentions])
+
 
 def quote(text: str, start: int, end: int) -> str:
-    return " ".join(text[start:end].split())
+    """``text[start:end]`` in NFC, its whitespace runs one space each."""
+    return " ".join(nfc(text[start:end]).split())
 
 
 class SpacyGraphExtractor:
@@ -91,7 +102,9 @@ class SpacyGraphExtractor:
         ``stored`` (by chunk id), parsed now. Records come from the analysis and the input's case evidence, so
         a stored analysis gives the records a fresh parse would. Blocking: call it in a worker thread."""
         evidence = self.evidence or case_evidence(chunks)
-        texts = [blank_markers(c.text) for c in chunks]
+        originals = [blank_markers(c.text) for c in chunks]
+        composed = [Composed.of(text) for text in originals]  # None: NFC already
+        texts = [text if nfc_view is None else nfc_view.text for text, nfc_view in zip(originals, composed)]
         parts = [pieces(text) for text in texts]
         labels = [speaker_labels(text, evidence) for text in texts]
         docs: list[list[Any] | None] = [None] * len(chunks)
@@ -110,8 +123,9 @@ class SpacyGraphExtractor:
             read = [self._chunk(part, chunk_docs, evidence, chunk_labels, self.cleaning(c.doc_id))  # type: ignore
                     for c, part, chunk_docs, chunk_labels in zip(chunks, parts, docs, labels)]
         # records are made of plain data: without holding the pipeline other threads wait for
+        read = [parsed.in_original(nfc_view) for parsed, nfc_view in zip(read, composed)]
         results = [self.records(c, text, parsed.sentences, parsed.mentions)
-                   for c, text, parsed in zip(chunks, texts, read)]
+                   for c, text, parsed in zip(chunks, originals, read)]
         return results, packed
 
     def cleaning(self, doc_id: str) -> dict[str, Any]:
@@ -158,8 +172,8 @@ class SpacyGraphExtractor:
 
     def records(self, chunk: Chunk, text: str, sentences: list[tuple[int, int]],
                 mentions: list[Mention]) -> ParseResult:
-        """Entity records (one per mention; the first few sentences of each entity quoted from ``text``, the
-        chunk's text as parsed) and co-occurrence relationship records of one chunk."""
+        """Entity records (one per mention; the first few sentences of each entity quoted, in NFC, from ``text``,
+        the chunk's text with its markers blanked) and co-occurrence relationship records of one chunk."""
         result = ParseResult()
         quoted: Counter[str] = Counter()
         seen: set[tuple[str, int]] = set()

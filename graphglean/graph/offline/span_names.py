@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import attrs
 
 from ...text.chunking import Chunk
+from ...text.nfc import nfc
 from .lexicon import Lexicon
 
 COMMON_RATIO = 4  # a word written in lower case more than this many times as often as freely capitalized is common
@@ -129,10 +130,11 @@ class CaseEvidence:
 
 
 def case_evidence(chunks: list[Chunk]) -> CaseEvidence:
-    """Evidence from every chunk of a run: more text tells more than one document does."""
+    """Evidence from every chunk of a run: more text tells more than one document does. Read in NFC, as the
+    pipeline reads it (a decomposed "Martínez" is no "Marti" and a lower-case "nez")."""
     evidence = CaseEvidence()
     for c in chunks:
-        evidence.add(blank_markers(c.text))
+        evidence.add(blank_markers(nfc(c.text)))
     return evidence
 
 
