@@ -186,3 +186,21 @@ async def test_dry_run_counts_summary_calls_exactly(tmp_path):
                                       graph={"enabled": False}, summary={"enabled": True, "detail": 0.25}),
                   "--dry-run")
     assert r.returncode == 0 and b"summary: 9 calls" in r.stdout, r.stdout
+
+
+async def test_session_summaries_are_written_in_the_input_s_order_whatever_answers_first(tmp_path):
+    locomo = small_locomo(tmp_path)
+    first_line = json.loads(locomo.read_text())[0]["conversation"]["session_1"][0]["text"]
+
+    def respond(req):  # the first session's summaries are answered last
+        late = "New lines of conversation:" in req.prompt and first_line[:40] in req.prompt
+        return Reply(synthetic(req), delay=1.5) if late else synthetic(req)
+
+    async with FakeLLMServer(respond).running() as s:
+        cfg = write_config(tmp_path, s.base_url, graph={"enabled": False},
+                           enrich={"enabled": True, "message_window": 4})
+        r = await cli("run", cfg, "--input", locomo)
+        assert r.returncode == 0, r.stderr.decode()
+    rows = [json.loads(line) for line in (tmp_path / "out" / "session_summaries.jsonl").read_text().splitlines()]
+    sessions = [row["session_id"] for row in rows]
+    assert len(set(sessions)) == 2 and sessions == sorted(sessions)  # session_1's first

@@ -240,8 +240,11 @@ async def enrich_pass(ctx: RunContext) -> PassOutcome:
         await trio.to_thread.run_sync(store.add_messages, stored)
         async with Enricher(store, ctx.scheduler, ctx.cfg.enrich) as enricher:
             stats = await enricher.drain()
-        rows = [m.to_json() for m in store.messages()]
-        summaries = [s.to_json() for s in store.summaries()]
+        messages = store.messages()
+        rows = [m.to_json() for m in messages]
+        # by the message each summary was made at (stored in the input's order), not by when it was answered
+        at = {m.uuid: n for n, m in enumerate(messages)}
+        summaries = [s.to_json() for s in sorted(store.summaries(), key=lambda s: (at.get(s.message_uuid, -1), s.uuid))]
         failures = store.failures()
     finally:
         store.close()
