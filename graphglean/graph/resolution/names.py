@@ -380,12 +380,12 @@ def _spelled(surface: str) -> tuple[str, ...]:
 
 
 def name_size(form: NameForm) -> tuple[int, int]:
-    """How complete a name is: (whole words, initials). A personal name counts its name words (titles and
-    generations count for nothing), a web domain its stem ("zillow.com" is "Zillow"), a company's legal form as
-    words of its name; a run of initials is one whole word ("J.R.R. Tolkien" is as complete as "JRR Tolkien",
-    "U.N." as "UN"), a lone one an initial ("J. Smith" is less than "John Smith")."""
+    """How complete a name is: (whole words, initials). A personal name counts its name words (not titles nor
+    generations), a web domain its stem ("zillow.com": "Zillow"), a legal form and a region after it ("Paris, TX";
+    not "(L.)", "MD") as words; initials in a run one word ("J.R.R."), a lone one an initial ("J. Smith")."""
     ws = (form.stem,) if form.stem else form.person if form.person and not form.legal else tuple(form.key.split())
-    whole, initials, run = 0 if form.qualifier in CREDENTIALS else len(form.qualifier.split()), 0, 0  # "Paris, TX"
+    q = form.qualifier
+    whole, initials, run = len(q.split()) * ((q in REGIONS or q in COUNTRIES) and q not in CREDENTIALS), 0, 0
     for w in (*ws, ""):
         if len(w) == 1:
             run += 1

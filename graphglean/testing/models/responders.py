@@ -108,16 +108,19 @@ def synthetic(req: RecordedRequest) -> Reply | str:
     return "OK"
 
 
-_CARD_NAME = re.compile(r'^[AB]: "(.*?)" \(', re.M)
+_CARD = re.compile(r'^[AB]: "(.*?)" \((.*?)\)', re.M)
 
 
 def resolution_answer(prompt: str) -> str:
-    """A resolution batch's answer, a line a pair: SAME where every word of one name is in the other ("Scrooge",
-    "Ebenezer Scrooge"), else DIFFERENT: a plausible model, and a test of reading its verdicts."""
+    """A careful model's answer to a resolution batch, a line a pair: SAME for one name written another way, or
+    a person's surname alone against the full name ("Scrooge", "Ebenezer Scrooge"), else DIFFERENT ("Tamil
+    Nadu" is not "Tamil Nadu Medical Services Corporation")."""
     lines = []
     for n, pair in enumerate(re.split(r"^Pair \d+$", prompt, flags=re.M)[1:], 1):
-        names = [set(re.findall(r"\w+", name.casefold())) for name in _CARD_NAME.findall(pair)[:2]]
-        same = len(names) == 2 and all(names) and (names[0] <= names[1] or names[1] <= names[0])
+        cards = [(re.findall(r"\w+", name.casefold()), kind.casefold()) for name, kind in _CARD.findall(pair)[:2]]
+        (short, kind_a), (long, kind_b) = sorted(cards, key=lambda c: len(c[0])) if len(cards) == 2 else [([], "")] * 2
+        people = all(any(w in k for w in ("person", "character", "people")) for k in (kind_a, kind_b))
+        same = bool(short) and (short == long or people and len(short) == 1 < len(long) and short[0] == long[-1])
         lines.append(f"{n}: {'SAME' if same else 'DIFFERENT'}")
     return "\n".join(lines)
 
