@@ -11,7 +11,8 @@ from graphglean.graph.building.echoes import Examples
 from graphglean.graph.building.merge import GraphAccumulator, merge_records, normalize_name
 from graphglean.graph.extract import extract_graph, extract_graph_sync
 from graphglean.graph.extraction.debris import misspelt
-from graphglean.graph.extraction.fields import COMMON_TYPES, is_header_word, is_placeholder
+from graphglean.graph.extraction.fields import (COMMON_TYPES, is_header_word, is_placeholder, is_pronoun,
+                                               without_sentence_stop)
 from graphglean.graph.extraction.parser import RecordParser
 from graphglean.graph.extraction.prompts import neutralize
 from graphglean.graph.formats.export import write_graph
@@ -36,7 +37,9 @@ P = RecordParser()
     ('("relationship"<|>A<|>B<|>desc<|>kw1, kw2<|>8)', [], [("A", "B", 8.0)]),
     ('entity<|#|>A<|#|>person<|#|>d\nrelation<|#|>A<|#|>B<|#|>kw<|#|>desc\n<|COMPLETE|>', ["A"], [("A", "B", 1.0)]),
     ('("entity"<||>A<||>person<||>d)##("entity"<|#>B<|#>person<|#>d)##("entity"|>C|>person|>d)', ["A", "B", "C"], []),
-    ("<think>maybe (\"entity\"<|>X<|>person<|>no)</think>(\"entity\"<|>A<|>person<|>d)", ["X", "A"], []),
+    # a draft in a closed reasoning block is no record where the answer after it holds records
+    ("<think>maybe (\"entity\"<|>X<|>person<|>no)</think>(\"entity\"<|>A<|>person<|>d)", ["A"], []),
+    ("<think>maybe (\"entity\"<|>X<|>person<|>no)</think>I found nothing else.", ["X"], []),
 ])
 def test_parser_reads_what_models_write(text, entities, relationships):
     r = P.parse(text)
@@ -253,19 +256,22 @@ def test_parser_never_raises_on_any_text(text):
 # a name that is itself a type word ("Person") before a type that is not one reads as a type-first record, a
 # prompt's placeholder ("source_entity") is no name, nor is a column name in a row of them ("ENTITY", "ENTITYTYPE")
 _name_text = _field_text.filter(lambda s: s.strip().lower() not in COMMON_TYPES | {"geo", "person", "event"}
-                                and not is_placeholder(s) and not is_header_word(s))
+                                and not is_placeholder(s) and not is_header_word(s) and not is_pronoun(s))
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(_name_text, _field_text, _field_text), min_size=1, max_size=8,
-                unique_by=lambda t: tuple(x.strip().casefold() for x in t)),  # an answer's repeats count once
+                unique_by=lambda t: (without_sentence_stop(t[0].strip()).casefold(),  # an answer's repeats count
+                                     *(x.strip().casefold() for x in t[1:]))),  # once
        st.sampled_from(["##\n", "\n", "##", "\n\n"]), st.sampled_from(["", "<|COMPLETE|>", "##<|COMPLETE|>"]),
        st.sampled_from(["", "Here you go:\n", "```\n"]))
 def test_well_formed_records_survive_any_layout(fields, separator, completion, preamble):
     records = [f'("entity"<|>{name}<|>{kind}<|>{desc})' for name, kind, desc in fields]
     result = P.parse(preamble + separator.join(records) + completion)
     # names are read in NFC (a CJK compatibility ideograph is its unified one)
-    assert [e.name for e in result.entities] == [unicodedata.normalize("NFC", n.strip()) for n, _, _ in fields]
+    # a full stop ending a name is the sentence's, unless an abbreviation's ("Acme Inc.")
+    assert [e.name for e in result.entities] == [unicodedata.normalize("NFC", without_sentence_stop(n.strip()))
+                                                 for n, _, _ in fields]
     assert result.malformed == []
 
 

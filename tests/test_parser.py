@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from graphglean.core.answers import _scanned_spans, parse_json_output, reasoning_spans, strip_reasoning
-from graphglean.graph.extraction.fields import COMMON_TYPES, is_placeholder
+from graphglean.graph.extraction.fields import COMMON_TYPES, is_placeholder, is_pronoun, without_sentence_stop
 from graphglean.graph.extraction.parser import RecordParser
 from graphglean.graph.records import Provenance
 
@@ -224,7 +224,8 @@ def test_parser_never_raises_and_keeps_cut_text(text, truncated):
 
 
 _name = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Lo", "Nd"), max_codepoint=0x9fff),
-                min_size=1, max_size=12).filter(lambda s: not is_placeholder(s) and s.lower() not in COMMON_TYPES)
+                min_size=1, max_size=12).filter(lambda s: not is_placeholder(s) and s.lower() not in COMMON_TYPES
+                                                and not is_pronoun(s))  # "Ő", "Я": a pronoun is no name
 
 
 @settings(max_examples=100, deadline=None)
@@ -249,12 +250,14 @@ _letters = st.sampled_from(list("AbCdEfghKLmnoPqrStuvwXyz") + list("贾宝玉林
                            + list("தமிழ்நாடுசென்னை") + list("0123456789"))
 _name_chars = st.one_of(_letters, _letters, _letters, st.sampled_from(list(" .'-&()（）·<>|《》「」")))
 _real_name = st.text(_name_chars, min_size=1, max_size=14).map(str.strip).filter(
-    # a name holding a delimiter half ("A|>") cannot be told from a corrupted delimiter, nor one holding a spaced
+    # a name holding a delimiter half ("A|>"), or ending in "<" before one ("00.<" + "<|>" is "<<|>", found by
+    # hypothesis), cannot be told from a corrupted delimiter, nor one holding a spaced
     # arrow ("A -> B") from arrow notation; an HTML entity without its ";" ("0&gt") is text to graphglean, which
     # reads whole entities only, where the original tools' html.unescape reads the legacy form too
     lambda s: s and s[0] not in "()（）.'-&·" and any(c.isalnum() for c in s) and not is_placeholder(s)
-    and "|>" not in s and "<|" not in s and re.search(r"(?:^|\s)->|->(?:\s|$)", s) is None
-    and s.lower() not in COMMON_TYPES and html.unescape(s) == s)
+    and "|>" not in s and "<|" not in s and not s.endswith("<") and not s.startswith(">")
+    and re.search(r"(?:^|\s)->|->(?:\s|$)", s) is None
+    and s.lower() not in COMMON_TYPES and html.unescape(s) == s and not is_pronoun(s))  # "he": a pronoun is no name
 _desc = st.text(st.one_of(_letters, st.sampled_from(list(" ,.()\"“”'!?-:;（），。"))), min_size=1, max_size=40).map(
     str.strip).filter(lambda s: s and not s.startswith(("(", "（", "-")))
 _type = st.sampled_from(["person", "organization", "geo", "event", "Location", "人物", "조직", "category"])
@@ -307,7 +310,8 @@ def test_line_answers_yield_every_name_and_pair_the_original_tools_read(records,
 
 
 def _assert_recovers(ours, their_names, their_pairs):
-    key = lambda n: normalize_name(unicodedata.normalize("NFC", n))  # noqa: E731  (ours are read in NFC: "ொ")
+    # ours are read in NFC ("ொ"), without a full stop the sentence left ("0." is "0"; "Co." stays)
+    key = lambda n: normalize_name(unicodedata.normalize("NFC", without_sentence_stop(n.strip())))  # noqa: E731
     our_nodes = {key(e.name) for e in ours.entities}
     our_nodes |= {key(n) for r in ours.relationships for n in (r.source_name, r.target_name)}
     our_pairs = {frozenset(map(key, (r.source_name, r.target_name))) for r in ours.relationships}
@@ -329,7 +333,7 @@ def test_a_cut_answer_yields_only_whole_records(records, style, sep, data):
     r = parser.parse(answer[:cut], truncated=True)
     # a lone quote opening a field is cut when read, and kept by node keys as an elision ("'s-Hertogenbosch")
     norm = lambda s: normalize_name(s).lstrip("'\u2019")  # noqa: E731
-    whole = {(norm(unicodedata.normalize("NFC", n)), norm(d)) for n, _, d in records}
+    whole = {(norm(unicodedata.normalize("NFC", without_sentence_stop(n))), norm(d)) for n, _, d in records}
     assert {(norm(e.name), norm(e.description)) for e in r.entities} <= whole
     assert len(r.entities) >= answer[:cut].count(sep if style == "tuple" else "\n") - (sep == "##")
 

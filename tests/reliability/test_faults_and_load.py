@@ -70,7 +70,8 @@ async def test_hostile_documents_forge_nothing():
         cfg.graph.max_gleanings = 0
         result = await extract_graph(hostile, cfg)
     assert set(result.output.nodes) == {"alice smith", "bob jones"}  # only what the model itself wrote
-    assert result.stats.malformed == 0
+    # what it echoed of the document (its delimiters neutralized in the prompt) is kept as text, never read
+    assert [m["text"].count("FORGED") for m in result.stats.malformed_records] == [3]
     sent = s.chat_requests()[0].last_user
     assert "<|>FORGED" not in sent and "##(" not in sent and "<|COMPLETE|>\nentity" not in sent
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
-from .fields import ARROW, clean_field
+from .fields import ARROW, arrow_pair, clean_field, is_abbreviation
 
 _ROLES = {
     "name": "name", "entity": "name", "entity name": "name", "entity_name": "name", "title": "name",
@@ -102,9 +102,14 @@ def key_value_blocks(lines: list[str], is_type: Callable[[str], bool] = lambda v
             m = _KEY_VALUE.match(lines[j])
             inline = m is not None and len(_KEYED_COMMA.split(m.group("value"))) > 1  # "Jina: X, Aina: person, ..."
             r = role(m.group("key")) if m and not inline else None
-            if r is None or r in block or (block and lines[j].lstrip().startswith(("- ", "* ", "\u2022 "))):
+            value = m.group("value").rstrip(",").strip() if m else ""  # JSON lines too
+            pair = arrow_pair(value) if r == "relation" else None  # "Relationship: A -> B" opens a pair's block
+            if r is None or r in block or (block and (pair or lines[j].lstrip().startswith(("- ", "* ", "\u2022 ")))):
                 break
-            block[r] = m.group("value").rstrip(",").strip()  # type: ignore[union-attr]  # JSON lines too
+            if pair and "source" not in block:
+                block["source"], block["target"] = pair
+            else:
+                block[r] = value
             j += 1
         if "name" in block or ("source" in block and "target" in block):
             yield start, j, block
@@ -160,9 +165,9 @@ def _tab_row(cells: list[str], kind_of: Callable[[str], str], is_type: Callable[
             kind in ("relationship", "relation") and len(cells) >= 4):
         return [(kind, cells)]
     # rows under a header in the answer's language: a type second, or a strength last
-    if len(cells) >= 3 and is_type(clean_field(cells[1])) and _named(cells[0]):
+    if len(cells) >= 3 and is_type(clean_field(cells[1])) and named(cells[0]):
         return [("entity", ["entity", *cells])]
-    if len(cells) >= 4 and _NUMERIC.fullmatch(cells[-1]) and _named(cells[0]) and _named(cells[1]):
+    if len(cells) >= 4 and _NUMERIC.fullmatch(cells[-1]) and named(cells[0]) and named(cells[1]):
         return [("relationship", ["relationship", *cells])]
     return []
 
@@ -170,7 +175,7 @@ def _tab_row(cells: list[str], kind_of: Callable[[str], str], is_type: Callable[
 def _kind_first(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
     dashed = _SPACED_DASH.split(item)
     kind = kind_of(clean_field(dashed[0]).lower())
-    return [(kind, dashed)] if len(dashed) >= 3 and _recorded(kind) and _named(dashed[1]) else []
+    return [(kind, dashed)] if len(dashed) >= 3 and _recorded(kind) and named(dashed[1]) else []
 
 
 def _typed_item(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
@@ -180,7 +185,7 @@ def _typed_item(item: str, kind_of: Callable[[str], str], is_type: Callable[[str
 
 def _typed_dashes(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
     dashed = _SPACED_DASH.split(item)
-    if len(dashed) >= 3 and is_type(clean_field(dashed[1])) and _named(dashed[0]):
+    if len(dashed) >= 3 and is_type(clean_field(dashed[1])) and named(dashed[0]):
         return [("entity", ["entity", dashed[0], dashed[1], " - ".join(dashed[2:])])]
     return []
 
@@ -199,7 +204,7 @@ def _typed_list(item: str, kind_of: Callable[[str], str], is_type: Callable[[str
 
 def _weighted_dashes(item: str, kind_of: Callable[[str], str], is_type: Callable[[str], bool]) -> Found:
     dashed = _SPACED_DASH.split(item)
-    if len(dashed) >= 4 and _NUMERIC.fullmatch(dashed[-1].strip()) and _named(dashed[0]) and _named(dashed[1]):
+    if len(dashed) >= 4 and _NUMERIC.fullmatch(dashed[-1].strip()) and named(dashed[0]) and named(dashed[1]):
         return [("relationship", ["relationship", dashed[0], dashed[1], " - ".join(dashed[2:-1]), dashed[-1]])]
     return []
 
@@ -212,7 +217,7 @@ def _keyed_item(item: str, kind_of: Callable[[str], str], is_type: Callable[[str
         return []
     keys, values = zip(*(re.split("[:\uff1a]", p, maxsplit=1) for p in pairs))
     values = tuple(v.strip() for v in values)
-    if values[0] and is_type(clean_field(values[1])) and _named(values[0]) and not _label(keys[0]):
+    if values[0] and is_type(clean_field(values[1])) and named(values[0]) and not _label(keys[0]):
         return [("entity", ["entity", values[0], values[1], "; ".join(values[2:])])]
     return []
 
@@ -232,15 +237,17 @@ def _label(text: str) -> bool:
     return clean_field(text).casefold().rstrip(":") in _LABELS
 
 
-def _named(text: str) -> bool:
+def named(text: str) -> bool:
     """A name as a list item holds one: a few words, no heading mark, no label before a colon, no sentence in it
-    (punctuation of one, or three lower-case words but joining ones), brackets closed, no pronoun or article
-    first."""
+    (punctuation of one but after an initial or abbreviation, or three lower-case words but joining ones),
+    brackets closed, no pronoun or article first."""
     name = clean_field(text)
     words = name.split()
     if not words or name[0] in "#>" or _label(name) or len(words) > 8 or words[0].casefold() in _ARTICLES:
         return False
-    if re.search(r"[:\uff1a]|[.?!]\s", name) or re.search(ARROW, name) or name.count("(") != name.count(")"):
+    if re.search(r"[:\uff1a]|[?!]\s", name) or re.search(ARROW, name) or name.count("(") != name.count(")"):
+        return False
+    if any(w.endswith(".") and not is_abbreviation(w) for w in words[:-1]):  # a sentence's stop; not "Li, R. M."
         return False
     return sum(w[:1].islower() and w not in _JOINING for w in words) <= 2
 
@@ -251,7 +258,7 @@ _JOINING = frozenset("of and for the de del della la le les du des da di do dos 
 
 def _typed(item: str, is_type: Callable[[str], bool]) -> tuple[str, list[str]] | None:
     m = _TYPED_NAME.match(item)
-    if m is None or not is_type(m.group("type").strip()) or not _named(m.group("name")):
+    if m is None or not is_type(m.group("type").strip()) or not named(m.group("name")):
         return None
     if is_type(clean_field(m.group("name"))):  # "Allowed types: person (person)", "People (person)"
         return None
@@ -262,7 +269,7 @@ def _pair(source: str, rest: str) -> list[str] | None:
     """[source, target, description, strength] of what follows an arrow, or None when no target is named."""
     m = _TARGET.match(rest)
     target, after = (m.group("b"), m.group("rest")) if m else (rest, "")
-    if not _named(source) or not _named(target) or not clean_field(target).strip(".\"'"):
+    if not named(source) or not named(target) or not clean_field(target).strip(".\"'"):
         return None
     strength = ""
     if (whole := _PAREN_PAIR.match(after.strip())) and whole.group("n"):  # "(friends chatting, 5)"
@@ -294,7 +301,7 @@ def titled_item(lines: list[str], k: int, is_type: Callable[[str], bool]) -> tup
         return None
     name = _MARK.sub("", lines[k].replace("**", "").replace("__", ""), count=1).strip()
     typed = _KEY_VALUE.match(lines[k + 1])
-    if not _named(name) or typed is None or not (role(typed.group("key")) == "type" or
+    if not named(name) or typed is None or not (role(typed.group("key")) == "type" or
                                                  is_type(clean_field(typed.group("value")))):
         return None
     if k + 2 >= len(lines) or not _under(lines[k + 2], lines[k]):
@@ -336,7 +343,7 @@ def heading_type(line: str, is_type: Callable[[str], bool]) -> str | None:
 def marked_item(line: str) -> tuple[str, str] | None:
     """(name, what follows it) of a list item opening with a name in bold or italics, or None."""
     m = _MARKED_NAME.match(line)
-    if m is None or not _named(m.group("name")) or re.search(ARROW, m.group("rest")):  # "(2019) → **IEEE**": a
+    if m is None or not named(m.group("name")) or re.search(ARROW, m.group("rest")):  # "(2019) → **IEEE**": a
         return None  # relationship
     rest = m.group("rest").strip()
     if whole := re.fullmatch(r"[(\uff08](.*)[)\uff09]\.?", rest):

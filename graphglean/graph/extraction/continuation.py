@@ -39,11 +39,12 @@ def join(text: str, more: str, parser: RecordParser) -> tuple[str, int]:
 
 def progressed(before: str, joined: str, more: str, parser: RecordParser) -> bool:
     """Whether a continuation (``more``, itself cut) took the answer on: it is not a repeat of what was
-    written, and it adds a record, or at least writes no whole record that is not new."""
+    written, and it adds a record (or one outside reasoning: a closed block's drafts, read while the answer
+    after it held none, are no longer read once it does), or at least writes no whole record that is not new."""
     piece = more.strip()
     if not piece or piece[:200] in before:
         return False
-    records = parser.parse(joined, truncated=True).records
-    if records > parser.parse(before, truncated=True).records:
+    now, then = parser.parse(joined, truncated=True), parser.parse(before, truncated=True)
+    if now.records > then.records or now.records - now.reasoning_records > then.records - then.reasoning_records:
         return True
     return parser.first_record(more) is None  # still inside one long record

@@ -164,3 +164,80 @@ def arrow_pair(field: str) -> tuple[str, str] | None:
 def without_edge_arrows(field: str) -> str:
     """A name without an arrow before or after it (``-> "Contractor"``, ``Navy ->``)."""
     return clean_field(_EDGE_ARROWS.sub("", field)) if _EDGE_ARROWS.search(field) else field
+
+
+# -- names: a full stop the sentence left on them, and pronouns that are no names ------------------------------
+
+# words a full stop ends as their abbreviation ("Acme Inc.", "Martin Luther King Jr.", "St."), in the languages
+# names come in (initials and dotted initialisms keep theirs too: "Li, M.", "U.S.", "S.p.A.")
+_ABBREVIATIONS = frozenset("""inc corp co ltd llc plc bros mfg intl assn assoc dept univ inst govt pty pte bhd tbk
+sdn jr sr st ste mt ft pt dr mr mrs ms mme mlle messrs prof gen col capt cpt lt sgt maj adm cmdr rev hon esq ave
+blvd rd sq ln hwy no nos vol vols ed eds etc cie gebr nr str abt ing arq lic sra srta dra av gral cnel hno hnos cía
+cia ltda ltée kft zrt nyrt bt kht sp spol vs al spp ssp subsp var cf aff nov sect natl intl dist prov twp ctr pkwy
+bldg apt fr br msgr rt cpl pvt cdr brig supt""".split())
+# personal pronouns alone, less those that are also names, words or brands ("Han", "Ella", "Elle", "Io", "Lei",
+# "Esso", "Ono", "Mir", "Ben", "Sen", "Du", "Tu", "Ty", "Ni", "On", "Mimi", "Nina", "Sisi", "Kita")
+_PRONOUNS = frozenset("""
+i me you he him she her it we us they them himself herself itself themselves
+ich mich dich dir er ihn ihm sie es wir uns euch ihnen
+je moi toi il nous vous ils elles eux
+yo tú él ello nosotros nosotras vosotros vosotras ellos ellas usted ustedes
+eu ele ela nós vós eles elas você vocês
+egli noi voi
+ik jij hij zij het wij jullie hem haar hen
+jag hon dem honom henne jeg dere
+minä sinä hän
+ona oni ony
+já vy
+siz onlar
+я ты он она оно мы вы они его её ее их ему ей им
+én ő ők
+aku kamu engkau mereka beliau
+wewe yeye wao
+tôi nó họ
+我 你 您 他 她 它 我们 你们 他们 她们 它们 咱们 我們 你們 他們 她們 它們
+私 僕 俺 あなた 彼 彼女 彼ら 我々
+나 너 그녀 그들 우리 당신
+أنا أنت هو هي نحن أنتم هم هن
+אני אתה הוא היא אנחנו אתם הם הן
+मैं तुम आप वह वे हम
+நான் நீ நீங்கள் அவன் அவள் அவர் அவர்கள் நாம் நாங்கள் அது
+""".split()) | {"cô ấy", "anh ấy", "ông ấy", "bà ấy", "chúng tôi", "chúng ta"}
+_DOTTED = re.compile(r"(?:[^\W\d_]{1,3}\.-?){2,}")  # U.S., S.p.A., e.V., Ph.D., J.-W.; not 2.0.
+# types under which a pronoun is a title ("It", a novel; "Her", a film; "Elle", a magazine)
+_TITLE_TYPES = frozenset("""work works film movie book novel song album title artwork show series play product brand
+band magazine publication game""".split()) | {"creative work", "work of art", "tv show", "tv series"}
+
+
+def without_sentence_stop(name: str) -> str:
+    """``name`` without a full stop the sentence around it left at its end ("Clinica Sur." of "at Clinica Sur.
+    Rosa ..."), unless the stop ends an abbreviation the name holds ("Acme Inc.", "Jr.", "U.S.", "Li, M.")."""
+    if not name.endswith((".", "\u3002")) or name.endswith(("..", "\u3002\u3002")):
+        return name
+    words = name.split()
+    if words[-1] == name[-1:] or is_abbreviation(words[-1]):
+        return name
+    return name[:-1].rstrip()
+
+
+def is_abbreviation(word: str) -> bool:
+    """Whether a word ending in a full stop is an abbreviation ("Inc.", "St."), a dotted initialism ("U.S.",
+    "S.p.A.", "J.-W."), an initial ("M.", the "s." of "a. s."), or a word of a script whose full stop marks
+    abbreviations only (Thai "ปตท.") or an initial of an Indic one ("एन.", "மு.")."""
+    stem = word[:-1]
+    if not word.endswith(".") or not stem:
+        return False
+    if len(stem) == 1 or stem.casefold() in _ABBREVIATIONS or _DOTTED.fullmatch(word) is not None:
+        return True
+    script = ord(stem[-1])
+    return 0x0E00 <= script <= 0x0EFF or 0x1000 <= script <= 0x109F or 0x1780 <= script <= 0x17FF or (
+        0x0900 <= script <= 0x0DFF and len(stem) <= 3)
+
+
+def is_pronoun(name: str, type_: str = "") -> bool:
+    """Whether ``name`` is a personal pronoun alone ("she", "It", "他", "они"), of any language the parser reads,
+    and no title (``type_`` a work: "It", a novel); an acronym in capitals ("IT", "US") is none."""
+    n = " ".join(name.split())
+    if not n or len(n) > 12 or (len(n) > 1 and n.isupper()) or type_.strip().casefold() in _TITLE_TYPES:
+        return False
+    return n.casefold() in _PRONOUNS

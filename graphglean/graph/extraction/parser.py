@@ -2,13 +2,13 @@
 
 It reads the exact tuple format and what models write instead: newlines for ``##``, ``##`` glued to the
 completion marker, records after the completion marker, code fences, numbered or bulleted lines, bold or
-quoted kinds in any case, preambles, reasoning blocks (closed or not), missing parentheses or completion
-marker, LightRAG's keywords field and its newer line format (``entity<|#|>...``, ``relation<|#|>...``),
-corrupted delimiters (``<||>``, ``<|#>``, ``|>``, ``<<|>``, ``<|"``, full-width bars), pipe rows, type-first
-records, markdown tables with a header row, YAML-like ``key: value`` blocks, JSON (`json_records`), records
-wrapped over lines and
-runaway repetition. Rows copied from the prompt's format line are not entities. What cannot be read is kept
-as text and counted, never dropped.
+quoted kinds in any case, preambles, reasoning blocks (an unclosed one as the answer; a closed one only where
+the answer outside it holds no record), missing parentheses or completion marker, LightRAG's keywords field and
+its newer line format (``entity<|#|>...``, ``relation<|#|>...``), corrupted delimiters (``<||>``, ``<|#>``,
+``|>``, ``<<|>``, ``<|"``, full-width bars), pipe rows, type-first records, markdown tables with a header row,
+YAML-like ``key: value`` blocks, JSON (`json_records`), XML and CSV/TSV (`shapes`), records wrapped over lines
+and runaway repetition. Rows copied from the prompt's format line are not entities. What cannot be read is
+kept as text and counted, never dropped: whatever no reading takes but chatter (`shapes.leftovers`).
 """
 
 from __future__ import annotations
@@ -22,19 +22,12 @@ from ..records import ParseResult, Provenance
 from .blocks import (LIST_LINE, details_below, heading_type, key_value_blocks, list_records, marked_item, tables,
                      titled_item, unlabelled)
 from .exact_format import ExactFormat
-from .fields import (
-    ARROW,
-    CLOSERS,
-    GENERIC_DELIMITER,
-    OPENERS,
-    PIPE,
-    QUOTES,
-    clean_field,
-    is_known_type,
-    strip_closers,
-)
+from .fields import ARROW, CLOSERS, GENERIC_DELIMITER, OPENERS, PIPE, QUOTES, clean_field, is_known_type, strip_closers
 from .json_records import read_json
 from .record_reader import RecordReader
+from .shapes.delimited import read_rows
+from .shapes.leftovers import unread
+from .shapes.markup import blanked, read_markup
 
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w-]*[ \t]*$", re.M)
 # chat-template tokens that leak into answers from local servers
@@ -138,24 +131,42 @@ class RecordParser:
 
     def parse_any(self, text: str, source: Provenance | None = None, first_position: int = 0,
                   truncated: bool = False) -> ParseResult:
-        """`parse` by the general reading, whatever the answer's shape."""
+        """`parse` by the general reading, whatever the answer's shape. What a closed reasoning block holds is
+        read only where the answer outside it holds no record (a model drafts there, and rejects drafts); an
+        unclosed one is read as the answer (the answer is often inside it)."""
+        text, reasoning, closed = self._plain(text)
+        live = blanked(text, zip(reasoning[::2], reasoning[1::2]))  # what is no reasoning: the safety net's
+        if closed:
+            result = self._read(blanked(text, closed), live, reasoning, source, first_position, truncated)
+            if result.records:
+                return result
+        result = self._read(text, live, reasoning, source, first_position, truncated)
+        if closed:  # none outside: every record is a closed block's
+            result.reasoning_records = result.records
+        return result
+
+    def _read(self, text: str, live: str, reasoning: list[int], source: Provenance | None, first_position: int,
+              truncated: bool) -> ParseResult:
         result = ParseResult()
-        text, reasoning = self._plain(text)
         read = RecordReader(result, source, first_position, self._types, self._relations)
         text = read_json(text, read, truncated)  # first: cut JSON is closed after its last whole item
         if truncated:
             text = self._cut_tail(text, result)
+        text = read_markup(text, read, self._is_type)
         text = self._tables(text, read)
         starts = self._starts(text)
         # list items are read only where the answer holds records of no other shape: else they are its explanation
         lists = not starts and not read.result.records
-        self._loose(text[: starts[0][0]] if starts else text, read, lists)
+        first = starts[0][0] if starts else len(text)
+        # what opens a record's line ("Here: ", "1. **", "| 1 | ") leads into it: no leftover
+        live = blanked(live, ((text.rfind("\n", 0, begin) + 1, begin) for begin, _ in starts))
+        self._loose(text[:first], read, live[:first], lists)
         for i, (begin, kind) in enumerate(starts):
             end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
-            body, leftover = self._cut(text[begin:end])
+            body, at, leftover = self._cut(text[begin:end])
             in_reasoning = bisect.bisect_right(reasoning, begin) % 2 == 1
             read.positional(_kind(kind), self._fields(body), body, in_reasoning)
-            self._loose(leftover, read)
+            self._loose(leftover, read, live[begin + at:end])
         return result
 
     def first_record(self, text: str) -> int | None:
@@ -189,20 +200,23 @@ class RecordParser:
 
     # -- text before records -----------------------------------------------------------------------------
 
-    def _plain(self, text: str) -> tuple[str, list[int]]:
+    def _plain(self, text: str) -> tuple[str, list[int], list[tuple[int, int]]]:
         """The answer with line ends unified, and reasoning tags, fences and completion markers blanked out
-        (positions kept); and the reasoning blocks' bounds as a flat sorted list."""
+        (positions kept); the reasoning blocks' bounds as a flat sorted list; the bounds of those closed."""
         text = text.replace("\r\n", "\n")
         bounds: list[int] = []
+        closed: list[tuple[int, int]] = []
         chars = list(text)
         for start, end, inner_start, inner_end in reasoning_spans(text):
             bounds += [inner_start, inner_end]
+            if end > inner_end:
+                closed.append((inner_start, inner_end))
             for a, b in ((start, inner_start), (inner_end, end)):
                 chars[a:b] = "\n" + " " * (b - a - 1) if b > a else ""
         text = "".join(chars)
         blank = lambda m: "\n" + " " * (len(m.group()) - 1)  # noqa: E731
         text = _SPECIAL.sub(blank, self._completion.sub(blank, _FENCE.sub(lambda m: " " * len(m.group()), text)))
-        return text, bounds
+        return text, bounds, closed
 
     def unfinished_at(self, text: str) -> int:
         """Where the unfinished last line of a cut answer begins (from its last record start on that line), or
@@ -228,8 +242,9 @@ class RecordParser:
             result.cut.append(text[at:].strip())
         return text[:at]
 
-    def _cut(self, raw: str) -> tuple[str, str]:
-        """The record's own text (over several lines when it wrapped), and what follows it."""
+    def _cut(self, raw: str) -> tuple[str, int, str]:
+        """The record's own text (over several lines when it wrapped), where what follows it starts, and that
+        (``raw`` from there, the record delimiter blanked)."""
         head, sep, tail = self._split_record(raw)
         lines = head.rstrip().split("\n")
         body, rest = lines[0].rstrip(), lines[1:]
@@ -238,7 +253,8 @@ class RecordParser:
             if not line.strip() or _NOT_CONTINUATION.match(line) or not self._open(body):
                 break
             body, taken = body + " " + line.strip(), taken + 1
-        return body, "\n".join(rest[taken:]) + ("\n" + tail if sep else "")
+        at = len(lines[0]) + sum(len(line) + 1 for line in rest[:taken])
+        return body, at, raw[at:len(head)] + re.sub(r"[^\n]", " ", sep) + tail if sep else raw[at:]
 
     def _split_record(self, raw: str) -> tuple[str, str, str]:
         """``raw`` at its first record delimiter that is not part of a field delimiter (``<|##|>``)."""
@@ -297,7 +313,10 @@ class RecordParser:
                 lines[k] = " " * len(lines[k])
         return "\n".join(lines) if found else text
 
-    def _loose(self, text: str, read: RecordReader, lists: bool = False) -> None:
+    def _loose(self, text: str, read: RecordReader, live: str, lists: bool = False) -> None:
+        """The records of text between records (key-value blocks, delimited rows, list items); lines holding a
+        field delimiter that fit no record, and what no reading takes but chatter (`leftovers`), as malformed
+        text. ``live``: ``text`` with reasoning blanked out, which the safety net leaves alone."""
         if not text.strip():
             return
         lines = text.split("\n")
@@ -307,10 +326,12 @@ class RecordParser:
                 for k in range(start, end):
                     used[k] = True
                 read.by_role(block, "; ".join(f"{k}: {v}" for k, v in block.items()))
+        read_rows(lines, used, read, _kind, self._is_type, lists)
         heading: str | None = None  # the type a heading above names ("### Persons"), for the items under it
         for k, line in enumerate(lines):
             if used[k]:
                 continue
+            used[k] = True
             if lists and (typed := heading_type(line, self._is_type)) is not None:
                 heading = typed
             elif lists and (titled := titled_item(lines, k, self._is_type)) is not None:  # "1. **X**\n   Tipo: ..."
@@ -324,8 +345,15 @@ class RecordParser:
                 read.positional("entity", [clean_field(f) for f in ("entity", item[0], heading, said)], line.strip())
             elif self._tuple.search(line):
                 read.result.malformed.append(line.strip())
-            elif lists and line.strip() and not LIST_LINE.match(line):
-                heading = None  # "### Relationships": the items below are no longer of the type above
+            else:
+                used[k] = False
+                if lists and line.strip() and not LIST_LINE.match(line):
+                    heading = None  # "### Relationships": the items below are no longer of the type above
+        read.result.malformed += unread(lines, used, live.split("\n"), self._explained)
+
+    def _explained(self, line: str) -> bool:
+        """A line the list reading takes, left unread on purpose beside records of another shape."""
+        return not self._tuple.search(line) and bool(list_records(line, _kind, self._is_type))
 
     def _list_item(self, lines: list[str], k: int, used: list[bool], items: list[tuple[str, list[str]]],
                    read: RecordReader) -> None:

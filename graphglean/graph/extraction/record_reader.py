@@ -19,9 +19,11 @@ from .fields import (
     is_header_word,
     is_known_type,
     is_placeholder,
+    is_pronoun,
     looks_like_type,
     pipe_fields,
     without_edge_arrows,
+    without_sentence_stop,
 )
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*/\s*10)?")
@@ -37,6 +39,7 @@ class RecordReader:
         # whether a value is one of a schema's relations: relationship records carry a relation after their pair
         self.relations = relations
         self._seen: set[tuple[str, ...]] = set()
+        self._titles: set[str] = set()  # pronouns this answer gives as titles ("It", a novel): relationship ends
 
     def _src(self) -> Provenance | None:
         position = self.first + self.result.examined
@@ -126,6 +129,12 @@ class RecordReader:
         if is_placeholder(name) or (is_header_word(name) and sum(map(is_header_word, fields)) >= 2):
             self.result.placeholders += 1
             return
+        name = without_sentence_stop(name)
+        if is_pronoun(name):  # "she": no node (but "It", a novel)
+            if is_pronoun(name, type_):
+                self.result.malformed.append(" | ".join(("entity", name, type_, description)))
+                return
+            self._titles.add(name.casefold())
         if self._fresh(("entity", name, type_, description)):  # names in NFC: a decomposed "é" is an "é"
             self.result.entities.append(EntityRecord(nfc(name), nfc(type_), description, src))
 
@@ -134,6 +143,10 @@ class RecordReader:
         src = self._src()
         if any(map(is_placeholder, (source, target))) or sum(map(is_header_word, fields)) >= 3:
             self.result.placeholders += 1
+            return
+        source, target = without_sentence_stop(source), without_sentence_stop(target)
+        if any(is_pronoun(n) and n.casefold() not in self._titles for n in (source, target)):
+            self.result.malformed.append(" | ".join(("relationship", source, target, description)))
             return
         if not self._fresh(("relationship", source, target, description, keywords, relation)):
             return
