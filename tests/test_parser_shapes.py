@@ -13,23 +13,12 @@ from hypothesis import strategies as st
 
 from graphglean.graph.extraction.continuation import progressed
 from graphglean.graph.extraction.fields import is_pronoun, without_sentence_stop
-from graphglean.graph.extraction.parser import RecordParser
 from graphglean.graph.extraction.shapes.leftovers import is_data
 from graphglean.testing import FakeLLMServer
 from graphglean.testing.models.responders import ReplayResponder
 
 from .test_cli import cli
-
-P = RecordParser()
-LINE = RecordParser("<|#|>", "##", "<|COMPLETE|>")
-
-
-def names(result):
-    return [e.name for e in result.entities]
-
-
-def pairs(result):
-    return [(r.source_name, r.target_name) for r in result.relationships]
+from .test_parser import LINE, P, names, pairs
 
 
 ANSWER = ('("entity"<|>Yusuf Demir<|>person<|>A teacher in Ankara)##\n("entity"<|>Ankara<|>geo<|>A city)##\n'
