@@ -20,7 +20,7 @@ import trio
 
 from . import __version__
 from .core.config import OutputConfig
-from .core.config_loader import key_location, load_config
+from .core.config_loader import key_location, key_variables, load_config
 from .core.errors import GraphgleanError, primary
 from .llm.credentials import endpoint_secrets, redact
 
@@ -137,7 +137,10 @@ def _failed(raised: BaseException, config: str | None = None) -> int:
     if isinstance(error, GraphgleanError):
         key = getattr(error, "key", None)
         where = (key_location(config, key) or config) + ": " if key and config else ""
-        print(f"graphglean: error: {where}{error}", file=sys.stderr, flush=True)
+        said = str(error)
+        if key and config and (names := key_variables(config, key)):  # "set KEY to ...": the variables its line reads
+            said = said.replace(f"set {key} to ", f"set {key} ({', '.join(names)}) to ")
+        print(f"graphglean: error: {where}{said}", file=sys.stderr, flush=True)
         return error.exit_code if error.exit_code != 1 else EXIT_USAGE
     raise raised
 

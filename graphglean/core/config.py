@@ -11,6 +11,7 @@ import importlib.util
 import os
 import re
 import typing
+import urllib.parse
 from typing import Any, Callable, Literal
 
 import attrs
@@ -40,8 +41,19 @@ def _secret_shown(value: Any) -> str:
 
 def _url_shown(url: str) -> str:
     """A URL as a repr shows it: its user info and query (where credentials go) out."""
-    url = re.sub(r"(?<=//)[^/@\s]*@", "[redacted]@", url)
+    url = re.sub(r"^([^/@\s]*//)?[^/@\s]*@", r"\1[redacted]@", url)
     return repr(url.split("?", 1)[0] + ("?[redacted]" if "?" in url else ""))
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is no endpoint root, ``http(s)://HOST[:PORT]/...`` (credentials left out); None: it is one, or empty."""
+    try:  # (a port that is no number, or out of range, is a ValueError)
+        fine = (parts := urllib.parse.urlsplit(url)).scheme in ("http", "https") and bool(parts.hostname) and (
+            parts.port == parts.port and not re.search(r"\s", url))
+    except ValueError:
+        fine = False
+    hint = "" if "://" in url else " (no http:// before the host)"
+    return None if fine or not url else f"not a URL: {_url_shown(url)[1:-1]}{hint}; expected http(s)://HOST[:PORT]/v1"
 
 
 def _keys_shown(body: dict) -> str:
@@ -148,7 +160,7 @@ class LLMConfig:
     provider: Literal["openai", "azure"] = setting(
         "openai", "openai | azure (any OpenAI-compatible server is openai with a base_url)")
     base_url: str = setting("", "endpoint root, e.g. http://127.0.0.1:8000/v1; empty = the provider's default",
-                            shown=_url_shown)
+                            lambda v: ((), problem) if (problem := url_problem(v)) else None, shown=_url_shown)
     api_key: str = setting("", "API key; never logged, cached or written anywhere", shown=_secret_shown)
     model: str = setting("gpt-4o-mini", "chat model name")
     embedding_model: str = setting("text-embedding-3-small", "embedding model name")
@@ -163,7 +175,8 @@ class LLMConfig:
                                       non_negative)
     timeout_s: float = setting(
         120.0, "the longest silence, in seconds: a streamed answer that sends no byte for this long is given up "
-        "(one whose tokens flow never is)", positive)
+        "(one whose tokens flow never is); a server that answers nothing this long at first contact stops the run",
+        positive)
     first_token_timeout_s: float = setting(
         600.0, "how long a request may wait for its first token (the server's queue and prompt); also the whole "
         "time of an answer that is not streamed", positive)
