@@ -12,6 +12,10 @@
 - ``hosted``: a streaming hosted-like service (256 slots, 100 tokens/s, no slot report), run twice: with the
   defaults and with ``llm.server_concurrency: 64``; ``hosted-uneven``: the same, first tokens spread as
   ``uneven``'s.
+- ``rpm``: a service that enforces a request rate with 429s and Retry-After, and no rate-limit headers
+  (``--rpm``, 120 by default; every answer after ``--latency``, 3 s: the rate needs more in flight than a few),
+  ``--documents`` one-call chunks (90), run twice: with the defaults (the rate learned from the 429s) and with
+  ``llm.requests_per_minute`` set to the server's rate.
 
     python benchmarks/local_server.py [--case slow] [--documents N] [--scale S] [--style plain|llama.cpp|...]
 
@@ -19,7 +23,8 @@ Each prints achieved / ideal. ``slow`` and ``queue``: items failed, tokens aband
 time against the server's own work over its slots (targets: no failed item, abandoned <= 2% of delivered,
 wall <= 1.3 x work / slots). ``fast``: the rate against 64 a second; ``uneven``: against 64 in flight, the
 requests' own time over 64 (targets >= 0.85). ``hosted``: the wall with llm.server_concurrency 64 against
-the defaults' (target >= 1 / 1.2). ``--scale 10`` runs a local
+the defaults' (target >= 1 / 1.2); ``rpm``: the wall with llm.requests_per_minute set against the defaults'
+(target >= 0.85). ``--scale 10`` runs a local
 server ten times faster with the timeouts ten times shorter (the unit test runs at 50); times are printed
 scaled back.
 """
@@ -48,7 +53,7 @@ from graphglean.testing import FakeLLMServer, LocalServer, Reply  # noqa: E402
 from graphglean.testing.models.responders import synthetic, uneven  # noqa: E402
 from tests.test_local_server import corpus, long_answers  # noqa: E402
 
-CASES = ("slow", "queue", "fast", "fast-stream", "uneven", "hosted", "hosted-uneven")
+CASES = ("slow", "queue", "fast", "fast-stream", "uneven", "hosted", "hosted-uneven", "rpm")
 FAST_CHUNKS, FAST_LATENCY_S, CAP = 600, 1.0, 64
 
 
@@ -79,9 +84,9 @@ def documents(n: int):
     return write
 
 
-def one_call_chunks(cfg: Config, path: Path) -> None:
+def one_call_chunks(cfg: Config, path: Path, n: int = FAST_CHUNKS) -> None:
     """Pre-made chunks, one extraction call each (no gleaning, no description summaries)."""
-    write_chunks(path, FAST_CHUNKS)
+    write_chunks(path, n)
     cfg.input.format, cfg.graph.max_gleanings, cfg.graph.description_max_tokens = "chunks", 0, 10**6
     cfg.graph.resolve.enabled = False
 
@@ -180,12 +185,37 @@ async def hosted(args: argparse.Namespace, tmp: Path, case: str) -> None:
     print(table(rows, list(rows[0])))
 
 
+async def rate_limited(args: argparse.Namespace, tmp: Path, case: str) -> None:
+    """A server enforcing ``--rpm`` with 429s (Retry-After, no rate-limit headers), every answer after
+    ``--latency``: the defaults against llm.requests_per_minute set to its rate."""
+    rpm, latency, n = args.rpm, args.latency, args.documents or 90
+    rows = []
+    for name, llm in (("defaults", {}), (f"requests_per_minute {rpm}", {"requests_per_minute": rpm})):
+        fake = FakeLLMServer(synthetic, latency=latency, rpm=rpm)
+        report, wall, cpu = await graph_run(fake, tmp, f"{case}-{len(rows)}",
+                                            lambda cfg, path: one_call_chunks(cfg, path, n), **llm)
+        learned = report["llm"]["concurrency"]
+        chats = fake.chat_requests()
+        rows.append({"run": name, "chunks": report["chunks"], "failed": len(report["failed"]),
+                     "requests": len(chats), "429s": fake.status_counts.get(429, 0),
+                     "server max in flight": fake.max_in_flight, "wall s": wall,
+                     "answered/min": f"{60 * (len(chats) - fake.status_counts.get(429, 0)) / wall:.0f}",
+                     "final in flight": learned["final"],
+                     "limits": "; ".join(sorted({e["reason"] for e in learned["timeline"]}))[:90]})
+    for row in rows:
+        row["achieved/ideal"] = f"{rows[1]['wall s'] / row['wall s']:.3f}"
+        row["wall s"] = f"{row['wall s']:.1f}"
+    print(f"\n{case}: a server enforcing {rpm} RPM with 429s and Retry-After (no rate-limit headers), every answer "
+          f"after {latency:g} s, {n} one-call chunks (ideal: the wall with llm.requests_per_minute {rpm})")
+    print(table(rows, list(rows[0])))
+
+
 async def main(args: argparse.Namespace) -> None:
     cases = CASES if args.case == "all" else args.case.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             runner = {"slow": local, "queue": local, "fast": fast, "fast-stream": fast, "uneven": fast,
-                      "hosted": hosted, "hosted-uneven": hosted}[case]
+                      "hosted": hosted, "hosted-uneven": hosted, "rpm": rate_limited}[case]
             await runner(args, Path(tmp), case)
     print(f"\ntimes in real seconds (a local server's scaled back); load "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
@@ -196,5 +226,7 @@ if __name__ == "__main__":
     p.add_argument("--case", default="slow", help=f"one or more of {', '.join(CASES)} (commas), or all")
     p.add_argument("--documents", type=int, default=0, help="0: the case's own (slow 6, queue 40, hosted 128)")
     p.add_argument("--scale", type=float, default=0.0, help="a local server's speed-up (0: slow 1, queue 40)")
+    p.add_argument("--rpm", type=int, default=120, help="rpm: the server's rate limit, requests a minute")
+    p.add_argument("--latency", type=float, default=3.0, help="rpm: seconds before each answer")
     p.add_argument("--style", default="plain", choices=["plain", "llama.cpp", "llama-cpp-python", "ollama"])
     trio.run(main, p.parse_args())

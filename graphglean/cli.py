@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -21,7 +22,7 @@ import trio
 
 from . import __version__
 from .core.config import OutputConfig
-from .core.config_loader import key_location, load_config
+from .core.config_loader import key_location, key_variables, load_config
 from .core.errors import GraphgleanError, primary
 from .llm.credentials import endpoint_secrets, redact
 from .text.notes import SHOWN
@@ -139,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         return _failed(raised, getattr(args, "config", None))
 
 
+def _with_variables(setting: re.Match, config: str) -> str:
+    names = key_variables(config, setting[1])
+    return f"set {setting[1]} ({', '.join(names)}) to " if names else setting[0]
+
+
 def _failed(raised: BaseException, config: str | None = None) -> int:
     """The exit code of an error, said in one line; a traceback (raised again) means a bug. An error about a
     setting (its ``key``) names the line of ``config`` that holds it."""
@@ -150,7 +156,10 @@ def _failed(raised: BaseException, config: str | None = None) -> int:
     if isinstance(error, GraphgleanError):
         key = getattr(error, "key", None)
         where = (key_location(config, key) or config) + ": " if key and config else ""
-        print(f"graphglean: error: {where}{error}", file=sys.stderr, flush=True)
+        said = str(error)
+        if config:  # "set KEY to ...": the environment variables KEY's line reads, if any
+            said = re.sub(r"\bset ([a-z_]+(?:\.[a-z_]+)+) to ", lambda m: _with_variables(m, config), said)
+        print(f"graphglean: error: {where}{said}", file=sys.stderr, flush=True)
         return error.exit_code if error.exit_code != 1 else EXIT_USAGE
     raise raised
 

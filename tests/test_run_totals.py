@@ -166,8 +166,7 @@ async def test_a_dead_endpoint_is_one_line_naming_the_setting_and_its_line(tmp_p
     assert r.returncode == 2 and "Traceback" not in err
     errors = [line for line in err.splitlines() if "error" in line]
     assert errors == [f"graphglean: error: {path}:4: llm.base_url: http://127.0.0.1:{port}/v1: connection refused 2 "
-                      "times: nothing listens there; start the server, or set llm.base_url (GRAPHGLEAN_BASE_URL) to "
-                      "where it listens"]
+                      "times: nothing listens there; start the server, or set llm.base_url to where it listens"]
 
 
 async def test_a_ray_run_says_a_dead_endpoint_once_before_any_task_and_its_tasks_retry_a_refusal(tmp_path):
@@ -183,7 +182,7 @@ async def test_a_ray_run_says_a_dead_endpoint_once_before_any_task_and_its_tasks
     errors = [line for line in r.stderr.decode().splitlines() if "error" in line]
     assert r.returncode == 2 and errors == [
         f"graphglean: error: {path}:4: llm.base_url: http://127.0.0.1:{port}/v1: connection refused 2 times: nothing "
-        "listens there; start the server, or set llm.base_url (GRAPHGLEAN_BASE_URL) to where it listens"]
+        "listens there; start the server, or set llm.base_url to where it listens"]
     assert not (tmp_path / "out" / "shards").exists()  # said by the driver, before any task
     cfg = config(type("S", (), {"base_url": f"http://127.0.0.1:{port}/v1"})(), tmp_path)
     assert shard_task._client(cfg).reached  # a task's client: a refusal is a passing fault (an endpoint restarting)

@@ -78,11 +78,11 @@ async def test_unreachable_endpoint():
     cfg = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
     cfg.cache.mode = "off"
     async with ChatClient(cfg, retry=RetryPolicy(max_retries=5, base_s=0.01, cap_s=0.01)) as c:
-        # nothing ever answered: the second refusal stops it, naming the setting
+        # nothing ever answered: the first contact's second refusal stops it, naming the setting, before any request
         with pytest.raises(LLMUnreachableError, match=r"^llm.base_url: http://127.0.0.1:\d+/v1: connection refused 2 "
                            "times") as raised:
             await c.chat(c.request(msg("hi")))
-        assert raised.value.key == "llm.base_url" and c.account.requests == 2
+        assert raised.value.key == "llm.base_url" and c.account.requests == 0 and c.account.failures == 1
     # the run found the endpoint before this client (a Ray task's): a refusal now may pass, retried as any fault
     async with ChatClient(cfg, retry=RetryPolicy(max_retries=2, base_s=0.01, cap_s=0.01), contacted=True) as c:
         with pytest.raises(LLMUnreachableError, match="unreachable after 3 attempts"):

@@ -93,13 +93,16 @@ class _Source:
                  masked: list[str] | None = None) -> None:
         self.filename, self.text, self.base_dir, self.masked = filename, text, base_dir, masked or []
         self.lines: dict[tuple[str, ...], int] = {}
+        self.texts: dict[tuple[str, ...], str] = {}  # scalars as written, ${VAR} and all
         self.resolver = yaml.resolver.Resolver()
         if node is not None:
             self._walk(node, ())
 
     def _walk(self, node: yaml.Node, path: tuple[str, ...]) -> None:
         self.lines.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, yaml.ScalarNode):
+            self.texts.setdefault(path, self.unmask(str(node.value)))
+        elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 sub = path + (self.unmask(str(key.value)),)
                 self.lines.setdefault(sub, key.start_mark.line + 1)
@@ -304,7 +307,6 @@ def _kind(tp: Any) -> str:
     return {int: "integer", float: "number", dict: "mapping of integer token ids"}.get(tp, "value")
 
 
-
 def _cross_checks(cfg: Config, src: _Source) -> None:
     if cfg.chunking.overlap >= cfg.chunking.size:
         raise src.error(("chunking", "overlap"),
@@ -364,17 +366,23 @@ def load_config(path: str | os.PathLike[str]) -> Config:
 
 
 def key_location(path: str | os.PathLike[str], key: str) -> str | None:
-    """``file:line`` of the dotted ``key`` in the configuration file at ``path``; None when the file does not
-    hold it (or cannot be read)."""
+    """``file:line`` of the dotted ``key`` in the configuration file at ``path`` (None: not there, or unreadable)."""
+    src, keys = _read(path), tuple(key.split("."))
+    return src.where(keys) if src is not None and keys in src.lines else None
+
+
+def key_variables(path: str | os.PathLike[str], key: str) -> list[str]:
+    """The environment variables the dotted ``key``'s value reads in the file at ``path`` (none: written out)."""
+    text = getattr(_read(path), "texts", {}).get(tuple(key.split(".")), "")
+    return list(dict.fromkeys(m[0] for m in _VAR.findall(text)))
+
+
+def _read(path: str | os.PathLike[str]) -> _Source | None:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        masked_text, masked = _mask(text)
-        node = yaml.compose(masked_text, Loader=yaml.SafeLoader)
+        masked_text, masked = _mask(text := Path(path).read_text(encoding="utf-8"))
+        return _Source(str(path), yaml.compose(masked_text, Loader=yaml.SafeLoader), text, "", masked)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    src = _Source(str(path), node, text, "", masked)
-    keys = tuple(key.split("."))
-    return src.where(keys) if keys in src.lines else None
 
 
 def field_docs(cls: type = Config, prefix: str = "") -> list[tuple[str, Any, str]]:

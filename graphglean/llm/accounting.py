@@ -47,3 +47,26 @@ class CallAccount:
         p50, p95, p99 = self.percentiles(50, 95, 99)
         out.update(latency_p50_s=round(p50, 4), latency_p95_s=round(p95, 4), latency_p99_s=round(p99, 4))
         return out
+
+
+class Accounts:
+    """Bumps the client's own account and the caller's (a pass's) together."""
+
+    def __init__(self, *accounts: CallAccount | None) -> None:
+        self._accounts = [a for a in accounts if a is not None]
+
+    def include(self, accounts: Any) -> bool:
+        """Whether any of ``accounts`` (a pass's, or its parts') is one of these."""
+        return any(a is b for a in self._accounts[1:] for b in accounts)
+
+    def bump(self, **counts: int) -> None:
+        for name, n in counts.items():
+            self.add(name, n)
+
+    def add(self, name: str, n: int = 1) -> None:
+        for a in self._accounts:
+            setattr(a, name, getattr(a, name) + n)
+
+    def latency(self, seconds: float) -> None:
+        for a in self._accounts:
+            a.latencies.append(seconds)

@@ -13,14 +13,16 @@ import httpx
 import trio
 
 from ..core.config import LLMConfig, OutputConfig
-from ..core.errors import LLMCapabilityError, LLMRequestError
-from .accounting import CallAccount
+from ..core.errors import LLMCapabilityError, LLMRequestError, LLMUnreachableError
+from .accounting import Accounts as _Accounts, CallAccount
 from .batch.waves import Waves
 from .cache import ResponseCache
-from .endpoint import FIRST_CONTACT_WAIT_S, Endpoint, Failure
+from .contact import FIRST_CONTACT_WAIT_S
+from .endpoint import Endpoint, Failure
+from .http.watch import AttemptWatch
 from .limits import RateLimiter
 from .records import (ChatRequest, ChatResult, EmbeddingResult, Usage, canonical_json, parse_chat_body,
-                      parse_embeddings_body)
+                      parse_embeddings_body, replayable, timed as _timed)
 from .server.in_flight import AdaptiveConcurrency
 from .server.profile import ServerProfile
 from .streaming import refused_streaming, streamed_body
@@ -49,6 +51,9 @@ class ChatClient(Endpoint):
         self.limiter = limiter or RateLimiter(cfg.requests_per_minute, cfg.tokens_per_minute)
         self.retry = retry or RetryPolicy(max_retries=cfg.max_retries, deadline_s=cfg.retry_deadline_s or None)
         self.concurrency = AdaptiveConcurrency(cfg.max_concurrency)
+        self.concurrency.on_rate_limit = self._rate_limit_found
+        if isinstance(self.limiter, RateLimiter):  # (Ray's leased one says nothing of waits)
+            self.limiter.tell = self.say
         self.server = ServerProfile(cfg, self.concurrency)
         self.account = CallAccount()  # everything this client did, whichever pass asked
         self._count_tokens = self.count_tokens = count_tokens or (lambda text: len(text) // 4 + 1)
@@ -152,7 +157,7 @@ class ChatClient(Endpoint):
         ``stream_options``) is asked again without, and is not asked with it again this run. The cache key is
         the unstreamed body's: a streamed answer is stored as the whole answer it reads back to."""
         server = self.server
-        await server.ask_once(self._http, self._headers())  # type: ignore[arg-type]
+        await server.ask_once(self.probe)  # (its first probe waits for the first contact; `_send` raises its error)
         while True:
             streamed = server.streams(req.max_tokens, req.extra, self.streams)
             payload, wire = streamed_body(body, content, "stream_options" not in server.refused) if streamed \
@@ -214,8 +219,14 @@ class ChatClient(Endpoint):
         return EmbeddingResult([v for v in vectors if v is not None], usage, cached=not missing)
 
     def on_held(self, tell: Callable[[str], None]) -> None:
-        """``tell`` hears, once, a line saying that the server's slots hold the run below llm.max_concurrency."""
-        self.server.rule.tell = tell
+        """``tell`` hears, once, a line saying that the server's slots hold the run below llm.max_concurrency; and
+        the lines of a first contact that waits, and of long waits for a rate limit (else they are warnings)."""
+        self.server.rule.tell = self.told = tell
+
+    def _rate_limit_found(self, why: str) -> None:
+        line = self.limiter.found_rate_limit(why) if isinstance(self.limiter, RateLimiter) else ""
+        if line and self.told is not None:
+            self.told(line)
 
     def streaming(self, accounts: list[CallAccount]) -> tuple[int, int, float]:
         """(answers streaming now, their tokens so far, tokens a second) of the calls counted in ``accounts``."""
@@ -264,11 +275,13 @@ class ChatClient(Endpoint):
         on with it keeps its slot until that work should be done (`ServerProfile.drain_s`): a retry does not
         queue behind the answer it abandoned."""
         assert self._http is not None, "use the client inside 'async with'"
+        if not self.reached:
+            await self._reach(accounts)
         url, headers = self.url(path, model), self._headers()
         budget = RetryBudget(self.retry, trio.current_time())
         failures: list[Failure] = []
         previous_sent = None
-        slots = self.concurrency.limiter
+        slots, flying = self.concurrency.limiter, self.concurrency.flying
         server = self.server
         prompt = (len(content) if content is not None else 4000) // 4
         on_first = server.first_token if streamed else None
@@ -282,6 +295,7 @@ class ChatClient(Endpoint):
             try:
                 t0 = trio.current_time()
                 accounts.add("requests")
+                flying.add(watch)
                 outcome = await self._attempt(url, payload, headers, content, watch, streamed)
                 latency = trio.current_time() - t0
                 if not isinstance(outcome, Failure):
@@ -294,8 +308,9 @@ class ChatClient(Endpoint):
                         if keep is not None:
                             with trio.CancelScope(shield=True):
                                 await keep(written, parsed)
-                        self.concurrency.on_success()
                         self.limiter.on_success()
+                        self.concurrency.answered(watch)
+                        self.concurrency.on_success()
                         accounts.add("calls")
                         accounts.latency(latency)
                         return parsed, latency, len(failures) + 1
@@ -316,11 +331,12 @@ class ChatClient(Endpoint):
                 raise
             finally:
                 slots.release()
+                flying.discard(watch)
             failures.append(failure)
             if failure.unreachable and (dead := self.dead_on_arrival(failures)) is not None:
                 accounts.bump(failures=1)
                 raise dead
-            limited = failure.status == 429 and self._rate_limited(failure, t0, previous_sent, budget, accounts,
+            limited = failure.status == 429 and self._rate_limited(failure, watch, previous_sent, budget, accounts,
                                                                    in_flight)
             budget.spend(limited)
             previous_sent = t0
@@ -333,64 +349,50 @@ class ChatClient(Endpoint):
             accounts.bump(retries=1)
             await trio.sleep(wait)
 
+    async def _reach(self, accounts: "_Accounts") -> None:
+        """The client's first contact (`Endpoint.contact`); an endpoint not there fails the request."""
+        try:
+            await self.contact()
+        except LLMUnreachableError:
+            accounts.bump(failures=1)
+            raise
+
     async def _take_turn(self, estimate: int) -> None:
         """A turn of the rate limits, then a request slot (``self.concurrency.limiter``, released by the caller).
         What is free now is taken without yielding, the request that follows being the checkpoint: two trips
         through trio's scheduler per call saved. A limiter without ``acquire_nowait``, or whose
-        ``acquire_nowait`` says no (the runtime's leased one, with a configured limit), is awaited."""
+        ``acquire_nowait`` says no (the runtime's leased one, with a configured limit), is awaited. A rate
+        learned while the slots were full is a turn to take again (else all that waited went at once)."""
         acquire_nowait = getattr(self.limiter, "acquire_nowait", None)
         if acquire_nowait is None or not acquire_nowait(estimate):
             await self.limiter.acquire(estimate)
         try:
             self.concurrency.limiter.acquire_nowait()
         except trio.WouldBlock:
+            learned = getattr(self.limiter, "learned", None)
             await self.concurrency.limiter.acquire()
+            if learned is None and getattr(self.limiter, "learned", None) is not None:
+                try:
+                    await self.limiter.acquire(estimate)
+                except BaseException:
+                    self.concurrency.limiter.release()
+                    raise
 
-    def _rate_limited(self, failure: Failure, sent_at: float, previous_sent: float | None, budget: RetryBudget,
+    def _rate_limited(self, failure: Failure, watch: AttemptWatch, previous_sent: float | None, budget: RetryBudget,
                       accounts: "_Accounts", in_flight: int) -> bool:
-        """Slow the whole client down after a 429; True when it was this request's turn being kept waiting (other
-        requests were answered since its previous attempt) rather than a fault."""
+        """Slow the whole client down after a 429 (of ``watch``'s attempt); True when it was this request's turn
+        being kept waiting (other requests were answered since its previous attempt) rather than a fault."""
         accounts.bump(rate_limited=1)
-        self.concurrency.back_off(sent_at, "a 429", in_flight)
-        self.limiter.on_rate_limited(sent_at, failure.retry_after)
-        self.limiter.pause(failure.retry_after if failure.retry_after is not None else budget.next_wait(None))
-        return self.limiter.answered_since(sent_at if previous_sent is None else previous_sent)
-
-def replayable(req: ChatRequest, result: ChatResult) -> bool:
-    """Whether an answer may be stored and replayed on a later run: complete, neither filtered, refused nor
-    empty, and valid for what its pass asked (``req.valid``). Anything else is asked again next time."""
-    # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
-    if (result.truncated and req.max_tokens != 1) or result.filtered or result.refusal or not result.text.strip():
-        return False
-    try:
-        return req.valid is None or bool(req.valid(result.text))
-    except Exception:  # a predicate that cannot read the answer does not vouch for it
-        return False
-
-
-def _timed(r: ChatResult, latency_s: float, attempts: int, cached: bool = False) -> ChatResult:
-    """``attrs.evolve(r, latency_s=..., attempts=..., cached=...)`` at a third of its cost (once a call)."""
-    return ChatResult(r.text, r.finish_reason, r.usage, latency_s, r.raw, cached, attempts, r.refusal)
-
-
-class _Accounts:
-    """Bumps the client's own account and the caller's (a pass's) together."""
-
-    def __init__(self, *accounts: CallAccount | None) -> None:
-        self._accounts = [a for a in accounts if a is not None]
-
-    def include(self, accounts: Any) -> bool:
-        """Whether any of ``accounts`` (a pass's, or its parts') is one of these."""
-        return any(a is b for a in self._accounts[1:] for b in accounts)
-
-    def bump(self, **counts: int) -> None:
-        for name, n in counts.items():
-            self.add(name, n)
-
-    def add(self, name: str, n: int = 1) -> None:
-        for a in self._accounts:
-            setattr(a, name, getattr(a, name) + n)
-
-    def latency(self, seconds: float) -> None:
-        for a in self._accounts:
-            a.latencies.append(seconds)
+        sent_at, after, limiter = watch.sent_at, failure.retry_after, self.limiter
+        own = isinstance(limiter, RateLimiter)  # (Ray's leased one: a worker's, with a local one inside)
+        said = getattr(limiter if own else getattr(limiter, "local", None), "stated", False)
+        self.concurrency.back_off(sent_at, "a 429", in_flight, watch, said, after is not None)
+        why = "the endpoint's rate limit (HTTP 429" + (f", Retry-After {after:g} s)" if after is not None else ")")
+        wait = after if after is not None else budget.next_wait(None)
+        if not self.concurrency.at_once:
+            limiter.on_rate_limited(sent_at, after)
+        if own:
+            limiter.pause(wait, why)
+        else:
+            limiter.pause(wait)
+        return limiter.answered_since(sent_at if previous_sent is None else previous_sent)

@@ -4,7 +4,7 @@ a `Failure` to retry, or a refusal raised as final."""
 
 from __future__ import annotations
 
-import socket
+import warnings
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -14,6 +14,7 @@ import trio
 from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
+from .contact import FIRST_CONTACT_TRIES, Contact, make_contact, probe_s, unreachable_because, unreachable_error
 from .credentials import body_secrets, endpoint_secrets, redact, remember, without_credentials
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
@@ -21,6 +22,7 @@ from .http.watch import AttemptWatch
 from .records import canonical_json
 from .refusals import read_error_body, refusal, server_refusal
 from .retry import is_retryable_status, parse_retry_after
+from .server.profile import is_hosted
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 USER_AGENT = "graphglean"
@@ -44,32 +46,6 @@ def endpoint_url(cfg: LLMConfig, path: str, model: str | None = None) -> str:
             deployment = azure.deployment or model or cfg.model
         return below(cfg.base_url, f"openai/deployments/{deployment}/{path}", f"api-version={azure.api_version}")
     return below(cfg.base_url or OPENAI_BASE_URL, path)
-
-
-FIRST_CONTACT_TRIES = 2  # connections refused before any answer came, then the run stops (llm.base_url)
-FIRST_CONTACT_WAIT_S = 0.3  # between those tries (a server that is just starting, a port just freed)
-
-
-def unreachable_because(error: BaseException) -> str:
-    """``refused``, ``unresolved`` or ``no resolver`` when the system's own error under ``error`` says so
-    (trio's connection attempts come as a group), else ""."""
-    seen: list[BaseException] = []
-    todo = [error]
-    while todo:
-        e = todo.pop()
-        if any(e is s for s in seen):
-            continue
-        seen.append(e)
-        if isinstance(e, ConnectionRefusedError):
-            return "refused"
-        if isinstance(e, socket.gaierror):  # no such name; or no answer from the resolver (asked twice)
-            return "unresolved" if e.errno in _NO_SUCH_NAME else "no resolver"
-        todo += [c for c in (e.__cause__, e.__context__) if c is not None]
-        todo += list(getattr(e, "exceptions", ()))
-    return ""
-
-
-_NO_SUCH_NAME = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
 
 
 @attrs.frozen
@@ -105,6 +81,10 @@ class Endpoint:
         # an answer (any) came from the endpoint, to this client or to the run (`first_contact`): a connection
         # refused now is a passing fault, retried as usual
         self.reached = False
+        self.contact_state = Contact()
+        self.probed: dict[str, httpx.Response | None] = {}  # the server's routes asked (`probe`), their answers
+        self.told: Callable[[str], None] | None = None  # where `say` puts its lines (else: a warning)
+        self._contacts = not is_hosted(cfg)  # hosted endpoints need no first contact of their own
 
     def open(self) -> None:
         """Make the HTTP client (our pool, unless ``llm.http_transport`` is httpx or a transport was given)."""
@@ -161,6 +141,62 @@ class Endpoint:
     def redact(self, text: str) -> str:
         return redact(text)
 
+    def shown_url(self) -> str:
+        return self.redact(self.cfg.base_url.rstrip("/")) or f"(empty: {OPENAI_BASE_URL})"
+
+    def say(self, line: str) -> None:
+        """A line for the person running (the run's notes, `told`; else a warning)."""
+        if self.told is not None:
+            self.told(self.redact(line))
+        else:
+            warnings.warn(self.redact(line), stacklevel=2)
+
+    def connected(self) -> bool | None:
+        """Whether a connection to the endpoint was made (None: the transport does not say)."""
+        return self._direct.connected() if isinstance(self._direct, PooledTransport) else None
+
+    async def contact(self) -> None:
+        """The client's first contact with its endpoint (`contact.make_contact`), waited for by its first requests;
+        nothing once it answered (or, hosted, ever)."""
+        if not (self.reached or not self._contacts or self.contact_state.done):
+            await make_contact(self)
+
+    async def contacted(self) -> bool:
+        """`contact`, for a request that fails quietly: False where the endpoint is not there."""
+        try:
+            await self.contact()
+        except LLMUnreachableError:
+            return False
+        return True
+
+    async def http_get(self, url: str) -> httpx.Response:
+        assert self._http is not None, "use the client inside 'async with'"
+        return await self._http.get(url, headers=self._headers())
+
+    async def probe(self, url: str, as_json: bool = True) -> Any:
+        """A GET of one of the server's own routes (``/v1/models``, ``/props``, ``/slots``, ``/metrics``), asked
+        once a client: the JSON (``as_json``; else the text) of a 200, else None. A route that answers nothing
+        within `contact.PROBE_S` (at most ``llm.timeout_s``) is one the server does not have; an endpoint not there
+        (the first contact's error) has none (its requests raise the error)."""
+        if not await self.contacted():
+            return None
+        if url not in self.probed:
+            answer = None
+            with trio.move_on_after(probe_s(self.cfg.timeout_s)):
+                try:
+                    answer = await self.http_get(url)
+                    self.reached = True
+                except httpx.HTTPError:
+                    pass
+            self.probed[url] = answer
+        answer = self.probed[url]
+        if answer is None or answer.status_code != 200:
+            return None
+        try:
+            return answer.json() if as_json else answer.text
+        except ValueError:
+            return None
+
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
         Returns the JSON answer of a 200, or None on any failure."""
@@ -170,6 +206,8 @@ class Endpoint:
         """`post_json`'s status and JSON answer (None unless a 200 in JSON); the status is None when no answer
         came (the connection failed, or ``llm.timeout_s`` passed)."""
         assert self._http is not None, "use the client inside 'async with'"
+        if not await self.contacted():
+            return None, None
         with trio.move_on_after(self.cfg.timeout_s):  # our pool does not apply httpx's timeouts
             try:
                 resp = await self._http.post(url, json=body, headers=self._headers())
@@ -183,17 +221,8 @@ class Endpoint:
         return None, None
 
     async def get_json(self, url: str) -> Any:
-        """One plain GET (no retries), e.g. of a server's ``/models``, given at most ``llm.timeout_s``: the JSON
-        answer of a 200, or None on any failure."""
-        assert self._http is not None, "use the client inside 'async with'"
-        with trio.move_on_after(self.cfg.timeout_s):
-            try:
-                resp = await self._http.get(url, headers=self._headers())
-                self.reached = True
-                return resp.json() if resp.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
-                return None
-        return None
+        """`probe`: the JSON of a 200 of one of the server's routes (its ``/models``), or None."""
+        return await self.probe(url)
 
     def watch(self, on_first: Callable[[AttemptWatch], None] | None = None) -> AttemptWatch:
         """The clock of one attempt, with the configured timeouts."""
@@ -312,38 +341,16 @@ class Endpoint:
         last = failures[-1]
         if self.reached or not (last.unreachable == "unresolved" or len(failures) >= FIRST_CONTACT_TRIES):
             return None
-        url = self.redact(self.cfg.base_url.rstrip("/")) or f"(empty: {OPENAI_BASE_URL})"
-        host = httpx.URL(self.url("models")).host
-        why = {"unresolved": f"the name {host} does not resolve (no such host)",
-               "no resolver": f"the name {host} could not be resolved (no answer from the resolver)",
-               }.get(last.unreachable, f"connection refused {len(failures)} times: nothing listens there")
-        error = LLMUnreachableError(f"llm.base_url: {url}: {why}; start the server, or set llm.base_url "
-                                    "(GRAPHGLEAN_BASE_URL) to where it listens", None, "")
-        error.key = "llm.base_url"  # type: ignore[attr-defined]
-        return error
+        return unreachable_error(self.shown_url(), httpx.URL(self.url("models")).host, last.unreachable,
+                                 len(failures))
 
     async def first_contact(self) -> None:
         """The run's first contact with the endpoint, made once before its work goes to clients of their own
-        (Ray's tasks, whose clients are made ``contacted``): a GET of the models route, tried as a first call
-        is (`dead_on_arrival`: one line for a dead endpoint). Any answer at all, a 404 too, finds it; a time
-        out or a broken answer says nothing, and the calls retry as usual."""
+        (Ray's tasks, whose clients are made ``contacted``): `contact`, a hosted endpoint's too (a GET of its
+        models route)."""
         assert self._http is not None, "open() first"
-        failures: list[Failure] = []
-        while True:
-            with trio.move_on_after(self.cfg.timeout_s):
-                try:
-                    await self._http.get(self.url("models"), headers=self._headers())
-                    self.reached = True
-                    return
-                except (httpx.ConnectError, httpx.UnsupportedProtocol) as e:
-                    failures.append(Failure("cannot connect", connection=True, unreachable=unreachable_because(e)))
-                except httpx.HTTPError:
-                    return
-            if not failures or not failures[-1].unreachable:
-                return
-            if (dead := self.dead_on_arrival(failures)) is not None:
-                raise dead
-            await trio.sleep(FIRST_CONTACT_WAIT_S)
+        if not self.reached:
+            await make_contact(self, explicit=True)
 
     def _give_up(self, failures: list[Failure], url: str) -> LLMError:
         last = failures[-1]

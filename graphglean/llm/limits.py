@@ -1,9 +1,11 @@
 """Client-side rate limits: requests and tokens per minute as token buckets, and the rate learned from 429s.
 
 A 429 pauses every request of the client until the server's Retry-After has passed and teaches (or lowers) a
-request rate (the requests allowed in flight are `server.in_flight`'s); the rate comes back within seconds
-once answers flow again. So a burst of 429s slows the whole client down instead of turning into a retry storm,
-and one stray 429 costs seconds, not the rest of the run.
+request rate: the one the server's ``x-ratelimit-*-requests`` headers state where it sends them (`stated_rate`),
+else what was being sent, capped by one request per Retry-After (the requests allowed in flight are
+`server.in_flight`'s); the rate comes back within seconds once answers flow again. So a burst of 429s slows the
+whole client down instead of turning into a retry storm, and one stray 429 costs seconds, not the rest of the
+run. A wait of more than `RateLimiter.LONG_WAIT_S` for a limit is said in one line (``tell``): why, how long.
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ class RateLimiter:
 
     SENT_WINDOW_S = 10.0
     ANSWERED_WINDOW_S = 60.0
+    LONG_WAIT_S = 10.0  # a wait longer than this is said, in one line (`tell`), with why and how long
 
     def __init__(self, requests_per_minute: int = 0, tokens_per_minute: int = 0,
                  clock: Callable[[], float] | None = None) -> None:
@@ -158,6 +161,12 @@ class RateLimiter:
         self._resume_at = 0.0
         self._lock = trio.Lock()  # FIFO: waiters are served in the order they arrived
         self._changed = trio.Event()  # wakes the waiter at the head early when a 429 gives a token back
+        self.configured = (requests_per_minute, tokens_per_minute)
+        self.stated = False  # the endpoint's answers carry rate-limit headers (its 429s are a rate limit's)
+        self.tell: Callable[[str], None] | None = None  # hears of long waits
+        self._headers: Mapping[str, str] = {}  # the last answer's (a 429's too)
+        self._retry_after: float | None = None  # the last 429's
+        self._told_until = -math.inf  # the end of the last wait said
 
     @property
     def limits_tokens(self) -> bool:
@@ -199,9 +208,30 @@ class RateLimiter:
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
             while (wait := self._wait(estimated_tokens)) > 0:
+                if wait > self.LONG_WAIT_S:
+                    self._tell_wait(wait, self._why(estimated_tokens))
                 with trio.move_on_after(wait):
                     await self._changed.wait()
             self._take(estimated_tokens)
+
+    def _why(self, estimated_tokens: int) -> str:
+        """What holds a request back longest (a long wait's reason)."""
+        rpm, tpm = self.configured
+        reasons = [(self._resume_at - self._clock(), "the endpoint's rate limit (it said to wait)")]
+        for bucket, amount, why in ((self.requests, 1, f"llm.requests_per_minute ({rpm})"),
+                                    (self.tokens, estimated_tokens, f"llm.tokens_per_minute ({tpm})")):
+            if bucket is not None:
+                reasons.append((bucket.wait_time(amount), why))
+        if self.learned is not None:
+            reasons.append((self.learned.bucket.wait_time(1), "the request rate learned from the endpoint's 429s "
+                            f"(about {60 * self.learned.ceiling:.3g} a minute; llm.requests_per_minute sets it)"))
+        return max(reasons)[1]
+
+    def _tell_wait(self, wait: float, why: str) -> None:
+        now = self._clock()
+        if self.tell is not None and now >= self._told_until:
+            self._told_until = now + wait
+            self.tell(f"llm: requests wait {wait:.0f} s for {why}")
 
     def on_success(self) -> None:
         now = self.last_answer_at = self._clock()
@@ -219,6 +249,7 @@ class RateLimiter:
         through at all there is nothing to learn: the pause and the backoff do the waiting."""
         now = self._clock()
         sent_at = now if sent_at is None else sent_at
+        self._retry_after = retry_after
         _forget_before(self._answered, now - self.ANSWERED_WINDOW_S)
         if sent_at < self._last_cut or not self._answered:
             return
@@ -232,9 +263,25 @@ class RateLimiter:
         self._changed.set()
         self._changed = trio.Event()
 
+    def found_rate_limit(self, why: str) -> str:
+        """The endpoint's 429s are found to be a rate limit's (``why``, `server.in_flight`): where their rate was
+        not learned (they came before any answer), it is now, from what was being sent and the last Retry-After.
+        The line that says so."""
+        now = self._clock()
+        if self.learned is None and self._answered:
+            got_through = len(self._answered) / self.ANSWERED_WINDOW_S
+            self.learned = LearnedRate(max(self._estimate(now, self._retry_after, got_through), got_through),
+                                       self._clock)
+        rate = f" (about {60 * self.learned.ceiling:.3g} a minute so far)" if self.learned is not None else ""
+        return (f"llm: the endpoint limits its request rate ({why}): the rate is learned from its 429s{rate}; "
+                "llm.requests_per_minute sets it")
+
     def _estimate(self, now: float, retry_after: float | None, fallback: float) -> float:
-        """Requests per second the server seems to take: no more than was being sent, nor than one per
-        Retry-After (a token bucket's wait for its next token)."""
+        """Requests per second the server takes: what its rate-limit headers state (`stated_rate`), else what it
+        seems to take: no more than was being sent, nor than one per Retry-After (a token bucket's wait for its
+        next token)."""
+        if (stated := stated_rate(self._headers)) is not None:
+            return stated
         _forget_before(self._sent, now - self.SENT_WINDOW_S)
         bounds = []
         if len(self._sent) >= 3 and now > self._sent[0]:
@@ -251,16 +298,22 @@ class RateLimiter:
             else:
                 self.tokens.take(actual_tokens - estimated_tokens)
 
-    def pause(self, seconds: float) -> None:
-        """Hold every request for ``seconds`` (a 429 or an exhausted ``x-ratelimit-remaining-*``)."""
+    def pause(self, seconds: float, why: str = "") -> None:
+        """Hold every request for ``seconds`` (a 429 or an exhausted ``x-ratelimit-remaining-*``: ``why``, said
+        when the wait is long)."""
         self._resume_at = max(self._resume_at, self._clock() + seconds)
         for bucket in (self.requests, self.tokens):
             if bucket is not None:
                 bucket.drain()
+        if seconds > self.LONG_WAIT_S and why:
+            self._tell_wait(seconds, why)
 
     def observe_headers(self, headers: Mapping[str, str]) -> None:
         """Pause on an exhausted ``x-ratelimit-remaining-*`` until its reset, unless the server says its limit
         is 0: that is a server (or proxy) with no limit, reporting zeros."""
+        self._headers = headers
+        if not self.stated:
+            self.stated = states_rate(headers)
         for remaining_name, limit_name, reset_name in _QUOTA_HEADERS:
             remaining = _number(headers.get(remaining_name))
             if remaining is None or not remaining <= 0:  # (not "> 0": a NaN is no exhausted quota)
@@ -268,9 +321,31 @@ class RateLimiter:
             limit = _number(headers.get(limit_name))
             if limit is None or limit > 0:
                 reset = parse_duration(headers.get(reset_name, "") or "")
-                self.pause(reset if reset is not None else 1.0)
+                self.pause(reset if reset is not None else 1.0, f"the endpoint's rate limit ({remaining_name} 0, "
+                           f"{reset_name} {headers.get(reset_name, '')})")
 
 
+def stated_rate(headers: Mapping[str, str]) -> float | None:
+    """Requests a second the ``x-ratelimit-*-requests`` headers state: what was used of the limit, over the time
+    the server says it takes to give it all back (OpenAI's bucket refills continuously); None without them."""
+    limit, remaining = _number(headers.get("x-ratelimit-limit-requests")), _number(headers.get(_REMAINING))
+    reset = parse_duration(headers.get("x-ratelimit-reset-requests") or "")
+    if limit is None or remaining is None or not reset or not 0 <= remaining < limit:
+        return None
+    return (limit - remaining) / reset
+
+
+def states_rate(headers: Mapping[str, str]) -> bool:
+    """Whether an answer's headers state a rate limit (``x-ratelimit-limit-*`` or ``-remaining-*`` of requests or
+    tokens; a limit of 0 is a server saying it has none)."""
+    for remaining_name, limit_name, _ in _QUOTA_HEADERS:
+        limit = _number(headers.get(limit_name))
+        if (limit or _number(headers.get(remaining_name)) is not None) and limit != 0:
+            return True
+    return False
+
+
+_REMAINING = "x-ratelimit-remaining-requests"
 _QUOTA_HEADERS = tuple((f"x-ratelimit-remaining-{kind}", f"x-ratelimit-limit-{kind}", f"x-ratelimit-reset-{kind}")
                        for kind in ("requests", "tokens"))
 

@@ -175,3 +175,20 @@ def parse_embeddings_body(body: Any) -> tuple[list[list[float]], Usage]:
     except (KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"not an embeddings answer ({type(e).__name__})") from None
     return [d["embedding"] for d in data], usage
+
+
+def replayable(req: ChatRequest, result: ChatResult) -> bool:
+    """Whether an answer may be stored and replayed on a later run: complete, neither filtered, refused nor
+    empty, and valid for what its pass asked (``req.valid``). Anything else is asked again next time."""
+    # a YES/NO check asked with max_tokens=1 is complete even when the server says "length"
+    if (result.truncated and req.max_tokens != 1) or result.filtered or result.refusal or not result.text.strip():
+        return False
+    try:
+        return req.valid is None or bool(req.valid(result.text))
+    except Exception:  # a predicate that cannot read the answer does not vouch for it
+        return False
+
+
+def timed(r: ChatResult, latency_s: float, attempts: int, cached: bool = False) -> ChatResult:
+    """``attrs.evolve(r, latency_s=..., attempts=..., cached=...)`` at a third of its cost (once a call)."""
+    return ChatResult(r.text, r.finish_reason, r.usage, latency_s, r.raw, cached, attempts, r.refusal)

@@ -22,7 +22,7 @@ from .context import PassFn, PassOutcome, RunContext
 from .runstore import FILENAME as RUN_STORE
 from .steps import enrich_pass, enrich_without_messages, episodic_pass, graph_llm_pass, graph_nlp_pass, summary_pass
 
-HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or llm.base_url (GRAPHGLEAN_BASE_URL) for a local OpenAI-compatible server"
+HOW_TO_GET_AN_ENDPOINT = "set OPENAI_API_KEY, or set llm.base_url to an OpenAI-compatible server's URL"
 
 
 def llm_without_endpoint(cfg: Config) -> str | None:

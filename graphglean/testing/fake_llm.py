@@ -153,7 +153,7 @@ class FakeLLMServer:
         self._rpm = TokenBucket(self.rpm, clock) if self.rpm else None
         self._tpm = TokenBucket(self.tpm, clock) if self.tpm else None
         await nursery.start(self._timer.run)
-        addresses = await nursery.start(serve_plain_tcp, self._connection, self.port)
+        addresses = await nursery.start(serve_plain_tcp, self._connection, self.port, self.host or None)
         self.port = addresses[0][1]
 
     # -- HTTP/1.1 ------------------------------------------------------------------------------------

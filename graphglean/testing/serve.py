@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> None:
                                 description="A scriptable OpenAI-compatible server for tests and benchmarks.")
     p.add_argument("--port", type=int, default=0, help="0 = any free port; a fixed one (8000) lets a config, or "
                    "graphglean init, find the server there")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default %(default)s: this machine "
+                   "only; 0.0.0.0 for every interface: the server takes any key and keeps every request)")
     p.add_argument("--model", action="append", default=[], metavar="NAME",
                    help=f"a model GET /v1/models lists (repeat for more; default {DEFAULT_MODEL}); any name is "
                    "answered")
@@ -85,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     server = FakeLLMServer(responder, latency=args.latency, token_latency=args.token_latency, rpm=args.rpm,
                            tpm=args.tpm, hang_s=args.hang_s,
                            faults=FaultPlan(args.fault_rate, tuple(k for k in args.fault_kinds.split(",") if k),
-                                            seed=args.seed), port=args.port,
+                                            seed=args.seed), host=args.host, port=args.port,
                            batch_api=FakeBatchAPI(args.batch_delay, failed_lines=args.batch_failed_lines,
                                                   seed=args.seed), refuse_stream=args.refuse_stream,
                            local=LocalServer(slots=args.slots, tokens_per_s=args.tokens_per_s,

@@ -16,7 +16,7 @@ import attrs
 
 from .fields import (  # noqa: F401  (the schema's parts, read by the loader and the passes)
     NAME_OR_PATH, SCHEMA_MODES, Check, keys_shown, non_negative, positive, schema_shape, secret_shown, section,
-    setting, string_mapping, unit_interval, url_shown, window)
+    setting, string_mapping, unit_interval, url_problem, url_shown, window)
 
 
 @attrs.define
@@ -67,7 +67,7 @@ class LLMConfig:
     provider: Literal["openai", "azure"] = setting(
         "openai", "openai | azure (any OpenAI-compatible server is openai with a base_url)")
     base_url: str = setting("", "endpoint root, e.g. http://127.0.0.1:8000/v1; empty = the provider's default",
-                            shown=url_shown)
+                            lambda v: ((), problem) if (problem := url_problem(v)) else None, shown=url_shown)
     api_key: str = setting("", "API key; never logged, cached or written anywhere", shown=secret_shown)
     model: str = setting("gpt-4o-mini", "chat model name")
     embedding_model: str = setting("text-embedding-3-small", "embedding model name")
@@ -82,7 +82,8 @@ class LLMConfig:
                                       non_negative)
     timeout_s: float = setting(
         120.0, "the longest silence, in seconds: a streamed answer that sends no byte for this long is given up "
-        "(one whose tokens flow never is)", positive)
+        "(one whose tokens flow never is); a server that answers nothing this long at first contact stops the run",
+        positive)
     first_token_timeout_s: float = setting(
         600.0, "how long a request may wait for its first token (the server's queue and prompt); also the whole "
         "time of an answer that is not streamed", positive)

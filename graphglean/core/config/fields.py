@@ -4,6 +4,7 @@ how a repr shows it), `section`, the value checks, and the check of a ``graph.sc
 from __future__ import annotations
 
 import re
+import urllib.parse
 from typing import Any, Callable
 
 import attrs
@@ -33,8 +34,19 @@ def secret_shown(value: Any) -> str:
 
 def url_shown(url: str) -> str:
     """A URL as a repr shows it: its user info and query (where credentials go) out."""
-    url = re.sub(r"(?<=//)[^/@\s]*@", "[redacted]@", url)
+    url = re.sub(r"^([^/@\s]*//)?[^/@\s]*@", r"\1[redacted]@", url)  # with or without a scheme
     return repr(url.split("?", 1)[0] + ("?[redacted]" if "?" in url else ""))
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is no endpoint root, ``http(s)://HOST[:PORT]/...`` (credentials left out); None: it is one, or empty."""
+    try:  # (a port that is no number, or out of range, is a ValueError)
+        fine = (parts := urllib.parse.urlsplit(url)).scheme in ("http", "https") and bool(parts.hostname) and (
+            parts.port == parts.port and not re.search(r"\s", url))
+    except ValueError:
+        fine = False
+    hint = "" if "://" in url else " (no http:// before the host)"
+    return None if fine or not url else f"not a URL: {url_shown(url)[1:-1]}{hint}; expected http(s)://HOST[:PORT]/v1"
 
 
 def keys_shown(body: dict) -> str:

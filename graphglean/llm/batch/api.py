@@ -18,7 +18,8 @@ import httpx
 import trio
 
 from ...core.errors import LLMModelError
-from ..endpoint import FIRST_CONTACT_WAIT_S, USER_AGENT, Endpoint, Failure, below, unreachable_because
+from ..contact import FIRST_CONTACT_WAIT_S, unreachable_because
+from ..endpoint import USER_AGENT, Endpoint, Failure, below
 from ..refusals import read_error_body, refusal
 from ..retry import RetryBudget, RetryPolicy, is_retryable_status, parse_retry_after
 

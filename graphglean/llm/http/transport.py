@@ -129,6 +129,10 @@ class PooledTransport(httpx.AsyncBaseTransport):
         self._reached: dict[Origin, tuple[int, Any]] = {}  # origin -> (family, address) a connection reached
         self._finding: dict[Origin, trio.Event] = {}  # origins being connected to by name
 
+    def connected(self) -> bool:
+        """Whether a connection was ever made (to any origin)."""
+        return bool(self._reached)
+
     async def _connect(self, origin: Origin) -> _Connection:
         scheme, host, port = origin
         try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import trio
 
 from ...core.config import LLMConfig
@@ -16,7 +15,7 @@ from ...core.errors import LLMError
 from ..http.watch import AttemptWatch, WaitingLine
 from .in_flight import AdaptiveConcurrency
 from .measures import ServerMeasures
-from .reports import read_report
+from .reports import Get, read_report
 from .rule import ConcurrencyRule
 
 #: requests to which the YES/NO checks and other tiny answers belong: not worth a stream
@@ -69,14 +68,15 @@ class ServerProfile:
         if error is not None:
             self.errors.setdefault(what, error)
 
-    async def ask_once(self, http: httpx.AsyncClient, headers: dict[str, str]) -> None:
-        """Read the server's report of its slots, once, before the first chat call (others wait for it)."""
+    async def ask_once(self, get: Get) -> None:
+        """Read the server's report of its slots, once, before the first chat call (others wait for it); ``get``:
+        the client's `Endpoint.probe`."""
         if self._asked:
             return
         async with self._asking:
             if self._asked:
                 return
-            report = await read_report(http, self.cfg.base_url, headers, self.cfg.connect_timeout_s)
+            report = await read_report(get, self.cfg.base_url)
             self._asked = True
             if report is not None and report.slots is not None:
                 self.rule.fix(report.slots, report.source)

@@ -11,11 +11,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import attrs
-import httpx
-import trio
 
 _METRIC = re.compile(r"^(vllm:num_requests_running|vllm:num_requests_waiting|llamacpp:requests_processing"
                      r"|llamacpp:requests_deferred)(?:\{[^}]*\})?\s+([0-9.eE+-]+)", re.M)
@@ -34,24 +32,26 @@ def server_root(base_url: str) -> str:
     return base[:-3] if base.endswith("/v1") else base
 
 
-async def read_report(http: httpx.AsyncClient, base_url: str, headers: dict[str, str],
-                      timeout_s: float) -> SlotReport | None:
-    """The server's own word on its slots (llama.cpp's /props, else /slots, else a /metrics), or None."""
+Get = Callable[..., Awaitable[Any]]  # a GET of a URL: its JSON (``as_json=False``: its text), or None
+
+
+async def read_report(get: Get, base_url: str) -> SlotReport | None:
+    """The server's own word on its slots (llama.cpp's /props, else /slots, else a /metrics), or None. ``get``
+    asks each route once a client, and takes one that answers nothing within a few seconds as none
+    (`Endpoint.probe`)."""
     root = server_root(base_url)
-    with trio.move_on_after(timeout_s):
-        props = await _get(http, root + "/props", headers)
-        if isinstance(props, dict) and type(props.get("total_slots")) is int and props["total_slots"] > 0:
-            return SlotReport(props["total_slots"], "reported by the server's /props (total_slots)")
-        slots = await _get(http, root + "/slots", headers)
-        if isinstance(slots, list) and slots and all(isinstance(s, dict) for s in slots):
-            return SlotReport(len(slots), "reported by the server's /slots")
-        return await read_metrics(http, root, headers)
-    return None
+    props = await get(root + "/props")
+    if isinstance(props, dict) and type(props.get("total_slots")) is int and props["total_slots"] > 0:
+        return SlotReport(props["total_slots"], "reported by the server's /props (total_slots)")
+    slots = await get(root + "/slots")
+    if isinstance(slots, list) and slots and all(isinstance(s, dict) for s in slots):
+        return SlotReport(len(slots), "reported by the server's /slots")
+    return await read_metrics(get, root)
 
 
-async def read_metrics(http: httpx.AsyncClient, root: str, headers: dict[str, str]) -> SlotReport | None:
+async def read_metrics(get: Get, root: str) -> SlotReport | None:
     """Requests running and waiting from a Prometheus ``/metrics`` of vLLM or llama.cpp."""
-    text = await _get(http, root + "/metrics", headers, as_json=False)
+    text = await get(root + "/metrics", as_json=False)
     if not isinstance(text, str):
         return None
     found = {name: float(value) for name, value in _METRIC.findall(text)}
@@ -61,18 +61,3 @@ async def read_metrics(http: httpx.AsyncClient, root: str, headers: dict[str, st
         return None
     server = "vLLM" if "vllm:num_requests_running" in found else "llama.cpp"
     return SlotReport(None, f"{server} /metrics", int(running), int(waiting))
-
-
-async def _get(http: httpx.AsyncClient, url: str, headers: dict[str, str], as_json: bool = True) -> Any:
-    try:
-        resp = await http.get(url, headers=headers)
-    except httpx.HTTPError:
-        return None
-    if resp.status_code != 200:
-        return None
-    if not as_json:
-        return resp.text
-    try:
-        return resp.json()
-    except ValueError:
-        return None

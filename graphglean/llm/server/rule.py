@@ -13,7 +13,7 @@ The rule (never more than ``llm.max_concurrency``):
    once, or Little's law), counted again after each round of requests (as many as the limit): a round that
    all went at once, none waiting, makes them all S, a quarter more each round.
 4. Apart from these, 429s, 503s and timeouts halve the requests in flight for a few seconds, and 429s that
-   come again set a ceiling (`AdaptiveConcurrency`).
+   come again set a ceiling, unless they are found to be a rate limit's (`AdaptiveConcurrency`).
 """
 
 from __future__ import annotations
