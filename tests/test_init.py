@@ -84,6 +84,51 @@ async def test_openai_base_url_is_read_by_the_config_and_said(tmp_path, monkeypa
     assert load_config(tmp_path / "graphglean.yaml").llm.base_url == ""  # OpenAI's own
 
 
+async def test_the_service_at_openai_base_url_is_asked_for_its_models_with_the_key(tmp_path, monkeypatch):
+    key = "sk-service-0123456789"
+    models = ("whisper-1", "meta/llama-3.1-8b", "openai/gpt-4o-mini", "text-embedding-3-small", "dall-e-3")
+    async with FakeLLMServer(synthetic, models=models, api_key=key).running() as s:
+        url = f"http://localhost:{s.port}/v1/"  # the local name of a server the ports' probe finds too
+        done = await init_folder(tmp_path, ports=[s.port], environ={"OPENAI_API_KEY": key, "OPENAI_BASE_URL": url})
+        wrong = await init_folder(tmp_path / "b", ports=[closed_port()],
+                                  environ={"OPENAI_API_KEY": "sk-other-0123456789", "OPENAI_BASE_URL": url})
+    assert done.choice.kind == "openai" and done.choice.model == "openai/gpt-4o-mini"  # OpenAI's default, as listed
+    assert f"uses {url} with model openai/gpt-4o-mini" in done.lines[0] and "lists 5 models" in done.lines[0]
+    assert len(done.lines) == 2 and "also found" not in " ".join(done.lines)  # that server is not found twice
+    text = (tmp_path / "graphglean.yaml").read_text()
+    assert key not in text and "Also found" not in text
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    cfg = load_config(tmp_path / "graphglean.yaml")
+    assert cfg.llm.model == "openai/gpt-4o-mini" and cfg.llm.embedding_model == "text-embedding-3-small"
+    assert cfg.graph.resolve.embeddings is True
+    assert "refused the key in OPENAI_API_KEY (HTTP 401)" in wrong.lines[0] and wrong.choice.model == "gpt-4o-mini"
+
+
+@pytest.mark.parametrize("models, chat, embeds", [
+    (("Qwen/Qwen2.5-7B-Instruct",), "Qwen/Qwen2.5-7B-Instruct", False),
+    (("bge-m3", "tts-1", "mistral-small"), "mistral-small", True)])
+def test_a_service_listing_other_models_gets_its_first_chat_model(models, chat, embeds):
+    from graphglean.starter.probe import Found, Server
+
+    service = Server(443, "the service", models, url="https://llm.example.com/v1")
+    found = Found(True, (), (8000,), "https://llm.example.com/v1", service=service)
+    cfg = load_config_text(starter_yaml(found, choose(found)).replace("${OPENAI_BASE_URL:-}", service.url)
+                           .replace("${OPENAI_API_KEY}", "k"))
+    assert cfg.llm.model == chat and cfg.graph.resolve.embeddings is embeds
+    assert cfg.llm.base_url == "https://llm.example.com/v1"
+
+
+def test_same_server_names_one_server_in_its_forms():
+    from graphglean.starter.probe import same_server
+
+    assert same_server("http://localhost:8000/v1/", "http://127.0.0.1:8000/v1")
+    assert same_server("HTTPS://API.Example.com/v1", "https://api.example.com:443/v1")
+    assert not same_server("http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1")
+    assert not same_server("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v2")
+    assert not same_server("not a url", "not a url")
+
+
 async def test_a_server_asking_for_a_key_is_named_and_used_with_the_key_as_a_reference(tmp_path):
     async with FakeLLMServer(synthetic, models=("qwen2.5-7b",), api_key="server-key-0123").running() as s:
         locked = await init_folder(tmp_path / "a", ports=[s.port], environ={})
@@ -153,7 +198,10 @@ async def test_nothing_is_overwritten(tmp_path):
     done = await init_folder(tmp_path, ports=[closed_port()], environ={})
     assert (tmp_path / "graphglean.yaml").read_text() == "llm: {model: mine}\n"
     assert sorted(p.name for p in (tmp_path / "input").iterdir()) == ["notes.txt"]  # the sample is not mixed in
-    assert done.written == [] and any("exists: left as it is" in line for line in done.lines)
+    assert done.written == [] and done.lines[0] == (
+        f"{tmp_path / 'graphglean.yaml'} exists: left as it is (remove it and run graphglean init again for one "
+        "that uses what was found: the offline method)")
+    assert not any("the config uses" in line for line in done.lines)  # the kept config is not said to change
     again = await init_folder(tmp_path / "b", ports=[closed_port()], environ={})
     sample = tmp_path / "b" / "input" / "a_christmas_carol_stave1.txt"
     sample.write_text("edited")

@@ -3,23 +3,21 @@ run store in the output folder; then the report."""
 
 from __future__ import annotations
 
-import json
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from .. import __version__
-from ..core.atomic import write_text
 from ..core.config import Config
 from ..core.errors import leaves
 from ..core.tokens import Tokenizer
 from ..llm.batch.waves import Detached, Waves
 from ..llm.client import ChatClient
-from ..llm.credentials import redact_data
 from ..pipeline.context import PassOutcome, RunContext
 from ..pipeline.folder_lock import output_folder_lock
 from ..pipeline.plan import asks_the_llm, check_inputs, plan_passes, run_passes, writable_dir
-from ..pipeline.report import account_rows, accounts_kept, run_report, whole_run
+from ..pipeline.report import account_rows, accounts_kept, report_stopped, run_report, whole_run, write_report
 from ..pipeline.runstore import RunStore, now_iso
 from ..scheduling.scheduler import Progress, Scheduler
 from ..text.inputs import read_inputs
@@ -87,6 +85,8 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
         book.record_now(accounts(), wall_s)  # stopped or not, this invocation's calls count in the run's totals
         whole = whole_run(book.all(), book.id, accounts(), started, wall_s)
         store.close()
+        if (stopped := sys.exc_info()[1]) is not None:  # what the run did and paid so far, as a run's end says
+            report_stopped(out_dir, stopped, whole)
     if detached:  # the batches in flight are in the run store: the same command continues
         report = {"version": __version__, "detached": str(detached[0]), **whole, "passes": []}
     else:
@@ -97,5 +97,5 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
             notice(said)
     elif detach:
         notice("--detach: the run went to the end without submitting a batch: it asks no LLM (the offline graph)")
-    write_text(out_dir / "report.json", json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
+    write_report(out_dir, report)
     return report, outcomes

@@ -3,13 +3,19 @@ the whole run's totals (every invocation: resumed, ``--detach`` cycles) beside t
 
 from __future__ import annotations
 
+import json
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 import trio
 
 from .. import __version__
+from ..core.atomic import write_text
+from ..core.errors import GraphgleanError, leaves, primary
 from ..llm.accounting import CallAccount
+from ..llm.batch.waves import Detached
+from ..llm.credentials import redact_data
 from .runstore import Invocations, now_iso
 
 if TYPE_CHECKING:
@@ -185,6 +191,32 @@ def whole_run(invocations: list[dict[str, Any]], current: int | None, accounts: 
             "totals": {"invocations": len(runs), **calls_section(runs)},
             "invocation": {"started": started, "finished": finished, "wall_s": round(wall_s, 3),
                            **calls_section([accounts])}}
+
+
+def write_report(out_dir: Path, report: dict[str, Any]) -> None:
+    """report.json, with no credential in it."""
+    write_text(out_dir / "report.json", json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
+
+
+def report_stopped(out_dir: Path, error: BaseException, whole: dict[str, Any]) -> None:
+    """report.json of an invocation that ``error`` stopped (an interrupt, an endpoint lost, a bug): the run's
+    totals and this invocation's so far, and why it stopped; the same command continues. Never raises: the
+    error that stopped the run is the one to hear about."""
+    leaf = primary(error)
+    if all(isinstance(e, Detached) for e in leaves(error)):  # batch mode's --detach: batches left in flight
+        why = "detached"
+    elif isinstance(leaf, KeyboardInterrupt):
+        why = "interrupted (Ctrl-C or a signal): the same command continues"
+    elif isinstance(leaf, trio.Cancelled):
+        why = "cancelled by its caller: the same command continues"
+    else:
+        said = str(leaf) if isinstance(leaf, GraphgleanError) else f"{type(leaf).__name__}: {leaf}"
+        why = f"stopped: {said}"
+    try:
+        said = {"detached": str(leaf)} if why == "detached" else {"stopped": why}
+        write_report(out_dir, {"version": __version__, **said, **whole, "passes": []})
+    except OSError:
+        pass
 
 
 @asynccontextmanager

@@ -4,6 +4,7 @@ answering ``GET /v1/models`` on this machine's usual ports, all probed at once w
 from __future__ import annotations
 
 import re
+import urllib.parse
 from typing import Any, Iterable, Mapping
 
 import attrs
@@ -17,6 +18,7 @@ USUAL_PORTS: tuple[tuple[int, str], ...] = ((8000, "vLLM"), (11434, "Ollama"), (
                                             (1234, "LM Studio"))
 HOST = "127.0.0.1"
 CONNECT_S, ANSWER_S = 0.5, 1.5  # a local server accepts at once; /v1/models is a list, not a generation
+SERVICE_CONNECT_S, SERVICE_ANSWER_S = 3.0, 5.0  # the service at OPENAI_BASE_URL may be across the internet
 KEY_ENV, URL_ENV = "OPENAI_API_KEY", "OPENAI_BASE_URL"  # as OpenAI's own clients read them
 SERVER_KEY_ENV, MODEL_ENV = "GRAPHGLEAN_API_KEY", "GRAPHGLEAN_MODEL"  # a local server's key, and its model
 LOCKED = (401, 403)  # what a server started with a key (vLLM --api-key) answers a request without it
@@ -24,6 +26,15 @@ LOCKED = (401, 403)  # what a server started with a key (vLLM --api-key) answers
 _OWNERS = {"vllm": "vLLM", "library": "Ollama", "ollama": "Ollama", "llamacpp": "llama.cpp",
            "organization_owner": "LM Studio", "graphglean-testing": "graphglean's test server"}
 _EMBEDDING = re.compile(r"(?i)embed|(?:^|[/:_.-])(?:bge|e5|gte|minilm|all-minilm|nomic-bert)(?:[/:_.-]|$)")
+# what a hosted service lists beside its chat models: speech, images, moderation, rerankers
+_NOT_CHAT = re.compile(r"(?i)whisper|(?:^|[/:_.-])tts|dall-e|moderation|rerank|image|audio|transcri|realtime")
+CHAT_MODEL, EMBEDDING_MODEL = "gpt-4o-mini", "text-embedding-3-small"  # OpenAI's, preferred where listed
+
+
+def _preferred(models: Iterable[str], default: str) -> str:
+    """``default`` (or a gateway's ``vendor/default``) where listed, else the first of ``models``; "" for none."""
+    models = list(models)
+    return next((m for m in models if m == default or m.endswith("/" + default)), models[0] if models else "")
 
 
 @attrs.frozen
@@ -35,6 +46,7 @@ class Server:
     models: tuple[str, ...]
     locked: int = 0  # what it answered without a key when it asks for one (401, 403); 0: it answered
     key_tried: bool = False  # it was asked again with GRAPHGLEAN_API_KEY (no models: it refused that too)
+    url: str = ""  # the service's root as OPENAI_BASE_URL gives it; empty: this machine's port
 
     @property
     def needs_key(self) -> bool:
@@ -42,16 +54,17 @@ class Server:
 
     @property
     def base_url(self) -> str:
-        return f"http://{HOST}:{self.port}/v1"
+        return self.url or f"http://{HOST}:{self.port}/v1"
 
     @property
     def chat_model(self) -> str:
-        """The first model it lists that is not an embedding model ("" when it lists none)."""
-        return next((m for m in self.models if not _EMBEDDING.search(m)), "")
+        """The chat model it lists (OpenAI's default where listed, else the first; "" when it lists none)."""
+        return _preferred((m for m in self.models if not _EMBEDDING.search(m) and not _NOT_CHAT.search(m)),
+                          CHAT_MODEL)
 
     @property
     def embedding_model(self) -> str:
-        return next((m for m in self.models if _EMBEDDING.search(m)), "")
+        return _preferred((m for m in self.models if _EMBEDDING.search(m)), EMBEDDING_MODEL)
 
     def describe(self) -> str:
         if self.models:
@@ -76,6 +89,7 @@ class Found:
     ports: tuple[int, ...]
     openai_base_url: str = ""
     spacy: bool = False
+    service: Server | None = None  # the service at openai_base_url, when it listed its models to the key
 
     @property
     def usable(self) -> tuple[Server, ...]:
@@ -115,20 +129,56 @@ def _models(body: Any) -> tuple[tuple[str, ...], str] | None:
 
 
 async def _probe(client: httpx.AsyncClient, port: int, key: str) -> Server | None:
+    return await _listing(client, f"http://{HOST}:{port}/v1", key, Server(port, usual_name(port), ()),
+                          CONNECT_S + ANSWER_S)
+
+
+async def _listing(client: httpx.AsyncClient, base_url: str, key: str, server: Server, wait_s: float
+                   ) -> Server | None:
+    """``server`` with the models ``base_url``'s ``/models`` lists (asked with ``key``), or with the status of
+    its refusal when it asks for a key; None when it gives no such list within ``wait_s``."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    with trio.move_on_after(CONNECT_S + ANSWER_S):
+    with trio.move_on_after(wait_s):
         try:
-            response = await client.get(f"http://{HOST}:{port}/v1/models", headers=headers)
+            response = await client.get(base_url.rstrip("/") + "/models", headers=headers)
             if response.status_code in LOCKED:
-                return Server(port, usual_name(port), (), locked=response.status_code, key_tried=bool(key))
+                return attrs.evolve(server, locked=response.status_code, key_tried=bool(key))
             listed = _models(response.json()) if response.status_code == 200 else None
         except (httpx.HTTPError, ValueError):
             return None
         if listed is None:
             return None
         models, owner = listed
-        return Server(port, _OWNERS.get(owner.lower(), usual_name(port)), models, key_tried=bool(key))
+        return attrs.evolve(server, kind=_OWNERS.get(owner.lower(), server.kind), models=models,
+                            key_tried=bool(key))
     return None
+
+
+async def probe_service(base_url: str, key: str) -> Server | None:
+    """The service at ``OPENAI_BASE_URL`` and the models it lists to ``key`` (the key it is set for), or None."""
+    port = urllib.parse.urlsplit(base_url).port or 0 if _is_url(base_url) else 0
+    timeout = httpx.Timeout(SERVICE_ANSWER_S, connect=SERVICE_CONNECT_S)
+    async with httpx.AsyncClient(timeout=timeout) as client:  # the environment's proxy, as OpenAI's clients
+        return await _listing(client, base_url, key, Server(port, "the service", (), url=base_url),
+                              SERVICE_CONNECT_S + SERVICE_ANSWER_S)
+
+
+def _is_url(text: str) -> bool:
+    try:
+        parts = urllib.parse.urlsplit(text)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port == parts.port
+    except ValueError:
+        return False
+
+
+def same_server(a: str, b: str) -> bool:
+    """Whether two endpoint roots name one server: host case, a trailing slash and this machine's names aside."""
+    def key(url: str) -> tuple[str, int | None, str]:
+        parts = urllib.parse.urlsplit(url.strip())
+        host = (parts.hostname or "").lower()
+        host = HOST if host in ("localhost", "::1", "0.0.0.0") else host
+        return host, parts.port or {"http": 80, "https": 443}.get(parts.scheme), parts.path.rstrip("/")
+    return _is_url(a) and _is_url(b) and key(a) == key(b)
 
 
 async def _probe_all(ports: list[int], key: str) -> dict[int, Server]:
@@ -160,9 +210,22 @@ async def probe_servers(ports: Iterable[int], key: str = "") -> list[Server]:
 
 
 async def find_endpoints(environ: Mapping[str, str], ports: Iterable[int] | None = None) -> Found:
-    """``OPENAI_API_KEY`` (its presence, never its value), ``OPENAI_BASE_URL`` and the servers on ``ports`` (the
-    usual ones; a server asking for a key is asked again with ``GRAPHGLEAN_API_KEY`` when it is set)."""
+    """``OPENAI_API_KEY`` (its presence, never its value), ``OPENAI_BASE_URL`` and the models it lists to that
+    key, and the servers on ``ports`` (the usual ones; a server asking for a key is asked again with
+    ``GRAPHGLEAN_API_KEY`` when it is set), all at once."""
     ports = tuple(ports) if ports is not None else tuple(p for p, _ in USUAL_PORTS)
-    servers = await probe_servers(ports, (environ.get(SERVER_KEY_ENV) or "").strip())
-    return Found(bool((environ.get(KEY_ENV) or "").strip()), tuple(servers), ports,
-                 (environ.get(URL_ENV) or "").strip(), installed(""))
+    key, url = (environ.get(KEY_ENV) or "").strip(), (environ.get(URL_ENV) or "").strip()
+    found: dict[str, Any] = {"servers": [], "service": None}
+
+    async def servers() -> None:
+        found["servers"] = await probe_servers(ports, (environ.get(SERVER_KEY_ENV) or "").strip())
+
+    async def service() -> None:
+        found["service"] = await probe_service(url, key)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(servers)
+        if key and url:
+            nursery.start_soon(service)
+    local = tuple(s for s in found["servers"] if not (key and url and same_server(s.base_url, url)))
+    return Found(bool(key), local, ports, url, installed(""), found["service"])

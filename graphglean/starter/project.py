@@ -107,14 +107,15 @@ async def init_folder(directory: str | os.PathLike[str] = ".", *, ports: Iterabl
     found = await find_endpoints(os.environ if environ is None else environ,
                                  ports if ports is not None else [p for p, _ in USUAL_PORTS])
     choice = choose(found)
-    result = Initialized(choice, _found_lines(found, choice))
+    result = Initialized(choice)
     config = folder / CONFIG_NAME
     if _create(config, starter_yaml(found, choice).encode("utf-8")):
         result.written.append(config)
-    else:
+        result.lines += _found_lines(found, choice)
+    else:  # what was found is not what the kept config uses: said as what a new one would use
         result.kept.append(config)
-        result.lines.append(f"{config} exists: left as it is (its endpoint is not changed; remove it and run "
-                            "graphglean init again for a new one)")
+        result.lines.append(f"{config} exists: left as it is (remove it and run graphglean init again for one "
+                            f"that uses what was found: {choice.uses()})")
     _input(folder, result)
     if result.written:
         result.lines.append("wrote " + ", ".join(str(p) for p in result.written))

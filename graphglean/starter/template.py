@@ -9,11 +9,11 @@ import json
 import attrs
 
 from ..llm.credentials import redact
-from .probe import KEY_ENV, MODEL_ENV, SERVER_KEY_ENV, URL_ENV, Found, Server
+from .probe import CHAT_MODEL, EMBEDDING_MODEL, KEY_ENV, MODEL_ENV, SERVER_KEY_ENV, URL_ENV, Found, Server
 
 CONFIG_NAME, INPUT_DIR, OUTPUT_DIR = "graphglean.yaml", "input", "output"
 NLP_EXTRA = "pip install 'graphglean[nlp]'"  # spaCy and its small English model
-OPENAI_MODEL, OPENAI_EMBEDDING = "gpt-4o-mini", "text-embedding-3-small"
+OPENAI_MODEL, OPENAI_EMBEDDING = CHAT_MODEL, EMBEDDING_MODEL
 
 
 @attrs.frozen
@@ -21,16 +21,30 @@ class Choice:
     """The endpoint the starter config uses: ``openai``, ``server`` or ``offline``."""
 
     kind: str
-    server: Server | None = None
+    server: Server | None = None  # with kind openai: the service at OPENAI_BASE_URL, when it answered
     base_url: str = ""  # with kind openai: OPENAI_BASE_URL, a service other than OpenAI's own
     spacy: bool = True  # with kind offline: spaCy's named entities (False: its rules, spaCy not installed)
+
+    @property
+    def model(self) -> str:
+        """The chat model the config names (a server's without one: none, it reads GRAPHGLEAN_MODEL)."""
+        if self.server is not None and (self.kind == "server" or self.server.chat_model):
+            return self.server.chat_model
+        return OPENAI_MODEL if self.kind == "openai" else ""
+
+    def uses(self) -> str:
+        """The endpoint in a few words."""
+        if self.kind == "openai":
+            return f"{redact(self.base_url) if self.base_url else 'OpenAI'} with model {self.model}"
+        if self.kind == "server" and self.server is not None:
+            return self.server.describe()
+        return "the offline method"
 
     def said(self) -> str:
         """What the config uses, for the line ``graphglean init`` prints."""
         if self.kind == "openai" and self.base_url:
-            return (f"{KEY_ENV} and {URL_ENV} are set: the config uses {redact(self.base_url)} (llm.base_url reads "
-                    f"{URL_ENV} when a run starts) with model {OPENAI_MODEL}: set llm.model to a model that "
-                    "service serves; the key stays in the environment")
+            return (f"{KEY_ENV} and {URL_ENV} are set: the config uses {self.uses()} (llm.base_url reads "
+                    f"{URL_ENV} when a run starts; the key stays in the environment): {self._service_said()}")
         if self.kind == "openai":
             return (f"{KEY_ENV} is set: the config uses OpenAI ({OPENAI_MODEL}; {URL_ENV}, when set, points it at "
                     "an OpenAI-compatible service); the key stays in the environment")
@@ -44,6 +58,17 @@ class Choice:
         return ("the config uses the offline method (no LLM call) with its rules, capitalized phrases: spaCy or its "
                 f"English model is not installed; for typed named entities: {NLP_EXTRA}")
 
+    def _service_said(self) -> str:
+        service = self.server
+        if service is not None and service.chat_model:
+            count = len(service.models)
+            return (f"its /v1/models lists {count} model{'s' if count != 1 else ''}; set llm.model to another "
+                    "it serves to change it")
+        if service is not None and service.needs_key:
+            return (f"its /v1/models refused the key in {KEY_ENV} (HTTP {service.locked}): check the key, and "
+                    "set llm.model to a model that service serves")
+        return "it listed no model at /v1/models: set llm.model to a model that service serves"
+
 
 COMMENT_AT = 34  # the column comments start at
 
@@ -55,7 +80,7 @@ def _c(code: str, comment: str) -> str:
 
 def choose(found: Found) -> Choice:
     if found.openai_key:
-        return Choice("openai", base_url=found.openai_base_url)
+        return Choice("openai", found.service if found.openai_base_url else None, found.openai_base_url)
     if found.usable or found.locked:
         return Choice("server", (found.usable or found.locked)[0])
     return Choice("offline", spacy=found.spacy)
@@ -73,7 +98,14 @@ def key_advice(server: Server) -> str:
 
 def _llm_openai(choice: Choice) -> list[str]:
     model, embedding = f"  model: {OPENAI_MODEL}", f"  embedding_model: {OPENAI_EMBEDDING}"
-    if choice.base_url:
+    listed = choice.server is not None and bool(choice.server.chat_model)
+    if listed:
+        assert choice.server is not None
+        model = _c(f"  model: {_quoted(choice.model)}", f"listed by the service at {URL_ENV}")
+        embedding = _c(f"  embedding_model: {_quoted(choice.server.embedding_model)}", "and an embedding model "
+                       "it lists") if choice.server.embedding_model else _c(embedding, "it lists none: set one "
+                                                                                  "it serves for embeddings")
+    elif choice.base_url:
         model = _c(model, f"set to a model the service at {URL_ENV} serves")
         embedding = _c(embedding, "and to an embedding model it serves")
     return ["llm:",
@@ -123,7 +155,8 @@ def _graph(choice: Choice) -> list[str]:
              "  method: llm" if llm else _c("  method: auto", "the LLM once an endpoint is set; offline until then"),
              _c("  max_gleanings: 1", "extra rounds asking the model for entities it missed"),
              "  entity_types: [organization, person, geo, event]"]
-    if choice.kind == "server" and choice.server is not None and not choice.server.embedding_model:
+    server = choice.server
+    if server is not None and (choice.kind == "server" or server.models) and not server.embedding_model:
         lines += ["  resolve:",
                   _c("    embeddings: false", "the server lists no embedding model: names and rules merge entities")]
     if llm:

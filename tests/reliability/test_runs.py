@@ -1,5 +1,6 @@
 """The `graphglean run` process under kill -9, SIGINT, bad input and a secret to keep."""
 
+import json
 import random
 import signal
 import subprocess
@@ -79,6 +80,25 @@ async def test_sigint_stops_promptly_and_keeps_work(tmp_path):
 
     kept = sqlite3.connect(tmp_path / "out" / "run.sqlite").execute("SELECT COUNT(*) FROM results").fetchone()[0]
     assert kept > 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())  # what it did and paid so far
+    assert report["stopped"].startswith("interrupted") and report["passes"] == []
+    assert 0 < report["invocation"]["calls"] <= len(s.chat_requests()) and report["totals"]["invocations"] == 1
+
+
+async def test_an_endpoint_lost_mid_run_leaves_a_report_of_what_was_paid(tmp_path):
+    async with FakeLLMServer(synthetic, latency=0.05).running() as s:
+        cfg = write_config(tmp_path, s.base_url, llm={"max_retries": 1})
+        proc = await trio.lowlevel.open_process([sys.executable, "-m", "graphglean", "run", str(cfg)], env=env(),
+                                                stderr=subprocess.PIPE)
+        while len(s.chat_requests()) < 12:
+            await trio.sleep(0.01)
+    with trio.fail_after(60):  # the server is gone: every connection is refused
+        await proc.wait()
+    err = (await proc.stderr.receive_some(65536)).decode()
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert report["stopped"].startswith("stopped: ") and "unreachable" in report["stopped"] and report["passes"] == []
+    assert 8 <= report["invocation"]["calls"] <= len(s.chat_requests())  # the answers it was paid for
 
 
 async def test_secret_appears_nowhere(tmp_path):

@@ -4,10 +4,10 @@ by key partition, gather the outputs and one report. Output files are those of a
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import math
 import shutil
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -22,11 +22,10 @@ from ...core.errors import ConfigError, Contained, leaves
 from ...graph.formats.peers.write import peer_formats
 from ...llm.accounting import CallAccount
 from ...llm.batch.waves import Detached
-from ...llm.credentials import redact_data
 from ...llm.endpoint import first_contact
 from ...pipeline.folder_lock import output_folder_lock
 from ...pipeline.communities import without_communities
-from ...pipeline.report import cost
+from ...pipeline.report import cost, report_stopped, write_report
 from ...pipeline.steps import PassOutcome
 from ...scheduling.scheduler import NoProgress, Progress
 from ...text.notes import noted
@@ -147,12 +146,13 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
             ray.shutdown()
         whole = book.close()  # this invocation's calls count in the run's totals, whatever stopped it
         specs.close()
+        if (stopped := sys.exc_info()[1]) is not None:  # what the run did and paid so far, as a run's end says
+            report_stopped(out, stopped, whole)
     totals.add_cpu("driver", time.process_time() - cpu)
     report = run_report(cfg, passes, totals, outputs, time.monotonic() - started, whole)
     if made is not None:
         report["batches"] = made  # batches created by this run, and the requests they carried
-    with atomic_open(out / "report.json") as f:
-        f.write(json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
+    write_report(out, report)
     outcomes = [PassOutcome(name, report["passes"][i]["wall_s"],
                             [f for f in totals.failed if f.get("pass") == name])
                 for i, (name, _) in enumerate(passes)]

@@ -23,7 +23,7 @@ from .names import NameForm, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
 from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
-from .variants.articles import LEADING
+from .variants.articles import LEADING, glued
 from .variants.makers import made
 from .variants.placing import PLACED, countries_placing, country_led, country_suffix
 from .variants.places import river_key
@@ -51,7 +51,7 @@ def web_spellings(form: NameForm) -> frozenset[str]:
     first = form.surface.split(maxsplit=1)[0].casefold() if form.surface.strip() else ""
     written = first + form.compact if first in ARTICLES and not form.compact.startswith(first) else ""
     return frozenset(w.replace("'", "") for w in (form.compact, written, form.trade.replace(" ", ""),
-                                                  form.team.replace(" ", "")) if w)
+                                                  form.team.replace(" ", ""), glued(form)) if w)
 
 
 _CAPITALS_NUMBER = re.compile(r"[A-Z]{2,}(?:\d+|[IVX]+)")

@@ -134,7 +134,7 @@ LEGAL_FORMS = {
     "srl": "srl", "s r l": "srl", "sarl": "sarl", "s a r l": "sarl", "nv": "nv", "n v": "nv", "bv": "bv",
     "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "sgps": "sgps", "kk": "kk", "k k": "kk",
     "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
-    "ltda": "ltda", "sl": "sl", "s l": "sl", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
+    "ltda": "ltda", "sl": "sl", "s l": "sl", "s a d": "sad", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
     "s a de c v": "sa de cv", "sa de cv": "sa de cv", "s a b de c v": "sab de cv", "sab de cv": "sab de cv",
     "s de r l de c v": "srl de cv", "s de r l": "srl", "eirl": "eirl", "ltd sti": "ltd sti",
     "pvt": "private", "pvt ltd": "private limited", "private limited": "private limited",
@@ -242,7 +242,8 @@ PLACE_TRAILING = {"обл": "place oblast", "область": "place oblast", "�
 # ordinal before it belongs to it ("1. FC Köln")
 CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("fc", "fc f_c fk f_k football_club futbol_club fussballclub fußballclub"), ("afc", "afc a_f_c"),
-    ("cf", "cf c_f club_de_futbol"), ("sc", "sc s_c sporting_club"), ("sk", "sk s_k spor_kulubu"), ("sl", "sl s_l"),
+    ("cf", "cf c_f club_de_futbol"), ("sc", "sc s_c sporting_club sport_club"), ("us", "us u_s unione_sportiva"),
+    ("uc", "uc u_c unione_calcio"), ("sk", "sk s_k spor_kulubu"), ("sl", "sl s_l"),
     ("as", "as a_s"), ("ss", "ss s_s"), ("ssc", "ssc s_s_c"), ("ac", "ac a_c"), ("acf", "acf a_c_f"),
     ("rsc", "rsc r_s_c"), ("krc", "krc"), ("gnk", "gnk"), ("hnk", "hnk"), ("nk", "nk"), ("ca", "ca c_a club_atletico"),
     ("cr", "cr c_r club_de_regatas"), ("cd", "cd c_d club_deportivo"), ("rcd", "rcd"), ("ud", "ud u_d"),
@@ -274,7 +275,9 @@ CLUB_CERTAIN = frozenset(c for c in set(CLUB_FORMS.values()) if len(c) > 2 or c 
 # "Fußballverein")
 SPORTS = frozenset(
     "club team sports sport football soccer league cup stadium season coach player players match goal goals "
-    "championship champions derby fc futbol fútbol fußball fussball calcio futebol verein basketball hockey rugby "
+    "championship champions derby coached coaches cups leagues seasons matches stadiums clubs teams "
+    "footballer footballers goalkeeper midfielder striker uefa fifa fc futbol fútbol fußball fussball calcio "
+    "futebol verein basketball hockey rugby "
     "cricket eredivisie bundesliga premiership liga ligue serie deportivo deportiva esportivo sportivo spor "
     "sportif sportive clube squadra équipe equipo equipe elftal ploeg drużyna joukkue".split())
 SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb", "piłk",

@@ -81,6 +81,8 @@ def club_form(ws: list[str]) -> tuple[str, str]:
             forms.append(form)
             end -= n
             break
+    if forms == ["us"]:  # "US Army" is the country's; "US Sassuolo Calcio" a club's Unione Sportiva
+        forms, start = [], 0
     if not forms or start >= end or all(len(w) == 1 for w in ws[start:end]):  # "F.K.A." is no club "A"
         return "", ""
     return " ".join(sorted(forms)), " ".join(ws[start:end])

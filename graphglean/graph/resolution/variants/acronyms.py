@@ -25,7 +25,8 @@ MAX_WORDS = 12  # of a name an acronym is read against: longer ones are sentence
 _VOWELS = frozenset("aeiouy")
 LONGEST = 6  # letters of an acronym whose `initials_within` blocking reads (2**5 - 1 runs)
 _OPTIONAL = JOINING | ARTICLES | frozenset(w for form in LEGAL_FORMS for w in form.split()) | frozenset(
-    "of for and the des du della delle dei degli dos das von van zu y und für fur pour para per".split())
+    "of for and the des du della delle dei degli dos das von van zu y und für fur pour para per in im zur zum "
+    "sur por voor".split())
 RULE = "an acronym of the name's words and their parts"
 
 

@@ -9,8 +9,9 @@ another kind is doubt."""
 
 from __future__ import annotations
 
+from ....text.words import strip_accents
 from ..lexicon import ARTICLES
-from ..names import NameForm
+from ..names import NameForm, words
 from ..profiles import CATCH_ALL, PLACE_TYPES, UNTYPED, Profile, kinds
 from ..verdicts import SAME, Verdict, doubtful
 from .countries import one_country
@@ -53,3 +54,9 @@ def _capitals(surface: str) -> bool:
     """Written in capitals: two cased letters or more, none lowercase."""
     letters = [c for c in surface if c.isalpha() and c.lower() != c.upper()]
     return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def glued(form: NameForm) -> str:
+    """Every letter of the name in a row, an elided article kept and apostrophes dropped ("loreal" of "L'Oréal",
+    whose key leaves "l'" out): how a name loses its apostrophe in ASCII text ("LOreal")."""
+    return "".join(words(strip_accents(form.surface))).replace("'", "")

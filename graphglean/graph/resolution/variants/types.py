@@ -93,6 +93,23 @@ TYPE_WORDS |= _table({
 })
 
 
+# Greek and Hebrew types, and associations
+TYPE_WORDS |= _table({
+    "organization": "οργανισμός|οργάνωση|φορέας|υπηρεσία|ארגון|förening|forening|yhdistys|egyesület|vereniging",
+    "company": "εταιρεία|εταιρία|επιχείρηση|όμιλος|חברה",
+    "country": "χώρα|κράτος|מדינה",
+    "region": "περιφέρεια|νομός|επαρχία",
+    "political party": "κόμμα|מפלגה",
+    "bank": "τράπεζα|בנק",
+    "club": "σύλλογος|ποδοσφαιρικός σύλλογος|παε|מועדון",
+    "sports team": "ομάδα|קבוצה",
+    "university": "πανεπιστήμιο|אוניברסיטה",
+    "newspaper": "εφημερίδα|עיתון",
+    "river": "ποταμός|ποτάμι|נהר",
+    "island": "νησί|νήσος|אי",
+})
+
+
 # institutes, utilities, railways and airlines, as models type them
 TYPE_WORDS |= _table({
     "organization": "instituut|institute|overheidsinstantie|agentschap",
