@@ -11,6 +11,7 @@ import httpx
 import pytest
 import yaml
 
+from graphglean.core.config import Config, LLMConfig
 from graphglean.core.errors import LLMError
 from graphglean.llm.credentials import (
     endpoint_secrets,
@@ -166,3 +167,20 @@ def test_the_configuration_s_repr_shows_no_secret():
     assert not any(secret in shown for secret in ("SECRET123", "PASSWORD789", "KEY999", "TOK123"))
     assert "127.0.0.1:9/v1" in shown and "'token'" in shown  # what it is still shows
     assert Config().llm.api_key == "" and "api_key=''" in repr(Config().llm)
+
+
+@pytest.mark.parametrize("url, password", [
+    ("https://tok:abc/def+g=@proxy.example/v1", "abc/def+g="),  # base64 holds "/" and "+"
+    ("http://user:p@ss@host/v1", "p@ss"),
+    ("http://user:pa55w0rd@host/v1", "pa55w0rd"),
+])
+def test_a_password_with_a_slash_or_an_at_sign_is_found_and_redacted_whole(url, password):
+    assert password in url_secrets(url)
+    said = redact(f"error at {url}: refused")
+    assert password not in said and "[redacted]@" in said
+    assert "[redacted]" in repr(Config(llm=LLMConfig(base_url=url))) and password not in repr(
+        Config(llm=LLMConfig(base_url=url)))
+
+
+def test_an_at_sign_in_a_path_is_no_user_info():
+    assert url_secrets("http://host/v1/@models") == []

@@ -165,6 +165,15 @@ async def test_a_query_against_a_silent_server_says_what_it_waits_for_and_stops(
     ("ftp://host/v1", "ftp://host/v1"),
     ("http://host:99999/v1", "http://host:99999/v1"),
     ("alice:pa55w0rd@host:8000/v1", "[redacted]@host:8000/v1 (no http:// before the host)"),
+    # a password holding "/", a space or "@" unencoded is never shown, in part or whole
+    ("https://tok:abc/def+g=@proxy.example/v1", "https://[redacted]@proxy.example/v1 (a '/', '@' or space in a "
+                                                "user name or password is written %2F, %40, %20)"),
+    ("http://user:pa ss@host/v1", "http://[redacted]@host/v1 (a '/', '@' or space in a user name or password is "
+                                  "written %2F, %40, %20)"),
+    # a character no host name has, pasted with the URL: refused here, not an item failure of the run
+    ("http://localhost\u200b:8000/v1", "http://localhost\\u200b:8000/v1 (it holds an invisible character, as a "
+                                        "copy from a web page may)"),
+    ("http://\U0001f642.com/v1", "http://\U0001f642.com/v1"),
 ])
 def test_a_base_url_that_is_no_url_is_refused_when_the_configuration_is_read(written, shown):
     with pytest.raises(ConfigError) as raised:

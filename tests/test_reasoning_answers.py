@@ -182,3 +182,21 @@ async def test_an_answer_of_reasoning_alone_is_a_failed_item_never_a_summary_and
     assert not [r for r in jsonl(out / "entities.jsonl") if DEBRIS in json.dumps(r)]
     # none of those answers was kept: the next run asked each again (the graph's came from the run store)
     assert asked and asked_again == asked
+
+
+@pytest.mark.parametrize("answer", [
+    "The user asked the model to stop printing <think> blocks; it apologised and gave the recipe for bread.",
+    "Alice explains that a closing </reasoning> tag ends the element. Bob then fixes the parser.",
+    "Use the `</think>` tag to end a block, then write the answer.",
+])
+def test_free_text_that_names_a_reasoning_tag_is_kept_whole(answer):
+    assert prose(answer) == answer
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("I should keep it short.\n</think>\n\nThe summary.", "The summary."),  # <think> was in the prompt
+    ("weighing both</think>The summary.", "The summary."),
+    ("<think>plan</think>\n<think>more</think>\nThe summary names <think> tags.", "The summary names <think> tags."),
+])
+def test_reasoning_before_the_answer_is_still_dropped(answer, said):
+    assert prose(answer) == said

@@ -70,11 +70,27 @@ def without_reasoning(text: str) -> str:
     if not spans:
         return text
     out, pos = [], 0
-    for start, end, _, _ in spans:
+    for start, end, inner_start, inner_end in spans:
+        if not _leads(text, pos, start, end, inner_start, inner_end):  # a tag the answer itself mentions
+            break
         out.append(text[pos:start])
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def _leads(text: str, pos: int, start: int, end: int, inner_start: int, inner_end: int) -> bool:
+    """Whether a block `reasoning_spans` found is one a model wrote before its answer, not a tag its answer
+    names ("asked it to stop printing <think> blocks"): a closed block, or one never closed with nothing but
+    earlier blocks before it; a closing tag never opened, unless it stands in a sentence as a word (spaces on
+    both sides) or quoted."""
+    if inner_start != start:  # opened
+        return inner_end != end or not text[pos:start].strip()  # (a closing tag between them)
+    before, after = text[inner_end - 1:inner_end], text[end:end + 1]
+    return not ((before in (" ", "\t") and after in (" ", "\t")) or (before in _QUOTES and after in _QUOTES))
+
+
+_QUOTES = frozenset("`'\"“”‘’«»")
 
 
 class NoAnswer(LLMAnswerError):

@@ -20,7 +20,9 @@ REDACTED = "[redacted]"
 SHORTEST = 6  # a configured secret shorter than this is not looked for in free text (it would match anywhere)
 _NAMES = r"(?:api[_\-]?key|key|token|sig|signature|secret|password|passwd|pwd|auth|credentials?|sas|jwt)"
 _QUERY_NAMES = rf"(?:{_NAMES}|code)"  # a query's code (Azure Functions' key, OAuth's), not an error_code= in prose
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s?#@'\"<>\\]+@")
+# a URL's user info: up to its "@", or, for a user and password, up to the last "@" of the URL (a password may
+# hold "/" or "@" unencoded)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:[^\s:/?#@'\"<>\\]*:[^\s'\"<>\\]*|[^/\s?#@'\"<>\\]+)@")
 # a parameter of a query (after ? & ;) or an argument (--api-key=...): its name ends in a key-like word
 _PARAM = re.compile(rf"(?i)((?:[?&;]|(?<![\w.\-]))-{{0,2}}(?:[\w.\-]*[_.\-])?{_NAMES}=)[^&#\s'\"<>\\]+")
 _CODE = re.compile(r"(?i)([?&]code=)[^&#\s'\"<>\\]+")
@@ -82,14 +84,14 @@ def remember(secrets: Iterable[str]) -> None:
 def url_secrets(url: str) -> list[str]:
     """The credentials ``url`` carries: its user info (whole, and its user name and password), and the values
     of its key-like query parameters."""
+    found = []
+    userinfo = url.strip().partition("://")[2].rpartition("@")[0]  # a password may hold "/" or "@" unencoded
+    if userinfo and (":" in userinfo or "/" not in userinfo):  # (not a path's "@" after a host)
+        found += [userinfo, userinfo.partition(":")[2]]  # whole, and the password (a user name is often a word)
     try:
         parts = urlsplit(url.strip())
     except ValueError:
-        return []
-    found = []
-    if "@" in parts.netloc:  # the whole user info and the password (a user name alone is often a plain word)
-        userinfo = parts.netloc.rpartition("@")[0]
-        found += [userinfo, userinfo.partition(":")[2]]
+        return found
     found += [value for name, value in parse_qsl(parts.query, keep_blank_values=True)
               if is_secret_name(name, query=True)]
     return [s for s in found if s]

@@ -4,6 +4,7 @@ how a repr shows it), `section`, the value checks, and the check of a ``graph.sc
 from __future__ import annotations
 
 import re
+import unicodedata
 import urllib.parse
 from typing import Any, Callable
 
@@ -33,20 +34,44 @@ def secret_shown(value: Any) -> str:
 
 
 def url_shown(url: str) -> str:
-    """A URL as a repr shows it: its user info and query (where credentials go) out."""
-    url = re.sub(r"^([^/@\s]*//)?[^/@\s]*@", r"\1[redacted]@", url)  # with or without a scheme
-    return repr(url.split("?", 1)[0] + ("?[redacted]" if "?" in url else ""))
+    """A URL as a repr shows it: its user info (all before its last "@", which a password may hold, with "/" or
+    a space) and its query (where credentials go) out."""
+    scheme, rest = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*://)?(.*)", url, re.S).groups()  # type: ignore[union-attr]
+    if "@" in rest:
+        rest = "[redacted]@" + rest.rpartition("@")[2]
+    return repr((scheme or "") + rest.split("?", 1)[0] + ("?[redacted]" if "?" in rest else ""))
 
 
 def url_problem(url: str) -> str | None:
     """Why ``url`` is no endpoint root, ``http(s)://HOST[:PORT]/...`` (credentials left out); None: it is one, or empty."""
     try:  # (a port that is no number, or out of range, is a ValueError)
         fine = (parts := urllib.parse.urlsplit(url)).scheme in ("http", "https") and bool(parts.hostname) and (
-            parts.port == parts.port and not re.search(r"\s", url))
+            parts.port == parts.port and not re.search(r"\s", url)) and _host_readable(url)
     except ValueError:
         fine = False
-    hint = "" if "://" in url else " (no http:// before the host)"
-    return None if fine or not url else f"not a URL: {url_shown(url)[1:-1]}{hint}; expected http(s)://HOST[:PORT]/v1"
+    return None if fine or not url else f"not a URL: {url_shown(url)[1:-1]}{_hint(url)}; expected " \
+        "http(s)://HOST[:PORT]/v1"
+
+
+def _hint(url: str) -> str:
+    if "://" not in url:
+        return " (no http:// before the host)"
+    if any(c != " " and unicodedata.category(c) in ("Cf", "Cc", "Zs") for c in url):
+        return " (it holds an invisible character, as a copy from a web page may)"
+    if re.search(r"[/\s@]", url.partition("://")[2].rpartition("@")[0]):
+        return " (a '/', '@' or space in a user name or password is written %2F, %40, %20)"
+    return ""
+
+
+def _host_readable(url: str) -> bool:
+    """Whether the HTTP client can read the URL's host (a zero-width space or an emoji in it is no host name)."""
+    import httpx  # the transport's own reading of a URL, where the run would first meet it
+
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL:
+        return False
+    return True
 
 
 def keys_shown(body: dict) -> str:
