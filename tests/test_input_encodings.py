@@ -48,6 +48,18 @@ def test_a_long_utf8_file_with_two_bad_bytes_at_its_end_is_read_with_them_replac
     assert said == [f"{p}: 2 bytes of invalid UTF-8 from byte offset {len(body.encode())} replaced with U+FFFD"]
 
 
+@pytest.mark.parametrize("unit", ["東京の天気は晴れ。", "Zoë in Kraków, ", "a\r"])
+def test_a_file_of_one_long_line_is_read_as_the_whole_is(tmp_path, unit):
+    p = tmp_path / "one_line.txt"  # blocks of it are cut between characters (and never inside a CR LF)
+    body = (unit * (3 * (1 << 20) // len(unit.encode()) + 7)) + "\n end"
+    p.write_bytes(body.encode() + b"\xff")
+    reading = reading_of_file(p)
+    whole = Tally()
+    whole.add(body.encode() + b"\xff")
+    assert reading == whole.reading(str(p), "auto")
+    assert text_of(p)[0][:-1] == body  # (its last byte as the reading of the whole says: U+FFFD, or "ÿ")
+
+
 def test_a_utf8_text_cut_inside_a_character_is_utf8_not_windows_1252(tmp_path):
     p = tmp_path / "cut.txt"
     p.write_bytes((ENGLISH + "It don\u2019t").encode()[:-2])  # "’t" is e2 80 99 74: cut after e2 80

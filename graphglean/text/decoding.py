@@ -299,13 +299,23 @@ def reading_of_file(path: Path, errors: str = "auto") -> Reading:
     with path.open("rb") as f:
         while data := f.read(1 << 20):
             rest += data
-            cut = rest.rfind(b"\n") + 1
+            cut = rest.rfind(b"\n") + 1 or (_boundary(rest) if len(rest) >= 1 << 20 else 0)
             if cut:
                 tally.add(rest[:cut])
                 rest = rest[cut:]
     if rest:
         tally.add(rest)
     return tally.reading(str(path), errors)
+
+
+def _boundary(data: bytes) -> int:
+    """Where a block with no line break is cut, so that a file of one long line is not copied again with each
+    block: before its last byte that begins a UTF-8 character (none of a character's later bytes, 0x80-0xBF, nor
+    after a CR); 0 when its last bytes have none."""
+    for i in range(len(data) - 1, max(0, len(data) - 8), -1):
+        if not 0x80 <= data[i] <= 0xBF and data[i - 1] != 0x0D:
+            return i
+    return 0
 
 
 def whole_only(head: bytes, errors: str = "auto") -> bool:
