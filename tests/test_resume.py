@@ -370,3 +370,18 @@ async def test_episodic_pass_is_redone_when_a_template_files_contents_change(tmp
         gist.write_text("Be brief.\n" + shipped)  # same path, other contents, in the same process (a notebook)
         await quiet_run(cfg)
         assert len(s.chat_requests()) == 2 * first
+
+
+@pytest.mark.parametrize("spelling", ["http://localhost:{port}/v1/", "HTTP://LocalHost:{port}/v1"])
+async def test_another_spelling_of_the_same_endpoint_reuses_what_was_paid_for(tmp_path, spelling):
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = base_config(s, tmp_path)  # http://127.0.0.1:PORT/v1
+        await quiet_run(cfg)
+        paid = len(s.chat_requests())
+        said: list[str] = []
+        cfg.llm.base_url = spelling.format(port=s.port)
+        await run(cfg, notice=said.append, out=open("/dev/null", "w"), fresh=True)  # the response cache alone
+        again = len(s.chat_requests())
+        await run(cfg, notice=said.append, out=open("/dev/null", "w"))  # the run store
+    assert paid > 0 and again == paid and len(s.chat_requests()) == paid
+    assert not [line for line in said if "settings changed" in line]

@@ -123,6 +123,28 @@ def without_credentials(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+_THIS_MACHINE = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def endpoint_key(url: str) -> str:
+    """``url`` as the keys of stored answers and results name its endpoint: `without_credentials`, and one
+    spelling of one server (scheme and host in lower case, this machine as 127.0.0.1 whether written localhost
+    or ::1, no default port, no trailing slash), so that another spelling finds what the first paid for."""
+    plain = without_credentials(url.strip())
+    try:
+        parts = urlsplit(plain)
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return plain.rstrip("/")
+    if not host:
+        return plain.rstrip("/")
+    scheme = parts.scheme.lower()
+    host = "127.0.0.1" if host in _THIS_MACHINE else f"[{host}]" if ":" in host else host
+    netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, parts.fragment))
+
+
 def has_credentials(url: str) -> bool:
     """Whether ``url`` carries credentials (user info, a key-like query parameter)."""
     return bool(url_secrets(url))

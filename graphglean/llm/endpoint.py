@@ -15,7 +15,7 @@ from ..core.config import LLMConfig
 from ..core.errors import LLMError, LLMRequestError, LLMUnreachableError
 from .cache import StoredJSON
 from .contact import FIRST_CONTACT_TRIES, Contact, make_contact, probe_s, unreachable_because, unreachable_error
-from .credentials import body_secrets, endpoint_secrets, redact, remember, without_credentials
+from .credentials import body_secrets, endpoint_key, endpoint_secrets, redact, remember
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
@@ -128,7 +128,7 @@ class Endpoint:
         pair = self._urls.get(shape)
         if pair is None:
             url = endpoint_url(cfg, path, model)
-            pair = self._urls[shape] = (url, without_credentials(url))
+            pair = self._urls[shape] = (url, endpoint_key(url))
         return pair
 
     def _headers(self) -> dict[str, str]:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import trio
 
 from .client import ChatClient
-from .credentials import without_credentials
+from .credentials import endpoint_key
 from .server.reports import server_root
 
 #: (tokenize, detokenize) routes, below the server's root or below base_url
@@ -33,7 +33,7 @@ async def single_token_ids(client: ChatClient, words: Sequence[str],
     a probe some route of which gave no answer for good (a timeout, a refused connection, a 429, a 503) is
     made again."""
     found = {} if found is None else found
-    key = "tokenize:" + hashlib.sha256(json.dumps([without_credentials(client.cfg.base_url), client.cfg.model,
+    key = "tokenize:" + hashlib.sha256(json.dumps([endpoint_key(client.cfg.base_url), client.cfg.model,
                                                    *words]).encode(
         "utf-8", "surrogatepass")).hexdigest()
     kept = await client.recall(key)

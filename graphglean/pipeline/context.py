@@ -13,6 +13,7 @@ import attrs
 
 from ..core.config import Config
 from ..core.tokens import Tokenizer
+from ..llm.credentials import endpoint_key
 from ..scheduling.scheduler import Progress, Scheduler
 from ..text.chunking import Chunk
 from ..text.inputs import Inputs
@@ -51,7 +52,7 @@ class RunContext:
         llm = self.cfg.llm
         basis = list(parts)
         if endpoint:
-            server = [llm.provider, llm.base_url.rstrip("/")]
+            server = [llm.provider, endpoint_key(llm.base_url)]
             if llm.provider == "azure":
                 server += [llm.azure.deployment, llm.azure.api_version]
             basis = [server, llm.model, llm.temperature, llm.seed, llm.max_tokens, llm.extra_body, *parts]

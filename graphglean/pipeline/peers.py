@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import networkx as nx
 
 from ..core.errors import Contained
+from ..llm.credentials import endpoint_key
 from ..graph.formats.peers import Communities, VectorMemo, read_communities, write_peer_indexes
 from ..graph.formats.peers.vectors import PASS as EMBED
 from ..graph.formats.peers.write import peer_formats
@@ -22,7 +23,7 @@ def vector_memo(ctx: RunContext) -> VectorMemo:
     assert store is not None
     llm = ctx.cfg.llm
     deployment = llm.azure.embedding_deployment if llm.provider == "azure" else ""
-    ctx.open_pass(EMBED, llm.provider, llm.base_url.rstrip("/"), deployment, llm.embedding_model,
+    ctx.open_pass(EMBED, llm.provider, endpoint_key(llm.base_url), deployment, llm.embedding_model,
                   llm.embedding_dimensions, endpoint=False)
 
     async def save(found: dict[str, str]) -> None:
