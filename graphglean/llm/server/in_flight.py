@@ -228,17 +228,3 @@ def _now_or_zero() -> float:
     except RuntimeError:
         return 0.0
 
-
-def _now_or_zero() -> float:
-    """trio's clock, or 0 outside a run (a client made before its run starts)."""
-    try:
-        return trio.current_time()
-    except RuntimeError:
-        return 0.0
-
-
-def _beyond(refused_at: float) -> float:
-    """Requests the server must be seen holding at once to show that 429s at ``refused_at`` in flight were no
-    limit on requests at once: more than that, and an eighth more (the numbers are counted when the requests
-    are sent, and some overtake others on their way)."""
-    return refused_at + 1 + refused_at // 8 if refused_at < math.inf else math.inf
