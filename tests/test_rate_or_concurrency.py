@@ -16,7 +16,7 @@ from graphglean.llm.limits import stated_rate
 from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.testing import FakeLLMServer
 
-from .test_concurrency import drive
+from .test_concurrency import AtMost, drive
 
 
 class Sent:
@@ -97,9 +97,30 @@ async def test_the_rate_limit_headers_state_a_rate_the_limiter_learns_at_the_fir
     limiter.on_success()
     limiter.observe_headers({"x-ratelimit-limit-requests": "120", "x-ratelimit-remaining-requests": "0",
                              "x-ratelimit-reset-requests": "60s"})
-    assert limiter.stated
     limiter.on_rate_limited(trio.current_time(), retry_after=0.3)
     assert limiter.learned is not None and limiter.learned.ceiling * 60 == 120
+
+
+class AtMostForwardingRateHeaders(AtMost):
+    """A gateway (LiteLLM) that forwards its upstream's ``x-ratelimit-*`` headers on the answers it passes on
+    and refuses more than ``most`` at once (its max_parallel_requests) with bare 429s."""
+
+    async def __call__(self, req):
+        reply = await super().__call__(req)
+        if reply.status == 200:
+            reply.headers.update({"x-ratelimit-limit-requests": "10000", "x-ratelimit-remaining-requests": "9990",
+                                  "x-ratelimit-reset-requests": "6ms"})
+        return reply
+
+
+def test_bare_429s_of_a_gateway_that_forwards_rate_headers_on_its_answers_are_a_limit_on_requests_at_once():
+    """Whether a 429 is a rate limit's is read from its own headers: the rate headers an earlier answer carried
+    (the upstream's, forwarded) made every later 429 a rate limit's, and no ceiling ever applied."""
+    summary, s = trio.run(partial(drive, FakeLLMServer(AtMostForwardingRateHeaders(10)), 300, 200, max_retries=6),
+                          clock=trio.testing.MockClock(autojump_threshold=0))
+    reasons = [e["reason"] for e in summary["timeline"]]
+    assert s.status_counts[200] == 300 and summary["final"] in (10, 11), (s.status_counts, summary)
+    assert not any("x-ratelimit" in reason for reason in reasons), reasons
 
 
 def test_a_server_that_enforces_120_rpm_with_429s_is_run_at_its_rate_not_at_a_few_in_flight():

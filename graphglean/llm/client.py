@@ -385,8 +385,7 @@ class ChatClient(Endpoint):
         accounts.bump(rate_limited=1)
         sent_at, after, limiter = watch.sent_at, failure.retry_after, self.limiter
         own = isinstance(limiter, RateLimiter)  # (Ray's leased one: a worker's, with a local one inside)
-        said = getattr(limiter if own else getattr(limiter, "local", None), "stated", False)
-        self.concurrency.back_off(sent_at, "a 429", in_flight, watch, said, after is not None)
+        self.concurrency.back_off(sent_at, "a 429", in_flight, watch, failure.rate_stated, after is not None)
         why = "the endpoint's rate limit (HTTP 429" + (f", Retry-After {after:g} s)" if after is not None else ")")
         wait = after if after is not None else budget.next_wait(None)
         if not self.concurrency.at_once:

@@ -19,6 +19,7 @@ from .credentials import body_secrets, endpoint_secrets, redact, remember, witho
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
+from .limits import states_rate
 from .records import canonical_json
 from .refusals import read_error_body, refusal, server_refusal
 from .retry import is_retryable_status, parse_retry_after
@@ -61,6 +62,7 @@ class Failure:
     cut: bool = False  # a stream the server ended before its answer did (no finish_reason)
     unreachable: str = ""  # why no connection was made, when the system said: "refused" or "unresolved"
     timed_out: bool = False  # given up at a deadline of its watch (`AttemptWatch.why`)
+    rate_stated: bool = False  # a 429 whose own headers state a rate limit (`limits.states_rate`)
 
 
 class Endpoint:
@@ -321,7 +323,8 @@ class Endpoint:
             final = server_refusal(status, text, sent=sent, path=url.split("?", 1)[0]) if status >= 500 else None
             if final is not None:
                 raise final
-            return None, None, Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
+            return None, None, Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers),
+                                       rate_stated=status == 429 and states_rate(resp.headers))
         raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
 
     def counted_usage(self, body: dict[str, Any], sent: Any) -> None:

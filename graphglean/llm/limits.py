@@ -162,7 +162,6 @@ class RateLimiter:
         self._lock = trio.Lock()  # FIFO: waiters are served in the order they arrived
         self._changed = trio.Event()  # wakes the waiter at the head early when a 429 gives a token back
         self.configured = (requests_per_minute, tokens_per_minute)
-        self.stated = False  # the endpoint's answers carry rate-limit headers (its 429s are a rate limit's)
         self.tell: Callable[[str], None] | None = None  # hears of long waits
         self._headers: Mapping[str, str] = {}  # the last answer's (a 429's too)
         self._retry_after: float | None = None  # the last 429's
@@ -312,8 +311,6 @@ class RateLimiter:
         """Pause on an exhausted ``x-ratelimit-remaining-*`` until its reset, unless the server says its limit
         is 0: that is a server (or proxy) with no limit, reporting zeros."""
         self._headers = headers
-        if not self.stated:
-            self.stated = states_rate(headers)
         for remaining_name, limit_name, reset_name in _QUOTA_HEADERS:
             remaining = _number(headers.get(remaining_name))
             if remaining is None or not remaining <= 0:  # (not "> 0": a NaN is no exhausted quota)

@@ -24,8 +24,8 @@ class AdaptiveConcurrency:
     A 429 starts a trial, unless one is under way: the requests the server holds then (those on the wire that
     are not refused too). It ends when the first of them is answered. A request sent after the 429 and taken
     meanwhile (on the wire longer than a 429 takes to come back) while all of them went on: the server took
-    more than it held when it refused, so its 429s are a rate limit's (`rate_limit`); as are 429s whose headers
-    state a rate limit (``x-ratelimit-*``), and 429s while it held none of ours. A rate limit's 429s set no
+    more than it held when it refused, so its 429s are a rate limit's (`rate_limit`); as are 429s whose own
+    headers state a rate limit (``x-ratelimit-*``), and 429s while it held none of ours. A rate limit's 429s set no
     ceiling here and cut nothing from then on: `limits.LearnedRate` paces the requests (a rate limit refuses
     what comes too soon, at any number in flight: a ceiling learned from such 429s held the run at about half
     the rate, QA's F2). Requests sent after the 429 that were refused until one of those held ended: a limit
