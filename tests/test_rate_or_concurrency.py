@@ -79,6 +79,32 @@ def test_requests_refused_until_one_of_those_held_ends_are_a_limit_on_requests_a
                for e in c.summary()["timeline"])
 
 
+def test_429s_while_none_of_ours_was_held_are_a_rate_limit_until_a_trial_finds_a_limit_at_once():
+    """A key shared by several clients: this one's 429s came while the others held the server's places."""
+    c, clock = concurrency()
+    found: list[str] = []
+    c.on_rate_limit = found.append
+    clock.now = 0.01
+    c.back_off(0.0, "a 429", 1, Sent(0.0))
+    clock.now = 1.0
+    c.back_off(0.9, "a 429", 1, Sent(0.9))  # again, none of ours held meanwhile
+    assert c.rate_limit == "429s while the server held none of ours" and found == [c.rate_limit]
+    held = [Sent(1.5) for _ in range(10)]
+    c.flying.update(held)
+    clock.now = 2.0
+    c.back_off(1.9, "a 429", 11, Sent(1.9))  # a trial of the 10 the server holds of ours now
+    clock.now = 2.5
+    c.back_off(2.4, "a 429", 11, Sent(2.4))  # sent after it began, refused
+    clock.now = 3.0
+    c.answered(held[0])  # nothing sent after the 429s was taken meanwhile
+    assert not c.rate_limit and c.at_once and c.refused == 10 and c.current == 10 and len(found) == 1
+    clock.now = 4.0
+    c.back_off(3.9, "a 429", 1, Sent(3.9))
+    clock.now = 5.0
+    c.back_off(4.9, "a 429", 1, Sent(4.9))  # none of ours held again: the limit on requests at once explains it
+    assert not c.rate_limit and c.at_once
+
+
 def test_429s_whose_headers_state_a_rate_limit_cut_nothing():
     c, clock = concurrency(Sent(0.0))
     clock.now = 0.01
