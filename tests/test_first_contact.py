@@ -114,6 +114,32 @@ async def test_probes_wait_seconds_not_llm_timeout_s_and_each_route_is_asked_onc
                                    "POST /v1/chat/completions", "POST /v1/chat/completions"])
 
 
+async def test_a_route_probed_by_several_tasks_at_once_is_asked_once():
+    routes = {"/props": (404, b"{}", 0.0), "/v1/models": (200, b'{"data": []}', 0.3)}
+
+    def answer(method, path):  # /v1/slots: its first GET is never answered
+        return None if path == "/v1/slots" and seen.count("GET /v1/slots") == 1 else routes.get(path, (200, b"[]", 0))
+    async with http_server(answer) as (url, seen):
+        async with ChatClient(config(url)) as client:
+            answers = []
+
+            async def probe(route, scope=None):
+                with scope or trio.CancelScope():
+                    answers.append((route, await client.probe(client.url(route))))
+            async with trio.open_nursery() as nursery:
+                for _ in range(3):
+                    nursery.start_soon(probe, "models")
+                given_up = trio.CancelScope()
+                nursery.start_soon(probe, "slots", given_up)
+                while "GET /v1/slots" not in seen:
+                    await trio.sleep(0.01)
+                nursery.start_soon(probe, "slots")  # waits for the first's answer; it is given up: asks again
+                await trio.sleep(0.05)
+                given_up.cancel()
+    assert sorted(answers) == [("models", {"data": []})] * 3 + [("slots", [])]
+    assert seen.count("GET /v1/models") == 1 and seen.count("GET /v1/slots") == 2
+
+
 async def test_a_first_chat_answer_that_takes_long_is_waited_for():
     """A model loading, or a long prompt: the server answers its own routes, and its first chat answer in its time
     (llm.first_token_timeout_s), however short llm.timeout_s."""

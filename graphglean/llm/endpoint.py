@@ -85,6 +85,7 @@ class Endpoint:
         self.reached = False
         self.contact_state = Contact()
         self.probed: dict[str, httpx.Response | None] = {}  # the server's routes asked (`probe`), their answers
+        self._asking: dict[str, trio.Event] = {}  # the routes being asked now: set when their answer is in
         self.told: Callable[[str], None] | None = None  # where `say` puts its lines (else: a warning)
         self._contacts = not is_hosted(cfg)  # hosted endpoints need no first contact of their own
 
@@ -182,15 +183,17 @@ class Endpoint:
         (the first contact's error) has none (its requests raise the error)."""
         if not await self.contacted():
             return None
-        if url not in self.probed:
-            answer = None
-            with trio.move_on_after(probe_s(self.cfg.timeout_s)):
-                try:
-                    answer = await self.http_get(url)
-                    self.reached = True
-                except httpx.HTTPError:
-                    pass
-            self.probed[url] = answer
+        while url not in self.probed:
+            asking = self._asking.get(url)
+            if asking is not None:  # another task asks it: its answer, or (it was cancelled) a turn to ask
+                await asking.wait()
+                continue
+            asking = self._asking[url] = trio.Event()
+            try:
+                self.probed[url] = await self._probe_answer(url)
+            finally:
+                del self._asking[url]
+                asking.set()
         answer = self.probed[url]
         if answer is None or answer.status_code != 200:
             return None
@@ -198,6 +201,16 @@ class Endpoint:
             return answer.json() if as_json else answer.text
         except ValueError:
             return None
+
+    async def _probe_answer(self, url: str) -> httpx.Response | None:
+        with trio.move_on_after(probe_s(self.cfg.timeout_s)):
+            try:
+                answer = await self.http_get(url)
+            except httpx.HTTPError:
+                return None
+            self.reached = True
+            return answer
+        return None
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
