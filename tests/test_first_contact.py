@@ -6,6 +6,7 @@ names the environment variable the configuration's line reads; the test server l
 
 import contextlib
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -112,6 +113,32 @@ async def test_probes_wait_seconds_not_llm_timeout_s_and_each_route_is_asked_onc
     assert limits.window is None and answers == ["pong", "pong"] and took < 3.0
     assert sorted(seen) == sorted(["GET /props", "GET /v1/models", "GET /slots", "GET /metrics",
                                    "POST /v1/chat/completions", "POST /v1/chat/completions"])
+
+
+async def test_a_route_probed_by_several_tasks_at_once_is_asked_once():
+    routes = {"/props": (404, b"{}", 0.0), "/v1/models": (200, b'{"data": []}', 0.3)}
+
+    def answer(method, path):  # /v1/slots: its first GET is never answered
+        return None if path == "/v1/slots" and seen.count("GET /v1/slots") == 1 else routes.get(path, (200, b"[]", 0))
+    async with http_server(answer) as (url, seen):
+        async with ChatClient(config(url)) as client:
+            answers = []
+
+            async def probe(route, scope=None):
+                with scope or trio.CancelScope():
+                    answers.append((route, await client.probe(client.url(route))))
+            async with trio.open_nursery() as nursery:
+                for _ in range(3):
+                    nursery.start_soon(probe, "models")
+                given_up = trio.CancelScope()
+                nursery.start_soon(probe, "slots", given_up)
+                while "GET /v1/slots" not in seen:
+                    await trio.sleep(0.01)
+                nursery.start_soon(probe, "slots")  # waits for the first's answer; it is given up: asks again
+                await trio.sleep(0.05)
+                given_up.cancel()
+    assert sorted(answers) == [("models", {"data": []})] * 3 + [("slots", [])]
+    assert seen.count("GET /v1/models") == 1 and seen.count("GET /v1/slots") == 2
 
 
 async def test_a_first_chat_answer_that_takes_long_is_waited_for():
@@ -253,9 +280,24 @@ async def _connects(host: str, port: int) -> bool:
     return True
 
 
-async def test_the_test_server_listens_on_this_machine_only_unless_told(tmp_path):
-    async with FakeLLMServer().running() as s:  # 127.0.0.2 is this machine too, at another address
-        assert await _connects("127.0.0.1", s.port) and not await _connects("127.0.0.2", s.port)
+def _is_local(host: str) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind((host, 0))
+        except OSError:
+            return False
+    return True
+
+
+async def test_the_test_server_listens_on_127_0_0_1_only():
+    async with FakeLLMServer().running() as s:
+        assert [address[0] for address in s.addresses] == ["127.0.0.1"] and await _connects("127.0.0.1", s.port)
+
+
+async def test_the_test_server_run_alone_listens_on_this_machine_only_unless_told(tmp_path):
+    if not _is_local("127.0.0.2"):
+        pytest.skip("127.0.0.2 is no address of this machine (macOS and the BSDs give the loopback 127.0.0.1 "
+                    "alone): the connections that tell 127.0.0.1 from every interface go there")
     port_file = tmp_path / "port"
     for host, elsewhere in ((None, False), ("0.0.0.0", True)):
         args = [sys.executable, "-m", "graphglean.testing.serve", "--port-file", str(port_file)]

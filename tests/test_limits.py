@@ -4,7 +4,10 @@ import pytest
 import trio
 from trio.testing import MockClock
 
+from graphglean.core.config import LLMConfig
 from graphglean.core.errors import LLMError
+from graphglean.engines.ray.leases.batch import BatchSize
+from graphglean.engines.ray.leases.limiter import LeasedRateLimiter
 from graphglean.llm import ChatClient, RateLimiter
 from graphglean.llm.limits import LearnedRate, TokenBucket
 from graphglean.llm.server.in_flight import AdaptiveConcurrency
@@ -256,3 +259,69 @@ async def test_a_remaining_quota_that_is_not_a_number_pauses_nothing(autojump_cl
     t0 = trio.current_time()
     await limiter.acquire()
     assert trio.current_time() == t0
+
+
+def counting(obj, name: str, calls: list) -> None:
+    """Count the calls of ``obj``'s method ``name`` in ``calls``."""
+    method = getattr(obj, name)
+
+    def counted(*args):
+        calls.append(name)
+        return method(*args)
+    setattr(obj, name, counted)
+
+
+async def turn_while_a_slot_is_waited_for(client, meanwhile) -> None:
+    """A request's turn taken while the client's one slot is held (`ChatClient._take_turn`), ``meanwhile``
+    called while it waits for the slot, then the slot given to it."""
+    await client._take_turn(0)  # the only slot, held
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client._take_turn, 0)
+        await trio.sleep(1.0)  # it took its turn of the rate limits and waits for the slot
+        meanwhile()
+        client.concurrency.limiter.release()
+
+
+def one_slot(**llm) -> ChatClient:
+    return ChatClient(LLMConfig(base_url="http://127.0.0.1:9/v1", model="m", max_concurrency=1, **llm))
+
+
+def learn(limiter: RateLimiter, requests_a_second: int = 10) -> None:
+    """A 429 while answers come, of an endpoint whose headers state ``requests_a_second``."""
+    limiter.on_success()
+    limiter.observe_headers({"x-ratelimit-limit-requests": str(6000), "x-ratelimit-reset-requests": "60s",
+                             "x-ratelimit-remaining-requests": str(6000 - 60 * requests_a_second)})
+    limiter.on_rate_limited(trio.current_time())
+
+
+async def test_a_turn_taken_again_at_a_rate_learned_meanwhile_charges_the_configured_limits_once(autojump_clock):
+    client = one_slot(requests_per_minute=600)
+    limiter, configured, paced = client.limiter, [], []
+    counting(limiter.requests, "take", configured)
+
+    def rate_learned():
+        learn(limiter)
+        counting(limiter.learned, "take", paced)
+    await turn_while_a_slot_is_waited_for(client, rate_learned)
+    assert len(paced) == 1 and len(configured) == 2  # taken again at the learned rate; a request, one charge
+
+
+async def test_a_learned_rate_cut_while_a_request_waits_for_a_slot_paces_it_again(autojump_clock):
+    client = one_slot()
+    learn(client.limiter)
+    learned, paced = client.limiter.learned, []
+    counting(learned, "take", paced)
+    await turn_while_a_slot_is_waited_for(client, lambda: learn(client.limiter))
+    assert len(paced) == 3 and learned.cuts == 1  # the second request's: at the old rate, and at the cut one
+
+
+async def test_on_ray_a_rate_the_worker_learns_while_a_request_waits_for_a_slot_paces_it(autojump_clock):
+    leased = LeasedRateLimiter(None, None, BatchSize.of(0, 0, workers=1))  # no configured limit: nothing leased
+    client, paced = one_slot(), []
+    client.limiter = leased
+
+    def rate_learned():
+        learn(leased.local)
+        counting(leased.local.learned, "take", paced)
+    await turn_while_a_slot_is_waited_for(client, rate_learned)
+    assert len(paced) == 1

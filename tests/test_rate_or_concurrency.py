@@ -16,7 +16,7 @@ from graphglean.llm.limits import stated_rate
 from graphglean.llm.server.in_flight import AdaptiveConcurrency
 from graphglean.testing import FakeLLMServer
 
-from .test_concurrency import drive
+from .test_concurrency import AtMost, drive
 
 
 class Sent:
@@ -79,6 +79,32 @@ def test_requests_refused_until_one_of_those_held_ends_are_a_limit_on_requests_a
                for e in c.summary()["timeline"])
 
 
+def test_429s_while_none_of_ours_was_held_are_a_rate_limit_until_a_trial_finds_a_limit_at_once():
+    """A key shared by several clients: this one's 429s came while the others held the server's places."""
+    c, clock = concurrency()
+    found: list[str] = []
+    c.on_rate_limit = found.append
+    clock.now = 0.01
+    c.back_off(0.0, "a 429", 1, Sent(0.0))
+    clock.now = 1.0
+    c.back_off(0.9, "a 429", 1, Sent(0.9))  # again, none of ours held meanwhile
+    assert c.rate_limit == "429s while the server held none of ours" and found == [c.rate_limit]
+    held = [Sent(1.5) for _ in range(10)]
+    c.flying.update(held)
+    clock.now = 2.0
+    c.back_off(1.9, "a 429", 11, Sent(1.9))  # a trial of the 10 the server holds of ours now
+    clock.now = 2.5
+    c.back_off(2.4, "a 429", 11, Sent(2.4))  # sent after it began, refused
+    clock.now = 3.0
+    c.answered(held[0])  # nothing sent after the 429s was taken meanwhile
+    assert not c.rate_limit and c.at_once and c.refused == 10 and c.current == 10 and len(found) == 1
+    clock.now = 4.0
+    c.back_off(3.9, "a 429", 1, Sent(3.9))
+    clock.now = 5.0
+    c.back_off(4.9, "a 429", 1, Sent(4.9))  # none of ours held again: the limit on requests at once explains it
+    assert not c.rate_limit and c.at_once
+
+
 def test_429s_whose_headers_state_a_rate_limit_cut_nothing():
     c, clock = concurrency(Sent(0.0))
     clock.now = 0.01
@@ -97,9 +123,30 @@ async def test_the_rate_limit_headers_state_a_rate_the_limiter_learns_at_the_fir
     limiter.on_success()
     limiter.observe_headers({"x-ratelimit-limit-requests": "120", "x-ratelimit-remaining-requests": "0",
                              "x-ratelimit-reset-requests": "60s"})
-    assert limiter.stated
     limiter.on_rate_limited(trio.current_time(), retry_after=0.3)
     assert limiter.learned is not None and limiter.learned.ceiling * 60 == 120
+
+
+class AtMostForwardingRateHeaders(AtMost):
+    """A gateway (LiteLLM) that forwards its upstream's ``x-ratelimit-*`` headers on the answers it passes on
+    and refuses more than ``most`` at once (its max_parallel_requests) with bare 429s."""
+
+    async def __call__(self, req):
+        reply = await super().__call__(req)
+        if reply.status == 200:
+            reply.headers.update({"x-ratelimit-limit-requests": "10000", "x-ratelimit-remaining-requests": "9990",
+                                  "x-ratelimit-reset-requests": "6ms"})
+        return reply
+
+
+def test_bare_429s_of_a_gateway_that_forwards_rate_headers_on_its_answers_are_a_limit_on_requests_at_once():
+    """Whether a 429 is a rate limit's is read from its own headers: the rate headers an earlier answer carried
+    (the upstream's, forwarded) made every later 429 a rate limit's, and no ceiling ever applied."""
+    summary, s = trio.run(partial(drive, FakeLLMServer(AtMostForwardingRateHeaders(10)), 300, 200, max_retries=6),
+                          clock=trio.testing.MockClock(autojump_threshold=0))
+    reasons = [e["reason"] for e in summary["timeline"]]
+    assert s.status_counts[200] == 300 and summary["final"] in (10, 11), (s.status_counts, summary)
+    assert not any("x-ratelimit" in reason for reason in reasons), reasons
 
 
 def test_a_server_that_enforces_120_rpm_with_429s_is_run_at_its_rate_not_at_a_few_in_flight():

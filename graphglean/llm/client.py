@@ -362,21 +362,23 @@ class ChatClient(Endpoint):
         What is free now is taken without yielding, the request that follows being the checkpoint: two trips
         through trio's scheduler per call saved. A limiter without ``acquire_nowait``, or whose
         ``acquire_nowait`` says no (the runtime's leased one, with a configured limit), is awaited. A rate
-        learned while the slots were full is a turn to take again (else all that waited went at once)."""
+        learned, or cut, while the slots were full is a turn to take again at that rate (`RateLimiter.repace`;
+        on Ray the worker's local limiter's, which learns the rate there)."""
         acquire_nowait = getattr(self.limiter, "acquire_nowait", None)
         if acquire_nowait is None or not acquire_nowait(estimate):
             await self.limiter.acquire(estimate)
         try:
             self.concurrency.limiter.acquire_nowait()
         except trio.WouldBlock:
-            learned = getattr(self.limiter, "learned", None)
+            learns = self.limiter if isinstance(self.limiter, RateLimiter) else getattr(self.limiter, "local", None)
+            paced = learns.turn_taken() if isinstance(learns, RateLimiter) else None
             await self.concurrency.limiter.acquire()
-            if learned is None and getattr(self.limiter, "learned", None) is not None:
-                try:
-                    await self.limiter.acquire(estimate)
-                except BaseException:
-                    self.concurrency.limiter.release()
-                    raise
+            try:
+                if paced is not None:
+                    await learns.repace(paced)
+            except BaseException:
+                self.concurrency.limiter.release()
+                raise
 
     def _rate_limited(self, failure: Failure, watch: AttemptWatch, previous_sent: float | None, budget: RetryBudget,
                       accounts: "_Accounts", in_flight: int) -> bool:
@@ -385,8 +387,7 @@ class ChatClient(Endpoint):
         accounts.bump(rate_limited=1)
         sent_at, after, limiter = watch.sent_at, failure.retry_after, self.limiter
         own = isinstance(limiter, RateLimiter)  # (Ray's leased one: a worker's, with a local one inside)
-        said = getattr(limiter if own else getattr(limiter, "local", None), "stated", False)
-        self.concurrency.back_off(sent_at, "a 429", in_flight, watch, said, after is not None)
+        self.concurrency.back_off(sent_at, "a 429", in_flight, watch, failure.rate_stated, after is not None)
         why = "the endpoint's rate limit (HTTP 429" + (f", Retry-After {after:g} s)" if after is not None else ")")
         wait = after if after is not None else budget.next_wait(None)
         if not self.concurrency.at_once:

@@ -19,6 +19,7 @@ from .credentials import body_secrets, endpoint_key, endpoint_secrets, redact, r
 from .http.sse import completion_of, events, is_event_stream
 from .http.transport import Answer, PooledTransport, origin_of, read_json
 from .http.watch import AttemptWatch
+from .limits import states_rate
 from .records import canonical_json
 from .refusals import read_error_body, refusal, server_refusal
 from .retry import is_retryable_status, parse_retry_after
@@ -61,6 +62,7 @@ class Failure:
     cut: bool = False  # a stream the server ended before its answer did (no finish_reason)
     unreachable: str = ""  # why no connection was made, when the system said: "refused" or "unresolved"
     timed_out: bool = False  # given up at a deadline of its watch (`AttemptWatch.why`)
+    rate_stated: bool = False  # a 429 whose own headers state a rate limit (`limits.states_rate`)
 
 
 class Endpoint:
@@ -83,6 +85,7 @@ class Endpoint:
         self.reached = False
         self.contact_state = Contact()
         self.probed: dict[str, httpx.Response | None] = {}  # the server's routes asked (`probe`), their answers
+        self._asking: dict[str, trio.Event] = {}  # the routes being asked now: set when their answer is in
         self.told: Callable[[str], None] | None = None  # where `say` puts its lines (else: a warning)
         self._contacts = not is_hosted(cfg)  # hosted endpoints need no first contact of their own
 
@@ -180,15 +183,17 @@ class Endpoint:
         (the first contact's error) has none (its requests raise the error)."""
         if not await self.contacted():
             return None
-        if url not in self.probed:
-            answer = None
-            with trio.move_on_after(probe_s(self.cfg.timeout_s)):
-                try:
-                    answer = await self.http_get(url)
-                    self.reached = True
-                except httpx.HTTPError:
-                    pass
-            self.probed[url] = answer
+        while url not in self.probed:
+            asking = self._asking.get(url)
+            if asking is not None:  # another task asks it: its answer, or (it was cancelled) a turn to ask
+                await asking.wait()
+                continue
+            asking = self._asking[url] = trio.Event()
+            try:
+                self.probed[url] = await self._probe_answer(url)
+            finally:
+                del self._asking[url]
+                asking.set()
         answer = self.probed[url]
         if answer is None or answer.status_code != 200:
             return None
@@ -196,6 +201,16 @@ class Endpoint:
             return answer.json() if as_json else answer.text
         except ValueError:
             return None
+
+    async def _probe_answer(self, url: str) -> httpx.Response | None:
+        with trio.move_on_after(probe_s(self.cfg.timeout_s)):
+            try:
+                answer = await self.http_get(url)
+            except httpx.HTTPError:
+                return None
+            self.reached = True
+            return answer
+        return None
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """One plain POST (no retries), e.g. to a server's ``/tokenize``, given at most ``llm.timeout_s``.
@@ -321,7 +336,8 @@ class Endpoint:
             final = server_refusal(status, text, sent=sent, path=url.split("?", 1)[0]) if status >= 500 else None
             if final is not None:
                 raise final
-            return None, None, Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers))
+            return None, None, Failure(f"HTTP {status}", status, text[:500], parse_retry_after(resp.headers),
+                                       rate_stated=status == 429 and states_rate(resp.headers))
         raise refusal(status, text, sent=sent, model=model, url=self.redact(url.split("?", 1)[0]))
 
     def counted_usage(self, body: dict[str, Any], sent: Any) -> None:

@@ -83,6 +83,7 @@ class LearnedRate:
         self._cut_at = clock()
         self._hold = self.HOLD
         self._probe_sends = 0
+        self.cuts = 0  # 429s taken (`RateLimiter.repace`)
         self.bucket = TokenBucket(60 * self.CUT * self.ceiling, clock)
         self.bucket.level = 1.0  # one request may go as soon as the server's pause is over
         self.refresh()
@@ -115,6 +116,7 @@ class LearnedRate:
             self.ceiling = max(self.FLOOR, got_through, min(self.ceiling, spaced, estimate))
             self._cut_at = now
         self._probe_sends = 0
+        self.cuts += 1
         self.refresh()
         self.bucket.give_back(1.0)
 
@@ -162,7 +164,6 @@ class RateLimiter:
         self._lock = trio.Lock()  # FIFO: waiters are served in the order they arrived
         self._changed = trio.Event()  # wakes the waiter at the head early when a 429 gives a token back
         self.configured = (requests_per_minute, tokens_per_minute)
-        self.stated = False  # the endpoint's answers carry rate-limit headers (its 429s are a rate limit's)
         self.tell: Callable[[str], None] | None = None  # hears of long waits
         self._headers: Mapping[str, str] = {}  # the last answer's (a 429's too)
         self._retry_after: float | None = None  # the last 429's
@@ -178,10 +179,11 @@ class RateLimiter:
         pairs = ((self.requests, 1), (self.tokens, estimated_tokens))
         return [(bucket, amount) for bucket, amount in pairs if bucket is not None]
 
-    def _wait(self, estimated_tokens: int) -> float:
-        """Seconds until a request of ``estimated_tokens`` may go (<= 0: now)."""
+    def _wait(self, estimated_tokens: int, configured: bool = True) -> float:
+        """Seconds until a request of ``estimated_tokens`` may go (<= 0: now); not ``configured``: by the pause
+        and the learned rate alone."""
         wait = self._resume_at - self._clock()
-        for bucket, amount in self._buckets(estimated_tokens):
+        for bucket, amount in self._buckets(estimated_tokens) if configured else ():
             wait = max(wait, bucket.wait_time(amount))
         if self.learned is not None:
             self.learned.refresh()
@@ -207,20 +209,40 @@ class RateLimiter:
 
     async def acquire(self, estimated_tokens: int = 0) -> None:
         async with self._lock:
-            while (wait := self._wait(estimated_tokens)) > 0:
-                if wait > self.LONG_WAIT_S:
-                    self._tell_wait(wait, self._why(estimated_tokens))
-                with trio.move_on_after(wait):
-                    await self._changed.wait()
+            await self._wait_turn(estimated_tokens)
             self._take(estimated_tokens)
 
-    def _why(self, estimated_tokens: int) -> str:
+    def turn_taken(self) -> tuple[LearnedRate | None, int]:
+        """What the turn just taken was paced by: the learned rate, if any, and its cuts so far (`repace`)."""
+        return self.learned, self.learned.cuts if self.learned is not None else 0
+
+    async def repace(self, since: tuple[LearnedRate | None, int]) -> None:
+        """A turn taken at ``since`` (`turn_taken`), before a rate was learned or cut, is taken again at the
+        learned rate (requests that waited for a slot meanwhile would all go at once). The configured limits
+        were charged already; the learned rate's charge at its old pace is given back first."""
+        learned, cuts = since
+        if self.learned is None or (learned is self.learned and cuts == learned.cuts):
+            return
+        if learned is not None:
+            learned.bucket.give_back(1.0)
+        async with self._lock:
+            await self._wait_turn(0, configured=False)
+            self.learned.take()
+
+    async def _wait_turn(self, estimated_tokens: int, configured: bool = True) -> None:
+        while (wait := self._wait(estimated_tokens, configured)) > 0:
+            if wait > self.LONG_WAIT_S:
+                self._tell_wait(wait, self._why(estimated_tokens, configured))
+            with trio.move_on_after(wait):
+                await self._changed.wait()
+
+    def _why(self, estimated_tokens: int, configured: bool = True) -> str:
         """What holds a request back longest (a long wait's reason)."""
         rpm, tpm = self.configured
         reasons = [(self._resume_at - self._clock(), "the endpoint's rate limit (it said to wait)")]
         for bucket, amount, why in ((self.requests, 1, f"llm.requests_per_minute ({rpm})"),
                                     (self.tokens, estimated_tokens, f"llm.tokens_per_minute ({tpm})")):
-            if bucket is not None:
+            if bucket is not None and configured:
                 reasons.append((bucket.wait_time(amount), why))
         if self.learned is not None:
             reasons.append((self.learned.bucket.wait_time(1), "the request rate learned from the endpoint's 429s "
@@ -312,8 +334,6 @@ class RateLimiter:
         """Pause on an exhausted ``x-ratelimit-remaining-*`` until its reset, unless the server says its limit
         is 0: that is a server (or proxy) with no limit, reporting zeros."""
         self._headers = headers
-        if not self.stated:
-            self.stated = states_rate(headers)
         for remaining_name, limit_name, reset_name in _QUOTA_HEADERS:
             remaining = _number(headers.get(remaining_name))
             if remaining is None or not remaining <= 0:  # (not "> 0": a NaN is no exhausted quota)

@@ -116,6 +116,7 @@ class FakeLLMServer:
         self.tokenizer_api = tokenizer_api
         self.batch_api = batch_api or FakeBatchAPI()  # the Files and Batches routes (batch mode)
         self.host, self.port = host, port
+        self.addresses: list[Any] = []  # the sockets' addresses it listens on, once started
         self.rpm, self.tpm = rpm, tpm
         # answers report the prompt tokens a serving engine would take from its cache (False: none)
         self.prompt_cache = PromptCache() if prompt_cache is True else (prompt_cache or None)
@@ -153,8 +154,8 @@ class FakeLLMServer:
         self._rpm = TokenBucket(self.rpm, clock) if self.rpm else None
         self._tpm = TokenBucket(self.tpm, clock) if self.tpm else None
         await nursery.start(self._timer.run)
-        addresses = await nursery.start(serve_plain_tcp, self._connection, self.port, self.host or None)
-        self.port = addresses[0][1]
+        self.addresses = await nursery.start(serve_plain_tcp, self._connection, self.port, self.host or None)
+        self.port = self.addresses[0][1]
 
     # -- HTTP/1.1 ------------------------------------------------------------------------------------
 

@@ -24,8 +24,9 @@ class AdaptiveConcurrency:
     A 429 starts a trial, unless one is under way: the requests the server holds then (those on the wire that
     are not refused too). It ends when the first of them is answered. A request sent after the 429 and taken
     meanwhile (on the wire longer than a 429 takes to come back) while all of them went on: the server took
-    more than it held when it refused, so its 429s are a rate limit's (`rate_limit`); as are 429s whose headers
-    state a rate limit (``x-ratelimit-*``), and 429s while it held none of ours. A rate limit's 429s set no
+    more than it held when it refused, so its 429s are a rate limit's (`rate_limit`); as are 429s whose own
+    headers state a rate limit (``x-ratelimit-*``), and 429s while it held none of ours, until a later trial
+    finds a limit on requests at once (other clients of the key held its places). A rate limit's 429s set no
     ceiling here and cut nothing from then on: `limits.LearnedRate` paces the requests (a rate limit refuses
     what comes too soon, at any number in flight: a ceiling learned from such 429s held the run at about half
     the rate, QA's F2). Requests sent after the 429 that were refused until one of those held ended: a limit
@@ -57,6 +58,7 @@ class AdaptiveConcurrency:
         self.listeners: list[Callable[[], None]] = []  # told when more requests may go (a gate fills its places)
         self.flying: set[Any] = set()  # the client's attempts on the wire (`AttemptWatch`es: their ``sent_at``)
         self.rate_limit = ""  # why the 429s are a rate limit's, once they are known to be
+        self._provisional = False  # known only from 429s while the server held none of ours: trials go on
         self.on_rate_limit: Callable[[str], None] | None = None  # told that, once
         self._trial: tuple[float, set[Any]] | None = None  # since when, the requests the server held then
         self._tested = False  # a request sent after the trial began was refused
@@ -124,6 +126,8 @@ class AdaptiveConcurrency:
             self._rated(f"a request sent after a 429 was taken while the {len(held)} held then went on")
         elif self._tested:  # requests sent after it were refused until one of those held ended
             self._confirmed, reason = True, f"429s while the server held {len(held)}: a limit on requests at once"
+            if self._provisional:  # those 429s came while others (another client of the key) held its places
+                self.rate_limit, self._provisional = "", False
             self._limit_refused(int(min(len(held), self.refused)), reason)
             if self.timeline[-1][2] != reason:
                 self.note(self.current, reason)
@@ -141,11 +145,13 @@ class AdaptiveConcurrency:
         if in_flight:
             if sent_at is not None:
                 self._refusal_s = max(self._refusal_s, now - sent_at)
-            if rate_said and not self.rate_limit:
+            if rate_said and (self._provisional or not self.rate_limit):
                 self._rated("its 429s carry x-ratelimit headers")
-            if self.rate_limit:
+            if self.rate_limit and not self._provisional:
                 return
             self._try(watch, now)
+            if self.rate_limit:
+                return
             self._refused_least = min(self._refused_least, in_flight)
         if (now - self._last_cut < 1.0) if sent_at is None else (sent_at <= self._last_cut or in_flight > self.refused):
             return
@@ -169,29 +175,34 @@ class AdaptiveConcurrency:
     def _try(self, refused: Any, now: float) -> None:
         """A 429 (of ``refused``'s request): a trial begins, of the requests the server holds now, unless one is
         under way (a request sent after its start refused tests it); one whose requests were all refused too (the
-        server held none of ours) is over: a rate limit."""
+        server held none of ours) is over: a rate limit, until a later trial finds a limit on requests at once
+        (with a key shared by several clients, the others may hold its places); after one, no rate limit."""
         trial = self._trial
         if trial is not None:
             trial[1].discard(refused)
             if not trial[1] <= self.flying:  # one of them ended otherwise (a 5xx, a timeout): it tells nothing
                 trial = None
+        if trial is not None and not trial[1] and now - trial[0] > max(0.25, 3 * self._refusal_s):
+            if not (self.rate_limit or self._confirmed):
+                self._rated("429s while the server held none of ours", firm=False)
+                return
+            trial = None  # nothing more to learn of it: a trial of those held now
         if trial is None:
             self._trial, self._tested = (now, set(self.flying) - {refused}), False
-            return
-        if not trial[1] and now - trial[0] > max(0.25, 3 * self._refusal_s):
-            self._rated("429s while the server held none of ours")
         elif refused is not None and refused.sent_at > trial[0]:
             self._tested = True
 
-    def _rated(self, why: str) -> None:
-        """The 429s are a rate limit's (``why``): no ceiling of theirs, and no cut for them from now on."""
-        self.rate_limit, self._trial = why, None
+    def _rated(self, why: str, firm: bool = True) -> None:
+        """The 429s are a rate limit's (``why``): no ceiling of theirs, and no cut for them from now on; not
+        ``firm``: until a trial finds a limit on requests at once."""
+        told = bool(self.rate_limit)
+        self.rate_limit, self._trial, self._provisional = why, None, not firm
         self.refused = self._probe_at = math.inf
         reason = f"429s of a rate limit ({why}): a rate is learned, not a number at once"
         self._apply(reason)
         if self.timeline[-1][2] != reason:
             self.note(self.current, reason)
-        if self.on_rate_limit is not None:
+        if self.on_rate_limit is not None and not told:
             self.on_rate_limit(why)
 
     def _limit_refused(self, n: int, reason: str) -> None:
@@ -228,17 +239,3 @@ def _now_or_zero() -> float:
     except RuntimeError:
         return 0.0
 
-
-def _now_or_zero() -> float:
-    """trio's clock, or 0 outside a run (a client made before its run starts)."""
-    try:
-        return trio.current_time()
-    except RuntimeError:
-        return 0.0
-
-
-def _beyond(refused_at: float) -> float:
-    """Requests the server must be seen holding at once to show that 429s at ``refused_at`` in flight were no
-    limit on requests at once: more than that, and an eighth more (the numbers are counted when the requests
-    are sent, and some overtake others on their way)."""
-    return refused_at + 1 + refused_at // 8 if refused_at < math.inf else math.inf
