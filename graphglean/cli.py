@@ -18,10 +18,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import attrs
 import trio
 
 from . import __version__
-from .core.config import OutputConfig
+from .core.config import Config, OutputConfig
 from .core.config_loader import key_location, key_variables, load_config
 from .core.errors import GraphgleanError, primary
 from .llm.credentials import endpoint_secrets, redact
@@ -140,6 +141,15 @@ def main(argv: list[str] | None = None) -> int:
         return _failed(raised, getattr(args, "config", None))
 
 
+SECTIONS = frozenset(f.name for f in attrs.fields(Config))
+
+
+def _leading_key(said: str) -> str | None:
+    """The setting an error's text begins with ("graph.method: llm needs ..."), whose line the error names."""
+    m = re.match(r"([a-z_]+(?:\.[a-z_]+)+): ", said)
+    return m[1] if m and m[1].split(".")[0] in SECTIONS else None
+
+
 def _with_variables(setting: re.Match, config: str) -> str:
     names = key_variables(config, setting[1])
     return f"set {setting[1]} ({', '.join(names)}) to " if names else setting[0]
@@ -154,7 +164,7 @@ def _failed(raised: BaseException, config: str | None = None) -> int:
               "run the same command again to continue", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     if isinstance(error, GraphgleanError):
-        key = getattr(error, "key", None)
+        key = getattr(error, "key", None) or _leading_key(str(error))
         where = (key_location(config, key) or config) + ": " if key and config else ""
         said = str(error)
         if config:  # "set KEY to ...": the environment variables KEY's line reads, if any

@@ -94,7 +94,8 @@ async def test_kill_9_then_resume_repeats_no_finished_call(tmp_path):
     ("llm:\n  max_concurrency: -3\n", "config.yaml:2: llm.max_concurrency: expected a positive integer, got -3"),
     ("graph: {metod: llm}\n", "config.yaml:1: graph.metod: unknown key"),
     ("llm: {model: [\n", "config.yaml:2: YAML syntax error"),
-    ("input: {path: /nonexistent/x.txt}\n", "/nonexistent/x.txt: input not found"),
+    ("input: {path: /nonexistent/x.txt}\n", "config.yaml:1: input.path: /nonexistent/x.txt: input not found"),
+    ("graph: {method: llm}\nllm: {api_key: ''}\n", "config.yaml:1: graph.method: llm needs an LLM endpoint"),
 ])
 async def test_bad_config_or_input_exits_2_with_one_line(tmp_path, content, message):
     path = tmp_path / "config.yaml"
@@ -204,3 +205,29 @@ async def test_session_summaries_are_written_in_the_input_s_order_whatever_answe
     rows = [json.loads(line) for line in (tmp_path / "out" / "session_summaries.jsonl").read_text().splitlines()]
     sessions = [row["session_id"] for row in rows]
     assert len(set(sessions)) == 2 and sessions == sorted(sessions)  # session_1's first
+
+
+@pytest.mark.parametrize("status, body, said", [
+    (404, {"error": {"code": "model_not_found", "message": "The model `gpt-4` does not exist"}},
+     "config.yaml:4: the endpoint does not serve model 'gpt-4'"),
+    (401, {"error": {"message": "Incorrect API key provided"}}, "config.yaml:3: the endpoint refused the API key"),
+])
+async def test_an_endpoint_that_refuses_the_model_or_the_key_names_its_line(tmp_path, status, body, said):
+    async with FakeLLMServer(lambda req: Reply(status=status, body=body)).running() as s:
+        path = tmp_path / "config.yaml"
+        path.write_text(f"llm:\n  base_url: {s.base_url}\n  api_key: sk-cli-test-0123\n  model: gpt-4\n"
+                        f"input: {{path: {STAVE}}}\noutput: {{dir: {tmp_path / 'out'}}}\n")
+        r = await cli("run", path)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and f"graphglean: error: {tmp_path / said}" in err, err
+
+
+def test_the_default_input_path_not_found_says_it_is_the_default(tmp_path, monkeypatch):
+    from graphglean.core.config import InputConfig
+    from graphglean.core.errors import InputError
+    from graphglean.core.tokens import Tokenizer
+    from graphglean.text.inputs import read_inputs
+
+    monkeypatch.chdir(tmp_path)  # no examples folder here
+    with pytest.raises(InputError, match=r"^input.path: examples: input not found \(input.path is not set"):
+        read_inputs(InputConfig(), Tokenizer("gpt-4"))

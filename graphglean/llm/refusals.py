@@ -101,13 +101,15 @@ def refusal(status: int, text: str, *, sent: Iterable[str] = (), model: str = ""
     said = body.message or "(no message)"
     if status in (401, 402, 403):
         what = "the account (payment required)" if status == 402 else "the API key"
-        return LLMAuthError(f"the endpoint refused {what} ({where}): {said}; check llm.api_key", status, text)
+        return _keyed(LLMAuthError(f"the endpoint refused {what} ({where}): {said}; check llm.api_key", status, text),
+                      "llm.api_key")
     kind = _item_kind(status, body)
     if kind is not None:
         return LLMRequestError(f"the endpoint refused this request ({where}): {said}", status, text, kind=kind)
     if set(body.codes) & _MODEL_CODES or _MODEL_TEXT.search(body.message):
-        return LLMModelError(f"the endpoint does not serve model {model!r} ({where}): {said}; check llm.model "
-                             "(llm.azure.deployment on Azure) and llm.base_url", status, text, kind="model")
+        return _keyed(LLMModelError(f"the endpoint does not serve model {model!r} ({where}): {said}; check "
+                                    "llm.model (llm.azure.deployment on Azure) and llm.base_url", status, text,
+                                    kind="model"), "llm.model")
     if status == 404:  # every request goes to this URL with this model: not about one item
         return LLMModelError(f"{url or 'the endpoint URL'} was not found ({where}: {said}); check llm.base_url, "
                              "llm.model (llm.azure.deployment and api_version on Azure)", status, text, kind="model")
@@ -164,3 +166,9 @@ def _params_named(body: ErrorBody, sent: Iterable[str]) -> tuple[str, ...]:
     named = [k for k in candidates if k == body.param.split(".")[0].split("[")[0]
              or re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", body.message)]
     return tuple(named)
+
+
+def _keyed(error: LLMError, key: str) -> LLMError:
+    """``error`` naming the setting to check: the CLI says the configuration line that sets it."""
+    error.key = key  # type: ignore[attr-defined]
+    return error

@@ -96,7 +96,7 @@ def plan_shards(cfg: Config) -> Iterator[ShardSpec]:
     """The shards of ``cfg.input``, in input order, planned as the input is streamed."""
     path = Path(cfg.input.path)
     if not path.exists():
-        raise InputError(f"{path}: input not found")
+        raise InputError(f"input.path: {path}: input not found")
     per_shard = cfg.runtime.shard_chunks
     max_bytes = per_shard * cfg.chunking.size * BYTES_PER_TOKEN
     if path.is_dir():
