@@ -1,12 +1,10 @@
-"""The YAML loader of the configuration: ``safe_load``-style parsing that keeps scalars as written,
-``${VAR}`` interpolation, and a key-by-key check against the schema in `graphglean.core.config`.
-
-Errors name the file, line and dotted key path:
-``config.yaml:12: llm.max_concurrency: expected a positive integer, got -3``.
-"""
+"""The YAML loader of the configuration: ``safe_load``-style parsing that keeps scalars as written, ``${VAR}``
+interpolation, and a key-by-key check against the schema in `graphglean.core.config`. Errors name the file, line
+and dotted key path: ``config.yaml:12: llm.max_concurrency: expected a positive integer, got -3``."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import types
@@ -285,8 +283,9 @@ def _build(cls: type, node: yaml.Node | None, path: tuple[str, ...], src: _Sourc
     for key, value in pairs:
         sub = path + (key,)
         if key not in fields:
-            near = ", ".join(sorted(fields))
-            raise src.error(sub, f"unknown key (known keys here: {near})")
+            close = difflib.get_close_matches(str(key), fields, n=1, cutoff=0.7)  # "modle", "max_concurency"
+            said = f"did you mean {close[0]}? " if close else ""
+            raise src.error(sub, f"unknown key ({said}known keys here: {', '.join(sorted(fields))})")
         field = fields[key]
         coerced = _coerce(field.type, value, sub, src)
         check = field.metadata.get("check")
