@@ -102,3 +102,59 @@ def test_an_acronym_and_its_name_placed_in_one_country_in_two_languages_are_one(
 def test_an_acronym_placed_elsewhere_or_described_in_one_language_is_not_merged_by_the_country(a, b):
     resolution = resolved(a, b)
     assert not any("placed in one country in two languages" in str(m.get("rule")) for m in resolution.merges)
+
+
+# -- heldback23's misses (a sixth blind set): qualifiers in other languages and scripts, clubs, initials --------
+
+@pytest.mark.parametrize("a,b", [
+    (("Dunedin (Nouvelle-Zélande)", "lieu", "Ville de l'île du Sud de la Nouvelle-Zélande."),
+     ("Dunedin", "city", "City in Otago, New Zealand, founded by Scottish settlers.")),  # a country in French
+    (("中央区 (東京都)", "地名", "東京都の特別区で、銀座がある。"), ("中央区", "GEO", "東京都の特別区。築地市場があった。")),
+    (("Железногорск (Курская область)", "GEO", "Город в Курской области."),
+     ("Железногорск", "город", "Город под Курском, центр добычи железной руды.")),  # the region's word left out
+])
+def test_a_place_and_its_qualifier_in_another_language_or_script_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Dunedin (Nouvelle-Zélande)", "lieu", "Ville de l'île du Sud de la Nouvelle-Zélande."),
+     ("Dunedin", "city", "City in Pinellas County, Florida, on the Gulf Coast.")),
+    (("中央区 (大阪市)", "地名", "大阪市の行政区。"), ("中央区", "GEO", "東京都の特別区。築地市場があった。")),
+    (("Железногорск (Курская область)", "GEO", "Город в Курской области."),
+     ("Железногорск", "город", "ЗАТО под Красноярском, где расположен Горно-химический комбинат.")),
+])
+def test_a_place_qualified_elsewhere_in_another_language_or_script_stays_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("CD Leganés de Madrid", "ORGANIZATION", "Club de fútbol de la Comunidad de Madrid."),
+     ("Leganés", "team", "Madrid football club playing in the Segunda División."), True),  # its city after "de"
+    (("CD Leganés de Madrid", "ORGANIZATION", "Club de fútbol de la Comunidad de Madrid."),
+     ("Leganés", "city", "Municipality south-west of Madrid."), False),
+    (("IFK Norrköping", "ORGANIZATION", "Swedish football club from Norrköping."),
+     ("Norrköping", "lag", "Fotbollslag från Norrköping som spelar i Allsvenskan."), True),  # a team typed in Swedish
+    (("IFK Norrköping", "ORGANIZATION", "Swedish football club from Norrköping."),
+     ("Norrköping", "stad", "Stad i Östergötland vid Motala ström."), False),
+    (("HC Lugano", "ORGANIZATION", "Swiss ice hockey club playing in the National League."),
+     ("Hockey Club Lugano", "Eishockeyclub", "Eishockeyverein aus dem Tessin."), True),  # a compound type
+])
+def test_clubs_with_their_city_after_a_joining_word_or_typed_in_other_words(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Толстой Л. Н.", "писатель", "Автор романа «Война и мир»."),
+     ("Лев Николаевич Толстой", "PERSON", "Русский писатель, автор «Анны Карениной»."), True),
+    (("Толстой А. Н.", "писатель", "Советский писатель, автор «Хождения по мукам»."),
+     ("Лев Николаевич Толстой", "PERSON", "Русский писатель, автор «Анны Карениной»."), False),  # other initials
+])
+def test_a_surname_before_its_initials_is_read_as_the_name_it_abbreviates(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one
+
+
+@pytest.mark.parametrize("written,english", [("ΟΡΓΑΝΙΣΜΟΣ", "organization"), ("organização", "organization"),
+                                             ("lag", "sports team"), ("ΚΟΜΜΑ", "political party")])
+def test_types_in_capitals_without_accents_and_in_more_languages_have_their_kind(written, english):
+    assert english_type(written.lower()) == english

@@ -18,9 +18,10 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ...text.words import unspaced
-from .lexicon import ARTICLES, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
+from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
+from .persons import initials_first
 from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within
 from .variants.articles import LEADING, glued
@@ -173,7 +174,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
-                keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{f.person[0][0]}|{f.person[-1]}"))
+                first = initials_first(f.person)  # "Путин В. В." meets "Владимир Владимирович Путин"
+                keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
@@ -189,7 +191,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if len(kws) == 2 and p.types & CLUB_TYPES:  # "PSV Eindhoven" against a one-word "PSV" only
             keys.add("tm:" + kws[0])
         if f.team and " " in f.team:  # "FC Bayern München" meets "FC Bayern"
-            keys.add("k:" + f.team.rsplit(" ", 1)[0])
+            head = f.team.rsplit(" ", 1)[0]
+            keys.add("k:" + head)
+            if " " in head and head.rsplit(" ", 1)[1] in CITY_JOINERS:  # "RCD Espanyol de Barcelona", "Espanyol"
+                keys.add("k:" + head.rsplit(" ", 1)[0])
         elif len(kws) > 1 and kws[-1] in PLACED and _club_typed(p.types) and countries_placing(kws[-1]):
             keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:

@@ -17,6 +17,7 @@ import attrs
 import networkx as nx
 
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
+from ...text.words import unspaced
 from .blocking import numbered_capitals, numbered_initials, numbers_differ
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
@@ -205,7 +206,8 @@ class Evidence:
                 if types_conflict(a, b):
                     return doubtful(0.6, "acronym, types differ")
                 return self.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
-            if x.acronym and x.acronym in (y.initials, y.short_initials, content_initials(y)):  # "BSI", "BfS"
+            if x.acronym and (x.acronym in (y.initials, y.short_initials) or x.acronym == content_initials(y)
+                              and one_country(a, b)):  # "BSI" of "Bundesamt für ...", placed alike
                 if types_conflict(a, b):  # "university" and "organization" are one kind
                     return doubtful(0.6, "acronym, types differ")
                 spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
@@ -248,7 +250,7 @@ class Evidence:
                 if (country := region_country(x.qualifier)) and (placed := described_in(py)) and \
                         country not in placed:  # "Paris, Maine"; not "London", "between Toronto and Detroit"
                     return doubtful(0.5, "a place qualified on one side only, the other placed in another country")
-                if region_of(x.qualifier) in named or (len(x.qualifier.replace(" ", "")) > 3 and  # "OR" is no "or"
+                if region_of(x.qualifier) in named or ((len(x.qualifier) > 3 or unspaced(x.qualifier)) and  # no "OR"
                                                      names_qualifier(py.description, x.qualifier)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:

@@ -114,6 +114,12 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
     return ev.overlap(fa, fb)
 
 
+def initials_first(ws: tuple[str, ...]) -> tuple[str, ...]:
+    """A surname before its initials, as Russian writes a name ("Путин В. В.", "Chekhov A. P."), in the order of
+    the other name's words: the initials first."""
+    return ws[1:] + ws[:1] if len(ws) >= 2 and len(ws[0]) > 1 and all(len(w) == 1 for w in ws[1:]) else ws
+
+
 def _given_last(v: Verdict, ev: Judge, a: Profile, b: Profile, longer: Profile) -> Verdict:
     """``v`` on a name that ends the other's, unless the longer is a Korean's, Chinese or Vietnamese name, whose
     last word is the given name ("Jae-in" of "Moon Jae-in"): a first name's question then. Read only for a merge:
@@ -125,7 +131,7 @@ def _given_last(v: Verdict, ev: Judge, a: Profile, b: Profile, longer: Profile) 
 
 def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
     """Two names of two or more words: given names, middle names and initials, the order of the words."""
-    wa, wb = fa.person, fb.person
+    wa, wb = initials_first(fa.person), initials_first(fb.person)
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
         if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"

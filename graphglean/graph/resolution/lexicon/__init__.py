@@ -260,6 +260,7 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("bc", "бк"), ("pae", "παε"), ("kae", "καε"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
+CITY_JOINERS = frozenset({"de", "di", "da", "do", "of", "von"})  # before a club's city: "Espanyol de Barcelona"
 # the one-word compounds that a club's abbreviation spells two letters of ("Malmö Fotbollförening", "Malmö FF";
 # "Helsingin Jalkapalloklubi", "HJK"), as words read without their accents
 CLUB_COMPOUNDS = {w: c for c, words in (
@@ -281,6 +282,7 @@ SPORTS = frozenset(
     "cricket eredivisie bundesliga premiership liga ligue serie deportivo deportiva esportivo sportivo spor "
     "sportif sportive clube squadra équipe equipo equipe elftal ploeg drużyna joukkue".split())
 SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb", "piłk",
+                "hockey", "basketbol", "basketball",
                 "клуб", "футбол", "хокке", "ποδοσφ", "ποδόσφ", "σύλλογ", "ομάδα", "俱乐部", "俱樂部", "足球", "球队", "球隊",
                 "サッカー", "クラブ", "구단", "축구", "نادي", "كرة القدم", "מועדון", "क्लब", "फ़ुटबॉल", "फुटबॉल")
 

@@ -365,5 +365,29 @@ PLACE_PHRASES = {k: c for c, names in {
 }.items() for k in names.split(", ")}
 # a country's key in any table (English name or people, own name, official name) -> the country, canonical; a
 # canonical name stands for itself ("espana": "spain", "morocco": "morocco")
+# countries' names in French, Spanish, German, Italian, Portuguese and Dutch, where they are not English's (keys
+# without accents: "Nouvelle-Zélande"; not "Chili" nor "Suède", words of another sense)
+EXONYMS = {k: c for c, names in {
+    "new zealand": "nouvelle zelande, nueva zelanda, neuseeland, nuova zelanda, nova zelandia, nieuw zeeland",
+    "south korea": "coree du sud, corea del sur, sudkorea, corea del sud, coreia do sul, zuid korea",
+    "netherlands": "pays bas, paises bajos, niederlande, paesi bassi, paises baixos",
+    "uk": "royaume uni, reino unido, vereinigtes konigreich, regno unito, verenigd koninkrijk",
+    "us": "etats unis, estados unidos, vereinigte staaten, stati uniti, verenigde staten",
+    "south africa": "afrique du sud, sudafrica, sudafrika, africa do sul, zuid afrika",
+    "saudi arabia": "arabie saoudite, arabia saudita, saudi arabien, arabia saudi",
+    "germany": "allemagne, alemania, germania, alemanha, duitsland", "france": "frankrijk, frankreich, francia",
+    "spain": "espagne, spanien, spagna, espanha, spanje", "italy": "italie, italien",
+    "japan": "japon, giappone, japao", "china": "chine, cina", "india": "inde, indien", "greece": "grece, grecia, griechenland",
+    "turkey": "turquie, turquia, turchia, turkei", "egypt": "egypte, egipto, agypten, egitto, egito",
+    "brazil": "bresil, brasilien, brasile", "mexico": "mexique, mexiko, messico", "russia": "russie, rusia, russland",
+    "poland": "pologne, polonia, polen", "austria": "autriche, osterreich", "belgium": "belgica, belgien, belgio",
+    "sweden": "schweden, suecia, svezia", "norway": "norvege, norwegen, noruega, norvegia", "ireland": "irlande, irlanda",
+    "denmark": "danemark, dinamarca, danimarca", "finland": "finlande, finnland, finlandia",
+    "switzerland": "suiza, schweiz, svizzera, suica", "australia": "australie, australien",
+    "canada": "kanada", "argentina": "argentine, argentinien", "colombia": "colombie, kolumbien",
+    "indonesia": "indonesie, indonesien", "thailand": "thailande, tailandia", "philippines": "philippinen, filipinas",
+    "morocco": "maroc, marruecos, marokko", "ukraine": "ucrania, ucraina", "iraq": "irak", "israel": "israele",
+}.items() for k in names.split(", ")}
 COUNTRY_OF = {c: c for table in (COUNTRIES, COUNTRY_EXTRA, ENDONYMS, COUNTRY_NAMES) for c in table.values()} | \
-    COUNTRY_EXTRA | ENDONYMS | COUNTRY_NAMES | COUNTRIES
+    COUNTRY_EXTRA | ENDONYMS | COUNTRY_NAMES | COUNTRIES | EXONYMS
+COUNTRY_WORDS |= {k: c for k, c in EXONYMS.items() if k not in COUNTRY_WORDS}

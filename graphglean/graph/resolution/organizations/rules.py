@@ -10,7 +10,7 @@ from typing import Protocol
 import attrs
 
 from ..blocking import lead_initials, web_spellings
-from ..lexicon import AFFIX_LEVELS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
+from ..lexicon import AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
@@ -108,9 +108,11 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
             return Verdict(SAME, 0.9, FOUNDED)  # "FC Basel 1893", "FC Basel"
         if fa.team == fb.team and fa.club != fb.club:
             return doubtful(0.5, "different club abbreviations (another club, another sport?)")
-        if fa.team == fb.team and fa.key != fb.key and _ordinal(fa) == _ordinal(fb) and _club_like(a) and \
-                _club_like(b) and sporting(a) and sporting(b):  # both said to be clubs: not "S.C. Johnson"
-            return Verdict(SAME, 0.9, "same club abbreviation written another way")  # "Fenerbahçe SK", "... Spor Kulübü"
+        if fa.team == fb.team and fa.key != fb.key and _ordinal(fa) == _ordinal(fb):
+            if _club_like(a) and _club_like(b) and sporting(a) and sporting(b):  # both said to be clubs
+                return Verdict(SAME, 0.9, "same club abbreviation written another way")  # "Fenerbahçe SK", "... Spor Kulübü"
+            if fa.compact != fb.compact:  # "SC Johnson" and "Sport Club Johnson" (not "S.C. Johnson")
+                return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
         return None
     x, y = (fa, fb) if fa.club else (fb, fa)
     if x.club and _spelled_club(x, y):  # "SL Benfica", "Sport Lisboa e Benfica"
@@ -137,6 +139,8 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
     "Dinamo Split")."""
     (short, ps), (long, _) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
     ws, ss = long.split(), short.split()
+    if len(ws) >= 3 and ws[-2] in CITY_JOINERS:  # "Espanyol de Barcelona", "Celta de Vigo": the city after "de"
+        ws = ws[:-2] + ws[-1:]
     if len(ws) < 2 or not (ws[:-1] == ss or len(ss) == len(ws) and ss[:-1] == ws[:-1]):  # the name's shape first
         return ""
     if not (sporting(a) and sporting(b) and _club_like(a) and _club_like(b)):

@@ -5,7 +5,8 @@ Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
 
 from __future__ import annotations
 
-from ..lexicon import COUNTRIES, COUNTRY_OF, REGION_COUNTRIES, REGIONS, TLD_COUNTRIES, WORLD_REGIONS
+from ....text.words import unspaced
+from ..lexicon import COUNTRIES, COUNTRY_OF, PLACE_LEVELS, REGION_COUNTRIES, REGIONS, TLD_COUNTRIES, WORLD_REGIONS
 from ..names import NameForm, key_of
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
@@ -45,14 +46,22 @@ ina eño eña ês ish ic er isch ische ischen ois oise ais aise i ite ský ská 
 
 def names_qualifier(description: str, qualifier: str) -> bool:
     """``description`` names ``qualifier`` (a key): its words in a row, each perhaps with another ending or as
-    an adjective made of it."""
+    an adjective made of it, or without the word of its level ("Красноярский край" named "под Красноярском");
+    one written without spaces ("東京都") anywhere in it."""
     wanted, text = qualifier.split(), key_of(description).split()
     if not wanted:
         return False
-    for i in range(len(text) - len(wanted) + 1):
-        if all(inflected(w, t) or adjective_of(w, t) for w, t in zip(wanted, text[i:i + len(wanted)])):
-            return True
+    if unspaced(qualifier.replace(" ", "")):
+        return qualifier.replace(" ", "") in "".join(text)
+    named = [w for w in wanted if w not in _LEVEL_WORDS]
+    for words in (wanted, named) if named and named != wanted else (wanted,):
+        for i in range(len(text) - len(words) + 1):
+            if all(inflected(w, t) or adjective_of(w, t) for w, t in zip(words, text[i:i + len(words)])):
+                return True
     return False
+
+
+_LEVEL_WORDS = frozenset(key_of(w) for words in PLACE_LEVELS.values() for w in words) - {""}
 
 
 def capitalized(description: str, name: str) -> bool:

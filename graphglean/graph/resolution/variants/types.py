@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ....text.words import strip_accents
+
 
 def _table(groups: dict[str, str]) -> dict[str, str]:
     return {word: canonical for canonical, words in groups.items() for word in words.split("|")}
@@ -93,16 +95,17 @@ TYPE_WORDS |= _table({
 })
 
 
-# Greek and Hebrew types, and associations
+# Greek, Hebrew and Portuguese types, and associations
 TYPE_WORDS |= _table({
-    "organization": "οργανισμός|οργάνωση|φορέας|υπηρεσία|ארגון|förening|forening|yhdistys|egyesület|vereniging",
+    "organization": "οργανισμός|οργάνωση|φορέας|υπηρεσία|ארגון|förening|forening|yhdistys|egyesület|vereniging|"
+                    "organização|instituição|órgão|fundação|associação|autarquia|entidade",
     "company": "εταιρεία|εταιρία|επιχείρηση|όμιλος|חברה",
     "country": "χώρα|κράτος|מדינה",
     "region": "περιφέρεια|νομός|επαρχία",
     "political party": "κόμμα|מפלגה",
     "bank": "τράπεζα|בנק",
     "club": "σύλλογος|ποδοσφαιρικός σύλλογος|παε|מועדון",
-    "sports team": "ομάδα|קבוצה",
+    "sports team": "ομάδα|קבוצה|lag|fotbollslag|hockeylag|joukkue|csapat|tým|drużyna piłkarska",
     "university": "πανεπιστήμιο|אוניברסיטה",
     "newspaper": "εφημερίδα|עיתון",
     "river": "ποταμός|ποτάμι|נהר",
@@ -150,7 +153,7 @@ TYPE_WORDS |= _table({
               "schilder|joueur|joueuse|персона|nhân vật|ব্যক্তি|isik|особа|fashion designer|designer|"
               "schriftstellerin|musician|composer|painter|sculptor|architect|photographer|zawodnik|zawodniczka|"
               "sportsmenka|biathlete|skier|cyclist|swimmer|runner",
-    "place": "ort|ortschaft|lieu|lugar|luogo|local|localidade|localidad|località|miejsce|miejscowość|место|"
+    "place": "ort|ortschaft|lieu|lugar|luogo|local|localidade|localidad|località|miejsce|miejscowość|место|地名|地名・地域|"
              "plaats|sted|ställe|paikka|yer|場所|地点|장소|مكان",
     "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica",
     "region": "il|県|powiat|provincie|περιφέρεια|estado|département|departamento|राज्य|bundesstaat|kraj",
@@ -247,6 +250,8 @@ def english_type(type_: str) -> str:
     several ("container ship"), by the last part of a German compound ("Forschungsschiff"), else ``type_``."""
     if type_ in TYPE_WORDS:
         return TYPE_WORDS[type_]
+    if (plain := strip_accents(type_)) in _unaccented():  # "ΟΡΓΑΝΙΣΜΟΣ": capitals without their accents
+        return _unaccented()[plain]
     words = type_.split()
     if len(words) > 1 and words[-1] in TYPE_WORDS:
         return TYPE_WORDS[words[-1]]
@@ -258,6 +263,11 @@ def english_type(type_: str) -> str:
     if head:
         return _GERMAN_HEADS[head]
     return "person" if words and (_occupation(words[-1], len(words) == 1) or type_.endswith(_CJK_CALLINGS)) else type_
+
+
+@lru_cache(maxsize=1)
+def _unaccented() -> dict[str, str]:
+    return {strip_accents(word): kind for word, kind in TYPE_WORDS.items()}
 
 
 # English nouns of a calling by their ending ("virologist", "pianist", "comedian", "technician"), less the things
