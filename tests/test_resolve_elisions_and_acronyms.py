@@ -158,3 +158,36 @@ def test_a_surname_before_its_initials_is_read_as_the_name_it_abbreviates(a, b, 
                                              ("lag", "sports team"), ("ΚΟΜΜΑ", "political party")])
 def test_types_in_capitals_without_accents_and_in_more_languages_have_their_kind(written, english):
     assert english_type(written.lower()) == english
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Die Welt", "Zeitung", "Überregionale Tageszeitung aus Berlin."),  # (no paper word to leave out: "welt")
+     ("welt.de", "website", "Nachrichtenportal der Tageszeitung Die Welt."), True),
+    (("Kölner Stadt-Anzeiger Zeitung", "Zeitung", "Tageszeitung aus Köln."),
+     ("koelnerstadtanzeiger.de", "website", "Nachrichtenportal der Zeitung aus Köln."), True),  # umlaut, paper word
+    (("The Economic Times", "ORGANIZATION", "Indian English-language business daily."),
+     ("economictimes.indiatimes.com", "website", "News website of The Economic Times."), True),  # a subdomain
+    (("Frankfurter Rundschau", "Zeitung", "Tageszeitung aus Frankfurt am Main."),
+     ("frankfurter.de", "website", "Online-Shop für Würstchen aus Frankfurt."), False),  # not its paper word
+    (("German Wikipedia", "website", "The German-language edition of Wikipedia."),
+     ("de.wikipedia.org", "website", "Die deutschsprachige Ausgabe der Wikipedia."), False),  # a two-letter label
+])
+def test_a_paper_and_its_site_without_its_kind_or_on_a_subdomain(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one
+
+
+def test_korean_titles_after_the_name_compound_ones_too():
+    assert read_name("문재인 국무총리").honorifics and read_name("문재인 국무총리").person == read_name("문재인").person
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("PT Bank Negara Indonesia (Persero) Tbk", "ORGANIZATION", "Indonesian state-owned bank."),
+     ("Bank Negara Indonesia", "bank", "Bank milik negara Indonesia yang berkantor pusat di Jakarta."), True),
+    (("Besi Holding N.V.", "ORGANIZATION", "Dutch company in Duiven that builds die-attach machines for chip packaging."),
+     ("Besi", "organization", "Supplier of hybrid bonding systems used to assemble advanced chips, based in the "
+      "Netherlands."), True),  # described with little in common, placed in one country
+    (("Philips Holding N.V.", "ORGANIZATION", "Dutch holding company listed in Amsterdam."),
+     ("Philips", "organization", "A Nigerian consulting firm in Lagos."), False),
+])
+def test_legal_forms_in_parentheses_and_a_group_placed_in_one_country(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...text.words import unspaced
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
-from .names import NameForm, read_name, words_of
+from .names import NameForm, key_of, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
 from .persons import initials_first
 from .profiles import Corpus, Profile
@@ -29,6 +29,7 @@ from .variants.makers import made
 from .variants.placing import PLACED, countries_placing, country_led, country_suffix
 from .variants.places import river_key
 from .variants.rulers import ruler_name
+from .variants.types import english_type
 from .variants.vessels import afloat, designation
 
 # a one-word name's block read against the block of the longer names holding its word: a personal name
@@ -51,8 +52,20 @@ def web_spellings(form: NameForm) -> frozenset[str]:
     legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""
     first = form.surface.split(maxsplit=1)[0].casefold() if form.surface.strip() else ""
     written = first + form.compact if first in ARTICLES and not form.compact.startswith(first) else ""
+    words = form.surface.split()  # "sueddeutsche.de" of "Süddeutsche Zeitung": a paper's site without its kind
+    paper = read_name(" ".join(words[:-1])) if len(words) >= 2 and english_type(key_of(words[-1])) == "newspaper" \
+        else None
     return frozenset(w.replace("'", "") for w in (form.compact, written, form.trade.replace(" ", ""),
-                                                  form.team.replace(" ", ""), glued(form)) if w)
+                                                  form.team.replace(" ", ""), glued(form), form.umlauts,
+                                                  paper and paper.compact, paper and paper.umlauts) if w)
+
+
+def site_stem(form: NameForm) -> str:
+    """The label a web domain's name is read by: its registrable label ("zillow" of "zillow.com"), or a
+    subdomain's first one of six letters or more ("timesofindia" of "timesofindia.indiatimes.com"; not "de" of
+    "de.wikipedia.org")."""
+    first = form.site.split(".", 1)[0] if form.site and not form.stem else ""
+    return form.stem or (first if len(first) >= 6 else "")
 
 
 _CAPITALS_NUMBER = re.compile(r"[A-Z]{2,}(?:\d+|[IVX]+)")
@@ -135,8 +148,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered))
         if f.umlauts:  # "Müller" meets "Mueller"
             keys.add("c:" + f.umlauts)
-        if f.stem:  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."
-            keys.add("c:" + f.stem)
+        if stem := site_stem(f):  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."
+            keys.add("c:" + stem)
         elif (rest := country_suffix(f.key)[0]) and not p.personal:  # "Jumia Nigeria" meets "jumia.com.ng"
             keys.add("c:" + rest.replace(" ", ""))
         keys.update("c:" + w for w in web_spellings(f))

@@ -94,7 +94,9 @@ KOREAN_FAMILY_NAMES = frozenset("""kim lee yi park pak choi choe jung jeong chun
     noh roh ha kwak sung seong cha joo ju woo wu koo gu min na ji jin eom um won bang pyo byun byeon hwang""".split())
 # titles after a name written apart (Korean: "문재인 대통령") or joined (Chinese, Japanese: "習近平主席", "安倍首相");
 # those that say a gender are in MALE or FEMALE too
-TRAILING_TITLES = frozenset("대통령 총리 장관 의원 회장 대표 위원장 주석 국왕 교수 박사 씨 님 총장 사장 선생님 후보 여사 왕비".split())
+TRAILING_TITLES = frozenset("대통령 총리 장관 의원 회장 대표 위원장 주석 국왕 교수 박사 씨 님 총장 사장 선생님 후보 여사 왕비 "
+                            "국무위원장 부위원장 국무총리 부총리 부회장 대표이사 국회의원 당대표 원내대표 시장 도지사 "
+                            "대사 감독 선수 작가 기자 판사 변호사 목사 신부 스님".split())
 JOINED_TITLES = frozenset(
     "主席 国家主席 國家主席 首相 总统 總統 大総統 大統領 总理 總理 総理 総理大臣 总书记 總書記 総書記 先生 氏 さん 様 さま "
     "殿 社長 会長 議員 议员 教授 博士 委員長 委员长 书记 書記 市長 市长 知事 陛下 殿下 総裁 总裁 女士 小姐 夫人 女王 国王 國王 皇帝 "
@@ -134,7 +136,7 @@ LEGAL_FORMS = {
     "srl": "srl", "s r l": "srl", "sarl": "sarl", "s a r l": "sarl", "nv": "nv", "n v": "nv", "bv": "bv",
     "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "sgps": "sgps", "kk": "kk", "k k": "kk",
     "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
-    "ltda": "ltda", "sl": "sl", "s l": "sl", "s a d": "sad", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
+    "ltda": "ltda", "sl": "sl", "s l": "sl", "s a d": "sad", "persero": "persero", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
     "s a de c v": "sa de cv", "sa de cv": "sa de cv", "s a b de c v": "sab de cv", "sab de cv": "sab de cv",
     "s de r l de c v": "srl de cv", "s de r l": "srl", "eirl": "eirl", "ltd sti": "ltd sti",
     "pvt": "private", "pvt ltd": "private limited", "private limited": "private limited",

@@ -9,13 +9,13 @@ from typing import Protocol
 
 import attrs
 
-from ..blocking import lead_initials, web_spellings
+from ..blocking import lead_initials, site_stem, web_spellings
 from ..lexicon import AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
 from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
 from ..variants.callings import sports_of
-from ..variants.countries import described_in
+from ..variants.countries import described_in, one_country
 from ..variants.definitions import english, said_apart
 from ..variants.makers import made
 from ..variants.places import adjective_of
@@ -51,8 +51,9 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     x, y, px, py = (fa, fb, a, b) if fa.site else (fb, fa, b, a)
     country = TLD_COUNTRIES.get(x.site.rsplit(".", 1)[-1], "")
     rest, named_country = country_suffix(y.key)  # "Jumia Nigeria" of "jumia.com.ng"
-    with_country = bool(country) and named_country == country and rest.replace(" ", "") == x.stem
-    if not x.stem or not (x.stem in web_spellings(y) or with_country):
+    stem = site_stem(x)  # "timesofindia" of "timesofindia.indiatimes.com" too
+    with_country = bool(country) and named_country == country and rest.replace(" ", "") == stem
+    if not stem or not (stem in web_spellings(y) or with_country):
         return None
     if py.personal or py.types & PLACE_TYPES:
         return doubtful(0.4, "a web domain and a person or place of its name")
@@ -61,7 +62,7 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     named = (countries_named(py.description) | described_in(py)) - UNIONS if country else set()  # "Diario peruano"
     if named and country not in named:
         return doubtful(0.4, "a country's web domain, and a namesake of another country")
-    if len(x.stem) <= 3 and not (ev.spelled_alike(a, b, x.stem) or names_other(px, y) or names_other(py, x)):
+    if len(stem) <= 3 and not (ev.spelled_alike(a, b, stem) or names_other(px, y) or names_other(py, x)):
         return doubtful(0.4, "a short name and its web domain, not described alike")
     if with_country:  # "Gazeta Polska", a weekly, and "gazeta.pl", a portal: a word in common besides where
         shared = {w for w in unplaced_words(a.description) if len(w) > 3} & set(unplaced_words(b.description))
@@ -71,7 +72,7 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     same = Verdict(SAME, 0.9, "a name and its web domain", certain=True)
     # two languages share no word, however alike they are, and "Bengaluru-based" none with "Indian": a rare name
     # tells, so described in two languages or placed in one country by both
-    if not (rare_word(x.stem) and (english(a.description) != english(b.description) or
+    if not (rare_word(stem) and (english(a.description) != english(b.description) or
                                    (described_in(a) & described_in(b)) - UNIONS)):
         same = ev.short_form(a, b, same, SHORT_DESCRIPTION)
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
@@ -306,7 +307,7 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):
         return doubtful(0.5, "a group described with the other as another company")
-    if ev.disagree(a, b, SHORT_DESCRIPTION):
+    if ev.disagree(a, b, SHORT_DESCRIPTION) and not one_country(a, b):  # "ASML Holding N.V.", "ASML", both Dutch
         return Verdict(UNSURE, 0.5, "with and without a group word, but the descriptions disagree")
     return Verdict(SAME, 0.85, "with and without a group word")
 
