@@ -155,7 +155,8 @@ def test_a_surname_before_its_initials_is_read_as_the_name_it_abbreviates(a, b, 
 
 
 @pytest.mark.parametrize("written,english", [("ΟΡΓΑΝΙΣΜΟΣ", "organization"), ("organização", "organization"),
-                                             ("lag", "sports team"), ("ΚΟΜΜΑ", "political party")])
+                                             ("lag", "sports team"), ("ΚΟΜΜΑ", "political party"),
+                                             ("ЛИЦО", "person")])
 def test_types_in_capitals_without_accents_and_in_more_languages_have_their_kind(written, english):
     assert english_type(written.lower()) == english
 

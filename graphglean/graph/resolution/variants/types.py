@@ -97,6 +97,7 @@ TYPE_WORDS |= _table({
 
 # Greek, Hebrew and Portuguese types, and associations
 TYPE_WORDS |= _table({
+    "person": "лицо|персона|персонаж|деятель|אדם|אישיות|pessoa física|personalidade",
     "organization": "οργανισμός|οργάνωση|φορέας|υπηρεσία|ארגון|förening|forening|yhdistys|egyesület|vereniging|"
                     "organização|instituição|órgão|fundação|associação|autarquia|entidade",
     "company": "εταιρεία|εταιρία|επιχείρηση|όμιλος|חברה",
