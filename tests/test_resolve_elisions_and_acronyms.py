@@ -192,3 +192,13 @@ def test_korean_titles_after_the_name_compound_ones_too():
 ])
 def test_legal_forms_in_parentheses_and_a_group_placed_in_one_country(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) == one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Sheffield, South Yorkshire", "GEO", "Sheffield, South Yorkshire is a city known for its steel."),
+     ("Sheffield", "city", "English city in the north, home of two football clubs."), True),  # a British region
+    (("Sheffield, South Yorkshire", "GEO", "City known for its steel."),
+     ("Sheffield", "city", "Town in Colbert County, Alabama, on the Tennessee River."), False),
+])
+def test_a_british_region_after_a_place_is_read_as_the_uk(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one
