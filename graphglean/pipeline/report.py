@@ -4,6 +4,7 @@ the whole run's totals (every invocation: resumed, ``--detach`` cycles) beside t
 from __future__ import annotations
 
 import json
+import re
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
@@ -194,8 +195,13 @@ def whole_run(invocations: list[dict[str, Any]], current: int | None, accounts: 
 
 
 def write_report(out_dir: Path, report: dict[str, Any]) -> None:
-    """report.json, with no credential in it."""
-    write_text(out_dir / "report.json", json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n")
+    """report.json, with no credential in it; a lone surrogate (a file name that is no UTF-8, a server's
+    message) written as U+FFFD, never the reason the report is not written."""
+    text = json.dumps(redact_data(report), indent=1, ensure_ascii=False) + "\n"
+    write_text(out_dir / "report.json", _SURROGATES.sub("\ufffd", text))
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def report_stopped(out_dir: Path, error: BaseException, whole: dict[str, Any]) -> None:
@@ -215,7 +221,7 @@ def report_stopped(out_dir: Path, error: BaseException, whole: dict[str, Any]) -
     try:
         said = {"detached": str(leaf)} if why == "detached" else {"stopped": why}
         write_report(out_dir, {"version": __version__, **said, **whole, "passes": []})
-    except OSError:
+    except Exception:  # noqa: BLE001 (the run's own error is the one to hear about, whatever this one is)
         pass
 
 

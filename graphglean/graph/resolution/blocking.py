@@ -47,14 +47,14 @@ _PRIME = (1 << 31) - 1
 CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
 
 
-def web_spellings(form: NameForm) -> frozenset[str]:
+def web_spellings(form: NameForm, papers: bool = True) -> frozenset[str]:
     """A name written as one word, as a web domain spells it: without spaces, with and without its article,
     legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""
     first = form.surface.split(maxsplit=1)[0].casefold() if form.surface.strip() else ""
     written = first + form.compact if first in ARTICLES and not form.compact.startswith(first) else ""
     words = form.surface.split()  # "sueddeutsche.de" of "Süddeutsche Zeitung": a paper's site without its kind
-    paper = read_name(" ".join(words[:-1])) if len(words) >= 2 and english_type(key_of(words[-1])) == "newspaper" \
-        else None
+    paper = read_name(" ".join(words[:-1])) if papers and len(words) >= 2 and \
+        english_type(key_of(words[-1])) == "newspaper" else None
     return frozenset(w.replace("'", "") for w in (form.compact, written, form.trade.replace(" ", ""),
                                                   form.team.replace(" ", ""), glued(form), form.umlauts,
                                                   paper and paper.compact, paper and paper.umlauts) if w)
@@ -187,7 +187,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
-                first = initials_first(f.person)  # "Путин В. В." meets "Владимир Владимирович Путин"
+                first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)

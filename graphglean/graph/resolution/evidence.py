@@ -25,12 +25,12 @@ from .persons import centuries_apart, generation_left_out, numbered_generation, 
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
-from .variants.acronyms import acronym_verdict, content_initials
-from .variants.articles import article_verdict, definite, definite_article, glued
+from .variants.acronyms import acronym_verdict
+from .variants.articles import article_verdict, definite, definite_article, elided_verdict
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
 from .variants.placing import countries_named, country_led
-from .variants.countries import (countries_apart, described_in, named_apart, one_country, qualifiers_verdict,
+from .variants.countries import (countries_apart, described_in, named_apart, qualifiers_verdict,
                                  regions_named, river_named, unnamed)
 from .variants.makers import maker_verdict
 from .variants.types import english_type
@@ -149,7 +149,9 @@ class Evidence:
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
         if umlauts := written_out(a, b, fa, fb):  # "Müller", "Mueller"
             return umlauts
-        if (fa.compact.replace("'", "") == fb.compact.replace("'", "") or glued(fa) == glued(fb)) and \
+        if elided := elided_verdict(self, a, b, fa, fb):  # "L'Oréal", "LOreal"
+            return elided
+        if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
             return self.short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
@@ -206,8 +208,7 @@ class Evidence:
                 if types_conflict(a, b):
                     return doubtful(0.6, "acronym, types differ")
                 return self.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
-            if x.acronym and (x.acronym in (y.initials, y.short_initials) or x.acronym == content_initials(y)
-                              and one_country(a, b)):  # "BSI" of "Bundesamt für ...", placed alike
+            if x.acronym and x.acronym in (y.initials, y.short_initials):
                 if types_conflict(a, b):  # "university" and "organization" are one kind
                     return doubtful(0.6, "acronym, types differ")
                 spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
@@ -217,8 +218,6 @@ class Evidence:
                         len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
                     return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
                         a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
-                if one_country(a, b) and two_languages(a.description, b.description):  # "PRI", "Partido ..."
-                    return Verdict(SAME, 0.8, "acronym, placed in one country in two languages")
                 return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
         return None
 
@@ -251,7 +250,7 @@ class Evidence:
                         country not in placed:  # "Paris, Maine"; not "London", "between Toronto and Detroit"
                     return doubtful(0.5, "a place qualified on one side only, the other placed in another country")
                 if region_of(x.qualifier) in named or ((len(x.qualifier) > 3 or unspaced(x.qualifier)) and  # no "OR"
-                                                     names_qualifier(py.description, x.qualifier)):
+                                                     names_qualifier(py.description, x.qualifier, x.core)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")

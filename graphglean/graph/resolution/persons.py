@@ -114,10 +114,16 @@ def _one_word(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
     return ev.overlap(fa, fb)
 
 
-def initials_first(ws: tuple[str, ...]) -> tuple[str, ...]:
-    """A surname before its initials, as Russian writes a name ("Путин В. В.", "Chekhov A. P."), in the order of
-    the other name's words: the initials first."""
-    return ws[1:] + ws[:1] if len(ws) >= 2 and len(ws[0]) > 1 and all(len(w) == 1 for w in ws[1:]) else ws
+def initials_first(form: NameForm) -> tuple[str, ...]:
+    """A name's personal words, a surname before its initials as Russian writes a name ("Путин В. В.", "Chekhov
+    A. P.") put in the order of the other name's words: the initials first. Initials are letters with a dot
+    ("Jay Z" and "Malcolm X" are names as they stand)."""
+    ws = form.person
+    dotted = _DOTTED_INITIALS.search(form.surface) is not None
+    return ws[1:] + ws[:1] if dotted and len(ws) >= 2 and len(ws[0]) > 1 and all(len(w) == 1 for w in ws[1:]) else ws
+
+
+_DOTTED_INITIALS = regex.compile(r"\S\s+(?:\p{L}\.\s*)+$")
 
 
 def _given_last(v: Verdict, ev: Judge, a: Profile, b: Profile, longer: Profile) -> Verdict:
@@ -131,7 +137,7 @@ def _given_last(v: Verdict, ev: Judge, a: Profile, b: Profile, longer: Profile) 
 
 def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
     """Two names of two or more words: given names, middle names and initials, the order of the words."""
-    wa, wb = initials_first(fa.person), initials_first(fb.person)
+    wa, wb = initials_first(fa), initials_first(fb)
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
         if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"

@@ -95,8 +95,7 @@ KOREAN_FAMILY_NAMES = frozenset("""kim lee yi park pak choi choe jung jeong chun
 # titles after a name written apart (Korean: "문재인 대통령") or joined (Chinese, Japanese: "習近平主席", "安倍首相");
 # those that say a gender are in MALE or FEMALE too
 TRAILING_TITLES = frozenset("대통령 총리 장관 의원 회장 대표 위원장 주석 국왕 교수 박사 씨 님 총장 사장 선생님 후보 여사 왕비 "
-                            "국무위원장 부위원장 국무총리 부총리 부회장 대표이사 국회의원 당대표 원내대표 시장 도지사 "
-                            "대사 감독 선수 작가 기자 판사 변호사 목사 신부 스님".split())
+                            "국무위원장 부위원장 국무총리 부총리 부회장 대표이사 당대표 원내대표".split())  # offices, not callings
 JOINED_TITLES = frozenset(
     "主席 国家主席 國家主席 首相 总统 總統 大総統 大統領 总理 總理 総理 総理大臣 总书记 總書記 総書記 先生 氏 さん 様 さま "
     "殿 社長 会長 議員 议员 教授 博士 委員長 委员长 书记 書記 市長 市长 知事 陛下 殿下 総裁 总裁 女士 小姐 夫人 女王 国王 國王 皇帝 "

@@ -216,9 +216,8 @@ south africa: gauteng, kwazulu natal, western cape, eastern cape
 argentina: tucuman, entre rios, chubut, neuquen
 uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
 noord ierland, west midlands, east midlands, greater london, greater manchester, merseyside, west yorkshire,
-south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, kent, essex, surrey, sussex,
-east sussex, west sussex, hampshire, devon, cornwall, dorset, somerset, cumbria, norfolk, suffolk, yorkshire,
-lothian, strathclyde, fife, aberdeenshire, gwynedd, glamorgan, county antrim, county down"""
+south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire, lothian,
+strathclyde, fife, aberdeenshire, gwynedd, glamorgan, county antrim, county down"""
 WORLD_REGIONS = {name: country for line in _WORLD_REGIONS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}
 

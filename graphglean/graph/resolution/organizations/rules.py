@@ -15,7 +15,7 @@ from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
 from ..variants.callings import sports_of
-from ..variants.countries import described_in, one_country
+from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
 from ..variants.makers import made
 from ..variants.places import adjective_of
@@ -51,10 +51,12 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     x, y, px, py = (fa, fb, a, b) if fa.site else (fb, fa, b, a)
     country = TLD_COUNTRIES.get(x.site.rsplit(".", 1)[-1], "")
     rest, named_country = country_suffix(y.key)  # "Jumia Nigeria" of "jumia.com.ng"
-    stem = site_stem(x)  # "timesofindia" of "timesofindia.indiatimes.com" too
+    stem = site_stem(x)  # "economictimes" of "economictimes.indiatimes.com" too, for a name of two words or more
     with_country = bool(country) and named_country == country and rest.replace(" ", "") == stem
-    if not stem or not (stem in web_spellings(y) or with_country):
+    if not stem or not (stem in web_spellings(y) or with_country) or not x.stem and len(y.key.split()) < 2:
         return None
+    if stem not in web_spellings(y, papers=False) and not with_country and not names_other(px, y):
+        return doubtful(0.4, "a paper's name without its kind, and a site that does not name the paper")
     if py.personal or py.types & PLACE_TYPES:
         return doubtful(0.4, "a web domain and a person or place of its name")
     if types_conflict(a, b):
@@ -140,8 +142,8 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
     "Dinamo Split")."""
     (short, ps), (long, _) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
     ws, ss = long.split(), short.split()
-    if len(ws) >= 3 and ws[-2] in CITY_JOINERS:  # "Espanyol de Barcelona", "Celta de Vigo": the city after "de"
-        ws = ws[:-2] + ws[-1:]
+    if len(ws) >= 3 and ws[-2] in CITY_JOINERS and ws[-1] not in COUNTRY_OF:  # "Espanyol de Barcelona"; not
+        ws = ws[:-2] + ws[-1:]  # "Universidad de Chile", a country
     if len(ws) < 2 or not (ws[:-1] == ss or len(ss) == len(ws) and ss[:-1] == ws[:-1]):  # the name's shape first
         return ""
     if not (sporting(a) and sporting(b) and _club_like(a) and _club_like(b)):
@@ -307,7 +309,7 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):
         return doubtful(0.5, "a group described with the other as another company")
-    if ev.disagree(a, b, SHORT_DESCRIPTION) and not one_country(a, b):  # "ASML Holding N.V.", "ASML", both Dutch
+    if ev.disagree(a, b, SHORT_DESCRIPTION):
         return Verdict(UNSURE, 0.5, "with and without a group word, but the descriptions disagree")
     return Verdict(SAME, 0.85, "with and without a group word")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from ....text.words import strip_accents
 from ..lexicon import ARTICLES
 from ..names import NameForm, words
-from ..profiles import CATCH_ALL, PLACE_TYPES, UNTYPED, Profile, kinds
+from ..profiles import CATCH_ALL, PLACE_TYPES, UNTYPED, Profile, both_places, kinds
 from ..verdicts import SAME, Verdict, doubtful
-from .countries import one_country
+from .countries import one_country, regions_named
 
 LEADING = frozenset({"de", "den", "det", "al"})
 
@@ -60,3 +60,15 @@ def glued(form: NameForm) -> str:
     """Every letter of the name in a row, an elided article kept and apostrophes dropped ("loreal" of "L'Oréal",
     whose key leaves "l'" out): how a name loses its apostrophe in ASCII text ("LOreal")."""
     return "".join(words(strip_accents(form.surface))).replace("'", "")
+
+
+def elided_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
+    """Same for a name whose elided article lost its apostrophe ("LOreal" / "L'Oréal") where the descriptions do
+    not disagree, and two places only where both are placed in one country ("L'Anse", Michigan, is no "Lanse",
+    Pennsylvania); None where the names are not so."""
+    if fa.compact.replace("'", "") == fb.compact.replace("'", "") or glued(fa) != glued(fb):
+        return None
+    ra, rb = regions_named(a.description), regions_named(b.description)
+    if both_places(a, b) and (not one_country(a, b) or ra - rb and rb - ra):  # "L'Anse", Michigan; "Lanse"
+        return doubtful(0.5, "an elided article without its apostrophe, places not placed in one country or region")
+    return ev.short_form(a, b, Verdict(SAME, 0.9, "same name, an elided article without its apostrophe"))

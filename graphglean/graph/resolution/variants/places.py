@@ -44,24 +44,42 @@ _ADJECTIVE_ENDINGS = frozenset("""n an ian ean ese esa eso esi ense enses enne e
 ina eño eña ês ish ic er isch ische ischen ois oise ais aise i ite ský ská ski ska""".split())
 
 
-def names_qualifier(description: str, qualifier: str) -> bool:
-    """``description`` names ``qualifier`` (a key): its words in a row, each perhaps with another ending or as
-    an adjective made of it, or without the word of its level ("Красноярский край" named "под Красноярском");
-    one written without spaces ("東京都") anywhere in it."""
+def names_qualifier(description: str, qualifier: str, own: str = "") -> bool:
+    """``description`` names ``qualifier`` (a key) of a place named ``own``: its words in a row, each perhaps
+    with another ending or as an adjective made of it, or without the word of its level ("Красноярский край"
+    named "под Красноярском") where that word is no name of the place's own and the description names no
+    region of that level; one written without spaces ("東京都") where a phrase of the description begins with
+    it, not before the place's own name ("東京都府中市 と同名": a namesake)."""
     wanted, text = qualifier.split(), key_of(description).split()
     if not wanted:
         return False
     if unspaced(qualifier.replace(" ", "")):
-        return qualifier.replace(" ", "") in "".join(text)
+        return _unspaced_named(key_of(description), qualifier.replace(" ", ""), own.replace(" ", ""))
     named = [w for w in wanted if w not in _LEVEL_WORDS]
-    for words in (wanted, named) if named and named != wanted else (wanted,):
+    levels = {level for w in wanted for level in _LEVEL_WORDS.get(w, ())}  # "область": region, "oblast", "край"
+    levelled = named and named != wanted and own not in named and not any(
+        level in levels for t in text for level in _LEVEL_WORDS.get(t, ()))
+    for words in (wanted, named) if levelled else (wanted,):
         for i in range(len(text) - len(words) + 1):
             if all(inflected(w, t) or adjective_of(w, t) for w, t in zip(words, text[i:i + len(words)])):
                 return True
     return False
 
 
-_LEVEL_WORDS = frozenset(key_of(w) for words in PLACE_LEVELS.values() for w in words) - {""}
+def _unspaced_named(text: str, qualifier: str, own: str) -> bool:
+    at = text.find(qualifier)
+    while at != -1:
+        after = text[at + len(qualifier):]
+        if (at == 0 or not unspaced(text[at - 1])) and not (own and after.startswith(own)):
+            return True
+        at = text.find(qualifier, at + 1)
+    return False
+
+
+_LEVEL_WORDS: dict[str, set[str]] = {}  # a level's word, as keys read it -> its levels
+for _level, _words in PLACE_LEVELS.items():
+    for _w in filter(None, map(key_of, _words)):
+        _LEVEL_WORDS.setdefault(_w, set()).add(_level)
 
 
 def capitalized(description: str, name: str) -> bool:
