@@ -18,12 +18,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import attrs
 import trio
 
 from . import __version__
-from .core.config import Config, OutputConfig
-from .core.config_loader import key_location, key_variables, load_config
+from .core.config import OutputConfig
+from .core.config_loader import field_docs, key_location, key_variables, load_config
 from .core.errors import GraphgleanError, primary
 from .llm.credentials import endpoint_secrets, redact
 from .text.notes import SHOWN
@@ -138,16 +137,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except BaseException as raised:
-        return _failed(raised, getattr(args, "config", None))
+        return _failed(raised, getattr(args, "config", None), _flags(args))
 
 
-SECTIONS = frozenset(f.name for f in attrs.fields(Config))
+#: every setting's dotted key, sections too ("graph", "graph.method"): what an error's text may begin with
+SETTINGS = frozenset(k for key, _, _ in field_docs() for k in (".".join(key.split(".")[:n])
+                                                              for n in range(1, key.count(".") + 2)))
+#: the settings a command line flag sets instead of the configuration file
+FLAGS = {"input": "input.path", "output": "output.dir"}
+
+
+def _flags(args: argparse.Namespace) -> dict[str, str]:
+    """The settings ``args`` set by a flag, each with the flag's words ("input.path": "--input x.txt")."""
+    return {key: f"--{flag} {getattr(args, flag)}" for flag, key in FLAGS.items() if getattr(args, flag, None)}
 
 
 def _leading_key(said: str) -> str | None:
     """The setting an error's text begins with ("graph.method: llm needs ..."), whose line the error names."""
     m = re.match(r"([a-z_]+(?:\.[a-z_]+)+): ", said)
-    return m[1] if m and m[1].split(".")[0] in SECTIONS else None
+    return m[1] if m and m[1] in SETTINGS else None
 
 
 def _with_variables(setting: re.Match, config: str) -> str:
@@ -155,9 +163,9 @@ def _with_variables(setting: re.Match, config: str) -> str:
     return f"set {setting[1]} ({', '.join(names)}) to " if names else setting[0]
 
 
-def _failed(raised: BaseException, config: str | None = None) -> int:
+def _failed(raised: BaseException, config: str | None = None, flags: dict[str, str] | None = None) -> int:
     """The exit code of an error, said in one line; a traceback (raised again) means a bug. An error about a
-    setting (its ``key``) names the line of ``config`` that holds it."""
+    setting (its ``key``) names the line of ``config`` that holds it, or the flag that set it (``flags``)."""
     error = primary(raised)  # trio's nurseries gather errors into groups: report the one that matters
     if isinstance(error, KeyboardInterrupt):
         print("graphglean: interrupted; finished work is kept in the output folder's run.sqlite: "
@@ -165,7 +173,8 @@ def _failed(raised: BaseException, config: str | None = None) -> int:
         return EXIT_INTERRUPTED
     if isinstance(error, GraphgleanError):
         key = getattr(error, "key", None) or _leading_key(str(error))
-        where = (key_location(config, key) or config) + ": " if key and config else ""
+        flag = (flags or {}).get(key or "")
+        where = f"{flag}: " if flag else (key_location(config, key) or config) + ": " if key and config else ""
         said = str(error)
         if config:  # "set KEY to ...": the environment variables KEY's line reads, if any
             said = re.sub(r"\bset ([a-z_]+(?:\.[a-z_]+)+) to ", lambda m: _with_variables(m, config), said)
@@ -200,7 +209,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return _run_here(args, cfg, log, consoles[1])
     except BaseException as raised:
-        return _failed(raised, args.config)
+        return _failed(raised, args.config, _flags(args))
     finally:
         for tee in (sys.stdout, sys.stderr):
             if isinstance(tee, Tee):

@@ -92,7 +92,7 @@ async def test_kill_9_then_resume_repeats_no_finished_call(tmp_path):
 
 @pytest.mark.parametrize("content,message", [
     ("llm:\n  max_concurrency: -3\n", "config.yaml:2: llm.max_concurrency: expected a positive integer, got -3"),
-    ("graph: {metod: llm}\n", "config.yaml:1: graph.metod: unknown key"),
+    ("graph: {metod: llm}\n", "config.yaml:1: graph.metod: unknown key (did you mean method?"),
     ("llm: {model: [\n", "config.yaml:2: YAML syntax error"),
     ("input: {path: /nonexistent/x.txt}\n", "config.yaml:1: input.path: /nonexistent/x.txt: input not found"),
     ("graph: {method: llm}\nllm: {api_key: ''}\n", "config.yaml:1: graph.method: llm needs an LLM endpoint"),
@@ -229,5 +229,18 @@ def test_the_default_input_path_not_found_says_it_is_the_default(tmp_path, monke
     from graphglean.text.inputs import read_inputs
 
     monkeypatch.chdir(tmp_path)  # no examples folder here
-    with pytest.raises(InputError, match=r"^input.path: examples: input not found \(input.path is not set"):
+    with pytest.raises(InputError, match=r"^input.path: examples: input not found \(examples/ is input.path's default"):
         read_inputs(InputConfig(), Tokenizer("gpt-4"))
+
+
+async def test_a_flag_that_set_the_input_is_named_not_the_configuration_line(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(f"input:\n  path: {STAVE}\noutput: {{dir: {tmp_path / 'out'}}}\n")
+    r = await cli("run", path, "--input", tmp_path / "missing.txt", "--dry-run")
+    assert r.returncode == 2 and f"graphglean: error: --input {tmp_path / 'missing.txt'}: input.path: ".encode() in r.stderr
+
+
+async def test_a_file_name_that_begins_like_a_section_is_no_setting(tmp_path):
+    r = await cli("run", tmp_path / "graph.yaml")
+    assert r.returncode == 2 and f"graphglean: error: {tmp_path / 'graph.yaml'}".encode() in r.stderr
+    assert b"graph.yaml: graph.yaml" not in r.stderr

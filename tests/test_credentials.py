@@ -183,4 +183,6 @@ def test_a_password_with_a_slash_or_an_at_sign_is_found_and_redacted_whole(url, 
 
 
 def test_an_at_sign_in_a_path_is_no_user_info():
-    assert url_secrets("http://host/v1/@models") == []
+    assert url_secrets("http://host/v1/@models") == [] and url_secrets("http://host:8000/v1/@x") == []
+    assert redact("see http://host:8000/v1/@x") == "see http://host:8000/v1/@x"
+    assert "host:8000" in repr(Config(llm=LLMConfig(base_url="http://host:8000/v1/@x")))

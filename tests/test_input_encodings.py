@@ -57,7 +57,11 @@ def test_a_file_of_one_long_line_is_read_as_the_whole_is(tmp_path, unit):
     whole = Tally()
     whole.add(body.encode() + b"\xff")
     assert reading == whole.reading(str(p), "auto")
-    assert text_of(p)[0][:-1] == body  # (its last byte as the reading of the whole says: U+FFFD, or "ÿ")
+    text, said = text_of(p)
+    assert text[:-1] == body  # (its last byte as the reading of the whole says: U+FFFD, or "ÿ")
+    assert not unit.isascii() or not said or "1 byte" in said[0]  # no character cut between two blocks
+    if not unit.isascii():  # a cut inside a character would be bytes of invalid UTF-8 more
+        assert said == [f"{p}: 1 byte of invalid UTF-8 from byte offset {len(body.encode())} replaced with U+FFFD"]
 
 
 def test_a_utf8_text_cut_inside_a_character_is_utf8_not_windows_1252(tmp_path):

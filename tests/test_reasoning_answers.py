@@ -188,6 +188,7 @@ async def test_an_answer_of_reasoning_alone_is_a_failed_item_never_a_summary_and
     "The user asked the model to stop printing <think> blocks; it apologised and gave the recipe for bread.",
     "Alice explains that a closing </reasoning> tag ends the element. Bob then fixes the parser.",
     "Use the `</think>` tag to end a block, then write the answer.",
+    "The model wraps its reasoning in <think> and </think> tags, which the parser drops.",  # both tags named
 ])
 def test_free_text_that_names_a_reasoning_tag_is_kept_whole(answer):
     assert prose(answer) == answer

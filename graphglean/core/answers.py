@@ -81,13 +81,23 @@ def without_reasoning(text: str) -> str:
 
 def _leads(text: str, pos: int, start: int, end: int, inner_start: int, inner_end: int) -> bool:
     """Whether a block `reasoning_spans` found is one a model wrote before its answer, not a tag its answer
-    names ("asked it to stop printing <think> blocks"): a closed block, or one never closed with nothing but
-    earlier blocks before it; a closing tag never opened, unless it stands in a sentence as a word (spaces on
-    both sides) or quoted."""
+    names ("asked it to stop printing <think> blocks"): one with nothing but earlier blocks before it, or a
+    closed one that is not both tags named as words in a sentence ("in <think> and </think> tags": a few words
+    between them, no line break, spaces or quotes around); a closing tag never opened, unless it stands in a
+    sentence as a word (spaces on both sides) or quoted."""
     if inner_start != start:  # opened
-        return inner_end != end or not text[pos:start].strip()  # (a closing tag between them)
-    before, after = text[inner_end - 1:inner_end], text[end:end + 1]
-    return not ((before in (" ", "\t") and after in (" ", "\t")) or (before in _QUOTES and after in _QUOTES))
+        if not text[pos:start].strip():
+            return True
+        inner = text[inner_start:inner_end]
+        named = _word(text[start - 1:start], text[end:end + 1]) and "\n" not in inner and len(inner.split()) <= 3
+        return inner_end != end and not named  # (closed: a closing tag between them)
+    return not _word(text[inner_end - 1:inner_end], text[end:end + 1])
+
+
+def _word(before: str, after: str) -> bool:
+    """A tag standing in a sentence as a word: spaces, or quotes, on both sides (or punctuation after it)."""
+    spaced = before in (" ", "\t") and (after in (" ", "\t") or after in ".,;:)")
+    return spaced or (before in _QUOTES and after in _QUOTES)
 
 
 _QUOTES = frozenset("`'\"“”‘’«»")

@@ -3,7 +3,6 @@ run store in the output folder; then the report."""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -61,31 +60,36 @@ async def _run(cfg: Config, out_dir: Path, *, fresh: bool, progress: Progress | 
     def accounts() -> dict[str, dict[str, Any]]:
         return account_rows(ctx.scheduler.accounts if ctx.scheduler else {}, cfg)
 
+    stopped: BaseException | None = None
     try:
-        if needs_llm:
-            async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
-                                              waves=waves) as client:
-                ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
-                tell = getattr(progress, "note", None)  # the concurrency held back: said once, by the passes
-                client.on_held((lambda line: tell("llm", line)) if tell else notice)
-                async with accounts_kept(book, accounts):
-                    outcomes = await run_passes(ctx, passes)
-                if waves is not None and not any(o.failed for o in outcomes):
-                    await waves.abandon()
-        else:
-            outcomes = await run_passes(ctx, passes)
-        if not any(o.failed for o in outcomes):  # nothing left to resume: the journal (and batches) have served
-            store.clear_journal()
-            if waves is not None:
-                store.batch_ledger().clear()
-    except* Detached as stopped:
-        detached = leaves(stopped)
+        try:
+            if needs_llm:
+                async with ChatClient.from_config(cfg.llm, count_tokens=tokenizer.count, journal=store.journal(),
+                                                  waves=waves) as client:
+                    ctx.scheduler = Scheduler(client, fail_fast=cfg.fail_fast, progress=progress)
+                    tell = getattr(progress, "note", None)  # the concurrency held back: said once, by the passes
+                    client.on_held((lambda line: tell("llm", line)) if tell else notice)
+                    async with accounts_kept(book, accounts):
+                        outcomes = await run_passes(ctx, passes)
+                    if waves is not None and not any(o.failed for o in outcomes):
+                        await waves.abandon()
+            else:
+                outcomes = await run_passes(ctx, passes)
+            if not any(o.failed for o in outcomes):  # nothing left to resume: the journal (and batches) have served
+                store.clear_journal()
+                if waves is not None:
+                    store.batch_ledger().clear()
+        except* Detached as group:
+            detached = leaves(group)
+    except BaseException as error:  # interrupted, cancelled, or an error the run could not get past
+        stopped = error
+        raise
     finally:
         wall_s = time.monotonic() - since
         book.record_now(accounts(), wall_s)  # stopped or not, this invocation's calls count in the run's totals
         whole = whole_run(book.all(), book.id, accounts(), started, wall_s)
         store.close()
-        if (stopped := sys.exc_info()[1]) is not None:  # what the run did and paid so far, as a run's end says
+        if stopped is not None:  # what the run did and paid so far, as a run's end says
             report_stopped(out_dir, stopped, whole)
     if detached:  # the batches in flight are in the run store: the same command continues
         report = {"version": __version__, "detached": str(detached[0]), **whole, "passes": []}

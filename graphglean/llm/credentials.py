@@ -22,7 +22,9 @@ _NAMES = r"(?:api[_\-]?key|key|token|sig|signature|secret|password|passwd|pwd|au
 _QUERY_NAMES = rf"(?:{_NAMES}|code)"  # a query's code (Azure Functions' key, OAuth's), not an error_code= in prose
 # a URL's user info: up to its "@", or, for a user and password, up to the last "@" of the URL (a password may
 # hold "/" or "@" unencoded)
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:[^\s:/?#@'\"<>\\]*:[^\s'\"<>\\]*|[^/\s?#@'\"<>\\]+)@")
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)(?:[^\s:/?#@'\"<>\\]*:(?!\d{1,5}/)[^\s'\"<>\\]*|"
+                       r"[^/\s?#@'\"<>\\]+)@")
+_HOST_THEN_PATH = re.compile(r"[^:/@]*:\d{1,5}/")  # "host:8000/v1/@x": a path's "@" after a port, no user info
 # a parameter of a query (after ? & ;) or an argument (--api-key=...): its name ends in a key-like word
 _PARAM = re.compile(rf"(?i)((?:[?&;]|(?<![\w.\-]))-{{0,2}}(?:[\w.\-]*[_.\-])?{_NAMES}=)[^&#\s'\"<>\\]+")
 _CODE = re.compile(r"(?i)([?&]code=)[^&#\s'\"<>\\]+")
@@ -86,7 +88,7 @@ def url_secrets(url: str) -> list[str]:
     of its key-like query parameters."""
     found = []
     userinfo = url.strip().partition("://")[2].rpartition("@")[0]  # a password may hold "/" or "@" unencoded
-    if userinfo and (":" in userinfo or "/" not in userinfo):  # (not a path's "@" after a host)
+    if userinfo and (":" in userinfo or "/" not in userinfo) and not _HOST_THEN_PATH.match(userinfo):
         found += [userinfo, userinfo.partition(":")[2]]  # whole, and the password (a user name is often a word)
     try:
         parts = urlsplit(url.strip())

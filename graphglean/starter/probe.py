@@ -144,7 +144,7 @@ async def _listing(client: httpx.AsyncClient, base_url: str, key: str, server: S
             if response.status_code in LOCKED:
                 return attrs.evolve(server, locked=response.status_code, key_tried=bool(key))
             listed = _models(response.json()) if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError):  # (a URL that is none: see `probe_service`)
             return None
         if listed is None:
             return None
@@ -155,8 +155,11 @@ async def _listing(client: httpx.AsyncClient, base_url: str, key: str, server: S
 
 
 async def probe_service(base_url: str, key: str) -> Server | None:
-    """The service at ``OPENAI_BASE_URL`` and the models it lists to ``key`` (the key it is set for), or None."""
-    port = urllib.parse.urlsplit(base_url).port or 0 if _is_url(base_url) else 0
+    """The service at ``OPENAI_BASE_URL`` and the models it lists to ``key`` (the key it is set for), or None
+    (also when it is no URL: the config reads it when a run starts, and says so there)."""
+    if not _is_url(base_url):
+        return None
+    port = urllib.parse.urlsplit(base_url).port or 0
     timeout = httpx.Timeout(SERVICE_ANSWER_S, connect=SERVICE_CONNECT_S)
     async with httpx.AsyncClient(timeout=timeout) as client:  # the environment's proxy, as OpenAI's clients
         return await _listing(client, base_url, key, Server(port, "the service", (), url=base_url),

@@ -67,6 +67,9 @@ class Choice:
         if service is not None and service.needs_key:
             return (f"its /v1/models refused the key in {KEY_ENV} (HTTP {service.locked}): check the key, and "
                     "set llm.model to a model that service serves")
+        if service is not None and service.models:
+            return (f"its /v1/models lists {len(service.models)} model{'s' if len(service.models) != 1 else ''}, no "
+                    "chat model among them: set llm.model to a chat model that service serves")
         return "it listed no model at /v1/models: set llm.model to a model that service serves"
 
 

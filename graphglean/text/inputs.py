@@ -277,8 +277,8 @@ def _read_inputs(cfg: InputConfig, tokenizer: Tokenizer, stdin: Any) -> Inputs:
         if not path.exists():
             default = cfg.path == attrs.fields(InputConfig).path.default  # not set: the source tree's sample folder
             raise InputError(f"input.path: {path}: input not found" + (
-                " (input.path is not set, and its default is the examples folder of graphglean's source: set "
-                "input.path to a file or folder of your texts)" if default else ""))
+                " (examples/ is input.path's default, the sample folder of graphglean's source: set input.path to "
+                "a file or folder of your texts)" if default else ""))
         if path.is_dir():
             if cfg.format not in ("auto", "text"):
                 raise InputError(f"{path}: is a folder; input.format {cfg.format} needs a file")

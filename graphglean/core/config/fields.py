@@ -37,7 +37,7 @@ def url_shown(url: str) -> str:
     """A URL as a repr shows it: its user info (all before its last "@", which a password may hold, with "/" or
     a space) and its query (where credentials go) out."""
     scheme, rest = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*://)?(.*)", url, re.S).groups()  # type: ignore[union-attr]
-    if "@" in rest:
+    if "@" in rest and not re.match(r"[^:/@]*:\d{1,5}/", rest):  # (not a path's "@" after host:port)
         rest = "[redacted]@" + rest.rpartition("@")[2]
     return repr((scheme or "") + rest.split("?", 1)[0] + ("?[redacted]" if "?" in rest else ""))
 

@@ -7,7 +7,6 @@ import functools
 import logging
 import math
 import shutil
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -118,6 +117,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
     stage("plan")
     own = connect(rt)
     tasks, hub, made = None, None, None
+    stopped: BaseException | None = None
     try:
         actor = ray.remote(LeaseBucket).options(name=f"graphglean-leases-{uuid.uuid4().hex[:12]}", num_cpus=0).remote(
             cfg.llm.requests_per_minute, cfg.llm.tokens_per_minute)
@@ -136,6 +136,9 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
         totals.llm = tasks.llm.report()
         if hub is not None:
             made, hub = close_hub(ray, hub, clear=not totals.failed), None
+    except BaseException as error:  # interrupted, cancelled, or an error the run could not get past
+        stopped = error
+        raise
     finally:
         if tasks is not None:
             tasks.cancel()
@@ -146,7 +149,7 @@ async def _run(cfg: Config, out: Path, started: float, *, fresh: bool, progress:
             ray.shutdown()
         whole = book.close()  # this invocation's calls count in the run's totals, whatever stopped it
         specs.close()
-        if (stopped := sys.exc_info()[1]) is not None:  # what the run did and paid so far, as a run's end says
+        if stopped is not None:  # what the run did and paid so far, as a run's end says
             report_stopped(out, stopped, whole)
     totals.add_cpu("driver", time.process_time() - cpu)
     report = run_report(cfg, passes, totals, outputs, time.monotonic() - started, whole)
