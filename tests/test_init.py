@@ -283,3 +283,10 @@ async def test_the_test_server_on_a_fixed_port_is_found_as_the_docs_recipe_says(
         await server.wait()
     assert [s.chat_model for s in found.servers] == ["graphglean-fake"]
     assert taken.returncode == 1 and f"cannot listen on port {port}".encode() in taken.stderr
+
+
+@pytest.mark.parametrize("url", ["http://host:abc/v1", "http://localhost\u200b:8000/v1", "not a url"])
+async def test_a_malformed_openai_base_url_is_left_to_the_run_to_say(tmp_path, url):
+    done = await init_folder(tmp_path, ports=[closed_port()], environ={"OPENAI_API_KEY": "sk-x-0123456789",
+                                                                       "OPENAI_BASE_URL": url})
+    assert done.choice.kind == "openai" and done.choice.model == "gpt-4o-mini" and "listed no model" in done.lines[0]

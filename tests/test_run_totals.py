@@ -217,3 +217,14 @@ def test_library_runs_keep_their_totals_too(tmp_path):
     first, second = trio.run(main)
     assert second["invocation"]["calls"] == 0 and second["totals"]["calls"] == first["totals"]["calls"] > 0
     assert second["totals"]["invocations"] == 2 and second["started"] == first["started"]
+
+
+def test_a_stop_message_holding_a_lone_surrogate_is_still_reported(tmp_path):
+    import json
+
+    from graphglean.core.errors import LLMAuthError
+    from graphglean.pipeline.report import report_stopped
+
+    report_stopped(tmp_path, LLMAuthError("the endpoint refused the API key: bad \ud83d key", 401, ""), {"totals": {}})
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["stopped"] == "stopped: the endpoint refused the API key: bad \ufffd key" and report["passes"] == []
