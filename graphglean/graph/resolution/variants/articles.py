@@ -9,6 +9,8 @@ another kind is doubt."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ....text.words import strip_accents
 from ..lexicon import ARTICLES
 from ..names import NameForm, words
@@ -59,7 +61,12 @@ def _capitals(surface: str) -> bool:
 def glued(form: NameForm) -> str:
     """Every letter of the name in a row, an elided article kept and apostrophes dropped ("loreal" of "L'Oréal",
     whose key leaves "l'" out): how a name loses its apostrophe in ASCII text ("LOreal")."""
-    return "".join(words(strip_accents(form.surface))).replace("'", "")
+    return _glued(form.surface)
+
+
+@lru_cache(maxsize=65536)
+def _glued(surface: str) -> str:  # (read for every pair of names whose keys differ)
+    return "".join(words(strip_accents(surface))).replace("'", "")
 
 
 def elided_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict | None:
