@@ -144,3 +144,21 @@ def test_an_invalid_byte_in_a_later_block_is_named_at_its_offset_in_the_file(tmp
     with pytest.raises(InputError) as e:
         list(plan_shards(cfg))
     assert str(e.value) == expected
+
+
+@pytest.mark.parametrize("model", ["gpt-4", "gpt-4o"])
+def test_one_long_line_is_cut_between_words_and_chunks_as_the_whole(tmp_path, monkeypatch, model):
+    words = ["met", "the", "ghost", "in", "1999", "naïve", "café", "x", "ada", "e\u0301", "'s"]
+    text = " ".join(words[i % len(words)] for i in range(3000))  # one line, no sentence end, no capital
+    path = tmp_path / "line.txt"
+    path.write_bytes(text.encode())
+    cfg = _config(path, shard_chunks=3)
+    cfg.llm.model = model
+    cfg.chunking.size, cfg.chunking.overlap = 40, 8
+    monkeypatch.setattr(shards, "TEXT_BLOCK", 256)
+    cuts, tokens = shards._text_cuts(path, cfg, None)
+    tok = Tokenizer(model)
+    assert len(cuts) > 10 and tokens == len(tok.encode(text))  # cut as it is read, not held whole
+    whole = read_inputs(cfg.input, tok).all_chunks(tok, 40, 8)
+    parts = [c for s in plan_shards(cfg) for c in read_shard(s, cfg, tok).all_chunks(tok, 40, 8)]
+    assert parts == whole

@@ -120,8 +120,15 @@ _TEXT_CUTS = [re.compile(rb"\n[ \t\r]*\n(?=[!-~])"), re.compile(rb"\n(?=[!-~])")
 TEXT_BLOCK = 1 << 20  # bytes decoded and counted at a time, at most
 
 
-def _text_cut(buf: bytes) -> int | None:
-    for pattern in _TEXT_CUTS:
+# where a long run of text with none of those is cut: after a letter or digit, before a space and a lower-case
+# letter, where every tokenizer's pre-split already parts words ("met| the"), so token counts add up
+_WORD_CUT = re.compile(rb"[A-Za-z0-9](?= [a-z])")
+
+
+def _text_cut(buf: bytes, long: bool = False) -> int | None:
+    """Where ``buf`` is cut: after its last paragraph, line or sentence end in its second half; ``long`` (a
+    buffer of several blocks with none: one line of tens of MiB), between two words too."""
+    for pattern in _TEXT_CUTS + ([_WORD_CUT] if long else []):
         last = None
         for last in pattern.finditer(buf, len(buf) // 2):
             pass
@@ -175,7 +182,7 @@ def _text_cuts(path: Path, cfg: Config, reading: Reading | None) -> tuple[list[t
             data = f.read(block)
             buf += data
             while buf and (not data or len(buf) >= block):
-                end = len(buf) if not data else _text_cut(buf)
+                end = len(buf) if not data else _text_cut(buf, len(buf) >= 4 * block)
                 if end is None:
                     break  # no place to cut yet: read on
                 text = decode(buf[:end], str(path), offset=pos, how=reading or UTF8)
