@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+E = TypeVar("E", bound=BaseException)
+
 
 class GraphgleanError(Exception):
     """Base of every error graphglean raises on purpose."""
@@ -101,6 +105,12 @@ class LLMUnreachableError(LLMError):
 
 #: errors that will fail every other item the same way: they stop the pass instead of failing every item
 FATAL = (LLMAuthError, LLMModelError, LLMParameterError, LLMCapabilityError, LLMUnreachableError)
+
+
+def about_setting(error: E, key: str) -> E:
+    """``error`` naming the setting to check (``key``, dotted): the CLI says the configuration line that sets it."""
+    error.key = key  # type: ignore[attr-defined]
+    return error
 
 
 def leaves(error: BaseException) -> list[BaseException]:

@@ -27,7 +27,7 @@ import httpx
 import trio
 
 from ..core.config import url_problem
-from ..core.errors import LLMUnreachableError
+from ..core.errors import LLMUnreachableError, about_setting
 from .server.profile import is_hosted
 from .server.reports import server_root
 
@@ -65,9 +65,7 @@ _NO_SUCH_NAME = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if has
 
 def keyed(message: str) -> LLMUnreachableError:
     """An endpoint error about ``llm.base_url``: one line, its file and line the caller's to add (``key``)."""
-    error = LLMUnreachableError(message, None, "")
-    error.key = "llm.base_url"  # type: ignore[attr-defined]
-    return error
+    return about_setting(LLMUnreachableError(message, None, ""), "llm.base_url")
 
 
 def unreachable_error(shown: str, host: str, why: str, tries: int, connect_s: float = 0.0) -> LLMUnreachableError:

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 import attrs
 
 from ..core.errors import (LLMAuthError, LLMCapabilityError, LLMError, LLMModelError, LLMParameterError,
-                           LLMRequestError)
+                           LLMRequestError, about_setting)
 
 #: body keys that carry the item's own content, not a setting: a refusal naming them is about the item
 CONTENT_KEYS = frozenset({"messages", "input", "prompt", "model"})
@@ -101,13 +101,13 @@ def refusal(status: int, text: str, *, sent: Iterable[str] = (), model: str = ""
     said = body.message or "(no message)"
     if status in (401, 402, 403):
         what = "the account (payment required)" if status == 402 else "the API key"
-        return _keyed(LLMAuthError(f"the endpoint refused {what} ({where}): {said}; check llm.api_key", status, text),
+        return about_setting(LLMAuthError(f"the endpoint refused {what} ({where}): {said}; check llm.api_key", status, text),
                       "llm.api_key")
     kind = _item_kind(status, body)
     if kind is not None:
         return LLMRequestError(f"the endpoint refused this request ({where}): {said}", status, text, kind=kind)
     if set(body.codes) & _MODEL_CODES or _MODEL_TEXT.search(body.message):
-        return _keyed(LLMModelError(f"the endpoint does not serve model {model!r} ({where}): {said}; check "
+        return about_setting(LLMModelError(f"the endpoint does not serve model {model!r} ({where}): {said}; check "
                                     "llm.model (llm.azure.deployment on Azure) and llm.base_url", status, text,
                                     kind="model"), "llm.model")
     if status == 404:  # every request goes to this URL with this model: not about one item
@@ -166,9 +166,3 @@ def _params_named(body: ErrorBody, sent: Iterable[str]) -> tuple[str, ...]:
     named = [k for k in candidates if k == body.param.split(".")[0].split("[")[0]
              or re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", body.message)]
     return tuple(named)
-
-
-def _keyed(error: LLMError, key: str) -> LLMError:
-    """``error`` naming the setting to check: the CLI says the configuration line that sets it."""
-    error.key = key  # type: ignore[attr-defined]
-    return error

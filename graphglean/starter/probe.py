@@ -11,7 +11,9 @@ import attrs
 import httpx
 import trio
 
+from ..core.config.fields import url_problem
 from ..core.spacy_pipeline import installed
+from ..llm.credentials import endpoint_key
 
 #: the local servers' usual ports, in the order a found one is preferred
 USUAL_PORTS: tuple[tuple[int, str], ...] = ((8000, "vLLM"), (11434, "Ollama"), (8080, "llama.cpp"),
@@ -167,21 +169,13 @@ async def probe_service(base_url: str, key: str) -> Server | None:
 
 
 def _is_url(text: str) -> bool:
-    try:
-        parts = urllib.parse.urlsplit(text)
-        return parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port == parts.port
-    except ValueError:
-        return False
+    return bool(text) and url_problem(text) is None
 
 
 def same_server(a: str, b: str) -> bool:
-    """Whether two endpoint roots name one server: host case, a trailing slash and this machine's names aside."""
-    def key(url: str) -> tuple[str, int | None, str]:
-        parts = urllib.parse.urlsplit(url.strip())
-        host = (parts.hostname or "").lower()
-        host = HOST if host in ("localhost", "::1", "0.0.0.0") else host
-        return host, parts.port or {"http": 80, "https": 443}.get(parts.scheme), parts.path.rstrip("/")
-    return _is_url(a) and _is_url(b) and key(a) == key(b)
+    """Whether two endpoint roots name one server (`endpoint_key`: host case, a trailing slash, default ports and
+    this machine's names aside)."""
+    return _is_url(a) and _is_url(b) and endpoint_key(a) == endpoint_key(b)
 
 
 async def _probe_all(ports: list[int], key: str) -> dict[int, Server]:

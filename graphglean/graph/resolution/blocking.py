@@ -47,6 +47,7 @@ _PRIME = (1 << 31) - 1
 CLOSE_COSINE = 0.8  # embeddings this alike (cosine) are candidates
 
 
+@lru_cache(maxsize=65536)
 def web_spellings(form: NameForm, papers: bool = True) -> frozenset[str]:
     """A name written as one word, as a web domain spells it: without spaces, with and without its article,
     legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""

@@ -119,8 +119,8 @@ def initials_first(form: NameForm) -> tuple[str, ...]:
     A. P.") put in the order of the other name's words: the initials first. Initials are letters with a dot
     ("Jay Z" and "Malcolm X" are names as they stand)."""
     ws = form.person
-    dotted = _DOTTED_INITIALS.search(form.surface) is not None
-    return ws[1:] + ws[:1] if dotted and len(ws) >= 2 and len(ws[0]) > 1 and all(len(w) == 1 for w in ws[1:]) else ws
+    initials = len(ws) >= 2 and len(ws[0]) > 1 and all(len(w) == 1 for w in ws[1:])
+    return ws[1:] + ws[:1] if initials and _DOTTED_INITIALS.search(form.surface) else ws
 
 
 _DOTTED_INITIALS = regex.compile(r"\S\s+(?:\p{L}\.\s*)+$")

@@ -75,7 +75,12 @@ def elided_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Ve
     Pennsylvania); None where the names are not so."""
     if fa.compact.replace("'", "") == fb.compact.replace("'", "") or glued(fa) != glued(fb):
         return None
-    ra, rb = regions_named(a.description), regions_named(b.description)
-    if both_places(a, b) and (not one_country(a, b) or ra - rb and rb - ra):  # "L'Anse", Michigan; "Lanse"
+    if both_places(a, b) and (not one_country(a, b) or _placed_apart(a, b)):  # "L'Anse", Michigan; "Lanse"
         return doubtful(0.5, "an elided article without its apostrophe, places not placed in one country or region")
     return ev.short_form(a, b, Verdict(SAME, 0.9, "same name, an elided article without its apostrophe"))
+
+
+def _placed_apart(a: Profile, b: Profile) -> bool:
+    """Each description names a region the other's does not ("Michigan", "Pennsylvania")."""
+    ra, rb = regions_named(a.description), regions_named(b.description)
+    return bool(ra - rb and rb - ra)
