@@ -21,7 +21,7 @@ from .lexicon import (
     PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
-from .realms import realm_of
+from .lexicon.realms import realm_of
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})

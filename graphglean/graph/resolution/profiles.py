@@ -227,6 +227,12 @@ def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
     return (_opening(description, names), *(m.group(1) for m in _APPOSITION.finditer(description[:120])), *said)
 
 
+def openings(p: Profile) -> tuple[str, ...]:
+    """What ``p``'s description opens by saying its node is: its opening noun phrase (`opening`), and what
+    follows a comma after its name ("Verve Records, an American jazz record label"); lower-cased."""
+    return (opening(p), *(key_of(m.group(1)) for m in _APPOSITION.finditer(p.description[:120])))
+
+
 def opening(p: Profile) -> str:
     """What a description's opening words say its node is: its noun phrase, at most 8 words, to a relative word
     or an "-ed" participle ("London daily" of "London daily founded in 1785"; "Composer" of "Composer who
@@ -294,9 +300,23 @@ def defined_apart(a: Profile, b: Profile, few: int = 4) -> bool:
 
 def conflict(a: Profile, b: Profile) -> str:
     """Why two nodes whose names agree are two things by what else is known of them ("" when nothing says so):
-    a person and a thing of another type ("Queen Elizabeth II", a monarch, and "Queen Elizabeth 2", a liner);
-    places of different levels ("México", a country, and "Mexico", a town); descriptions that place them in
-    different countries ("The Sun", a British newspaper, and "Sun", an American computer maker)."""
+    their kinds (`kinds_apart`); descriptions that place them in different countries ("The Sun", a British
+    newspaper, and "Sun", an American computer maker)."""
+    if why := kinds_apart(a, b):
+        return why
+    if a.personal and b.personal:  # people move: a Chinese player in Houston, a South African living in Australia
+        return ""
+    names = {f.key for p in (a, b) for f in p.forms}
+    ca, cb = placed_in(a, names), placed_in(b, names)
+    if ca and cb and not ca & cb:
+        return "described in different countries"
+    return ""
+
+
+def kinds_apart(a: Profile, b: Profile) -> str:
+    """Why two nodes are two things by their types ("" when they do not say): a person and a thing of another
+    type ("Queen Elizabeth II", a monarch, and "Queen Elizabeth 2", a liner); places of different levels
+    ("México", a country, and "Mexico", a town); organizations of different kinds."""
     for x, y in ((a, b), (b, a)):
         if x.personal and not y.personal and y.types & THING_TYPES:
             return "a person and a thing of another type"
@@ -312,12 +332,6 @@ def conflict(a: Profile, b: Profile) -> str:
     oa, ob = ({_ORG_KINDS[t] for t in p.types if t in _ORG_KINDS} for p in (a, b))
     if oa and ob and not oa & ob:
         return "organizations of different kinds"  # "Der Standard", a newspaper; "Standard", a football club
-    if a.personal and b.personal:  # people move: a Chinese player in Houston, a South African living in Australia
-        return ""
-    names = {f.key for p in (a, b) for f in p.forms}
-    ca, cb = placed_in(a, names), placed_in(b, names)
-    if ca and cb and not ca & cb:
-        return "described in different countries"
     return ""
 
 

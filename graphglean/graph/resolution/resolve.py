@@ -25,6 +25,7 @@ from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
 from .answers import AnswerMemo, Said
 from .llm_tier import PASS, ask_llm, close_pairs, embed_profiles, questions
+from .namesakes import one_name_lines
 from .profiles import Profile, profile_of
 from .resolver import Clusters, ResolutionStats, Resolver
 from .verdicts import SAME, Verdict
@@ -36,12 +37,13 @@ class Resolution:
     merges: list[dict[str, Any]]  # one line of resolution.jsonl per merge
     stats: ResolutionStats
     kept_apart: list[dict[str, Any]] = attrs.field(factory=list)  # one line per candidate pair kept apart
+    one_name: list[dict[str, Any]] = attrs.field(factory=list)  # one line per node of namesakes (`namesakes`)
     failed: list[dict[str, object]] = attrs.field(factory=list)  # LLM batches that failed, as report.json lists them
 
     @property
     def log(self) -> list[dict[str, Any]]:
-        """resolution.jsonl: the merges, then the pairs kept apart."""
-        return self.merges + self.kept_apart
+        """resolution.jsonl: the merges, the pairs kept apart, then the nodes of namesakes."""
+        return self.merges + self.kept_apart + self.one_name
 
 
 async def resolve_entities(graph: nx.Graph, config: Config | None = None, scheduler: Scheduler | None = None, *,
@@ -186,7 +188,9 @@ def _combined(graph: nx.Graph, r: "Resolver", clusters: "Clusters", log: list[di
     stats.entities_after = out.number_of_nodes()
     apart = [line for _, line in r.kept_apart(clusters, pairs)]
     stats.kept_apart = len(apart)
-    return Resolution(out, log, stats, apart)
+    namesakes = [line for _, line in one_name_lines(graph.nodes(data=True))]
+    stats.one_name = len(namesakes)
+    return Resolution(out, log, stats, apart, namesakes)
 
 
 def run_method(cfg: Config, offline: bool) -> str:

@@ -27,6 +27,7 @@ class ResolutionStats:
     llm_unanswered: int = 0
     refused_merges: int = 0  # merges a DIFFERENT pair across the clusters prevented
     kept_apart: int = 0  # candidate pairs a rule (or the LLM) kept apart: resolution.jsonl's kept_apart lines
+    one_name: int = 0  # nodes of one name whose descriptions tell two things apart: its one_name lines
 
 
 class Clusters:

@@ -153,13 +153,15 @@ def _settled(k: int, r: Resolver, clusters: Any, log: list[dict[str, Any]], stat
 
 def gather_decisions(batches: int, partitions: int, stats: ResolutionStats, folder: Path,
                      log_path: Path) -> dict[str, Any]:
-    """The batches' logs and the pair partitions' pairs kept apart merged in order at ``log_path``
-    (streaming); returns ``stats`` with the batches' counts added."""
+    """The batches' logs, the pair partitions' pairs kept apart and the key partitions' nodes of namesakes
+    merged in order at ``log_path`` (streaming); returns ``stats`` with the batches' counts added."""
     stats.entities_after = stats.entities_before
     for k in range(batches):
         found = load(folder / f"stats-{k:05d}.pkl")
         for name in (*_SUMMED, "entities_after"):
             setattr(stats, name, getattr(stats, name) + found[name])
+    names = [folder / f"names-{p:04d}.jsonl" for p in range(partitions)]
+    stats.one_name = sum(1 for path in names for _ in read_ordered(path))
     ordered_table([folder / f"log-{k:05d}.jsonl" for k in range(batches)]
-                  + [folder / f"apart-{c:04d}.jsonl" for c in range(partitions)], log_path)
+                  + [folder / f"apart-{c:04d}.jsonl" for c in range(partitions)] + names, log_path)
     return attrs.asdict(stats)

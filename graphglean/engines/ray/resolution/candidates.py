@@ -35,6 +35,7 @@ from ....graph.resolution.blocking import (
     unit_rows,
 )
 from ....graph.resolution.evidence import Evidence
+from ....graph.resolution.namesakes import one_name_lines
 from ....graph.resolution.llm_tier import embed_profiles
 from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
 from ....graph.resolution.resolver import apart_line
@@ -102,6 +103,7 @@ async def node_table(shard_dirs: list[Path], p: int, cfg: Config, folder: Path, 
         (key, (data, profile, neighbours.get(key, [[], 0])[1],
                {c: str(where[c]) for c in data["source_ids"] if c in where}, vectors.get(n)))
         for n, (key, data, profile) in enumerate(zip(keys, datas, profiles))))
+    write_ordered(one_name_lines(zip(keys, datas)), folder / f"names-{p:04d}.jsonl")
     write_word_parts(profiles, p, P, folder)
     _write_blocks(profiles, vectors, broad, P, folder, p)
     return CorpusCounts(len(profiles), len(vectors), {len(v) for v in vectors.values()})

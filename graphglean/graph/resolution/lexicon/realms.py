@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .lexicon import COUNTRY_OF, COUNTRY_WORDS, REALM_PARTICLES, ROYAL
+from . import COUNTRY_OF, COUNTRY_WORDS, REALM_PARTICLES, ROYAL
 
 _REALM = re.compile(rf"^(?P<ruler>.*\S)\s+(?P<of>{'|'.join(REALM_PARTICLES)})\s+(?:the\s+)?(?P<realm>[^,()]+)$", re.I)
 _REGNAL = re.compile(r"\s(?:[ivxl]{1,6}|\d{1,2})\.?(?:\s|$)", re.I)  # "Carl XVI Gustaf"; names arrive folded

@@ -1,0 +1,155 @@
+"""One name, two things. The graph keys nodes by their case-folded name (as GraphRAG and LightRAG do), so the
+records of "Georgia" the country and "Georgia" the US state meet in one node before resolution runs. The rules
+that keep two nodes of one name apart read each pair of such a node's descriptions (`one_name_apart`: those of
+them that no one thing's life changes), and a node whose descriptions they tell apart gets a ``one_name`` line
+in resolution.jsonl:
+
+    {"decision": "one_name", "name": "Georgia", "rule": "described in different countries",
+     "descriptions": ["Country in the Caucasus; capital Tbilisi.", "A US state whose capital is Atlanta."]}
+
+The node is not split: the peer formats (GraphRAG, LightRAG) key entities by name too, and which of its
+relationships belong to which namesake is not known. The line lets a reader find the nodes to check.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import combinations
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from .persons import centuries_apart
+from .profiles import (ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart, openings,
+                       profile_from)
+from .variants.callings import sports_apart
+from .variants.countries import countries_of
+from .variants.placing import UNIONS
+from .variants.rulers import realms_apart
+from .variants.types import english_type
+
+# a node with many descriptions is read by its first ones (in the order the graph lists them): a namesake
+# that appears only later goes unnoticed, and the reading stays a few dozen pairs per node
+READ_DESCRIPTIONS = 8
+_KNOWN = PERSON_TYPES | PLACE_TYPES | ORG_TYPES | THING_TYPES
+# what ends a noun phrase's head: "state" of "a US state whose capital is Atlanta", "venture" of "a joint venture
+# with Germany's Siemens" (which says nothing of where the venture is)
+_AFTER_HEAD = frozenset("""in of on at from for with near by across along between beside behind within outside over
+under into through around among about after before since against toward towards below above beyond off per via like
+than de del des du di da do von vom zu en con avec mit och med og nach bei aus für über unter vor zwischen gegen
+durch ohne um seit an auf dans sur pour par chez entre sans sous vers por para sin sobre hacia desde em na no nas
+nos pelo pela com sem nel nella per tra fra su sul op bij met voor naar uit van i på för från av till vid
+hos w we z ze od przy pod v ve u в во на из у под при до для с со к от""".split())
+_ARTICLES = frozenset("a an the".split())
+# what a thing was, not what it is ("a former British colony"): no kind, no country
+_PAST = frozenset("""former formerly ex onetime erstwhile previous late defunct ehemalige ehemaliger ehemaliges
+ancien ancienne antiguo antigua antigo antiga ex-""".split())
+_LONGEST = 6  # words of a noun phrase: a longer opening is a sentence ("Die Bahn kündigte ... an")
+# nouns said of a company as often as of a person ("chemicals producer", "software developer"): no kind
+_AGENTS = frozenset("""producer supplier distributor publisher developer operator provider broadcaster carrier builder
+designer exporter importer dealer trader seller vendor contractor printer brewer grower owner investor insurer
+lender employer sponsor partner founder member client customer""".split())
+
+
+# where a place follows the head: "city in ...", "ciudad de ...", "город в ..."
+_LOCATIVE = frozenset("in of de del da do di du des en i im w we v ve nel na no em på в во на".split())
+_COUNTRY_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country")
+_POSSESSIVES = frozenset("its his her their our my your sein seine son sa ses su sus".split())
+_PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|ing)")  # "headquartered", "fronted", "serving": the phrase has ended
+
+
+@attrs.frozen
+class Said:
+    """What a description opens by saying its node is: a kind (an English type) and the countries it names."""
+
+    kind: str
+    countries: frozenset[str]
+
+
+def said(p: Profile) -> Said:
+    """What ``p``'s description opens by saying its node is (`profiles.openings`), each phrase read to its head
+    and the place after a place's or an organization's: "a US state whose capital is Atlanta" is a state of the
+    US; "ciudad de Argentina" a city of Argentina (a drug "in Germany sold as ..." is of no country);
+    "Partido Popular, a Spanish conservative party" a party of Spain."""
+    kind, countries, own = "", set(), {w for f in p.forms for w in f.key.split()}
+    for phrase in openings(p):
+        words, place = _head_phrase([w for w in phrase.split() if w not in _ARTICLES])
+        if not words or len(words) > _LONGEST or words[-1] in own or words[-1] in _AGENTS or _PAST & set(words):
+            continue
+        # a union is no country ("an EU member state": a country)
+        named, there = countries_of(" ".join(words)) - UNIONS, countries_of(" ".join(place)) - UNIONS
+        found = _COUNTRY_WORDS.get(words[-1]) or english_type(" ".join(words))
+        found = found if found in _KNOWN else english_type(words[-1])
+        if found == "state" and not named | there:  # "a Central African state": a country; "a US state": a state
+            found = ""
+        countries |= named | (there if found in PLACE_TYPES | ORG_TYPES else set())
+        kind = kind or (found if found in _KNOWN else "")
+    return Said(kind, frozenset(countries) - countries_of(" ; ".join(f.surface for f in p.forms)) - UNIONS)
+
+
+def _head_phrase(words: list[str]) -> tuple[list[str], list[str]]:
+    """``words`` to their noun phrase's head, and the place a locative preposition after it names (at most
+    four words): cut before a preposition or a participle that a preposition follows ("producer
+    headquartered in"); an attributive participle goes with the words before it ("Menlo Park-based parent",
+    "Swiss-registered outdoor group": "parent", "outdoor group"). Nothing for words that open with a verb or a
+    possessive: a sentence about the node ("Opened its first store in Shanghai")."""
+    if not words or _PARTICIPLE.fullmatch(words[0]) or words[0] in _POSSESSIVES:
+        return [], []
+    start = 0
+    for i, w in enumerate(words):
+        if w in _AFTER_HEAD:
+            rest = words[i + 1:i + 5] if w in _LOCATIVE else []
+            return words[start:i], rest[:next((k for k, x in enumerate(rest) if x in _AFTER_HEAD), len(rest))]
+        if _PARTICIPLE.fullmatch(w) and w.endswith("ed"):
+            if i + 1 < len(words) and words[i + 1] not in _AFTER_HEAD:
+                start = i + 1
+                continue
+            return words[start:i], []
+        if _PARTICIPLE.fullmatch(w) and i > start and _kind_word(words[i - 1]):  # not "a shopping website"
+            return words[start:i], []
+    return words[start:], []
+
+
+def _kind_word(word: str) -> bool:
+    """``word`` names a kind of thing (not a people: "Indian" is read as a person's calling by its ending)."""
+    return (word in _COUNTRY_WORDS or english_type(word) in _KNOWN) and not countries_of(word)
+
+
+def one_name_apart(a: Profile, b: Profile) -> str:
+    """Why two descriptions of one node describe two things ("" when nothing says so). Only what each opens by
+    saying its node is counts (`said`), and what no one thing's life changes: its kind (a country and a US
+    state, a person and a company, a newspaper and a club), its countries (not for people: they move), and a
+    person's centuries, realm and sport. Not a calling or an office (one life holds several: an actor, then a
+    governor), nor the places a description names in passing ("opened a store in Shanghai")."""
+    sa, sb = said(a), said(b)
+    if sa.kind and sb.kind and (why := kinds_apart(*(attrs.evolve(p, types=frozenset({s.kind}))
+                                                     for p, s in ((a, sa), (b, sb))))):
+        return why  # both say what they are (the node's types are every record's: a model's slips among them)
+    personal = any(s.kind in PERSON_TYPES or (not s.kind and p.personal) for p, s in ((a, sa), (b, sb)))
+    if not personal and sa.countries and sb.countries and not sa.countries & sb.countries:
+        return "described as of different countries"
+    return centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b)
+
+
+def one_name_line(key: Any, data: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]] | None:
+    """The ``one_name`` line of a node whose descriptions describe two things, with its place in
+    resolution.jsonl (after the pairs kept apart, by name then key); None for any other node."""
+    descriptions = list(dict.fromkeys(d.strip() for d in aliases_of(dict(data), "descriptions") if d.strip()))
+    if len(descriptions) < 2:
+        return None
+    name = str(data.get("name") or key)
+    base = {k: data.get(k) for k in ("name", "type", "types")}
+    profiles = [profile_from(key, {**base, "description": d}, ()) for d in descriptions[:READ_DESCRIPTIONS]]
+    for i, j in combinations(range(len(profiles)), 2):
+        why = one_name_apart(profiles[i], profiles[j])
+        if why:
+            line = {"decision": "one_name", "name": name, "rule": why,
+                    "descriptions": [descriptions[i], descriptions[j]]}
+            return [3, name, str(key)], line
+    return None
+
+
+def one_name_lines(nodes: Iterable[tuple[Any, Mapping[str, Any]]]) -> list[tuple[list[Any], dict[str, Any]]]:
+    """`one_name_line` of each of ``nodes`` (``graph.nodes(data=True)``) that has one, in their order."""
+    found = (one_name_line(key, data) for key, data in nodes)
+    return sorted((line for line in found if line is not None), key=lambda t: t[0])
