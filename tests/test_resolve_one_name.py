@@ -13,7 +13,7 @@ import pytest
 
 from graphglean.graph.building.merge import merge_records
 from graphglean.graph.records import EntityRecord, ParseResult, Provenance, RelationshipRecord
-from graphglean.graph.resolution.namesakes import one_name_line
+from graphglean.graph.resolution.descriptions.namesakes import one_name_line
 from graphglean.graph.resolution.resolve import resolve_entities_sync
 from graphglean.text.chunking import Chunk
 

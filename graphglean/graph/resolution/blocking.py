@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ...text.words import unspaced
+from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
@@ -94,6 +95,12 @@ def numbered_initials(form: NameForm) -> frozenset[str]:
     return frozenset({initials + ws[-1], initials + numbered[-1]})
 
 
+def numbered_acronym(x: NameForm, y: NameForm) -> bool:
+    """``x`` is written in capitals, the initials of ``y``'s words and then ``y``'s last word, a number, whole
+    ("WWII" or "WW2" of "World War II", not of "World War I")."""
+    return numbered_capitals(x) and x.compact in numbered_initials(y)
+
+
 def club_key(form: NameForm) -> str:
     """A club's abbreviation and name ("sl|benfica" of "SL Benfica"), as `spelled_club_key` spells it out."""
     return f"{form.club.replace(' ', '')}|{form.team}"
@@ -144,7 +151,7 @@ def _club_typed(types: frozenset[str]) -> bool:
 def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int = 0) -> set[str]:
     """The block keys of one node; ``rare_below`` > 0 adds the broad keys (rare words, owners) that find
     the pairs only the LLM can decide."""
-    keys: set[str] = set()
+    keys = {"k:" + k for k in aliases_of_profile(p)}  # "Volkswagen AG, also known as VW" meets "VW"
     for f in p.forms:
         keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered))
         if f.umlauts:  # "Müller" meets "Mueller"

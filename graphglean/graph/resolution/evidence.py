@@ -2,10 +2,10 @@
 
 `Evidence.verdict(a, b)` weighs names (`names.read_name`), declared types, descriptions and graph neighbours,
 and answers a `verdicts.Verdict`. A merge needs positive evidence: the same name written another way, a title,
-legal form, country or qualifier more or less, an acronym, a partial personal name (`persons`). Differing
-numbers, generations, qualifiers, countries or legal forms are evidence against it, and so is a number, a
-generation or a qualifier on one side only: the rules then keep the two apart (DIFFERENT, or UNSURE with
-doubt for the LLM tier)."""
+legal form, country or qualifier more or less, an acronym, a partial personal name (`persons`), a name one's
+description gives (`descriptions.aliases`). Differing numbers, generations, qualifiers, countries or legal
+forms are evidence against it, and so is a number, a generation or a qualifier on one side only: the rules
+then keep the two apart (DIFFERENT, or UNSURE with doubt for the LLM tier)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import networkx as nx
 
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from ...text.words import unspaced
-from .blocking import numbered_capitals, numbered_initials, numbers_differ
+from .blocking import numbered_acronym, numbers_differ
+from .descriptions.aliases import gives_other_name
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
 from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
@@ -29,12 +30,12 @@ from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article, elided_verdict
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
-from .variants.placing import countries_named, country_led
-from .variants.countries import (countries_apart, described_in, named_apart, qualifiers_verdict,
-                                 regions_named, river_named, unnamed)
+from .variants.countries import countries_apart, described_in, named_apart, qualifiers_verdict, regions_named
+from .variants.countries import river_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
 from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
+from .variants.placing import countries_named, country_led
 from .variants.rulers import realms_apart, regnal_verdict
 from .variants.vessels import vessel_verdict
 from .verdicts import DIFFERENT, NO_EVIDENCE, NONE, SAME, UNSURE, Verdict, doubtful, rank
@@ -95,6 +96,8 @@ class Evidence:
                     return v
                 if rank(v) > rank(best):
                     best = v
+        if best.kind in (NONE, UNSURE) and not best.doubt and (given := gives_other_name(a, b)):  # "X (Y)"
+            best = given
         # the names agree, the things do not
         if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b) or
                                   centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b) or
@@ -164,6 +167,9 @@ class Evidence:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:
             if fa.core == fb.core and not (a.personal or b.personal):
+                ra, rb = (regions_named(p.description) - described_in(p) for p in (a, b))  # regions, not countries
+                if ra and rb and not ra & rb:
+                    return doubtful(0.4, "possessive place name, placed in different regions")  # "St. John's"
                 return self.short_form(a, b, Verdict(SAME, 0.8, "possessive place name"))
             return Verdict(DIFFERENT, 0.0, "a possessive is not its owner") if fa.core == fb.core else NO_EVIDENCE
         person = person_verdict(self, a, b, fa, fb)
@@ -204,7 +210,7 @@ class Evidence:
         if (fa.key in fb.spelled) or (fb.key in fa.spelled):
             return Verdict(SAME, 0.9, "acronym spelled out")
         for x, y in ((fa, fb), (fb, fa)):
-            if _numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
+            if numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
                 if types_conflict(a, b):
                     return doubtful(0.6, "acronym, types differ")
                 return self.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
@@ -365,12 +371,6 @@ class Evidence:
 
 
 NUMBERED_ACRONYM = "acronym with its number"
-
-
-def _numbered_acronym(x: NameForm, y: NameForm) -> bool:
-    """``x`` is written in capitals, the initials of ``y``'s words and then ``y``'s last word, a number, whole
-    ("WWII" or "WW2" of "World War II", not of "World War I")."""
-    return numbered_capitals(x) and x.compact in numbered_initials(y)
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:

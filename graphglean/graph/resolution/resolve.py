@@ -25,7 +25,7 @@ from .blocking import candidate_pairs
 from .combine import combine_clusters, informative_order
 from .answers import AnswerMemo, Said
 from .llm_tier import PASS, ask_llm, close_pairs, embed_profiles, questions
-from .namesakes import one_name_lines
+from .descriptions.namesakes import one_name_lines
 from .profiles import Profile, profile_of
 from .resolver import Clusters, ResolutionStats, Resolver
 from .verdicts import SAME, Verdict

@@ -35,7 +35,7 @@ from ....graph.resolution.blocking import (
     unit_rows,
 )
 from ....graph.resolution.evidence import Evidence
-from ....graph.resolution.namesakes import one_name_lines
+from ....graph.resolution.descriptions.namesakes import one_name_lines
 from ....graph.resolution.llm_tier import embed_profiles
 from ....graph.resolution.profiles import Corpus, Profile, corpus_words, profile_from
 from ....graph.resolution.resolver import apart_line

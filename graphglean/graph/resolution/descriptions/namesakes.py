@@ -19,14 +19,14 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from .persons import centuries_apart
-from .profiles import (ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart, openings,
+from ..persons import centuries_apart
+from ..profiles import (ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart, openings,
                        profile_from)
-from .variants.callings import sports_apart
-from .variants.countries import countries_of
-from .variants.placing import UNIONS
-from .variants.rulers import realms_apart
-from .variants.types import english_type
+from ..variants.callings import sports_apart
+from ..variants.countries import countries_of
+from ..variants.placing import UNIONS
+from ..variants.rulers import realms_apart
+from ..variants.types import english_type
 
 # a node with many descriptions is read by its first ones (in the order the graph lists them): a namesake
 # that appears only later goes unnoticed, and the reading stays a few dozen pairs per node
