@@ -199,7 +199,7 @@ technology device website artifact artefact currency food drink""".split())
 MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
 # (not Czech "je": French "I"; Danish "er" is German "he" too, and what follows it a clause read anyway)
-_DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
+DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
                           r"är|var|er|este|adalah|является|был|была)\s+"
                           r"([^.;:,()\n]{1,80})", regex.I)
 
@@ -223,7 +223,7 @@ def defining_clauses(p: Profile) -> tuple[str, ...]:
 
 @lru_cache(maxsize=16384)
 def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    said = tuple(m.group(1) for m in _DEFINING.finditer(description))
+    said = tuple(m.group(1) for m in DEFINING.finditer(description))
     return (_opening(description, names), *(m.group(1) for m in _APPOSITION.finditer(description[:120])), *said)
 
 

@@ -20,8 +20,9 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from ..persons import centuries_apart
-from ..profiles import (ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart, openings,
-                       profile_from)
+from ..names import key_of
+from ..profiles import (DEFINING, ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart,
+                        opening, openings, profile_from, spelled_out)
 from ..variants.callings import sports_apart
 from ..variants.countries import countries_of
 from ..variants.placing import UNIONS
@@ -34,7 +35,7 @@ READ_DESCRIPTIONS = 8
 _KNOWN = PERSON_TYPES | PLACE_TYPES | ORG_TYPES | THING_TYPES
 # what ends a noun phrase's head: "state" of "a US state whose capital is Atlanta", "venture" of "a joint venture
 # with Germany's Siemens" (which says nothing of where the venture is)
-_AFTER_HEAD = frozenset("""in of on at from for with near by across along between beside behind within outside over
+_AFTER_HEAD = frozenset("""in of on at from for to with near by across along between beside behind within outside over
 under into through around among about after before since against toward towards below above beyond off per via like
 than de del des du di da do von vom zu en con avec mit och med og nach bei aus für über unter vor zwischen gegen
 durch ohne um seit an auf dans sur pour par chez entre sans sous vers por para sin sobre hacia desde em na no nas
@@ -48,13 +49,18 @@ _LONGEST = 6  # words of a noun phrase: a longer opening is a sentence ("Die Bah
 # nouns said of a company as often as of a person ("chemicals producer", "software developer"): no kind
 _AGENTS = frozenset("""producer supplier distributor publisher developer operator provider broadcaster carrier builder
 designer exporter importer dealer trader seller vendor contractor printer brewer grower owner investor insurer
-lender employer sponsor partner founder member client customer""".split())
+lender employer sponsor partner founder member client customer manager""".split())
+# a colony's or a protectorate's country adjective names who ruled it ("a French West African colony")
+_RULED = frozenset("colony protectorate dominion mandate territory possession kolonie colonie colonia".split())
+# a state, in any language, is a country unless the phrase names another ("a US state", "ein Bundesstaat")
+_STATES = ("state", "staat", "stato", "estado", "etat", "stat", "panstwo", "государство")
 
 
 # where a place follows the head: "city in ...", "ciudad de ...", "город в ..."
 _LOCATIVE = frozenset("in of de del da do di du des en i im w we v ve nel na no em på в во на".split())
 _COUNTRY_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country")
 _POSSESSIVES = frozenset("its his her their our my your sein seine son sa ses su sus".split())
+_DASHED = re.compile(r"^[^—–.;:\n]{1,60}\s[—–]\s+([^.;:,()\n]{1,80})")  # "Пушкин — русский поэт"
 _PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|ing)")  # "headquartered", "fronted", "serving": the phrase has ended
 
 
@@ -72,19 +78,31 @@ def said(p: Profile) -> Said:
     US; "ciudad de Argentina" a city of Argentina (a drug "in Germany sold as ..." is of no country);
     "Partido Popular, a Spanish conservative party" a party of Spain."""
     kind, countries, own = "", set(), {w for f in p.forms for w in f.key.split()}
-    for phrase in openings(p):
+    # what a sentence says after its verb is read by its place only ("REM were the Athens, Georgia rock band")
+    for phrase, modified in [*((x, True) for x in openings(p)), *((x, False) for x in said_after_name(p))]:
         words, place = _head_phrase([w for w in phrase.split() if w not in _ARTICLES])
         if not words or len(words) > _LONGEST or words[-1] in own or words[-1] in _AGENTS or _PAST & set(words):
             continue
-        # a union is no country ("an EU member state": a country)
-        named, there = countries_of(" ".join(words)) - UNIONS, countries_of(" ".join(place)) - UNIONS
+        modifiers = words if modified else []  # a union is no country ("an EU member state": a country)
+        named, there = countries_of(" ".join(modifiers)) - UNIONS, countries_of(" ".join(place)) - UNIONS
+        if words[-1] in _RULED:
+            named = set()
         found = _COUNTRY_WORDS.get(words[-1]) or english_type(" ".join(words))
         found = found if found in _KNOWN else english_type(words[-1])
-        if found == "state" and not named | there:  # "a Central African state": a country; "a US state": a state
+        if (found == "state" or words[-1].endswith(_STATES)) and not named | there:  # "a Central African state"
             found = ""
         countries |= named | (there if found in PLACE_TYPES | ORG_TYPES else set())
         kind = kind or (found if found in _KNOWN else "")
     return Said(kind, frozenset(countries) - countries_of(" ; ".join(f.surface for f in p.forms)) - UNIONS)
+
+
+def said_after_name(p: Profile) -> tuple[str, ...]:
+    """Where ``p``'s description opens with its name, what follows its first verb of being or a dash ("Пушкин —
+    город ...", "Paraná es la capital de ..."); lower-cased."""
+    if opening(p):
+        return ()
+    head = p.description[:80]
+    return tuple(key_of(m.group(1)) for m in (DEFINING.search(head), _DASHED.match(head)) if m)
 
 
 def _head_phrase(words: list[str]) -> tuple[list[str], list[str]]:
@@ -125,10 +143,29 @@ def one_name_apart(a: Profile, b: Profile) -> str:
     if sa.kind and sb.kind and (why := kinds_apart(*(attrs.evolve(p, types=frozenset({s.kind}))
                                                      for p, s in ((a, sa), (b, sb))))):
         return why  # both say what they are (the node's types are every record's: a model's slips among them)
+    if why := _spelled_apart(a, b):
+        return why
     personal = any(s.kind in PERSON_TYPES or (not s.kind and p.personal) for p, s in ((a, sa), (b, sb)))
     if not personal and sa.countries and sb.countries and not sa.countries & sb.countries:
         return "described as of different countries"
     return centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b)
+
+
+def _spelled_apart(a: Profile, b: Profile) -> str:
+    """An acronym whose two descriptions spell it out as two names sharing less than half their words ("ICC":
+    the International Criminal Court, the International Cricket Council; not "WWF": the World Wide Fund for
+    Nature, once the World Wildlife Fund)."""
+    for form in a.forms:
+        if form.acronym and 2 <= len(form.acronym) <= 6:
+            sa, sb = (spelled_out(p.description, form.acronym) for p in (a, b))
+            if sa and sb and all(_few_shared(x, y) for x in sa for y in sb):
+                return "an acronym spelled out as two names"
+    return ""
+
+
+def _few_shared(x: str, y: str) -> bool:
+    wx, wy = set(x.split()), set(y.split())
+    return len(wx & wy) * 2 < min(len(wx), len(wy))
 
 
 def one_name_line(key: Any, data: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]] | None:
