@@ -155,12 +155,24 @@ LEGAL_FORMS = {
     "osakeyhtio": "oy", "julkinen osakeyhtio": "oyj", "public limited company": "plc",
     "limited liability company": "llc", "joint stock company": "jsc",
 }
+# the countries whose companies' own legal forms these are (forms of one country or a few; "sa", "limited" and
+# their kin are everyone's): a company there may write its name with the English word instead ("Kone Oyj",
+# "KONE Corporation")
+LEGAL_FORM_COUNTRIES = {form: frozenset(countries.split(", ")) for form, countries in {
+    "oy": "finland", "oyj": "finland", "ab": "sweden", "asa": "norway", "as": "norway, denmark, turkey, czechia",
+    "aps": "denmark", "ag": "germany, austria, switzerland", "gmbh": "germany, austria, switzerland",
+    "kgaa": "germany", "kk": "japan", "spa": "italy", "nv": "netherlands, belgium", "bv": "netherlands, belgium",
+    "sp zoo": "poland", "sro": "czechia, slovakia", "kft": "hungary", "zrt": "hungary", "nyrt": "hungary",
+    "tbk": "indonesia", "persero": "indonesia", "bhd": "malaysia", "sdn bhd": "malaysia", "pte": "singapore",
+    "private limited": "india, pakistan, sri lanka, nepal, bangladesh", "pjsc": "russia", "ooo": "russia",
+    "cjsc": "russia", "ltd sti": "turkey", "pcl": "thailand", "sa de cv": "mexico", "sab de cv": "mexico",
+    "ltda": "brazil, colombia, chile, portugal"}.items()}
 # abbreviations written either way inside names: the full word is the key's
 ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
                  "natl": "national", "assn": "association", "assoc": "association", "inst": "institute",
                  "mfg": "manufacturing", "govt": "government", "&": "and"}
 # "St. Louis", "Sankt Gallen" = "St. Gallen", "Sint-Niklaas"; "Main St." is a street
-LEADING_ABBREVIATIONS = {"mt": "mount", "ft": "fort", "st": "saint", "sankt": "saint", "sint": "saint"}
+LEADING_ABBREVIATIONS = {"mt": "mount", "ft": "fort", "st": "saint", "sankt": "saint", "sint": "saint", "ste": "sainte"}
 
 INSTITUTIONS = frozenset(
     "ministry department dept agency office bureau service services army navy air force marines marine corps coast "

@@ -10,7 +10,8 @@ from typing import Protocol
 import attrs
 
 from ..blocking import lead_initials, site_stem, web_spellings
-from ..lexicon import AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, PLACE_LEVELS, TLD_COUNTRIES
+from ..lexicon import (AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, LEGAL_FORM_COUNTRIES, PLACE_LEVELS,
+                       TLD_COUNTRIES)
 from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
@@ -250,6 +251,26 @@ def _trade_is(x: NameForm, other: NameForm) -> bool:
     return x.trade in (other.key, _unpossessed(x, other.key)) or spaced
 
 
+def _one_company(a: Profile, b: Profile, la: str, lb: str) -> str:
+    """Why two legal forms of one name are one company's ("" when nothing says so): both described in one
+    country and no other, and one form the other with its country's form after it ("Zoho Corporation Pvt Ltd", "Zoho
+    Corporation"), or the English word for a company beside a form of that country ("Kone Oyj", "KONE
+    Corporation"; not "Siemens AG" and "Siemens Corporation", its American subsidiary)."""
+    where = described_in(a)
+    if where != described_in(b):  # "Bosch Corporation", the German group's Japanese unit, and "Robert Bosch GmbH"
+        return ""
+    short, long = sorted((la.split(), lb.split()), key=len)
+    if where and long[:len(short)] == short:
+        return "one legal form more, both described in one country"
+    for x, y in ((la, lb), (lb, la)):
+        if x in _ENGLISH_FORMS and where & LEGAL_FORM_COUNTRIES.get(y, frozenset()):
+            return "its country's legal form and the English word for it, both described there"
+    return ""
+
+
+_ENGLISH_FORMS = frozenset({"corporation", "company"})
+
+
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Siemens AG" and "Siemens", "トヨタ自動車株式会社" and "トヨタ自動車"; "Microsoft Corp." and "Microsoft
     Corporation"; a place with and without its administrative affix ("上海市" and "上海", "город Казань" and
@@ -259,9 +280,12 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if not (fa.legal or fb.legal):
         return None
     if fa.legal and fb.legal and fa.trade == fb.trade:
-        return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way") if fa.legal == fb.legal else \
-            doubtful(0.5, "different administrative affixes (another place of one name?)"
-                     if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
+        if fa.legal == fb.legal:
+            return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way")
+        if not fa.legal.startswith("place") and (why := _one_company(a, b, fa.legal, fb.legal)):
+            return Verdict(SAME, 0.85, why)
+        return doubtful(0.5, "different administrative affixes (another place of one name?)"
+                        if fa.legal.startswith("place") else "different legal forms (a subsidiary?)")
     if fb.legal and _trade_is(fb, fa):  # "Moody's Corporation", "Moody's"
         x = fb
     elif fa.legal and _trade_is(fa, fb):

@@ -207,7 +207,7 @@ _LEGAL_TAIL = {n: regex.compile(r"(?:^|[\s,(])(?:" + "|".join(
 
 
 # a year after a club's name; not a later one ("FC Barcelona 2009", a season's squad) nor two digits ("84")
-_FOUNDED = re.compile(r"(?<=\w) (?:18[5-9]\d|19\d\d)$")
+_FOUNDED = re.compile(r"(?<=\w) (?:18\d\d|19\d\d)$")  # sports clubs from 1800 ("TSV 1846")
 
 
 def without_founding_year(team: str) -> str:

@@ -23,6 +23,7 @@ MAX_INSIDE = 2  # letters of an acronym taken from inside words, at most
 COMPOUND_PART = 4  # where a compound's later part may begin in a word, at the earliest ("bundes|bahnen")
 MAX_WORDS = 12  # of a name an acronym is read against: longer ones are sentences
 _VOWELS = frozenset("aeiouy")
+_COMPASS = frozenset({"north", "south"})  # "Southeast" gives "SE" ("ASEAN"), as its two words would
 LONGEST = 6  # letters of an acronym whose `initials_within` blocking reads (2**5 - 1 runs)
 _OPTIONAL = JOINING | ARTICLES | frozenset(w for form in LEGAL_FORMS for w in form.split()) | frozenset(
     "of for and the des du della delle dei degli dos das von van zu y und für fur pour para per in im zur zum "
@@ -66,13 +67,13 @@ def spells(acronym: str, key: str) -> bool:
 def _inside(acronym: str, i: int, word: str, at: int, inside: int, last: bool):
     """(next letter of ``acronym``, letters taken inside so far) for each way ``word`` from ``at`` on gives
     none or more of ``acronym``'s letters from ``i`` on: a compound's later part, a consonant from its fifth
-    letter on ("Bundes|bahnen", "Voetbal|bond"), or the second letter of the last word ("COrporation"); not a
-    vowel inside a word ("Nation(a)l" spells no "NASA" of "National Security Agency")."""
+    letter on ("Bundes|bahnen", "Voetbal|bond", "South|east"), or the second letter of the last word
+    ("COrporation"); not a vowel inside a word ("Nation(a)l" spells no "NASA" of "National Security Agency")."""
     yield i, inside
     if inside < MAX_INSIDE and i < len(acronym):
         p = word.find(acronym[i], at)
         while p != -1:
-            if p >= COMPOUND_PART and acronym[i] not in _VOWELS or (last and p == 1 == at):
+            if p >= COMPOUND_PART and (acronym[i] not in _VOWELS or word[:p] in _COMPASS) or (last and p == 1 == at):
                 yield from _inside(acronym, i + 1, word, p + 1, inside + 1, last)
             p = word.find(acronym[i], p + 1)
 

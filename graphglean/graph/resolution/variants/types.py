@@ -156,7 +156,7 @@ TYPE_WORDS |= _table({
               "sportsmenka|biathlete|skier|cyclist|swimmer|runner|поэт|поэтесса|dichter|dichterin|poeta|poetessa|poetisa|digter",
     "place": "ort|ortschaft|lieu|lugar|luogo|local|localidade|localidad|località|miejsce|miejscowość|место|地名|地名・地域|"
              "plaats|sted|ställe|paikka|yer|場所|地点|장소|مكان",
-    "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica",
+    "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica|شہر|نگر|नगर|నగరం|நகரம்|ನಗರ|നഗരം|শহর|เมือง",
     "region": "il|県|powiat|provincie|περιφέρεια|estado|département|departamento|राज्य|bundesstaat|kraj",
     "company": "selskab|vállalat|supermarket|restaurant chain|auction house|department store|"
                "fournisseur d'accès|car manufacturer|manufacturer|retailer|broadcaster|rundfunkanstalt",

@@ -1,0 +1,66 @@
+"""Session 14's classes from the blind set of the issue's classes (heldback24), each with namesakes of my own:
+a company's own legal form and the English word for it, or one more form, described in one country and no
+other; "Ste" for "Sainte"; a club's founding year from 1800; a city typed in Urdu, Telugu, Hindi, Bengali or
+Thai; a compass compound in an acronym ("ASEAN")."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.names import key_of
+from graphglean.graph.resolution.variants.types import english_type
+
+from .test_resolve_namesakes import merged
+
+SAME_THING = [
+    (("Kone Oyj", "yritys", "Suomalainen hissejä valmistava pörssiyhtiö, pääkonttori Espoossa."),
+     ("KONE Corporation", "company", "Finnish elevator manufacturer headquartered in Espoo, Finland.")),
+    (("Nokia Oyj", "company", "Finnish telecommunications company in Espoo."),
+     ("Nokia Corporation", "company", "Finnish maker of network equipment.")),
+    (("Zoho Corporation Pvt Ltd", "company", "Indian software company founded in 1996."),
+     ("Zoho Corporation", "ORGANIZATION", "Chennai-based developer of cloud software for businesses.")),
+    (("Ste-Anne-de-Beaupré", "ville", "Ville du Québec connue pour sa basilique."),
+     ("Sainte-Anne-de-Beaupré", "city", "Small town east of Quebec City, home to a basilica.")),
+    (("VfL Bochum 1848 e.V.", "Verein", "Fußballverein aus Bochum im Ruhrgebiet."),
+     ("VfL Bochum", "club", "German football club from Bochum.")),
+    (("TSV Nürnberg 1846", "Verein", "Turn- und Sportverein aus Nürnberg."),
+     ("TSV Nürnberg", "club", "Sports club from Nuremberg, Bavaria.")),
+    (("Hyderabad, Sindh", "شہر", "صوبہ سندھ کا دوسرا بڑا شہر"),
+     ("Hyderabad", "city", "Second-largest city in Pakistan's Sindh province.")),
+    (("ASEAN", "ORGANIZATION", "Regional organization of Southeast Asian states, founded in Bangkok in 1967."),
+     ("Association of Southeast Asian Nations", "organization", "Union established by the Bangkok Declaration.")),
+]
+
+NAMESAKES = [
+    (("Siemens AG", "company", "German conglomerate headquartered in Munich."),
+     ("Siemens Corporation", "company", "The American arm of Siemens, based in Washington, D.C.")),
+    (("Robert Bosch GmbH", "company", "German engineering company in Gerlingen."),
+     ("Robert Bosch Corporation", "company", "The German group's Japanese unit, based in Tokyo.")),  # two countries
+    (("Unilever PLC", "company", "British consumer goods company."),
+     ("Unilever N.V.", "company", "Dutch arm of the consumer goods group, in Rotterdam.")),
+    (("Tata Motors Limited", "company", "Indian carmaker in Mumbai."),
+     ("Tata Motors Pvt Ltd", "company", "Indian automobile maker.")),  # a public and a private company
+    (("Ste. Anne", "city", "Town in Manitoba, Canada."), ("St. Anne", "city", "Village in Illinois.")),
+    (("FC Barcelona 2009", "club", "The treble-winning squad of that season."),
+     ("FC Barcelona", "club", "Catalan football club.")),  # a season's squad, not a founding year
+    (("Hyderabad, Telangana", "నగరం", "తెలంగాణ రాష్ట్ర రాజధాని"),
+     ("Hyderabad, Sindh", "city", "City in Sindh province, Pakistan.")),
+    (("NSA", "organization", "American signals intelligence agency."),
+     ("Northeast Security Alliance", "organization", "Regional defense pact in Nigeria.")),
+]
+
+
+@pytest.mark.parametrize("a,b", SAME_THING, ids=[p[0][0] for p in SAME_THING])
+def test_one_thing_merges(a, b):
+    assert merged(a, b)
+
+
+@pytest.mark.parametrize("a,b", NAMESAKES, ids=[p[0][0] for p in NAMESAKES])
+def test_namesakes_stay_apart(a, b):
+    assert not merged(a, b)
+
+
+def test_the_words_read():
+    assert key_of("Ste-Anne-de-Beaupré") == key_of("Sainte Anne de Beaupré")
+    assert key_of("St. Anne") != key_of("Ste. Anne")  # a saint and a woman saint
+    assert {english_type(w) for w in ("شہر", "నగరం", "नगर", "শহর", "เมือง")} == {"city"}
