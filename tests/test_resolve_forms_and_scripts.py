@@ -64,3 +64,44 @@ def test_the_words_read():
     assert key_of("Ste-Anne-de-Beaupré") == key_of("Sainte Anne de Beaupré")
     assert key_of("St. Anne") != key_of("Ste. Anne")  # a saint and a woman saint
     assert {english_type(w) for w in ("شہر", "నగరం", "नगर", "শহর", "เมือง")} == {"city"}
+
+
+ROMANIZED = [
+    (("Mahmoud Abbas", "person", "Palestinian politician, President of the Palestinian Authority since 2005."),
+     ("Mahmud Abbas", "person", "رئيس السلطة الوطنية الفلسطينية منذ عام 2005.")),  # placed after the article
+    (("Nursultan Nazarbayev", "person", "First President of Kazakhstan until 2019."),
+     ("Nursultan Nazarbaev", "person", "Первый президент Казахстана, руководивший республикой с 1990 года.")),
+    (("Alexei Navalny", "person", "Russian opposition leader who died in prison in 2024."),
+     ("Aleksei Navalnyy", "person", "Russian anti-corruption activist and opposition politician.")),
+    (("Fyodor Dostoevsky", "person", "Russian novelist, author of Crime and Punishment."),
+     ("Fiodor Dostoïevski", "person", "Écrivain russe, auteur de Crime et Châtiment.")),
+]
+
+ROMANIZED_APART = [
+    (("Carl Philips", "person", "American actor known for television dramas."),
+     ("Carl Phillips", "person", "American poet and professor of English.")),  # one country, two callings
+    (("Sergei Ivanov", "person", "Russian politician, former defence minister."),
+     ("Sergey Ivanov", "person", "Russian footballer who played for Zenit.")),
+    (("Mahmoud Abbas", "person", "Palestinian president."),
+     ("Mahmud Abbas", "person", "Egyptian footballer born in Cairo.")),  # two countries: a question at most
+]
+
+
+@pytest.mark.parametrize("a,b", ROMANIZED, ids=[p[0][0] for p in ROMANIZED])
+def test_one_name_romanized_two_ways_merges_where_placed_in_one_country(a, b):
+    assert merged(a, b)
+
+
+@pytest.mark.parametrize("a,b", ROMANIZED_APART, ids=[p[1][0] for p in ROMANIZED_APART])
+def test_romanized_namesakes_stay_apart(a, b):
+    assert not merged(a, b)
+
+
+def test_what_romanization_keeps_apart():
+    from graphglean.graph.resolution.lexicon.spellings import romanized
+
+    assert romanized("Zelenskyy") == romanized("Zelenskiy") == romanized("Zelensky")
+    assert romanized("Tchaikovsky") == romanized("Chaikovsky")
+    for a, b in (("Maria", "Mario"), ("Ivanov", "Ivanova"), ("John", "Jon"), ("Mohammed", "Muhammad")):
+        assert romanized(a) != romanized(b)
+    assert romanized("Путин") == "путин"  # another script as it is

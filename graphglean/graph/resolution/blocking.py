@@ -20,6 +20,7 @@ import numpy as np
 from ...text.words import unspaced
 from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
+from .lexicon.spellings import romanized
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
 from .persons import initials_first
@@ -183,7 +184,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("q:" + f.qualifier)
         # typed a person, or untyped; particles do not count ("Mohammed bin Rashid Al Maktoum")
         if f.person and len([w for w in f.person if w not in PARTICLES]) <= 4 and p.person_compatible:
-            keys.add("p:" + " ".join(f.person))
+            keys.update(("p:" + " ".join(f.person), "p:" + " ".join(map(romanized, f.person))))  # "Mahmoud", "Mahmud"
             if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
                 keys.add("po:" + " ".join(sorted(f.person)))
             if len(f.person) >= 3 and f.person[-2] not in PARTICLES:  # "Ông Phạm Minh Chính" meets "Phạm Minh

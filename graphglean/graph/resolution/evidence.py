@@ -22,7 +22,8 @@ from .blocking import numbered_acronym, numbers_differ
 from .descriptions.aliases import gives_other_name
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
-from .persons import centuries_apart, generation_left_out, numbered_generation, person_verdict
+from .descriptions.dates import centuries_apart
+from .persons import generation_left_out, numbered_generation, person_verdict
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out

@@ -9,7 +9,6 @@ middle initials or genders are different people.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Protocol
 
@@ -19,6 +18,8 @@ import regex
 from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
+from .descriptions.dates import years_of
+from .lexicon.spellings import romanized
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .variants.countries import countries_of, described_in, unnamed
@@ -135,9 +136,15 @@ def _given_last(v: Verdict, ev: Judge, a: Profile, b: Profile, longer: Profile) 
     return _partial(ev, a, b, "first name", alone=True)
 
 
+_ROMANIZED = "one name romanized two ways"
+
+
 def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verdict:
     """Two names of two or more words: given names, middle names and initials, the order of the words."""
     wa, wb = initials_first(fa), initials_first(fb)
+    if wa != wb and list(map(romanized, wa)) == list(map(romanized, wb)):  # "Mahmoud Abbas", "Mahmud Abbas"
+        where = described_in(a) & described_in(b)
+        return Verdict(SAME, 0.8, _ROMANIZED) if where else doubtful(0.5, _ROMANIZED + ", not placed in one country")
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
         if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"
@@ -345,30 +352,6 @@ def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
         return False
     context = ev.context(a, b)
     return context >= ev.agree_above or (bool(a.neighbours & b.neighbours) and not ev.disagree(a, b))
-
-
-_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
-
-
-@lru_cache(maxsize=16384)
-def years_of(description: str) -> frozenset[int]:
-    """The years (1000-2099) a description gives, read once for every pair it is in."""
-    return frozenset(map(int, _YEAR.findall(description)))
-
-
-LIFETIME = 110  # years between the dates two descriptions of one person give, at most
-
-
-def centuries_apart(a: Profile, b: Profile) -> str:
-    """Why two people of one name are two: every year one description gives is more than a lifetime from every
-    year the other gives ("Charles III of Spain", "reigned from 1759 to 1788"; "King Charles III", "in July
-    2024"); "" when they meet or either gives none."""
-    if not (a.personal and b.personal):
-        return ""
-    ya, yb = years_of(a.description), years_of(b.description)
-    if ya and yb and (min(yb) - max(ya) > LIFETIME or min(ya) - max(yb) > LIFETIME):
-        return "people dated more than a lifetime apart"
-    return ""
 
 
 def generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from ..persons import centuries_apart
+from .dates import centuries_apart
 from ..names import key_of
 from ..profiles import (DEFINING, ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart,
                         opening, openings, profile_from, spelled_out)

@@ -11,6 +11,9 @@ from .geography import (  # noqa: F401  (the lexicon is one namespace to its rea
     AFFIX_LEVELS, COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
     ENDONYMS, GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
     TLD_COUNTRIES, WORLD_REGIONS)
+from .scripts import ARABIC_ARTICLES, SCRIPT_NAMES  # noqa: F401  (read through the lexicon)
+
+ENDONYMS = {**SCRIPT_NAMES, **ENDONYMS}  # noqa: F811  (own names, and other countries' in other scripts)
 
 ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
 PARTICLES = frozenset("van von de da di del della der den du dos das bin ibn bint al el la las los le ter ten zu".split())

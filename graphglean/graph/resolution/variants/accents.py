@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ....text.words import strip_accents
 from ..names import NameForm, fold
-from ..persons import years_of
+from ..descriptions.dates import years_of
 from ..organizations.rules import sporting
 from ..profiles import Profile, both_places, conflict
 from ..verdicts import SAME, Verdict, doubtful

@@ -14,7 +14,7 @@ import regex
 from ....text.language import detect
 from ....text.words import LETTERS
 from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
-from ..persons import years_of
+from ..descriptions.dates import years_of
 from .placing import unplaced_words
 
 FEW = 3  # words at least that each description says its node is in
