@@ -43,6 +43,22 @@ KEPT = [
      ("Lilibet Mountbatten-Windsor", "person", "Daughter of Prince Harry born in 2021.")),  # "Lilibet" only
     (("Bayern Munich", "club", "Bayern Munich, often called Bayern, won the league."),
      ("Bayern", "state", "German state whose capital is Munich.")),  # a club and a state
+    # what a review of the rule found merged: "called" as a verb or for another thing, Russian "а также" (as well
+    # as), a place's code, a code of one word, a country or region in another script, an office
+    (("Alphabet", "organization", "American technology conglomerate that acquired an AI lab called DeepMind."),
+     ("DeepMind", "organization", "AI research lab owned by Alphabet, based in London.")),
+    (("Manchester United", "organization", "English football club whose rival is called Manchester City."),
+     ("Manchester City", "organization", "English football club based in Manchester.")),
+    (("Газпром", "organization", "Российская газовая компания. Основные конкуренты — Лукойл, а также Роснефть."),
+     ("Роснефть", "organization", "Российская нефтяная компания.")),
+    (("New York City", "location", "New York City (NY) is the most populous city in the United States."),
+     ("NY", "location", "New York, a state in the northeastern United States.")),
+    (("Frankfurt", "location", "Frankfurt (FRA) is a financial centre in Germany."),
+     ("FRA", "location", "Frankfurt Airport, Germany's busiest airport.")),
+    (("Москва", "location", "Москва (Russia) — столица России."),
+     ("Russia", "location", "Country in Eastern Europe and Northern Asia.")),
+    (("Boris Johnson", "person", "Boris Johnson, known as Prime Minister during Brexit, led the Conservatives."),
+     ("Prime Minister", "person", "Head of the British government.")),
 ]
 
 

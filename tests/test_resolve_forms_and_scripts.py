@@ -10,7 +10,9 @@ import pytest
 from graphglean.graph.resolution.names import key_of
 from graphglean.graph.resolution.variants.types import english_type
 
-from .test_resolve_namesakes import merged
+from graphglean.graph.resolution.verdicts import UNSURE
+
+from .test_resolve_namesakes import merged, verdict
 
 SAME_THING = [
     (("Kone Oyj", "yritys", "Suomalainen hissejä valmistava pörssiyhtiö, pääkonttori Espoossa."),
@@ -45,6 +47,12 @@ NAMESAKES = [
      ("FC Barcelona", "club", "Catalan football club.")),  # a season's squad, not a founding year
     (("Hyderabad, Telangana", "నగరం", "తెలంగాణ రాష్ట్ర రాజధాని"),
      ("Hyderabad, Sindh", "city", "City in Sindh province, Pakistan.")),
+    (("Müller GmbH", "company", "German dairy company in Aretsried."),
+     ("Müller GmbH & Co. KG", "company", "German dairy company; Müller GmbH is its general partner.")),
+    (("Nokia Corporation", "company", "Finnish telecommunications company."),
+     ("Nokia Oy", "company", "Finnish company, a subsidiary of Nokia.")),
+    (("Volvo AB", "company", "Swedish truck maker in Gothenburg, Sweden."),
+     ("Volvo Corporation", "company", "Swedish car maker in Gothenburg, Sweden.")),  # AB Volvo, Volvo Cars
     (("NSA", "organization", "American signals intelligence agency."),
      ("Northeast Security Alliance", "organization", "Regional defense pact in Nigeria.")),
 ]
@@ -66,15 +74,42 @@ def test_the_words_read():
     assert {english_type(w) for w in ("شہر", "నగరం", "नगर", "শহর", "เมือง")} == {"city"}
 
 
+@pytest.mark.parametrize("text,country", [
+    ("Первый президент Казахстана", "kazakhstan"), ("Город в Швейцарии", "switzerland"), ("Китая", "china"),
+    ("в Германии", "germany"), ("السلطة الوطنية الفلسطينية", "palestine"), ("في ألمانيا", "germany"),
+    ("التركية", "turkey"), ("Канады", "canada")])
+def test_countries_named_in_cyrillic_and_arabic_script(text, country):
+    from graphglean.graph.resolution.variants.countries import countries_of
+
+    assert countries_of(text) == {country}
+
+
+@pytest.mark.parametrize("text", ["федеральный телевизионный канал", "перевозка груза", "в пользу", "кита",
+                                  "Латинской Америки", "Данияр", "هند", "تركي"])
+def test_words_that_only_begin_like_a_country_name_none(text):
+    from graphglean.graph.resolution.variants.countries import countries_of
+
+    assert countries_of(text) == frozenset()
+
+
 ROMANIZED = [
-    (("Mahmoud Abbas", "person", "Palestinian politician, President of the Palestinian Authority since 2005."),
-     ("Mahmud Abbas", "person", "رئيس السلطة الوطنية الفلسطينية منذ عام 2005.")),  # placed after the article
     (("Nursultan Nazarbayev", "person", "First President of Kazakhstan until 2019."),
      ("Nursultan Nazarbaev", "person", "Первый президент Казахстана, руководивший республикой с 1990 года.")),
     (("Alexei Navalny", "person", "Russian opposition leader who died in prison in 2024."),
      ("Aleksei Navalnyy", "person", "Russian anti-corruption activist and opposition politician.")),
+    (("Volodymyr Zelenskyy", "person", "President of Ukraine since 2019."),
+     ("Volodymyr Zelenskiy", "person", "Ukrainian president, a former comedian.")),
+]
+
+# written alike by a broader reading that also joins names two in their own language (pinyin's Zhou and Zhu):
+# a question for the LLM tier, never a merge by the rules
+ROMANIZED_ASKED = [
+    (("Mahmoud Abbas", "person", "Palestinian politician, President of the Palestinian Authority since 2005."),
+     ("Mahmud Abbas", "person", "رئيس السلطة الوطنية الفلسطينية منذ عام 2005.")),
     (("Fyodor Dostoevsky", "person", "Russian novelist, author of Crime and Punishment."),
      ("Fiodor Dostoïevski", "person", "Écrivain russe, auteur de Crime et Châtiment.")),
+    (("Zhou Wei", "person", "Chinese politician."), ("Zhu Wei", "person", "Chinese politician.")),
+    (("Ryo Ishikawa", "person", "Japanese golfer."), ("Rio Ishikawa", "person", "Japanese golfer.")),
 ]
 
 ROMANIZED_APART = [
@@ -92,6 +127,13 @@ def test_one_name_romanized_two_ways_merges_where_placed_in_one_country(a, b):
     assert merged(a, b)
 
 
+@pytest.mark.parametrize("a,b", ROMANIZED_ASKED, ids=[p[1][0] for p in ROMANIZED_ASKED])
+def test_a_broader_romanization_is_a_question(a, b):
+    v = verdict(a, b)
+    assert v.kind == UNSURE and v.rule.startswith("one name romanized two ways"), v
+    assert not merged(a, b)
+
+
 @pytest.mark.parametrize("a,b", ROMANIZED_APART, ids=[p[1][0] for p in ROMANIZED_APART])
 def test_romanized_namesakes_stay_apart(a, b):
     assert not merged(a, b)
@@ -100,8 +142,13 @@ def test_romanized_namesakes_stay_apart(a, b):
 def test_what_romanization_keeps_apart():
     from graphglean.graph.resolution.lexicon.spellings import romanized
 
-    assert romanized("Zelenskyy") == romanized("Zelenskiy") == romanized("Zelensky")
-    assert romanized("Tchaikovsky") == romanized("Chaikovsky")
+    from graphglean.graph.resolution.lexicon.spellings import transliterated
+
+    assert transliterated("Zelenskyy") == transliterated("Zelenskiy") == transliterated("Zelensky")
+    assert transliterated("Tchaikovsky") == transliterated("Chaikovsky")
+    assert transliterated("Xu") != transliterated("Ksu")  # pinyin's x
+    for a, b in (("Zhou", "Zhu"), ("Lyu", "Liu"), ("Wang", "Vang"), ("Luis", "Louis"), ("Bayer", "Baer")):
+        assert transliterated(a) != transliterated(b)
     for a, b in (("Maria", "Mario"), ("Ivanov", "Ivanova"), ("John", "Jon"), ("Mohammed", "Muhammad")):
         assert romanized(a) != romanized(b)
     assert romanized("Путин") == "путин"  # another script as it is

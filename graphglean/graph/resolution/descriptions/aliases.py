@@ -17,40 +17,55 @@ from functools import lru_cache
 import regex
 
 from ....text.words import LETTERS
+from ..lexicon import (ARTICLES, COUNTRY_NAMES, COUNTRY_OF, ENDONYMS, GENERATIONS, HONORIFICS, JOINING, LEGAL_FORMS, REGIONS,
+                       WORLD_REGIONS)
 from ..names import key_of, strip_accents
-from ..profiles import Profile, types_conflict
+from ..profiles import ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, types_conflict
+from ..variants.types import english_type
 from ..variants.definitions import told_apart
 from ..verdicts import SAME, Verdict
 
-_MARKER = regex.compile(
-    r"(?:\b(?:also|commonly|better|widely|often|sometimes|popularly|simply|informally)\s+)?"
-    r"(?:\bknown\s+as|\breferred\s+to\s+as|\bcalled|\bnicknamed|\bdubbed|\babbreviated(?:\s+as|\s+to)?"
-    r"|\bshort(?:ened)?\s+(?:for|to)|\ba\.k\.a\.?|\baka\b|\bin\s+English|\benglisch|\bbekannt\s+als|\bgenannt"
-    r"|\bconocid[oa]\s+como|\bllamad[oa]|\bconnue?\s+sous\s+le\s+nom\s+d[e']|\bdit[e]?\b|\bdett[oa]|\bnot[oa]\s+come"
-    r"|\bconhecid[oa]\s+como|\bchamad[oa]|известн\w*\s+как|\bтакже|\bсокращённо|\bсокращенно"
-    r"|简称|又称|也称|略称|通称|通稱|簡稱|약칭|일명)[\s:,]*[\"'“”‘’«»「」『』]?\s*"
-    r"(?P<alias>[^,.;:()（）\[\]\n\"“”«»「」『』]{1,60})", regex.I)
+# what says the next words are another name of the node: right after its name ("Volkswagen AG, also known as
+# VW", "中国石油天然气集团（简称中石油）", "München, englisch Munich"), never elsewhere ("acquired a lab called
+# DeepMind", "a rival faction called Fatah")
+_MARKER = (r"(?:(?:is|was|are|were|es|est|ist|è|é)\s+)?(?:(?:also|commonly|better|widely|often|sometimes|popularly|"
+           r"simply|informally)\s+)?"
+           r"(?:known\s+as|referred\s+to\s+as|called|nicknamed|dubbed|abbreviated(?:\s+as|\s+to)?|short(?:ened)?\s+"
+           r"(?:for|to)|a\.k\.a\.?|aka|in\s+English|englisch|bekannt\s+als|genannt|conocid[oa]\s+como|llamad[oa]|"
+           r"connue?\s+sous\s+le\s+nom\s+d[e']|dite?|dett[oa]|not[oa]\s+come|conhecid[oa]\s+como|chamad[oa]|"
+           r"известн\w*\s+как|сокращённо|сокращенно|简称|又称|也称|略称|通称|通稱|簡稱|약칭|일명)")
+_ALIAS = r"[\s:,]*[\"'“”‘’«»「」『』]?\s*(?P<alias>[^,.;:()（）\[\]\n\"“”«»「」『』]{1,60})"
 _WORDS_AT_MOST = 6
 _LEADING = frozenset("the a an le la les el los las der die das il lo".split())
 _JOINERS = frozenset("of de da do di du des del della von van der den la le y e i of the".split())  # "Queen of Scots"
 _AND = regex.compile(r"\s+(?:and|or|und|oder|et|ou|y|e|и)\s+", regex.I)
+_KINDS = PERSON_TYPES | PLACE_TYPES | ORG_TYPES | THING_TYPES
 
 
 @lru_cache(maxsize=16384)
 def declared_aliases(description: str, names: tuple[str, ...]) -> frozenset[str]:
     """The keys (`names.key_of`) of the other names ``description`` gives a node named ``names`` (its surface
-    forms): after a word that says "also called", or in parentheses after one of its names."""
+    forms): after one of its names and a word that says "also called" (or at its start), or in parentheses
+    after one of its names. Not a kind, a title or an office ("known as Prime Minister")."""
     text = description[:400]
-    found = {_cut(m.group("alias")) for m in _MARKER.finditer(text)}
-    for name in names:
-        if len(name) < 2:
-            continue
-        for m in regex.finditer(rf"(?<![{LETTERS}]){regex.escape(name)}\s*[(（]([^()（）]{{1,40}})[)）]", text, regex.I):
+    # at its start, or after what it opens by saying the node is ("German carmaker, also known as VW")
+    found = {_cut(m.group("alias")) for m in regex.finditer(rf"^\s*(?:[^,.;:()\n]{{1,60}},\s*)?{_MARKER}(?![a-z]){_ALIAS}",
+                                                            text, regex.I)}
+    for name in (n for n in names if len(n) >= 2):
+        after = rf"(?<![{LETTERS}]){regex.escape(name)}"
+        found.update(_cut(m.group("alias")) for m in regex.finditer(
+            rf"{after}\s*[,(（—–]?\s*{_MARKER}(?![a-z]){_ALIAS}", text, regex.I))
+        for m in regex.finditer(rf"{after}\s*[(（]([^()（）]{{1,40}})[)）]", text, regex.I):
             inside = m.group(1).strip()
-            if _abbreviates(inside, name) or _other_script(inside, name):
+            if _abbreviates(inside, name) or _glosses(inside, name):
                 found.add(inside)
     own = {key_of(n) for n in names}
-    return frozenset(k for k in map(key_of, filter(None, found)) if k and k not in own)
+    return frozenset(k for k in map(key_of, filter(None, found)) if k and k not in own and not _kind_or_title(k))
+
+
+def _kind_or_title(key: str) -> bool:
+    """A kind or a title, not a name: "prime minister", "general secretary", "the company"."""
+    return english_type(key) in _KINDS or all(w in HONORIFICS for w in key.split())
 
 
 def aliases_of_profile(p: Profile) -> frozenset[str]:
@@ -64,6 +79,8 @@ def gives_other_name(a: Profile, b: Profile) -> Verdict | None:
     None otherwise."""
     for x, y in ((a, b), (b, a)):
         given = aliases_of_profile(x)
+        if not x.types & PLACE_TYPES:  # a place after a company's or a person's name is where it is ("华为 (Shenzhen)")
+            given = frozenset(k for k in given if not (COUNTRY_OF.get(k) or _country_or_region(k)))
         if given and any(f.key in given for f in y.forms) and not types_conflict(a, b) and not told_apart(a, b):
             return Verdict(SAME, 0.8, "its description gives the other's name")
     return None
@@ -88,13 +105,25 @@ def _letters(text: str) -> str:
 
 
 def _abbreviates(short: str, name: str) -> bool:
-    """``short`` is written with letters of ``name``, in order, from its first ("SocGen" of "Société
-    Générale", "MLK" of "Martin Luther King Jr."), and is shorter."""
-    s, n = _letters(short), _letters(name)
-    if not (2 <= len(s) < len(n)) or s[0] != n[0]:
-        return False
-    rest = iter(n)
-    return all(c in rest for c in s)
+    """``short`` is written with the first letters of each of ``name``'s words, two words at least, joining
+    words, articles, legal forms and generations aside ("SocGen" of "Société Générale", "MLK" of "Martin
+    Luther King Jr.", "JLR"); not "NY" of "New York City", nor a code of one word ("FRA" of "Frankfurt")."""
+    letters = _letters(short)
+    words = [_letters(w) for w in key_of(name).split()]
+    content = [w for w in words if w and w not in _SKIPPED]
+    return len(content) >= 2 and 2 <= len(letters) < len("".join(content)) and _prefixes(letters, content)
+
+
+def _prefixes(letters: str, words: list[str]) -> bool:
+    """``letters`` is a prefix (one letter or more) of each of ``words`` in turn."""
+    if not words:
+        return not letters
+    first = words[0]
+    return any(letters[:n] == first[:n] and _prefixes(letters[n:], words[1:])
+               for n in range(1, min(len(first), len(letters)) + 1))
+
+
+_SKIPPED = JOINING | ARTICLES | frozenset(f for f in LEGAL_FORMS if " " not in f) | frozenset(GENERATIONS)
 
 
 def _script(text: str) -> str:
@@ -103,7 +132,16 @@ def _script(text: str) -> str:
     return unicodedata.name(letter, "").split(" ")[0].lower() if letter else ""
 
 
-def _other_script(inside: str, name: str) -> bool:
-    """A gloss: ``inside`` is written in another script than ``name`` ("東京 (Tokyo)", "Москва (Moscow)")."""
+def _glosses(inside: str, name: str) -> bool:
+    """A gloss: ``inside`` is written in another script than ``name`` ("東京 (Tokyo)", "ПАО «Газпром»
+    (Gazprom)"), in no more words, and names no country or region the name itself does not ("Москва (Russia)",
+    "深圳 (Guangdong)"; "Deutschland (Germany)" is a gloss)."""
     a, b = _script(inside), _script(name)
-    return bool(a and b and a != b)
+    if not (a and b and a != b) or len(inside.split()) > max(1, len(name.split())):
+        return False
+    place = _country_or_region(key_of(inside))
+    return not place or place == _country_or_region(key_of(name))
+
+
+def _country_or_region(key: str) -> str:
+    return COUNTRY_NAMES.get(key) or ENDONYMS.get(key) or REGIONS.get(key) or WORLD_REGIONS.get(key) or ""

@@ -19,11 +19,9 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from .dates import centuries_apart
 from ..names import key_of
 from ..profiles import (DEFINING, ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart,
                         opening, openings, profile_from, spelled_out)
-from ..variants.callings import sports_apart
 from ..variants.countries import countries_of
 from ..variants.placing import UNIONS
 from ..variants.rulers import realms_apart
@@ -136,19 +134,32 @@ def _kind_word(word: str) -> bool:
 def one_name_apart(a: Profile, b: Profile) -> str:
     """Why two descriptions of one node describe two things ("" when nothing says so). Only what each opens by
     saying its node is counts (`said`), and what no one thing's life changes: its kind (a country and a US
-    state, a person and a company, a newspaper and a club), its countries (not for people: they move), and a
-    person's centuries, realm and sport. Not a calling or an office (one life holds several: an actor, then a
-    governor), nor the places a description names in passing ("opened a store in Shanghai")."""
+    state, a person and a company, a newspaper and a club), the countries of a place or of a national body (a
+    party, a club, a school, a newspaper), an acronym spelled out as two names, a ruler's realm. Not a calling,
+    an office, a sport or a date (one life holds an actor and a governor, basketball and baseball, and a
+    painting sold centuries later), nor a company's countries (multinationals), a city against a region of its
+    name (Vienna, Hong Kong), nor the places a description names in passing ("opened a store in Shanghai")."""
     sa, sb = said(a), said(b)
     if sa.kind and sb.kind and (why := kinds_apart(*(attrs.evolve(p, types=frozenset({s.kind}))
                                                      for p, s in ((a, sa), (b, sb))))):
-        return why  # both say what they are (the node's types are every record's: a model's slips among them)
+        # both say what they are (the node's types are every record's: a model's slips among them); of places'
+        # levels only a country against another level (Georgia, the country and the US state)
+        if why != _LEVELS_APART or ({sa.kind, sb.kind} & _COUNTRY_KINDS and sa.kind != sb.kind):
+            return why
     if why := _spelled_apart(a, b):
         return why
-    personal = any(s.kind in PERSON_TYPES or (not s.kind and p.personal) for p, s in ((a, sa), (b, sb)))
-    if not personal and sa.countries and sb.countries and not sa.countries & sb.countries:
+    national = all(s.kind in PLACE_TYPES | _NATIONAL or (not s.kind and p.types & PLACE_TYPES)
+                   for p, s in ((a, sa), (b, sb)))
+    if national and sa.countries and sb.countries and not sa.countries & sb.countries:
         return "described as of different countries"
-    return centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b)
+    return realms_apart(a, b)
+
+
+_LEVELS_APART = "places of different levels"
+_COUNTRY_KINDS = frozenset({"country", "nation"})
+# bodies of one country each: parties, clubs and teams, schools, newspapers and broadcasters
+_NATIONAL = frozenset("""party political_party club team school university college newspaper magazine broadcaster
+publisher""".split()) | frozenset({"political party", "sports team", "sports club", "football club"})
 
 
 def _spelled_apart(a: Profile, b: Profile) -> str:

@@ -11,9 +11,7 @@ from .geography import (  # noqa: F401  (the lexicon is one namespace to its rea
     AFFIX_LEVELS, COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
     ENDONYMS, GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
     TLD_COUNTRIES, WORLD_REGIONS)
-from .scripts import ARABIC_ARTICLES, SCRIPT_NAMES  # noqa: F401  (read through the lexicon)
-
-ENDONYMS = {**SCRIPT_NAMES, **ENDONYMS}  # noqa: F811  (own names, and other countries' in other scripts)
+from .scripts import ARABIC_ARTICLES, SCRIPT_FORMS  # noqa: F401  (read through the lexicon)
 
 ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())
 PARTICLES = frozenset("van von de da di del della der den du dos das bin ibn bint al el la las los le ter ten zu".split())
@@ -158,18 +156,13 @@ LEGAL_FORMS = {
     "osakeyhtio": "oy", "julkinen osakeyhtio": "oyj", "public limited company": "plc",
     "limited liability company": "llc", "joint stock company": "jsc",
 }
-# the countries whose companies' own legal forms these are (forms of one country or a few; "sa", "limited" and
-# their kin are everyone's): a company there may write its name with the English word instead ("Kone Oyj",
-# "KONE Corporation")
+# the countries whose listed companies' own legal forms these are (forms of one country or a few; "sa",
+# "limited" and their kin are everyone's, "oy", "ab", "gmbh" a subsidiary's as often): such a company may write
+# its name with the English word instead ("Kone Oyj", "KONE Corporation")
 LEGAL_FORM_COUNTRIES = {form: frozenset(countries.split(", ")) for form, countries in {
-    "oy": "finland", "oyj": "finland", "ab": "sweden", "asa": "norway", "as": "norway, denmark, turkey, czechia",
-    "aps": "denmark", "ag": "germany, austria, switzerland", "gmbh": "germany, austria, switzerland",
-    "kgaa": "germany", "kk": "japan", "spa": "italy", "nv": "netherlands, belgium", "bv": "netherlands, belgium",
-    "sp zoo": "poland", "sro": "czechia, slovakia", "kft": "hungary", "zrt": "hungary", "nyrt": "hungary",
-    "tbk": "indonesia", "persero": "indonesia", "bhd": "malaysia", "sdn bhd": "malaysia", "pte": "singapore",
-    "private limited": "india, pakistan, sri lanka, nepal, bangladesh", "pjsc": "russia", "ooo": "russia",
-    "cjsc": "russia", "ltd sti": "turkey", "pcl": "thailand", "sa de cv": "mexico", "sab de cv": "mexico",
-    "ltda": "brazil, colombia, chile, portugal"}.items()}
+    "oyj": "finland", "asa": "norway", "ag": "germany, austria, switzerland", "kk": "japan", "spa": "italy",
+    "nv": "netherlands, belgium", "nyrt": "hungary", "tbk": "indonesia", "bhd": "malaysia", "pjsc": "russia",
+    "pcl": "thailand", "sab de cv": "mexico"}.items()}
 # abbreviations written either way inside names: the full word is the key's
 ABBREVIATIONS = {"bros": "brothers", "univ": "university", "dept": "department", "intl": "international",
                  "natl": "national", "assn": "association", "assoc": "association", "inst": "institute",

@@ -1,8 +1,11 @@
-"""One name romanized two ways: "Mahmoud" and "Mahmud", "Nazarbayev" and "Nazarbaev", "Aleksei Navalnyy" and
-"Alexei Navalny", "Kyriakos" and "Kiriakos", "Dostoïevski" and "Dostoevsky", "Tchaikovsky" and "Chaikovsky".
-`romanized` writes a Latin word with the letters those systems agree on, so two spellings of one name meet;
-names that differ in a sound ("Maria", "Mario"; "Ivanov", "Ivanova") stay apart. Systems that write other
-sounds (pinyin's "Mao Zedong", Wade-Giles' "Mao Tse-tung") are not read so: they are the LLM tier's question."""
+"""One name romanized two ways. `transliterated` reads only what the romanizations of Russian and its
+neighbours write differently and no two names differ by: a last "y", "iy", "yy", "ij" ("Navalnyy", "Navalny";
+"Zelenskiy"), "ei"/"ey" ("Sergei", "Sergey"), "x"/"ks" ("Alexei", "Aleksei"), a glide before "-ev"
+("Nazarbayev", "Nazarbaev"), "Tch" ("Tchaikovsky", "Chaikovsky"). `romanized` reads more ("Mahmoud", "Mahmud";
+"Kyriakos", "Kiriakos"; doubled letters), which also joins names that are two in their own language ("Zhou" and
+"Zhu" in pinyin, "Ryo" and "Rio", "Ana" and "Anna"): a question for the LLM tier, never a merge by itself. Names
+that differ in a sound ("Maria", "Mario"; "Ivanov", "Ivanova") stay apart, and other systems (pinyin's "Mao
+Zedong", Wade-Giles' "Mao Tse-tung") are the LLM tier's to know."""
 
 from __future__ import annotations
 
@@ -17,6 +20,23 @@ _SOUNDS = (("sch", "sh"), ("tch", "ch"), ("dzh", "j"), ("zh", "j"), ("dj", "j"),
 _VOWELS = "aeiou"
 _GLIDE = re.compile(rf"(?<=[{_VOWELS}])i(?=[{_VOWELS}])")  # "Nazarbaiev" (of "-bayev"): "Nazarbaev"
 _DOUBLE = re.compile(r"(.)\1+")
+
+
+_FINAL_Y = re.compile(r"(?<=[^aeiouy])(?:iy|yy|ij|yi|ii|y)$")
+_FINAL_EI = re.compile(r"(?<=[aeo])[iyj]$")  # "Sergei", "Sergey", "Sergej"
+_GLIDE_EV = re.compile(r"(?<=[aeiou])[yj](?=ev)")  # "Nazarbayev", "Aliyev"
+
+
+@lru_cache(maxsize=65536)
+def transliterated(word: str) -> str:
+    """``word`` (Latin letters) with what the romanizations of one Russian name write differently written one
+    way; another script as it is."""
+    text = strip_accents(word).casefold()
+    if not text.isascii() or not text.isalpha():
+        return text
+    text = _GLIDE_EV.sub("", text[:1] + text[1:].replace("x", "ks"))  # not a first "x": pinyin's "Xu" is no "Ksu"
+    text = _FINAL_EI.sub("y", _FINAL_Y.sub("y", text))
+    return "ch" + text[3:] if text.startswith("tch") else text
 
 
 @lru_cache(maxsize=65536)

@@ -253,14 +253,15 @@ def _trade_is(x: NameForm, other: NameForm) -> bool:
 
 def _one_company(a: Profile, b: Profile, la: str, lb: str) -> str:
     """Why two legal forms of one name are one company's ("" when nothing says so): both described in one
-    country and no other, and one form the other with its country's form after it ("Zoho Corporation Pvt Ltd", "Zoho
-    Corporation"), or the English word for a company beside a form of that country ("Kone Oyj", "KONE
-    Corporation"; not "Siemens AG" and "Siemens Corporation", its American subsidiary)."""
+    country and no other, neither as a parent, a holding or a unit, and the English word for a company, with
+    its country's form after it on one side ("Zoho Corporation Pvt Ltd", "Zoho Corporation") or a listed
+    company's form of that country on the other ("Kone Oyj", "KONE Corporation"; not "Siemens AG" and "Siemens
+    Corporation", its American subsidiary, nor "Müller GmbH" and "Müller GmbH & Co. KG")."""
     where = described_in(a)
-    if where != described_in(b):  # "Bosch Corporation", the German group's Japanese unit, and "Robert Bosch GmbH"
-        return ""
+    if where != described_in(b) or any(_PARENT_OR_UNIT.search(p.description) for p in (a, b)):
+        return ""  # "Bosch Corporation", the German group's Japanese unit; "Sony Corporation", a subsidiary
     short, long = sorted((la.split(), lb.split()), key=len)
-    if where and long[:len(short)] == short:
+    if where and " ".join(short) in _ENGLISH_FORMS and long[:len(short)] == short:
         return "one legal form more, both described in one country"
     for x, y in ((la, lb), (lb, la)):
         if x in _ENGLISH_FORMS and where & LEGAL_FORM_COUNTRIES.get(y, frozenset()):
@@ -269,6 +270,9 @@ def _one_company(a: Profile, b: Profile, la: str, lb: str) -> str:
 
 
 _ENGLISH_FORMS = frozenset({"corporation", "company"})
+_PARENT_OR_UNIT = re.compile(r"\b(?:subsidiar\w*|unit|arm|division|affiliate\w*|branch|holding|parent|"
+                             r"tochter\w*|mutter\w*|filiale?|dochter\w*|datter\w*|dotter\w*|dochern\w*|"
+                             r"дочерн\w*)\b|子会社|子公司|持株会社|控股", re.I)
 
 
 def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:

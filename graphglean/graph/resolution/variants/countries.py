@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 
 from ....text.words import unspaced
-from ..lexicon import ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, REGION_EXONYMS, REGIONS, WORLD_REGIONS
+from ..lexicon import ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, REGION_EXONYMS, REGIONS, SCRIPT_FORMS, WORLD_REGIONS
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
@@ -30,11 +30,12 @@ def countries_of(text: str) -> frozenset[str]:
         if "'" in word:
             word = word.split("'")[0]
             found |= countries_placing(word)
-        # an own name inflected, never shortened ("Polska", "Polsce"; not "Romano" of "Romania"); an Arabic one
-        # after its article or without ("الفلسطينية"; "المانيا" holds no article)
+        # an own name inflected, never shortened ("Polska", "Polsce"; not "Romano" of "Romania"); a Russian or
+        # an Arabic name as its grammar writes it, after the article or without ("المانيا" holds none)
+        found.update(c for own, c in _ENDONYMS_BY_START.get(word[:2], ()) if len(word) >= len(own) - 1 and
+                     inflected(own, word))
         bare = next((word[len(a):] for a in ARABIC_ARTICLES if word.startswith(a) and len(word) > len(a) + 2), word)
-        found.update(c for w in {word, bare} for own, c in _ENDONYMS_BY_START.get(w[:2], ())
-                     if len(w) >= len(own) - 1 and inflected(own, w))
+        found.update(c for w in (word, bare) if (c := SCRIPT_FORMS.get(w)))  # "Германии", "الفلسطينية"
     return frozenset(found)
 
 
