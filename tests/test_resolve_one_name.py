@@ -32,6 +32,10 @@ def line(name: str, kind: str, *descriptions: str) -> dict | None:
 NAMESAKES = [  # (name, type, descriptions, the rule)
     ("Georgia", "geo", ("Country in the Caucasus; capital Tbilisi.", "A US state whose capital is Atlanta."),
      "places of different levels"),
+    ("Georgia", "GEO", ("Country in the South Caucasus bordered by Russia.", "U.S. state in the Southeast."),
+     "places of different levels"),  # the dots of "U.S." end no phrase, nor is "u" a preposition
+    ("Victoria", "geo", ("State in southeastern Australia.", "Capital of the Seychelles."),
+     "described as of different countries"),
     ("PP", "organization", ("Partido Popular, a Spanish conservative party.",
                             "Progressistas, a Brazilian political party."), "described as of different countries"),
     ("Córdoba", "ciudad", ("Ciudad de Argentina, capital de la provincia homónima.", "Ciudad de España, en Andalucía."),

@@ -206,7 +206,8 @@ DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est
 
 # where a sentence's subject ends: its verb, the frequent ones ("The retailer said ...")
 FINITE_VERBS = frozenset("is are was were has have had said says told will would can could did does".split())
-_OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
+# to the first stop, not a dot of initials ("U.S. state", "Washington, D.C.")
+_OPENING = regex.compile(r"^\s*((?:[^.;:()\n]|(?<=\b\p{Lu})\.(?=\p{Lu}|\s+\p{Ll})){1,100})")
 # a name, then what it is after a comma ("Verve Records, an American jazz record label")
 _APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|um|uma|ein|eine|der|die|das|el|la|le|"
                             r"il|lo|o)\s+[^.;:,()\n]{1,80})", regex.I)

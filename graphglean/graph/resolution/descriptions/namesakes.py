@@ -33,12 +33,13 @@ READ_DESCRIPTIONS = 8
 _KNOWN = PERSON_TYPES | PLACE_TYPES | ORG_TYPES | THING_TYPES
 # what ends a noun phrase's head: "state" of "a US state whose capital is Atlanta", "venture" of "a joint venture
 # with Germany's Siemens" (which says nothing of where the venture is)
-_AFTER_HEAD = frozenset("""in of on at from for to with near by across along between beside behind within outside over
-under into through around among about after before since against toward towards below above beyond off per via like
-than de del des du di da do von vom zu en con avec mit och med og nach bei aus für über unter vor zwischen gegen
-durch ohne um seit an auf dans sur pour par chez entre sans sous vers por para sin sobre hacia desde em na no nas
-nos pelo pela com sem nel nella per tra fra su sul op bij met voor naar uit van i på för från av till vid
-hos w we z ze od przy pod v ve u в во на из у под при до для с со к от""".split())
+# (no Latin letter alone: those are initials, "U.S. state")
+_AFTER_HEAD = frozenset("""in of on at from for to with near by across along between beside behind within outside over under into
+through around among about after before since against toward towards below above beyond off per via like
+than de del des du di da do von vom zu en con avec mit och med og nach bei aus für über unter vor
+zwischen gegen durch ohne um seit an auf dans sur pour par chez entre sans sous vers por para sin sobre
+hacia desde em na no nas nos pelo pela com sem nel nella per tra fra su sul op bij met voor naar uit van
+på för från av till vid hos we ze od przy pod ve в во на из у под при до для с со к от""".split())
 _ARTICLES = frozenset("a an the".split())
 # what a thing was, not what it is ("a former British colony"): no kind, no country
 _PAST = frozenset("""former formerly ex onetime erstwhile previous late defunct ehemalige ehemaliger ehemaliges
@@ -55,8 +56,9 @@ _STATES = ("state", "staat", "stato", "estado", "etat", "stat", "panstwo", "го
 
 
 # where a place follows the head: "city in ...", "ciudad de ...", "город в ..."
-_LOCATIVE = frozenset("in of de del da do di du des en i im w we v ve nel na no em på в во на".split())
-_COUNTRY_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country")
+_LOCATIVE = frozenset("in of de del da do di du des en im we ve nel na no em på в во на".split())
+_COUNTRY_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country") | {
+    "capital": "city"}  # "Capital of the Seychelles"
 _POSSESSIVES = frozenset("its his her their our my your sein seine son sa ses su sus".split())
 _DASHED = re.compile(r"^[^—–.;:\n]{1,60}\s[—–]\s+([^.;:,()\n]{1,80})")  # "Пушкин — русский поэт"
 _PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|ing)")  # "headquartered", "fronted", "serving": the phrase has ended
