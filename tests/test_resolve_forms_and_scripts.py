@@ -152,3 +152,10 @@ def test_what_romanization_keeps_apart():
     for a, b in (("Maria", "Mario"), ("Ivanov", "Ivanova"), ("John", "Jon"), ("Mohammed", "Muhammad")):
         assert romanized(a) != romanized(b)
     assert romanized("Путин") == "путин"  # another script as it is
+
+
+def test_malay_titles_and_a_person_typed_in_malay():
+    assert merged(("Datuk Seri Anwar Ibrahim", "orang", "Perdana Menteri Malaysia yang kesepuluh."),
+                  ("Anwar Ibrahim", "PERSON", "Malaysian politician who became prime minister in 2022."))
+    assert not merged(("Tan Sri Muhyiddin Yassin", "orang", "Perdana Menteri Malaysia kelapan."),
+                      ("Muhyiddin", "PERSON", "Sultan of a Malay state in the 16th century."))

@@ -173,3 +173,22 @@ def test_llm_tier_resolves_any_graph_with_any_answer(graph, answer):
     before = _names(graph)
     resolution = trio.run(run)
     assert before <= _names(resolution.graph)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name, st.lists(description, max_size=5), entity_type)
+def test_what_descriptions_say_of_names_reads_any_text(node, descriptions, kind):
+    """The readers of session 14 (aliases a description gives, namesakes in one node, romanized names, countries
+    named in other scripts) take whatever a model wrote."""
+    from graphglean.graph.resolution.descriptions.aliases import declared_aliases
+    from graphglean.graph.resolution.descriptions.namesakes import one_name_line
+    from graphglean.graph.resolution.lexicon.spellings import romanized, transliterated
+    from graphglean.graph.resolution.variants.countries import countries_of
+
+    for text in descriptions:
+        assert all(isinstance(k, str) and k for k in declared_aliases(text, (node,)))
+        assert isinstance(countries_of(text), frozenset)
+    line = one_name_line(node.casefold(), {"name": node, "type": kind, "types": [kind], "descriptions": descriptions})
+    assert line is None or (line[1]["decision"] == "one_name" and len(line[1]["descriptions"]) == 2)
+    for word in node.split():
+        assert isinstance(romanized(word), str) and isinstance(transliterated(word), str)

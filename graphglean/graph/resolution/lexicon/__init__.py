@@ -48,7 +48,8 @@ FEMALE = FEMALE | frozenset(
     "kaiserin rainha госпожа королева царица принцесса императрица السيدة الاميرة الملكة 여사 왕비 "
     "女士 小姐 夫人 女王 公主 dronning drottning koningin krolowa kralovna kralice kiralyno kuningatar "
     "maharani".split())
-NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split())
+NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split()) | frozenset(
+    "datuk dato datin tan tun toh puan seri tunku tengku haji hajjah pehin".split())  # Malay: "Datuk Seri Anwar"
 HONORIFICS = MALE | FEMALE | NEUTRAL
 PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
 # "of" between a ruler and a realm, as the ruler's language writes it ("Felipe VI de España", "Roi des Belges",

@@ -153,7 +153,8 @@ TYPE_WORDS |= _table({
               "спортсмен|спортсменка|ingenieur|podnikatel|mechaniker|navegante|poète|poetessa|monarca|kaiser|"
               "schilder|joueur|joueuse|персона|nhân vật|ব্যক্তি|isik|особа|fashion designer|designer|"
               "schriftstellerin|musician|composer|painter|sculptor|architect|photographer|zawodnik|zawodniczka|"
-              "sportsmenka|biathlete|skier|cyclist|swimmer|runner|поэт|поэтесса|dichter|dichterin|poeta|poetessa|poetisa|digter",
+              "sportsmenka|biathlete|skier|cyclist|swimmer|runner|поэт|поэтесса|dichter|dichterin|poeta|poetessa|poetisa|digter|"
+              "orang|individu|บุคคล|사람",
     "place": "ort|ortschaft|lieu|lugar|luogo|local|localidade|localidad|località|miejsce|miejscowość|место|地名|地名・地域|"
              "plaats|sted|ställe|paikka|yer|場所|地点|장소|مكان",
     "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica|شہر|نگر|नगर|నగరం|நகரம்|ನಗರ|നഗരം|শহর|เมือง",
