@@ -11,6 +11,7 @@ there is a qualifier or a place ("Springfield (Illinois)", "Tim Cook (Apple)"). 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -42,25 +43,50 @@ _AND = regex.compile(r"\s+(?:and|or|und|oder|et|ou|y|e|и)\s+", regex.I)
 _KINDS = PERSON_TYPES | PLACE_TYPES | ORG_TYPES | THING_TYPES
 
 
+# compiled once: a pattern per name would be compiled per node (the regex module's cache holds few)
+_AT_START = regex.compile(rf"^\s*(?:[^,.;:()\n]{{1,60}},\s*)?{_MARKER}(?![a-z]){_ALIAS}", regex.I)
+# the words every marker holds, found by a plain scan before the markers are matched
+_MARKED = re.compile(r"known\s+as|referred\s+to|called|nicknamed|dubbed|abbreviated|short(?:ened)?\s+(?:for|to)|"
+                     r"\baka\b|a\.k\.a|in\s+english|englisch|bekannt\s+als|genannt|conocid[oa]\s+como|llamad|"
+                     r"connue?\s+sous|\bdite?\b|dett[oa]|not[oa]\s+come|conhecid[oa]\s+como|chamad|известн\w*\s+как|"
+                     r"сокращ|简称|又称|也称|略称|通称|通稱|簡稱|약칭|일명", re.I)  # `re`: a plain scan, faster there
+_ANY_MARKER = regex.compile(rf"{_MARKER}(?![a-z]){_ALIAS}", regex.I)
+_BEFORE_MARKER = regex.compile(r"\s*[,(（—–]?\s*$")
+_PARENS = regex.compile(r"\s*[(（]([^()（）]{1,40})[)）]")
+_LETTER = regex.compile(rf"[{LETTERS}]")
+
+
 @lru_cache(maxsize=16384)
 def declared_aliases(description: str, names: tuple[str, ...]) -> frozenset[str]:
     """The keys (`names.key_of`) of the other names ``description`` gives a node named ``names`` (its surface
     forms): after one of its names and a word that says "also called" (or at its start), or in parentheses
     after one of its names. Not a kind, a title or an office ("known as Prime Minister")."""
     text = description[:400]
+    marked, parens = _MARKED.search(text), "(" in text or "（" in text
+    if not (marked or parens):  # most descriptions: read once, cheaply
+        return frozenset()
     # at its start, or after what it opens by saying the node is ("German carmaker, also known as VW")
-    found = {_cut(m.group("alias")) for m in regex.finditer(rf"^\s*(?:[^,.;:()\n]{{1,60}},\s*)?{_MARKER}(?![a-z]){_ALIAS}",
-                                                            text, regex.I)}
-    for name in (n for n in names if len(n) >= 2):
-        after = rf"(?<![{LETTERS}]){regex.escape(name)}"
-        found.update(_cut(m.group("alias")) for m in regex.finditer(
-            rf"{after}\s*[,(（—–]?\s*{_MARKER}(?![a-z]){_ALIAS}", text, regex.I))
-        for m in regex.finditer(rf"{after}\s*[(（]([^()（）]{{1,40}})[)）]", text, regex.I):
-            inside = m.group(1).strip()
+    found = {_cut(m.group("alias")) for m in _AT_START.finditer(text)} if marked else set()
+    named = [n for n in names if len(n) >= 2]
+    for m in _ANY_MARKER.finditer(text) if marked else ():
+        before = text[:m.start()]
+        before = before[:_BEFORE_MARKER.search(before).start()]
+        if any(_ends_with_name(before, n) for n in named):
+            found.add(_cut(m.group("alias")))
+    for m in _PARENS.finditer(text) if parens else ():
+        inside = m.group(1).strip()
+        for name in (n for n in named if _ends_with_name(text[:m.start()], n)):
             if _abbreviates(inside, name) or _glosses(inside, name):
                 found.add(inside)
     own = {key_of(n) for n in names}
     return frozenset(k for k in map(key_of, filter(None, found)) if k and k not in own and not _kind_or_title(k))
+
+
+def _ends_with_name(text: str, name: str) -> bool:
+    """``text`` ends with ``name`` (any case), a whole word there."""
+    start = len(text) - len(name)
+    return start >= 0 and text[start:].casefold() == name.casefold() and not (
+        start and _LETTER.match(text[start - 1]))
 
 
 def _kind_or_title(key: str) -> bool:
