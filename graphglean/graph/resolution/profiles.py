@@ -207,7 +207,9 @@ DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est
 # where a sentence's subject ends: its verb, the frequent ones ("The retailer said ...")
 FINITE_VERBS = frozenset("is are was were has have had said says told will would can could did does".split())
 # to the first stop, not a dot of initials ("U.S. state", "Washington, D.C.")
-_OPENING = regex.compile(r"^\s*((?:[^.;:()\n]|(?<=\b\p{Lu})\.(?=\p{Lu}|\s+\p{Ll})){1,100})")
+_OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
+_INITIAL_BEFORE = regex.compile(r"\b\p{Lu}$")
+_OPENING_DOTTED = regex.compile(r"^\s*((?:[^.;:()\n]|(?<=\b\p{Lu})\.(?=\p{Lu}|\s+\p{Ll})){1,100})")  # read when needed
 # a name, then what it is after a comma ("Verve Records, an American jazz record label")
 _APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|um|uma|ein|eine|der|die|das|el|la|le|"
                             r"il|lo|o)\s+[^.;:,()\n]{1,80})", regex.I)
@@ -245,7 +247,10 @@ def opening(p: Profile) -> str:
 def _opening(description: str, names: tuple[str, ...]) -> str:
     # as written ("State-controlled"), and a noun phrase's length at most: a verb of another language is not
     # seen ("El organismo rector del fútbol mundial adjudicó el Mundial de 2034 a Arabia Saudí")
-    tokens = m.group(1).split()[:8] if (m := _OPENING.match(description)) else []
+    m = _OPENING.match(description)
+    if m and description[m.end(1):m.end(1) + 1] == "." and _INITIAL_BEFORE.search(description, 0, m.end(1)):
+        m = _OPENING_DOTTED.match(description)  # a dot of initials
+    tokens = m.group(1).split()[:8] if m else []
     if not tokens or any(key_of(" ".join(tokens)).startswith(name) for name in names):
         return ""
     return key_of(" ".join(tokens[:phrase_end(tokens, _RELATIVE)]))
