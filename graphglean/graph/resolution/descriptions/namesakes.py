@@ -4,7 +4,7 @@ that keep two nodes of one name apart read each pair of such a node's descriptio
 them that no one thing's life changes), and a node whose descriptions they tell apart gets a ``one_name`` line
 in resolution.jsonl:
 
-    {"decision": "one_name", "name": "Georgia", "rule": "described in different countries",
+    {"decision": "one_name", "name": "Georgia", "rule": "places of different levels",
      "descriptions": ["Country in the Caucasus; capital Tbilisi.", "A US state whose capital is Atlanta."]}
 
 The node is not split: the peer formats (GraphRAG, LightRAG) key entities by name too, and which of its
@@ -57,7 +57,7 @@ _STATES = ("state", "staat", "stato", "estado", "etat", "stat", "panstwo", "го
 
 # where a place follows the head: "city in ...", "ciudad de ...", "город в ..."
 _LOCATIVE = frozenset("in of de del da do di du des en im we ve nel na no em på в во на".split())
-_COUNTRY_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country") | {
+_KIND_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country") | {
     "capital": "city"}  # "Capital of the Seychelles"
 _POSSESSIVES = frozenset("its his her their our my your sein seine son sa ses su sus".split())
 _DASHED = re.compile(r"^[^—–.;:\n]{1,60}\s[—–]\s+([^.;:,()\n]{1,80})")  # "Пушкин — русский поэт"
@@ -87,7 +87,7 @@ def said(p: Profile) -> Said:
         named, there = countries_of(" ".join(modifiers)) - UNIONS, countries_of(" ".join(place)) - UNIONS
         if words[-1] in _RULED:
             named = set()
-        found = _COUNTRY_WORDS.get(words[-1]) or english_type(" ".join(words))
+        found = _KIND_WORDS.get(words[-1]) or english_type(" ".join(words))
         found = found if found in _KNOWN else english_type(words[-1])
         if (found == "state" or words[-1].endswith(_STATES)) and not named | there:  # "a Central African state"
             found = ""
@@ -130,7 +130,7 @@ def _head_phrase(words: list[str]) -> tuple[list[str], list[str]]:
 
 def _kind_word(word: str) -> bool:
     """``word`` names a kind of thing (not a people: "Indian" is read as a person's calling by its ending)."""
-    return (word in _COUNTRY_WORDS or english_type(word) in _KNOWN) and not countries_of(word)
+    return (word in _KIND_WORDS or english_type(word) in _KNOWN) and not countries_of(word)
 
 
 def one_name_apart(a: Profile, b: Profile) -> str:
