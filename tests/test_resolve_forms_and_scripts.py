@@ -29,6 +29,8 @@ SAME_THING = [
      ("TSV Nürnberg", "club", "Sports club from Nuremberg, Bavaria.")),
     (("Hyderabad, Sindh", "شہر", "صوبہ سندھ کا دوسرا بڑا شہر"),
      ("Hyderabad", "city", "Second-largest city in Pakistan's Sindh province.")),
+    (("PT Unilever Indonesia Tbk", "perusahaan", "Produsen barang konsumsi yang tercatat di Bursa Efek Indonesia."),
+     ("Unilever Indonesia", "company", "Indonesian consumer goods maker listed in Jakarta.")),  # "bursa": exchange
     (("ASEAN", "ORGANIZATION", "Regional organization of Southeast Asian states, founded in Bangkok in 1967."),
      ("Association of Southeast Asian Nations", "organization", "Union established by the Bangkok Declaration.")),
 ]

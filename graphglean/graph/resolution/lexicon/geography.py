@@ -27,7 +27,8 @@ COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; "
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
 # what else places a description in a country (read in descriptions only, never in names): the country and
-# its people in other languages, its capital and its largest regions ("è il massimo campionato italiano")
+# its people in other languages, its capital and its largest regions ("è il massimo campionato italiano"); not
+# a city whose name is a common word of another language ("Bursa": Malay and Indonesian for an exchange)
 _COUNTRY_WORDS = """us: estados unidos, états unis, etats unis, vereinigte staaten, stati uniti, estadounidense
 uk: reino unido, royaume uni, regno unito, vereinigtes königreich, britannique, britânico, britannico, london
 italy: italia, italiano, italiana, italien, italienne, italienisch, italienische, rome, roma, rom, milan, milano
@@ -117,7 +118,7 @@ switzerland: lausanne, lucerne, luzern, lugano, sankt gallen; austria: innsbruck
 poland: gdansk, wroclaw, poznan, lodz, katowice, szczecin, lublin, bialystok; czech republic: brno, ostrava,
 plzen, pilsen; hungary: debrecen, szeged, gyor; romania: cluj, cluj napoca, timisoara, iasi, constanta
 bulgaria: plovdiv, varna; serbia: novi sad, nis; croatia: rijeka; greece: thessaloniki, patras
-turkey: izmir, bursa, antalya, adana, gaziantep, konya, trabzon; russia: novosibirsk, yekaterinburg, kazan,
+turkey: izmir, antalya, adana, gaziantep, konya, trabzon; russia: novosibirsk, yekaterinburg, kazan,
 nizhny novgorod, vladivostok, sochi, murmansk; ukraine: lviv, dnipro, zaporizhzhia, mariupol, kherson,
 donetsk, luhansk; china: chongqing, tianjin, chengdu, hangzhou, nanjing, xi'an, xian, suzhou, shenyang,
 harbin, qingdao, dalian, xiamen, kunming; japan: nagoya, sapporo, fukuoka, kobe, hiroshima, sendai, nagasaki,
