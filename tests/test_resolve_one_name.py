@@ -36,6 +36,8 @@ NAMESAKES = [  # (name, type, descriptions, the rule)
      "places of different levels"),  # the dots of "U.S." end no phrase, nor is "u" a preposition
     ("Victoria", "geo", ("State in southeastern Australia.", "Capital of the Seychelles."),
      "described as of different countries"),
+    ("Granada", "ciudad", ("Ciudad andaluza al pie de Sierra Nevada.", "Ciudad colonial de Nicaragua, fundada en 1524."),
+     "described as of different countries"),  # the head first, as Spanish writes it
     ("PP", "organization", ("Partido Popular, a Spanish conservative party.",
                             "Progressistas, a Brazilian political party."), "described as of different countries"),
     ("Córdoba", "ciudad", ("Ciudad de Argentina, capital de la provincia homónima.", "Ciudad de España, en Andalucía."),
@@ -101,6 +103,11 @@ ONE_THING = [  # one entity, its story told in different chunks in different wor
     ("Airbus", "company", "French aircraft manufacturer based in Toulouse.", "German aerospace company in Hamburg."),
     ("Petrobras", "company", "Brazilian oil company.", "Крупнейшая нефтяная компания Латинской Америки."),
     ("НТВ", "company", "Russian television network.", "Федеральный телевизионный канал России."),  # "канал"
+    ("Sri Lanka", "country", "Island nation in the Indian Ocean.", "Island country in South Asia."),
+    ("Mercado Libre", "company", "Portal argentino de comercio electrónico y pagos.",
+     "Latin American e-commerce leader founded in Buenos Aires."),  # a market's leader is no person
+    ("Grupo Bimbo", "company", "Grupo Bimbo es la mayor empresa panificadora del mundo.",
+     "Mexican bakery company."),  # "mayor", the largest, is no mayor
 ]
 
 
@@ -139,8 +146,8 @@ def test_the_labelled_sets_read_as_one_node_each():
         counts[(pair["label"], found is not None)] += 1
     same = counts[("same", True)] + counts[("same", False)]
     different = counts[("different", True)] + counts[("different", False)]
-    assert same > 3000 and counts[("same", True)] <= same * 0.002, counts  # 2 of 3,209 on writing this test
-    assert counts[("different", True)] >= different * 0.04, counts  # 121 of 2,733 after the review
+    assert same > 3000 and counts[("same", True)] <= same * 0.002, counts  # 5 of 3,315 (25 sets) at the end
+    assert counts[("different", True)] >= different * 0.05, counts  # 205 of 2,807 at the end
 
 
 def test_one_key_namesakes_of_the_labelled_sets_are_found_and_one_thing_is_not():
@@ -157,7 +164,7 @@ def test_one_key_namesakes_of_the_labelled_sets_are_found_and_one_thing_is_not()
         line = one_name_line("x", {"name": a["name"], "type": types[0], "types": types,
                                    "descriptions": [a.get("description", ""), b.get("description", "")]})
         found[pair["label"]].append(line is not None)
-    assert len(found["different"]) > 140 and sum(found["different"]) >= 20, found  # 26 of 154 after the review
+    assert len(found["different"]) > 150 and sum(found["different"]) >= 36, found  # 41 of 164 at the end
     assert not any(found["same"]), found
 
 

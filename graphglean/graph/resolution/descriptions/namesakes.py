@@ -48,7 +48,7 @@ _LONGEST = 6  # words of a noun phrase: a longer opening is a sentence ("Die Bah
 # nouns said of a company as often as of a person ("chemicals producer", "software developer"): no kind
 _AGENTS = frozenset("""producer supplier distributor publisher developer operator provider broadcaster carrier builder
 designer exporter importer dealer trader seller vendor contractor printer brewer grower owner investor insurer
-lender employer sponsor partner founder member client customer manager""".split())
+lender employer sponsor partner founder member client customer manager leader""".split())
 # a colony's or a protectorate's country adjective names who ruled it ("a French West African colony")
 _RULED = frozenset("colony protectorate dominion mandate territory possession kolonie colonie colonia".split())
 # a state, in any language, is a country unless the phrase names another ("a US state", "ein Bundesstaat")
@@ -89,6 +89,8 @@ def said(p: Profile) -> Said:
             named = set()
         found = _KIND_WORDS.get(words[-1]) or english_type(" ".join(words))
         found = found if found in _KNOWN else english_type(words[-1])
+        if found not in _KNOWN and len(words) > 1 and english_type(words[0]) in PLACE_TYPES | ORG_TYPES:
+            found = english_type(words[0])  # a place's or a body's head first ("ciudad colonial"; not "mayor")
         if (found == "state" or words[-1].endswith(_STATES)) and not named | there:  # "a Central African state"
             found = ""
         countries |= named | (there if found in PLACE_TYPES | ORG_TYPES else set())
@@ -145,8 +147,9 @@ def one_name_apart(a: Profile, b: Profile) -> str:
     if sa.kind and sb.kind and (why := kinds_apart(*(attrs.evolve(p, types=frozenset({s.kind}))
                                                      for p, s in ((a, sa), (b, sb))))):
         # both say what they are (the node's types are every record's: a model's slips among them); of places'
-        # levels only a country against another level (Georgia, the country and the US state)
-        if why != _LEVELS_APART or ({sa.kind, sb.kind} & _COUNTRY_KINDS and sa.kind != sb.kind):
+        # levels only a country against another level (Georgia, the country and the US state), not an island
+        kinds = {sa.kind, sb.kind}
+        if why != _LEVELS_APART or (kinds & _COUNTRY_KINDS and len(kinds) == 2 and "island" not in kinds):
             return why
     if why := _spelled_apart(a, b):
         return why
