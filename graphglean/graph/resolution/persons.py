@@ -143,8 +143,8 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     """Two names of two or more words: given names, middle names and initials, the order of the words."""
     wa, wb = initials_first(fa), initials_first(fb)
     if wa != wb and list(map(romanized, wa)) == list(map(romanized, wb)):  # "Mahmoud Abbas", "Mahmud Abbas"
-        placed = described_in(a) & described_in(b) or ev.context(a, b) >= ev.agree_above  # or described alike
-        if list(map(transliterated, wa)) == list(map(transliterated, wb)) and placed:
+        if list(map(transliterated, wa)) == list(map(transliterated, wb)) and (
+                described_in(a) & described_in(b) or ev.context(a, b) >= ev.agree_above):  # or described alike
             return Verdict(SAME, 0.8, _ROMANIZED)  # "Aleksei Navalnyy", "Alexei Navalny"
         return doubtful(0.5, _ROMANIZED + " (or two names of another language?)")
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)

@@ -8,7 +8,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import attrs
 import networkx as nx
@@ -97,7 +97,7 @@ def description_gender(text: str) -> str:
             or _one_sided(possessives, _HIS, _HER))
 
 
-def aliases_of(data: dict[str, Any], key: str = "aliases") -> list[str]:
+def aliases_of(data: Mapping[str, Any], key: str = "aliases") -> list[str]:
     """A node's aliases (or other list): a list, or the JSON list GraphML keeps (a graph read from graph.graphml)."""
     value = data.get(key) or []
     if isinstance(value, str):

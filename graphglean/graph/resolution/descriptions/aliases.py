@@ -12,11 +12,11 @@ there is a qualifier or a place ("Springfield (Illinois)", "Tim Cook (Apple)"). 
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 import regex
 
+from ....text.language import script_of
 from ....text.words import LETTERS
 from ..lexicon import (ARTICLES, COUNTRY_NAMES, COUNTRY_OF, ENDONYMS, GENERATIONS, HONORIFICS, JOINING, LEGAL_FORMS, REGIONS,
                        WORLD_REGIONS)
@@ -29,12 +29,13 @@ from ..verdicts import SAME, Verdict
 # what says the next words are another name of the node: right after its name ("Volkswagen AG, also known as
 # VW", "中国石油天然气集团（简称中石油）", "München, englisch Munich"), never elsewhere ("acquired a lab called
 # DeepMind", "a rival faction called Fatah")
+_MARKER_WORDS = (r"(?:known\s+as|referred\s+to\s+as|called|nicknamed|dubbed|abbreviated(?:\s+as|\s+to)?|"
+                 r"short(?:ened)?\s+(?:for|to)|a\.k\.a\.?|\baka|in\s+English|englisch|bekannt\s+als|genannt|"
+                 r"conocid[oa]\s+como|llamad[oa]|connue?\s+sous\s+le\s+nom\s+d[e']|\bdite?|dett[oa]|not[oa]\s+come|"
+                 r"conhecid[oa]\s+como|chamad[oa]|известн\w*\s+как|сокращённо|сокращенно|简称|又称|也称|略称|通称|通稱|簡稱|"
+                 r"약칭|일명)")
 _MARKER = (r"(?:(?:is|was|are|were|es|est|ist|è|é)\s+)?(?:(?:also|commonly|better|widely|often|sometimes|popularly|"
-           r"simply|informally)\s+)?"
-           r"(?:known\s+as|referred\s+to\s+as|called|nicknamed|dubbed|abbreviated(?:\s+as|\s+to)?|short(?:ened)?\s+"
-           r"(?:for|to)|a\.k\.a\.?|aka|in\s+English|englisch|bekannt\s+als|genannt|conocid[oa]\s+como|llamad[oa]|"
-           r"connue?\s+sous\s+le\s+nom\s+d[e']|dite?|dett[oa]|not[oa]\s+come|conhecid[oa]\s+como|chamad[oa]|"
-           r"известн\w*\s+как|сокращённо|сокращенно|简称|又称|也称|略称|通称|通稱|簡稱|약칭|일명)")
+           r"simply|informally)\s+)?" + _MARKER_WORDS)
 _ALIAS = r"[\s:,]*[\"'“”‘’«»「」『』]?\s*(?P<alias>[^,.;:()（）\[\]\n\"“”«»「」『』]{1,60})"
 _WORDS_AT_MOST = 6
 _LEADING = frozenset("the a an le la les el los las der die das il lo".split())
@@ -45,11 +46,8 @@ _KINDS = PERSON_TYPES | PLACE_TYPES | ORG_TYPES | THING_TYPES
 
 # compiled once: a pattern per name would be compiled per node (the regex module's cache holds few)
 _AT_START = regex.compile(rf"^\s*(?:[^,.;:()\n]{{1,60}},\s*)?{_MARKER}(?![a-z]){_ALIAS}", regex.I)
-# the words every marker holds, found by a plain scan before the markers are matched
-_MARKED = re.compile(r"known\s+as|referred\s+to|called|nicknamed|dubbed|abbreviated|short(?:ened)?\s+(?:for|to)|"
-                     r"\baka\b|a\.k\.a|in\s+english|englisch|bekannt\s+als|genannt|conocid[oa]\s+como|llamad|"
-                     r"connue?\s+sous|\bdite?\b|dett[oa]|not[oa]\s+come|conhecid[oa]\s+como|chamad|известн\w*\s+как|"
-                     r"сокращ|简称|又称|也称|略称|通称|通稱|簡稱|약칭|일명", re.I)  # `re`: a plain scan, faster there
+# the marker's words alone, found by a plain scan (`re` is faster there) before the markers are matched
+_MARKED = re.compile(_MARKER_WORDS, re.I)
 _ANY_MARKER = regex.compile(rf"{_MARKER}(?![a-z]){_ALIAS}", regex.I)
 _BEFORE_MARKER = regex.compile(r"\s*[,(（—–]?\s*$")
 _PARENS = regex.compile(r"\s*[(（]([^()（）]{1,40})[)）]")
@@ -152,17 +150,11 @@ def _prefixes(letters: str, words: list[str]) -> bool:
 _SKIPPED = JOINING | ARTICLES | frozenset(f for f in LEGAL_FORMS if " " not in f) | frozenset(GENERATIONS)
 
 
-def _script(text: str) -> str:
-    """The script of ``text``'s first letter: "latin", or the first word of its Unicode name."""
-    letter = next((c for c in text if c.isalpha()), "")
-    return unicodedata.name(letter, "").split(" ")[0].lower() if letter else ""
-
-
 def _glosses(inside: str, name: str) -> bool:
     """A gloss: ``inside`` is written in another script than ``name`` ("東京 (Tokyo)", "ПАО «Газпром»
     (Gazprom)"), in no more words, and names no country or region the name itself does not ("Москва (Russia)",
     "深圳 (Guangdong)"; "Deutschland (Germany)" is a gloss)."""
-    a, b = _script(inside), _script(name)
+    a, b = script_of(inside), script_of(name)
     if not (a and b and a != b) or len(inside.split()) > max(1, len(name.split())):
         return False
     place = _country_or_region(key_of(inside))

@@ -135,15 +135,16 @@ def _kind_word(word: str) -> bool:
     return (word in _KIND_WORDS or english_type(word) in _KNOWN) and not countries_of(word)
 
 
-def one_name_apart(a: Profile, b: Profile) -> str:
+def one_name_apart(a: Profile, b: Profile, sa: Said | None = None, sb: Said | None = None) -> str:
     """Why two descriptions of one node describe two things ("" when nothing says so). Only what each opens by
     saying its node is counts (`said`), and what no one thing's life changes: its kind (a country and a US
     state, a person and a company, a newspaper and a club), the countries of a place or of a national body (a
     party, a club, a school, a newspaper), an acronym spelled out as two names, a ruler's realm. Not a calling,
     an office, a sport or a date (one life holds an actor and a governor, basketball and baseball, and a
     painting sold centuries later), nor a company's countries (multinationals), a city against a region of its
-    name (Vienna, Hong Kong), nor the places a description names in passing ("opened a store in Shanghai")."""
-    sa, sb = said(a), said(b)
+    name (Vienna, Hong Kong), nor the places a description names in passing ("opened a store in Shanghai").
+    ``sa``, ``sb``: `said` of each, where the caller has read them."""
+    sa, sb = sa or said(a), sb or said(b)
     if sa.kind and sb.kind and (why := kinds_apart(*(attrs.evolve(p, types=frozenset({s.kind}))
                                                      for p, s in ((a, sa), (b, sb))))):
         # both say what they are (the node's types are every record's: a model's slips among them); of places'
@@ -187,14 +188,15 @@ def _few_shared(x: str, y: str) -> bool:
 def one_name_line(key: Any, data: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]] | None:
     """The ``one_name`` line of a node whose descriptions describe two things, with its place in
     resolution.jsonl (after the pairs kept apart, by name then key); None for any other node."""
-    descriptions = list(dict.fromkeys(d.strip() for d in aliases_of(dict(data), "descriptions") if d.strip()))
+    descriptions = list(dict.fromkeys(d.strip() for d in aliases_of(data, "descriptions") if d.strip()))
     if len(descriptions) < 2:
         return None
     name = str(data.get("name") or key)
     base = {k: data.get(k) for k in ("name", "type", "types")}
     profiles = [profile_from(key, {**base, "description": d}, ()) for d in descriptions[:READ_DESCRIPTIONS]]
+    saids = [said(p) for p in profiles]  # each once, not once a pair
     for i, j in combinations(range(len(profiles)), 2):
-        why = one_name_apart(profiles[i], profiles[j])
+        why = one_name_apart(profiles[i], profiles[j], saids[i], saids[j])
         if why:
             line = {"decision": "one_name", "name": name, "rule": why,
                     "descriptions": [descriptions[i], descriptions[j]]}
