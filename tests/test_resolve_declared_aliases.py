@@ -15,8 +15,9 @@ from graphglean.graph.resolution.verdicts import SAME
 from .test_resolve_namesakes import merged, verdict
 
 GIVEN = [
-    (("SocGen", "organization", "French bank that reported higher profits."),
-     ("Société Générale", "organization", "Société Générale (SocGen) is a French multinational bank.")),
+    (("Big Blue", "organization", "Computer maker that reported higher profits."),
+     ("International Business Machines", "organization", "International Business Machines, also known as Big "
+                                                          "Blue, is an American computer company.")),
     (("VW", "organization", "Carmaker that recalled diesel cars."),
      ("Volkswagen AG", "organization", "German carmaker, also known as VW, based in Wolfsburg.")),
     (("MLK", "person", "Civil rights leader."),

@@ -25,7 +25,7 @@ from .names import NameForm, key_of, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
 from .persons import initials_first
 from .profiles import Corpus, Profile
-from .variants.acronyms import LONGEST, content_initials, initials_within
+from .variants.acronyms import LONGEST, content_initials, initials_within, left_out, syllable_keys
 from .variants.articles import LEADING, glued
 from .variants.makers import made
 from .variants.placing import PLACED, countries_placing, country_led, country_suffix
@@ -39,7 +39,7 @@ from .variants.vessels import afloat, designation
 # ending with it ("Duster", "Dacia Duster"), an acronym against the names whose words' initials its letters
 # can spell ("ÖBB", "Österreichische Bundesbahnen"); never the longer names among themselves ("Apple TV",
 # "Sony TV")
-ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:"}
+ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:", "ys:": "ym:"}
 # the types a club is given ("organization" as often): a two-word name of one meets a one-word name of its first
 CLUB_TYPES = frozenset({"club", "sports team", "team", "football club", "sports club", "organization",
                         "organisation"})
@@ -231,8 +231,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("a:" + f.acronym)
             if len(f.acronym) >= 3:  # as `acronyms.acronym_verdict` reads them
                 keys.update("as:" + i for i in initials_within(f.acronym))
-        elif not p.personal and 2 <= len(spelled := content_initials(f)) <= LONGEST:
-            keys.add("am:" + spelled)
+        elif not p.personal and 2 <= len(spelled := content_initials(f)) <= LONGEST + 1:
+            keys.update("am:" + i for i in left_out(spelled))
+        if not p.personal:  # "Pemex" meets "Petróleos Mexicanos"
+            keys.update(syllable_keys(f))
         if numbered_capitals(f):  # "WW2" meets "World War II"
             keys.add("a:" + f.compact)
         keys.update("a:" + i for i in numbered_initials(f) if i in acronyms)

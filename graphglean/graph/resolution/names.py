@@ -51,7 +51,6 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text.translate(_MARKS)).translate(_QUOTES).casefold()
 
 
-
 def words(text: str) -> list[str]:
     """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay;
     an ampersand between letters joins them ("A&M", "AT&T"), one between words is "and"."""
@@ -346,8 +345,9 @@ def read_name(surface: str) -> NameForm:
     trade = core if legal else ""
     initials, short_initials = _initials(key), _initials(core)
     letters = re.sub(r"[^\w]", "", cased)
-    acronym = ""
-    if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)):
+    acronym = ""  # capitals, dotted, or with a joining word's small letter ("KfW", Kreditanstalt für Wiederaufbau)
+    if 2 <= len(letters) <= 8 and letters.isalpha() and (letters.isupper() or re.fullmatch(r"(\w\.)+\w?\.?", cased)
+                                                         or regex.fullmatch(r"\p{Lu}(?:\p{Ll}?\p{Lu}){1,4}", cased)):
         acronym = strip_accents(letters).casefold()  # "ČEZ" of "České energetické závody"
     sing = " ".join(kws[:-1] + [singular(kws[-1])]) if kws else ""
     club, team = club_form(core.split())  # "FC Bayern München e.V.": "fc", "bayern munchen"

@@ -43,55 +43,127 @@ def initials_within(acronym: str) -> set[str]:
     return {acronym[0] + "".join(c) for n in range(1, len(rest) + 1) for c in combinations(rest, n)}
 
 
+def left_out(initials: str) -> set[str]:
+    """``initials`` (of `LONGEST` letters or fewer) and, of five letters or more, each with one letter after the
+    first left out, as `spells` may leave out a word ("sncf" of "sncff")."""
+    runs = {initials} if len(initials) <= LONGEST else set()
+    if len(initials) >= 5:
+        runs.update(initials[:i] + initials[i + 1:] for i in range(1, len(initials)))
+    return runs
+
+
 @lru_cache(maxsize=16384)
 def spells(acronym: str, key: str) -> bool:
     """``acronym`` is the first letter of each word of ``key`` (joining words and legal forms may give theirs
-    or none), with up to `MAX_INSIDE` more letters from inside words, in order."""
+    or none), with up to `MAX_INSIDE` more letters from inside words, in order. One of four letters or more may
+    leave out one word after the first ("SNCF", "Société Nationale des Chemins de Fer français"), and one of five
+    or more take any word's first two ("KEMRI", "KEnya Medical Research Institute")."""
     words = key.split()
+    skips = 1 if len(acronym) >= 4 else 0
 
     @lru_cache(maxsize=None)
-    def rest_of(i: int, j: int, inside: int) -> bool:
+    def rest_of(i: int, j: int, inside: int, skipped: int) -> bool:
         if j == len(words):
             return i == len(acronym)
         w = words[j]
-        if (w in _OPTIONAL or len(w) == 1) and rest_of(i, j + 1, inside):
+        if (w in _OPTIONAL or len(w) == 1) and rest_of(i, j + 1, inside, skipped):
+            return True
+        if j and skipped < skips and rest_of(i, j + 1, inside, skipped + 1):
             return True
         if i == len(acronym) or acronym[i] != w[0]:
             return False
-        last = j == len(words) - 1
-        return any(rest_of(k, j + 1, used) for k, used in _inside(acronym, i + 1, w, 1, inside, last))
+        second = j == len(words) - 1 or len(acronym) >= 5
+        return any(rest_of(k, j + 1, used, skipped) for k, used in _inside(acronym, i + 1, w, 1, inside, second))
 
-    return 2 <= len(words) <= MAX_WORDS and rest_of(0, 0, 0)
+    return 2 <= len(words) <= MAX_WORDS and rest_of(0, 0, 0, 0)
 
 
-def _inside(acronym: str, i: int, word: str, at: int, inside: int, last: bool):
+def _inside(acronym: str, i: int, word: str, at: int, inside: int, second: bool):
     """(next letter of ``acronym``, letters taken inside so far) for each way ``word`` from ``at`` on gives
     none or more of ``acronym``'s letters from ``i`` on: a compound's later part, a consonant from its fifth
-    letter on ("Bundes|bahnen", "Voetbal|bond", "South|east"), or the second letter of the last word
+    letter on ("Bundes|bahnen", "Voetbal|bond", "South|east"), or (``second``) its second letter
     ("COrporation"); not a vowel inside a word ("Nation(a)l" spells no "NASA" of "National Security Agency")."""
     yield i, inside
     if inside < MAX_INSIDE and i < len(acronym):
         p = word.find(acronym[i], at)
         while p != -1:
-            if p >= COMPOUND_PART and (acronym[i] not in _VOWELS or word[:p] in _COMPASS) or (last and p == 1 == at):
-                yield from _inside(acronym, i + 1, word, p + 1, inside + 1, last)
+            if p >= COMPOUND_PART and (acronym[i] not in _VOWELS or word[:p] in _COMPASS) or (second and p == 1 == at):
+                yield from _inside(acronym, i + 1, word, p + 1, inside + 1, second)
             p = word.find(acronym[i], p + 1)
+
+
+@lru_cache(maxsize=16384)
+def syllables(word: str, key: str) -> bool:
+    """``word`` is the beginnings of ``key``'s words run together, a syllable acronym ("Pemex", "PEtróleos
+    MEXicanos"; "TÜBİTAK", "TÜrkiye BİlimseL ve Teknolojik Araştırma Kurumu"; "Gestapo", "GEheime
+    STAats|POlizei"): each word gives its first letters (a joining word may give none, one between the first and
+    the last none: "UNICAMP", "UNIversidade Estadual de CAMPinas"), a compound's later part its own, and at least two
+    words two letters or more each, not the whole word ("ArcelorMittal" is "Arcelor Mittal" written as one)."""
+    words = key.split()
+    content = [j for j, w in enumerate(words) if w not in _OPTIONAL and len(w) > 1]
+    last = content[-1] if content else 0
+    if not (len(word) >= 5 and 1 <= len(content) <= 6 and 2 <= len(words) <= MAX_WORDS and word.isalpha()) or \
+            word in words:  # "Pemex" and "Pemex Exploración y Producción": a name and one of its words
+        return False
+
+    @lru_cache(maxsize=None)
+    def rest_of(i: int, j: int, cut: int, skipped: bool) -> bool:
+        if j == len(words):
+            return i == len(word) and cut >= 2
+        w = words[j]
+        optional = w in _OPTIONAL or len(w) == 1
+        if optional and rest_of(i, j + 1, cut, skipped) or \
+                0 < j < last and not optional and not skipped and rest_of(i, j + 1, cut, True):
+            return True
+        return any(rest_of(k, j + 1, cut + (2 <= n < len(w)), skipped) for k, n in _beginnings(word, i, w))
+
+    return rest_of(0, 0, 0, False)
+
+
+def _beginnings(word: str, i: int, part: str):
+    """(where ``word`` goes on, letters taken) for each beginning of ``part`` that ``word`` holds at ``i``, and
+    for each such beginning followed by that of a compound's later part ("sta|po" of "staats|polizei")."""
+    n = 0
+    while n < len(part) and i + n < len(word) and word[i + n] == part[n]:
+        n += 1
+        yield i + n, n
+        for p in range(max(n, COMPOUND_PART), len(part) - 1):
+            m = 0
+            while p + m < len(part) and i + n + m < len(word) and word[i + n + m] == part[p + m]:
+                m += 1
+                yield i + n + m, n + m
 
 
 def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """Same for an acronym of a name's words and their parts placed or described as one; a question where it
     is not; None where the names are not so."""
-    for x, y in ((fa, fb), (fb, fa)):
-        if len(x.acronym) < 3 or not y.initials or not spells(x.acronym, y.key):
+    for x, y, px, py in ((fa, fb, a, b), (fb, fa, b, a)):
+        letters = x.acronym or (x.key if " " not in x.key and not px.personal else "")
+        if len(letters) < 3 or not y.initials or not (
+                x.acronym and spells(letters, y.key) or syllables(letters, y.key)):
             continue
         if clash or a.personal or b.personal or types_conflict(a, b):
             return None
-        strong = len(x.acronym) >= 4 or not x.surface[:1].isascii()
+        strong = len(letters) >= 4 or not x.surface[:1].isascii()
         described = a.description.strip() and b.description.strip()
         if strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, RULE)
         return doubtful(0.5, RULE + ", not placed or described alike")
     return None
+
+
+def syllable_keys(form: NameForm) -> set[str]:
+    """Block keys that bring a syllable acronym and its name together (`syllables`): "ys:" and the first two
+    letters of a one-word name with any two later ones ("ys:peme" of "Pemex"), "ym:" and the first two letters
+    of a longer name's first word with those of its second or third ("ym:peme" of "Petróleos Mexicanos")."""
+    ws = form.key.split()
+    if len(ws) == 1:
+        w = ws[0]
+        return {f"ys:{w[:2]}{w[k:k + 2]}" for k in range(2, len(w) - 1)} if 4 <= len(w) <= 16 and w.isalpha() else set()
+    content = [w for w in ws if w not in _OPTIONAL and len(w) > 1]
+    if not 2 <= len(content) <= 6 or len(content[0]) < 2:
+        return set()
+    return {f"ym:{content[0][:2]}{w[:2]}" for w in content[1:3] if len(w) >= 2}
 
 
 def headed(x: NameForm, y: NameForm) -> tuple[str, ...]:

@@ -235,7 +235,18 @@ TYPE_WORDS |= _table({
               "biznesmen|бизнесмен|pengusaha|mfanyabiashara|kajakozó|kayaker|canoeist|sportoló|úszó|futó",
     "river": "rijeka|reka|река|sungai|mto|sông|nehri|ποταμός|נהר|نهر|नदी"})
 TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authority|autorità|autoridad|autorité|"
-                                       "agentur|behörde|agenzia|agência", "company": "emittente|emisora|radiodiffuseur"})
+                                       "agentur|behörde|agenzia|agência|"
+                                       # bodies models type by what they are, not as "organization"
+                                       # (not a last word of other things': "celestial body", "art movement")
+                                       "trade union|labor union|labour union|federation|confederation|alliance|"
+                                       "coalition|league|council|committee|commission|ministry|department|"
+                                       "society|foundation|regulator|parliament|legislature|court|tribunal|"
+                                       "police|secret police|army|military|armed forces|navy|air force|militia|"
+                                       "political movement|social movement|government body|governing body|"
+                                       "regulatory body|statutory body|bureau|directorate|secretariat|"
+                                       "think tank|stock exchange",
+                      "company": "emittente|emisora|radiodiffuseur|startup|cooperative|holding|record label|"
+                                 "state-owned enterprise|telecom operator|mobile operator|network operator"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
 _HEAD_FIRST = frozenset("de di da do du des del della dei degli dos das van von für na".split())
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
