@@ -24,8 +24,9 @@ GIVEN = [
      ("Martin Luther King Jr.", "person", "Martin Luther King Jr. (MLK) was an American civil rights leader.")),
     (("Munich", "city", "Bavarian capital."),
      ("München", "Stadt", "München, englisch Munich, ist die Landeshauptstadt Bayerns.")),
-    (("Gazprom", "organization", "Russian gas company."),
-     ("ПАО «Газпром»", "organization", "ПАО «Газпром» (Gazprom) — российская энергетическая компания.")),
+    (("Russian Railways", "organization", "State railway company."),
+     ("ОАО «Российские железные дороги»", "organization", "ОАО «Российские железные дороги» (Russian Railways) — "
+                                                           "государственная компания.")),
     (("Big Apple", "geo", "Nickname used in the article."),
      ("New York City", "city", "New York City, nicknamed the Big Apple, is the largest US city.")),
     (("Dubya", "person", "Nickname of the 43rd president."),

@@ -17,6 +17,7 @@ import attrs
 import networkx as nx
 
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
+from .lexicon.latin import transliterations
 from ...text.words import unspaced
 from .blocking import numbered_acronym, numbers_differ
 from .descriptions.aliases import gives_other_name
@@ -92,8 +93,8 @@ class Evidence:
         best = NO_EVIDENCE
         for fa in a.forms:
             for fb in b.forms:
-                v = self._forms(a, b, fa, fb)
-                if v.kind == DIFFERENT:
+                v = self._forms(a, b, fa, fb)  # (Latin letters may misread a name: "Putin V. V." of "Путин В. В.")
+                if v.kind == DIFFERENT and {fa.surface, fb.surface}.isdisjoint(transliterations(a, b)):
                     return v
                 if rank(v) > rank(best):
                     best = v
