@@ -159,3 +159,22 @@ def test_a_merged_node_shows_its_most_complete_form_qualifier_and_accents_includ
 def test_a_surname_alone_is_somebody_s_relative_only_where_said_so(description, relative):
     from graphglean.graph.resolution.persons import _relative_of
     assert _relative_of(description) is relative
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Maringá, PR", "city", "City in northern Paraná, Brazil."), ("Maringá, Paraná", "cidade", "Cidade do norte do "
+                                                                                             "Paraná.")),  # a state code
+    (("Santarém, PA", "city", "City on the Tapajós river in Brazil."), ("Santarém, Pará", "cidade", "Cidade paraense.")),
+    (("Kelowna, BC, Canada", "city", "City in the Okanagan valley."), ("Kelowna, British Columbia", "GEO",
+                                                                       "Okanagan city.")),  # a region, then a country
+])
+def test_a_place_qualified_by_its_region_written_another_way_is_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Maringá, PR", "city", "City in Brazil."), ("Maringá, SC", "city", "Town in Brazil.")),  # two states
+    (("Kelowna, BC, Canada", "city", "City in the Okanagan valley."), ("Kelowna, Ontario", "GEO", "A hamlet.")),
+])
+def test_a_place_qualified_by_another_region_stays_apart(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])

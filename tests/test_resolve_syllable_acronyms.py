@@ -116,3 +116,4 @@ def test_a_syllable_acronym_and_its_name_are_compared():
 ])
 def test_bodies_typed_by_what_they_are(written, kind):
     assert english_type(written) == kind
+

@@ -152,10 +152,8 @@ class Evidence:
             if clash or not (a.personal or b.personal) and (told_apart(a, b) or place != both_places(a, b)):
                 return doubtful(0.6, "same letters, but a person and a place or said to be two things")  # "U.S. Open"
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
-        if umlauts := written_out(a, b, fa, fb):  # "Müller", "Mueller"
-            return umlauts
-        if elided := elided_verdict(self, a, b, fa, fb):  # "L'Oréal", "LOreal"
-            return elided
+        if written := written_out(a, b, fa, fb) or elided_verdict(self, a, b, fa, fb):  # "Mueller", "LOreal"
+            return written
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
                 not (fa.elliptic != fb.elliptic and (a.personal or b.personal)):
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)

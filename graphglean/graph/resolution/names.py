@@ -156,8 +156,7 @@ _CONTENT_SKIP = ARTICLES | _INNER_SKIP | frozenset("of and for in on at to de du
 
 def _split_owner(text: str) -> tuple[str, str] | None:
     """(owner, thing) of "Owner's Thing" or "Thing of Owner"; None when the name is neither."""
-    m = _POSSESSIVE.match(text)
-    if m:
+    if m := _POSSESSIVE.match(text):
         return m.group(1), m.group(2)
     parts = _OF.split(text, maxsplit=1)
     if len(parts) == 2 and parts[0].strip() and parts[1].strip():
@@ -168,13 +167,14 @@ def _split_owner(text: str) -> tuple[str, str] | None:
 def _qualified(text: str) -> tuple[str, str, bool]:
     """``text`` without a trailing qualifier (", Utah", "(IRS)"), the qualifier's key, and whether it was in
     parentheses; degrees and generational markers after a comma are not qualifiers."""
-    m = _PAREN.match(text)
     # a generational marker in parentheses is none: "Alexandre Dumas (fils)" is "Alexandre Dumas fils"
-    if m and not _personal(["given", "family", *key_of(m.group(2)).split()], {}, f"given family ({m.group(2)})")[2]:
+    if (m := _PAREN.match(text)) and not _personal(["given", "family", *key_of(m.group(2)).split()], {}, f"given family ({m.group(2)})")[2]:
         return m.group(1), key_of(m.group(2)), True
     if (realm := realm_of(text, key_of)) is not None:  # "Felipe VI of Spain": the realm as a qualifier
         return realm[0], realm[1], False
     if ", " in text:
+        if text.count(", ") > 1 and key_of(text.rpartition(", ")[2]) in COUNTRIES:  # "Hamilton, ON, Canada"
+            text = text.rpartition(", ")[0]  # the region, which places the country too
         head, _, tail = text.rpartition(", ")
         tail_words = set(words(tail))
         if tail_words and tail_words <= CREDENTIALS and key_of(tail) not in REGIONS:  # "Baltimore, MD": a state

@@ -32,8 +32,10 @@ RULE = "an acronym of the name's words and their parts"
 
 
 def content_initials(form: NameForm) -> str:
-    """The first letters of a name's words that an acronym must spell (not "de", "la", "S.A.")."""
-    return "".join(w[0] for w in form.key.split() if w not in _OPTIONAL and len(w) > 1)
+    """The first letters of a name's words that an acronym must spell (not "de", "la", "S.A."; a first word
+    that is a legal form's, as "Société" of "SNCF", gives its own)."""
+    return "".join(w[0] for i, w in enumerate(form.key.split())
+                   if (w not in _OPTIONAL or i == 0 and w not in ARTICLES) and len(w) > 1)
 
 
 def initials_within(acronym: str) -> set[str]:

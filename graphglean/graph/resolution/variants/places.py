@@ -131,12 +131,20 @@ def region_readings(qualifier: str) -> frozenset[str]:
     return frozenset(readings - {""})
 
 
-_OTHER_REGIONS = {"wa": "western australia"}  # the abbreviations two regions of the table share
+# the abbreviations two regions share: one of the table's and Western Australia, or a Brazilian state's code
+# ("Londrina, PR", Paraná, not Puerto Rico; "Belém, PA", Pará)
+_BRAZILIAN_STATES = dict(pair.split(": ") for pair in """ac: acre, al: alagoas,
+ap: amapa, am: amazonas, ba: bahia, ce: ceara, df: distrito federal, es: espirito santo, go: goias, ma: maranhao,
+mt: mato grosso, ms: mato grosso do sul, mg: minas gerais, pa: para, pb: paraiba, pr: parana, pe: pernambuco,
+pi: piaui, rj: rio de janeiro, rn: rio grande do norte, rs: rio grande do sul, ro: rondonia, rr: roraima,
+sc: santa catarina, sp: sao paulo, se: sergipe, to: tocantins""".replace("\n", " ").split(", "))
+_OTHER_REGIONS = {"wa": "western australia"} | _BRAZILIAN_STATES
 
 
 def region_country(qualifier: str) -> str:
     """The country of a region qualifier ("western australia": "australia", "yucatan": "mexico"), else ""."""
-    return REGION_COUNTRIES.get(REGIONS.get(qualifier, "")) or WORLD_REGIONS.get(qualifier, "")
+    return REGION_COUNTRIES.get(REGIONS.get(qualifier, "")) or WORLD_REGIONS.get(qualifier, "") or (
+        "brazil" if qualifier in _BRAZILIAN_STATES.values() else "")
 
 
 PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)
