@@ -55,6 +55,12 @@ NAMESAKES = [  # (name, type, descriptions, the rule)
                         "Pessoas–Animais–Natureza, partido político português."), "an acronym spelled out as two names"),
     ("Пушкин", "person", ("Пушкин — город в составе Санкт-Петербурга.", "Пушкин — русский поэт, автор «Евгения Онегина»."),
      "a person and a thing of another type"),  # what follows the name and a dash
+    ("Olimpia", "organization", ("Paraguayan football club, winner of three Copa Libertadores titles.",
+                                 "Town in Lombardy, Italy, near Milan."),
+     "described as of different countries"),
+    # (a kind before a comma ends the phrase; session 15)
+    ("Cuba", "geo", ("Caribbean island nation whose capital is Havana.", "Small village in Portugal's Alentejo "
+                                                                        "region."), "places of different levels"),
 ]
 
 ONE_THING = [  # one entity, its story told in different chunks in different words
@@ -108,6 +114,14 @@ ONE_THING = [  # one entity, its story told in different chunks in different wor
      "Latin American e-commerce leader founded in Buenos Aires."),  # a market's leader is no person
     ("Grupo Bimbo", "company", "Grupo Bimbo es la mayor empresa panificadora del mundo.",
      "Mexican bakery company."),  # "mayor", the largest, is no mayor
+    ("Buffalo Springfield", "band", "Country rock band formed in Los Angeles in 1966.",
+     "American band, with Neil Young and Stephen Stills among its members."),  # "country" rock is no country
+    ("Georgia", "country", "Caucasus nation whose capital is Tbilisi.",
+     "Estado transcaucásico junto al mar Negro."),  # "Estado" is a state, no region, where no country is named
+    ("Pozsony", "city", "A Magyar Királyság egykori koronázó városa, ma Szlovákia fővárosa.",
+     "Capital of Slovakia on the Danube."),  # what it was ("egykori"), not what it is
+    ("Partido dos Trabalhadores", "party", "Partido dos Trabalhadores, partido político brasileiro.",
+     "Brazilian left-wing party founded in 1980."),  # a name before the comma, not a kind
 ]
 
 

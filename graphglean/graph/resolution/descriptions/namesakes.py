@@ -39,11 +39,13 @@ through around among about after before since against toward towards below above
 than de del des du di da do von vom zu en con avec mit och med og nach bei aus für über unter vor
 zwischen gegen durch ohne um seit an auf dans sur pour par chez entre sans sous vers por para sin sobre
 hacia desde em na no nas nos pelo pela com sem nel nella per tra fra su sul op bij met voor naar uit van
-på för från av till vid hos we ze od przy pod ve в во на из у под при до для с со к от""".split())
+på för från av till vid hos we ze od przy pod ve в во на из у под при до для с со к от
+who whom whose which that where""".split())  # a relative word ends the phrase too ("a US state whose capital")
 _ARTICLES = frozenset("a an the".split())
 # what a thing was, not what it is ("a former British colony"): no kind, no country
 _PAST = frozenset("""former formerly ex onetime erstwhile previous late defunct ehemalige ehemaliger ehemaliges
-ancien ancienne antiguo antigua antigo antiga ex-""".split())
+ancien ancienne antiguo antigua antigo antiga ex- egykori dawny dawna dawne byvaly byvala бывшии бывшая бывшее
+eski voormalig voormalige tidigare forhenvaerende entinen mantan bekas""".split())  # as `key_of` writes them
 _LONGEST = 6  # words of a noun phrase: a longer opening is a sentence ("Die Bahn kündigte ... an")
 # nouns said of a company as often as of a person ("chemicals producer", "software developer"): no kind
 _AGENTS = frozenset("""producer supplier distributor publisher developer operator provider broadcaster carrier builder
@@ -57,7 +59,7 @@ _STATES = ("state", "staat", "stato", "estado", "etat", "stat", "panstwo", "го
 
 # where a place follows the head: "city in ...", "ciudad de ...", "город в ..."
 _LOCATIVE = frozenset("in of de del da do di du des en im we ve nel na no em på в во на".split())
-_KIND_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy".split(), "country") | {
+_KIND_WORDS = dict.fromkeys("kingdom republic emirate sultanate principality monarchy nation".split(), "country") | {
     "capital": "city"}  # "Capital of the Seychelles"
 _POSSESSIVES = frozenset("its his her their our my your sein seine son sa ses su sus".split())
 _DASHED = re.compile(r"^[^—–.;:\n]{1,60}\s[—–]\s+([^.;:,()\n]{1,80})")  # "Пушкин — русский поэт"
@@ -79,7 +81,7 @@ def said(p: Profile) -> Said:
     "Partido Popular, a Spanish conservative party" a party of Spain."""
     kind, countries, own = "", set(), {w for f in p.forms for w in f.key.split()}
     # what a sentence says after its verb is read by its place only ("REM were the Athens, Georgia rock band")
-    for phrase, modified in [*((x, True) for x in openings(p)), *((x, False) for x in said_after_name(p))]:
+    for phrase, modified in [*((x, True) for x in _to_comma(p)), *((x, False) for x in said_after_name(p))]:
         words, place = _head_phrase([w for w in phrase.split() if w not in _ARTICLES])
         if not words or len(words) > _LONGEST or words[-1] in own or words[-1] in _AGENTS or _PAST & set(words):
             continue
@@ -87,15 +89,28 @@ def said(p: Profile) -> Said:
         named, there = countries_of(" ".join(modifiers)) - UNIONS, countries_of(" ".join(place)) - UNIONS
         if words[-1] in _RULED:
             named = set()
-        found = _KIND_WORDS.get(words[-1]) or english_type(" ".join(words))
+        found, head = _KIND_WORDS.get(words[-1]) or english_type(" ".join(words)), words[-1]
         found = found if found in _KNOWN else english_type(words[-1])
-        if found not in _KNOWN and len(words) > 1 and english_type(words[0]) in PLACE_TYPES | ORG_TYPES:
-            found = english_type(words[0])  # a place's or a body's head first ("ciudad colonial"; not "mayor")
-        if (found == "state" or words[-1].endswith(_STATES)) and not named | there:  # "a Central African state"
+        if found not in _KNOWN and len(words) > 1 and english_type(words[0]) in (PLACE_TYPES | ORG_TYPES) - {words[0]}:
+            found, head = english_type(words[0]), words[0]  # a place's or a body's head first in another language
+            # ("ciudad colonial"; not "mayor", nor English "country rocker")
+        if (found == "state" or head.endswith(_STATES)) and not named | there:  # "a Central African state"
             found = ""
         countries |= named | (there if found in PLACE_TYPES | ORG_TYPES else set())
         kind = kind or (found if found in _KNOWN else "")
     return Said(kind, frozenset(countries) - countries_of(" ; ".join(f.surface for f in p.forms)) - UNIONS)
+
+
+def _to_comma(p: Profile) -> tuple[str, ...]:
+    """`openings`, the first cut at a comma after a kind ("Brazilian football club, three-time champions"; not
+    "port city in Andalusia, Spain", whose comma names the place's country, nor "Partido dos Trabalhadores,
+    partido brasileiro", a name before what it is)."""
+    found = openings(p)
+    first = key_of(p.description.split(",", 1)[0])
+    if found and found[0].startswith(first + " ") and not _LOCATIVE & set(first.split()) and \
+            _kind_word(first.split()[-1]):
+        return (first, *found[1:])
+    return found
 
 
 def said_after_name(p: Profile) -> tuple[str, ...]:
