@@ -117,3 +117,18 @@ def test_a_syllable_acronym_and_its_name_are_compared():
 def test_bodies_typed_by_what_they_are(written, kind):
     assert english_type(written) == kind
 
+
+
+@pytest.mark.parametrize("written,kind", [
+    ("kementerian", "organization"), ("министерство", "organization"), ("uczelnia", "university"),
+    ("partai politik", "political party"), ("พรรคการเมือง", "political party"), ("spor kulübü", "club"),
+    ("บริษัท", "company"), ("situs web", "website"),
+])
+def test_kinds_written_in_more_languages(written, kind):
+    assert english_type(written) == kind
+
+
+def test_two_parties_of_one_abbreviation_are_no_one_party_by_their_kind_alone():
+    a = ("P.S.L.", "partia polityczna", "Polska partia ludowa założona w 1990 roku.")
+    b = ("PSL", "partai politik", "Partai kecil yang didirikan di Jawa Timur.")
+    assert not together(resolved(a, b).graph, a[0], b[0])

@@ -386,10 +386,10 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
 _WORKS = frozenset("""album song single film movie book novel poem play painting episode series game work opera ballet
 musical sculpture symphony concerto""".split())
 # types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
-# association; "event": the tennis and the golf U.S. Open)
+# association; "event": the tennis and the golf U.S. Open; a party: every country has its PPP)
 _BROAD_TYPES = UNTYPED | PERSON_TYPES | frozenset("""geo location place organization organisation org company
 corporation business firm enterprise event concept product category thing object group brand technology service
-institution agency""".split())
+institution agency party""".split()) | {"political party"}
 
 
 def _stems(words: Iterable[str]) -> set[str]:

@@ -247,6 +247,19 @@ TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authorit
                                        "think tank|stock exchange",
                       "company": "emittente|emisora|radiodiffuseur|startup|cooperative|holding|record label|"
                                  "state-owned enterprise|telecom operator|mobile operator|network operator"})
+# the same kinds in more languages: ministries and institutions, universities, parties, clubs, companies, sites
+TYPE_WORDS |= _table({
+    "organization": "ministerio|ministère|ministerium|ministero|ministerstwo|ministerie|bakanlık|kementerian|"
+                    "министерство|міністерство|وزارة|मंत्रालय|istituzione|instituição|lembaga|badan|instansi|"
+                    "kurum|kuruluş|intézmény|instytucja|учреждение|ведомство|спецслужба|مؤسسة|संस्था|संस्थान|"
+                    "기관|机构|機関|องค์กร|tổ chức",
+    "university": "universidade|uczelnia|大學|大学校|มหาวิทยาลัย|universitet|yliopisto|egyetem|üniversite|"
+                  "universitas|جامعة|विश्वविद्यालय|đại học",
+    "political party": "partid|partidul|partid politic|partij|politieke partij|حزب|पार्टी|राजनीतिक दल|พรรค|"
+                       "พรรคการเมือง|đảng|parti siyasi|siyasi parti|partai|partai politik|سیاسی جماعت|политическая партия",
+    "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي",
+    "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
+    "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
 _HEAD_FIRST = frozenset("de di da do du des del della dei degli dos das van von für na".split())
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
