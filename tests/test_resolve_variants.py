@@ -746,7 +746,8 @@ def test_things_of_one_name_said_to_be_of_different_countries_in_any_language_ar
     ("Rail operator, known in French as SNCB.", set()),
     ("Materials firm majority-owned by China National Bluestar.", set()),
     ("Clube de futebol de Salvador.", set()),
-    ("Club montevideano, cinco veces campeón de América.", set()),
+    ("Club de la capital, cinco veces campeón de América.", set()),  # (a capital's people name its country:
+    # "club montevideano" is Uruguay's; session 15)
 ])
 def test_what_a_thing_is_said_to_be_names_no_country_by_a_continent_language_owner_or_city_namesake(text, country):
     from graphglean.graph.resolution.profiles import profile_from

@@ -20,7 +20,7 @@ import numpy as np
 from ...text.words import unspaced
 from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
-from .lexicon.spellings import romanized
+from .lexicon.spellings import romanized, sounded
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.written import says_sport, without_founding_year, without_group_words
 from .persons import initials_first
@@ -185,11 +185,15 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         # typed a person, or untyped; particles do not count ("Mohammed bin Rashid Al Maktoum")
         if f.person and len([w for w in f.person if w not in PARTICLES]) <= 4 and p.person_compatible:
             keys.update(("p:" + " ".join(f.person), "p:" + " ".join(map(romanized, f.person))))  # "Mahmoud", "Mahmud"
+            if rare_below and len(f.person) >= 2:  # "Gaddafi", "Qadhafi": a question for the LLM tier
+                keys.add("ph:" + " ".join(map(sounded, f.person)))
             if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
                 keys.add("po:" + " ".join(sorted(f.person)))
             if len(f.person) >= 3 and f.person[-2] not in PARTICLES:  # "Ông Phạm Minh Chính" meets "Phạm Minh
                 keys.add("pt:" + " ".join(f.person[-2:]))  # Chính": a title no lexicon holds (not in EXACT)
-            elif len(f.person) == 2:
+            if 3 <= len(f.person) <= 4:  # "Mario Vargas Llosa" meets "Mario Vargas"
+                keys.add("pt:" + " ".join(f.person[:2]))
+            if len(f.person) == 2:
                 keys.add("pt:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])

@@ -45,7 +45,7 @@ canada: canadá, canadien, canadienne, toronto, quebec, ontario; india: delhi, m
 us: new york, los angeles, chicago, houston, san francisco, seattle, boston, philadelphia, detroit, miami, atlanta,
 dallas, hollywood, silicon valley, las vegas, new orleans, cupertino, brooklyn, manhattan, américain, américaine,
 amerikanisch, amerikanische, amerikanischen, americano, americana, amerykański, amerikaans, amerikaanse,
-amerikansk, amerikanska, amerikanske
+amerikansk, amerikanska, amerikanske; uk: londinense, londonien, londonienne, londoner, londyński
 uk: manchester, liverpool, birmingham, britisch, britische, brytyjski, brittisk, brittiska, britisk, inglés,
 inglesa, anglais, anglaise,
 englisch, englische, inglese; scotland: edinburgh, glasgow; wales: cardiff; ireland: dublin, irlandais, irisch
@@ -144,7 +144,7 @@ uganda: kampala; rwanda: kigali; zambia: lusaka; zimbabwe: harare; mozambique: m
 mali: bamako; niger: niamey; burkina faso: ouagadougou; liberia: monrovia; sierra leone: freetown
 madagascar: antananarivo; namibia: windhoek; botswana: gaborone; fiji: suva; mongolia: ulaanbaatar
 cambodia: phnom penh; laos: vientiane; myanmar: naypyidaw, yangon, rangoon; maldives: male
-antigua and barbuda: antigua and barbuda, antigua, antiguan; bahamas: bahamas, bahamian, nassau; barbados: barbados,
+antigua and barbuda: antigua and barbuda, antiguan; bahamas: bahamas, bahamian, nassau; barbados: barbados,
 barbadian, bridgetown; belize: belize, belizean; guyana: guyana, guyanese; suriname: suriname, surinamese, paramaribo
 trinidad and tobago: trinidad and tobago, trinidad, trinidadian, port of spain; saint lucia: saint lucia, st lucia
 grenada: grenadian; comoros: comoros; djibouti: djibouti; equatorial guinea: equatorial guinea; gambia: gambia,
@@ -172,8 +172,12 @@ mauritania: mauritania, mauritanian; palestine: palestine, palestinian; turkmeni
 malawi: malawian; mozambique: mozambican; luxembourg: luxembourgish, luxembourgeois; philippines: filipino, filipina
 belgium: belges, flanders, flemish, vlaanderen, vlaams, wallonia, wallonie, walloon, wallon, wallonne
 portugal: madeira, azores, acores, funchal; spain: canary islands, canarias, tenerife, gran canaria, mallorca,
-majorca, menorca, ibiza, balearic islands, baleares; france: brittany
-austria: viennese, wienerisch"""
+majorca, menorca, ibiza, balearic islands, baleares; france: brittany; austria: viennese, wienerisch, wiener
+spain: madrileño, madrileña, madrilène, barcelonés, barcelonesa; germany: berlinois, berlinés, münchner, kölner
+france: parisien, parisienne, parisino, parisina, pariser; italy: milanese, milanés, napoletano, torinese
+russia: moscovite, moskauer, московский, петербургский; portugal: lisboeta, portuense; peru: limeño, limeña
+brazil: paulistano, paulistana, carioca; uruguay: montevideano, montevideana; colombia: bogotano, bogotana
+us: neoyorquino, neoyorquina, new yorker; venezuela: caraqueño, caraqueña; chile: santiaguino, santiaguina"""
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as
 # a description's words read them (accents dropped, hyphens as spaces): each places its country, and after a
 # comma is a region a place is qualified by ("Londrina, Paraná", "Mérida, Yucatán"); not the names that are

@@ -5,7 +5,8 @@ neighbours write differently and no two names differ by: a last "y", "iy", "yy",
 "Kyriakos", "Kiriakos"; doubled letters), which also joins names that are two in their own language ("Zhou" and
 "Zhu" in pinyin, "Ryo" and "Rio", "Ana" and "Anna"): a question for the LLM tier, never a merge by itself. Names
 that differ in a sound ("Maria", "Mario"; "Ivanov", "Ivanova") stay apart, and other systems (pinyin's "Mao
-Zedong", Wade-Giles' "Mao Tse-tung") are the LLM tier's to know."""
+Zedong", Wade-Giles' "Mao Tse-tung") are the LLM tier's to know. `sounded` hears more still ("Gaddafi",
+"Qadhafi"): names that sound alike are the LLM tier's question, which broad blocking brings it."""
 
 from __future__ import annotations
 
@@ -48,3 +49,20 @@ def romanized(word: str) -> str:
     for old, new in _SOUNDS:
         text = text.replace(old, new)
     return _DOUBLE.sub(r"\1", _GLIDE.sub("", _DOUBLE.sub(r"\1", text)))
+
+
+_K = str.maketrans("qcgj", "kkkk")  # Arabic's "j" is Egypt's "g" ("Najib", "Naguib")
+_INNER_H = re.compile(r"(?<=.)h")
+_VOWEL_RUN = re.compile(r"[aeiou]+")
+
+
+@lru_cache(maxsize=65536)
+def sounded(word: str) -> str:
+    """``word`` as a romanizer hears it, for a question only: `romanized`, "dh" and "th" as "d" and "t", "q", "c",
+    "g" and "j" as "k", no "h" after its first letter, each run of vowels one ("Gaddafi", "Qadhafi", "Kadhafi":
+    "kadafa"; "Muammar", "Moammar": "mamar"; not "Maria"); another script as it is."""
+    text = romanized(word)
+    if not text.isascii():
+        return text
+    text = _INNER_H.sub("", text.replace("dh", "d").replace("th", "t").translate(_K))
+    return _DOUBLE.sub(r"\1", _VOWEL_RUN.sub("a", text))

@@ -36,7 +36,14 @@ def countries_of(text: str) -> frozenset[str]:
                      inflected(own, word))
         bare = next((word[len(a):] for a in ARABIC_ARTICLES if word.startswith(a) and len(word) > len(a) + 2), word)
         found.update(c for w in (word, bare) if (c := SCRIPT_FORMS.get(w)))  # "Германии", "الفلسطينية"
+        if adjective := _GERMAN_ADJECTIVE.fullmatch(word):  # "Ungarischer", "ungarische": as "ungarisch"
+            found |= countries_placing(adjective[1])
     return frozenset(found)
+
+
+# a German adjective of a country as a subject's is inflected ("ungarischer Premier", "ungarische Firma"); not
+# as a preposition's object ("an der polnischen Grenze": a town on the Polish border is in Germany)
+_GERMAN_ADJECTIVE = re.compile(r"(\w+isch)(?:e|er|es)")
 
 
 _REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS  # by name: canonical

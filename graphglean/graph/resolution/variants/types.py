@@ -257,9 +257,9 @@ TYPE_WORDS |= _table({
                   "universitas|جامعة|विश्वविद्यालय|đại học",
     "political party": "partid|partidul|partid politic|partij|politieke partij|حزب|पार्टी|राजनीतिक दल|พรรค|"
                        "พรรคการเมือง|đảng|parti siyasi|siyasi parti|partai|partai politik|سیاسی جماعت|политическая партия",
-    "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي",
+    "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي|timu|klabu",
     "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
-    "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal"})
+    "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
 _HEAD_FIRST = frozenset("de di da do du des del della dei degli dos das van von für na".split())
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
