@@ -81,3 +81,11 @@ def test_country_adjectives_and_a_capital_s_people_place_the_subject(text, count
                                   "Una antigua colonia romana."])
 def test_what_places_nothing(text):
     assert not countries_of(text) - {"italy"}
+
+
+def test_a_description_opening_with_a_longer_name_of_its_own_says_a_namesake():
+    a = ("Red Bull", "company", "Austrian energy drink maker based in Fuschl am See.")
+    b = ("RedBull", "company", "RedBull Racing, the Formula One team, won the constructors' title.")
+    assert not together(resolved(a, b).graph, a[0], b[0])
+    c = ("RedBull", "company", "RedBull GmbH, the Austrian drinks maker, raised prices.")  # a legal form: no name more
+    assert together(resolved(a, c).graph, a[0], c[0])

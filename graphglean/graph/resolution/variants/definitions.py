@@ -13,6 +13,7 @@ import regex
 
 from ....text.language import detect
 from ....text.words import LETTERS
+from ..names import read_name
 from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
 from ..descriptions.dates import years_of
 from .placing import unplaced_words
@@ -43,13 +44,30 @@ def said_apart(a: Profile, b: Profile) -> bool:
 def told_apart(a: Profile, b: Profile) -> bool:
     """Said to be two things (`said_apart`), or two events each dated years away from any the other's gives
     ("COP16", Cali 2024; "COP 16", Cancún 2010; not "Expo 2020", held in 2021, "postponed from 2020")."""
-    if said_apart(a, b):
+    if said_apart(a, b) or named_longer(a, b) or named_longer(b, a):
         return True
     ya, yb = years_of(a.description), years_of(b.description)
     return all(p.types & _EVENTS for p in (a, b)) and bool(ya and yb) and min(abs(x - y) for x in ya for y in yb) > 2
 
 
 _EVENTS = frozenset("event tournament conference summit festival election competition championship".split())
+
+
+def named_longer(x: Profile, y: Profile) -> bool:
+    """``x``'s description opens with a longer name of its own than any of ``y``'s, before a comma or a verb of
+    being ("EON Productions, the London company ..." of "Eon"; "E.ON" is not it): two namesakes. Legal forms
+    left out ("Eon AG" is Eon)."""
+    m = _OPENING_NAME.match(x.description)
+    if not m:
+        return False
+    said = read_name(m[1]).core.replace(" ", "")
+    own = {f.compact for f in x.forms} | {f.core.replace(" ", "") for f in x.forms}
+    others = {f.compact for f in y.forms} | {f.core.replace(" ", "") for f in y.forms}
+    return said not in own | others and any(said.startswith(c) for c in own if c)
+
+
+# a name in capitals opening a description, before a comma or a verb of being ("EON Productions, the ...")
+_OPENING_NAME = regex.compile(r"^\s*(\p{Lu}[\p{L}\p{N}&.'-]*(?:\s+\p{Lu}[\p{L}\p{N}&.'-]*){1,4}),?\s+(?:is\b|was\b|the\b|a\b|an\b)")
 
 
 def _what_it_is(p: Profile) -> list[str]:
