@@ -166,9 +166,9 @@ def _split_owner(text: str) -> tuple[str, str] | None:
 
 def _qualified(text: str) -> tuple[str, str, bool]:
     """``text`` without a trailing qualifier (", Utah", "(IRS)"), the qualifier's key, and whether it was in
-    parentheses; degrees and generational markers after a comma are not qualifiers."""
-    # a generational marker in parentheses is none: "Alexandre Dumas (fils)" is "Alexandre Dumas fils"
-    if (m := _PAREN.match(text)) and not _personal(["given", "family", *key_of(m.group(2)).split()], {}, f"given family ({m.group(2)})")[2]:
+    parentheses; degrees and generational markers are none ("Alexandre Dumas (fils)": "Alexandre Dumas fils")."""
+    if (m := _PAREN.match(text)) and \
+            not _personal(["given", "family", *key_of(m.group(2)).split()], {}, f"given family ({m.group(2)})")[2]:
         return m.group(1), key_of(m.group(2)), True
     if (realm := realm_of(text, key_of)) is not None:  # "Felipe VI of Spain": the realm as a qualifier
         return realm[0], realm[1], False

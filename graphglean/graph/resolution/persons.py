@@ -147,7 +147,8 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
                 described_in(a) & described_in(b) or ev.context(a, b) >= ev.agree_above):  # or described alike
             return Verdict(SAME, 0.8, _ROMANIZED)  # "Aleksei Navalnyy", "Alexei Navalny"
         return doubtful(0.5, _ROMANIZED + " (or two names of another language?)")
-    if len(wa) == len(wb) and all(len(sounded(w)) >= 2 for w in wa) and list(map(sounded, wa)) == list(map(sounded, wb)):
+    if len(wa) == len(wb) and all(len(sounded(w)) >= 2 for w in wa) and \
+            list(map(sounded, wa)) == list(map(sounded, wb)):
         return doubtful(0.4, "names that sound alike (one name romanized two ways?)")  # "Muammar Gaddafi", "Moammar
         # Qadhafi": the LLM tier's to tell
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)

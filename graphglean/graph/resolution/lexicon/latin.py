@@ -58,7 +58,8 @@ def _syllables(word: str, joined: bool) -> str:
 
 # Korean family names as their bearers write them in Latin letters, by their Revised Romanization
 _FAMILY_NAMES = {"Gim": "Kim", "I": "Lee", "Bak": "Park", "Bag": "Park", "Choe": "Choi", "Jeong": "Jung",
-                 "Gang": "Kang", "Jo": "Cho", "Yun": "Yoon", "Im": "Lim", "O": "Oh", "Sin": "Shin", "Gwon": "Kwon", "An": "Ahn",
+                 "Gang": "Kang", "Jo": "Cho", "Yun": "Yoon", "Im": "Lim", "O": "Oh", "Sin": "Shin", "Gwon": "Kwon",
+                 "An": "Ahn",
                  "Yu": "Yoo", "Go": "Ko", "Mun": "Moon", "Heo": "Huh", "No": "Roh", "Sim": "Shim", "Gu": "Koo",
                  "Gwak": "Kwak", "Seong": "Sung", "Ju": "Joo", "U": "Woo", "Eom": "Um", "Byeon": "Byun",
                  "Cheon": "Chun", "Gong": "Kong", "Hyeon": "Hyun", "Gi": "Ki", "Geum": "Keum", "Seok": "Suk"}

@@ -139,7 +139,7 @@ def _beginnings(word: str, i: int, part: str):
 def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """Same for an acronym of a name's words and their parts placed or described as one; a question where it
     is not; None where the names are not so."""
-    for x, y, px, py in ((fa, fb, a, b), (fb, fa, b, a)):
+    for x, y, px in ((fa, fb, a), (fb, fa, b)):
         letters = x.acronym or (x.key if " " not in x.key and not px.personal else "")
         if len(letters) < 3 or not y.initials or not (
                 x.acronym and spells(letters, y.key) or syllables(letters, y.key)):

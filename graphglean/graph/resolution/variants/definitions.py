@@ -67,7 +67,8 @@ def named_longer(x: Profile, y: Profile) -> bool:
 
 
 # a name in capitals opening a description, before a comma or a verb of being ("EON Productions, the ...")
-_OPENING_NAME = regex.compile(r"^\s*(\p{Lu}[\p{L}\p{N}&.'-]*(?:\s+\p{Lu}[\p{L}\p{N}&.'-]*){1,4}),?\s+(?:is\b|was\b|the\b|a\b|an\b)")
+_OPENING_NAME = regex.compile(r"^\s*(\p{Lu}[\p{L}\p{N}&.'-]*(?:\s+\p{Lu}[\p{L}\p{N}&.'-]*){1,4}),?\s+"
+                              r"(?:is\b|was\b|the\b|a\b|an\b)")
 
 
 def _what_it_is(p: Profile) -> list[str]:

@@ -256,7 +256,8 @@ TYPE_WORDS |= _table({
     "university": "universidade|uczelnia|大學|大学校|มหาวิทยาลัย|universitet|yliopisto|egyetem|üniversite|"
                   "universitas|جامعة|विश्वविद्यालय|đại học",
     "political party": "partid|partidul|partid politic|partij|politieke partij|حزب|पार्टी|राजनीतिक दल|พรรค|"
-                       "พรรคการเมือง|đảng|parti siyasi|siyasi parti|partai|partai politik|سیاسی جماعت|политическая партия",
+                       "พรรคการเมือง|đảng|parti siyasi|siyasi parti|partai|partai politik|سیاسی جماعت|"
+                       "политическая партия",
     "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي|timu|klabu",
     "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
     "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url"})
