@@ -16,7 +16,7 @@ import regex
 
 from ...text.words import LETTERS
 from .lexicon import COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
-from .lexicon.latin import latin_spellings
+from .lexicon.latin import latin_names
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.placing import PLACED, UNIONS, countries_placing
 from .variants.types import english_type
@@ -134,9 +134,8 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
     names = [str(data.get("name") or node)] + aliases_of(data)
     written = frozenset(t.strip().lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
     types = frozenset(map(english_type, written))
-    forms = [read_name(n) for n in dict.fromkeys(names)]  # then as Latin letters write them ("Достоевский")
-    forms += [read_name(n) for n in dict.fromkeys(t for f in forms if not f.qualifier for x in (f.surface, f.trade)
-                                                  for t in latin_spellings(x)) if n not in names]
+    forms = [read_name(n) for n in dict.fromkeys(names)]
+    forms += [read_name(n) for n in latin_names(forms) if n not in names]  # "Достоевский" as "Dostoevskiy" too
     if types & PERSON_TYPES:
         forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
     description = data.get("description") or ""

@@ -41,9 +41,17 @@ def latin_spellings(name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(" ".join(anyascii(f).replace("'", "").split()) for f in forms))
 
 
+def latin_names(forms) -> list[str]:
+    """The Latin spellings of ``forms`` (`names.NameForm`) written in another alphabet, and of their names
+    without a legal form ("Magnit" of "ПАО «Магнит»"); not of a qualified name, whose qualifier the rules read in
+    its own language ("Ростов, Ярославская область")."""
+    return list(dict.fromkeys(t for f in forms if not f.qualifier for x in (f.surface, f.trade)
+                              for t in latin_spellings(x)))
+
+
 def transliterations(*profiles) -> frozenset[str]:
-    """The Latin spellings of the names of ``profiles`` (`profiles.Profile`) that are not written so."""
-    return frozenset(t for p in profiles for f in p.forms for t in latin_spellings(f.surface))
+    """The names `latin_names` gives ``profiles`` (`profiles.Profile`): forms that may misread a name."""
+    return frozenset(n for p in profiles for n in latin_names(p.forms))
 
 
 def _syllables(word: str, joined: bool) -> str:
@@ -57,9 +65,7 @@ def _syllables(word: str, joined: bool) -> str:
 
 
 # Korean family names as their bearers write them in Latin letters, by their Revised Romanization
-_FAMILY_NAMES = {"Gim": "Kim", "I": "Lee", "Bak": "Park", "Bag": "Park", "Choe": "Choi", "Jeong": "Jung",
-                 "Gang": "Kang", "Jo": "Cho", "Yun": "Yoon", "Im": "Lim", "O": "Oh", "Sin": "Shin", "Gwon": "Kwon",
-                 "An": "Ahn",
-                 "Yu": "Yoo", "Go": "Ko", "Mun": "Moon", "Heo": "Huh", "No": "Roh", "Sim": "Shim", "Gu": "Koo",
-                 "Gwak": "Kwak", "Seong": "Sung", "Ju": "Joo", "U": "Woo", "Eom": "Um", "Byeon": "Byun",
-                 "Cheon": "Chun", "Gong": "Kong", "Hyeon": "Hyun", "Gi": "Ki", "Geum": "Keum", "Seok": "Suk"}
+_FAMILY_NAMES = dict(pair.split(":") for pair in """
+Gim:Kim I:Lee Bak:Park Bag:Park Choe:Choi Jeong:Jung Gang:Kang Jo:Cho Yun:Yoon Im:Lim O:Oh Sin:Shin Gwon:Kwon
+An:Ahn Yu:Yoo Go:Ko Mun:Moon Heo:Huh No:Roh Sim:Shim Gu:Koo Gwak:Kwak Seong:Sung Ju:Joo U:Woo Eom:Um
+Byeon:Byun Cheon:Chun Gong:Kong Hyeon:Hyun Gi:Ki Geum:Keum Seok:Suk""".split())
