@@ -17,7 +17,6 @@ import attrs
 import networkx as nx
 
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
-from .lexicon.latin import transliterations
 from ...text.words import unspaced
 from .blocking import numbered_acronym, numbers_differ
 from .descriptions.aliases import gives_other_name
@@ -25,6 +24,7 @@ from .names import NameForm, key_of, read_name, words_of
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
 from .descriptions.dates import centuries_apart
 from .persons import generation_left_out, numbered_generation, person_verdict
+from .scripts import across_scripts
 from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
                        defined_apart, definition_words, spelled_out, types_conflict)
 from .variants.accents import accent_namesake, accented_acronym, written_out
@@ -93,8 +93,8 @@ class Evidence:
         best = NO_EVIDENCE
         for fa in a.forms:
             for fb in b.forms:
-                v = self._forms(a, b, fa, fb)  # (Latin letters may misread a name: "Putin V. V." of "Путин В. В.")
-                if v.kind == DIFFERENT and {fa.surface, fb.surface}.isdisjoint(transliterations(a, b)):
+                v = across_scripts(a, b, fa, fb, self._forms(a, b, fa, fb))
+                if v.kind == DIFFERENT:
                     return v
                 if rank(v) > rank(best):
                     best = v

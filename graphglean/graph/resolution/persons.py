@@ -169,8 +169,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
         return Verdict(DIFFERENT, 0.0, "different given names")
     if wa[0] == wb[0]:
         if long[:len(short)] == short and 1 <= len(long) - len(short) <= 2 and short[-1] not in _GIVEN and \
-                described_in(a) & described_in(b) & _TWO_SURNAMES:  # "Mario Vargas Llosa", "Mario Vargas"
-            return Verdict(SAME, 0.8, "the mother's surname left out, as Spanish names are written")
+                described_in(a) & described_in(b) & _TWO_SURNAMES:  # "Mario Vargas Llosa", "Mario Vargas"; and
+            # "Carlos Slim", "Carlos Slim Domit", his son: one of many who bear the first surname
+            return doubtful(0.5, "the mother's surname left out, as Spanish names are written (or a namesake?)")
         if long[:len(short)] == short:
             return ev.overlap(fa, fb)
         if family_first(a) & family_first(b) & _FEW_FAMILY_NAMES:  # "Mao Zedong", "Mao Tse-tung": a given name

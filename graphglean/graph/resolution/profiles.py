@@ -158,7 +158,7 @@ def types_conflict(a: Profile, b: Profile) -> bool:
 
 
 _CAPITALIZED = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W_]+)?")
-_JOINING = frozenset("of and for the de du des del la le di da von van und y et &".split())
+_JOINING = frozenset("of and for the de du des del la le di da do von van und y et & für pour para per zur".split())
 
 
 def spelled_out(text: str, letters: str) -> set[str]:
@@ -172,7 +172,8 @@ def spelled_out(text: str, letters: str) -> set[str]:
         initials, j = "", i
         while j < len(ws) and len(initials) < len(letters):
             w = ws[j]
-            if w.casefold() in _JOINING and initials:
+            if w.casefold() in _JOINING and initials:  # its letter only where the acronym has it ("BfS", "BoA")
+                initials += w[0].casefold() if letters[len(initials):len(initials) + 1] == w[0].casefold() else ""
                 j += 1
                 continue
             if not w[0].isupper() or len(w) == 1:  # "F.B.I." itself is no name it spells out

@@ -172,10 +172,10 @@ mauritania: mauritania, mauritanian; palestine: palestine, palestinian; turkmeni
 malawi: malawian; mozambique: mozambican; luxembourg: luxembourgish, luxembourgeois; philippines: filipino, filipina
 belgium: belges, flanders, flemish, vlaanderen, vlaams, wallonia, wallonie, walloon, wallon, wallonne
 portugal: madeira, azores, acores, funchal; spain: canary islands, canarias, tenerife, gran canaria, mallorca,
-majorca, menorca, ibiza, balearic islands, baleares; france: brittany; austria: viennese, wienerisch, wiener
-spain: madrileño, madrileña, madrilène, barcelonés, barcelonesa; germany: berlinois, berlinés, münchner, kölner
-france: parisien, parisienne, parisino, parisina, pariser; italy: milanese, milanés, napoletano, torinese
-russia: moscovite, moskauer, московский, петербургский; portugal: lisboeta, portuense; peru: limeño, limeña
+majorca, menorca, ibiza, balearic islands, baleares; france: brittany; austria: viennese, wienerisch
+spain: madrileño, madrileña, madrilène, barcelonés, barcelonesa; germany: berlinois, berlinés
+france: parisien, parisienne, parisino, parisina; italy: milanese, milanés, napoletano, torinese
+russia: moscovite; portugal: lisboeta, portuense; peru: limeño, limeña
 brazil: paulistano, paulistana, carioca; uruguay: montevideano, montevideana; colombia: bogotano, bogotana
 us: neoyorquino, neoyorquina, new yorker; venezuela: caraqueño, caraqueña; chile: santiaguino, santiaguina"""
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as

@@ -12,7 +12,6 @@ import attrs
 from ..blocking import lead_initials, site_stem, web_spellings
 from ..lexicon import (AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, LEGAL_FORM_COUNTRIES, PLACE_LEVELS,
                        TLD_COUNTRIES)
-from ..lexicon.latin import transliterations
 from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
@@ -51,8 +50,6 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
             return Verdict(SAME, 0.95, "same web domain", certain=True)
         return doubtful(0.5, "one name, other web domains") if fa.stem and fa.stem == fb.stem else None
     x, y, px, py = (fa, fb, a, b) if fa.site else (fb, fa, b, a)
-    if y.surface in transliterations(py):  # "Лента", a chain of stores, is no "lenta.ru": a word of two languages
-        return None
     country = TLD_COUNTRIES.get(x.site.rsplit(".", 1)[-1], "")
     rest, named_country = country_suffix(y.key)  # "Jumia Nigeria" of "jumia.com.ng"
     stem = site_stem(x)  # "economictimes" of "economictimes.indiatimes.com" too, for a name of two words or more

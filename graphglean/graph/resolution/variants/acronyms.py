@@ -55,13 +55,14 @@ def left_out(initials: str) -> set[str]:
 
 
 @lru_cache(maxsize=16384)
-def spells(acronym: str, key: str) -> bool:
+def spells(acronym: str, key: str, loose: bool = False) -> bool:
     """``acronym`` is the first letter of each word of ``key`` (joining words and legal forms may give theirs
-    or none), with up to `MAX_INSIDE` more letters from inside words, in order. One of four letters or more may
-    leave out one word after the first ("SNCF", "Société Nationale des Chemins de Fer français"), and one of five
-    or more take any word's first two ("KEMRI", "KEnya Medical Research Institute")."""
+    or none), with up to `MAX_INSIDE` more letters from inside words, in order. ``loose``: one of four letters
+    or more may leave out one word after the first ("SNCF", "Société Nationale des Chemins de Fer français"), and
+    one of five or more take any word's first two ("KEMRI", "KEnya Medical Research Institute"), which also
+    spell namesakes ("NCAA" and a "National Christian College Athletic Association"): a question only."""
     words = key.split()
-    skips = 1 if len(acronym) >= 4 else 0
+    skips = 1 if loose and len(acronym) >= 4 else 0
 
     @lru_cache(maxsize=None)
     def rest_of(i: int, j: int, inside: int, skipped: int) -> bool:
@@ -74,7 +75,7 @@ def spells(acronym: str, key: str) -> bool:
             return True
         if i == len(acronym) or acronym[i] != w[0]:
             return False
-        second = j == len(words) - 1 or len(acronym) >= 5
+        second = j == len(words) - 1 or loose and len(acronym) >= 5
         return any(rest_of(k, j + 1, used, skipped) for k, used in _inside(acronym, i + 1, w, 1, inside, second))
 
     return 2 <= len(words) <= MAX_WORDS and rest_of(0, 0, 0, 0)
@@ -141,16 +142,18 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
     is not; None where the names are not so."""
     for x, y, px in ((fa, fb, a), (fb, fa, b)):
         letters = x.acronym or (x.key if " " not in x.key and not px.personal else "")
-        if len(letters) < 3 or not y.initials or not (
-                x.acronym and spells(letters, y.key) or syllables(letters, y.key)):
+        strict = bool(x.acronym) and len(letters) >= 3 and bool(y.initials) and spells(letters, y.key)
+        if not strict and not (len(letters) >= 3 and y.initials and (
+                x.acronym and spells(letters, y.key, loose=True) or syllables(letters, y.key))):
             continue
         if clash or a.personal or b.personal or types_conflict(a, b):
             return None
         strong = len(letters) >= 4 or not x.surface[:1].isascii()
         described = a.description.strip() and b.description.strip()
-        if strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
+        if strict and strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, RULE)
-        return doubtful(0.5, RULE + ", not placed or described alike")
+        # syllables ("Pemex", "Petroquímica Mexicana"?) and loose letters spell many names of one country
+        return doubtful(0.5, RULE + (", not placed or described alike" if strict else ", read loosely"))
     return None
 
 

@@ -36,14 +36,15 @@ def countries_of(text: str) -> frozenset[str]:
                      inflected(own, word))
         bare = next((word[len(a):] for a in ARABIC_ARTICLES if word.startswith(a) and len(word) > len(a) + 2), word)
         found.update(c for w in (word, bare) if (c := SCRIPT_FORMS.get(w)))  # "Германии", "الفلسطينية"
-        if adjective := _GERMAN_ADJECTIVE.fullmatch(word):  # "Ungarischer", "ungarische": as "ungarisch"
-            found |= countries_placing(adjective[1])
+    for adjective in _GERMAN_ADJECTIVE.finditer(text):  # "Ungarischer Premier", "eine ungarische Firma"
+        found |= countries_placing(adjective[1].lower())
     return frozenset(found)
 
 
-# a German adjective of a country as a subject's is inflected ("ungarischer Premier", "ungarische Firma"); not
-# as a preposition's object ("an der polnischen Grenze": a town on the Polish border is in Germany)
-_GERMAN_ADJECTIVE = re.compile(r"(\w+isch)(?:e|er|es)")
+# a German adjective of a country as its subject's, inflected: first, or after an article ("ungarischer Premier",
+# "eine ungarische Firma"); not a preposition's object ("an der polnischen Grenze", a German town on the Polish
+# border) nor a genitive ("Schachspieler russischer Herkunft")
+_GERMAN_ADJECTIVE = re.compile(r"(?:^\s*|\b(?:ein|eine|der|die|das)\s+)(\w+isch)(?:e|er|es)\b", re.I)
 
 
 _REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS  # by name: canonical

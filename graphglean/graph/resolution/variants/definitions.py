@@ -14,6 +14,7 @@ import regex
 from ....text.language import detect
 from ....text.words import LETTERS
 from ..names import read_name
+from ..organizations.written import without_group_words
 from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
 from ..descriptions.dates import years_of
 from .placing import unplaced_words
@@ -56,11 +57,12 @@ _EVENTS = frozenset("event tournament conference summit festival election compet
 def named_longer(x: Profile, y: Profile) -> bool:
     """``x``'s description opens with a longer name of its own than any of ``y``'s, before a comma or a verb of
     being ("EON Productions, the London company ..." of "Eon"; "E.ON" is not it): two namesakes. Legal forms
-    left out ("Eon AG" is Eon)."""
+    and group words left out ("Eon AG", "Rio Tinto Group" name Eon and Rio Tinto)."""
     m = _OPENING_NAME.match(x.description)
     if not m:
         return False
-    said = read_name(m[1]).core.replace(" ", "")
+    core = read_name(m[1]).core
+    said = (without_group_words(core) or core).replace(" ", "")
     own = {f.compact for f in x.forms} | {f.core.replace(" ", "") for f in x.forms}
     others = {f.compact for f in y.forms} | {f.core.replace(" ", "") for f in y.forms}
     return said not in own | others and any(said.startswith(c) for c in own if c)

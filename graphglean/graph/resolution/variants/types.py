@@ -239,8 +239,9 @@ TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authorit
                                        # bodies models type by what they are, not as "organization"
                                        # (not a last word of other things': "celestial body", "art movement")
                                        "trade union|labor union|labour union|federation|confederation|alliance|"
-                                       "coalition|league|council|committee|commission|ministry|department|"
-                                       "society|foundation|regulator|parliament|legislature|court|tribunal|"
+                                       "coalition|league|council|committee|commission|ministry|"
+                                       "society|foundation|regulator|parliament|legislature|tribunal|"
+                                       "supreme court|constitutional court|high court|court of justice|"
                                        "police|secret police|army|military|armed forces|navy|air force|militia|"
                                        "political movement|social movement|government body|governing body|"
                                        "regulatory body|statutory body|bureau|directorate|secretariat|"
@@ -250,15 +251,18 @@ TYPE_WORDS |= _table({"organization": "public body|public agency|agency|authorit
 # the same kinds in more languages: ministries and institutions, universities, parties, clubs, companies, sites
 TYPE_WORDS |= _table({
     "organization": "ministerio|ministère|ministerium|ministero|ministerstwo|ministerie|bakanlık|kementerian|"
+                    "gewerkschaft|sindicato|syndicat|профсоюз|sendika|gericht|суд|mahkeme|"
                     "министерство|міністерство|وزارة|मंत्रालय|istituzione|instituição|lembaga|badan|instansi|"
                     "kurum|kuruluş|intézmény|instytucja|учреждение|ведомство|спецслужба|مؤسسة|संस्था|संस्थान|"
                     "기관|机构|機関|องค์กร|tổ chức",
     "university": "universidade|uczelnia|大學|大学校|มหาวิทยาลัย|universitet|yliopisto|egyetem|üniversite|"
                   "universitas|جامعة|विश्वविद्यालय|đại học",
     "political party": "partid|partidul|partid politic|partij|politieke partij|حزب|पार्टी|राजनीतिक दल|พรรค|"
+                       "parti politique|partido político|partito politico|partia polityczna|"
                        "พรรคการเมือง|đảng|parti siyasi|siyasi parti|partai|partai politik|سیاسی جماعت|"
                        "политическая партия",
-    "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي|timu|klabu",
+    "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي|timu|klabu|"
+            "klub sepak bola",
     "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
     "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
