@@ -19,14 +19,18 @@ def across_scripts(a: Profile, b: Profile, fa: NameForm, fb: NameForm, v: Verdic
     """``v``, the verdict on ``fa`` and ``fb``, as far as a form read in Latin letters may decide it."""
     if v.kind not in (SAME, DIFFERENT):
         return v
-    read = transliterations(a, b)
-    if fa.surface not in read and fb.surface not in read:
+    x, p = (fa, a) if fa.surface in transliterations(a) else (fb, b) if fb.surface in transliterations(b) else (
+        None, None)
+    if x is None:
         return v
     if v.kind == DIFFERENT:
         return NO_EVIDENCE
-    x, p = (fa, a) if fa.surface in read else (fb, b)
-    words = len(x.key.split())
-    if a.personal and b.personal and words >= 2 or words >= 2 and one_country(a, b):
+    words = len(x.key.split())  # a person's name's words as read; another name's as written ("광주", "Gwang Ju")
+    if a.personal and b.personal and words >= 2:
+        return v
+    read = transliterations(p)
+    words = min((len(f.key.split()) for f in p.forms if f.surface not in read), default=words)
+    if words >= 2 and one_country(a, b):
         return v
     if words == 1 and one_country(a, b) and any(x.surface in latin_spellings(f.trade) for f in p.forms if f.trade):
         return v
