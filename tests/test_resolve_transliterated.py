@@ -80,3 +80,13 @@ def test_people_of_one_name_born_in_other_years_stay_two():
     a = ("Михаил Горбачёв", "персона", "Российский хоккеист, родился в 1983 году.")
     b = ("Mikhail Gorbachev", "PERSON", "Last leader of the Soviet Union, born 1931.")
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Сергей Лавров", "персона", "Российский хоккеист, нападающий."),
+     ("Sergey Lavrov", "PERSON", "Russian foreign minister since 2004.")),  # callings read in Russian
+    (("Γιώργος Νταλάρας", "πρόσωπο", "Έλληνας ποδοσφαιριστής."),
+     ("Giorgos Dalaras", "person", "Greek singer of laiko and rebetiko.")),  # and in Greek
+])
+def test_namesakes_in_two_scripts_of_other_callings_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])

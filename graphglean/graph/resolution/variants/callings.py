@@ -60,6 +60,25 @@ _FIELDS = {
         evangelist theologian गुरु आध्यात्मिक संत""",
 }
 CALLINGS = {key_of(w.replace("_", " ")): field for field, words in _FIELDS.items() for w in words.split()}
+# in Russian, Ukrainian and Greek, whose names the rules also read in Latin letters ("Михаил Горбачёв", a hockey
+# player, is no "Mikhail Gorbachev", the Soviet leader)
+CALLINGS |= {key_of(w.replace("_", " ")): field for field, words in {
+    "sport": """хоккеист теннисист теннисистка шахматист шахматистка пловец пловчиха спортсмен спортсменка боксёр
+        гимнаст гимнастка биатлонист лыжник фигурист фигуристка легкоатлет вратарь нападающий полузащитник
+        хокеїст футболіст тенісист тенісистка ποδοσφαιριστής αθλητής αθλήτρια τενίστας προπονητής""",
+    "public": """президент премьер-министр депутат губернатор мэр дипломат генерал полководец князь царь
+        государственный_деятель політик президентка πολιτικός πρωθυπουργός πρόεδρος βουλευτής υπουργός
+        δήμαρχος στρατηγός""",
+    "performing": """певица балерина актриса пианист скрипач дирижёр режиссёр рэпер співак співачка актор
+        τραγουδιστής τραγουδίστρια ηθοποιός συνθέτης σοπράνο πιανίστας σκηνοθέτης""",
+    "letters": """поэт поэтесса драматург журналист журналистка философ историк письменник поет ποιητής
+        συγγραφέας φιλόσοφος δημοσιογράφος ιστορικός μυθιστοριογράφος""",
+    "science": """физик химик математик биолог учёный астроном инженер врач хирург фізик вчений μαθηματικός
+        χημικός επιστήμονας γιατρός""",
+    "visual": "художник художница скульптор архитектор фотограф ζωγράφος γλύπτης αρχιτέκτονας φωτογράφος",
+    "business": "предприниматель бизнесмен банкир олигарх підприємець επιχειρηματίας εφοπλιστής",
+    "religion": "священник епископ патриарх митрополит монах ιερέας επίσκοπος πατριάρχης μοναχός"}.items()
+    for w in words.split()}
 # German and Hungarian write a calling as the last part of a compound ("CSU-Politiker", "külügyminiszter"); English
 # words ending so are other things ("typewriter", "underwriter")
 _TAILS = {w: CALLINGS[w] for w in """politiker minister kanzler kanzlerin komponist schriftsteller schriftstellerin
