@@ -178,3 +178,11 @@ def test_a_place_qualified_by_its_region_written_another_way_is_one(a, b):
 ])
 def test_a_place_qualified_by_another_region_stays_apart(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Maringá, PR", "city", "City in southern Brazil."), ("Maringá", "cidade", "Cidade do norte do Paraná, Brasil.")),
+    (("Cascavel, PR", "city", "City in western Brazil."), ("Cascavel", "cidade", "Município do oeste do Paraná.")),
+])
+def test_a_code_of_two_readings_names_the_region_the_other_is_placed_in(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])

@@ -36,7 +36,7 @@ from .variants.countries import countries_apart, described_in, named_apart, qual
 from .variants.countries import river_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
-from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, written_in
+from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, region_readings, written_in
 from .variants.placing import countries_named, country_led
 from .variants.rulers import realms_apart, regnal_verdict
 from .variants.vessels import vessel_verdict
@@ -252,11 +252,13 @@ class Evidence:
             if both_places(a, b) or (untyped and not x.paren and region_of(x.qualifier) in PLACES_NAMED):
                 # "Paris, Texas" is not "Paris": the same place only where the other's description names the region
                 named = regions_named(unnamed(py))  # not its own name: "Salt Lake City is where ..."
-                if (country := region_country(x.qualifier)) and (placed := described_in(py)) and \
-                        country not in placed:  # "Paris, Maine"; not "London", "between Toronto and Detroit"
+                readings = region_readings(x.qualifier)  # "PR": Puerto Rico, or Paraná in Brazil
+                countries = {c for r in readings if (c := region_country(r))}
+                country = region_country(x.qualifier)
+                if countries and (placed := described_in(py)) and not countries & placed:  # "Paris, Maine"
                     return doubtful(0.5, "a place qualified on one side only, the other placed in another country")
-                if region_of(x.qualifier) in named or ((len(x.qualifier) > 3 or unspaced(x.qualifier)) and  # no "OR"
-                                                     names_qualifier(py.description, x.qualifier, x.core)):
+                if readings & named or ((len(x.qualifier) > 3 or unspaced(x.qualifier)) and  # no "OR" (Oregon)
+                                        names_qualifier(py.description, x.qualifier, x.core)):
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
