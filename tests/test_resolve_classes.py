@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from graphglean.graph.resolution.blocking import candidate_pairs
 from graphglean.graph.resolution.names import read_name
+from graphglean.graph.resolution.profiles import Corpus, profile_of
 from graphglean.graph.resolution.resolve import resolve_entities_sync
+from graphglean.graph.resolution.resolver import Resolver
 from graphglean.graph.resolution.variants.placing import countries_placing, unplaced_words
 
 from .test_resolve import graph_of, together
@@ -15,6 +18,18 @@ from .test_resolve import graph_of, together
 def resolved(*nodes):
     """The rules' resolution of a graph of (name, type, description) nodes."""
     return resolve_entities_sync(graph_of(nodes), method="rules")
+
+
+def rules_verdict(a, b):
+    """The rules' verdict on two (name, type, description) nodes, each alone with the other in a graph."""
+    return Resolver.of_graph(graph_of([a, b])).verdict(0, 1)
+
+
+def compared(a, b, broad: bool = False) -> bool:
+    """Blocking brings the two nodes together (``broad``: as the LLM method's blocking does)."""
+    g = graph_of([a, b])
+    profiles = [profile_of(g, n) for n in g.nodes]
+    return candidate_pairs(profiles, Corpus.of(g, profiles), broad=broad)[0] == [(0, 1)]
 
 
 def apart_rule(resolution, a: str, b: str) -> str:

@@ -11,12 +11,11 @@ from graphglean.graph.resolution.blocking import candidate_pairs
 from graphglean.graph.resolution.names import read_name
 from graphglean.graph.resolution.profiles import Corpus, profile_of
 from graphglean.graph.resolution.variants.acronyms import spells, syllables
-from graphglean.graph.resolution.resolver import Resolver
 from graphglean.graph.resolution.variants.types import english_type
 from graphglean.graph.resolution.verdicts import UNSURE
 
 from .test_resolve import graph_of, together
-from .test_resolve_classes import resolved
+from .test_resolve_classes import resolved, rules_verdict
 
 
 @pytest.mark.parametrize("word,name", [
@@ -90,8 +89,7 @@ def test_acronyms_of_every_word_placed_alike_are_one(a, b):
 ])
 def test_syllable_and_loosely_read_acronyms_are_questions_even_placed_alike(a, b):
     """They spell many names of one country ("Petrobras", "Petroquímica Brasileira"): the LLM tier decides."""
-    g = graph_of([a, b])
-    assert Resolver.of_graph(g).verdict(0, 1).kind == UNSURE and not together(resolved(a, b).graph, a[0], b[0])
+    assert rules_verdict(a, b).kind == UNSURE and not together(resolved(a, b).graph, a[0], b[0])
 
 
 @pytest.mark.parametrize("a,b", [

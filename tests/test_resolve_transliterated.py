@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 
 from graphglean.graph.resolution.lexicon.latin import latin_spellings
-from graphglean.graph.resolution.resolver import Resolver
 from graphglean.graph.resolution.verdicts import UNSURE
 
-from .test_resolve import graph_of, together
-from .test_resolve_classes import resolved
+from .test_resolve import together
+from .test_resolve_classes import resolved, rules_verdict
 
 
 @pytest.mark.parametrize("name,spelled", [
@@ -72,8 +71,7 @@ def test_namesakes_in_two_scripts_stay_apart(a, b):
      ("Leninskiy rayon", "district", "District of Moscow, Russia.")),  # placed apart
 ])
 def test_a_word_or_an_unplaced_name_read_in_two_scripts_is_a_question(a, b):
-    g = graph_of([a, b])
-    assert Resolver.of_graph(g).verdict(0, 1).kind == UNSURE and not together(resolved(a, b).graph, a[0], b[0])
+    assert rules_verdict(a, b).kind == UNSURE and not together(resolved(a, b).graph, a[0], b[0])
 
 
 def test_people_of_one_name_born_in_other_years_stay_two():

@@ -19,9 +19,11 @@ def across_scripts(a: Profile, b: Profile, fa: NameForm, fb: NameForm, v: Verdic
     """``v``, the verdict on ``fa`` and ``fb``, as far as a form read in Latin letters may decide it."""
     if v.kind not in (SAME, DIFFERENT):
         return v
-    x, p = (fa, a) if fa.surface in transliterations(a) else (fb, b) if fb.surface in transliterations(b) else (
-        None, None)
-    if x is None:
+    if fa.surface in transliterations(a):
+        x, p = fa, a
+    elif fb.surface in transliterations(b):
+        x, p = fb, b
+    else:
         return v
     if v.kind == DIFFERENT:
         return NO_EVIDENCE

@@ -6,17 +6,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import regex
-
 from ..profiles import Profile
 
-_YEAR = re.compile(r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)")
+_Y = r"(1[0-9]{3}|20[0-9]{2})"  # a year, 1000-2099
+_YEAR = re.compile(rf"(?<!\d){_Y}(?!\d)")
 # a year of birth: after "born" in several languages (a few words between: "born on 2 March 1931"), or first in
 # a life's span in parentheses ("(1907–1998)", "(* 1956)")
-_BORN = regex.compile(r"\b(?:born|b\.|née?|nacid[oa]|naci[óo]|geboren|geb\.|nat[oa]|nascid[oa]|nasceu|"
-                      r"родил(?:ся|ась)|род\.|γεννήθηκε|doğdu|urodził(?:a)? się)(?!\w)[^.;]{0,25}?"
-                      r"(?<!\d)(1[0-9]{3}|20[0-9]{2})(?!\d)|\((?:\*\s*)?(1[0-9]{3}|20[0-9]{2})\s*(?:[–-]|\)|\s)",
-                      regex.I)
+_BORN = re.compile(r"\b(?:born|b\.|née?|nacid[oa]|naci[óo]|geboren|geb\.|nat[oa]|nascid[oa]|nasceu|"
+                   r"родил(?:ся|ась)|род\.|γεννήθηκε|doğdu|urodził(?:a)? się)(?!\w)[^.;]{0,25}?"
+                   rf"(?<!\d){_Y}(?!\d)|\((?:\*\s*)?{_Y}\s*(?:[–-]|\)|\s)", re.I)
 
 
 @lru_cache(maxsize=16384)
