@@ -116,6 +116,33 @@ async def test_a_short_document_of_new_names_is_estimated_by_its_names(tmp_path)
     assert added["graph.communities"] >= 1 and 0.5 <= reports / added["graph.communities"] <= 2
 
 
+def _references(count: int) -> str:
+    """A paper's reference list: author lists, venues, years."""
+    surnames = ["Okafor", "Brandt", "Iwasaki", "Haldane", "Mbeki", "Quist", "Lindqvist", "Ferreira", "Demir"]
+    return "\n".join(f"[{k}] {'ABCDEFGHJ'[k % 9]}. {surnames[k % 9]}, {'KLMNP'[k % 5]}. {surnames[(k + 4) % 9]}, and "
+                     f"R. {surnames[(k + 7) % 9]}, \"A study of sparse decoders {k},\" in Proc. ICML, {1990 + k % 30}, "
+                     f"pp. {k}-{k + 9}." for k in range(count))
+
+
+async def test_a_reference_list_draws_entities_but_few_reports(tmp_path):
+    """Names standing in lists (a paper's references) are extracted, and a model relates few of them: a new
+    document of references is estimated at about the extraction a prose document of its size draws, and at
+    fewer community reports."""
+    prose = " ".join(f"{a} met {b} at the {c} mill, and they walked to {d} together." for a, b, c, d in
+                     zip(["Ada Ames", "Bram Coll", "Cora Dent"] * 20, ["Finn Gale", "Hal Iver", "Jo Kent"] * 20,
+                         ["Larch", "Moss", "Nettle", "Oak"] * 15, ["Pell", "Quay", "Rook", "Sedge", "Tarn"] * 12))
+    estimates = {}
+    async with FakeLLMServer(synthetic).running() as s:
+        for kind, text in (("prose", prose), ("references", _references(60))):
+            (tmp_path / kind).mkdir()
+            cfg = corpus_config(s, tmp_path / kind)
+            cfg.input.path = str(tmp_path / kind / "docs" / "new.txt")
+            Path(cfg.input.path).write_text(text)
+            estimates[kind] = calls((await run(cfg, dry=True, **quiet())).report)
+    assert estimates["references"]["graph"] >= estimates["prose"]["graph"] / 2
+    assert estimates["references"]["graph.communities"] < estimates["prose"]["graph.communities"] / 3
+
+
 async def test_the_dry_run_fails_where_the_run_fails_with_the_same_line(tmp_path):
     async with FakeLLMServer(synthetic).running() as s:
         path = write_config(tmp_path, s.base_url, enrich={"enabled": True})

@@ -8,7 +8,7 @@ import statistics
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphglean.graph.extraction.workload import answer_estimate, chunk_weight
+from graphglean.graph.extraction.workload import answer_estimate, chunk_weight, listed_names
 from graphglean.text.chunking import Chunk
 
 PEOPLE = [f"{first} {last}" for first in ("Ada", "Bram", "Cora", "Dane", "Edda", "Finn")
@@ -75,6 +75,29 @@ def test_text_without_capitals_weighs_its_length():
     text = "\u4e00\u4e8c\u4e09\u3002" * 50
     assert chunk_weight(Chunk("c", "d", 0, text, 0, len(text), 321)) == 321.0
     assert answer_estimate("ein satz ohne namen. noch einer") == 0
+
+
+REFERENCES = """[14] T. Okafor, L. Brandt, and M. Iwasaki, "Sparse attention for long scans," in Proc. MICCAI, 2021, pp. 112-120.
+[15] Haldane, R., Mbeki, S., & Quist, A. (2019). Priors for generative decoders. Journal of Imaging Science, 4(2).
+[16] P. Lindqvist, A. Ferreira et al., Diffusion Models in Radiology, Springer, Cham, 2022.
+Vasquez, D. (Ed.), Learning Systems (pp. 17-60). Norwood Academic Press, Boston.
+Author list: Yusuf Demir, Hanna Kowalczyk, Ravi Subramanian, Elif Sahin"""
+PROSE = {
+    "news": "Chancellor Olaf Scholz met French President Emmanuel Macron in Berlin on Monday, and Reuters said the "
+            "European Central Bank, led by Christine Lagarde, would hold rates.",
+    "german": "Der Bundeskanzler Olaf Scholz traf am Montag den französischen Präsidenten Emmanuel Macron in Berlin.",
+    "chat": "Caroline: Did you see Melanie at the LGBTQ support group in Portland, Oregon, on Sunday?\n"
+            "Melanie: Yes! Caroline, it was great.",
+    "story": "'Mr. Scrooge!' said Bob. 'I'll give you Mr. Scrooge, the Founder of the Feast!'",
+}
+
+
+def test_names_in_author_and_reference_lists_are_listed_names_in_sentences_are_not():
+    listed, judged = listed_names(REFERENCES)
+    assert judged >= 25 and listed == judged
+    for kind, text in PROSE.items():  # a sentence dense with names is still a sentence, in any language
+        assert listed_names(text)[0] == 0, kind
+    assert listed_names("said Scrooge.\nTiny Tim, Bob") == (0, 0)  # a line this short is not judged
 
 
 @given(st.lists(st.sampled_from(["Ada", "Ames", "met", "the", "mill.", "Cora,", "and", "Old", "Mill.", "\n"]),

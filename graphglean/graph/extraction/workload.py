@@ -11,6 +11,8 @@ scheduler corrects the estimate as chunks finish, by how a document's finished c
 
 from __future__ import annotations
 
+import re
+
 from ...text.chunking import Chunk
 
 _SENTENCE_END = (".", "!", "?", ":", ";", "\u3002")
@@ -18,6 +20,9 @@ _NAME_END = (",", ")", '"', "\u201d", *_SENTENCE_END)  # a name ends with its wo
 _PUNCTUATION = ".,;:!?\"'()[]\u201c\u201d\u2019"
 _RECORD_TOKENS = 8  # a record's own tokens besides its description: kind, name, type, delimiters
 _CHARS_PER_TOKEN = 4
+_LIST_SEPARATORS = 2
+_CITATION = re.compile(r"\((?:1[5-9]|20)\d\d[a-z]?\)|\bpp?\. ?\d|\bVol\. ?\d|\(Eds?\.\)|\bet al\b|^\s*\[\d+\]")
+_LIST_LINE_WORDS = 4  # a shorter line (a heading, a line of dialogue) does not tell a list from prose
 
 
 def _name_like(text: str) -> list[str]:
@@ -40,6 +45,34 @@ def lower_words(text: str) -> list[str]:
 def distinct_names(text: str) -> set[str]:
     """The name-like words of ``text``, lower case, punctuation stripped, each once."""
     return {w.strip(_PUNCTUATION).lower() for w in _name_like(text)} - {""}
+
+
+def listed_names(text: str) -> tuple[int, int]:
+    """(name-like words standing in lists, name-like words judged). A line of four words or more is a list when
+    at least half its words are capitalized and it separates names by commas ("Okafor, L. Brandt, and") or cites
+    ("(2019)", "pp. 17", "et al.", "[14]"): an author or reference list, credits. A sentence dense with names
+    separates them by words ("met French President Emmanuel Macron in Berlin"); shorter lines ("said
+    Scrooge.") are not judged. A model lists such names and relates few of them (recorded qwen3-8b answers
+    over papers: 401 of the 418 entities found on such lines related to nothing, 302 of the 439 found in
+    prose)."""
+    listed = judged = 0
+    for line in text.split("\n"):
+        words = [w for w in line.split() if w[:1].isalpha()]
+        if len(words) < _LIST_LINE_WORDS:
+            continue
+        found = named_words(line)
+        judged += found
+        if 2 * sum(w[0].isupper() for w in words) >= len(words) and (
+                _names_in_a_row(words) >= _LIST_SEPARATORS or _CITATION.search(line)):
+            listed += found
+    return listed, judged
+
+
+def _names_in_a_row(words: list[str]) -> int:
+    """How often a capitalized word and a comma or semicolon are followed by another capitalized word ("Okafor,
+    L."; "Demir, Hanna"): a list's separators, which a sentence's commas ("on Monday, and") seldom are."""
+    return sum(1 for word, after in zip(words, words[1:])
+               if word[0].isupper() and word.endswith((",", ";")) and after[0].isupper())
 
 
 def names(text: str) -> tuple[int, int]:
