@@ -18,21 +18,22 @@ import networkx as nx
 
 from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from ...text.words import unspaced
-from .blocking import numbered_acronym, numbers_differ
+from .blocking import numbers_differ
 from .descriptions.aliases import gives_other_name
-from .names import NameForm, key_of, read_name, words_of
+from .names import NameForm, read_name, words_of
+from .organizations.abbreviations import BROAD_TYPES, NUMBERED_ACRONYM, abbreviation_verdict
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
 from .descriptions.dates import centuries_apart
 from .persons import generation_left_out, numbered_generation, person_verdict
 from .scripts import across_scripts
-from .profiles import (PERSON_TYPES, PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
-                       defined_apart, definition_words, spelled_out, types_conflict)
-from .variants.accents import accent_namesake, accented_acronym, written_out
+from .profiles import (PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Corpus, Profile, both_places, conflict,
+                       spelled_out, types_conflict)
+from .variants.accents import accent_namesake, written_out
 from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article, elided_verdict
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
-from .variants.countries import countries_apart, described_in, named_apart, qualifiers_verdict, regions_named
+from .variants.countries import countries_apart, described_in, qualifiers_verdict, regions_named
 from .variants.countries import river_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
@@ -130,7 +131,7 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
-                     Evidence._acronym, acronym_verdict, legal_verdict, group_verdict, club_verdict, headed_verdict,
+                     abbreviation_verdict, acronym_verdict, legal_verdict, group_verdict, club_verdict, headed_verdict,
                      Evidence._country, article_verdict, maker_verdict, regnal_verdict, river_named):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
@@ -189,44 +190,6 @@ class Evidence:
             return doubtful(0.5, "a one-word name and its plural")
         return self.short_form(a, b, Verdict(SAME, 0.85, "singular and plural"))
 
-    def _acronym(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-        if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
-            if types_conflict(a, b):
-                return doubtful(0.6, "same abbreviation, types differ")
-            alike = self.spelled_alike(a, b, fa.acronym)
-            if alike is False:
-                return doubtful(0.6, "same abbreviation, spelled out as two names")
-            spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
-            # a few letters name many things ("N.B.A.", a league; "NBA", a bar association): one where a single
-            # description says what its node is ("The F.B.I. opened an inquiry", "The FBI is the ... service")
-            if (a.types & b.types) - _BROAD_TYPES and not defined_apart(a, b):  # "band", "university"
-                return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
-            if len(fa.acronym) <= 3 and not alike and not spaced and \
-                    (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
-                return doubtful(0.5, "a short abbreviation, not described as one thing")
-            # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
-            return self.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
-                                   SHORT_DESCRIPTION)
-        if (fa.key in fb.spelled) or (fb.key in fa.spelled):
-            return Verdict(SAME, 0.9, "acronym spelled out")
-        for x, y in ((fa, fb), (fb, fa)):
-            if numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
-                if types_conflict(a, b):
-                    return doubtful(0.6, "acronym, types differ")
-                return self.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
-            if x.acronym and x.acronym in (y.initials, y.short_initials):
-                if types_conflict(a, b):  # "university" and "organization" are one kind
-                    return doubtful(0.6, "acronym, types differ")
-                spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
-                if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
-                    return doubtful(0.6, "acronym, but spelled out as another name")
-                if len(x.acronym) >= 4 and x.acronym == y.initials or accented_acronym(x, y) or \
-                        len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
-                    return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
-                        a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
-                return self.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
-        return None
-
     def _qualified(self, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
         """ "Salt Lake City, Utah" and "Salt Lake City"; "Internal Revenue Service (IRS)" and "IRS"; not
         "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
@@ -241,7 +204,7 @@ class Evidence:
             spelled = {read_name(x.core).initials, read_name(f"{x.core} {x.legal}").initials}
             if x.paren and x.qualifier.replace(" ", "") in spelled:
                 return Verdict(SAME, 0.9, "its acronym in parentheses")
-            if x.paren and (kind := english_type(x.qualifier)) in py.types - UNTYPED - _BROAD_TYPES:
+            if x.paren and (kind := english_type(x.qualifier)) in py.types - UNTYPED - BROAD_TYPES:
                 if kind in PLACE_TYPES:
                     same = Verdict(SAME, 0.85, "its kind of place in parentheses")  # "Vltava (river)", a "řeka"
                     return self.short_form(a, b, same, SHORT_DESCRIPTION)
@@ -372,9 +335,6 @@ class Evidence:
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE
 
 
-NUMBERED_ACRONYM = "acronym with its number"
-
-
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
     """The names differ only in the number of their last word (dinner/dinners, virus/viruses, goose/geese)."""
     wa, wb = fa.key.split(), fb.key.split()
@@ -387,13 +347,6 @@ def _plural_pair(fa: NameForm, fb: NameForm) -> bool:
 # works, whose titles repeat ("Thriller (album)", Michael Jackson's; "Thriller", Eddie and the Hot Rods')
 _WORKS = frozenset("""album song single film movie book novel poem play painting episode series game work opera ballet
 musical sculpture symphony concerto""".split())
-# types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
-# association; "event": the tennis and the golf U.S. Open; a party: every country has its PPP)
-_BROAD_TYPES = UNTYPED | PERSON_TYPES | frozenset("""geo location place organization organisation org company
-corporation business firm enterprise event concept product category thing object group brand technology service
-institution agency party""".split()) | {"political party"}
-
-
 def _stems(words: Iterable[str]) -> set[str]:
     """Words as a crude stem reads them: the first seven letters of those that long ("broadcaster",
     "Broadcasting"; not "nationwide", "National"), shorter words whole."""

@@ -21,7 +21,7 @@ from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.placing import PLACED, UNIONS, countries_placing
 from .variants.types import english_type
 
-PERSON_TYPES = frozenset("person people persons character characters individual human persona personne figure".split())
+PERSON_TYPES = frozenset("person per people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
                         "geography geographic_location geographical_location island river lake mountain district "
                         "municipality county commune borough neighbourhood neighborhood suburb headland cape "
@@ -29,7 +29,7 @@ PLACE_TYPES = frozenset("geo location place city country region gpe loc town vil
                         "street road square airport neighbourhood district quarter estuary park"
                         .split()) | frozenset(
     {"geographic location", "geographical location", "national park"})
-UNTYPED = frozenset({"", "unknown", "other", "entity", "none"})
+UNTYPED = frozenset({"", "unknown", "other", "entity", "none", "misc"})
 # the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
 ORG_TYPES = frozenset("""organization organisation org company corporation business firm enterprise conglomerate
 website site platform service brand publisher publication newspaper magazine media broadcaster

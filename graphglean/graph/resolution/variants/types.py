@@ -34,7 +34,7 @@ TYPE_WORDS = _table({
               "cantor|cantora|actriz|escritora|作曲家|小説家|選手|政治人物|演员|运动员|球员|작곡가|선수|trainer",
     "city": "stadt|ville|ciudad|cidade|città|город|miasto|město|mesto|şehir|kaupunki|város|πόλη|市|都市|도시|城市|"
             "gemeinde|commune|municipio|município|comune|gmina|obec|dorf|pueblo|wieś|деревня|село",
-    "country": "pays|país|paese|staat|kraj|ülke|страна|государство|国|国家|나라|국가",
+    "country": "pays|país|paese|staat|land|kraj|ülke|страна|государство|国|国家|나라|국가",
     "region": "région|región|regione|bundesland|provinz|provincia|województwo|oblast|область",
     "company": "unternehmen|firma|entreprise|société|empresa|compañía|compagnie|azienda|società|bedrijf|onderneming|"
                "selskap|företag|virksomhed|yritys|cég|şirket|компания|предприятие|企業|会社|公司|기업|회사|spółka|"

@@ -1,0 +1,59 @@
+"""Names written in letters: one abbreviation with and without dots ("I.B.M.", "IBM"), an acronym and the name
+it spells out ("NTU", "National Taiwan University"), an acronym with its number ("WWII", "World War II")."""
+
+from __future__ import annotations
+
+from ..blocking import numbered_acronym
+from ..names import NameForm, key_of
+from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
+from ..profiles import types_conflict
+from ..variants.accents import accented_acronym
+from ..variants.countries import named_apart
+from ..verdicts import SAME, Verdict, doubtful
+from .rules import Judge
+
+NUMBERED_ACRONYM = "acronym with its number"
+# types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
+# association; "event": the tennis and the golf U.S. Open; a party: every country has its PPP)
+BROAD_TYPES = UNTYPED | PERSON_TYPES | frozenset("""geo location place organization organisation org company
+corporation business firm enterprise event concept product category thing object group brand technology service
+institution agency party""".split()) | {"political party"}
+
+
+def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
+        if types_conflict(a, b):
+            return doubtful(0.6, "same abbreviation, types differ")
+        alike = ev.spelled_alike(a, b, fa.acronym)
+        if alike is False:
+            return doubtful(0.6, "same abbreviation, spelled out as two names")
+        spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
+        # a few letters name many things ("N.B.A.", a league; "NBA", a bar association): one where a single
+        # description says what its node is ("The F.B.I. opened an inquiry", "The FBI is the ... service")
+        if (a.types & b.types) - BROAD_TYPES and not defined_apart(a, b):  # "band", "university"
+            return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
+        if len(fa.acronym) <= 3 and not alike and not spaced and \
+                (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
+            return doubtful(0.5, "a short abbreviation, not described as one thing")
+        # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
+        return ev.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
+                               SHORT_DESCRIPTION)
+    if (fa.key in fb.spelled) or (fb.key in fa.spelled):
+        return Verdict(SAME, 0.9, "acronym spelled out")
+    for x, y in ((fa, fb), (fb, fa)):
+        if numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
+            if types_conflict(a, b):
+                return doubtful(0.6, "acronym, types differ")
+            return ev.short_form(a, b, Verdict(SAME, 0.8, NUMBERED_ACRONYM), SHORT_DESCRIPTION)
+        if x.acronym and x.acronym in (y.initials, y.short_initials):
+            if types_conflict(a, b):  # "university" and "organization" are one kind
+                return doubtful(0.6, "acronym, types differ")
+            spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
+            if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
+                return doubtful(0.6, "acronym, but spelled out as another name")
+            if len(x.acronym) >= 4 and x.acronym == y.initials or accented_acronym(x, y) or \
+                    len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
+                return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
+                    a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
+            return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
+    return None
