@@ -8,9 +8,11 @@ from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
 from ..profiles import types_conflict
 from ..variants.accents import accented_acronym
-from ..variants.countries import named_apart
+from ..variants.countries import described_in, named_apart
+from ..variants.definitions import told_apart, two_languages
 from ..verdicts import SAME, Verdict, doubtful
 from .rules import Judge
+from .written import says_sport
 
 NUMBERED_ACRONYM = "acronym with its number"
 # types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
@@ -34,7 +36,12 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
             return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
         if len(fa.acronym) <= 3 and not alike and not spaced and \
                 (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
-            return doubtful(0.5, "a short abbreviation, not described as one thing")
+            if not two_languages(a.description, b.description) or not described_in(a) & described_in(b) or \
+                    says_sport(a.words) != says_sport(b.words) or told_apart(a, b) or not _one_kind(a, b):
+                return doubtful(0.5, "a short abbreviation, not described as one thing")
+            # two languages share no word whatever they say: placed in one country, nothing sets the two apart
+            return Verdict(SAME, 0.85, "same abbreviation, with or without dots, described in two languages in "
+                                       "one country")
         # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
         return ev.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                                SHORT_DESCRIPTION)
@@ -57,3 +64,13 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                     a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
             return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
     return None
+
+
+# what any organization may be typed as: it says nothing of which kind it is
+_ANY_ORGANIZATION = UNTYPED | frozenset("organization organisation org company corporation business firm enterprise".split())
+
+
+def _one_kind(a: Profile, b: Profile) -> bool:
+    """Typed as one kind, or both as any organization ("ORGANIZATION", "entreprise"; not an organization and a
+    party)."""
+    return bool(a.types & b.types) or a.types <= _ANY_ORGANIZATION and b.types <= _ANY_ORGANIZATION
