@@ -52,3 +52,30 @@ def test_a_person_typed_per_is_read_as_one_typed_person():
     per, person = (rules_verdict(("Christian Dior", t, "French fashion designer who died in 1957."), company)
                    for t in ("PER", "PERSON"))
     assert per.kind != "same" and (per.kind, per.rule) == (person.kind, person.rule)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("AT&T Inc.", "ORGANIZATION", "Dallas-based US telecommunications company."),
+     ("AT and T", "COMPANY", "American wireless and broadband carrier headquartered in Dallas, Texas.")),
+    (("B and Q", "company", "British retailer of tools and garden goods."),
+     ("B & Q", "company", "British retailer of tools and garden goods.")),
+    # a name led by the acronym of the words that follow it
+    (("H & M Hennes & Mauritz AB", "företag", "Svensk klädhandelskedja med huvudkontor i Stockholm."),
+     ("H&M", "ORGANIZATION", "Swedish fast-fashion retailer based in Stockholm.")),
+    (("BMW Bayerische Motoren Werke AG", "company", "Münchner Autohersteller."),
+     ("Bayerische Motoren Werke", "company", "German carmaker based in Munich.")),
+])
+def test_letters_joined_by_and_and_a_name_led_by_its_acronym_are_one(a, b):
+    assert rules_verdict(a, b).kind == "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Tom and Jerry", "work", "American animated series about a cat and a mouse."),  # words, not letters
+     ("T and J", "company", "Logistics firm in Leeds.")),
+    (("ABC Alpha Beta", "company", "Greek supermarket chain."),  # its words' initials are not ABC
+     ("ABC", "company", "American television network owned by Disney.")),
+    (("ANA All Nippon Airways", "company", "Japanese airline based in Tokyo that flies to Europe and America."),
+     ("ANA", "company", "Portuguese operator of ten airports, owned by the French group Vinci since 2013.")),
+])
+def test_namesakes_of_joined_letters_and_of_acronyms_stay_apart(a, b):
+    assert rules_verdict(a, b).kind != "same"

@@ -15,12 +15,13 @@ import attrs
 import regex
 
 from .lexicon import (
-    ABBREVIATIONS, ARTICLES, CARDINALS, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE,
+    ABBREVIATIONS, ARTICLES, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE,
     GENERATION_ARTICLES, GENERATIONS, HONORIFICS, INSTITUTIONS, JOINED_TITLES, KOREAN_FAMILY_NAMES,
     LEADING_ABBREVIATIONS, LEADING_GENERATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES,
     PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
+from .lexicon.numbers import number_of, numbering, roman_words
 from .lexicon.realms import realm_of
 
 _MARKS = dict.fromkeys(map(ord, "™®©℠"), None)
@@ -32,14 +33,10 @@ _TRAILING_POSSESSIVE = re.compile(r"(?:'s|s')$", re.I)
 _PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
 _TIGHT_AMPERSAND = re.compile(r"(?<=\w)\.?&(?=\w)")  # "AT&T", "A.T.&T."
 _SPACED_AMPERSAND = re.compile(r"\b([^\W\d_]{1,2})\.?\s+&\s+(?=[^\W\d_]{1,2}\b)")  # "AT & T", "R & D"
+_SPELLED_AMPERSAND = re.compile(r"\b([A-Z]{1,2})\.? (?:and|und|et|y|e) (?=[A-Z]{1,2}\b)")  # "AT and T", "B and Q"
 _INITIAL_FIRST = re.compile(r"\s*[^\W\d_]\.")  # "A.C. Milan", "A. Lincoln": the first word is no article
 _CAPITALS_FIRST = re.compile(r"\s*[A-Z]{2,3}\s+[A-Z][a-z]")
-_ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
-_ROMAN_DIGITS = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _DOTTED_REGNAL = re.compile(r"\s\d{1,2}\.\s*$")  # "Margrethe 2.": a ruler's number as Danish writes it
-_ROMAN_TOKEN = re.compile(r"[^\W\d_]+\.?")
-_DIGITS = re.compile(r"\d\w*")
-_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th|er|e|re|eme)")
 _SUFFIX_TITLE = re.compile(r"\w-(?:" + "|".join(sorted(SUFFIX_TITLES)) + r")\b")
 _IRREGULAR = {"men": "man", "women": "woman", "children": "child", "people": "person", "geese": "goose",
               "mice": "mouse", "feet": "foot", "teeth": "tooth", "wives": "wife", "lives": "life",
@@ -53,12 +50,17 @@ def fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """Folded words of ``text``: hyphens, dots and other punctuation separate words; apostrophes inside stay;
-    an ampersand between letters joins them ("A&M", "AT&T"), one between words is "and"."""
-    folded = fold(text)
+    an ampersand between letters joins them ("A&M", "AT&T", "AT and T"), one between words is "and"."""
+    folded = fold(_letters_joined(text))
     if "&" in folded:
         folded = _TIGHT_AMPERSAND.sub("", _SPACED_AMPERSAND.sub(r"\1&", folded))
     folded = folded.replace("-", " ").replace(".", " ")
     return [ABBREVIATIONS.get(w, w) for w in (w.strip("'") or w for w in _WORD.findall(folded))]
+
+
+def _letters_joined(text: str) -> str:
+    """Letters joined by a word for "and" written as an ampersand ("AT and T": "AT&T")."""
+    return _SPELLED_AMPERSAND.sub(r"\1&", text) if " " in text else text
 
 
 @lru_cache(maxsize=65536)
@@ -186,59 +188,6 @@ def _qualified(text: str) -> tuple[str, str, bool]:
     return text, "", False
 
 
-def _roman_words(surface: str) -> dict[str, int]:
-    """Roman numerals after the first word, written in capitals ("Louis XIV", "World War I"): folded word ->
-    value. Those without I, V or X ("CD", "MD") are taken for acronyms, a lone letter followed by a dot for an
-    initial, and in a name all in capitals only I, V and X are numerals."""
-    tokens = _ROMAN_TOKEN.findall(unicodedata.normalize("NFKC", surface))
-    capitals = surface.upper() == surface
-    found = {}
-    for tok in tokens[1:]:
-        t = tok.rstrip(".")
-        if not t or not t.isupper() or not _ROMAN.fullmatch(t) or not set(t) & set("IVX"):
-            continue
-        if (len(t) == 1 and tok.endswith(".")) or ((len(t) == 1 or capitals) and not set(t) <= set("IVX")):
-            continue
-        found[t.casefold()] = _roman_value(t)
-    return found
-
-
-def _roman_value(text: str) -> int:
-    values = [_ROMAN_DIGITS[c] for c in text]
-    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
-
-
-def _number(word: str, romans: dict[str, int]) -> str:
-    """The number a word writes, as digits ("", if none): digits from the first one on ("s23": "23", "4o"),
-    an ordinal's suffix dropped ("2nd"), Roman numerals, and the English number words."""
-    if word in romans:
-        return str(romans[word])
-    m = _DIGITS.search(word)
-    if m:
-        ordinal = _ORDINAL.fullmatch(m.group())
-        digits = ordinal.group(1) if ordinal else m.group()
-        return str(int(digits)) if digits.isdigit() else digits
-    value = ORDINALS.get(word, CARDINALS.get(word))
-    return "" if value is None else str(value)
-
-
-def _numbering(ws: list[str], romans: dict[str, int]) -> tuple[tuple[str, ...], str]:
-    """The numbers among key words ``ws`` (sorted), and the key with each as digits ("henry the eighth":
-    "henry 8")."""
-    out: list[str] = []
-    found: list[str] = []
-    for i, w in enumerate(ws):
-        n = _number(w, romans) if i or len(ws) == 1 or w in romans else _number(w, {})
-        if n:
-            found.append(n)
-            if out and out[-1] in ARTICLES:
-                out.pop()
-        out.append(n or w)
-    if len(out) > 1 and found and (ws[0] in ORDINALS or _ORDINAL.fullmatch(ws[0])):  # "second world war"
-        out = out[1:] + out[:1]  # "world war 2", as "World War II" is
-    return tuple(sorted(found)), " ".join(out)
-
-
 def _initials(key: str) -> str:
     """First letters of the content words of a key of two or more words."""
     content = [w[2:] if w.startswith(("l'", "d'")) and len(w) > 2 else w  # "l'Atlantique"
@@ -282,7 +231,7 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
         elif last in SUFFIX_TITLES and _SUFFIX_TITLE.search(fold(surface)) and not _korean_given(ws) \
                 or last in TRAILING_TITLES:
             honorifics.append(last)
-        elif not (_number(last, romans) and (last in romans or last in ORDINALS or _DOTTED_REGNAL.search(surface))):
+        elif not (number_of(last, romans) and (last in romans or last in ORDINALS or _DOTTED_REGNAL.search(surface))):
             break
         ws = ws[:-1]
         if len(ws) > 1 and (ws[-1] == "the" or generation and ws[-1] in GENERATION_ARTICLES):
@@ -307,14 +256,15 @@ def _joined_title(word: str) -> str:
 def read_name(surface: str) -> NameForm:
     """Read one name (pure; cached)."""
     cased, legal = without_legal_form(" ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
-    text, qualifier, paren = _qualified(fold(cased).translate(_QUOTES))
+    text, qualifier, paren = _qualified(fold(_letters_joined(cased)).translate(_QUOTES))
     if qualifier and not legal:  # "Acme Company (AC)"
         text, legal = without_legal_form(text)
     key = key_of(surface)
     core = key_of(text)
     ws = core.split()
     parts: tuple[str, ...] = ()
-    if any(w in CONJUNCTIONS for w in ws[1:-1]):
+    spelled = _spelled(surface) or _led(ws)
+    if any(w in CONJUNCTIONS for w in ws[1:-1]) and not spelled:
         chunks, cur = [], []
         for w in ws:
             if w in CONJUNCTIONS:
@@ -338,7 +288,7 @@ def read_name(surface: str) -> NameForm:
         ws = core.split()
     if parts or head:  # titles and personal names belong to the owner or the parts, not to the whole
         ws = []
-    romans = _roman_words(surface)
+    romans = roman_words(surface)
     honorifics, ws, generation = _personal(ws, romans, surface)
     plural = bool(ws) and (singular(ws[-1]) != ws[-1] or bool(set(honorifics) & PLURAL_HONORIFICS))
     kws = key.split()
@@ -353,12 +303,12 @@ def read_name(surface: str) -> NameForm:
     club, team = club_form(core.split())  # "FC Bayern München e.V.": "fc", "bayern munchen"
     team = " ".join(_without_articles(team.split()))  # "FC St. Pauli": "saint pauli"
     # the ordinal of a club's abbreviation ("1. FC Köln") is not a number of the name
-    numbers, numbered = _numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
+    numbers, numbered = numbering(kws[1:] if club and kws[0].isdigit() else kws, romans)
     country, unprefixed = _country_prefix(core)
     site, stem = web_domain(cased) if "." in cased else ("", "")  # "Amazon.com, Inc." is amazon.com
     umlauts = key_of(f.translate(WRITTEN_OUT)).replace(" ", "") if set(f := fold(surface)) & set("äöüøåæ") else ""
     return NameForm(surface, key, key.replace(" ", ""), sing, core, qualifier, paren, parts, head, owner, elliptic,
-                    tuple(honorifics), tuple(ws), plural, initials, acronym, _spelled(surface), numbers, numbered,
+                    tuple(honorifics), tuple(ws), plural, initials, acronym, spelled, numbers, numbered,
                     generation, trade, legal, country, unprefixed, "" if short_initials == initials else short_initials,
                     site, stem, club, team, umlauts)
 
@@ -377,6 +327,15 @@ def _spelled(surface: str) -> tuple[str, ...]:
     if key_of(short).replace(" ", "") != letters:
         return ()
     return (key_of(f"{short} {rest}"), key_of(f"{long} {rest}"))
+
+
+def _led(ws: list[str]) -> tuple[str, ...]:
+    """The two forms of a name led by the acronym of the words that follow it ("BMW Bayerische Motoren Werke",
+    "H & M Hennes & Mauritz"): the acronym and the words."""
+    if len(ws) < 3 or not 2 <= len(ws[0]) <= 6 or not ws[0].isalpha():
+        return ()
+    rest = [w for w in ws[1:] if w not in _CONTENT_SKIP]
+    return (ws[0], " ".join(ws[1:])) if "".join(w[0] for w in rest) == ws[0] else ()
 
 
 def name_size(form: NameForm) -> tuple[int, int]:

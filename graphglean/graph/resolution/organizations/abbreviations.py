@@ -46,7 +46,7 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
         return ev.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                                SHORT_DESCRIPTION)
     if (fa.key in fb.spelled) or (fb.key in fa.spelled):
-        return Verdict(SAME, 0.9, "acronym spelled out")
+        return ev.short_form(a, b, Verdict(SAME, 0.9, "acronym spelled out"), SHORT_DESCRIPTION)
     for x, y in ((fa, fb), (fb, fa)):
         if numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
             if types_conflict(a, b):
