@@ -79,3 +79,51 @@ def test_letters_joined_by_and_and_a_name_led_by_its_acronym_are_one(a, b):
 ])
 def test_namesakes_of_joined_letters_and_of_acronyms_stay_apart(a, b):
     assert rules_verdict(a, b).kind != "same"
+
+
+def test_serbian_armenian_and_russian_names_read_as_english_writes_them():
+    from graphglean.graph.resolution.lexicon.latin import latin_spellings
+    assert "Crvena zvezda" in latin_spellings("Црвена звезда")  # besides the Russian reading, "Tsrvena"
+    assert "Novak Djokovic" in latin_spellings("Новак Ђоковић")
+    assert latin_spellings("Երևան") == ("Yerevan",)
+    assert {"Boris Eltsin", "Boris Yeltsin"} <= set(latin_spellings("Борис Ельцин"))
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Երևան", "քաղաք", "Հայաստանի մայրաքաղաքը և ամենամեծ քաղաքը։"),
+     ("Yerevan", "CITY", "Capital and largest city of Armenia.")),
+    (("თბილისი", "ქალაქი", "საქართველოს დედაქალაქი, მდინარე მტკვრის ნაპირზე."),
+     ("Tbilisi", "CITY", "Capital of Georgia on the Kura river.")),
+    (("부산", "도시", "대한민국 제2의 도시."), ("Busan", "city", "Port city in South Korea.")),
+])
+def test_a_place_named_in_its_countrys_own_alphabet_is_the_place_of_that_country(a, b):
+    assert rules_verdict(a, b).kind == "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Москва", "город", "Столица России."), ("Moskva", "river", "River in central Russia.")),  # Cyrillic: many
+    (("თბილისი", "ქალაქი", "საქართველოს დედაქალაქი."),  # not a place
+     ("Tbilisi", "restaurant", "Georgian restaurant in Berlin.")),
+    (("Λάρισα", "πόλη", "Πόλη της Θεσσαλίας."),  # a place of the other's name in another country
+     ("Larisa", "city", "Town in Brazil's Paraná state.")),
+])
+def test_a_word_read_in_two_scripts_of_namesakes_stays_apart(a, b):
+    assert rules_verdict(a, b).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("BV Borussia 09 Dortmund", "Verein", "Ballspielverein aus Dortmund, spielt im Signal Iduna Park."),
+     ("Borussia Dortmund", "SPORTS_TEAM", "German club from the Ruhr whose Yellow Wall stand is famous.")),
+    (("TSG 1899 Hoffenheim", "club", "German football club from Sinsheim."), ("Hoffenheim", "club", "Bundesliga club.")),
+    (("FC Schalke 04", "club", "Gelsenkirchen football club."), ("Schalke", "club", "German football club.")),
+])
+def test_a_club_with_and_without_its_founding_year_inside_its_name_is_one(a, b):
+    assert rules_verdict(a, b).rule == "a club with and without its founding year"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("FC 08 Homburg", "club", "German football club from Saarland."), ("Homburg", "city", "Town in Saarland.")),
+    (("SV Darmstadt 98", "club", "German football club."), ("SV Darmstadt 99", "club", "Another sports club.")),
+])
+def test_a_year_in_a_clubs_name_does_not_make_it_a_town_or_another_years_club(a, b):
+    assert rules_verdict(a, b).kind != "same"

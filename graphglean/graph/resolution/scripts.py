@@ -3,14 +3,17 @@ about a single word ("Звезда", a TV channel, and "Zvezda", a shipyard, are
 may misread a name ("Путин В. В." as "Putin V. V.", a Roman numeral): a match of a person's full name stands,
 subject to every check of two people (callings, years of birth); of another name of several words only where
 both are placed in one country; of one word only for a company its legal form names ("ПАО «Магнит»",
-"Magnit") in one country. Anything else is a question for the LLM tier, and a Latin reading's DIFFERENT is no
+"Magnit") or a place, in one country (a name in an alphabet of one country, Georgian, Armenian, Hangul, Greek,
+is placed in it). Anything else is a question for the LLM tier, and a Latin reading's DIFFERENT is no
 evidence."""
 
 from __future__ import annotations
 
+import regex
+
 from .lexicon.latin import latin_spellings, transliterations
 from .names import NameForm
-from .profiles import Profile
+from .profiles import PLACE_TYPES, Profile
 from .variants.countries import one_country
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, Verdict, doubtful
 
@@ -32,8 +35,25 @@ def across_scripts(a: Profile, b: Profile, fa: NameForm, fb: NameForm, v: Verdic
         return v
     read = transliterations(p)
     words = min((len(f.key.split()) for f in p.forms if f.surface not in read), default=words)
-    if words >= 2 and one_country(a, b):
+    other = b if p is a else a
+    placed = one_country(a, b) or _in_its_country(p, other)
+    if words >= 2 and placed:
         return v
-    if words == 1 and one_country(a, b) and any(x.surface in latin_spellings(f.trade) for f in p.forms if f.trade):
+    if words == 1 and placed and any(x.surface in latin_spellings(f.trade) for f in p.forms if f.trade):
+        return v
+    if words == 1 and placed and a.types & b.types & PLACE_TYPES:  # "Երևան", "Yerevan, capital of Armenia"
         return v
     return doubtful(v.score * 0.6, v.rule + ", one name read in two scripts (a word of that language?)")
+
+
+# alphabets that one country (or two) writes: a place named in one is of that country
+_NATIONAL_ALPHABETS = {regex.compile(r"\p{Georgian}"): ("georgia",), regex.compile(r"\p{Armenian}"): ("armenia",),
+                       regex.compile(r"\p{Hangul}"): ("korea",), regex.compile(r"\p{Greek}"): ("greece", "cyprus")}
+
+
+def _in_its_country(p: Profile, other: Profile) -> bool:
+    """``p`` is named in an alphabet of one country, which ``other``'s description names ("თბილისი";
+    "Tbilisi, capital of Georgia")."""
+    said = other.description.casefold()
+    return any(regex.search(rf"\b{country}\b", said) for alphabet, countries in _NATIONAL_ALPHABETS.items()
+               if any(alphabet.search(f.surface) for f in p.forms) for country in countries)

@@ -23,6 +23,13 @@ _HANGUL = regex.compile(r"\p{Hangul}+")
 _GREEK_PAIR_LATIN = {"ου": "ou", "ού": "ou", "μπ": "b", "ντ": "d", "γκ": "g"}
 _GREEK_PAIRS = regex.compile(r"ο[υύ]|(?<!\p{L})(?:μπ|ντ|γκ)", regex.I)
 _QUOTES = str.maketrans("«»„“”‹›", '"""""""')
+_ARMENIAN_YE = regex.compile(r"(?<!\p{L})[Եե]")  # a word's first "ե" is "ye"
+_CYRILLIC_YE = regex.compile(r"(?<!\p{L})[Ее]")  # and as English writes Russian, a first "е" ("Ельцин", Yeltsin)
+# Serbian and Macedonian Cyrillic as their Latin alphabet writes it, its marks left out as English does
+# ("Црвена звезда", Crvena zvezda; "Ђоковић", Djokovic), besides anyascii's Russian reading ("Tsrvena")
+_SOUTH_SLAVIC = str.maketrans({"ц": "c", "Ц": "C", "ч": "c", "Ч": "C", "ћ": "c", "Ћ": "C", "ш": "s", "Ш": "S",
+                               "ж": "z", "Ж": "Z", "х": "h", "Х": "H", "ђ": "dj", "Ђ": "Dj", "џ": "dz", "Џ": "Dz"})
+_SOUTH_SLAVIC_LETTERS = regex.compile(r"[цчћшжхђџЦЧЋШЖХЂЏ]")
 # modern Greek "αυ", "ευ": "af", "ef" before a voiceless consonant ("Ελευθέριος", Eleftherios), else "av", "ev"
 _GREEK_U = regex.compile(r"([αεΑΕ][́]?)[υύ](?=([θκξπστφχψ])?)", regex.I)
 
@@ -36,8 +43,11 @@ def latin_spellings(name: str) -> tuple[str, ...]:
     name = _GREEK_U.sub(lambda m: m[1] + ("φ" if m[2] else "β"), name.translate(_QUOTES))  # "Ελευθέριος"
     name = _GREEK_PAIRS.sub(lambda m: _GREEK_PAIR_LATIN[m[0].casefold()].capitalize() if m[0][0].isupper() else
                             _GREEK_PAIR_LATIN[m[0].casefold()], name)  # "Αύγουστος": "Avgoustos"
+    name = _ARMENIAN_YE.sub(lambda m: "Յե" if m[0].isupper() else "յե", name)  # "Երևան": Yerevan
     forms = [_HANGUL.sub(lambda m: _syllables(m.group(), joined), name) for joined in (False, True)]
+    forms += [_CYRILLIC_YE.sub(lambda m: "Йе" if m[0].isupper() else "йе", f) for f in forms if _CYRILLIC_YE.search(f)]
     forms += [f.replace("ё", "йо").replace("Ё", "Йо") for f in forms if "ё" in f.casefold()]
+    forms += [f.translate(_SOUTH_SLAVIC) for f in forms if _SOUTH_SLAVIC_LETTERS.search(f)]
     return tuple(dict.fromkeys(" ".join(anyascii(f).replace("'", "").split()) for f in forms))
 
 
