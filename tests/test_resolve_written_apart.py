@@ -127,3 +127,20 @@ def test_a_club_with_and_without_its_founding_year_inside_its_name_is_one(a, b):
 ])
 def test_a_year_in_a_clubs_name_does_not_make_it_a_town_or_another_years_club(a, b):
     assert rules_verdict(a, b).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Al-Ahly SC", "نادي", "نادٍ رياضي مصري مقره القاهرة، الأكثر تتويجاً بدوري أبطال أفريقيا."),
+     ("Ahly", "SPORTS_TEAM", "Cairo football club, record winner of the CAF Champions League.")),
+    # an Italian description is no English one: two languages share no word whatever they say
+    (("AC Milan", "ORGANIZATION", "Italian football club from Milan, seven-time European champion."),
+     ("Associazione Calcio Milan", "squadra", "Società calcistica milanese fondata nel 1899, soprannominata il "
+                                              "Diavolo.")),
+])
+def test_a_club_with_the_arabic_article_and_its_name_spelled_out_in_another_language_is_one(a, b):
+    assert rules_verdict(a, b).kind == "same"
+
+
+def test_a_club_of_the_name_in_another_city_stays_apart():
+    assert rules_verdict(("Al-Ahly SC", "club", "Egyptian football club based in Cairo, record African champion."),
+                         ("Ahly Tripoli", "club", "Libyan football club from Tripoli.")).kind != "same"

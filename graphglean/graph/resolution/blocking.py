@@ -22,7 +22,7 @@ from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .lexicon.spellings import romanized, sounded
 from .names import NameForm, key_of, read_name, words_of
-from .organizations.written import says_sport, without_founding_year, without_group_words
+from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
 from .persons import initials_first
 from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within, left_out, syllable_keys
@@ -165,7 +165,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
             keys.add("q:" + f.key)
         if f.team:  # "AFC Ajax" meets "Ajax", "FC Basel 1893" "FC Basel"
-            keys.update(("k:" + f.team, "a:" + club_key(f), "k:" + without_founding_year(f.team)))
+            keys.update(("k:" + f.team, "a:" + club_key(f), "k:" + without_founding_year(f.team),
+                         "k:" + without_arabic_article(f.team)))
         if (spelled := spelled_club_key(f)) in acronyms:  # "Sport Lisboa e Benfica" meets "SL Benfica"
             keys.add("a:" + spelled)
         grouped = without_group_words(f.trade or f.key)

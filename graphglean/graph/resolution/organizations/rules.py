@@ -22,7 +22,7 @@ from ..variants.makers import made
 from ..variants.places import adjective_of
 from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words, unplaced_words
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
-from .written import rare_word, says_sport, without_founding_year, without_group_words
+from .written import rare_word, says_sport, without_arabic_article, without_founding_year, without_group_words
 
 
 class Judge(Protocol):
@@ -125,7 +125,7 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
                                  SHORT_DESCRIPTION)
         return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
     founded = x.team != y.key == without_founding_year(x.team)  # "BV Borussia 09 Dortmund"
-    if not x.club or x.team != y.key and not founded:
+    if not x.club or x.team != y.key and not founded and without_arabic_article(x.team) != without_arabic_article(y.key):
         return None
     if not (_club_like(a) and _club_like(b)):
         return doubtful(0.4, "a club and a namesake of another kind")

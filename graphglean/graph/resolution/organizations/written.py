@@ -218,6 +218,11 @@ def without_founding_year(team: str) -> str:
     return _FOUNDED.sub("", team).strip() or team
 
 
+def without_arabic_article(key: str) -> str:
+    """A club's name key without the Arabic article written in Latin letters ("ahly" of "al ahly")."""
+    return key[3:] if key.startswith("al ") else key
+
+
 def rare_word(word: str) -> bool:
     """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
     capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose

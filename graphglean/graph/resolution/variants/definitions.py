@@ -27,6 +27,9 @@ _ENGLISH = frozenset("the of and is was with for from by which who its his her a
 _PARTICLES = frozenset("de la le les el los las der die das del della di da do du des van von het en et y".split())
 _FOREIGN = frozenset("""und ist sind nicht wird mit auf dans pour sont une est zijn niet een och ett är för og
 ikke yang dan dengan untuk dari ke ya wa ni kwa katika lenye ng mga ang sa ay""".split())
+# more such words, counted where written in lower case (names hold them capitalized: "Il Divo", "Una Stubbs")
+_FOREIGN_LOWER = frozenset("""il nel nella che gli alla dal sono que por una fue uma foi avec sur aux ein eine
+zum zur vom het voor jest dla bir ile""".split())
 _WORD = regex.compile(rf"[{LETTERS}]+")
 _STOP = _ENGLISH | frozenset("a in as or one two three four five six seven eight nine ten".split())
 
@@ -93,9 +96,10 @@ _RELATIVE = frozenset("who whom whose which that where by known called named hel
 def english(text: str) -> bool:
     """Written in English, as far as its letters and function words tell: ASCII letters, no function word only
     another language writes, and one at most of those English names hold too."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    found = _WORD.findall(text)
+    words = [w.lower() for w in found]
     return bool(words) and all(w.isascii() for w in words) and sum(w in _PARTICLES for w in words) < 2 and \
-        not _FOREIGN.intersection(words)
+        not _FOREIGN.intersection(words) and not _FOREIGN_LOWER.intersection(found)
 
 
 def two_languages(x: str, y: str) -> bool:
