@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_resolve_classes import rules_verdict
+from .test_resolve_classes import compared, rules_verdict
 
 
 @pytest.mark.parametrize("a,b", [
@@ -144,3 +144,40 @@ def test_a_club_with_the_arabic_article_and_its_name_spelled_out_in_another_lang
 def test_a_club_of_the_name_in_another_city_stays_apart():
     assert rules_verdict(("Al-Ahly SC", "club", "Egyptian football club based in Cairo, record African champion."),
                          ("Ahly Tripoli", "club", "Libyan football club from Tripoli.")).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Banco Central do Brasil", "instituição", "Autoridade monetária brasileira, sediada em Brasília."),
+     ("Central Bank of Brazil", "ORGANIZATION", "Brazil's monetary authority, which sets the Selic rate.")),
+    (("Technische Universität München", "Universität", "Technische Universität mit Hauptsitz in München."),
+     ("Technical University of Munich", "UNIVERSITY", "German public research university in Munich.")),
+    (("中国人民银行", "机构", "中国的中央银行。"), ("People's Bank of China", "ORGANIZATION", "China's central bank.")),
+    (("Copa do Mundo FIFA de 2014", "evento", "Torneio disputado no Brasil e vencido pela Alemanha."),
+     ("2014 FIFA World Cup", "EVENT", "Football tournament held in Brazil, won by Germany.")),
+    # a name of no place: one where both descriptions place it in one country; a German compound by its parts
+    (("Bundesverfassungsgericht", "Organisation", "Oberstes Verfassungsorgan Deutschlands mit Sitz in Karlsruhe."),
+     ("Federal Constitutional Court", "ORGANIZATION", "Germany's top court in Karlsruhe.")),
+    # an acronym spelled out in its own language, the other name in another, both placed in one country
+    (("CDU", "Partei", "Christlich Demokratische Union Deutschlands, Partei von Friedrich Merz."),
+     ("Christian Democratic Union", "POLITICAL_PARTY", "German centre-right party led by Friedrich Merz.")),
+])
+def test_one_name_in_two_languages_word_for_word_is_one(a, b):
+    assert rules_verdict(a, b).kind == "same"
+    assert compared(a, b)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Banco Central de Chile", "banco", "Banco central chileno."),
+     ("Central Bank of Brazil", "ORGANIZATION", "Brazil's monetary authority.")),
+    (("Banco do Brasil", "banco", "Banco estatal brasileiro."),  # no "central"
+     ("Central Bank of Brazil", "ORGANIZATION", "Brazil's monetary authority.")),
+    (("Tribunal Supremo Electoral", "organismo", "Órgano electoral de Bolivia."),  # every country has one
+     ("Supreme Electoral Tribunal", "organization", "Electoral body of Honduras.")),
+    (("Copa do Mundo FIFA de 2018", "evento", "Torneio disputado na Rússia."),
+     ("2014 FIFA World Cup", "EVENT", "Football tournament held in Brazil.")),
+    (("U.S. Open", "event", "Tennis Grand Slam in New York."), ("US Open", "event", "Golf major championship.")),
+    (("PSD", "party", "Partidul Social Democrat, Romania's largest party."),  # parties of two countries
+     ("Partido Social Democrata", "partido", "Partido político português de centro-direita.")),
+])
+def test_namesakes_in_two_languages_stay_apart(a, b):
+    assert rules_verdict(a, b).kind != "same"

@@ -22,6 +22,7 @@ from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .lexicon.spellings import romanized, sounded
 from .names import NameForm, key_of, read_name, words_of
+from .organizations.translated import translation_key
 from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
 from .persons import initials_first
 from .profiles import Corpus, Profile
@@ -176,6 +177,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("n:" + COUNTRY_NAMES[f.key])
         elif led := country_led(f.core):  # "U.S. Steel" meets "United States Steel Corporation"
             keys.add("n:" + led)
+        if (translation := translation_key(f)) and not p.personal:  # "Banco Central do Brasil", "Central Bank of Brazil"
+            keys.add("t:" + translation)
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
             keys.add("k:" + f.unprefixed)
         keys.update("k:" + k for k in f.spelled)

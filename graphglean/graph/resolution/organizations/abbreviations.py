@@ -3,6 +3,7 @@ it spells out ("NTU", "National Taiwan University"), an acronym with its number 
 
 from __future__ import annotations
 
+from ....text.words import strip_accents
 from ..blocking import numbered_acronym
 from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
@@ -56,7 +57,9 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
             if types_conflict(a, b):  # "university" and "organization" are one kind
                 return doubtful(0.6, "acronym, types differ")
             spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
-            if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
+            if spelled and not spelled & {y.key, y.core} and not (
+                    any(_translated(n, y.core) for n in spelled) and described_in(a) & described_in(b)):
+                # "NTU, National Taiwan University, is ..."; not "CDU, Christlich Demokratische Union"
                 return doubtful(0.6, "acronym, but spelled out as another name")
             if len(x.acronym) >= 4 and x.acronym == y.initials or accented_acronym(x, y) or \
                     len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
@@ -74,3 +77,11 @@ def _one_kind(a: Profile, b: Profile) -> bool:
     """Typed as one kind, or both as any organization ("ORGANIZATION", "entreprise"; not an organization and a
     party)."""
     return bool(a.types & b.types) or a.types <= _ANY_ORGANIZATION and b.types <= _ANY_ORGANIZATION
+
+
+def _translated(name: str, other: str) -> bool:
+    """Two names of one acronym word for word alike in their first three letters, as one name in two related
+    languages is ("christlich demokratische union", "christian democratic union"; not "national taiwan
+    university", "nanyang technological university")."""
+    ws, os_ = strip_accents(name).split(), strip_accents(other).split()
+    return len(ws) == len(os_) and all(w[:3] == o[:3] for w, o in zip(ws, os_))

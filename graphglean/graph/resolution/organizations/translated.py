@@ -1,0 +1,35 @@
+"""A body's name in two languages, word for word ("Banco Central do Brasil", "Central Bank of Brazil";
+"Technische Universität München", "Technical University of Munich"; "Copa do Mundo FIFA de 2014", "2014 FIFA
+World Cup"): one, where the words read alike (`lexicon.translations`). A name without a place or a number
+("Muzeum Narodowe", National Museum; "Tribunal Supremo Electoral"; "Bundesverfassungsgericht") names one in
+many countries: one only where both descriptions place it in one country."""
+
+from __future__ import annotations
+
+from ..lexicon.translations import translated
+from ..names import NameForm
+from ..profiles import Profile, types_conflict
+from ..variants.countries import one_country
+from ..verdicts import SAME, Verdict, doubtful
+
+RULE = "one name in two languages, word for word"
+
+
+def translation_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    """SAME for two names that read alike word for word and are not written alike; None otherwise."""
+    if a.personal or b.personal or fa.key == fb.key:
+        return None
+    (words, placed, foreign), (other, _, other_foreign) = translated(fa.key), translated(fb.key)
+    if words != other or len(words) < 2 or not (foreign or other_foreign):
+        return None  # "U.S. Open", "US Open": no word of another language read
+    if types_conflict(a, b):
+        return doubtful(0.5, RULE + ", but the types differ")
+    if not placed and not one_country(a, b):
+        return doubtful(0.5, RULE + ", but a name of a body every country has")
+    return Verdict(SAME, 0.85, RULE)
+
+
+def translation_key(form: NameForm) -> str:
+    """The words that `translation_verdict` compares, as a blocking key ("" for a name of one word)."""
+    words, _, _ = translated(form.key)
+    return " ".join(words) if len(words) >= 2 else ""
