@@ -181,3 +181,29 @@ def test_one_name_in_two_languages_word_for_word_is_one(a, b):
 ])
 def test_namesakes_in_two_languages_stay_apart(a, b):
     assert rules_verdict(a, b).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Hillary Rodham", "PERSON", "Yale law student who married Bill Clinton in 1975."),
+     ("Hillary Clinton", "PERSON", "Former US Secretary of State, wife of Bill Clinton.")),
+    (("Jacqueline Bouvier", "PERSON", "Photographer who married Senator John F. Kennedy in 1953."),
+     ("Jacqueline Kennedy Onassis", "PERSON", "Former US First Lady who later married Aristotle Onassis.")),
+    (("Cherie Booth", "PERSON", "British barrister, wife of Prime Minister Tony Blair."),
+     ("Cherie Blair", "PERSON", "Lawyer.")),
+    (("Jacqueline Kennedy", "PERSON", "First Lady of the United States, née Bouvier."),
+     ("Jacqueline Bouvier", "PERSON", "Debutante from New York.")),
+])
+def test_a_woman_by_her_birth_name_and_by_her_married_name_is_one(a, b):
+    assert rules_verdict(a, b).kind == "same"
+    assert compared(a, b)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("John Smith", "PERSON", "Engineer, husband of Mary Jones."), ("John Jones", "PERSON", "Welsh poet.")),
+    (("Hillary Rodham", "PERSON", "Yale law student who married Bill Clinton in 1975."),  # another given name
+     ("Chelsea Clinton", "PERSON", "Daughter of Bill and Hillary Clinton.")),
+    (("Anna Weber", "PERSON", "Teacher in Graz."),  # no spouse named
+     ("Anna Huber", "PERSON", "Austrian skier.")),
+])
+def test_namesakes_and_relatives_of_one_given_name_stay_apart(a, b):
+    assert rules_verdict(a, b).kind != "same"

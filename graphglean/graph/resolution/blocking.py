@@ -24,6 +24,7 @@ from .lexicon.spellings import romanized, sounded
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.translated import translation_key
 from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
+from .descriptions.spouses import other_surnames
 from .persons import initials_first
 from .profiles import Corpus, Profile
 from .variants.acronyms import LONGEST, content_initials, initials_within, left_out, syllable_keys
@@ -191,6 +192,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.update(("p:" + " ".join(f.person), "p:" + " ".join(map(romanized, f.person))))  # "Mahmoud", "Mahmud"
             if rare_below and len(f.person) >= 2:  # "Gaddafi", "Qadhafi": a question for the LLM tier
                 keys.add("ph:" + " ".join(map(sounded, f.person)))
+            if len(f.person) >= 2:  # "Hillary Rodham", "who married Bill Clinton", meets "Hillary Clinton"
+                keys.update(f"pm:{f.person[0]} {w}" for w in (*f.person[1:], *other_surnames(p.description)))
             if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
                 keys.add("po:" + " ".join(sorted(f.person)))
             if len(f.person) >= 3 and f.person[-2] not in PARTICLES:  # "Ông Phạm Minh Chính" meets "Phạm Minh

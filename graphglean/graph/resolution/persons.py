@@ -19,6 +19,7 @@ from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .descriptions.dates import years_of
+from .descriptions.spouses import married_name
 from .lexicon.spellings import romanized, sounded, transliterated
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
@@ -176,7 +177,7 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return ev.overlap(fa, fb)
         if family_first(a) & family_first(b) & _FEW_FAMILY_NAMES:  # "Mao Zedong", "Mao Tse-tung": a given name
             return doubtful(0.4, "one family name, the given name in two romanizations?")  # in pinyin, Wade-Giles
-        return Verdict(DIFFERENT, 0.0, "different full names")
+        return married_name(a, b, wa, wb) or Verdict(DIFFERENT, 0.0, "different full names")
     if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
         if wa[0] in _GIVEN and wb[0] in _GIVEN:  # "Paul Thomas", "Thomas Paul": two given names, two people?
             return doubtful(0.5, "the same names in another order, each first a given name")
