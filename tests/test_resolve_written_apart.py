@@ -207,3 +207,17 @@ def test_a_woman_by_her_birth_name_and_by_her_married_name_is_one(a, b):
 ])
 def test_namesakes_and_relatives_of_one_given_name_stay_apart(a, b):
     assert rules_verdict(a, b).kind != "same"
+
+
+def test_a_chinese_name_of_three_characters_is_read_in_pinyin():
+    assert rules_verdict(("习近平", "人物", "中国共产党中央委员会总书记、国家主席。"),
+                         ("Xi Jinping", "PERSON", "President of China.")).kind == "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("李娜", "人物", "中国网球运动员。"), ("Li Na", "PERSON", "Chinese diver, Olympic champion in 2000.")),  # too common
+    (("菅義偉", "人物", "日本の政治家。"), ("Jian Yiwei", "PERSON", "Japanese politician.")),  # Japanese: Suga Yoshihide
+    (("王秀英", "人物", "中国足球运动员。"), ("Wang Xiuying", "PERSON", "Chinese pianist.")),  # other callings
+])
+def test_chinese_names_too_common_japanese_or_of_other_callings_stay_apart(a, b):
+    assert rules_verdict(a, b).kind != "same"

@@ -135,7 +135,7 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
     written = frozenset(t.strip().lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
     types = frozenset(map(english_type, written))
     forms = [read_name(n) for n in dict.fromkeys(names)]
-    forms += [read_name(n) for n in latin_names(forms) if n not in names]  # "Достоевский" as "Dostoevskiy" too
+    forms += [read_name(n) for n in latin_names(forms, data.get("description") or "") if n not in names]  # "Фёдор"
     if types & PERSON_TYPES:
         forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
     description = data.get("description") or ""
