@@ -221,3 +221,21 @@ def test_a_chinese_name_of_three_characters_is_read_in_pinyin():
 ])
 def test_chinese_names_too_common_japanese_or_of_other_callings_stay_apart(a, b):
     assert rules_verdict(a, b).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    # the country beyond a border places nothing
+    (("Frankfurt (Oder)", "Stadt", "Brandenburgische Stadt an der Grenze zu Polen, gegenüber von Słubice."),
+     ("Frankfurt an der Oder", "CITY", "German border town on the Oder river.")),
+    # nor the country of the one who fined it ("was fined by Spain's ...")
+    (("Booking.com B.V.", "company", "Amsterdam-based online travel agency, a subsidiary of Booking Holdings."),
+     ("booking.com", "ORG", "Hotel reservation platform headquartered in Amsterdam that was fined by Spain's "
+                             "competition authority.")),
+])
+def test_a_country_named_beyond_a_border_or_as_an_agent_places_nothing(a, b):
+    assert rules_verdict(a, b).kind == "same"
+
+
+def test_a_town_placed_in_another_country_still_is_another_town():
+    assert rules_verdict(("Frankfurt (Oder)", "Stadt", "Stadt in Brandenburg an der Grenze zu Polen."),
+                         ("Frankfurt an der Oder", "CITY", "Village in Poland's Lubusz Voivodeship.")).kind != "same"

@@ -203,7 +203,7 @@ MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation busine
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
 # (not Czech "je": French "I"; Danish "er" is German "he" too, and what follows it a clause read anyway)
 DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
-                          r"är|var|er|este|adalah|является|был|была)\s+"
+                          r"är|var|er|este|adalah|является|был|была)\s+(?!\w+ed\s+by\b)"  # not "was fined by Spain's"
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 

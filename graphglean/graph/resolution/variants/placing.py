@@ -79,7 +79,14 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
     """What ``table`` gives the runs of ``ws`` it holds; none for a region or a language ("an English-language
     daily")."""
     return {table[" ".join(ws[i:i + n])] for i, n in _runs(ws, table)
-            if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",))} - {""}
+            if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",)) and ws[max(0, i - 2):i] not in _BEYOND
+            and ws[i - 1:i] != ("bordering",)} - {""}
+
+
+# what places a country beyond the node: "on the border with Poland", "an der Grenze zu Polen"
+_BEYOND = frozenset({("border", "with"), ("borders", "with"), ("grenze", "zu"), ("frontiere", "avec"),
+                     ("frontera", "con"), ("fronteira", "com"), ("confine", "con"), ("granicy", "z"),
+                     ("gegenuber", "von")})
 
 
 def _runs(ws: tuple[str, ...], table: dict[str, str]) -> Iterator[tuple[int, int]]:
