@@ -239,3 +239,18 @@ def test_a_country_named_beyond_a_border_or_as_an_agent_places_nothing(a, b):
 def test_a_town_placed_in_another_country_still_is_another_town():
     assert rules_verdict(("Frankfurt (Oder)", "Stadt", "Stadt in Brandenburg an der Grenze zu Polen."),
                          ("Frankfurt an der Oder", "CITY", "Village in Poland's Lubusz Voivodeship.")).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("OTAN", "organisation", "Alliance militaire atlantique."), ("NATO", "ORGANIZATION", "Western military alliance.")),
+    (("ООН", "организация", "Международная организация."), ("UN", "ORGANIZATION", "The United Nations.")),
+    (("FMI", "institución", "Fondo Monetario Internacional."), ("IMF", "ORGANIZATION", "International Monetary Fund.")),
+])
+def test_an_international_bodys_acronym_in_another_language_is_that_body(a, b):
+    assert rules_verdict(a, b).kind == "same"
+    assert compared(a, b)
+
+
+def test_a_company_of_the_letters_is_no_international_body():
+    assert rules_verdict(("OMS", "empresa", "Empresa de software de gestión de pedidos en Madrid."),
+                         ("WHO", "ORGANIZATION", "UN agency for public health in Geneva.")).kind != "same"

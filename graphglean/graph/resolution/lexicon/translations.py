@@ -10,6 +10,13 @@ from functools import lru_cache
 
 from . import COUNTRY_OF
 
+# international bodies by their acronyms in other languages, each read as its English one
+_ACRONYMS = """un: onu, оон, uno, vn; nato: otan, нато; who: oms, воз; imf: fmi, iwf, мвф; eu: ue, ес; wto: omc, вто
+oecd: ocde, oeso, оэср; unhcr: acnur, hcr; iaea: aiea, iaeo, магатэ; opec: opep, опек; ilo: oit, мот; icj: cij
+ecb: bce, ezb, ецб; oas: oea; osce: osze, ebvs, обсе; wfp: pam, впп; unsc: csnu; au: ua; nafta: alena, tlcan
+wmo: omm, вмо; itu: uit, мсэ; upu: ump; imo: omi; icao: oaci, икао; undp: pnud, прооон; unep: pnue, юнеп"""
+INTERNATIONAL = {variant: body for line in _ACRONYMS.replace("\n", "; ").split("; ") for body, variants in
+                 [line.split(": ")] for variant in [body, *variants.split(", ")]}
 _WORDS = """bank: banco, banque, banca, banka, bankasi, банк, 银行, 銀行, 은행
 central: centrale, zentral, zentrale, zentralbank:central bank, centralny, центральный, centrala, 中央
 national: nacional, nationale, nazionale, nationaal, narodowy, narodowe, национальный, nasional, ulusal, 国家, 国立

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ....text.words import strip_accents
 from ..blocking import numbered_acronym
+from ..lexicon.translations import INTERNATIONAL
 from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
 from ..profiles import types_conflict
@@ -24,6 +25,10 @@ institution agency party""".split()) | {"political party"}
 
 
 def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
+    if fa.acronym and fb.acronym != fa.acronym and INTERNATIONAL.get(fa.acronym, "?") == INTERNATIONAL.get(fb.acronym):
+        if types_conflict(a, b) or (a.types | b.types) & _BUSINESS or told_apart(a, b) or defined_apart(a, b):
+            return doubtful(0.5, "an international body's acronym in another language, but said to be two things")
+        return Verdict(SAME, 0.9, "an international body's acronym in another language")  # "OTAN", "NATO"
     if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
         if types_conflict(a, b):
             return doubtful(0.6, "same abbreviation, types differ")
@@ -69,6 +74,7 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
     return None
 
 
+_BUSINESS = frozenset("company corporation business firm enterprise brand product website".split())  # "OMS", software
 # what any organization may be typed as: it says nothing of which kind it is
 _ANY_ORGANIZATION = UNTYPED | frozenset("organization organisation org company corporation business firm enterprise".split())
 
