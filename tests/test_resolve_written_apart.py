@@ -254,3 +254,11 @@ def test_an_international_bodys_acronym_in_another_language_is_that_body(a, b):
 def test_a_company_of_the_letters_is_no_international_body():
     assert rules_verdict(("OMS", "empresa", "Empresa de software de gestión de pedidos en Madrid."),
                          ("WHO", "ORGANIZATION", "UN agency for public health in Geneva.")).kind != "same"
+
+
+def test_a_type_written_as_a_constant_is_read_as_its_words():
+    from graphglean.graph.resolution.variants.types import english_type
+    assert english_type("sitio_web") == english_type("sitio web") == "website"
+    assert rules_verdict(("mercadolibre.com", "SITIO_WEB", "Plataforma de comercio electrónico fundada en Argentina."),
+                         ("MercadoLibre, Inc.", "ORGANIZATION", "E-commerce company founded in Buenos Aires.")
+                         ).kind == "same"

@@ -281,6 +281,8 @@ def english_type(type_: str) -> str:
     several ("container ship"), by the last part of a German compound ("Forschungsschiff"), else ``type_``."""
     if type_ in TYPE_WORDS:
         return TYPE_WORDS[type_]
+    if "_" in type_ and (spaced := english_type(type_.replace("_", " "))) != type_.replace("_", " "):
+        return spaced  # "SITIO_WEB", as constants are written
     if (plain := strip_accents(type_)) in _unaccented():  # "ΟΡΓΑΝΙΣΜΟΣ": capitals without their accents
         return _unaccented()[plain]
     words = type_.split()
