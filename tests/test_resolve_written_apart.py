@@ -262,3 +262,11 @@ def test_a_type_written_as_a_constant_is_read_as_its_words():
     assert rules_verdict(("mercadolibre.com", "SITIO_WEB", "Plataforma de comercio electrónico fundada en Argentina."),
                          ("MercadoLibre, Inc.", "ORGANIZATION", "E-commerce company founded in Buenos Aires.")
                          ).kind == "same"
+
+
+def test_two_given_names_as_initials_and_written_out_in_two_languages_are_one_person():
+    assert rules_verdict(("M. S. Dhoni", "PERSON", "Former India cricket captain who won the 2011 World Cup."),
+                         ("Mahendra Singh Dhoni", "व्यक्ति", "भारतीय क्रिकेट टीम के पूर्व कप्तान।")).kind == "same"
+    # one initial is many people's: two languages that share nothing still leave it a question
+    assert rules_verdict(("J. Smith", "PERSON", "English footballer who played for Everton in the 1990s."),
+                         ("John Smith", "व्यक्ति", "अमेरिकी अभिनेता और गायक।")).kind != "same"

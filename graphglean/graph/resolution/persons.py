@@ -162,7 +162,7 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if wa[-1] == wb[-1]:
         given = _given(wa[:-1], wb[:-1])
         if given == SAME:
-            return _partial(ev, a, b, "same name, initials or patronymic written out")
+            return _partial(ev, a, b, _INITIALS)
         if given == UNSURE and _middle_initial_of_one_generation(fa, fb):  # "Ferdinand R. Marcos Jr."
             return _partial(ev, a, b, "a middle initial on one side only, the same generation")
         if given == UNSURE:  # "John Adams", "John Quincy Adams": a son is named after his father
@@ -328,11 +328,10 @@ def _given_names(form: NameForm, other: NameForm) -> set[str]:
 
 
 def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) -> Verdict:
-    """A partial match (first name, surname, initials) is kept when the descriptions neither name the other
-    as a relative nor disagree. A first name is shared by many: any two descriptions may disagree; otherwise
-    short ones cannot. One name ``alone`` (a surname or a given name, titled or not, against a full name) is
-    borne by a family and by namesakes ("Roosevelt": Theodore or Franklin): kept only when the description
-    gives the rest of the name or the two are alike (`_alike`), else left to the LLM tier."""
+    """A partial match (first name, surname, initials) is kept when the descriptions neither name the other as a
+    relative nor disagree (a first name is shared by many: any two may disagree; otherwise short ones cannot).
+    One name ``alone`` (a surname or a given name, titled or not, against a full name) is borne by a family and
+    by namesakes ("Roosevelt"): kept when the description gives the rest of the name or the two are alike."""
     for x, y in ((a, b), (b, a)):
         fx, fy = x.forms[0], y.forms[0]
         if _kin(x.description, _given_names(fy, fx)):
@@ -344,19 +343,19 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
         return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", reading=True)
-    if rule == "surname" and alone and _relative_of(_shorter(a, b).description):  # "Schumacher", "younger
-        return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)  # brother of..."
+    shorter = min((a, b), key=lambda p: len(p.forms[0].person))  # "Schumacher", "younger brother of..."
+    if rule == "surname" and alone and _relative_of(shorter.description):
+        return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
     # a part of a name names many people, in any language: descriptions in two that share nothing disagree
-    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION, across=True):
+    short = 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION  # "M. S. Dhoni": no doubt
+    if ev.disagree(a, b, short, across=rule != _INITIALS or min(len(p.forms[0].person) for p in (a, b)) < 3):
         return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
 
 
-def _shorter(a: Profile, b: Profile) -> Profile:
-    """The node of the two whose name has fewer personal-name words (the surname alone)."""
-    return min((a, b), key=lambda p: len(p.forms[0].person))
+_INITIALS = "same name, initials or patronymic written out"
 
 
 def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
