@@ -270,3 +270,18 @@ def test_two_given_names_as_initials_and_written_out_in_two_languages_are_one_pe
     # one initial is many people's: two languages that share nothing still leave it a question
     assert rules_verdict(("J. Smith", "PERSON", "English footballer who played for Everton in the 1990s."),
                          ("John Smith", "व्यक्ति", "अमेरिकी अभिनेता और गायक।")).kind != "same"
+
+
+def test_a_surname_alone_described_in_two_languages_by_one_calling_and_one_place_is_the_person():
+    assert rules_verdict(("Ludwig van Beethoven", "Person", "Deutscher Komponist, geboren 1770 in Bonn."),
+                         ("Beethoven", "PERSON", "Composer of nine symphonies, born in Bonn.")).kind == "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Johann Strauss", "Person", "Österreichischer Komponist, geboren 1825 in Wien."),  # another place and year
+     ("Strauss", "PERSON", "German composer born in Munich in 1864.")),
+    (("Ludwig van Beethoven", "Person", "Deutscher Komponist, geboren 1770 in Bonn."),  # another calling
+     ("Beethoven", "PERSON", "Footballer born in Bonn who played for Bayer Leverkusen.")),
+])
+def test_a_surname_alone_of_another_calling_place_or_year_stays_a_question(a, b):
+    assert rules_verdict(a, b).kind != "same"

@@ -23,6 +23,7 @@ from .descriptions.spouses import married_name
 from .lexicon.spellings import romanized, sounded, transliterated
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
+from .variants.callings import alike_across
 from .variants.countries import countries_of, described_in, unnamed
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
@@ -366,7 +367,8 @@ def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
     if ya and yb and not ya & yb:
         return False
     context = ev.context(a, b)
-    return context >= ev.agree_above or (bool(a.neighbours & b.neighbours) and not ev.disagree(a, b))
+    return context >= ev.agree_above or (bool(a.neighbours & b.neighbours) and not ev.disagree(a, b)) or \
+        alike_across(a, b)
 
 
 def generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:

@@ -29,7 +29,8 @@ _FOREIGN = frozenset("""und ist sind nicht wird mit auf dans pour sont une est z
 ikke yang dan dengan untuk dari ke ya wa ni kwa katika lenye ng mga ang sa ay""".split())
 # more such words, counted where written in lower case (names hold them capitalized: "Il Divo", "Una Stubbs")
 _FOREIGN_LOWER = frozenset("""il nel nella che gli alla dal sono que por una fue uma foi avec sur aux ein eine
-zum zur vom het voor jest dla bir ile""".split())
+zum zur vom het voor jest dla bir ile geboren gestorben nacido nacida nato nata nascido nascida urodzony
+urodzona""".split())
 _WORD = regex.compile(rf"[{LETTERS}]+")
 _STOP = _ENGLISH | frozenset("a in as or one two three four five six seven eight nine ten".split())
 
