@@ -285,3 +285,26 @@ def test_a_surname_alone_described_in_two_languages_by_one_calling_and_one_place
 ])
 def test_a_surname_alone_of_another_calling_place_or_year_stays_a_question(a, b):
     assert rules_verdict(a, b).kind != "same"
+
+
+@pytest.mark.parametrize("a,b", [
+    (("ФСБ", "организация", "Федеральная служба безопасности Российской Федерации."),
+     ("FSB", "ORGANIZATION", "Russia's Federal Security Service, the main successor to the KGB.")),
+    (("ФК Црвена звезда", "клуб", "Фудбалски клуб из Београда, освајач Купа шампиона 1991. године."),
+     ("FK Crvena zvezda", "SPORTS_TEAM", "Belgrade football club that won the European Cup in 1991.")),
+])
+def test_an_acronym_or_a_name_read_across_scripts_placed_in_one_country_by_inflected_names_is_one(a, b):
+    assert rules_verdict(a, b).kind == "same"
+
+
+def test_places_are_read_in_inflected_russian_and_in_unspaced_scripts():
+    from graphglean.graph.resolution.variants.placing import countries_placing
+    assert countries_placing("Федеральная служба безопасности Российской Федерации.") == {"russia"}
+    assert countries_placing("愛知県豊田市に本社を置く日本最大の自動車メーカー") == {"japan"}
+    assert countries_placing("中国的中央银行") == {"china"}
+
+
+def test_an_acronym_read_across_scripts_of_a_body_of_another_country_stays_apart():
+    assert rules_verdict(("ФСБ", "организация", "Федеральная служба безопасности Российской Федерации."),
+                         ("FSB", "ORGANIZATION", "Financial Stability Board, a body based in Basel, Switzerland.")
+                         ).kind != "same"

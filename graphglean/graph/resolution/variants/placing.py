@@ -14,8 +14,21 @@ from ..names import key_of
 
 UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
 # "America" alone is a continent as often ("América Latina", "North America")
+# Russian and Serbian names of countries and capitals as sentences inflect them ("из России", "Российской
+# Федерации", "из Београда")
+_INFLECTED = {key_of(w): c for c, words in {
+    "russia": "россии россией российской российского российском рф москвы", "ukraine": "украины украине киева",
+    "serbia": "сербии србије београда белграда", "belarus": "беларуси белоруссии минска",
+    "kazakhstan": "казахстана"}.items() for w in words.split()}
 PLACED = {k: c for k, c in ({key_of(w): c for w, c in COUNTRY_WORDS.items()} | COUNTRIES).items() if k != "america"
-          } | COUNTRY_EXTRA | REGION_COUNTRIES | WORLD_REGIONS | PLACE_PHRASES
+          } | COUNTRY_EXTRA | REGION_COUNTRIES | WORLD_REGIONS | PLACE_PHRASES | _INFLECTED
+# countries and capitals in scripts written without spaces, read anywhere in a text ("日本最大の自動車メーカー")
+_UNSPACED = {"日本": "japan", "東京": "japan", "中国": "china", "北京": "china", "上海": "china", "韩国": "south korea",
+             "韓国": "south korea", "대한민국": "south korea", "한국": "south korea", "서울": "south korea",
+             "台湾": "taiwan", "台灣": "taiwan", "朝鲜": "north korea", "北朝鮮": "north korea", "美国": "us", "米国": "us",
+             "英国": "uk", "德国": "germany", "ドイツ": "germany", "法国": "france", "フランス": "france",
+             "俄罗斯": "russia", "ロシア": "russia", "印度": "india", "インド": "india", "ประเทศไทย": "thailand"}
+_UNSPACED_SCRIPT = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 # a region read as one word run, naming no country but one its name holds ("Western Australia")
 _NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
     r: c if c in r else "" for r, c in REGION_COUNTRIES.items()} | PLACE_PHRASES
@@ -64,7 +77,10 @@ def countries_named(text: str) -> set[str]:
 def countries_placing(text: str) -> set[str]:
     """The countries ``text`` names in any of several languages: by name, people, capital or region (not a
     language: "an English-language daily")."""
-    return _read_places(text_words(text), PLACED)
+    found = _read_places(text_words(text), PLACED)
+    if _UNSPACED_SCRIPT.search(text):
+        found |= {c for name, c in _UNSPACED.items() if name in text}
+    return found
 
 
 @lru_cache(maxsize=16384)
