@@ -21,7 +21,6 @@ from ...text.words import unspaced
 from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .lexicon.spellings import romanized, sounded
-from .lexicon.translations import INTERNATIONAL
 from .names import NameForm, key_of, read_name, words_of
 from .organizations.translated import translation_key
 from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
@@ -181,8 +180,6 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("n:" + led)
         if (translation := translation_key(f)) and not p.personal:  # "Banco Central do Brasil", "Central Bank of Brazil"
             keys.add("t:" + translation)
-        if f.acronym in INTERNATIONAL:  # "OTAN" meets "NATO"
-            keys.add("io:" + INTERNATIONAL[f.acronym])
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
             keys.add("k:" + f.unprefixed)
         keys.update("k:" + k for k in f.spelled)

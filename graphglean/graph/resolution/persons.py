@@ -23,7 +23,6 @@ from .descriptions.spouses import married_name
 from .lexicon.spellings import romanized, sounded, transliterated
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
-from .variants.callings import alike_across
 from .variants.countries import countries_of, described_in, unnamed
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
@@ -163,7 +162,7 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
     if wa[-1] == wb[-1]:
         given = _given(wa[:-1], wb[:-1])
         if given == SAME:
-            return _partial(ev, a, b, _INITIALS)
+            return _partial(ev, a, b, "same name, initials or patronymic written out")
         if given == UNSURE and _middle_initial_of_one_generation(fa, fb):  # "Ferdinand R. Marcos Jr."
             return _partial(ev, a, b, "a middle initial on one side only, the same generation")
         if given == UNSURE:  # "John Adams", "John Quincy Adams": a son is named after his father
@@ -350,13 +349,9 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)
     # a part of a name names many people, in any language: descriptions in two that share nothing disagree
-    short = 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION  # "M. S. Dhoni": no doubt
-    if ev.disagree(a, b, short, across=rule != _INITIALS or min(len(p.forms[0].person) for p in (a, b)) < 3):
+    if ev.disagree(a, b, 0 if rule in ("first name", "a royal's given name") else SHORT_DESCRIPTION, across=True):
         return Verdict(UNSURE, 0.5, f"{rule}, but the descriptions disagree", reading=True)
     return Verdict(SAME, 0.8, rule)
-
-
-_INITIALS = "same name, initials or patronymic written out"
 
 
 def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
@@ -367,8 +362,7 @@ def _alike(ev: Judge, a: Profile, b: Profile) -> bool:
     if ya and yb and not ya & yb:
         return False
     context = ev.context(a, b)
-    return context >= ev.agree_above or (bool(a.neighbours & b.neighbours) and not ev.disagree(a, b)) or \
-        alike_across(a, b)
+    return context >= ev.agree_above or (bool(a.neighbours & b.neighbours) and not ev.disagree(a, b))
 
 
 def generation_left_out(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:

@@ -135,7 +135,7 @@ def profile_from(node: Any, data: dict[str, Any], neighbours: Iterable[Any]) -> 
     written = frozenset(t.strip().lower() for t in (aliases_of(data, "types") or [str(data.get("type") or "")]))
     types = frozenset(map(english_type, written))
     forms = [read_name(n) for n in dict.fromkeys(names)]
-    forms += [read_name(n) for n in latin_names(forms, data.get("description") or "") if n not in names]  # "Фёдор"
+    forms += [read_name(n) for n in latin_names(forms) if n not in names]  # "Достоевский" as "Dostoevskiy" too
     if types & PERSON_TYPES:
         forms += [read_name(n) for n in dict.fromkeys(uninverted(f) for f in forms) if n and n not in names]
     description = data.get("description") or ""
@@ -203,7 +203,7 @@ MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation busine
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
 # (not Czech "je": French "I"; Danish "er" is German "he" too, and what follows it a clause read anyway)
 DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
-                          r"är|var|er|este|adalah|является|был|была)\s+(?!\w+ed\s+by\b)"  # not "was fined by Spain's"
+                          r"är|var|er|este|adalah|является|был|была)\s+(?!\w+ed\s+by\s+\w+'s\b)"  # "was fined by Spain's"
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 

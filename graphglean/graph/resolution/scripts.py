@@ -3,9 +3,10 @@ about a single word ("Звезда", a TV channel, and "Zvezda", a shipyard, are
 may misread a name ("Путин В. В." as "Putin V. V.", a Roman numeral): a match of a person's full name stands,
 subject to every check of two people (callings, years of birth); of another name of several words only where
 both are placed in one country; of one word only for a company its legal form names ("ПАО «Магнит»",
-"Magnit"), a place or an acronym ("ФСБ", "FSB"), in one country (a name in an alphabet of one country,
-Georgian, Armenian, Hangul, Greek, is placed in it). Anything else is a question for the LLM tier, and a Latin
-reading's DIFFERENT is no evidence."""
+"Magnit") in one country (a name in an alphabet of one country, Georgian, Armenian, Hangul, Greek, is placed
+in it). Anything else is a question for the LLM tier: one word names many places of one country ("Троицк",
+"Πύργος", "고성") and many bodies ("ЦСКА", football and basketball). A Latin reading's DIFFERENT is no
+evidence."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import regex
 
 from .lexicon.latin import latin_spellings, transliterations
 from .names import NameForm
-from .profiles import PLACE_TYPES, Profile
+from .profiles import Profile
 from .variants.countries import one_country
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, Verdict, doubtful
 
@@ -41,16 +42,12 @@ def across_scripts(a: Profile, b: Profile, fa: NameForm, fb: NameForm, v: Verdic
         return v
     if words == 1 and placed and any(x.surface in latin_spellings(f.trade) for f in p.forms if f.trade):
         return v
-    if words == 1 and placed and a.types & b.types & PLACE_TYPES:  # "Երևան", "Yerevan, capital of Armenia"
-        return v
-    if words == 1 and placed and x.acronym:  # "ФСБ", "FSB": an acronym's letters are read one by one, no word
-        return v
     return doubtful(v.score * 0.6, v.rule + ", one name read in two scripts (a word of that language?)")
 
 
 # alphabets that one country (or two) writes: a place named in one is of that country
 _NATIONAL_ALPHABETS = {regex.compile(r"\p{Georgian}"): ("georgia",), regex.compile(r"\p{Armenian}"): ("armenia",),
-                       regex.compile(r"\p{Hangul}"): ("korea",), regex.compile(r"\p{Greek}"): ("greece", "cyprus")}
+                       regex.compile(r"\p{Hangul}"): ("south korea", "republic of korea"), regex.compile(r"\p{Greek}"): ("greece", "cyprus")}
 
 
 def _in_its_country(p: Profile, other: Profile) -> bool:

@@ -1,9 +1,8 @@
 """A name in an alphabet that transliterates letter by letter (Cyrillic, Greek, Armenian, Georgian, Hangul),
 written in Latin letters, so that the rules read "Фёдор Достоевский" against "Fyodor Dostoevsky" and "ПАО
-«Северсталь»" against "Severstal" as they read two Latin names; and a name of two or three Chinese characters
-in pinyin, as Chinese personal names are written ("习近平", Xi Jinping; three characters). Scripts without written vowels (Arabic,
-Hebrew) or whose readings depend on the language (Han: "東京" is Tōkyō in Japanese, Dōngjīng in Chinese) are
-otherwise left to the LLM tier: their letters do not give one Latin name.
+«Северсталь»" against "Severstal" as they read two Latin names. Scripts without written vowels (Arabic, Hebrew)
+or whose readings depend on the language (Han: "東京" is Tōkyō in Japanese, Dōngjīng in Chinese; a Chinese
+personal name's pinyin is shared by many: "李小鹏", a gymnast and a minister) are left to the LLM tier.
 
 The transliteration is anyascii's (ISC licence, pure Python, no dependencies): its tables cover every script
 above in a few hundred kilobytes, which tables of our own would only approach. Russian "ё" is written both as
@@ -20,9 +19,6 @@ _ALPHABETS = regex.compile(r"[\p{Cyrillic}\p{Greek}\p{Armenian}\p{Georgian}\p{Ha
 _OTHERS = regex.compile(r"[^\p{Latin}\p{Cyrillic}\p{Greek}\p{Armenian}\p{Georgian}\p{Hangul}\P{L}]")
 _SYLLABLE = regex.compile(r"[A-Z][a-z']*")  # anyascii writes a Hangul syllable capitalized, unspaced: "SonHeungMin"
 _HANGUL = regex.compile(r"\p{Hangul}+")
-_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
-_HAN_NAME = regex.compile(r"\p{Han}{3}")  # a Chinese personal name of a family name and two characters (of one, too many
-# namesakes: "李娜", a singer, a tennis player and a diver)
 # two letters Greek writes for one sound: "ου" is "ou"; at a word's start "μπ" is "b", "ντ" "d", "γκ" "g"
 _GREEK_PAIR_LATIN = {"ου": "ou", "ού": "ou", "μπ": "b", "ντ": "d", "γκ": "g"}
 _GREEK_PAIRS = regex.compile(r"ο[υύ]|(?<!\p{L})(?:μπ|ντ|γκ)", regex.I)
@@ -42,8 +38,6 @@ _GREEK_U = regex.compile(r"([αεΑΕ][́]?)[υύ](?=([θκξπστφχψ])?)", 
 def latin_spellings(name: str) -> tuple[str, ...]:
     """``name`` in Latin letters where its letters are of the alphabets above (and Latin), the forms of "ё"
     both ways; () for a name with other letters, or with none of those alphabets'."""
-    if _HAN_NAME.fullmatch(name):
-        return (_pinyin(name),)
     if not _ALPHABETS.search(name) or _OTHERS.search(name):
         return ()
     name = _GREEK_U.sub(lambda m: m[1] + ("φ" if m[2] else "β"), name.translate(_QUOTES))  # "Ελευθέριος"
@@ -57,26 +51,17 @@ def latin_spellings(name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(" ".join(anyascii(f).replace("'", "").split()) for f in forms))
 
 
-def _pinyin(name: str) -> str:
-    """A Chinese personal name in pinyin as it is written in Latin letters, the family name first ("习近平": "Xi
-    Jinping"). A Japanese name written in kanji reads otherwise, and so matches no Latin name."""
-    syllables = _SYLLABLE.findall(anyascii(name))
-    return f"{syllables[0]} {''.join(syllables[1:]).capitalize()}" if len(syllables) >= 2 else anyascii(name)
-
-
-def latin_names(forms, description: str = "") -> list[str]:
+def latin_names(forms) -> list[str]:
     """The Latin spellings of ``forms`` (`names.NameForm`) written in another alphabet, and of their names
     without a legal form ("Magnit" of "ПАО «Магнит»"); not of a qualified name, whose qualifier the rules read in
-    its own language ("Ростов, Ярославская область"); in pinyin only where the node's ``description`` is not
-    Japanese (no kana: "名古屋" is Nagoya)."""
-    chinese = not _KANA.search(description)
+    its own language ("Ростов, Ярославская область")."""
     return list(dict.fromkeys(t for f in forms if not f.qualifier for x in (f.surface, f.trade)
-                              for t in latin_spellings(x) if chinese or not _HAN_NAME.fullmatch(x)))
+                              for t in latin_spellings(x)))
 
 
 def transliterations(*profiles) -> frozenset[str]:
     """The names `latin_names` gives ``profiles`` (`profiles.Profile`): forms that may misread a name."""
-    return frozenset(n for p in profiles for n in latin_names(p.forms, p.description))
+    return frozenset(n for p in profiles for n in latin_names(p.forms))
 
 
 def _syllables(word: str, joined: bool) -> str:

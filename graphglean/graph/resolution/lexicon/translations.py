@@ -10,13 +10,6 @@ from functools import lru_cache
 
 from . import COUNTRY_OF
 
-# international bodies by their acronyms in other languages, each read as its English one
-_ACRONYMS = """un: onu, оон, uno, vn; nato: otan, нато; who: oms, воз; imf: fmi, iwf, мвф; eu: ue, ес; wto: omc, вто
-oecd: ocde, oeso, оэср; unhcr: acnur, hcr; iaea: aiea, iaeo, магатэ; opec: opep, опек; ilo: oit, мот; icj: cij
-ecb: bce, ezb, ецб; oas: oea; osce: osze, ebvs, обсе; wfp: pam, впп; unsc: csnu; au: ua; nafta: alena, tlcan
-wmo: omm, вмо; itu: uit, мсэ; upu: ump; imo: omi; icao: oaci, икао; undp: pnud, прооон; unep: pnue, юнеп"""
-INTERNATIONAL = {variant: body for line in _ACRONYMS.replace("\n", "; ").split("; ") for body, variants in
-                 [line.split(": ")] for variant in [body, *variants.split(", ")]}
 _WORDS = """bank: banco, banque, banca, banka, bankasi, банк, 银行, 銀行, 은행
 central: centrale, zentral, zentrale, zentralbank:central bank, centralny, центральный, centrala, 中央
 national: nacional, nationale, nazionale, nationaal, narodowy, narodowe, национальный, nasional, ulusal, 国家, 国立
@@ -126,9 +119,9 @@ _HAN_WORDS = sorted((w for w in WORD_OF if not w.isascii() and "\u4e00" <= w[0] 
 @lru_cache(maxsize=65536)
 def translated(key: str) -> tuple[tuple[str, ...], bool, bool]:
     """The words of a name's key read in English (sorted), its joining words left out (a word the tables do not
-    hold stays as written: "fifa"); whether one of them is a place or a number (else the name is one every
-    country may give: "national museum", "supreme electoral tribunal"); and whether a word of another language
-    was read ("banco", "Universität"; not "U.S.", a country written another way)."""
+    hold stays as written: "fifa"); whether one of them is a place (else the name is one many give: "national
+    museum", "technical university", "1992 olympic games", "colorado party"); and whether a word of another
+    language was read ("banco", "Universität"; not "U.S.", a country written another way)."""
     out: list[str] = []
     placed = foreign = False
     ws = key.split()
@@ -146,7 +139,9 @@ def translated(key: str) -> tuple[tuple[str, ...], bool, bool]:
                 continue
             place = CITY_OF.get(w) or COUNTRY_OF.get(w)
             read = [place] if place else _read(w)
-            placed = placed or bool(place) or w.isdigit() or not _PLACES.isdisjoint(read or ())  # "中国人民银行"
+            # a place tells which ("Brasil"); a word of the name's own does not (the Colorado parties of Paraguay and
+            # of Uruguay), nor a year (the 1992 Olympic Games were held in Albertville and in Barcelona)
+            placed = placed or bool(place) or not _PLACES.isdisjoint(read or ())
             foreign = foreign or bool(read) and not place and read != [w]
             out.extend(read or [w])
     return tuple(sorted(out)), placed, foreign

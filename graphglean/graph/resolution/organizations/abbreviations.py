@@ -3,18 +3,14 @@ it spells out ("NTU", "National Taiwan University"), an acronym with its number 
 
 from __future__ import annotations
 
-from ....text.words import strip_accents
 from ..blocking import numbered_acronym
-from ..lexicon.translations import INTERNATIONAL
 from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
 from ..profiles import types_conflict
 from ..variants.accents import accented_acronym
 from ..variants.countries import described_in, named_apart
-from ..variants.definitions import told_apart, two_languages
 from ..verdicts import SAME, Verdict, doubtful
 from .rules import Judge
-from .written import says_sport
 
 NUMBERED_ACRONYM = "acronym with its number"
 # types too broad to say that two of one abbreviation are one thing ("organization": ANC, a party and a Catalan
@@ -25,10 +21,6 @@ institution agency party""".split()) | {"political party"}
 
 
 def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
-    if fa.acronym and fb.acronym != fa.acronym and INTERNATIONAL.get(fa.acronym, "?") == INTERNATIONAL.get(fb.acronym):
-        if types_conflict(a, b) or (a.types | b.types) & _BUSINESS or told_apart(a, b) or defined_apart(a, b):
-            return doubtful(0.5, "an international body's acronym in another language, but said to be two things")
-        return Verdict(SAME, 0.9, "an international body's acronym in another language")  # "OTAN", "NATO"
     if fa.acronym and fa.acronym == fb.acronym:  # "I.B.M." and "IBM"
         if types_conflict(a, b):
             return doubtful(0.6, "same abbreviation, types differ")
@@ -37,21 +29,19 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
             return doubtful(0.6, "same abbreviation, spelled out as two names")
         spaced = "".join(fa.surface.split()) == "".join(fb.surface.split())  # "AT & T", "AT&T"
         # a few letters name many things ("N.B.A.", a league; "NBA", a bar association): one where a single
-        # description says what its node is ("The F.B.I. opened an inquiry", "The FBI is the ... service")
+        # description says what its node is ("The F.B.I. opened an inquiry", "The FBI is the ... service"); one
+        # country is no one body ("N.R.A.", the rifle association; "NRA", the New Deal's recovery administration)
         if (a.types & b.types) - BROAD_TYPES and not defined_apart(a, b):  # "band", "university"
             return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
         if len(fa.acronym) <= 3 and not alike and not spaced and \
                 (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
-            if not two_languages(a.description, b.description) or not described_in(a) & described_in(b) or \
-                    says_sport(a.words) != says_sport(b.words) or told_apart(a, b) or not _one_kind(a, b):
-                return doubtful(0.5, "a short abbreviation, not described as one thing")
-            # two languages share no word whatever they say: placed in one country, nothing sets the two apart
-            return Verdict(SAME, 0.85, "same abbreviation, with or without dots, described in two languages in "
-                                       "one country")
+            return doubtful(0.5, "a short abbreviation, not described as one thing")
         # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
         return ev.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
-                               SHORT_DESCRIPTION)
+                             SHORT_DESCRIPTION)
     if (fa.key in fb.spelled) or (fb.key in fa.spelled):
+        if "(" not in fa.surface + fb.surface and not described_in(a) & described_in(b):  # "TAP Transportes Aéreos
+            return doubtful(0.5, "a name led by its acronym, and the acronym, not placed in one country")  # Portugueses"
         return ev.short_form(a, b, Verdict(SAME, 0.9, "acronym spelled out"), SHORT_DESCRIPTION)
     for x, y in ((fa, fb), (fb, fa)):
         if numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
@@ -62,9 +52,7 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
             if types_conflict(a, b):  # "university" and "organization" are one kind
                 return doubtful(0.6, "acronym, types differ")
             spelled = {key_of(n) for n in spelled_out((a if x is fa else b).description, x.acronym)}
-            if spelled and not spelled & {y.key, y.core} and not (
-                    any(_translated(n, y.core) for n in spelled) and described_in(a) & described_in(b)):
-                # "NTU, National Taiwan University, is ..."; not "CDU, Christlich Demokratische Union"
+            if spelled and not spelled & {y.key, y.core}:  # "NTU, National Taiwan University, is ..."
                 return doubtful(0.6, "acronym, but spelled out as another name")
             if len(x.acronym) >= 4 and x.acronym == y.initials or accented_acronym(x, y) or \
                     len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
@@ -72,22 +60,3 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                     a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
             return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
     return None
-
-
-_BUSINESS = frozenset("company corporation business firm enterprise brand product website".split())  # "OMS", software
-# what any organization may be typed as: it says nothing of which kind it is
-_ANY_ORGANIZATION = UNTYPED | frozenset("organization organisation org company corporation business firm enterprise".split())
-
-
-def _one_kind(a: Profile, b: Profile) -> bool:
-    """Typed as one kind, or both as any organization ("ORGANIZATION", "entreprise"; not an organization and a
-    party)."""
-    return bool(a.types & b.types) or a.types <= _ANY_ORGANIZATION and b.types <= _ANY_ORGANIZATION
-
-
-def _translated(name: str, other: str) -> bool:
-    """Two names of one acronym word for word alike in their first three letters, as one name in two related
-    languages is ("christlich demokratische union", "christian democratic union"; not "national taiwan
-    university", "nanyang technological university")."""
-    ws, os_ = strip_accents(name).split(), strip_accents(other).split()
-    return len(ws) == len(os_) and all(w[:3] == o[:3] for w, o in zip(ws, os_))

@@ -124,14 +124,17 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
             return ev.short_form(a, b, Verdict(SAME, 0.9, "same club abbreviation written another way"),
                                  SHORT_DESCRIPTION)
         return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
-    founded = x.team != y.key == without_founding_year(x.team)  # "BV Borussia 09 Dortmund"
-    if not x.club or x.team != y.key and not founded and without_arabic_article(x.team) != without_arabic_article(y.key):
+    # a year in the name tells one club of a city from another ("SC Union 06 Berlin", "Hertha 03"): no rule here
+    article = x.team != y.key and without_arabic_article(x.team) == without_arabic_article(y.key)  # "Al-Ahly SC"
+    if not x.club or x.team != y.key and not article:
         return None
     if not (_club_like(a) and _club_like(b)):
         return doubtful(0.4, "a club and a namesake of another kind")
     if not (set(x.club.split()) & CLUB_CERTAIN or sporting(a) or sporting(b)):  # "SC Johnson", "Johnson"
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
-    return Verdict(SAME, 0.9, FOUNDED if founded else "with and without its club's abbreviation")
+    if article and not described_in(a) & described_in(b):  # "Al-Hilal SFC" of Riyadh, "Hilal" of Omdurman
+        return doubtful(0.5, "a club with and without the Arabic article, not placed in one country")
+    return Verdict(SAME, 0.9, "with and without its club's abbreviation")
 
 
 def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:

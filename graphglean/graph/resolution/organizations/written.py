@@ -207,15 +207,13 @@ _LEGAL_TAIL = {n: regex.compile(r"(?:^|[\s,(])(?:" + "|".join(
 
 
 # a year after a club's name; not a later one ("FC Barcelona 2009", a season's squad) nor two digits ("84")
-# sports clubs from 1800 ("TSV 1846", "TSG 1899 Hoffenheim"), or a year in two digits ("Schalke 04", "Borussia
-# 09 Dortmund")
-_FOUNDED = re.compile(r"(?:(?<=\w) |^)(?:1[89]\d\d|\d\d)(?=$| [^\W\d])")
+_FOUNDED = re.compile(r"(?<=\w) (?:18\d\d|19\d\d)$")  # sports clubs from 1800 ("TSV 1846")
 
 
 def without_founding_year(team: str) -> str:
-    """A club's name key without the year of its founding after it ("basel" of "basel 1893") or inside it
-    ("borussia dortmund" of "borussia 09 dortmund"); the key itself where it has none."""
-    return _FOUNDED.sub("", team).strip() or team
+    """A club's name key without the year of its founding after it ("basel" of "basel 1893"); the key itself
+    where it has none."""
+    return _FOUNDED.sub("", team)
 
 
 def without_arabic_article(key: str) -> str:

@@ -11,7 +11,6 @@ from functools import lru_cache
 
 from ..names import key_of
 from ..profiles import Profile, defining_clauses
-from .definitions import two_languages
 
 _FIELDS = {
     "sport": """athlete sportsman sportswoman sportler footballer fussballer fussballspieler footballeur futbolista
@@ -117,25 +116,6 @@ def _fields_in(text: str) -> frozenset[str]:
 def callings(p: Profile) -> frozenset[str]:
     """The fields of what ``p`` does, by its type and what its description says it is."""
     return _fields_in(" ".join(sorted(p.written_types))) | _fields_in(" ".join(defining_clauses(p)))  # both cached
-
-
-def alike_across(a: Profile, b: Profile) -> bool:
-    """Described in two languages, whose words differ whatever they say, as of one calling and by one place or
-    year both name ("Deutscher Komponist, geboren 1770 in Bonn"; "Composer of nine symphonies, born in Bonn")."""
-    if not two_languages(a.description, b.description) or not callings(a) & callings(b):
-        return False
-    own = {w for p in (a, b) for f in p.forms for w in f.key.split()}
-    return bool((_named_in(a.description) & _named_in(b.description)) - own)
-
-
-def _named_in(text: str) -> set[str]:
-    """The capitalized words of ``text`` but its first, and its years, folded."""
-    words = _WORDS.findall(text)[1:]
-    return {key_of(w) for w in words if w[0].isupper() and len(w) > 2} | {w for w in words if _YEAR.fullmatch(w)}
-
-
-_WORDS = re.compile(r"[^\W_]+")
-_YEAR = re.compile(r"1\d{3}|20\d{2}")
 
 
 def callings_apart(a: Profile, b: Profile) -> str:

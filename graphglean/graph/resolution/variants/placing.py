@@ -27,7 +27,10 @@ _UNSPACED = {"日本": "japan", "東京": "japan", "中国": "china", "北京": 
              "韓国": "south korea", "대한민국": "south korea", "한국": "south korea", "서울": "south korea",
              "台湾": "taiwan", "台灣": "taiwan", "朝鲜": "north korea", "北朝鮮": "north korea", "美国": "us", "米国": "us",
              "英国": "uk", "德国": "germany", "ドイツ": "germany", "法国": "france", "フランス": "france",
-             "俄罗斯": "russia", "ロシア": "russia", "印度": "india", "インド": "india", "ประเทศไทย": "thailand"}
+             "俄罗斯": "russia", "ロシア": "russia", "印度": "india", "インド": "india", "ประเทศไทย": "thailand",
+             "印度尼西亚": "indonesia", "印尼": "indonesia", "インドネシア": "indonesia", "인도네시아": "indonesia",
+             "인도": "india", "日本人": "japan"}
+_UNSPACED_LONGEST = sorted(_UNSPACED, key=len, reverse=True)
 _UNSPACED_SCRIPT = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
 # a region read as one word run, naming no country but one its name holds ("Western Australia")
 _NAMED = {k: c for k, c in COUNTRIES.items() if k != "america"} | {
@@ -79,7 +82,10 @@ def countries_placing(text: str) -> set[str]:
     language: "an English-language daily")."""
     found = _read_places(text_words(text), PLACED)
     if _UNSPACED_SCRIPT.search(text):
-        found |= {c for name, c in _UNSPACED.items() if name in text}
+        for name in _UNSPACED_LONGEST:  # "印度尼西亚" is Indonesia, not India
+            if name in text:
+                found.add(_UNSPACED[name])
+                text = text.replace(name, " ")
     return found
 
 
