@@ -192,8 +192,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.update(("p:" + " ".join(f.person), "p:" + " ".join(map(romanized, f.person))))  # "Mahmoud", "Mahmud"
             if rare_below and len(f.person) >= 2:  # "Gaddafi", "Qadhafi": a question for the LLM tier
                 keys.add("ph:" + " ".join(map(sounded, f.person)))
-            if len(f.person) >= 2:  # "Hillary Rodham", "who married Bill Clinton", meets "Hillary Clinton"
-                keys.update(f"pm:{f.person[0]} {w}" for w in (*f.person[1:], *other_surnames(p.description)))
+            if len(f.person) >= 2:  # "Hillary Rodham" meets "Hillary Clinton": both name the husband, Bill Clinton
+                keys.update(f"pm:{f.person[0]} {surname}" for surname in other_surnames(p.description))
             if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
                 keys.add("po:" + " ".join(sorted(f.person)))
             if len(f.person) >= 3 and f.person[-2] not in PARTICLES:  # "Ông Phạm Minh Chính" meets "Phạm Minh

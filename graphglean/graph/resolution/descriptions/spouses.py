@@ -21,6 +21,8 @@ _WIFE = (r"wife of|widow of|[ée]pouse de|veuve de|(?:Ehe)?frau von|Witwe von|es
 _SPOUSE = regex.compile(rf"\b(?:(?P<wife>{_WIFE})|married(?: to)?|spouse of|mari[ée]e? (?:à|avec)|"
                         rf"heiratete|verheiratet mit|casad[ao] con|sposò|sposata con|casou com)\s+(?:\S+\s+){{0,5}}?"
                         rf"{_NAME}")  # the first full name in the next words ("former UK prime minister Tony Blair")
+_SPOUSE_WORD = regex.compile(r"wife|widow|pouse|veuve|frau|witwe|esposa|viuda|moglie|vedova|mulher|viúva|żona|"
+                             r"wdowa|жена|вдова|vrouw|weduwe|marri|spouse|mari[ée]|heirat|casad|spos|casou", regex.I)
 _TITLES = frozenset("senator president prime minister king prince duke sir dr mr lord general chancellor".split())
 
 
@@ -28,7 +30,8 @@ def married_name(a: Profile, b: Profile, wa: list[str], wb: list[str]) -> Verdic
     """SAME for one woman by her birth name and her married name (``wa``, ``wb``: the names' words, folded),
     where both descriptions name one husband, by the married name's surname; None otherwise (a granddaughter
     or a daughter-in-law bears the name too: "Barbara Bush", "daughter of George W. Bush")."""
-    if not (a.personal and b.personal) or len(wa) < 2 or len(wb) < 2 or wa[0] != wb[0]:
+    if not (a.personal and b.personal) or len(wa) < 2 or len(wb) < 2 or wa[0] != wb[0] or \
+            not (_SPOUSE_WORD.search(a.description) and _SPOUSE_WORD.search(b.description)):
         return None
     named = [{(surname, given): wife for surname, wife, given in _spouses(p.description)} for p in (a, b)]
     husbands = [(surname, named[0][surname, given] or named[1][surname, given], given)
@@ -55,7 +58,7 @@ def _spouses(description: str) -> tuple[tuple[str, bool, str], ...]:
 
 def other_surnames(description: str) -> tuple[str, ...]:
     """The surnames of the spouses a description names, folded."""
-    return tuple(surname for surname, _, _ in _spouses(description))
+    return tuple(surname for surname, _, _ in _spouses(description)) if _SPOUSE_WORD.search(description) else ()
 
 
 def _fold(text: str) -> str:
