@@ -77,7 +77,7 @@ def test_text_without_capitals_weighs_its_length():
     assert answer_estimate("ein satz ohne namen. noch einer") == 0
 
 
-REFERENCES = """[14] T. Okafor, L. Brandt, and M. Iwasaki, "Sparse attention for long scans," in Proc. MICCAI, 2021, pp. 112-120.
+REFERENCES = """[14] T. Okafor, L. Brandt, and M. Iwasaki, "Sparse attention," in Proc. MICCAI, 2021, pp. 112-120.
 [15] Haldane, R., Mbeki, S., & Quist, A. (2019). Priors for generative decoders. Journal of Imaging Science, 4(2).
 [16] P. Lindqvist, A. Ferreira et al., Diffusion Models in Radiology, Springer, Cham, 2022.
 Vasquez, D. (Ed.), Learning Systems (pp. 17-60). Norwood Academic Press, Boston.

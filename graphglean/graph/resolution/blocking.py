@@ -178,7 +178,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("n:" + COUNTRY_NAMES[f.key])
         elif led := country_led(f.core):  # "U.S. Steel" meets "United States Steel Corporation"
             keys.add("n:" + led)
-        if (translation := translation_key(f)) and not p.personal:  # "Banco Central do Brasil", "Central Bank of Brazil"
+        if (translation := translation_key(f)) and not p.personal:  # "Banco Central do Brasil" meets "Central Bank"
             keys.add("t:" + translation)
         if f.unprefixed:  # "U.K. Ministry of Defence" meets "Ministry of Defence"
             keys.add("k:" + f.unprefixed)

@@ -21,14 +21,14 @@ from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.placing import PLACED, UNIONS, countries_placing
 from .variants.types import english_type
 
-PERSON_TYPES = frozenset("person per people persons character characters individual human persona personne figure".split())
+PERSON_TYPES = frozenset(
+    "person per people persons character characters individual human persona personne figure".split())
 PLACE_TYPES = frozenset("geo location place city country region gpe loc town village state province continent "
                         "geography geographic_location geographical_location island river lake mountain district "
                         "municipality county commune borough neighbourhood neighborhood suburb headland cape "
                         "peninsula bay valley desert forest glacier waterfall canyon plateau strait sea ocean "
                         "street road square airport neighbourhood district quarter estuary park"
-                        .split()) | frozenset(
-    {"geographic location", "geographical location", "national park"})
+                        .split()) | frozenset({"geographic location", "geographical location", "national park"})
 UNTYPED = frozenset({"", "unknown", "other", "entity", "none", "misc"})
 # the types a model gives an organization, one kind for the rules ("company" and "organization" agree)
 ORG_TYPES = frozenset("""organization organisation org company corporation business firm enterprise conglomerate
@@ -203,7 +203,7 @@ MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation busine
 # what a description says its node is, in a few languages: the words after the verb, to the clause's end
 # (not Czech "je": French "I"; Danish "er" is German "he" too, and what follows it a clause read anyway)
 DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
-                          r"är|var|er|este|adalah|является|был|была)\s+(?!\w+ed\s+by\s+\w+'s\b)"  # "was fined by Spain's"
+                          r"är|var|er|este|adalah|является|был|была)\s+(?!\w+ed\s+by\s+\w+'s\b)"  # "fined by X's"
                           r"([^.;:,()\n]{1,80})", regex.I)
 
 

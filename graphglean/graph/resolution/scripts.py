@@ -47,7 +47,8 @@ def across_scripts(a: Profile, b: Profile, fa: NameForm, fb: NameForm, v: Verdic
 
 # alphabets that one country (or two) writes: a place named in one is of that country
 _NATIONAL_ALPHABETS = {regex.compile(r"\p{Georgian}"): ("georgia",), regex.compile(r"\p{Armenian}"): ("armenia",),
-                       regex.compile(r"\p{Hangul}"): ("south korea", "republic of korea"), regex.compile(r"\p{Greek}"): ("greece", "cyprus")}
+                       regex.compile(r"\p{Hangul}"): ("south korea", "republic of korea"),
+                       regex.compile(r"\p{Greek}"): ("greece", "cyprus")}
 
 
 def _in_its_country(p: Profile, other: Profile) -> bool:

@@ -40,8 +40,8 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
         return ev.short_form(a, b, Verdict(SAME, 0.9, "same abbreviation, with or without dots"),
                              SHORT_DESCRIPTION)
     if (fa.key in fb.spelled) or (fb.key in fa.spelled):
-        if "(" not in fa.surface + fb.surface and not described_in(a) & described_in(b):  # "TAP Transportes Aéreos
-            return doubtful(0.5, "a name led by its acronym, and the acronym, not placed in one country")  # Portugueses"
+        if "(" not in fa.surface + fb.surface and not described_in(a) & described_in(b):  # "TAP Transportes..."
+            return doubtful(0.5, "a name led by its acronym, and the acronym, not placed in one country")
         return ev.short_form(a, b, Verdict(SAME, 0.9, "acronym spelled out"), SHORT_DESCRIPTION)
     for x, y in ((fa, fb), (fb, fa)):
         if numbered_acronym(x, y):  # "WWII", "WW2" and "World War II": the number written whole
