@@ -343,8 +343,8 @@ def _partial(ev: Judge, a: Profile, b: Profile, rule: str, alone: bool = False) 
             return Verdict(SAME, 0.8, rule + ", the rest of the name in the description")
     if a.key in b.neighbours and ev.context(a, b) < 0.5:
         return Verdict(UNSURE, 0.5, f"{rule}, but related to each other", reading=True)
-    shorter = min((a, b), key=lambda p: len(p.forms[0].person))  # "Schumacher", "younger brother of..."
-    if rule == "surname" and alone and _relative_of(shorter.description):
+    if rule == "surname" and alone and _relative_of(  # "Schumacher", "younger brother of..."
+            min((a, b), key=lambda p: len(p.forms[0].person)).description):
         return Verdict(UNSURE, 0.5, "surname alone, described as somebody's relative", reading=True)
     if alone and not _alike(ev, a, b):
         return Verdict(UNSURE, 0.5, f"{rule} alone, not described alike (a relative or a namesake?)", reading=True)

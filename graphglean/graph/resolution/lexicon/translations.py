@@ -156,7 +156,7 @@ def _read(word: str) -> list[str] | None:
     if len(word) >= 10 and word.isascii():  # "bundesverfassungsgericht"
         return _parts(word)
     if "\u4e00" <= word[0] <= "\u9fff":  # "中国人民银行"
-        return _han(word)
+        return None if (read := _han(word)) is None else list(read)
     return None
 
 
@@ -171,12 +171,17 @@ def _parts(word: str) -> list[str] | None:
     return None
 
 
-def _han(text: str) -> list[str] | None:
+@lru_cache(maxsize=65536)
+def _han(text: str) -> tuple[str, ...] | None:
     """Chinese or Japanese words read longest first, countries among them ("中国", "日本"); None where a character
-    is left over."""
+    is left over (each remainder read once)."""
     if not text:
-        return []
-    for w in [*(c for c in COUNTRY_OF if c[:1] == text[:1] and not c.isascii()), *_HAN_WORDS]:
+        return ()
+    for w in _HAN_READ:
         if text.startswith(w) and (rest := _han(text[len(w):])) is not None:
-            return [COUNTRY_OF.get(w) or WORD_OF[w], *rest] if w in COUNTRY_OF else [*WORD_OF[w].split(), *rest]
+            return (*([COUNTRY_OF[w]] if w in COUNTRY_OF else WORD_OF[w].split()), *rest)
     return None
+
+
+# the Han words the tables read, countries first, each group longest first
+_HAN_READ = (*sorted((c for c in COUNTRY_OF if "\u4e00" <= c[:1] <= "\u9fff"), key=len, reverse=True), *_HAN_WORDS)
