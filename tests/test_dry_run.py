@@ -143,6 +143,19 @@ async def test_a_reference_list_draws_entities_but_few_reports(tmp_path):
     assert estimates["references"]["graph.communities"] < estimates["prose"]["graph.communities"] / 3
 
 
+async def test_description_summaries_before_any_run_count_names_not_letters_or_possessives(tmp_path):
+    """A name in every chunk outgrows the description budget and is summarized once; the pronoun "I", an
+    initial and the name's possessive recur as often and are no node of their own."""
+    chunk = ("Next morning I went with Wenna Holt to the harbour, and Wenna Holt's brother Abel J Quill said that "
+             "Holt's boat was gone.")
+    async with FakeLLMServer(synthetic).running() as s:
+        cfg = corpus_config(s, tmp_path)
+        cfg.input.path, cfg.input.format = str(tmp_path / "chunks.jsonl"), "chunks"
+        Path(cfg.input.path).write_text("".join(json.dumps({"id": f"c{k}", "text": chunk}) + "\n" for k in range(20)))
+        estimate = calls((await run(cfg, dry=True, **quiet())).report)
+    assert estimate["graph.describe"] == 4  # Wenna, Holt, Abel, Quill: not "I", "J" nor "Holt's"
+
+
 async def test_the_dry_run_fails_where_the_run_fails_with_the_same_line(tmp_path):
     async with FakeLLMServer(synthetic).running() as s:
         path = write_config(tmp_path, s.base_url, enrich={"enabled": True})
