@@ -9,6 +9,10 @@ tests/data/lookalikes.jsonl (each pair alone in a graph of two nodes), and on th
 A pair is merged when the two names end in one node. Precision counts the merged pairs that are one entity,
 recall the pairs that are one entity and were merged; surface recall only those whose names alone show it (a pair
 with `"tier": "knowledge"` needs the descriptions or world knowledge: a translation, a nickname; no tier is surface).
+"Surface asked" is the share of those the rules leave unsure and not merged, which resolution's default method asks
+the LLM tier about where an endpoint is configured (a graph of the two nodes; a big graph asks at most
+`llm_pairs_per_entity` questions about a node); "different asked", the pairs labelled different it asks about.
+Pairs a rule calls different, or no rule reads, are asked only where the two nodes' embeddings are close.
 
 A pair whose two names are one once normalized ("Paraná" and "Paraná" in two Unicode forms, "NeXT" and "Next") is
 one node before resolution runs: the graph keys nodes by the case-folded name, as GraphRAG and LightRAG do. Such a
@@ -37,6 +41,8 @@ from graphglean.core.config import Config  # noqa: E402
 from graphglean.graph.building.merge import normalize_name  # noqa: E402
 from graphglean.graph.resolution.resolve import resolve_entities_sync  # noqa: E402
 from graphglean.graph.resolution.resolver import Resolver  # noqa: E402
+from graphglean.graph.resolution.blocking import candidate_pairs  # noqa: E402
+from graphglean.graph.resolution.verdicts import NONE, UNSURE  # noqa: E402
 
 PAIRS = ROOT / "tests" / "data" / "lookalikes.jsonl"
 ONE_KEY = "one key: merged by the graph's keying, not by resolution"
@@ -52,12 +58,16 @@ def pair_graph(*sides: dict) -> nx.Graph:
 
 
 def merged(row: dict) -> tuple[bool, str]:
-    """Whether the rules put the pair's two names in one node, and the rule that did or the verdict."""
+    """Whether the rules put the pair's two names in one node, and the rule that did or the verdict (an unsure
+    verdict on a pair that blocking does not compare is "none")."""
     graph = pair_graph(row["a"], row["b"])
     if len(graph) == 1:
         return True, ONE_KEY
     res = resolve_entities_sync(graph, Config(), method="rules")
-    v = Resolver.of_graph(graph).verdict(0, 1)
+    r = Resolver.of_graph(graph)
+    v = r.verdict(0, 1)
+    if v.kind == UNSURE and not candidate_pairs(r.profiles, r.corpus)[0]:
+        return False, f"{NONE}: {v.rule}, but blocking does not compare them"
     return res.graph.number_of_nodes() == 1, f"{v.kind}: {v.rule}"
 
 
@@ -79,6 +89,9 @@ def scores(rows: list[dict]) -> dict[str, Counter]:
         c["different"] += not same
         c["surface"] += surface
         c["surface_tp"] += together and surface
+        asked = not together and why.startswith(UNSURE + ":")  # an LLM-tier question with the default method
+        c["surface_asked"] += asked and surface
+        c["different_asked"] += asked and not same
     return out
 
 
@@ -124,9 +137,10 @@ def main() -> None:
         if cls != "all":
             total.update(c)
         lines.append([cls, c["same"], c["different"], c["tp"], c["fp"], _ratio(c["tp"], c["tp"] + c["fp"]),
-                      _ratio(c["tp"], c["same"]), _ratio(c["surface_tp"], c["surface"]), c["one_key"]])
+                      _ratio(c["tp"], c["same"]), _ratio(c["surface_tp"], c["surface"]),
+                      _ratio(c["surface_asked"], c["surface"]), c["different_asked"], c["one_key"]])
     columns = ["class", "same", "different", "merged right", "merged wrong", "precision", "recall", "surface recall",
-               "one key"]
+               "surface asked", "different asked", "one key"]
     print(table([dict(zip(columns, line)) for line in lines], columns))
     if total["one_key"]:
         print(f"one key: {total['one_key']} pairs labelled different have one name once normalized, so one node "
