@@ -202,13 +202,19 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 keys.add("pt:" + " ".join(f.person[:2]))
             if len(f.person) == 2:
                 keys.add("pt:" + " ".join(f.person))
+            named = [w for w in f.person if w not in PARTICLES]
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
+                if len(named) == 1:  # "von der Leyen" meets "Ursula von der Leyen"
+                    keys.add("ws:" + named[0])
                 first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
+                # its inner words alone: "Lula" of "Luiz Inácio Lula da Silva", "Sheinbaum" of "Claudia Sheinbaum
+                # Pardo" (a Spanish father's surname before the mother's)
+                keys.update("wm:" + w for w in named[1:-1] if len(named) >= 3)
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
@@ -232,6 +238,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
+        elif f.legal and not p.personal and 2 <= len(core := _content_words(f.core)) <= 4:  # a legal name's
+            keys.update("tm:" + w for w in core)  # words meet its trading name: "Vestas Wind Systems A/S", "Vestas"
         if len(kws) > 1 and (led := f"ha:{kws[0][0]}|{kws[-1]}") in acronyms:  # "Polski Koncern Naftowy Orlen"
             keys.add(led)  # meets "PKN Orlen"
         keys.update(led for w in kws[1:] if (led := f"hz:{kws[0]}|{w[0]}") in acronyms)  # "Sporting Clube de
@@ -258,6 +266,11 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if rare_below:
             keys.update("r:" + w for w in words_of(f) if corpus.df.get(w, 0) < rare_below and len(w) > 2)
     return keys
+
+
+def _content_words(key: str) -> list[str]:
+    """The words of a name that can stand for it alone: not articles, joining words or numbers."""
+    return [w for w in key.split() if len(w) > 2 and w not in ARTICLES and w not in JOINING and not w.isdigit()]
 
 
 def minhash_bands(texts: Sequence[str], seed: int = 7) -> np.ndarray:

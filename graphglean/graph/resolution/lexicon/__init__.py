@@ -22,13 +22,13 @@ JOINING = CONJUNCTIONS | frozenset("e i de do da di del".split())  # left out of
 MALE = frozenset(
     "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
     "senor sr don signor signore sig senhor tio tío onkel oncle messrs emperor tsar czar kaiser sultan shah duke "
-    "earl baron archduke congressman pope cardinal fr abbot sheikh ks ksiadz abp bp kard padre fray pere frere "
+    "earl baron archduke congressman pope cardinal fr abbot sheikh shaikh shaykh ks ksiadz abp bp kard padre fray pere frere "
     "pater pfarrer furst fuerst graf freiherr herzog markgraf kurfurst".split())  # clergy of other languages: "ks. Jan Twardowski" (ksiądz), "Fray Luis de León"
 FEMALE = frozenset(
     "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
     "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "
     "signorina senhora tia tía tante empress tsarina czarina duchess countess baroness archduchess congresswoman "
-    "abbess bundeskanzlerin kanzlerin".split())
+    "abbess bundeskanzlerin kanzlerin sheikha shaikha".split())
 NEUTRAL = frozenset(
     "old young dr doctor prof professor rev reverend capt captain col colonel gen general lt sgt saint st cousin "
     "dott senator sen president pres vice prime minister premier chancellor bundeskanzler kanzler secretary "
