@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphglean.graph.resolution.lexicon.latin import latin_spellings
+from graphglean.graph.resolution.lexicon.latin import latin_spellings, pinyin_readings
 from graphglean.graph.resolution.verdicts import UNSURE
 
 from .test_resolve import together
-from .test_resolve_classes import resolved, rules_verdict
+from .test_resolve_classes import compared, resolved, rules_verdict
 
 
 @pytest.mark.parametrize("name,spelled", [
@@ -88,3 +88,26 @@ def test_people_of_one_name_born_in_other_years_stay_two():
 ])
 def test_namesakes_in_two_scripts_of_other_callings_stay_two(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+PINYIN = [  # a name in Han characters and its pinyin: a question for the LLM tier, never a merge (many people
+    # share one pinyin; Japanese reads the characters otherwise)
+    (("王菲", "人物", "中国流行女歌手。"), ("Wang Fei", "person", "Chinese pop singer and actress.")),
+    (("杭州", "城市", "浙江省省会。"), ("Hangzhou", "city", "Capital of Zhejiang province.")),
+    (("李娜", "人物", "中国网球运动员，法网冠军。"), ("Li Na", "person", "Chinese singer who became a Buddhist nun.")),
+]
+
+
+@pytest.mark.parametrize("a,b", PINYIN, ids=[b[0] for _, b in PINYIN])
+def test_a_han_name_and_its_pinyin_are_compared_and_asked_never_merged(a, b):
+    assert compared(a, b)
+    v = rules_verdict(a, b)
+    assert v.kind == UNSURE and "pinyin" in v.rule
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_japanese_names_in_kanji_and_other_han_words_are_not_read_in_pinyin():
+    assert rules_verdict(("宮崎駿", "人物", "アニメ監督。"), ("Hayao Miyazaki", "person", "Japanese animator.")).kind \
+        != UNSURE  # read "Gong Qijun", which matches nothing
+    assert pinyin_readings("王") == () and pinyin_readings("中华人民共和国") == ()  # one character; five and more
+    assert pinyin_readings("トヨタ") == () and pinyin_readings("习近平") == ("Xi Jinping", "Xijinping")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import regex
 
-from .lexicon.latin import latin_spellings, transliterations
+from .lexicon.latin import latin_spellings, pinyin_readings, transliterations
 from .names import NameForm
 from .profiles import Profile
 from .variants.countries import one_country
@@ -31,6 +31,8 @@ def across_scripts(a: Profile, b: Profile, fa: NameForm, fb: NameForm, v: Verdic
         return v
     if v.kind == DIFFERENT:
         return NO_EVIDENCE
+    if any(x.surface in pinyin_readings(f.surface) for f in p.forms):  # "习近平", "Xi Jinping"
+        return doubtful(v.score * 0.6, v.rule + ", one name read in pinyin (a reading, never a spelling)")
     words = len(x.key.split())  # a person's name's words as read; another name's as written ("광주", "Gwang Ju")
     if a.personal and b.personal and words >= 2:
         return v

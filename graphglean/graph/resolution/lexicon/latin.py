@@ -2,7 +2,8 @@
 written in Latin letters, so that the rules read "Фёдор Достоевский" against "Fyodor Dostoevsky" and "ПАО
 «Северсталь»" against "Severstal" as they read two Latin names. Scripts without written vowels (Arabic, Hebrew)
 or whose readings depend on the language (Han: "東京" is Tōkyō in Japanese, Dōngjīng in Chinese; a Chinese
-personal name's pinyin is shared by many: "李小鹏", a gymnast and a minister) are left to the LLM tier.
+personal name's pinyin is shared by many: "李小鹏", a gymnast and a minister) are left to the LLM tier: a Han
+name's pinyin (`pinyin_readings`) only brings the question to it.
 
 The transliteration is anyascii's (ISC licence, pure Python, no dependencies): its tables cover every script
 above in a few hundred kilobytes, which tables of our own would only approach. Russian "ё" is written both as
@@ -54,9 +55,26 @@ def latin_spellings(name: str) -> tuple[str, ...]:
 def latin_names(forms) -> list[str]:
     """The Latin spellings of ``forms`` (`names.NameForm`) written in another alphabet, and of their names
     without a legal form ("Magnit" of "ПАО «Магнит»"); not of a qualified name, whose qualifier the rules read in
-    its own language ("Ростов, Ярославская область")."""
-    return list(dict.fromkeys(t for f in forms if not f.qualifier for x in (f.surface, f.trade)
-                              for t in latin_spellings(x)))
+    its own language ("Ростов, Ярославская область"); and the pinyin readings of a name in Han characters."""
+    return list(dict.fromkeys([*(t for f in forms if not f.qualifier for x in (f.surface, f.trade)
+                                 for t in latin_spellings(x)), *(t for f in forms for t in pinyin_readings(f.surface))]))
+
+
+@lru_cache(maxsize=65536)
+def pinyin_readings(name: str) -> tuple[str, ...]:
+    """A name of two to four Han characters in pinyin as Chinese names are written in Latin letters, the family
+    name apart ("习近平": "Xi Jinping"), and joined as places are ("北京": "Beijing"). A reading, never a
+    spelling: Japanese reads the same characters otherwise ("宮崎駿", Miyazaki Hayao, is "Gong Qijun"), and many
+    people share one pinyin; `scripts.across_scripts` makes what it matches a question for the LLM tier."""
+    if not _HAN_NAME.fullmatch(name):
+        return ()
+    syllables = _SYLLABLE.findall(anyascii(name))
+    if len(syllables) != len(name):
+        return ()
+    return syllables[0] + " " + "".join(syllables[1:]).capitalize(), "".join(syllables).capitalize()
+
+
+_HAN_NAME = regex.compile(r"\p{Han}{2,4}")
 
 
 def transliterations(*profiles) -> frozenset[str]:
