@@ -684,6 +684,14 @@ def test_a_surname_in_capitals_first_is_the_name_in_spoken_order():
     from graphglean.graph.resolution.profiles import uninverted
     assert uninverted(read_name("NASA Goddard")) == "Goddard Nasa"  # read so only for a person's forms
     assert uninverted(read_name("Anna Nowak")) == ""
+    assert uninverted(read_name("V.S. Naipaul")) == ""  # initials, no surname in capitals ("Naipaul V.S.")
+
+
+def test_dotted_initials_with_and_without_spaces_are_one_name():
+    assert merged_by(("V.S. Naipaul", "PERSON", "Trinidad-born author of 'A House for Mr Biswas'."),
+                     ("V. S. Naipaul", "writer", "Winner of the 2001 Nobel Prize in Literature."))
+    assert merged_by(("J.R.R. Tolkien", "person", "Author of The Hobbit."),
+                     ("J. R. R. Tolkien", "writer", "Oxford professor who wrote The Lord of the Rings."))
 
 
 @pytest.mark.parametrize("a,b", [
@@ -1000,3 +1008,10 @@ def test_what_a_node_is_ends_where_what_it_does_begins():
     tennis = ("U.S. Open", "event", "The U.S. Open is the tennis Grand Slam tournament held annually in New York.")
     golf = ("US Open", "event", "The US Open is one of golf's four major championships, held each June.")
     assert merged_by(tennis, golf) == ""  # "held" is no word of what either is
+
+
+def test_his_excellency_before_a_name_is_a_title_not_two_initials():
+    assert merged_by(("H.E. Dr. Mohamed Muizzu", "person", "President of the Maldives, received the delegation."),
+                     ("Mohamed Muizzu", "person", "President of the Maldives since 2023."))
+    from graphglean.graph.resolution.names import read_name
+    assert read_name("H. E. B. White").person == ("h", "e", "b", "white")  # initials, more than two

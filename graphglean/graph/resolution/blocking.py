@@ -26,7 +26,7 @@ from .organizations.translated import translation_key
 from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
 from .descriptions.spouses import other_surnames
 from .persons import initials_first
-from .profiles import Corpus, Profile
+from .profiles import Corpus, Profile, kinds
 from .variants.acronyms import LONGEST, content_initials, initials_within, left_out, syllable_keys
 from .variants.articles import LEADING, glued
 from .variants.makers import made
@@ -41,7 +41,7 @@ from .variants.vessels import afloat, designation
 # ending with it ("Duster", "Dacia Duster"), an acronym against the names whose words' initials its letters
 # can spell ("ÖBB", "Österreichische Bundesbahnen"); never the longer names among themselves ("Apple TV",
 # "Sony TV")
-ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:", "ys:": "ym:"}
+ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:", "ys:": "ym:", "ls:": "lm:"}
 # the types a club is given ("organization" as often): a two-word name of one meets a one-word name of its first
 CLUB_TYPES = frozenset({"club", "sports team", "team", "football club", "sports club", "organization",
                         "organisation"})
@@ -202,19 +202,13 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 keys.add("pt:" + " ".join(f.person[:2]))
             if len(f.person) == 2:
                 keys.add("pt:" + " ".join(f.person))
-            named = [w for w in f.person if w not in PARTICLES]
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
-                if len(named) == 1:  # "von der Leyen" meets "Ursula von der Leyen"
-                    keys.add("ws:" + named[0])
                 first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
-                # its inner words alone: "Lula" of "Luiz Inácio Lula da Silva", "Sheinbaum" of "Claudia Sheinbaum
-                # Pardo" (a Spanish father's surname before the mother's)
-                keys.update("wm:" + w for w in named[1:-1] if len(named) >= 3)
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"
@@ -238,8 +232,10 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             keys.add("k:" + " ".join(kws[:-1]))  # "Ajax Amsterdam" meets "AFC Ajax"
         if len(kws) == 1 and not p.personal:
             keys.add("ts:" + kws[0])
-        elif f.legal and not p.personal and 2 <= len(core := _content_words(f.core)) <= 4:  # a legal name's
-            keys.update("tm:" + w for w in core)  # words meet its trading name: "Vestas Wind Systems A/S", "Vestas"
+            if "organization" in kinds(p.types):  # a company's one word meets the words of legal names: "Vestas",
+                keys.add("ls:" + kws[0])  # "Vestas Wind Systems A/S" (not a place's, a concept's: "Steel")
+        elif f.legal and not p.personal and 2 <= len(core := _content_words(f.core)) <= 4:
+            keys.update("lm:" + w for w in core)
         if len(kws) > 1 and (led := f"ha:{kws[0][0]}|{kws[-1]}") in acronyms:  # "Polski Koncern Naftowy Orlen"
             keys.add(led)  # meets "PKN Orlen"
         keys.update(led for w in kws[1:] if (led := f"hz:{kws[0]}|{w[0]}") in acronyms)  # "Sporting Clube de

@@ -252,10 +252,16 @@ def _joined_title(word: str) -> str:
     return max(found, key=len, default="") if found and unspaced(word[0]) else ""
 
 
+# "His (Her) Excellency" before a name, as protocol writes it ("H.E. Dr. Mohamed Muizzu"; "S.E.", Spanish, French):
+# a title, not two initials (unless more follow: "H. E. B. White")
+_EXCELLENCY = re.compile(r"^(?:H|S)\.\s?E\.\s+(?=\S)(?![^\W\d_]\.)")
+
+
 @lru_cache(maxsize=262144)
 def read_name(surface: str) -> NameForm:
     """Read one name (pure; cached)."""
-    cased, legal = without_legal_form(" ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
+    cased = _EXCELLENCY.sub("Excellency ", " ".join(unicodedata.normalize("NFKC", surface).split()).strip("\"'*<>"))
+    cased, legal = without_legal_form(cased)
     text, qualifier, paren = _qualified(fold(_letters_joined(cased)).translate(_QUOTES))
     if qualifier and not legal:  # "Acme Company (AC)"
         text, legal = without_legal_form(text)

@@ -49,9 +49,8 @@ _TOKEN = regex.compile(rf"[{LETTERS}]+")
 # the lower-case parts of a hyphenated name ("ho" of "Joon-ho"): no common words (left out before reading)
 _NAME_TAIL = regex.compile(rf"(\p{{Lu}}[{LETTERS}]*)(?:-[{LETTERS}]+)+")
 _STOP = frozenset("""a an the and or of in on at to for with by from as is are was were be been being that this
-these those
-it its their them they who which whose what when where while into during through about over under than then also
-not no but so such very more most one two three his her he she him""".split())
+these those it its their them they who which whose what when where while into during through about over under than
+then also not no but so such very more most one two three his her he she him""".split())
 
 
 @attrs.define
@@ -113,8 +112,8 @@ def uninverted(form: NameForm) -> str:
     """A person's name written surname first, as catalogues and indexes write it ("Smith, John A.", "SMITH
     John"), in the order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country
     after the comma: "John Smith, MD")."""
-    words = form.surface.split()  # "KUBICA Robert", as sport and official lists write it: the capitals last
-    if 2 <= len(words) <= 4 and words[0].isupper() and len(words[0]) > 2 and not any(w.isupper() for w in words[1:]):
+    words = form.surface.split()  # "KUBICA Robert", as sport and official lists write it (not "V.S. Naipaul")
+    if 2 <= len(words) <= 4 and _SURNAME.fullmatch(words[0]) and not any(w.isupper() for w in words[1:]):
         return " ".join([*words[1:], words[0].capitalize()])
     head, _, tail = form.surface.rpartition(",")
     given = tail.split()
@@ -157,6 +156,7 @@ def types_conflict(a: Profile, b: Profile) -> bool:
     return not (a.types <= UNTYPED or b.types <= UNTYPED or kinds(a.types) & kinds(b.types))
 
 
+_SURNAME = re.compile(r"[^\W\d_a-z]{3,}(?:-[^\W\d_a-z]+)*")  # in capitals, letters only: no initials "V.S."
 _CAPITALIZED = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W_]+)?")
 _JOINING = frozenset("of and for the de du des del la le di da do von van und y et & für pour para per zur".split())
 

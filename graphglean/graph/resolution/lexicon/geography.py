@@ -55,7 +55,7 @@ france: lyon, marseille, toulouse, bordeaux, strasbourg, francuski, francuska, f
 французский; italy: naples, napoli, turin, torino, firenze, venice, venezia, włoski, italiaans
 spain: seville, sevilla, bilbao, hiszpański, spaans; portugal: portugais, portugiesisch
 russia: ruso, rusa, russe, russo, russa, russisch, russische, rosyjski, российский, российская, русский, россия,
-москва, ruský, ruská
+москва, ruský, ruská; romania: românesc, românească, românești, roumain, roumaine, rumano, rumana, rumänisch
 china: chinois, chinoise, chino, chinesisch, chinesische, cinese, chiński, shenzhen, guangzhou, wuhan
 japan: japonais, japonaise, japonés, japonesa, japanisch, japanische, giapponese, japoński, osaka, kyoto, yokohama
 south korea: seoul, busan, coréen, coréenne, coreano, koreanisch, koreański; taiwan: taipei
@@ -72,7 +72,7 @@ denmark: copenhagen, københavn, kopenhagen, danois, danés, dänisch, dansk, da
 finland: helsinki, finnois, finlandés, finnisch, finsk, finska, finske, suomalainen
 poland: warsaw, warszawa, warschau, kraków, krakow, polonais, polaco, polnisch, polacco,
 polski, polskiej, polska, polskie, polscy; czech republic: prague, praha, prag, tchèque, checo, tschechisch, český,
-česká, české; slovakia: slovenský
+česká, české; slovakia: slovenský; romania: rumänische, rumeno, rumena, rumuński, rumuńska, bucharest, bucurești
 hungary: budapest, hongrois, húngaro, ungarisch, ungherese, węgierski; turkey: istanbul, ankara, turc, turque,
 türkisch; greece: athens, athènes, athen, grec, grecque, griego, griechisch; israel: jerusalem, tel aviv,
 israélien, israelí, israelisch; egypt: cairo, égyptien, egipcio, ägyptisch; iran: tehran, teheran, iranien

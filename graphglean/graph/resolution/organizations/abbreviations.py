@@ -8,7 +8,7 @@ from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
 from ..profiles import types_conflict
 from ..variants.accents import accented_acronym
-from ..variants.countries import described_in, named_apart
+from ..variants.countries import described_in, named_apart, one_country
 from ..verdicts import SAME, Verdict, doubtful
 from .rules import Judge
 
@@ -58,5 +58,7 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                     len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
                 return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
                     a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
+            if len(x.acronym) <= 3 and described_in(a) and described_in(b) and not one_country(a, b):
+                return doubtful(0.5, "a short acronym, placed in different countries")  # "PSD", Portugal, Romania
             return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
     return None

@@ -209,8 +209,9 @@ TYPE_WORDS |= _table({
               "mathematician|astronomer|historian|playwright|rapper|filmmaker|film director|producer|dancer|golfer|"
               "statesman|admiral|soldier|bishop|rabbi|imam|surgeon|teacher|banker|investor|revolutionary|"
               "navigator|astronaut|cosmonaut|missionary|comedian|chef|jockey|mountaineer|climber|sailor|"
-              "adviser|advisor|owner|farmer|student|tycoon|billionaire|victim|suspect|witness|defendant|prisoner|"
-              "jogador|jogadora|treinador|treinadora|entrenador|entrenadora|dictador|dictadora|feltaláló",
+              "farmer|student|tycoon|billionaire|jogador|jogadora|treinador|treinadora|entrenador|entrenadora|"
+              "dictador|dictadora|feltaláló|tenista|virologe|virologin|biologe|biologin|soziologe|soziologin|"
+              "psychologe|psychologin|theologe|theologin|archäologe|archäologin|politologe|politologin",
     "tournament": "tournoi|torneo|turnier|torneio|turniej|турнир|トーナメント|锦标赛|토너먼트|championship|"
                   "championnat|campeonato|campionato|meisterschaft|mistrzostwa|чемпионат|grand slam|grand prix|"
                   "competition|compétition|competición|wettbewerb|race|course cycliste|rennen|marathon",
@@ -274,8 +275,7 @@ _GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gem
                  "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
                  "unternehmen": "company", "konzern": "company", "politiker": "person", "politikerin": "person",
                  "spieler": "person", "spielerin": "person", "fahrer": "person", "fahrerin": "person",
-                 "trainer": "person", "sänger": "person", "sängerin": "person", "künstler": "person",
-                 "loge": "person", "login": "person"}  # "Virologe", "Soziologin"
+                 "trainer": "person", "sänger": "person", "sängerin": "person", "künstler": "person"}
 
 
 @lru_cache(maxsize=16384)
@@ -320,7 +320,7 @@ _CJK_CALLINGS = ("選手", "选手", "선수", "政治家", "作家", "小説家
 
 
 def _occupation(word: str, one: bool = True) -> bool:
-    """An English calling ("-ist", "-ian"), or a Romance one as a type of one word ("beisbolista", "tenista";
+    """An English calling ("-ist", "-ian"), or a Romance one as a type of one word ("beisbolista", "ciclista";
     not "cadena minorista", a retail chain, nor "partido comunista")."""
     return len(word) >= 6 and word.isalpha() and word not in _NOT_CALLINGS and (
-        word.isascii() and word.endswith(("ist", "ian")) or len(word) >= 7 and word.endswith("ista") and one)
+        word.isascii() and word.endswith(("ist", "ian")) or len(word) >= 8 and word.endswith("ista") and one)
