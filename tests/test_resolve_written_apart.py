@@ -41,6 +41,11 @@ ONE = {
                            ("Technical University of Munich", "UNIVERSITY", "German public research university.")),
     "translated from Chinese": (("中国人民银行", "机构", "中国的中央银行。"),
                                 ("People's Bank of China", "ORGANIZATION", "China's central bank.")),
+    "a division's level translated": (("Provincia de Sevilla", "provincia", "Provincia andaluza regada por el "
+                                                                           "Guadalquivir."),
+                                      ("Province of Seville", "GEO", "Spanish province in Andalusia.")),
+    "a canton": (("Kanton Zürich", "Kanton", "Bevölkerungsreichster Kanton der Schweiz."),
+                 ("Canton of Zurich", "canton", "The most populous Swiss canton.")),
     "married, one husband": (("Hillary Rodham", "PERSON", "Yale law student who married Bill Clinton in 1975."),
                              ("Hillary Clinton", "PERSON", "Former US Secretary of State, wife of Bill Clinton.")),
     "married, his title": (("Cherie Booth", "PERSON", "British barrister, wife of Prime Minister Tony Blair."),
@@ -106,6 +111,12 @@ APART = {
                                                                 "lebte in Salzburg.")),
     "placed in another country": (("Frankfurt (Oder)", "Stadt", "Stadt in Brandenburg an der Grenze zu Polen."),
                                   ("Frankfurt an der Oder", "CITY", "Village in Poland's Lubusz Voivodeship.")),
+    "a division of one name in two countries": (("Provincia de Santiago", "provincia", "Provincia de la República "
+                                                                                       "Dominicana, en el Cibao."),
+                                                ("Province of Santiago", "GEO", "Province of Chile's Santiago "
+                                                                                "Metropolitan Region.")),
+    "two levels of one name": (("Provincia di Bergamo", "provincia", "Provincia lombarda con oltre 240 comuni."),
+                               ("Bergamo", "città", "Città lombarda sede dell'Atalanta.")),
 }
 
 

@@ -1,6 +1,7 @@
 """A body's name in two languages, word for word ("Banco Central do Brasil", "Central Bank of Brazil";
 "Technische Universität München", "Technical University of Munich"; "Copa do Mundo FIFA de 2014", "2014 FIFA
-World Cup"): one, where the words read alike (`lexicon.translations`) and name a place. A name without one
+World Cup"; "Provincia di Bergamo", "Province of Bergamo"): one, where the words read alike
+(`lexicon.translations`) and name a place, or a division's level and its name. A name without one
 ("Muzeum Narodowe", National Museum; "Technische Universität"; "Jeux olympiques de 1992"; "Partido Colorado",
 of Paraguay and of Uruguay) names many, in one country too: a question."""
 

@@ -144,7 +144,9 @@ TYPE_WORDS |= _table({
                "negozio online|onlineshop|online-shop|portal|internetportal|platformă|magazin online|платформа|"
                "网站|ウェブサイト|웹사이트|موقع",
     "organization": "kurum|kuruluş|instytucja|urząd|úřad|ente|ente pubblico|organismo público",
-    "region": "sonderverwaltungszone|special administrative region|kanton|voivodeship",
+    "region": "sonderverwaltungszone|special administrative region|kanton|voivodeship|canton|cantone|prefecture|"
+              "prefectura|prefettura|präfektur|comunidad autónoma|autonomous community|condado|contea|comté|"
+              "dipartimento|prowincja",
 })
 # and more again: people, places, companies and things as models type them in still other languages
 TYPE_WORDS |= _table({
