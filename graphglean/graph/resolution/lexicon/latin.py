@@ -56,8 +56,8 @@ def latin_names(forms) -> list[str]:
     """The Latin spellings of ``forms`` (`names.NameForm`) written in another alphabet, and of their names
     without a legal form ("Magnit" of "ПАО «Магнит»"); not of a qualified name, whose qualifier the rules read in
     its own language ("Ростов, Ярославская область"); and the pinyin readings of a name in Han characters."""
-    return list(dict.fromkeys([*(t for f in forms if not f.qualifier for x in (f.surface, f.trade)
-                                 for t in latin_spellings(x)), *(t for f in forms for t in pinyin_readings(f.surface))]))
+    spelled = (t for f in forms if not f.qualifier for x in (f.surface, f.trade) for t in latin_spellings(x))
+    return list(dict.fromkeys([*spelled, *(t for f in forms for t in pinyin_readings(f.surface))]))
 
 
 @lru_cache(maxsize=65536)

@@ -8,8 +8,8 @@ import re
 from functools import lru_cache
 from typing import Iterator
 
-from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, PLACE_PHRASES, REGION_COUNTRIES,
-                       WORLD_REGIONS, MALE_GIVEN, FEMALE_GIVEN)
+from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN,
+                       PLACE_PHRASES, REGION_COUNTRIES, WORLD_REGIONS)
 from ..names import key_of
 
 UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
@@ -111,8 +111,8 @@ _GIVEN = MALE_GIVEN | FEMALE_GIVEN
 
 
 def _singular(word: str, table: dict[str, str]) -> str:
-    """``word``, or the singular ``table`` holds of a Romance plural: "-os", "-as" ("portuguesas"), "-es" after a
-    consonant ("españoles", "portugueses")."""
+    """``word``, or the singular ``table`` holds of a Romance plural: "-os", "-as" ("portuguesas"), "-es"
+    ("españoles", "portugueses")."""
     if word in table or len(word) < 6 or not word.endswith("s"):
         return word
     stem = word[:-1] if word.endswith(("os", "as")) else word[:-2] if word.endswith("es") else ""
