@@ -104,3 +104,13 @@ def test_a_bare_name_ending_like_an_affix_meets_its_affixed_name():
 def test_designators_read_off_the_name(name, core, legal):
     form = read_name(name)
     assert (form.core, form.legal) == (core, legal)
+
+
+def test_indonesian_companies_written_with_and_without_pt_and_persero_are_one():
+    # "PT" every Indonesian company writes, "(Persero)" a state-owned one: no other company, as "Ltd." is Siemens's
+    state = ("PT Bank Mandiri (Persero) Tbk", "perusahaan", "Bank BUMN terbesar di Indonesia.")
+    for other in ("PT Bank Mandiri Tbk", "Bank Mandiri Tbk"):
+        assert together(resolved(state, (other, "company", "Indonesian state-owned bank.")).graph, state[0], other)
+    assert not together(resolved(("Siemens AG", "company", "German engineering group."),
+                                 ("Siemens Ltd.", "company", "Indian subsidiary of Siemens.")).graph,
+                        "Siemens AG", "Siemens Ltd.")

@@ -274,6 +274,9 @@ def _one_company(a: Profile, b: Profile, la: str, lb: str) -> str:
 
 
 _ENGLISH_FORMS = frozenset({"corporation", "company"})
+# what every company of a country writes, or its state-owned ones: no other company ("PT Telkom Indonesia (Persero)
+# Tbk", "Telkom Indonesia Tbk")
+_MARKS = frozenset({"pt", "persero"})
 _PARENT_OR_UNIT = re.compile(r"\b(?:subsidiar\w*|unit|arm|division|affiliate\w*|branch|holding|parent|"
                              r"tochter\w*|mutter\w*|filiale?|dochter\w*|datter\w*|dotter\w*|dochern\w*|"
                              r"дочерн\w*)\b|子会社|子公司|持株会社|控股", re.I)
@@ -288,7 +291,7 @@ def legal_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     if not (fa.legal or fb.legal):
         return None
     if fa.legal and fb.legal and fa.trade == fb.trade:
-        if fa.legal == fb.legal:
+        if set(fa.legal.split()) - _MARKS == set(fb.legal.split()) - _MARKS:
             return Verdict(SAME, 0.95, f"same {_designator(fa)} written another way")
         if not fa.legal.startswith("place") and (why := _one_company(a, b, fa.legal, fb.legal)):
             return Verdict(SAME, 0.85, why)
