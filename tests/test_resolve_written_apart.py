@@ -41,6 +41,8 @@ ONE = {
                            ("Technical University of Munich", "UNIVERSITY", "German public research university.")),
     "translated from Chinese": (("中国人民银行", "机构", "中国的中央银行。"),
                                 ("People's Bank of China", "ORGANIZATION", "China's central bank.")),
+    "I.B.M., one kind of thing": (("I.B.M.", "organization", "American technology company headquartered in Armonk."),
+                                  ("IBM", "organization", "Computer company that sold its PC business to Lenovo.")),
     "a division's level translated": (("Provincia de Sevilla", "provincia", "Provincia andaluza regada por el "
                                                                            "Guadalquivir."),
                                       ("Province of Seville", "GEO", "Spanish province in Andalusia.")),
@@ -63,6 +65,8 @@ APART = {
                ("NRA", "organisation", "Association américaine de défense des armes à feu.")),
     "I.B.M. in two languages": (("I.B.M.", "ORGANIZATION", "Armonk, New York-based computer company."),
                                 ("IBM", "entreprise", "Groupe informatique américain.")),
+    "one kind of thing, two countries": (("A.B.C.", "company", "Spanish construction company based in Madrid."),
+                                         ("ABC", "company", "Australian media company in Sydney.")),
     "words, not letters": (("Tom and Jerry", "work", "American animated series about a cat and a mouse."),
                            ("T and J", "company", "Logistics firm in Leeds.")),
     "not its initials": (("ABC Alpha Beta", "company", "Greek supermarket chain."),

@@ -6,9 +6,10 @@ from __future__ import annotations
 from ..blocking import numbered_acronym
 from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
-from ..profiles import types_conflict
+from ..profiles import opening, types_conflict
 from ..variants.accents import accented_acronym
 from ..variants.countries import described_in, named_apart, one_country
+from ..variants.types import TYPE_WORDS
 from ..verdicts import SAME, Verdict, doubtful
 from .rules import Judge
 
@@ -33,7 +34,7 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
         # country is no one body ("N.R.A.", the rifle association; "NRA", the New Deal's recovery administration)
         if (a.types & b.types) - BROAD_TYPES and not defined_apart(a, b):  # "band", "university"
             return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
-        if len(fa.acronym) <= 3 and not alike and not spaced and \
+        if len(fa.acronym) <= 3 and not alike and not spaced and not _one_kind(a, b) and \
                 (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
             return doubtful(0.5, "a short abbreviation, not described as one thing")
         # two namesakes share letters as often as one name drops its dots: descriptions of some length decide
@@ -62,3 +63,15 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                 return doubtful(0.5, "a short acronym, placed in different countries")  # "PSD", Portugal, Romania
             return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
     return None
+
+
+def _one_kind(a: Profile, b: Profile) -> bool:
+    """Both descriptions open by calling their node one same kind of thing, by its word ("American technology
+    company", "Computer company that sold its PC business"), in one country or none named: not a kind ("agency"
+    and "association" are both organizations, and two: "N.R.A.")."""
+    kinds = [{w for w in opening(p).split() if w in _KIND_WORDS} for p in (a, b)]
+    placed = [described_in(p) for p in (a, b)]
+    return bool(kinds[0] & kinds[1]) and not (all(placed) and not placed[0] & placed[1])
+
+
+_KIND_WORDS = frozenset(TYPE_WORDS) | frozenset(TYPE_WORDS.values())
