@@ -1015,3 +1015,13 @@ def test_his_excellency_before_a_name_is_a_title_not_two_initials():
                      ("Mohamed Muizzu", "person", "President of the Maldives since 2023."))
     from graphglean.graph.resolution.names import read_name
     assert read_name("H. E. B. White").person == ("h", "e", "b", "white")  # initials, more than two
+    assert read_name("H.E. Bates").person == ("h", "e", "bates")  # initials before a surname alone
+    assert not merged_by(("S.E. Hinton", "writer", "Author of The Outsiders."),
+                         ("Hinton", "person", "Computer scientist who won the 2024 Nobel Prize in Physics."))
+
+
+def test_a_patronymic_and_a_given_name_romanized_another_way_are_one_name():
+    assert merged_by(("Sergey Viktorovich Lavrov", "person", "Russian foreign minister since 2004."),
+                     ("Sergei Lavrov", "person", "Russia's foreign minister, who met his counterpart."))
+    assert not merged_by(("Mahmoud Ahmad Abbas", "person", "Palestinian president."),
+                         ("Mahmud Abbas", "person", "Palestinian leader."))  # a broader reading: a question

@@ -65,6 +65,9 @@ APART = {
                ("NRA", "organisation", "Association américaine de défense des armes à feu.")),
     "I.B.M. in two languages": (("I.B.M.", "ORGANIZATION", "Armonk, New York-based computer company."),
                                 ("IBM", "entreprise", "Groupe informatique américain.")),
+    "a person and the bank of his name": (("J. P. Morgan", "PERSON", "American financier who organised U.S. Steel."),
+                                          ("J.P. Morgan", "ORGANIZATION", "Investment banking arm that advised on "
+                                                                          "the merger.")),
     "one kind of thing, two countries": (("A.B.C.", "company", "Spanish construction company based in Madrid."),
                                          ("ABC", "company", "Australian media company in Sydney.")),
     "words, not letters": (("Tom and Jerry", "work", "American animated series about a cat and a mouse."),
@@ -119,6 +122,11 @@ APART = {
                                                                                        "Dominicana, en el Cibao."),
                                                 ("Province of Santiago", "GEO", "Province of Chile's Santiago "
                                                                                 "Metropolitan Region.")),
+    "a county of one name in two states": (("Condado de Orange", "condado", "Condado de California, Estados "
+                                                                         "Unidos."),
+                                           ("Orange County", "county", "County in Florida, United States.")),
+    "a department of a company": (("Departamento de Marketing", "departamento", "Equipo de la empresa en Madrid."),
+                                  ("Marketing Department", "department", "The firm's marketing unit in London.")),
     "two levels of one name": (("Provincia di Bergamo", "provincia", "Provincia lombarda con oltre 240 comuni."),
                                ("Bergamo", "città", "Città lombarda sede dell'Atalanta.")),
 }
@@ -167,3 +175,16 @@ def test_two_foreign_words_in_lower_case_make_a_description_another_language():
     from graphglean.graph.resolution.variants.definitions import english
     assert not english("Società calcistica milanese fondata nel 1899, soprannominata il Diavolo.")
     assert english("Composer of the Rondo alla turca, born in Salzburg.")  # a title quoted in English
+
+
+def test_a_family_typed_a_person_and_an_organization_is_one_with_its_organization():
+    # a person against an organization is two ("J. P. Morgan", "J.P. Morgan"), but not a node typed both
+    import networkx as nx
+
+    from graphglean.graph.resolution.resolve import resolve_entities_sync
+    g = nx.Graph()
+    for i, (name, types, said) in enumerate([("The Cratchit Family", ["person", "organization"], "Bob's family."),
+                                             ("Cratchit Family", ["organization", "category"], "The household.")]):
+        g.add_node(name.lower(), name=name, type=types[0], types=types, descriptions=[said], description=said,
+                   source_ids=[f"c{i}"], frequency=1)
+    assert resolve_entities_sync(g, method="rules").graph.number_of_nodes() == 1

@@ -253,8 +253,8 @@ def _joined_title(word: str) -> str:
 
 
 # "His (Her) Excellency" before a name, as protocol writes it ("H.E. Dr. Mohamed Muizzu"; "S.E.", Spanish, French):
-# a title, not two initials (unless more follow: "H. E. B. White")
-_EXCELLENCY = re.compile(r"^(?:H|S)\.\s?E\.\s+(?=\S)(?![^\W\d_]\.)")
+# a title, not two initials: two words follow, not initials ("H.E. Bates", "S. E. Hinton", "H. E. B. White")
+_EXCELLENCY = re.compile(r"^(?:H|S)\.\s?E\.\s+(?=\S+\s+\S)(?![^\W\d_]\.)")
 
 
 @lru_cache(maxsize=262144)

@@ -279,8 +279,9 @@ def _offices(form: NameForm) -> set[str]:
 
 
 def _matches(x: str, y: str) -> bool:
-    """One given name and another, or its initial."""
-    return x == y or (len(x) == 1 and y.startswith(x)) or (len(y) == 1 and x.startswith(y))
+    """One given name and another, or its initial, or the name romanized another way ("Sergey", "Sergei")."""
+    return x == y or (len(x) == 1 and y.startswith(x)) or (len(y) == 1 and x.startswith(y)) or \
+        len(x) > 1 < len(y) and transliterated(x) == transliterated(y)
 
 
 def _given(x: tuple[str, ...], y: tuple[str, ...]) -> str:

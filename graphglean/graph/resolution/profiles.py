@@ -109,11 +109,11 @@ def aliases_of(data: Mapping[str, Any], key: str = "aliases") -> list[str]:
 
 
 def uninverted(form: NameForm) -> str:
-    """A person's name written surname first, as catalogues and indexes write it ("Smith, John A.", "SMITH
-    John"), in the order it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country
-    after the comma: "John Smith, MD")."""
+    """A person's name written surname first as catalogues write it ("Smith, John A.", "SMITH John"), in the order
+    it is spoken ("John A. Smith"); "" for any other name (a degree, a region or a country after a comma: "MD")."""
     words = form.surface.split()  # "KUBICA Robert", as sport and official lists write it (not "V.S. Naipaul")
-    if 2 <= len(words) <= 4 and _SURNAME.fullmatch(words[0]) and not any(w.isupper() for w in words[1:]):
+    if 2 <= len(words) <= 4 and words[0].isupper() and len(words[0]) > 2 and "." not in words[0] and not any(
+            w.isupper() for w in words[1:]):
         return " ".join([*words[1:], words[0].capitalize()])
     head, _, tail = form.surface.rpartition(",")
     given = tail.split()
@@ -156,7 +156,7 @@ def types_conflict(a: Profile, b: Profile) -> bool:
     return not (a.types <= UNTYPED or b.types <= UNTYPED or kinds(a.types) & kinds(b.types))
 
 
-_SURNAME = re.compile(r"[^\W\d_a-z]{3,}(?:-[^\W\d_a-z]+)*")  # in capitals, letters only: no initials "V.S."
+_ORGANIZATION = frozenset({"organization", "organisation", "org"})
 _CAPITALIZED = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W_]+)?")
 _JOINING = frozenset("of and for the de du des del la le di da do von van und y et & für pour para per zur".split())
 
@@ -331,8 +331,8 @@ def kinds_apart(a: Profile, b: Profile) -> str:
             return "a person and a thing of another type"
         if x.personal and not y.personal and "tournament" in y.types:
             return "a person and a contest"  # "Roland Garros", an aviator; "Roland-Garros", the tournament
-        if x.personal and not y.personal and y.types & MADE_TYPES:
-            return "a person and a company or a thing made"  # "Lévi-Strauss", an anthropologist; "Levi Strauss"
+        if x.personal and not y.personal and y.types & (MADE_TYPES | _ORGANIZATION - x.types):  # "J. P. Morgan", a
+            return "a person and a company or a thing made"  # financier, and the bank; a family typed both is one
         if x.types & PLACE_TYPES and y.types & MADE_TYPES and not y.types & PLACE_TYPES:
             return "a place and a thing made or sold"  # "Côte-d'Or", a département; "Côte d'Or", chocolate
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))

@@ -83,12 +83,11 @@ province: provincia, provinz, prowincja, провинция, provincie, provinsi
 community: comunidad, communaute, comunita, comunidade
 region: regione, regiao, регион
 canton: kanton, cantone
-county: condado, contea, comte, hrabstwo
-department: departamento, departement, dipartimento
 prefecture: prefectura, prefettura, prafektur"""
-# the levels of a country's divisions: a name of one with its place's name is placed by it ("Provincia di Bergamo",
-# "Province of Bergamo"), which the tables need not hold
-_LEVELS = frozenset("province community region canton county department prefecture state".split())
+# the levels of a country's divisions whose names one country does not repeat ("Provincia di Bergamo", "Province
+# of Bergamo"); not a county's or a department's (Orange County in California and in Florida; San Martín in
+# Mendoza and San Juan; a company's marketing department)
+LEVELS = frozenset("province community region canton prefecture state".split())
 _CITIES = """munich: munchen, monaco di baviera; cologne: koln; vienna: wien, viena, vienne; prague: praha, prag, praga
 warsaw: warszawa, varsovie, varsovia, warschau; lisbon: lisboa, lissabon, lisbonne; rome: roma, rom
 milan: milano, mailand; naples: napoli, neapel; turin: torino; florence: firenze, florenz; venice: venezia, venedig
@@ -154,7 +153,6 @@ def translated(key: str) -> tuple[tuple[str, ...], bool, bool]:
             placed = placed or bool(place) or not _PLACES.isdisjoint(read or ())
             foreign = foreign or bool(read) and not place and read != [w]
             out.extend(read or [w])
-    placed = placed or bool(_LEVELS.intersection(out)) and any(w not in WORD_OF.values() for w in out)
     return tuple(sorted(out)), placed, foreign
 
 

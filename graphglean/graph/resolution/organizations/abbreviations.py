@@ -59,8 +59,9 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                     len(x.acronym) >= 3 and x.legal and x.legal == y.legal:
                 return doubtful(0.5, "acronym of every word, but the name names another country") if named_apart(
                     a if x is fa else b, y) else Verdict(SAME, 0.8, "acronym of every word")  # "PKO BP", "BMW AG"
-            if len(x.acronym) <= 3 and described_in(a) and described_in(b) and not one_country(a, b):
-                return doubtful(0.5, "a short acronym, placed in different countries")  # "PSD", Portugal, Romania
+            if len(x.acronym) <= 3 and _PARTIES & a.types & b.types and described_in(a) and described_in(b) and \
+                    not one_country(a, b):  # "PSD", Portugal's and Romania's; not "WHO", "in Nigeria", "Geneva"
+                return doubtful(0.5, "a party's short acronym, placed in different countries")
             return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
     return None
 
@@ -75,3 +76,4 @@ def _one_kind(a: Profile, b: Profile) -> bool:
 
 
 _KIND_WORDS = frozenset(TYPE_WORDS) | frozenset(TYPE_WORDS.values())
+_PARTIES = frozenset({"political party", "party"})

@@ -1,15 +1,16 @@
 """A body's name in two languages, word for word ("Banco Central do Brasil", "Central Bank of Brazil";
 "Technische Universität München", "Technical University of Munich"; "Copa do Mundo FIFA de 2014", "2014 FIFA
 World Cup"; "Provincia di Bergamo", "Province of Bergamo"): one, where the words read alike
-(`lexicon.translations`) and name a place, or a division's level and its name. A name without one
-("Muzeum Narodowe", National Museum; "Technische Universität"; "Jeux olympiques de 1992"; "Partido Colorado",
-of Paraguay and of Uruguay) names many, in one country too: a question."""
+(`lexicon.translations`) and name a place, or a division's level and its name both placed in one country. A name
+without one ("Muzeum Narodowe", National Museum; "Technische Universität"; "Jeux olympiques de 1992"; "Partido
+Colorado", of Paraguay and of Uruguay) names many, in one country too: a question."""
 
 from __future__ import annotations
 
-from ..lexicon.translations import translated
+from ..lexicon.translations import LEVELS, translated
 from ..names import NameForm
 from ..profiles import Profile, types_conflict
+from ..variants.countries import countries_of, described_in
 from ..verdicts import SAME, Verdict, doubtful
 
 RULE = "one name in two languages, word for word"
@@ -24,9 +25,14 @@ def translation_verdict(ev: object, a: Profile, b: Profile, fa: NameForm, fb: Na
         return None  # "U.S. Open", "US Open": no word of another language read
     if types_conflict(a, b):
         return doubtful(0.5, RULE + ", but the types differ")
-    if not placed:  # one country has many: TU Berlin and TU Munich; Muzeum Narodowe in Kraków and in Warsaw
-        return doubtful(0.5, RULE + ", but a name many bodies bear")
+    if not placed and not (LEVELS.intersection(words) and _one_country(a, b)):  # one country has many: TU Berlin
+        return doubtful(0.5, RULE + ", but a name many bodies bear")  # and TU Munich; Muzeum Narodowe in Kraków
     return Verdict(SAME, 0.85, RULE)
+
+
+def _one_country(a: Profile, b: Profile) -> bool:
+    """Both placed in one country, by their descriptions or their names ("Comunidad de Madrid")."""
+    return bool((described_in(a) | countries_of(a.name)) & (described_in(b) | countries_of(b.name)))
 
 
 def translation_key(form: NameForm) -> str:

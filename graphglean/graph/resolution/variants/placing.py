@@ -8,8 +8,8 @@ import re
 from functools import lru_cache
 from typing import Iterator
 
-from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN,
-                       PLACE_PHRASES, REGION_COUNTRIES, WORLD_REGIONS)
+from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, PLACE_PHRASES, REGION_COUNTRIES,
+                       WORLD_REGIONS)
 from ..names import key_of
 
 UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
@@ -99,24 +99,25 @@ def unplaced_words(text: str) -> tuple[str, ...]:
 
 def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
     """What ``table`` gives the runs of ``ws`` it holds, a plural adjective read as its singular ("legislativas
-    portuguesas", "españoles"); none for a region or a language ("an English-language daily"), nor for a
-    surname after a given name ("Michael Jordan", "Luís Montenegro")."""
+    portuguesas", "españoles"); none for a region or a language ("an English-language daily")."""
     ws = tuple(_singular(w, table) for w in ws)
     return {table[" ".join(ws[i:i + n])] for i, n in _runs(ws, table)
             if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",)) and ws[max(0, i - 2):i] not in _BEYOND
-            and ws[i - 1:i] != ("bordering",) and not (i and ws[i - 1] in _GIVEN)} - {""}
-
-
-_GIVEN = MALE_GIVEN | FEMALE_GIVEN
+            and ws[i - 1:i] != ("bordering",)} - {""}
 
 
 def _singular(word: str, table: dict[str, str]) -> str:
-    """``word``, or the singular ``table`` holds of a Romance plural: "-os", "-as" ("portuguesas"), "-es"
-    ("españoles", "portugueses")."""
+    """``word``, or the singular ``table`` holds of a Romance adjective's plural: "-os", "-as" ("portuguesas",
+    "mexicanos"), "-es" ("españoles", "portugueses"); not a country's or a city's name ("las Indias", "Chinas",
+    "Casablancas")."""
     if word in table or len(word) < 6 or not word.endswith("s"):
         return word
     stem = word[:-1] if word.endswith(("os", "as")) else word[:-2] if word.endswith("es") else ""
-    return stem if stem in table else word
+    return stem if stem in table and stem.endswith(_ADJECTIVE_ENDINGS) and stem not in COUNTRY_NAMES else word
+
+
+_ADJECTIVE_ENDINGS = ("esa", "eso", "es", "ol", "an", "ana", "ano", "ina", "ino", "ica", "ico", "ena", "eno", "eira",
+                      "eiro", "ese", "aca", "aco", "ita", "ito")
 
 
 # what places a country beyond the node: "on the border with Poland", "an der Grenze zu Polen"

@@ -211,6 +211,7 @@ TYPE_WORDS |= _table({
               "mathematician|astronomer|historian|playwright|rapper|filmmaker|film director|producer|dancer|golfer|"
               "statesman|admiral|soldier|bishop|rabbi|imam|surgeon|teacher|banker|investor|revolutionary|"
               "navigator|astronaut|cosmonaut|missionary|comedian|chef|jockey|mountaineer|climber|sailor|"
+              "chief adviser|chief advisor|special adviser|special advisor|senior adviser|senior advisor|"
               "farmer|student|tycoon|billionaire|jogador|jogadora|treinador|treinadora|entrenador|entrenadora|"
               "dictador|dictadora|feltaláló|tenista|virologe|virologin|biologe|biologin|soziologe|soziologin|"
               "psychologe|psychologin|theologe|theologin|archäologe|archäologin|politologe|politologin",
