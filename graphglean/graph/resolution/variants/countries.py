@@ -132,7 +132,7 @@ def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
     "Paris, Maine"); one written two ways the same ("Paris, TX"). A code of two readings ("WA", "AR") is the other's
     region only where its own description places it in that one ("Perth, WA", "Western Australian capital")."""
     shared = region_readings(qa) & region_readings(qb)
-    for (x, px), (y, py) in (((qa, a), (qb, b)), ((qb, b), (qa, a))):  # "Córdoba, Spain", "Córdoba, Andalucía"
+    for x, px, y in ((qa, a, qb), (qb, b, qa)):  # "Córdoba, Spain", "Córdoba, Andalucía"
         if not shared and _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= \
                 countries_of(x):  # not where the country's side names another region ("Paris, USA", Tennessee)
             return Verdict(SAME, 0.85, "a region and its country as qualifiers")

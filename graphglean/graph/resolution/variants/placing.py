@@ -8,8 +8,8 @@ import re
 from functools import lru_cache
 from typing import Iterator
 
-from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_WORDS, ENDONYMS, PLACE_PHRASES, REGION_COUNTRIES,
-                       WORLD_REGIONS)
+from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_WORDS, ENDONYMS, PLACE_PHRASES,
+                       REGION_COUNTRIES, WORLD_REGIONS)
 from ..names import key_of
 
 UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
@@ -113,7 +113,7 @@ def _singular(word: str, table: dict[str, str]) -> str:
     if word in table or len(word) < 6 or not word.endswith("s"):
         return word
     stem = word[:-1] if word.endswith(("os", "as")) else word[:-2] if word.endswith("es") else ""
-    return stem if stem in table and stem.endswith(_ADJECTIVE_ENDINGS) and stem not in COUNTRY_NAMES else word
+    return stem if stem in table and stem.endswith(_ADJECTIVE_ENDINGS) and stem not in COUNTRY_OF else word
 
 
 _ADJECTIVE_ENDINGS = ("esa", "eso", "es", "ol", "an", "ana", "ano", "ina", "ino", "ica", "ico", "ena", "eno", "eira",
