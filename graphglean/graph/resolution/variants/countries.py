@@ -112,7 +112,7 @@ def named_apart(p: Profile, other: NameForm) -> bool:
 def _country_and_region(country: str, region: str) -> bool:
     """``country`` is a country's name and ``region`` a region's (not a country's) that places it there."""
     name = COUNTRY_OF.get(country) or (country if countries_of(country) == {country} else "")
-    return bool(name) and not COUNTRY_OF.get(region) and countries_of(region) == {name} != {region}
+    return bool(name) and name != region and not COUNTRY_OF.get(region) and countries_of(region) == {name}
 
 
 def river_named(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
@@ -132,11 +132,11 @@ def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
     "Paris, Maine"); one written two ways the same ("Paris, TX"). A code of two readings ("WA", "AR") is the other's
     region only where its own description places it in that one ("Perth, WA", "Western Australian capital")."""
     shared = region_readings(qa) & region_readings(qb)
-    for x, px, y in ((qa, a, qb), (qb, b, qa)):  # "Córdoba, Spain", "Córdoba, Andalucía"
-        if not shared and _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= \
-                countries_of(x):  # not where the country's side names another region ("Paris, USA", Tennessee)
-            return Verdict(SAME, 0.85, "a region and its country as qualifiers")
     if not shared:
+        for x, px, y in ((qa, a, qb), (qb, b, qa)):  # "Córdoba, Spain", "Córdoba, Andalucía"; not where the
+            # country's side names another region ("Paris, USA", a town in Tennessee)
+            if _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= countries_of(x):
+                return Verdict(SAME, 0.85, "a region and its country as qualifiers")
         return Verdict(DIFFERENT, 0.0, "different qualifiers")
     if region_of(qa) == region_of(qb):
         return Verdict(SAME, 0.9, "same qualifier written another way")
