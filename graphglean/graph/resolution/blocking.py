@@ -209,6 +209,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
             else:
                 first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
+        elif f.person and p.person_compatible and len(f.person) <= 8:  # "Gabriel José de la Concordia García
+            keys.add(f"pf:{f.person[0][0]}|{f.person[-1]}")  # Márquez" meets "Gabriel García Márquez"
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"

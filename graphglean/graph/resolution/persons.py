@@ -9,21 +9,23 @@ middle initials or genders are different people.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Protocol
 
 import attrs
 import regex
 
-from ...text.language import detect, script_of
 from ...text.words import LETTERS, unspaced
 from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRAL, PARTICLES
 from .descriptions.dates import years_of
+from .descriptions.name_order import FEW_FAMILY_NAMES, family_first, family_first_on_one_side
 from .descriptions.spouses import married_name
 from .lexicon.spellings import romanized, sounded, transliterated
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
-from .variants.countries import countries_of, described_in, unnamed
+from .variants.callings import fields_alike
+from .variants.countries import described_in
+from .variants.definitions import plainly_english
+from .variants.placing import UNIONS, unplaced_words
 from .verdicts import DIFFERENT, NO_EVIDENCE, SAME, UNSURE, Verdict, doubtful
 
 _PATRONYMIC = ("ovich", "evich", "ovna", "evna", "ichna", "yich")  # Russian, Ukrainian, Serbian middle names
@@ -132,7 +134,7 @@ def _given_last(v: Verdict, ev: Judge, a: Profile, b: Profile, longer: Profile) 
     """``v`` on a name that ends the other's, unless the longer is a Korean's, Chinese or Vietnamese name, whose
     last word is the given name ("Jae-in" of "Moon Jae-in"): a first name's question then. Read only for a merge:
     where a description places its node is costly to read."""
-    if v.kind != SAME or not family_first(longer) & _FEW_FAMILY_NAMES:
+    if v.kind != SAME or not family_first(longer) & FEW_FAMILY_NAMES:
         return v
     return _partial(ev, a, b, "first name", alone=True)
 
@@ -165,8 +167,8 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return _partial(ev, a, b, "same name, initials or patronymic written out")
         if given == UNSURE and _middle_initial_of_one_generation(fa, fb):  # "Ferdinand R. Marcos Jr."
             return _partial(ev, a, b, "a middle initial on one side only, the same generation")
-        if given == UNSURE:  # "John Adams", "John Quincy Adams": a son is named after his father
-            return doubtful(0.5, "a middle name on one side only")
+        if given == UNSURE:
+            return _middle_names(a, b, wa, wb)
         return Verdict(DIFFERENT, 0.0, "different given names")
     if wa[0] == wb[0]:
         if long[:len(short)] == short and 1 <= len(long) - len(short) <= 2 and short[-1] not in _GIVEN and \
@@ -175,7 +177,7 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "the mother's surname left out, as Spanish names are written (or a namesake?)")
         if long[:len(short)] == short:
             return ev.overlap(fa, fb)
-        if family_first(a) & family_first(b) & _FEW_FAMILY_NAMES:  # "Mao Zedong", "Mao Tse-tung": a given name
+        if family_first(a) & family_first(b) & FEW_FAMILY_NAMES:  # "Mao Zedong", "Mao Tse-tung": a given name
             return doubtful(0.4, "one family name, the given name in two romanizations?")  # in pinyin, Wade-Giles
         return married_name(a, b, wa, wb) or Verdict(DIFFERENT, 0.0, "different full names")
     if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
@@ -183,13 +185,55 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return doubtful(0.5, "the same names in another order, each first a given name")
         if family_first(a) & family_first(b):  # "Orbán Viktor" ("Magyarország ..."), "Viktor Orbán" ("Hungary's")
             return Verdict(SAME, 0.8, "the same names in another order, where the family name comes first")
-        if _family_first_on_one_side(a, b):  # "Kishida Fumio" ("Prime Minister of Japan"), "Fumio Kishida"
+        if family_first_on_one_side(a, b):  # "Kishida Fumio" ("Prime Minister of Japan"), "Fumio Kishida"
             return Verdict(SAME, 0.8, "the same names in another order, one side where the family name comes first")
         return _partial(ev, a, b, "the same names in another order", alone=True)  # "Lin Dan", "Dan Lin": two people
     return ev.overlap(fa, fb)  # "Tiny Tim" and "Tim Cratchit": a nickname is for the LLM to judge
 
 
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
+
+
+def _middle_names(a: Profile, b: Profile, wa: tuple[str, ...], wb: tuple[str, ...]) -> Verdict:
+    """Whole middle names on one side only ("Jacinda Kate Laurell Ardern", "Jacinda Ardern"): one person where both
+    descriptions place the name in one country and its person in one field ("Kathleen Kennedy", a film producer,
+    and "Kathleen Agnes Kennedy", a socialite, are two), say something alike beside where, and neither makes it
+    somebody's relative; the vetoes read after every rule (callings, offices counted apart, centuries) tell a
+    father from the son named after him ("John Adams", "John Quincy Adams"). A middle initial tells them apart as
+    often ("George Bush", "George W. Bush"), and so does the surname repeated ("Seretse Khama Ian Khama"): doubt."""
+    doubt = doubtful(0.5, "a middle name on one side only")
+    short, long = sorted((wa, wb), key=len)
+    extra = _left_out(short, long)
+    if not extra or any(len(w) == 1 or w == short[-1] for w in extra):
+        return doubt
+    if not (described_in(a) & described_in(b)) - UNIONS or not fields_alike(a, b) or _apart_beside_where(a, b) or \
+            any(_relative_of(x.description) or _kin(x.description, _given_names(y.forms[0], x.forms[0]))
+            for x, y in ((a, b), (b, a))):
+        return doubt
+    return Verdict(SAME, 0.8, "whole middle names on one side only, placed in one country and described alike")
+
+
+def _apart_beside_where(a: Profile, b: Profile) -> bool:
+    """Two descriptions in English with nothing in common beside where they place their nodes ("English naturalist
+    who proposed ...", "English physicist who directed ...": Charles Darwin and his grandson)."""
+    if not (plainly_english(a.description) and plainly_english(b.description)):
+        return False
+    wa, wb = (p.words.keys() & set(unplaced_words(p.description)) for p in (a, b))
+    return min(len(wa), len(wb)) >= 3 and not wa & wb
+
+
+def _left_out(short: tuple[str, ...], long: tuple[str, ...]) -> tuple[str, ...]:
+    """The words ``long`` adds between the first and last words of ``short``, whose words it keeps in order;
+    empty where it does not keep them so."""
+    if len(short) < 2 or short[0] != long[0] or short[-1] != long[-1]:
+        return ()
+    inner, extra = list(short[1:-1]), []
+    for w in long[1:-1]:
+        if inner and w == inner[0]:
+            inner.pop(0)
+        else:
+            extra.append(w)
+    return () if inner else tuple(extra)
 # where a person bears the father's surname and then the mother's, and often goes by the first alone
 _TWO_SURNAMES = frozenset("""spain mexico colombia peru chile venezuela ecuador bolivia uruguay paraguay cuba
 guatemala honduras nicaragua panama""".split()) | {"el salvador", "costa rica", "dominican republic", "puerto rico"}
@@ -201,69 +245,6 @@ def _middle_initial_of_one_generation(fa: NameForm, fb: NameForm) -> bool:
     short, long = sorted((fa.person, fb.person), key=len)
     same_generation = (fa.generation and fa.generation == fb.generation) or (fa.numbers and fa.numbers == fb.numbers)
     return bool(same_generation) and len(long) == len(short) + 1 and long[0] == short[0] and len(long[1]) == 1
-# where the family name comes first, and the scripts and languages written there
-_FAMILY_FIRST = frozenset({"china", "japan", "south korea", "north korea", "taiwan", "hungary", "vietnam"})
-# where a few family names are borne by most people ("Wang Wei", a Tang poet, and "Wei Wang", a professor): a
-# name in another order tells one person only where both descriptions place it there; and where they are many
-_FEW_FAMILY_NAMES = frozenset({"china", "taiwan", "south korea", "north korea", "vietnam"})
-_MANY_FAMILY_NAMES = frozenset({"japan"})
-_WRITTEN_IN = {"Han": {"china", "taiwan", "japan"}, "Hiragana": {"japan"}, "Katakana": {"japan"},
-               "Hangul": {"south korea", "north korea"}, "zh": {"china", "taiwan"}, "ja": {"japan"},
-               "ko": {"south korea", "north korea"}, "hu": {"hungary"}, "vi": {"vietnam"}}
-
-
-# the letters of a family-name-first language, which tell it in a text too short for `detect`: Vietnamese
-# by its horn and its tone marks ("Thủ tướng"), Hungarian by its double acute among its other accents ("Az ajtó
-# című regény írója"; not "Győr" or "Erdős" named in another language)
-_VIETNAMESE = frozenset("ơưƠƯảạẩậắằẳẵặẻẽẹếềểễệỉịỏọốồổỗộớờởỡợủụứừửữựỳỷỹỵ")
-_HUNGARIAN, _ACCENTS = frozenset("őűŐŰ"), frozenset("áéíóöúüÁÉÍÓÖÚÜ")
-
-
-def _lettered(text: str) -> set[str]:
-    found = {"vietnam"} if _VIETNAMESE.intersection(text) else set()
-    if _HUNGARIAN.intersection(text) and sum(c in _ACCENTS or c in _HUNGARIAN for c in text) >= 4:
-        found.add("hungary")
-    return found
-
-
-@lru_cache(maxsize=16384)
-def _family_first_of(description: str, without_names: str) -> frozenset[str]:
-    return frozenset(countries_of(without_names) & _FAMILY_FIRST | _WRITTEN_IN.get(script_of(description), set())
-                     | _WRITTEN_IN.get(detect(description).language, set()) | _lettered(description))
-
-
-def family_first(p: Profile) -> frozenset[str]:
-    """The countries where the family name comes first that ``p``'s description places it in ("a South Korean
-    film director") or whose script or language it is written in; two people whose names are the same in
-    another order are one only where both descriptions point to one of them ("Lin Dan", a Chinese player, and
-    "Dan Lin", a Hollywood producer, are two; so are "Rand Paul" and "Paul Rand", both American)."""
-    return _family_first_of(p.description, unnamed(p)) | frozenset(
-        c for t in p.written_types for c in _WRITTEN_IN.get(script_of(t), _TYPED_IN.get(t, ())))
-
-
-# the type a model wrote in a family-name-first language written in Latin letters ("személy": a Hungarian text)
-_TYPED_IN = {"személy": ("hungary",), "szemely": ("hungary",), "người": ("vietnam",), "nhân vật": ("vietnam",)}
-
-
-def _family_first_on_one_side(a: Profile, b: Profile) -> bool:
-    """One description places its node in Japan by name (not by the language it is written in: "中国のバドミント
-    ン選手" is Japanese about a Chinese player), where family names are many and come first, and the other, not
-    empty, places it in no other country. Where a few family names are borne by most, or a name is common
-    ("Nagy László" in Hungary), one description is not enough; callings, read after every rule, keep people of
-    different fields apart."""
-    pa, pb = _named_many(a), _named_many(b)
-    if bool(pa) == bool(pb):
-        return False
-    places, other = (pa, b) if pa else (pb, a)
-    return bool(other.description.strip()) and not described_in(other) - places
-
-
-def _named_many(p: Profile) -> frozenset[str]:
-    """Japan, where ``p``'s description places it by name and names no country of few family names."""
-    placed = described_in(p)
-    return frozenset() if placed & _FEW_FAMILY_NAMES else placed & _MANY_FAMILY_NAMES
-
-
 _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
                   "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
                   "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",

@@ -104,6 +104,12 @@ def english(text: str) -> bool:
         not _FOREIGN.intersection(words) and len(_FOREIGN_LOWER.intersection(found)) < 2
 
 
+def plainly_english(text: str) -> bool:
+    """English as `english` reads it, with a function word only English writes in it: a short text in another
+    language often has none of the others' ("Ex-presidente do Brasil entre 2019 e 2022")."""
+    return english(text) and not _ENGLISH.isdisjoint(w.lower() for w in _WORD.findall(text))
+
+
 def two_languages(x: str, y: str) -> bool:
     """Two descriptions written in two languages (two scripts, or English and another): they share few words
     whatever they say, so sharing none is no sign that they describe two things."""
