@@ -9,6 +9,8 @@ from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, define
 from ..profiles import opening, types_conflict
 from ..variants.accents import accented_acronym
 from ..variants.countries import described_in, named_apart, one_country
+from ..variants.definitions import said_apart, unlike_beside_where
+from ..variants.placing import UNIONS
 from ..variants.types import TYPE_WORDS
 from ..verdicts import SAME, Verdict, doubtful
 from .rules import Judge
@@ -62,8 +64,22 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
             if len(x.acronym) <= 3 and _PARTIES & a.types & b.types and described_in(a) and described_in(b) and \
                     not one_country(a, b):  # "PSD", Portugal's and Romania's; not "WHO", "in Nigeria", "Geneva"
                 return doubtful(0.5, "a party's short acronym, placed in different countries")
-            return ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
+            same = ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
+            if same.kind != SAME and len(x.acronym) == 3 and x.acronym == y.initials and _placed_alike(a, b):
+                return Verdict(SAME, 0.8, _PLACED_ACRONYM)  # every word's initial: not "BMF" of "Bundesamt für
+            return same  # Migration und Flüchtlinge", a name of other words' initials
     return None
+
+
+_PLACED_ACRONYM = "acronym of every word, placed in one country"
+
+
+def _placed_alike(a: Profile, b: Profile) -> bool:
+    """Descriptions that share no word but place their nodes in one country, in two languages or not as two things
+    ("Dutch flag carrier", "Nederlandse luchtvaartmaatschappij"; not "Fellowship for people recovering from
+    alcoholism, founded in Akron, Ohio", "Major US airline headquartered in Fort Worth, Texas")."""
+    return bool((described_in(a) & described_in(b)) - UNIONS) and not (defined_apart(a, b) or said_apart(a, b) or
+                                                                       unlike_beside_where(a, b))
 
 
 def _one_kind(a: Profile, b: Profile) -> bool:

@@ -225,24 +225,3 @@ def offices_apart(a: Profile, b: Profile) -> str:
     shared = {o for o, _ in ha} & {o for o, _ in hb}
     return "holders of one office by other counts" if any(
         not {n for o, n in ha if o == office} & {n for o, n in hb if o == office} for office in shared) else ""
-
-
-# offices of a state that no field above holds, because a company, a club or a party has them too ("president of
-# Lucasfilm"): read only for what two descriptions agree on, never to set two people apart
-_STATE_OFFICES = frozenset("""president presidente presidenta expresidente expresidenta prasident prasidentin prezydent
-    prezident presidentti premier prime_minister primer_ministro primeiro_ministro ministerprasident
-    head_of_state head_of_government chef_d'etat jefe_de_estado waziri""".split())
-
-
-def fields_alike(a: Profile, b: Profile) -> bool:
-    """Both descriptions say their person works in one field, a state's offices counted as public life ("President
-    of Liberia", "Africa's first elected female head of state"; "Presidente de México", "Mexican leftist
-    president")."""
-    return bool(_fields_held(a.description, callings(a)) & _fields_held(b.description, callings(b)))
-
-
-@lru_cache(maxsize=16384)
-def _fields_held(description: str, fields: frozenset[str]) -> frozenset[str]:
-    words = key_of(description).split()
-    phrases = {*words, *map("_".join, zip(words, words[1:])), *map("_".join, zip(words, words[1:], words[2:]))}
-    return fields | {"public"} if phrases & _STATE_OFFICES else fields
