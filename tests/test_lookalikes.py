@@ -148,3 +148,17 @@ def test_the_later_held_back_sets_have_no_false_merge(path):
 
 def test_every_later_held_back_set_is_there():
     assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 32)]
+
+
+# two read-only reviewers' adversarial namesakes (session 18), labels fixed before any run: real families of one
+# name (a father and the son named after him with a middle name more) and acronyms of one country that spell
+# other bodies. Rules that merged 135 and 57 of them were withdrawn; these merges predate them
+REVIEWED_WRONG = {("ÖBB", "Österreichischer Bundesverband Baumschulen"),
+                  ("BBC", "British Broadcasting Company")}  # the corporation's predecessor, a knowledge trap
+
+
+@pytest.mark.parametrize("name", ["namesakes_review18a", "namesakes_review18b"])
+def test_the_reviewers_namesakes_stay_apart(name):
+    rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+    wrong = {(r["a"]["name"], r["b"]["name"]) for r in rows if r["label"] == "different" and merged(r)}
+    assert len(rows) >= 240 and wrong <= REVIEWED_WRONG, wrong

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from graphglean.graph.resolution.variants.definitions import plainly_english
-
 from .test_resolve import together
 from .test_resolve_classes import compared, resolved, rules_verdict
 
@@ -35,14 +33,3 @@ def test_blocking_compares_a_full_name_of_five_words_and_more_with_its_short_for
     a = ("Olusegun Matthew Okikiola Aremu Obasanjo", "person", "Nigerian general and president.")
     b = ("Olusegun Obasanjo", "person", "Former Nigerian president.")
     assert compared(a, b) and rules_verdict(a, b).rule == "a middle name on one side only"
-
-
-@pytest.mark.parametrize("text,english", [
-    ("French president and former economy minister.", True),
-    ("Sergio Osmeña is a Filipino politician.", True),  # a capitalized name of other letters aside
-    ("Ex-presidente do Brasil entre 2019 e 2022.", False),  # no function word of English's own
-    ("Presidente da República Portuguesa e antigo comentador televisivo.", False),
-    ("Deutsche Politikerin und Bundeskanzlerin.", False),
-])
-def test_plainly_english_wants_a_function_word_only_english_writes(text, english):
-    assert plainly_english(text) is english

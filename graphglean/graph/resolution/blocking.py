@@ -57,21 +57,12 @@ def web_spellings(form: NameForm, papers: bool = True) -> frozenset[str]:
     legal form or club abbreviation ("theguardian", "guardian"; "airbnb" of "Airbnb, Inc.")."""
     first = form.surface.split(maxsplit=1)[0].casefold() if form.surface.strip() else ""
     written = first + form.compact if first in ARTICLES and not form.compact.startswith(first) else ""
-    paper = _without_kind(form.surface.split()) if papers else None
+    words = form.surface.split()  # "sueddeutsche.de" of "Süddeutsche Zeitung": a paper's site without its kind
+    paper = read_name(" ".join(words[:-1])) if papers and len(words) >= 2 and \
+        english_type(key_of(words[-1])) == "newspaper" else None
     return frozenset(w.replace("'", "") for w in (form.compact, written, form.trade.replace(" ", ""),
                                                   form.team.replace(" ", ""), glued(form), form.umlauts,
                                                   paper and paper.compact, paper and paper.umlauts) if w)
-
-
-def _without_kind(words: list[str]) -> NameForm | None:
-    """A paper's name without the word of its kind, the last ("sueddeutsche.de" of "Süddeutsche Zeitung") or
-    leading it ("wyborcza.pl" of "Gazeta Wyborcza", "telegraph.co.uk" of "The Daily Telegraph"); None where it has
-    none."""
-    kind = [english_type(key_of(w)) == "newspaper" for w in words]
-    if len(words) >= 2 and kind[-1]:
-        return read_name(" ".join(words[:-1]))
-    lead = next((i for i, w in enumerate(words) if not (kind[i] or w.casefold() in ARTICLES)), 0)
-    return read_name(" ".join(words[lead:])) if any(kind[:lead]) else None
 
 
 def site_stem(form: NameForm) -> str:

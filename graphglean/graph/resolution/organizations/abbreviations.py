@@ -9,8 +9,7 @@ from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, define
 from ..profiles import opening, types_conflict
 from ..variants.accents import accented_acronym
 from ..variants.countries import described_in, named_apart, one_country
-from ..variants.definitions import said_apart, unlike_beside_where
-from ..variants.placing import UNIONS
+from ..variants.placing import unplaced_words
 from ..variants.types import TYPE_WORDS
 from ..verdicts import SAME, Verdict, doubtful
 from .rules import Judge
@@ -65,21 +64,24 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                     not one_country(a, b):  # "PSD", Portugal's and Romania's; not "WHO", "in Nigeria", "Geneva"
                 return doubtful(0.5, "a party's short acronym, placed in different countries")
             same = ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
-            if same.kind != SAME and len(x.acronym) == 3 and x.acronym == y.initials and _placed_alike(a, b):
-                return Verdict(SAME, 0.8, _PLACED_ACRONYM)  # every word's initial: not "BMF" of "Bundesamt für
-            return same  # Migration und Flüchtlinge", a name of other words' initials
+            if same.kind == SAME and not _alike_beside_where(a, b):  # "NHS", "National Hedgehog Society": both
+                return doubtful(0.5, "acronym, described alike only by where")  # "in the United Kingdom"
+            return same
     return None
 
 
-_PLACED_ACRONYM = "acronym of every word, placed in one country"
+def _alike_beside_where(a: Profile, b: Profile) -> bool:
+    """The two descriptions share a word besides those that place their nodes (an acronym's letters often name
+    its country: "Qatar National Bank", "Qatar National Bakery", both "in Doha")."""
+    return bool(_beside_where(a) & _beside_where(b))
 
 
-def _placed_alike(a: Profile, b: Profile) -> bool:
-    """Descriptions that share no word but place their nodes in one country, in two languages or not as two things
-    ("Dutch flag carrier", "Nederlandse luchtvaartmaatschappij"; not "Fellowship for people recovering from
-    alcoholism, founded in Akron, Ohio", "Major US airline headquartered in Fort Worth, Texas")."""
-    return bool((described_in(a) & described_in(b)) - UNIONS) and not (defined_apart(a, b) or said_apart(a, b) or
-                                                                       unlike_beside_where(a, b))
+def _beside_where(p: Profile) -> set[str]:
+    return (p.words.keys() & set(unplaced_words(p.description))) - _SAYING_WHERE
+
+
+# the words that say where more than what ("based in Hanoi", "mit Sitz in Wien")
+_SAYING_WHERE = frozenset("based headquartered located situated seated sitz sede siege".split())
 
 
 def _one_kind(a: Profile, b: Profile) -> bool:

@@ -21,7 +21,6 @@ from ..variants.definitions import english, said_apart
 from ..variants.makers import made
 from ..variants.places import adjective_of
 from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words, unplaced_words
-from ..variants.types import english_type
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import rare_word, says_sport, without_arabic_article, without_founding_year, without_group_words
 
@@ -57,8 +56,7 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     with_country = bool(country) and named_country == country and rest.replace(" ", "") == stem
     if not stem or not (stem in web_spellings(y) or with_country) or not x.stem and len(y.key.split()) < 2:
         return None
-    if stem not in web_spellings(y, papers=False) and not with_country and not names_other(px, y) and \
-            not _placed_as_site(x, px, py):
+    if stem not in web_spellings(y, papers=False) and not with_country and not names_other(px, y):
         return doubtful(0.4, "a paper's name without its kind, and a site that does not name the paper")
     if py.personal or py.types & PLACE_TYPES:
         return doubtful(0.4, "a web domain and a person or place of its name")
@@ -85,22 +83,6 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
                                                                                              y.surface):
         return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     return same
-
-
-def _placed_as_site(site: NameForm, page: Profile, paper: Profile) -> bool:
-    """A site described as news, and a paper of its name without its kind placed in the country of its web domain
-    ("telegraph.co.uk", "Website of the Telegraph"; "The Daily Telegraph", a London paper); for a domain of no
-    country, the paper and the site placed in one country. Not a site of another thing ("basler.ch", "Website der
-    Basler Versicherung")."""
-    if not any(english_type(w) == "newspaper" or w.startswith(_NEWS) for w in text_words(page.description)):
-        return False
-    country = TLD_COUNTRIES.get(site.site.rsplit(".", 1)[-1], "")
-    placed = described_in(paper)
-    return country in placed if country else bool((placed & described_in(page)) - UNIONS)
-
-
-# the words that say a site is news, in the languages descriptions come in (and its compounds: "Nachrichtenportal")
-_NEWS = tuple("news nachrichten noticias nouvelles notizie новости wiadomosci edition ausgabe edicion edicao".split())
 
 
 def _owned_plainly(description: str, owner: str) -> bool:

@@ -13,15 +13,11 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations
 
-import regex
-
 from ..lexicon import ARTICLES, JOINING, LEGAL_FORMS
 from ..names import NameForm
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
-from .countries import described_in, one_country
-from .definitions import unlike_beside_where
-from .placing import UNIONS
+from .countries import one_country
 
 MAX_INSIDE = 2  # letters of an acronym taken from inside words, at most
 COMPOUND_PART = 4  # where a compound's later part may begin in a word, at the earliest ("bundes|bahnen")
@@ -156,24 +152,9 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
         described = a.description.strip() and b.description.strip()
         if strict and strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
             return Verdict(SAME, 0.8, RULE)
-        # three letters spell many names: of one country, said alike where English says it twice, its own
-        # description naming no other body ("DGB", "Deutscher Gewerkschaftsbund"; not "SVP", the Swiss party, and
-        # "Südtiroler Volkspartei", nor "BMF", "Germany's Federal Ministry of Finance", and "Bundesamt für
-        # Migration und Flüchtlinge")
-        if strict and described and (described_in(a) & described_in(b)) - UNIONS and not unlike_beside_where(a, b) \
-                and not _names_a_body(px.description):
-            return Verdict(SAME, 0.8, RULE + ", placed in one country")
         # syllables ("Pemex", "Petroquímica Mexicana"?) and loose letters spell many names of one country
         return doubtful(0.5, RULE + (", not placed or described alike" if strict else ", read loosely"))
     return None
-
-
-def _names_a_body(description: str) -> bool:
-    """``description`` names a body in three capitalized words or more ("Federal Ministry of Finance")."""
-    return _BODY.search(description) is not None
-
-
-_BODY = regex.compile(r"\p{Lu}\p{Ll}+(?:\s+(?:(?:of|for|and|de|del|der|des|du|di|für|und)\s+)?\p{Lu}\p{Ll}+){2,}")
 
 
 def syllable_keys(form: NameForm) -> set[str]:

@@ -104,26 +104,6 @@ def english(text: str) -> bool:
         not _FOREIGN.intersection(words) and len(_FOREIGN_LOWER.intersection(found)) < 2
 
 
-def plainly_english(text: str) -> bool:
-    """English as `english` reads it (a capitalized name of other letters aside: "Sergio Osmeña is a Filipino
-    politician"), with a function word only English writes in it: a short text in another language often has none
-    of the others' ("Ex-presidente do Brasil entre 2019 e 2022")."""
-    return _english(text) and not _PLAINLY.isdisjoint(w.lower() for w in _WORD.findall(text))
-
-
-# and "in", which German, Dutch and Italian write too: a text `english` reads as English is seldom theirs
-_PLAINLY = _ENGLISH | {"in", "that", "whose"}
-
-
-def unlike_beside_where(a: Profile, b: Profile) -> bool:
-    """Two descriptions in English with nothing in common beside where they place their nodes ("English naturalist
-    who proposed ...", "English physicist who directed ...": Charles Darwin and his grandson)."""
-    if not (plainly_english(a.description) and plainly_english(b.description)):
-        return False
-    wa, wb = (p.words.keys() & set(unplaced_words(p.description)) for p in (a, b))
-    return min(len(wa), len(wb)) >= 3 and not wa & wb
-
-
 def two_languages(x: str, y: str) -> bool:
     """Two descriptions written in two languages (two scripts, or English and another): they share few words
     whatever they say, so sharing none is no sign that they describe two things."""
