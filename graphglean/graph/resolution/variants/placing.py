@@ -69,7 +69,7 @@ def text_words(text: str) -> tuple[str, ...]:
     return tuple(_ELIDED.sub("", key_of(text)).split())
 
 
-_ELIDED = re.compile(r"(?<!\w)(?:l|d|dell|dall|all|nell|sull|coll|quell|un|qu|j|s|n|c|m|t)'(?=\w)")
+_ELIDED = re.compile(r"(?<![\w'])(?:l|d|dell|dall|all|nell|sull|coll|quell|un|qu|j|s|n|c|m|t)'(?=\w)")
 
 
 def countries_named(text: str) -> set[str]:
