@@ -84,3 +84,13 @@ def test_a_description_opening_with_a_longer_name_of_its_own_says_a_namesake():
     assert not together(resolved(a, b).graph, a[0], b[0])
     c = ("RedBull", "company", "RedBull GmbH, the Austrian drinks maker, raised prices.")  # a legal form: no name more
     assert together(resolved(a, c).graph, a[0], c[0])
+
+
+@pytest.mark.parametrize("x,y,one", [
+    ("Sault Ste. Marie", "Sault Sainte Marie", True), ("Mont-St-Michel", "Mont-Saint-Michel", True),
+    ("Bury St Edmunds", "Bury Saint Edmunds", True), ("Port St. Lucie", "Port Saint Lucie", True),
+    ("Main St.", "Main Saint", False),  # a street's, at the end
+])
+def test_a_saint_inside_a_name_is_written_out(x, y, one):
+    from graphglean.graph.resolution.names import key_of
+    assert (key_of(x) == key_of(y)) == one
