@@ -28,6 +28,8 @@ def placed(description: str) -> set[str]:
     ("Madrid de los Austrias, barrio histórico.", {"spain"}),
     ("San José, Costa Rica.", {"costa rica"}),  # a given name before a country leaves it a country
     ("Capital of Montenegro.", {"montenegro"}),
+    ("Highest peak of the Olympic Mountains in Washington state.", {"us"}),  # not "Washington" alone: a name
+    ("Denzel Washington starred in the film.", set()),
 ])
 def test_where_a_description_places_its_node(description, countries):
     assert placed(description) == countries

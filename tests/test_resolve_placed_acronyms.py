@@ -16,6 +16,9 @@ from .test_resolve_classes import resolved
      ("World Health Organization", "organization", "United Nations agency that coordinates public health.")),
     (("IMF", "organization", "The IMF approved a loan for Argentina."),
      ("International Monetary Fund", "organization", "Lender that approved a loan programme for Argentina.")),
+    # an ampersand on both sides is the name's own shape, whatever the descriptions share
+    (("P&G", "company", "American consumer goods maker based in Cincinnati."),
+     ("Procter & Gamble", "entreprise", "Groupe américain de biens de consommation établi à Cincinnati.")),
 ])
 def test_an_acronym_described_alike_beside_where_is_its_name(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])

@@ -367,7 +367,7 @@ PLACE_PHRASES = {k: c for c, names in {
         "china sea, south china sea, east china sea, arabian sea, arabian peninsula, new guinea, west indies, "
         "east indies, west indian, east indian, indo european, indo chinese, anglo saxon, german shepherd",
     "north korea": "north korean, korea polnocna, coree du nord, corea del norte, nordkorea, nordkoreanisch",
-    "us": "new england, native american, african american, asian american",
+    "us": "new england, native american, african american, asian american, washington state, state of washington",
     "taiwan": "chinese taipei",
 }.items() for k in names.split(", ")}
 # a country's key in any table (English name or people, own name, official name) -> the country, canonical; a
