@@ -155,6 +155,9 @@ def test_a_merged_node_shows_its_most_complete_form_qualifier_and_accents_includ
     ("Jüngerer Bruder des Rekordweltmeisters.", True),
     ("Curie discovered radium and polonium with her husband.", False),  # somebody is hers
     ("It was the voice of Scrooge's nephew. 'A merry Christmas, uncle!'", False),  # his nephew; a greeting
+    ("Padre del actual rey y conde de Barcelona.", True),
+    ("Советский теннисист, отец и тренер двух сыновей.", True),  # Russian says "of" by a case ending
+    ("Писатель; его сын стал актёром.", False),  # his son
 ])
 def test_a_surname_alone_is_somebody_s_relative_only_where_said_so(description, relative):
     from graphglean.graph.resolution.persons import _relative_of

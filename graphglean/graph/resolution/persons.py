@@ -251,13 +251,14 @@ def _relative_of(description: str) -> bool:
     """``description`` says its node is somebody's relative: a kinship word before "of" ("younger brother of",
     "filho mais velho do", "Bruder des"), not somebody else's ("Scrooge's nephew", "his nephew", "her husband")."""
     ws = [w.lower() for w in _TOKEN.findall(description)]
-    return any(w in KIN_ANY and not (i and ws[i - 1] in _POSSESSIVES) and _GENITIVE.intersection(ws[i + 1:i + 4])
+    return any(w in KIN_ANY and not (i and ws[i - 1] in _POSSESSIVES) and (
+        _GENITIVE.intersection(ws[i + 1:i + 4]) or not w.isascii())  # Russian says "of" by a case ending
                for i, w in enumerate(ws))
 
 
 _GENITIVE = frozenset("of des del de do da di della dello du van von dos das".split())
 _POSSESSIVES = frozenset("s his her their its my your our sein seine seines ihr ihre ihres son sa ses leur leurs su sus "
-                         "suo sua jego jej ich zijn haar hun".split())  # "s" of "Scrooge's"
+                         "suo sua jego jej ich zijn haar hun его её ее их".split())  # "s" of "Scrooge's"
 
 
 def _given_names(form: NameForm, other: NameForm) -> set[str]:

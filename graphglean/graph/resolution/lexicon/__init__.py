@@ -187,7 +187,8 @@ KIN_ANY = KIN | frozenset(
     sœur soeur fille père pere mère mere épouse epouse époux epoux veuve neveu nièce hermano hermana hijo hija
     madre esposa esposo viuda sobrino nieto irmão irmao irmã irma filho filha pai mãe mae fratello sorella figlio
     figlia moglie marito vedova nipote brat siostra syn córka corka ojciec matka żona zona mąż maz broer zus zoon
-    dochter vader moeder weduwe padre abuelo abuela nieta sobrina nonno nonna""".split())
+    dochter vader moeder weduwe padre abuelo abuela nieta sobrina nonno nonna отец мать сын дочь брат сестра муж
+    жена вдова вдовец внук внучка дед бабушка дядя племянник племянница батько мати син донька""".split())
 MALE_NOUNS = frozenset("husband father son brother uncle nephew grandfather grandson widower king prince emperor "
                        "businessman congressman chairman stepfather stepson boy man gentleman".split())
 FEMALE_NOUNS = frozenset("wife mother daughter sister aunt niece grandmother granddaughter widow queen princess "
