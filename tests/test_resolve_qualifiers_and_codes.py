@@ -189,3 +189,17 @@ def test_a_place_qualified_by_another_region_stays_apart(a, b):
 ])
 def test_a_code_of_two_readings_names_the_region_the_other_is_placed_in(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("Maracay, Venezuela", "city", "Venezuelan city, capital of Aragua state."),
+     ("Maracay (Aragua)", "ciudad", "Capital del estado Aragua, en el norte de Venezuela."), True),
+    (("Tarija, Bolivia", "city", "Bolivian city, capital of the Tarija department."),
+     ("Tarija (Cercado)", "ciudad", "Ciudad del sur de Bolivia."), False),  # the country's side names no Cercado
+    (("Valencia, Spain", "ciudad", "Tercera ciudad de España."),
+     ("Valencia (Carabobo)", "city", "Capital of Carabobo state in Venezuela."), False),  # another country
+    (("Paris, France", "city", "Capital of France, not to be confused with the small town in Texas."),
+     ("Paris (Texas)", "city", "Town in Texas, United States, named after Paris, France."), False),  # two countries
+])
+def test_a_region_no_table_holds_and_its_country_as_qualifiers_each_named_by_the_other(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one
