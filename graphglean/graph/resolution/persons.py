@@ -201,6 +201,8 @@ def _middle_initial_of_one_generation(fa: NameForm, fb: NameForm) -> bool:
     short, long = sorted((fa.person, fb.person), key=len)
     same_generation = (fa.generation and fa.generation == fb.generation) or (fa.numbers and fa.numbers == fb.numbers)
     return bool(same_generation) and len(long) == len(short) + 1 and long[0] == short[0] and len(long[1]) == 1
+
+
 _TITLE_WRITTEN = {"dr": "doctor", "prof": "professor", "rev": "reverend", "capt": "captain", "col": "colonel",
                   "gen": "general", "lt": "lieutenant", "sgt": "sergeant", "sen": "senator", "pres": "president",
                   "gov": "governor", "cmdr": "commander", "adm": "admiral", "maj": "major", "rep": "representative",

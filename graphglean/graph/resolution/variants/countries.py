@@ -139,13 +139,14 @@ def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
     region only where its own description places it in that one ("Perth, WA", "Western Australian capital")."""
     shared = region_readings(qa) & region_readings(qb)
     if not shared:
-        for x, px, y in ((qa, a, qb), (qb, b, qa)):  # "Córdoba, Spain", "Córdoba, Andalucía"; not where the
-            # country's side names another region ("Paris, USA", a town in Tennessee)
+        for x, px, y, py in ((qa, a, qb, b), (qb, b, qa, a)):
+            # "Córdoba, Spain", "Córdoba, Andalucía"; not where the country's side names another region ("Paris,
+            # USA", a town in Tennessee)
             if _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= countries_of(x):
                 return Verdict(SAME, 0.85, "a region and its country as qualifiers")
-        for x, px, y, py in ((qa, a, qb, b), (qb, b, qa, a)):  # "Valencia, Venezuela", "capital of Carabobo state";
-            # "Valencia (Carabobo)", "... de Venezuela": a region no table holds, each side naming the other's, in
-            # that country alone (not "Paris (Texas)", "named after Paris, France")
+            # "Valencia, Venezuela", "capital of Carabobo state"; "Valencia (Carabobo)", "... de Venezuela": a region
+            # no table holds, each side naming the other's, in that country alone (not "Paris (Texas)", "named
+            # after Paris, France")
             if (country := _country(x)) and not countries_of(y) and described_in(py) - UNIONS == {country} and \
                     described_in(px) - UNIONS <= {country} and names_qualifier(px.description, y):
                 return Verdict(SAME, 0.85, "a region and its country as qualifiers, each named by the other")
