@@ -191,15 +191,15 @@ def test_a_code_of_two_readings_names_the_region_the_other_is_placed_in(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])
 
 
-@pytest.mark.parametrize("a,b,one", [
-    (("Maracay, Venezuela", "city", "Venezuelan city, capital of Aragua state."),
-     ("Maracay (Aragua)", "ciudad", "Capital del estado Aragua, en el norte de Venezuela."), True),
-    (("Tarija, Bolivia", "city", "Bolivian city, capital of the Tarija department."),
-     ("Tarija (Cercado)", "ciudad", "Ciudad del sur de Bolivia."), False),  # the country's side names no Cercado
-    (("Valencia, Spain", "ciudad", "Tercera ciudad de España."),
-     ("Valencia (Carabobo)", "city", "Capital of Carabobo state in Venezuela."), False),  # another country
+@pytest.mark.parametrize("a,b", [
+    (("Mercedes, Argentina", "city", "City in Buenos Aires Province, not to be confused with Mercedes in Corrientes."),
+     ("Mercedes (Corrientes)", "ciudad", "Ciudad de la provincia de Corrientes, Argentina.")),
+    (("Waterloo, Belgium", "town", "Walloon town with a railway station, site of the 1815 battle."),
+     ("Waterloo (station)", "station", "London railway terminus in the United Kingdom.")),
     (("Paris, France", "city", "Capital of France, not to be confused with the small town in Texas."),
-     ("Paris (Texas)", "city", "Town in Texas, United States, named after Paris, France."), False),  # two countries
+     ("Paris (Texas)", "city", "Town in Texas, United States, named after Paris, France.")),
 ])
-def test_a_region_no_table_holds_and_its_country_as_qualifiers_each_named_by_the_other(a, b, one):
-    assert together(resolved(a, b).graph, a[0], b[0]) == one
+def test_a_country_and_a_region_no_table_holds_as_qualifiers_stay_two(a, b):
+    # each naming the other's qualifier is no evidence: a namesake's description says "not to be confused with"
+    # (a reviewer's 11 false merges of such a rule, session 18)
+    assert not together(resolved(a, b).graph, a[0], b[0])

@@ -86,11 +86,12 @@ def test_a_description_opening_with_a_longer_name_of_its_own_says_a_namesake():
     assert together(resolved(a, c).graph, a[0], c[0])
 
 
-@pytest.mark.parametrize("x,y,one", [
-    ("Sault Ste. Marie", "Sault Sainte Marie", True), ("Mont-St-Michel", "Mont-Saint-Michel", True),
-    ("Bury St Edmunds", "Bury Saint Edmunds", True), ("Port St. Lucie", "Port Saint Lucie", True),
-    ("Main St.", "Main Saint", False),  # a street's, at the end
+@pytest.mark.parametrize("a,b", [
+    (("Fort St. George", "fort", "British fort founded in 1644 at Madras, India."),
+     ("Fort Saint George", "fort", "Fort of the Popham Colony, built in 1607 in Maine.")),
+    (("Fort St. John", "city", "City in northeastern British Columbia."),
+     ("Fort Saint John", "trading post", "Fur-trading post on the Richelieu River in Quebec.")),
 ])
-def test_a_saint_inside_a_name_is_written_out(x, y, one):
-    from graphglean.graph.resolution.names import key_of
-    assert (key_of(x) == key_of(y)) == one
+def test_a_saint_abbreviated_inside_a_name_is_no_key_of_its_own(a, b):
+    # written out in the key, these namesakes were one name (a reviewer's, session 18): a question at most
+    assert not together(resolved(a, b).graph, a[0], b[0])

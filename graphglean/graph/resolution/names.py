@@ -90,11 +90,7 @@ def _without_articles(ws: list[str]) -> list[str]:
         out = [out[0][2:]] + out[1:]
     if len(out) > 1 and out[0] in LEADING_ABBREVIATIONS:  # "Mt. Everest", "St. Louis"; "Main St." stays
         out = [LEADING_ABBREVIATIONS[out[0]]] + out[1:]
-    # inside a name, a saint's before another word ("Sault Ste. Marie", "Mont-St-Michel", "Bury St Edmunds")
-    return [_SAINTS.get(w, w) if 0 < i < len(out) - 1 else w for i, w in enumerate(out)]
-
-
-_SAINTS = {"st": "saint", "ste": "sainte"}
+    return out
 
 
 def key_of(text: str) -> str:

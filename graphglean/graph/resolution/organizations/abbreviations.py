@@ -64,9 +64,9 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
                     not one_country(a, b):  # "PSD", Portugal's and Romania's; not "WHO", "in Nigeria", "Geneva"
                 return doubtful(0.5, "a party's short acronym, placed in different countries")
             same = ev.short_form(a, b, Verdict(SAME, 0.8, "acronym"), across=True)  # letters of any language
-            # "NHS", "National Hedgehog Society": both "in the United Kingdom"; an ampersand on both sides is the
-            # name's own shape ("H&M", "Hennes & Mauritz AB")
-            if same.kind == SAME and not _alike_beside_where(a, b) and not ("&" in fa.surface and "&" in fb.surface):
+            # "NHS", "National Hedgehog Society": both "in the United Kingdom"; "S&W", a steakhouse chain, and
+            # "Smith & Wesson", both American
+            if same.kind == SAME and not _alike_beside_where(a, b):
                 return doubtful(0.5, "acronym, described alike only by where")
             return same
     return None

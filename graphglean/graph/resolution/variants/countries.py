@@ -13,8 +13,7 @@ from ..lexicon import ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, REGION_EXONYMS, REG
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
-from .places import (capitalized, inflected, names_qualifier, region_country, region_of, region_readings,
-                     river_key)
+from .places import capitalized, inflected, region_country, region_of, region_readings, river_key
 from .placing import UNIONS, countries_placing, text_words
 
 _ENDONYMS_BY_START: dict[str, list[tuple[str, str]]] = {}  # an inflected name keeps its first letters
@@ -110,14 +109,9 @@ def named_apart(p: Profile, other: NameForm) -> bool:
     return bool(named and placed and not named & placed)
 
 
-def _country(key: str) -> str:
-    """The country ``key`` names, canonical, or ""."""
-    return COUNTRY_OF.get(key) or (key if countries_of(key) == {key} else "")
-
-
 def _country_and_region(country: str, region: str) -> bool:
     """``country`` is a country's name and ``region`` a region's (not a country's) that places it there."""
-    name = _country(country)
+    name = COUNTRY_OF.get(country) or (country if countries_of(country) == {country} else "")
     return bool(name) and name != region and not COUNTRY_OF.get(region) and countries_of(region) == {name}
 
 
@@ -139,17 +133,10 @@ def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
     region only where its own description places it in that one ("Perth, WA", "Western Australian capital")."""
     shared = region_readings(qa) & region_readings(qb)
     if not shared:
-        for x, px, y, py in ((qa, a, qb, b), (qb, b, qa, a)):
-            # "Córdoba, Spain", "Córdoba, Andalucía"; not where the country's side names another region ("Paris,
-            # USA", a town in Tennessee)
+        for x, px, y in ((qa, a, qb), (qb, b, qa)):  # "Córdoba, Spain", "Córdoba, Andalucía"; not where the
+            # country's side names another region ("Paris, USA", a town in Tennessee)
             if _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= countries_of(x):
                 return Verdict(SAME, 0.85, "a region and its country as qualifiers")
-            # "Valencia, Venezuela", "capital of Carabobo state"; "Valencia (Carabobo)", "... de Venezuela": a region
-            # no table holds, each side naming the other's, in that country alone (not "Paris (Texas)", "named
-            # after Paris, France")
-            if (country := _country(x)) and not countries_of(y) and described_in(py) - UNIONS == {country} and \
-                    described_in(px) - UNIONS <= {country} and names_qualifier(px.description, y):
-                return Verdict(SAME, 0.85, "a region and its country as qualifiers, each named by the other")
         return Verdict(DIFFERENT, 0.0, "different qualifiers")
     if region_of(qa) == region_of(qb):
         return Verdict(SAME, 0.9, "same qualifier written another way")
