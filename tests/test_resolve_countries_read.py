@@ -1,8 +1,9 @@
 """Where a description places its node: a country's plural adjective in Romance languages ("legislativas
 portuguesas", "los españoles"; not a country's own name in the plural: "las Indias", "las dos Chinas"), Romanian
 words. A party's short acronym and the name it spells out, each placed in another country, are two parties ("PSD",
-Portugal and Romania); an international body described in two countries is not ("WHO"). Examples are mine, a
-blind set's and a reviewer's."""
+Portugal and Romania); an international body described in two countries is not ("WHO"); institutions of one
+name in two regions of one country are two ("University of St. Thomas", Minnesota and Texas). Examples are mine,
+a blind set's and a reviewer's."""
 
 from __future__ import annotations
 
@@ -54,3 +55,19 @@ def test_a_short_acronym_of_a_party_in_another_country_is_another_party():
 ])
 def test_a_region_and_its_country_qualify_one_place(a, b, same):
     assert (rules_verdict(a, b).kind == SAME) == same
+
+
+@pytest.mark.parametrize("a,b,one", [
+    (("University of St. Thomas", "university", "Private Catholic university in Saint Paul, Minnesota."),
+     ("University of Saint Thomas", "university", "Catholic university in Houston, Texas."), False),
+    (("Cathedral of St. Paul", "church", "Catholic cathedral in Saint Paul, Minnesota."),
+     ("Cathedral of Saint Paul", "church", "Catholic cathedral in Birmingham, Alabama."), False),
+    (("WSU", "university", "Public research university in Pullman, Washington."),
+     ("Wichita State University", "university", "Public university in Wichita, Kansas."), False),
+    (("University of St. Thomas", "university", "Private Catholic university in Saint Paul, Minnesota."),
+     ("University of Saint Thomas", "university", "Minnesota's largest private university."), True),  # one state
+])
+def test_institutions_of_one_name_in_two_regions_of_one_country_are_two(a, b, one):
+    from .test_resolve import together
+    from .test_resolve_classes import resolved
+    assert together(resolved(a, b).graph, a[0], b[0]) == one

@@ -34,7 +34,7 @@ from .variants.acronyms import acronym_verdict
 from .variants.articles import article_verdict, definite, definite_article, elided_verdict
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
-from .variants.countries import countries_apart, described_in, qualifiers_verdict, regions_named
+from .variants.countries import countries_apart, described_in, qualifiers_verdict, regions_apart, regions_named
 from .variants.countries import river_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
@@ -103,9 +103,9 @@ class Evidence:
         if best.kind in (NONE, UNSURE) and not best.doubt and (given := gives_other_name(a, b)):  # "X (Y)"
             best = given
         # the names agree, the things do not
-        if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or callings_apart(a, b) or
-                                  centuries_apart(a, b) or realms_apart(a, b) or sports_apart(a, b) or
-                                  offices_apart(a, b)):
+        if best.kind == SAME and (why := conflict(a, b) or countries_apart(a, b) or regions_apart(a, b) or
+                                  callings_apart(a, b) or centuries_apart(a, b) or realms_apart(a, b) or
+                                  sports_apart(a, b) or offices_apart(a, b)):
             return doubtful(best.score * 0.6, f"{best.rule}, but {why}")
         if best.kind in (SAME, UNSURE) and not best.certain:
             for x, y in ((a, b), (b, a)):  # a name of its own is no relative ("... of the Kingdom of the Netherlands")

@@ -74,6 +74,25 @@ def countries_apart(a: Profile, b: Profile) -> str:
     return "described in different countries" if pa and pb and not pa & pb else ""
 
 
+def regions_apart(a: Profile, b: Profile) -> str:
+    """Why two institutions of one name are two: each description places its own in regions of one country that
+    the other's does not name ("University of St. Thomas", Saint Paul, Minnesota, and "University of Saint
+    Thomas", Houston, Texas); a thing built in one place does not move, as a company's seat or a person does."""
+    if not (a.types & _LOCATED and b.types & _LOCATED):
+        return ""
+    ra, rb = (_regions_said(" ; ".join(defining_clauses(p))) for p in (a, b))  # where it is, not its alumni's
+    return "institutions described in different regions" if ra and rb and not ra & rb else ""
+
+
+def _regions_said(text: str) -> frozenset[str]:
+    return regions_named(text) - countries_of(text)
+
+
+# the kinds of a thing that stays where it was built
+_LOCATED = frozenset("""university college school church cathedral basilica abbey monastery convent seminary
+hospital museum stadium arena prison library theatre theater temple mosque synagogue shrine""".split())
+
+
 def _said_of(p: Profile) -> frozenset[str]:
     """The countries what ``p``'s description says it is names, less those its own names name."""
     return countries_of(" ; ".join(defining_clauses(p))) - countries_of(" ; ".join(f.surface for f in p.forms))
