@@ -75,9 +75,10 @@ def countries_apart(a: Profile, b: Profile) -> str:
 
 
 def regions_apart(a: Profile, b: Profile) -> str:
-    """Why two institutions of one name are two: each description places its own in regions of one country that
-    the other's does not name ("University of St. Thomas", Saint Paul, Minnesota, and "University of Saint
-    Thomas", Houston, Texas); a thing built in one place does not move, as a company's seat or a person does."""
+    """Why two institutions of one name are two: what each description says it is places it in regions (a
+    state, a province) the other's does not name ("University of St. Thomas", Saint Paul, Minnesota, and
+    "University of Saint Thomas", Houston, Texas); a thing built in one place does not move, as a company's seat
+    or a person does."""
     if not (a.types & _LOCATED and b.types & _LOCATED):
         return ""
     ra, rb = (_regions_said(" ; ".join(defining_clauses(p))) for p in (a, b))  # where it is, not its alumni's
