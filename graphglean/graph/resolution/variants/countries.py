@@ -55,8 +55,14 @@ _COUNTRY_TYPES = frozenset({"country", "nation"})
 def regions_named(description: str) -> frozenset[str]:
     """The regions and countries ``description`` names, canonical: a region by its full name (an "or" in a text
     is no Oregon), a country as `countries_of` reads it, in any of several languages."""
-    text = f" {' '.join(text_words(description))} "
-    return frozenset(countries_of(description) | {r for n, r in _REGION_NAMES.items() if f" {n} " in text})
+    return countries_of(description) | _regions_in(description)
+
+
+@lru_cache(maxsize=16384)
+def _regions_in(text: str) -> frozenset[str]:
+    """The regions ``text`` names by their full names."""
+    spaced = f" {' '.join(text_words(text))} "
+    return frozenset(r for n, r in _REGION_NAMES.items() if f" {n} " in spaced)
 
 
 def countries_apart(a: Profile, b: Profile) -> str:
@@ -81,12 +87,14 @@ def regions_apart(a: Profile, b: Profile) -> str:
     or a person does."""
     if not (a.types & _LOCATED and b.types & _LOCATED):
         return ""
-    ra, rb = (_regions_said(" ; ".join(defining_clauses(p))) for p in (a, b))  # where it is, not its alumni's
+    ra, rb = _regions_said(a), _regions_said(b)
     return "institutions described in different regions" if ra and rb and not ra & rb else ""
 
 
-def _regions_said(text: str) -> frozenset[str]:
-    return regions_named(text) - countries_of(text)
+def _regions_said(p: Profile) -> frozenset[str]:
+    """The regions (not countries) what ``p``'s description says it is names: where it is, not its alumni's."""
+    said = " ; ".join(defining_clauses(p))
+    return _regions_in(said) - countries_of(said)
 
 
 # the kinds of a thing that stays where it was built
