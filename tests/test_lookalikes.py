@@ -162,7 +162,7 @@ REVIEWED_WRONG = {("ÖBB", "Österreichischer Bundesverband Baumschulen"),
                   # Washington's acronyms that spell bodies of other states
                   ("A&E", "Abercrombie & Edwards"), ("A&P", "Adams & Pierce"), ("C&A", "Cornelis & Arends"),
                   ("G&L", "George & Lewis"), ("R&A", "Rolls & Anderson"), ("S&P", "Simon & Partners"),
-                  ("W&M", "Wheeling & Marietta"), ("Abbey of St. Gall", "Abbey of Saint Gall"),
+                  ("W&M", "Wheeling & Marietta"),
                   ("Church of St. Mary", "Church of Saint Mary"), ("Order of St John", "Order of Saint John"),
                   ("WSP", "Washington State Patrol"), ("WSU", "Washington State University")}
 

@@ -408,6 +408,23 @@ def test_an_opening_sentence_about_the_node_places_it_nowhere():
     assert (opening(sentence), opening(phrase), opening(relative)) == ("", "leeds weekly", "painter")
 
 
+def test_the_dot_of_a_saint_or_a_title_ends_no_clause():
+    from graphglean.graph.resolution.profiles import defining_clauses, opening, profile_from
+    abbey = profile_from("a", {"name": "A", "type": "monastery",
+                               "description": "Benedictine abbey in St. Gallen, Switzerland."}, [])
+    church = profile_from("c", {"name": "C", "type": "church",
+                                "description": "It is a parish church in Mt. Vernon, Ohio. Rebuilt in 1890."}, [])
+    assert opening(abbey) == "benedictine abbey in st gallen switzerland"
+    assert "a parish church in Mt. Vernon" in defining_clauses(church)
+    ended = profile_from("e", {"name": "E", "type": "person", "description": "Surgeon. Born in Leeds."}, [])
+    assert opening(ended) == "surgeon"  # a dot after a word of no title still ends it
+    # the abbey of St. Gall and a Bavarian abbey of Saint Gall: two countries, so two abbeys
+    a = ("Abbey of St. Gall", "monastery", "Benedictine abbey in St. Gallen, Switzerland.")
+    b = ("Abbey of Saint Gall", "monastery", "Dissolved Benedictine abbey in Bavaria, Germany.")
+    assert merged_by(a, b) == ""
+    assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

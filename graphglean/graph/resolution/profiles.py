@@ -16,6 +16,7 @@ import regex
 
 from ...text.words import LETTERS
 from .lexicon import COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
+from .descriptions.clauses import APPOSITION, DEFINITION, opening_of, said_to_be
 from .lexicon.latin import latin_names
 from .names import NameForm, key_of, read_name, strip_accents, words_of
 from .variants.placing import PLACED, UNIONS, countries_placing
@@ -200,43 +201,15 @@ THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car mo
 technology device website artifact artefact currency food drink""".split())
 # what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
 MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())
-# what a description says its node is, in a few languages: the words after the verb, to the clause's end
-# (not Czech "je": French "I"; Danish "er" is German "he" too, and what follows it a clause read anyway)
-DEFINING = regex.compile(r"\b(?:is|was|are|were|es|era|fue|è|é|foi|ist|war|est|était|jest|był|była|byl|byla|"
-                          r"är|var|er|este|adalah|является|был|была)\s+(?!\w+ed\s+by\s+\w+'s\b)"  # "fined by X's"
-                          r"([^.;:,()\n]{1,80})", regex.I)
-
-
-# where a sentence's subject ends: its verb, the frequent ones ("The retailer said ...")
-FINITE_VERBS = frozenset("is are was were has have had said says told will would can could did does".split())
-# to the first stop, not a dot of initials ("U.S. state", "Washington, D.C.")
-_OPENING = regex.compile(r"^\s*([^.;:()\n]{1,100})")
-_INITIAL_BEFORE = regex.compile(r"\b\p{Lu}$")
-_OPENING_DOTTED = regex.compile(r"^\s*((?:[^.;:()\n]|(?<=\b\p{Lu})\.(?=\p{Lu}|\s+\p{Ll})){1,100})")  # read when needed
-# a name, then what it is after a comma ("Verve Records, an American jazz record label")
-_APPOSITION = regex.compile(r"^[^,.;:()\n]{1,60},\s+((?:a|an|the|un|une|una|uno|um|uma|ein|eine|der|die|das|el|la|le|"
-                            r"il|lo|o)\s+[^.;:,()\n]{1,80})", regex.I)
-# where a description's opening noun phrase ends: a relative word, in several languages
-_RELATIVE = frozenset("who whom whose which that where qui que dont où quien cuyo cuya che cui który która które "
-                      "welcher welche welches dessen deren by known called named nicknamed formerly also".split()) | \
-    FINITE_VERBS
-
-
 def defining_clauses(p: Profile) -> tuple[str, ...]:
     """What ``p``'s description says it is: its opening noun phrase and the words after each verb of being."""
-    return _defining(p.description, tuple(f.key for f in p.forms if f.key))
-
-
-@lru_cache(maxsize=16384)
-def _defining(description: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    said = tuple(m.group(1) for m in DEFINING.finditer(description))
-    return (_opening(description, names), *(m.group(1) for m in _APPOSITION.finditer(description[:120])), *said)
+    return said_to_be(p.description, tuple(f.key for f in p.forms if f.key))
 
 
 def openings(p: Profile) -> tuple[str, ...]:
     """What ``p``'s description opens by saying its node is: its opening noun phrase (`opening`), and what
     follows a comma after its name ("Verve Records, an American jazz record label"); lower-cased."""
-    return (opening(p), *(key_of(m.group(1)) for m in _APPOSITION.finditer(p.description[:120])))
+    return (opening(p), *(key_of(m.group(1)) for m in APPOSITION.finditer(p.description[:120])))
 
 
 def opening(p: Profile) -> str:
@@ -244,29 +217,7 @@ def opening(p: Profile) -> str:
     or an "-ed" participle ("London daily" of "London daily founded in 1785"; "Composer" of "Composer who
     directed ... in New York"), or "" when it opens with the node's name, a sentence about it ("Carrefour agreed
     to sell its Italian stores")."""
-    return _opening(p.description, tuple(f.key for f in p.forms if f.key))
-
-
-def _opening(description: str, names: tuple[str, ...]) -> str:
-    # as written ("State-controlled"), and a noun phrase's length at most: a verb of another language is not
-    # seen ("El organismo rector del fútbol mundial adjudicó el Mundial de 2034 a Arabia Saudí")
-    m = _OPENING.match(description)
-    if m and description[m.end(1):m.end(1) + 1] == "." and _INITIAL_BEFORE.search(description, 0, m.end(1)):
-        m = _OPENING_DOTTED.match(description)  # a dot of initials
-    tokens = m.group(1).split()[:8] if m else []
-    if not tokens or any(key_of(" ".join(tokens)).startswith(name) for name in names):
-        return ""
-    return key_of(" ".join(tokens[:phrase_end(tokens, _RELATIVE)]))
-
-
-def phrase_end(words: list[str], stops: frozenset[str], start: int = 1) -> int:
-    """Where a noun phrase ends in ``words``: at the first of ``stops`` or "-ed" participle from ``start`` on
-    ("London daily" of "London daily founded in 1785"; not "a boarding school"), else at their end."""
-    for i in range(start, len(words)):
-        w = words[i].lower()
-        if w in stops or (len(w) > 4 and w.isalpha() and w.endswith("ed")):
-            return i
-    return len(words)
+    return opening_of(p.description, tuple(f.key for f in p.forms if f.key))
 
 
 def placed_in(p: Profile, names: set[str]) -> set[str]:
@@ -278,18 +229,14 @@ def placed_in(p: Profile, names: set[str]) -> set[str]:
     return found - {PLACED.get(n, n) for n in names}
 
 
-_DEFINITION = regex.compile(r"\b(?:is|was|es|era|fue|è|é|foi|ist|war|est|était)\s+(?:a|an|the|un|une|una|uno|ein|eine|"
-                             r"der|die|das|el|la|le|il|lo|o|um|uma)\s+([^.;:()\n]{1,160})", regex.I)
-
-
 def _stem(word: str) -> str:
     return word[:5]  # "stream", "streaming": a crude stem, enough to see two definitions share a word
 
 
 def definition_words(p: Profile) -> set[str]:
     """The words in which ``p``'s description says what it is ("is a ...", "es una ...", "ist ein ...")."""
-    return {w.lower() for m in _DEFINITION.finditer(p.description) for w in _TOKEN.findall(m.group(1))} & \
-        p.words.keys()
+    said = (w.lower() for m in DEFINITION.finditer(p.description) for w in _TOKEN.findall(m.group(1)))
+    return p.words.keys() & set(said)
 
 
 def defined_apart(a: Profile, b: Profile, few: int = 4) -> bool:
@@ -380,8 +327,7 @@ class Corpus:
         """Every word of the personal name is a name, not a common word (one letter: an initial; a particle
         such as "van" or "de" is written in lower case inside names; a syllable joined by a hyphen is part of a
         word: "in" of "Jae-in")."""
-        joined = {w for token in form.surface.split() if "-" in token for w in key_of(token).split()[1:]} \
-            if "-" in form.surface else ()
+        joined = {w for token in form.surface.split() if "-" in token for w in key_of(token).split()[1:]}
         return bool(form.person) and all(len(w) == 1 or w in PARTICLES or w in joined or w not in self.lowercase
                                          for w in form.person)
 

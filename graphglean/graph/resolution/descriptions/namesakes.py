@@ -20,12 +20,13 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from ..names import key_of
-from ..profiles import (DEFINING, ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart,
+from ..profiles import (ORG_TYPES, PERSON_TYPES, PLACE_TYPES, THING_TYPES, Profile, aliases_of, kinds_apart,
                         opening, openings, profile_from, spelled_out)
 from ..variants.countries import countries_of
 from ..variants.placing import UNIONS
 from ..variants.rulers import realms_apart
 from ..variants.types import english_type
+from .clauses import DEFINING
 
 # a node with many descriptions is read by its first ones (in the order the graph lists them): a namesake
 # that appears only later goes unnoticed, and the reading stays a few dozen pairs per node

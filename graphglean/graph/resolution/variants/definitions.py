@@ -15,7 +15,8 @@ from ....text.language import detect
 from ....text.words import LETTERS
 from ..names import read_name
 from ..organizations.written import without_group_words
-from ..profiles import FINITE_VERBS, Profile, opening, phrase_end
+from ..descriptions.clauses import FINITE_VERBS, phrase_end
+from ..profiles import Profile, opening
 from ..descriptions.dates import years_of
 from .placing import unplaced_words
 
