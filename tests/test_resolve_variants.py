@@ -741,6 +741,21 @@ def test_an_acronym_described_in_another_country_than_its_full_name_names_is_a_q
     assert "another country" in apart_rule(resolved(a, b), a[0], b[0])
 
 
+@pytest.mark.parametrize("a, b", [
+    (("WSU", "university", "Public research university in Detroit, Michigan."),
+     ("Washington State University", "university",
+      "Public land-grant research university in Pullman, in the state of Washington.")),
+    (("WSP", "organization", "State police agency of Wisconsin, United States."),
+     ("Washington State Patrol", "organization", "State police agency of Washington state.")),
+])
+def test_an_acronym_described_in_another_region_than_its_full_name_names_is_a_question(a, b):
+    assert merged_by(a, b) == ""
+    assert "another country or region" in apart_rule(resolved(a, b), a[0], b[0])
+    same = ("WSU", "university", "Public research university in Pullman, Washington state.")
+    assert merged_by(same, ("Washington State University", "university",
+                            "Land-grant university in Pullman, Washington, United States.")) == "acronym"
+
+
 def test_a_calling_of_two_words_and_a_noun_phrase_of_commas():
     from graphglean.graph.resolution.profiles import opening, profile_from
     from graphglean.graph.resolution.variants.callings import callings

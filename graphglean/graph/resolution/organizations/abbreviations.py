@@ -68,6 +68,8 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
             # "Smith & Wesson", both American
             if same.kind == SAME and not _alike_beside_where(a, b):
                 return doubtful(0.5, "acronym, described alike only by where")
+            if same.kind == SAME and named_apart(a if x is fa else b, y):  # "WSU", Detroit's; "Washington State ..."
+                return doubtful(0.5, "acronym, but the name names another country or region")
             return same
     return None
 

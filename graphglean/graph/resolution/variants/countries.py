@@ -131,9 +131,13 @@ def _without(text: str, names: tuple[str, ...]) -> str:
 
 
 def named_apart(p: Profile, other: NameForm) -> bool:
-    """``p`` is described in countries the other's name does not name, where it names one ("UNAM", Namibia's
-    university; "Universidad Nacional Autónoma de México")."""
+    """``p`` is described in countries, or regions of one, the other's name does not name, where it names one
+    ("UNAM", Namibia's university; "Universidad Nacional Autónoma de México"; "WSU", "in Detroit, Michigan";
+    "Washington State University")."""
     named, placed = countries_of(other.surface), described_in(p)
+    if named and placed and not named & placed:
+        return True
+    named, placed = _regions_in(other.surface) - named, _regions_in(unnamed(p)) - placed
     return bool(named and placed and not named & placed)
 
 
