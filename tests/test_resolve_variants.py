@@ -425,6 +425,16 @@ def test_the_dot_of_a_saint_or_a_title_ends_no_clause():
     assert "different countries" in apart_rule(resolved(a, b), a[0], b[0])
 
 
+def test_an_opening_phrase_counts_no_english_function_word_and_ends_at_no_name():
+    from graphglean.graph.resolution.profiles import opening, profile_from
+    order = profile_from("o", {"name": "O", "type": "organization",
+                               "description": "Royal order of chivalry in the United Kingdom that runs a service."}, [])
+    wsu = profile_from("w", {"name": "W", "type": "university", "description": "Public land-grant research "
+                             "university in Pullman, in the state of Washington."}, [])
+    assert opening(order) == "royal order of chivalry in the united kingdom"
+    assert opening(wsu) == "public land grant research university in pullman in the state of washington"
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

@@ -52,7 +52,7 @@ def opening_of(description: str, names: tuple[str, ...]) -> str:
     m = _OPENING.match(description)
     if m and description[m.end(1):m.end(1) + 1] == "." and _INITIAL_BEFORE.search(description, 0, m.end(1)):
         m = _OPENING_DOTTED.match(description)  # a dot of initials
-    tokens = m.group(1).split()[:8] if m else []
+    tokens = _phrase_words(m.group(1).split()) if m else []
     if not tokens or any(key_of(" ".join(tokens)).startswith(name) for name in names):
         return ""
     return key_of(" ".join(tokens[:phrase_end(tokens, _RELATIVE)]))
@@ -60,9 +60,25 @@ def opening_of(description: str, names: tuple[str, ...]) -> str:
 
 def phrase_end(words: list[str], stops: frozenset[str], start: int = 1) -> int:
     """Where a noun phrase ends in ``words``: at the first of ``stops`` or "-ed" participle from ``start`` on
-    ("London daily" of "London daily founded in 1785"; not "a boarding school"), else at their end."""
+    ("London daily" of "London daily founded in 1785"; not "a boarding school", nor a name: "United Kingdom"),
+    else at their end."""
     for i in range(start, len(words)):
         w = words[i].lower()
-        if w in stops or (len(w) > 4 and w.isalpha() and w.endswith("ed")):
+        if w in stops or (len(w) > 4 and w.isalpha() and w.endswith("ed") and not words[i][0].isupper()):
             return i
     return len(words)
+
+
+def _phrase_words(tokens: list[str], most: int = 8) -> list[str]:
+    """The first ``most`` words of ``tokens``, English function words not counted ("Royal order of chivalry in
+    the United Kingdom"): a verb of another language stays beyond them ("El organismo rector del fútbol mundial
+    adjudicó el Mundial de 2034 a Arabia Saudí")."""
+    counted = 0
+    for i, token in enumerate(tokens):
+        counted += token.lower() not in _FUNCTION_WORDS
+        if counted > most:
+            return tokens[:i]
+    return tokens
+
+
+_FUNCTION_WORDS = frozenset("a an the of in on at and".split())
