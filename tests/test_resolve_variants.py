@@ -435,6 +435,32 @@ def test_an_opening_phrase_counts_no_english_function_word_and_ends_at_no_name()
     assert opening(wsu) == "public land grant research university in pullman in the state of washington"
 
 
+@pytest.mark.parametrize("a, b", [
+    # a Peruvian writer who goes by his second given name; a cardinal's title abbreviated, one middle name more
+    (("Mario Vargas Llosa", "person", "Peruvian novelist, Nobel laureate in 2010."),
+     ("Jorge Mario Pedro Vargas Llosa", "persona", "Escritor peruano, autor de La ciudad y los perros.")),
+    (("Card. Matteo Zuppi", "persona", "Arcivescovo di Bologna e presidente della CEI."),
+     ("Matteo Maria Zuppi", "person", "Italian cardinal, Archbishop of Bologna.")),
+])
+def test_a_given_name_used_alone_or_a_title_abbreviated_is_a_question_not_another_person(a, b):
+    from .test_resolve_classes import compared, rules_verdict
+    assert merged_by(a, b) == ""
+    assert rules_verdict(a, b).kind == "unsure" and compared(a, b)  # a question for the LLM tier
+
+
+def test_a_given_name_the_other_lacks_altogether_is_another_person():
+    from .test_resolve_classes import rules_verdict
+    a = ("Mario Vargas Llosa", "person", "Peruvian novelist, Nobel laureate in 2010.")
+    c = ("Álvaro Vargas Llosa", "persona", "Escritor peruano, hijo del novelista.")
+    assert (rules_verdict(a, c).kind, rules_verdict(a, c).rule) == ("different", "different given names")
+
+
+def test_a_year_written_short_is_that_year():
+    from graphglean.graph.resolution.blocking import numbers_differ
+    assert not numbers_differ(("98",), ("1898",)) and not numbers_differ(("82",), ("1982",))
+    assert numbers_differ(("98",), ("1899",)) and numbers_differ(("98",), ("99",))
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

@@ -43,8 +43,7 @@ from .variants.vessels import afloat, designation
 # "Sony TV")
 ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:", "ys:": "ym:", "ls:": "lm:"}
 # the types a club is given ("organization" as often): a two-word name of one meets a one-word name of its first
-CLUB_TYPES = frozenset({"club", "sports team", "team", "football club", "sports club", "organization",
-                        "organisation"})
+CLUB_TYPES = frozenset({"club", "sports team", "team", "football club", "sports club", "organization", "organisation"})
 EXACT = ("k:", "c:", "s:", "q:", "p:", "ws:", "ts:", "n:")  # prefixes whose large blocks are still one name: linked as a star
 _BANDS, _ROWS = 6, 3
 _PRIME = (1 << 31) - 1
@@ -78,9 +77,11 @@ _CAPITALS_NUMBER = re.compile(r"[A-Z]{2,}(?:\d+|[IVX]+)")
 
 def numbers_differ(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
     """Two names' numbers are other numbers of one kind: not a year against an edition or a year written short
-    ("Tour de France 2019", "106th Tour de France"; "Mundial 82", "1982 FIFA World Cup")."""
-    years = [len(n) == 4 and n[:2] in ("19", "20") for n in (*x, *y)]
-    return bool(x and y and x != y) and not (len(x) == len(y) == 1 and years[0] != years[1])
+    ("Tour de France 2019", "106th Tour de France"; "Mundial 82", "1982 FIFA World Cup"; "SV Darmstadt 98",
+    "Darmstadt 1898")."""
+    year = [len(n) == 4 and n[:2] in ("19", "20") for n in (*x, *y)]
+    one = len(x) == len(y) == 1 and (year[0] != year[1] or {len(x[0]), len(y[0])} == {2, 4} and x[0][-2:] == y[0][-2:])
+    return bool(x and y and x != y) and not one
 
 
 def numbered_capitals(form: NameForm) -> bool:
@@ -210,7 +211,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
         elif f.person and p.person_compatible and len(f.person) <= 8:  # "Gabriel José de la Concordia García
-            keys.add(f"pf:{f.person[0][0]}|{f.person[-1]}")  # Márquez" meets "Gabriel García Márquez"
+            keys.add(f"pf:{f.person[0][0]}|{f.person[-1]}")  # Márquez" meets "Gabriel García Márquez", "Jorge
+            keys.add("pt:" + " ".join(f.person[-2:]))  # Mario Pedro Vargas Llosa" "Mario Vargas Llosa"
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"

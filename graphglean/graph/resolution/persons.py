@@ -229,11 +229,20 @@ def _given(x: tuple[str, ...], y: tuple[str, ...]) -> str:
     DIFFERENT."""
     x = x[:1] + tuple(w for w in x[1:] if not w.endswith(_PATRONYMIC))
     y = y[:1] + tuple(w for w in y[1:] if not w.endswith(_PATRONYMIC))
-    if not x or not y or not _matches(x[0], y[0]):
+    if not x or not y:
         return DIFFERENT
+    if not _matches(x[0], y[0]):  # "Jorge Mario Pedro Vargas Llosa", "Mario Vargas Llosa": goes by a middle name
+        short, long = sorted((x, y), key=len)
+        return UNSURE if len(short) < len(long) and _in_order(short, long[1:]) else DIFFERENT
     if len(x) == len(y):
         return SAME if all(_matches(p, q) for p, q in zip(x, y)) else DIFFERENT
     return UNSURE
+
+
+def _in_order(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    """Each of ``short``'s names matches one of ``long``'s, in order."""
+    rest = iter(long)
+    return all(any(_matches(w, v) for v in rest) for w in short)
 
 
 def _group(corpus: Corpus, form: NameForm) -> bool:
