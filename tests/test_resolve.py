@@ -289,6 +289,7 @@ def test_names_are_read_in_parts():
     f = read_name("Mrs. Fezziwig")
     assert (f.honorifics, f.person, f.gender) == (("mrs",), ("fezziwig",), "f")
     assert read_name("Scrooge and Marley's").parts == ("scrooge", "marley's")
+    assert read_name("S.C. Johnson & Son, Inc.").parts == read_name("J. Sainsbury & Sons").parts == ()  # one firm
     spelled = read_name("Electronic Health Record (EHR) Systems").spelled
     assert spelled == ("ehr systems", "electronic health record systems")
 

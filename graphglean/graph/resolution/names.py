@@ -280,6 +280,8 @@ def read_name(surface: str) -> NameForm:
                 cur.append(w)
         chunks.append(" ".join(cur))
         parts = tuple(c for c in chunks if c)
+        if len(parts) == 2 and parts[1] in _FIRM_HEIRS:  # "S.C. Johnson & Son": one firm, not two things
+            parts = ()
     head = owner = ""
     elliptic = False
     if not parts:
@@ -363,3 +365,7 @@ def name_size(form: NameForm) -> tuple[int, int]:
 def words_of(form: NameForm) -> set[str]:
     """The name's words, each made singular: "Christmas" reads "christma" wherever it stands."""
     return {singular(w) for w in form.key.split()}
+
+
+# who a firm's name says runs it with its founder, after "&": no second thing of the combination
+_FIRM_HEIRS = frozenset("son sons partners associates brothers bros fils sohn sohne soehne hijos figli filhos zonen".split())
