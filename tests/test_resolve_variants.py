@@ -461,6 +461,19 @@ def test_a_year_written_short_is_that_year():
     assert numbers_differ(("98",), ("1899",)) and numbers_differ(("98",), ("99",))
 
 
+def test_a_known_country_or_region_and_a_qualifier_no_table_holds_are_a_question():
+    from .test_resolve_classes import rules_verdict
+    country = ("Valencia, Venezuela", "city", "Valencia is Venezuela's third-largest city and capital of Carabobo.")
+    state = ("Valencia (Carabobo)", "ciudad", "Capital del estado Carabobo, en el centro-norte de Venezuela.")
+    region = ("Halle, Sachsen-Anhalt", "city", "German city on the Saale river.")
+    river = ("Halle (Saale)", "Stadt", "Größte Stadt Sachsen-Anhalts.")
+    assert rules_verdict(country, state).kind == rules_verdict(region, river).kind == "unsure"
+    westf = ("Halle (Westf.)", "Stadt", "Stadt im Kreis Gütersloh.")
+    assert rules_verdict(westf, river).rule == "different qualifiers"  # two qualifiers no table holds
+    texas = ("Paris, Texas", "city", "City in Lamar County.")
+    assert rules_verdict(texas, ("Paris, France", "city", "Capital of France.")).rule == "different qualifiers"
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

@@ -13,7 +13,7 @@ from ..lexicon import ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, REGION_EXONYMS, REG
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
-from .places import capitalized, inflected, region_country, region_of, region_readings, river_key
+from .places import PLACES_NAMED, capitalized, inflected, region_country, region_of, region_readings, river_key
 from .placing import UNIONS, countries_placing, text_words
 
 _ENDONYMS_BY_START: dict[str, list[tuple[str, str]]] = {}  # an inflected name keeps its first letters
@@ -147,6 +147,11 @@ def _country_and_region(country: str, region: str) -> bool:
     return bool(name) and name != region and not COUNTRY_OF.get(region) and countries_of(region) == {name}
 
 
+def _known(qualifier: str) -> bool:
+    """A country or a region the tables hold, by name or code."""
+    return region_of(qualifier) in PLACES_NAMED or bool(countries_of(qualifier))
+
+
 def river_named(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """Same for a place alone whose description names, capitalized, the river or region another name of it
     writes in, both placed in one country ("Newcastle", "on the River Tyne", England; "Newcastle upon Tyne"; not
@@ -169,6 +174,8 @@ def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
             # country's side names another region ("Paris, USA", a town in Tennessee)
             if _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= countries_of(x):
                 return Verdict(SAME, 0.85, "a region and its country as qualifiers")
+        if both_places(a, b) and _known(qa) != _known(qb):  # "Valencia, Venezuela", "Valencia (Carabobo)"
+            return doubtful(0.5, "a country or region and a qualifier no table holds (a part of it?)")
         return Verdict(DIFFERENT, 0.0, "different qualifiers")
     if region_of(qa) == region_of(qb):
         return Verdict(SAME, 0.9, "same qualifier written another way")
