@@ -474,6 +474,16 @@ def test_a_known_country_or_region_and_a_qualifier_no_table_holds_are_a_question
     assert rules_verdict(texas, ("Paris, France", "city", "Capital of France.")).rule == "different qualifiers"
 
 
+def test_a_river_in_parentheses_against_the_river_written_in_and_a_region_after_a_comma():
+    from .test_resolve_classes import compared, rules_verdict
+    river = ("Frankfurt (Oder)", "Stadt", "Frankfurt (Oder) ist eine Stadt in Brandenburg an der Grenze zu Polen.")
+    both = ("Frankfurt an der Oder, Brandenburg", "city", "German border city on the Oder opposite Słubice.")
+    assert compared(river, both) and merged_by(river, both) == \
+        "a place and its river or region, in parentheses or written in"
+    unnamed = ("Frankfurt (Oder)", "city", "German city on the Oder river on the border with Poland.")
+    assert rules_verdict(unnamed, both).kind == "unsure"  # its region named on one side only: a question
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

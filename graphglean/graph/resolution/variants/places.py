@@ -91,14 +91,16 @@ def capitalized(description: str, name: str) -> bool:
 
 def written_in(ev: object, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Frankfurt (Oder)" and "Frankfurt an der Oder": the qualifier in parentheses written into the name."""
-    for x, y in ((fa, fb), (fb, fa)):
-        if not (x.paren and x.qualifier and not y.qualifier):
+    for x, y, px in ((fa, fb, a), (fb, fa, b)):
+        if not (x.paren and x.qualifier and not (y.qualifier and y.paren)):
             continue
-        core, tail, ws = x.core.split(), x.qualifier.split(), y.key.split()
+        core, tail, ws = x.core.split(), x.qualifier.split(), y.core.split()
         middle = ws[len(core):len(ws) - len(tail)]
         if core and ws[:len(core)] == core and ws[len(ws) - len(tail):] == tail and " ".join(middle) in CONNECTORS:
             if clash or types_conflict(a, b):
                 return doubtful(0.5, "a qualifier written into the name, but the types differ")
+            if y.qualifier and not names_qualifier(px.description, y.qualifier, x.core):  # "..., Brandenburg"
+                return doubtful(0.5, "a place and its river written in, its region not named by the other")
             return Verdict(SAME, 0.9, "a place and its river or region, in parentheses or written in")
     return None
 
@@ -108,7 +110,7 @@ def river_key(form: NameForm) -> str:
     that blocking brings the two together; "" for a name of neither shape."""
     if form.paren and form.qualifier:
         return f"{form.core}|{form.qualifier}"
-    ws = form.key.split()
+    ws = (form.core if form.qualifier else form.key).split()  # "Frankfurt an der Oder, Brandenburg"
     for i in range(1, len(ws) - 1):
         for width in (2, 1):
             if " ".join(ws[i:i + width]) in CONNECTORS and i + width < len(ws):
