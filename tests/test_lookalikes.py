@@ -149,7 +149,7 @@ def test_the_later_held_back_sets_have_no_false_merge(path):
 
 
 def test_every_later_held_back_set_is_there():
-    assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 33)]
+    assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 34)]
 
 
 # two read-only reviewers' adversarial namesakes (session 18), labels fixed before any run: real families of one
@@ -165,9 +165,12 @@ REVIEWED_WRONG = {("ÖBB", "Österreichischer Bundesverband Baumschulen"),
                   ("Church of St. Mary", "Church of Saint Mary"), ("Order of St John", "Order of Saint John")}
 
 
-@pytest.mark.parametrize("name", ["namesakes_review18a", "namesakes_review18b", "namesakes_review18c"])
-def test_the_reviewers_namesakes_stay_apart(name):
+# session 19's reviewer: abbreviations of two to three letters whose descriptions open "St. Louis-based ...
+# company" or with a long phrase, which merged once openings read past a saint's dot and function words
+@pytest.mark.parametrize("name, size", [("namesakes_review18a", 130), ("namesakes_review18b", 130),
+                                        ("namesakes_review18c", 130), ("namesakes_review19", 20)])
+def test_the_reviewers_namesakes_stay_apart(name, size):
     rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
     wrong = {(r["a"]["name"], r["b"]["name"]) for r in rows if r["label"] == "different" and merged(r)
              and len(graph_of([r["a"], r["b"]])) == 2}  # one name once normalized is the graph's keying
-    assert len(rows) >= 130 and wrong <= REVIEWED_WRONG, wrong
+    assert len(rows) >= size and wrong <= REVIEWED_WRONG, wrong

@@ -484,6 +484,24 @@ def test_a_river_in_parentheses_against_the_river_written_in_and_a_region_after_
     assert rules_verdict(unnamed, both).kind == "unsure"  # its region named on one side only: a question
 
 
+@pytest.mark.parametrize("a, b", [
+    (("Shoprite Holdings Ltd", "company", "South African supermarket retailer based in Cape Town."),
+     ("ShopRite", "company", "Supermarket chain operated by the Wakefern cooperative in New Jersey.")),
+    (("St. Gallen", "city", "Swiss city known for its abbey library."),
+     ("Sankt Gallen", "Gemeinde", "Marktgemeinde im Bezirk Liezen in der Steiermark.")),  # Styria: Austria
+])
+def test_a_group_or_a_place_described_in_another_country_is_no_namesake_merged(a, b):
+    assert merged_by(a, b) == ""
+
+
+def test_an_acronym_is_no_part_of_a_combination():
+    from .test_resolve_classes import rules_verdict
+    council = ("Consejo Nacional de Investigaciones Científicas y Técnicas", "organismo", "Organismo argentino.")
+    assert rules_verdict(("CONICET", "organization", "Argentine research council."), council).kind != "different"
+    assert rules_verdict(("Tom and Jerry", "work", "Cartoon series."), ("Tom", "character", "A cat.")).rule == \
+        "a combination is not one of its parts"
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")
@@ -813,6 +831,9 @@ def test_an_acronym_described_in_another_region_than_its_full_name_names_is_a_qu
     same = ("WSU", "university", "Public research university in Pullman, Washington state.")
     assert merged_by(same, ("Washington State University", "university",
                             "Land-grant university in Pullman, Washington, United States.")) == "acronym"
+    # a brand's region is no place: the chain moved to Texas
+    kfc = ("KFC", "company", "Fast food restaurant chain headquartered in Plano, Texas.")
+    assert merged_by(kfc, ("Kentucky Fried Chicken", "company", "American fast food chain of fried chicken.")) != ""
 
 
 def test_a_calling_of_two_words_and_a_noun_phrase_of_commas():

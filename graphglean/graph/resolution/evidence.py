@@ -162,10 +162,13 @@ class Evidence:
             # "McDonald's", "Lloyds of London"; not "Lloyd's" (the insurer) and "Lloyds" (the bank)
             return self.short_form(a, b, Verdict(SAME, 0.9, "same name, an apostrophe more or less"),
                                     SHORT_DESCRIPTION)
-        if fa.parts or fb.parts:
-            if fa.parts and fb.parts and fa.core == fb.core:
-                return Verdict(SAME, 0.95, "same combination")
-            return Verdict(DIFFERENT, 0.0, "a combination is not one of its parts")
+        if fa.parts and fb.parts:
+            return Verdict(SAME, 0.95, "same combination") if fa.core == fb.core else \
+                Verdict(DIFFERENT, 0.0, "a combination is not one of its parts")
+        if fa.parts or fb.parts:  # an acronym of it is no part: "CONICET", "Consejo Nacional ... y Técnicas"
+            whole, other = (fa, fb) if fa.parts else (fb, fa)
+            if not other.acronym or {other.key, other.core} & set(whole.parts):
+                return Verdict(DIFFERENT, 0.0, "a combination is not one of its parts")
         if fa.head or fb.head:
             return self._owned(fa, fb)
         if fa.elliptic != fb.elliptic:

@@ -23,7 +23,7 @@ MALE = frozenset(
     "mr mister master sir lord uncle nephew brother father grandpa grandfather king prince herr monsieur señor "
     "senor sr don signor signore sig senhor tio tío onkel oncle messrs emperor tsar czar kaiser sultan shah duke "
     "earl baron archduke congressman pope cardinal fr abbot sheikh ks ksiadz abp bp kard padre fray pere frere "
-    "pater pfarrer furst fuerst graf freiherr herzog markgraf kurfurst card mons msgr".split())  # clergy of other languages: "ks. Jan Twardowski" (ksiądz), "Fray Luis de León"
+    "pater pfarrer furst fuerst graf freiherr herzog markgraf kurfurst card msgr".split())  # clergy of other languages: "ks. Jan Twardowski" (ksiądz), "Fray Luis de León"
 FEMALE = frozenset(
     "mrs missus ms miss misses dame lady aunt auntie niece sister mother grandma grandmother queen princess frau "
     "fräulein fraulein mme madame mlle mademoiselle señora senora sra señorita senorita srta doña dona signora "

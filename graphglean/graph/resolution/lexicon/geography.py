@@ -114,7 +114,7 @@ mannheim, karlsruhe, wiesbaden, mainz, freiburg, heidelberg, potsdam, rostock, k
 chemnitz, aachen; italy: bologna, genoa, genova, palermo, verona, bari, catania, trieste, pisa, padua, padova
 spain: zaragoza, malaga, alicante, valladolid; netherlands: groningen, maastricht, haarlem, leiden, delft,
 arnhem, nijmegen, tilburg; belgium: ghent, gent, liege, bruges, brugge, leuven, charleroi
-switzerland: lausanne, lucerne, luzern, lugano, sankt gallen; austria: innsbruck, linz, klagenfurt
+switzerland: lausanne, lucerne, luzern, lugano, sankt gallen, saint gallen, saint galler; austria: innsbruck, linz
 poland: gdansk, wroclaw, poznan, lodz, katowice, szczecin, lublin, bialystok; czech republic: brno, ostrava,
 plzen, pilsen; hungary: debrecen, szeged, gyor; romania: cluj, cluj napoca, timisoara, iasi, constanta
 bulgaria: plovdiv, varna; serbia: novi sad, nis; croatia: rijeka; greece: thessaloniki, patras
@@ -172,7 +172,7 @@ mauritania: mauritania, mauritanian; palestine: palestine, palestinian; turkmeni
 malawi: malawian; mozambique: mozambican; luxembourg: luxembourgish, luxembourgeois; philippines: filipino, filipina
 belgium: belges, flanders, flemish, vlaanderen, vlaams, wallonia, wallonie, walloon, wallon, wallonne
 portugal: madeira, azores, acores, funchal; spain: canary islands, canarias, tenerife, gran canaria, mallorca,
-majorca, menorca, ibiza, balearic islands, baleares; france: brittany; austria: viennese, wienerisch
+majorca, menorca, ibiza, balearic islands, baleares; france: brittany; austria: viennese, wienerisch, klagenfurt
 spain: madrileño, madrileña, madrilène, barcelonés, barcelonesa; germany: berlinois, berlinés
 france: parisien, parisienne, parisino, parisina; italy: milanese, milanés, napoletano, torinese
 russia: moscovite; portugal: lisboeta, portuense; peru: limeño, limeña
@@ -212,13 +212,13 @@ vosges, saone et loire, cotes du rhone, lozere, aveyron, ariege, pyrenees orient
 china: guangdong, sichuan, yunnan, hubei, hunan, henan, hebei, shandong, shanxi, shaanxi, jiangsu, zhejiang,
 fujian, anhui, jiangxi, guizhou, gansu, qinghai, hainan, heilongjiang, liaoning, inner mongolia, xinjiang,
 ningxia, guangxi
-czech republic: bohemia, cechy
+czech republic: bohemia, cechy; switzerland: graubunden, grisons, ticino, wallis, aargau, thurgau
 philippines: pampanga, cebu, batangas, bulacan, cavite, ilocos, mindanao, luzon, visayas
 indonesia: sumatra, sulawesi, kalimantan, west java, east java, central java
 malaysia: selangor, johor, penang, sarawak, kedah, kelantan, pahang, terengganu
 pakistan: sindh, khyber pakhtunkhwa
 south africa: gauteng, kwazulu natal, western cape, eastern cape
-argentina: tucuman, entre rios, chubut, neuquen
+argentina: tucuman, entre rios, chubut, neuquen; austria: steiermark, styria, karnten, carinthia, vorarlberg, burgenland
 uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
 noord ierland, west midlands, east midlands, greater london, greater manchester, merseyside, west yorkshire,
 south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire, lothian,

@@ -92,10 +92,13 @@ def _one_kind(a: Profile, b: Profile) -> bool:
     """Both descriptions open by calling their node one same kind of thing, by its word ("American technology
     company", "Computer company that sold its PC business"), in one country or none named: not a kind ("agency"
     and "association" are both organizations, and two: "N.R.A.")."""
-    kinds = [{w for w in opening(p).split() if w in _KIND_WORDS} for p in (a, b)]
+    kinds = [{w for w in opening(p).split()[:_KIND_AT_MOST] if w in _KIND_WORDS} for p in (a, b)]
     placed = [described_in(p) for p in (a, b)]
     return bool(kinds[0] & kinds[1]) and not (all(placed) and not placed[0] & placed[1])
 
 
 _KIND_WORDS = frozenset(TYPE_WORDS) | frozenset(TYPE_WORDS.values())
+# the words of an opening that name its kind: "American technology company", not "St. Louis-based brewing company"
+# nor "Operator of the largest chain of movie theaters ... and an entertainment company"
+_KIND_AT_MOST = 4
 _PARTIES = frozenset({"political party", "party"})

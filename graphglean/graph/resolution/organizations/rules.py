@@ -344,6 +344,8 @@ def group_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm,
     # CJK writes no spaces: there the other's name anywhere in the rest of the description counts
     if names_other(attrs.evolve(px, description=own), y) or (not y.surface.isascii() and y.surface.strip() in own):
         return doubtful(0.5, "a group described with the other as another company")
+    if (pa := described_in(a) - UNIONS) and (pb := described_in(b) - UNIONS) and not pa & pb:  # "Shoprite
+        return doubtful(0.5, "a group and a namesake described in another country")  # Holdings", "ShopRite"
     if ev.disagree(a, b, SHORT_DESCRIPTION):
         return Verdict(UNSURE, 0.5, "with and without a group word, but the descriptions disagree")
     return Verdict(SAME, 0.85, "with and without a group word")

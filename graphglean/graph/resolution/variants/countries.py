@@ -131,12 +131,14 @@ def _without(text: str, names: tuple[str, ...]) -> str:
 
 
 def named_apart(p: Profile, other: NameForm) -> bool:
-    """``p`` is described in countries, or regions of one, the other's name does not name, where it names one
-    ("UNAM", Namibia's university; "Universidad Nacional Autónoma de México"; "WSU", "in Detroit, Michigan";
-    "Washington State University")."""
+    """``p`` is described in countries the other's name does not name, where it names one ("UNAM", Namibia's
+    university; "Universidad Nacional Autónoma de México"), or in other regions where ``p`` is a thing built in
+    one place or the name a state's body ("WSU", "in Detroit, Michigan"; "Washington State University")."""
     named, placed = countries_of(other.surface), described_in(p)
     if named and placed and not named & placed:
         return True
+    if not (p.types & _LOCATED or "state" in other.key.split()):  # a brand's region moves: "Kentucky Fried
+        return False  # Chicken", in Plano, Texas; a state's body or a university does not
     named, placed = _regions_in(other.surface) - named, _regions_in(unnamed(p)) - placed
     return bool(named and placed and not named & placed)
 
