@@ -290,6 +290,11 @@ def test_names_are_read_in_parts():
     assert (f.honorifics, f.person, f.gender) == (("mrs",), ("fezziwig",), "f")
     assert read_name("Scrooge and Marley's").parts == ("scrooge", "marley's")
     assert read_name("S.C. Johnson & Son, Inc.").parts == read_name("J. Sainsbury & Sons").parts == ()  # one firm
+    # a royal's style before a title says no more than the title; "HM Treasury" has no title after it
+    assert read_name("H.M. King Mswati III").person == ("mswati",)
+    assert read_name("Su Majestad el Rey Felipe VI").honorifics == ("rey",)
+    assert read_name("HRH Prince William").honorifics == ("prince",)
+    assert read_name("HM Treasury").person == ("hm", "treasury")
     spelled = read_name("Electronic Health Record (EHR) Systems").spelled
     assert spelled == ("ehr systems", "electronic health record systems")
 
