@@ -502,6 +502,28 @@ def test_an_acronym_is_no_part_of_a_combination():
         "a combination is not one of its parts"
 
 
+@pytest.mark.parametrize("a, b", [
+    # the second reviewer's: a town and the district of its name; a Slovenian village in Styria and an Austrian
+    # one; two companies of one country in two states, a place no table holds ("Mt. Carmel-based")
+    (("Zell (See)", "town", "Town on Lake Zell in the Austrian state of Salzburg, a ski resort."),
+     ("Zell am See, Salzburg", "district", "Administrative district of the Austrian state of Salzburg.")),
+    (("Šmihel", "village", "Village in northern Slovenia, in the traditional region of Styria."),
+     ("Smihel", "village", "Village in Carinthia, Austria, in the municipality of Bleiburg.")),
+    (("C.H.S.", "company", "Agribusiness cooperative and energy company in Minnesota."),
+     ("CHS", "company", "Hospital operating company in Franklin, Tennessee.")),
+    (("A.B.", "company", "St. Louis-based brewing company, maker of Budweiser."),
+     ("AB", "company", "Swedish truck and bus manufacturing company headquartered in Gothenburg.")),
+])
+def test_the_second_reviewers_namesakes_stay_apart(a, b):
+    assert merged_by(a, b) == ""
+
+
+def test_an_abbreviation_with_and_without_dots_named_one_kind_among_its_first_words_is_one():
+    a = ("A.I.G.", "company", "American insurance company that received a federal bailout in 2008.")
+    b = ("AIG", "company", "American multinational finance and insurance company based in New York City.")
+    assert merged_by(a, b) == "same abbreviation, with or without dots"
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

@@ -188,7 +188,8 @@ def spelled_out(text: str, letters: str) -> set[str]:
 
 _LEVELS = {"country": "country", "nation": "country", "state": "state", "province": "state", "city": "city",
            "town": "city", "village": "city", "municipality": "city", "commune": "city", "river": "river",
-           "lake": "lake", "mountain": "mountain", "island": "island", "region": "state"}  # a river is no town
+           "lake": "lake", "mountain": "mountain", "island": "island", "region": "state", "district": "district",
+           "borough": "district"}  # a river is no town, nor a district ("Zell am See") the town of its name
 # kinds of organization no model types one thing as two of ("company" and "organization" are any kind)
 _ORG_KINDS = {t: kind for kind, types in {
     "media": "newspaper, magazine, broadcaster, publisher, news organization, media outlet, news outlet",

@@ -212,13 +212,13 @@ vosges, saone et loire, cotes du rhone, lozere, aveyron, ariege, pyrenees orient
 china: guangdong, sichuan, yunnan, hubei, hunan, henan, hebei, shandong, shanxi, shaanxi, jiangsu, zhejiang,
 fujian, anhui, jiangxi, guizhou, gansu, qinghai, hainan, heilongjiang, liaoning, inner mongolia, xinjiang,
 ningxia, guangxi
-czech republic: bohemia, cechy; switzerland: graubunden, grisons, ticino, wallis, aargau, thurgau
+czech republic: bohemia, cechy; switzerland: graubunden, grisons, aargau, thurgau
 philippines: pampanga, cebu, batangas, bulacan, cavite, ilocos, mindanao, luzon, visayas
 indonesia: sumatra, sulawesi, kalimantan, west java, east java, central java
 malaysia: selangor, johor, penang, sarawak, kedah, kelantan, pahang, terengganu
 pakistan: sindh, khyber pakhtunkhwa
 south africa: gauteng, kwazulu natal, western cape, eastern cape
-argentina: tucuman, entre rios, chubut, neuquen; austria: steiermark, styria, karnten, carinthia, vorarlberg, burgenland
+argentina: tucuman, entre rios, chubut, neuquen; austria: steiermark, karnten, vorarlberg, burgenland
 uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
 noord ierland, west midlands, east midlands, greater london, greater manchester, merseyside, west yorkshire,
 south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire, lothian,

@@ -3,12 +3,15 @@ it spells out ("NTU", "National Taiwan University"), an acronym with its number 
 
 from __future__ import annotations
 
+import regex
+
 from ..blocking import numbered_acronym
+from ..lexicon import ARTICLES, JOINING
 from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
 from ..profiles import opening, types_conflict
 from ..variants.accents import accented_acronym
-from ..variants.countries import described_in, named_apart, one_country
+from ..variants.countries import described_in, named_apart, one_country, regions_named, unnamed
 from ..variants.placing import unplaced_words
 from ..variants.types import TYPE_WORDS
 from ..verdicts import SAME, Verdict, doubtful
@@ -89,16 +92,23 @@ _SAYING_WHERE = frozenset("based headquartered located situated seated sitz sede
 
 
 def _one_kind(a: Profile, b: Profile) -> bool:
-    """Both descriptions open by calling their node one same kind of thing, by its word ("American technology
-    company", "Computer company that sold its PC business"), in one country or none named: not a kind ("agency"
-    and "association" are both organizations, and two: "N.R.A.")."""
-    kinds = [{w for w in opening(p).split()[:_KIND_AT_MOST] if w in _KIND_WORDS} for p in (a, b)]
-    placed = [described_in(p) for p in (a, b)]
-    return bool(kinds[0] & kinds[1]) and not (all(placed) and not placed[0] & placed[1])
+    """Both descriptions open by calling their node one same kind of thing, by its word among their first
+    ("American technology company", "Computer company that sold its PC business"), in one country or none
+    named: not a kind ("agency" and "association" are both organizations, and two: "N.R.A."). A place no table
+    holds places too ("St. Louis-based brewing company" and "Swedish truck company" are two)."""
+    kinds = [{w for w in [w for w in opening(p).split() if w not in _PLAIN][:_KIND_AT_MOST] if w in _KIND_WORDS}
+             for p in (a, b)]
+    placed = [described_in(p) or ({f"somewhere {p.key}"} if _SOMEWHERE.search(p.description) else set())
+              for p in (a, b)]
+    regions = [regions_named(unnamed(p)) - described_in(p) for p in (a, b)]  # "in Minnesota", "in Tennessee"
+    return bool(kinds[0] & kinds[1]) and not any(all(x) and not x[0] & x[1] for x in (placed, regions))
 
 
 _KIND_WORDS = frozenset(TYPE_WORDS) | frozenset(TYPE_WORDS.values())
-# the words of an opening that name its kind: "American technology company", not "St. Louis-based brewing company"
-# nor "Operator of the largest chain of movie theaters ... and an entertainment company"
-_KIND_AT_MOST = 4
+# the words of an opening that name its kind, "and", "of" aside: "American multinational finance and insurance
+# company"; not "Operator of the largest chain of movie theaters ... and an entertainment company"
+_KIND_AT_MOST = 5
+# a place named, whether or not a table holds it: "St. Louis-based", "based in Redditch", "in Macau"
+_SOMEWHERE = regex.compile(r"\w-based\b|\b(?:in|near)\s+\p{Lu}")
+_PLAIN = JOINING | ARTICLES | {"of"}
 _PARTIES = frozenset({"political party", "party"})
