@@ -162,13 +162,23 @@ REVIEWED_WRONG = {("ÖBB", "Österreichischer Bundesverband Baumschulen"),
                   ("A&E", "Abercrombie & Edwards"), ("A&P", "Adams & Pierce"), ("C&A", "Cornelis & Arends"),
                   ("G&L", "George & Lewis"), ("R&A", "Rolls & Anderson"), ("S&P", "Simon & Partners"),
                   ("W&M", "Wheeling & Marietta"),
-                  ("Church of St. Mary", "Church of Saint Mary"), ("Order of St John", "Order of Saint John")}
+                  ("Church of St. Mary", "Church of Saint Mary"), ("Order of St John", "Order of Saint John"),
+                  # session 19's second reviewer (19b), merged before session 19 or by rules it did not touch:
+                  # dotted abbreviations of one kind in one country, acronyms of utilities "X Power & Light" (the
+                  # combination is read after the acronym), a state university of one state, a group and its name
+                  ("A.B.C.", "ABC"), ("A.M.C.", "AMC"), ("B.A.", "BA"), ("M.G.M.", "MGM"), ("P.S.A.", "PSA"),
+                  ("R.C.A.", "RCA"), ("CLP", "Connecticut Light and Power"), ("CPL", "Carolina Power & Light"),
+                  ("DPL", "Dayton Power and Light"), ("IPL", "Indianapolis Power & Light"),
+                  ("PGE", "Pacific Gas and Electric"), ("UET", "University of Engineering and Technology"),
+                  ("MSU", "Minnesota State University"), ("TUD", "Technische Universität Dresden"),
+                  ("WSP", "Washington State Patrol"), ("Hinduja Group", "Hinduja")}
 
 
 # session 19's reviewer: abbreviations of two to three letters whose descriptions open "St. Louis-based ...
 # company" or with a long phrase, which merged once openings read past a saint's dot and function words
 @pytest.mark.parametrize("name, size", [("namesakes_review18a", 130), ("namesakes_review18b", 130),
-                                        ("namesakes_review18c", 130), ("namesakes_review19", 20)])
+                                        ("namesakes_review18c", 130), ("namesakes_review19", 20),
+                                        ("namesakes_review19b", 200)])
 def test_the_reviewers_namesakes_stay_apart(name, size):
     rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
     wrong = {(r["a"]["name"], r["b"]["name"]) for r in rows if r["label"] == "different" and merged(r)
