@@ -214,9 +214,9 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
     if joined:  # "習近平主席": the name, then its title
         ws, honorifics = [*ws[:-1], ws[-1][:-len(joined)]], [joined]
     style = next((n for n in _STYLE_LENGTHS if tuple(ws[:n]) in _STYLES), 0)
-    titled = ws[style + (ws[style:style + 1] in (["el"], ["the"], ["le"], ["la"], ["il"], ["der"])):]
-    if style and len(titled) > 1 and titled[0] in HONORIFICS:  # "H.M. King Mswati III", "Su Majestad el Rey
-        ws = titled  # Felipe VI": the style before a title says no more
+    titled = ws[style + (style < len(ws) and ws[style] in _STYLE_ARTICLES):]  # "Su Majestad el Rey Felipe VI"
+    if style and len(titled) > 1 and titled[0] in HONORIFICS:  # "H.M. King Mswati III": the style says no more
+        ws = titled
     while len(ws) > 1 and ws[0] in HONORIFICS:
         honorifics.append(ws.pop(0))
     generation = ""
@@ -372,13 +372,15 @@ def words_of(form: NameForm) -> set[str]:
 
 
 # who a firm's name says runs it with its founder, after "&": no second thing of the combination
-_FIRM_HEIRS = frozenset("son sons partners associates brothers bros fils sohn sohne soehne hijos figli filhos zonen".split())
+_FIRM_HEIRS = frozenset(
+    "son sons partners associates brothers bros fils sohn sohne soehne hijos figli filhos zonen".split())
 
 
 # a royal's or a prelate's style before a title, as keys read it ("H.R.H.": "h r h"), in several languages
-_STYLES = frozenset(tuple(style.split()) for style in """his majesty, her majesty, his royal highness, her royal highness,
-his highness, her highness, his holiness, his imperial majesty, her imperial majesty, his serene highness, her serene
-highness, his eminence, h m, hm, h r h, hrh, h h, hh, h i m, h s h, hsh, s m, su majestad, su alteza real, su alteza,
-sa majeste, son altesse royale, seine majestat, ihre majestat, seine hoheit, ihre hoheit, sua maesta, s a r""".replace(
-    "\n", " ").split(", "))
+_STYLES = frozenset(tuple(style.split()) for style in """his majesty, her majesty, his royal highness,
+her royal highness, his highness, her highness, his holiness, his imperial majesty, her imperial majesty, his serene
+highness, her serene highness, his eminence, h m, hm, h r h, hrh, h h, hh, h i m, h s h, hsh, s m, su majestad,
+su alteza real, su alteza, sa majeste, son altesse royale, seine majestat, ihre majestat, seine hoheit, ihre hoheit,
+sua maesta, s a r""".replace("\n", " ").split(", "))
 _STYLE_LENGTHS = sorted({len(s) for s in _STYLES}, reverse=True)
+_STYLE_ARTICLES = frozenset("the el la le il der".split())

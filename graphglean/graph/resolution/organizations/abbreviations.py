@@ -96,12 +96,20 @@ def _one_kind(a: Profile, b: Profile) -> bool:
     ("American technology company", "Computer company that sold its PC business"), in one country or none
     named: not a kind ("agency" and "association" are both organizations, and two: "N.R.A."). A place no table
     holds places too ("St. Louis-based brewing company" and "Swedish truck company" are two)."""
-    kinds = [{w for w in [w for w in opening(p).split() if w not in _PLAIN][:_KIND_AT_MOST] if w in _KIND_WORDS}
-             for p in (a, b)]
-    placed = [described_in(p) or ({f"somewhere {p.key}"} if _SOMEWHERE.search(p.description) else set())
-              for p in (a, b)]
+    kinds = [_kinds_named(p) for p in (a, b)]
+    placed = [described_in(p) or _somewhere(p) for p in (a, b)]
     regions = [regions_named(unnamed(p)) - described_in(p) for p in (a, b)]  # "in Minnesota", "in Tennessee"
     return bool(kinds[0] & kinds[1]) and not any(all(x) and not x[0] & x[1] for x in (placed, regions))
+
+
+def _kinds_named(p: Profile) -> set[str]:
+    """The kind words among the first words of ``p``'s opening, "and" and "of" aside."""
+    return {w for w in [w for w in opening(p).split() if w not in _PLAIN][:_KIND_AT_MOST] if w in _KIND_WORDS}
+
+
+def _somewhere(p: Profile) -> set[str]:
+    """A place ``p``'s description names that no table holds, as a place of its own: it meets no other's."""
+    return {f"somewhere {p.key}"} if _SOMEWHERE.search(p.description) else set()
 
 
 _KIND_WORDS = frozenset(TYPE_WORDS) | frozenset(TYPE_WORDS.values())
