@@ -524,6 +524,14 @@ def test_an_abbreviation_with_and_without_dots_named_one_kind_among_its_first_wo
     assert merged_by(a, b) == "same abbreviation, with or without dots"
 
 
+def test_a_publication_and_its_site_typed_in_another_language_are_one():
+    site = ("spiegel.de", "website", "News site that published the report.")
+    magazine = ("Der Spiegel", "Zeitschrift", "Wöchentlich erscheinendes Nachrichtenmagazin aus Hamburg.")
+    assert merged_by(site, magazine) == "a name and its web domain"
+    outlet = ("elpais.com", "medio de comunicación", "Diario digital que publicó la entrevista con el ministro.")
+    assert merged_by(outlet, ("El País", "newspaper", "Spanish daily newspaper headquartered in Madrid.")) != ""
+
+
 def test_a_country_in_the_name_alone_is_no_country_in_common():
     a = ("Québec", "city", "Québec is the walled capital on the St. Lawrence River.")
     b = ("Quebec", "town", "Quebec is where Champlain founded a settlement in 1608.")

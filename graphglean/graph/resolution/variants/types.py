@@ -270,12 +270,16 @@ TYPE_WORDS |= _table({
     "club": "klubas|klubs|kulübü|spor kulübü|futbol kulübü|クラブ|क्लब|สโมสร|نادي|نادي رياضي|timu|klabu|"
             "klub sepak bola",
     "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
-    "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url"})
+    "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url|"
+               "news site|online news site|nachrichtenseite",
+    "magazine": "zeitschrift|wochenzeitschrift|nachrichtenmagazin|hebdomadaire|semanario|settimanale|tygodnik",
+    "media": "medio de comunicación|medio|média|médias|medien|mídia|meio de comunicação|mezzo di comunicazione"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
 _HEAD_FIRST = frozenset("de di da do du des del della dei degli dos das van von für na".split())
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
-_GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "stadt": "city", "gemeinde": "city", "dorf": "city",
-                 "insel": "island", "fluss": "river", "verein": "club", "partei": "political party",
+_GERMAN_HEADS = {"schiff": "ship", "zeitung": "newspaper", "zeitschrift": "magazine", "magazin": "magazine",
+                 "stadt": "city", "gemeinde": "city", "dorf": "city", "insel": "island", "fluss": "river",
+                 "verein": "club", "partei": "political party",
                  "unternehmen": "company", "konzern": "company", "politiker": "person", "politikerin": "person",
                  "spieler": "person", "spielerin": "person", "fahrer": "person", "fahrerin": "person",
                  "trainer": "person", "sänger": "person", "sängerin": "person", "künstler": "person"}
