@@ -448,6 +448,15 @@ def test_a_given_name_used_alone_or_a_title_abbreviated_is_a_question_not_anothe
     assert rules_verdict(a, b).kind == "unsure" and compared(a, b)  # a question for the LLM tier
 
 
+def test_middle_names_and_a_mother_s_surname_on_one_side_are_a_question_blocking_brings():
+    from .test_resolve_classes import compared, rules_verdict
+    short = ("Gustavo Petro", "person", "President of Colombia since 2022.")
+    full = ("Gustavo Francisco Petro Urrego", "persona", "Economista y político colombiano, exalcalde de Bogotá.")
+    assert compared(short, full) and rules_verdict(short, full).kind == "unsure"
+    poet = ("Maria Wisława Anna Szymborska", "osoba", "Polska poetka, laureatka Nagrody Nobla.")
+    assert compared(("Wisława Szymborska", "person", "Polish poet."), poet)
+
+
 def test_a_given_name_the_other_lacks_altogether_is_another_person():
     from .test_resolve_classes import rules_verdict
     a = ("Mario Vargas Llosa", "person", "Peruvian novelist, Nobel laureate in 2010.")

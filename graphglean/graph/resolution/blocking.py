@@ -197,12 +197,6 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 keys.update(f"pm:{f.person[0]} {surname}" for surname in other_surnames(p.description))
             if 2 <= len(f.person) <= 3:  # "Bong Joon-ho" meets "Joon-ho Bong": the same names in another order
                 keys.add("po:" + " ".join(sorted(f.person)))
-            if len(f.person) >= 3 and f.person[-2] not in PARTICLES:  # "Ông Phạm Minh Chính" meets "Phạm Minh
-                keys.add("pt:" + " ".join(f.person[-2:]))  # Chính": a title no lexicon holds (not in EXACT)
-            if 3 <= len(f.person) <= 4:  # "Mario Vargas Llosa" meets "Mario Vargas"
-                keys.add("pt:" + " ".join(f.person[:2]))
-            if len(f.person) == 2:
-                keys.add("pt:" + " ".join(f.person))
             if len(f.person) == 1:
                 keys.add("ws:" + f.person[0])
                 if len(f.person[0]) >= 3 and unspaced(f.person[0]):  # "安倍晋三" meets "安倍"
@@ -211,8 +205,13 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                 first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
                 keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
         elif f.person and p.person_compatible and len(f.person) <= 8:  # "Gabriel José de la Concordia García
-            keys.add(f"pf:{f.person[0][0]}|{f.person[-1]}")  # Márquez" meets "Gabriel García Márquez", "Jorge
-            keys.add("pt:" + " ".join(f.person[-2:]))  # Mario Pedro Vargas Llosa" "Mario Vargas Llosa"
+            keys.add(f"pf:{f.person[0][0]}|{f.person[-1]}")  # Márquez" meets "Gabriel García Márquez"
+        # any two of a name's words in their order, particles and initials aside (not in EXACT): "Mario Vargas"
+        # meets "Jorge Mario Pedro Vargas Llosa", "Gustavo Petro" "Gustavo Francisco Petro Urrego", "Phạm Minh
+        # Chính" "Ông Phạm Minh Chính" (a title no lexicon holds)
+        if f.person and p.person_compatible and 2 <= len(named := [w for w in f.person if w not in PARTICLES and
+                                                                   len(w) > 1]) <= 6:
+            keys.update(f"pt:{w} {v}" for i, w in enumerate(named) for v in named[i + 1:])
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)
         if afloat(p) and (ship := designation(f.surface)) is not None:  # "ORP Błyskawica" meets "Błyskawica"

@@ -177,7 +177,11 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
             return ev.overlap(fa, fb)
         if family_first(a) & family_first(b) & FEW_FAMILY_NAMES:  # "Mao Zedong", "Mao Tse-tung": a given name
             return doubtful(0.4, "one family name, the given name in two romanizations?")  # in pinyin, Wade-Giles
-        return married_name(a, b, wa, wb) or Verdict(DIFFERENT, 0.0, "different full names")
+        if married := married_name(a, b, wa, wb):
+            return married
+        if len(short) < len(long) and _in_order(short, long):  # "Gustavo Petro", "Gustavo Francisco Petro Urrego"
+            return doubtful(0.5, "middle names and the mother's surname on one side only")
+        return Verdict(DIFFERENT, 0.0, "different full names")
     if sorted(wa) == sorted(wb) and len(wa) <= 3:  # "Abe Shinzo", "Shinzo Abe": family name first
         if wa[0] in _GIVEN and wb[0] in _GIVEN:  # "Paul Thomas", "Thomas Paul": two given names, two people?
             return doubtful(0.5, "the same names in another order, each first a given name")
