@@ -870,6 +870,9 @@ def test_an_acronym_described_in_another_region_than_its_full_name_names_is_a_qu
     same = ("WSU", "university", "Public research university in Pullman, Washington state.")
     assert merged_by(same, ("Washington State University", "university",
                             "Land-grant university in Pullman, Washington, United States.")) == "acronym"
+    gwu = ("GWU", "university", "Private research university in the District of Columbia.")  # a man's name, no
+    assert merged_by(gwu, ("George Washington University", "university", "Private university in Foggy Bottom.")) \
+        == "acronym"  # state's
     # a brand's region is no place: the chain moved to Texas
     kfc = ("KFC", "company", "Fast food restaurant chain headquartered in Plano, Texas.")
     assert merged_by(kfc, ("Kentucky Fried Chicken", "company", "American fast food chain of fried chicken.")) != ""

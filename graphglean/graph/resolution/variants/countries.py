@@ -9,7 +9,8 @@ import re
 from functools import lru_cache
 
 from ....text.words import unspaced
-from ..lexicon import ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, REGION_EXONYMS, REGIONS, SCRIPT_FORMS, WORLD_REGIONS
+from ..lexicon import (ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN, REGION_EXONYMS, REGIONS,
+                       SCRIPT_FORMS, WORLD_REGIONS)
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
@@ -47,6 +48,7 @@ def countries_of(text: str) -> frozenset[str]:
 _GERMAN_ADJECTIVE = re.compile(r"(?:^\s*|\b(?:ein|eine|der|die|das)\s+)(\w+isch)(?:e|er|es)\b", re.I)
 
 
+_GIVEN = MALE_GIVEN | FEMALE_GIVEN
 _REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS  # by name: canonical
 _COUNTRY_TYPES = frozenset({"country", "nation"})
 
@@ -139,8 +141,14 @@ def named_apart(p: Profile, other: NameForm) -> bool:
         return True
     if not (p.types & _LOCATED or "state" in other.key.split()):  # a brand's region moves: "Kentucky Fried
         return False  # Chicken", in Plano, Texas; a state's body or a university does not
-    named, placed = _regions_in(other.surface) - named, _regions_in(unnamed(p)) - placed
+    named, placed = _regions_in(_unpersoned(other.surface)) - named, _regions_in(unnamed(p)) - placed
     return bool(named and placed and not named & placed)
+
+
+def _unpersoned(name: str) -> str:
+    """``name`` without the word after each given name ("George Washington University": no state's)."""
+    ws = name.split()
+    return " ".join(w for i, w in enumerate(ws) if not (i and ws[i - 1].casefold() in _GIVEN))
 
 
 def _country_and_region(country: str, region: str) -> bool:
