@@ -209,8 +209,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         # any two of a name's words in their order, particles and initials aside (not in EXACT): "Mario Vargas"
         # meets "Jorge Mario Pedro Vargas Llosa", "Gustavo Petro" "Gustavo Francisco Petro Urrego", "Phạm Minh
         # Chính" "Ông Phạm Minh Chính" (a title no lexicon holds)
-        if f.person and p.person_compatible and 2 <= len(named := [w for w in f.person if w not in PARTICLES and
-                                                                   len(w) > 1]) <= 6:
+        named = [w for w in f.person if w not in PARTICLES and len(w) > 1] if p.person_compatible else []
+        if 2 <= len(named) <= 6:
             keys.update(f"pt:{w} {v}" for i, w in enumerate(named) for v in named[i + 1:])
         if ruled := ruler_name(f):  # "Ludwig XIV." meets "Louis XIV"
             keys.add(ruled)

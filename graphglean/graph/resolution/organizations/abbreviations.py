@@ -11,7 +11,7 @@ from ..names import NameForm, key_of
 from ..profiles import PERSON_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, defined_apart, definition_words, spelled_out
 from ..profiles import opening, types_conflict
 from ..variants.accents import accented_acronym
-from ..variants.countries import described_in, named_apart, one_country, regions_named, unnamed
+from ..variants.countries import described_in, named_apart, one_country, regions_described
 from ..variants.placing import unplaced_words
 from ..variants.types import TYPE_WORDS
 from ..verdicts import SAME, Verdict, doubtful
@@ -98,7 +98,7 @@ def _one_kind(a: Profile, b: Profile) -> bool:
     holds places too ("St. Louis-based brewing company" and "Swedish truck company" are two)."""
     kinds = [_kinds_named(p) for p in (a, b)]
     placed = [described_in(p) or _somewhere(p) for p in (a, b)]
-    regions = [regions_named(unnamed(p)) - described_in(p) for p in (a, b)]  # "in Minnesota", "in Tennessee"
+    regions = [regions_described(p) for p in (a, b)]  # "in Minnesota", "in Tennessee"
     return bool(kinds[0] & kinds[1]) and not any(all(x) and not x[0] & x[1] for x in (placed, regions))
 
 

@@ -119,6 +119,12 @@ def described_in(p: Profile) -> frozenset[str]:
     return countries_of(unnamed(p))
 
 
+def regions_described(p: Profile) -> frozenset[str]:
+    """The regions (not countries) ``p``'s description names, not by repeating ``p``'s own names."""
+    text = unnamed(p)
+    return _regions_in(text) - countries_of(text)
+
+
 def unnamed(p: Profile) -> str:
     """``p``'s description without its own names (as words: "Lin" leaves "Berlin")."""
     return _without(p.description, tuple(f.surface for f in p.forms if f.surface.strip()))
@@ -141,7 +147,7 @@ def named_apart(p: Profile, other: NameForm) -> bool:
         return True
     if not (p.types & _LOCATED or "state" in other.key.split()):  # a brand's region moves: "Kentucky Fried
         return False  # Chicken", in Plano, Texas; a state's body or a university does not
-    named, placed = _regions_in(_unpersoned(other.surface)) - named, _regions_in(unnamed(p)) - placed
+    named, placed = _regions_in(_unpersoned(other.surface)) - named, regions_described(p)
     return bool(named and placed and not named & placed)
 
 
