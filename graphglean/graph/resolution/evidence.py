@@ -200,6 +200,8 @@ class Evidence:
         "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
         if a.personal and fa.qualifier in CREDENTIALS or b.personal and fb.qualifier in CREDENTIALS:
             return None  # "John Smith, MD": a degree, not a place
+        if _qualifier_joined(fa, fb) and both_places(a, b):  # "Santiago de Chile", "Santiago, Chile"
+            return Verdict(SAME, 0.85, "a place and its country or region, after a comma and after 'de'")
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
                 return qualifiers_verdict(a, b, fa.qualifier, fb.qualifier)  # "Paris, TX", "Paris, Texas"
@@ -338,6 +340,16 @@ class Evidence:
         if wa <= wb or wb <= wa:
             return Verdict(UNSURE, 0.3 + 0.2 * weight, "one name extends the other")
         return Verdict(UNSURE, 0.2 * weight, "shared words") if weight >= 0.34 else NO_EVIDENCE
+
+
+_OF_PLACE = ("de", "di", "do", "da", "du", "del")
+
+
+def _qualifier_joined(fa: NameForm, fb: NameForm) -> bool:
+    """One name is the other's place with its comma qualifier, a country or region, joined by "de" ("Santiago,
+    Chile" and "Santiago de Chile"; "Mérida, Yucatán" and "Mérida de Yucatán")."""
+    return any(x.qualifier and not x.paren and region_of(x.qualifier) in PLACES_NAMED and
+               y.key in {f"{x.core} {j} {x.qualifier}" for j in _OF_PLACE} for x, y in ((fa, fb), (fb, fa)))
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:

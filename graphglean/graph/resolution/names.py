@@ -15,10 +15,10 @@ import attrs
 import regex
 
 from .lexicon import (
-    ABBREVIATIONS, ARTICLES, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, CREDENTIALS, FEMALE,
+    ABBREVIATIONS, ARTICLES, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE,
     GENERATION_ARTICLES, GENERATIONS, HONORIFICS, INSTITUTIONS, JOINED_TITLES, KOREAN_FAMILY_NAMES,
     LEADING_ABBREVIATIONS, LEADING_GENERATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES,
-    PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WRITTEN_OUT)
+    PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WORLD_REGIONS, WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 from .lexicon.numbers import number_of, numbering, roman_words
@@ -182,10 +182,14 @@ def _qualified(text: str) -> tuple[str, str, bool]:
         if tail_words and tail_words <= CREDENTIALS and key_of(tail) not in REGIONS:  # "Baltimore, MD": a state
             return head, "", False
         spaced = {key_of(w) for w in tail.split() if "-" not in w}  # "Tours, Indre-et-Loire": one word
-        conjunction = bool(spaced & CONJUNCTIONS) and key_of(tail) not in REGIONS  # "Portland, OR"
-        if head and 0 < len(tail_words) <= 3 and not conjunction and not tail_words <= set(GENERATIONS):
+        known = key_of(tail) in _KNOWN_PLACES  # "Rio Grande, Rio Grande do Sul", "Mostar, Bosnia and Herzegovina"
+        conjunction = bool(spaced & CONJUNCTIONS) and not known  # "Portland, OR"
+        if head and (0 < len(tail_words) <= 3 or known) and not conjunction and not tail_words <= set(GENERATIONS):
             return head, key_of(tail), False
     return text, "", False
+
+
+_KNOWN_PLACES = frozenset(REGIONS) | frozenset(WORLD_REGIONS) | frozenset(COUNTRY_WORDS.values())
 
 
 def _initials(key: str) -> str:

@@ -202,6 +202,9 @@ THING_TYPES = PLACE_TYPES | frozenset("""product vehicle ship vessel boat car mo
 technology device website artifact artefact currency food drink""".split())
 # what is made or sold, and who makes or sells it: never a place (an organization may be: "the Kremlin")
 MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation business firm manufacturer band".split())
+# what carries people or arms, which no club, band, party, school or paper is typed as ("U2", a band; "U-2", a plane)
+CRAFT_TYPES = frozenset("""aircraft airplane aeroplane plane vehicle ship vessel boat car motorcycle rocket missile
+spacecraft locomotive train tank submarine warship""".split())
 def defining_clauses(p: Profile) -> tuple[str, ...]:
     """What ``p``'s description says it is: its opening noun phrase and the words after each verb of being."""
     return said_to_be(p.description, tuple(f.key for f in p.forms if f.key))
@@ -283,6 +286,8 @@ def kinds_apart(a: Profile, b: Profile) -> str:
             return "a person and a company or a thing made"  # financier, and the bank; a family typed both is one
         if x.types & PLACE_TYPES and y.types & MADE_TYPES and not y.types & PLACE_TYPES:
             return "a place and a thing made or sold"  # "Côte-d'Or", a département; "Côte d'Or", chocolate
+        if x.types & _ORG_KINDS.keys() and y.types & CRAFT_TYPES and not x.types & CRAFT_TYPES:
+            return "an organization and a craft or vehicle"
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
     if la and lb and not la & lb:
         return "places of different levels"

@@ -264,9 +264,10 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
     ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
     ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"),
-    # Polish (Klub Sportowy and its kinds), German, Cyrillic (ФК, ПФК, СК, ХК, БК) and Greek (ΠΑΕ, ΚΑΕ) forms
-    ("ks", "ks k_s klub_sportowy"), ("kks", "kks"), ("mks", "mks"), ("gks", "gks"), ("lks", "lks"), ("wks", "wks"),
-    ("rks", "rks"), ("zks", "zks"), ("spvgg", "spvgg"), ("tus", "tus"), ("vfr", "vfr"), ("ssv", "ssv"),
+    # Polish (Klub Sportowy, Klub Piłkarski and their kinds), German, Cyrillic (ФК, ПФК, СК, ХК, БК) and Greek
+    # (ΠΑΕ, ΚΑΕ) forms
+    ("ks", "ks k_s klub_sportowy"), ("kp", "kp"), ("kks", "kks"), ("mks", "mks"), ("gks", "gks"), ("lks", "lks"),
+    ("wks", "wks"), ("rks", "rks"), ("zks", "zks"), ("spvgg", "spvgg"), ("tus", "tus"), ("vfr", "vfr"), ("ssv", "ssv"),
     ("fc", "фк футбольный_клуб футбольний_клуб фудбалски_клуб"), ("pfc", "пфк"), ("sk", "ск"), ("hc", "хк"),
     ("bc", "бк"), ("pae", "παε"), ("kae", "καε"))
     for form in forms.split()}
@@ -276,7 +277,8 @@ CITY_JOINERS = frozenset({"de", "di", "da", "do", "of", "von"})  # before a club
 # "Helsingin Jalkapalloklubi", "HJK"), as words read without their accents
 CLUB_COMPOUNDS = {w: c for c, words in (
     ("ff", "fotbollforening fotbollsforening"), ("if", "idrottsforening idrottsforeningen idrettsforening idraetsforening"),
-    ("ik", "idrottsklubb idrottsklubben"), ("bk", "bollklubb bollklubben boldklub boldklubben"),
+    ("ik", "idrottsklubb idrottsklubben"),
+    ("bk", "bollklubb bollklubben boldklub boldklubben ballklub ballklubb"),
     ("fk", "fotballklubb fodboldklub fotbollklubb"), ("sk", "sportklubb sportklubben sportklub"),
     ("il", "idrettslag"), ("sv", "sportverein"), ("bv", "ballspielverein"), ("tv", "turnverein"),
     ("fv", "fussballverein"), ("vv", "voetbalvereniging"), ("jk", "jalkapalloklubi"), ("ps", "palloseura"))

@@ -147,6 +147,8 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
     "Dinamo Split")."""
     (short, ps), (long, _) = sorted(((fa.team or fa.key, a), (fb.team or fb.key, b)), key=lambda t: len(t[0]))
     ws, ss = long.split(), short.split()
+    if ws == ss:  # "KP Legia Warszawa", "Legia Warszawa": one name, a club abbreviation on one side
+        return ""
     if len(ws) >= 3 and ws[-2] in CITY_JOINERS and ws[-1] not in COUNTRY_OF:  # "Espanyol de Barcelona"; not
         ws = ws[:-2] + ws[-1:]  # "Universidad de Chile", a country
     if len(ws) < 2 or not (ws[:-1] == ss or len(ss) == len(ws) and ss[:-1] == ws[:-1]):  # the name's shape first

@@ -6,7 +6,8 @@ Oder", "Newcastle (Tyne)" and "Newcastle upon Tyne")."""
 from __future__ import annotations
 
 from ....text.words import unspaced
-from ..lexicon import COUNTRIES, COUNTRY_OF, PLACE_LEVELS, REGION_COUNTRIES, REGIONS, TLD_COUNTRIES, WORLD_REGIONS
+from ..lexicon import (COUNTRIES, COUNTRY_OF, COUNTRY_WORDS, PLACE_LEVELS, REGION_COUNTRIES, REGIONS, TLD_COUNTRIES,
+                       WORLD_REGIONS)
 from ..names import NameForm, key_of
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
@@ -119,9 +120,13 @@ def river_key(form: NameForm) -> str:
 
 
 def region_of(qualifier: str) -> str:
-    """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"), else itself unspaced."""
+    """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"; "costa rica" as descriptions
+    name it), else itself unspaced."""
     return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
-        qualifier if qualifier in WORLD_REGIONS else qualifier.replace(" ", ""))
+        qualifier if qualifier in WORLD_REGIONS or qualifier in _DESCRIBED_COUNTRIES else qualifier.replace(" ", ""))
+
+
+_DESCRIBED_COUNTRIES = frozenset(COUNTRY_WORDS.values())
 
 
 def region_readings(qualifier: str) -> frozenset[str]:
@@ -149,4 +154,5 @@ def region_country(qualifier: str) -> str:
         "brazil" if qualifier in _BRAZILIAN_STATES.values() else "")
 
 
-PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS)
+PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS) | \
+    _DESCRIBED_COUNTRIES

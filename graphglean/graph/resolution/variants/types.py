@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ....text.words import strip_accents
+from ..lexicon import THINGS
 
 
 def _table(groups: dict[str, str]) -> dict[str, str]:
@@ -310,7 +311,9 @@ def english_type(type_: str) -> str:
 
 @lru_cache(maxsize=1)
 def _unaccented() -> dict[str, str]:
-    return {strip_accents(word): kind for word, kind in TYPE_WORDS.items()}
+    """The table's words without their accents, less those that are then an English thing's word ("song", not
+    Vietnamese "sông", a river)."""
+    return {plain: kind for word, kind in TYPE_WORDS.items() if (plain := strip_accents(word)) not in THINGS}
 
 
 # English nouns of a calling by their ending ("virologist", "pianist", "comedian", "technician"), less the things

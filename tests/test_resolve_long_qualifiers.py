@@ -1,0 +1,83 @@
+"""Look-alike classes of entity resolution (issue 33), session 20: a comma qualifier of more than three words or
+joined by "and" where it is a known region or country ("Rio Grande do Sul", "Trinidad and Tobago"), a country
+that descriptions name but names rarely do ("Costa Rica"), a place's country after "de" ("Santiago de Chile"),
+more clubs' abbreviations spelled out (Norwegian "Ballklubb", Polish "KP"), and a band against a craft of one
+name. Each class with its namesakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.names import read_name
+
+from .test_resolve import together
+from .test_resolve_classes import resolved
+
+
+@pytest.mark.parametrize("name,core,qualifier", [
+    ("Pelotas, Rio Grande do Sul", "pelotas", "rio grande do sul"),
+    ("Port of Spain, Trinidad and Tobago", "port of spain", "trinidad and tobago"),
+    ("Portland, OR", "portland", "or"),
+    ("Smith, Jones and Partners", "smith jones and partners", ""),  # a firm of partners: no place after the comma
+    ("Bath, Somerset and Avon", "bath somerset and avon", ""),
+])
+def test_a_long_qualifier_is_read_only_where_it_is_a_known_place(name, core, qualifier):
+    form = read_name(name)
+    assert (form.core, form.qualifier) == (core, qualifier)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Pelotas (RS)", "city", "Cidade do Rio Grande do Sul às margens da Lagoa dos Patos."),
+     ("Pelotas, Rio Grande do Sul", "city", "City in southern Brazil known for its sweets.")),
+    (("Limón, Costa Rica", "city", "Port city on the Caribbean coast."),
+     ("Limón", "ciudad", "Ciudad portuaria costarricense, cabecera de la provincia del mismo nombre.")),
+    (("Port of Spain, Trinidad and Tobago", "city", "Capital city on the Gulf of Paria."),
+     ("Port of Spain", "city", "The capital of Trinidad and Tobago hosted the carnival.")),
+    (("Santiago de Cuba", "city", "Ciudad del oriente cubano, cuna del son."),
+     ("Santiago, Cuba", "city", "Cuba's second-largest city.")),
+    (("Mérida de Yucatán", "ciudad", "Capital del estado de Yucatán."),
+     ("Mérida, Yucatán", "city", "City known for its colonial centre.")),
+])
+def test_a_place_and_its_country_or_region_written_otherwise_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Limón, Costa Rica", "city", "Port city on the Caribbean coast."),
+     ("Limón", "ciudad", "Municipio hondureño del departamento de Colón.")),  # Limón in Honduras
+    (("Santiago de Cuba", "city", "Ciudad del oriente cubano."), ("Santiago, Chile", "city", "Chilean capital.")),
+    (("Santiago de Compostela", "city", "Galician pilgrimage city."), ("Santiago, Chile", "city", "Chilean capital.")),
+    (("Georgetown, Guyana", "city", "Capital of Guyana."),
+     ("Georgetown", "city", "Neighborhood of Washington, D.C., home to a Jesuit university.")),
+])
+def test_a_place_and_a_namesake_elsewhere_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Odds BK", "club", "Norwegian football club from Skien."),
+     ("Odds Ballklubb", "fotballklubb", "Klubben fra Skien spiller på Skagerak Arena.")),
+    (("KP Legia Warszawa", "klub", "Klub piłkarski z Warszawy."), ("Legia Warszawa", "club", "Polish football club.")),
+])
+def test_a_club_and_its_abbreviation_spelled_out_or_left_out_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_firm_with_a_clubs_letters_is_no_club():
+    a, b = ("KP Snacks", "company", "British maker of crisps and nuts."), \
+        ("Snacks", "product", "Food eaten between meals.")
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("U2", "band", "Irish rock band from Dublin."), ("U-2", "aircraft", "American high-altitude spy plane.")),
+    (("T. Rex", "band", "English glam rock band led by Marc Bolan."),
+     ("T-Rex", "vehicle", "Three-wheeled roadster built by Campagna Motors in Quebec.")),
+])
+def test_a_band_and_a_craft_of_one_name_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_company_and_its_name_without_a_hyphen_stay_one():
+    a, b = ("Wal-Mart", "company", "American retailer."), ("Walmart", "organization", "Retail chain based in Arkansas.")
+    assert together(resolved(a, b).graph, a[0], b[0])
