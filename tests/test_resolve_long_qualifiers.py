@@ -81,3 +81,35 @@ def test_a_band_and_a_craft_of_one_name_stay_two(a, b):
 def test_a_company_and_its_name_without_a_hyphen_stay_one():
     a, b = ("Wal-Mart", "company", "American retailer."), ("Walmart", "organization", "Retail chain based in Arkansas.")
     assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Nokian Tyres plc", "company", "Finnish tyre maker listed in Helsinki."),
+     ("Nokian", "organization", "Finnish maker of winter tyres for cars and trucks.")),
+    (("Otis Elevator Company", "company", "Elevator manufacturer founded in 1853."),
+     ("Otis", "company", "American elevator and escalator manufacturer based in Connecticut.")),
+    (("Feyenoord Rotterdam", "club", "Club uit Rotterdam-Zuid."), ("Feyenoord", "club", "Won the Eredivisie title.")),
+])
+def test_a_legal_name_and_its_trade_name_said_to_make_the_rest_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Siemens Energy AG", "company", "German maker of gas turbines, spun off in 2020."),
+     ("Siemens", "company", "German conglomerate whose businesses span energy, healthcare and trains.")),
+    (("Tata Steel Limited", "company", "Indian steelmaker with plants in Jamshedpur."),
+     ("Tata", "organization", "Indian group making steel, cars and software.")),
+    (("Orange Polska S.A.", "company", "Polish telecom operator."), ("Orange", "company", "Telecom operator.")),
+    (("Samsung Electro-Mechanics Co., Ltd.", "company", "Maker of capacitors and camera modules."),
+     ("Samsung", "company", "South Korean electronics maker of phones and chips.")),
+    (("Daimler Truck AG", "company", "Maker of heavy trucks."),
+     ("Daimler", "company", "German maker of Mercedes-Benz cars.")),
+    (("Ford Motor Credit Company", "company", "Finance arm of a carmaker."),
+     ("Ford", "person", "Industrialist who founded the Ford Motor Company and made motor cars affordable.")),
+    (("Otis Elevator Company", "company", "American elevator manufacturer founded in Yonkers."),
+     ("Otis", "company", "Swiss elevator maker based in Ebikon.")),  # placed apart
+    (("Feyenoord Rotterdam", "club", "Club uit Rotterdam-Zuid."),
+     ("Feyenoord", "club", "Won the Allsvenskan title.")),  # another country's league
+])
+def test_a_legal_name_and_a_group_or_unit_or_namesake_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])

@@ -22,6 +22,7 @@ from .blocking import numbers_differ
 from .descriptions.aliases import gives_other_name
 from .names import NameForm, read_name, words_of
 from .organizations.abbreviations import BROAD_TYPES, NUMBERED_ACRONYM, abbreviation_verdict
+from .organizations.trade_names import trade_name_verdict
 from .organizations.translated import translation_verdict
 from .organizations.rules import FOUNDED, club_verdict, domain_verdict, group_verdict, headed_verdict, legal_verdict
 from .descriptions.dates import centuries_apart
@@ -132,9 +133,9 @@ class Evidence:
             return Verdict(DIFFERENT, 0.0, "different generations")
         clash = bool((a.personal and b.types & PLACE_TYPES) or (b.personal and a.types & PLACE_TYPES))
         for rule in (domain_verdict, vessel_verdict, Evidence._qualified, written_in, Evidence._one_country,
-                     abbreviation_verdict, acronym_verdict, legal_verdict, group_verdict, club_verdict, headed_verdict,
-                     Evidence._country, article_verdict, maker_verdict, regnal_verdict, river_named,
-                     translation_verdict):
+                     abbreviation_verdict, acronym_verdict, legal_verdict, group_verdict, club_verdict,
+                     trade_name_verdict, headed_verdict, Evidence._country, article_verdict, maker_verdict,
+                     regnal_verdict, river_named, translation_verdict):
             v = rule(self, a, b, fa, fb, clash)
             if v is not None:
                 return v

@@ -8,9 +8,10 @@ its key, only with less evidence. All words are folded (lower case, accents kept
 from __future__ import annotations
 
 from .geography import (  # noqa: F401  (the lexicon is one namespace to its readers)
-    AFFIX_LEVELS, COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
-    ENDONYMS, GENERIC_TLDS, PLACE_LEVELS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
+    COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
+    ENDONYMS, GENERIC_TLDS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
     TLD_COUNTRIES, WORLD_REGIONS)
+from .levels import AFFIX_LEVELS, PLACE_LEVELS  # noqa: F401  (read through the lexicon)
 from .scripts import ARABIC_ARTICLES, SCRIPT_FORMS  # noqa: F401  (read through the lexicon)
 
 ARTICLES = frozenset("the a an le la les l der die das el los las il lo gli un une una uno ein eine het".split())

@@ -27,8 +27,9 @@ COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; "
              for country, names in [line.split(": ")] for name in names.split(", ")}
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
 # what else places a description in a country (read in descriptions only, never in names): the country and
-# its people in other languages, its capital and its largest regions ("è il massimo campionato italiano"); not
-# a city whose name is a common word of another language ("Bursa": Malay and Indonesian for an exchange)
+# its people in other languages, its capital and its largest regions ("è il massimo campionato italiano"), the
+# football leagues no other country's shares a name with ("Eredivisie"); not a city whose name is a common word
+# of another language ("Bursa": Malay and Indonesian for an exchange)
 _COUNTRY_WORDS = """us: estados unidos, états unis, etats unis, vereinigte staaten, stati uniti, estadounidense
 uk: reino unido, royaume uni, regno unito, vereinigtes königreich, britannique, britânico, britannico, london
 italy: italia, italiano, italiana, italien, italienne, italienisch, italienische, rome, roma, rom, milan, milano
@@ -177,7 +178,11 @@ spain: madrileño, madrileña, madrilène, barcelonés, barcelonesa; germany: be
 france: parisien, parisienne, parisino, parisina; italy: milanese, milanés, napoletano, torinese
 russia: moscovite; portugal: lisboeta, portuense; peru: limeño, limeña
 brazil: paulistano, paulistana, carioca; uruguay: montevideano, montevideana; colombia: bogotano, bogotana
-us: neoyorquino, neoyorquina, new yorker; venezuela: caraqueño, caraqueña; chile: santiaguino, santiaguina"""
+us: neoyorquino, neoyorquina, new yorker; venezuela: caraqueño, caraqueña; chile: santiaguino, santiaguina
+netherlands: eredivisie, eerste divisie; poland: ekstraklasa; sweden: allsvenskan, superettan; norway: eliteserien,
+tippeligaen; finland: veikkausliiga; denmark: superligaen; turkey: süper lig, super lig; portugal: primeira liga
+spain: laliga; brazil: brasileirão, brasileirao; mexico: liga mx; belgium: jupiler pro league
+scotland: scottish premiership"""
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as
 # a description's words read them (accents dropped, hyphens as spaces): each places its country, and after a
 # comma is a region a place is qualified by ("Londrina, Paraná", "Mérida, Yucatán"); not the names that are
@@ -318,26 +323,6 @@ REGION_COUNTRIES = {r: "canada" if r in _CANADA else "australia" if r in _AUSTRA
                                                       "montana"}}
 REGION_COUNTRIES |= {name: REGION_COUNTRIES[region] for name, region in REGION_EXONYMS.items()}
 
-# the level of a place, as a description says it ("上海是中国最大的城市", "Казань — город на Волге"), for the
-# administrative affixes' kinds; the longest words are read first ("省会", a province's capital, is a city)
-PLACE_LEVELS = {
-    "city": ("直辖市", "直轄市", "地级市", "城市", "都市", "名城", "古都", "首都", "首府", "省会", "省會", "県庁所在地", "府庁所在地",
-             "市", "도시", "수도", "광역시", "특별시", "город", "столица", "місто", "столиця", "city",
-             "capital", "town", "ville", "ciudad", "cidade", "stadt", "città", "metropolis"),
-    "province": ("省份", "省", "province", "провинция", "provincia"),
-    "prefecture": ("府", "県", "prefecture"),
-    "": ("地区", "地區", "地方", "市场", "市場"),  # an area a place lies in, a market: no level, read so
-    "region": ("自治区", "自治區", "область", "край", "oblast", "krai", "region", "республика", "republic"),
-    "county": ("县", "縣", "county", "уезд"),
-    "village": ("村", "село", "деревня", "village"),
-    "district": ("市辖区", "区", "區", "район", "district", "borough"),
-}
-# the level each administrative affix's kind ("place city") stands for
-AFFIX_LEVELS = {"city": "city", "metropolis": "city", "special city": "city", "metro city": "city", "sar": "city",
-                "town": "city", "province": "province", "special province": "province", "prefecture": "prefecture",
-                "autonomous region": "region", "oblast": "region", "krai": "region", "republic": "region",
-                "county": "county", "autonomous county": "county", "autonomous prefecture": "prefecture",
-                "district": "district", "village": "village"}
 # countries by their own names, as keys read them, which a description inflects ("w Polsce", "Türkiye'nin")
 ENDONYMS = {k: c for c, names in {
     "turkey": "turkiye", "poland": "polska", "switzerland": "schweiz suisse svizzera", "germany": "deutschland",
