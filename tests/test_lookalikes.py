@@ -175,10 +175,11 @@ REVIEWED_WRONG = {("ÖBB", "Österreichischer Bundesverband Baumschulen"),
 
 
 # session 19's reviewer: abbreviations of two to three letters whose descriptions open "St. Louis-based ...
-# company" or with a long phrase, which merged once openings read past a saint's dot and function words
+# company" or with a long phrase, which merged once openings read past a saint's dot and function words; session
+# 20's: places with long or "de" qualifiers, Polish "KP" and Norwegian "Ballklubb" clubs, bands and crafts
 @pytest.mark.parametrize("name, size", [("namesakes_review18a", 130), ("namesakes_review18b", 130),
                                         ("namesakes_review18c", 130), ("namesakes_review19", 20),
-                                        ("namesakes_review19b", 200)])
+                                        ("namesakes_review19b", 200), ("namesakes_review20", 200)])
 def test_the_reviewers_namesakes_stay_apart(name, size):
     rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
     wrong = {(r["a"]["name"], r["b"]["name"]) for r in rows if r["label"] == "different" and merged(r)

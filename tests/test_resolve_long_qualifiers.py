@@ -35,8 +35,8 @@ def test_a_long_qualifier_is_read_only_where_it_is_a_known_place(name, core, qua
      ("Port of Spain", "city", "The capital of Trinidad and Tobago hosted the carnival.")),
     (("Santiago de Cuba", "city", "Ciudad del oriente cubano, cuna del son."),
      ("Santiago, Cuba", "city", "Cuba's second-largest city.")),
-    (("Mérida de Yucatán", "ciudad", "Capital del estado de Yucatán."),
-     ("Mérida, Yucatán", "city", "City known for its colonial centre.")),
+    (("Mérida de Yucatán", "ciudad", "Ciudad colonial, capital del estado de Yucatán."),
+     ("Mérida, Yucatán", "ciudad", "Capital colonial del estado, conocida como la Ciudad Blanca.")),
 ])
 def test_a_place_and_its_country_or_region_written_otherwise_are_one(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])
@@ -47,6 +47,9 @@ def test_a_place_and_its_country_or_region_written_otherwise_are_one(a, b):
      ("Limón", "ciudad", "Municipio hondureño del departamento de Colón.")),  # Limón in Honduras
     (("Santiago de Cuba", "city", "Ciudad del oriente cubano."), ("Santiago, Chile", "city", "Chilean capital.")),
     (("Santiago de Compostela", "city", "Galician pilgrimage city."), ("Santiago, Chile", "city", "Chilean capital.")),
+    (("Vila Boa de Goiás", "cidade", "Antigo nome da Cidade de Goiás, capital da capitania no século XVIII."),
+     ("Vila Boa, Goiás", "município", "Pequeno município do leste goiano, próximo a Formosa.")),  # a region's
+    # "de" form not described alike: an old name of another town
     (("Georgetown, Guyana", "city", "Capital of Guyana."),
      ("Georgetown", "city", "Neighborhood of Washington, D.C., home to a Jesuit university.")),
 ])
@@ -112,4 +115,14 @@ def test_a_legal_name_and_its_trade_name_said_to_make_the_rest_are_one(a, b):
      ("Feyenoord", "club", "Won the Allsvenskan title.")),  # another country's league
 ])
 def test_a_legal_name_and_a_group_or_unit_or_namesake_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("KP Wisła Płock", "klub piłkarski", "Klub piłkarski z Płocka grający w Ekstraklasie."),
+     ("Wisła Płock", "club", "Handball club from Płock, several times Polish champion.")),  # two sports
+    (("Santa Teresa, Espírito Santo", "city", "Municipality in the mountains of Espírito Santo, Brazil."),
+     ("Santa Teresa", "bairro", "Bairro boêmio do Rio de Janeiro, famoso pelo bonde.")),  # a town, a neighbourhood
+])
+def test_a_club_or_town_and_a_namesake_of_another_sport_or_level_stay_two(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])

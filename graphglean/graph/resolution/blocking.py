@@ -21,7 +21,7 @@ from ...text.words import unspaced
 from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
 from .lexicon.spellings import romanized, sounded
-from .names import NameForm, key_of, read_name, words_of
+from .names import NameForm, key_of, read_name, saints_written, words_of
 from .organizations.translated import translation_key
 from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
 from .descriptions.spouses import other_surnames
@@ -157,7 +157,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
     the pairs only the LLM can decide."""
     keys = {"k:" + k for k in aliases_of_profile(p)}  # "Volkswagen AG, also known as VW" meets "VW"
     for f in p.forms:
-        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered))
+        keys.update(("k:" + f.key, "c:" + f.compact, "s:" + f.singular, "q:" + f.core, "k:" + f.numbered,
+                     "k:" + saints_written(f.key)))  # "Sault Ste. Marie" meets "Sault Sainte Marie"
         if f.umlauts:  # "Müller" meets "Mueller"
             keys.add("c:" + f.umlauts)
         if stem := site_stem(f):  # "zillow.com" meets "Zillow", "theguardian.com" "The Guardian", "airbnb.com" "Airbnb, Inc."

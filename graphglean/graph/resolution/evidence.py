@@ -20,7 +20,7 @@ from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
 from ...text.words import unspaced
 from .blocking import numbers_differ
 from .descriptions.aliases import gives_other_name
-from .names import NameForm, read_name, words_of
+from .names import NameForm, read_name, saints_written, words_of
 from .organizations.abbreviations import BROAD_TYPES, NUMBERED_ACRONYM, abbreviation_verdict
 from .organizations.trade_names import trade_name_verdict
 from .organizations.translated import translation_verdict
@@ -36,10 +36,11 @@ from .variants.articles import article_verdict, definite, definite_article, elid
 from .variants.callings import callings_apart, offices_apart, sports_apart
 from .variants.definitions import told_apart, two_languages
 from .variants.countries import countries_apart, described_in, qualifiers_verdict, regions_apart, regions_named
-from .variants.countries import river_named, unnamed
+from .variants.countries import regions_described, river_named, unnamed
 from .variants.makers import maker_verdict
 from .variants.types import english_type
-from .variants.places import PLACES_NAMED, names_qualifier, region_country, region_of, region_readings, written_in
+from .variants.places import (COUNTRIES_DESCRIBED, PLACES_NAMED, names_qualifier, region_country, region_of,
+                              region_readings, written_in)
 from .variants.placing import countries_named, country_led
 from .variants.rulers import realms_apart, regnal_verdict
 from .variants.vessels import vessel_verdict
@@ -156,6 +157,11 @@ class Evidence:
             if clash or not (a.personal or b.personal) and (told_apart(a, b) or place != both_places(a, b)):
                 return doubtful(0.6, "same letters, but a person and a place or said to be two things")  # "U.S. Open"
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
+        if not (a.personal or b.personal) and saints_written(fa.key) == saints_written(fb.key):  # "Sault Ste. Marie"
+            same = Verdict(SAME, 0.95, "same name, a saint's abbreviation written out")  # a fort or a church of
+            if (ra := regions_described(a)) and (rb := regions_described(b)) and not ra & rb:  # one saint: many
+                return doubtful(0.5, same.rule + ", but described in different regions")  # "Fort St. John", B.C.
+            return same if both_places(a, b) else self.short_form(a, b, same, SHORT_DESCRIPTION)
         if written := written_out(a, b, fa, fb) or elided_verdict(self, a, b, fa, fb):  # "Mueller", "LOreal"
             return written
         if fa.compact.replace("'", "") == fb.compact.replace("'", "") and \
@@ -201,8 +207,11 @@ class Evidence:
         "University of California" and "University of California, Berkeley" (a campus, a branch, a namesake)."""
         if a.personal and fa.qualifier in CREDENTIALS or b.personal and fb.qualifier in CREDENTIALS:
             return None  # "John Smith, MD": a degree, not a place
-        if _qualifier_joined(fa, fb) and both_places(a, b):  # "Santiago de Chile", "Santiago, Chile"
-            return Verdict(SAME, 0.85, "a place and its country or region, after a comma and after 'de'")
+        if (joined := _qualifier_joined(fa, fb)) and both_places(a, b):  # "Santiago de Chile", "Santiago, Chile"
+            same = Verdict(SAME, 0.85, f"a place and its {joined}, after a comma and after 'de'")
+            if joined == "region" and self.context(a, b) < self.agree_above:  # "Vila Boa de Goiás", an old name of
+                return doubtful(0.5, same.rule + ", not described alike")  # another town, and "Vila Boa, Goiás"
+            return self.short_form(a, b, same, SHORT_DESCRIPTION)
         if fa.core == fb.core and fa.qualifier != fb.qualifier:
             if fa.qualifier and fb.qualifier:
                 return qualifiers_verdict(a, b, fa.qualifier, fb.qualifier)  # "Paris, TX", "Paris, Texas"
@@ -346,11 +355,15 @@ class Evidence:
 _OF_PLACE = ("de", "di", "do", "da", "du", "del")
 
 
-def _qualifier_joined(fa: NameForm, fb: NameForm) -> bool:
-    """One name is the other's place with its comma qualifier, a country or region, joined by "de" ("Santiago,
-    Chile" and "Santiago de Chile"; "Mérida, Yucatán" and "Mérida de Yucatán")."""
-    return any(x.qualifier and not x.paren and region_of(x.qualifier) in PLACES_NAMED and
-               y.key in {f"{x.core} {j} {x.qualifier}" for j in _OF_PLACE} for x, y in ((fa, fb), (fb, fa)))
+def _qualifier_joined(fa: NameForm, fb: NameForm) -> str:
+    """ "country" or "region" where one name is the other's place with its comma qualifier, a country or region
+    the tables know, joined by "de" ("Santiago, Chile" and "Santiago de Chile"; "Mérida, Yucatán" and "Mérida de
+    Yucatán"); "" otherwise."""
+    for x, y in ((fa, fb), (fb, fa)):
+        if x.qualifier and not x.paren and (where := region_of(x.qualifier)) in PLACES_NAMED and \
+                y.key in {f"{x.core} {j} {x.qualifier}" for j in _OF_PLACE}:
+            return "country" if where in COUNTRY_OF or where in COUNTRIES_DESCRIBED else "region"
+    return ""
 
 
 def _plural_pair(fa: NameForm, fb: NameForm) -> bool:

@@ -388,3 +388,13 @@ su alteza real, su alteza, sa majeste, son altesse royale, seine majestat, ihre 
 sua maesta, s a r""".replace("\n", " ").split(", "))
 _STYLE_LENGTHS = sorted({len(s) for s in _STYLES}, reverse=True)
 _STYLE_ARTICLES = frozenset("the el la le il der".split())
+
+
+def saints_written(key: str) -> str:
+    """``key`` with a saint's abbreviation inside it written out ("sault saint marie"; not "queen st west")."""
+    ws = key.split()
+    return " ".join(_INNER_SAINTS.get(w, w) if 0 < i < len(ws) - 1 and ws[i + 1] not in _COMPASS else w
+                    for i, w in enumerate(ws))
+
+
+_INNER_SAINTS, _COMPASS = {"st": "saint", "ste": "sainte", "sts": "saints"}, frozenset("north south east west".split())

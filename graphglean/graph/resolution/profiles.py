@@ -205,6 +205,8 @@ MADE_TYPES = (THING_TYPES - PLACE_TYPES) | frozenset("company corporation busine
 # what carries people or arms, which no club, band, party, school or paper is typed as ("U2", a band; "U-2", a plane)
 CRAFT_TYPES = frozenset("""aircraft airplane aeroplane plane vehicle ship vessel boat car motorcycle rocket missile
 spacecraft locomotive train tank submarine warship""".split())
+_SETTLEMENTS = frozenset("city town village commune municipality".split())
+_STRUCTURES = frozenset("fort fortress castle bridge tower lighthouse palace church cathedral station airport".split())
 def defining_clauses(p: Profile) -> tuple[str, ...]:
     """What ``p``'s description says it is: its opening noun phrase and the words after each verb of being."""
     return said_to_be(p.description, tuple(f.key for f in p.forms if f.key))
@@ -288,6 +290,8 @@ def kinds_apart(a: Profile, b: Profile) -> str:
             return "a place and a thing made or sold"  # "Côte-d'Or", a département; "Côte d'Or", chocolate
         if x.types & _ORG_KINDS.keys() and y.types & CRAFT_TYPES and not x.types & CRAFT_TYPES:
             return "an organization and a craft or vehicle"
+        if x.types & _SETTLEMENTS and y.types & _STRUCTURES and not x.types & _STRUCTURES:
+            return "a town and a structure"  # "Pont-St-Esprit", a commune; "Pont Saint Esprit", a bridge
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
     if la and lb and not la & lb:
         return "places of different levels"

@@ -139,7 +139,8 @@ _BUSINESS_IN_OFFICE = frozenset({"business", "public"})
 _SPORTS = {w: sport for sport, words in {
     "football": "football, futbol, futebol, fussball, voetbal, soccer, pilka nozna, футбол, サッカー, 축구, 足球, "
                 "american football, nfl, footballer, futbolista, futebolista, calciatore, footballeur, pilkarz, "
-                "футболист",  # "football" is either in American texts,
+                "футболист, pilkarski, pilkarska, pilkarskie, fotball, fotboll, fodbold, jalkapallo, nogomet, "
+                "fudbal",  # "football" is either in American texts,
     "tennis": "tennis, tenis, теннис, テニス, 테니스, 网球, 網球",
     "golf": "golf, golfer, golfista, pga, гольф, ゴルフ, 골프, 高尔夫",
     "basketball": "basketball, nba, baloncesto, basquete, pallacanestro, koszykowka, баскетбол, バスケットボール, 농구, 篮球",

@@ -75,11 +75,15 @@ def countries_apart(a: Profile, b: Profile) -> str:
     (people move; callings tell them apart)."""
     if (a.types | b.types) & _COUNTRY_TYPES or a.personal or b.personal:
         return ""
-    if a.types & PLACE_TYPES and b.types & PLACE_TYPES:
-        pa, pb = countries_of(a.description), countries_of(b.description)  # a state standing for its country
+    if a.types & (PLACE_TYPES | _LOCATED) and b.types & (PLACE_TYPES | _LOCATED):  # a fort stays where it was built
+        pa, pb = (countries_of(_COLONIAL.sub(" ", p.description)) for p in (a, b))  # a state for its country
         return "places described in different countries" if pa and pb and not pa & pb else ""
     pa, pb = _said_of(a) - UNIONS, _said_of(b) - UNIONS
     return "described in different countries" if pa and pb and not pa & pb else ""
+
+
+# a colonial power's adjective names who built a place, not where it is ("French colonial fort ... in Texas")
+_COLONIAL = re.compile(r"\b\w+\s+(?=colonial\b|colony\b)", re.I)
 
 
 def regions_apart(a: Profile, b: Profile) -> str:
@@ -101,7 +105,8 @@ def _regions_said(p: Profile) -> frozenset[str]:
 
 # the kinds of a thing that stays where it was built
 _LOCATED = frozenset("""university college school church cathedral basilica abbey monastery convent seminary
-hospital museum stadium arena prison library theatre theater temple mosque synagogue shrine""".split())
+hospital museum stadium arena prison library theatre theater temple mosque synagogue shrine fort fortress castle
+palace bridge tower lighthouse""".split())
 
 
 def _said_of(p: Profile) -> frozenset[str]:

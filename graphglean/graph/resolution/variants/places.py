@@ -123,10 +123,10 @@ def region_of(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"; "costa rica" as descriptions
     name it), else itself unspaced."""
     return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
-        qualifier if qualifier in WORLD_REGIONS or qualifier in _DESCRIBED_COUNTRIES else qualifier.replace(" ", ""))
+        qualifier if qualifier in WORLD_REGIONS or qualifier in COUNTRIES_DESCRIBED else qualifier.replace(" ", ""))
 
 
-_DESCRIBED_COUNTRIES = frozenset(COUNTRY_WORDS.values())
+COUNTRIES_DESCRIBED = frozenset(COUNTRY_WORDS.values())
 
 
 def region_readings(qualifier: str) -> frozenset[str]:
@@ -155,4 +155,4 @@ def region_country(qualifier: str) -> str:
 
 
 PLACES_NAMED = frozenset(REGIONS.values()) | frozenset(COUNTRIES.values()) | frozenset(WORLD_REGIONS) | \
-    _DESCRIBED_COUNTRIES
+    COUNTRIES_DESCRIBED

@@ -160,7 +160,7 @@ TYPE_WORDS |= _table({
               "orang|individu|บุคคล|사람",
     "place": "ort|ortschaft|lieu|lugar|luogo|local|localidade|localidad|località|miejsce|miejscowość|место|地名|地名・地域|"
              "plaats|sted|ställe|paikka|yer|場所|地点|장소|مكان",
-    "city": "місто|oraș|ortsteil|stadtteil|ქალაქი|քաղաք|parish|quartier|barrio|bairro|dzielnica|شہر|نگر|नगर|నగరం|நகரம்|ನಗರ|നഗരം|শহর|เมือง",
+    "city": "місто|oraș|ქალაქი|քաղաք|parish|شہر|نگر|नगर|నగరం|நகரம்|ನಗರ|നഗരം|শহর|เมือง",
     "region": "il|県|powiat|provincie|περιφέρεια|estado|département|departamento|राज्य|bundesstaat|kraj",
     "company": "selskab|vállalat|supermarket|restaurant chain|auction house|department store|"
                "fournisseur d'accès|car manufacturer|manufacturer|retailer|broadcaster|rundfunkanstalt",
@@ -272,9 +272,10 @@ TYPE_WORDS |= _table({
             "klub sepak bola",
     "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
     "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url|"
-               "news site|online news site|nachrichtenseite",
+               "news site|online news site|nachrichtenseite|sito|sito web|sito internet|sitio",
     "magazine": "zeitschrift|wochenzeitschrift|nachrichtenmagazin|hebdomadaire|semanario|settimanale|tygodnik",
-    "media": "medio de comunicación|medio|média|médias|medien|mídia|meio de comunicação|mezzo di comunicazione"})
+    "district": "ortsteil|stadtteil|quartier|barrio|bairro|dzielnica|neighborhood|neighbourhood|wijk|bydel",
+    "media": "medio de comunicación|medio|média|médias|medien|medium|mídia|meio de comunicação|mezzo di comunicazione"})
 _CANONICAL = frozenset(TYPE_WORDS.values())
 _HEAD_FIRST = frozenset("de di da do du des del della dei degli dos das van von für na".split())
 # the last part of a German compound says its kind ("Forschungsschiff", "Regionalzeitung", "Kreisstadt")
