@@ -157,7 +157,8 @@ class Evidence:
             if clash or not (a.personal or b.personal) and (told_apart(a, b) or place != both_places(a, b)):
                 return doubtful(0.6, "same letters, but a person and a place or said to be two things")  # "U.S. Open"
             return Verdict(SAME, 0.95, "same name but spacing or hyphens")
-        if not (a.personal or b.personal) and saints_written(fa.key) == saints_written(fb.key):  # "Sault Ste. Marie"
+        if not (a.personal or b.personal or fa.head or fb.head) and \
+                saints_written(fa.key) == saints_written(fb.key):  # "Sault Ste. Marie"; not "Church of St. Mary"
             same = Verdict(SAME, 0.95, "same name, a saint's abbreviation written out")  # a fort or a church of
             if (ra := regions_described(a)) and (rb := regions_described(b)) and not ra & rb:  # one saint: many
                 return doubtful(0.5, same.rule + ", but described in different regions")  # "Fort St. John", B.C.

@@ -112,7 +112,8 @@ milwaukee, cincinnati, kansas city, salt lake city, tampa, oakland, palo alto, m
 uk: leeds, sheffield, bristol, belfast, nottingham, leicester, southampton, brighton; france: lille, nantes,
 montpellier, rennes, grenoble; germany: hannover, hanover, nuremberg, nurnberg, bremen, dortmund, duisburg,
 mannheim, karlsruhe, wiesbaden, mainz, freiburg, heidelberg, potsdam, rostock, kiel, magdeburg, erfurt,
-chemnitz, aachen; italy: bologna, genoa, genova, palermo, verona, bari, catania, trieste, pisa, padua, padova
+chemnitz, aachen, essener, bochumer,
+wuppertaler; italy: bologna, genoa, genova, palermo, verona, bari, catania, trieste, pisa, padua, padova
 spain: zaragoza, malaga, alicante, valladolid; netherlands: groningen, maastricht, haarlem, leiden, delft,
 arnhem, nijmegen, tilburg; belgium: ghent, gent, liege, bruges, brugge, leuven, charleroi
 switzerland: lausanne, lucerne, luzern, lugano, sankt gallen, saint gallen, saint galler; austria: innsbruck, linz
@@ -204,7 +205,7 @@ spain: cantabria, castilla y leon, castile and leon, castilla la mancha, castile
 extremadura, murcia, pais vasco, basque country, euskadi, catalunya
 italy: abruzzo, basilicata, calabria, campania, emilia romagna, friuli venezia giulia, lazio, liguria,
 lombardia, lombardy, piemonte, puglia, apulia, sardegna, sardinia, sicilia, sicily, toscana,
-tuscany, trentino, umbria, veneto
+tuscany, trentino, umbria, veneto, molise, valle aosta, valle d aosta, aosta valley
 france: normandie, normandy, bretagne, provence, alsace, occitanie, nouvelle aquitaine, auvergne,
 ile de france, hauts de france, bourgogne, corse, corsica, pays de la loire, grand est, centre val de loire,
 bourgogne franche comte, auvergne rhone alpes, provence alpes cote d'azur, cote d'azur, morbihan, finistere,

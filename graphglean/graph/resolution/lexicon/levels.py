@@ -14,7 +14,7 @@ PLACE_LEVELS = {
     "": ("地区", "地區", "地方", "市场", "市場"),  # an area a place lies in, a market: no level, read so
     "region": ("自治区", "自治區", "область", "край", "oblast", "krai", "region", "республика", "republic"),
     "county": ("县", "縣", "county", "уезд"),
-    "village": ("村", "село", "деревня", "village"),
+    "village": ("村", "село", "деревня", "village", "hamlet"),
     "district": ("市辖区", "区", "區", "район", "district", "borough"),
 }
 # the level each administrative affix's kind ("place city") stands for

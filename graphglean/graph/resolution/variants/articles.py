@@ -43,7 +43,8 @@ def definite_article(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> Verd
     when there is none."""
     x, y = (fa, fb) if definite(fa) else (fb, fa)
     ta, tb = a.types - CATCH_ALL, b.types - CATCH_ALL
-    if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)):
+    if len(y.key.split()) == 1 and ta and tb and not (ta <= UNTYPED or tb <= UNTYPED or kinds(ta) & kinds(tb)) or \
+            {"media", "website"} <= ta | tb and not ta & tb:  # "The Medium", a student paper; "Medium", a platform
         return doubtful(0.5, "an article on one side only, and the types differ")
     if _capitals(y.surface) and not _capitals(x.surface):
         return doubtful(0.5, "a title with an article, and the word in capitals (an acronym?)")

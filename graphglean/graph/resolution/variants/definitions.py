@@ -27,7 +27,7 @@ _ENGLISH = frozenset("the of and is was with for from by which who its his her a
 # Indonesian "di", German "und")
 _PARTICLES = frozenset("de la le les el los las der die das del della di da do du des van von het en et y".split())
 _FOREIGN = frozenset("""und ist sind nicht wird mit auf dans pour sont une est zijn niet een och ett är för og
-ikke yang dan dengan untuk dari ke ya wa ni kwa katika lenye ng mga ang sa ay""".split())
+ikke yang dan dengan untuk dari ke ya wa ni kwa katika lenye ng mga ang sa ay bij""".split())
 # more such words, two of them counted where written in lower case (names hold them capitalized: "Il Divo"; an
 # English text quotes a title: "Rondo alla turca", "Partij voor de Vrijheid")
 _FOREIGN_LOWER = frozenset("""il nel nella che gli alla dal sono que por una fue uma foi avec sur aux ein eine
