@@ -126,3 +126,13 @@ def test_a_legal_name_and_a_group_or_unit_or_namesake_stay_two(a, b):
 ])
 def test_a_club_or_town_and_a_namesake_of_another_sport_or_level_stay_two(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Nokia Oyj Abp", "company", "Finnish maker of telecom network equipment."),
+     ("Nokia", "yritys", "Nokia kertoi uusista verkkosopimuksista.")),  # a Finnish and a Swedish form together
+    (("Le Figaro", "journal", "Quotidien français fondé en 1826."),
+     ("lefigaro.fr", "website", "The site's English edition ran the interview.")),  # a language, not England
+])
+def test_a_company_with_two_legal_forms_and_a_site_with_an_edition_in_a_language_are_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])

@@ -136,7 +136,7 @@ LEGAL_FORMS = {
     "plc": "plc", "p l c": "plc", "ag": "ag", "gmbh": "gmbh", "kgaa": "kgaa", "kg": "kg", "se": "se", "sa": "sa",
     "s a": "sa", "sas": "sas", "s a s": "sas", "sau": "sau", "s a u": "sau", "spa": "spa", "s p a": "spa",
     "srl": "srl", "s r l": "srl", "sarl": "sarl", "s a r l": "sarl", "nv": "nv", "n v": "nv", "bv": "bv",
-    "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "sgps": "sgps", "kk": "kk", "k k": "kk",
+    "b v": "bv", "a s": "as", "asa": "asa", "ab": "ab", "oy": "oy", "oyj": "oyj", "abp": "oyj", "sgps": "sgps", "kk": "kk", "k k": "kk",
     "lp": "lp", "l p": "lp", "llp": "llp", "l l p": "llp", "pte": "pte", "pty": "pty", "bhd": "bhd", "tbk": "tbk",
     "ltda": "ltda", "sl": "sl", "s l": "sl", "s a d": "sad", "persero": "persero", "pjsc": "pjsc", "jsc": "jsc", "ooo": "ooo", "cv": "cv", "e v": "ev",
     "s a de c v": "sa de cv", "sa de cv": "sa de cv", "s a b de c v": "sab de cv", "sab de cv": "sab de cv",

@@ -102,7 +102,7 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
     portuguesas", "españoles"); none for a region or a language ("an English-language daily")."""
     ws = tuple(_singular(w, table) for w in ws)
     return {table[" ".join(ws[i:i + n])] for i, n in _runs(ws, table)
-            if n and ws[i + n:i + n + 1] not in (("language",), ("speaking",)) and ws[max(0, i - 2):i] not in _BEYOND
+            if n and ws[i + n:i + n + 1] not in _LANGUAGE_OF and ws[max(0, i - 2):i] not in _BEYOND
             and ws[i - 1:i] != ("bordering",)} - {""}
 
 
@@ -120,6 +120,9 @@ _ADJECTIVE_ENDINGS = ("esa", "eso", "es", "ol", "an", "ana", "ano", "ina", "ino"
                       "eiro", "ese", "aca", "aco", "ita", "ito")
 
 
+# the words after a people's adjective that make it a language's ("an English-language daily", "the site's English
+# edition")
+_LANGUAGE_OF = frozenset((w,) for w in "language speaking edition version translation subtitles".split())
 # what places a country beyond the node: "on the border with Poland", "an der Grenze zu Polen"
 _BEYOND = frozenset({("border", "with"), ("borders", "with"), ("grenze", "zu"), ("frontiere", "avec"),
                      ("frontera", "con"), ("fronteira", "com"), ("confine", "con"), ("granicy", "z"),
