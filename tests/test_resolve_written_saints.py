@@ -53,24 +53,20 @@ def test_namesakes_with_a_saint_abbreviated_inside_their_name_stay_two(a, b):
 
 
 @pytest.mark.parametrize("a,b", [
-    (("Gdańsk", "miasto", "Miasto portowe nad Bałtykiem, w Polsce."),
-     ("Gdansk", "city", "The shipyard strike began in the city.")),  # how English writes a foreign name
-    (("Zürich", "Stadt", "Die größte Stadt der Schweiz."), ("Zurich", "city", "The city hosted the congress.")),
-])
-def test_a_name_with_its_accents_where_they_are_written_and_without_them_unplaced_is_one(a, b):
-    assert together(resolved(a, b).graph, a[0], b[0])
-
-
-@pytest.mark.parametrize("a,b", [
     (("Fürth", "Stadt", "Kreisfreie Stadt in Bayern, Deutschland."), ("Furth", "town", "Town in Bavaria.")),
     (("Córdoba", "ciudad", "Ciudad andaluza de España, con su Mezquita."),
      ("Cordoba", "city", "City in Veracruz, Mexico.")),
     (("Zürich", "Stadt", "Die größte Stadt der Schweiz."),
      ("Zurich", "dorp", "Fries dorp vlak bij de Afsluitdijk.")),  # described in a language the rules cannot place
+    (("Tábor", "město", "Historické město v jižních Čechách, v Česku."), ("Tabor", "city", "Small city in the Midwest.")),
+    (("Münster", "Stadt", "Westfälische Universitätsstadt in Deutschland."),
+     ("Munster", "cheese", "Soft washed-rind cheese.")),
     (("The Medium", "Medium", "Studentenzeitung der Universität Toronto Mississauga."),
      ("Medium", "website", "Online publishing platform founded by Evan Williams.")),
     (("E.ON", "Unternehmen", "Der Essener Energieversorger meldete mehr Netzanschlüsse."),
      ("Eon", "company", "London-based production company.")),
 ])
 def test_namesakes_written_with_and_without_accents_or_dots_stay_two(a, b):
+    # an accented name placed where its letters are written and the bare name placed nowhere in English was tried
+    # and withdrawn (a reviewer's 30 namesakes: "Tábor" and "Tabor", Iowa; "Münster" and "Munster", a cheese)
     assert not together(resolved(a, b).graph, a[0], b[0])

@@ -13,12 +13,10 @@ from typing import Protocol
 from ....text.words import strip_accents
 from ..names import NameForm, fold
 from ..descriptions.dates import years_of
-from ..organizations.rules import levels_said, sporting
+from ..organizations.rules import sporting
 from ..profiles import Profile, both_places, conflict
 from ..verdicts import SAME, Verdict, doubtful
-from .countries import described_in, one_country, regions_named, unnamed
-from .definitions import english
-from .types import english_type
+from .countries import described_in, one_country
 
 
 class Judge(Protocol):
@@ -40,8 +38,7 @@ def accent_namesake(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameFor
     if not accents_only(fa, fb) or conflict(a, b):  # a conflict says why already ("places of different levels")
         return None
     if ev.context(a, b) >= ev.agree_above or _one_country_writing_it(a, b, fa, fb) or \
-            both_places(a, b) and written_where_placed(a, b, fa, fb) or \
-            not (a.personal or b.personal) and _unplaced_without(a, b, fa, fb):  # a surname's: "Peña", "Pena"
+            both_places(a, b) and written_where_placed(a, b, fa, fb):  # a surname's namesakes: "Peña", "Pena"
         return None
     return doubtful(0.6, "one word with and without its accents, not described alike (a word of another language?)")
 
@@ -101,29 +98,6 @@ def written_where_placed(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> 
         letters = set(fold(x.surface))
         countries = {c for group, cs in _LETTER_COUNTRIES.items() if letters & set(group) for c in cs}
         if countries & described_in(py):
-            return True
-    return False
-
-
-# the countries whose languages write a letter, the umlauts and acute accents among them, for a name placed there
-_WRITTEN_BY = _LETTER_COUNTRIES | {letters: frozenset(countries.split("|")) for letters, countries in {
-    "äöü": "germany|austria|switzerland|sweden|finland|estonia|turkey|hungary|iceland",
-    "áéíóú": f"{_SPANISH}|portugal|brazil|hungary|czech republic|slovakia|iceland|ireland|poland|vietnam",
-    "àèéêëïîôûç": "france|belgium|switzerland|luxembourg|canada|italy|portugal|netherlands",
-}.items()}
-
-
-def _unplaced_without(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> bool:
-    """The name with its accents is described in a country whose language writes them, and the name without
-    them is placed nowhere ("Kraków", "dawna stolica Polski", and "Krakow", "the city's Old Town"): how other
-    languages write a foreign name; not "Furth", "a town in Bavaria", which is placed, another town than Fürth."""
-    for x, y, px, py in ((fa, fb, a, b), (fb, fa, b, a)):
-        letters = set(fold(x.surface)) - set(strip_accents(fold(x.surface)))
-        countries = {c for group, cs in _WRITTEN_BY.items() if letters & set(group) for c in cs}
-        english_said = english(py.description) and all(english_type(t) == t for t in py.types)  # not "dorp"
-        level = levels_said(py.description)  # "Pecs is a hamlet near the river": no city
-        if letters and fold(y.surface).isascii() and countries & described_in(px) and english_said \
-                and not regions_named(unnamed(py)) and not level - px.types:  # "Porter County, Indiana"
             return True
     return False
 
