@@ -136,3 +136,9 @@ def test_a_club_or_town_and_a_namesake_of_another_sport_or_level_stay_two(a, b):
 ])
 def test_a_company_with_two_legal_forms_and_a_site_with_an_edition_in_a_language_are_one(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_place_described_by_its_own_name_is_not_placed_by_it():
+    a = ("London, Ontario", "city", "Port city on the Thames, home to Western University in Ontario.")
+    b = ("London, ON", "geo", "Police in London, ON investigated the collision.")  # "London": no U.K. here
+    assert together(resolved(a, b).graph, a[0], b[0])

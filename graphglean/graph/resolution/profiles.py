@@ -268,7 +268,7 @@ def conflict(a: Profile, b: Profile) -> str:
         return why
     if a.personal and b.personal:  # people move: a Chinese player in Houston, a South African living in Australia
         return ""
-    names = {f.key for p in (a, b) for f in p.forms}
+    names = {k for p in (a, b) for f in p.forms for k in (f.key, f.core)}  # "Police in London, ON": no U.K.
     ca, cb = placed_in(a, names), placed_in(b, names)
     if ca and cb and not ca & cb:
         return "described in different countries"

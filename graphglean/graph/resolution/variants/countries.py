@@ -76,7 +76,8 @@ def countries_apart(a: Profile, b: Profile) -> str:
     if (a.types | b.types) & _COUNTRY_TYPES or a.personal or b.personal:
         return ""
     if a.types & (PLACE_TYPES | _LOCATED) and b.types & (PLACE_TYPES | _LOCATED):  # a fort stays where it was built
-        pa, pb = (countries_of(_COLONIAL.sub(" ", p.description)) for p in (a, b))  # a state for its country
+        pa, pb = (countries_of(_COLONIAL.sub(" ", unnamed(p))) for p in (a, b))  # a state for its country; not
+        # its own name ("Police in London, ON": no U.K.)
         return "places described in different countries" if pa and pb and not pa & pb else ""
     pa, pb = _said_of(a) - UNIONS, _said_of(b) - UNIONS
     return "described in different countries" if pa and pb and not pa & pb else ""
