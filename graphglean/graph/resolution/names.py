@@ -392,9 +392,9 @@ _STYLE_ARTICLES = frozenset("the el la le il der".split())
 
 def saints_written(key: str) -> str:
     """``key`` with a saint's abbreviation inside it written out ("sault saint marie"; not "queen st west")."""
-    ws = key.split()
+    ws = key.split() if " st" in key else ()  # most keys hold none
     return " ".join(_INNER_SAINTS.get(w, w) if 0 < i < len(ws) - 1 and ws[i + 1] not in _COMPASS else w
-                    for i, w in enumerate(ws))
+                    for i, w in enumerate(ws)) if ws else key
 
 
 _INNER_SAINTS, _COMPASS = {"st": "saint", "ste": "sainte", "sts": "saints"}, frozenset("north south east west".split())

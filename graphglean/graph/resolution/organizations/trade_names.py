@@ -29,7 +29,8 @@ _WORD = re.compile(r"\w+")
 def trade_name_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clash: bool) -> Verdict | None:
     """ "Vestas Wind Systems A/S" and "Vestas" where the latter's opening words say it makes wind turbines; None
     where the rule does not apply or says nothing."""
-    if clash or a.personal or b.personal or (a.types | b.types) & PLACE_TYPES or types_conflict(a, b):
+    if not (fa.legal or fb.legal) or clash or a.personal or b.personal or (a.types | b.types) & PLACE_TYPES or \
+            types_conflict(a, b):
         return None
     for x, y, py in ((fa, fb, b), (fb, fa, a)):
         ws, short = x.trade.split(), y.key.split()
