@@ -207,6 +207,8 @@ CRAFT_TYPES = frozenset("""aircraft airplane aeroplane plane vehicle ship vessel
 spacecraft locomotive train tank submarine warship""".split())
 _SETTLEMENTS = frozenset("city town village commune municipality".split())
 _STRUCTURES = frozenset("fort fortress castle bridge tower lighthouse palace church cathedral station airport".split())
+
+
 def defining_clauses(p: Profile) -> tuple[str, ...]:
     """What ``p``'s description says it is: its opening noun phrase and the words after each verb of being."""
     return said_to_be(p.description, tuple(f.key for f in p.forms if f.key))

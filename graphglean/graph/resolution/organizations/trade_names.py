@@ -18,8 +18,8 @@ from .rules import Judge
 # words of a legal name that say nothing of what the company makes ("Yara International ASA", "Vestas Wind
 # Systems A/S")
 _GENERIC = frozenset("""international global worldwide systems system industries industry technologies technology
-solutions services enterprises enterprise partners company corporation limited group holding holdings worldwide
-products trading""".split())
+solutions services enterprises enterprise partners company corporation limited group holding holdings products
+trading""".split())
 # what says a description is of many companies ("a conglomerate", "the group's parent")
 _MANY = GROUP_WORDS | frozenset("""conglomerate conglomerates parent chaebol keiretsu zaibatsu subsidiaries units
 divisions businesses brands grupo gruppe groupe konzern""".split())
