@@ -142,3 +142,12 @@ def test_a_place_described_by_its_own_name_is_not_placed_by_it():
     a = ("London, Ontario", "city", "Port city on the Thames, home to Western University in Ontario.")
     b = ("London, ON", "geo", "Police in London, ON investigated the collision.")  # "London": no U.K. here
     assert together(resolved(a, b).graph, a[0], b[0])
+
+
+def test_a_neighbourhood_and_its_name_qualified_by_its_city_are_one():
+    a = ("Trastevere, Rome", "city", "Rione on the west bank of the Tiber.")
+    b = ("Trastevere", "neighborhood", "Bohemian district of Rome, across the Tiber.")
+    assert together(resolved(a, b).graph, a[0], b[0])
+    a = ("Hollywood, Florida", "city", "City in Broward County, Florida.")  # a town qualified by its state
+    b = ("Hollywood", "neighborhood", "District of Los Angeles, home of the American film industry.")
+    assert not together(resolved(a, b).graph, a[0], b[0])

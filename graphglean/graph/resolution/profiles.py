@@ -15,7 +15,8 @@ import networkx as nx
 import regex
 
 from ...text.words import LETTERS
-from .lexicon import COUNTRIES, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS
+from .lexicon import (COUNTRIES, COUNTRY_OF, CREDENTIALS, FEMALE_NOUNS, KIN, MALE_NOUNS, PARTICLES, REGIONS, THINGS,
+                      WORLD_REGIONS)
 from .descriptions.clauses import APPOSITION, DEFINITION, opening_of, said_to_be
 from .lexicon.latin import latin_names
 from .names import NameForm, key_of, read_name, strip_accents, words_of
@@ -295,12 +296,21 @@ def kinds_apart(a: Profile, b: Profile) -> str:
         if x.types & _SETTLEMENTS and y.types & _STRUCTURES and not x.types & _STRUCTURES:
             return "a town and a structure"  # "Pont-St-Esprit", a commune; "Pont Saint Esprit", a bridge
     la, lb = ({_LEVELS[t] for t in p.types if t in _LEVELS} for p in (a, b))
-    if la and lb and not la & lb:
+    if la and lb and not la & lb and not _in_its_city(a, b, la, lb):
         return "places of different levels"
     oa, ob = ({_ORG_KINDS[t] for t in p.types if t in _ORG_KINDS} for p in (a, b))
     if oa and ob and not oa & ob:
         return "organizations of different kinds"  # "Der Standard", a newspaper; "Standard", a football club
     return ""
+
+
+def _in_its_city(a: Profile, b: Profile, la: set[str], lb: set[str]) -> bool:
+    """A neighbourhood and the place typed a town whose name is qualified by a city ("Nowa Huta, Kraków",
+    "Ipanema, Rio de Janeiro"): the model typed the neighbourhood by its city (not "Hollywood, Florida", a town)."""
+    town = a if la == {"city"} and lb == {"district"} else b if lb == {"city"} and la == {"district"} else None
+    return town is not None and any(f.qualifier in PLACED and f.qualifier not in COUNTRY_OF and
+                                    f.qualifier not in REGIONS and f.qualifier not in WORLD_REGIONS
+                                    for f in town.forms)
 
 
 def both_places(a: Profile, b: Profile) -> bool:
