@@ -192,7 +192,8 @@ REVIEWED_WRONG = {("ÖBB", "Österreichischer Bundesverband Baumschulen"),
 @pytest.mark.parametrize("name, size", [("namesakes_review18a", 130), ("namesakes_review18b", 130),
                                         ("namesakes_review18c", 130), ("namesakes_review19", 20),
                                         ("namesakes_review19b", 200), ("namesakes_review20", 200),
-                                        ("namesakes_review20b", 250), ("namesakes_review20c", 170)])
+                                        ("namesakes_review20b", 250), ("namesakes_review20c", 170),
+                                        ("namesakes_review20d", 85)])
 def test_the_reviewers_namesakes_stay_apart(name, size):
     rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
     wrong = {(r["a"]["name"], r["b"]["name"]) for r in rows if r["label"] == "different" and merged(r)

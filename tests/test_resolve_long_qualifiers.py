@@ -151,3 +151,6 @@ def test_a_neighbourhood_and_its_name_qualified_by_its_city_are_one():
     a = ("Hollywood, Florida", "city", "City in Broward County, Florida.")  # a town qualified by its state
     b = ("Hollywood", "neighborhood", "District of Los Angeles, home of the American film industry.")
     assert not together(resolved(a, b).graph, a[0], b[0])
+    a = ("Flamengo, Rio de Janeiro", "city", "Beachside area of the city.")  # a city qualifies it; the bairro
+    b = ("Flamengo", "bairro", "Bairro de Porto Alegre, no Brasil.")  # is described in another city
+    assert not together(resolved(a, b).graph, a[0], b[0])
