@@ -20,7 +20,7 @@ from .lexicon import (COUNTRIES, COUNTRY_OF, CREDENTIALS, FEMALE_NOUNS, KIN, MAL
 from .descriptions.clauses import APPOSITION, DEFINITION, opening_of, said_to_be
 from .lexicon.latin import latin_names
 from .names import NameForm, key_of, read_name, strip_accents, words_of
-from .variants.placing import PLACED, UNIONS, countries_placing, text_words
+from .variants.placing import PLACED, UNIONS, countries_placing, names_place
 from .variants.types import english_type
 
 PERSON_TYPES = frozenset(
@@ -308,19 +308,17 @@ def _in_its_city(a: Profile, b: Profile, la: set[str], lb: set[str]) -> bool:
     """A neighbourhood described in the city that qualifies the other's name, typed a town ("Nowa Huta, Kraków"
     and "Nowa Huta", "district of Kraków"): the model typed the neighbourhood by its city (not "Hollywood,
     Florida", a town; nor "Ipanema, Rio de Janeiro" and a bairro of Porto Alegre)."""
-    town, quarter = (a, b) if la == {"city"} and lb == {"district"} else (b, a) if lb == {"city"} and \
-        la == {"district"} else (None, None)
-    said = text_words(quarter.description) if quarter is not None else ()
-    return town is not None and any(f.qualifier in PLACED and f.qualifier not in COUNTRY_OF and
-                                    f.qualifier not in REGIONS and f.qualifier not in WORLD_REGIONS and
-                                    _names_city(said, f.qualifier) for f in town.forms)
+    if (la, lb) == ({"city"}, {"district"}):
+        town, quarter = a, b
+    elif (la, lb) == ({"district"}, {"city"}):
+        town, quarter = b, a
+    else:
+        return False
+    return any(f.qualifier in PLACED and f.qualifier not in _NO_CITIES and names_place(quarter.description, f.qualifier)
+               for f in town.forms)
 
 
-def _names_city(said: tuple[str, ...], city: str) -> bool:
-    """``said`` (a description's words) names ``city``, a one-word name inflected too ("Krakowa", "Krakowie")."""
-    if " " in city:
-        return f" {city} " in f" {' '.join(said)} "
-    return any(w == city or w.startswith(city) and len(w) - len(city) <= 3 for w in said)
+_NO_CITIES = frozenset(COUNTRY_OF) | frozenset(REGIONS) | frozenset(WORLD_REGIONS)  # qualifiers no neighbourhood has
 
 
 def both_places(a: Profile, b: Profile) -> bool:

@@ -20,7 +20,8 @@ from ..variants.countries import described_in
 from ..variants.definitions import english, said_apart
 from ..variants.makers import made
 from ..variants.places import adjective_of
-from ..variants.placing import UNIONS, countries_named, countries_placing, country_suffix, text_words, unplaced_words
+from ..variants.placing import (UNIONS, countries_named, countries_placing, country_suffix, names_place, text_words,
+                               unplaced_words)
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
 from .written import rare_word, says_sport, without_arabic_article, without_founding_year, without_group_words
 
@@ -161,7 +162,7 @@ def _its_city(a: Profile, b: Profile, fa: NameForm, fb: NameForm) -> str:
         return ""
     if ws[:-1] == ss:  # its country is enough only where both or neither have a club abbreviation ("FK Austria",
         alike = (fa.club == fb.club) and placed & described_in(ps)  # a Viennese club, is no "Austria Salzburg")
-        return city if _names_place(ps.description, city) or alike else ""
+        return city if names_place(ps.description, city) or alike else ""
     other = ss[-1]  # the names' shape above: one word each after the same words
     one_city = other[:3] == city[:3] and countries_placing(other) == placed and not _country_words(other, city)
     return f"{other} / {city}" if one_city else ""  # "munchen", "munich"
@@ -173,14 +174,6 @@ def _country_words(x: str, y: str) -> bool:
     (short, long) = sorted((x, y), key=len)
     return bool({x, y} & (COUNTRY_OF.keys() | COUNTRIES.keys())) or adjective_of(x, y) or adjective_of(y, x) or \
         long.startswith(short) and len(long) - len(short) > 1
-
-
-def _names_place(description: str, place: str) -> bool:
-    """``description`` names ``place`` or an adjective made of it ("Amsterdamse", "Wiener", "Hamburger";
-    "Belgradski" of "Belgrade", its last vowel left out)."""
-    stem = place[:-1] if len(place) >= 5 and place[-1] in "aeiou" else place
-    return any(w == place or len(stem) >= 4 and w.startswith(stem) and len(w) <= len(stem) + 3
-               for w in text_words(description))
 
 
 FOUNDED = "a club with and without its founding year"

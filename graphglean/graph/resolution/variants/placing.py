@@ -72,6 +72,17 @@ def text_words(text: str) -> tuple[str, ...]:
 _ELIDED = re.compile(r"(?<![\w'])(?:l|d|dell|dall|all|nell|sull|coll|quell|un|qu|j|s|n|c|m|t)'(?=\w)")
 
 
+def names_place(description: str, place: str) -> bool:
+    """``description`` names ``place`` (a key): a name of several words as written, one word also inflected or as an
+    adjective made of it ("Krakowa", "Amsterdamse", "Wiener"; "Belgradski" of "Belgrade", its last vowel left
+    out)."""
+    said = text_words(description)
+    if " " in place:
+        return f" {place} " in f" {' '.join(said)} "
+    stem = place[:-1] if len(place) >= 5 and place[-1] in "aeiou" else place
+    return any(w == place or len(stem) >= 4 and w.startswith(stem) and len(w) <= len(stem) + 3 for w in said)
+
+
 def countries_named(text: str) -> set[str]:
     """The countries a text names (by name, abbreviation or adjective)."""
     return _read_places(text_words(text), _NAMED)
