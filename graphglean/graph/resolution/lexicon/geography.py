@@ -102,6 +102,15 @@ tajikistan: tajikistan, tajik; tanzania: tanzania, tanzanian; tunisia: tunisia, 
 uruguay: uruguay, uruguayan, montevideo; uzbekistan: uzbekistan, uzbek; venezuela: venezuela, venezuelan, caracas
 yemen: yemen, yemeni; zambia: zambia, zambian; zimbabwe: zimbabwe, zimbabwean; somalia: somalia, somali
 eritrea: eritrea, eritrean; ivory coast: ivorian, abidjan; congo: congolese, kinshasa; gabon: gabon, gabonese
+ivory coast: ivory coast, cote ivoire, yamoussoukro; congo: democratic republic of the congo, dr congo, drc, rdc,
+lubumbashi; republic of the congo: republic of the congo, republic of congo, congo brazzaville, brazzaville,
+congo republic; chad: chadian, djamena, ndjamena, tchad, tchadien; guinea: guinean, conakry, republic of guinea
+guinea bissau: bissau; niger: niamey, republic of niger; benin: cotonou; cameroon: yaounde, douala
+gabon: libreville; equatorial guinea: malabo; somalia: mogadishu, somaliland, hargeisa
+eritrea: asmara; tanzania: dodoma; georgia: tbilisi, sakartvelo; laos: lao pdr; eswatini: mbabane; myanmar: burma
+marshall islands: marshall islands; nauru: nauru; tuvalu: tuvalu
+dominica: commonwealth of dominica; saint kitts and nevis: saint kitts and nevis, st kitts
+saint vincent and the grenadines: saint vincent and the grenadines; antigua and barbuda: antigua and barbuda
 sierra leone: sierra leone; liberia: liberia, liberian; mauritius: mauritius, mauritian; fiji: fiji, fijian
 bhutan: bhutan, bhutanese; maldives: maldives; brunei: brunei; estonia: tallinn; latvia: riga; lithuania: vilnius
 slovakia: bratislava; slovenia: ljubljana; croatia: zagreb; serbia: belgrade, beograd; bulgaria: bulgarie
@@ -274,7 +283,8 @@ lt:lithuania lv:latvia ee:estonia by:belarus md:moldova az:azerbaijan kz:kazakhs
 is:iceland mt:malta cy:cyprus lb:lebanon sy:syria qa:qatar kw:kuwait bh:bahrain om:oman ye:yemen af:afghanistan
 bd:bangladesh lk:sri_lanka np:nepal mm:myanmar kh:cambodia mn:mongolia ma:morocco dz:algeria tn:tunisia et:ethiopia
 gh:ghana tz:tanzania ug:uganda rw:rwanda sn:senegal cm:cameroon zw:zimbabwe zm:zambia mz:mozambique ao:angola
-na:namibia bw:botswana sd:sudan""".split())}
+na:namibia bw:botswana sd:sudan cd:congo cg:republic_of_the_congo ci:ivory_coast cv:cape_verde
+td:chad gn:guinea ne:niger bj:benin ge:georgia""".split())}
 
 # regions that follow a place's name after a comma ("Portland, Oregon", "Paris, TX", "Kingston, Ont."): each
 # with its abbreviations, canonical
@@ -330,7 +340,9 @@ ENDONYMS = {k: c for c, names in {
     "czech republic": "cesko ceska", "slovakia": "slovensko", "spain": "espana", "italy": "italia",
     "austria": "osterreich", "netherlands": "nederland nederlanden", "belgium": "belgie belgique", "sweden": "sverige",
     "norway": "norge", "denmark": "danmark", "finland": "suomi", "hungary": "magyarorszag",
-    "croatia": "hrvatska", "serbia": "srbija", "greece": "ελλαδα", "russia": "россия", "ukraine": "украина украiна",
+    "croatia": "hrvatska", "serbia": "srbija", "estonia": "eesti", "latvia": "latvija", "slovenia": "slovenija",
+    "albania": "shqiperia", "north macedonia": "makedonija", "greece": "ελλαδα", "russia": "россия",
+    "ukraine": "украина украiна",
     "japan": "日本", "china": "中国 中國", "south korea": "대한민국 한국", "india": "भारत", "brazil": "brasil",
     "egypt": "مصر", "lithuania": "lietuva", "sudan": "سودان", "saudi arabia": "سعودي سعودية", "morocco": "مغرب",
     "algeria": "جزائر", "tunisia": "تونس", "libya": "ليبي ليبيا", "iraq": "عراق", "syria": "سوري سوريا",

@@ -37,6 +37,8 @@ def countries_of(text: str) -> frozenset[str]:
                      inflected(own, word))
         bare = next((word[len(a):] for a in ARABIC_ARTICLES if word.startswith(a) and len(word) > len(a) + 2), word)
         found.update(c for w in (word, bare) if (c := SCRIPT_FORMS.get(w)))  # "Германии", "الفلسطينية"
+        if (compass := _COMPASS.match(word)) and word[compass.end():] in _COMPASS_ADJECTIVES:  # "nordnorsk"
+            found |= countries_placing(word[compass.end():])
     for adjective in _GERMAN_ADJECTIVE.finditer(text):  # "Ungarischer Premier", "eine ungarische Firma"
         found |= countries_placing(adjective[1].lower())
     return frozenset(found)
@@ -48,6 +50,10 @@ def countries_of(text: str) -> frozenset[str]:
 _GERMAN_ADJECTIVE = re.compile(r"(?:^\s*|\b(?:ein|eine|der|die|das)\s+)(\w+isch)(?:e|er|es)\b", re.I)
 
 
+# a country's adjective after a point of the compass, as one word ("nordnorsk", "süddeutsche", "västsvensk")
+_COMPASS = re.compile(r"(?:nord|sor|syd|sud|vest|vast|west|ost|ust|midt|mittel|mellom)(?=\w{4})")
+_COMPASS_ADJECTIVES = frozenset("""norsk norske svensk svenska svenske dansk danske finsk finske islandsk islandske
+deutsch deutsche deutscher deutschen deutsches""".split())
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
 _REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS  # by name: canonical
 _COUNTRY_TYPES = frozenset({"country", "nation"})
@@ -76,15 +82,11 @@ def countries_apart(a: Profile, b: Profile) -> str:
     if (a.types | b.types) & _COUNTRY_TYPES or a.personal or b.personal:
         return ""
     if a.types & (PLACE_TYPES | _LOCATED) and b.types & (PLACE_TYPES | _LOCATED):  # a fort stays where it was built
-        pa, pb = (countries_of(_COLONIAL.sub(" ", unnamed(p))) for p in (a, b))  # a state for its country; not
-        # its own name ("Police in London, ON": no U.K.)
+        pa, pb = (countries_of(unnamed(p)) - UNIONS for p in (a, b))  # a state for its country; not its own name
+        # ("Police in London, ON": no U.K.), nor a union ("European Capital of Culture")
         return "places described in different countries" if pa and pb and not pa & pb else ""
     pa, pb = _said_of(a) - UNIONS, _said_of(b) - UNIONS
     return "described in different countries" if pa and pb and not pa & pb else ""
-
-
-# a colonial power's adjective names who built a place, not where it is ("French colonial fort ... in Texas")
-_COLONIAL = re.compile(r"\b\w+\s+(?=colonial\b|colony\b)", re.I)
 
 
 def regions_apart(a: Profile, b: Profile) -> str:

@@ -112,9 +112,21 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
     """What ``table`` gives the runs of ``ws`` it holds, a plural adjective read as its singular ("legislativas
     portuguesas", "españoles"); none for a region or a language ("an English-language daily")."""
     ws = tuple(_singular(w, table) for w in ws)
-    return {table[" ".join(ws[i:i + n])] for i, n in _runs(ws, table)
-            if n and ws[i + n:i + n + 1] not in _LANGUAGE_OF and ws[max(0, i - 2):i] not in _BEYOND
-            and ws[i - 1:i] != ("bordering",)} - {""}
+    found, beyond, end = set(), False, -1
+    for i, n in _runs(ws, table):
+        if not n:
+            continue
+        # "bound for Uganda and Rwanda", "bordering Chile, Peru": the list goes on beyond
+        beyond = ws[max(0, i - 2):i] in _BEYOND or ws[i - 1:i] == ("bordering",) or \
+            beyond and (end == i or end == i - 1 and ws[i - 1:i] in _LIST_GOES_ON)
+        end = i + n
+        settled = ws[i + n:i + n + 1] in _SETTLERS or ws[i - 1:i] in _SETTLERS  # "imigrantes italianos" too
+        if ws[i + n:i + n + 1] not in _LANGUAGE_OF and not settled and not beyond:
+            found.add(table[" ".join(ws[i:i + n])])
+    return found - {""}
+
+
+_LIST_GOES_ON = frozenset((w,) for w in "and or und oder et ou y e o i".split())
 
 
 def _singular(word: str, table: dict[str, str]) -> str:
@@ -134,10 +146,15 @@ _ADJECTIVE_ENDINGS = ("esa", "eso", "es", "ol", "an", "ana", "ano", "ina", "ino"
 # the words after a people's adjective that make it a language's ("an English-language daily", "the site's English
 # edition")
 _LANGUAGE_OF = frozenset((w,) for w in "language speaking edition version translation subtitles".split())
+# the words beside a people's adjective that make it who built or settled a place, not where it is ("a French
+# colonial fort in Texas", "founded by Scottish settlers", "fundado por imigrantes italianos")
+_SETTLERS = frozenset((w,) for w in """colonial colony settlers settler colonists immigrants missionaries siedler
+einwanderer kolonisten imigrantes inmigrantes immigranti immigres emigrantes colonos colons coloni""".split())
 # what places a country beyond the node: "on the border with Poland", "an der Grenze zu Polen"
 _BEYOND = frozenset({("border", "with"), ("borders", "with"), ("grenze", "zu"), ("frontiere", "avec"),
                      ("frontera", "con"), ("fronteira", "com"), ("confine", "con"), ("granicy", "z"),
-                     ("gegenuber", "von")})
+                     ("gegenuber", "von"), ("bound", "for"), ("destined", "for"), ("headed", "for"),
+                     ("exports", "to"), ("exported", "to")})  # where cargo goes is not where the port is
 
 
 def _runs(ws: tuple[str, ...], table: dict[str, str]) -> Iterator[tuple[int, int]]:

@@ -1,0 +1,61 @@
+"""Look-alike classes of entity resolution (issue 33), session 21: where a description places a place. Countries
+a table lacked (both Congos apart, Côte d'Ivoire, Chad, Guinea), countries by their own names ("Eesti"), a
+country's adjective after a point of the compass as one word ("nordnorsk", "süddeutsche"), and what does not
+place a place: where its cargo is bound ("bound for Uganda and Rwanda", the whole list) or who settled it
+("founded by Scottish settlers"). Each class with its namesakes."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.variants.countries import countries_of
+
+from .test_resolve import together
+from .test_resolve_classes import resolved
+
+
+@pytest.mark.parametrize("text,countries", [
+    ("Oil port of the Republic of the Congo.", {"republic of the congo"}),
+    ("Mining town of the Democratic Republic of the Congo.", {"congo"}),
+    ("Ville de Côte d'Ivoire, sur la lagune.", {"ivory coast"}),
+    ("Eesti suuruselt teine linn.", {"estonia"}),
+    ("Nordnorsk by ved kysten.", {"norway"}),
+    ("Eine süddeutsche Stadt an der Donau.", {"germany"}),
+    ("Lake port whose ferries carry cargo bound for Uganda and Tanzania.", set()),
+    ("Town bordering Chile, Peru and Bolivia.", set()),
+    ("Town on the border with Poland, in Saxony, a German spa.", {"germany"}),
+    ("Town founded by Scottish settlers on the coast.", set()),
+    ("Clube fundado por imigrantes italianos em São Paulo.", {"brazil"}),
+    ("La universidad más antigua del país.", set()),  # Spanish "antigua" is no Antigua and Barbuda
+    ("Palau de la Música, Barcelona.", {"spain"}),  # nor Catalan "palau" Palau
+])
+def test_a_description_places_what_it_names_where_it_is(text, countries):
+    assert countries_of(text) == countries
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Bodø, Norway", "GEO", "Arctic port city and 2024 European Capital of Culture."),
+     ("Bodø", "by", "Nordnorsk by hvor FK Bodø/Glimt spiller sine hjemmekamper.")),
+    (("Pärnu", "linn", "Eesti suvepealinn Pärnu lahe ääres."),
+     ("Pärnu, Estonia", "LOCATION", "Estonian seaside resort town.")),
+    (("Beira, Mozambique", "GEO", "Port city on the Indian Ocean."),
+     ("Beira", "CITY", "Mozambican port whose corridor carries cargo bound for Zimbabwe and Malawi.")),
+    (("Nelson", "CITY", "Town at the top of New Zealand's South Island, founded by English settlers in 1841."),
+     ("Nelson, New Zealand", "LOCATION", "New Zealand city known for its craft breweries.")),
+])
+def test_a_place_placed_by_its_description_is_one_with_its_qualified_name(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Saint-Louis", "ville", "Ancienne capitale du Sénégal, à l'embouchure du fleuve."),
+     ("Saint Louis", "commune", "Commune de Marie-Galante, en Guadeloupe.")),
+    (("Pointe-Noire", "CITY", "Oil port of the Republic of the Congo."),
+     ("Pointe Noire", "commune", "Commune de la Basse-Terre, en Guadeloupe.")),
+    (("Bergen, Netherlands", "GEO", "Dutch municipality in North Holland near the dunes."),
+     ("Bergen", "by", "Vestnorsk by mellom sju fjell.")),
+    (("Nelson, Lancashire", "GEO", "Former cotton town in Pendle, England."),
+     ("Nelson", "CITY", "New Zealand city at the top of the South Island, founded by English settlers.")),
+])
+def test_a_place_and_a_namesake_described_in_another_country_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
