@@ -17,8 +17,8 @@ import regex
 from .lexicon import (
     ABBREVIATIONS, ARTICLES, CONJUNCTIONS, COUNTRIES, COUNTRY_LONGEST, COUNTRY_WORDS, CREDENTIALS, FEMALE,
     GENERATION_ARTICLES, GENERATIONS, HONORIFICS, INSTITUTIONS, JOINED_TITLES, KOREAN_FAMILY_NAMES,
-    LEADING_ABBREVIATIONS, LEADING_GENERATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, SUFFIX_TITLES,
-    PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WORLD_REGIONS, WRITTEN_OUT)
+    LEADING_ABBREVIATIONS, LEADING_GENERATIONS, MALE, ORDINALS, PLURAL_HONORIFICS, REGIONS, ROYAL, STYLES,
+    SUFFIX_TITLES, PARENTHESIZED_GENERATIONS, SURNAME_GENERATIONS, TRAILING_TITLES, WORLD_REGIONS, WRITTEN_OUT)
 from ...text.words import LETTERS, strip_accents, unspaced
 from .organizations.written import club_form, web_domain, without_legal_form
 from .lexicon.numbers import number_of, numbering, roman_words
@@ -217,10 +217,12 @@ def _personal(ws: list[str], romans: dict[str, int], surface: str) -> tuple[list
     joined = _joined_title(ws[-1]) if ws else ""
     if joined:  # "習近平主席": the name, then its title
         ws, honorifics = [*ws[:-1], ws[-1][:-len(joined)]], [joined]
-    style = next((n for n in _STYLE_LENGTHS if tuple(ws[:n]) in _STYLES), 0)
+    style = next((n for n in _STYLE_LENGTHS if tuple(ws[:n]) in STYLES), 0)
     titled = ws[style + (style < len(ws) and ws[style] in _STYLE_ARTICLES):]  # "Su Majestad el Rey Felipe VI"
     if style and len(titled) > 1 and titled[0] in HONORIFICS:  # "H.M. King Mswati III": the style says no more
         ws = titled
+    elif style and len(titled) > 1 and ws[style - 1] == "excellency":  # "His Excellency Paul Kagame", as "H.E."
+        ws, honorifics = titled, ["excellency"]
     while len(ws) > 1 and ws[0] in HONORIFICS:
         honorifics.append(ws.pop(0))
     generation = ""
@@ -380,13 +382,7 @@ _FIRM_HEIRS = frozenset(
     "son sons partners associates brothers bros fils sohn sohne soehne hijos figli filhos zonen".split())
 
 
-# a royal's or a prelate's style before a title, as keys read it ("H.R.H.": "h r h"), in several languages
-_STYLES = frozenset(tuple(style.split()) for style in """his majesty, her majesty, his royal highness,
-her royal highness, his highness, her highness, his holiness, his imperial majesty, her imperial majesty, his serene
-highness, her serene highness, his eminence, h m, hm, h r h, hrh, h h, hh, h i m, h s h, hsh, s m, su majestad,
-su alteza real, su alteza, sa majeste, son altesse royale, seine majestat, ihre majestat, seine hoheit, ihre hoheit,
-sua maesta, s a r""".replace("\n", " ").split(", "))
-_STYLE_LENGTHS = sorted({len(s) for s in _STYLES}, reverse=True)
+_STYLE_LENGTHS = sorted({len(s) for s in STYLES}, reverse=True)
 _STYLE_ARTICLES = frozenset("the el la le il der".split())
 
 

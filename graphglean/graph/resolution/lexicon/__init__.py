@@ -50,9 +50,19 @@ FEMALE = FEMALE | frozenset(
     "女士 小姐 夫人 女王 公主 dronning drottning koningin krolowa kralovna kralice kiralyno kuningatar "
     "maharani".split())
 NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split()) | frozenset(
-    "datuk dato datin tan tun toh puan seri tunku tengku haji hajjah pehin".split())  # Malay: "Datuk Seri Anwar"
+    "datuk dato datin tan tun toh puan seri tunku tengku haji hajjah pehin".split()) | frozenset(  # Malay: "Datuk
+    "ir drs pak bapak alhaji hajji kh".split())  # Seri Anwar"; Indonesian, West African: "Ir. Soekarno", "Alhaji"
+MALE = MALE | frozenset({"dom"})  # Portuguese: "Dom Pedro II"
+FEMALE = FEMALE | frozenset("ibu hj alhaja dra".split())
 HONORIFICS = MALE | FEMALE | NEUTRAL
 PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
+# a royal's, a prelate's or a head of state's style before a title or a name, as keys read it ("H.R.H.": "h r h"),
+# in several languages
+STYLES = frozenset(tuple(style.split()) for style in """his majesty, her majesty, his royal highness,
+her royal highness, his highness, her highness, his holiness, his imperial majesty, her imperial majesty, his serene
+highness, her serene highness, his eminence, h m, hm, h r h, hrh, h h, hh, h i m, h s h, hsh, s m, su majestad,
+su alteza real, su alteza, sa majeste, son altesse royale, seine majestat, ihre majestat, seine hoheit, ihre hoheit,
+sua maesta, s a r, his excellency, her excellency, su excelencia, son excellence""".replace("\n", " ").split(", "))
 # "of" between a ruler and a realm, as the ruler's language writes it ("Felipe VI de España", "Roi des Belges",
 # "Carl XVI Gustaf av Sverige", "Willem-Alexander der Nederlanden")
 REALM_PARTICLES = ("of", "des", "de", "del", "do", "da", "di", "du", "von", "van", "der", "av", "af")

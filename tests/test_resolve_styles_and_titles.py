@@ -1,0 +1,52 @@
+"""Look-alike classes of entity resolution (issue 33), session 21: a person's style spelled out before the name
+("His Excellency", "Her Excellency", "Su Excelencia") and titles of more languages (Portuguese "Dom", Indonesian
+"Ir.", "Pak", "Ibu", West African "Alhaji"): the name without them is the person's, and namesakes told apart by
+number, realm or generation stay two."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphglean.graph.resolution.names import read_name
+
+from .test_resolve import together
+from .test_resolve_classes import resolved
+
+
+@pytest.mark.parametrize("name,person,honorifics", [
+    ("His Excellency Paul Kagame", ("paul", "kagame"), ("excellency",)),  # as "H.E. Paul Kagame"
+    ("Su Excelencia el Presidente Gustavo Petro", ("gustavo", "petro"), ("presidente",)),
+    ("Dom Pedro II", ("pedro",), ("dom",)),
+    ("Alhaji Aliko Dangote", ("aliko", "dangote"), ("alhaji",)),
+    ("Pak Joko Widodo", ("joko", "widodo"), ("pak",)),
+    ("Her Majesty's Theatre", (), ()),  # a style in a possessive names no person
+])
+def test_a_style_and_a_title_are_read_apart_from_the_name(name, person, honorifics):
+    form = read_name(name)
+    assert (form.person, form.honorifics) == (person, honorifics)
+
+
+@pytest.mark.parametrize("a,b", [
+    (("His Excellency Paul Kagame", "PERSON", "Guest of honour who opened the summit in Kigali."),
+     ("Paul Kagame", "PERSON", "President of Rwanda since 2000.")),
+    (("Alhaji Aliko Dangote", "PERSON", "Nigerian industrialist whose refinery opened near Lagos."),
+     ("Aliko Dangote", "PERSON", "Founder of the Dangote Group, Africa's richest man.")),
+    (("Dom Pedro I", "pessoa", "Primeiro imperador do Brasil, proclamou a independência em 1822."),
+     ("Pedro I of Brazil", "PERSON", "Emperor who declared Brazil's independence.")),
+    (("Ir. Basuki Hadimuljono", "tokoh", "Menteri Pekerjaan Umum dan Perumahan Rakyat Indonesia."),
+     ("Basuki Hadimuljono", "PERSON", "Indonesian public works minister who oversaw the new capital's works.")),
+])
+def test_a_person_with_and_without_a_style_or_title_is_one(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Dom Pedro II", "pessoa", "Último imperador do Brasil, deposto em 1889."),
+     ("Pedro II of Portugal", "PERSON", "King of Portugal from 1683 to 1706.")),
+    (("Dom Pedro I", "pessoa", "Primeiro imperador do Brasil."),
+     ("Pedro II of Brazil", "PERSON", "Second and last emperor of Brazil.")),
+    (("His Excellency John Kufuor", "PERSON", "President of Ghana from 2001 to 2009."),
+     ("John Kufuor Jr.", "PERSON", "Ghanaian businessman, the former president's son.")),
+])
+def test_namesakes_with_a_style_or_title_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
