@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations
 
-from ..lexicon import ARTICLES, JOINING, LEGAL_FORMS
+from ..lexicon import ARTICLES, INSTITUTIONS, JOINING, LEGAL_FORMS
 from ..names import NameForm
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
@@ -29,6 +29,21 @@ _OPTIONAL = JOINING | ARTICLES | frozenset(w for form in LEGAL_FORMS for w in fo
     "of for and the des du della delle dei degli dos das von van zu y und für fur pour para per in im zur zum "
     "sur por voor".split())
 RULE = "an acronym of the name's words and their parts"
+
+
+def spelled_out_in(p: Profile, name: NameForm) -> bool:
+    """``p``'s description uses two of ``name``'s own words or more (not joining words, nor words any body's name
+    holds): "ASEAN", a "Southeast Asian bloc", and "Association of Southeast Asian Nations"."""
+    own = {w for w in name.key.split() if len(w) > 3 and w not in _OPTIONAL and w not in _BODIES}
+    return len(own.intersection(p.words)) >= 2
+
+
+# the words of many bodies' names, which say what kind of body, not which
+_BODIES = INSTITUTIONS | frozenset("""national international association union organization organisation company
+corporation community society institute institution federation foundation council league party front movement
+alliance group bank fund centre center university college school academy board united states republic people
+peoples world general central public science sciences technology engineering arts research studies development
+affairs health education security trade industry commerce cooperation economic""".split())
 
 
 def content_initials(form: NameForm) -> str:
@@ -150,7 +165,8 @@ def acronym_verdict(ev, a: Profile, b: Profile, fa: NameForm, fb: NameForm, clas
             return None
         strong = len(letters) >= 4 or not x.surface[:1].isascii()
         described = a.description.strip() and b.description.strip()
-        if strict and strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above):
+        if strict and strong and described and (one_country(a, b) or ev.context(a, b) >= ev.agree_above or
+                                                 spelled_out_in(px, y)):
             return Verdict(SAME, 0.8, RULE)
         # syllables ("Pemex", "Petroquímica Mexicana"?) and loose letters spell many names of one country
         return doubtful(0.5, RULE + (", not placed or described alike" if strict else ", read loosely"))
