@@ -218,7 +218,7 @@ THINGS = frozenset(
 # words that name a company's whole group, apart after the name ("Alibaba Group Holding", "Sony Group"), apart
 # before it ("Grupo Bimbo", "Groupe Renault") or joined in CJK and Korean ("ソニーグループ", "阿里巴巴集团", "삼성그룹")
 GROUP_WORDS = frozenset("group groupe gruppe grupo gruppo groep grupa grup koncern konzern concern holding holdings "
-                        "группа холдинг".split())
+                        "группа холдинг cooperative cooperativa coop kooperative genossenschaft".split())
 GROUP_LEADING = frozenset("grupo groupe gruppo grupa grup".split())
 GROUP_JOINED = ("ホールディングス", "グループ", "集团", "集團", "控股", "그룹", "홀딩스", "지주")
 # legal forms that open a name ("PJSC Lukoil", "PT Bank Mandiri"), as the trailing ones

@@ -99,8 +99,8 @@ def without_group_words(key: str) -> str:
     "bimbo" of "grupo bimbo", "ソニー" of "ソニーグループ"), or "" when it has none or is nothing else (a CJK
     stem of one character is no name)."""
     ws = key.split()
-    while len(ws) > 1 and ws[-1] in GROUP_WORDS:
-        ws = ws[:-1]
+    while len(ws) > 1 and ws[-1] in GROUP_WORDS or len(ws) > 2 and ws[-2:] == ["co", "operative"]:
+        ws = ws[:-2] if ws[-1] == "operative" else ws[:-1]  # "Fonterra Co-operative Group"
     if len(ws) > 1 and ws[0] in GROUP_LEADING:
         ws = ws[1:]
     if ws:

@@ -272,7 +272,9 @@ TYPE_WORDS |= _table({
             "klub sepak bola",
     "company": "บริษัท|şirket|perusahaan|empresa pública|spółka|cég|yritys|företag|selskap|virksomhed",
     "website": "situs|situs web|เว็บไซต์|nachrichtenportal|news portal|portal|domain|web domain|domain name|url|"
-               "news site|online news site|nachrichtenseite|sito|sito web|sito internet|sitio",
+               "news site|online news site|nachrichtenseite|sito|sito web|sito internet|sitio|verkkosivusto|"
+               "sivusto|uutissivusto|websted|webside|vefsíða|weboldal|webstránka|webová stránka|spletna stran|"
+               "web stranica|ιστότοπος|web sitesi|internet sitesi|website berita",
     "magazine": "zeitschrift|wochenzeitschrift|nachrichtenmagazin|hebdomadaire|semanario|settimanale|tygodnik",
     "district": "ortsteil|stadtteil|quartier|barrio|bairro|dzielnica|neighborhood|neighbourhood|wijk|bydel",
     "media": "medio de comunicación|medio|média|médias|medien|medium|mídia|meio de comunicação|mezzo di comunicazione"})
