@@ -1,8 +1,9 @@
 """Look-alike classes of entity resolution (issue 33), session 21: a club's generic words written out in
 Portuguese, English and Hungarian ("Clube de Regatas", "Esporte Clube", "Sociedade Esportiva", "Athletic Club",
 "Torna Club"), and "do"/"de" between them and the name read as no part of it ("Clube de Regatas do Flamengo" is
-"Flamengo") unless what follows is a city that names other clubs too ("Club Atlético de Madrid" is no "Madrid").
-Each class with its namesakes."""
+"Flamengo") unless what follows is a city that names other clubs too ("Club Atlético de Madrid" is no "Madrid");
+a Hungarian club named by its place's adjective ("Ferencvárosi TC", "Debreceni VSC") is the club called by the
+place's name, where both are said to be clubs. Each class with its namesakes."""
 
 from __future__ import annotations
 
@@ -48,4 +49,24 @@ def test_a_club_and_its_name_with_its_generic_words_are_one(a, b):
      ("Club Atlético de Madrid", "club", "Madrid's second club, coached by Diego Simeone.")),
 ])
 def test_a_club_and_a_namesake_of_its_name_stay_two(a, b):
+    assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Debreceni VSC", "sportegyesület", "Debreceni labdarúgóklub, háromszoros magyar bajnok."),
+     ("Debrecen", "club", "Hungarian football club that plays at the Nagyerdei Stadion.")),
+    (("Zalaegerszegi TE", "club", "Hungarian football club from Zala County, cup winners in 2023."),
+     ("Zalaegerszeg", "ORGANIZATION", "NB I football club whose fans sang through the cup final.")),
+])
+def test_a_club_named_by_its_places_adjective_is_the_club_called_by_the_place(a, b):
+    assert together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    (("Debreceni VSC", "club", "Hungarian football club, three-time national champions."),
+     ("Debrecen", "city", "Hungary's second-largest city, in the Northern Great Plain.")),
+    (("Ferencvárosi TC", "club", "Budapest football club known as Fradi."),
+     ("Ferencváros", "district", "The ninth district of Budapest, on the Pest side.")),
+])
+def test_a_club_named_by_its_places_adjective_and_the_place_stay_two(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])

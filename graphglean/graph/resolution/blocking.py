@@ -23,7 +23,7 @@ from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOIN
 from .lexicon.spellings import romanized, sounded
 from .names import NameForm, key_of, read_name, saints_written, words_of
 from .organizations.translated import translation_key
-from .organizations.written import says_sport, without_arabic_article, without_founding_year, without_group_words
+from .organizations.written import says_sport, team_readings, without_group_words
 from .descriptions.spouses import other_surnames
 from .persons import initials_first
 from .profiles import Corpus, Profile, kinds
@@ -169,8 +169,7 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
         if f.legal:  # "成都市" (core "成都") meets "成都" (core "成", 都 read as an affix)
             keys.add("q:" + f.key)
         if f.team:  # "AFC Ajax" meets "Ajax", "FC Basel 1893" "FC Basel"
-            keys.update(("k:" + f.team, "a:" + club_key(f), "k:" + without_founding_year(f.team),
-                         "k:" + without_arabic_article(f.team)))
+            keys.update(["a:" + club_key(f), *("k:" + k for k in team_readings(f.team))])
         if (spelled := spelled_club_key(f)) in acronyms:  # "Sport Lisboa e Benfica" meets "SL Benfica"
             keys.add("a:" + spelled)
         grouped = without_group_words(f.trade or f.key)

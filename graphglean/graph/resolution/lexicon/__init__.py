@@ -276,6 +276,7 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
     ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"), ("ac", "athletic_club"),
     ("ca", "clube_atletico"), ("ec", "esporte_clube"), ("se", "sociedade_esportiva"), ("tc", "tc torna_club"),
+    ("te", "te torna_egylet"), ("vsc", "vsc"), ("vtk", "vtk"),  # Hungarian
     ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"),
     # Polish (Klub Sportowy, Klub Piłkarski and their kinds), German, Cyrillic (ФК, ПФК, СК, ХК, БК) and Greek
     # (ΠΑΕ, ΚΑΕ) forms
@@ -308,6 +309,7 @@ SPORTS = frozenset(
     "cricket eredivisie bundesliga premiership liga ligue serie deportivo deportiva esportivo sportivo spor "
     "sportif sportive clube squadra équipe equipo equipe elftal ploeg drużyna joukkue".split())
 SPORTS_STEMS = ("football", "fussball", "fußball", "futbol", "fútbol", "futebol", "verein", "klub", "kulüb", "piłk",
+                "sportegyes", "labdarúg",
                 "hockey", "basketbol", "basketball",
                 "клуб", "футбол", "хокке", "ποδοσφ", "ποδόσφ", "σύλλογ", "ομάδα", "俱乐部", "俱樂部", "足球", "球队", "球隊",
                 "サッカー", "クラブ", "구단", "축구", "نادي", "كرة القدم", "מועדון", "क्लब", "फ़ुटबॉल", "फुटबॉल")

@@ -23,7 +23,8 @@ from ..variants.places import adjective_of
 from ..variants.placing import (UNIONS, countries_named, countries_placing, country_suffix, names_place, text_words,
                                unplaced_words)
 from ..verdicts import SAME, UNSURE, Verdict, doubtful
-from .written import rare_word, says_sport, without_arabic_article, without_founding_year, without_group_words
+from .written import (place_adjective_stem, rare_word, says_sport, without_arabic_article, without_founding_year,
+                      without_group_words)
 
 
 class Judge(Protocol):
@@ -127,7 +128,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
         return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
     # a year in the name tells one club of a city from another ("SC Union 06 Berlin", "Hertha 03"): no rule here
     article = x.team != y.key and without_arabic_article(x.team) == without_arabic_article(y.key)  # "Al-Ahly SC"
-    if not x.club or x.team != y.key and not article:
+    adjective = x.team != y.key and place_adjective_stem(x.team) == y.key  # "Ferencvárosi TC", "Ferencváros"
+    if not x.club or x.team != y.key and not article and not adjective:
         return None
     if not (_club_like(a) and _club_like(b)):
         return doubtful(0.4, "a club and a namesake of another kind")
@@ -135,6 +137,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
         return Verdict(UNSURE, 0.5, "with and without a club's abbreviation, but neither is said to be a club")
     if article and not described_in(a) & described_in(b):  # "Al-Hilal SFC" of Riyadh, "Hilal" of Omdurman
         return doubtful(0.5, "a club with and without the Arabic article, not placed in one country")
+    if adjective and not (sporting(a) and sporting(b)):  # "Debreceni VSC", and "Debrecen" a club of the city?
+        return doubtful(0.5, "a club named by its place's adjective, and the place's name not said to be a club")
     return Verdict(SAME, 0.9, "with and without its club's abbreviation")
 
 

@@ -227,6 +227,19 @@ def without_arabic_article(key: str) -> str:
     return key[3:] if key.startswith("al ") else key
 
 
+def place_adjective_stem(team: str) -> str:
+    """A Hungarian club's one-word name, a place's adjective, without its "-i" ("ferencvaros" of "ferencvarosi",
+    "debrecen" of "debreceni"); "" for other names."""
+    return team[:-1] if " " not in team and len(team) >= 6 and team.endswith("i") else ""
+
+
+def team_readings(team: str) -> frozenset[str]:
+    """The keys a club's name is known by: as written, without its founding year, its Arabic article or its
+    place adjective's ending."""
+    return frozenset(k for k in (team, without_founding_year(team), without_arabic_article(team),
+                                 place_adjective_stem(team)) if k)
+
+
 def rare_word(word: str) -> bool:
     """A word the web writes rarely: OpenAI's cl100k vocabulary, learnt from web text, holds no token for it
     capitalized ("Tokopedia", "Zalando"); the words it holds whole are common nouns and famous brands, whose
