@@ -268,15 +268,13 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("uc", "uc u_c unione_calcio"), ("sk", "sk s_k spor_kulubu"), ("sl", "sl s_l"),
     ("as", "as a_s"), ("ss", "ss s_s"), ("ssc", "ssc s_s_c"), ("ac", "ac a_c"), ("acf", "acf a_c_f"),
     ("rsc", "rsc r_s_c"), ("krc", "krc"), ("gnk", "gnk"), ("hnk", "hnk"), ("nk", "nk"), ("ca", "ca c_a club_atletico"),
-    ("cr", "cr c_r club_de_regatas clube_de_regatas"), ("cd", "cd c_d club_deportivo"), ("rcd", "rcd"),
-    ("ud", "ud u_d"),
+    ("cr", "cr c_r club_de_regatas"), ("cd", "cd c_d club_deportivo"), ("rcd", "rcd"), ("ud", "ud u_d"),
     ("sd", "sd"), ("rc", "rc"), ("bv", "bv"), ("vfb", "vfb"), ("vfl", "vfl"), ("tsv", "tsv"), ("tsg", "tsg"),
     ("sv", "sv s_v"), ("fsv", "fsv"), ("ogc", "ogc"), ("osc", "osc"), ("aj", "aj"), ("sfc", "sfc"), ("cfc", "cfc"),
     ("pfc", "pfc"), ("bk", "bk"), ("if", "if"), ("ifk", "ifk"), ("ik", "ik"), ("ff", "ff"), ("bc", "bc b_c"),
     ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
-    ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"), ("ac", "athletic_club"),
-    ("ca", "clube_atletico"), ("ec", "esporte_clube"), ("se", "sociedade_esportiva"), ("tc", "tc torna_club"),
-    ("te", "te torna_egylet"), ("vsc", "vsc"), ("vtk", "vtk"),  # Hungarian
+    ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
+    ("tc", "tc torna_club"), ("te", "te torna_egylet"), ("vsc", "vsc"), ("vtk", "vtk"),  # Hungarian
     ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"),
     # Polish (Klub Sportowy, Klub Piłkarski and their kinds), German, Cyrillic (ФК, ПФК, СК, ХК, БК) and Greek
     # (ΠΑΕ, ΚΑΕ) forms

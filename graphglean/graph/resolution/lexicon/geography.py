@@ -101,10 +101,11 @@ sri lanka: sri lanka, sri lankan; sudan: sudan, sudanese, khartoum; syria: syria
 tajikistan: tajikistan, tajik; tanzania: tanzania, tanzanian; tunisia: tunisia, tunisian; uganda: uganda, ugandan
 uruguay: uruguay, uruguayan, montevideo; uzbekistan: uzbekistan, uzbek; venezuela: venezuela, venezuelan, caracas
 yemen: yemen, yemeni; zambia: zambia, zambian; zimbabwe: zimbabwe, zimbabwean; somalia: somalia, somali
-eritrea: eritrea, eritrean; ivory coast: ivorian, abidjan; congo: congolese, kinshasa; gabon: gabon, gabonese
+eritrea: eritrea, eritrean; ivory coast: ivorian, abidjan; congo: kinshasa; gabon: gabon, gabonese
 ivory coast: ivory coast, cote ivoire, yamoussoukro; congo: democratic republic of the congo, dr congo, drc, rdc,
 lubumbashi; republic of the congo: republic of the congo, republic of congo, congo brazzaville, brazzaville,
 congo republic; chad: chadian, djamena, ndjamena, tchad, tchadien; guinea: guinean, conakry, republic of guinea
+papua new guinea: papua new guinean; equatorial guinea: equatorial guinean, equatoguinean
 guinea bissau: bissau; niger: niamey, republic of niger; benin: cotonou; cameroon: yaounde, douala
 gabon: libreville; equatorial guinea: malabo; somalia: mogadishu, somaliland, hargeisa
 eritrea: asmara; tanzania: dodoma; georgia: tbilisi, sakartvelo; laos: lao pdr; eswatini: mbabane; myanmar: burma
@@ -165,8 +166,8 @@ central african republic: central african republic, bangui; sao tome and princip
 east timor: east timor, timor leste, dili; papua new guinea: papua new guinea, port moresby
 solomon islands: solomon islands, honiara; vanuatu: vanuatu; samoa: samoa, samoan; tonga: tonga, tongan
 kiribati: kiribati
-san marino: san marino; liechtenstein: liechtenstein, vaduz; vatican: vatican, holy see; cape verde: cape verde,
-praia; mauritania: nouakchott; mauritius: port louis; nigeria: lagos; pakistan: karachi
+san marino: san marino; liechtenstein: liechtenstein, vaduz; vatican: vatican, holy see
+cape verde: cape verde, cabo verde, praia; mauritania: nouakchott; mauritius: port louis; nigeria: lagos; pakistan: karachi
 france: guadeloupe, martinique, reunion, french guiana, cayenne, mayotte, nouvelle caledonie, new caledonia,
 tahiti, papeete, marseillais, lyonnais, parisien, parisienne; denmark: greenland, nuuk, faroe islands
 us: puerto rico, san juan puerto rico, guam; netherlands: aruba, curacao
@@ -176,7 +177,7 @@ cuba: cubano, cubana, cubain; dominican republic: dominicano, dominicana; venezu
 colombia: colombiano, colombiana; ecuador: ecuatoriano, ecuatoriana; peru: peruano, peruana; bolivia: boliviano,
 boliviana; uruguay: uruguayo, uruguaya; paraguay: paraguayo, paraguaya; puerto rico: puertorriqueno
 senegal: senegalais, senegalaise; ivory coast: ivoirien, ivoirienne; cameroon: camerounais, camerounaise
-mali: malien, malienne; congo: congolais, congolaise; morocco: marocain, marocaine; algeria: algerien,
+mali: malien, malienne; morocco: marocain, marocaine; algeria: algerien,
 algerienne; tunisia: tunisien, tunisienne; haiti: haitien, haitienne; canada: quebecois, quebecoise
 serbia: serbia; benin: benin, beninese; burkina faso: burkina faso, burkinabe; el salvador: salvadoran
 mauritania: mauritania, mauritanian; palestine: palestine, palestinian; turkmenistan: turkmenistan, turkmen

@@ -18,10 +18,8 @@ import regex
 from ....core.tokens import Tokenizer
 from ....text.words import LETTERS, strip_accents
 from ..lexicon import (
-    CITY_JOINERS,
     CLUB_FORMS,
     CLUB_LONGEST,
-    COUNTRY_WORDS,
     COUNTRY_TLDS,
     GENERIC_TLDS,
     GROUP_JOINED,
@@ -85,10 +83,6 @@ def club_form(ws: list[str]) -> tuple[str, str]:
             break
     if forms == ["us"]:  # "US Army" is the country's; "US Sassuolo Calcio" a club's Unione Sportiva
         forms, start = [], 0
-    # "Clube de Regatas do Flamengo" is "Flamengo"; "Club Atlético de Madrid" no "Madrid", a city's name for
-    # another club of it
-    if forms and end - start > 1 and ws[start] in CITY_JOINERS and " ".join(ws[start + 1:end]) not in COUNTRY_WORDS:
-        start += 1
     if not forms or start >= end or all(len(w) == 1 for w in ws[start:end]):  # "F.K.A." is no club "A"
         return "", ""
     return " ".join(sorted(forms)), " ".join(ws[start:end])

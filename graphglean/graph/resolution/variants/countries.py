@@ -9,13 +9,13 @@ import re
 from functools import lru_cache
 
 from ....text.words import unspaced
-from ..lexicon import (ARABIC_ARTICLES, COUNTRY_OF, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN, REGION_EXONYMS, REGIONS,
-                       SCRIPT_FORMS, WORLD_REGIONS)
+from ..lexicon import (ARABIC_ARTICLES, COUNTRY_NAMES, COUNTRY_OF, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN,
+                       REGION_EXONYMS, REGIONS, SCRIPT_FORMS, WORLD_REGIONS)
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
 from .places import PLACES_NAMED, capitalized, inflected, region_country, region_of, region_readings, river_key
-from .placing import UNIONS, countries_placing, text_words
+from .placing import EUROPE, UNIONS, countries_placing, text_words
 
 _ENDONYMS_BY_START: dict[str, list[tuple[str, str]]] = {}  # an inflected name keeps its first letters
 for _own, _country in ENDONYMS.items():
@@ -39,6 +39,8 @@ def countries_of(text: str) -> frozenset[str]:
         found.update(c for w in (word, bare) if (c := SCRIPT_FORMS.get(w)))  # "Германии", "الفلسطينية"
         if (compass := _COMPASS.match(word)) and word[compass.end():] in _COMPASS_ADJECTIVES:  # "nordnorsk"
             found |= countries_placing(word[compass.end():])
+        if based := _BASED.fullmatch(word):  # "Stockholmsbaserat", "Oslo-basert" written as one word
+            found |= countries_placing(based[1]) or countries_placing(based[1] + "s")
     for adjective in _GERMAN_ADJECTIVE.finditer(text):  # "Ungarischer Premier", "eine ungarische Firma"
         found |= countries_placing(adjective[1].lower())
     return frozenset(found)
@@ -52,6 +54,8 @@ _GERMAN_ADJECTIVE = re.compile(r"(?:^\s*|\b(?:ein|eine|der|die|das)\s+)(\w+isch)
 
 # a country's adjective after a point of the compass, as one word ("nordnorsk", "süddeutsche", "västsvensk")
 _COMPASS = re.compile(r"(?:nord|sor|syd|sud|vest|vast|west|ost|ust|midt|mittel|mellom)(?=\w{4})")
+# a Nordic compound of a place and "based" ("stockholmsbaserat", "oslobaserte", "københavnbaseret")
+_BASED = re.compile(r"(\w{3,}?)s?(?:baserat|baserad|baserade|basert|baserte|baseret|baserede)")
 _COMPASS_ADJECTIVES = frozenset("""norsk norske svensk svenska svenske dansk danske finsk finske islandsk islandske
 deutsch deutsche deutscher deutschen deutsches""".split())
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
@@ -82,11 +86,35 @@ def countries_apart(a: Profile, b: Profile) -> str:
     if (a.types | b.types) & _COUNTRY_TYPES or a.personal or b.personal:
         return ""
     if a.types & (PLACE_TYPES | _LOCATED) and b.types & (PLACE_TYPES | _LOCATED):  # a fort stays where it was built
-        pa, pb = (countries_of(unnamed(p)) - UNIONS for p in (a, b))  # a state for its country; not its own name
-        # ("Police in London, ON": no U.K.), nor a union ("European Capital of Culture")
-        return "places described in different countries" if pa and pb and not pa & pb else ""
+        pa, pb = (countries_of(_uncolonial(unnamed(p))) for p in (a, b))  # a state for its country; not
+        # its own name ("Police in London, ON": no U.K.); a union only outside it ("European Capital of Culture")
+        return "places described in different countries" if _apart(pa, pb) or _apart(pb, pa) else ""
     pa, pb = _said_of(a) - UNIONS, _said_of(b) - UNIONS
     return "described in different countries" if pa and pb and not pa & pb else ""
+
+
+def _apart(pa: frozenset[str], pb: frozenset[str]) -> bool:
+    """Countries that place one thing and another have none in common; a union alone places its thing only
+    outside its members ("European" is no Brazil, but may be Portugal)."""
+    ca, cb = pa - UNIONS, pb - UNIONS
+    if ca and cb:
+        return not ca & cb
+    return bool("eu" in pa and not ca and cb and not cb & EUROPE)
+
+
+# a colonial power's adjective names who built a place, not where it is ("French colonial fort ... in Texas"); a
+# country's name before "colonial" is where ("Brasil colonial", Portuguese for colonial Brazil)
+_COLONIAL = re.compile(r"\b(\w+)\s+(?=colonial\b|colony\b)", re.I)
+
+
+def _uncolonial(text: str) -> str:
+    return _COLONIAL.sub(lambda m: m[0] if _named_country(m[1]) else " ", text)
+
+
+def _named_country(word: str) -> bool:
+    """``word`` is a country's name, not its people's adjective ("Brasil", not "French")."""
+    word = word.casefold()
+    return word in ENDONYMS or word in COUNTRY_NAMES or COUNTRY_OF.get(word) == word
 
 
 def regions_apart(a: Profile, b: Profile) -> str:

@@ -13,6 +13,12 @@ from ..lexicon import (COUNTRIES, COUNTRY_EXTRA, COUNTRY_NAMES, COUNTRY_OF, COUN
 from ..names import key_of
 
 UNIONS = frozenset({"eu"})  # place nothing in one country: "a European group" is in Germany too
+# the countries "European" may place a thing in, as the tables name them
+EUROPE = frozenset(c.replace("_", " ") for c in """uk scotland wales ireland france germany italy spain portugal
+netherlands belgium switzerland austria sweden norway denmark finland poland ukraine russia turkey greece
+czech_republic slovakia hungary romania bulgaria croatia serbia slovenia bosnia north_macedonia albania montenegro
+kosovo lithuania latvia estonia belarus moldova luxembourg iceland malta cyprus monaco andorra liechtenstein
+san_marino vatican""".split())
 # "America" alone is a continent as often ("América Latina", "North America")
 # Russian and Serbian names of countries and capitals as sentences inflect them ("из России", "Российской
 # Федерации", "из Београда")
@@ -120,8 +126,7 @@ def _read_places(ws: tuple[str, ...], table: dict[str, str]) -> set[str]:
         beyond = ws[max(0, i - 2):i] in _BEYOND or ws[i - 1:i] == ("bordering",) or \
             beyond and (end == i or end == i - 1 and ws[i - 1:i] in _LIST_GOES_ON)
         end = i + n
-        settled = ws[i + n:i + n + 1] in _SETTLERS or ws[i - 1:i] in _SETTLERS  # "imigrantes italianos" too
-        if ws[i + n:i + n + 1] not in _LANGUAGE_OF and not settled and not beyond:
+        if ws[i + n:i + n + 1] not in _LANGUAGE_OF and not beyond:
             found.add(table[" ".join(ws[i:i + n])])
     return found - {""}
 
@@ -146,10 +151,6 @@ _ADJECTIVE_ENDINGS = ("esa", "eso", "es", "ol", "an", "ana", "ano", "ina", "ino"
 # the words after a people's adjective that make it a language's ("an English-language daily", "the site's English
 # edition")
 _LANGUAGE_OF = frozenset((w,) for w in "language speaking edition version translation subtitles".split())
-# the words beside a people's adjective that make it who built or settled a place, not where it is ("a French
-# colonial fort in Texas", "founded by Scottish settlers", "fundado por imigrantes italianos")
-_SETTLERS = frozenset((w,) for w in """colonial colony settlers settler colonists immigrants missionaries siedler
-einwanderer kolonisten imigrantes inmigrantes immigranti immigres emigrantes colonos colons coloni""".split())
 # what places a country beyond the node: "on the border with Poland", "an der Grenze zu Polen"
 _BEYOND = frozenset({("border", "with"), ("borders", "with"), ("grenze", "zu"), ("frontiere", "avec"),
                      ("frontera", "con"), ("fronteira", "com"), ("confine", "con"), ("granicy", "z"),
