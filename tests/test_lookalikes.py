@@ -144,7 +144,10 @@ KNOWN_WRONG = {("Rolls-Royce", "Rolls Royce plc"),
                # heldback36's: the Paris suburb again ("St Denis"); Malaya's first prime minister and its first
                # king, one name after two Malay titles of royalty ("Tunku", a prince's; "Tuanku", a ruler's), both
                # described as the first holder of an office in 1957
-               ("Saint-Denis", "St Denis"), ("Tunku Abdul Rahman", "Tuanku Abdul Rahman")}
+               ("Saint-Denis", "St Denis"), ("Tunku Abdul Rahman", "Tuanku Abdul Rahman"),
+               # heldback37's: a physicist and his son, who bore his name after his own given name, both Danish
+               # Nobel laureates in physics
+               ("Niels Bohr", "Aage Niels Bohr")}
 
 
 @pytest.mark.parametrize("path", LATER_SETS, ids=[p.stem for p in LATER_SETS])
@@ -156,7 +159,7 @@ def test_the_later_held_back_sets_have_no_false_merge(path):
 
 
 def test_every_later_held_back_set_is_there():
-    assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 37)]
+    assert [p.stem for p in LATER_SETS] == [f"lookalikes_heldback{n}" for n in range(2, 38)]
 
 
 # two read-only reviewers' adversarial namesakes (session 18), labels fixed before any run: real families of one

@@ -1,7 +1,9 @@
 """Look-alike classes of entity resolution (issue 33), session 21: where a description places a place. Countries
 a table lacked (both Congos apart, Côte d'Ivoire, Chad, Guinea), countries by their own names ("Eesti"), a
 country's adjective after a point of the compass as one word ("nordnorsk", "süddeutsche"), a place and "based"
-as one word ("Stockholmsbaserat"), where cargo is bound does not place a port ("bound for Uganda and Rwanda", the
+as one word ("Stockholmsbaserat"), first-level regions of more countries ("Ashanti", "Noord-Holland", "Otago")
+and one region's names in two languages as one ("Tuscany", "toscana"), a region before "'s" ("Oregon's largest
+city"); where cargo is bound does not place a port ("bound for Uganda and Rwanda", the
 whole list), and "European" places a place only outside Europe ("European Capital of Culture" is no Brazil, but
 may be Norway). Who settled a place still places it: a reviewer's namesakes ("Scottish missionaries", "Spanish
 colonists") were told apart by nothing else. Each class with its namesakes."""
@@ -31,6 +33,10 @@ from .test_resolve_classes import resolved
     ("Parisbaserat modehus.", {"france"}),  # the place's own "s" kept
     ("La universidad más antigua del país.", set()),  # Spanish "antigua" is no Antigua and Barbuda
     ("Palau de la Música, Barcelona.", {"spain"}),  # nor Catalan "palau" Palau
+    ("Capital of the Ashanti Region.", {"ghana"}),  # first-level regions of more countries
+    ("Dorp in Noord-Holland.", {"netherlands"}),
+    ("Große Kreisstadt im Ostalbkreis.", {"germany"}),  # a German district's word
+    ("Kreis 4 von Zürich.", {"switzerland"}),
     ("Capitale économique congolaise.", set()),  # of either Congo
     ("Cidade da ilha do Fogo, em Cabo Verde.", {"cape verde"}),
     ("Papua New Guinean port.", {"papua new guinea"}),  # no Guinea
@@ -48,6 +54,10 @@ def test_a_description_places_what_it_names_where_it_is(text, countries):
      ("Beira", "CITY", "Mozambican port whose corridor carries cargo bound for Zimbabwe and Malawi.")),
     (("Bodø", "CITY", "Arctic port, European Capital of Culture in 2024."),
      ("Bodo", "city", "Norwegian city north of the Arctic Circle.")),
+    (("Obuasi", "CITY", "Gold-mining town in the Ashanti Region."),
+     ("Obuasi, Ghana", "GEO", "West African mining town where AngloGold Ashanti operates.")),
+    (("Siena, Tuscany", "CITY", "Medieval city famous for the Palio horse race."),  # a region's own name
+     ("Siena", "città", "Città toscana del Palio e del Duomo.")),
 ])
 def test_a_place_placed_by_its_description_is_one_with_its_qualified_name(a, b):
     assert together(resolved(a, b).graph, a[0], b[0])
@@ -62,6 +72,8 @@ def test_a_place_placed_by_its_description_is_one_with_its_qualified_name(a, b):
      ("Bergen", "by", "Vestnorsk by mellom sju fjell.")),
     (("Guimarães", "CITY", "Medieval city, European Capital of Culture in 2012."),
      ("Guimaraes", "município", "Município do Maranhão, no litoral norte do Brasil.")),
+    (("Salem, Massachusetts", "CITY", "North Shore city known for its 1692 witch trials."),  # a region's
+     ("Salem", "CITY", "Oregon's capital, on the Willamette River.")),  # possessive names it
     (("Santarém", "cidade", "Cidade paraense fundada no período do Brasil colonial."),  # Portuguese "Brasil
      ("Santarem", "city", "Portuguese city on the Tagus, capital of its district.")),  # colonial" is Brazil
     (("St. Andrew's Church", "church", "Presbyterian kirk built in 1821 by Scottish missionaries."),

@@ -10,7 +10,8 @@ from __future__ import annotations
 from .geography import (  # noqa: F401  (the lexicon is one namespace to its readers)
     COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
     ENDONYMS, GENERIC_TLDS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
-    TLD_COUNTRIES, WORLD_REGIONS)
+    TLD_COUNTRIES)
+from .regions import WORLD_REGION_EXONYMS, WORLD_REGIONS  # noqa: F401  (read through the lexicon)
 from .levels import AFFIX_LEVELS, PLACE_LEVELS  # noqa: F401  (read through the lexicon)
 from .scripts import ARABIC_ARTICLES, SCRIPT_FORMS  # noqa: F401  (read through the lexicon)
 

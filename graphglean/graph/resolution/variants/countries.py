@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from ....text.words import unspaced
 from ..lexicon import (ARABIC_ARTICLES, COUNTRY_NAMES, COUNTRY_OF, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN,
-                       REGION_EXONYMS, REGIONS, SCRIPT_FORMS, WORLD_REGIONS)
+                       REGION_EXONYMS, REGIONS, SCRIPT_FORMS, WORLD_REGION_EXONYMS, WORLD_REGIONS)
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
@@ -41,6 +41,8 @@ def countries_of(text: str) -> frozenset[str]:
             found |= countries_placing(word[compass.end():])
         if based := _BASED.fullmatch(word):  # "Stockholmsbaserat", "Oslo-basert" written as one word
             found |= countries_placing(based[1]) or countries_placing(based[1] + "s")
+        if len(word) > 6 and word.endswith(("kreis", "kreisstadt")):  # a German district: "Ostalbkreis",
+            found.add("germany")  # "Landkreis", "Kreisstadt" (Zürich's "Kreis 4" is one word alone)
     for adjective in _GERMAN_ADJECTIVE.finditer(text):  # "Ungarischer Premier", "eine ungarische Firma"
         found |= countries_placing(adjective[1].lower())
     return frozenset(found)
@@ -59,7 +61,8 @@ _BASED = re.compile(r"(\w{3,}?)s?(?:baserat|baserad|baserade|basert|baserte|base
 _COMPASS_ADJECTIVES = frozenset("""norsk norske svensk svenska svenske dansk danske finsk finske islandsk islandske
 deutsch deutsche deutscher deutschen deutsches""".split())
 _GIVEN = MALE_GIVEN | FEMALE_GIVEN
-_REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS  # by name: canonical
+_REGION_NAMES = {r: r for r in [*REGIONS.values(), *WORLD_REGIONS]} | REGION_EXONYMS | \
+    WORLD_REGION_EXONYMS  # by name: canonical
 _COUNTRY_TYPES = frozenset({"country", "nation"})
 
 
@@ -73,7 +76,8 @@ def regions_named(description: str) -> frozenset[str]:
 @lru_cache(maxsize=16384)
 def _regions_in(text: str) -> frozenset[str]:
     """The regions ``text`` names by their full names."""
-    spaced = f" {' '.join(text_words(text))} "
+    words = (w.removesuffix("'s") for w in text_words(text))  # "Oregon's largest city" too
+    spaced = f" {' '.join(words)} "
     return frozenset(r for n, r in _REGION_NAMES.items() if f" {n} " in spaced)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ....text.words import unspaced
 from ..lexicon import (COUNTRIES, COUNTRY_OF, COUNTRY_WORDS, PLACE_LEVELS, REGION_COUNTRIES, REGIONS, TLD_COUNTRIES,
-                       WORLD_REGIONS)
+                       WORLD_REGION_EXONYMS, WORLD_REGIONS)
 from ..names import NameForm, key_of
 from ..profiles import Profile, types_conflict
 from ..verdicts import SAME, Verdict, doubtful
@@ -122,7 +122,7 @@ def river_key(form: NameForm) -> str:
 def region_of(qualifier: str) -> str:
     """A qualifier's region or country, canonical ("tx": "texas", "u s a": "us"; "costa rica" as descriptions
     name it), else itself unspaced."""
-    return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or (
+    return REGIONS.get(qualifier) or COUNTRY_OF.get(qualifier) or WORLD_REGION_EXONYMS.get(qualifier) or (
         qualifier if qualifier in WORLD_REGIONS or qualifier in COUNTRIES_DESCRIBED else qualifier.replace(" ", ""))
 
 
