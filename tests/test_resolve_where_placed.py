@@ -35,6 +35,7 @@ from .test_resolve_classes import resolved
     ("Palau de la Música, Barcelona.", {"spain"}),  # nor Catalan "palau" Palau
     ("Capital of the Ashanti Region.", {"ghana"}),  # first-level regions of more countries
     ("Dorp in Noord-Holland.", {"netherlands"}),
+    ("Fife town with an old university.", {"scotland"}),  # Scotland's regions its, not the U.K.'s alone
     ("Große Kreisstadt im Ostalbkreis.", {"germany"}),  # a German district's word
     ("Kreis 4 von Zürich.", {"switzerland"}),
     ("Capitale économique congolaise.", set()),  # of either Congo
@@ -56,6 +57,8 @@ def test_a_description_places_what_it_names_where_it_is(text, countries):
      ("Bodo", "city", "Norwegian city north of the Arctic Circle.")),
     (("Obuasi", "CITY", "Gold-mining town in the Ashanti Region."),
      ("Obuasi, Ghana", "GEO", "West African mining town where AngloGold Ashanti operates.")),
+    (("St Monans", "village", "Fishing village in Fife with a windmill above the salt pans."),
+     ("St. Monans", "GEO", "Scottish coastal village in the East Neuk.")),
     (("Siena, Tuscany", "CITY", "Medieval city famous for the Palio horse race."),  # a region's own name
      ("Siena", "città", "Città toscana del Palio e del Duomo.")),
 ])
@@ -72,6 +75,8 @@ def test_a_place_placed_by_its_description_is_one_with_its_qualified_name(a, b):
      ("Bergen", "by", "Vestnorsk by mellom sju fjell.")),
     (("Guimarães", "CITY", "Medieval city, European Capital of Culture in 2012."),
      ("Guimaraes", "município", "Município do Maranhão, no litoral norte do Brasil.")),
+    (("St Andrews", "town", "Fife town, home to Scotland's oldest university."),
+     ("St. Andrews", "town", "Resort town in New Brunswick, Canada, on Passamaquoddy Bay.")),
     (("Salem, Massachusetts", "CITY", "North Shore city known for its 1692 witch trials."),  # a region's
      ("Salem", "CITY", "Oregon's capital, on the Willamette River.")),  # possessive names it
     (("Santarém", "cidade", "Cidade paraense fundada no período do Brasil colonial."),  # Portuguese "Brasil

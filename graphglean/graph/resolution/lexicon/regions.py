@@ -46,8 +46,8 @@ south africa: gauteng, kwazulu natal, western cape, eastern cape
 argentina: tucuman, entre rios, chubut, neuquen; austria: steiermark, karnten, vorarlberg, burgenland
 uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
 noord ierland, west midlands, east midlands, greater london, greater manchester, merseyside, west yorkshire,
-south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire, lothian,
-strathclyde, fife, aberdeenshire, gwynedd, glamorgan, county antrim, county down
+south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire,
+county antrim, county down; scotland: lothian, strathclyde, fife, aberdeenshire; wales: gwynedd, glamorgan
 nigeria: anambra, abia, ebonyi, akwa ibom, cross river state, bayelsa, ogun, oyo, osun, ondo, ekiti, kwara, kogi,
 benue, borno, yobe, adamawa, taraba, zamfara, nasarawa; ghana: ashanti, greater accra, brong ahafo
 norway: troms, finnmark, nordland, vestland, rogaland, trondelag, innlandet, agder, telemark, hordaland,
