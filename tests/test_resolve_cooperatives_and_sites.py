@@ -1,6 +1,7 @@
 """Look-alike classes of entity resolution (issue 33), session 21: a cooperative's word after a company's name
 read as a group word ("Fonterra Co-operative Group Limited" is "Fonterra"), and a website's type in more
-languages (Finnish "verkkosivusto", Danish "websted", Hungarian "weboldal", Turkish "web sitesi"). Each with its
+languages (Finnish "verkkosivusto", Danish "websted", Hungarian "weboldal", Turkish "web sitesi"); a rare name's
+site and its owner, defined as two kinds of thing, are one where both are placed in one country. Each with its
 namesakes."""
 
 from __future__ import annotations
@@ -47,3 +48,15 @@ def test_a_cooperative_and_its_name_are_one(a, b):
 ])
 def test_a_cooperative_and_a_namesake_of_another_kind_stay_two(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,together_", [
+    # a site and its owner are defined as two kinds of thing; a rare name placed in one country by both is one
+    (("zalando.de", "WEBSITE", "German online fashion shop that cut its delivery fees."),
+     ("Zalando", "ORGANIZATION", "Berlin-based fashion retailer listed in Frankfurt, with its logistics centres."),
+     True),
+    (("zalando.de", "WEBSITE", "German online fashion shop that cut its delivery fees."),
+     ("Zalando", "ORGANIZATION", "Peruvian mining cooperative working the gold fields near Puno."), False),
+])
+def test_a_rare_names_site_and_a_company_defined_apart_are_one_where_placed_alike(a, b, together_):
+    assert together(resolved(a, b).graph, a[0], b[0]) == together_

@@ -81,8 +81,10 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
                                    (described_in(a) & described_in(b)) - UNIONS)):
         same = ev.short_form(a, b, same, SHORT_DESCRIPTION)
     # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
+    # or a rare name is placed in one country by both ("Flipkart", a Bengaluru-based company; an Indian site)
     if same.kind == SAME and (defined_apart(a, b) or said_apart(a, b)) and not _owned_plainly(px.description,
-                                                                                             y.surface):
+                                                                                             y.surface) and \
+            not (rare_word(stem) and (described_in(a) & described_in(b)) - UNIONS):
         return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
     return same
 
