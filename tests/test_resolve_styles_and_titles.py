@@ -1,7 +1,8 @@
 """Look-alike classes of entity resolution (issue 33), session 21: a person's style spelled out before the name
 ("His Excellency", "Her Excellency", "Su Excelencia") and titles of more languages (Portuguese "Dom", Indonesian
 "Ir.", "Pak", "Ibu", West African "Alhaji"): the name without them is the person's, and namesakes told apart by
-number, realm or generation stay two."""
+number, realm or generation stay two; a given name's English short form ("Bernie", "Bernard") is one person where
+both are placed in one country or described alike."""
 
 from __future__ import annotations
 
@@ -50,3 +51,18 @@ def test_a_person_with_and_without_a_style_or_title_is_one(a, b):
 ])
 def test_namesakes_with_a_style_or_title_stay_two(a, b):
     assert not together(resolved(a, b).graph, a[0], b[0])
+
+
+@pytest.mark.parametrize("a,b,one", [
+    # a given name and its English short form: one person where placed in one country or described alike
+    (("Sen. Bernie Sanders", "PERSON", "Independent senator from Vermont."),
+     ("Bernard Sanders", "PERSON", "Former Vermont congressman elected to the U.S. Senate in 2006."), True),
+    (("Bill Clinton", "PERSON", "American president from Arkansas, impeached in 1998."),
+     ("William Clinton", "PERSON", "42nd president of the United States."), True),
+    (("Jim Smith", "PERSON", "Scottish football manager who took Oxford United up twice."),
+     ("James Smith", "PERSON", "Pennsylvania lawyer who signed the Declaration of Independence in 1776."), False),
+    (("Bob Marley", "PERSON", "Jamaican reggae singer."), ("Richard Marley", "PERSON", "Jamaican reggae singer."),
+     False),  # another name, not its short form
+])
+def test_a_given_names_short_form_is_one_person_only_placed_alike(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one

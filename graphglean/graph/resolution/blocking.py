@@ -20,6 +20,7 @@ import numpy as np
 from ...text.words import unspaced
 from .descriptions.aliases import aliases_of_profile
 from .lexicon import ARTICLES, CITY_JOINERS, CLUB_COMPOUNDS, COUNTRY_NAMES, JOINING, PARTICLES
+from .lexicon.nicknames import full_forms
 from .lexicon.spellings import romanized, sounded
 from .names import NameForm, key_of, read_name, saints_written, words_of
 from .organizations.translated import translation_key
@@ -36,11 +37,10 @@ from .variants.rulers import ruler_name
 from .variants.types import english_type
 from .variants.vessels import afloat, designation
 
-# a one-word name's block read against the block of the longer names holding its word: a personal name
-# against the names starting or ending with it ("Scrooge", "Ebenezer Scrooge"), a thing against the made things
-# ending with it ("Duster", "Dacia Duster"), an acronym against the names whose words' initials its letters
-# can spell ("ÖBB", "Österreichische Bundesbahnen"); never the longer names among themselves ("Apple TV",
-# "Sony TV")
+# a one-word name's block read against the block of the longer names holding its word: a personal name against
+# the names starting or ending with it ("Scrooge", "Ebenezer Scrooge"), a thing against the made things ending
+# with it ("Duster", "Dacia Duster"), an acronym against the names whose words' initials its letters can spell
+# ("ÖBB", "Österreichische Bundesbahnen"); never the longer names among themselves ("Apple TV", "Sony TV")
 ONE_AGAINST_MANY = {"ws:": "wm:", "ts:": "tm:", "as:": "am:", "ys:": "ym:", "ls:": "lm:"}
 # the types a club is given ("organization" as often): a two-word name of one meets a one-word name of its first
 CLUB_TYPES = frozenset({"club", "sports team", "team", "football club", "sports club", "organization", "organisation"})
@@ -203,7 +203,8 @@ def block_keys(p: Profile, corpus: Corpus, acronyms: set[str], rare_below: int =
                     keys.update("wm:" + f.person[0][:n] for n in (2, 3) if n < len(f.person[0]))
             else:
                 first = initials_first(f)  # "Путин В. В." meets "Владимир Владимирович Путин"
-                keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}"))
+                keys.update(("wm:" + f.person[0], "wm:" + f.person[-1], f"pf:{first[0][0]}|{first[-1]}",
+                             *(f"pf:{n[0]}|{first[-1]}" for n in full_forms(first[0]))))  # "Bill", "William"
         elif f.person and p.person_compatible and len(f.person) <= 8:  # "Gabriel José de la Concordia García
             keys.add(f"pf:{f.person[0][0]}|{f.person[-1]}")  # Márquez" meets "Gabriel García Márquez"
         # any two of a name's words in their order, particles and initials aside (not in EXACT): "Mario Vargas"

@@ -19,6 +19,7 @@ from .lexicon import FEMALE_GIVEN, GENERATIONS, KIN, KIN_ANY, MALE_GIVEN, NEUTRA
 from .descriptions.dates import years_of
 from .descriptions.name_order import FEW_FAMILY_NAMES, family_first, family_first_on_one_side
 from .descriptions.spouses import married_name
+from .lexicon.nicknames import short_form_of
 from .lexicon.spellings import romanized, sounded, transliterated
 from .names import NameForm
 from .profiles import SHORT_DESCRIPTION, Corpus, Profile, defined_apart
@@ -167,6 +168,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
         if given == UNSURE:  # "John Adams", "John Quincy Adams", "George Bush" and "George Walker Bush": a son is
             # named after his father, and a dynasty's country and field are one (a reviewer's 177 namesakes)
             return doubtful(0.5, "a middle name on one side only")
+        if len(wa) == len(wb) and short_form_of(wa[0], wb[0]) and wa[1:] == wb[1:]:  # "Bernie", "Bernard Sanders":
+            # a namesake's as often, unless placed in one country or described alike
+            return _partial(ev, a, b, "a given name and its short form", alone=not described_in(a) & described_in(b))
         return Verdict(DIFFERENT, 0.0, "different given names")
     if wa[0] == wb[0]:
         if long[:len(short)] == short and 1 <= len(long) - len(short) <= 2 and short[-1] not in _GIVEN and \
