@@ -38,6 +38,8 @@ def abbreviation_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: Na
         # country is no one body ("N.R.A.", the rifle association; "NRA", the New Deal's recovery administration)
         if (a.types & b.types) - BROAD_TYPES and not defined_apart(a, b):  # "band", "university"
             return Verdict(SAME, 0.85, "same abbreviation, with or without dots, of one kind")
+        if spaced and not defined_apart(a, b):  # one name written with its spaces or without
+            return Verdict(SAME, 0.9, "same abbreviation, spaced otherwise")
         if len(fa.acronym) <= 3 and not alike and not spaced and not _one_kind(a, b) and \
                 (bool(definition_words(a)) == bool(definition_words(b)) or defined_apart(a, b)):
             return doubtful(0.5, "a short abbreviation, not described as one thing")
