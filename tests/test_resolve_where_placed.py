@@ -35,7 +35,9 @@ from .test_resolve_classes import resolved
     ("Palau de la Música, Barcelona.", {"spain"}),  # nor Catalan "palau" Palau
     ("Capital of the Ashanti Region.", {"ghana"}),  # first-level regions of more countries
     ("Dorp in Noord-Holland.", {"netherlands"}),
-    ("Fife town with an old university.", {"scotland"}),  # Scotland's regions its, not the U.K.'s alone
+    ("Fife town with an old university.", {"scotland"}),
+    ("University town on the Neckar.", {"germany"}),  # a river of one country
+    ("Port on the Elbe.", set()),  # of two  # Scotland's regions its, not the U.K.'s alone
     ("Große Kreisstadt im Ostalbkreis.", {"germany"}),  # a German district's word
     ("Kreis 4 von Zürich.", {"switzerland"}),
     ("Capitale économique congolaise.", set()),  # of either Congo
