@@ -2,7 +2,8 @@
 ("His Excellency", "Her Excellency", "Su Excelencia") and titles of more languages (Portuguese "Dom", Indonesian
 "Ir.", "Pak", "Ibu", West African "Alhaji"): the name without them is the person's, and namesakes told apart by
 number, realm or generation stay two; a given name's English short form ("Bernie", "Bernard") is one person where
-both are placed in one country or described alike."""
+both are placed in one country or described alike, and an initial before a name of two words or more ("J. Robert
+Oppenheimer", "Ir. H. Joko Widodo") where both are placed in one country."""
 
 from __future__ import annotations
 
@@ -65,4 +66,17 @@ def test_namesakes_with_a_style_or_title_stay_two(a, b):
      False),  # another name, not its short form
 ])
 def test_a_given_names_short_form_is_one_person_only_placed_alike(a, b, one):
+    assert together(resolved(a, b).graph, a[0], b[0]) == one
+
+
+@pytest.mark.parametrize("a,b,one", [
+    # an initial before a name of two words or more: one person where both are placed in one country
+    (("J. Robert Oppenheimer", "PERSON", "American physicist who directed the Los Alamos laboratory."),
+     ("Robert Oppenheimer", "PERSON", "US theoretical physicist called the father of the atomic bomb."), True),
+    (("Ir. H. Basuki Hadimuljono", "tokoh", "Menteri Pekerjaan Umum Indonesia."),
+     ("Basuki Hadimuljono", "PERSON", "Indonesian minister of public works."), True),
+    (("J. Robert Smith", "PERSON", "Canadian mining executive in Toronto."),
+     ("Robert Smith", "PERSON", "English singer of The Cure."), False),
+])
+def test_an_initial_before_a_name_is_one_person_placed_in_one_country(a, b, one):
     assert together(resolved(a, b).graph, a[0], b[0]) == one

@@ -157,6 +157,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
         if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"
             return doubtful(0.5, "a given name more on one side (another person of the family?)")
         sf, lp = (fa, b) if len(wa) <= len(wb) else (fb, a)
+        if len(short) >= 2 and all(len(w) == 1 for w in long[:-len(short)]) and described_in(a) & described_in(b):
+            return Verdict(SAME, 0.8, "an initial before the name on one side, placed in one country")  # "Ir. H.
+            # Joko Widodo": a title's initial, or a first name gone by its initial ("J. Robert Oppenheimer")
         surname = _partial(ev, a, b, "surname")
         return _given_last(surname, ev, a, b, lp) if len(sf.surface.split()) == 1 else surname  # "Jae-in"
     if wa[-1] == wb[-1]:
