@@ -1,9 +1,10 @@
 """Look-alike classes of entity resolution (issue 33), session 21: a person's style spelled out before the name
-("His Excellency", "Her Excellency", "Su Excelencia") and titles of more languages (Portuguese "Dom", Indonesian
-"Ir.", "Pak", "Ibu", West African "Alhaji"): the name without them is the person's, and namesakes told apart by
-number, realm or generation stay two; a given name's English short form ("Bernie", "Bernard") is one person where
-both are placed in one country or described alike, and an initial before a name of two words or more ("J. Robert
-Oppenheimer", "Ir. H. Joko Widodo") where both are placed in one country."""
+("His Excellency", "Her Excellency", "Su Excelencia") and Indonesian titles ("Ir.", "Bapak", "Ibu"): the name
+without them is the person's, and namesakes told apart by number, realm or generation stay two; a given name's
+English short form ("Bernie", "Bernard") is one person where both are placed in one country or described alike,
+and an initial before a name of two words or more ("J. Robert Oppenheimer", "Ir. H. Joko Widodo") where both
+are placed in one country. Withdrawn after a reviewer's namesakes: "Dom" (a monk's, a Kongo king's), "Pak" (a
+Korean surname), "Alhaji" and "Hajji" (a father and son, a folklore figure)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from .test_resolve_classes import resolved
 @pytest.mark.parametrize("name,person,honorifics", [
     ("His Excellency Paul Kagame", ("paul", "kagame"), ("excellency",)),  # as "H.E. Paul Kagame"
     ("Su Excelencia el Presidente Gustavo Petro", ("gustavo", "petro"), ("presidente",)),
-    ("Dom Pedro II", ("pedro",), ("dom",)),
-    ("Alhaji Aliko Dangote", ("aliko", "dangote"), ("alhaji",)),
-    ("Pak Joko Widodo", ("joko", "widodo"), ("pak",)),
+    ("Bapak Joko Widodo", ("joko", "widodo"), ("bapak",)),
+    ("Pak Se-ri", ("pak", "se", "ri"), ()),  # a Korean surname, no title (a reviewer's)
+    ("Dom Pedro II", ("dom", "pedro"), ()),  # a monk's, a prince's, a Kongo king's: withdrawn (a reviewer's)
     ("Her Majesty's Theatre", (), ()),  # a style in a possessive names no person
 ])
 def test_a_style_and_a_title_are_read_apart_from_the_name(name, person, honorifics):
@@ -31,10 +32,6 @@ def test_a_style_and_a_title_are_read_apart_from_the_name(name, person, honorifi
 @pytest.mark.parametrize("a,b", [
     (("His Excellency Paul Kagame", "PERSON", "Guest of honour who opened the summit in Kigali."),
      ("Paul Kagame", "PERSON", "President of Rwanda since 2000.")),
-    (("Alhaji Aliko Dangote", "PERSON", "Nigerian industrialist whose refinery opened near Lagos."),
-     ("Aliko Dangote", "PERSON", "Founder of the Dangote Group, Africa's richest man.")),
-    (("Dom Pedro I", "pessoa", "Primeiro imperador do Brasil, proclamou a independência em 1822."),
-     ("Pedro I of Brazil", "PERSON", "Emperor who declared Brazil's independence.")),
     (("Ir. Basuki Hadimuljono", "tokoh", "Menteri Pekerjaan Umum dan Perumahan Rakyat Indonesia."),
      ("Basuki Hadimuljono", "PERSON", "Indonesian public works minister who oversaw the new capital's works.")),
 ])

@@ -16,7 +16,7 @@ from typing import Iterable
 import attrs
 import networkx as nx
 
-from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS
+from .lexicon import COUNTRY_NAMES, COUNTRY_OF, CREDENTIALS, SMALL_REGIONS
 from ...text.words import unspaced
 from .blocking import numbers_differ
 from .descriptions.aliases import gives_other_name
@@ -243,7 +243,8 @@ class Evidence:
                     return Verdict(SAME, 0.85, "a place and its region, which the other's description names")
                 if not named and self.context(a, b) >= self.agree_above:
                     return Verdict(SAME, 0.8, "a place and its region, described alike")
-                if country and named == {country} == described_in(py):
+                small = region_of(x.qualifier) in SMALL_REGIONS  # "Nes, Akershus" is no other Norwegian "Nes"
+                if country and named == {country} == described_in(py) and not small:
                     return Verdict(SAME, 0.8, "a place and its region, the other placed in its country alone")
                 return doubtful(0.5, "a place qualified on one side only (another place of its name?)")
             if x.qualifier in COUNTRY_OF and (placed := described_in(py)) and COUNTRY_OF[x.qualifier] not in placed:

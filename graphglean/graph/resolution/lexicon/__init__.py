@@ -11,7 +11,7 @@ from .geography import (  # noqa: F401  (the lexicon is one namespace to its rea
     COUNTRIES, COUNTRY_EXTRA, COUNTRY_LONGEST, COUNTRY_NAMES, COUNTRY_OF, COUNTRY_TLDS, COUNTRY_WORDS,
     ENDONYMS, GENERIC_TLDS, PLACE_PHRASES, REGION_COUNTRIES, REGION_EXONYMS, REGIONS, SECOND_LEVEL,
     TLD_COUNTRIES)
-from .regions import WORLD_REGION_EXONYMS, WORLD_REGIONS  # noqa: F401  (read through the lexicon)
+from .regions import SMALL_REGIONS, WORLD_REGION_EXONYMS, WORLD_REGIONS  # noqa: F401  (read through the lexicon)
 from .levels import AFFIX_LEVELS, PLACE_LEVELS  # noqa: F401  (read through the lexicon)
 from .scripts import ARABIC_ARTICLES, SCRIPT_FORMS  # noqa: F401  (read through the lexicon)
 
@@ -52,9 +52,8 @@ FEMALE = FEMALE | frozenset(
     "maharani".split())
 NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split()) | frozenset(
     "datuk dato datin tan tun toh puan seri tunku tengku haji hajjah pehin".split()) | frozenset(  # Malay: "Datuk
-    "ir drs pak bapak alhaji hajji kh".split())  # Seri Anwar"; Indonesian, West African: "Ir. Soekarno", "Alhaji"
-MALE = MALE | frozenset({"dom"})  # Portuguese: "Dom Pedro II"
-FEMALE = FEMALE | frozenset("ibu hj alhaja dra".split())
+    "ir drs bapak kh".split())  # Seri Anwar"; Indonesian: "Ir. Soekarno" (not "Pak", a Korean surname too)
+FEMALE = FEMALE | frozenset("ibu hj dra".split())
 HONORIFICS = MALE | FEMALE | NEUTRAL
 PLURAL_HONORIFICS = frozenset({"misses", "messrs"})
 # a royal's, a prelate's or a head of state's style before a title or a name, as keys read it ("H.R.H.": "h r h"),
@@ -219,7 +218,10 @@ THINGS = frozenset(
 # words that name a company's whole group, apart after the name ("Alibaba Group Holding", "Sony Group"), apart
 # before it ("Grupo Bimbo", "Groupe Renault") or joined in CJK and Korean ("ソニーグループ", "阿里巴巴集团", "삼성그룹")
 GROUP_WORDS = frozenset("group groupe gruppe grupo gruppo groep grupa grup koncern konzern concern holding holdings "
-                        "группа холдинг cooperative cooperativa coop kooperative genossenschaft".split())
+                        "группа холдинг".split())
+# a cooperative's words, read as a group word's only before one ("Fonterra Co-operative Group"; not "CHS
+# Cooperative", another CHS, nor "Farmers Cooperative")
+COOPERATIVE_WORDS = frozenset("cooperative cooperativa kooperative genossenschaft".split())
 GROUP_LEADING = frozenset("grupo groupe gruppo grupa grup".split())
 GROUP_JOINED = ("ホールディングス", "グループ", "集团", "集團", "控股", "그룹", "홀딩스", "지주")
 # legal forms that open a name ("PJSC Lukoil", "PT Bank Mandiri"), as the trailing ones
@@ -285,6 +287,7 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("bc", "бк"), ("pae", "παε"), ("kae", "καε"))
     for form in forms.split()}
 CLUB_LONGEST = max(len(k.split()) for k in CLUB_FORMS)
+HUNGARIAN_CLUBS = frozenset("tc te vsc vtk".split())  # after a place's adjective: "Ferencvárosi TC"
 CITY_JOINERS = frozenset({"de", "di", "da", "do", "of", "von"})  # before a club's city: "Espanyol de Barcelona"
 # the one-word compounds that a club's abbreviation spells two letters of ("Malmö Fotbollförening", "Malmö FF";
 # "Helsingin Jalkapalloklubi", "HJK"), as words read without their accents

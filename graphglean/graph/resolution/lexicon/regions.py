@@ -47,9 +47,12 @@ argentina: tucuman, entre rios, chubut, neuquen; austria: steiermark, karnten, v
 uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
 noord ierland, west midlands, east midlands, greater london, greater manchester, merseyside, west yorkshire,
 south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire,
-county antrim, county down; scotland: lothian, strathclyde, fife, aberdeenshire; wales: gwynedd, glamorgan
-nigeria: anambra, abia, ebonyi, akwa ibom, cross river state, bayelsa, ogun, oyo, osun, ondo, ekiti, kwara, kogi,
-benue, borno, yobe, adamawa, taraba, zamfara, nasarawa; ghana: ashanti, greater accra, brong ahafo
+county antrim, county down; scotland: lothian, strathclyde, fife, aberdeenshire; wales: gwynedd, glamorgan"""
+# the regions of countries whose towns repeat their names across regions ("Nes", "Herøy", "Nowa Wieś", Japan's
+# wards): they place a description and a qualifier, but a place qualified by one is no more the namesake a
+# description places in the country alone than another
+_SMALL_REGIONS = """nigeria: anambra, abia, ebonyi, akwa ibom, cross river state, bayelsa, ogun, oyo, osun, ondo,
+ekiti, kwara, kogi, benue, borno, yobe, adamawa, taraba, zamfara, nasarawa; ghana: ashanti, greater accra, brong ahafo
 norway: troms, finnmark, nordland, vestland, rogaland, trondelag, innlandet, agder, telemark, hordaland,
 akershus, ostfold, vestfold, buskerud, oppland, hedmark, more og romsdal, sogn og fjordane
 sweden: skane, vastra gotaland, norrbotten, vasterbotten, dalarna, varmland, jamtland, halland, blekinge,
@@ -61,13 +64,19 @@ kujawsko pomorskie, podlaskie, swietokrzyskie, opolskie, lubuskie
 netherlands: noord holland, north holland, zuid holland, south holland, gelderland, noord brabant,
 north brabant, friesland, fryslan, drenthe, overijssel, zeeland, flevoland
 colombia: antioquia, cundinamarca, valle del cauca, boyaca, narino, choco, huila, tolima
-japan: hokkaido, okinawa, kanagawa, saitama, aichi, hyogo, kyushu, shikoku, honshu, tohoku, kansai, kanto
 new zealand: otago, southland, taranaki, waikato
 ireland: county cork, county kerry, county galway, county mayo, county donegal, county clare, county wicklow,
 county wexford, county kilkenny, county tipperary, county limerick, county waterford, county sligo,
 county meath, county kildare"""
-WORLD_REGIONS = {name: country for line in _WORLD_REGIONS.replace(",\n", ", ").replace("\n", "; ").split("; ")
-                 for country, names in [line.split(": ")] for name in names.split(", ")}
+
+
+def _read(table: str) -> dict[str, str]:
+    return {name: country for line in table.replace(",\n", ", ").replace("\n", "; ").split("; ")
+            for country, names in [line.split(": ")] for name in names.split(", ")}
+
+
+SMALL_REGIONS = frozenset(_read(_SMALL_REGIONS))
+WORLD_REGIONS = _read(_WORLD_REGIONS) | _read(_SMALL_REGIONS)
 # a world region's names in English or its own language read as one ("Lucca, Tuscany", a "città toscana")
 WORLD_REGION_EXONYMS = {name: region for pair in """toscana: tuscany; lombardia: lombardy; puglia: apulia;
 sardegna: sardinia; sicilia: sicily; normandie: normandy; corse: corsica; sachsen: saxony; thuringen: thuringia;

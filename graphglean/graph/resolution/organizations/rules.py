@@ -10,8 +10,8 @@ from typing import Protocol
 import attrs
 
 from ..blocking import lead_initials, site_stem, web_spellings
-from ..lexicon import (AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, LEGAL_FORM_COUNTRIES, PLACE_LEVELS,
-                       TLD_COUNTRIES)
+from ..lexicon import (AFFIX_LEVELS, CITY_JOINERS, CLUB_CERTAIN, COUNTRIES, COUNTRY_OF, HUNGARIAN_CLUBS,
+                       LEGAL_FORM_COUNTRIES, PLACE_LEVELS, TLD_COUNTRIES)
 from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
@@ -130,7 +130,8 @@ def club_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm, 
         return doubtful(0.4, "a club's abbreviation spelled out, but neither is said to be a club")
     # a year in the name tells one club of a city from another ("SC Union 06 Berlin", "Hertha 03"): no rule here
     article = x.team != y.key and without_arabic_article(x.team) == without_arabic_article(y.key)  # "Al-Ahly SC"
-    adjective = x.team != y.key and place_adjective_stem(x.team) == y.key  # "Ferencvárosi TC", "Ferencváros"
+    adjective = x.team != y.key and place_adjective_stem(x.team) == y.key and \
+        bool(set(x.club.split()) & HUNGARIAN_CLUBS)  # "Ferencvárosi TC", "Ferencváros"; not "FC Metalurgi"
     if not x.club or x.team != y.key and not article and not adjective:
         return None
     if not (_club_like(a) and _club_like(b)):

@@ -20,6 +20,7 @@ from ....text.words import LETTERS, strip_accents
 from ..lexicon import (
     CLUB_FORMS,
     CLUB_LONGEST,
+    COOPERATIVE_WORDS,
     COUNTRY_TLDS,
     GENERIC_TLDS,
     GROUP_JOINED,
@@ -93,8 +94,13 @@ def without_group_words(key: str) -> str:
     "bimbo" of "grupo bimbo", "ソニー" of "ソニーグループ"), or "" when it has none or is nothing else (a CJK
     stem of one character is no name)."""
     ws = key.split()
-    while len(ws) > 1 and ws[-1] in GROUP_WORDS or len(ws) > 2 and ws[-2:] == ["co", "operative"]:
-        ws = ws[:-2] if ws[-1] == "operative" else ws[:-1]  # "Fonterra Co-operative Group"
+    grouped = False
+    while len(ws) > 1 and ws[-1] in GROUP_WORDS:
+        ws, grouped = ws[:-1], True
+    if grouped and len(ws) > 2 and ws[-2:] == ["co", "operative"]:  # "Fonterra Co-operative Group"
+        ws = ws[:-2]
+    elif grouped and len(ws) > 1 and ws[-1] in COOPERATIVE_WORDS:
+        ws = ws[:-1]
     if len(ws) > 1 and ws[0] in GROUP_LEADING:
         ws = ws[1:]
     if ws:

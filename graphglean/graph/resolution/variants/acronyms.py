@@ -32,10 +32,11 @@ RULE = "an acronym of the name's words and their parts"
 
 
 def spelled_out_in(p: Profile, name: NameForm) -> bool:
-    """``p``'s description uses two of ``name``'s own words or more (not joining words, nor words any body's name
-    holds): "ASEAN", a "Southeast Asian bloc", and "Association of Southeast Asian Nations"."""
+    """``p``'s description uses every one of ``name``'s own words, two or more (not joining words, nor words any
+    body's name or a trade's holds): "ASEAN", a "Southeast Asian bloc", and "Association of Southeast Asian
+    Nations"; not "KEPCO", "Kansai's electric power company", and "Kyushu Electric Power Company"."""
     own = {w for w in name.key.split() if len(w) > 3 and w not in _OPTIONAL and w not in _BODIES}
-    return len(own.intersection(p.words)) >= 2
+    return len(own) >= 2 and own <= p.words.keys()
 
 
 # the words of many bodies' names, which say what kind of body, not which
@@ -43,7 +44,9 @@ _BODIES = INSTITUTIONS | frozenset("""national international association union o
 corporation community society institute institution federation foundation council league party front movement
 alliance group bank fund centre center university college school academy board united states republic people
 peoples world general central public science sciences technology engineering arts research studies development
-affairs health education security trade industry commerce cooperation economic""".split())
+affairs health education security trade industry commerce cooperation economic nations states countries
+electric electricity power energy water iron steel petroleum refining railway railways airlines royal koninklijke
+nederlandse""".split())
 
 
 def content_initials(form: NameForm) -> str:

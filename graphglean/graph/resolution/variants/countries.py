@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from ....text.words import unspaced
 from ..lexicon import (ARABIC_ARTICLES, COUNTRY_NAMES, COUNTRY_OF, ENDONYMS, FEMALE_GIVEN, MALE_GIVEN,
-                       REGION_EXONYMS, REGIONS, SCRIPT_FORMS, WORLD_REGION_EXONYMS, WORLD_REGIONS)
+                       REGION_EXONYMS, REGIONS, SCRIPT_FORMS, SMALL_REGIONS, WORLD_REGION_EXONYMS, WORLD_REGIONS)
 from ..names import NameForm
 from ..profiles import PLACE_TYPES, Profile, both_places, defining_clauses
 from ..verdicts import DIFFERENT, SAME, Verdict, doubtful
@@ -78,7 +78,8 @@ def _regions_in(text: str) -> frozenset[str]:
     """The regions ``text`` names by their full names."""
     words = (w.removesuffix("'s") for w in text_words(text))  # "Oregon's largest city" too
     spaced = f" {' '.join(words)} "
-    return frozenset(r for n, r in _REGION_NAMES.items() if f" {n} " in spaced)
+    found = [n for n in _REGION_NAMES if f" {n} " in spaced]  # not "Saxony" inside "Saxony-Anhalt"
+    return frozenset(_REGION_NAMES[n] for n in found if not any(n != m and f" {n} " in f" {m} " for m in found))
 
 
 def countries_apart(a: Profile, b: Profile) -> str:
@@ -228,7 +229,8 @@ def qualifiers_verdict(a: Profile, b: Profile, qa: str, qb: str) -> Verdict:
     if not shared:
         for x, px, y in ((qa, a, qb), (qb, b, qa)):  # "Córdoba, Spain", "Córdoba, Andalucía"; not where the
             # country's side names another region ("Paris, USA", a town in Tennessee)
-            if _country_and_region(x, y) and regions_named(px.description) - {region_of(y)} <= countries_of(x):
+            if _country_and_region(x, y) and region_of(y) not in SMALL_REGIONS and \
+                    regions_named(px.description) - {region_of(y)} <= countries_of(x):
                 return Verdict(SAME, 0.85, "a region and its country as qualifiers")
         if both_places(a, b) and _known(qa) != _known(qb):  # "Valencia, Venezuela", "Valencia (Carabobo)"
             return doubtful(0.5, "a country or region and a qualifier no table holds (a part of it?)")
