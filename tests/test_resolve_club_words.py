@@ -19,6 +19,8 @@ from .test_resolve_classes import resolved
     ("Debreceni VSC", "vsc", "debreceni"),
     ("Zalaegerszegi TE", "te", "zalaegerszegi"),
     ("BV De Graafschap", "bv", "de graafschap"),  # the club's own article stays
+    ("TS Wisła Kraków", "ts", "wisla krakow"),  # Polish Towarzystwo Sportowe
+    ("T. S. Eliot", "", ""),  # initials, no club
     ("Clube Atlético Juventus", "", ""),
     ("Detroit Athletic Club", "", ""),
 ])

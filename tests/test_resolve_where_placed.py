@@ -36,7 +36,9 @@ from .test_resolve_classes import resolved
     ("Capital of the Ashanti Region.", {"ghana"}),  # first-level regions of more countries
     ("Dorp in Noord-Holland.", {"netherlands"}),
     ("Fife town with an old university.", {"scotland"}),
-    ("University town on the Neckar.", {"germany"}),  # a river of one country
+    ("Stolica województwa małopolskiego.", {"poland"}),  # a Polish division's word
+    ("Port from which the railway runs to Zambia.", set()),
+    ("Town on the lake shared with Albania.", set()),
     ("Port on the Elbe.", set()),  # of two  # Scotland's regions its, not the U.K.'s alone
     ("Große Kreisstadt im Ostalbkreis.", {"germany"}),  # a German district's word
     ("Kreis 4 von Zürich.", {"switzerland"}),

@@ -157,9 +157,6 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
         if short[0] in _GIVEN and set(long[:-len(short)]) & _GIVEN:  # "Sarah Jessica Parker", "Jessica Parker"
             return doubtful(0.5, "a given name more on one side (another person of the family?)")
         sf, lp = (fa, b) if len(wa) <= len(wb) else (fb, a)
-        if len(short) >= 2 and all(len(w) == 1 for w in long[:-len(short)]) and described_in(a) & described_in(b):
-            return Verdict(SAME, 0.8, "an initial before the name on one side, placed in one country")  # "Ir. H.
-            # Joko Widodo": a title's initial, or a first name gone by its initial ("J. Robert Oppenheimer")
         surname = _partial(ev, a, b, "surname")
         return _given_last(surname, ev, a, b, lp) if len(sf.surface.split()) == 1 else surname  # "Jae-in"
     if wa[-1] == wb[-1]:
@@ -171,9 +168,9 @@ def _full_names(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm) -
         if given == UNSURE:  # "John Adams", "John Quincy Adams", "George Bush" and "George Walker Bush": a son is
             # named after his father, and a dynasty's country and field are one (a reviewer's 177 namesakes)
             return doubtful(0.5, "a middle name on one side only")
-        if len(wa) == len(wb) and short_form_of(wa[0], wb[0]) and wa[1:] == wb[1:]:  # "Bernie", "Bernard Sanders":
-            # a namesake's as often, unless placed in one country or described alike
-            return _partial(ev, a, b, "a given name and its short form", alone=not described_in(a) & described_in(b))
+        if len(wa) == len(wb) and short_form_of(wa[0], wb[0]) and wa[1:] == wb[1:]:  # "Jim Webb", "James Webb":
+            # a namesake's as often, in one country too (a reviewer's "Jim" and "James Jones"): described alike
+            return _partial(ev, a, b, "a given name and its short form", alone=True)
         return Verdict(DIFFERENT, 0.0, "different given names")
     if wa[0] == wb[0]:
         if long[:len(short)] == short and 1 <= len(long) - len(short) <= 2 and short[-1] not in _GIVEN and \

@@ -51,6 +51,7 @@ FEMALE = FEMALE | frozenset(
     "女士 小姐 夫人 女王 公主 dronning drottning koningin krolowa kralovna kralice kiralyno kuningatar "
     "maharani".split())
 NEUTRAL = NEUTRAL | frozenset("президент премьер министр الرئيس الدكتور mwalimu mheshimiwa".split()) | frozenset(
+    "cumhurbaskani basbakan".split()) | frozenset(
     "datuk dato datin tan tun toh puan seri tunku tengku haji hajjah pehin".split()) | frozenset(  # Malay: "Datuk
     "ir drs bapak kh".split())  # Seri Anwar"; Indonesian: "Ir. Soekarno" (not "Pak", a Korean surname too)
 FEMALE = FEMALE | frozenset("ibu hj dra".split())
@@ -278,6 +279,7 @@ CLUB_FORMS = {form.replace("_", " "): canon for canon, forms in (
     ("hc", "hc h_c"), ("bsc", "bsc"), ("kv", "kv"), ("kaa", "kaa"), ("sbv", "sbv"), ("se", "se"), ("ec", "ec"),
     ("jk", "jk j_k"), ("losc", "losc"), ("rfc", "rfc r_f_c"), ("kk", "kk"),
     ("tc", "tc torna_club"), ("te", "te torna_egylet"), ("vsc", "vsc"), ("vtk", "vtk"),  # Hungarian
+    ("ts", "ts towarzystwo_sportowe"),  # Polish, never dotted ("T. S. Eliot")
     ("balompie", "balompie"), ("calcio", "calcio"), ("olympique", "olympique olympique_de"),
     # Polish (Klub Sportowy, Klub Piłkarski and their kinds), German, Cyrillic (ФК, ПФК, СК, ХК, БК) and Greek
     # (ΠΑΕ, ΚΑΕ) forms

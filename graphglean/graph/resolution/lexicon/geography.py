@@ -28,9 +28,8 @@ COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; "
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
 # what else places a description in a country (read in descriptions only, never in names): the country and
 # its people in other languages, its capital and its largest regions ("è il massimo campionato italiano"), the
-# football leagues no other country's shares a name with ("Eredivisie"), rivers that flow in one country alone
-# ("on the Neckar"); not a city whose name is a common word of another language ("Bursa": Malay and Indonesian
-# for an exchange)
+# football leagues no other country's shares a name with ("Eredivisie"); not a city whose name is a common word
+# of another language ("Bursa": Malay and Indonesian for an exchange)
 _COUNTRY_WORDS = """us: estados unidos, états unis, etats unis, vereinigte staaten, stati uniti, estadounidense
 uk: reino unido, royaume uni, regno unito, vereinigtes königreich, britannique, britânico, britannico, london
 italy: italia, italiano, italiana, italien, italienne, italienisch, italienische, rome, roma, rom, milan, milano
@@ -188,16 +187,13 @@ portugal: madeira, azores, acores, funchal; spain: canary islands, canarias, ten
 majorca, menorca, ibiza, balearic islands, baleares; france: brittany; austria: viennese, wienerisch, klagenfurt
 spain: madrileño, madrileña, madrilène, barcelonés, barcelonesa; germany: berlinois, berlinés
 france: parisien, parisienne, parisino, parisina; italy: milanese, milanés, napoletano, torinese
-russia: moscovite; portugal: lisboeta, portuense; peru: limeño, limeña
+russia: moscovite; portugal: lisboeta, portuense; peru: limeño, limeña; argentina: porteño, porteña
 brazil: paulistano, paulistana, carioca; uruguay: montevideano, montevideana; colombia: bogotano, bogotana
 us: neoyorquino, neoyorquina, new yorker; venezuela: caraqueño, caraqueña; chile: santiaguino, santiaguina
 netherlands: eredivisie, eerste divisie; poland: ekstraklasa; sweden: allsvenskan, superettan; norway: eliteserien,
 tippeligaen; finland: veikkausliiga; denmark: superligaen; turkey: süper lig, super lig; portugal: primeira liga
 spain: laliga; brazil: brasileirão, brasileirao; mexico: liga mx; belgium: jupiler pro league
-scotland: scottish premiership
-germany: neckar, weser, isar; france: loire, garonne; italy: arno, tiber, tevere; spain: ebro, guadalquivir
-czech republic: vltava, moldau; russia: volga; china: yangtze; us: potomac, willamette; ireland: liffey
-australia: yarra; myanmar: irrawaddy; thailand: chao phraya"""
+scotland: scottish premiership"""
 
 COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
                  for country, names in [line.split(": ")] for name in names.split(", ")}

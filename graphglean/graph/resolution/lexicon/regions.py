@@ -47,11 +47,12 @@ argentina: tucuman, entre rios, chubut, neuquen; austria: steiermark, karnten, v
 uk: northern ireland, irlande du nord, irlanda del norte, nordirland, irlanda do norte, irlanda del nord,
 noord ierland, west midlands, east midlands, greater london, greater manchester, merseyside, west yorkshire,
 south yorkshire, north yorkshire, tyne and wear, east anglia, lancashire, cumbria, yorkshire,
-county antrim, county down; scotland: lothian, strathclyde, fife, aberdeenshire; wales: gwynedd, glamorgan"""
+county antrim, county down"""
 # the regions of countries whose towns repeat their names across regions ("Nes", "Herøy", "Nowa Wieś", Japan's
 # wards): they place a description and a qualifier, but a place qualified by one is no more the namesake a
 # description places in the country alone than another
-_SMALL_REGIONS = """nigeria: anambra, abia, ebonyi, akwa ibom, cross river state, bayelsa, ogun, oyo, osun, ondo,
+_SMALL_REGIONS = """scotland: lothian, strathclyde, fife, aberdeenshire; wales: gwynedd, glamorgan
+nigeria: anambra, abia, ebonyi, akwa ibom, cross river state, bayelsa, ogun, oyo, osun, ondo,
 ekiti, kwara, kogi, benue, borno, yobe, adamawa, taraba, zamfara, nasarawa; ghana: ashanti, greater accra, brong ahafo
 norway: troms, finnmark, nordland, vestland, rogaland, trondelag, innlandet, agder, telemark, hordaland,
 akershus, ostfold, vestfold, buskerud, oppland, hedmark, more og romsdal, sogn og fjordane

@@ -16,7 +16,7 @@ from ..names import NameForm, key_of
 from ..profiles import PLACE_TYPES, SHORT_DESCRIPTION, UNTYPED, Profile, both_places, defined_apart, types_conflict
 from ..variants.acronyms import headed
 from ..variants.callings import sports_of
-from ..variants.countries import described_in
+from ..variants.countries import described_in, placed_apart
 from ..variants.definitions import english, said_apart
 from ..variants.makers import made
 from ..variants.places import adjective_of
@@ -80,13 +80,13 @@ def domain_verdict(ev: Judge, a: Profile, b: Profile, fa: NameForm, fb: NameForm
     if not (rare_word(stem) and (english(a.description) != english(b.description) or
                                    (described_in(a) & described_in(b)) - UNIONS)):
         same = ev.short_form(a, b, same, SHORT_DESCRIPTION)
-    # one site, two things defined apart: two owners of one name, unless the site is said plainly to be the other's
-    # or a rare name is placed in one country by both ("Flipkart", a Bengaluru-based company; an Indian site)
+    # one site, two things defined apart: two owners of one name ("kiva.org", Kiva), unless said plainly the other's
     if same.kind == SAME and (defined_apart(a, b) or said_apart(a, b)) and not _owned_plainly(px.description,
-                                                                                             y.surface) and \
-            not (rare_word(stem) and (described_in(a) & described_in(b)) - UNIONS):
+                                                                                             y.surface):
         return attrs.evolve(doubtful(0.4, "a name and its web domain, defined as two different things"), certain=True)
-    return same
+    apart = placed_apart(described_in(a), described_in(b))  # "La Nación" of Buenos Aires, "nacion.com" of San José
+    return attrs.evolve(doubtful(0.4, "a name and its web domain, described in two countries"), certain=True) \
+        if same.kind == SAME and apart else same
 
 
 def _owned_plainly(description: str, owner: str) -> bool:

@@ -43,6 +43,8 @@ def countries_of(text: str) -> frozenset[str]:
             found |= countries_placing(based[1]) or countries_placing(based[1] + "s")
         if len(word) > 6 and word.endswith(("kreis", "kreisstadt")):  # a German district: "Ostalbkreis",
             found.add("germany")  # "Landkreis", "Kreisstadt" (Zürich's "Kreis 4" is one word alone)
+        elif word.startswith(_POLISH_DIVISIONS):  # "województwa małopolskiego", "powiat", "gmina"
+            found.add("poland")
     for adjective in _GERMAN_ADJECTIVE.finditer(text):  # "Ungarischer Premier", "eine ungarische Firma"
         found |= countries_placing(adjective[1].lower())
     return frozenset(found)
@@ -56,6 +58,7 @@ _GERMAN_ADJECTIVE = re.compile(r"(?:^\s*|\b(?:ein|eine|der|die|das)\s+)(\w+isch)
 
 # a country's adjective after a point of the compass, as one word ("nordnorsk", "süddeutsche", "västsvensk")
 _COMPASS = re.compile(r"(?:nord|sor|syd|sud|vest|vast|west|ost|ust|midt|mittel|mellom)(?=\w{4})")
+_POLISH_DIVISIONS = ("wojewodztw", "powiat", "gmina", "gminy", "gminie")
 # a Nordic compound of a place and "based" ("stockholmsbaserat", "oslobaserte", "københavnbaseret")
 _BASED = re.compile(r"(\w{3,}?)s?(?:baserat|baserad|baserade|basert|baserte|baseret|baserede)")
 _COMPASS_ADJECTIVES = frozenset("""norsk norske svensk svenska svenske dansk danske finsk finske islandsk islandske
@@ -93,18 +96,18 @@ def countries_apart(a: Profile, b: Profile) -> str:
     if a.types & (PLACE_TYPES | _LOCATED) and b.types & (PLACE_TYPES | _LOCATED):  # a fort stays where it was built
         pa, pb = (countries_of(_uncolonial(unnamed(p))) for p in (a, b))  # a state for its country; not
         # its own name ("Police in London, ON": no U.K.); a union only outside it ("European Capital of Culture")
-        return "places described in different countries" if _apart(pa, pb) or _apart(pb, pa) else ""
+        return "places described in different countries" if placed_apart(pa, pb) else ""
     pa, pb = _said_of(a) - UNIONS, _said_of(b) - UNIONS
     return "described in different countries" if pa and pb and not pa & pb else ""
 
 
-def _apart(pa: frozenset[str], pb: frozenset[str]) -> bool:
+def placed_apart(pa: frozenset[str], pb: frozenset[str]) -> bool:
     """Countries that place one thing and another have none in common; a union alone places its thing only
     outside its members ("European" is no Brazil, but may be Portugal)."""
     ca, cb = pa - UNIONS, pb - UNIONS
     if ca and cb:
         return not ca & cb
-    return bool("eu" in pa and not ca and cb and not cb & EUROPE)
+    return any("eu" in p and not c and co and not co & EUROPE for p, c, co in ((pa, ca, cb), (pb, cb, ca)))
 
 
 # a colonial power's adjective names who built a place, not where it is ("French colonial fort ... in Texas"); a

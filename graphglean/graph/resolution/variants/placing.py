@@ -155,7 +155,8 @@ _LANGUAGE_OF = frozenset((w,) for w in "language speaking edition version transl
 _BEYOND = frozenset({("border", "with"), ("borders", "with"), ("grenze", "zu"), ("frontiere", "avec"),
                      ("frontera", "con"), ("fronteira", "com"), ("confine", "con"), ("granicy", "z"),
                      ("gegenuber", "von"), ("bound", "for"), ("destined", "for"), ("headed", "for"),
-                     ("exports", "to"), ("exported", "to")})  # where cargo goes is not where the port is
+                     ("exports", "to"), ("exported", "to"), ("runs", "to"), ("flights", "to"),
+                     ("shared", "with")})  # where cargo goes is not where the port is, nor a lake's other shore
 
 
 def _runs(ws: tuple[str, ...], table: dict[str, str]) -> Iterator[tuple[int, int]]:
