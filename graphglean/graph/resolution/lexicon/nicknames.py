@@ -28,6 +28,4 @@ def full_forms(short: str) -> frozenset[str]:
     return _FULL.get(short, frozenset())
 
 
-_FULL: dict[str, frozenset[str]] = {}
-for _short, _full in SHORT_FORMS:
-    _FULL[_short] = _FULL.get(_short, frozenset()) | {_full}
+_FULL = {short: frozenset(f for s, f in SHORT_FORMS if s == short) for short, _ in SHORT_FORMS}

@@ -9,7 +9,8 @@ from __future__ import annotations
 # as often a city elsewhere, a river, a person, a colour or a word ("Córdoba", "Río Negro", "Amazonas", "Pará",
 # "Guerrero", "Hidalgo", "Galicia", "Punjab", "Java", "Georgia", "Santa Fe", "Mendoza", "Hesse", "Moravia",
 # "Burgundy", "Chihuahua", "Bahía", "La Unión", "Kent"); read by descriptions only, never as a ruler's realm
-_WORLD_REGIONS = """brazil: alagoas, amapa, ceara, goias, maranhao, mato grosso, mato grosso do sul, minas gerais, paraiba, parana, pernambuco, piaui, rio grande do norte, rio grande do sul,
+_WORLD_REGIONS = """brazil: alagoas, amapa, ceara, goias, maranhao, mato grosso, mato grosso do sul, minas gerais,
+paraiba, parana, pernambuco, piaui, rio grande do norte, rio grande do sul,
 rondonia, roraima, santa catarina, sergipe, tocantins
 mexico: aguascalientes, baja california, baja california sur, campeche, chiapas, coahuila, colima,
 guanajuato, jalisco, michoacan, nayarit, nuevo leon, oaxaca, puebla, queretaro,
@@ -79,11 +80,10 @@ def _read(table: str) -> dict[str, str]:
 SMALL_REGIONS = frozenset(_read(_SMALL_REGIONS))
 WORLD_REGIONS = _read(_WORLD_REGIONS) | _read(_SMALL_REGIONS)
 # a world region's names in English or its own language read as one ("Lucca, Tuscany", a "città toscana")
-WORLD_REGION_EXONYMS = {name: region for pair in """toscana: tuscany; lombardia: lombardy; puglia: apulia;
-sardegna: sardinia; sicilia: sicily; normandie: normandy; corse: corsica; sachsen: saxony; thuringen: thuringia;
-niedersachsen: lower saxony; nordrhein westfalen: north rhine westphalia; rheinland pfalz: rhineland palatinate;
-sachsen anhalt: saxony anhalt; castilla y leon: castile and leon; castilla la mancha: castile la mancha; pais vasco:
-basque country, euskadi; valle d aosta: valle aosta, aosta valley; mazowieckie: masovia; malopolskie: lesser
-poland; wielkopolskie: greater poland; dolnoslaskie: lower silesia; noord holland: north holland; zuid holland:
-south holland; noord brabant: north brabant; friesland: fryslan; pohjanmaa: ostrobothnia""".replace("\n", " ").split(
-    "; ") for region, names in [pair.split(": ")] for name in names.split(", ")}
+WORLD_REGION_EXONYMS = _read("""toscana: tuscany; lombardia: lombardy; puglia: apulia; sardegna: sardinia
+sicilia: sicily; normandie: normandy; corse: corsica; sachsen: saxony; thuringen: thuringia
+niedersachsen: lower saxony; nordrhein westfalen: north rhine westphalia; rheinland pfalz: rhineland palatinate
+sachsen anhalt: saxony anhalt; castilla y leon: castile and leon; castilla la mancha: castile la mancha
+pais vasco: basque country, euskadi; valle d aosta: valle aosta, aosta valley; mazowieckie: masovia
+malopolskie: lesser poland; wielkopolskie: greater poland; dolnoslaskie: lower silesia; noord holland: north holland
+zuid holland: south holland; noord brabant: north brabant; friesland: fryslan; pohjanmaa: ostrobothnia""")
