@@ -3,6 +3,13 @@ Australian regions that follow a place's name, and web domains' country codes.""
 
 from __future__ import annotations
 
+
+def read_table(text: str) -> dict[str, str]:
+    """A table written "key: name, name; key: name" (a line goes on after a comma, else starts an entry): each
+    name to its key."""
+    return {name: key for entry in text.replace(",\n", ", ").replace("\n", "; ").split("; ")
+            for key, names in [entry.split(": ")] for name in names.split(", ")}
+
 # a country, its abbreviation or its people's adjective, before the name of a public body ("U.K. Ministry of
 # Defence", "French Ministry of Foreign Affairs"): canonical country for each
 _COUNTRIES = """us: us, u s, usa, u s a, united states, united states of america, american, america
@@ -23,8 +30,7 @@ canada: canada, canadian; mexico: mexico, mexican; brazil: brazil, brazilian; ar
 chile: chile, chilean; colombia: colombia, colombian; nigeria: nigeria, nigerian; kenya: kenya, kenyan
 south africa: south africa, south african; uae: uae, united arab emirates; singapore: singapore, singaporean
 malaysia: malaysia, malaysian; thailand: thailand, thai"""
-COUNTRIES = {name: country for line in _COUNTRIES.replace("\n", "; ").split("; ")
-             for country, names in [line.split(": ")] for name in names.split(", ")}
+COUNTRIES = read_table(_COUNTRIES)
 COUNTRY_LONGEST = max(len(k.split()) for k in COUNTRIES)
 # what else places a description in a country (read in descriptions only, never in names): the country and
 # its people in other languages, its capital and its largest regions ("è il massimo campionato italiano"), the
@@ -195,8 +201,7 @@ tippeligaen; finland: veikkausliiga; denmark: superligaen; turkey: süper lig, s
 spain: laliga; brazil: brasileirão, brasileirao; mexico: liga mx; belgium: jupiler pro league
 scotland: scottish premiership"""
 
-COUNTRY_WORDS = {name: country for line in _COUNTRY_WORDS.replace(",\n", ", ").replace("\n", "; ").split("; ")
-                 for country, names in [line.split(": ")] for name in names.split(", ")}
+COUNTRY_WORDS = read_table(_COUNTRY_WORDS)
 # the names of one country, official, former or in its own language (not its people's adjective, nor a part
 # of it: "England" is not the U.K.)
 _COUNTRY_NAMES = """us: us, u s, usa, u s a, united states, united states of america
@@ -207,8 +212,7 @@ china: china, prc, people's republic of china; germany: germany, federal republi
 france: france, french republic; czechia: czechia, czech republic; turkey: turkey, turkiye, republic of turkey
 myanmar: myanmar, burma; ivory coast: ivory coast, cote d'ivoire; eswatini: eswatini, swaziland
 cape verde: cape verde, cabo verde; east timor: east timor, timor leste"""
-COUNTRY_NAMES = {name: country for line in _COUNTRY_NAMES.replace("\n", "; ").split("; ")
-                 for country, names in [line.split(": ")] for name in names.split(", ")}
+COUNTRY_NAMES = read_table(_COUNTRY_NAMES)
 # the two-letter country codes of web domains (ISO 3166), and the common generic ones; a domain's second level
 # before a country code ("co.uk", "com.ar") belongs to its suffix
 COUNTRY_TLDS = frozenset(
@@ -272,8 +276,7 @@ north dakota: dakota du nord, dakota del norte, norddakota; south dakota: dakota
 suddakota; west virginia: virginie occidentale, virginia occidental; new jersey: nueva jersey
 pennsylvania: pensilvania, pennsylvanie, pensylwania; california: californie, kalifornien
 louisiana: louisiane; new hampshire: nuevo hampshire"""
-REGION_EXONYMS = {name: region for line in _REGIONREGION_EXONYMS.replace(",\n", ", ").replace("\n", "; ").split("; ")
-            for region, names in [line.split(": ")] for name in names.split(", ")}
+REGION_EXONYMS = read_table(_REGIONREGION_EXONYMS)
 REGIONS = {name: region for line in _REGIONS.replace("\n", "; ").split("; ")
            for region, names in [line.split(": ")] for name in [region, *names.split(", ")]} | REGION_EXONYMS
 

@@ -3,6 +3,8 @@ names in two languages."""
 
 from __future__ import annotations
 
+from .geography import read_table
+
 # the first-level regions of large countries (states, provinces, Länder, autonomous communities, regions), as
 # a description's words read them (accents dropped, hyphens as spaces): each places its country, and after a
 # comma is a region a place is qualified by ("Londrina, Paraná", "Mérida, Yucatán"); not the names that are
@@ -71,16 +73,10 @@ ireland: county cork, county kerry, county galway, county mayo, county donegal, 
 county wexford, county kilkenny, county tipperary, county limerick, county waterford, county sligo,
 county meath, county kildare"""
 
-
-def _read(table: str) -> dict[str, str]:
-    return {name: country for line in table.replace(",\n", ", ").replace("\n", "; ").split("; ")
-            for country, names in [line.split(": ")] for name in names.split(", ")}
-
-
-SMALL_REGIONS = frozenset(_read(_SMALL_REGIONS))
-WORLD_REGIONS = _read(_WORLD_REGIONS) | _read(_SMALL_REGIONS)
+SMALL_REGIONS = frozenset(read_table(_SMALL_REGIONS))
+WORLD_REGIONS = read_table(_WORLD_REGIONS) | read_table(_SMALL_REGIONS)
 # a world region's names in English or its own language read as one ("Lucca, Tuscany", a "città toscana")
-WORLD_REGION_EXONYMS = _read("""toscana: tuscany; lombardia: lombardy; puglia: apulia; sardegna: sardinia
+WORLD_REGION_EXONYMS = read_table("""toscana: tuscany; lombardia: lombardy; puglia: apulia; sardegna: sardinia
 sicilia: sicily; normandie: normandy; corse: corsica; sachsen: saxony; thuringen: thuringia
 niedersachsen: lower saxony; nordrhein westfalen: north rhine westphalia; rheinland pfalz: rhineland palatinate
 sachsen anhalt: saxony anhalt; castilla y leon: castile and leon; castilla la mancha: castile la mancha
